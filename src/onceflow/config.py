@@ -1,0 +1,44 @@
+"""One frozen Settings object, built once by the CLI and passed down. No module-level switches."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def default_data_dir() -> Path:
+    """$ONCEFLOW_DATA, else $XDG_DATA_HOME/onceflow, else ~/.local/share/onceflow."""
+    if env := os.environ.get("ONCEFLOW_DATA"):
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "onceflow"
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 4566
+    data_dir: Path | None = None  # None with in_memory=True
+    in_memory: bool = False
+    account_id: str = "000000000000"
+    default_region: str = "us-east-1"
+    # Step Functions waits, retry intervals and timeouts are divided by this (history keeps nominal times).
+    time_scale: float = 1.0
+    # When True, callers with ordinary access keys are evaluated against their IAM policies too.
+    enforce_iam: bool = False
+    # Upper bound on live Lambda worker processes across all functions (sized for the machine).
+    lambda_max_workers: int = max(4, (os.cpu_count() or 2) * 4)
+    lambda_account_concurrency: int = 1000
+    max_body_bytes: int = 16 * 1024 * 1024
+
+    @property
+    def endpoint_url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def database_path(self) -> str:
+        if self.in_memory or self.data_dir is None:
+            return ":memory:"
+        return str(self.data_dir / "onceflow.db")

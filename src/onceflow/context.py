@@ -1,0 +1,42 @@
+"""Who is calling, in which account and region: the per-call facts every handler receives."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The identity a call acts as. kind: 'root', 'user', 'assumed-role' or 'service'."""
+
+    account: str
+    kind: str = "root"
+    arn: str = ""
+    name: str = ""
+    role_arn: str | None = None  # for assumed-role sessions: arn:aws:iam::<acct>:role/<path><name>
+    session_name: str | None = None
+    access_key: str | None = None
+
+    @staticmethod
+    def root(account: str, access_key: str | None = None) -> Principal:
+        return Principal(account, "root", f"arn:aws:iam::{account}:root", "root", access_key=access_key)
+
+
+@dataclass
+class RequestContext:
+    """One API call. `service` is the boto3 name (dynamodb, stepfunctions, lambda, iam, sts, logs)."""
+
+    service: str
+    operation: str
+    account: str
+    region: str
+    principal: Principal
+    request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    # True for calls made by onceflow itself on a principal's behalf (Step Functions tasks, internal.call).
+    internal: bool = False
+    source_ip: str = "127.0.0.1"
+
+    @property
+    def partition(self) -> str:
+        return "aws"

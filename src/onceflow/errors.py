@@ -1,0 +1,48 @@
+"""Every AWS error is data: a ServiceError carries the code, message and status; wire/ renders it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ServiceError(Exception):
+    """An error AWS would return. `extra` holds modeled error members (e.g. DynamoDB's `Item`)."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        *,
+        sender_fault: bool = True,
+        extra: dict[str, Any] | None = None,
+        namespace: str | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status
+        self.sender_fault = sender_fault
+        self.extra = extra or {}
+        # JSON protocols put a namespace before '#' in __type; None lets the wire layer pick the default.
+        self.namespace = namespace
+
+
+def validation_error(message: str) -> ServiceError:
+    """The coral ValidationException most JSON services use for shape-level mistakes."""
+    return ServiceError("ValidationException", message, 400, namespace="com.amazon.coral.validate")
+
+
+class InternalFailure(ServiceError):
+    def __init__(self, message: str = "Internal service error") -> None:
+        super().__init__("InternalFailure", message, 500, sender_fault=False)
+
+
+class NotImplementedOperation(ServiceError):
+    def __init__(self, service: str, operation: str) -> None:
+        super().__init__(
+            "NotImplementedException" if service != "iam" and service != "sts" else "NotImplemented",
+            f"onceflow does not implement the {service} operation {operation} yet",
+            501,
+            sender_fault=False,
+        )

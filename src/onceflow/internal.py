@@ -1,0 +1,31 @@
+"""In-process calls between services (Step Functions -> Lambda, DynamoDB; Lambda -> Logs ...).
+
+They go through the same registry and the same authorization as HTTP calls, without serialization:
+params and results are the same Python shapes the wire layer hands to handlers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import Principal, RequestContext
+from onceflow.errors import NotImplementedOperation
+from onceflow.stack import Stack
+
+
+def call(
+    stack: Stack,
+    principal: Principal,
+    service: str,
+    operation: str,
+    params: dict[str, Any],
+    *,
+    region: str,
+) -> dict[str, Any]:
+    """Call `service.operation` as `principal`; raises the ServiceError the operation would return."""
+    ctx = RequestContext(service, operation, principal.account, region, principal, internal=True)
+    handler = stack.registry.get(service, operation)
+    if handler is None:
+        raise NotImplementedOperation(service, operation)
+    stack.authorize(ctx, params)
+    return handler(ctx, params) or {}

@@ -1,0 +1,45 @@
+"""The one map from (service, operation) to the function that serves it.
+
+Service API classes mark methods with @operation("Name"); server.py adds each API object to the
+Registry, which the wire layer and internal.py consult. Handlers take (ctx, params) and return the
+output shape as a dict (blobs as bytes, timestamps as datetime or epoch numbers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from onceflow.context import RequestContext
+
+Handler = Callable[[RequestContext, dict[str, Any]], dict[str, Any] | None]
+
+
+def operation(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn._aws_operation = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._handlers: dict[tuple[str, str], Handler] = {}
+
+    def add_api(self, service: str, api: object) -> None:
+        """Register every @operation method of `api` under `service`."""
+        for attr in dir(type(api)):
+            fn = getattr(type(api), attr, None)
+            name = getattr(fn, "_aws_operation", None)
+            if name:
+                self._handlers[(service, name)] = getattr(api, attr)
+
+    def add(self, service: str, name: str, handler: Handler) -> None:
+        self._handlers[(service, name)] = handler
+
+    def get(self, service: str, name: str) -> Handler | None:
+        return self._handlers.get((service, name))
+
+    def operations(self, service: str) -> list[str]:
+        return sorted(op for svc, op in self._handlers if svc == service)

@@ -1,0 +1,46 @@
+"""The Stack: what server.py builds once and hands to every service's setup().
+
+It holds the settings, the database, the registry, the services by name (so one service can reach
+another's service object, e.g. Lambda writing through Logs), and the hooks server.py runs on reset
+and shutdown. Services add themselves in `<service>/__init__.py: setup(stack)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from onceflow.config import Settings
+from onceflow.context import RequestContext
+from onceflow.registry import Registry
+from onceflow.store.db import Database
+
+# (ctx, params) -> None; raises ServiceError (AccessDenied...) when the caller may not make the call.
+Authorizer = Callable[[RequestContext, dict[str, Any]], None]
+# (ctx, params) -> the resource ARNs a call acts on, for IAM evaluation.
+ResourceResolver = Callable[[RequestContext, dict[str, Any]], list[str]]
+
+
+def allow_all(ctx: RequestContext, params: dict[str, Any]) -> None:
+    return None
+
+
+@dataclass
+class Stack:
+    settings: Settings
+    db: Database
+    registry: Registry = field(default_factory=Registry)
+    services: dict[str, Any] = field(default_factory=dict)
+    authorize: Authorizer = allow_all
+    resource_resolvers: dict[str, ResourceResolver] = field(default_factory=dict)
+    # (access key id) -> Principal or None: STS registers how temporary keys map to role sessions.
+    credential_resolvers: list[Callable[[str], Any]] = field(default_factory=list)
+    on_start: list[Callable[[], None]] = field(default_factory=list)
+    on_reset: list[Callable[[], None]] = field(default_factory=list)
+    on_shutdown: list[Callable[[], None]] = field(default_factory=list)
+
+    def reset(self) -> None:
+        for hook in self.on_reset:
+            hook()
+        self.db.truncate_all()

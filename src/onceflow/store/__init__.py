@@ -1,0 +1,3 @@
+from onceflow.store.db import Database
+
+__all__ = ["Database"]

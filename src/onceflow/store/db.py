@@ -1,0 +1,179 @@
+"""One SQLite database for every service: WAL, migrations recorded in the database, group commit.
+
+Every transaction runs on one connection under one lock (SQLite serialises writers anyway, and the
+critical sections are short). Commits use synchronous=NORMAL, so a COMMIT only writes the WAL; the
+caller then waits in `_sync` until one fsync of the WAL that started after its commit has finished.
+Concurrent writers therefore share one fsync (group commit), and an acknowledged write is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
+
+Migration = tuple[str, str]  # (unique id, SQL script)
+
+
+class Database:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.in_memory = path == ":memory:"
+        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        if not self.in_memory:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._committed = 0
+        self._synced = 0
+        self._syncing = False
+        self._sync_cond = threading.Condition()
+        self._wal_fd: int | None = None
+        self._closed = False
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+
+    # ------------------------------------------------------------------ transactions
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; nested use joins the outer one. Durable when the outermost exits."""
+        depth = getattr(self._local, "depth", 0)
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield self._conn
+            finally:
+                self._local.depth = depth
+            return
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("database is closed")
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._local.depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+                self._committed += 1
+                seq = self._committed
+            finally:
+                self._local.depth = 0
+        self._sync(seq)
+
+    def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self.transaction() as conn:
+            return fn(conn)
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._conn
+
+    def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock:
+            return fn(self._conn)
+
+    def query(self, sql: str, args: Sequence[object] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    def query_one(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Row | None:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchone()
+
+    # ------------------------------------------------------------------ group commit
+    def _sync(self, seq: int) -> None:
+        if self.in_memory:
+            return
+        with self._sync_cond:
+            while self._synced < seq:
+                if self._syncing:
+                    self._sync_cond.wait()
+                    continue
+                self._syncing = True
+                target = self._committed
+                self._sync_cond.release()
+                try:
+                    self._fsync_wal()
+                finally:
+                    self._sync_cond.acquire()
+                    self._syncing = False
+                    self._synced = max(self._synced, target)
+                    self._sync_cond.notify_all()
+
+    def _fsync_wal(self) -> None:
+        if self._wal_fd is None:
+            wal = self.path + "-wal"
+            if not os.path.exists(wal):
+                return
+            self._wal_fd = os.open(wal, os.O_RDONLY)
+        os.fsync(self._wal_fd)
+
+    # ------------------------------------------------------------------ schema
+    def migrate(self, migrations: Sequence[Migration]) -> list[str]:
+        """Apply the migrations not yet recorded, each in its own transaction; return the applied ids."""
+        applied = []
+        for mig_id, script in migrations:
+            with self._lock:
+                done = self._conn.execute("SELECT 1 FROM schema_migrations WHERE id=?", (mig_id,)).fetchone()
+            if done:
+                continue
+            with self.transaction() as conn:
+                for statement in _statements(script):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (id, applied_at) VALUES (?, datetime('now'))", (mig_id,)
+                )
+            applied.append(mig_id)
+        return applied
+
+    def truncate_all(self) -> None:
+        """Empty every table but the migration record (POST /_onceflow/reset)."""
+        with self.transaction() as conn:
+            names = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+                )
+            ]
+            for name in names:
+                if name != "schema_migrations":
+                    conn.execute(f'DELETE FROM "{name}"')
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if not self.in_memory:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.close()
+            if self._wal_fd is not None:
+                os.close(self._wal_fd)
+                self._wal_fd = None
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (sqlite3.complete_statement keeps triggers whole)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
