@@ -1,0 +1,69 @@
+"""`onceflow serve | demo`: the command line. Builds the Settings once and hands them down."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from onceflow import __version__
+from onceflow.config import Settings, default_data_dir
+
+
+def _serve_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=4566, help="port to listen on (default 4566; 0 picks a free one)")
+    parser.add_argument("--data", type=Path, default=None,
+                        help=f"data folder (default {default_data_dir()}, or $ONCEFLOW_DATA)")
+    parser.add_argument("--in-memory", action="store_true", help="keep nothing: state lives in memory only")
+    parser.add_argument("--account-id", default="000000000000", help="the default account id")
+    parser.add_argument("--region", default="us-east-1", help="region for requests without a signature scope")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="divide Step Functions waits, retry intervals and timeouts by this factor")
+    parser.add_argument("--enforce-iam", action="store_true",
+                        help="evaluate IAM policies for users too, not only for role sessions")
+    parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    if args.time_scale <= 0:
+        raise SystemExit("onceflow: --time-scale must be greater than 0")
+    account = str(args.account_id)
+    if not (len(account) == 12 and account.isdigit()):
+        raise SystemExit("onceflow: --account-id must be 12 digits")
+    return Settings(
+        host=args.host,
+        port=args.port,
+        data_dir=None if args.in_memory else (args.data or default_data_dir()),
+        in_memory=args.in_memory,
+        account_id=account,
+        default_region=args.region,
+        time_scale=args.time_scale,
+        enforce_iam=args.enforce_iam,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="onceflow", description="A local, AWS-compatible serverless stack.")
+    parser.add_argument("--version", action="version", version=f"onceflow {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _serve_args(sub.add_parser("serve", help="serve every service on one endpoint"))
+    demo = sub.add_parser("demo", help="serve, provision the orders example and run the seed labs")
+    _serve_args(demo)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = settings_from(args)
+
+    from onceflow.server import Server, StartupError
+
+    try:
+        if args.command == "demo":
+            from onceflow.demo import run_demo
+
+            return run_demo(settings)
+        Server(settings).run()
+    except StartupError as exc:
+        print(f"onceflow: {exc}", file=sys.stderr)
+        return 1
+    return 0

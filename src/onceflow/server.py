@@ -1,0 +1,112 @@
+"""The composition root: open the store, build every service, serve the ASGI app with uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Callable
+
+import uvicorn
+
+from onceflow import console, ddb, iam, lambda_, logs, sfn
+from onceflow.config import Settings
+from onceflow.stack import Stack
+from onceflow.store.db import Database
+from onceflow.wire.app import AwsApp
+from onceflow.wire.specs import Specs
+
+log = logging.getLogger("onceflow")
+
+# The order matters: later services look up earlier ones in stack.services.
+SETUPS: list[Callable[[Stack], None]] = [iam.setup, logs.setup, ddb.setup, lambda_.setup, sfn.setup, console.setup]
+
+
+class StartupError(Exception):
+    """A problem the user can fix (port in use, unusable data folder); printed without a trace."""
+
+
+def build_stack(settings: Settings) -> Stack:
+    if not settings.in_memory and settings.data_dir is not None:
+        try:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StartupError(f"cannot create the data folder {settings.data_dir}: {exc}") from exc
+    stack = Stack(settings, Database(settings.database_path))
+    for setup in SETUPS:
+        setup(stack)
+    return stack
+
+
+def build_app(stack: Stack) -> AwsApp:
+    return AwsApp(stack, Specs(), console=stack.services.get("console_app"))
+
+
+def bind(settings: Settings) -> socket.socket:
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:
+        sock.close()
+        raise StartupError(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}") from exc
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+class Server:
+    """One running onceflow: `run()` blocks until SIGINT/SIGTERM, then shuts down cleanly."""
+
+    def __init__(self, settings: Settings, on_ready: Callable[[Settings, Stack], None] | None = None) -> None:
+        self.settings = settings
+        self.on_ready = on_ready or _print_ready
+
+    def run(self) -> None:
+        sock = bind(self.settings)
+        port = sock.getsockname()[1]
+        if port != self.settings.port:
+            from dataclasses import replace
+
+            self.settings = replace(self.settings, port=port)
+        stack = build_stack(self.settings)
+        app = build_app(stack)
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", http="httptools", loop="asyncio",
+                                access_log=False, timeout_graceful_shutdown=30)
+        server = uvicorn.Server(config)
+        # uvicorn re-raises the signal it caught once it has drained; make that a no-op so the
+        # cleanup below always runs (the default SIGTERM action would kill us mid-way).
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: None)
+        try:
+            asyncio.run(self._serve(server, sock, stack))
+        finally:
+            for hook in reversed(stack.on_shutdown):
+                try:
+                    hook()
+                except Exception:
+                    log.exception("shutdown hook failed")
+            stack.db.close()
+            sock.close()
+
+    async def _serve(self, server: uvicorn.Server, sock: socket.socket, stack: Stack) -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            if task.done():
+                await task
+                return
+            await asyncio.sleep(0.01)
+        loop = asyncio.get_running_loop()
+        for hook in stack.on_start:
+            await loop.run_in_executor(None, hook)
+        self.on_ready(self.settings, stack)
+        await task
+
+
+def _print_ready(settings: Settings, stack: Stack) -> None:
+    where = "in memory" if settings.in_memory else str(settings.data_dir)
+    print(f"onceflow ready at {settings.endpoint_url} (data: {where})", flush=True)
+    sys.stdout.flush()

@@ -1,0 +1,68 @@
+"""JSON 1.0 / 1.1 protocols (DynamoDB, Step Functions, CloudWatch Logs): POST / with X-Amz-Target."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from botocore.model import OperationModel
+
+from onceflow.errors import ServiceError
+from onceflow.wire.request import Request, Response
+from onceflow.wire.shapes import SerializationError, from_json, json_default
+from onceflow.wire.specs import ServiceSpec
+from onceflow.wire.validate import Problems
+
+
+def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:
+    body = request.body
+    try:
+        data = json.loads(body) if body.strip() else {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise serialization_error(spec, "Malformed JSON request body") from exc
+    if op.input_shape is None:
+        return {}
+    problems = Problems()
+    try:
+        params = from_json(op.input_shape, data, "", problems)
+    except SerializationError as exc:
+        raise serialization_error(spec, str(exc)) from exc
+    if problems.items:
+        raise validation(validation_code, problems.message())
+    return params
+
+
+def validation(code: str, message: str) -> ServiceError:
+    ns = "com.amazon.coral.validate" if code == "ValidationException" else None
+    return ServiceError(code, message, 400, namespace=ns)
+
+
+def serialization_error(spec: ServiceSpec, message: str) -> ServiceError:
+    return ServiceError("SerializationException", message, 400, namespace="com.amazon.coral.service")
+
+
+def content_type(spec: ServiceSpec) -> str:
+    return f"application/x-amz-json-{spec.model.metadata.get('jsonVersion', '1.0')}"
+
+
+def render(spec: ServiceSpec, result: dict[str, Any] | None, request_id: str) -> Response:
+    body = json.dumps(result or {}, default=json_default, separators=(",", ":")).encode()
+    return Response(200, body, [("x-amzn-RequestId", request_id)], content_type(spec))
+
+
+def message_key(spec: ServiceSpec, code: str) -> str:
+    """Error shapes name their message member 'message' or 'Message'; use the model's spelling."""
+    shape = spec.model.shape_for_error_code(code) if code else None
+    if shape is not None and "Message" in shape.members and "message" not in shape.members:
+        return "Message"
+    return "message"
+
+
+def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:
+    namespace = err.namespace if err.namespace is not None else spec.error_namespace
+    body: dict[str, Any] = {"__type": f"{namespace}#{err.code}" if namespace else err.code}
+    body[message_key(spec, err.code)] = err.message
+    body.update(err.extra)
+    headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", err.code)]
+    data = json.dumps(body, default=json_default, separators=(",", ":")).encode()
+    return Response(err.status, data, headers, content_type(spec))

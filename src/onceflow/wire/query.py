@@ -1,0 +1,153 @@
+"""The query protocol with XML responses (IAM, STS): form-encoded POST, Action=<Operation>."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl
+from xml.sax.saxutils import escape
+
+from botocore.model import OperationModel, Shape, StructureShape
+
+from onceflow.errors import ServiceError
+from onceflow.wire.request import Request, Response
+from onceflow.wire.shapes import SerializationError, from_text, scalar_text
+from onceflow.wire.specs import ServiceSpec
+from onceflow.wire.validate import Problems, check_scalar, member_path
+
+
+def form_fields(request: Request) -> dict[str, str]:
+    text = request.body.decode("utf-8", errors="replace") if request.body else ""
+    fields = dict(parse_qsl(text, keep_blank_values=True))
+    if request.query_string:
+        for key, value in parse_qsl(request.query_string, keep_blank_values=True):
+            fields.setdefault(key, value)
+    return fields
+
+
+def parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], validation_code: str) -> dict[str, Any]:
+    if op.input_shape is None:
+        return {}
+    problems = Problems()
+    try:
+        params = _structure(op.input_shape, fields, "", "", problems)
+    except SerializationError as exc:
+        raise ServiceError("MalformedInput", str(exc), 400) from exc
+    if problems.items:
+        raise ServiceError(validation_code, problems.message(), 400)
+    return params
+
+
+def _has_prefix(fields: dict[str, str], prefix: str) -> bool:
+    dotted = prefix + "."
+    return any(k == prefix or k.startswith(dotted) for k in fields)
+
+
+def _value(shape: Shape, fields: dict[str, str], key: str, path: str, problems: Problems) -> Any:
+    kind = shape.type_name
+    if kind == "structure":
+        return _structure(shape, fields, key + ".", path, problems)  # type: ignore[arg-type]
+    if kind == "list":
+        member = shape.member  # type: ignore[attr-defined]
+        flattened = shape.serialization.get("flattened", False)
+        item_name = member.serialization.get("name", "member")
+        base = key if flattened else f"{key}.{item_name}"
+        out = []
+        i = 1
+        while _has_prefix(fields, f"{base}.{i}"):
+            out.append(_value(member, fields, f"{base}.{i}", f"{path}.{i}.member", problems))
+            i += 1
+        check_scalar(shape, out, path, problems)
+        return out
+    if kind == "map":
+        kname = shape.key.serialization.get("name", "key")  # type: ignore[attr-defined]
+        vname = shape.value.serialization.get("name", "value")  # type: ignore[attr-defined]
+        base = key if shape.serialization.get("flattened") else f"{key}.entry"
+        out_map = {}
+        i = 1
+        while f"{base}.{i}.{kname}" in fields:
+            k = fields[f"{base}.{i}.{kname}"]
+            out_map[k] = _value(shape.value, fields, f"{base}.{i}.{vname}", f"{path}.{k}", problems)  # type: ignore[attr-defined]
+            i += 1
+        return out_map
+    value = from_text(shape, fields[key])
+    check_scalar(shape, value, path, problems)
+    return value
+
+
+def _structure(
+    shape: StructureShape, fields: dict[str, str], prefix: str, path: str, problems: Problems
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    required = set(shape.required_members)
+    for name, mshape in shape.members.items():
+        wire_name = mshape.serialization.get("name", name)
+        key = prefix + wire_name
+        present = key in fields if mshape.type_name not in ("structure", "list", "map") else _has_prefix(fields, key)
+        if not present:
+            if name in required:
+                problems.add(None, member_path(path, name), "Member must not be null")
+            continue
+        if mshape.type_name == "list" and fields.get(key) == "":
+            out[name] = []  # botocore sends `Name=` for an empty list
+            continue
+        out[name] = _value(mshape, fields, key, member_path(path, name), problems)
+    return out
+
+
+# ---------------------------------------------------------------------------------- output
+def _xml(shape: Shape, value: Any, name: str, parts: list[str]) -> None:
+    kind = shape.type_name
+    if kind == "structure":
+        parts.append(f"<{name}>")
+        _xml_members(shape, value, parts)  # type: ignore[arg-type]
+        parts.append(f"</{name}>")
+    elif kind == "list":
+        member = shape.member  # type: ignore[attr-defined]
+        if shape.serialization.get("flattened"):
+            for item in value:
+                _xml(member, item, name, parts)
+            return
+        item_name = member.serialization.get("name", "member")
+        parts.append(f"<{name}>")
+        for item in value:
+            _xml(member, item, item_name, parts)
+        parts.append(f"</{name}>")
+    elif kind == "map":
+        parts.append(f"<{name}>")
+        for k, v in value.items():
+            parts.append("<entry>")
+            _xml(shape.key, k, "key", parts)  # type: ignore[attr-defined]
+            _xml(shape.value, v, "value", parts)  # type: ignore[attr-defined]
+            parts.append("</entry>")
+        parts.append(f"</{name}>")
+    else:
+        parts.append(f"<{name}>{escape(scalar_text(shape, value))}</{name}>")
+
+
+def _xml_members(shape: StructureShape, value: dict[str, Any], parts: list[str]) -> None:
+    for name, mshape in shape.members.items():
+        if name in value and value[name] is not None:
+            _xml(mshape, value[name], mshape.serialization.get("name", name), parts)
+
+
+def render(spec: ServiceSpec, op: OperationModel, result: dict[str, Any] | None, request_id: str) -> Response:
+    ns = spec.xml_namespace
+    parts = [f'<{op.name}Response xmlns="{ns}">']
+    out_shape = op.output_shape
+    if out_shape is not None:
+        wrapper = out_shape.serialization.get("resultWrapper") or f"{op.name}Result"
+        parts.append(f"<{wrapper}>")
+        _xml_members(out_shape, result or {}, parts)
+        parts.append(f"</{wrapper}>")
+    parts.append(f"<ResponseMetadata><RequestId>{request_id}</RequestId></ResponseMetadata></{op.name}Response>")
+    return Response(200, "".join(parts).encode(), [("x-amzn-RequestId", request_id)], "text/xml")
+
+
+def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:
+    ns = spec.xml_namespace
+    fault = "Sender" if err.sender_fault else "Receiver"
+    body = (
+        f'<ErrorResponse xmlns="{ns}"><Error><Type>{fault}</Type><Code>{escape(err.code)}</Code>'
+        f"<Message>{escape(err.message)}</Message></Error><RequestId>{request_id}</RequestId></ErrorResponse>"
+    )
+    return Response(err.status, body.encode(), [("x-amzn-RequestId", request_id)], "text/xml")

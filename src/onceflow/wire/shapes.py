@@ -1,0 +1,194 @@
+"""Walk a botocore shape: turn wire values into handler params, and handler results into wire values.
+
+Input conversion (all protocols): blobs -> bytes, timestamps -> aware datetimes, and every
+constraint of the model checked (validate.py). Type mismatches raise SerializationError, which the
+protocol renders as the service's SerializationException / MalformedInput.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+from typing import Any
+
+from botocore.model import ListShape, MapShape, Shape, StructureShape
+
+from onceflow.wire.validate import Problems, check_scalar, member_path
+
+UTC = dt.UTC
+
+
+class SerializationError(Exception):
+    pass
+
+
+_JSON_TYPE_NAMES = {str: "STRING_VALUE", bool: "BOOLEAN_VALUE", int: "NUMBER_VALUE", float: "NUMBER_VALUE"}
+
+
+def _mismatch(value: Any, expected: str) -> SerializationError:
+    if isinstance(value, dict):
+        return SerializationError("Start of structure or map found where not expected.")
+    if isinstance(value, list):
+        return SerializationError("Start of list found where not expected")
+    kind = _JSON_TYPE_NAMES.get(type(value), "VALUE")
+    return SerializationError(f"{kind} can not be converted to {expected}")
+
+
+def parse_timestamp(value: Any) -> dt.datetime:
+    if isinstance(value, bool):
+        raise _mismatch(value, "a Timestamp")
+    if isinstance(value, (int, float)):
+        return dt.datetime.fromtimestamp(value, UTC)
+    if isinstance(value, str):
+        try:
+            return dt.datetime.fromtimestamp(float(value), UTC)
+        except ValueError:
+            pass
+        try:
+            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise SerializationError(f"Could not parse timestamp: {value}") from exc
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    raise _mismatch(value, "a Timestamp")
+
+
+def from_json(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
+    """Convert one JSON value of `shape`; `path` names it in validation messages."""
+    kind = shape.type_name
+    if kind == "structure":
+        if not isinstance(value, dict):
+            raise _mismatch(value, "a Structure")
+        return _structure(shape, value, path, problems)  # type: ignore[arg-type]
+    if kind == "list":
+        if not isinstance(value, list):
+            raise _mismatch(value, "a List")
+        member = shape.member  # type: ignore[attr-defined]
+        out = [from_json(member, v, f"{path}.{i + 1}.member", problems) for i, v in enumerate(value)]
+    elif kind == "map":
+        if not isinstance(value, dict):
+            raise _mismatch(value, "a Map")
+        vshape = shape.value  # type: ignore[attr-defined]
+        out = {k: from_json(vshape, v, f"{path}.{k}.member", problems) for k, v in value.items()}
+    elif kind == "string":
+        if not isinstance(value, str):
+            raise _mismatch(value, "String")
+        out = value
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            raise _mismatch(value, "Boolean")
+        out = value
+    elif kind in ("integer", "long"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise _mismatch(value, "Integer" if kind == "integer" else "Long")
+        out = value
+    elif kind in ("double", "float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _mismatch(value, "Double")
+        out = value
+    elif kind == "blob":
+        if not isinstance(value, str):
+            raise _mismatch(value, "a Blob")
+        try:
+            out = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise SerializationError("Base64 encoded binary data is not valid") from exc
+    elif kind == "timestamp":
+        return parse_timestamp(value)
+    else:  # document and others pass through
+        return value
+    check_scalar(shape, out, path, problems)
+    return out
+
+
+def _structure(shape: StructureShape, value: dict[str, Any], path: str, problems: Problems) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    members = shape.members
+    for name in shape.required_members:
+        if value.get(name) is None:
+            problems.add(None, member_path(path, name), "Member must not be null")
+    for name, raw in value.items():
+        mshape = members.get(name)
+        if mshape is None or raw is None:
+            continue  # AWS ignores members it does not know
+        out[name] = from_json(mshape, raw, member_path(path, name), problems)
+    return out
+
+
+# ---------------------------------------------------------------------------------- output
+def json_default(value: Any) -> Any:
+    """json.dumps hook: bytes -> base64 text, datetime -> epoch seconds (ms precision)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return round(value.timestamp(), 3)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def iso8601(value: Any) -> str:
+    if isinstance(value, (int, float)):
+        value = dt.datetime.fromtimestamp(value, UTC)
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        text = value.strftime("%Y-%m-%dT%H:%M:%S")
+        if value.microsecond:
+            text += f".{value.microsecond // 1000:03d}"
+        return text + "Z"
+    return str(value)
+
+
+def scalar_text(shape: Shape, value: Any) -> str:
+    """A scalar as text for XML bodies and HTTP headers."""
+    kind = shape.type_name
+    if kind == "boolean":
+        return "true" if value else "false"
+    if kind == "timestamp":
+        return iso8601(value)
+    if kind == "blob":
+        return base64.b64encode(value if isinstance(value, bytes) else str(value).encode()).decode("ascii")
+    return str(value)
+
+
+def from_text(shape: Shape, text: str) -> Any:
+    """A scalar from text (query strings, form fields, headers)."""
+    kind = shape.type_name
+    try:
+        if kind in ("integer", "long"):
+            return int(text)
+        if kind in ("double", "float"):
+            return float(text)
+    except ValueError as exc:
+        raise SerializationError(f"STRING_VALUE can not be converted to {kind.capitalize()}") from exc
+    if kind == "boolean":
+        if text.lower() not in ("true", "false"):
+            raise SerializationError(f"Could not parse boolean: {text}")
+        return text.lower() == "true"
+    if kind == "timestamp":
+        return parse_timestamp(text)
+    if kind == "blob":
+        try:
+            return base64.b64decode(text)
+        except (binascii.Error, ValueError) as exc:
+            raise SerializationError("Base64 encoded binary data is not valid") from exc
+    return text
+
+
+__all__ = [
+    "ListShape",
+    "MapShape",
+    "SerializationError",
+    "from_json",
+    "from_text",
+    "iso8601",
+    "json_default",
+    "scalar_text",
+]

@@ -1,0 +1,110 @@
+"""The botocore service models, loaded once at start: the specification of every shape we speak."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import botocore.session
+from botocore.model import OperationModel, ServiceModel
+
+# boto3 service name -> the name the SigV4 credential scope carries.
+SERVICES = {
+    "dynamodb": "dynamodb",
+    "stepfunctions": "states",
+    "lambda": "lambda",
+    "iam": "iam",
+    "sts": "sts",
+    "logs": "logs",
+}
+
+
+@dataclass
+class RestRoute:
+    method: str
+    regex: re.Pattern[str]
+    static_query: dict[str, str]
+    operation: OperationModel
+    specificity: tuple[int, int]
+
+
+@dataclass
+class ServiceSpec:
+    name: str  # boto3 name
+    model: ServiceModel
+    protocol: str
+    target_prefix: str | None
+    routes: list[RestRoute] = field(default_factory=list)
+
+    @cached_property
+    def operations(self) -> dict[str, OperationModel]:
+        return {name: self.model.operation_model(name) for name in self.model.operation_names}
+
+    @cached_property
+    def xml_namespace(self) -> str:
+        return str(self.model.metadata.get("xmlNamespace", ""))
+
+    @cached_property
+    def error_namespace(self) -> str:
+        """The prefix before '#' in JSON __type values (botocore ignores it; AWS sends one)."""
+        return {
+            "dynamodb": "com.amazonaws.dynamodb.v20120810",
+            "stepfunctions": "com.amazonaws.swf.service.v2.model",
+        }.get(self.name, "")
+
+
+class Specs:
+    """All service models, with lookups from X-Amz-Target prefixes and REST paths."""
+
+    def __init__(self) -> None:
+        session = botocore.session.get_session()
+        loader = session.get_component("data_loader")
+        self.services: dict[str, ServiceSpec] = {}
+        self.by_target_prefix: dict[str, ServiceSpec] = {}
+        self.by_signing_name: dict[str, ServiceSpec] = {}
+        for name, signing in SERVICES.items():
+            model = ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
+            spec = ServiceSpec(name, model, model.protocol, model.metadata.get("targetPrefix"))
+            if spec.protocol == "rest-json":
+                spec.routes = _rest_routes(spec)
+            self.services[name] = spec
+            if spec.target_prefix:
+                self.by_target_prefix[spec.target_prefix] = spec
+            self.by_signing_name[signing] = spec
+            self.by_signing_name[name] = spec
+        # Operation models are built lazily by botocore; build them all now, off the hot path.
+        for spec in self.services.values():
+            _ = spec.operations
+
+
+def _rest_routes(spec: ServiceSpec) -> list[RestRoute]:
+    routes = []
+    for op in spec.operations.values():
+        uri = op.http["requestUri"]
+        path, _, query = uri.partition("?")
+        static_query = dict(p.split("=", 1) if "=" in p else (p, "") for p in query.split("&") if p)
+        path = path.rstrip("/") or "/"
+        pattern, labels = "", 0
+        for part in re.split(r"(\{[^}]+\})", path):
+            if part.startswith("{"):
+                labels += 1
+                label = part[1:-1]
+                if label.endswith("+"):
+                    pattern += f"(?P<{label[:-1]}>.+)"
+                else:
+                    pattern += f"(?P<{label}>[^/]+)"
+            else:
+                pattern += re.escape(part)
+        routes.append(
+            RestRoute(
+                op.http.get("method", "POST"),
+                re.compile(f"^{pattern}/?$"),
+                static_query,
+                op,
+                (-len(static_query), labels),
+            )
+        )
+    # Static query matches first, then fewer labels (more specific paths).
+    routes.sort(key=lambda r: r.specificity)
+    return routes

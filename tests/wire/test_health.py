@@ -1,0 +1,14 @@
+"""The endpoint answers onceflow's own paths and names unimplemented operations clearly."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+
+def test_health_reports_services_and_version(endpoint: str) -> None:
+    with urllib.request.urlopen(f"{endpoint}/_onceflow/health") as resp:
+        body = json.load(resp)
+    assert body["status"] == "running"
+    assert set(body["services"]) == {"dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs"}
+    assert body["version"]
