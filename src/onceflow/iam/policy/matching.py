@@ -1,0 +1,59 @@
+"""Wildcard matching for policy elements: actions (case-insensitive) and ARNs (case-sensitive).
+
+`*` matches any run of characters and `?` exactly one. An ARN pattern is matched segment by segment
+for its first five colon-separated parts (so a wildcard there never crosses a `:`) and as a whole for
+the resource part, where `*` crosses `/` and `:` alike. Patterns compile once and are cached.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+
+@lru_cache(maxsize=4096)
+def _glob(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+    parts = []
+    for ch in pattern:
+        if ch == "*":
+            parts.append(".*")
+        elif ch == "?":
+            parts.append(".")
+        else:
+            parts.append(re.escape(ch))
+    return re.compile("".join(parts), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+
+
+def glob_match(pattern: str, value: str, *, ignore_case: bool = False) -> bool:
+    """True when `value` matches the whole of `pattern` (`*`, `?` wildcards)."""
+    if pattern == "*":
+        return True
+    if "*" not in pattern and "?" not in pattern:
+        return pattern.lower() == value.lower() if ignore_case else pattern == value
+    return _glob(pattern, ignore_case).fullmatch(value) is not None
+
+
+def action_matches(pattern: str, action: str) -> bool:
+    """`lambda:Invoke*` matches `lambda:InvokeFunction`; service prefix and name ignore case."""
+    return glob_match(pattern, action, ignore_case=True)
+
+
+def arn_matches(pattern: str, arn: str) -> bool:
+    """Case-sensitive ARN match; `*` alone matches every resource."""
+    if pattern == "*":
+        return True
+    p_parts = pattern.split(":", 5)
+    if len(p_parts) < 6:
+        return glob_match(pattern, arn)
+    a_parts = arn.split(":", 5)
+    if len(a_parts) < 6:
+        return False
+    return all(glob_match(p, a) for p, a in zip(p_parts, a_parts, strict=True))
+
+
+def any_action(patterns: tuple[str, ...], action: str) -> bool:
+    return any(action_matches(p, action) for p in patterns)
+
+
+def any_arn(patterns: tuple[str, ...], arn: str) -> bool:
+    return any(arn_matches(p, arn) for p in patterns)

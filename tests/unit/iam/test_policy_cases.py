@@ -1,0 +1,40 @@
+"""The policy language on tables of cases (cases/*.json): validation messages and evaluation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from onceflow.iam.policy import Decision, MalformedPolicy, Request, evaluate, parse
+from onceflow.iam.policy.document import from_json
+
+CASES = Path(__file__).parent / "cases"
+EVALUATE = json.loads((CASES / "evaluate.json").read_text())
+DOCUMENTS = json.loads((CASES / "documents.json").read_text())
+
+
+@pytest.mark.parametrize("case", EVALUATE, ids=[c["name"] for c in EVALUATE])
+def test_evaluate(case: dict) -> None:
+    policies = [from_json(p, "identity") for p in case["policies"]]
+    request = Request(case["action"], case["resource"], case["context"])
+    assert evaluate(policies, request) is Decision(case["expect"])
+
+
+@pytest.mark.parametrize("case", DOCUMENTS["malformed"], ids=[c["name"] for c in DOCUMENTS["malformed"]])
+def test_malformed_documents_are_refused_with_iams_message(case: dict) -> None:
+    with pytest.raises(MalformedPolicy) as info:
+        parse(case["document"], case["kind"])
+    assert info.value.message == case["message"]
+
+
+@pytest.mark.parametrize("case", DOCUMENTS["valid"], ids=[c["name"] for c in DOCUMENTS["valid"]])
+def test_valid_documents_parse(case: dict) -> None:
+    policy = parse(case["document"], case["kind"])
+    assert policy.statements
+
+
+def test_parse_is_cached_by_text() -> None:
+    text = DOCUMENTS["valid"][1]["document"]
+    assert parse(text, "identity") is parse(text, "identity")
