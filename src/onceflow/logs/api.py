@@ -1,0 +1,152 @@
+"""CloudWatch Logs operations: parsed request members in, output members out (JSON 1.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.logs.service import LogsService, group_arn
+from onceflow.registry import operation
+
+Params = dict[str, Any]
+
+
+class LogsApi:
+    def __init__(self, service: LogsService) -> None:
+        self.service = service
+
+    def _group_of(self, ctx: RequestContext, p: Params) -> str:
+        return self.service.resolve_group_name(
+            ctx.account, ctx.region, p.get("logGroupName"), p.get("logGroupIdentifier")
+        )
+
+    # ------------------------------------------------------------------------------ groups
+    @operation("CreateLogGroup")
+    def create_log_group(self, ctx: RequestContext, p: Params) -> None:
+        self.service.create_group(
+            ctx.account, ctx.region, p["logGroupName"], tags=p.get("tags"), kms_key_id=p.get("kmsKeyId"),
+            log_class=p.get("logGroupClass"), deletion_protection=bool(p.get("deletionProtectionEnabled")),
+        )
+
+    @operation("DeleteLogGroup")
+    def delete_log_group(self, ctx: RequestContext, p: Params) -> None:
+        self.service.delete_group(ctx.account, ctx.region, p["logGroupName"])
+
+    @operation("DescribeLogGroups")
+    def describe_log_groups(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.describe_groups(
+            ctx.account, ctx.region, prefix=p.get("logGroupNamePrefix"), pattern=p.get("logGroupNamePattern"),
+            log_class=p.get("logGroupClass"), limit=p.get("limit"), token=p.get("nextToken"),
+        )
+
+    @operation("PutRetentionPolicy")
+    def put_retention_policy(self, ctx: RequestContext, p: Params) -> None:
+        self.service.put_retention(ctx.account, ctx.region, p["logGroupName"], p["retentionInDays"])
+
+    @operation("DeleteRetentionPolicy")
+    def delete_retention_policy(self, ctx: RequestContext, p: Params) -> None:
+        self.service.delete_retention(ctx.account, ctx.region, p["logGroupName"])
+
+    # ------------------------------------------------------------------------------ tags
+    @operation("TagLogGroup")
+    def tag_log_group(self, ctx: RequestContext, p: Params) -> None:
+        self.service.tag_group(ctx.account, ctx.region, p["logGroupName"], p["tags"])
+
+    @operation("UntagLogGroup")
+    def untag_log_group(self, ctx: RequestContext, p: Params) -> None:
+        self.service.untag_group(ctx.account, ctx.region, p["logGroupName"], p["tags"])
+
+    @operation("ListTagsLogGroup")
+    def list_tags_log_group(self, ctx: RequestContext, p: Params) -> Params:
+        return {"tags": self.service.list_tags(ctx.account, ctx.region, p["logGroupName"])}
+
+    @operation("TagResource")
+    def tag_resource(self, ctx: RequestContext, p: Params) -> None:
+        name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
+        self.service.tag_group(ctx.account, ctx.region, name, p["tags"])
+
+    @operation("UntagResource")
+    def untag_resource(self, ctx: RequestContext, p: Params) -> None:
+        name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
+        self.service.untag_group(ctx.account, ctx.region, name, p["tagKeys"])
+
+    @operation("ListTagsForResource")
+    def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
+        name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
+        return {"tags": self.service.list_tags(ctx.account, ctx.region, name)}
+
+    # ------------------------------------------------------------------------------ streams
+    @operation("CreateLogStream")
+    def create_log_stream(self, ctx: RequestContext, p: Params) -> None:
+        self.service.create_stream(ctx.account, ctx.region, p["logGroupName"], p["logStreamName"])
+
+    @operation("DeleteLogStream")
+    def delete_log_stream(self, ctx: RequestContext, p: Params) -> None:
+        self.service.delete_stream(ctx.account, ctx.region, p["logGroupName"], p["logStreamName"])
+
+    @operation("DescribeLogStreams")
+    def describe_log_streams(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.describe_streams(
+            ctx.account, ctx.region, self._group_of(ctx, p), prefix=p.get("logStreamNamePrefix"),
+            order_by=p.get("orderBy"), descending=bool(p.get("descending")), limit=p.get("limit"),
+            token=p.get("nextToken"),
+        )
+
+    # ------------------------------------------------------------------------------ events
+    @operation("PutLogEvents")
+    def put_log_events(self, ctx: RequestContext, p: Params) -> Params:
+        # sequenceToken is accepted and ignored, as AWS has done since January 2023.
+        return self.service.put_events(
+            ctx.account, ctx.region, p["logGroupName"], p["logStreamName"], p["logEvents"]
+        )
+
+    @operation("GetLogEvents")
+    def get_log_events(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.get_events(
+            ctx.account, ctx.region, self._group_of(ctx, p), p["logStreamName"], start=p.get("startTime"),
+            end=p.get("endTime"), token=p.get("nextToken"), limit=p.get("limit"),
+            start_from_head=bool(p.get("startFromHead")),
+        )
+
+    @operation("FilterLogEvents")
+    def filter_log_events(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.filter_events(
+            ctx.account, ctx.region, self._group_of(ctx, p), stream_names=p.get("logStreamNames"),
+            stream_prefix=p.get("logStreamNamePrefix"), start=p.get("startTime"), end=p.get("endTime"),
+            pattern=p.get("filterPattern"), token=p.get("nextToken"), limit=p.get("limit"),
+        )
+
+
+# ---------------------------------------------------------------------------------- IAM resources
+GROUP_LEVEL = {
+    "CreateLogGroup", "DeleteLogGroup", "DescribeLogStreams", "PutRetentionPolicy", "DeleteRetentionPolicy",
+    "FilterLogEvents", "TagLogGroup", "UntagLogGroup", "ListTagsLogGroup",
+}
+STREAM_LEVEL = {"CreateLogStream", "DeleteLogStream", "PutLogEvents", "GetLogEvents"}
+ARN_LEVEL = {"TagResource", "UntagResource", "ListTagsForResource"}
+
+
+def resolve_resources(service: LogsService) -> Any:
+    """The ARNs IAM evaluates a Logs call against. AWS names group-level actions
+    `...:log-group:<name>:log-stream:` and stream-level ones `...:log-stream:<stream>`, so a policy
+    resource `...:log-group:<name>:*` covers both; tagging actions use the plain group ARN."""
+
+    def resolve(ctx: RequestContext, p: Params) -> list[str]:
+        op = ctx.operation
+        if op in ARN_LEVEL:
+            return [str(p.get("resourceArn", ""))]
+        if op == "DescribeLogGroups":
+            return [f"arn:aws:logs:{ctx.region}:{ctx.account}:log-group::log-stream:"]
+        if op not in GROUP_LEVEL and op not in STREAM_LEVEL:
+            return ["*"]
+        try:
+            name = service.resolve_group_name(
+                ctx.account, ctx.region, p.get("logGroupName"), p.get("logGroupIdentifier")
+            )
+        except ServiceError:  # the handler reports the bad parameters; authorize against the account
+            return [f"arn:aws:logs:{ctx.region}:{ctx.account}:log-group:*"]
+        stream = p.get("logStreamName", "") if op in STREAM_LEVEL else ""
+        return [f"{group_arn(ctx.region, ctx.account, name)}:log-stream:{stream}"]
+
+    return resolve
