@@ -1,0 +1,436 @@
+"""The JSONPath-mode intrinsic functions (`States.Format(...)` and friends).
+
+An expression is parsed once per text into a small tree (Call / Lit / PathArg) and evaluated
+against the state input (`$`), the context object (`$$`) and the variables (`$name`).
+Failures are States.IntrinsicFailure with the function's name in the cause; a path argument that
+matches nothing raises PathNotFound (the caller words it for its field).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import random
+import re
+import uuid
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from onceflow.sfn.asl.errors import StateDataError
+from onceflow.sfn.asl.paths import PathSyntaxError, compile_path, resolve_path, to_json
+
+_NAME = re.compile(r"States\.[A-Za-z0-9]+")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+_MAX_STRING = 10000  # AWS's documented limit on the string arguments of the encoding and hash functions
+
+
+@dataclass(frozen=True)
+class Lit:
+    value: Any
+    raw: str | None = None  # a string literal's text with its escapes kept (States.Format needs them)
+
+
+@dataclass(frozen=True)
+class PathArg:
+    path: str
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: tuple[Any, ...]
+
+
+class IntrinsicSyntaxError(ValueError):
+    pass
+
+
+# --------------------------------------------------------------------------- parsing
+@lru_cache(maxsize=4096)
+def parse_intrinsic(text: str) -> Call:
+    p = _Parser(text)
+    p.space()
+    call = p.call()
+    p.space()
+    if p.i != len(text):
+        raise IntrinsicSyntaxError(f"unexpected text after the function call: {text[p.i:]!r}")
+    return call
+
+
+def is_intrinsic(text: Any) -> bool:
+    return isinstance(text, str) and text.lstrip().startswith("States.")
+
+
+def is_valid_intrinsic(text: str) -> bool:
+    try:
+        call = parse_intrinsic(text)
+    except IntrinsicSyntaxError:
+        return False
+    return _known(call)
+
+
+def _known(node: Any) -> bool:
+    if isinstance(node, Call):
+        return node.name in FUNCTIONS and all(_known(a) for a in node.args)
+    return True
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.s, self.i = text, 0
+
+    def space(self) -> None:
+        while self.i < len(self.s) and self.s[self.i].isspace():
+            self.i += 1
+
+    def call(self) -> Call:
+        m = _NAME.match(self.s, self.i)
+        if not m:
+            raise IntrinsicSyntaxError(f"expected an intrinsic function at {self.i}")
+        self.i = m.end()
+        self.space()
+        if not self.s.startswith("(", self.i):
+            raise IntrinsicSyntaxError(f"expected '(' after {m.group(0)}")
+        self.i += 1
+        args: list[Any] = []
+        self.space()
+        if self.s.startswith(")", self.i):
+            self.i += 1
+            return Call(m.group(0), ())
+        while True:
+            self.space()
+            args.append(self.arg())
+            self.space()
+            if self.s.startswith(",", self.i):
+                self.i += 1
+            elif self.s.startswith(")", self.i):
+                self.i += 1
+                return Call(m.group(0), tuple(args))
+            else:
+                raise IntrinsicSyntaxError(f"expected ',' or ')' at {self.i}")
+
+    def arg(self) -> Any:
+        rest = self.s[self.i:]
+        if rest.startswith("'"):
+            return self.string()
+        if rest.startswith("States."):
+            return self.call()
+        if rest.startswith("$"):
+            return self.path()
+        for word, value in (("true", True), ("false", False), ("null", None)):
+            if rest.startswith(word) and not rest[len(word):len(word) + 1].isalnum():
+                self.i += len(word)
+                return Lit(value)
+        m = _NUMBER.match(self.s, self.i)
+        if m:
+            self.i = m.end()
+            text = m.group(0)
+            return Lit(float(text) if m.group(1) or m.group(2) else int(text))
+        raise IntrinsicSyntaxError(f"unexpected argument at {self.i}: {rest[:20]!r}")
+
+    def string(self) -> Lit:
+        j, out = self.i + 1, []
+        while j < len(self.s):
+            c = self.s[j]
+            if c == "\\" and j + 1 < len(self.s):
+                out.append(self.s[j:j + 2])
+                j += 2
+                continue
+            if c == "'":
+                raw = "".join(out)
+                self.i = j + 1
+                return Lit(re.sub(r"\\(.)", r"\1", raw, flags=re.S), raw)
+            out.append(c)
+            j += 1
+        raise IntrinsicSyntaxError("unterminated string literal")
+
+    def path(self) -> PathArg:
+        depth, quote, j = 0, None, self.i
+        while j < len(self.s):
+            c = self.s[j]
+            if quote:
+                quote = None if c == quote else quote
+            elif c in "'\"" and depth:
+                quote = c
+            elif c in "[(":
+                depth += 1
+            elif c in "])" and depth:
+                depth -= 1
+            elif depth == 0 and (c in ",)" or c.isspace()):
+                break
+            j += 1
+        text = self.s[self.i:j]
+        try:
+            compile_path(text)
+        except PathSyntaxError as e:
+            raise IntrinsicSyntaxError(str(e)) from e
+        self.i = j
+        return PathArg(text)
+
+
+# --------------------------------------------------------------------------- evaluation
+def evaluate_intrinsic(expression: str, data: Any, context: Any, variables: dict | None = None) -> Any:
+    try:
+        call = parse_intrinsic(expression)
+    except IntrinsicSyntaxError as e:
+        raise StateDataError("States.IntrinsicFailure",
+                             f"Invalid intrinsic function call '{expression}': {e}") from None
+    return _eval_call(call, data, context, variables)
+
+
+def _eval_call(call: Call, data: Any, context: Any, variables: dict | None) -> Any:
+    if call.name not in FUNCTIONS:
+        raise StateDataError("States.IntrinsicFailure", f"The function '{call.name}' is not supported")
+    if call.name == "States.Format":
+        if not call.args or not isinstance(call.args[0], Lit) or not isinstance(call.args[0].value, str):
+            raise _fail(call.name, "The first argument must be a string literal")
+        rest = [_eval_arg(a, data, context, variables) for a in call.args[1:]]
+        return _format(call.args[0].raw or "", rest)
+    args = [_eval_arg(a, data, context, variables) for a in call.args]
+    return FUNCTIONS[call.name](call.name, args)  # type: ignore[misc]
+
+
+def _eval_arg(arg: Any, data: Any, context: Any, variables: dict | None) -> Any:
+    if isinstance(arg, Lit):
+        return arg.value
+    if isinstance(arg, PathArg):
+        return resolve_path(arg.path, data, context, variables)
+    return _eval_call(arg, data, context, variables)
+
+
+def _fail(name: str, why: str) -> StateDataError:
+    return StateDataError("States.IntrinsicFailure", f"Invalid arguments in {name}: {why}")
+
+
+def _arity(name: str, args: list, low: int, high: int | None = None) -> None:
+    high = low if high is None else high
+    if not low <= len(args) <= high:
+        want = str(low) if low == high else f"{low} to {high}"
+        raise _fail(name, f"expected {want} argument(s), got {len(args)}")
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_int(v: Any) -> bool:
+    return _is_num(v) and float(v).is_integer()
+
+
+def _want(name: str, value: Any, kind: str, position: int) -> Any:
+    ok = {"string": isinstance(value, str), "array": isinstance(value, list),
+          "object": isinstance(value, dict), "number": _is_num(value),
+          "integer": _is_int(value), "boolean": isinstance(value, bool)}[kind]
+    if not ok:
+        raise _fail(name, f"argument {position} must be of type {kind}, got {to_json(value)}")
+    return int(value) if kind == "integer" else value
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return to_json(value)
+
+
+def _format(raw: str, args: list) -> str:
+    out, k, j = [], 0, 0
+    while j < len(raw):
+        c = raw[j]
+        if c == "\\" and j + 1 < len(raw):
+            out.append(raw[j + 1])
+            j += 2
+        elif raw.startswith("{}", j):
+            if k >= len(args):
+                raise _fail("States.Format", "the number of arguments does not match the number of placeholders")
+            out.append(_text(args[k]))
+            k += 1
+            j += 2
+        else:
+            out.append(c)
+            j += 1
+    if k != len(args):
+        raise _fail("States.Format", "the number of arguments does not match the number of placeholders")
+    return "".join(out)
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of JSON values (Python's True == 1 must not hold here)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_num(a) and _is_num(b):
+        return a == b
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def java_round(x: float) -> int:
+    """Java's Math.round (half up towards +infinity): AWS's MathAdd rounds each argument this way."""
+    return math.floor(x + 0.5)
+
+
+# --------------------------------------------------------------------------- the functions
+def _string_to_json(name: str, args: list) -> Any:
+    _arity(name, args, 1)
+    text = _want(name, args[0], "string", 1)
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise _fail(name, f"the string is not valid JSON: {text}") from None
+
+
+def _json_to_string(name: str, args: list) -> str:
+    _arity(name, args, 1)
+    return to_json(args[0])
+
+
+def _array(name: str, args: list) -> list:
+    return list(args)
+
+
+def _partition(name: str, args: list) -> list:
+    _arity(name, args, 2)
+    arr, size = _want(name, args[0], "array", 1), _want(name, args[1], "integer", 2)
+    if size <= 0:
+        raise _fail(name, "the chunk size must be greater than 0")
+    return [arr[i:i + size] for i in range(0, len(arr), size)]
+
+
+def _contains(name: str, args: list) -> bool:
+    _arity(name, args, 2)
+    arr = _want(name, args[0], "array", 1)
+    return any(json_equal(x, args[1]) for x in arr)
+
+
+def _range(name: str, args: list) -> list:
+    _arity(name, args, 3)
+    start, end, step = (_want(name, a, "integer", i + 1) for i, a in enumerate(args))
+    if step == 0:
+        raise _fail(name, "the step must not be 0")
+    out = list(range(start, end + (1 if step > 0 else -1), step))
+    if len(out) > 1000:
+        raise _fail(name, "the array would contain more than 1000 items")
+    return out
+
+
+def _get_item(name: str, args: list) -> Any:
+    _arity(name, args, 2)
+    arr, idx = _want(name, args[0], "array", 1), _want(name, args[1], "integer", 2)
+    if not 0 <= idx < len(arr):
+        raise _fail(name, f"index {idx} is out of bounds for an array of length {len(arr)}")
+    return arr[idx]
+
+
+def _length(name: str, args: list) -> int:
+    _arity(name, args, 1)
+    return len(_want(name, args[0], "array", 1))
+
+
+def _unique(name: str, args: list) -> list:
+    _arity(name, args, 1)
+    out: list = []
+    for x in _want(name, args[0], "array", 1):
+        if not any(json_equal(x, y) for y in out):
+            out.append(x)
+    return out
+
+
+def _b64encode(name: str, args: list) -> str:
+    _arity(name, args, 1)
+    text = _want(name, args[0], "string", 1)
+    if len(text) > _MAX_STRING:
+        raise _fail(name, f"the input string exceeds {_MAX_STRING} characters")
+    return base64.b64encode(text.encode()).decode()
+
+
+def _b64decode(name: str, args: list) -> str:
+    _arity(name, args, 1)
+    text = _want(name, args[0], "string", 1)
+    if len(text) > _MAX_STRING:
+        raise _fail(name, f"the input string exceeds {_MAX_STRING} characters")
+    try:
+        return base64.b64decode(text, validate=True).decode()
+    except ValueError:
+        raise _fail(name, "the input is not valid base64") from None
+
+
+_HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512"}
+
+
+def _hash(name: str, args: list) -> str:
+    _arity(name, args, 2)
+    data = _text(args[0])
+    algo = _want(name, args[1], "string", 2)
+    if algo not in _HASHES:
+        raise _fail(name, f"the hash algorithm must be one of {list(_HASHES)}, got {algo}")
+    if len(data) > _MAX_STRING:
+        raise _fail(name, f"the input string exceeds {_MAX_STRING} characters")
+    return hashlib.new(_HASHES[algo], data.encode()).hexdigest()
+
+
+def _merge(name: str, args: list) -> dict:
+    _arity(name, args, 3)
+    left, right = _want(name, args[0], "object", 1), _want(name, args[1], "object", 2)
+    if _want(name, args[2], "boolean", 3):
+        raise _fail(name, "deep merging is not supported: the third argument must be false")
+    return {**left, **right}
+
+
+def _math_random(name: str, args: list) -> int:
+    _arity(name, args, 2, 3)
+    start, end = int(_want(name, args[0], "number", 1)), int(_want(name, args[1], "number", 2))
+    if start >= end:
+        raise _fail(name, "the start must be less than the end")
+    rng = random.Random(int(_want(name, args[2], "number", 3))) if len(args) == 3 else random
+    return rng.randrange(start, end)
+
+
+def _math_add(name: str, args: list) -> int:
+    _arity(name, args, 2)
+    a, b = _want(name, args[0], "number", 1), _want(name, args[1], "number", 2)
+    return java_round(a) + java_round(b)
+
+
+def _split(name: str, args: list) -> list:
+    _arity(name, args, 2)
+    text, delims = _want(name, args[0], "string", 1), _want(name, args[1], "string", 2)
+    if not delims:
+        return [text]
+    parts = re.split("[" + re.escape(delims) + "]", text)
+    return [p for p in parts if p]
+
+
+def _uuid(name: str, args: list) -> str:
+    _arity(name, args, 0)
+    return str(uuid.uuid4())
+
+
+FUNCTIONS = {
+    "States.Format": None,  # evaluated in _eval_call: it needs the raw template
+    "States.StringToJson": _string_to_json,
+    "States.JsonToString": _json_to_string,
+    "States.Array": _array,
+    "States.ArrayPartition": _partition,
+    "States.ArrayContains": _contains,
+    "States.ArrayRange": _range,
+    "States.ArrayGetItem": _get_item,
+    "States.ArrayLength": _length,
+    "States.ArrayUnique": _unique,
+    "States.Base64Encode": _b64encode,
+    "States.Base64Decode": _b64decode,
+    "States.Hash": _hash,
+    "States.JsonMerge": _merge,
+    "States.MathRandom": _math_random,
+    "States.MathAdd": _math_add,
+    "States.StringSplit": _split,
+    "States.UUID": _uuid,
+}

@@ -1,0 +1,240 @@
+"""JSONata (`QueryLanguage: JSONata`): `{% ... %}` expressions with `$states`, variables and the
+Step Functions additions ($partition, $range, $hash, $random, $uuid, $parse).
+
+Expressions are compiled once per text (jsonata-python) and evaluated with per-call bindings.
+Failures are States.QueryEvaluationError with AWS's wording; the engine adds the state prefix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import uuid
+from functools import lru_cache
+from typing import Any
+
+import jsonata
+from jsonata import utils as jsonata_utils
+
+from onceflow.sfn.asl.errors import StateDataError
+from onceflow.sfn.asl.paths import to_json
+
+_NOTHING = object()
+
+
+def is_jsonata(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("{%") and value.endswith("%}") and len(value) >= 4
+
+
+def expression_text(value: str) -> str:
+    """The expression inside `{% ... %}`, as AWS quotes it in messages."""
+    return value[2:-2].strip()
+
+
+class _Compiled:
+    """One parsed expression; jsonata-python keeps per-evaluation state on the object, hence the lock."""
+
+    def __init__(self, text: str) -> None:
+        self.expr = jsonata.Jsonata(text)
+        self.expr.set_output_convert_nulls(False)  # keep null (NULL_VALUE) apart from undefined (None)
+        self.lock = threading.Lock()
+
+
+@lru_cache(maxsize=4096)
+def compile_jsonata(text: str) -> _Compiled:
+    """Parse once per text; raises jsonata's JException for a syntax error."""
+    compiled = _Compiled(text)
+    for name, fn in _ADDITIONS.items():
+        compiled.expr.register_lambda(name, fn)
+    return compiled
+
+
+def jsonata_syntax_error(text: str) -> str | None:
+    """None when the expression parses, else jsonata's message (AWS shows it without the code)."""
+    try:
+        compile_jsonata(text)
+    except jsonata.JException as e:
+        return str(e)
+    except Exception as e:  # the port raises plain errors for a few malformed inputs
+        return str(e) or type(e).__name__
+    return None
+
+
+def evaluate_jsonata(text: str, states: dict, variables: dict | None = None, *,
+                     field: str = "Output") -> Any:
+    """Evaluate one `{% ... %}` string (or a bare expression) with `$states` and the variables bound.
+
+    Raises StateDataError("States.QueryEvaluationError", ...) when the expression fails, returns
+    nothing (undefined) or returns something that is not JSON (a function).
+    """
+    expr = expression_text(text) if is_jsonata(text) else text
+    bindings = {k: _to_jsonata(v) for k, v in (variables or {}).items()}
+    bindings["states"] = _to_jsonata(states)
+    try:
+        compiled = compile_jsonata(expr)
+        with compiled.lock:
+            raw = compiled.expr.evaluate(None, bindings)
+    except jsonata.JException as e:
+        raise _threw(expr, field, f"{e.error}: {e}") from None
+    except Exception as e:  # jsonata-python surfaces some evaluation errors as plain exceptions
+        raise _threw(expr, field, str(e) or type(e).__name__) from None
+    if raw is None:
+        raise StateDataError(
+            "States.QueryEvaluationError",
+            f"The JSONata expression '{expr}' specified for the field '{field}' returned nothing (undefined).")
+    value = _plain(raw)
+    if value is _NOTHING:
+        raise StateDataError(
+            "States.QueryEvaluationError",
+            f"The JSONata expression '{expr}' specified for the field '{field}' returned an unsupported result type.")
+    return value
+
+
+def _to_jsonata(value: Any) -> Any:
+    """JSON null must reach jsonata-python as its NULL_VALUE (a Python None reads as undefined)."""
+    if value is None:
+        return jsonata_utils.Utils.NULL_VALUE
+    if isinstance(value, dict):
+        return {k: _to_jsonata(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_jsonata(v) for v in value]
+    return value
+
+
+def _threw(expr: str, field: str, message: str) -> StateDataError:
+    return StateDataError(
+        "States.QueryEvaluationError",
+        f"The JSONata expression '{expr}' specified for the field '{field}' threw an error during "
+        f"evaluation. {message}")
+
+
+def _plain(value: Any) -> Any:
+    """jsonata-python's result as plain JSON values, or _NOTHING when it holds a function."""
+    if value is jsonata_utils.Utils.NULL_VALUE:
+        return None
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if v is None:  # undefined members are dropped, as jsonata-js does when serializing
+                continue
+            pv = _plain(v)
+            if pv is _NOTHING:
+                return _NOTHING
+            out[k] = pv
+        return out
+    if isinstance(value, list):
+        items = [_plain(v) for v in value if v is not None]
+        return _NOTHING if any(v is _NOTHING for v in items) else items
+    return _NOTHING
+
+
+def evaluate_template(value: Any, states: dict, variables: dict | None = None, *,
+                      field: str = "Output") -> Any:
+    """Walk objects and arrays and evaluate every `{% %}` string (Arguments, Output, Assign, ...).
+
+    Nested failures name the field as AWS does: `Output/result`, `Assign/x`, `Output/list[0]`.
+    """
+    if is_jsonata(value):
+        return evaluate_jsonata(value, states, variables, field=field)
+    if isinstance(value, dict):
+        return {k: evaluate_template(v, states, variables, field=f"{field}/{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [evaluate_template(v, states, variables, field=f"{field}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name AWS uses in its messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "unknown")
+
+
+def expect_type(value: Any, expected: str, text: str, field: str) -> Any:
+    """Check an evaluated field's type (e.g. Map `Items` must be an array) with AWS's message."""
+    if json_type(value) != expected:
+        expr = expression_text(text) if is_jsonata(text) else text
+        raise StateDataError(
+            "States.QueryEvaluationError",
+            f"The JSONata expression '{expr}' specified for the field '{field}' returned an unexpected "
+            f"result type. Expected '{expected}', but was '{json_type(value)}' for value: {to_json(value)}")
+    return value
+
+
+# --------------------------------------------------------------------------- Step Functions additions
+class AdditionError(ValueError):
+    """A bad call of a Step Functions addition; surfaces as 'threw an error during evaluation'."""
+
+
+def _fail(message: str) -> AdditionError:
+    return AdditionError(message)
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _int(v: Any, fn: str, what: str) -> int:
+    if not _num(v) or not float(v).is_integer():
+        raise _fail(f"The {what} argument of ${fn} must be an integer")
+    return int(v)
+
+
+def _partition(array: Any, size: Any) -> list:
+    if not isinstance(array, list):
+        array = [] if array is None else [array]
+    n = _int(size, "partition", "chunk size")
+    if n <= 0:
+        raise _fail("The chunk size argument of $partition must be greater than 0")
+    return [array[i:i + n] for i in range(0, len(array), n)]
+
+
+def _range(start: Any, end: Any, step: Any) -> list:
+    a, b, s = _int(start, "range", "start"), _int(end, "range", "end"), _int(step, "range", "step")
+    if s == 0:
+        raise _fail("The step argument of $range must not be 0")
+    out = list(range(a, b + (1 if s > 0 else -1), s))
+    if len(out) > 1000:
+        raise _fail("The result of $range must not contain more than 1000 items")
+    return out
+
+
+_HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512"}
+
+
+def _hash(data: Any, algorithm: Any = "SHA-256") -> str:
+    if algorithm not in _HASHES:
+        raise _fail(f"The algorithm argument of $hash must be one of {list(_HASHES)}")
+    text = data if isinstance(data, str) else to_json(data)
+    return hashlib.new(_HASHES[algorithm], text.encode()).hexdigest()
+
+
+def _random(seed: Any = None) -> float:
+    return random.Random(seed).random() if seed is not None else random.random()
+
+
+def _uuid() -> str:
+    return str(uuid.uuid4())
+
+
+def _parse(text: Any) -> Any:
+    if not isinstance(text, str):
+        raise _fail("The argument of $parse must be a string")
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise _fail(f"The argument of $parse is not valid JSON: {text}") from None
+
+
+_ADDITIONS = {"partition": _partition, "range": _range, "hash": _hash, "random": _random,
+              "uuid": _uuid, "parse": _parse}
