@@ -224,10 +224,10 @@ class LogsService(EventsMixin):
 # ---------------------------------------------------------------------------------- shapes
 def parse_group_arn(arn: str) -> tuple[str, str, str] | None:
     """(region, account, name) of `arn:aws:logs:<region>:<account>:log-group:<name>[:*]`."""
-    parts = arn.split(":", 6)
-    if len(parts) != 7 or parts[0] != "arn" or parts[2] != "logs" or not parts[6].startswith("log-group:"):
+    parts = arn.split(":", 5)
+    if len(parts) != 6 or parts[0] != "arn" or parts[2] != "logs" or not parts[5].startswith("log-group:"):
         return None
-    name = parts[6][len("log-group:") :]
+    name = parts[5][len("log-group:") :]
     if name.endswith(":*"):
         name = name[:-2]
     if not name or ":" in name:
