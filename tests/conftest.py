@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -14,7 +13,7 @@ import botocore.config
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from serverproc import ServerProcess
+from serverproc import ServerProcess, cli_env
 
 CLIENT_CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=120,
                                        connect_timeout=10)
@@ -44,15 +43,6 @@ def client_factory(url: str) -> Callable[..., Any]:
 @pytest.fixture(scope="session")
 def aws(endpoint: str) -> Callable[..., Any]:
     return client_factory(endpoint)
-
-
-def cli_env(url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(AWS_ENDPOINT_URL=url, AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test",
-               AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="", AWS_CONFIG_FILE="/dev/null",
-               AWS_SHARED_CREDENTIALS_FILE="/dev/null")
-    env.update(extra)
-    return env
 
 
 @pytest.fixture(scope="session")
