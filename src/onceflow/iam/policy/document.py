@@ -17,8 +17,7 @@ from typing import Any
 VERSIONS = ("2012-10-17", "2008-10-17")
 TOP_KEYS = frozenset({"Version", "Id", "Statement"})
 STATEMENT_KEYS = frozenset(
-    {"Sid", "Effect", "Action", "NotAction", "Resource", "NotResource"}
-    | {"Principal", "NotPrincipal", "Condition"}
+    {"Sid", "Effect", "Action", "NotAction", "Resource", "NotResource"} | {"Principal", "NotPrincipal", "Condition"}
 )
 PRINCIPAL_TYPES = ("AWS", "Service", "Federated", "CanonicalUser")
 
@@ -32,8 +31,7 @@ NO_VENDOR = "Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec
 ONE_COLON = "Actions/Condition can contain only one colon."
 SID_UNIQUE = "Statement IDs (SID) in a single policy must be unique."
 SID_ALNUM = (
-    "Statement IDs (SID) must be alpha-numeric. "
-    "Check that your input satisfies the regular expression [0-9A-Za-z]*"
+    "Statement IDs (SID) must be alpha-numeric. Check that your input satisfies the regular expression [0-9A-Za-z]*"
 )
 VENDOR_WILDCARD = "Resource vendor must be fully qualified and cannot contain regexes."
 TRUST_NO_PRINCIPAL = "Missing required field Principal"

@@ -1,0 +1,302 @@
+"""IAM operations (query protocol): turn parsed requests into service calls and rows into the
+model's output shapes. Policy documents go out URL-encoded, as IAM returns them (botocore and the
+CLI decode them back into JSON)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from onceflow.context import RequestContext
+from onceflow.iam import errors
+from onceflow.iam.service import IamService, page
+from onceflow.iam.store import Row
+from onceflow.iam.users import IamUsers
+from onceflow.registry import operation
+
+Out = dict[str, Any]
+
+
+def encode(document: str) -> str:
+    return quote(document, safe="")
+
+
+def _date(iso: str) -> datetime:
+    return datetime.fromisoformat(iso)
+
+
+def role_out(role: Row, view: str) -> Out:
+    """view: 'create' (CreateRole), 'get' (GetRole) or 'list' (ListRoles)."""
+    out: Out = {
+        "Path": role["path"],
+        "RoleName": role["name"],
+        "RoleId": role["role_id"],
+        "Arn": role["arn"],
+        "CreateDate": _date(role["created"]),
+        "AssumeRolePolicyDocument": encode(role["trust"]),
+    }
+    if role.get("description") is not None:
+        out["Description"] = role["description"]
+    if view != "create":
+        out["MaxSessionDuration"] = role["max_session"]
+    if view != "list" and role["tags"]:
+        out["Tags"] = role["tags"]
+    if view == "get":
+        out["RoleLastUsed"] = {}
+    return out
+
+
+def policy_out(policy: Row, attachments: int, view: str) -> Out:
+    out: Out = {
+        "PolicyName": policy["name"],
+        "PolicyId": policy["policy_id"],
+        "Arn": policy["arn"],
+        "Path": policy["path"],
+        "DefaultVersionId": policy["default_version"],
+        "AttachmentCount": attachments,
+        "PermissionsBoundaryUsageCount": 0,
+        "IsAttachable": True,
+        "CreateDate": _date(policy["created"]),
+        "UpdateDate": _date(policy["updated"]),
+    }
+    if view == "get" and policy.get("description"):
+        out["Description"] = policy["description"]
+    if view != "list" and policy.get("tags"):
+        out["Tags"] = policy["tags"]
+    return out
+
+
+def user_out(user: Row) -> Out:
+    out: Out = {
+        "Path": user["path"],
+        "UserName": user["name"],
+        "UserId": user["user_id"],
+        "Arn": user["arn"],
+        "CreateDate": _date(user["created"]),
+    }
+    if user["tags"]:
+        out["Tags"] = user["tags"]
+    return out
+
+
+def paged(name: str, items: list[Any], marker: str | None) -> Out:
+    out: Out = {name: items, "IsTruncated": marker is not None}
+    if marker is not None:
+        out["Marker"] = marker
+    return out
+
+
+class IamApi:
+    def __init__(self, service: IamService, users: IamUsers) -> None:
+        self.service = service
+        self.users = users
+
+    # ------------------------------------------------------------------ roles
+    @operation("CreateRole")
+    def create_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return {"Role": role_out(self.service.create_role(ctx.account, params), "create")}
+
+    @operation("GetRole")
+    def get_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "get")}
+
+    @operation("ListRoles")
+    def list_roles(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        roles, marker = self.service.list_roles(ctx.account, params)
+        return paged("Roles", [role_out(r, "list") for r in roles], marker)
+
+    @operation("UpdateRole")
+    def update_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        self.service.update_role(ctx.account, params)
+        return {}
+
+    @operation("UpdateRoleDescription")
+    def update_role_description(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        self.service.update_role(ctx.account, params)
+        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "get")}
+
+    @operation("DeleteRole")
+    def delete_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.delete_role(ctx.account, params["RoleName"])
+
+    @operation("UpdateAssumeRolePolicy")
+    def update_assume_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.update_trust(ctx.account, params["RoleName"], params["PolicyDocument"])
+
+    @operation("TagRole")
+    def tag_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.tag_role(ctx.account, params["RoleName"], params["Tags"])
+
+    @operation("UntagRole")
+    def untag_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.untag_role(ctx.account, params["RoleName"], params["TagKeys"])
+
+    @operation("ListRoleTags")
+    def list_role_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        tags = self.service.role(ctx.account, params["RoleName"])["tags"]
+        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
+        return paged("Tags", items, marker)
+
+    # ------------------------------------------------------------------ inline role policies
+    @operation("PutRolePolicy")
+    def put_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.put_role_policy(ctx.account, params["RoleName"], params["PolicyName"], params["PolicyDocument"])
+
+    @operation("GetRolePolicy")
+    def get_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        role, doc = self.service.role_policy(ctx.account, params["RoleName"], params["PolicyName"])
+        return {"RoleName": role["name"], "PolicyName": params["PolicyName"], "PolicyDocument": encode(doc)}
+
+    @operation("DeleteRolePolicy")
+    def delete_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.delete_role_policy(ctx.account, params["RoleName"], params["PolicyName"])
+
+    @operation("ListRolePolicies")
+    def list_role_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        names = self.service.role_policy_names(ctx.account, params["RoleName"])
+        items, marker = page(names, params.get("Marker"), params.get("MaxItems"), lambda n: n)
+        return paged("PolicyNames", items, marker)
+
+    # ------------------------------------------------------------------ managed policies
+    @operation("CreatePolicy")
+    def create_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return {"Policy": policy_out(self.service.create_policy(ctx.account, params), 0, "create")}
+
+    @operation("GetPolicy")
+    def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        policy = self.service.policy(ctx.account, params["PolicyArn"])
+        count = self.service.attachment_count(ctx.account, policy["arn"])
+        return {"Policy": policy_out(policy, count, "get")}
+
+    @operation("GetPolicyVersion")
+    def get_policy_version(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        version = params["VersionId"]
+        policy, doc, created = self.service.policy_document(ctx.account, params["PolicyArn"], version)
+        return {
+            "PolicyVersion": {
+                "Document": encode(doc),
+                "VersionId": version,
+                "IsDefaultVersion": version == policy["default_version"],
+                "CreateDate": _date(created),
+            }
+        }
+
+    @operation("ListPolicies")
+    def list_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        items, marker = self.service.list_policies(ctx.account, params)
+        out = [policy_out(p, self.service.attachment_count(ctx.account, p["arn"]), "list") for p in items]
+        return paged("Policies", out, marker)
+
+    @operation("DeletePolicy")
+    def delete_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.delete_policy(ctx.account, params["PolicyArn"])
+
+    @operation("AttachRolePolicy")
+    def attach_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.attach(ctx.account, "role", params["RoleName"], params["PolicyArn"])
+
+    @operation("DetachRolePolicy")
+    def detach_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.detach(ctx.account, "role", params["RoleName"], params["PolicyArn"])
+
+    @operation("ListAttachedRolePolicies")
+    def list_attached_role_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return self._attached(ctx, "role", params["RoleName"], params)
+
+    @operation("AttachUserPolicy")
+    def attach_user_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.attach(ctx.account, "user", params["UserName"], params["PolicyArn"])
+
+    @operation("DetachUserPolicy")
+    def detach_user_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.detach(ctx.account, "user", params["UserName"], params["PolicyArn"])
+
+    @operation("ListAttachedUserPolicies")
+    def list_attached_user_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return self._attached(ctx, "user", params["UserName"], params)
+
+    def _attached(self, ctx: RequestContext, kind: str, owner: str, params: dict[str, Any]) -> Out:
+        prefix = params.get("PathPrefix", "/")
+        found = [a for a in self.service.attached(ctx.account, kind, owner) if a.pop("path").startswith(prefix)]
+        items, marker = page(found, params.get("Marker"), params.get("MaxItems"), lambda a: a["PolicyArn"])
+        return paged("AttachedPolicies", items, marker)
+
+    # ------------------------------------------------------------------ users and access keys
+    @operation("CreateUser")
+    def create_user(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return {"User": user_out(self.users.create_user(ctx.account, params))}
+
+    @operation("GetUser")
+    def get_user(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        name = params.get("UserName")
+        if name is None and ctx.principal.kind == "root":
+            return {
+                "User": {
+                    "UserId": ctx.account,
+                    "Arn": ctx.principal.arn,
+                    "CreateDate": _date("2020-01-01T00:00:00+00:00"),
+                }
+            }
+        return {"User": user_out(self.users.user(ctx.account, name or self._caller_user(ctx)))}
+
+    @operation("DeleteUser")
+    def delete_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.users.delete_user(ctx.account, params["UserName"])
+
+    @operation("CreateAccessKey")
+    def create_access_key(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        key = self.users.create_access_key(ctx.account, params.get("UserName") or self._caller_user(ctx))
+        return {
+            "AccessKey": {
+                "UserName": key["user_name"],
+                "AccessKeyId": key["access_key_id"],
+                "Status": key["status"],
+                "SecretAccessKey": key["secret"],
+                "CreateDate": _date(key["created"]),
+            }
+        }
+
+    @operation("ListAccessKeys")
+    def list_access_keys(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        keys, marker = self.users.access_keys(ctx.account, params.get("UserName") or self._caller_user(ctx), params)
+        meta = [
+            {
+                "UserName": k["user_name"],
+                "AccessKeyId": k["access_key_id"],
+                "Status": k["status"],
+                "CreateDate": _date(k["created"]),
+            }
+            for k in keys
+        ]
+        return paged("AccessKeyMetadata", meta, marker)
+
+    @operation("DeleteAccessKey")
+    def delete_access_key(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        name = params.get("UserName") or (ctx.principal.name if ctx.principal.kind == "user" else None)
+        self.users.delete_access_key(ctx.account, name, params["AccessKeyId"])
+
+    def _caller_user(self, ctx: RequestContext) -> str:
+        if ctx.principal.kind != "user":
+            raise errors.validation_error("Must specify userName when calling with non-User credentials")
+        return ctx.principal.name
+
+    # ------------------------------------------------------------------ inline user policies
+    @operation("PutUserPolicy")
+    def put_user_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.users.put_policy(ctx.account, params["UserName"], params["PolicyName"], params["PolicyDocument"])
+
+    @operation("GetUserPolicy")
+    def get_user_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        user, doc = self.users.policy(ctx.account, params["UserName"], params["PolicyName"])
+        return {"UserName": user["name"], "PolicyName": params["PolicyName"], "PolicyDocument": encode(doc)}
+
+    @operation("DeleteUserPolicy")
+    def delete_user_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.users.delete_policy(ctx.account, params["UserName"], params["PolicyName"])
+
+    @operation("ListUserPolicies")
+    def list_user_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        names = self.users.policy_names(ctx.account, params["UserName"])
+        items, marker = page(names, params.get("Marker"), params.get("MaxItems"), lambda n: n)
+        return paged("PolicyNames", items, marker)

@@ -1,0 +1,88 @@
+"""AWS managed policies every account can attach (arn:aws:iam::aws:policy/...).
+
+Only the documents written here exist; they are the published default versions of these policies.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_CREATED = "2015-02-06T18:39:46+00:00"
+
+_DOCS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
+    # name: (path, policy id, description, document)
+    "AdministratorAccess": (
+        "/",
+        "ANPAIWMBCKSKIEE64ZLYK",
+        "Provides full access to AWS services and resources.",
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]},
+    ),
+    "AWSLambdaBasicExecutionRole": (
+        "/service-role/",
+        "ANPAJNCQGXC42545SKXIK",
+        "Provides write permissions to CloudWatch Logs.",
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"],
+                    "Resource": "*",
+                }
+            ],
+        },
+    ),
+    "AWSLambdaRole": (
+        "/service-role/",
+        "ANPAJX4DPCRGTC4NFDUXI",
+        "Default policy for AWS Lambda service role.",
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": ["lambda:InvokeFunction"], "Resource": ["*"]}],
+        },
+    ),
+    "AWSLambdaDynamoDBExecutionRole": (
+        "/service-role/",
+        "ANPAIP7WNAGMIPYNW4WQG",
+        "Provides list and read access to DynamoDB streams and write permissions to CloudWatch logs.",
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": [
+                        "dynamodb:DescribeStream",
+                        "dynamodb:GetRecords",
+                        "dynamodb:GetShardIterator",
+                        "dynamodb:ListStreams",
+                        "logs:CreateLogGroup",
+                        "logs:CreateLogStream",
+                        "logs:PutLogEvents",
+                    ],
+                    "Resource": "*",
+                }
+            ],
+        },
+    ),
+}
+
+
+def _policy(name: str) -> dict[str, Any]:
+    path, policy_id, description, doc = _DOCS[name]
+    return {
+        "name": name,
+        "path": path,
+        "arn": f"arn:aws:iam::aws:policy{path}{name}",
+        "policy_id": policy_id,
+        "description": description,
+        "created": _CREATED,
+        "updated": _CREATED,
+        "default_version": "v1",
+        "document": json.dumps(doc, indent=4),
+        "tags": [],
+        "aws_managed": True,
+    }
+
+
+AWS_POLICIES: dict[str, dict[str, Any]] = {p["arn"]: p for p in (_policy(n) for n in _DOCS)}

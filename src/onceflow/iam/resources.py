@@ -1,0 +1,37 @@
+"""Which IAM/STS resources a call acts on (for authorization): role, user and policy ARNs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.iam.store import IamStore
+from onceflow.stack import ResourceResolver
+
+
+def iam_resolver(store: IamStore) -> ResourceResolver:
+    def resolve(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
+        acct = ctx.account
+        if "PolicyArn" in params:
+            return [params["PolicyArn"]]
+        if ctx.operation == "CreatePolicy":
+            return [f"arn:aws:iam::{acct}:policy{params.get('Path', '/')}{params['PolicyName']}"]
+        if "RoleName" in params:
+            role = store.role(acct, params["RoleName"])
+            path = params.get("Path", "/") if role is None else role["path"]
+            return [f"arn:aws:iam::{acct}:role{path}{params['RoleName']}"]
+        if "UserName" in params:
+            user = store.user(acct, params["UserName"])
+            path = params.get("Path", "/") if user is None else user["path"]
+            return [f"arn:aws:iam::{acct}:user{path}{params['UserName']}"]
+        if ctx.operation in ("GetUser", "CreateAccessKey", "ListAccessKeys", "DeleteAccessKey"):
+            return [ctx.principal.arn]  # the caller's own user
+        return ["*"]
+
+    return resolve
+
+
+def sts_resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
+    if ctx.operation == "AssumeRole":
+        return [params["RoleArn"]]
+    return ["*"]

@@ -1,0 +1,358 @@
+"""IAM's rules for roles, inline role policies and managed policies, and the queries other
+services make (a role by ARN, the policies that apply to a principal, whether a trust policy lets
+a service assume a role).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import string
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.context import Principal
+from onceflow.iam import errors
+from onceflow.iam.managed import AWS_POLICIES
+from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
+from onceflow.iam.store import IamStore, Row
+
+ROLE_INLINE_LIMIT = 10240
+MANAGED_LIMIT = 6144
+TRUST_LIMIT = 2048
+MAX_ITEMS = 100
+_ID_CHARS = string.ascii_uppercase + string.digits
+
+
+def new_id(prefix: str, length: int = 21) -> str:
+    return prefix + "".join(secrets.choice(_ID_CHARS) for _ in range(length - len(prefix)))
+
+
+def now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def policy_size(text: str) -> int:
+    """IAM counts a policy's size without whitespace."""
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def validate(text: str, kind: str = "identity") -> Policy:
+    try:
+        return parse(text, kind)
+    except MalformedPolicy as exc:
+        raise errors.malformed_policy(exc.message) from None
+
+
+def page(items: list[Any], marker: str | None, max_items: int | None, key: Any) -> tuple[list[Any], str | None]:
+    """IAM paging: MaxItems (default 100) and an opaque Marker naming the last item returned."""
+    after = _unmark(marker)
+    if after is not None:
+        items = [i for i in items if key(i) > after]
+    limit = max_items or MAX_ITEMS
+    if len(items) <= limit:
+        return items, None
+    return items[:limit], _mark(key(items[limit - 1]))
+
+
+def _mark(key: str) -> str:
+    return base64.urlsafe_b64encode(key.encode()).decode()
+
+
+def _unmark(marker: str | None) -> str | None:
+    if not marker:
+        return None
+    try:
+        return base64.urlsafe_b64decode(marker.encode()).decode()
+    except (ValueError, UnicodeDecodeError):
+        raise errors.validation_error("Invalid Marker.") from None
+
+
+def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Tag keys are case-insensitive in IAM; a new value replaces the old one."""
+    keys = [t["Key"].lower() for t in new]
+    if len(keys) != len(set(keys)):
+        raise errors.invalid_input("Duplicate tag keys found. Please note that Tag keys are case insensitive.")
+    merged = {t["Key"].lower(): t for t in existing}
+    merged.update({t["Key"].lower(): {"Key": t["Key"], "Value": t["Value"]} for t in new})
+    if len(merged) > 50:
+        raise errors.limit_exceeded("The number of tags has reached the maximum limit.")
+    return list(merged.values())
+
+
+class IamService:
+    def __init__(self, store: IamStore) -> None:
+        self.store = store
+        self.db = store.db
+
+    # ------------------------------------------------------------------ roles
+    def create_role(self, account: str, params: dict[str, Any]) -> Row:
+        name, trust = params["RoleName"], params["AssumeRolePolicyDocument"]
+        validate(trust, "trust")
+        if policy_size(trust) > TRUST_LIMIT:
+            raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
+        tags = merge_tags([], params.get("Tags", []))
+        path = params.get("Path", "/")
+        role = {
+            "account": account,
+            "name": name,
+            "role_id": new_id("AROA"),
+            "path": path,
+            "arn": f"arn:aws:iam::{account}:role{path}{name}",
+            "created": now(),
+            "trust": trust,
+            "description": params.get("Description"),
+            "max_session": params.get("MaxSessionDuration", 3600),
+            "tags": tags,
+        }
+        with self.db.transaction() as conn:
+            if self.store.role(account, name):
+                raise errors.already_exists(f"Role with name {name} already exists.")
+            self.store.insert_role(conn, role)
+        return role
+
+    def role(self, account: str, name: str) -> Row:
+        role = self.store.role(account, name)
+        if role is None:
+            raise errors.role_not_found(name)
+        return role
+
+    def list_roles(self, account: str, params: dict[str, Any]) -> tuple[list[Row], str | None]:
+        limit = params.get("MaxItems") or MAX_ITEMS
+        after = _unmark(params.get("Marker")) or ""
+        rows = self.store.roles(account, params.get("PathPrefix", "/"), after, limit + 1)
+        if len(rows) <= limit:
+            return rows, None
+        return rows[:limit], _mark(rows[limit - 1]["name"].lower())
+
+    def update_role(self, account: str, params: dict[str, Any]) -> None:
+        fields = {}
+        if "Description" in params:
+            fields["description"] = params["Description"]
+        if "MaxSessionDuration" in params:
+            fields["max_session"] = params["MaxSessionDuration"]
+        with self.db.transaction() as conn:
+            self.role(account, params["RoleName"])
+            if fields:
+                self.store.update_role(conn, account, params["RoleName"], **fields)
+
+    def update_trust(self, account: str, name: str, document: str) -> None:
+        validate(document, "trust")
+        if policy_size(document) > TRUST_LIMIT:
+            raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
+        with self.db.transaction() as conn:
+            self.role(account, name)
+            self.store.update_role(conn, account, name, trust=document)
+
+    def delete_role(self, account: str, name: str) -> None:
+        with self.db.transaction() as conn:
+            self.role(account, name)
+            # Which message wins when both kinds remain is UNCONFIRMED; inline policies are checked first.
+            if self.store.inline_all("iam_role_policies", account, name):
+                raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
+            if self.store.attached(account, "role", name):
+                raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
+            self.store.delete_role(conn, account, name)
+
+    def tag_role(self, account: str, name: str, tags: list[dict[str, str]]) -> None:
+        with self.db.transaction() as conn:
+            role = self.role(account, name)
+            self.store.update_role(conn, account, name, tags=merge_tags(role["tags"], tags))
+
+    def untag_role(self, account: str, name: str, keys: list[str]) -> None:
+        drop = {k.lower() for k in keys}
+        with self.db.transaction() as conn:
+            role = self.role(account, name)
+            kept = [t for t in role["tags"] if t["Key"].lower() not in drop]
+            self.store.update_role(conn, account, name, tags=kept)
+
+    # ------------------------------------------------------------------ inline role policies
+    def put_role_policy(self, account: str, role_name: str, policy_name: str, document: str) -> None:
+        validate(document)
+        with self.db.transaction() as conn:
+            role = self.role(account, role_name)
+            others = [d for n, d in self.store.inline_all("iam_role_policies", account, role_name) if n != policy_name]
+            if policy_size(document) + sum(policy_size(d) for d in others) > ROLE_INLINE_LIMIT:
+                raise errors.limit_exceeded(
+                    f"Maximum policy size of {ROLE_INLINE_LIMIT} bytes exceeded for role {role['name']}"
+                )
+            self.store.put_inline(conn, "iam_role_policies", account, role_name, policy_name, document)
+
+    def role_policy(self, account: str, role_name: str, policy_name: str) -> tuple[Row, str]:
+        role = self.role(account, role_name)
+        doc = self.store.inline("iam_role_policies", account, role_name, policy_name)
+        if doc is None:
+            raise errors.role_policy_not_found(policy_name)
+        return role, doc
+
+    def delete_role_policy(self, account: str, role_name: str, policy_name: str) -> None:
+        with self.db.transaction() as conn:
+            self.role(account, role_name)
+            if not self.store.delete_inline(conn, "iam_role_policies", account, role_name, policy_name):
+                raise errors.role_policy_not_found(policy_name)
+
+    def role_policy_names(self, account: str, role_name: str) -> list[str]:
+        self.role(account, role_name)
+        return [n for n, _ in self.store.inline_all("iam_role_policies", account, role_name)]
+
+    # ------------------------------------------------------------------ managed policies
+    def create_policy(self, account: str, params: dict[str, Any]) -> Row:
+        name, document = params["PolicyName"], params["PolicyDocument"]
+        validate(document)
+        if policy_size(document) > MANAGED_LIMIT:
+            raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
+        path = params.get("Path", "/")
+        created = now()
+        policy = {
+            "account": account,
+            "name": name,
+            "policy_id": new_id("ANPA"),
+            "path": path,
+            "arn": f"arn:aws:iam::{account}:policy{path}{name}",
+            "description": params.get("Description"),
+            "created": created,
+            "updated": created,
+            "default_version": "v1",
+            "tags": merge_tags([], params.get("Tags", [])),
+        }
+        with self.db.transaction() as conn:
+            if self.store.policy_by_name(account, name):
+                raise errors.already_exists(f"A policy called {name} already exists. Duplicate names are not allowed.")
+            self.store.insert_policy(conn, policy, document)
+        return policy
+
+    def policy(self, account: str, arn: str) -> Row:
+        """A customer managed policy of this account or an AWS managed policy."""
+        _check_policy_arn(arn)
+        found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+        if found is None or (not found.get("aws_managed") and found["account"] != account):
+            raise errors.policy_not_found(arn)
+        return found
+
+    def policy_document(self, account: str, arn: str, version: str) -> tuple[Row, str, str]:
+        """(policy, document, created) of one version."""
+        policy = self.policy(account, arn)
+        if policy.get("aws_managed"):
+            if version != policy["default_version"]:
+                raise errors.policy_version_not_found(arn, version)
+            return policy, policy["document"], policy["created"]
+        row = self.store.policy_version(arn, version)
+        if row is None:
+            raise errors.policy_version_not_found(arn, version)
+        return policy, row["document"], row["created"]
+
+    def attachment_count(self, account: str, arn: str) -> int:
+        return self.store.attachment_count(account, arn)
+
+    def list_policies(self, account: str, params: dict[str, Any]) -> tuple[list[Row], str | None]:
+        scope = params.get("Scope", "All")
+        items: list[Row] = []
+        if scope in ("All", "AWS"):
+            items += list(AWS_POLICIES.values())
+        if scope in ("All", "Local"):
+            items += self.store.policies(account)
+        prefix = params.get("PathPrefix", "/")
+        items = [p for p in items if p["path"].startswith(prefix)]
+        if params.get("OnlyAttached"):
+            items = [p for p in items if self.store.attachment_count(account, p["arn"])]
+        items.sort(key=lambda p: p["arn"])
+        return page(items, params.get("Marker"), params.get("MaxItems"), lambda p: p["arn"])
+
+    def delete_policy(self, account: str, arn: str) -> None:
+        with self.db.transaction() as conn:
+            policy = self.policy(account, arn)
+            if policy.get("aws_managed"):
+                raise errors.invalid_input(f"ARN {arn} is not valid.")  # UNCONFIRMED wording
+            if self.store.attachment_count(account, arn):
+                raise errors.delete_conflict("Cannot delete a policy attached to entities.")
+            self.store.delete_policy(conn, arn)
+
+    def attach(self, account: str, kind: str, owner: str, arn: str) -> None:
+        _check_policy_arn(arn)
+        with self.db.transaction() as conn:
+            self._owner(account, kind, owner)
+            found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+            if found is None or (not found.get("aws_managed") and found["account"] != account):
+                raise errors.policy_not_attachable(arn)
+            self.store.attach(conn, account, kind, owner, arn)
+
+    def detach(self, account: str, kind: str, owner: str, arn: str) -> None:
+        _check_policy_arn(arn)
+        with self.db.transaction() as conn:
+            self._owner(account, kind, owner)
+            if not self.store.detach(conn, account, kind, owner, arn):
+                raise errors.policy_not_found(arn)
+
+    def attached(self, account: str, kind: str, owner: str) -> list[dict[str, str]]:
+        self._owner(account, kind, owner)
+        out = []
+        for arn in self.store.attached(account, kind, owner):
+            policy = AWS_POLICIES.get(arn) or self.store.policy(arn)
+            if policy is not None:
+                out.append({"PolicyName": policy["name"], "PolicyArn": arn, "path": policy["path"]})
+        return out
+
+    def _owner(self, account: str, kind: str, name: str) -> Row:
+        if kind == "role":
+            return self.role(account, name)
+        user = self.store.user(account, name)
+        if user is None:
+            raise errors.user_not_found(name)
+        return user
+
+    # ------------------------------------------------------------------ for other services and the authorizer
+    def get_role_by_arn(self, account: str, role_arn: str) -> dict[str, Any] | None:
+        role = self.store.role_by_arn(role_arn)
+        if role is None or role["account"] != account:
+            return None
+        return {
+            "RoleName": role["name"],
+            "Arn": role["arn"],
+            "RoleId": role["role_id"],
+            "Path": role["path"],
+            "CreateDate": datetime.fromisoformat(role["created"]),
+            "MaxSessionDuration": role["max_session"],
+            "AssumeRolePolicyDocument": json.loads(role["trust"]),
+            "Description": role.get("description"),
+        }
+
+    def role_trusts(self, account: str, role_arn: str, principal: tuple[str, str]) -> bool:
+        """Whether the role's trust policy lets `principal` (e.g. ("Service", "states.amazonaws.com"))
+        call sts:AssumeRole."""
+        role = self.store.role_by_arn(role_arn)
+        if role is None or role["account"] != account:
+            return False
+        request = Request("sts:AssumeRole", principal=principal)
+        return evaluate([parse(role["trust"], "trust")], request).allowed
+
+    def policies_for(self, principal: Principal) -> list[Policy]:
+        """The identity policies (inline and attached) of a role session's role or of a user."""
+        if principal.kind == "assumed-role" and principal.role_arn:
+            role = self.store.role_by_arn(principal.role_arn)
+            if role is None:
+                return []
+            kind, owner, table = "role", role["name"], "iam_role_policies"
+        elif principal.kind == "user":
+            kind, owner, table = "user", principal.name, "iam_user_policies"
+        else:
+            return []
+        docs = [d for _, d in self.store.inline_all(table, principal.account, owner)]
+        for arn in self.store.attached(principal.account, kind, owner):
+            managed = AWS_POLICIES.get(arn)
+            if managed is not None:
+                docs.append(managed["document"])
+            elif (row := self.store.policy(arn)) is not None:
+                version = self.store.policy_version(arn, row["default_version"])
+                if version is not None:
+                    docs.append(version["document"])
+        return [parse(d) for d in docs]
+
+    def check(self, principal: Principal, action: str, resource: str, context: dict[str, list[str]]) -> Decision:
+        return evaluate(self.policies_for(principal), Request(action, resource, context))
+
+
+def _check_policy_arn(arn: str) -> None:
+    parts = arn.split(":", 5)
+    if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or not parts[5].startswith("policy/"):
+        raise errors.invalid_arn(arn)

@@ -1,0 +1,265 @@
+"""IAM and STS rows in SQLite. Entity names are unique per account regardless of case (name_key)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from onceflow.store.db import Database
+
+MIGRATIONS = [
+    (
+        "iam-0001",
+        """
+        CREATE TABLE iam_roles (
+            account TEXT NOT NULL, name_key TEXT NOT NULL, name TEXT NOT NULL, role_id TEXT NOT NULL,
+            path TEXT NOT NULL, arn TEXT NOT NULL, created TEXT NOT NULL, trust TEXT NOT NULL,
+            description TEXT, max_session INTEGER NOT NULL, tags TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (account, name_key));
+        CREATE TABLE iam_role_policies (
+            account TEXT NOT NULL, role_key TEXT NOT NULL, name TEXT NOT NULL, document TEXT NOT NULL,
+            PRIMARY KEY (account, role_key, name));
+        CREATE TABLE iam_users (
+            account TEXT NOT NULL, name_key TEXT NOT NULL, name TEXT NOT NULL, user_id TEXT NOT NULL,
+            path TEXT NOT NULL, arn TEXT NOT NULL, created TEXT NOT NULL, tags TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (account, name_key));
+        CREATE TABLE iam_user_policies (
+            account TEXT NOT NULL, user_key TEXT NOT NULL, name TEXT NOT NULL, document TEXT NOT NULL,
+            PRIMARY KEY (account, user_key, name));
+        CREATE TABLE iam_access_keys (
+            access_key_id TEXT PRIMARY KEY, account TEXT NOT NULL, user_key TEXT NOT NULL,
+            secret TEXT NOT NULL, status TEXT NOT NULL, created TEXT NOT NULL);
+        CREATE INDEX iam_access_keys_user ON iam_access_keys (account, user_key);
+        CREATE TABLE iam_policies (
+            account TEXT NOT NULL, name_key TEXT NOT NULL, name TEXT NOT NULL, policy_id TEXT NOT NULL,
+            path TEXT NOT NULL, arn TEXT NOT NULL, description TEXT, created TEXT NOT NULL,
+            updated TEXT NOT NULL, default_version TEXT NOT NULL, next_version INTEGER NOT NULL,
+            tags TEXT NOT NULL DEFAULT '[]', PRIMARY KEY (account, name_key));
+        CREATE UNIQUE INDEX iam_policies_arn ON iam_policies (arn);
+        CREATE TABLE iam_policy_versions (
+            arn TEXT NOT NULL, version_id TEXT NOT NULL, document TEXT NOT NULL, created TEXT NOT NULL,
+            PRIMARY KEY (arn, version_id));
+        CREATE TABLE iam_attachments (
+            account TEXT NOT NULL, entity_kind TEXT NOT NULL, entity_key TEXT NOT NULL, policy_arn TEXT NOT NULL,
+            PRIMARY KEY (account, entity_kind, entity_key, policy_arn));
+        CREATE INDEX iam_attachments_policy ON iam_attachments (account, policy_arn);
+        CREATE TABLE sts_sessions (
+            access_key_id TEXT PRIMARY KEY, account TEXT NOT NULL, data TEXT NOT NULL);
+        """,
+    ),
+]
+
+Row = dict[str, Any]
+
+
+def _row(r: sqlite3.Row | None) -> Row | None:
+    if r is None:
+        return None
+    out = dict(r)
+    if "tags" in out:
+        out["tags"] = json.loads(out["tags"])
+    return out
+
+
+class IamStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.migrate(MIGRATIONS)
+
+    # ------------------------------------------------------------------ roles
+    def role(self, account: str, name: str) -> Row | None:
+        return _row(
+            self.db.query_one("SELECT * FROM iam_roles WHERE account=? AND name_key=?", (account, name.lower()))
+        )
+
+    def role_by_arn(self, arn: str) -> Row | None:
+        return _row(self.db.query_one("SELECT * FROM iam_roles WHERE arn=?", (arn,)))
+
+    def roles(self, account: str, path_prefix: str, after: str, limit: int) -> list[Row]:
+        rows = self.db.query(
+            "SELECT * FROM iam_roles WHERE account=? AND name_key>? AND substr(path,1,?)=? ORDER BY name_key LIMIT ?",
+            (account, after, len(path_prefix), path_prefix, limit),
+        )
+        return [r for r in map(_row, rows) if r]
+
+    def insert_role(self, conn: sqlite3.Connection, role: Row) -> None:
+        conn.execute(
+            "INSERT INTO iam_roles (account, name_key, name, role_id, path, arn, created, trust, description,"
+            " max_session, tags) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                role["account"],
+                role["name"].lower(),
+                role["name"],
+                role["role_id"],
+                role["path"],
+                role["arn"],
+                role["created"],
+                role["trust"],
+                role.get("description"),
+                role["max_session"],
+                json.dumps(role.get("tags", [])),
+            ),
+        )
+
+    def update_role(self, conn: sqlite3.Connection, account: str, name: str, **fields: Any) -> None:
+        if "tags" in fields:
+            fields["tags"] = json.dumps(fields["tags"])
+        sets = ", ".join(f"{k}=?" for k in fields)
+        conn.execute(
+            f"UPDATE iam_roles SET {sets} WHERE account=? AND name_key=?", (*fields.values(), account, name.lower())
+        )
+
+    def delete_role(self, conn: sqlite3.Connection, account: str, name: str) -> None:
+        conn.execute("DELETE FROM iam_roles WHERE account=? AND name_key=?", (account, name.lower()))
+
+    # ------------------------------------------------------------------ inline policies (roles and users)
+    def inline(self, table: str, account: str, owner: str, name: str) -> str | None:
+        key = "role_key" if table == "iam_role_policies" else "user_key"
+        r = self.db.query_one(
+            f"SELECT document FROM {table} WHERE account=? AND {key}=? AND name=?", (account, owner.lower(), name)
+        )
+        return r[0] if r else None
+
+    def inline_all(self, table: str, account: str, owner: str) -> list[tuple[str, str]]:
+        key = "role_key" if table == "iam_role_policies" else "user_key"
+        rows = self.db.query(
+            f"SELECT name, document FROM {table} WHERE account=? AND {key}=? ORDER BY name", (account, owner.lower())
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def put_inline(self, conn: sqlite3.Connection, table: str, account: str, owner: str, name: str, doc: str) -> None:
+        key = "role_key" if table == "iam_role_policies" else "user_key"
+        conn.execute(
+            f"INSERT OR REPLACE INTO {table} (account, {key}, name, document) VALUES (?,?,?,?)",
+            (account, owner.lower(), name, doc),
+        )
+
+    def delete_inline(self, conn: sqlite3.Connection, table: str, account: str, owner: str, name: str) -> int:
+        key = "role_key" if table == "iam_role_policies" else "user_key"
+        cur = conn.execute(
+            f"DELETE FROM {table} WHERE account=? AND {key}=? AND name=?", (account, owner.lower(), name)
+        )
+        return cur.rowcount
+
+    # ------------------------------------------------------------------ managed policies
+    def policy(self, arn: str) -> Row | None:
+        return _row(self.db.query_one("SELECT * FROM iam_policies WHERE arn=?", (arn,)))
+
+    def policy_by_name(self, account: str, name: str) -> Row | None:
+        return _row(
+            self.db.query_one("SELECT * FROM iam_policies WHERE account=? AND name_key=?", (account, name.lower()))
+        )
+
+    def policies(self, account: str) -> list[Row]:
+        rows = self.db.query("SELECT * FROM iam_policies WHERE account=? ORDER BY name_key", (account,))
+        return [r for r in map(_row, rows) if r]
+
+    def insert_policy(self, conn: sqlite3.Connection, p: Row, document: str) -> None:
+        conn.execute(
+            "INSERT INTO iam_policies (account, name_key, name, policy_id, path, arn, description, created, updated,"
+            " default_version, next_version, tags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                p["account"],
+                p["name"].lower(),
+                p["name"],
+                p["policy_id"],
+                p["path"],
+                p["arn"],
+                p.get("description"),
+                p["created"],
+                p["created"],
+                "v1",
+                2,
+                json.dumps(p.get("tags", [])),
+            ),
+        )
+        conn.execute(
+            "INSERT INTO iam_policy_versions (arn, version_id, document, created) VALUES (?,?,?,?)",
+            (p["arn"], "v1", document, p["created"]),
+        )
+
+    def delete_policy(self, conn: sqlite3.Connection, arn: str) -> None:
+        conn.execute("DELETE FROM iam_policy_versions WHERE arn=?", (arn,))
+        conn.execute("DELETE FROM iam_policies WHERE arn=?", (arn,))
+
+    def policy_version(self, arn: str, version: str) -> Row | None:
+        return _row(self.db.query_one("SELECT * FROM iam_policy_versions WHERE arn=? AND version_id=?", (arn, version)))
+
+    # ------------------------------------------------------------------ attachments
+    def attached(self, account: str, kind: str, owner: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT policy_arn FROM iam_attachments WHERE account=? AND entity_kind=? AND entity_key=?"
+            " ORDER BY policy_arn",
+            (account, kind, owner.lower()),
+        )
+        return [r[0] for r in rows]
+
+    def attachment_count(self, account: str, arn: str) -> int:
+        r = self.db.query_one("SELECT COUNT(*) FROM iam_attachments WHERE account=? AND policy_arn=?", (account, arn))
+        return int(r[0]) if r else 0
+
+    def attach(self, conn: sqlite3.Connection, account: str, kind: str, owner: str, arn: str) -> None:
+        conn.execute("INSERT OR IGNORE INTO iam_attachments VALUES (?,?,?,?)", (account, kind, owner.lower(), arn))
+
+    def detach(self, conn: sqlite3.Connection, account: str, kind: str, owner: str, arn: str) -> int:
+        cur = conn.execute(
+            "DELETE FROM iam_attachments WHERE account=? AND entity_kind=? AND entity_key=? AND policy_arn=?",
+            (account, kind, owner.lower(), arn),
+        )
+        return cur.rowcount
+
+    # ------------------------------------------------------------------ users and access keys
+    def user(self, account: str, name: str) -> Row | None:
+        return _row(
+            self.db.query_one("SELECT * FROM iam_users WHERE account=? AND name_key=?", (account, name.lower()))
+        )
+
+    def insert_user(self, conn: sqlite3.Connection, u: Row) -> None:
+        conn.execute(
+            "INSERT INTO iam_users (account, name_key, name, user_id, path, arn, created, tags)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            (
+                u["account"],
+                u["name"].lower(),
+                u["name"],
+                u["user_id"],
+                u["path"],
+                u["arn"],
+                u["created"],
+                json.dumps(u.get("tags", [])),
+            ),
+        )
+
+    def delete_user(self, conn: sqlite3.Connection, account: str, name: str) -> None:
+        conn.execute("DELETE FROM iam_users WHERE account=? AND name_key=?", (account, name.lower()))
+
+    def access_keys(self, account: str, user: str) -> list[Row]:
+        rows = self.db.query(
+            "SELECT * FROM iam_access_keys WHERE account=? AND user_key=? ORDER BY created", (account, user.lower())
+        )
+        return [r for r in map(_row, rows) if r]
+
+    def access_key(self, key_id: str) -> Row | None:
+        return _row(self.db.query_one("SELECT * FROM iam_access_keys WHERE access_key_id=?", (key_id,)))
+
+    def insert_access_key(self, conn: sqlite3.Connection, k: Row) -> None:
+        conn.execute(
+            "INSERT INTO iam_access_keys VALUES (?,?,?,?,?,?)",
+            (k["access_key_id"], k["account"], k["user_key"], k["secret"], k["status"], k["created"]),
+        )
+
+    def delete_access_key(self, conn: sqlite3.Connection, key_id: str) -> None:
+        conn.execute("DELETE FROM iam_access_keys WHERE access_key_id=?", (key_id,))
+
+    # ------------------------------------------------------------------ STS sessions
+    def session(self, key_id: str) -> Row | None:
+        r = self.db.query_one("SELECT data FROM sts_sessions WHERE access_key_id=?", (key_id,))
+        return json.loads(r[0]) if r else None
+
+    def insert_session(self, session: Row) -> None:
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO sts_sessions VALUES (?,?,?)",
+                (session["AccessKeyId"], session["account"], json.dumps(session)),
+            )

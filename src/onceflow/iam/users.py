@@ -1,0 +1,138 @@
+"""IAM users, their access keys and inline policies; access keys resolve to user principals."""
+
+from __future__ import annotations
+
+import secrets
+import string
+from typing import Any
+
+from onceflow.context import Principal
+from onceflow.iam import errors
+from onceflow.iam.service import merge_tags, new_id, now, page, policy_size, validate
+from onceflow.iam.store import IamStore, Row
+
+USER_INLINE_LIMIT = 2048
+KEYS_PER_USER = 2
+_SECRET_CHARS = string.ascii_letters + string.digits + "+/"
+
+
+class IamUsers:
+    def __init__(self, store: IamStore) -> None:
+        self.store = store
+        self.db = store.db
+        self._principals: dict[str, Principal] = {}  # access key -> user principal (keys are immutable)
+
+    def user(self, account: str, name: str) -> Row:
+        user = self.store.user(account, name)
+        if user is None:
+            raise errors.user_not_found(name)
+        return user
+
+    def create_user(self, account: str, params: dict[str, Any]) -> Row:
+        name, path = params["UserName"], params.get("Path", "/")
+        user = {
+            "account": account,
+            "name": name,
+            "user_id": new_id("AIDA"),
+            "path": path,
+            "arn": f"arn:aws:iam::{account}:user{path}{name}",
+            "created": now(),
+            "tags": merge_tags([], params.get("Tags", [])),
+        }
+        with self.db.transaction() as conn:
+            if self.store.user(account, name):
+                raise errors.already_exists(f"User with name {name} already exists.")
+            self.store.insert_user(conn, user)
+        return user
+
+    def delete_user(self, account: str, name: str) -> None:
+        with self.db.transaction() as conn:
+            self.user(account, name)
+            if self.store.inline_all("iam_user_policies", account, name):
+                raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
+            if self.store.attached(account, "user", name):
+                raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
+            if self.store.access_keys(account, name):
+                raise errors.delete_conflict("Cannot delete entity, must delete access keys first.")
+            self.store.delete_user(conn, account, name)
+
+    # ------------------------------------------------------------------ access keys
+    def create_access_key(self, account: str, name: str) -> Row:
+        key = {
+            "access_key_id": new_id("AKIA", 20),
+            "account": account,
+            "user_key": name.lower(),
+            "secret": "".join(secrets.choice(_SECRET_CHARS) for _ in range(40)),
+            "status": "Active",
+            "created": now(),
+        }
+        with self.db.transaction() as conn:
+            user = self.user(account, name)
+            if len(self.store.access_keys(account, name)) >= KEYS_PER_USER:
+                raise errors.limit_exceeded(f"Cannot exceed quota for AccessKeysPerUser: {KEYS_PER_USER}")
+            self.store.insert_access_key(conn, key)
+        return {**key, "user_name": user["name"]}
+
+    def access_keys(self, account: str, name: str, params: dict[str, Any]) -> tuple[list[Row], str | None]:
+        user = self.user(account, name)
+        keys = [{**k, "user_name": user["name"]} for k in self.store.access_keys(account, name)]
+        return page(keys, params.get("Marker"), params.get("MaxItems"), lambda k: k["access_key_id"])
+
+    def delete_access_key(self, account: str, name: str | None, key_id: str) -> None:
+        with self.db.transaction() as conn:
+            if name is not None:
+                self.user(account, name)
+            key = self.store.access_key(key_id)
+            if key is None or key["account"] != account or (name is not None and key["user_key"] != name.lower()):
+                raise errors.access_key_not_found(key_id)
+            self.store.delete_access_key(conn, key_id)
+        self._principals.pop(key_id, None)
+
+    def principal_for(self, access_key: str) -> Principal | None:
+        """The credential resolver for IAM users' long-term keys (AKIA...)."""
+        if not access_key.startswith("AKIA"):
+            return None
+        cached = self._principals.get(access_key)
+        if cached is not None:
+            return cached
+        key = self.store.access_key(access_key)
+        if key is None:
+            return None
+        user = self.store.user(key["account"], key["user_key"])
+        if user is None:
+            return None
+        principal = Principal(user["account"], "user", user["arn"], user["name"], access_key=access_key)
+        self._principals[access_key] = principal
+        return principal
+
+    def forget(self) -> None:
+        self._principals.clear()
+
+    # ------------------------------------------------------------------ inline user policies
+    def put_policy(self, account: str, user_name: str, policy_name: str, document: str) -> None:
+        validate(document)
+        with self.db.transaction() as conn:
+            user = self.user(account, user_name)
+            others = [d for n, d in self.store.inline_all("iam_user_policies", account, user_name) if n != policy_name]
+            if policy_size(document) + sum(policy_size(d) for d in others) > USER_INLINE_LIMIT:
+                raise errors.limit_exceeded(
+                    f"Maximum policy size of {USER_INLINE_LIMIT} bytes exceeded for user {user['name']}"
+                )
+            self.store.put_inline(conn, "iam_user_policies", account, user_name, policy_name, document)
+
+    def policy(self, account: str, user_name: str, policy_name: str) -> tuple[Row, str]:
+        user = self.user(account, user_name)
+        doc = self.store.inline("iam_user_policies", account, user_name, policy_name)
+        if doc is None:
+            raise errors.user_policy_not_found(policy_name)
+        return user, doc
+
+    def delete_policy(self, account: str, user_name: str, policy_name: str) -> None:
+        with self.db.transaction() as conn:
+            self.user(account, user_name)
+            if not self.store.delete_inline(conn, "iam_user_policies", account, user_name, policy_name):
+                raise errors.user_policy_not_found(policy_name)
+
+    def policy_names(self, account: str, user_name: str) -> list[str]:
+        self.user(account, user_name)
+        return [n for n, _ in self.store.inline_all("iam_user_policies", account, user_name)]

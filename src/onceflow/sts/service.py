@@ -1,0 +1,163 @@
+"""STS: temporary credentials for role sessions and session tokens, and who a caller is.
+
+Every issued access key (ASIA...) is remembered with the session it belongs to, so a later call
+signed with it acts as that session (the credential resolver below).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import secrets
+import string
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from onceflow.config import Settings
+from onceflow.context import Principal
+from onceflow.iam import errors
+from onceflow.iam.service import IamService, new_id
+from onceflow.iam.store import IamStore, Row
+
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
+_SECRET_CHARS = string.ascii_letters + string.digits + "+/"
+
+
+def assumed_role_arn(account: str, role_name: str, session_name: str) -> str:
+    return f"arn:aws:sts::{account}:assumed-role/{role_name}/{session_name}"
+
+
+class StsService:
+    def __init__(self, store: IamStore, iam: IamService, settings: Settings) -> None:
+        self.store = store
+        self.iam = iam
+        self.settings = settings
+        self._principals: dict[str, Principal] = {}  # sessions never change: cache the resolution
+
+    # ------------------------------------------------------------------ issuing
+    def issue_role_session(
+        self, account: str, role_arn: str, session_name: str, duration_s: int = 3600
+    ) -> dict[str, Any]:
+        """Credentials for a session of `role_arn`, without a trust check (for AWS services acting
+        for a user, e.g. Lambda running a function as its execution role)."""
+        role = self.store.role_by_arn(role_arn)
+        m = _ROLE_ARN.fullmatch(role_arn)
+        role_name = role["name"] if role else (m.group(2) if m else role_arn.rsplit("/", 1)[-1])
+        role_id = role["role_id"] if role else new_id("AROA")
+        session = {
+            "kind": "assumed-role",
+            "account": account,
+            "arn": assumed_role_arn(account, role_name, session_name),
+            "name": role_name,
+            "role_arn": role_arn,
+            "session_name": session_name,
+            "user_id": f"{role_id}:{session_name}",
+        }
+        return self._issue(session, duration_s)
+
+    def _issue(self, session: Row, duration_s: int) -> dict[str, Any]:
+        expiration = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=duration_s)
+        creds = {
+            "AccessKeyId": new_id("ASIA", 20),
+            "SecretAccessKey": "".join(secrets.choice(_SECRET_CHARS) for _ in range(40)),
+            "SessionToken": "IQoJb3JpZ2luX2VjE" + base64.b64encode(secrets.token_bytes(300)).decode(),
+            "Expiration": expiration,
+        }
+        self.store.insert_session({**session, **creds, "Expiration": expiration.isoformat()})
+        return creds
+
+    def assume_role(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
+        role_arn, session_name = params["RoleArn"], params["RoleSessionName"]
+        if not _ROLE_ARN.fullmatch(role_arn):
+            raise errors.validation_error(f"{role_arn} is invalid")
+        role = self.store.role_by_arn(role_arn)
+        denied = errors.access_denied(
+            "AccessDenied",
+            403,
+            f"User: {caller.arn} is not authorized to perform: sts:AssumeRole on resource: {role_arn}",
+        )
+        if role is None or role["account"] != caller.account:
+            raise denied
+        if self._checks_trust(caller) and not self._trusted(caller, role_arn):
+            raise denied
+        duration = params.get("DurationSeconds", 3600)
+        if duration > role["max_session"]:
+            raise errors.validation_error(
+                "The requested DurationSeconds exceeds the MaxSessionDuration set for this role."
+            )
+        creds = self.issue_role_session(caller.account, role_arn, session_name, duration)
+        return {
+            "Credentials": creds,
+            "AssumedRoleUser": {
+                "AssumedRoleId": f"{role['role_id']}:{session_name}",
+                "Arn": assumed_role_arn(caller.account, role["name"], session_name),
+            },
+        }
+
+    def _checks_trust(self, caller: Principal) -> bool:
+        # The account root of a default (lenient) server may assume any of its roles, so scripts that
+        # use plain keys work; role sessions, and everyone under --enforce-iam, need the trust policy.
+        return caller.kind == "assumed-role" or self.settings.enforce_iam
+
+    def _trusted(self, caller: Principal, role_arn: str) -> bool:
+        idents = [caller.arn] + ([caller.role_arn] if caller.role_arn else [])
+        return any(self.iam.role_trusts(caller.account, role_arn, ("AWS", ident)) for ident in idents)
+
+    def get_session_token(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
+        if caller.kind == "assumed-role":
+            raise errors.access_denied("AccessDenied", 403, "Cannot call GetSessionToken with session credentials")
+        duration = params.get("DurationSeconds", 43200)
+        if caller.kind == "root":
+            duration = min(duration, 3600)  # root sessions last at most an hour
+        session = {
+            "kind": caller.kind,
+            "account": caller.account,
+            "arn": caller.arn,
+            "name": caller.name,
+            "role_arn": None,
+            "session_name": None,
+            "user_id": self._user_id(caller),
+        }
+        return {"Credentials": self._issue(session, duration)}
+
+    # ------------------------------------------------------------------ identity
+    def _user_id(self, principal: Principal) -> str:
+        if principal.kind == "root":
+            return principal.account
+        if principal.kind == "user":
+            user = self.store.user(principal.account, principal.name)
+            return user["user_id"] if user else principal.name
+        if principal.access_key:
+            session = self.store.session(principal.access_key)
+            if session:
+                return str(session["user_id"])
+        return principal.name
+
+    def caller_identity(self, principal: Principal) -> dict[str, str]:
+        return {"UserId": self._user_id(principal), "Account": principal.account, "Arn": principal.arn}
+
+    def principal_for(self, access_key: str) -> Principal | None:
+        """The credential resolver for temporary keys (ASIA...). An expired session keeps its identity
+        (it never falls back to the account root)."""
+        if not access_key.startswith("ASIA"):
+            return None
+        cached = self._principals.get(access_key)
+        if cached is not None:
+            return cached
+        s = self.store.session(access_key)
+        if s is None:
+            return None
+        principal = Principal(
+            s["account"],
+            s["kind"],
+            s["arn"],
+            s["name"],
+            role_arn=s.get("role_arn"),
+            session_name=s.get("session_name"),
+            access_key=access_key,
+        )
+        self._principals[access_key] = principal
+        return principal
+
+    def forget(self) -> None:
+        self._principals.clear()
