@@ -238,3 +238,44 @@ def _parse(text: Any) -> Any:
 
 _ADDITIONS = {"partition": _partition, "range": _range, "hash": _hash, "random": _random,
               "uuid": _uuid, "parse": _parse}
+
+
+# --------------------------------------------------------------------------- static checks
+def top_level_references(text: str) -> list[str]:
+    """Names a JSONata expression reads from the (absent) context item: AWS rejects them.
+
+    Step Functions evaluates with no input document, so `phone` or `a.b` at the top level can
+    only mean a mistake for `$states.input.phone`. Walks operators, calls, blocks, conditions and
+    constructors; never into a path's later steps or predicates, where names are relative.
+    """
+    try:
+        ast = compile_jsonata(text).expr.ast
+    except Exception:
+        return []
+    found: list[str] = []
+    _walk_references(ast, found)
+    return list(dict.fromkeys(found))
+
+
+def _walk_references(node: Any, found: list[str]) -> None:
+    if node is None:
+        return
+    kind = getattr(node, "type", None)
+    if kind == "name":
+        found.append(str(node.value))
+        return
+    if kind == "path":
+        steps = node.steps or []
+        if steps:
+            _walk_references(steps[0], found)
+        return
+    for attr in ("lhs", "rhs", "condition", "then", "_else", "expression", "body", "procedure"):
+        child = getattr(node, attr, None)
+        if child is not None and not isinstance(child, (str, int, float, bool, list)):
+            _walk_references(child, found)
+    for attr in ("arguments", "expressions"):
+        for child in getattr(node, attr, None) or []:
+            _walk_references(child, found)
+    for pair in getattr(node, "lhs_object", None) or []:
+        for child in pair:
+            _walk_references(child, found)

@@ -1,0 +1,85 @@
+"""Task `Resource` values: which ARNs Step Functions recognizes, and how they split up.
+
+Optimized integrations are `arn:aws:states:::<service>:<action>[.sync[:2]|.waitForTaskToken]`;
+SDK integrations `arn:aws:states:::aws-sdk:<service>:<action>`; plus Lambda function ARNs and
+activity ARNs. An optimized integration AWS does not offer (e.g. `dynamodb:query`, which exists
+only through aws-sdk) is rejected at creation. [AWS]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PATTERN_SUFFIXES = (".waitForTaskToken", ".sync:2", ".sync")
+# Optimized integrations with a fixed action list; services in _ANY_ACTION accept any action name.
+_OPTIMIZED = {
+    "lambda": {"invoke"},
+    "dynamodb": {"getItem", "putItem", "updateItem", "deleteItem"},
+    "sns": {"publish"},
+    "sqs": {"sendMessage"},
+    "states": {"startExecution"},
+    "events": {"putEvents"},
+    "ecs": {"runTask"},
+    "batch": {"submitJob"},
+    "glue": {"startJobRun"},
+    "databrew": {"startJobRun"},
+    "apigateway": {"invoke"},
+    "http": {"invoke"},
+    "mediaconvert": {"createJob"},
+    "bedrock": {"invokeModel", "createModelCustomizationJob"},
+    "athena": {"startQueryExecution", "stopQueryExecution", "getQueryExecution", "getQueryResults"},
+}
+_ANY_ACTION = {"sagemaker", "elasticmapreduce", "emr-containers", "emr-serverless", "eks", "codebuild"}
+_LAMBDA_ARN = re.compile(r"arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9$_-]+)?")
+_ACTIVITY_ARN = re.compile(r"arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:activity:[^:]+")
+_SERVICE_ARN = re.compile(r"arn:aws[a-z-]*:states:::(?P<service>[A-Za-z0-9-]+):(?P<rest>.+)")
+
+
+@dataclass(frozen=True)
+class Resource:
+    kind: str  # optimized | sdk | lambda_function | activity
+    service: str = ""  # lambda, dynamodb, ... (for aws-sdk: the SDK service name)
+    action: str = ""  # invoke, putItem, ...
+    pattern: str = ""  # "" (request-response), ".sync", ".sync:2" or ".waitForTaskToken"
+    arn: str = ""
+
+
+def parse_resource(arn: str) -> Resource | None:
+    """Split a Task Resource; None when Step Functions would not recognize it."""
+    if not isinstance(arn, str):
+        return None
+    if _LAMBDA_ARN.fullmatch(arn):
+        return Resource("lambda_function", "lambda", "invoke", "", arn)
+    if _ACTIVITY_ARN.fullmatch(arn):
+        return Resource("activity", arn=arn)
+    m = _SERVICE_ARN.fullmatch(arn)
+    if not m:
+        return None
+    rest, pattern = m.group("rest"), ""
+    for suffix in _PATTERN_SUFFIXES:
+        if rest.endswith(suffix):
+            rest, pattern = rest[: -len(suffix)], suffix
+            break
+    if m.group("service") == "aws-sdk":
+        service, _, action = rest.partition(":")
+        if not service or not action or pattern.startswith(".sync"):
+            return None
+        return Resource("sdk", service, action, pattern, arn)
+    service, action = m.group("service"), rest
+    if service in _ANY_ACTION or action in _OPTIMIZED.get(service, ()):
+        return Resource("optimized", service, action, pattern, arn)
+    return None
+
+
+def resource_problem(arn: object, express: bool) -> str | None:
+    """The schema message for a Resource AWS rejects at creation, or None."""
+    res = parse_resource(arn) if isinstance(arn, str) else None
+    if res is None:
+        return (f"The resource provided {arn} is not recognized. The value is not a valid resource ARN, "
+                f"or the resource is not available in this region.")
+    if express and res.pattern in (".waitForTaskToken", ".sync", ".sync:2"):
+        # [AWS] the message ends with a space, so the joined text reads "integration  at /States/..."
+        suffix = ".sync" if res.pattern.startswith(".sync") else res.pattern
+        return f"Express state machine does not support '{suffix}' service integration "
+    return None
