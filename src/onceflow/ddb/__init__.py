@@ -1,9 +1,40 @@
-"""ddb: see setup() for how the service is built and registered."""
+"""DynamoDB: tables, items, the expression languages and atomic conditional writes."""
 
 from __future__ import annotations
 
+import threading
+
 from onceflow.stack import Stack
+
+TTL_SWEEP_SECONDS = 5.0
 
 
 def setup(stack: Stack) -> None:
-    """Build this service's store, service and API objects and register them on the stack."""
+    """Build the store, service and API objects and register them on the stack."""
+    from onceflow.ddb.api import DynamoDBApi, resource_arns
+    from onceflow.ddb.service import DynamoDB
+    from onceflow.ddb.store import MIGRATIONS
+
+    stack.db.migrate(MIGRATIONS)
+    svc = DynamoDB(stack.db)
+    stack.registry.add_api("dynamodb", DynamoDBApi(svc))
+    stack.services["dynamodb"] = svc
+    stack.resource_resolvers["dynamodb"] = resource_arns
+    stack.on_reset.append(svc.forget_tables)
+
+    stop = threading.Event()
+
+    def sweep() -> None:
+        # DynamoDB deletes expired items in the background; so do we, every few seconds.
+        while not stop.wait(TTL_SWEEP_SECONDS):
+            try:
+                svc.expire()
+            except Exception:  # a closed database at shutdown ends the sweeper quietly
+                if stop.is_set():
+                    return
+
+    def start() -> None:
+        threading.Thread(target=sweep, name="ddb-ttl", daemon=True).start()
+
+    stack.on_start.append(start)
+    stack.on_shutdown.append(stop.set)

@@ -1,0 +1,129 @@
+"""DynamoDB's operations: each turns a parsed request into one service call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.ddb.batch import Batches
+from onceflow.ddb.reads import Reader
+from onceflow.ddb.service import DynamoDB
+from onceflow.registry import operation
+
+Params = dict[str, Any]
+Result = dict[str, Any]
+
+
+class DynamoDBApi:
+    def __init__(self, svc: DynamoDB) -> None:
+        self.svc = svc
+        self.reads = Reader(svc)
+        self.batches = Batches(svc)
+
+    # ---------------------------------------------------------------- tables
+    @operation("CreateTable")
+    def create_table(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.create_table(ctx.account, ctx.region, p)
+
+    @operation("DescribeTable")
+    def describe_table(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.describe_table(ctx.account, ctx.region, p["TableName"])
+
+    @operation("ListTables")
+    def list_tables(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.list_tables(ctx.account, ctx.region, p.get("ExclusiveStartTableName"), p.get("Limit"))
+
+    @operation("DeleteTable")
+    def delete_table(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.delete_table(ctx.account, ctx.region, p["TableName"])
+
+    @operation("UpdateTable")
+    def update_table(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.update_table(ctx.account, ctx.region, p)
+
+    @operation("TagResource")
+    def tag_resource(self, ctx: RequestContext, p: Params) -> Result:
+        self.svc.tag(ctx.account, ctx.region, p["ResourceArn"], {t["Key"]: t["Value"] for t in p["Tags"]}, None)
+        return {}
+
+    @operation("UntagResource")
+    def untag_resource(self, ctx: RequestContext, p: Params) -> Result:
+        self.svc.tag(ctx.account, ctx.region, p["ResourceArn"], None, p["TagKeys"])
+        return {}
+
+    @operation("ListTagsOfResource")
+    def list_tags(self, ctx: RequestContext, p: Params) -> Result:
+        tags = self.svc.tags(ctx.account, ctx.region, p["ResourceArn"])
+        return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
+
+    @operation("DescribeTimeToLive")
+    def describe_ttl(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.describe_ttl(ctx.account, ctx.region, p["TableName"])
+
+    @operation("UpdateTimeToLive")
+    def update_ttl(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.update_ttl(ctx.account, ctx.region, p["TableName"], p["TimeToLiveSpecification"])
+
+    @operation("DescribeEndpoints")
+    def describe_endpoints(self, ctx: RequestContext, p: Params) -> Result:
+        return {"Endpoints": [{"Address": f"dynamodb.{ctx.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]}
+
+    # ---------------------------------------------------------------- items
+    @operation("PutItem")
+    def put_item(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.put_item(ctx.account, ctx.region, p)
+
+    @operation("GetItem")
+    def get_item(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.get_item(ctx.account, ctx.region, p)
+
+    @operation("UpdateItem")
+    def update_item(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.update_item(ctx.account, ctx.region, p)
+
+    @operation("DeleteItem")
+    def delete_item(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.delete_item(ctx.account, ctx.region, p)
+
+    @operation("Query")
+    def query(self, ctx: RequestContext, p: Params) -> Result:
+        return self.reads.query(ctx.account, ctx.region, p)
+
+    @operation("Scan")
+    def scan(self, ctx: RequestContext, p: Params) -> Result:
+        return self.reads.scan(ctx.account, ctx.region, p)
+
+    @operation("BatchGetItem")
+    def batch_get_item(self, ctx: RequestContext, p: Params) -> Result:
+        return self.batches.batch_get(ctx.account, ctx.region, p)
+
+    @operation("BatchWriteItem")
+    def batch_write_item(self, ctx: RequestContext, p: Params) -> Result:
+        return self.batches.batch_write(ctx.account, ctx.region, p)
+
+    @operation("TransactWriteItems")
+    def transact_write_items(self, ctx: RequestContext, p: Params) -> Result:
+        return self.batches.transact_write(ctx.account, ctx.region, p)
+
+    @operation("TransactGetItems")
+    def transact_get_items(self, ctx: RequestContext, p: Params) -> Result:
+        return self.batches.transact_get(ctx.account, ctx.region, p)
+
+
+def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
+    """The table ARNs a call acts on (every table of a batch or transaction)."""
+    prefix = f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/"
+    if "ResourceArn" in p:
+        return [p["ResourceArn"]]
+    if "TableName" in p:
+        return [prefix + p["TableName"]]
+    names: list[str] = []
+    if "RequestItems" in p:
+        names = list(p["RequestItems"])
+    for ti in p.get("TransactItems") or []:
+        for action in ti.values():
+            if isinstance(action, dict) and "TableName" in action and action["TableName"] not in names:
+                names.append(action["TableName"])
+    if not names and ctx.operation == "ListTables":
+        return [f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/*"]
+    return [prefix + n for n in names]

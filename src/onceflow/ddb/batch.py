@@ -1,0 +1,192 @@
+"""BatchGetItem, BatchWriteItem, TransactWriteItems and TransactGetItems. Every request is
+validated whole before anything is written, then written in one transaction: all or nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from onceflow.ddb import items as it
+from onceflow.ddb.errors import idempotent_mismatch, transaction_canceled
+from onceflow.ddb.expr.evaluate import condition, project
+from onceflow.ddb.expr.update import apply_update
+from onceflow.ddb.prepare import prepare
+from onceflow.ddb.service import DynamoDB, projection_paths
+from onceflow.ddb.values import dumps, item_size, loads, normalize_item
+from onceflow.errors import ServiceError, validation_error
+
+DUPLICATES = "Provided list of item keys contains duplicates"
+TOKEN_TTL = 600.0
+
+
+class Batches:
+    def __init__(self, svc: DynamoDB) -> None:
+        self.svc = svc
+        self.store = svc.store
+
+    # ---------------------------------------------------------------- batches
+    def batch_get(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        req = p["RequestItems"]
+        if sum(len(r["Keys"]) for r in req.values()) > 100:
+            raise validation_error("Too many items requested for the BatchGetItem call")
+        plans = []
+        for name, r in req.items():
+            prep = prepare(r, ("ProjectionExpression",))
+            t = self.svc.table(account, region, name)
+            keys = [it.key_bytes(t, k)[:2] for k in r["Keys"]]
+            if len(set(keys)) != len(keys):
+                raise validation_error(DUPLICATES)
+            plans.append((name, t, keys, projection_paths(prep, r)))
+        responses: dict[str, list[Any]] = {}
+        for name, t, keys, paths in plans:
+            got = responses.setdefault(name, [])
+            for hk, rk in keys:
+                text = self.store.read(t.id, hk, rk)
+                if text is not None:
+                    item = loads(text)
+                    got.append(project(item, paths) if paths is not None else item)
+        return {"Responses": responses, "UnprocessedKeys": {}}
+
+    def batch_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        req = p["RequestItems"]
+        if sum(len(v) for v in req.values()) > 25:
+            raise validation_error("Too many items requested for the BatchWriteItem call")
+        ops = []
+        for name, writes in req.items():
+            t = self.svc.table(account, region, name)
+            seen = set()
+            for w in writes:
+                if ("PutRequest" in w) == ("DeleteRequest" in w):
+                    raise validation_error("Supplied AttributeValue has more than one datatypes set, must "
+                                           "contain exactly one of the supported datatypes")
+                if "PutRequest" in w:
+                    item = normalize_item(w["PutRequest"]["Item"])
+                    hk, rk = it.item_key_bytes(t, item)
+                    it.check_size(item_size(item))
+                    it.index_rows(t, item)
+                else:
+                    hk, rk, _ = it.key_bytes(t, w["DeleteRequest"]["Key"])
+                    item = None
+                if (hk, rk) in seen:
+                    raise validation_error(DUPLICATES)
+                seen.add((hk, rk))
+                ops.append((t, hk, rk, item))
+        with self.svc.db.transaction() as conn:
+            for t, hk, rk, item in ops:
+                text = self.store.get(conn, t.id, hk, rk)
+                old = loads(text) if text is not None else None
+                if item is not None or old is not None:
+                    self.svc.write(conn, t, hk, rk, old, item)
+        return {"UnprocessedItems": {}}
+
+    # ---------------------------------------------------------------- transactions
+    def transact_get(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        plans = []
+        for ti in p["TransactItems"]:
+            g = ti["Get"]
+            prep = prepare(g, ("ProjectionExpression",))
+            t = self.svc.table(account, region, g["TableName"])
+            hk, rk, _ = it.key_bytes(t, g["Key"])
+            plans.append((t, hk, rk, projection_paths(prep, g)))
+        out = []
+        for t, hk, rk, paths in plans:
+            text = self.store.read(t.id, hk, rk)
+            if text is None:
+                out.append({})
+            else:
+                item = loads(text)
+                out.append({"Item": project(item, paths) if paths is not None else item})
+        return {"Responses": out}
+
+    def _plan(self, account: str, region: str, ti: dict[str, Any]) -> dict[str, Any]:
+        kinds = [k for k in ("ConditionCheck", "Put", "Delete", "Update") if k in ti]
+        if len(kinds) != 1:
+            raise validation_error("TransactItems can only contain one of Check, Put, Update or Delete")
+        kind = kinds[0]
+        a = ti[kind]
+        exprs = ("UpdateExpression", "ConditionExpression") if kind == "Update" else ("ConditionExpression",)
+        prep = prepare(a, exprs)
+        if kind == "ConditionCheck" and prep.get("ConditionExpression") is None:
+            raise validation_error("The ConditionExpression parameter is required for ConditionCheck")
+        t = self.svc.table(account, region, a["TableName"])
+        plan = {"kind": kind, "t": t, "prep": prep, "on_fail": a.get("ReturnValuesOnConditionCheckFailure")}
+        if kind == "Put":
+            item = normalize_item(a["Item"])
+            plan["hk"], plan["rk"] = it.item_key_bytes(t, item)
+            it.check_size(item_size(item))
+            it.index_rows(t, item)
+            plan["item"] = item
+        else:
+            plan["hk"], plan["rk"], plan["key"] = it.key_bytes(t, a["Key"])
+        upd = prep.get("UpdateExpression")
+        if kind == "Update" and upd is not None:
+            for path in upd.paths():
+                if path.elements[0] in t.key_names:
+                    raise validation_error("One or more parameter values were invalid: Cannot update attribute "
+                                           f"{path.elements[0]}. This attribute is part of the key")
+        return plan
+
+    def transact_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        plans = [self._plan(account, region, ti) for ti in p["TransactItems"]]
+        targets = [(pl["t"].id, pl["hk"], pl["rk"]) for pl in plans]
+        if len(set(targets)) != len(targets):
+            raise validation_error("Transaction request cannot include multiple operations on one item")
+        token = p.get("ClientRequestToken")
+        digest = _digest(p) if token else ""
+        with self.svc.db.transaction() as conn:
+            if token:
+                seen = self.store.token(conn, account, region, token)
+                if seen is not None and seen[1] > self.svc.clock() - TOKEN_TTL:
+                    if seen[0] != digest:
+                        raise idempotent_mismatch()
+                    return {}
+            olds, reasons, failed = [], [], False
+            for pl in plans:
+                text = self.store.get(conn, pl["t"].id, pl["hk"], pl["rk"])
+                old = loads(text) if text is not None else None
+                olds.append(old)
+                reasons.append(self._reason(pl, old))
+                failed = failed or reasons[-1]["Code"] != "None"
+            if failed:
+                raise transaction_canceled(reasons)
+            for pl, old in zip(plans, olds, strict=True):
+                self._apply(conn, pl, old)
+            if token:
+                self.store.save_token(conn, account, region, token, digest, self.svc.clock())
+        return {}
+
+    def _reason(self, pl: dict[str, Any], old: Any) -> dict[str, Any]:
+        prep = pl["prep"]
+        cond = prep.get("ConditionExpression")
+        if cond is not None and not condition(cond, old or {}, prep.values):
+            r: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
+            if pl["on_fail"] == "ALL_OLD" and old:
+                r["Item"] = old
+            return r
+        if pl["kind"] == "Update":
+            try:
+                upd = prep.get("UpdateExpression")
+                new = apply_update(upd, old or pl["key"], prep.values) if upd is not None else dict(old or pl["key"])
+                it.check_size(item_size(new), update=True)
+                it.index_rows(pl["t"], new)
+                pl["new"] = new
+            except ServiceError as e:
+                return {"Code": "ValidationError", "Message": e.message}
+        return {"Code": "None"}
+
+    def _apply(self, conn: Any, pl: dict[str, Any], old: Any) -> None:
+        t, hk, rk = pl["t"], pl["hk"], pl["rk"]
+        if pl["kind"] == "Put":
+            self.svc.write(conn, t, hk, rk, old, pl["item"])
+        elif pl["kind"] == "Delete":
+            if old is not None:
+                self.svc.write(conn, t, hk, rk, old, None)
+        elif pl["kind"] == "Update":
+            self.svc.write(conn, t, hk, rk, old, pl["new"])
+
+
+def _digest(p: dict[str, Any]) -> str:
+    body = {k: v for k, v in p.items() if k != "ClientRequestToken"}
+    text = json.dumps(body, sort_keys=True, default=lambda o: dumps({"B": o}))
+    return hashlib.sha256(text.encode()).hexdigest()

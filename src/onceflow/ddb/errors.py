@@ -1,0 +1,56 @@
+"""DynamoDB's error codes and exact messages. Modeled errors use DynamoDB's JSON namespace;
+shape-level mistakes are the coral ValidationException (onceflow.errors.validation_error)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.errors import ServiceError, validation_error
+
+NAMESPACE = "com.amazonaws.dynamodb.v20120810"
+INVALID = "One or more parameter values were invalid: "
+KEY_MISMATCH = "The provided key element does not match the schema"
+
+
+def ddb_error(code: str, message: str, extra: dict[str, Any] | None = None) -> ServiceError:
+    return ServiceError(code, message, 400, extra=extra, namespace=NAMESPACE)
+
+
+def not_found(message: str = "Requested resource not found") -> ServiceError:
+    return ddb_error("ResourceNotFoundException", message)
+
+
+def table_not_found(name: str) -> ServiceError:
+    return not_found(f"Requested resource not found: Table: {name} not found")
+
+
+def in_use(message: str) -> ServiceError:
+    return ddb_error("ResourceInUseException", message)
+
+
+def conditional_failed(item: dict[str, Any] | None) -> ServiceError:
+    extra = {"Item": item} if item is not None else None
+    return ddb_error("ConditionalCheckFailedException", "The conditional request failed", extra)
+
+
+def transaction_canceled(reasons: list[dict[str, Any]]) -> ServiceError:
+    codes = ", ".join(r["Code"] for r in reasons)
+    message = f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]"
+    return ServiceError("TransactionCanceledException", message, 400, namespace=NAMESPACE,
+                        extra={"Message": message, "CancellationReasons": reasons})
+
+
+def idempotent_mismatch() -> ServiceError:
+    return ddb_error("IdempotentParameterMismatchException",
+                     "The request uses the same client token as a previous, but non-identical request.")
+
+
+def key_mismatch() -> ServiceError:
+    return validation_error(KEY_MISMATCH)
+
+
+def invalid(message: str) -> ServiceError:
+    return validation_error(INVALID + message)
+
+
+__all__ = ["INVALID", "KEY_MISMATCH", "NAMESPACE", "ddb_error", "validation_error"]

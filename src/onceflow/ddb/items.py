@@ -1,0 +1,124 @@
+"""Keys, index entries, sizes and return values of items against a table's schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.ddb.errors import INVALID, invalid, key_mismatch
+from onceflow.ddb.keys import encode_key
+from onceflow.ddb.schema import Table
+from onceflow.ddb.store import IndexRow
+from onceflow.ddb.values import MAX_ITEM_BYTES, Item, normalize_value, type_of
+from onceflow.errors import validation_error
+
+EMPTY_KEY = ("One or more parameter values are not valid. The AttributeValue for a key attribute cannot "
+             "contain an empty {kind} value. Key: {name}")
+
+
+def _empty(v: dict[str, Any]) -> str | None:
+    if v.get("S") == "":
+        return "string"
+    if v.get("B") == b"":
+        return "binary"
+    return None
+
+
+def key_bytes(t: Table, key: dict[str, Any]) -> tuple[bytes, bytes, Item]:
+    """(hash bytes, range bytes, normalised key) of a Key parameter, or AWS's schema error."""
+    if len(key) != (2 if t.range else 1):
+        raise key_mismatch()
+    norm: Item = {}
+    for name, typ in (t.hash, t.range) if t.range else (t.hash,):
+        v = key.get(name)
+        if v is None:
+            raise key_mismatch()
+        v = normalize_value(v)
+        if type_of(v) != typ:
+            raise key_mismatch()
+        if (kind := _empty(v)) is not None:
+            raise validation_error(EMPTY_KEY.format(kind=kind, name=name))
+        norm[name] = v
+    hk = encode_key(norm[t.hash[0]])
+    rk = encode_key(norm[t.range[0]]) if t.range else b""
+    return hk, rk, norm
+
+
+def item_key_bytes(t: Table, item: Item) -> tuple[bytes, bytes]:
+    """The key of a whole item (PutItem): missing and mistyped keys get PutItem's messages."""
+    out = []
+    for kd in (t.hash, t.range) if t.range else (t.hash,):
+        name, typ = kd
+        v = item.get(name)
+        if v is None:
+            raise invalid(f"Missing the key {name} in the item")
+        actual = type_of(v)
+        if actual != typ:
+            raise invalid(f"Type mismatch for key {name} expected: {typ} actual: {actual}")
+        if (kind := _empty(v)) is not None:
+            raise validation_error(EMPTY_KEY.format(kind=kind, name=name))
+        out.append(encode_key(v))
+    return out[0], out[1] if len(out) > 1 else b""
+
+
+def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
+    """The index entries an item has; an item lacking an index key is not in that index."""
+    if not item or not t.indexes:
+        return []
+    rows = []
+    for ix in t.indexes.values():
+        parts = []
+        for kd in (ix.hash, ix.range) if ix.range else (ix.hash,):
+            v = item.get(kd[0])
+            if v is None:
+                break
+            actual = type_of(v)
+            if actual != kd[1]:
+                raise invalid(f"Type mismatch for Index Key {kd[0]} Expected: {kd[1]} Actual: {actual} "
+                              f"IndexName: {ix.name}")
+            if (kind := _empty(v)) is not None:
+                raise validation_error(
+                    "One or more parameter values are not valid. A value specified for a secondary index key "
+                    f"is not supported. The AttributeValue for a key attribute cannot contain an empty {kind} "
+                    f"value. IndexName: {ix.name}, IndexKey: {kd[0]}")
+            parts.append(encode_key(v))
+        else:
+            rows.append((ix.name, parts[0], parts[1] if len(parts) > 1 else b""))
+    return rows
+
+
+def check_size(size: int, update: bool = False) -> None:
+    if size > MAX_ITEM_BYTES:
+        raise validation_error("Item size to update has exceeded the maximum allowed size" if update
+                               else "Item size has exceeded the maximum allowed size")
+
+
+def expiry(t: Table, item: Item) -> float | None:
+    if not t.ttl_attribute:
+        return None
+    v = item.get(t.ttl_attribute)
+    if v is None or "N" not in v:
+        return None
+    return float(v["N"])
+
+
+def key_of(t: Table, item: Item) -> Item:
+    return {k: item[k] for k in t.key_names if k in item}
+
+
+def index_key_of(t: Table, index: str, item: Item) -> Item:
+    ix = t.indexes[index]
+    names = t.key_names + [n for n in ix.key_names if n not in t.key_names]
+    return {k: item[k] for k in names if k in item}
+
+
+def project_index(t: Table, index: str, item: Item) -> Item:
+    """What an index holds of an item: table and index keys, plus its projection."""
+    ix = t.indexes[index]
+    p = ix.projection
+    if p["ProjectionType"] == "ALL":
+        return item
+    keep = set(t.key_names) | set(ix.key_names) | set(p.get("NonKeyAttributes", []))
+    return {k: v for k, v in item.items() if k in keep}
+
+
+__all__ = ["INVALID"]

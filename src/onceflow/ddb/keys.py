@@ -1,0 +1,54 @@
+"""Order-preserving byte encodings of key values, so SQLite's BLOB order is DynamoDB's key order.
+
+Strings sort by their UTF-8 bytes and binaries by their bytes, exactly as DynamoDB orders range
+keys, so they are stored as they are. Numbers become sign, exponent and digit bytes:
+    zero      0x80
+    positive  0x81, exponent+130 (one byte: DynamoDB's range is 1E-130 .. 9.99E+125), digits 0..9
+    negative  0x7f, 255-(exponent+130), 9-digit for each digit, then 0xff
+The digits of a normalised number have no trailing zeros, so a shorter mantissa that is a prefix
+of a longer one is the smaller magnitude; for negatives the 0xff terminator inverts that.
+"""
+
+from __future__ import annotations
+
+from decimal import Context, Decimal
+
+from onceflow.ddb.values import Value
+
+_CTX = Context(prec=100)
+
+
+def encode_number(text: str) -> bytes:
+    d = Decimal(text)
+    if d.is_zero():
+        return b"\x80"
+    sign, digits, _ = d.normalize(_CTX).as_tuple()
+    exp = d.adjusted() + 130
+    if not sign:
+        return b"\x81" + bytes([exp]) + bytes(digits)
+    return b"\x7f" + bytes([255 - exp]) + bytes(9 - x for x in digits) + b"\xff"
+
+
+def encode_key(v: Value) -> bytes:
+    """The sortable bytes of a key attribute value (S, N or B)."""
+    (kind, x), = v.items()
+    if kind == "S":
+        return x.encode()  # type: ignore[no-any-return]
+    if kind == "N":
+        return encode_number(x)
+    return bytes(x)
+
+
+def decode_number(b: bytes) -> str:
+    """The normalised N string back from encode_number (used for index-free key rebuilds)."""
+    if b == b"\x80":
+        return "0"
+    if b[0] == 0x81:
+        exp, digits = b[1] - 130, list(b[2:])
+        sign = ""
+    else:
+        exp, digits = 255 - b[1] - 130, [9 - x for x in b[2:-1]]
+        sign = "-"
+    mantissa = "".join(map(str, digits))
+    d = Decimal(f"{sign}{mantissa[0]}.{mantissa[1:] or '0'}E{exp}")
+    return format(d.normalize(_CTX), "f")

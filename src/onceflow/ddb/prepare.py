@@ -1,0 +1,70 @@
+"""The per-request expression step shared by every item operation: check the placeholder maps,
+compile each expression (cached by text), and reject unused or undefined placeholders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.ddb.expr.validate import Compiled, check_placeholders, check_unused, check_values, compile_expression
+from onceflow.ddb.values import normalize_value
+from onceflow.errors import ServiceError, validation_error
+
+LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "KeyConditions", "QueryFilter", "ScanFilter",
+          "ConditionalOperator")
+EXPRESSIONS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression",
+               "ProjectionExpression")
+
+
+class Prepared:
+    __slots__ = ("compiled", "values")
+
+    def __init__(self, compiled: dict[str, Compiled], values: dict[str, Any]) -> None:
+        self.compiled = compiled
+        self.values = values
+
+    def get(self, kind: str) -> Any:
+        c = self.compiled.get(kind)
+        return c.tree if c is not None else None
+
+
+def _values(raw: dict[str, Any] | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    out = {}
+    for k, v in raw.items():
+        try:
+            out[k] = normalize_value(v)
+        except ServiceError as e:
+            raise validation_error(f"ExpressionAttributeValues contains invalid value: {e.message} for key {k}"
+                                   ) from None
+    return out
+
+
+def prepare(params: dict[str, Any], kinds: tuple[str, ...]) -> Prepared:
+    """Compile the expressions among `kinds` present in `params`; AWS's checks in AWS's order."""
+    names = params.get("ExpressionAttributeNames")
+    raw_values = params.get("ExpressionAttributeValues")
+    present = [k for k in kinds if params.get(k) is not None]
+    legacy = [k for k in LEGACY if params.get(k) is not None]
+    if legacy and present:
+        raise validation_error(
+            "Can not use both expression and non-expression parameters in the same request: "
+            f"Non-expression parameters: {{{', '.join(legacy)}}} Expression parameters: {{{', '.join(present)}}}")
+    if names is not None and not present:
+        raise validation_error("ExpressionAttributeNames can only be specified when using expressions")
+    value_kinds = [k for k in kinds if k != "ProjectionExpression"]
+    if raw_values is not None and not any(params.get(k) is not None for k in value_kinds):
+        verb = "is" if len(value_kinds) == 1 else "are"
+        raise validation_error("ExpressionAttributeValues can only be specified when using expressions: "
+                               f"{' and '.join(value_kinds)} {verb} null")
+    check_placeholders(names, raw_values)
+    values = _values(raw_values)
+    compiled = {}
+    for k in present:
+        if not params[k]:
+            raise validation_error(f"Invalid {k}: The expression can not be empty;")
+        compiled[k] = compile_expression(k, params[k], names)
+    for c in compiled.values():
+        check_values(c, values)
+    check_unused(names, raw_values, list(compiled.values()))
+    return Prepared(compiled, values)

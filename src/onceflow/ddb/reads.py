@@ -1,0 +1,246 @@
+"""Query and Scan: key conditions to key ranges, paging (Limit, the 1 MB page, ExclusiveStartKey),
+filters, projections and Select."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from onceflow.ddb import items as it
+from onceflow.ddb.errors import invalid
+from onceflow.ddb.expr import ast
+from onceflow.ddb.expr.evaluate import condition, project
+from onceflow.ddb.keys import encode_key
+from onceflow.ddb.prepare import prepare
+from onceflow.ddb.schema import Table
+from onceflow.ddb.service import DynamoDB, projection_paths
+from onceflow.ddb.values import Item, item_size, loads, type_of
+from onceflow.errors import validation_error
+
+PAGE_BYTES = 1024 * 1024
+BATCH = 500
+UNSUPPORTED = "Query key condition not supported"
+FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
+
+
+def _key_conditions(tree: Any) -> list[Any]:
+    if isinstance(tree, ast.And):
+        return _key_conditions(tree.left) + _key_conditions(tree.right)
+    return [tree]
+
+
+def _subject(c: Any) -> tuple[str, Any]:
+    """(key attribute name, normalised condition) of one key condition."""
+    if isinstance(c, ast.Compare):
+        left, right, op = c.left, c.right, c.op
+        if isinstance(right, ast.Path) and isinstance(left, ast.ValueRef):
+            left, right, op = right, left, FLIP.get(op, op)
+        if op == "<>" or not isinstance(left, ast.Path) or not isinstance(right, ast.ValueRef):
+            raise validation_error(UNSUPPORTED)
+        return _name(left), ast.Compare(op, left, right)
+    if isinstance(c, ast.Between) and isinstance(c.subject, ast.Path):
+        return _name(c.subject), c
+    if isinstance(c, ast.FunctionCondition) and c.call.name == "begins_with" \
+            and isinstance(c.call.args[0], ast.Path) and isinstance(c.call.args[1], ast.ValueRef):
+        return _name(c.call.args[0]), c
+    raise validation_error(UNSUPPORTED)
+
+
+def _name(p: ast.Path) -> str:
+    if len(p.elements) != 1:
+        raise validation_error(UNSUPPORTED)
+    return str(p.elements[0])
+
+
+def _successor(b: bytes) -> bytes | None:
+    """The smallest byte string greater than every string starting with b."""
+    b = b.rstrip(b"\xff")
+    return b[:-1] + bytes([b[-1] + 1]) if b else None
+
+
+def key_range(tree: Any, hash_kd: tuple[str, str], range_kd: tuple[str, str] | None,
+              values: dict[str, Any]) -> tuple[bytes, Any, Any]:
+    """(hash bytes, lower bound, upper bound) of a KeyConditionExpression."""
+    conds: dict[str, Any] = {}
+    for c in _key_conditions(tree):
+        name, norm = _subject(c)
+        if name in conds:
+            raise validation_error("KeyConditionExpressions must only contain one condition per key")
+        conds[name] = norm
+    h = conds.pop(hash_kd[0], None)
+    if h is None:
+        raise validation_error(f"Query condition missed key schema element: {hash_kd[0]}")
+    if not isinstance(h, ast.Compare) or h.op != "=":
+        raise validation_error(UNSUPPORTED)
+    r = conds.pop(range_kd[0], None) if range_kd else None
+    if conds:
+        raise validation_error(f"Query condition missed key schema element: {next(iter(conds))}")
+
+    def val(ref: Any, kd: tuple[str, str]) -> bytes:
+        v = values[ref.name]
+        if type_of(v) != kd[1]:
+            raise invalid("Condition parameter type does not match schema type")
+        return encode_key(v)
+
+    hk = val(h.right, hash_kd)
+    lo = hi = None
+    if r is not None and range_kd is not None:
+        if isinstance(r, ast.Compare):
+            b = val(r.right, range_kd)
+            if r.op in ("=", ">=", ">"):
+                lo = (b, r.op != ">")
+            if r.op in ("=", "<=", "<"):
+                hi = (b, r.op != "<")
+        elif isinstance(r, ast.Between):
+            lo, hi = (val(r.low, range_kd), True), (val(r.high, range_kd), True)
+        else:
+            if range_kd[1] == "N":
+                raise validation_error("Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                                       "function; operator or function: begins_with, operand type: NUMBER")
+            prefix = val(r.call.args[1], range_kd)
+            lo = (prefix, True)
+            nxt = _successor(prefix)
+            hi = (nxt, False) if nxt is not None else None
+    return hk, lo, hi
+
+
+class Reader:
+    def __init__(self, svc: DynamoDB) -> None:
+        self.svc = svc
+        self.store = svc.store
+
+    def _select(self, t: Table, p: dict[str, Any], prep: Any) -> tuple[str, list[Any] | None]:
+        index = p.get("IndexName")
+        paths = projection_paths(prep, p)
+        select = p.get("Select") or ("SPECIFIC_ATTRIBUTES" if paths is not None else
+                                     "ALL_PROJECTED_ATTRIBUTES" if index else "ALL_ATTRIBUTES")
+        if select == "COUNT" and paths is not None:
+            raise validation_error("Cannot specify the AttributesToGet when choosing to get only the Count")
+        if select == "SPECIFIC_ATTRIBUTES" and paths is None:
+            raise validation_error("Select type SPECIFIC_ATTRIBUTES requires ProjectionExpression or AttributesToGet")
+        if select in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES") and paths is not None:
+            raise validation_error(f"Cannot specify the ProjectionExpression when choosing to get {select}")
+        if select == "ALL_PROJECTED_ATTRIBUTES" and not index:
+            raise validation_error("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+        if index and select == "ALL_ATTRIBUTES":
+            ix = t.indexes[index]
+            if ix.projection["ProjectionType"] != "ALL":
+                kind = "global" if ix.kind == "GSI" else "local"
+                raise invalid(f"Select type ALL_ATTRIBUTES is not supported for {kind} secondary index {index} "
+                              "because its projection type is not ALL")
+        return select, paths
+
+    def _index(self, t: Table, p: dict[str, Any]) -> str | None:
+        index = p.get("IndexName")
+        if index is None:
+            return None
+        if index not in t.indexes:
+            raise validation_error(f"The table does not have the specified index: {index}")
+        if t.indexes[index].kind == "GSI" and p.get("ConsistentRead"):
+            raise validation_error("Consistent reads are not supported on global secondary indexes")
+        return index
+
+    def _start(self, t: Table, index: str | None, esk: dict[str, Any] | None) -> Any:
+        if esk is None:
+            return None
+        try:
+            hk, rk, _ = it.key_bytes(t, {k: esk[k] for k in t.key_names if k in esk})
+            if index is None:
+                if len(esk) != len(t.key_names):
+                    raise invalid("x")
+                return hk, rk
+            ix = t.indexes[index]
+            ihk = encode_key(esk[ix.hash[0]])
+            irk = encode_key(esk[ix.range[0]]) if ix.range else b""
+            return ihk, irk, hk, rk
+        except Exception:
+            raise validation_error("The provided starting key is invalid: The provided key element does not "
+                                   "match the schema") from None
+
+    def query(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        prep = prepare(p, ("KeyConditionExpression", "FilterExpression", "ProjectionExpression"))
+        t = self.svc.table(account, region, p["TableName"])
+        if prep.get("KeyConditionExpression") is None:
+            raise validation_error("Either the KeyConditions or KeyConditionExpression parameter must be "
+                                   "specified in the request.")
+        index = self._index(t, p)
+        select, paths = self._select(t, p, prep)
+        kd = (t.indexes[index].hash, t.indexes[index].range) if index else (t.hash, t.range)
+        hk, lo, hi = key_range(prep.get("KeyConditionExpression"), kd[0], kd[1], prep.values)
+        forward = p.get("ScanIndexForward", True)
+        start = self._start(t, index, p.get("ExclusiveStartKey"))
+
+        def fetch(after: Any, n: int) -> list[tuple[Any, str]]:
+            if index is None:
+                rows = self.store.range(t.id, hk, lo, hi, forward, after[1] if after else None, n)
+                return [((r[0], r[1]), r[2]) for r in rows]
+            rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n)
+            return [((hk, r[0], r[1], r[2]), r[3]) for r in rows2]
+
+        return self._page(t, index, p, prep, select, paths, start, fetch)
+
+    def scan(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        prep = prepare(p, ("FilterExpression", "ProjectionExpression"))
+        seg, total = p.get("Segment"), p.get("TotalSegments")
+        if (seg is None) != (total is None):
+            missing = "TotalSegments" if total is None else "Segment"
+            present = "Segment" if total is None else "TotalSegments"
+            raise validation_error(f"The {missing} parameter is required but was not present in the request "
+                                   f"when {present} parameter is present")
+        if seg is not None and seg >= total:
+            raise validation_error("The Segment parameter is zero-based and must be less than parameter "
+                                   f"TotalSegments: Segment: {seg} is not less than TotalSegments: {total}")
+        t = self.svc.table(account, region, p["TableName"])
+        index = self._index(t, p)
+        select, paths = self._select(t, p, prep)
+        start = self._start(t, index, p.get("ExclusiveStartKey"))
+
+        def fetch(after: Any, n: int) -> list[tuple[Any, str]]:
+            while True:
+                if index is None:
+                    rows = [((r[0], r[1]), r[2]) for r in self.store.scan(t.id, after, n)]
+                else:
+                    rows = [((r[0], r[1], r[2], r[3]), r[4]) for r in self.store.index_scan(t.id, index, after, n)]
+                if seg is None or not rows:
+                    return rows
+                hk_at = 2 if index else 0
+                mine = [r for r in rows if zlib.crc32(r[0][hk_at]) % total == seg]
+                if mine or len(rows) < n:
+                    return mine
+                after = rows[-1][0]
+
+        return self._page(t, index, p, prep, select, paths, start, fetch)
+
+    def _page(self, t: Table, index: str | None, p: dict[str, Any], prep: Any, select: str,
+              paths: list[Any] | None, start: Any, fetch: Any) -> dict[str, Any]:
+        limit = p.get("Limit")
+        flt = prep.get("FilterExpression")
+        out: list[Item] = []
+        scanned = size = 0
+        last: Item | None = None
+        after = start
+        while True:
+            want = BATCH if limit is None else min(BATCH, limit - scanned)
+            rows = fetch(after, want)
+            for pos, text in rows:
+                item = loads(text)
+                if index is not None:
+                    item = it.project_index(t, index, item)
+                scanned += 1
+                size += item_size(item)
+                after = pos
+                if flt is None or condition(flt, item, prep.values):
+                    out.append(project(item, paths) if paths is not None else item)
+                if (limit is not None and scanned >= limit) or size >= PAGE_BYTES:
+                    last = it.index_key_of(t, index, item) if index else it.key_of(t, item)
+                    break
+            if last is not None or len(rows) < want:
+                break
+        result: dict[str, Any] = {}
+        if select != "COUNT":
+            result["Items"] = out
+        result["Count"] = len(out)
+        result["ScannedCount"] = scanned
+        if last is not None:
+            result["LastEvaluatedKey"] = last
+        return result

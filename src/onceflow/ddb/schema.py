@@ -1,0 +1,226 @@
+"""A table's schema (keys, indexes, billing, TTL, tags): CreateTable's validation with AWS's
+messages, the JSON we persist, and the TableDescription we return."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.ddb.errors import invalid
+from onceflow.errors import validation_error
+
+KeyDef = tuple[str, str]  # (attribute name, S|N|B)
+
+
+@dataclass
+class Index:
+    name: str
+    kind: str  # "GSI" or "LSI"
+    hash: KeyDef
+    range: KeyDef | None
+    projection: dict[str, Any]
+    throughput: dict[str, int] | None = None
+
+    @property
+    def key_names(self) -> list[str]:
+        return [self.hash[0]] + ([self.range[0]] if self.range else [])
+
+
+@dataclass
+class Table:
+    id: int
+    account: str
+    region: str
+    name: str
+    hash: KeyDef
+    range: KeyDef | None
+    attributes: dict[str, str]
+    indexes: dict[str, Index] = field(default_factory=dict)
+    billing: str = "PROVISIONED"
+    throughput: dict[str, int] = field(default_factory=lambda: {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0})
+    created: float = 0.0
+    table_id: str = ""
+    tags: dict[str, str] = field(default_factory=dict)
+    ttl_attribute: str | None = None
+    deletion_protection: bool = False
+    stream: dict[str, Any] | None = None
+    billing_updated: float | None = None
+
+    @property
+    def arn(self) -> str:
+        return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{self.name}"
+
+    @property
+    def key_names(self) -> list[str]:
+        return [self.hash[0]] + ([self.range[0]] if self.range else [])
+
+    # -------------------------------------------------------------- persistence
+    def to_json(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k not in ("id", "indexes")}
+        d["indexes"] = [ix.__dict__ for ix in self.indexes.values()]
+        return d
+
+    @staticmethod
+    def from_json(row_id: int, d: dict[str, Any]) -> Table:
+        d = dict(d)
+        indexes = {i["name"]: Index(**{**i, "hash": tuple(i["hash"]),
+                                       "range": tuple(i["range"]) if i["range"] else None})
+                   for i in d.pop("indexes")}
+        d["hash"] = tuple(d["hash"])
+        d["range"] = tuple(d["range"]) if d["range"] else None
+        return Table(id=row_id, indexes=indexes, **d)
+
+    # -------------------------------------------------------------- description
+    def describe(self, status: str = "ACTIVE", count: int = 0, size: int = 0) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "AttributeDefinitions": [{"AttributeName": n, "AttributeType": t} for n, t in self.attributes.items()],
+            "TableName": self.name,
+            "KeySchema": _key_schema(self.hash, self.range),
+            "TableStatus": status,
+            "CreationDateTime": datetime.fromtimestamp(self.created, UTC),
+            "ProvisionedThroughput": {"NumberOfDecreasesToday": 0, **self.throughput},
+            "TableSizeBytes": size,
+            "ItemCount": count,
+            "TableArn": self.arn,
+            "TableId": self.table_id,
+        }
+        if self.billing == "PAY_PER_REQUEST":
+            out["BillingModeSummary"] = {
+                "BillingMode": "PAY_PER_REQUEST",
+                "LastUpdateToPayPerRequestDateTime": datetime.fromtimestamp(
+                    self.billing_updated or self.created, UTC),
+            }
+        lsis = [self._describe_index(ix) for ix in self.indexes.values() if ix.kind == "LSI"]
+        gsis = [self._describe_index(ix) for ix in self.indexes.values() if ix.kind == "GSI"]
+        if lsis:
+            out["LocalSecondaryIndexes"] = lsis
+        if gsis:
+            out["GlobalSecondaryIndexes"] = gsis
+        if self.stream and self.stream.get("StreamEnabled"):
+            out["StreamSpecification"] = self.stream
+        out["DeletionProtectionEnabled"] = self.deletion_protection
+        if status == "DELETING":
+            for k in ("AttributeDefinitions", "KeySchema", "CreationDateTime", "BillingModeSummary",
+                      "LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+                out.pop(k, None)
+        return out
+
+    def _describe_index(self, ix: Index) -> dict[str, Any]:
+        d: dict[str, Any] = {"IndexName": ix.name, "KeySchema": _key_schema(ix.hash, ix.range),
+                             "Projection": ix.projection}
+        if ix.kind == "GSI":
+            d["IndexStatus"] = "ACTIVE"
+            d["ProvisionedThroughput"] = {"NumberOfDecreasesToday": 0,
+                                          **(ix.throughput or {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0})}
+        d["IndexSizeBytes"] = 0
+        d["ItemCount"] = 0
+        d["IndexArn"] = f"{self.arn}/index/{ix.name}"
+        return d
+
+
+def _key_schema(h: KeyDef, r: KeyDef | None) -> list[dict[str, str]]:
+    ks = [{"AttributeName": h[0], "KeyType": "HASH"}]
+    if r:
+        ks.append({"AttributeName": r[0], "KeyType": "RANGE"})
+    return ks
+
+
+# ---------------------------------------------------------------------------- CreateTable
+def parse_key_schema(ks: list[dict[str, str]], attrs: dict[str, str]) -> tuple[KeyDef, KeyDef | None]:
+    if ks[0]["KeyType"] != "HASH":
+        raise validation_error("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    if len(ks) > 1 and ks[1]["KeyType"] != "RANGE":
+        raise validation_error("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+    if len(ks) > 1 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
+        raise validation_error("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+    h = (ks[0]["AttributeName"], attrs.get(ks[0]["AttributeName"], ""))
+    r = (ks[1]["AttributeName"], attrs.get(ks[1]["AttributeName"], "")) if len(ks) > 1 else None
+    return h, r
+
+
+def _throughput(billing: str, pt: dict[str, int] | None, index: str | None = None) -> dict[str, int]:
+    if billing == "PAY_PER_REQUEST":
+        if pt is not None:
+            raise invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+                          "BillingMode is PAY_PER_REQUEST")
+        return {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+    if pt is None:
+        if index:
+            raise invalid(f"ProvisionedThroughput must be specified for index: {index}")
+        raise invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is "
+                      "PROVISIONED")
+    return {"ReadCapacityUnits": pt["ReadCapacityUnits"], "WriteCapacityUnits": pt["WriteCapacityUnits"]}
+
+
+def _projection(p: dict[str, Any]) -> dict[str, Any]:
+    kind = p.get("ProjectionType", "ALL") if p else "ALL"
+    nka = p.get("NonKeyAttributes") if p else None
+    if kind == "INCLUDE" and not nka:
+        raise invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+    if kind != "INCLUDE" and nka:
+        raise invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified")
+    return {"ProjectionType": kind, **({"NonKeyAttributes": list(nka)} if nka else {})}
+
+
+def parse_index(spec: dict[str, Any], kind: str, attrs: dict[str, str], billing: str,
+                table_hash: KeyDef, table_range: KeyDef | None) -> Index:
+    name = spec["IndexName"]
+    h, r = parse_key_schema(spec["KeySchema"], attrs)
+    if kind == "LSI":
+        if table_range is None:
+            raise invalid("Table KeySchema does not have a range key, which is required when specifying a "
+                          "LocalSecondaryIndex")
+        if h[0] != table_hash[0]:
+            raise invalid(f"Index KeySchema does not have the same leading hash key as table KeySchema for "
+                          f"index: {name}. index hash key: {h[0]}, table hash key: {table_hash[0]}")
+        if r is None:
+            raise invalid(f"Index KeySchema does not have a range key for index: {name}")
+        tp = None
+    else:
+        tp = _throughput(billing, spec.get("ProvisionedThroughput"), name)
+    return Index(name, kind, h, r, _projection(spec.get("Projection") or {}), tp)
+
+
+def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table:
+    attrs = {a["AttributeName"]: a["AttributeType"] for a in p["AttributeDefinitions"]}
+    billing = p.get("BillingMode") or "PROVISIONED"
+    h, r = parse_key_schema(p["KeySchema"], attrs)
+    tp = _throughput(billing, p.get("ProvisionedThroughput"))
+    indexes: dict[str, Index] = {}
+    for kind, key in (("LSI", "LocalSecondaryIndexes"), ("GSI", "GlobalSecondaryIndexes")):
+        specs = p.get(key)
+        if specs is not None and not specs:
+            raise invalid(f"List of {key} is empty")
+        for spec in specs or []:
+            if spec["IndexName"] in indexes:
+                raise invalid(f"Duplicate index name: {spec['IndexName']}")
+            indexes[spec["IndexName"]] = parse_index(spec, kind, attrs, billing, h, r)
+    check_attribute_definitions(attrs, [h, r] + [k for ix in indexes.values() for k in (ix.hash, ix.range)])
+    return Table(
+        id=0, account=account, region=region, name=p["TableName"],
+        hash=(h[0], attrs[h[0]]), range=(r[0], attrs[r[0]]) if r else None, attributes=attrs,
+        indexes={n: _typed(ix, attrs) for n, ix in indexes.items()}, billing=billing, throughput=tp,
+        created=now, table_id=str(uuid.uuid4()),
+        tags={t["Key"]: t["Value"] for t in p.get("Tags") or []},
+        deletion_protection=bool(p.get("DeletionProtectionEnabled", False)),
+        stream=p.get("StreamSpecification"),
+    )
+
+
+def _typed(ix: Index, attrs: dict[str, str]) -> Index:
+    ix.hash = (ix.hash[0], attrs[ix.hash[0]])
+    ix.range = (ix.range[0], attrs[ix.range[0]]) if ix.range else None
+    return ix
+
+
+def check_attribute_definitions(attrs: dict[str, str], keys: list[KeyDef | None]) -> None:
+    names = sorted({k[0] for k in keys if k})
+    missing = [n for n in names if n not in attrs]
+    if missing:
+        raise invalid(f"Some index key attributes are not defined in AttributeDefinitions. "
+                      f"Keys: [{', '.join(missing)}], AttributeDefinitions: [{', '.join(attrs)}]")
+    if len(names) != len(attrs):
+        raise invalid("Number of attributes in KeySchema does not exactly match number of attributes defined "
+                      "in AttributeDefinitions")

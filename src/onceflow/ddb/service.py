@@ -1,0 +1,301 @@
+"""DynamoDB's rules: tables and single-item operations. Every write of one request runs in one
+`db.transaction()`, so reading the old item, checking the condition and writing are atomic."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from onceflow.ddb import items as it
+from onceflow.ddb.errors import conditional_failed, in_use, invalid, not_found, table_not_found
+from onceflow.ddb.expr.evaluate import condition, project
+from onceflow.ddb.expr.update import apply_update
+from onceflow.ddb.prepare import prepare
+from onceflow.ddb.schema import Table, new_table, parse_index
+from onceflow.ddb.store import Store
+from onceflow.ddb.values import Item, dumps, item_size, loads, normalize_item
+from onceflow.errors import validation_error
+from onceflow.store.db import Database
+
+COND = ("ConditionExpression",)
+
+
+class DynamoDB:
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+        self.db = db
+        self.store = Store(db)
+        self.clock = clock
+        self._tables: dict[tuple[str, str, str], Table] = {}
+
+    # ================================================================ tables
+    def forget_tables(self) -> None:
+        self._tables.clear()
+
+    def table(self, account: str, region: str, name: str, describe: bool = False) -> Table:
+        key = (account, region, name)
+        t = self._tables.get(key)
+        if t is None:
+            got = self.store.load_table(account, region, name)
+            if got is None:
+                raise table_not_found(name) if describe else not_found()
+            t = self._tables[key] = got[0]
+        return t
+
+    def create_table(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        t = new_table(account, region, p, self.clock())
+        with self.db.transaction() as conn:
+            if self.store.load_table(account, region, t.name) is not None:
+                raise in_use(f"Table already exists: {t.name}")
+            t.id = self.store.insert_table(conn, t)
+        self._tables[(account, region, t.name)] = t
+        return {"TableDescription": t.describe("CREATING")}
+
+    def describe_table(self, account: str, region: str, name: str) -> dict[str, Any]:
+        t = self.table(account, region, name, describe=True)
+        count, size = self.store.stats(t.id)
+        return {"Table": t.describe("ACTIVE", count, size)}
+
+    def delete_table(self, account: str, region: str, name: str) -> dict[str, Any]:
+        t = self.table(account, region, name, describe=True)
+        if t.deletion_protection:
+            raise validation_error("Resource cannot be deleted as it is currently protected against deletion. "
+                                   "Disable deletion protection first.")
+        count, size = self.store.stats(t.id)
+        with self.db.transaction() as conn:
+            self.store.delete_table(conn, t)
+        self._tables.pop((account, region, name), None)
+        return {"TableDescription": t.describe("DELETING", count, size)}
+
+    def list_tables(self, account: str, region: str, start: str | None, limit: int | None) -> dict[str, Any]:
+        limit = limit or 100
+        names = self.store.list_tables(account, region, start, limit + 1)
+        out: dict[str, Any] = {"TableNames": names[:limit]}
+        if len(names) > limit:
+            out["LastEvaluatedTableName"] = names[limit - 1]
+        return out
+
+    def update_table(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        t = self.table(account, region, p["TableName"], describe=True)
+        for a in p.get("AttributeDefinitions") or []:
+            t.attributes.setdefault(a["AttributeName"], a["AttributeType"])
+        if p.get("BillingMode"):
+            if p["BillingMode"] != t.billing and p["BillingMode"] == "PAY_PER_REQUEST":
+                t.billing_updated = self.clock()
+            t.billing = p["BillingMode"]
+            if t.billing == "PAY_PER_REQUEST":
+                t.throughput = {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+        if p.get("ProvisionedThroughput"):
+            if t.billing == "PAY_PER_REQUEST":
+                raise invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+                              "BillingMode is PAY_PER_REQUEST")
+            pt = p["ProvisionedThroughput"]
+            t.throughput = {k: pt[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")}
+        if "DeletionProtectionEnabled" in p:
+            t.deletion_protection = bool(p["DeletionProtectionEnabled"])
+        if p.get("StreamSpecification"):
+            t.stream = p["StreamSpecification"]
+        with self.db.transaction() as conn:
+            for u in p.get("GlobalSecondaryIndexUpdates") or []:
+                self._index_update(conn, t, u)
+            self.store.save_table(conn, t)
+        self._tables[(account, region, t.name)] = t
+        return {"TableDescription": t.describe("ACTIVE", *self.store.stats(t.id))}
+
+    def _index_update(self, conn: sqlite3.Connection, t: Table, u: dict[str, Any]) -> None:
+        if "Create" in u:
+            spec = u["Create"]
+            if spec["IndexName"] in t.indexes:
+                raise invalid(f"Duplicate index name: {spec['IndexName']}")
+            ix = parse_index(spec, "GSI", t.attributes, t.billing, t.hash, t.range)
+            for kd in (ix.hash, ix.range):
+                if kd and kd[0] not in t.attributes:
+                    raise invalid(f"Some index key attributes are not defined in AttributeDefinitions. "
+                                  f"Keys: [{kd[0]}], AttributeDefinitions: [{', '.join(t.attributes)}]")
+            ix.hash = (ix.hash[0], t.attributes[ix.hash[0]])
+            ix.range = (ix.range[0], t.attributes[ix.range[0]]) if ix.range else None
+            t.indexes[ix.name] = ix
+            only = Table(**{**t.__dict__, "indexes": {ix.name: ix}})
+            for hk, rk, text in list(self.store.all_items(conn, t.id)):
+                try:
+                    rows = it.index_rows(only, loads(text))
+                except Exception:  # items whose attribute has another type stay out of the index
+                    rows = []
+                self.store.replace_index_rows(conn, t.id, hk, rk, [], rows)
+        elif "Delete" in u:
+            name = u["Delete"]["IndexName"]
+            if name not in t.indexes:
+                raise not_found(f"Requested resource not found: Index: {name} not found")
+            del t.indexes[name]
+            self.store.drop_index(conn, t.id, name)
+        elif "Update" in u:
+            name = u["Update"]["IndexName"]
+            if name not in t.indexes:
+                raise not_found(f"Requested resource not found: Index: {name} not found")
+            pt = u["Update"].get("ProvisionedThroughput")
+            if pt:
+                t.indexes[name].throughput = dict(pt)
+
+    # ---------------------------------------------------------------- tags and TTL
+    def tag(self, account: str, region: str, arn: str, tags: dict[str, str] | None, remove: list[str] | None) -> None:
+        t = self._by_arn(account, region, arn)
+        if tags:
+            t.tags.update(tags)
+        for k in remove or []:
+            t.tags.pop(k, None)
+        with self.db.transaction() as conn:
+            self.store.save_table(conn, t)
+
+    def tags(self, account: str, region: str, arn: str) -> dict[str, str]:
+        return dict(self._by_arn(account, region, arn).tags)
+
+    def _by_arn(self, account: str, region: str, arn: str) -> Table:
+        prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+        if not arn.startswith(prefix):
+            raise validation_error(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
+        name = arn[len(prefix):].split("/")[0]
+        try:
+            return self.table(account, region, name)
+        except Exception:
+            raise not_found(f"Requested resource not found: ResourcArn: {arn} not found") from None
+
+    def describe_ttl(self, account: str, region: str, name: str) -> dict[str, Any]:
+        t = self.table(account, region, name, describe=True)
+        if t.ttl_attribute:
+            return {"TimeToLiveDescription": {"TimeToLiveStatus": "ENABLED", "AttributeName": t.ttl_attribute}}
+        return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
+
+    def update_ttl(self, account: str, region: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+        t = self.table(account, region, name, describe=True)
+        enabled, attr = bool(spec["Enabled"]), spec["AttributeName"]
+        if enabled and t.ttl_attribute:
+            raise validation_error("TimeToLive is already enabled")
+        if not enabled and not t.ttl_attribute:
+            raise validation_error("TimeToLive is already disabled")
+        t.ttl_attribute = attr if enabled else None
+        with self.db.transaction() as conn:
+            self.store.save_table(conn, t)
+            for hk, rk, text in list(self.store.all_items(conn, t.id)):
+                conn.execute("UPDATE ddb_items SET expires=? WHERE table_id=? AND hk=? AND rk=?",
+                             (it.expiry(t, loads(text)), t.id, hk, rk))
+        return {"TimeToLiveSpecification": {"Enabled": enabled, "AttributeName": attr}}
+
+    def expire(self) -> int:
+        """Delete items whose TTL attribute is in the past (DynamoDB's background TTL deletion)."""
+        rows = self.store.expired(self.clock())
+        if not rows:
+            return 0
+        with self.db.transaction() as conn:
+            for table_id, hk, rk, text in rows:
+                t = next((x for x in self._tables.values() if x.id == table_id), None)
+                if t is not None:
+                    self.store.replace_index_rows(conn, table_id, hk, rk, it.index_rows(t, loads(text)), [])
+                self.store.delete(conn, table_id, hk, rk)
+        return len(rows)
+
+    # ================================================================ items
+    def write(self, conn: sqlite3.Connection, t: Table, hk: bytes, rk: bytes, old: Item | None,
+              new: Item | None, new_rows: list[Any] | None = None) -> None:
+        """Store `new` (None deletes) in place of `old`, keeping the index entries in step."""
+        old_rows = it.index_rows(t, old) if t.indexes else []
+        if new is None:
+            self.store.delete(conn, t.id, hk, rk)
+            self.store.replace_index_rows(conn, t.id, hk, rk, old_rows, [])
+            return
+        text = dumps(new)
+        self.store.put(conn, t.id, hk, rk, text, item_size(new), it.expiry(t, new))
+        if t.indexes:
+            rows = new_rows if new_rows is not None else it.index_rows(t, new)
+            self.store.replace_index_rows(conn, t.id, hk, rk, old_rows, rows)
+
+    @staticmethod
+    def _check(prep: Any, old: Item | None, on_fail: str | None) -> None:
+        cond = prep.get("ConditionExpression")
+        if cond is not None and not condition(cond, old or {}, prep.values):
+            raise conditional_failed(old if on_fail == "ALL_OLD" and old else None)
+
+    def put_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        rv = p.get("ReturnValues") or "NONE"
+        if rv not in ("NONE", "ALL_OLD"):
+            raise validation_error("ReturnValues can only be ALL_OLD or NONE")
+        prep = prepare(p, COND)
+        t = self.table(account, region, p["TableName"])
+        item = normalize_item(p["Item"])
+        hk, rk = it.item_key_bytes(t, item)
+        it.check_size(item_size(item))
+        rows = it.index_rows(t, item)
+        with self.db.transaction() as conn:
+            text = self.store.get(conn, t.id, hk, rk)
+            old = loads(text) if text is not None else None
+            self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
+            self.write(conn, t, hk, rk, old, item, rows)
+        return {"Attributes": old} if rv == "ALL_OLD" and old else {}
+
+    def get_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        prep = prepare(p, ("ProjectionExpression",))
+        t = self.table(account, region, p["TableName"])
+        hk, rk, _ = it.key_bytes(t, p["Key"])
+        text = self.store.read(t.id, hk, rk)
+        if text is None:
+            return {}
+        item = loads(text)
+        paths = projection_paths(prep, p)
+        return {"Item": project(item, paths) if paths is not None else item}
+
+    def delete_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        rv = p.get("ReturnValues") or "NONE"
+        if rv not in ("NONE", "ALL_OLD"):
+            raise validation_error("ReturnValues can only be ALL_OLD or NONE")
+        prep = prepare(p, COND)
+        t = self.table(account, region, p["TableName"])
+        hk, rk, _ = it.key_bytes(t, p["Key"])
+        with self.db.transaction() as conn:
+            text = self.store.get(conn, t.id, hk, rk)
+            old = loads(text) if text is not None else None
+            self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
+            if old is not None:
+                self.write(conn, t, hk, rk, old, None)
+        return {"Attributes": old} if rv == "ALL_OLD" and old else {}
+
+    def update_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        rv = p.get("ReturnValues") or "NONE"
+        prep = prepare(p, ("UpdateExpression", "ConditionExpression"))
+        t = self.table(account, region, p["TableName"])
+        hk, rk, key = it.key_bytes(t, p["Key"])
+        upd = prep.get("UpdateExpression")
+        if upd is not None:
+            for path in upd.paths():
+                if path.elements[0] in t.key_names:
+                    raise invalid(f"Cannot update attribute {path.elements[0]}. This attribute is part of the key")
+        with self.db.transaction() as conn:
+            text = self.store.get(conn, t.id, hk, rk)
+            old = loads(text) if text is not None else None
+            self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
+            new = apply_update(upd, old or key, prep.values) if upd is not None else dict(old or key)
+            it.check_size(item_size(new), update=True)
+            self.write(conn, t, hk, rk, old, new)
+        return _update_result(rv, old, new, upd)
+
+
+def projection_paths(prep: Any, p: dict[str, Any]) -> list[Any] | None:
+    proj = prep.get("ProjectionExpression")
+    if proj is not None:
+        return list(proj.paths)
+    if p.get("AttributesToGet"):
+        from onceflow.ddb.expr.ast import Path
+
+        return [Path((n,)) for n in p["AttributesToGet"]]
+    return None
+
+
+def _update_result(rv: str, old: Item | None, new: Item, upd: Any) -> dict[str, Any]:
+    if rv == "NONE":
+        return {}
+    if rv == "ALL_OLD":
+        return {"Attributes": old} if old else {}
+    if rv == "ALL_NEW":
+        return {"Attributes": new}
+    paths = upd.paths() if upd is not None else []
+    got = project(old or {}, paths) if rv == "UPDATED_OLD" else project(new, paths)
+    return {"Attributes": got} if got else {}

@@ -1,0 +1,203 @@
+"""DynamoDB's SQL. Items live in one WITHOUT ROWID table keyed by (table id, hash key bytes,
+range key bytes); the table id stands for (account, region, table name) in ddb_tables. Key bytes
+come from keys.encode_key, so a Query is a range scan of the primary key. Secondary indexes are
+rows of (index key bytes, table key bytes) pointing back at the item."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from onceflow.ddb.schema import Table
+from onceflow.store.db import Database
+
+MIGRATIONS = [
+    ("ddb-0001", """
+CREATE TABLE ddb_tables (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'ACTIVE',
+  meta TEXT NOT NULL,
+  UNIQUE (account, region, name)
+);
+CREATE TABLE ddb_items (
+  table_id INTEGER NOT NULL, hk BLOB NOT NULL, rk BLOB NOT NULL,
+  item TEXT NOT NULL, size INTEGER NOT NULL, expires REAL,
+  PRIMARY KEY (table_id, hk, rk)
+) WITHOUT ROWID;
+CREATE INDEX ddb_items_expires ON ddb_items (expires) WHERE expires IS NOT NULL;
+CREATE TABLE ddb_index_entries (
+  table_id INTEGER NOT NULL, index_name TEXT NOT NULL, ihk BLOB NOT NULL, irk BLOB NOT NULL,
+  hk BLOB NOT NULL, rk BLOB NOT NULL,
+  PRIMARY KEY (table_id, index_name, ihk, irk, hk, rk)
+) WITHOUT ROWID;
+CREATE TABLE ddb_tx_tokens (
+  account TEXT NOT NULL, region TEXT NOT NULL, token TEXT NOT NULL,
+  digest TEXT NOT NULL, created REAL NOT NULL,
+  PRIMARY KEY (account, region, token)
+);
+"""),
+]
+
+IndexRow = tuple[str, bytes, bytes]  # (index name, index hash bytes, index range bytes)
+
+
+class Store:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -------------------------------------------------------------- tables
+    def load_table(self, account: str, region: str, name: str) -> tuple[Table, str] | None:
+        row = self.db.query_one("SELECT id, status, meta FROM ddb_tables WHERE account=? AND region=? AND name=?",
+                                (account, region, name))
+        if row is None:
+            return None
+        return Table.from_json(row[0], json.loads(row[2])), row[1]
+
+    def insert_table(self, conn: sqlite3.Connection, t: Table) -> int:
+        cur = conn.execute("INSERT INTO ddb_tables (account, region, name, meta) VALUES (?,?,?,?)",
+                           (t.account, t.region, t.name, json.dumps(t.to_json())))
+        return int(cur.lastrowid or 0)
+
+    def save_table(self, conn: sqlite3.Connection, t: Table) -> None:
+        conn.execute("UPDATE ddb_tables SET meta=? WHERE id=?", (json.dumps(t.to_json()), t.id))
+
+    def delete_table(self, conn: sqlite3.Connection, t: Table) -> None:
+        conn.execute("DELETE FROM ddb_items WHERE table_id=?", (t.id,))
+        conn.execute("DELETE FROM ddb_index_entries WHERE table_id=?", (t.id,))
+        conn.execute("DELETE FROM ddb_tables WHERE id=?", (t.id,))
+
+    def list_tables(self, account: str, region: str, after: str | None, limit: int) -> list[str]:
+        rows = self.db.query(
+            "SELECT name FROM ddb_tables WHERE account=? AND region=? AND name>? ORDER BY name LIMIT ?",
+            (account, region, after or "", limit))
+        return [r[0] for r in rows]
+
+    def stats(self, table_id: int) -> tuple[int, int]:
+        row = self.db.query_one("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM ddb_items WHERE table_id=?",
+                                (table_id,))
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    # -------------------------------------------------------------- items
+    @staticmethod
+    def get(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes) -> str | None:
+        row = conn.execute("SELECT item FROM ddb_items WHERE table_id=? AND hk=? AND rk=?",
+                           (table_id, hk, rk)).fetchone()
+        return row[0] if row else None
+
+    def read(self, table_id: int, hk: bytes, rk: bytes) -> str | None:
+        row = self.db.query_one("SELECT item FROM ddb_items WHERE table_id=? AND hk=? AND rk=?",
+                                (table_id, hk, rk))
+        return row[0] if row else None
+
+    @staticmethod
+    def put(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes, item_json: str, size: int,
+            expires: float | None) -> None:
+        conn.execute("INSERT OR REPLACE INTO ddb_items (table_id, hk, rk, item, size, expires) "
+                     "VALUES (?,?,?,?,?,?)", (table_id, hk, rk, item_json, size, expires))
+
+    @staticmethod
+    def delete(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes) -> None:
+        conn.execute("DELETE FROM ddb_items WHERE table_id=? AND hk=? AND rk=?", (table_id, hk, rk))
+
+    @staticmethod
+    def replace_index_rows(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes,
+                           old: list[IndexRow], new: list[IndexRow]) -> None:
+        if old == new:
+            return
+        for name, ihk, irk in old:
+            conn.execute("DELETE FROM ddb_index_entries WHERE table_id=? AND index_name=? AND ihk=? AND irk=? "
+                         "AND hk=? AND rk=?", (table_id, name, ihk, irk, hk, rk))
+        for name, ihk, irk in new:
+            conn.execute("INSERT OR REPLACE INTO ddb_index_entries VALUES (?,?,?,?,?,?)",
+                         (table_id, name, ihk, irk, hk, rk))
+
+    @staticmethod
+    def drop_index(conn: sqlite3.Connection, table_id: int, name: str) -> None:
+        conn.execute("DELETE FROM ddb_index_entries WHERE table_id=? AND index_name=?", (table_id, name))
+
+    @staticmethod
+    def all_items(conn: sqlite3.Connection, table_id: int) -> Iterator[tuple[bytes, bytes, str]]:
+        yield from conn.execute("SELECT hk, rk, item FROM ddb_items WHERE table_id=?", (table_id,))
+
+    # -------------------------------------------------------------- range reads
+    def range(self, table_id: int, hk: bytes, lo: tuple[bytes, bool] | None, hi: tuple[bytes, bool] | None,
+              forward: bool, after: bytes | None, limit: int) -> list[tuple[bytes, bytes, str]]:
+        """Items of one partition with lo <= rk <= hi (bounds' bool: inclusive), after `after`."""
+        sql = ["SELECT hk, rk, item FROM ddb_items WHERE table_id=? AND hk=?"]
+        args: list[Any] = [table_id, hk]
+        _bounds(sql, args, "rk", lo, hi)
+        if after is not None:
+            sql.append("AND rk > ?" if forward else "AND rk < ?")
+            args.append(after)
+        sql.append("ORDER BY rk" + ("" if forward else " DESC") + " LIMIT ?")
+        args.append(limit)
+        return [tuple(r) for r in self.db.query(" ".join(sql), args)]  # type: ignore[misc]
+
+    def index_range(self, table_id: int, index: str, ihk: bytes, lo: tuple[bytes, bool] | None,
+                    hi: tuple[bytes, bool] | None, forward: bool, after: tuple[bytes, bytes, bytes] | None,
+                    limit: int) -> list[tuple[bytes, bytes, bytes, str]]:
+        sql = ["SELECT e.irk, e.hk, e.rk, i.item FROM ddb_index_entries e JOIN ddb_items i "
+               "ON i.table_id=e.table_id AND i.hk=e.hk AND i.rk=e.rk "
+               "WHERE e.table_id=? AND e.index_name=? AND e.ihk=?"]
+        args: list[Any] = [table_id, index, ihk]
+        _bounds(sql, args, "e.irk", lo, hi)
+        if after is not None:
+            sql.append("AND (e.irk, e.hk, e.rk) " + (">" if forward else "<") + " (?, ?, ?)")
+            args.extend(after)
+        d = "" if forward else " DESC"
+        sql.append(f"ORDER BY e.irk{d}, e.hk{d}, e.rk{d} LIMIT ?")
+        args.append(limit)
+        return [tuple(r) for r in self.db.query(" ".join(sql), args)]  # type: ignore[misc]
+
+    def scan(self, table_id: int, after: tuple[bytes, bytes] | None, limit: int) -> list[tuple[bytes, bytes, str]]:
+        if after is None:
+            rows = self.db.query("SELECT hk, rk, item FROM ddb_items WHERE table_id=? ORDER BY hk, rk LIMIT ?",
+                                 (table_id, limit))
+        else:
+            rows = self.db.query("SELECT hk, rk, item FROM ddb_items WHERE table_id=? AND (hk, rk) > (?, ?) "
+                                 "ORDER BY hk, rk LIMIT ?", (table_id, after[0], after[1], limit))
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    def index_scan(self, table_id: int, index: str, after: tuple[bytes, bytes, bytes, bytes] | None,
+                   limit: int) -> list[tuple[bytes, bytes, bytes, bytes, str]]:
+        sql = ("SELECT e.ihk, e.irk, e.hk, e.rk, i.item FROM ddb_index_entries e JOIN ddb_items i "
+               "ON i.table_id=e.table_id AND i.hk=e.hk AND i.rk=e.rk WHERE e.table_id=? AND e.index_name=? ")
+        args: list[Any] = [table_id, index]
+        if after is not None:
+            sql += "AND (e.ihk, e.irk, e.hk, e.rk) > (?, ?, ?, ?) "
+            args.extend(after)
+        sql += "ORDER BY e.ihk, e.irk, e.hk, e.rk LIMIT ?"
+        args.append(limit)
+        return [tuple(r) for r in self.db.query(sql, args)]  # type: ignore[misc]
+
+    # -------------------------------------------------------------- TTL and transactions
+    def expired(self, now: float, limit: int = 500) -> list[tuple[int, bytes, bytes, str]]:
+        return [tuple(r) for r in self.db.query(  # type: ignore[misc]
+            "SELECT table_id, hk, rk, item FROM ddb_items WHERE expires IS NOT NULL AND expires < ? LIMIT ?",
+            (now, limit))]
+
+    @staticmethod
+    def token(conn: sqlite3.Connection, account: str, region: str, token: str) -> tuple[str, float] | None:
+        row = conn.execute("SELECT digest, created FROM ddb_tx_tokens WHERE account=? AND region=? AND token=?",
+                           (account, region, token)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    @staticmethod
+    def save_token(conn: sqlite3.Connection, account: str, region: str, token: str, digest: str,
+                   now: float) -> None:
+        conn.execute("DELETE FROM ddb_tx_tokens WHERE created < ?", (now - 600,))
+        conn.execute("INSERT OR REPLACE INTO ddb_tx_tokens VALUES (?,?,?,?,?)",
+                     (account, region, token, digest, now))
+
+
+def _bounds(sql: list[str], args: list[Any], col: str, lo: tuple[bytes, bool] | None,
+            hi: tuple[bytes, bool] | None) -> None:
+    if lo is not None:
+        sql.append(f"AND {col} >= ?" if lo[1] else f"AND {col} > ?")
+        args.append(lo[0])
+    if hi is not None:
+        sql.append(f"AND {col} <= ?" if hi[1] else f"AND {col} < ?")
+        args.append(hi[0])

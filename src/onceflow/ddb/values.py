@@ -1,0 +1,222 @@
+"""DynamoDB's type system on AttributeValue dicts as the wire hands them to us.
+
+A value is a one-key dict: {"S": str}, {"N": str}, {"B": bytes}, {"BOOL": bool}, {"NULL": True},
+{"M": {name: value}}, {"L": [value]}, {"SS": [str]}, {"NS": [str]}, {"BS": [bytes]}. Numbers stay
+strings, normalised the way DynamoDB stores them (exact, 38 significant digits, no padding zeros),
+and are compared and added as exact Decimals.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from decimal import Context, Decimal
+from typing import Any
+
+from onceflow.errors import ServiceError, validation_error
+
+Value = dict[str, Any]
+Item = dict[str, Value]
+
+TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL")
+SCALAR_ORDERED = ("S", "N", "B")
+MAX_ITEM_BYTES = 400 * 1024
+# Wide enough that sums of two 38-digit numbers are exact before we check the result's digits.
+_CTX = Context(prec=100)
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+INVALID = "One or more parameter values were invalid: "
+
+
+# ---------------------------------------------------------------------------- numbers
+def parse_number(text: str) -> Decimal:
+    """The Decimal of an N string, or the ValidationException DynamoDB gives for it."""
+    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+        raise validation_error(f"The parameter cannot be converted to a numeric value: {text}")
+    return Decimal(text)
+
+
+def format_number(d: Decimal) -> str:
+    """DynamoDB's stored form: range and precision checked, leading/trailing zeros dropped."""
+    if d.is_zero():
+        return "0"
+    d = d.normalize(_CTX)
+    digits = d.as_tuple().digits
+    if len(digits) > 38:
+        raise validation_error("Attempting to store more than 38 significant digits in a Number")
+    exp = d.adjusted()
+    if exp > 125:
+        raise validation_error(
+            "Number overflow. Attempting to store a number with magnitude larger than supported range"
+        )
+    if exp < -130:
+        raise validation_error(
+            "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+        )
+    return format(d, "f")
+
+
+def normalize_number(text: str) -> str:
+    return format_number(parse_number(text))
+
+
+def add_numbers(a: str, b: str, sign: int = 1) -> str:
+    d = Decimal(a) + Decimal(b) if sign > 0 else Decimal(a) - Decimal(b)
+    return format_number(_CTX.plus(d))
+
+
+# ---------------------------------------------------------------------------- validation
+def _empty_set(kind: str) -> ServiceError:
+    if kind == "BS":
+        return validation_error(INVALID + "Binary sets should not be empty")
+    word = {"SS": "string", "NS": "number"}[kind]
+    return validation_error(INVALID + f"An {word} set  may not be empty")
+
+
+def normalize_value(v: Any) -> Value:
+    """Check one AttributeValue and return it normalised (numbers re-rendered, nested too)."""
+    if not isinstance(v, dict) or not v:
+        raise validation_error(
+            "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+        )
+    if len(v) != 1:
+        raise validation_error(
+            "Supplied AttributeValue has more than one datatypes set, "
+            "must contain exactly one of the supported datatypes"
+        )
+    (kind, x), = v.items()
+    if kind in ("S", "B", "BOOL"):
+        return v
+    if kind == "N":
+        return {"N": normalize_number(x)}
+    if kind == "NULL":
+        if x is not True:
+            raise validation_error(INVALID + "Null attribute value types must have the value of true")
+        return v
+    if kind == "M":
+        return {"M": {k: normalize_value(e) for k, e in x.items()}}
+    if kind == "L":
+        return {"L": [normalize_value(e) for e in x]}
+    if kind in ("SS", "NS", "BS"):
+        if not x:
+            raise _empty_set(kind)
+        elems = [normalize_number(e) for e in x] if kind == "NS" else list(x)
+        if len(set(elems)) != len(elems):
+            shown = ", ".join(_show(e) for e in x)
+            raise validation_error(INVALID + f"Input collection [{shown}] contains duplicates.")
+        return {kind: elems}
+    raise validation_error(
+        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+    )
+
+
+def _show(e: Any) -> str:
+    return base64.b64encode(e).decode() if isinstance(e, bytes) else str(e)
+
+
+def normalize_item(item: dict[str, Any]) -> Item:
+    return {k: normalize_value(v) for k, v in item.items()}
+
+
+# ---------------------------------------------------------------------------- equality and order
+def type_of(v: Value) -> str:
+    return next(iter(v))
+
+
+def values_equal(a: Value | None, b: Value | None) -> bool:
+    if a is None or b is None:
+        return False
+    (ka, xa), = a.items()
+    (kb, xb), = b.items()
+    if ka != kb:
+        return False
+    if ka == "N":
+        return Decimal(xa) == Decimal(xb)
+    if ka in ("SS", "BS"):
+        return set(xa) == set(xb)
+    if ka == "NS":
+        return {Decimal(e) for e in xa} == {Decimal(e) for e in xb}
+    if ka == "L":
+        return len(xa) == len(xb) and all(values_equal(p, q) for p, q in zip(xa, xb, strict=True))
+    if ka == "M":
+        return xa.keys() == xb.keys() and all(values_equal(xa[k], xb[k]) for k in xa)
+    return bool(xa == xb)
+
+
+def compare(a: Value | None, b: Value | None) -> int | None:
+    """-1/0/1 for two values of the same ordered type (S, N, B), None when they cannot be ordered.
+
+    Strings order by their UTF-8 bytes, binaries by bytes, numbers numerically."""
+    if a is None or b is None:
+        return None
+    (ka, xa), = a.items()
+    (kb, xb), = b.items()
+    if ka != kb or ka not in SCALAR_ORDERED:
+        return None
+    if ka == "N":
+        da, db = Decimal(xa), Decimal(xb)
+    elif ka == "S":
+        da, db = xa.encode(), xb.encode()
+    else:
+        da, db = xa, xb
+    return (da > db) - (da < db)
+
+
+# ---------------------------------------------------------------------------- size
+def number_size(text: str) -> int:
+    digits = len(Decimal(text).normalize(_CTX).as_tuple().digits) if text != "0" else 1
+    return (digits + 1) // 2 + 1
+
+
+def value_size(v: Value) -> int:
+    (kind, x), = v.items()
+    if kind == "S":
+        return len(x.encode())
+    if kind == "N":
+        return number_size(x)
+    if kind == "B":
+        return len(x)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(e.encode()) for e in x)
+    if kind == "NS":
+        return sum(number_size(e) for e in x)
+    if kind == "BS":
+        return sum(len(e) for e in x)
+    if kind == "L":
+        return 3 + sum(value_size(e) + 1 for e in x)
+    return 3 + sum(len(k.encode()) + value_size(e) + 1 for k, e in x.items())
+
+
+def item_size(item: Item) -> int:
+    """DynamoDB's item size: attribute names plus values (UTF-8 bytes, numbers ~1 byte per 2 digits)."""
+    return sum(len(k.encode()) + value_size(v) for k, v in item.items())
+
+
+# ---------------------------------------------------------------------------- JSON storage
+def _b64(o: Any) -> str:
+    if isinstance(o, bytes):
+        return base64.b64encode(o).decode()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def _unb64(d: dict[str, Any]) -> dict[str, Any]:
+    # Only a binary AttributeValue is a one-key dict "B"/"BS" holding a str/list of str; a map
+    # attribute named "B" holds a dict instead.
+    if len(d) == 1:
+        if "B" in d and isinstance(d["B"], str):
+            return {"B": base64.b64decode(d["B"])}
+        if "BS" in d and isinstance(d["BS"], list):
+            return {"BS": [base64.b64decode(e) for e in d["BS"]]}
+    return d
+
+
+def dumps(item: Item) -> str:
+    return json.dumps(item, default=_b64, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str) -> Item:
+    if '"B' not in text:
+        return json.loads(text)  # type: ignore[no-any-return]
+    return json.loads(text, object_hook=_unb64)  # type: ignore[no-any-return]
