@@ -1,0 +1,105 @@
+"""The shared SQLite store: transactions, nesting, migrations, group commit, reset."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from onceflow.store.db import Database
+
+MIGRATIONS = [("t-0001", "CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL);"),
+              ("t-0002", "CREATE INDEX t_v ON t (v);\nCREATE TABLE u (x INTEGER);")]
+
+
+@pytest.fixture(params=["memory", "file"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Database:
+    database = Database(":memory:" if request.param == "memory" else str(tmp_path / "x.db"))
+    database.migrate(MIGRATIONS)
+    yield database
+    database.close()
+
+
+def test_migrations_are_recorded_once(db: Database) -> None:
+    assert db.migrate(MIGRATIONS) == []
+    ids = [r["id"] for r in db.query("SELECT id FROM schema_migrations ORDER BY id")]
+    assert ids == ["t-0001", "t-0002"]
+
+
+def test_a_failed_transaction_changes_nothing(db: Database) -> None:
+    with pytest.raises(RuntimeError), db.transaction() as conn:
+        conn.execute("INSERT INTO t VALUES ('a', 1)")
+        raise RuntimeError("abort")
+    assert db.query("SELECT * FROM t") == []
+
+
+def test_nested_transactions_join_the_outer_one(db: Database) -> None:
+    with pytest.raises(RuntimeError), db.transaction() as outer:
+        outer.execute("INSERT INTO t VALUES ('a', 1)")
+        with db.transaction() as inner:
+            inner.execute("INSERT INTO t VALUES ('b', 2)")
+        raise RuntimeError("abort the outer")
+    assert db.query("SELECT * FROM t") == []
+    db.write(lambda c: c.execute("INSERT INTO t VALUES ('c', 3)"))
+    assert [r["k"] for r in db.query("SELECT k FROM t")] == ["c"]
+
+
+def test_concurrent_writers_all_commit(db: Database) -> None:
+    def writer(n: int) -> None:
+        for i in range(25):
+            db.write(lambda c, i=i: c.execute("INSERT INTO t VALUES (?, ?)", (f"{n}-{i}", i)))
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert db.query_one("SELECT count(*) AS n FROM t")["n"] == 200
+
+
+def test_group_commit_shares_syncs(tmp_path: Path) -> None:
+    db = Database(str(tmp_path / "g.db"))
+    db.migrate(MIGRATIONS)
+    syncs = []
+    real = db._fsync_wal
+
+    def counting() -> None:
+        syncs.append(1)
+        time.sleep(0.05)  # a slow disk: writers that commit meanwhile must share the next sync
+        real()
+
+    db._fsync_wal = counting  # type: ignore[method-assign]
+    barrier = threading.Barrier(16)
+
+    def writer(n: int) -> None:
+        barrier.wait()
+        db.write(lambda c: c.execute("INSERT INTO t VALUES (?, 1)", (str(n),)))
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert db.query_one("SELECT count(*) AS n FROM t")["n"] == 16
+    assert 1 <= len(syncs) <= 4, f"{len(syncs)} syncs for 16 concurrent commits"
+    db.close()
+
+
+def test_truncate_all_keeps_the_schema(db: Database) -> None:
+    db.write(lambda c: c.execute("INSERT INTO t VALUES ('a', 1)"))
+    db.truncate_all()
+    assert db.query("SELECT * FROM t") == []
+    assert len(db.query("SELECT id FROM schema_migrations")) == 2
+
+
+def test_committed_rows_survive_reopen(tmp_path: Path) -> None:
+    path = str(tmp_path / "r.db")
+    db = Database(path)
+    db.migrate(MIGRATIONS)
+    db.write(lambda c: c.execute("INSERT INTO t VALUES ('kept', 7)"))
+    db.close()
+    again = Database(path)
+    assert again.query_one("SELECT v FROM t WHERE k='kept'")["v"] == 7
+    again.close()
