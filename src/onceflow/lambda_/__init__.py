@@ -1,9 +1,90 @@
-"""lambda_: see setup() for how the service is built and registered."""
+"""lambda_: Python functions deployed from zips and run in warm worker processes.
+
+setup() builds the store, the service, the worker pool and the API, and registers them on the
+stack. Code is stored in the database and unpacked under <data>/lambda/<sha256> (a temporary
+folder with --in-memory). Workers are forked lazily from a zygote started at on_start.
+"""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.lambda_.api import LambdaApi
+from onceflow.lambda_.invoke import Invoker
+from onceflow.lambda_.names import parse
+from onceflow.lambda_.runtime.pool import Pool
+from onceflow.lambda_.service import LambdaService
+from onceflow.lambda_.store import LambdaStore
 from onceflow.stack import Stack
 
 
 def setup(stack: Stack) -> None:
-    """Build this service's store, service and API objects and register them on the stack."""
+    settings = stack.settings
+    if settings.in_memory or settings.data_dir is None:
+        code_root = Path(tempfile.mkdtemp(prefix="onceflow-lambda-"))
+        owned_root: Path | None = code_root
+    else:
+        code_root, owned_root = Path(settings.data_dir) / "lambda", None
+    interpreters: dict[str, str] = dict(getattr(settings, "lambda_interpreters", None) or {})
+    pool = Pool(settings.lambda_max_workers, interpreters)
+    store = LambdaStore(stack.db)
+    service = LambdaService(
+        store,
+        code_root,
+        _runtimes(),
+        _role_lookup(stack),
+        settings.lambda_account_concurrency,
+        on_change=lambda key: pool.retire("/".join(key)),
+    )
+    invoker = Invoker(service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters)
+    api = LambdaApi(service, invoker)
+    stack.registry.add_api("lambda", api)
+    stack.services["lambda"] = api
+    stack.resource_resolvers["lambda"] = _resolver
+    stack.on_start.append(lambda: threading.Thread(target=pool.warm_up, name="lambda-warmup", daemon=True).start())
+    stack.on_reset.append(pool.retire_all)
+
+    def shutdown() -> None:
+        invoker.shutdown()
+        pool.shutdown()
+        if owned_root is not None:
+            shutil.rmtree(owned_root, ignore_errors=True)
+
+    stack.on_shutdown.append(shutdown)
+
+
+def _role_lookup(stack: Stack) -> Any:
+    """IAM's role lookup, resolved at call time so setup order and a missing IAM are both fine."""
+
+    def lookup(account: str, role_arn: str) -> dict[str, Any] | None:
+        iam = stack.services.get("iam")
+        if iam is None:
+            return {"Arn": role_arn}  # no IAM service yet: accept any well-formed role ARN
+        return iam.get_role_by_arn(account, role_arn)
+
+    return lookup
+
+
+def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
+    """The function ARN a call acts on, qualified when the call names a version or alias."""
+    name = params.get("FunctionName")
+    if not name:
+        return ["*"]
+    try:
+        ref = parse(name, ctx.account, ctx.region, params.get("Qualifier"))
+    except Exception:  # a malformed name is the handler's error to report, not authorization's
+        return [f"arn:aws:lambda:{ctx.region}:{ctx.account}:function:{name}"]
+    return [ref.arn(ref.qualifier)]
+
+
+def _runtimes() -> list[str]:
+    """The Runtime enum of the botocore model, for Lambda's 'must satisfy enum value set' message."""
+    import botocore.loaders
+
+    model = botocore.loaders.create_loader().load_service_model("lambda", "service-2")
+    return list(model["shapes"]["Runtime"]["enum"])

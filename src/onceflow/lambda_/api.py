@@ -1,0 +1,118 @@
+"""Lambda operations: parsed REST-JSON requests in, output shapes out (see CONTRACTS.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.lambda_.invoke import Invoker
+from onceflow.lambda_.service import LambdaService
+from onceflow.registry import operation
+
+
+class LambdaApi:
+    def __init__(self, service: LambdaService, invoker: Invoker) -> None:
+        self.service = service
+        self.invoker = invoker
+
+    # ------------------------------------------------------------------ functions
+    @operation("CreateFunction")
+    def create_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.create_function(ctx, params)
+
+    @operation("GetFunction")
+    def get_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.get_function(ctx, params["FunctionName"], params.get("Qualifier"))
+
+    @operation("GetFunctionConfiguration")
+    def get_function_configuration(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.get_configuration(ctx, params["FunctionName"], params.get("Qualifier"))
+
+    @operation("ListFunctions")
+    def list_functions(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.list_functions(ctx, params.get("Marker"), params.get("MaxItems"))
+
+    @operation("UpdateFunctionCode")
+    def update_function_code(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.update_code(ctx, params)
+
+    @operation("UpdateFunctionConfiguration")
+    def update_function_configuration(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.update_configuration(ctx, params)
+
+    @operation("DeleteFunction")
+    def delete_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        self.service.delete_function(ctx, params["FunctionName"], params.get("Qualifier"))
+        return {"StatusCode": 204}  # the model says 200; AWS answers 204
+
+    # ------------------------------------------------------------------ invoke
+    @operation("Invoke")
+    def invoke(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        """Also what Step Functions calls through internal.call (Payload as bytes both ways)."""
+        return self.invoker.invoke(
+            ctx.account,
+            ctx.region,
+            params["FunctionName"],
+            params.get("Payload"),
+            invocation_type=params.get("InvocationType"),
+            qualifier=params.get("Qualifier"),
+            log_type=params.get("LogType"),
+            client_context=params.get("ClientContext"),
+            request_id=ctx.request_id,
+        )
+
+    # ------------------------------------------------------------------ versions and aliases
+    @operation("PublishVersion")
+    def publish_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.publish_version(ctx, params)
+
+    @operation("ListVersionsByFunction")
+    def list_versions_by_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.list_versions(ctx, params["FunctionName"], params.get("Marker"), params.get("MaxItems"))
+
+    @operation("CreateAlias")
+    def create_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.create_alias(ctx, params)
+
+    @operation("GetAlias")
+    def get_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.get_alias(ctx, params["FunctionName"], params["Name"])
+
+    @operation("UpdateAlias")
+    def update_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.update_alias(ctx, params)
+
+    @operation("DeleteAlias")
+    def delete_alias(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.delete_alias(ctx, params["FunctionName"], params["Name"])
+
+    @operation("ListAliases")
+    def list_aliases(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.list_aliases(ctx, params)
+
+    # ------------------------------------------------------------------ concurrency
+    @operation("PutFunctionConcurrency")
+    def put_function_concurrency(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.put_concurrency(ctx, params["FunctionName"], params["ReservedConcurrentExecutions"])
+
+    @operation("GetFunctionConcurrency")
+    def get_function_concurrency(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.get_concurrency(ctx, params["FunctionName"])
+
+    @operation("DeleteFunctionConcurrency")
+    def delete_function_concurrency(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.delete_concurrency(ctx, params["FunctionName"])
+
+    # ------------------------------------------------------------------ for other services
+    def invoke_function(
+        self,
+        account: str,
+        region: str,
+        function_name: str,
+        payload: bytes,
+        invocation_type: str = "RequestResponse",
+        qualifier: str | None = None,
+        log_type: str | None = None,
+    ) -> dict[str, Any]:
+        """Invoke without authorization (callers that authorize themselves); prefer internal.call."""
+        return self.invoker.invoke(account, region, function_name, payload, invocation_type, qualifier, log_type)

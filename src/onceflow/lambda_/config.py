@@ -1,0 +1,138 @@
+"""A function's configuration: validating what CreateFunction/UpdateFunctionConfiguration accept and
+rendering the FunctionConfiguration shape (aws-semantics.md 2.1), in the model's member order.
+
+The stored record holds the FunctionConfiguration members plus private keys starting with `_`
+(`_code`: the zip's SHA-256 hex). State is not stored: updates take effect at once, so a response
+to CreateFunction says Pending / an update says InProgress, as AWS's first answer does, and every
+later read says Active / Successful (so `aws lambda wait function-active-v2` returns at once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.errors import validation_error
+from onceflow.lambda_ import errors
+
+PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
+RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
+MAX_TIMEOUT = 900
+MAX_MEMORY = 10240
+
+# Lambda sets these itself; a function may not (AWS docs: "Defined runtime environment variables").
+RESERVED_ENV = (
+    "_HANDLER", "_X_AMZN_TRACE_ID", "AWS_DEFAULT_REGION", "AWS_REGION", "AWS_EXECUTION_ENV",
+    "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_FUNCTION_VERSION",
+    "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME",
+    "AWS_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+    "AWS_LAMBDA_RUNTIME_API", "LAMBDA_TASK_ROOT", "LAMBDA_RUNTIME_DIR",
+)  # fmt: skip
+
+
+def now_lambda() -> str:
+    """LastModified as Lambda writes it: 2019-09-26T20:28:40.438+0000."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}+0000"
+
+
+def new_revision() -> str:
+    return str(uuid.uuid4())
+
+
+def check_runtime(runtime: str, all_runtimes: list[str]) -> None:
+    if runtime in PYTHON_RUNTIMES:
+        return
+    if runtime in RETIRED_PYTHON:
+        raise errors.invalid(
+            f"The runtime parameter of {runtime} is no longer supported for creating or updating AWS Lambda "
+            f"functions. We recommend you use the new runtime ({PYTHON_RUNTIMES[-2]}) while creating or "
+            "updating functions."
+        )
+    if runtime in all_runtimes:
+        raise errors.invalid(f"onceflow runs Python functions only; the runtime {runtime} is not supported")
+    raise errors.bad_runtime(runtime, all_runtimes)
+
+
+def check_limits(params: dict[str, Any]) -> None:
+    timeout = params.get("Timeout")
+    if timeout is not None and timeout > MAX_TIMEOUT:
+        raise validation_error(
+            f"1 validation error detected: Value '{timeout}' at 'timeout' failed to satisfy constraint: "
+            f"Member must have value less than or equal to {MAX_TIMEOUT}"
+        )
+    memory = params.get("MemorySize")
+    if memory is not None and memory > MAX_MEMORY:
+        raise validation_error(
+            f"1 validation error detected: Value '{memory}' at 'memorySize' failed to satisfy constraint: "
+            f"Member must have value less than or equal to {MAX_MEMORY}"
+        )
+    variables = (params.get("Environment") or {}).get("Variables") or {}
+    reserved = [k for k in variables if k in RESERVED_ENV]
+    if reserved:
+        raise errors.invalid(
+            "Lambda was unable to configure your environment variables because the environment variables you "
+            "have provided contains reserved keys that are currently not supported for modification. "
+            f"Reserved keys used in this request: {', '.join(reserved)}"
+        )
+
+
+def runtime_version_arn(region: str, runtime: str) -> str:
+    # AWS names the runtime build by a hash; onceflow derives a stable one from the runtime name.
+    return f"arn:aws:lambda:{region}::runtime:{hashlib.sha256(runtime.encode()).hexdigest()}"
+
+
+def render(config: dict[str, Any], account: str, region: str, phase: str = "steady") -> dict[str, Any]:
+    """FunctionConfiguration for a stored record. phase: 'create', 'update' or 'steady'."""
+    name = config["FunctionName"]
+    version = config.get("Version", "$LATEST")
+    qualifier = None if version == "$LATEST" else version
+    out: dict[str, Any] = {
+        "FunctionName": name,
+        "FunctionArn": errors.function_arn(region, account, name, qualifier),
+        "Runtime": config["Runtime"],
+        "Role": config["Role"],
+        "Handler": config["Handler"],
+        "CodeSize": config["CodeSize"],
+        "Description": config.get("Description", ""),
+        "Timeout": config.get("Timeout", 3),
+        "MemorySize": config.get("MemorySize", 128),
+        "LastModified": config["LastModified"],
+        "CodeSha256": config["CodeSha256"],
+        "Version": version,
+    }
+    if config.get("Environment") is not None:
+        out["Environment"] = {"Variables": dict(config["Environment"].get("Variables") or {})}
+    out["TracingConfig"] = {"Mode": (config.get("TracingConfig") or {}).get("Mode", "PassThrough")}
+    out["RevisionId"] = config["RevisionId"]
+    if config.get("Layers"):
+        out["Layers"] = [{"Arn": arn, "CodeSize": 0} for arn in config["Layers"]]
+    out.update(_state(phase))
+    out["PackageType"] = "Zip"
+    out["Architectures"] = list(config.get("Architectures") or ["x86_64"])
+    out["EphemeralStorage"] = {"Size": (config.get("EphemeralStorage") or {}).get("Size", 512)}
+    out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
+    out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
+    out["LoggingConfig"] = {"LogFormat": "Text", "LogGroup": f"/aws/lambda/{name}"}
+    return out
+
+
+def _state(phase: str) -> dict[str, str]:
+    if phase == "create":
+        return {"State": "Pending", "StateReason": "The function is being created.", "StateReasonCode": "Creating"}
+    if phase == "update":
+        return {
+            "State": "Active",
+            "LastUpdateStatus": "InProgress",
+            "LastUpdateStatusReason": "The function is being created.",
+            "LastUpdateStatusReasonCode": "Creating",
+        }
+    return {"State": "Active", "LastUpdateStatus": "Successful"}
+
+
+def fingerprint(config: dict[str, Any]) -> str:
+    """What PublishVersion compares: a version is only published when code or configuration changed."""
+    keys = ("CodeSha256", "Runtime", "Role", "Handler", "Timeout", "MemorySize", "Environment", "Layers")
+    return repr([config.get(k) for k in keys])

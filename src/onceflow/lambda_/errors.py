@@ -1,0 +1,118 @@
+"""Lambda's error codes and exact messages (see aws-semantics.md 2.2; botocore model for statuses).
+
+Lambda's REST-JSON errors carry `Type` ("User" for the caller's mistakes) and a message member whose
+case differs per shape: ResourceNotFoundException and ServiceException use `Message`, the others
+`message`. The wire layer renders `extra` as the body, so both are put there.
+"""
+
+from __future__ import annotations
+
+from onceflow.errors import ServiceError
+
+# Limits of a direct ZipFile upload and of the unpacked code (Lambda quotas).
+MAX_ZIP_REQUEST_BYTES = 69_905_067  # the 50 MB zip, base64-encoded, as AWS reports the limit
+MAX_ZIP_BYTES = 50 * 1024 * 1024
+MAX_UNZIPPED_BYTES = 262_144_000
+MAX_SYNC_PAYLOAD = 6_291_456
+MAX_ASYNC_PAYLOAD = 262_144
+
+
+def _err(code: str, message: str, status: int, *, capital: bool = False) -> ServiceError:
+    extra = {"Type": "User", "Message" if capital else "message": message}
+    return ServiceError(code, message, status, extra=extra)
+
+
+def function_arn(region: str, account: str, name: str, qualifier: str | None = None) -> str:
+    arn = f"arn:aws:lambda:{region}:{account}:function:{name}"
+    return f"{arn}:{qualifier}" if qualifier else arn
+
+
+def function_not_found(arn: str) -> ServiceError:
+    return _err("ResourceNotFoundException", f"Function not found: {arn}", 404, capital=True)
+
+
+def alias_not_found(arn: str) -> ServiceError:
+    return _err("ResourceNotFoundException", f"Alias not found: {arn}", 404, capital=True)
+
+
+def concurrency_not_found(arn: str) -> ServiceError:
+    return _err("ResourceNotFoundException", f"Function not found: {arn}", 404, capital=True)
+
+
+def function_exists(name: str) -> ServiceError:
+    return _err("ResourceConflictException", f"Function already exist: {name}", 409)
+
+
+def alias_exists(arn: str) -> ServiceError:
+    return _err("ResourceConflictException", f"Alias already exists: {arn}", 409)
+
+
+def invalid(message: str) -> ServiceError:
+    return _err("InvalidParameterValueException", message, 400)
+
+
+def bad_zip() -> ServiceError:
+    return invalid("Could not unzip uploaded file. Please check your file, then try to upload again.")
+
+
+def unzipped_too_large() -> ServiceError:
+    return invalid(f"Unzipped size must be smaller than {MAX_UNZIPPED_BYTES} bytes")
+
+
+def zip_too_large(operation: str) -> ServiceError:
+    # Real AWS answers an oversized upload with RequestEntityTooLargeException on the wire.
+    return _err(
+        "RequestEntityTooLargeException",
+        f"Request must be smaller than {MAX_ZIP_REQUEST_BYTES} bytes for the {operation} operation",
+        413,
+    )
+
+
+def payload_too_large(size: int, invocation_type: str) -> ServiceError:
+    if invocation_type == "Event":
+        msg = f"{size} byte payload is too large for the Event invocation type (limit {MAX_ASYNC_PAYLOAD} bytes)"
+    else:
+        msg = f"Request must be smaller than {MAX_SYNC_PAYLOAD} bytes for the InvokeFunction operation"
+    return _err("RequestEntityTooLargeException", msg, 413)
+
+
+def bad_runtime(value: str, runtimes: list[str]) -> ServiceError:
+    return invalid(
+        f"Value {value} at 'runtime' failed to satisfy constraint: Member must satisfy enum value set: "
+        f"[{', '.join(runtimes)}] or be a valid ARN"
+    )
+
+
+def role_cannot_be_assumed() -> ServiceError:
+    return invalid("The role defined for the function cannot be assumed by Lambda.")
+
+
+def no_code() -> ServiceError:
+    return invalid("Please provide a source for function code.")
+
+
+def bad_json_payload(detail: str) -> ServiceError:
+    return _err("InvalidRequestContentException", f"Could not parse request body into json: {detail}", 400)
+
+
+def throttled(reason: str) -> ServiceError:
+    err = _err("TooManyRequestsException", "Rate Exceeded.", 429)
+    err.extra["Reason"] = reason
+    return err
+
+
+def version_not_found(arn: str) -> ServiceError:
+    return function_not_found(arn)
+
+
+def conflict(message: str) -> ServiceError:
+    return _err("ResourceConflictException", message, 409)
+
+
+def revision_mismatch() -> ServiceError:
+    return _err(
+        "PreconditionFailedException",
+        "The Revision Id provided does not match the latest Revision Id. "
+        "Call the GetFunction/GetAlias API to retrieve the latest Revision Id",
+        412,
+    )

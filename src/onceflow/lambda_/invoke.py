@@ -1,0 +1,272 @@
+"""Invoke: checks, throttling, the worker's environment, the run, and the CloudWatch log lines.
+
+The calling thread blocks on the worker's socket while the handler runs (the wire layer runs
+handlers in a thread pool). Event invocations are queued to a small executor and answered 202.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import math
+import os
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from onceflow.lambda_ import errors
+from onceflow.lambda_.config import runtime_version_arn
+from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
+from onceflow.lambda_.service import LambdaService, Resolved
+
+log = logging.getLogger("onceflow.lambda")
+
+_TAIL_BYTES = 4096
+_MAX_RESPONSE = 6_291_556  # what Lambda's error message names as the response limit
+
+
+class Invoker:
+    def __init__(
+        self,
+        service: LambdaService,
+        pool: Pool,
+        services: dict[str, Any],
+        endpoint_url: str,
+        async_workers: int,
+        interpreters: dict[str, str] | None = None,
+    ) -> None:
+        self.service = service
+        self.pool = pool
+        self.services = services  # the stack's services: "sts" for credentials, "logs" for log lines
+        self.endpoint_url = endpoint_url
+        self.interpreters = dict(interpreters or {})
+        self._executor = ThreadPoolExecutor(max_workers=max(1, async_workers), thread_name_prefix="lambda-event")
+        self._lock = threading.Lock()
+        self._inflight: dict[tuple[str, str, str], int] = {}
+        self._unreserved: dict[tuple[str, str], int] = {}
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------------ the operation
+    def invoke(
+        self,
+        account: str,
+        region: str,
+        function_name: str,
+        payload: bytes | None,
+        invocation_type: str | None = None,
+        qualifier: str | None = None,
+        log_type: str | None = None,
+        client_context: str | None = None,
+        request_id: str | None = None,
+    ) -> dict[str, Any]:
+        kind = invocation_type or "RequestResponse"
+        payload = bytes(payload or b"")
+        resolved = self.service.resolve(account, region, function_name, qualifier, invoking=True)
+        limit = errors.MAX_ASYNC_PAYLOAD if kind == "Event" else errors.MAX_SYNC_PAYLOAD
+        if len(payload) > limit:
+            raise errors.payload_too_large(len(payload), kind)
+        _check_json(payload)
+        request_id = request_id or str(uuid.uuid4())
+        context = _client_context(client_context)
+        if kind == "DryRun":
+            return {"StatusCode": 204}
+        if kind == "Event":
+            self._executor.submit(self._run_async, resolved, payload, request_id, context)
+            return {"StatusCode": 202}
+        self._admit(resolved)
+        try:
+            outcome, lines = self._run(resolved, payload, request_id, context)
+        finally:
+            self._leave(resolved)
+        return self._response(resolved, outcome, lines if log_type == "Tail" else None)
+
+    def _run_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any) -> None:
+        try:
+            self._run(resolved, payload, request_id, context)
+        except Exception:  # an Event invocation has no caller to tell; keep the server alive
+            log.exception("asynchronous invocation %s failed", request_id)
+
+    @staticmethod
+    def _response(resolved: Resolved, outcome: Outcome, lines: list[tuple[int, str]] | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"StatusCode": 200}
+        payload = outcome.payload
+        if outcome.ok and len(payload) > _MAX_RESPONSE:
+            outcome.ok = False
+            payload = json.dumps({
+                "errorMessage": f"Response payload size exceeded maximum allowed payload size ({_MAX_RESPONSE} bytes).",
+                "errorType": "Function.ResponseSizeTooLarge",
+            }, separators=(",", ":")).encode()  # fmt: skip
+        if not outcome.ok:
+            out["FunctionError"] = "Unhandled"
+        if lines is not None:
+            out["LogResult"] = _tail([m for _, m in lines])
+        out["ExecutedVersion"] = resolved.executed_version
+        out["Payload"] = payload if outcome.ok or payload else b"null"
+        return out
+
+    # ------------------------------------------------------------------ concurrency
+    def _admit(self, resolved: Resolved) -> None:
+        """Throttle only where Lambda would: reserved concurrency, or the account's unreserved pool."""
+        key = resolved.ref.key
+        scope = (resolved.ref.account, resolved.ref.region)
+        with self._lock:
+            if resolved.reserved is not None:
+                if self._inflight.get(key, 0) >= resolved.reserved:
+                    raise errors.throttled("ReservedFunctionConcurrentInvocationLimitExceeded")
+            elif self._unreserved.get(scope, 0) >= self.service.unreserved_limit(*scope):
+                raise errors.throttled("ConcurrentInvocationLimitExceeded")
+            self._inflight[key] = self._inflight.get(key, 0) + 1
+            if resolved.reserved is None:
+                self._unreserved[scope] = self._unreserved.get(scope, 0) + 1
+
+    def _leave(self, resolved: Resolved) -> None:
+        key = resolved.ref.key
+        scope = (resolved.ref.account, resolved.ref.region)
+        with self._lock:
+            self._inflight[key] -= 1
+            if resolved.reserved is None:
+                self._unreserved[scope] -= 1
+
+    # ------------------------------------------------------------------ running
+    def _run(
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any
+    ) -> tuple[Outcome, list[tuple[int, str]]]:
+        spec = self._spec(resolved)
+        started_ms = int(time.time() * 1000)
+        outcome = self.pool.invoke(spec, request_id, resolved.invoked_arn, payload, context)
+        lines = _log_lines(resolved, outcome, request_id, started_ms)
+        self._write_logs(resolved, outcome.log_stream, lines)
+        return outcome, lines
+
+    def _spec(self, resolved: Resolved) -> WorkerSpec:
+        config = resolved.config
+        ref = resolved.ref
+        task_root = str(self.service.code_dir(config))
+        version = resolved.executed_version
+        return WorkerSpec(
+            key=f"{ref.account}/{ref.region}/{ref.name}/{version}/{config['RevisionId']}",
+            function_id="/".join(ref.key),
+            version=version,
+            task_root=task_root,
+            handler=config["Handler"],
+            timeout_s=float(config.get("Timeout", 3)),
+            make_env=lambda stream: self._environment(resolved, task_root, stream),
+            interpreter=self.interpreters.get(config["Runtime"]),
+        )
+
+    def _environment(self, resolved: Resolved, task_root: str, stream: str) -> dict[str, str]:
+        config, ref = resolved.config, resolved.ref
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "LANG": "en_US.UTF-8",
+            "TZ": ":UTC",
+            "LAMBDA_TASK_ROOT": task_root,
+            "LAMBDA_RUNTIME_DIR": task_root,
+            "_HANDLER": config["Handler"],
+            "AWS_EXECUTION_ENV": f"AWS_Lambda_{config['Runtime']}",
+            "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
+            "AWS_LAMBDA_FUNCTION_NAME": ref.name,
+            "AWS_LAMBDA_FUNCTION_VERSION": resolved.executed_version,
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(config.get("MemorySize", 128)),
+            "AWS_LAMBDA_LOG_GROUP_NAME": f"/aws/lambda/{ref.name}",
+            "AWS_LAMBDA_LOG_STREAM_NAME": stream,
+            "AWS_REGION": ref.region,
+            "AWS_DEFAULT_REGION": ref.region,
+            "AWS_ENDPOINT_URL": self.endpoint_url,
+            # The server user's AWS files must not leak into the function (Lambda has none).
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        }
+        env.update(self._credentials(ref.account, config["Role"], ref.name))
+        env.update((config.get("Environment") or {}).get("Variables") or {})
+        return env
+
+    def _credentials(self, account: str, role_arn: str, session_name: str) -> dict[str, str]:
+        sts = self.services.get("sts")
+        if sts is None:
+            # Until STS exists: a 12-digit key is that account's root on the wire (CONTRACTS.md).
+            return {"AWS_ACCESS_KEY_ID": account, "AWS_SECRET_ACCESS_KEY": "test"}
+        creds = sts.issue_role_session(account, role_arn, session_name=session_name)
+        return {
+            "AWS_ACCESS_KEY_ID": creds["AccessKeyId"],
+            "AWS_SECRET_ACCESS_KEY": creds["SecretAccessKey"],
+            "AWS_SESSION_TOKEN": creds["SessionToken"],
+        }
+
+    # ------------------------------------------------------------------ logs
+    def _write_logs(self, resolved: Resolved, stream: str, lines: list[tuple[int, str]]) -> None:
+        logs = self.services.get("logs")
+        if logs is None:
+            return
+        ref = resolved.ref
+        try:
+            logs.append(ref.account, ref.region, f"/aws/lambda/{ref.name}", stream, lines)
+        except Exception:  # losing log lines must not fail the invocation
+            log.exception("could not write the log lines of %s", ref.name)
+
+
+def _log_lines(resolved: Resolved, outcome: Outcome, request_id: str, started_ms: int) -> list[tuple[int, str]]:
+    """INIT_START and init output on a cold start, START, the handler's lines, END, REPORT."""
+    config = resolved.config
+    lines: list[tuple[int, str]] = []
+    if outcome.init_ms is not None:
+        lines.append((started_ms, _init_start(config["Runtime"], resolved.ref.region)))
+        lines.extend(outcome.init_logs)
+    # Logs sorts events by time: START must not sort before what init printed.
+    start_ms = max([started_ms, *(ts for ts, _ in outcome.init_logs)])
+    lines.append((start_ms, f"START RequestId: {request_id} Version: {resolved.executed_version}\n"))
+    lines.extend(outcome.logs)
+    end_ms = max([start_ms, int(time.time() * 1000), *(ts for ts, _ in outcome.logs)])
+    lines.append((end_ms, f"END RequestId: {request_id}\n"))
+    lines.append((end_ms, _report(request_id, outcome, config)))
+    return lines
+
+
+def _init_start(runtime: str, region: str) -> str:
+    # AWS numbers its runtime builds (python:3.12.v38); onceflow has one build per runtime: v1.
+    version = runtime.replace("python", "python:")
+    return f"INIT_START Runtime Version: {version}.v1\tRuntime Version ARN: {runtime_version_arn(region, runtime)}\n"
+
+
+def _report(request_id: str, outcome: Outcome, config: dict[str, Any]) -> str:
+    billed = max(1, math.ceil(outcome.duration_ms))
+    line = (
+        f"REPORT RequestId: {request_id}\tDuration: {outcome.duration_ms:.2f} ms\tBilled Duration: {billed} ms\t"
+        f"Memory Size: {config.get('MemorySize', 128)} MB\tMax Memory Used: {outcome.mem_mb} MB\t"
+    )
+    if outcome.init_ms is not None:
+        line += f"Init Duration: {outcome.init_ms:.2f} ms\t"
+    if outcome.status == "timeout":
+        line += "Status: timeout"
+    elif outcome.status == "error":
+        line += f"Status: error\tError Type: {outcome.error_type}"
+    return line + "\n"
+
+
+def _tail(lines: list[str]) -> str:
+    text = "".join(m if m.endswith("\n") else m + "\n" for m in lines).encode()
+    return base64.b64encode(text[-_TAIL_BYTES:]).decode()
+
+
+def _check_json(payload: bytes) -> None:
+    if not payload:
+        return
+    try:
+        json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.bad_json_payload(f"Could not parse payload into json: {exc}") from None
+
+
+def _client_context(value: str | None) -> Any:
+    if not value:
+        return None
+    try:
+        return json.loads(base64.b64decode(value))
+    except (ValueError, binascii.Error):
+        return None

@@ -1,0 +1,334 @@
+"""Warm worker processes: one invocation at a time per worker, reused per function version+config.
+
+`Pool.invoke` takes an idle worker for the spec's key or forks a new one (from the zygote of the
+spec's interpreter), sends the event, and blocks on the worker's socket until the result, the
+timeout (the worker is killed) or the worker's death. The number of live workers is bounded; past
+the bound an invocation first evicts an idle worker of another function, else waits for one to be
+released. Workers of an older revision are retired (killed) when the function changes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.lambda_.runtime import protocol
+from onceflow.lambda_.runtime.zygote_client import ZygoteClient
+
+_MAX_AGE_S = 50 * 60  # role session credentials last an hour: replace workers before they expire
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    key: str  # workers are shared only between invocations with the same key (version + revision)
+    function_id: str  # account/region/name: what retire() matches
+    version: str  # "$LATEST" or "3", for the log stream name
+    task_root: str
+    handler: str
+    timeout_s: float
+    make_env: Callable[[str], dict[str, str]]  # log stream name -> the worker's environment
+    interpreter: str | None = None
+
+
+@dataclass
+class Outcome:
+    """What one invocation produced; the service turns it into the Invoke response and log lines."""
+
+    ok: bool
+    payload: bytes
+    log_stream: str
+    logs: list[tuple[int, str]] = field(default_factory=list)
+    init_logs: list[tuple[int, str]] = field(default_factory=list)  # printed during init (cold start)
+    duration_ms: float = 0.0
+    init_ms: float | None = None  # set on a cold start
+    mem_mb: int = 0
+    status: str | None = None  # None, "timeout" or "error" (the REPORT line's Status)
+    error_type: str | None = None
+
+
+@dataclass(eq=False)
+class Worker:
+    pid: int
+    sock: socket.socket
+    spec: WorkerSpec
+    log_stream: str
+    zygote: ZygoteClient
+    born: float = field(default_factory=time.monotonic)
+    init_ms: float = 0.0
+    init_logs: list[tuple[int, str]] = field(default_factory=list)
+    init_error: dict[str, Any] | None = None
+    mem_mb: int = 0
+    retired: bool = False
+    dead: bool = False
+
+    def kill(self) -> None:
+        if not self.dead:
+            self.dead = True
+            for kill in (os.killpg, os.kill) if self.pid > 0 else ():
+                with contextlib.suppress(OSError):
+                    kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+def log_stream_name(version: str) -> str:
+    return f"{datetime.now(UTC):%Y/%m/%d}/[{version}]{uuid.uuid4().hex}"
+
+
+class Pool:
+    def __init__(self, max_workers: int, interpreters: dict[str, str] | None = None) -> None:
+        self.max_workers = max(1, max_workers)
+        self._interpreters = dict(interpreters or {})
+        self._zygotes: dict[str, ZygoteClient] = {}
+        self._cond = threading.Condition()
+        self._idle: dict[str, list[Worker]] = {}
+        self._busy: set[Worker] = set()
+        self._live = 0
+        self._closed = False
+
+    # ------------------------------------------------------------------ public
+    def invoke(
+        self, spec: WorkerSpec, request_id: str, invoked_arn: str, payload: bytes, client_context: Any = None
+    ) -> Outcome:
+        worker, cold = self._acquire(spec)
+        try:
+            if worker.init_error is not None:
+                return self._init_failed(worker, request_id)
+            outcome = self._run(worker, request_id, invoked_arn, payload, client_context)
+            if cold:
+                outcome.init_ms = worker.init_ms
+                outcome.init_logs = worker.init_logs
+            return outcome
+        finally:
+            self._release(worker)
+
+    def retire(self, function_id: str) -> None:
+        """Kill the idle workers of a function and mark its busy ones to die when released."""
+        with self._cond:
+            for key in list(self._idle):
+                keep = []
+                for worker in self._idle[key]:
+                    if worker.spec.function_id == function_id:
+                        worker.kill()
+                        self._live -= 1
+                    else:
+                        keep.append(worker)
+                self._idle[key] = keep
+            for worker in self._busy:
+                if worker.spec.function_id == function_id:
+                    worker.retired = True
+            self._cond.notify_all()
+
+    def retire_all(self) -> None:
+        with self._cond:
+            for workers in self._idle.values():
+                for worker in workers:
+                    worker.kill()
+                    self._live -= 1
+            self._idle.clear()
+            for worker in self._busy:
+                worker.retired = True
+            self._cond.notify_all()
+
+    def warm_up(self, interpreter: str | None = None) -> None:
+        self._zygote(interpreter).start()
+
+    def shutdown(self) -> None:
+        with self._cond:
+            self._closed = True
+            busy = list(self._busy)
+        self.retire_all()
+        for worker in busy:
+            worker.kill()
+        for zygote in list(self._zygotes.values()):
+            zygote.close()
+
+    def live_workers(self) -> int:
+        with self._cond:
+            return self._live
+
+    # ------------------------------------------------------------------ acquiring workers
+    def _zygote(self, interpreter: str | None) -> ZygoteClient:
+        path = interpreter or ""
+        with self._cond:
+            if path not in self._zygotes:
+                self._zygotes[path] = ZygoteClient(interpreter)
+            return self._zygotes[path]
+
+    def _acquire(self, spec: WorkerSpec) -> tuple[Worker, bool]:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the Lambda worker pool is shut down")
+                worker = self._take_idle(spec.key)
+                if worker is not None:
+                    self._busy.add(worker)
+                    return worker, False
+                if self._live < self.max_workers:
+                    self._live += 1
+                    break
+                if not self._evict_one_idle():
+                    self._cond.wait()
+        try:
+            worker = self._spawn(spec)
+        except BaseException:
+            with self._cond:
+                self._live -= 1
+                self._cond.notify_all()
+            raise
+        with self._cond:
+            self._busy.add(worker)
+        return worker, True
+
+    def _take_idle(self, key: str) -> Worker | None:
+        workers = self._idle.get(key)
+        while workers:
+            worker = workers.pop()
+            if time.monotonic() - worker.born < _MAX_AGE_S:
+                return worker
+            worker.kill()
+            self._live -= 1
+        return None
+
+    def _evict_one_idle(self) -> bool:
+        oldest: Worker | None = None
+        for workers in self._idle.values():
+            if workers and (oldest is None or workers[0].born < oldest.born):
+                oldest = workers[0]
+        if oldest is None:
+            return False
+        self._idle[oldest.spec.key].remove(oldest)
+        oldest.kill()
+        self._live -= 1
+        return True
+
+    def _spawn(self, spec: WorkerSpec) -> Worker:
+        zygote = self._zygote(spec.interpreter)
+        stream = log_stream_name(spec.version)
+        env = spec.make_env(stream)
+        sock = zygote.spawn({"env": env, "task_root": spec.task_root, "handler": spec.handler})
+        worker = Worker(pid=0, sock=sock, spec=spec, log_stream=stream, zygote=zygote)
+        self._await_init(worker)
+        return worker
+
+    def _await_init(self, worker: Worker) -> None:
+        deadline = time.monotonic() + worker.spec.timeout_s
+        try:
+            while True:
+                worker.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                header, _ = protocol.recv(worker.sock)
+                kind = header.get("t")
+                if kind == "log":
+                    worker.init_logs.append((header["ts"], header["msg"]))
+                    continue
+                if kind == "hello":
+                    worker.pid = int(header["pid"])
+                    continue
+                worker.init_ms = float(header.get("init_ms", 0.0))
+                worker.mem_mb = int(header.get("mem_mb", 0))
+                if kind == "init_error":
+                    worker.init_error = header["error"]
+                return
+        except TimeoutError:  # an init that outlives the timeout is reported as the invoke timing out
+            worker.kill()
+            worker.init_error = {"timeout": True}
+        except (protocol.Closed, OSError):
+            worker.init_error = {"died": True}
+
+    # ------------------------------------------------------------------ running
+    def _run(self, worker: Worker, request_id: str, invoked_arn: str, payload: bytes, client_context: Any) -> Outcome:
+        timeout = worker.spec.timeout_s
+        start = time.perf_counter()
+        deadline_ms = int(time.time() * 1000 + timeout * 1000)
+        outcome = Outcome(ok=False, payload=b"", log_stream=worker.log_stream, mem_mb=worker.mem_mb)
+        header = {
+            "t": "invoke",
+            "id": request_id,
+            "arn": invoked_arn,
+            "deadline_ms": deadline_ms,
+            "client_context": client_context,
+        }
+        try:
+            worker.sock.settimeout(timeout)
+            protocol.send(worker.sock, header, payload)
+            while True:
+                remaining = timeout - (time.perf_counter() - start)
+                worker.sock.settimeout(max(remaining, 0.0005))
+                reply, body = protocol.recv(worker.sock)
+                if reply.get("t") == "log":
+                    outcome.logs.append((reply["ts"], reply["msg"]))
+                    continue
+                outcome.ok, outcome.payload = bool(reply.get("ok")), body
+                outcome.mem_mb = worker.mem_mb = int(reply.get("mem_mb", 0))
+                outcome.duration_ms = (time.perf_counter() - start) * 1000
+                if not outcome.ok:
+                    outcome.error_type = "Unhandled"
+                return outcome
+        except TimeoutError:
+            worker.kill()
+            return self._timed_out(outcome, request_id, time.perf_counter() - start)
+        except (protocol.Closed, OSError):
+            status = worker.zygote.exit_status(worker.pid) or "signal: killed"
+            worker.kill()
+            return self._exited(outcome, request_id, status, time.perf_counter() - start)
+
+    def _init_failed(self, worker: Worker, request_id: str) -> Outcome:
+        error = dict(worker.init_error or {})
+        worker.retired = True  # Lambda runs init again on the next invocation
+        outcome = Outcome(False, b"", worker.log_stream, init_logs=worker.init_logs, mem_mb=worker.mem_mb)
+        outcome.init_ms = worker.init_ms
+        if error.get("timeout"):
+            return self._timed_out(outcome, request_id, worker.spec.timeout_s)
+        if error.get("died"):
+            status = worker.zygote.exit_status(worker.pid, 0.5) or "signal: killed"
+            return self._exited(outcome, request_id, status, 0.0)
+        error["requestId"] = request_id
+        outcome.payload = _runtime_json(error)
+        outcome.status, outcome.error_type = "error", error.get("errorType")
+        return outcome
+
+    @staticmethod
+    def _timed_out(outcome: Outcome, request_id: str, elapsed_s: float) -> Outcome:
+        outcome.duration_ms = elapsed_s * 1000
+        message = f"RequestId: {request_id} Error: Task timed out after {elapsed_s:.2f} seconds"
+        outcome.payload = _compact({"errorType": "Sandbox.Timedout", "errorMessage": message})
+        outcome.status, outcome.error_type = "timeout", "Sandbox.Timedout"
+        return outcome
+
+    @staticmethod
+    def _exited(outcome: Outcome, request_id: str, status: str, elapsed_s: float) -> Outcome:
+        outcome.duration_ms = elapsed_s * 1000
+        message = f"RequestId: {request_id} Error: Runtime exited with error: {status}"
+        outcome.payload = _compact({"errorType": "Runtime.ExitError", "errorMessage": message})
+        outcome.status, outcome.error_type = "error", "Runtime.ExitError"
+        return outcome
+
+    def _release(self, worker: Worker) -> None:
+        with self._cond:
+            self._busy.discard(worker)
+            if worker.dead or worker.retired or self._closed:
+                worker.kill()
+                self._live -= 1
+            else:
+                self._idle.setdefault(worker.spec.key, []).append(worker)
+            self._cond.notify_all()
+
+
+def _compact(doc: dict[str, Any]) -> bytes:
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+def _runtime_json(doc: dict[str, Any]) -> bytes:
+    """The runtime's error document, keys in its order, with its `", "` separators."""
+    order = ("errorMessage", "errorType", "requestId", "stackTrace")
+    return json.dumps({k: doc.get(k, [] if k == "stackTrace" else "") for k in order}).encode()

@@ -1,0 +1,332 @@
+"""The Lambda runtime inside one worker process (forked by the zygote; stdlib and boto3 only).
+
+It does what AWS's Python runtime interface client does: loads the handler module from the task
+root, sets up logging in Lambda's format, and for each invoke builds the context, decodes the
+event, calls the handler and marshals the result, reporting errors with the same document
+(`errorMessage`, `errorType`, `requestId`, `stackTrace`) and `[ERROR]` log event. Print and
+logging output is sent to the server as log frames as it happens, so a worker killed at its
+timeout has already delivered what it printed.
+"""
+
+from __future__ import annotations
+
+import decimal
+import importlib
+import io
+import json
+import logging
+import os
+import resource
+import socket
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+from onceflow.lambda_.runtime import protocol
+
+_ERROR_INDENT = "\u00a0"  # the runtime indents traceback lines in the [ERROR] event with NO-BREAK SPACE
+_request_id = ""
+
+
+class _Fault(Exception):
+    """A runtime-level failure (Runtime.ImportModuleError, Runtime.HandlerNotFound, ...)."""
+
+    def __init__(self, error_type: str, message: str, trace: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+        self.trace = trace or []
+
+
+class _Channel:
+    """The worker's socket to the server; log frames may come from handler threads, hence the lock."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.lock = threading.Lock()
+
+    def send(self, header: dict[str, Any], body: bytes = b"") -> None:
+        with self.lock:
+            protocol.send(self.sock, header, body)
+
+    def log(self, message: str) -> None:
+        self.send({"t": "log", "ts": int(time.time() * 1000), "msg": message})
+
+
+class _LineStream(io.TextIOBase):
+    """sys.stdout/sys.stderr: one log event per line; empty lines dropped, '\\r' not a separator."""
+
+    def __init__(self, channel: _Channel) -> None:
+        self._channel = channel
+        self._partial = ""
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        data = self._partial + text
+        if "\n" in data:
+            *lines, self._partial = data.split("\n")
+            for line in lines:
+                if line:
+                    self._channel.log(line + "\n")
+        else:
+            self._partial = data
+        return len(text)
+
+    def flush_partial(self) -> None:
+        if self._partial:
+            line, self._partial = self._partial, ""
+            self._channel.log(line + "\n")
+
+
+class _LambdaLogHandler(logging.Handler):
+    def __init__(self, channel: _Channel) -> None:
+        super().__init__()
+        self._channel = channel
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._channel.log(self.format(record))
+
+
+class _RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.aws_request_id = _request_id
+        return True
+
+
+class LambdaContext:
+    """The context object of the Python runtime (awslambdaric lambda_context.py)."""
+
+    def __init__(self, request_id: str, invoked_arn: str, deadline_ms: int, client_context: Any) -> None:
+        env = os.environ
+        self.aws_request_id = request_id
+        self.log_group_name = env.get("AWS_LAMBDA_LOG_GROUP_NAME")
+        self.log_stream_name = env.get("AWS_LAMBDA_LOG_STREAM_NAME")
+        self.function_name = env.get("AWS_LAMBDA_FUNCTION_NAME")
+        self.memory_limit_in_mb = env.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
+        self.function_version = env.get("AWS_LAMBDA_FUNCTION_VERSION")
+        self.invoked_function_arn = invoked_arn
+        self.client_context = client_context
+        self.identity = _CognitoIdentity()
+        self.tenant_id = None
+        self._deadline_ms = deadline_ms
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(self._deadline_ms - int(time.time() * 1000), 0)
+
+    def log(self, msg: str) -> None:
+        sys.stdout.write(msg)
+
+    def __repr__(self) -> str:
+        return (
+            f"LambdaContext([aws_request_id={self.aws_request_id},log_group_name={self.log_group_name},"
+            f"log_stream_name={self.log_stream_name},function_name={self.function_name},"
+            f"memory_limit_in_mb={self.memory_limit_in_mb},function_version={self.function_version},"
+            f"invoked_function_arn={self.invoked_function_arn},client_context={self.client_context},"
+            f"identity={self.identity}])"
+        )
+
+
+class _CognitoIdentity:
+    cognito_identity_id = None
+    cognito_identity_pool_id = None
+
+    def __repr__(self) -> str:
+        return "CognitoIdentity([cognito_identity_id=None,cognito_identity_pool_id=None])"
+
+
+# ---------------------------------------------------------------------------------------- setup
+def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None:
+    os.setsid()  # own process group: killing the worker also kills whatever it started
+    os.environ.clear()
+    os.environ.update(spec["env"])
+    os.chdir(spec["task_root"])
+    sys.path.insert(0, spec["task_root"])
+    sys.stdout = _LineStream(channel)
+    sys.stderr = _LineStream(channel)
+    logging.Formatter.converter = time.gmtime
+    handler = _LambdaLogHandler(channel)
+    handler.setFormatter(
+        logging.Formatter(
+            "[%(levelname)s]\t%(asctime)s.%(msecs)03dZ\t%(aws_request_id)s\t%(message)s\n", "%Y-%m-%dT%H:%M:%S"
+        )
+    )
+    handler.addFilter(_RequestIdFilter())
+    logging.getLogger().addHandler(handler)
+    _fresh_boto3_session(loader)
+
+
+def _fresh_boto3_session(loader: Any) -> None:
+    """A default boto3 session that reads this worker's environment but reuses the zygote's models."""
+    if loader is None:
+        return
+    import boto3
+    import botocore.session
+
+    session = botocore.session.Session()
+    session.register_component("data_loader", loader)
+    boto3.setup_default_session(botocore_session=session)
+
+
+def _load_handler(handler: str) -> Any:
+    try:
+        modname, fname = handler.rsplit(".", 1)
+    except ValueError as exc:
+        raise _Fault("Runtime.MalformedHandlerName", f"Bad handler '{handler}': {exc}") from None
+    if modname.split(".")[0] in sys.builtin_module_names:
+        raise _Fault("Runtime.BuiltInModuleConflict", f"Cannot use built-in module {modname} as a handler module")
+    try:
+        module = importlib.import_module(modname.replace("/", "."))
+    except ImportError as exc:
+        raise _Fault("Runtime.ImportModuleError", f"Unable to import module '{modname}': {exc}") from None
+    except SyntaxError as exc:
+        trace = [f'  File "{exc.filename}" Line {exc.lineno}\n    {exc.text}']
+        raise _Fault("Runtime.UserCodeSyntaxError", f"Syntax error in module '{modname}': {exc}", trace) from None
+    try:
+        return getattr(module, fname)
+    except AttributeError:
+        raise _Fault("Runtime.HandlerNotFound", f"Handler '{fname}' missing on module '{modname}'") from None
+
+
+# ---------------------------------------------------------------------------------------- errors
+def _error_doc(message: str, error_type: str, trace: list[str], request_id: str) -> dict[str, Any]:
+    return {"errorMessage": message or "", "errorType": error_type or "", "requestId": request_id, "stackTrace": trace}
+
+
+def _exception_doc(exc: BaseException, request_id: str) -> dict[str, Any]:
+    frames = traceback.extract_tb(exc.__traceback__)
+    for i, frame in enumerate(frames):  # drop the runtime's own frames, as the RIC drops bootstrap.py
+        if frame.filename != __file__:
+            frames = frames[i:]
+            break
+    else:
+        frames = traceback.StackSummary.from_list([])
+    return _error_doc(str(exc), type(exc).__name__, traceback.format_list(frames), request_id)
+
+
+def _log_error(channel: _Channel, doc: dict[str, Any]) -> None:
+    """The `[ERROR] Type: message` event with the traceback, one event, indented with U+00A0."""
+    head = "[ERROR]"
+    if doc["errorType"]:
+        head += " " + doc["errorType"]
+    if doc["errorMessage"]:
+        head += (":" if doc["errorType"] else "") + " " + doc["errorMessage"]
+    lines = [head, "Traceback (most recent call last):"]
+    for element in doc["stackTrace"]:
+        for line in element.splitlines() or [""]:
+            stripped = line.lstrip(" ")
+            lines.append(_ERROR_INDENT * (len(line) - len(stripped)) + stripped)
+    channel.log("\n".join(lines))
+
+
+# ---------------------------------------------------------------------------------------- marshal
+class _Encoder(json.JSONEncoder):
+    def default(self, o: Any) -> Any:
+        if isinstance(o, decimal.Decimal):  # the runtime writes Decimal as its str(); closest stdlib form
+            return int(o) if o == o.to_integral_value() else float(o)
+        return super().default(o)
+
+
+def _marshal(result: Any) -> bytes:
+    if isinstance(result, bytes):
+        return result
+    ascii_only = os.environ.get("AWS_EXECUTION_ENV") != "AWS_Lambda_python3.12"
+    try:
+        return _Encoder(ensure_ascii=ascii_only).encode(result).encode()
+    except Exception as exc:
+        raise _Fault("Runtime.MarshalError", f"Unable to marshal response: {exc}") from None
+
+
+def _unmarshal(body: bytes) -> Any:
+    if not body:
+        return {}
+    try:
+        return json.loads(body)
+    except Exception as exc:
+        raise _Fault("Runtime.UnmarshalError", f"Unable to unmarshal input: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------- main loop
+def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None) -> None:
+    """Entry point in the forked child; never returns. `loader` is the zygote's warmed botocore loader."""
+    code = 0
+    try:
+        channel = _Channel(sock)
+        channel.send({"t": "hello", "pid": os.getpid()})
+        _setup_process(spec, channel, loader)
+        handler = _init(channel, spec)
+        if handler is not None:
+            _serve(channel, handler)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except protocol.Closed:
+        code = 0
+    except BaseException:  # the runtime itself broke: the server reports Runtime.ExitError
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, _LineStream):
+                try:
+                    stream.flush_partial()
+                except Exception:
+                    pass
+    os._exit(code)
+
+
+def _init(channel: _Channel, spec: dict[str, Any]) -> Any:
+    start = time.perf_counter()
+    try:
+        handler = _load_handler(spec["handler"])
+    except _Fault as fault:
+        doc = _error_doc(fault.message, fault.error_type, fault.trace, "")
+        _log_error(channel, doc)
+        channel.send({"t": "init_error", "init_ms": _ms_since(start), "error": doc})
+        return None
+    except Exception as exc:  # an exception raised by module-level code
+        doc = _exception_doc(exc, "")
+        _log_error(channel, doc)
+        channel.send({"t": "init_error", "init_ms": _ms_since(start), "error": doc})
+        return None
+    channel.send({"t": "ready", "init_ms": _ms_since(start), "mem_mb": _max_rss_mb()})
+    return handler
+
+
+def _serve(channel: _Channel, handler: Any) -> None:
+    global _request_id
+    while True:
+        header, body = protocol.recv(channel.sock)
+        _request_id = header["id"]
+        ok, out = _invoke_once(channel, handler, header, body)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush_partial()  # type: ignore[attr-defined]
+        channel.send({"t": "result", "ok": ok, "mem_mb": _max_rss_mb()}, out)
+
+
+def _invoke_once(channel: _Channel, handler: Any, header: dict[str, Any], body: bytes) -> tuple[bool, bytes]:
+    request_id = header["id"]
+    try:
+        context = LambdaContext(request_id, header["arn"], header["deadline_ms"], header.get("client_context"))
+        result = handler(_unmarshal(body), context)
+        return True, _marshal(result)
+    except _Fault as fault:
+        doc = _error_doc(fault.message, fault.error_type, fault.trace, request_id)
+    except Exception as exc:
+        doc = _exception_doc(exc, request_id)
+    _log_error(channel, doc)
+    ascii_only = os.environ.get("AWS_EXECUTION_ENV") != "AWS_Lambda_python3.12"
+    return False, json.dumps(doc, ensure_ascii=ascii_only).encode()
+
+
+def _max_rss_mb() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+def _ms_since(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)

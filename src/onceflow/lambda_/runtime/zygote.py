@@ -1,0 +1,154 @@
+"""The fork server: `python -m onceflow.lambda_.runtime.zygote <control fd>`.
+
+It imports boto3 and warms botocore's model loader once, then forks one worker per `spawn` request,
+so a worker starts with everything already imported (a fork costs a few milliseconds; importing
+boto3 costs a hundred or more). It reaps its children and reports each exit status to the server,
+which turns deaths into Runtime.ExitError. When the server closes the control socket, the zygote
+kills every worker it started and exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import socket
+import sys
+from typing import Any
+
+from onceflow.lambda_.runtime import protocol
+
+# Models a handler is most likely to use; each costs a few ms here and nothing in the worker.
+_PRELOAD_SERVICES = ("dynamodb", "sts", "lambda", "logs", "stepfunctions", "iam", "s3", "sqs", "sns")
+
+
+def preload() -> Any:
+    """Import boto3 and return a botocore loader with the common models cached (None without boto3)."""
+    try:
+        import boto3  # noqa: F401  (the import is the point)
+        import botocore.loaders
+        import botocore.session
+    except ImportError:
+        return None
+    loader = botocore.loaders.create_loader()
+    for name in _PRELOAD_SERVICES:
+        with contextlib.suppress(Exception):
+            loader.load_service_model(name, "service-2")
+            loader.load_service_model(name, "endpoint-rule-set-1")
+    for data in ("endpoints", "partitions", "sdk-default-configuration", "_retry"):
+        with contextlib.suppress(Exception):
+            loader.load_data(data)
+    # One throwaway client imports botocore's lazily imported modules (parsers, signers, retries).
+    with contextlib.suppress(Exception):
+        session = botocore.session.Session()
+        session.register_component("data_loader", loader)
+        session.create_client(
+            "dynamodb",
+            region_name="us-east-1",
+            aws_access_key_id="x",
+            aws_secret_access_key="x",
+            endpoint_url="http://127.0.0.1:1",
+        )
+    return loader
+
+
+class Zygote:
+    def __init__(self, control: socket.socket, loader: Any) -> None:
+        self.control = control
+        self.loader = loader
+        self.children: set[int] = set()
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_w, False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(self.wake_w)
+
+    def serve(self) -> None:
+        try:
+            while True:
+                try:
+                    ready, _, _ = select.select([self.control, self.wake_r], [], [])
+                except InterruptedError:
+                    continue
+                if self.wake_r in ready:
+                    os.read(self.wake_r, 4096)
+                    self.reap()
+                if self.control in ready and not self.handle_control():
+                    return
+        finally:
+            self.kill_all()
+
+    def handle_control(self) -> bool:
+        try:
+            header, fds = protocol.recv_packet(self.control)
+        except (protocol.Closed, ConnectionError):
+            return False
+        if header.get("t") == "spawn" and fds:
+            self.spawn(header["spec"], fds[0])
+        else:
+            for fd in fds:
+                os.close(fd)
+        return True
+
+    def spawn(self, spec: dict[str, Any], fd: int) -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.close(self.wake_r)
+            os.close(self.wake_w)
+            self.control.close()
+            from onceflow.lambda_.runtime import worker
+
+            worker.run(socket.socket(fileno=fd), spec, self.loader)
+            os._exit(0)  # pragma: no cover - worker.run never returns
+        os.close(fd)
+        self.children.add(pid)
+
+    def reap(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                self.children.clear()
+                return
+            if pid == 0:
+                return
+            self.children.discard(pid)
+            with contextlib.suppress(OSError):
+                protocol.send_packet(self.control, {"t": "exited", "pid": pid, "status": describe(status)})
+
+    def kill_all(self) -> None:
+        for pid in list(self.children):
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in list(self.children):
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def describe(status: int) -> str:
+    """The way Lambda words a runtime's end: `exit status 1`, `signal: killed`."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        names = {
+            signal.SIGKILL: "killed",
+            signal.SIGSEGV: "segmentation fault",
+            signal.SIGABRT: "aborted",
+            signal.SIGTERM: "terminated",
+        }
+        return f"signal: {names.get(signal.Signals(sig), signal.Signals(sig).name.lower())}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def main() -> None:
+    control = socket.socket(fileno=int(sys.argv[1]))
+    loader = preload()
+    protocol.send_packet(control, {"t": "zygote_ready", "pid": os.getpid(), "boto3": loader is not None})
+    Zygote(control, loader).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,435 @@
+"""Lambda's rules for functions, versions, aliases and reserved concurrency.
+
+Writes happen in one transaction after every check has passed, so a refused call changes nothing.
+Invocation lives in invoke.py; this module resolves what an invocation runs (`resolve`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.lambda_ import config as cfg
+from onceflow.lambda_ import errors, names, zips
+from onceflow.lambda_.names import FunctionRef
+from onceflow.lambda_.store import LambdaStore
+
+_CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
+                   "TracingConfig", "EphemeralStorage", "Layers")  # fmt: skip
+_MIN_UNRESERVED = 100
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What an invocation of `ref` runs: the version's configuration and how it was named."""
+
+    ref: FunctionRef
+    config: dict[str, Any]
+    executed_version: str  # "$LATEST" or "3"
+    invoked_arn: str  # the ARN as invoked (unqualified for $LATEST, :alias via an alias)
+    reserved: int | None
+
+
+class LambdaService:
+    def __init__(
+        self,
+        store: LambdaStore,
+        code_root: Path,
+        runtimes: list[str],
+        role_lookup: Callable[[str, str], dict[str, Any] | None] | None,
+        account_limit: int,
+        on_change: Callable[[tuple[str, str, str]], None],
+    ) -> None:
+        self.store = store
+        self.code_root = code_root
+        self.runtimes = runtimes
+        self.role_lookup = role_lookup  # (account, role arn) -> role or None; None until IAM exists
+        self.account_limit = account_limit
+        self.on_change = on_change  # retires warm workers of a function
+
+    # ------------------------------------------------------------------ helpers
+    def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
+        return names.parse(name, ctx.account, ctx.region, qualifier)
+
+    def _latest(self, ref: FunctionRef) -> dict[str, Any]:
+        config = self.store.get_function(ref.key)
+        if config is None:
+            raise errors.function_not_found(ref.arn())
+        return config
+
+    def _check_role(self, account: str, role_arn: str) -> None:
+        if self.role_lookup is None:
+            return
+        role = self.role_lookup(account, role_arn)
+        if role is None or not _trusts_lambda(role.get("AssumeRolePolicyDocument")):
+            raise errors.role_cannot_be_assumed()
+
+    def _zip(self, code: dict[str, Any], operation: str) -> zips.CheckedZip:
+        data = code.get("ZipFile")
+        if data is None:
+            if code.get("S3Bucket"):  # onceflow has no S3: every bucket is one that does not exist
+                raise errors.invalid(
+                    "Error occurred while GetObject. S3 Error Code: NoSuchBucket. S3 Error Message: "
+                    "The specified bucket does not exist"
+                )
+            raise errors.no_code()
+        if isinstance(data, str):  # tolerate a base64 string from callers that did not decode it
+            try:
+                data = base64.b64decode(data, validate=True)
+            except binascii.Error:
+                raise errors.bad_zip() from None
+        checked = zips.check_zip(bytes(data), operation)
+        zips.unpack(checked, self.code_root)
+        return checked
+
+    def code_dir(self, config: dict[str, Any]) -> Path:
+        return zips.ensure_unpacked(config["_code"], self.code_root, self.store.get_code)
+
+    # ------------------------------------------------------------------ create / read
+    def create_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref = self._ref(ctx, params["FunctionName"])
+        names.unqualified(ref)
+        if params.get("PackageType") == "Image" or (params.get("Code") or {}).get("ImageUri"):
+            raise errors.invalid("onceflow runs Zip packages only; container images are not supported")
+        if not params.get("Runtime") or not params.get("Handler"):
+            raise errors.invalid(
+                "Runtime and Handler are mandatory parameters for functions created with deployment packages."
+            )
+        cfg.check_runtime(params["Runtime"], self.runtimes)
+        cfg.check_limits(params)
+        self._check_role(ctx.account, params["Role"])
+        if self.store.get_function(ref.key) is not None:
+            raise errors.function_exists(ref.name)
+        checked = self._zip(params.get("Code") or {}, "CreateFunction")
+        record = {
+            "FunctionName": ref.name,
+            "Runtime": params["Runtime"],
+            "Role": params["Role"],
+            "Handler": params["Handler"],
+            "CodeSize": checked.size,
+            "Description": params.get("Description", ""),
+            "Timeout": params.get("Timeout", 3),
+            "MemorySize": params.get("MemorySize", 128),
+            "LastModified": cfg.now_lambda(),
+            "CodeSha256": checked.sha256_b64,
+            "Version": "$LATEST",
+            "Environment": params.get("Environment"),
+            "TracingConfig": params.get("TracingConfig"),
+            "RevisionId": cfg.new_revision(),
+            "Architectures": params.get("Architectures"),
+            "EphemeralStorage": params.get("EphemeralStorage"),
+            "Layers": params.get("Layers"),
+            "_code": checked.sha256_hex,
+            "_published": None,
+        }
+        with self.store.db.transaction() as conn:
+            self.store.put_code(conn, checked.sha256_hex, checked.data)
+            if not self.store.insert_function(conn, ref.key, record):
+                raise errors.function_exists(ref.name)
+            version = self._publish(conn, ref, record) if params.get("Publish") else None
+        shown = version or record
+        return cfg.render(shown, ctx.account, ctx.region, "create")
+
+    def get_configuration(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
+        resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
+        return cfg.render(resolved.config, ctx.account, ctx.region)
+
+    def get_function(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
+        resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
+        out: dict[str, Any] = {
+            "Configuration": cfg.render(resolved.config, ctx.account, ctx.region),
+            "Code": {"RepositoryType": "S3", "Location": self.code_dir(resolved.config).as_uri()},
+        }
+        if resolved.reserved is not None:
+            out["Concurrency"] = {"ReservedConcurrentExecutions": resolved.reserved}
+        return out
+
+    def list_functions(self, ctx: RequestContext, marker: str | None, max_items: int | None) -> dict[str, Any]:
+        limit = max_items or 50
+        after = _decode_marker(marker)
+        rows = self.store.list_functions(ctx.account, ctx.region, after, limit + 1)
+        out: dict[str, Any] = {"Functions": [cfg.render(r, ctx.account, ctx.region) for r in rows[:limit]]}
+        if len(rows) > limit:
+            out["NextMarker"] = _encode_marker(rows[limit - 1]["FunctionName"])
+        return out
+
+    # ------------------------------------------------------------------ updates
+    def update_code(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref = self._ref(ctx, params["FunctionName"])
+        names.unqualified(ref)
+        record = self._latest(ref)
+        self._check_revision(record, params.get("RevisionId"))
+        checked = self._zip(params, "UpdateFunctionCode")
+        if params.get("DryRun"):
+            preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
+            return cfg.render(preview, ctx.account, ctx.region, "update")
+        record.update(CodeSha256=checked.sha256_b64, CodeSize=checked.size, _code=checked.sha256_hex)
+        return self._save_update(ctx, ref, record, bool(params.get("Publish")), checked)
+
+    def update_configuration(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref = self._ref(ctx, params["FunctionName"])
+        names.unqualified(ref)
+        record = self._latest(ref)
+        self._check_revision(record, params.get("RevisionId"))
+        if "Runtime" in params:
+            cfg.check_runtime(params["Runtime"], self.runtimes)
+        cfg.check_limits(params)
+        if "Role" in params:
+            self._check_role(ctx.account, params["Role"])
+        for member in _CONFIG_MEMBERS:
+            if member in params:
+                record[member] = params[member]
+        return self._save_update(ctx, ref, record, False, None)
+
+    def _save_update(
+        self, ctx: RequestContext, ref: FunctionRef, record: dict[str, Any], publish: bool,
+        checked: zips.CheckedZip | None,
+    ) -> dict[str, Any]:  # fmt: skip
+        record.update(LastModified=cfg.now_lambda(), RevisionId=cfg.new_revision())
+        with self.store.db.transaction() as conn:
+            if checked is not None:
+                self.store.put_code(conn, checked.sha256_hex, checked.data)
+            self.store.update_function(conn, ref.key, record)
+            version = self._publish(conn, ref, record) if publish else None
+        self.on_change(ref.key)
+        return cfg.render(version or record, ctx.account, ctx.region, "update")
+
+    @staticmethod
+    def _check_revision(record: dict[str, Any], revision: str | None) -> None:
+        if revision and revision != record["RevisionId"]:
+            raise errors.revision_mismatch()
+
+    def delete_function(self, ctx: RequestContext, name: str, qualifier: str | None) -> None:
+        ref = self._ref(ctx, name, qualifier)
+        self._latest(ref)
+        with self.store.db.transaction() as conn:
+            if ref.qualifier and ref.qualifier != "$LATEST":
+                version = _version_number(ref.qualifier)
+                if version is None or self.store.get_version(ref.key, version) is None:
+                    raise errors.function_not_found(ref.arn(ref.qualifier))
+                users = [a["Name"] for a in self.store.list_aliases(ref.key) if a["FunctionVersion"] == ref.qualifier]
+                if users:
+                    raise errors.conflict(
+                        f"Unable to delete version because the following aliases reference it: {users}"
+                    )
+                self.store.delete_version(conn, ref.key, version)
+            elif ref.qualifier == "$LATEST":
+                raise errors.invalid("$LATEST version cannot be deleted without deleting the function.")
+            else:
+                self.store.delete_function(conn, ref.key)
+        self.on_change(ref.key)
+
+    # ------------------------------------------------------------------ versions
+    def publish_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref = self._ref(ctx, params["FunctionName"])
+        names.unqualified(ref)
+        record = self._latest(ref)
+        self._check_revision(record, params.get("RevisionId"))
+        expected = params.get("CodeSha256")
+        if expected and expected != record["CodeSha256"]:
+            raise errors.invalid(
+                f"CodeSHA256 ({expected}) is different from current CodeSHA256 in $LATEST "
+                f"({record['CodeSha256']}). Please try again"
+            )
+        with self.store.db.transaction() as conn:
+            version = self._publish(conn, ref, record, params.get("Description"))
+        return cfg.render(version, ctx.account, ctx.region, "create")
+
+    def _publish(
+        self, conn: Any, ref: FunctionRef, record: dict[str, Any], description: str | None = None
+    ) -> dict[str, Any]:
+        """Publish $LATEST as a new version, or return the last version when nothing changed."""
+        latest = record.get("_published")
+        if latest is not None:
+            last = self.store.get_version(ref.key, int(latest))
+            if last is not None and cfg.fingerprint(last) == cfg.fingerprint(record):
+                return last
+        number = self.store.next_version(conn, ref.key)
+        version = {**record, "Version": str(number), "RevisionId": cfg.new_revision(), "_published": None}
+        if description is not None:
+            version["Description"] = description
+        self.store.insert_version(conn, ref.key, number, version)
+        record["_published"] = number
+        self.store.update_function(conn, ref.key, record)
+        return version
+
+    def list_versions(self, ctx: RequestContext, name: str, marker: str | None, max_items: int | None) -> dict:
+        ref = self._ref(ctx, name)
+        names.unqualified(ref)
+        everything = [self._latest(ref), *self.store.list_versions(ref.key)]
+        return _page(everything, marker, max_items or 50, "Versions",
+                     lambda c: cfg.render(c, ctx.account, ctx.region))  # fmt: skip
+
+    # ------------------------------------------------------------------ concurrency
+    def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
+        ref = self._ref(ctx, name)
+        names.unqualified(ref)
+        self._latest(ref)
+        others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
+        if self.account_limit - others - value < _MIN_UNRESERVED:
+            raise errors.invalid(
+                "Specified ReservedConcurrentExecutions for function decreases account's "
+                f"UnreservedConcurrentExecution below its minimum value of [{_MIN_UNRESERVED}]."
+            )
+        with self.store.db.transaction() as conn:
+            self.store.set_reserved(conn, ref.key, value)
+        return {"ReservedConcurrentExecutions": value}
+
+    def get_concurrency(self, ctx: RequestContext, name: str) -> dict[str, Any]:
+        ref = self._ref(ctx, name)
+        reserved = self._latest(ref).get("_reserved")
+        return {} if reserved is None else {"ReservedConcurrentExecutions": reserved}
+
+    def delete_concurrency(self, ctx: RequestContext, name: str) -> None:
+        ref = self._ref(ctx, name)
+        self._latest(ref)
+        with self.store.db.transaction() as conn:
+            self.store.set_reserved(conn, ref.key, None)
+
+    def unreserved_limit(self, account: str, region: str) -> int:
+        return self.account_limit - self.store.total_reserved(account, region)
+
+    # ------------------------------------------------------------------ aliases
+    def create_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref = self._ref(ctx, params["FunctionName"])
+        names.unqualified(ref)
+        self._latest(ref)
+        alias = params["Name"]
+        self._check_version_exists(ref, params["FunctionVersion"])
+        if self.store.get_alias(ref.key, alias) is not None:
+            raise errors.alias_exists(ref.arn(alias))
+        record = {
+            "AliasArn": ref.arn(alias),
+            "Name": alias,
+            "FunctionVersion": params["FunctionVersion"],
+            "Description": params.get("Description", ""),
+            **({"RoutingConfig": params["RoutingConfig"]} if params.get("RoutingConfig") else {}),
+            "RevisionId": cfg.new_revision(),
+        }
+        with self.store.db.transaction() as conn:
+            self.store.put_alias(conn, ref.key, alias, record)
+        return record
+
+    def get_alias(self, ctx: RequestContext, name: str, alias: str) -> dict[str, Any]:
+        ref = self._ref(ctx, name)
+        self._latest(ref)
+        record = self.store.get_alias(ref.key, alias)
+        if record is None:
+            raise errors.alias_not_found(ref.arn(alias))
+        return record
+
+    def update_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        record = self.get_alias(ctx, params["FunctionName"], params["Name"])
+        ref = self._ref(ctx, params["FunctionName"])
+        self._check_revision(record, params.get("RevisionId"))
+        if "FunctionVersion" in params:
+            self._check_version_exists(ref, params["FunctionVersion"])
+        for member in ("FunctionVersion", "Description", "RoutingConfig"):
+            if member in params:
+                record[member] = params[member]
+        record["RevisionId"] = cfg.new_revision()
+        with self.store.db.transaction() as conn:
+            self.store.put_alias(conn, ref.key, params["Name"], record)
+        return record
+
+    def delete_alias(self, ctx: RequestContext, name: str, alias: str) -> None:
+        ref = self._ref(ctx, name)
+        with self.store.db.transaction() as conn:
+            self.store.delete_alias(conn, ref.key, alias)  # AWS answers 204 even when it did not exist
+
+    def list_aliases(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref = self._ref(ctx, params["FunctionName"])
+        self._latest(ref)
+        aliases = self.store.list_aliases(ref.key)
+        if params.get("FunctionVersion"):
+            aliases = [a for a in aliases if a["FunctionVersion"] == params["FunctionVersion"]]
+        return _page(aliases, params.get("Marker"), params.get("MaxItems") or 50, "Aliases", lambda a: a)
+
+    def _check_version_exists(self, ref: FunctionRef, version: str) -> None:
+        if version == "$LATEST":
+            return
+        number = _version_number(version)
+        if number is None or self.store.get_version(ref.key, number) is None:
+            raise errors.function_not_found(ref.arn(version))
+
+    # ------------------------------------------------------------------ resolution
+    def resolve(self, account: str, region: str, name: str, qualifier: str | None, *, invoking: bool) -> Resolved:
+        """The configuration a name + qualifier designates; Invoke's not-found names `:$LATEST`."""
+        ref = names.parse(name, account, region, qualifier)
+        latest = self.store.get_function(ref.key)
+        if latest is None:
+            raise errors.function_not_found(ref.arn(ref.qualifier or ("$LATEST" if invoking else None)))
+        reserved = latest.get("_reserved")
+        q = ref.qualifier
+        if q is None or q == "$LATEST":
+            return Resolved(ref, latest, "$LATEST", ref.arn(q), reserved)
+        number = _version_number(q)
+        if number is None:
+            alias = self.store.get_alias(ref.key, q)
+            if alias is None:
+                raise errors.function_not_found(ref.arn(q))
+            target = alias["FunctionVersion"]
+            config = latest if target == "$LATEST" else self.store.get_version(ref.key, int(target))
+            if config is None:
+                raise errors.function_not_found(ref.arn(q))
+            return Resolved(ref, config, target, ref.arn(q), reserved)
+        config = self.store.get_version(ref.key, number)
+        if config is None:
+            raise errors.function_not_found(ref.arn(q))
+        return Resolved(ref, config, q, ref.arn(q), reserved)
+
+
+def _trusts_lambda(document: Any) -> bool:
+    """Whether a trust policy lets lambda.amazonaws.com assume the role (lenient when unreadable)."""
+    if not isinstance(document, dict):
+        return True
+    statements = document.get("Statement")
+    statements = statements if isinstance(statements, list) else [statements]
+    for st in statements:
+        if not isinstance(st, dict) or st.get("Effect") != "Allow":
+            continue
+        actions = st.get("Action")
+        actions = actions if isinstance(actions, list) else [actions]
+        if not any(a in ("sts:AssumeRole", "sts:*", "*") for a in actions):
+            continue
+        principal = st.get("Principal")
+        if principal == "*":
+            return True
+        services = principal.get("Service") if isinstance(principal, dict) else None
+        services = services if isinstance(services, list) else [services]
+        if "lambda.amazonaws.com" in services:
+            return True
+    return False
+
+
+def _version_number(value: str) -> int | None:
+    return int(value) if value.isdigit() else None
+
+
+def _encode_marker(value: str) -> str:
+    return base64.urlsafe_b64encode(value.encode()).decode()
+
+
+def _decode_marker(marker: str | None) -> str | None:
+    if not marker:
+        return None
+    try:
+        return base64.urlsafe_b64decode(marker.encode()).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        raise errors.invalid("Invalid marker") from None  # UNCONFIRMED wording
+
+
+def _page(items: list[Any], marker: str | None, limit: int, member: str, render: Callable[[Any], Any]) -> dict:
+    text = _decode_marker(marker) or "0"
+    if not text.isdigit():
+        raise errors.invalid("Invalid marker")  # UNCONFIRMED wording
+    start = int(text)
+    out: dict[str, Any] = {member: [render(i) for i in items[start : start + limit]]}
+    if start + limit < len(items):
+        out["NextMarker"] = _encode_marker(str(start + limit))
+    return out

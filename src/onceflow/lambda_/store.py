@@ -1,0 +1,193 @@
+"""SQL for Lambda: functions ($LATEST), published versions, aliases and code zips (JSON + blobs)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from onceflow.store.db import Database
+
+MIGRATIONS = [
+    (
+        "lambda-0001",
+        """
+        CREATE TABLE lambda_functions (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            config TEXT NOT NULL,
+            reserved_concurrency INTEGER,
+            next_version INTEGER NOT NULL DEFAULT 1,
+            tags TEXT NOT NULL DEFAULT '{}',
+            PRIMARY KEY (account, region, name)
+        );
+        CREATE TABLE lambda_versions (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            config TEXT NOT NULL,
+            PRIMARY KEY (account, region, name, version)
+        );
+        CREATE TABLE lambda_aliases (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            alias TEXT NOT NULL,
+            config TEXT NOT NULL,
+            PRIMARY KEY (account, region, name, alias)
+        );
+        CREATE TABLE lambda_code (
+            sha256 TEXT PRIMARY KEY,
+            zip BLOB NOT NULL
+        );
+        """,
+    ),
+]
+
+Key = tuple[str, str, str]  # (account, region, function name)
+
+
+class LambdaStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.migrate(MIGRATIONS)
+
+    # ------------------------------------------------------------------ functions
+    def get_function(self, key: Key) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config, reserved_concurrency FROM lambda_functions WHERE account=? AND region=? AND name=?",
+            key,
+        )
+        if row is None:
+            return None
+        config = json.loads(row["config"])
+        config["_reserved"] = row["reserved_concurrency"]
+        return config
+
+    def list_functions(self, account: str, region: str, after: str | None, limit: int) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_functions WHERE account=? AND region=? AND name>? ORDER BY name LIMIT ?",
+            (account, region, after or "", limit),
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def insert_function(self, conn: sqlite3.Connection, key: Key, config: dict[str, Any]) -> bool:
+        """Insert a new function; False when the name is taken."""
+        try:
+            conn.execute(
+                "INSERT INTO lambda_functions (account, region, name, config) VALUES (?, ?, ?, ?)",
+                (*key, _dump(config)),
+            )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def update_function(self, conn: sqlite3.Connection, key: Key, config: dict[str, Any]) -> None:
+        conn.execute(
+            "UPDATE lambda_functions SET config=? WHERE account=? AND region=? AND name=?", (_dump(config), *key)
+        )
+
+    def delete_function(self, conn: sqlite3.Connection, key: Key) -> None:
+        for table in ("lambda_functions", "lambda_versions", "lambda_aliases"):
+            conn.execute(f"DELETE FROM {table} WHERE account=? AND region=? AND name=?", key)
+        self._collect_code(conn)
+
+    def set_reserved(self, conn: sqlite3.Connection, key: Key, value: int | None) -> None:
+        conn.execute(
+            "UPDATE lambda_functions SET reserved_concurrency=? WHERE account=? AND region=? AND name=?",
+            (value, *key),
+        )
+
+    def total_reserved(self, account: str, region: str, excluding: str | None = None) -> int:
+        row = self.db.query_one(
+            "SELECT COALESCE(SUM(reserved_concurrency), 0) AS n FROM lambda_functions "
+            "WHERE account=? AND region=? AND name IS NOT ?",
+            (account, region, excluding),
+        )
+        return int(row["n"]) if row else 0
+
+    # ------------------------------------------------------------------ versions
+    def next_version(self, conn: sqlite3.Connection, key: Key) -> int:
+        row = conn.execute(
+            "SELECT next_version FROM lambda_functions WHERE account=? AND region=? AND name=?", key
+        ).fetchone()
+        conn.execute(
+            "UPDATE lambda_functions SET next_version=next_version+1 WHERE account=? AND region=? AND name=?", key
+        )
+        return int(row[0])
+
+    def insert_version(self, conn: sqlite3.Connection, key: Key, version: int, config: dict[str, Any]) -> None:
+        conn.execute(
+            "INSERT INTO lambda_versions (account, region, name, version, config) VALUES (?, ?, ?, ?, ?)",
+            (*key, version, _dump(config)),
+        )
+
+    def get_version(self, key: Key, version: int) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_versions WHERE account=? AND region=? AND name=? AND version=?",
+            (*key, version),
+        )
+        return json.loads(row["config"]) if row else None
+
+    def list_versions(self, key: Key) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_versions WHERE account=? AND region=? AND name=? ORDER BY version", key
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def delete_version(self, conn: sqlite3.Connection, key: Key, version: int) -> None:
+        conn.execute(
+            "DELETE FROM lambda_versions WHERE account=? AND region=? AND name=? AND version=?", (*key, version)
+        )
+        self._collect_code(conn)
+
+    # ------------------------------------------------------------------ aliases
+    def get_alias(self, key: Key, alias: str) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_aliases WHERE account=? AND region=? AND name=? AND alias=?", (*key, alias)
+        )
+        return json.loads(row["config"]) if row else None
+
+    def list_aliases(self, key: Key) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_aliases WHERE account=? AND region=? AND name=? ORDER BY alias", key
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def put_alias(self, conn: sqlite3.Connection, key: Key, alias: str, config: dict[str, Any]) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_aliases (account, region, name, alias, config) VALUES (?, ?, ?, ?, ?)",
+            (*key, alias, _dump(config)),
+        )
+
+    def delete_alias(self, conn: sqlite3.Connection, key: Key, alias: str) -> None:
+        conn.execute("DELETE FROM lambda_aliases WHERE account=? AND region=? AND name=? AND alias=?", (*key, alias))
+
+    def alias_uses_version(self, key: Key, version: str) -> bool:
+        return any(a.get("FunctionVersion") == version for a in self.list_aliases(key))
+
+    # ------------------------------------------------------------------ code
+    def put_code(self, conn: sqlite3.Connection, sha256_hex: str, data: bytes) -> None:
+        conn.execute("INSERT OR IGNORE INTO lambda_code (sha256, zip) VALUES (?, ?)", (sha256_hex, data))
+
+    def get_code(self, sha256_hex: str) -> bytes:
+        row = self.db.query_one("SELECT zip FROM lambda_code WHERE sha256=?", (sha256_hex,))
+        if row is None:
+            raise KeyError(sha256_hex)
+        return bytes(row["zip"])
+
+    def _collect_code(self, conn: sqlite3.Connection) -> None:
+        """Drop zips no function or version refers to any more."""
+        used = {
+            json.loads(r[0]).get("_code")
+            for r in conn.execute("SELECT config FROM lambda_functions UNION ALL SELECT config FROM lambda_versions")
+        }
+        for (sha,) in conn.execute("SELECT sha256 FROM lambda_code").fetchall():
+            if sha not in used:
+                conn.execute("DELETE FROM lambda_code WHERE sha256=?", (sha,))
+
+
+def _dump(config: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in config.items() if k != "_reserved"}, separators=(",", ":"))
