@@ -66,7 +66,10 @@ def parse(
                 if request.body or payload_name in shape.required_members:
                     params[payload_name] = request.body if pshape.type_name == "blob" else request.body.decode()
             elif request.body.strip():
-                params[payload_name] = from_json(pshape, _json(request.body), member_path("", payload_name), problems)
+                data = _json(request.body)
+                # botocore sends `{}` for an absent structure payload: read it back as absent.
+                if data != {} or payload_name in shape.required_members:
+                    params[payload_name] = from_json(pshape, data, member_path("", payload_name), problems)
         else:
             body = _json(request.body) if request.body.strip() else {}
             if not isinstance(body, dict):
@@ -143,6 +146,12 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
         body["Type"] = "User" if err.sender_fault else "Service"
     key = "Message" if shape is not None and "Message" in shape.members else "message"
     body[key] = err.message
-    body.update(err.extra)
     headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", err.code)]
+    members = shape.members if shape is not None else {}
+    for name, value in err.extra.items():
+        mshape = members.get(name)
+        if mshape is not None and mshape.serialization.get("location") == "header":
+            headers.append((mshape.serialization.get("name", name), scalar_text(mshape, value)))
+        else:
+            body[name] = value
     return Response(err.status, json.dumps(body, default=json_default).encode(), headers)

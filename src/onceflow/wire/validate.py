@@ -46,12 +46,53 @@ def member_path(parent: str, name: str) -> str:
     return f"{parent}.{step}" if parent else step
 
 
+# Java regex classes the models use, as Python character-class contents (inside [...]).
+_JAVA_CLASSES = {
+    "N": "\\d\u00b2\u00b3\u00b9\u00bc-\u00be\u2150-\u2189",
+    "Z": " \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000",
+    "ASCII": "\\x00-\\x7f",
+    "Print": "\\x20-\\x7e",
+}
+_LETTER = "[^\\W\\d_]"  # a word character that is neither a digit nor '_': Java's \\p{L}
+_CLASS_WITH_P = re.compile(r"\[(\^?)((?:[^\]\\]|\\.)*\\p\{\w+\}(?:[^\]\\]|\\.)*)\]")
+
+
+@lru_cache(maxsize=4096)
+def python_pattern(expr: str) -> str | None:
+    """The model's (Java) pattern in Python's dialect, or None if it uses syntax we cannot translate.
+
+    Java accepts \\p{L}/\\p{Z}/\\p{N}/\\p{ASCII}/\\p{Print}, UTF-16 surrogate pairs spelled as escapes,
+    and `[\\w-_]` (a literal '-' after a class); Python's `re` accepts none of them.
+    """
+    text = expr.replace("\\uD800\\uDC00-\\uDBFF\\uDFFF", "\\U00010000-\\U0010FFFF")
+    text = text.replace("\\w-_", "\\w\\-_")
+    text = _CLASS_WITH_P.sub(_translate_class, text)
+    text = text.replace("\\p{L}", _LETTER)
+    for name, body in _JAVA_CLASSES.items():
+        text = text.replace("\\p{" + name + "}", f"[{body}]")
+    try:
+        re.compile(text)
+    except re.error:
+        return None
+    return text
+
+
+def _translate_class(m: re.Match[str]) -> str:
+    negated, body = m.group(1), m.group(2)
+    for name, chars in _JAVA_CLASSES.items():
+        body = body.replace("\\p{" + name + "}", chars)
+    if "\\p{L}" not in body:
+        return f"[{negated}{body}]"
+    if negated:
+        return m.group(0)  # leave untranslatable: compile fails and the check is skipped
+    rest = body.replace("\\p{L}", "")
+    return f"(?:{_LETTER}|[{rest}])" if rest else _LETTER
+
+
 @lru_cache(maxsize=4096)
 def _pattern(expr: str) -> re.Pattern[str] | None:
-    try:
-        return re.compile(expr)
-    except re.error:
-        return None  # Java-only syntax (\p{...}); the service checks what matters
+    text = python_pattern(expr)
+    return re.compile(text) if text is not None else None
 
 
 def check_scalar(shape: Shape, value: Any, path: str, problems: Problems) -> None:

@@ -1,0 +1,6 @@
+"""The wire unit tests share two helper modules that live beside them (import mode is importlib)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
