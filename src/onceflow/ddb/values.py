@@ -61,8 +61,8 @@ def normalize_number(text: str) -> str:
 
 
 def add_numbers(a: str, b: str, sign: int = 1) -> str:
-    d = Decimal(a) + Decimal(b) if sign > 0 else Decimal(a) - Decimal(b)
-    return format_number(_CTX.plus(d))
+    d = _CTX.add(Decimal(a), Decimal(b)) if sign > 0 else _CTX.subtract(Decimal(a), Decimal(b))
+    return format_number(d)
 
 
 # ---------------------------------------------------------------------------- validation
