@@ -1,0 +1,170 @@
+"""Managed policies (customer and AWS managed), attachments, users, access keys, user policies."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+TRUST = json.dumps(
+    {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
+        ],
+    }
+)
+DOC = json.dumps(
+    {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*"}]}
+)
+BASIC = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+ADMIN = "arn:aws:iam::aws:policy/AdministratorAccess"
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def iam(aws: Callable[..., Any]) -> Any:
+    return aws("iam")
+
+
+def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
+    r = exc.value.response
+    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
+
+
+def test_customer_managed_policy_lifecycle(iam: Any) -> None:
+    name = unique("pol")
+    policy = iam.create_policy(PolicyName=name, PolicyDocument=DOC, Description="reads")["Policy"]
+    arn = policy["Arn"]
+    assert arn == f"arn:aws:iam::000000000000:policy/{name}"
+    assert policy["DefaultVersionId"] == "v1" and policy["AttachmentCount"] == 0 and policy["IsAttachable"]
+    assert policy["PolicyId"].startswith("ANPA")
+    got = iam.get_policy(PolicyArn=arn)["Policy"]
+    assert got["Description"] == "reads"
+    version = iam.get_policy_version(PolicyArn=arn, VersionId="v1")["PolicyVersion"]
+    assert version["Document"] == json.loads(DOC) and version["IsDefaultVersion"] is True
+    assert arn in [p["Arn"] for p in iam.list_policies(Scope="Local")["Policies"]]
+    with pytest.raises(ClientError) as exc:
+        iam.create_policy(PolicyName=name.upper(), PolicyDocument=DOC)
+    assert error(exc) == (
+        "EntityAlreadyExists",
+        f"A policy called {name.upper()} already exists. Duplicate names are not allowed.",
+        409,
+    )
+    iam.delete_policy(PolicyArn=arn)
+    with pytest.raises(ClientError) as exc:
+        iam.get_policy(PolicyArn=arn)
+    assert error(exc) == ("NoSuchEntity", f"Policy {arn} was not found.", 404)
+
+
+def test_aws_managed_policies_exist(iam: Any) -> None:
+    basic = iam.get_policy(PolicyArn=BASIC)["Policy"]
+    assert basic["PolicyName"] == "AWSLambdaBasicExecutionRole" and basic["Path"] == "/service-role/"
+    doc = iam.get_policy_version(PolicyArn=BASIC, VersionId=basic["DefaultVersionId"])["PolicyVersion"]["Document"]
+    assert doc["Statement"][0]["Action"] == ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
+    assert iam.get_policy(PolicyArn=ADMIN)["Policy"]["PolicyName"] == "AdministratorAccess"
+    aws_arns = [p["Arn"] for p in iam.list_policies(Scope="AWS")["Policies"]]
+    assert BASIC in aws_arns and ADMIN in aws_arns
+
+
+def test_attach_detach_and_delete_conflicts(iam: Any) -> None:
+    role = unique("role")
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)
+    arn = iam.create_policy(PolicyName=unique("pol"), PolicyDocument=DOC)["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=role, PolicyArn=BASIC)
+    iam.attach_role_policy(RoleName=role, PolicyArn=arn)
+    attached = iam.list_attached_role_policies(RoleName=role)["AttachedPolicies"]
+    assert {a["PolicyArn"] for a in attached} == {BASIC, arn}
+    assert {a["PolicyName"] for a in attached} >= {"AWSLambdaBasicExecutionRole"}
+    assert iam.get_policy(PolicyArn=arn)["Policy"]["AttachmentCount"] == 1
+    with pytest.raises(ClientError) as exc:
+        iam.delete_policy(PolicyArn=arn)
+    assert error(exc) == ("DeleteConflict", "Cannot delete a policy attached to entities.", 409)
+    with pytest.raises(ClientError) as exc:
+        iam.delete_role(RoleName=role)
+    assert error(exc) == ("DeleteConflict", "Cannot delete entity, must detach all policies first.", 409)
+    iam.detach_role_policy(RoleName=role, PolicyArn=arn)
+    iam.detach_role_policy(RoleName=role, PolicyArn=BASIC)
+    with pytest.raises(ClientError) as exc:
+        iam.detach_role_policy(RoleName=role, PolicyArn=BASIC)
+    assert error(exc) == ("NoSuchEntity", f"Policy {BASIC} was not found.", 404)
+    iam.delete_role(RoleName=role)
+    iam.delete_policy(PolicyArn=arn)
+
+
+def test_attach_missing_policy_and_bad_arn(iam: Any) -> None:
+    role = unique("role")
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)
+    missing = "arn:aws:iam::000000000000:policy/does-not-exist"
+    with pytest.raises(ClientError) as exc:
+        iam.attach_role_policy(RoleName=role, PolicyArn=missing)
+    assert error(exc) == ("NoSuchEntity", f"Policy {missing} does not exist or is not attachable.", 404)
+    with pytest.raises(ClientError) as exc:
+        iam.get_policy(PolicyArn="not-an-arn-at-all-xyz")
+    assert error(exc) == ("InvalidInput", "ARN not-an-arn-at-all-xyz is not valid.", 400)
+    assert iam.list_attached_role_policies(RoleName=role)["AttachedPolicies"] == []
+
+
+def test_users_keys_and_user_policies(iam: Any) -> None:
+    name = unique("user")
+    user = iam.create_user(UserName=name)["User"]
+    assert user["Arn"] == f"arn:aws:iam::000000000000:user/{name}" and user["UserId"].startswith("AIDA")
+    assert iam.get_user(UserName=name)["User"]["UserId"] == user["UserId"]
+    with pytest.raises(ClientError) as exc:
+        iam.create_user(UserName=name)
+    assert error(exc) == ("EntityAlreadyExists", f"User with name {name} already exists.", 409)
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    assert key["AccessKeyId"].startswith("AKIA") and len(key["AccessKeyId"]) == 20
+    assert len(key["SecretAccessKey"]) == 40 and key["Status"] == "Active"
+    listed = iam.list_access_keys(UserName=name)["AccessKeyMetadata"]
+    assert [k["AccessKeyId"] for k in listed] == [key["AccessKeyId"]]
+    iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=DOC)
+    assert iam.get_user_policy(UserName=name, PolicyName="p")["PolicyDocument"] == json.loads(DOC)
+    assert iam.list_user_policies(UserName=name)["PolicyNames"] == ["p"]
+    with pytest.raises(ClientError) as exc:
+        iam.delete_user(UserName=name)
+    assert error(exc) == ("DeleteConflict", "Cannot delete entity, must delete policies first.", 409)
+    iam.delete_user_policy(UserName=name, PolicyName="p")
+    with pytest.raises(ClientError) as exc:
+        iam.delete_user(UserName=name)
+    assert error(exc) == ("DeleteConflict", "Cannot delete entity, must delete access keys first.", 409)
+    iam.delete_access_key(UserName=name, AccessKeyId=key["AccessKeyId"])
+    with pytest.raises(ClientError) as exc:
+        iam.delete_access_key(UserName=name, AccessKeyId=key["AccessKeyId"])
+    assert error(exc) == ("NoSuchEntity", f"The Access Key with id {key['AccessKeyId']} cannot be found.", 404)
+    iam.delete_user(UserName=name)
+    with pytest.raises(ClientError) as exc:
+        iam.get_user(UserName=name)
+    assert error(exc) == ("NoSuchEntity", f"The user with name {name} cannot be found.", 404)
+
+
+def test_user_access_keys_are_limited_to_two(iam: Any) -> None:
+    name = unique("user")
+    iam.create_user(UserName=name)
+    iam.create_access_key(UserName=name)
+    iam.create_access_key(UserName=name)
+    with pytest.raises(ClientError) as exc:
+        iam.create_access_key(UserName=name)
+    assert error(exc) == ("LimitExceeded", "Cannot exceed quota for AccessKeysPerUser: 2", 409)
+    assert len(iam.list_access_keys(UserName=name)["AccessKeyMetadata"]) == 2
+
+
+def test_user_access_key_acts_as_the_user(aws: Callable[..., Any], iam: Any) -> None:
+    name = unique("user")
+    iam.create_user(UserName=name)
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    sts = aws("sts", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+    ident = sts.get_caller_identity()
+    assert ident["Arn"] == f"arn:aws:iam::000000000000:user/{name}"
+    assert ident["UserId"] == iam.get_user(UserName=name)["User"]["UserId"]
+    as_user = aws("iam", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+    assert as_user.get_user()["User"]["UserName"] == name  # no UserName: the caller
+    # Without --enforce-iam a user's calls are not evaluated.
+    assert as_user.list_roles()["Roles"] is not None
