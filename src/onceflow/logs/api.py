@@ -38,6 +38,7 @@ class LogsApi:
         return self.service.describe_groups(
             ctx.account, ctx.region, prefix=p.get("logGroupNamePrefix"), pattern=p.get("logGroupNamePattern"),
             log_class=p.get("logGroupClass"), limit=p.get("limit"), token=p.get("nextToken"),
+            identifiers=p.get("logGroupIdentifiers"),
         )
 
     @operation("PutRetentionPolicy")

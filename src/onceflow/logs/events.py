@@ -203,10 +203,9 @@ def _scan(
     out: list[dict[str, Any]] = []
     scanned = page_bytes = 0
     position = after
+    chunk = min(max(size + 1, 64), SCAN_CHUNK)  # small pages read few rows; selective patterns grow it
     while True:
-        rows = store.group_events(
-            conn, group_id, stream_ids, start=start, end=end, after=position, limit=SCAN_CHUNK
-        )
+        rows = store.group_events(conn, group_id, stream_ids, start=start, end=end, after=position, limit=chunk)
         for row in rows:
             message = row["message"]
             if matches(message):
@@ -216,10 +215,11 @@ def _scan(
                 out.append(_filtered(row, names))
             position = (row["ts"], row["id"])
             scanned += 1
-        if len(rows) < SCAN_CHUNK:
+        if len(rows) < chunk:
             return out, None
         if scanned >= MAX_SCAN:
             return out, position
+        chunk = min(chunk * 2, SCAN_CHUNK)
 
 
 def _filtered(row: sqlite3.Row, names: dict[int, str]) -> dict[str, Any]:

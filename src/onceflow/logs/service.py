@@ -105,15 +105,20 @@ class LogsService(EventsMixin):
         log_class: str | None = None,
         limit: int | None = None,
         token: str | None = None,
+        identifiers: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         if prefix and pattern:
             raise errors.prefix_and_pattern_exclusive()
         after = _name_after(token, "g") if token else None
         size = limit or 50
+        # logGroupIdentifiers: names or ARNs of this account and region (others cannot match).
+        names = None if identifiers is None else [
+            n for n in (_identifier_name(i, account, region) for i in identifiers) if n is not None
+        ]
         rows = self.db.read(
             lambda conn: store.list_groups(
                 conn, account, region, prefix=prefix, pattern=pattern, log_class=log_class,
-                after=after, limit=size + 1,
+                after=after, limit=size + 1, names=names,
             )
         )
         shaped = [_group_shape(row, region, account, brief=bool(pattern)) for row in rows[:size]]
@@ -233,6 +238,13 @@ def parse_group_arn(arn: str) -> tuple[str, str, str] | None:
     if not name or ":" in name:
         return None
     return parts[3], parts[4], name
+
+
+def _identifier_name(identifier: str, account: str, region: str) -> str | None:
+    if not identifier.startswith("arn:"):
+        return identifier
+    parsed = parse_group_arn(identifier)
+    return parsed[2] if parsed is not None and parsed[:2] == (region, account) else None
 
 
 def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) -> dict[str, Any]:

@@ -103,9 +103,13 @@ def list_groups(
     log_class: str | None,
     after: str | None,
     limit: int,
+    names: Sequence[str] | None = None,
 ) -> list[sqlite3.Row]:
     sql = ["SELECT * FROM logs_groups WHERE account=? AND region=?"]
     args: list[Any] = [account, region]
+    if names is not None:
+        sql.append(f"AND name IN ({','.join('?' * len(names))})")
+        args += list(names)
     if prefix:
         sql.append("AND name >= ? AND name < ?")
         args += [prefix, prefix + _TOP]

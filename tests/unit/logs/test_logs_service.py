@@ -82,6 +82,9 @@ def test_describe_groups_prefix_paging_and_ascii_order(svc: LogsService) -> None
     brief = svc.describe_groups(ACCT, REGION, pattern="/")["logGroups"]
     assert [g["logGroupName"] for g in brief] == ["B/0", "a/1", "b/1", "b/2", "b/3"]
     assert "storedBytes" not in brief[0]
+    arn = f"arn:aws:logs:{REGION}:{ACCT}:log-group:c"
+    chosen = svc.describe_groups(ACCT, REGION, identifiers=["a/1", arn, "missing"])["logGroups"]
+    assert [g["logGroupName"] for g in chosen] == ["a/1", "c"]
 
 
 def test_retention_policy(svc: LogsService) -> None:
