@@ -1,0 +1,160 @@
+"""DynamoDB tables through boto3 and the AWS CLI: create, describe, list, update, delete, tags, TTL."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+KEYS = {"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                 {"AttributeName": "sk", "AttributeType": "N"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]}
+
+
+def name() -> str:
+    return f"t-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def ddb(aws: Any) -> Any:
+    return aws("dynamodb")
+
+
+def error(call: Any, **kw: Any) -> dict[str, Any]:
+    with pytest.raises(ClientError) as e:
+        call(**kw)
+    return e.value.response  # type: ignore[no-any-return]
+
+
+def test_create_describe_delete(ddb: Any) -> None:
+    n = name()
+    created = ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", **KEYS)["TableDescription"]
+    assert created["TableStatus"] == "CREATING"
+    assert created["TableArn"] == f"arn:aws:dynamodb:us-east-1:000000000000:table/{n}"
+    ddb.put_item(TableName=n, Item={"pk": {"S": "a"}, "sk": {"N": "1"}})
+    t = ddb.describe_table(TableName=n)["Table"]
+    assert t["TableStatus"] == "ACTIVE"
+    assert t["ItemCount"] == 1
+    assert t["KeySchema"] == KEYS["KeySchema"]
+    assert t["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    gone = ddb.delete_table(TableName=n)["TableDescription"]
+    assert gone["TableStatus"] == "DELETING"
+    assert "KeySchema" not in gone
+    r = error(ddb.describe_table, TableName=n)
+    assert r["Error"] == {"Code": "ResourceNotFoundException",
+                          "Message": f"Requested resource not found: Table: {n} not found"}
+
+
+def test_create_errors(ddb: Any) -> None:
+    n = name()
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", **KEYS)
+    r = error(ddb.create_table, TableName=n, BillingMode="PAY_PER_REQUEST", **KEYS)
+    assert r["Error"] == {"Code": "ResourceInUseException", "Message": f"Table already exists: {n}"}
+    r = error(ddb.create_table, TableName=name(), **KEYS)
+    assert r["Error"]["Message"] == ("One or more parameter values were invalid: ReadCapacityUnits and "
+                                     "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+    r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
+              AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+              KeySchema=KEYS["KeySchema"])
+    assert r["Error"]["Message"] == ("One or more parameter values were invalid: Some index key attributes are not "
+                                     "defined in AttributeDefinitions. Keys: [sk], AttributeDefinitions: [pk]")
+    r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
+              AttributeDefinitions=KEYS["AttributeDefinitions"] + [{"AttributeName": "x", "AttributeType": "S"}],
+              KeySchema=KEYS["KeySchema"])
+    assert r["Error"]["Message"] == ("One or more parameter values were invalid: Number of attributes in KeySchema "
+                                     "does not exactly match number of attributes defined in AttributeDefinitions")
+    r = error(ddb.delete_table, TableName="nope-" + n)
+    assert r["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_list_tables_pages(ddb: Any) -> None:
+    prefix = f"list-{uuid.uuid4().hex[:6]}"
+    for i in range(3):
+        ddb.create_table(TableName=f"{prefix}-{i}", BillingMode="PAY_PER_REQUEST", **KEYS)
+    names: list[str] = []
+    for page in ddb.get_paginator("list_tables").paginate(PaginationConfig={"PageSize": 2}):
+        names += page["TableNames"]
+    assert [f"{prefix}-{i}" for i in range(3)] == [x for x in names if x.startswith(prefix)]
+    assert names == sorted(names)
+
+
+def test_indexes_provisioned_and_update_table(ddb: Any) -> None:
+    n = name()
+    ddb.create_table(
+        TableName=n, ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
+        AttributeDefinitions=KEYS["AttributeDefinitions"] + [{"AttributeName": "g", "AttributeType": "S"},
+                                                            {"AttributeName": "l", "AttributeType": "S"}],
+        KeySchema=KEYS["KeySchema"],
+        GlobalSecondaryIndexes=[{"IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "KEYS_ONLY"},
+                                 "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}],
+        LocalSecondaryIndexes=[{"IndexName": "byL", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                                   {"AttributeName": "l", "KeyType": "RANGE"}],
+                                "Projection": {"ProjectionType": "ALL"}}])
+    t = ddb.describe_table(TableName=n)["Table"]
+    assert t["ProvisionedThroughput"]["ReadCapacityUnits"] == 5
+    assert t["GlobalSecondaryIndexes"][0]["IndexName"] == "byG"
+    assert t["GlobalSecondaryIndexes"][0]["IndexStatus"] == "ACTIVE"
+    assert t["LocalSecondaryIndexes"][0]["IndexArn"] == t["TableArn"] + "/index/byL"
+    ddb.put_item(TableName=n, Item={"pk": {"S": "a"}, "sk": {"N": "1"}, "h": {"S": "x"}})
+    t = ddb.update_table(
+        TableName=n, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "h", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[{"Create": {"IndexName": "byH",
+                                                 "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}],
+                                                 "Projection": {"ProjectionType": "ALL"}}},
+                                     {"Delete": {"IndexName": "byG"}}])["TableDescription"]
+    assert [g["IndexName"] for g in t["GlobalSecondaryIndexes"]] == ["byH"]
+    assert t["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    got = ddb.query(TableName=n, IndexName="byH", KeyConditionExpression="h = :h",
+                    ExpressionAttributeValues={":h": {"S": "x"}})
+    assert got["Items"] == [{"pk": {"S": "a"}, "sk": {"N": "1"}, "h": {"S": "x"}}]
+
+
+def test_tags(ddb: Any) -> None:
+    n = name()
+    arn = ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", Tags=[{"Key": "a", "Value": "1"}],
+                           **KEYS)["TableDescription"]["TableArn"]
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "b", "Value": "2"}])
+    ddb.untag_resource(ResourceArn=arn, TagKeys=["a"])
+    assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "b", "Value": "2"}]
+
+
+def test_ttl_settings_and_expiry(ddb: Any) -> None:
+    n = name()
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", **KEYS)
+    assert ddb.describe_time_to_live(TableName=n)["TimeToLiveDescription"] == {"TimeToLiveStatus": "DISABLED"}
+    ddb.update_time_to_live(TableName=n, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    assert ddb.describe_time_to_live(TableName=n)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}
+    r = error(ddb.update_time_to_live, TableName=n, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
+    assert r["Error"]["Message"] == "TimeToLive is already enabled"
+    ddb.put_item(TableName=n, Item={"pk": {"S": "old"}, "sk": {"N": "1"}, "exp": {"N": "1000"}})
+    ddb.put_item(TableName=n, Item={"pk": {"S": "new"}, "sk": {"N": "1"}, "exp": {"N": "99999999999"}})
+    import time
+
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if "Item" not in ddb.get_item(TableName=n, Key={"pk": {"S": "old"}, "sk": {"N": "1"}}):
+            break
+        time.sleep(0.2)
+    assert "Item" not in ddb.get_item(TableName=n, Key={"pk": {"S": "old"}, "sk": {"N": "1"}})
+    assert "Item" in ddb.get_item(TableName=n, Key={"pk": {"S": "new"}, "sk": {"N": "1"}})
+
+
+def test_cli_waiters(aws_cli: Any) -> None:
+    n = name()
+    r = aws_cli("dynamodb", "create-table", "--table-name", n, "--billing-mode", "PAY_PER_REQUEST",
+                "--attribute-definitions", "AttributeName=id,AttributeType=S",
+                "--key-schema", "AttributeName=id,KeyType=HASH")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["TableDescription"]["TableName"] == n
+    r = aws_cli("dynamodb", "wait", "table-exists", "--table-name", n)
+    assert r.returncode == 0, r.stderr
+    r = aws_cli("dynamodb", "delete-table", "--table-name", n)
+    assert r.returncode == 0, r.stderr
+    r = aws_cli("dynamodb", "wait", "table-not-exists", "--table-name", n)
+    assert r.returncode == 0, r.stderr
