@@ -1,9 +1,23 @@
-"""sfn: see setup() for how the service is built and registered."""
+"""sfn: Step Functions. See setup() for how the service is built and registered."""
 
 from __future__ import annotations
 
+from onceflow.sfn.api import SfnApi, resolve_resources
+from onceflow.sfn.engine.scheduler import Engine
+from onceflow.sfn.service import SfnService
+from onceflow.sfn.store import MIGRATIONS, SfnStore
 from onceflow.stack import Stack
 
 
 def setup(stack: Stack) -> None:
-    """Build this service's store, service and API objects and register them on the stack."""
+    """Build the store, engine, service and API; recovery and the scheduler start with the server."""
+    stack.db.migrate(MIGRATIONS)
+    store = SfnStore(stack.db)
+    engine = Engine(stack, store)
+    service = SfnService(stack, store, engine)
+    stack.registry.add_api("stepfunctions", SfnApi(service))
+    stack.services["stepfunctions"] = service
+    stack.resource_resolvers["stepfunctions"] = resolve_resources
+    stack.on_start.append(engine.start)
+    stack.on_shutdown.append(engine.shutdown)
+    stack.on_reset.append(engine.reset)

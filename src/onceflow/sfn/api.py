@@ -1,0 +1,111 @@
+"""Step Functions operations (JSON 1.0): parsed request members in, output members out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.registry import operation
+from onceflow.sfn.service import SfnService
+
+Params = dict[str, Any]
+
+
+class SfnApi:
+    def __init__(self, service: SfnService) -> None:
+        self.service = service
+
+    # ------------------------------------------------------------------ state machines
+    @operation("CreateStateMachine")
+    def create_state_machine(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.create_machine(ctx, p)
+
+    @operation("DescribeStateMachine")
+    def describe_state_machine(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.describe_machine(p["stateMachineArn"])
+
+    @operation("UpdateStateMachine")
+    def update_state_machine(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.update_machine(p)
+
+    @operation("DeleteStateMachine")
+    def delete_state_machine(self, ctx: RequestContext, p: Params) -> None:
+        self.service.delete_machine(p["stateMachineArn"])
+
+    @operation("ListStateMachines")
+    def list_state_machines(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.list_machines(ctx, p.get("maxResults"), p.get("nextToken"))
+
+    @operation("ValidateStateMachineDefinition")
+    def validate_state_machine_definition(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.validate_definition(p["definition"], p.get("type", "STANDARD"), p.get("maxResults") or 100)
+
+    # ------------------------------------------------------------------ executions
+    @operation("StartExecution")
+    def start_execution(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.start_execution(ctx, p)
+
+    @operation("StartSyncExecution")
+    def start_sync_execution(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.start_execution(ctx, p, sync=True)
+
+    @operation("DescribeExecution")
+    def describe_execution(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.describe_execution(p["executionArn"])
+
+    @operation("DescribeStateMachineForExecution")
+    def describe_state_machine_for_execution(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.machine_for_execution(p["executionArn"])
+
+    @operation("ListExecutions")
+    def list_executions(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.list_executions(p)
+
+    @operation("GetExecutionHistory")
+    def get_execution_history(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.history(p)
+
+    @operation("StopExecution")
+    def stop_execution(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.stop_execution(p)
+
+    # ------------------------------------------------------------------ callbacks
+    @operation("SendTaskSuccess")
+    def send_task_success(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.send_task_success(p["taskToken"], p["output"])
+        return {}
+
+    @operation("SendTaskFailure")
+    def send_task_failure(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.send_task_failure(p["taskToken"], p.get("error"), p.get("cause"))
+        return {}
+
+    @operation("SendTaskHeartbeat")
+    def send_task_heartbeat(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.send_task_heartbeat(p["taskToken"])
+        return {}
+
+    # ------------------------------------------------------------------ tags
+    @operation("TagResource")
+    def tag_resource(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.tag(p["resourceArn"], p["tags"])
+        return {}
+
+    @operation("UntagResource")
+    def untag_resource(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.untag(p["resourceArn"], p["tagKeys"])
+        return {}
+
+    @operation("ListTagsForResource")
+    def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.list_tags(p["resourceArn"])
+
+
+def resolve_resources(ctx: RequestContext, params: Params) -> list[str]:
+    """The ARNs an operation acts on, for IAM (a state machine, an execution, or '*')."""
+    for key in ("stateMachineArn", "executionArn", "resourceArn"):
+        if params.get(key):
+            return [params[key]]
+    if ctx.operation == "CreateStateMachine" and params.get("name"):
+        return [f"arn:aws:states:{ctx.region}:{ctx.account}:stateMachine:{params['name']}"]
+    return ["*"]

@@ -1,0 +1,107 @@
+"""History events: the record every transition appends, shaped like botocore's HistoryEvent.
+
+An event's details live under one member whose name follows from its type (TaskStateEntered ->
+stateEnteredEventDetails, MapIterationStarted -> mapIterationStartedEventDetails, ...). Payload
+fields (input, output, parameters, assignedVariables values) are compact JSON strings, as AWS sends.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+STATE_TYPES = ("Task", "Choice", "Fail", "Map", "Parallel", "Pass", "Succeed", "Wait")
+
+# Types whose details member is not simply lowerFirst(type) + "EventDetails".
+_DETAIL_KEYS = {
+    "MapIterationStarted": "mapIterationStartedEventDetails",
+    "MapIterationSucceeded": "mapIterationSucceededEventDetails",
+    "MapIterationFailed": "mapIterationFailedEventDetails",
+    "MapIterationAborted": "mapIterationAbortedEventDetails",
+    "MapStateStarted": "mapStateStartedEventDetails",
+}
+# Event types without a details member at all.
+_NO_DETAILS = {
+    "MapStateSucceeded", "MapStateFailed", "MapStateAborted", "ParallelStateStarted", "ParallelStateSucceeded",
+    "ParallelStateFailed", "ParallelStateAborted", "LambdaFunctionStarted", "MapRunSucceeded", "TaskStateAborted",
+    "WaitStateAborted",
+}
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON as Step Functions writes it (no spaces, non-ASCII kept)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def detail_key(event_type: str) -> str | None:
+    if event_type in _NO_DETAILS:
+        return None
+    if event_type in _DETAIL_KEYS:
+        return _DETAIL_KEYS[event_type]
+    for st in STATE_TYPES:
+        if event_type == f"{st}StateEntered":
+            return "stateEnteredEventDetails"
+        if event_type == f"{st}StateExited":
+            return "stateExitedEventDetails"
+    return event_type[0].lower() + event_type[1:] + "EventDetails"
+
+
+@dataclass(slots=True)
+class Event:
+    id: int
+    prev: int
+    type: str
+    ts: float
+    details: dict[str, Any] | None
+    fiber: str
+
+    def to_api(self, include_data: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "timestamp": datetime.fromtimestamp(self.ts, UTC),
+            "type": self.type,
+            "id": self.id,
+            "previousEventId": self.prev,
+        }
+        key = detail_key(self.type)
+        if key is not None and self.details is not None:
+            details = self.details
+            if not include_data:
+                details = _without_data(details)
+            out[key] = details
+        return out
+
+
+_DATA_FIELDS = {"input": "inputDetails", "output": "outputDetails", "parameters": None}
+
+
+def _without_data(details: dict[str, Any]) -> dict[str, Any]:
+    """includeExecutionData=false drops payloads but keeps the *Details markers."""
+    return {k: v for k, v in details.items() if k not in _DATA_FIELDS and k != "assignedVariables"}
+
+
+# ---------------------------------------------------------------------- detail builders
+def entered(name: str, state_input: Any) -> dict[str, Any]:
+    return {"name": name, "input": dumps(state_input), "inputDetails": {"truncated": False}}
+
+
+def exited(name: str, output: Any, assigned: dict[str, Any] | None = None) -> dict[str, Any]:
+    d: dict[str, Any] = {"name": name, "output": dumps(output), "outputDetails": {"truncated": False}}
+    if assigned is not None:
+        d["assignedVariables"] = {k: dumps(v) for k, v in assigned.items()}
+        d["assignedVariablesDetails"] = {"truncated": False}
+    return d
+
+
+def error_cause(error: str | None, cause: str | None) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    if error is not None:
+        d["error"] = error
+    if cause is not None:
+        d["cause"] = cause
+    return d
+
+
+def output_details(output: Any) -> dict[str, Any]:
+    return {"output": dumps(output), "outputDetails": {"truncated": False}}

@@ -1,0 +1,57 @@
+"""`arn:aws:states:::aws-sdk:<service>:<action>` for the services onceflow implements.
+
+The parameters are the API's request members, the result its response members. Errors surface
+as `<Service>.<Code>` (AWS SDK v2 style names) with the SDK's cause format.
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from typing import Any
+
+from onceflow import internal
+from onceflow.context import Principal
+from onceflow.errors import ServiceError
+from onceflow.sfn.asl.errors import StatesError
+from onceflow.stack import Stack
+
+# aws-sdk service id -> (onceflow/boto3 service name, error prefix)
+SERVICES = {
+    "dynamodb": ("dynamodb", "DynamoDb"),
+    "lambda": ("lambda", "Lambda"),
+    "iam": ("iam", "Iam"),
+    "sts": ("sts", "Sts"),
+    "cloudwatchlogs": ("logs", "CloudWatchLogs"),
+    "sfn": ("stepfunctions", "Sfn"),
+}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        import base64
+
+        return base64.b64encode(value).decode()
+    return value
+
+
+def call(stack: Stack, principal: Principal, region: str, service: str, action: str, params: Any) -> Any:
+    if service not in SERVICES:
+        raise StatesError("States.Runtime", f"The aws-sdk service '{service}' is not supported by onceflow")
+    target, prefix = SERVICES[service]
+    operation = action[0].upper() + action[1:]
+    try:
+        out = internal.call(stack, principal, target, operation, dict(params or {}), region=region)
+    except ServiceError as e:
+        code = e.code if e.code.endswith("Exception") else f"{e.code}Exception"
+        raise StatesError(
+            f"{prefix}.{code}",
+            f"{e.message} (Service: {prefix}, Status Code: {e.status}, Request ID: {uuid.uuid4()})",
+        ) from None
+    return _jsonable(out or {})

@@ -1,0 +1,131 @@
+"""Lambda as a task: `arn:aws:states:::lambda:invoke` (the optimized integration, whose result
+wraps the payload in AWS's SDK response shape) and a bare function ARN (result = the payload).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from email.utils import formatdate
+from typing import Any
+
+from onceflow import internal
+from onceflow.context import Principal
+from onceflow.errors import ServiceError
+from onceflow.sfn.asl.errors import StatesError
+from onceflow.stack import Stack
+
+# Lambda exceptions the Java SDK v1 models; any other code surfaces as its base class name.
+JAVA_EXCEPTIONS = {
+    "ResourceNotFoundException", "ServiceException", "TooManyRequestsException", "InvalidParameterValueException",
+    "InvalidRequestContentException", "RequestTooLargeException", "ResourceConflictException",
+    "UnsupportedMediaTypeException", "ResourceNotReadyException", "InvalidRuntimeException",
+    "EC2UnexpectedException", "KMSAccessDeniedException", "InvalidZipFileException", "CodeStorageExceededException",
+}
+NO_ERROR_TYPE = "The cause could not be determined because Lambda did not return an error type."
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _lambda_error(e: ServiceError) -> StatesError:
+    name = e.code if e.code in JAVA_EXCEPTIONS else "AWSLambdaException"
+    rid = uuid.uuid4()
+    return StatesError(
+        f"Lambda.{name}",
+        f"{e.message} (Service: AWSLambda; Status Code: {e.status}; Error Code: {e.code}; Request ID: {rid}; "
+        "Proxy: null)",
+    )
+
+
+def _call(stack: Stack, principal: Principal, region: str, request: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return internal.call(stack, principal, "lambda", "Invoke", request, region=region)
+    except ServiceError as e:
+        raise _lambda_error(e) from None
+
+
+def _body(out: dict[str, Any]) -> bytes:
+    body = out.get("Payload", b"")
+    if hasattr(body, "read"):
+        body = body.read()
+    return body.encode() if isinstance(body, str) else bytes(body or b"")
+
+
+def _payload_bytes(payload: Any) -> bytes:
+    return _compact(payload).encode()
+
+
+def invoke_optimized(stack: Stack, principal: Principal, region: str, params: Any) -> dict[str, Any]:
+    if not isinstance(params, dict) or "FunctionName" not in params:
+        raise StatesError("States.Runtime", "The field 'FunctionName' is required")
+    request: dict[str, Any] = {"FunctionName": params["FunctionName"]}
+    if "Payload" in params:
+        payload = params["Payload"]
+        request["Payload"] = payload.encode() if isinstance(payload, str) else _payload_bytes(payload)
+    for key in ("InvocationType", "Qualifier", "ClientContext"):
+        if key in params:
+            request[key] = params[key]
+    out = _call(stack, principal, region, request)
+    body = _body(out)
+    if out.get("FunctionError"):
+        raise _function_error(body, compact=True)
+    try:
+        payload_value: Any = json.loads(body) if body else None
+    except ValueError:
+        payload_value = body.decode("utf-8", "replace")
+    return _shape(out, payload_value, len(body))
+
+
+def _shape(out: dict[str, Any], payload: Any, length: int) -> dict[str, Any]:
+    """The result AWS hands to ResultSelector/ResultPath for lambda:invoke."""
+    rid = out.get("RequestId") or str(uuid.uuid4())
+    version = out.get("ExecutedVersion", "$LATEST")
+    date = formatdate(usegmt=True)
+    trace = f"root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]};sampled=0"
+    headers = {
+        "Connection": "keep-alive", "Content-Length": str(length), "Content-Type": "application/json",
+        "Date": date, "X-Amz-Executed-Version": version, "x-amzn-Remapped-Content-Length": "0",
+        "x-amzn-RequestId": rid, "X-Amzn-Trace-Id": trace,
+    }
+    all_headers = {
+        "X-Amz-Executed-Version": [version], "x-amzn-Remapped-Content-Length": ["0"], "Connection": ["keep-alive"],
+        "x-amzn-RequestId": [rid], "Content-Length": [str(length)], "Date": [date], "X-Amzn-Trace-Id": [trace],
+        "Content-Type": ["application/json"],
+    }
+    return {
+        "ExecutedVersion": version,
+        "Payload": payload,
+        "SdkHttpMetadata": {
+            "AllHttpHeaders": all_headers,
+            "HttpHeaders": dict(sorted(headers.items(), key=lambda kv: kv[0].lower())),
+            "HttpStatusCode": 200,
+        },
+        "SdkResponseMetadata": {"RequestId": rid},
+        "StatusCode": out.get("StatusCode", 200),
+    }
+
+
+def _function_error(body: bytes, compact: bool) -> StatesError:
+    """A handler's error: error = its errorType; cause = the error payload (re-serialized compactly
+    by lambda:invoke, passed through as Lambda wrote it for a bare function ARN)."""
+    text = body.decode("utf-8", "replace")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict) or "errorType" not in doc:
+        return StatesError("Lambda.Unknown", NO_ERROR_TYPE)
+    return StatesError(str(doc["errorType"]), _compact(doc) if compact else text)
+
+
+def invoke_bare(stack: Stack, principal: Principal, region: str, function_arn: str, params: Any) -> Any:
+    out = _call(stack, principal, region, {"FunctionName": function_arn, "Payload": _payload_bytes(params)})
+    body = _body(out)
+    if out.get("FunctionError"):
+        raise _function_error(body, compact=False)
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return body.decode("utf-8", "replace")

@@ -1,0 +1,340 @@
+"""The runtime of one execution: fibers that replay the history and then go on live.
+
+Each program (the state machine, a Parallel branch, a Map iteration) runs as a fiber: a generator
+that appends events through `Runtime.emit` and yields an effect when it must wait (a Sleep until a
+stored wake-up time, an Invoke of a task integration, a task token, its children). `drive()` runs
+every fiber that can move, then writes what they appended in one transaction: before an Invoke
+starts (so TaskScheduled/TaskStarted are durable before the effect) and when nothing can move.
+
+When no invocation is in flight the runtime is dropped; the next wake-up (a timer, a task token,
+a restart) rebuilds it from the history: `emit` hands back recorded events while a fiber still has
+some, so replaying a fiber re-walks the same states without repeating effects.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.state import History
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from onceflow.sfn.engine.scheduler import Engine
+
+log = logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------------- effects
+@dataclass(slots=True)
+class Sleep:
+    due: float  # wall-clock epoch seconds (already scaled)
+
+
+@dataclass(slots=True)
+class Invoke:
+    call: Callable[[], Any]
+    deadline: float | None = None  # wall clock; past it the fiber gets InvokeTimeout
+
+
+@dataclass(slots=True)
+class AwaitToken:
+    token: str
+    due: float | None  # task timeout, wall clock
+    heartbeat: float | None  # HeartbeatSeconds scaled, or None
+
+
+@dataclass(slots=True)
+class Spawn:
+    factories: list[Callable[[str], Generator[Any, Any, Any]]]  # fiber key -> the child's generator
+
+
+@dataclass(slots=True)
+class WaitAny:
+    fibers: list[Fiber]
+
+
+class InvokeTimeout(Exception):
+    """Thrown into a fiber whose invocation outlived its TimeoutSeconds."""
+
+
+class ReplayMismatch(Exception):
+    pass
+
+
+Fx = Generator[Any, Any, Any]
+
+
+class Fiber:
+    __slots__ = (
+        "blocked",
+        "cancelled",
+        "children",
+        "done",
+        "error",
+        "gen",
+        "key",
+        "parent",
+        "result",
+        "spawned",
+        "waiter",
+    )
+
+    def __init__(self, key: str, gen: Fx, parent: Fiber | None) -> None:
+        self.key = key
+        self.gen = gen
+        self.parent = parent
+        self.done = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.blocked: Any = None
+        self.spawned = 0
+        self.waiter: Fiber | None = None
+        self.children: list[Fiber] = []
+        self.cancelled = False
+
+
+_UNSET: Any = object()
+
+
+class Runtime:
+    def __init__(self, engine: Engine, row: Any, history: History, root: Callable[[Runtime], Fx]) -> None:
+        self.engine = engine
+        self.arn: str = row["arn"]
+        self.row = row
+        self.recorded = history.by_fiber
+        self.next_id = history.last_id + 1
+        self.last = 0
+        self.pending: list[Event] = []
+        self.writes: list[Callable[[sqlite3.Connection], None]] = []
+        self.ready: deque[tuple[Fiber, Any, BaseException | None]] = deque()
+        self.blocked: set[Fiber] = set()
+        self.invoking: set[Fiber] = set()
+        self.completions: deque[tuple[Fiber, Any, Any, BaseException | None]] = deque()
+        self.root = Fiber("r", root(self), None)
+        self.started = False
+        self.finished = False
+        self.final: dict[str, Any] | None = None
+        self.timer_written: float | None = _UNSET
+        self.first_live_id = self.next_id
+        self.last_ts = row["start"]
+        self.region: str = row["region"]
+        self.scale: float = engine.scale
+        self.definition: dict[str, Any] = engine.parsed_definition(row["definition"])
+        self.exec_input: Any = engine.parsed_input(row["input"])
+        self._entered: dict[tuple[str, str], Event] = {}
+
+    # ------------------------------------------------------------------ helpers for states
+    def scaled_due(self, ref: float, nominal_due: float) -> float:
+        """Wall-clock wake-up for a nominal one: the distance from `ref` divided by the time scale."""
+        return ref + max(0.0, nominal_due - ref) / self.scale
+
+    def scale_seconds(self, seconds: float) -> float:
+        return seconds / self.scale
+
+    def now(self) -> float:
+        return time.time()
+
+    def make_token(self, fiber: str, entered_id: int, attempt: int) -> str:
+        from onceflow.sfn.engine.states.task import token_for
+
+        return token_for(self.arn, fiber, entered_id, attempt)
+
+    def request_id(self) -> str:
+        import uuid
+
+        return str(uuid.uuid4())
+
+    def remember_entered(self, name: str, fiber: str, entered: Event) -> None:
+        self._entered[(name, fiber)] = entered
+
+    def entered_of(self, name: str, fiber: str) -> Event:
+        return self._entered[(name, fiber)]
+
+    # ------------------------------------------------------------------ history
+    def emit(self, fiber: str, type_: str, details: dict[str, Any] | None, *, prev: int | None = None,
+             update: bool = True) -> Event:
+        """Append an event (or take the recorded one when replaying this fiber)."""
+        queue = self.recorded.get(fiber)
+        if queue:
+            ev = queue.popleft()
+            if ev.type != type_:
+                raise ReplayMismatch(f"{self.arn}: history has {ev.type} #{ev.id} where {type_} was expected")
+        else:
+            ev = Event(self.next_id, self.last if prev is None else prev, type_, time.time(), details, fiber)
+            self.next_id += 1
+            self.pending.append(ev)
+        if update:
+            self.last = ev.id
+        self.last_ts = ev.ts
+        return ev
+
+    def replaying(self, fiber: str) -> bool:
+        return bool(self.recorded.get(fiber))
+
+    def peek(self, fiber: str) -> Event | None:
+        queue = self.recorded.get(fiber)
+        return queue[0] if queue else None
+
+    def write(self, fn: Callable[[sqlite3.Connection], None]) -> None:
+        """A row written in the same transaction as the pending events (task tokens)."""
+        self.writes.append(fn)
+
+    # ------------------------------------------------------------------ driving
+    def drive(self) -> str:
+        """Move every fiber that can; returns 'done', 'inflight' (keep in memory) or 'parked'."""
+        if self.finished:
+            return "done"
+        if not self.started:
+            self.started = True
+            self.ready.append((self.root, None, None))
+        now = time.time()
+        while self.completions:
+            fib, eff, value, exc = self.completions.popleft()
+            if fib.blocked is eff and not fib.cancelled:
+                self.invoking.discard(fib)
+                fib.blocked = None
+                self.ready.append((fib, value, exc))
+        self._poll_blocked(now)
+        while self.ready:
+            fib, value, exc = self.ready.popleft()
+            if not fib.cancelled:
+                self._advance(fib, value, exc)
+        if self.root.done:
+            self.flush(final=True)
+            self.finished = True
+            return "done"
+        self.flush(timer=self._next_due())
+        if self.finished:  # stopped meanwhile
+            return "done"
+        return "inflight" if self.invoking else "parked"
+
+    def _poll_blocked(self, now: float) -> None:
+        for fib in list(self.blocked):
+            eff = fib.blocked
+            value: Any = _UNSET
+            if isinstance(eff, Sleep) and eff.due <= now:
+                value = None
+            elif isinstance(eff, AwaitToken):
+                value = self.engine.poll_token(eff, now)
+            if value is not _UNSET:
+                self.blocked.discard(fib)
+                fib.blocked = None
+                self.ready.append((fib, value, None))
+        for fib in list(self.invoking):
+            eff = fib.blocked
+            if isinstance(eff, Invoke) and eff.deadline is not None and eff.deadline <= now:
+                self.invoking.discard(fib)
+                fib.blocked = None
+                self.ready.append((fib, None, InvokeTimeout()))
+
+    def _next_due(self) -> float | None:
+        dues = [f.blocked.due for f in self.blocked if getattr(f.blocked, "due", None) is not None]
+        for fib in self.blocked:
+            eff = fib.blocked
+            if isinstance(eff, AwaitToken) and eff.heartbeat is not None:
+                dues.append(self.engine.heartbeat_due(eff))
+        dues += [f.blocked.deadline for f in self.invoking if f.blocked.deadline is not None]
+        return min(dues) if dues else None
+
+    def _advance(self, fib: Fiber, value: Any = None, exc: BaseException | None = None) -> None:
+        while True:
+            try:
+                eff = fib.gen.throw(exc) if exc is not None else fib.gen.send(value)
+            except StopIteration as stop:
+                self._finish(fib, stop.value, None)
+                return
+            except Exception as e:
+                self._finish(fib, None, e)
+                return
+            value, exc = None, None
+            if isinstance(eff, Spawn):
+                kids = []
+                for factory in eff.factories:
+                    fib.spawned += 1
+                    key = f"{fib.key}.{fib.spawned}"
+                    kid = Fiber(key, factory(key), fib)
+                    fib.children.append(kid)
+                    kids.append(kid)
+                    self._advance(kid)
+                value = kids
+            elif isinstance(eff, WaitAny):
+                done = [k for k in eff.fibers if k.done]
+                if done:
+                    value = done
+                    continue
+                fib.blocked = eff
+                for k in eff.fibers:
+                    k.waiter = fib
+                return
+            elif isinstance(eff, Sleep):
+                if eff.due <= time.time():
+                    continue
+                fib.blocked = eff
+                self.blocked.add(fib)
+                return
+            elif isinstance(eff, AwaitToken):
+                value = self.engine.poll_token(eff, time.time())
+                if value is not _UNSET:
+                    continue
+                value = None
+                fib.blocked = eff
+                self.blocked.add(fib)
+                return
+            elif isinstance(eff, Invoke):
+                self.flush()
+                if self.finished:
+                    return
+                fib.blocked = eff
+                self.invoking.add(fib)
+                self.engine.submit_invoke(self, fib, eff)
+                return
+            else:
+                raise TypeError(f"unknown effect {eff!r}")
+
+    def _finish(self, fib: Fiber, result: Any, error: BaseException | None) -> None:
+        fib.done, fib.result, fib.error = True, result, error
+        if error is not None and fib is self.root:
+            log.error("execution %s crashed", self.arn, exc_info=error)
+        parent = fib.waiter
+        if parent is not None and isinstance(parent.blocked, WaitAny) and fib in parent.blocked.fibers:
+            eff = parent.blocked
+            parent.blocked = None
+            for k in eff.fibers:
+                k.waiter = None
+            self.ready.append((parent, [k for k in eff.fibers if k.done], None))
+
+    def cancel(self, fib: Fiber) -> None:
+        """Stop a fiber and its children (a sibling branch failed); their effects are ignored."""
+        for kid in fib.children:
+            self.cancel(kid)
+        fib.cancelled = True
+        self.blocked.discard(fib)
+        self.invoking.discard(fib)
+        if not fib.done:
+            fib.done = True
+            fib.gen.close()
+
+    # ------------------------------------------------------------------ persistence
+    def flush(self, timer: float | None = _UNSET, final: bool = False) -> None:
+        if not self.pending and not self.writes and not final and (timer is _UNSET or timer == self.timer_written):
+            return
+        if timer is not _UNSET and timer == self.timer_written:
+            timer = _UNSET
+        ok = self.engine.commit(self, timer, final)
+        self.pending.clear()
+        self.writes.clear()
+        if not ok:
+            self.finished = True
+            return
+        if timer is not _UNSET:
+            self.timer_written = timer
+
+
+UNSET = _UNSET

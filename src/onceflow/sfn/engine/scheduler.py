@@ -1,0 +1,268 @@
+"""The engine: one timer thread over stored wake-up times, a pool that drives runtimes, a pool for
+task calls, and the commit that appends a runtime's events (checking the execution still runs).
+
+An execution is driven by at most one thread at a time; wake-ups that arrive meanwhile make that
+thread go round once more. Runtimes stay in memory only while a task call is in flight.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import json
+import logging
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.runner import UNSET, AwaitToken, Fiber, Invoke, Runtime
+from onceflow.sfn.engine.state import History, event_from_row
+from onceflow.sfn.store import SfnStore
+
+if TYPE_CHECKING:
+    from onceflow.stack import Stack
+
+log = logging.getLogger(__name__)
+
+
+class Scheduler:
+    """Wake-up times in a heap, served by one thread; the table sfn_timers is their durable copy."""
+
+    def __init__(self, wake: Any) -> None:
+        self._wake = wake
+        self._heap: list[tuple[float, int, str]] = []
+        self._seq = itertools.count()
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+
+    def add(self, arn: str, due: float) -> None:
+        with self._cond:
+            heapq.heappush(self._heap, (due, next(self._seq), arn))
+            if self._heap[0][2] == arn:
+                self._cond.notify()
+
+    def start(self) -> None:
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="sfn-scheduler", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def clear(self) -> None:
+        with self._cond:
+            self._heap.clear()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                if self._stopped:
+                    return
+                now = time.time()
+                due: list[str] = []
+                while self._heap and self._heap[0][0] <= now:
+                    due.append(heapq.heappop(self._heap)[2])
+                if not due:
+                    timeout = self._heap[0][0] - now if self._heap else None
+                    self._cond.wait(timeout)
+                    continue
+            for arn in dict.fromkeys(due):
+                self._wake(arn)
+
+
+class Engine:
+    def __init__(self, stack: Stack, store: SfnStore) -> None:
+        self.stack = stack
+        self.store = store
+        self.scale = stack.settings.time_scale or 1.0
+        self.pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="sfn-run")
+        self.invoke_pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="sfn-task")
+        self.scheduler = Scheduler(self.wake)
+        self.live: dict[str, Runtime] = {}
+        self._mu = threading.Lock()
+        self._running: set[str] = set()
+        self._rerun: set[str] = set()
+        self._locks = [threading.Lock() for _ in range(64)]
+        self._done = threading.Condition()
+        self._accepting = True
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        """Recovery: every RUNNING execution is rebuilt from its history and goes on."""
+        self._accepting = True
+        self.scheduler.start()
+        for arn, due in self.store.timers():
+            self.scheduler.add(arn, due)
+        for arn in self.store.running_executions():
+            self.wake(arn)
+
+    def shutdown(self) -> None:
+        self._accepting = False
+        self.scheduler.stop()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.invoke_pool.shutdown(wait=False, cancel_futures=True)
+
+    def reset(self) -> None:
+        self.scheduler.clear()
+        with self._mu:
+            self.live.clear()
+
+    def lock_for(self, arn: str) -> threading.Lock:
+        return self._locks[hash(arn) % len(self._locks)]
+
+    @lru_cache(maxsize=256)  # noqa: B019 - definitions are immutable text, parsed once
+    def parsed_definition(self, text: str) -> dict[str, Any]:
+        return json.loads(text)
+
+    def parsed_input(self, text: str) -> Any:
+        return json.loads(text)
+
+    # ------------------------------------------------------------------ driving
+    def wake(self, arn: str) -> None:
+        if not self._accepting:
+            return
+        with self._mu:
+            if arn in self._running:
+                self._rerun.add(arn)
+                return
+            self._running.add(arn)
+        try:
+            self.pool.submit(self._drive, arn)
+        except RuntimeError:  # pool shut down
+            with self._mu:
+                self._running.discard(arn)
+
+    def _drive(self, arn: str) -> None:
+        while True:
+            try:
+                self._drive_once(arn)
+            except Exception:
+                log.exception("driving %s failed", arn)
+                self.live.pop(arn, None)
+                self.terminate(arn, "ExecutionFailed", "FAILED", "States.Runtime",
+                               "An internal error occurred while running the execution.")
+            with self._mu:
+                if arn in self._rerun:
+                    self._rerun.discard(arn)
+                    continue
+                self._running.discard(arn)
+                return
+
+    def _drive_once(self, arn: str) -> None:
+        rt = self.live.get(arn) or self._load(arn)
+        if rt is None:
+            return
+        outcome = rt.drive()
+        if outcome == "inflight":
+            self.live[arn] = rt
+        else:
+            self.live.pop(arn, None)
+
+    def _load(self, arn: str) -> Runtime | None:
+        from onceflow.sfn.engine.states import run_execution
+
+        row = self.store.get_execution(arn)
+        if row is None or row["status"] != "RUNNING":
+            return None
+        history = History([event_from_row(r) for r in self.store.events(arn)])
+        return Runtime(self, row, history, run_execution)
+
+    def submit_invoke(self, rt: Runtime, fib: Fiber, eff: Invoke) -> None:
+        def run() -> None:
+            value, exc = None, None
+            try:
+                value = eff.call()
+            except BaseException as e:
+                exc = e
+            rt.completions.append((fib, eff, value, exc))
+            self.wake(rt.arn)
+
+        self.invoke_pool.submit(run)
+
+    # ------------------------------------------------------------------ task tokens
+    def poll_token(self, eff: AwaitToken, now: float) -> Any:
+        row = self.store.get_token(eff.token)
+        if row is not None and row["status"] == "SUCCEEDED":
+            return ("SUCCEEDED", row["output"])
+        if row is not None and row["status"] == "FAILED":
+            return ("FAILED", row["error"], row["cause"])
+        if eff.due is not None and now >= eff.due:
+            return ("TIMEOUT",)
+        if eff.heartbeat is not None and row is not None and now >= row["heartbeat"] + eff.heartbeat:
+            return ("HEARTBEAT",)
+        return UNSET
+
+    def heartbeat_due(self, eff: AwaitToken) -> float:
+        row = self.store.get_token(eff.token)
+        base = row["heartbeat"] if row is not None else time.time()
+        return base + (eff.heartbeat or 0)
+
+    # ------------------------------------------------------------------ persistence
+    def commit(self, rt: Runtime, timer: Any, final: bool) -> bool:
+        """Append the runtime's events (and rows) in one transaction; False if it no longer runs."""
+        with self.lock_for(rt.arn), self.stack.db.transaction() as conn:
+            status = conn.execute("SELECT status FROM sfn_executions WHERE arn=?", (rt.arn,)).fetchone()
+            if status is None or status[0] != "RUNNING":
+                return False
+            self.store.append_events(conn, rt.arn, rt.pending)
+            for write in rt.writes:
+                write(conn)
+            if final:
+                self._close(conn, rt.arn, rt.final or {"status": "FAILED"}, rt.last_ts)
+            elif timer is not UNSET:
+                self.store.set_timer(conn, rt.arn, timer)
+        if final:
+            self._notify_done()
+        elif timer is not UNSET and timer is not None:
+            self.scheduler.add(rt.arn, timer)
+        return True
+
+    def _close(self, conn: sqlite3.Connection, arn: str, final: dict[str, Any], stop: float) -> None:
+        self.store.update_execution(conn, arn, {
+            "status": final["status"], "output": final.get("output"), "error": final.get("error"),
+            "cause": final.get("cause"), "stop": stop,
+        })
+        self.store.set_timer(conn, arn, None)
+        self.store.close_tokens(conn, arn)
+
+    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None) -> bool:
+        """Close a running execution from outside its runtime (StopExecution, internal failure)."""
+        with self.lock_for(arn), self.stack.db.transaction() as conn:
+            row = conn.execute("SELECT status FROM sfn_executions WHERE arn=?", (arn,)).fetchone()
+            if row is None or row[0] != "RUNNING":
+                return False
+            last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM sfn_events WHERE exec_arn=?", (arn,)).fetchone()[0]
+            now = time.time()
+            event = ev.Event(last + 1, last, event_type, now, ev.error_cause(error, cause), "x")
+            self.store.append_events(conn, arn, [event])
+            self._close(conn, arn, {"status": status, "error": error, "cause": cause}, now)
+        self._notify_done()
+        self.wake(arn)  # a live runtime notices on its next commit and stops
+        return True
+
+    def _notify_done(self) -> None:
+        with self._done:
+            self._done.notify_all()
+
+    def wait_done(self, arn: str, timeout: float) -> None:
+        """Block until the execution is no longer RUNNING (StartSyncExecution)."""
+        deadline = time.time() + timeout
+        with self._done:
+            while True:
+                row = self.store.get_execution(arn)
+                if row is None or row["status"] != "RUNNING":
+                    return
+                left = deadline - time.time()
+                if left <= 0:
+                    return
+                self._done.wait(min(left, 0.5))

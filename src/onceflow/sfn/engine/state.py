@@ -1,0 +1,70 @@
+"""An execution's state as a fold of its history.
+
+The runner never keeps state that the history does not hold: on every (re)load it folds the stored
+events into per-fiber queues that the state code replays (consuming recorded events instead of
+appending them, taking recorded outputs, variables and task results as the truth), and continues
+live where a fiber's recorded events end. `ExecutionSummary` is the small fold the API and recovery
+need (status, last event id, result).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from onceflow.sfn.engine.events import Event
+
+TERMINAL = {
+    "ExecutionSucceeded": "SUCCEEDED",
+    "ExecutionFailed": "FAILED",
+    "ExecutionAborted": "ABORTED",
+    "ExecutionTimedOut": "TIMED_OUT",
+}
+
+
+def event_from_row(row: Any) -> Event:
+    details = row["details"]
+    return Event(row["id"], row["prev"], row["type"], row["ts"], json.loads(details) if details else None, row["fiber"])
+
+
+@dataclass
+class History:
+    """The recorded events of one execution, grouped by the fiber that emitted them."""
+
+    events: list[Event]
+    by_fiber: dict[str, deque[Event]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for ev in self.events:
+            self.by_fiber.setdefault(ev.fiber, deque()).append(ev)
+
+    @property
+    def last_id(self) -> int:
+        return self.events[-1].id if self.events else 0
+
+
+@dataclass
+class ExecutionSummary:
+    status: str = "RUNNING"
+    last_id: int = 0
+    output: str | None = None
+    error: str | None = None
+    cause: str | None = None
+    stop: float | None = None
+
+
+def fold(events: list[Event]) -> ExecutionSummary:
+    """Reduce a history to what DescribeExecution shows."""
+    s = ExecutionSummary()
+    for ev in events:
+        s.last_id = ev.id
+        status = TERMINAL.get(ev.type)
+        if status is None:
+            continue
+        d = ev.details or {}
+        s.status, s.stop = status, ev.ts
+        s.output = d.get("output")
+        s.error, s.cause = d.get("error"), d.get("cause")
+    return s

@@ -1,0 +1,57 @@
+"""State handlers by type, and the root program of an execution."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.states.common import Scope
+from onceflow.sfn.engine.states.fanout import map_state, parallel_state
+from onceflow.sfn.engine.states.program import (
+    choice_state,
+    fail_state,
+    pass_state,
+    run_program,
+    succeed_state,
+    wait_state,
+)
+from onceflow.sfn.engine.states.task import task_state
+
+if TYPE_CHECKING:
+    from onceflow.sfn.engine.runner import Runtime
+
+HANDLERS: dict[str, Callable[..., Generator[Any, Any, Any]]] = {
+    "Pass": pass_state,
+    "Choice": choice_state,
+    "Wait": wait_state,
+    "Succeed": succeed_state,
+    "Fail": fail_state,
+    "Task": task_state,
+    "Map": map_state,
+    "Parallel": parallel_state,
+}
+
+
+def run_execution(rt: Runtime) -> Generator[Any, Any, None]:
+    """The root fiber: ExecutionStarted, the program, then the terminal event."""
+    rt.emit("r", "ExecutionStarted", None, update=False)
+    definition = rt.definition
+    scope = Scope(rt, "r", {}, definition.get("QueryLanguage", "JSONPath"))
+    try:
+        output = yield from run_program(scope, definition, rt.exec_input)
+    except StatesError as e:
+        details = ev.error_cause(e.error or None, e.cause or None)
+        rt.emit("r", "ExecutionFailed", details)
+        rt.final = {"status": "FAILED", "error": details.get("error"), "cause": details.get("cause")}
+        return
+    out = ev.dumps(output)
+    if len(out.encode()) > 262144:
+        cause = ("The state/task 'execution' returned a result with a size exceeding the maximum number of bytes "
+                 "service limit.")
+        rt.emit("r", "ExecutionFailed", {"error": "States.DataLimitExceeded", "cause": cause})
+        rt.final = {"status": "FAILED", "error": "States.DataLimitExceeded", "cause": cause}
+        return
+    rt.emit("r", "ExecutionSucceeded", {"output": out, "outputDetails": {"truncated": False}})
+    rt.final = {"status": "SUCCEEDED", "output": out}

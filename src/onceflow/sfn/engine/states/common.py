@@ -1,0 +1,186 @@
+"""What every state shares: the scope it runs in, the context object, input/output processing in
+both query languages, Assign, and turning language errors into state failures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.engine import events as ev
+
+if TYPE_CHECKING:
+    from onceflow.sfn.engine.events import Event
+    from onceflow.sfn.engine.runner import Runtime
+
+UNDEFINED: Any = object()
+
+
+@dataclass
+class Scope:
+    """One program run (the workflow, a Parallel branch, a Map iteration)."""
+
+    rt: Runtime
+    fiber: str
+    variables: dict[str, Any]
+    query_language: str  # the definition's default: JSONPath or JSONata
+    map_item: dict[str, Any] | None = None
+    children: int = field(default=0)
+
+
+def iso(ts: float) -> str:
+    """Context-object timestamps: ISO 8601 with milliseconds and Z, as AWS shows them."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def context_object(scope: Scope, name: str, entered: Event, retry_count: int | None = None,
+                   token: str | None = None) -> dict[str, Any]:
+    row = scope.rt.row
+    sm_name = row["sm_arn"].rsplit(":", 1)[1]
+    ctx: dict[str, Any] = {
+        "Execution": {
+            "Id": row["arn"], "Input": scope.rt.exec_input, "StartTime": iso(row["start"]), "Name": row["name"],
+            "RoleArn": row["role_arn"], "RedriveCount": row["redrive_count"],
+        },
+        "StateMachine": {"Id": row["sm_arn"], "Name": sm_name},
+        "State": {"Name": name, "EnteredTime": iso(entered.ts)},
+    }
+    if retry_count is not None:  # only states that can retry have it
+        ctx["State"]["RetryCount"] = retry_count
+    if token is not None:
+        ctx["Task"] = {"Token": token}
+    return ctx
+
+
+def query_language(scope: Scope, state: dict[str, Any]) -> str:
+    return state.get("QueryLanguage") or scope.query_language
+
+
+def in_state(err: StatesError, name: str, entered: Event) -> StatesError:
+    """Prefix a language error's cause with the state and the id of its ...StateEntered."""
+    if isinstance(err, StateDataError):
+        return err.in_state(name, entered.id)
+    return err
+
+
+def parse_recorded(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+# ---------------------------------------------------------------------- JSONPath processing
+def input_path(state: dict[str, Any], raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
+    from onceflow.sfn.asl.paths import resolve_path
+
+    if "InputPath" not in state:
+        return raw
+    path = state["InputPath"]
+    if path is None:
+        return {}
+    return resolve_path(path, raw, ctx, variables)
+
+
+def output_path(state: dict[str, Any], value: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
+    from onceflow.sfn.asl.paths import resolve_path
+
+    if "OutputPath" not in state:
+        return value
+    path = state["OutputPath"]
+    if path is None:
+        return {}
+    return resolve_path(path, value, ctx, variables)
+
+
+def result_path(state: dict[str, Any], raw: Any, result: Any) -> Any:
+    from onceflow.sfn.asl.paths import apply_result_path
+
+    return apply_result_path(state.get("ResultPath", "$"), raw, result)
+
+
+def template(value: Any, data: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
+    from onceflow.sfn.asl.payload import evaluate_payload_template
+
+    return evaluate_payload_template(value, data, ctx, variables)
+
+
+# ---------------------------------------------------------------------- JSONata processing
+def states_binding(state_input: Any, ctx: dict[str, Any], result: Any = UNDEFINED,
+                   error_output: Any = UNDEFINED) -> dict[str, Any]:
+    b = {"input": state_input, "context": ctx}
+    if result is not UNDEFINED:
+        b["result"] = result
+    if error_output is not UNDEFINED:
+        b["errorOutput"] = error_output
+    return b
+
+
+def jsonata_value(value: Any, states: dict[str, Any], variables: dict[str, Any], location: str) -> Any:
+    """Evaluate a JSONata-mode field (a `{% %}` string or a structure holding some)."""
+    from onceflow.sfn.asl.jsonata import evaluate_template
+
+    try:
+        return evaluate_template(value, states, variables, field=location)
+    except StateDataError as e:
+        if getattr(e, "location", None) is None:
+            m = _FIELD.search(e.cause)
+            e.location = m.group(1) if m else location  # type: ignore[attr-defined]
+        raise
+
+
+_FIELD = re.compile(r"specified for the field '([^']*)'")
+
+
+# ---------------------------------------------------------------------- Assign
+def assign(state_or_rule: dict[str, Any], ql: str, data: Any, ctx: dict[str, Any], variables: dict[str, Any],
+           states: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Evaluate Assign against the values before this state (all at once); None when absent."""
+    spec = state_or_rule.get("Assign")
+    if spec is None:
+        return None
+    if ql == "JSONata":
+        out = {}
+        for k, v in spec.items():
+            out[k] = jsonata_value(v, states or {}, variables, f"Assign/{k}")
+        return out
+    return template(spec, data, ctx, variables)
+
+
+def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[str, Any] | None) -> Any:
+    """Emit <Type>StateExited; when replaying, the recorded output and variables are the truth."""
+    details = ev.exited(name, output, assigned)
+    rec = scope.rt.emit(scope.fiber, f"{type_}StateExited", details)
+    if rec.details is details:  # live
+        if assigned:
+            scope.variables.update(assigned)
+        return output
+    d = rec.details or {}
+    for k, v in (d.get("assignedVariables") or {}).items():
+        scope.variables[k] = json.loads(v)
+    return parse_recorded(d.get("output")) if "output" in d else output
+
+
+def enter_state(scope: Scope, type_: str, name: str, state_input: Any) -> tuple[Event, Any]:
+    details = ev.entered(name, state_input)
+    rec = scope.rt.emit(scope.fiber, f"{type_}StateEntered", details)
+    if rec.details is details or rec.details is None or "input" not in rec.details:
+        return rec, state_input
+    return rec, parse_recorded(rec.details["input"])
+
+
+def evaluation_failed(scope: Scope, name: str, entered: Event, err: StatesError, location: str | None) -> None:
+    details = {"error": err.error, "cause": err.cause}
+    if location:
+        details["location"] = location
+    details["state"] = name
+    scope.rt.emit(scope.fiber, "EvaluationFailed", details, prev=entered.prev)
+
+
+def fail_in_state(scope: Scope, name: str, entered: Event, err: StatesError) -> StatesError:
+    """A language error raised while a state processes data: prefix it; JSONata ones are recorded."""
+    out = in_state(err, name, entered)
+    if out.error == "States.QueryEvaluationError":
+        evaluation_failed(scope, name, entered, out, getattr(err, "location", None))
+    return out

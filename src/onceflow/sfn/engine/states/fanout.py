@@ -1,0 +1,291 @@
+"""Map and Parallel: child programs run as fibers, each in its own variable scope.
+
+Event chaining follows what AWS records: iterations and branches chain on the execution's last
+event; MapIterationSucceeded/Failed do not move that pointer (the next iteration starts from the
+last event of the previous one), and a successful Map's closing events follow the last
+MapIterationSucceeded. Failed attempts that a retrier takes emit no <Type>StateFailed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.engine.runner import Fiber, Spawn, WaitAny
+from onceflow.sfn.engine.states.common import (
+    Scope,
+    assign,
+    context_object,
+    enter_state,
+    exit_state,
+    fail_in_state,
+    input_path,
+    jsonata_value,
+    output_path,
+    query_language,
+    result_path,
+    states_binding,
+    template,
+)
+from onceflow.sfn.engine.states.errors import catch, maybe_retry
+from onceflow.sfn.engine.states.program import Failure, run_program, transition
+
+Fx = Generator[Any, Any, Any]
+
+
+def _child(scope: Scope, program: dict[str, Any], data: Any) -> Callable[[str], Fx]:
+    ql = program.get("QueryLanguage") or scope.query_language
+
+    def factory(key: str) -> Fx:
+        child = Scope(scope.rt, key, dict(scope.variables), ql)
+        return run_program(child, program, data)
+
+    return factory
+
+
+def _error_of(exc: BaseException) -> tuple[str | None, str | None]:
+    if isinstance(exc, StatesError):
+        return exc.error, exc.cause
+    raise exc
+
+
+def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, raw: Any, ctx: dict[str, Any], ql: str,
+            result: Any) -> tuple[str | None, Any]:
+    variables = scope.variables
+    try:
+        if ql == "JSONata":
+            states = states_binding(raw, ctx, result=result)
+            assigned = assign(state, ql, result, ctx, variables, states)
+            output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else result
+        else:
+            if "ResultSelector" in state:
+                result = template(state["ResultSelector"], result, ctx, variables)
+            assigned = assign(state, ql, result, ctx, variables, None)
+            output = output_path(state, result_path(state, raw, result), ctx, variables)
+    except StatesError as e:
+        raise fail_in_state(scope, name, scope.rt.entered_of(name, scope.fiber), e) from None
+    output = exit_state(scope, type_, name, output, assigned)
+    return transition(state, output)
+
+
+# ---------------------------------------------------------------------- Parallel
+def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    rt = scope.rt
+    entered, raw = enter_state(scope, "Parallel", name, raw)
+    rt.remember_entered(name, scope.fiber, entered)
+    ql = query_language(scope, state)
+    counts = [0] * len(state.get("Retry", []))
+    attempt = 0
+    while True:
+        ctx = context_object(scope, name, entered, attempt)
+        try:
+            if ql == "JSONata":
+                states = states_binding(raw, ctx)
+                data = jsonata_value(state["Arguments"], states, scope.variables, "Arguments") \
+                    if "Arguments" in state else raw
+            else:
+                data = input_path(state, raw, ctx, scope.variables)
+                if "Parameters" in state:
+                    data = template(state["Parameters"], data, ctx, scope.variables)
+        except StatesError as e:
+            raise fail_in_state(scope, name, entered, e) from None
+        rt.emit(scope.fiber, "ParallelStateStarted", None)
+        kids: list[Fiber] = yield Spawn([_child(scope, b, data) for b in state["Branches"]])
+        pending = list(kids)
+        failure: BaseException | None = None
+        while pending and failure is None:
+            done = yield WaitAny(pending)
+            for k in done:
+                pending.remove(k)
+                if k.error is not None:
+                    failure = k.error
+                    break
+        if failure is None:
+            rt.emit(scope.fiber, "ParallelStateSucceeded", None)
+            return _finish(scope, state, "Parallel", name, raw, ctx, ql, [k.result for k in kids])
+        for k in pending:
+            rt.cancel(k)
+        error, cause = _error_of(failure)
+        if (yield from maybe_retry(scope, state, error, counts, None)):
+            attempt += 1
+            continue
+        rt.emit(scope.fiber, "ParallelStateFailed", None)
+        return catch(scope, state, name, raw, ctx, ql, error, cause, "Parallel")
+
+
+# ---------------------------------------------------------------------- Map
+def _items(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str) -> tuple[list[Any], Any]:
+    from onceflow.sfn.asl.paths import resolve_path, to_json
+
+    variables = scope.variables
+    if ql == "JSONata":
+        if "Items" in state:
+            from onceflow.sfn.asl.jsonata import expect_type
+
+            items = jsonata_value(state["Items"], states_binding(raw, ctx), variables, "Items")
+            try:
+                expect_type(items, "array", state["Items"], "Items")
+            except StatesError as e:
+                e.location = "Items"  # type: ignore[attr-defined]
+                raise
+            return items, raw
+        if not isinstance(raw, list):
+            raise _data_error(StatesError("States.QueryEvaluationError",
+                                          f"Map state input must be an array but was: {to_json(raw)}"))
+        return raw, raw
+    data = input_path(state, raw, ctx, variables)
+    path = state.get("ItemsPath", "$")
+    items = resolve_path(path, data, ctx, variables)
+    if not isinstance(items, list):
+        raise _data_error(StatesError(
+            "States.Runtime",
+            f"Invalid path '{path}' : The ItemsPath field refers to value {to_json(items)} which is not a valid "
+            "array"))
+    return items, data
+
+
+def _expr_text(value: Any) -> str:
+    text = str(value).strip()
+    if text.startswith("{%") and text.endswith("%}"):
+        text = text[2:-2].strip()
+    return text
+
+
+def _data_error(err: StatesError) -> StatesError:
+    from onceflow.sfn.asl.errors import StateDataError
+
+    out = StateDataError(err.error, err.cause)
+    if hasattr(err, "location"):
+        out.location = err.location  # type: ignore[attr-defined]
+    return out
+
+
+def _max_concurrency(state: dict[str, Any], data: Any, ctx: dict[str, Any], scope: Scope, ql: str) -> int:
+    from onceflow.sfn.asl.paths import resolve_path
+
+    value = state.get("MaxConcurrency", 0)
+    if ql == "JSONata" and isinstance(value, str):
+        value = jsonata_value(value, states_binding(data, ctx), scope.variables, "MaxConcurrency")
+    path = state.get("MaxConcurrencyPath")
+    if path is not None:
+        value = resolve_path(path, data, ctx, scope.variables)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _data_error(StatesError(
+                "States.Runtime",
+                f"The MaxConcurrencyPath field refers to value \"{value}\" which is not a valid integer: {path}"))
+    return int(value or 0)
+
+
+def _item_input(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, Any], ql: str, index: int,
+                item: Any) -> Any:
+    selector = state.get("ItemSelector", state.get("Parameters"))
+    if selector is None:
+        return item
+    item_ctx = {**ctx, "Map": {"Item": {"Index": index, "Value": item}}}
+    if ql == "JSONata":
+        return jsonata_value(selector, states_binding(data, item_ctx), scope.variables, "ItemSelector")
+    return template(selector, data, item_ctx, scope.variables)
+
+
+def _tolerance(state: dict[str, Any], n: int) -> int | None:
+    """How many failed iterations the Map tolerates (None: the first failure fails it)."""
+    if "ToleratedFailureCount" not in state and "ToleratedFailurePercentage" not in state:
+        return None
+    limit = state.get("ToleratedFailureCount", n)
+    if "ToleratedFailurePercentage" in state:
+        limit = min(limit, int(n * state["ToleratedFailurePercentage"] / 100))
+    return limit
+
+
+def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    rt = scope.rt
+    entered, raw = enter_state(scope, "Map", name, raw)
+    rt.remember_entered(name, scope.fiber, entered)
+    ql = query_language(scope, state)
+    program = state.get("ItemProcessor") or state.get("Iterator") or {}
+    counts = [0] * len(state.get("Retry", []))
+    attempt = 0
+    while True:
+        ctx = context_object(scope, name, entered, attempt)
+        try:
+            items, data = _items(scope, state, raw, ctx, ql)
+            limit = _max_concurrency(state, raw, ctx, scope, ql)
+        except StatesError as e:
+            err = fail_in_state(scope, name, entered, e)
+            if err.error != "States.QueryEvaluationError":
+                raise err from None
+            rt.emit(scope.fiber, "MapStateFailed", None)
+            raise err from None
+        rt.emit(scope.fiber, "MapStateStarted", {"length": len(items)})
+        outcome = yield from _iterate(scope, state, name, program, data, ctx, ql, items, limit)
+        if outcome[0] == "ok":
+            return _finish(scope, state, "Map", name, raw, ctx, ql, outcome[1])
+        error, cause = outcome[1], outcome[2]
+        if (yield from maybe_retry(scope, state, error, counts, None)):
+            attempt += 1
+            continue
+        rt.emit(scope.fiber, "MapStateFailed", None)
+        return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
+
+
+def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, Any], data: Any,
+             ctx: dict[str, Any], ql: str, items: list[Any], limit: int) -> Fx:
+    """Run the iterations; returns ('ok', results) or ('err', error, cause)."""
+    rt, fiber = scope.rt, scope.fiber
+    n = len(items)
+    results: list[Any] = [None] * n
+    tolerance = _tolerance(state, n)
+    running: dict[Fiber, int] = {}
+    failures = 0
+    failure: tuple[str | None, str | None] | None = None
+    last_success = None
+    next_index = 0
+
+    def settle(kid: Fiber) -> tuple[str | None, str | None] | None:
+        nonlocal failures, last_success
+        index = running.pop(kid)
+        if kid.error is None:
+            results[index] = kid.result
+            last_success = rt.emit(fiber, "MapIterationSucceeded", {"index": index, "name": name}, update=False)
+            return None
+        error, cause = _error_of(kid.error)
+        rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
+        failures += 1
+        results[index] = {k: v for k, v in (("Error", error), ("Cause", cause)) if v is not None}
+        if tolerance is None:
+            return error, cause
+        if failures > tolerance:
+            return "States.ExceedToleratedFailureThreshold", "The specified tolerated failure threshold was exceeded"
+        return None
+
+    while failure is None and (next_index < n or running):
+        while failure is None and next_index < n and (limit <= 0 or len(running) < limit):
+            index = next_index
+            next_index += 1
+            try:
+                item_input = _item_input(scope, state, data, ctx, ql, index, items[index])
+            except StatesError as e:
+                raise fail_in_state(scope, name, rt.entered_of(name, fiber), e) from None
+            rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
+            kid = (yield Spawn([_child(scope, program, item_input)]))[0]
+            running[kid] = index
+            if kid.done:
+                failure = settle(kid)
+        if failure is None and running:
+            done = yield WaitAny(list(running))
+            for kid in done:
+                failure = settle(kid) or failure
+                if failure is not None:
+                    break
+    if failure is not None:
+        for kid in list(running):
+            rt.cancel(kid)
+        return ("err", failure[0], failure[1])
+    if last_success is not None:
+        rt.last = last_success.id
+    rt.emit(fiber, "MapStateSucceeded", None, update=False)
+    return ("ok", results)
+
+
+__all__ = ["Failure", "map_state", "parallel_state"]

@@ -1,0 +1,255 @@
+"""A program (StartAt + States) and the states without effects: Pass, Choice, Wait, Succeed, Fail.
+
+Each state handler is a generator: it emits its events through the scope, yields effects when it
+must wait, and returns (next state name or None, output). A failure leaves as a StatesError
+(`Failure` for a Fail state, whose error and cause may each be absent).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator
+from datetime import datetime
+from typing import Any
+
+from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.engine.runner import Sleep
+from onceflow.sfn.engine.states.common import (
+    Scope,
+    assign,
+    context_object,
+    enter_state,
+    exit_state,
+    fail_in_state,
+    input_path,
+    jsonata_value,
+    output_path,
+    query_language,
+    result_path,
+    states_binding,
+    template,
+)
+
+Fx = Generator[Any, Any, Any]
+
+
+class Failure(StatesError):
+    """A Fail state (or a failure passed up from one): error and cause are each optional."""
+
+    def __init__(self, error: str | None, cause: str | None) -> None:
+        super().__init__(error or "", cause or "")
+        self.error = error  # type: ignore[assignment]
+        self.cause = cause  # type: ignore[assignment]
+
+
+def transition(state: dict[str, Any], output: Any) -> tuple[str | None, Any]:
+    return (None if state.get("End") else state.get("Next")), output
+
+
+def run_program(scope: Scope, program: dict[str, Any], state_input: Any) -> Fx:
+    from onceflow.sfn.engine.states import HANDLERS
+
+    name = program["StartAt"]
+    states = program["States"]
+    while True:
+        state = states[name]
+        nxt, state_input = yield from HANDLERS[state["Type"]](scope, name, state, state_input)
+        if nxt is None:
+            return state_input
+        name = nxt
+
+
+# ---------------------------------------------------------------------- Pass
+def pass_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    entered, raw = enter_state(scope, "Pass", name, raw)
+    ctx = context_object(scope, name, entered)
+    variables = scope.variables
+    try:
+        if query_language(scope, state) == "JSONata":
+            states = states_binding(raw, ctx)
+            assigned = assign(state, "JSONata", None, ctx, variables, states)
+            output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else raw
+        else:
+            data = input_path(state, raw, ctx, variables)
+            if "Parameters" in state:
+                data = template(state["Parameters"], data, ctx, variables)
+            result = state["Result"] if "Result" in state else data
+            assigned = assign(state, "JSONPath", result, ctx, variables, None)
+            output = output_path(state, result_path(state, raw, result), ctx, variables)
+    except StatesError as e:
+        raise fail_in_state(scope, name, entered, e) from None
+    output = exit_state(scope, "Pass", name, output, assigned)
+    return transition(state, output)
+    yield  # pragma: no cover - makes this a generator
+
+
+# ---------------------------------------------------------------------- Choice
+def choice_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    from onceflow.sfn.asl.choice import evaluate_choice_rule
+
+    entered, raw = enter_state(scope, "Choice", name, raw)
+    ctx = context_object(scope, name, entered)
+    variables = scope.variables
+    ql = query_language(scope, state)
+    try:
+        states = states_binding(raw, ctx) if ql == "JSONata" else None
+        data = raw if ql == "JSONata" else input_path(state, raw, ctx, variables)
+        matched = None
+        for rule in state.get("Choices", []):
+            if evaluate_choice_rule(rule, data, ctx, variables, states):
+                matched = rule
+                break
+        if matched is None and "Default" not in state:
+            raise StatesError("States.NoChoiceMatched", "No Matches!")
+        source = matched if matched is not None else state
+        nxt = source["Next"] if matched is not None else state["Default"]
+        assigned = assign(source, ql, data, ctx, variables, states)
+        if ql == "JSONata":
+            out_spec = source.get("Output", state.get("Output")) if matched is not None else state.get("Output")
+            output = raw if out_spec is None else jsonata_value(out_spec, states or {}, variables, "Output")
+        else:
+            output = output_path(state, data, ctx, variables)
+    except StatesError as e:
+        raise fail_in_state(scope, name, entered, e) from None
+    output = exit_state(scope, "Choice", name, output, assigned)
+    return nxt, output
+    yield  # pragma: no cover
+
+
+# ---------------------------------------------------------------------- Wait
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+
+def parse_iso(text: str) -> float | None:
+    if not isinstance(text, str) or not _ISO.match(text):
+        return None
+    base, frac, zone = text, "", "Z"
+    m = re.match(r"^(.*?)(\.\d+)?(Z|[+-]\d{2}:\d{2})$", text)
+    if m:
+        base, frac, zone = m.group(1), m.group(2) or "", m.group(3)
+    try:
+        dt = datetime.fromisoformat(base + ("+00:00" if zone == "Z" else zone))
+    except ValueError:
+        return None
+    return dt.timestamp() + (float("0" + frac) if frac else 0.0)
+
+
+def _wait_target(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, Any], entered_ts: float,
+                 ql: str, states: dict[str, Any] | None) -> float:
+    """The nominal wake-up time (epoch seconds) the Wait state asks for."""
+    from onceflow.sfn.asl.paths import resolve_path
+
+    variables = scope.variables
+    if ql == "JSONata":
+        if "Seconds" in state:
+            secs = jsonata_value(state["Seconds"], states or {}, variables, "Seconds")
+            if not isinstance(secs, int) or isinstance(secs, bool) or secs < 0:
+                raise StateDataError("States.QueryEvaluationError",
+                                  f"The JSONata expression '{state['Seconds']}' specified for the field 'Seconds' "
+                                  "returned an unexpected result type.")
+            return entered_ts + secs
+        ts = jsonata_value(state["Timestamp"], states or {}, variables, "Timestamp")
+        target = parse_iso(ts)
+        if target is None:
+            raise StateDataError("States.QueryEvaluationError",
+                              f"The JSONata expression '{state['Timestamp']}' specified for the field 'Timestamp' "
+                              "returned an unexpected result type.")
+        return target
+    if "Seconds" in state:
+        return entered_ts + state["Seconds"]
+    if "Timestamp" in state:
+        return parse_iso(state["Timestamp"]) or entered_ts
+    if "SecondsPath" in state:
+        path = state["SecondsPath"]
+        value = resolve_path(path, data, ctx, variables)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise StateDataError("States.Runtime",
+                              f"The SecondsPath parameter cannot be parsed as a long value: {path} == {value}")
+        if value < 0:
+            raise StateDataError("States.Runtime",
+                              f"The SecondsPath parameter references a negative value: {path} == {value}")
+        return entered_ts + value
+    path = state["TimestampPath"]
+    value = resolve_path(path, data, ctx, variables)
+    target = parse_iso(value)
+    if target is None:
+        raise StateDataError("States.Runtime",
+                          "The TimestampPath parameter does not reference a valid ISO-8601 extended offset "
+                          f"date-time format string: {path} == {value}")
+    return target
+
+
+def wait_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    entered, raw = enter_state(scope, "Wait", name, raw)
+    ctx = context_object(scope, name, entered)
+    variables = scope.variables
+    ql = query_language(scope, state)
+    try:
+        states = states_binding(raw, ctx) if ql == "JSONata" else None
+        data = raw if ql == "JSONata" else input_path(state, raw, ctx, variables)
+        target = _wait_target(scope, state, data, ctx, entered.ts, ql, states)
+        assigned = assign(state, ql, data, ctx, variables, states)
+        if ql == "JSONata":
+            output = jsonata_value(state["Output"], states or {}, variables, "Output") if "Output" in state else raw
+        else:
+            output = output_path(state, data, ctx, variables)
+    except StatesError as e:
+        raise fail_in_state(scope, name, entered, e) from None
+    yield Sleep(scope.rt.scaled_due(entered.ts, target))
+    output = exit_state(scope, "Wait", name, output, assigned)
+    return transition(state, output)
+
+
+# ---------------------------------------------------------------------- Succeed / Fail
+def succeed_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    entered, raw = enter_state(scope, "Succeed", name, raw)
+    ctx = context_object(scope, name, entered)
+    try:
+        if query_language(scope, state) == "JSONata":
+            states = states_binding(raw, ctx)
+            output = jsonata_value(state["Output"], states, scope.variables, "Output") if "Output" in state else raw
+        else:
+            output = output_path(state, input_path(state, raw, ctx, scope.variables), ctx, scope.variables)
+    except StatesError as e:
+        raise fail_in_state(scope, name, entered, e) from None
+    output = exit_state(scope, "Succeed", name, output, None)
+    return None, output
+    yield  # pragma: no cover
+
+
+def fail_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    entered, raw = enter_state(scope, "Fail", name, raw)
+    ctx = context_object(scope, name, entered)
+    variables = scope.variables
+    try:
+        if query_language(scope, state) == "JSONata":
+            states = states_binding(raw, ctx)
+            error = jsonata_value(state["Error"], states, variables, "Error") if "Error" in state else None
+            cause = jsonata_value(state["Cause"], states, variables, "Cause") if "Cause" in state else None
+        else:
+            error = _fail_field(state, "Error", raw, ctx, variables)
+            cause = _fail_field(state, "Cause", raw, ctx, variables)
+    except StatesError as e:
+        raise fail_in_state(scope, name, entered, e) from None
+    raise Failure(error, cause)
+    yield  # pragma: no cover
+
+
+def _fail_field(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
+    from onceflow.sfn.asl.errors import PathNotFound
+    from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
+    from onceflow.sfn.asl.paths import resolve_path, to_json
+
+    if field in state:
+        return state[field]
+    path = state.get(f"{field}Path")
+    if path is None:
+        return None
+    try:
+        if is_intrinsic(path):
+            value = evaluate_intrinsic(path, raw, ctx, variables)
+        else:
+            value = resolve_path(path, raw, ctx, variables)
+    except PathNotFound as e:
+        raise e.for_field(f"{field}Path", to_json(raw)) from None
+    return value if isinstance(value, str) else to_json(value)

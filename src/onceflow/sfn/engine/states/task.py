@@ -1,0 +1,237 @@
+"""The Task state: parameters, the integration call with its events, Retry, Catch and results.
+
+Effects are appended first (TaskScheduled, TaskStarted and any task-token row go to disk before
+the call starts). When replay finds a recorded result it takes it; when it finds a task that was
+started but whose result was never recorded (the server stopped mid-call), the call's outcome is
+unknown and the task fails as AWS does when a service's answer is lost - Retry and Catch decide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Generator
+from typing import Any
+
+from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.integrations import Integration, resolve_integration
+from onceflow.sfn.engine.runner import AwaitToken, Invoke, InvokeTimeout, Sleep
+from onceflow.sfn.engine.states.common import (
+    Scope,
+    assign,
+    context_object,
+    enter_state,
+    exit_state,
+    fail_in_state,
+    input_path,
+    jsonata_value,
+    output_path,
+    query_language,
+    result_path,
+    states_binding,
+    template,
+)
+from onceflow.sfn.engine.states.errors import handle_error
+from onceflow.sfn.engine.states.program import transition
+
+Fx = Generator[Any, Any, Any]
+MAX_PAYLOAD = 262144
+RESULT_TYPES = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "LambdaFunctionSucceeded", "LambdaFunctionFailed",
+                "LambdaFunctionTimedOut"}
+LOST_CAUSE = ("The task's result was not recorded before the service stopped, so the outcome of the call is "
+              "unknown (Service: AWSLambda; Status Code: 500; Error Code: ServiceException; Request ID: {rid}; "
+              "Proxy: null)")
+
+
+def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+    entered, raw = enter_state(scope, "Task", name, raw)
+    integ = resolve_integration(state["Resource"])
+    ql = query_language(scope, state)
+    counts = [0] * len(state.get("Retry", []))
+    attempt = 0
+    while True:
+        token = scope.rt.make_token(scope.fiber, entered.id, attempt) if integ.wait_for_token else None
+        ctx = context_object(scope, name, entered, attempt, token)
+        try:
+            params, timeout, heartbeat = _parameters(scope, state, raw, ctx, ql)
+        except StatesError as e:
+            raise fail_in_state(scope, name, entered, e) from None
+        outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token)
+        if outcome[0] == "ok":
+            try:
+                output, assigned = _result(scope, state, raw, ctx, ql, outcome[1])
+            except StatesError as e:
+                raise fail_in_state(scope, name, entered, e) from None
+            output = exit_state(scope, "Task", name, output, assigned)
+            return transition(state, output)
+        _, error, cause, failed = outcome
+        decision = yield from handle_error(scope, state, name, raw, ctx, ql, error, cause, counts, failed)
+        if decision is None:
+            attempt += 1
+            continue
+        return decision
+
+
+def _parameters(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any],
+                ql: str) -> tuple[Any, int | None, int | None]:
+    variables = scope.variables
+    if ql == "JSONata":
+        states = states_binding(raw, ctx)
+        params = jsonata_value(state["Arguments"], states, variables, "Arguments") if "Arguments" in state else raw
+        timeout = _number_field(state, "TimeoutSeconds", states, variables)
+        heartbeat = _number_field(state, "HeartbeatSeconds", states, variables)
+        return params, timeout, heartbeat
+    data = input_path(state, raw, ctx, variables)
+    params = template(state["Parameters"], data, ctx, variables) if "Parameters" in state else data
+    timeout = _path_number(state, "TimeoutSeconds", raw, ctx, variables)
+    heartbeat = _path_number(state, "HeartbeatSeconds", raw, ctx, variables)
+    return params, timeout, heartbeat
+
+
+def _number_field(state: dict[str, Any], field: str, states: dict[str, Any], variables: dict[str, Any]) -> int | None:
+    value = state.get(field)
+    if isinstance(value, str):
+        value = jsonata_value(value, states, variables, field)
+    return value
+
+
+def _path_number(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any],
+                 variables: dict[str, Any]) -> int | None:
+    from onceflow.sfn.asl.paths import resolve_path
+
+    if field in state:
+        return state[field]
+    path = state.get(f"{field}Path")
+    if path is None:
+        return None
+    value = resolve_path(path, raw, ctx, variables)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise StateDataError("States.Runtime", f"The {field}Path field refers to value \"{value}\" which is not a "
+                                            f"valid positive integer: {path}")
+    return value
+
+
+def _result(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str,
+            result: Any) -> tuple[Any, dict[str, Any] | None]:
+    variables = scope.variables
+    if ql == "JSONata":
+        states = states_binding(raw, ctx, result=result)
+        assigned = assign(state, ql, result, ctx, variables, states)
+        output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else result
+        return output, assigned
+    if "ResultSelector" in state:
+        result = template(state["ResultSelector"], result, ctx, variables)
+    assigned = assign(state, ql, result, ctx, variables, None)
+    return output_path(state, result_path(state, raw, result), ctx, variables), assigned
+
+
+# ---------------------------------------------------------------------- the call and its events
+def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
+                    token: str | None) -> Fx:
+    """Emit the scheduling events, make (or replay) the call; returns ('ok', result) or
+    ('err', error, cause, failed_event)."""
+    rt, fiber = scope.rt, scope.fiber
+    if integ.bare_lambda:
+        details: dict[str, Any] = {"resource": integ.resource, "input": ev.dumps(params),
+                                   "inputDetails": {"truncated": False}}
+        if timeout is not None:
+            details["timeoutInSeconds"] = timeout
+        rt.emit(fiber, "LambdaFunctionScheduled", details)
+        started = rt.emit(fiber, "LambdaFunctionStarted", None)
+        live = started.id >= rt.first_live_id
+    else:
+        details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": rt.region,
+                   "parameters": ev.dumps(params)}
+        if timeout is not None:
+            details["timeoutInSeconds"] = timeout
+        if heartbeat is not None:
+            details["heartbeatInSeconds"] = heartbeat
+        scheduled = rt.emit(fiber, "TaskScheduled", details)
+        if token is not None and scheduled.id >= rt.first_live_id:
+            rt.write(lambda conn, t=token: rt.engine.store.insert_token(conn, t, rt.arn, scheduled.ts))
+        started = rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
+        live = started.id >= rt.first_live_id
+    recorded = rt.peek(fiber)
+    if recorded is not None and recorded.type == "TaskSubmitted":
+        rt.emit(fiber, "TaskSubmitted", None)
+        recorded = rt.peek(fiber)
+    if recorded is not None and recorded.type in RESULT_TYPES:
+        got = rt.emit(fiber, recorded.type, None)
+        return _recorded_outcome(got)
+    scale_due = (lambda secs: rt.scaled_due(started.ts, started.ts + secs)) if timeout is not None else None
+    if not live and not integ.wait_for_token:
+        # Started before the server stopped, result never recorded: the outcome is unknown.
+        return _fail(scope, integ, "Lambda.ServiceException", LOST_CAUSE.format(rid=rt.request_id()))
+    if not (integ.wait_for_token and not live):
+        call = integ.make_call(rt, params)
+        try:
+            result = yield Invoke(call, scale_due(timeout) if scale_due else None)
+        except InvokeTimeout:
+            return _timed_out(scope, integ)
+        except StatesError as e:
+            return _fail(scope, integ, e.error, e.cause)
+        if not integ.wait_for_token:
+            return _succeed(scope, integ, result)
+        rt.emit(fiber, "TaskSubmitted", {"resourceType": integ.resource_type, "resource": integ.resource,
+                                         "output": ev.dumps(result), "outputDetails": {"truncated": False}})
+    due = scale_due(timeout) if scale_due else None
+    hb = rt.scale_seconds(heartbeat) if heartbeat is not None else None
+    answer = yield AwaitToken(token or "", due, hb)
+    kind = answer[0]
+    if kind == "SUCCEEDED":
+        return _succeed(scope, integ, json.loads(answer[1]))
+    if kind == "FAILED":
+        return _fail(scope, integ, answer[1], answer[2])
+    if kind == "HEARTBEAT":
+        return _timed_out(scope, integ, "States.HeartbeatTimeout")
+    return _timed_out(scope, integ)
+
+
+def _recorded_outcome(got: ev.Event) -> tuple[Any, ...]:
+    d = got.details or {}
+    if got.type.endswith("Succeeded"):
+        return ("ok", json.loads(d["output"]) if "output" in d else None)
+    return ("err", d.get("error"), d.get("cause"), got)
+
+
+def _succeed(scope: Scope, integ: Integration, result: Any) -> tuple[Any, ...]:
+    out = ev.dumps(result)
+    if len(out.encode()) > MAX_PAYLOAD:
+        name = integ.resource if integ.bare_lambda else integ.resource_type
+        return _fail(scope, integ, "States.DataLimitExceeded",
+                     f"The state/task '{name}' returned a result with a size exceeding the maximum number of bytes "
+                     "service limit.")
+    if integ.bare_lambda:
+        scope.rt.emit(scope.fiber, "LambdaFunctionSucceeded", {"output": out, "outputDetails": {"truncated": False}})
+    else:
+        scope.rt.emit(scope.fiber, "TaskSucceeded", {"resourceType": integ.resource_type, "resource": integ.resource,
+                                                     "output": out, "outputDetails": {"truncated": False}})
+    return ("ok", result)
+
+
+def _fail(scope: Scope, integ: Integration, error: str | None, cause: str | None) -> tuple[Any, ...]:
+    if integ.bare_lambda:
+        failed = scope.rt.emit(scope.fiber, "LambdaFunctionFailed", ev.error_cause(error, cause))
+    else:
+        details = {"resourceType": integ.resource_type, "resource": integ.resource, **ev.error_cause(error, cause)}
+        failed = scope.rt.emit(scope.fiber, "TaskFailed", details)
+    return ("err", error, cause, failed)
+
+
+def _timed_out(scope: Scope, integ: Integration, error: str = "States.Timeout") -> tuple[Any, ...]:
+    if integ.bare_lambda:
+        failed = scope.rt.emit(scope.fiber, "LambdaFunctionTimedOut", {"error": error})
+    else:
+        details = {"resourceType": integ.resource_type, "resource": integ.resource, "error": error}
+        failed = scope.rt.emit(scope.fiber, "TaskTimedOut", details)
+    return ("err", error, None, failed)
+
+
+def token_for(arn: str, fiber: str, entered_id: int, attempt: int) -> str:
+    """Deterministic, so that replay computes the token it recorded."""
+    digest = hashlib.sha256(f"{arn}|{fiber}|{entered_id}|{attempt}".encode()).hexdigest()
+    return "AQ" + digest + digest[:40][::-1]
+
+
+__all__ = ["Sleep", "run_integration", "task_state", "token_for"]

@@ -1,0 +1,81 @@
+"""Step Functions API errors with AWS's exact codes and messages (HTTP 400 unless noted)."""
+
+from __future__ import annotations
+
+from onceflow.errors import ServiceError
+
+
+def _err(code: str, message: str, status: int = 400) -> ServiceError:
+    return ServiceError(code, message, status)
+
+
+def invalid_arn(value: str) -> ServiceError:
+    return _err("InvalidArn", f"Invalid Arn: 'Invalid ARN prefix: {value}'")
+
+
+def invalid_arn_reason(reason: str) -> ServiceError:
+    return _err("InvalidArn", f"Invalid Arn: '{reason}'")
+
+
+def state_machine_does_not_exist(arn: str) -> ServiceError:
+    return _err("StateMachineDoesNotExist", f"State Machine Does Not Exist: '{arn}'")
+
+
+def state_machine_already_exists(arn: str) -> ServiceError:
+    return _err("StateMachineAlreadyExists", f"State Machine Already Exists: '{arn}'")
+
+
+def execution_does_not_exist(arn: str) -> ServiceError:
+    return _err("ExecutionDoesNotExist", f"Execution Does Not Exist: '{arn}'")
+
+
+def execution_already_exists(arn: str) -> ServiceError:
+    return _err("ExecutionAlreadyExists", f"Execution Already Exists: '{arn}'")
+
+
+def invalid_name(name: str) -> ServiceError:
+    return _err("InvalidName", f"Invalid Name: '{name}'")
+
+
+def invalid_definition(message: str) -> ServiceError:
+    return _err("InvalidDefinition", f"Invalid State Machine Definition: '{message}'")
+
+
+def invalid_execution_input(detail: str) -> ServiceError:
+    return _err("InvalidExecutionInput", f"Invalid State Machine Execution Input: '{detail}'")
+
+
+def invalid_output(detail: str) -> ServiceError:
+    return _err("InvalidOutput", f"Invalid State Machine Execution Output: '{detail}'")
+
+
+def task_does_not_exist(message: str = "Task Timed Out: 'Provided task does not exist anymore'") -> ServiceError:
+    return _err("TaskTimedOut", message)
+
+
+def invalid_token(token: str) -> ServiceError:
+    return _err("InvalidToken", f"Invalid Token: '{token}'")
+
+
+def resource_not_found(arn: str) -> ServiceError:
+    return _err("ResourceNotFound", f"Resource not found: '{arn}'")
+
+
+def validation(message: str) -> ServiceError:
+    return _err("ValidationException", message)
+
+
+def execution_not_redrivable(message: str) -> ServiceError:
+    return _err("ExecutionNotRedrivable", message)
+
+
+def invalid_logging(message: str) -> ServiceError:
+    return _err("InvalidLoggingConfiguration", message)
+
+
+def too_many_tags(arn: str) -> ServiceError:
+    return ServiceError("TooManyTags", "Too many tags", 400, extra={"resourceName": arn})
+
+
+def state_machine_type_not_supported(message: str) -> ServiceError:
+    return _err("StateMachineTypeNotSupported", message)

@@ -1,0 +1,403 @@
+"""Step Functions rules: state machines, executions, histories, task tokens and tags.
+
+Every write validates first and then changes rows in one transaction; StartExecution writes the
+execution row and its ExecutionStarted event together and hands the execution to the engine.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.sfn import errors as E
+from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.scheduler import Engine
+from onceflow.sfn.engine.state import event_from_row
+from onceflow.sfn.store import SfnStore
+from onceflow.stack import Stack
+
+MAX_INPUT = 262144
+_FORBIDDEN = re.compile(r"[\s<>{}\[\]?*\"#%\\^|~`$&,;:/\x00-\x1f\x7f-\x9f\ufffe\uffff]|[\ud800-\udfff]")
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
+DEFAULT_LOGGING = {"level": "OFF", "includeExecutionData": False}
+
+
+def ts(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+def valid_name(name: str) -> bool:
+    return 0 < len(name) <= 80 and not _FORBIDDEN.search(name)
+
+
+def _token(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode()
+
+
+def _offset(token: str | None) -> int:
+    if not token:
+        return 0
+    try:
+        return int(json.loads(base64.urlsafe_b64decode(token.encode()))["o"])
+    except (ValueError, KeyError, TypeError):
+        raise ServiceError("InvalidToken", f"Invalid Token: '{token}'") from None
+
+
+def _jackson(text: str) -> str:
+    """The Jackson-worded reason AWS gives for an execution input that is not JSON."""
+    stripped = text.strip()
+    if not stripped:
+        return "Invalid execution input."
+    if stripped[0].isalpha():
+        word = re.match(r"[A-Za-z0-9_]+", stripped)
+        return (f"Unrecognized token '{word.group(0) if word else stripped[0]}': was expecting (JSON String, Number, "
+                "Array, Object or token 'null', 'true' or 'false')")
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as e:
+        ch = text[e.pos] if e.pos < len(text) else None
+        if ch is None:
+            return "Unexpected end-of-input"
+        if "property name" in e.msg:
+            return f"Unexpected character ('{ch}' (code {ord(ch)})): was expecting double-quote to start field name"
+        return f"Unexpected character ('{ch}' (code {ord(ch)}))"
+    return "Invalid execution input."
+
+
+class SfnService:
+    def __init__(self, stack: Stack, store: SfnStore, engine: Engine) -> None:
+        self.stack = stack
+        self.store = store
+        self.engine = engine
+
+    # ------------------------------------------------------------------ ARNs
+    @staticmethod
+    def machine_arn(ctx: RequestContext, name: str) -> str:
+        return f"arn:aws:states:{ctx.region}:{ctx.account}:stateMachine:{name}"
+
+    @staticmethod
+    def check_arn(arn: str, kind: str) -> list[str]:
+        parts = arn.split(":")
+        if not arn.startswith("arn:") or len(parts) < 7 or parts[2] != "states":
+            raise E.invalid_arn(arn)
+        if parts[5] != kind and not (kind == "execution" and parts[5] == "express"):
+            raise E.invalid_arn_reason(f"Resource type not valid in this context: {parts[5]}")
+        return parts
+
+    def machine(self, arn: str) -> Any:
+        self.check_arn(arn, "stateMachine")
+        row = self.store.get_machine(arn)
+        if row is None:
+            raise E.state_machine_does_not_exist(arn)
+        return row
+
+    def execution(self, arn: str) -> Any:
+        self.check_arn(arn, "execution")
+        row = self.store.get_execution(arn)
+        if row is None:
+            raise E.execution_does_not_exist(arn)
+        return row
+
+    # ------------------------------------------------------------------ definitions
+    def check_definition(self, definition: str, machine_type: str) -> None:
+        from onceflow.sfn.asl.check import definition_error_message, validate_definition
+
+        diags = validate_definition(definition, machine_type)
+        if any(d.severity == "ERROR" for d in diags):
+            message = definition_error_message(diags)
+            raise ServiceError("InvalidDefinition", message, 400)
+
+    def validate_definition(self, definition: str, machine_type: str, max_results: int) -> dict[str, Any]:
+        from onceflow.sfn.asl.check import validate_definition, validation_result
+
+        return validation_result(validate_definition(definition, machine_type), max_results)
+
+    @staticmethod
+    def check_role(role_arn: str) -> None:
+        if not _ROLE_ARN.match(role_arn):
+            raise E.invalid_arn(role_arn)
+
+    # ------------------------------------------------------------------ state machines
+    def create_machine(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
+        name, definition, role = p["name"], p["definition"], p["roleArn"]
+        machine_type = p.get("type", "STANDARD")
+        if not valid_name(name):
+            raise E.invalid_name(name)
+        self.check_role(role)
+        self.check_definition(definition, machine_type)
+        config = {
+            "loggingConfiguration": p.get("loggingConfiguration") or DEFAULT_LOGGING,
+            "tracingConfiguration": p.get("tracingConfiguration") or {"enabled": False},
+        }
+        if p.get("encryptionConfiguration"):
+            config["encryptionConfiguration"] = p["encryptionConfiguration"]
+        arn = self.machine_arn(ctx, name)
+        now = time.time()
+        with self.stack.db.transaction() as conn:
+            existing = self.store.get_machine(arn)
+            if existing is not None:
+                same = (existing["definition"] == definition and existing["type"] == machine_type
+                        and json.loads(existing["config"]) == config)
+                if not same:
+                    raise E.state_machine_already_exists(arn)
+                return {"stateMachineArn": arn, "creationDate": ts(existing["created"])}
+            self.store.insert_machine(conn, {
+                "arn": arn, "account": ctx.account, "region": ctx.region, "name": name, "type": machine_type,
+                "definition": definition, "role_arn": role, "created": now, "updated": None,
+                "config": json.dumps(config), "revision_id": None, "description": None,
+            })
+            self.store.put_tags(conn, arn, [(t["key"], t.get("value", "")) for t in p.get("tags") or []])
+        return {"stateMachineArn": arn, "creationDate": ts(now)}
+
+    def describe_machine(self, arn: str) -> dict[str, Any]:
+        return self._machine_shape(self.machine(arn))
+
+    def _machine_shape(self, row: Any) -> dict[str, Any]:
+        config = json.loads(row["config"])
+        out = {
+            "stateMachineArn": row["arn"], "name": row["name"], "status": "ACTIVE", "definition": row["definition"],
+            "roleArn": row["role_arn"], "type": row["type"], "creationDate": ts(row["created"]),
+            "loggingConfiguration": config["loggingConfiguration"],
+            "tracingConfiguration": config["tracingConfiguration"],
+        }
+        if row["revision_id"]:
+            out["revisionId"] = row["revision_id"]
+        if "encryptionConfiguration" in config:
+            out["encryptionConfiguration"] = config["encryptionConfiguration"]
+        return out
+
+    def update_machine(self, p: dict[str, Any]) -> dict[str, Any]:
+        arn = p["stateMachineArn"]
+        row = self.machine(arn)
+        keys = ("definition", "roleArn", "loggingConfiguration", "tracingConfiguration", "encryptionConfiguration")
+        if not any(k in p for k in keys):
+            raise E.validation("Either the definition, the role ARN, the LoggingConfiguration, the "
+                               "EncryptionConfiguration or the TracingConfiguration must be specified")
+        changes: dict[str, Any] = {}
+        if "definition" in p:
+            self.check_definition(p["definition"], row["type"])
+            changes["definition"] = p["definition"]
+        if "roleArn" in p:
+            self.check_role(p["roleArn"])
+            changes["role_arn"] = p["roleArn"]
+        config = json.loads(row["config"])
+        for key in ("loggingConfiguration", "tracingConfiguration", "encryptionConfiguration"):
+            if key in p:
+                config[key] = p[key]
+        now = time.time()
+        changes.update({"config": json.dumps(config), "updated": now, "revision_id": str(uuid.uuid4())})
+        with self.stack.db.transaction() as conn:
+            self.store.update_machine(conn, arn, changes)
+        return {"updateDate": ts(now), "revisionId": changes["revision_id"]}
+
+    def delete_machine(self, arn: str) -> None:
+        self.check_arn(arn, "stateMachine")
+        with self.stack.db.transaction() as conn:
+            self.store.delete_machine(conn, arn)
+
+    def list_machines(self, ctx: RequestContext, max_results: int | None, token: str | None) -> dict[str, Any]:
+        rows = self.store.list_machines(ctx.account, ctx.region)
+        start = _offset(token)
+        size = max_results or 100
+        page = rows[start:start + size]
+        out: dict[str, Any] = {"stateMachines": [
+            {"stateMachineArn": r["arn"], "name": r["name"], "type": r["type"], "creationDate": ts(r["created"])}
+            for r in page
+        ]}
+        if start + size < len(rows):
+            out["nextToken"] = _token(start + size)
+        return out
+
+    # ------------------------------------------------------------------ executions
+    def start_execution(self, ctx: RequestContext, p: dict[str, Any], sync: bool = False) -> dict[str, Any]:
+        sm_arn = p["stateMachineArn"]
+        machine = self.machine(sm_arn)
+        name = p.get("name") or str(uuid.uuid4())
+        if not valid_name(name):
+            raise E.invalid_name(name)
+        text = p.get("input")
+        text = "{}" if text is None else text
+        if len(text.encode()) > MAX_INPUT:
+            raise E.invalid_execution_input("Input exceeds the maximum size of 262144 bytes")
+        try:
+            json.loads(text)
+        except ValueError:
+            raise E.invalid_execution_input(_jackson(text)) from None
+        if not text.strip():
+            raise E.invalid_execution_input("Invalid execution input.")
+        express = machine["type"] == "EXPRESS"
+        if sync and not express:
+            raise E.state_machine_type_not_supported(
+                "This operation is not supported by this type of state machine")
+        kind = "express" if express else "execution"
+        suffix = f":{uuid.uuid4()}" if express else ""
+        arn = f"arn:aws:states:{ctx.region}:{ctx.account}:{kind}:{machine['name']}:{name}{suffix}"
+        now = time.time()
+        with self.stack.db.transaction() as conn:
+            existing = self.store.get_execution(arn)
+            if existing is not None:
+                if existing["status"] == "RUNNING" and existing["input"] == text and not express:
+                    return {"executionArn": arn, "startDate": ts(existing["start"])}
+                raise E.execution_already_exists(arn)
+            self.store.insert_execution(conn, {
+                "arn": arn, "sm_arn": sm_arn, "account": ctx.account, "region": ctx.region, "name": name,
+                "status": "RUNNING", "input": text, "output": None, "error": None, "cause": None, "start": now,
+                "stop": None, "definition": machine["definition"], "role_arn": machine["role_arn"],
+                "type": machine["type"], "redrive_count": 0, "redrive_date": None,
+            })
+            started = ev.Event(1, 0, "ExecutionStarted", now, {
+                "input": text, "inputDetails": {"truncated": False}, "roleArn": machine["role_arn"],
+            }, "r")
+            self.store.append_events(conn, arn, [started])
+        self.engine.wake(arn)
+        if sync:
+            self.engine.wait_done(arn, 300)
+            return self._sync_result(arn)
+        return {"executionArn": arn, "startDate": ts(now)}
+
+    def _sync_result(self, arn: str) -> dict[str, Any]:
+        out = self.describe_execution(arn)
+        keep = ("executionArn", "stateMachineArn", "name", "startDate", "stopDate", "status", "error", "cause",
+                "input", "inputDetails", "output", "outputDetails")
+        result = {k: out[k] for k in keep if k in out}
+        result["billingDetails"] = {"billedMemoryUsedInMB": 64, "billedDurationInMilliseconds": 100}
+        return result
+
+    def describe_execution(self, arn: str) -> dict[str, Any]:
+        row = self.execution(arn)
+        out: dict[str, Any] = {
+            "executionArn": row["arn"], "stateMachineArn": row["sm_arn"], "name": row["name"],
+            "status": row["status"], "startDate": ts(row["start"]),
+        }
+        if row["stop"] is not None:
+            out["stopDate"] = ts(row["stop"])
+        out["input"] = row["input"]
+        out["inputDetails"] = {"included": True}
+        if row["status"] == "SUCCEEDED":
+            out["output"] = row["output"]
+            out["outputDetails"] = {"included": True}
+        if row["error"] is not None:
+            out["error"] = row["error"]
+        if row["cause"] is not None:
+            out["cause"] = row["cause"]
+        out["redriveCount"] = row["redrive_count"]
+        if row["status"] in ("FAILED", "ABORTED", "TIMED_OUT"):
+            out["redriveStatus"] = "REDRIVABLE"
+        else:
+            out["redriveStatus"] = "NOT_REDRIVABLE"
+            out["redriveStatusReason"] = f"Execution is {row['status']} and cannot be redriven"
+        return out
+
+    def machine_for_execution(self, arn: str) -> dict[str, Any]:
+        row = self.execution(arn)
+        machine = self.store.get_machine(row["sm_arn"])
+        out = {
+            "stateMachineArn": row["sm_arn"], "name": row["sm_arn"].rsplit(":", 1)[1],
+            "definition": row["definition"], "roleArn": row["role_arn"],
+            "updateDate": ts((machine["updated"] or machine["created"]) if machine else row["start"]),
+        }
+        if machine is not None:
+            config = json.loads(machine["config"])
+            out["loggingConfiguration"] = config["loggingConfiguration"]
+            out["tracingConfiguration"] = config["tracingConfiguration"]
+        return out
+
+    def list_executions(self, p: dict[str, Any]) -> dict[str, Any]:
+        sm_arn = p.get("stateMachineArn")
+        if not sm_arn:
+            raise E.validation("Must provide a StateMachine ARN or MapRun ARN")
+        self.machine(sm_arn)
+        rows = self.store.list_executions(sm_arn, p.get("statusFilter"))
+        start = _offset(p.get("nextToken"))
+        size = p.get("maxResults") or 100
+        items = []
+        for r in rows[start:start + size]:
+            item = {"executionArn": r["arn"], "stateMachineArn": r["sm_arn"], "name": r["name"],
+                    "status": r["status"], "startDate": ts(r["start"])}
+            if r["stop"] is not None:
+                item["stopDate"] = ts(r["stop"])
+            items.append(item)
+        out: dict[str, Any] = {"executions": items}
+        if start + size < len(rows):
+            out["nextToken"] = _token(start + size)
+        return out
+
+    def history(self, p: dict[str, Any]) -> dict[str, Any]:
+        arn = p["executionArn"]
+        self.execution(arn)
+        events = [event_from_row(r) for r in self.store.events(arn)]
+        if p.get("reverseOrder"):
+            events.reverse()
+        start = _offset(p.get("nextToken"))
+        size = p.get("maxResults") or 100
+        include = p.get("includeExecutionData", True)
+        out: dict[str, Any] = {"events": [e.to_api(include) for e in events[start:start + size]]}
+        if start + size < len(events):
+            out["nextToken"] = _token(start + size)
+        return out
+
+    def stop_execution(self, p: dict[str, Any]) -> dict[str, Any]:
+        arn = p["executionArn"]
+        self.execution(arn)
+        self.engine.terminate(arn, "ExecutionAborted", "ABORTED", p.get("error"), p.get("cause"))
+        row = self.store.get_execution(arn)
+        return {"stopDate": ts(row["stop"] if row is not None and row["stop"] else time.time())}
+
+    # ------------------------------------------------------------------ task tokens
+    def _open_token(self, token: str) -> Any:
+        row = self.store.get_token(token)
+        if row is None:
+            raise E.invalid_token(token)
+        if row["status"] != "WAITING":
+            raise E.task_does_not_exist()
+        return row
+
+    def send_task_success(self, token: str, output: str) -> None:
+        try:
+            json.loads(output)
+        except ValueError:
+            raise E.invalid_output(_jackson(output)) from None
+        row = self._open_token(token)
+        with self.stack.db.transaction() as conn:
+            self.store.complete_token(conn, token, "SUCCEEDED", output, None, None)
+        self.engine.wake(row["exec_arn"])
+
+    def send_task_failure(self, token: str, error: str | None, cause: str | None) -> None:
+        row = self._open_token(token)
+        with self.stack.db.transaction() as conn:
+            self.store.complete_token(conn, token, "FAILED", None, error, cause)
+        self.engine.wake(row["exec_arn"])
+
+    def send_task_heartbeat(self, token: str) -> None:
+        self._open_token(token)
+        with self.stack.db.transaction() as conn:
+            self.store.heartbeat_token(conn, token, time.time())
+
+    # ------------------------------------------------------------------ tags
+    def _tagged(self, arn: str) -> None:
+        parts = arn.split(":")
+        if len(parts) < 7 or parts[2] != "states":
+            raise E.invalid_arn(arn)
+        if parts[5] == "stateMachine" and self.store.get_machine(arn) is None:
+            raise E.resource_not_found(arn)
+
+    def tag(self, arn: str, tags: list[dict[str, str]]) -> None:
+        self._tagged(arn)
+        with self.stack.db.transaction() as conn:
+            self.store.put_tags(conn, arn, [(t["key"], t.get("value", "")) for t in tags])
+
+    def untag(self, arn: str, keys: list[str]) -> None:
+        self._tagged(arn)
+        with self.stack.db.transaction() as conn:
+            self.store.remove_tags(conn, arn, keys)
+
+    def list_tags(self, arn: str) -> dict[str, Any]:
+        self._tagged(arn)
+        return {"tags": [{"key": k, "value": v} for k, v in self.store.tags(arn)]}

@@ -1,0 +1,175 @@
+"""SQL for Step Functions: state machines, executions, their history events, timers and task tokens.
+
+The history (sfn_events) is the source of truth for an execution; the execution row is a summary
+written in the same transaction as the events that change it, so reads never fold whole histories.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from onceflow.store.db import Database
+
+MIGRATIONS = [
+    (
+        "sfn-0001",
+        """
+CREATE TABLE sfn_state_machines (
+  arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL,
+  type TEXT NOT NULL, definition TEXT NOT NULL, role_arn TEXT NOT NULL, created REAL NOT NULL,
+  updated REAL, config TEXT NOT NULL, revision_id TEXT, description TEXT);
+CREATE INDEX sfn_sm_by_account ON sfn_state_machines (account, region, name);
+CREATE TABLE sfn_tags (arn TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (arn, key));
+CREATE TABLE sfn_executions (
+  arn TEXT PRIMARY KEY, sm_arn TEXT NOT NULL, account TEXT NOT NULL, region TEXT NOT NULL,
+  name TEXT NOT NULL, status TEXT NOT NULL, input TEXT NOT NULL, output TEXT, error TEXT, cause TEXT,
+  start REAL NOT NULL, stop REAL, definition TEXT NOT NULL, role_arn TEXT NOT NULL, type TEXT NOT NULL,
+  redrive_count INTEGER NOT NULL DEFAULT 0, redrive_date REAL, seq INTEGER NOT NULL);
+CREATE INDEX sfn_exec_by_sm ON sfn_executions (sm_arn, seq);
+CREATE INDEX sfn_exec_running ON sfn_executions (status);
+CREATE TABLE sfn_events (
+  exec_arn TEXT NOT NULL, id INTEGER NOT NULL, prev INTEGER NOT NULL, type TEXT NOT NULL,
+  ts REAL NOT NULL, details TEXT, fiber TEXT NOT NULL, PRIMARY KEY (exec_arn, id)) WITHOUT ROWID;
+CREATE TABLE sfn_timers (exec_arn TEXT PRIMARY KEY, due REAL NOT NULL);
+CREATE TABLE sfn_tokens (
+  token TEXT PRIMARY KEY, exec_arn TEXT NOT NULL, status TEXT NOT NULL, output TEXT, error TEXT,
+  cause TEXT, heartbeat REAL);
+CREATE INDEX sfn_tokens_by_exec ON sfn_tokens (exec_arn);
+""",
+    ),
+]
+
+EXEC_COLUMNS = (
+    "arn, sm_arn, account, region, name, status, input, output, error, cause, start, stop, "
+    "definition, role_arn, type, redrive_count, redrive_date, seq"
+)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class SfnStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------------ state machines
+    def get_machine(self, arn: str) -> sqlite3.Row | None:
+        return self.db.query_one("SELECT * FROM sfn_state_machines WHERE arn=?", (arn,))
+
+    def insert_machine(self, conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        conn.execute(f"INSERT INTO sfn_state_machines ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def update_machine(self, conn: sqlite3.Connection, arn: str, changes: dict[str, Any]) -> None:
+        sets = ", ".join(f"{k}=?" for k in changes)
+        conn.execute(f"UPDATE sfn_state_machines SET {sets} WHERE arn=?", (*changes.values(), arn))
+
+    def delete_machine(self, conn: sqlite3.Connection, arn: str) -> None:
+        conn.execute("DELETE FROM sfn_state_machines WHERE arn=?", (arn,))
+        conn.execute("DELETE FROM sfn_tags WHERE arn=?", (arn,))
+
+    def list_machines(self, account: str, region: str) -> list[sqlite3.Row]:
+        return self.db.query(
+            "SELECT * FROM sfn_state_machines WHERE account=? AND region=? ORDER BY created, arn",
+            (account, region),
+        )
+
+    # ------------------------------------------------------------------ tags
+    def tags(self, arn: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.db.query("SELECT key, value FROM sfn_tags WHERE arn=? ORDER BY rowid", (arn,))]
+
+    def put_tags(self, conn: sqlite3.Connection, arn: str, tags: Iterable[tuple[str, str]]) -> None:
+        for key, value in tags:
+            conn.execute(
+                "INSERT INTO sfn_tags (arn, key, value) VALUES (?,?,?) "
+                "ON CONFLICT(arn, key) DO UPDATE SET value=excluded.value",
+                (arn, key, value),
+            )
+
+    def remove_tags(self, conn: sqlite3.Connection, arn: str, keys: Iterable[str]) -> None:
+        for key in keys:
+            conn.execute("DELETE FROM sfn_tags WHERE arn=? AND key=?", (arn, key))
+
+    # ------------------------------------------------------------------ executions
+    def get_execution(self, arn: str) -> sqlite3.Row | None:
+        return self.db.query_one(f"SELECT {EXEC_COLUMNS} FROM sfn_executions WHERE arn=?", (arn,))
+
+    def insert_execution(self, conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_executions").fetchone()[0]
+        row = {**row, "seq": seq}
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        conn.execute(f"INSERT INTO sfn_executions ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def update_execution(self, conn: sqlite3.Connection, arn: str, changes: dict[str, Any]) -> None:
+        sets = ", ".join(f"{k}=?" for k in changes)
+        conn.execute(f"UPDATE sfn_executions SET {sets} WHERE arn=?", (*changes.values(), arn))
+
+    def list_executions(self, sm_arn: str, status: str | None) -> list[sqlite3.Row]:
+        sql = f"SELECT {EXEC_COLUMNS} FROM sfn_executions WHERE sm_arn=?"
+        args: list[Any] = [sm_arn]
+        if status:
+            sql += " AND status=?"
+            args.append(status)
+        return self.db.query(sql + " ORDER BY seq DESC", args)
+
+    def running_executions(self) -> list[str]:
+        return [r[0] for r in self.db.query("SELECT arn FROM sfn_executions WHERE status='RUNNING'")]
+
+    # ------------------------------------------------------------------ history
+    def events(self, exec_arn: str) -> list[sqlite3.Row]:
+        return self.db.query(
+            "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? ORDER BY id", (exec_arn,)
+        )
+
+    def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any]) -> None:
+        conn.executemany(
+            "INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES (?,?,?,?,?,?,?)",
+            [
+                (exec_arn, e.id, e.prev, e.type, e.ts, None if e.details is None else dumps(e.details), e.fiber)
+                for e in events
+            ],
+        )
+
+    # ------------------------------------------------------------------ timers
+    def set_timer(self, conn: sqlite3.Connection, exec_arn: str, due: float | None) -> None:
+        if due is None:
+            conn.execute("DELETE FROM sfn_timers WHERE exec_arn=?", (exec_arn,))
+        else:
+            conn.execute(
+                "INSERT INTO sfn_timers (exec_arn, due) VALUES (?, ?) "
+                "ON CONFLICT(exec_arn) DO UPDATE SET due=excluded.due",
+                (exec_arn, due),
+            )
+
+    def timers(self) -> list[tuple[str, float]]:
+        return [(r[0], r[1]) for r in self.db.query("SELECT exec_arn, due FROM sfn_timers")]
+
+    # ------------------------------------------------------------------ task tokens
+    def insert_token(self, conn: sqlite3.Connection, token: str, exec_arn: str, now: float) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO sfn_tokens (token, exec_arn, status, heartbeat) VALUES (?,?,'WAITING',?)",
+            (token, exec_arn, now),
+        )
+
+    def get_token(self, token: str) -> sqlite3.Row | None:
+        return self.db.query_one("SELECT * FROM sfn_tokens WHERE token=?", (token,))
+
+    def complete_token(
+        self, conn: sqlite3.Connection, token: str, status: str, output: str | None, error: str | None, cause: str | None
+    ) -> None:
+        conn.execute(
+            "UPDATE sfn_tokens SET status=?, output=?, error=?, cause=? WHERE token=?",
+            (status, output, error, cause, token),
+        )
+
+    def heartbeat_token(self, conn: sqlite3.Connection, token: str, now: float) -> None:
+        conn.execute("UPDATE sfn_tokens SET heartbeat=? WHERE token=?", (now, token))
+
+    def close_tokens(self, conn: sqlite3.Connection, exec_arn: str) -> None:
+        conn.execute("UPDATE sfn_tokens SET status='CLOSED' WHERE exec_arn=? AND status='WAITING'", (exec_arn,))
