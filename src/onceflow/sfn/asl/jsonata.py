@@ -231,7 +231,7 @@ def _parse(text: Any) -> Any:
     if not isinstance(text, str):
         raise _fail("The argument of $parse must be a string")
     try:
-        return json.loads(text)
+        return _to_jsonata(json.loads(text))
     except ValueError:
         raise _fail(f"The argument of $parse is not valid JSON: {text}") from None
 

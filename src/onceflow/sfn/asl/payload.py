@@ -30,9 +30,10 @@ def evaluate_payload_template(template: Any, data: Any, context: Any,
     if isinstance(template, dict):
         static = {k: evaluate_payload_template(v, data, context, variables)
                   for k, v in template.items() if not k.endswith(".$")}
-        dynamic_keys = java_hashmap_order([k for k in template if k.endswith(".$")])
-        for key in dynamic_keys:
-            static[key[:-2]] = evaluate_value_expression(template[key], key, data, context, variables)
+        dynamic = {k[:-2]: k for k in template if k.endswith(".$")}
+        for name in java_hashmap_order(list(dynamic)):
+            key = dynamic[name]
+            static[name] = evaluate_value_expression(template[key], key, data, context, variables)
         return static
     if isinstance(template, list):
         return [evaluate_payload_template(v, data, context, variables) for v in template]
