@@ -208,7 +208,19 @@ def _exception_doc(exc: BaseException, request_id: str) -> dict[str, Any]:
             break
     else:
         frames = traceback.StackSummary.from_list([])
-    return _error_doc(str(exc), type(exc).__name__, traceback.format_list(frames), request_id)
+    return _error_doc(str(exc), type(exc).__name__, traceback.format_list(_as_var_task(frames)), request_id)
+
+
+def _as_var_task(frames: list[traceback.FrameSummary]) -> list[traceback.FrameSummary]:
+    """Name the function's files as Lambda does (/var/task/app.py), whatever folder they run from."""
+    root = os.environ.get("LAMBDA_TASK_ROOT", "")
+    out = []
+    for f in frames:
+        name = f.filename
+        if root and name.startswith(root + os.sep):
+            name = "/var/task" + name[len(root) :]
+        out.append(traceback.FrameSummary(name, f.lineno, f.name, line=f.line))
+    return out
 
 
 def _log_error(channel: _Channel, doc: dict[str, Any]) -> None:

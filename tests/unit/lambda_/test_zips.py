@@ -1,0 +1,91 @@
+"""Deployment package checks: every refused zip gets Lambda's error, and nothing is unpacked."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from onceflow.errors import ServiceError
+from onceflow.lambda_ import zips
+
+BAD_ZIP = "Could not unzip uploaded file. Please check your file, then try to upload again."
+
+
+def make_zip(entries: list[tuple[str, bytes]], *, symlink: str | None = None) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries:
+            zf.writestr(name, data)
+        if symlink:
+            info = zipfile.ZipInfo(symlink)
+            info.create_system = 3
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, "/etc/passwd")
+    return buf.getvalue()
+
+
+def refused(data: bytes) -> ServiceError:
+    with pytest.raises(ServiceError) as err:
+        zips.check_zip(data, "CreateFunction")
+    return err.value
+
+
+def test_good_zip_hash_and_size() -> None:
+    data = make_zip([("app.py", b"x = 1\n"), ("pkg/mod.py", b"")])
+    checked = zips.check_zip(data, "CreateFunction")
+    assert checked.sha256_b64 == base64.b64encode(hashlib.sha256(data).digest()).decode()
+    assert len(checked.sha256_b64) == 44
+    assert checked.size == len(data)
+
+
+@pytest.mark.parametrize("name", ["../evil.py", "a/../../evil.py", "/etc/evil.py", "C:/evil.py", "a\\..\\b.py"])
+def test_escaping_entries_are_refused(name: str) -> None:
+    err = refused(make_zip([("app.py", b""), (name, b"x")]))
+    assert (err.code, err.message, err.status) == ("InvalidParameterValueException", BAD_ZIP, 400)
+    assert err.extra == {"Type": "User", "message": BAD_ZIP}
+
+
+def test_symlinks_are_refused() -> None:
+    assert refused(make_zip([("app.py", b"")], symlink="link")).message == BAD_ZIP
+
+
+@pytest.mark.parametrize("data", [b"", b"not a zip", b"PK\x03\x04garbage"])
+def test_not_a_zip(data: bytes) -> None:
+    assert refused(data).message == BAD_ZIP
+
+
+def test_unzipped_size_limit() -> None:
+    data = make_zip([("big.bin", b"\0" * (262_144_000 + 1))])
+    err = refused(data)
+    assert (err.code, err.message) == (
+        "InvalidParameterValueException", "Unzipped size must be smaller than 262144000 bytes"
+    )  # fmt: skip
+
+
+def test_zipped_size_limit() -> None:
+    err = refused(b"\0" * (50 * 1024 * 1024 + 1))
+    assert (err.code, err.status) == ("RequestEntityTooLargeException", 413)
+    assert err.message == "Request must be smaller than 69905067 bytes for the CreateFunction operation"
+
+
+def test_unpack_is_idempotent_and_keeps_modes(tmp_path: Path) -> None:
+    data = make_zip([("app.py", b"x = 1\n"), ("lib/a.py", b"y = 2\n")])
+    checked = zips.check_zip(data, "CreateFunction")
+    first = zips.unpack(checked, tmp_path)
+    assert first == tmp_path / checked.sha256_hex
+    assert (first / "lib" / "a.py").read_bytes() == b"y = 2\n"
+    assert zips.unpack(checked, tmp_path) == first
+    assert [p.name for p in tmp_path.iterdir()] == [checked.sha256_hex]  # no temporary folder left behind
+
+
+def test_ensure_unpacked_restores_from_store(tmp_path: Path) -> None:
+    data = make_zip([("app.py", b"x = 1\n")])
+    sha = hashlib.sha256(data).hexdigest()
+    folder = zips.ensure_unpacked(sha, tmp_path, {sha: data}.__getitem__)
+    assert (folder / "app.py").read_bytes() == b"x = 1\n"
