@@ -254,16 +254,18 @@ def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) ->
             "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": 0,
             "arn": arn + ":*", "logGroupClass": row["class"], "logGroupArn": arn,
         }
-    out: dict[str, Any] = {"logGroupName": row["name"], "creationTime": row["created"]}
-    if row["retention"] is not None:
-        out["retentionInDays"] = row["retention"]
-    out.update({"metricFilterCount": 0, "arn": arn + ":*", "storedBytes": row["stored_bytes"]})
-    if row["kms_key_id"]:
-        out["kmsKeyId"] = row["kms_key_id"]
-    out.update({
-        "logGroupClass": row["class"], "logGroupArn": arn,
-        "deletionProtectionEnabled": bool(row["deletion_protection"]),
-    })
+    name, created, retention, kms_key_id, log_class, protection, stored = row
+    out: dict[str, Any] = {"logGroupName": name, "creationTime": created}
+    if retention is not None:
+        out["retentionInDays"] = retention
+    out["metricFilterCount"] = 0
+    out["arn"] = arn + ":*"
+    out["storedBytes"] = stored
+    if kms_key_id:
+        out["kmsKeyId"] = kms_key_id
+    out["logGroupClass"] = log_class
+    out["logGroupArn"] = arn
+    out["deletionProtectionEnabled"] = bool(protection)
     return out
 
 

@@ -93,6 +93,10 @@ def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
     conn.execute("DELETE FROM logs_groups WHERE id=?", (group_id,))
 
 
+# Column order is what service._group_shape unpacks.
+_LISTED = "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes"
+
+
 def list_groups(
     conn: sqlite3.Connection,
     account: str,
@@ -105,7 +109,7 @@ def list_groups(
     limit: int,
     names: Sequence[str] | None = None,
 ) -> list[sqlite3.Row]:
-    sql = ["SELECT * FROM logs_groups WHERE account=? AND region=?"]
+    sql = [f"SELECT {_LISTED} FROM logs_groups WHERE account=? AND region=?"]
     args: list[Any] = [account, region]
     if names is not None:
         sql.append(f"AND name IN ({','.join('?' * len(names))})")
