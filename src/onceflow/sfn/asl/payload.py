@@ -12,6 +12,7 @@ stringifiedJson`).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from onceflow.sfn.asl.errors import PathNotFound
@@ -31,7 +32,7 @@ def evaluate_payload_template(template: Any, data: Any, context: Any,
         static = {k: evaluate_payload_template(v, data, context, variables)
                   for k, v in template.items() if not k.endswith(".$")}
         dynamic = {k[:-2]: k for k in template if k.endswith(".$")}
-        for name in java_hashmap_order(list(dynamic)):
+        for name in _hashmap_order(tuple(dynamic)):
             key = dynamic[name]
             static[name] = evaluate_value_expression(template[key], key, data, context, variables)
         return static
@@ -59,6 +60,11 @@ def java_string_hash(s: str) -> int:
     for i in range(0, len(raw), 2):
         h = (31 * h + int.from_bytes(raw[i:i + 2], "big")) & 0xFFFFFFFF
     return h
+
+
+@lru_cache(maxsize=4096)
+def _hashmap_order(keys: tuple[str, ...]) -> list[str]:
+    return java_hashmap_order(list(keys))
 
 
 def java_hashmap_order(keys: list[str]) -> list[str]:
