@@ -222,7 +222,6 @@ def test_bad_input_gets_aws_errors_and_changes_nothing(logs: Any) -> None:
     assert [s["logStreamName"] for s in logs.describe_log_streams(logGroupName=group)["logStreams"]] == ["s1"]
 
 
-@pytest.mark.xfail(strict=True, reason="wire renders numbers unquoted in coral messages; Logs quotes them")
 def test_limit_over_10000_gets_the_message_aws_records(logs: Any) -> None:
     group = group_with_stream(logs)
     expected = ("InvalidParameterException", "1 validation error detected: Value '10001' at 'limit' failed to "
