@@ -170,12 +170,12 @@ class Reader:
         forward = p.get("ScanIndexForward", True)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
 
-        def fetch(after: Any, n: int) -> list[tuple[Any, str]]:
+        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str]], bool]:
             if index is None:
                 rows = self.store.range(t.id, hk, lo, hi, forward, after[1] if after else None, n)
-                return [((r[0], r[1]), r[2]) for r in rows]
+                return [((r[0], r[1]), r[2]) for r in rows], len(rows) == n
             rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n)
-            return [((hk, r[0], r[1], r[2]), r[3]) for r in rows2]
+            return [((hk, r[0], r[1], r[2]), r[3]) for r in rows2], len(rows2) == n
 
         return self._page(t, index, p, prep, select, paths, start, fetch)
 
@@ -195,18 +195,19 @@ class Reader:
         select, paths = self._select(t, p, prep)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
 
-        def fetch(after: Any, n: int) -> list[tuple[Any, str]]:
+        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str]], bool]:
+            # Segments split the table by a hash of the partition key, as DynamoDB's do.
             while True:
                 if index is None:
                     rows = [((r[0], r[1]), r[2]) for r in self.store.scan(t.id, after, n)]
                 else:
                     rows = [((r[0], r[1], r[2], r[3]), r[4]) for r in self.store.index_scan(t.id, index, after, n)]
-                if seg is None or not rows:
-                    return rows
+                if seg is None:
+                    return rows, len(rows) == n
                 hk_at = 2 if index else 0
                 mine = [r for r in rows if zlib.crc32(r[0][hk_at]) % total == seg]
                 if mine or len(rows) < n:
-                    return mine
+                    return mine, len(rows) == n
                 after = rows[-1][0]
 
         return self._page(t, index, p, prep, select, paths, start, fetch)
@@ -221,7 +222,7 @@ class Reader:
         after = start
         while True:
             want = BATCH if limit is None else min(BATCH, limit - scanned)
-            rows = fetch(after, want)
+            rows, more = fetch(after, want)
             for pos, text in rows:
                 item = loads(text)
                 if index is not None:
@@ -234,7 +235,7 @@ class Reader:
                 if (limit is not None and scanned >= limit) or size >= PAGE_BYTES:
                     last = it.index_key_of(t, index, item) if index else it.key_of(t, item)
                     break
-            if last is not None or len(rows) < want:
+            if last is not None or not more:
                 break
         result: dict[str, Any] = {}
         if select != "COUNT":

@@ -1,0 +1,173 @@
+"""Query and Scan through boto3: key conditions, order by type, paging, filters, Select, indexes, segments."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+@pytest.fixture
+def ddb(aws: Any) -> Any:
+    return aws("dynamodb")
+
+
+def make(ddb: Any, range_type: str = "N", **extra: Any) -> str:
+    n = f"reads-{uuid.uuid4().hex[:10]}"
+    attrs = [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": range_type}]
+    attrs += extra.pop("attrs", [])
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", AttributeDefinitions=attrs,
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}], **extra)
+    return n
+
+
+def error(call: Any, **kw: Any) -> dict[str, Any]:
+    with pytest.raises(ClientError) as e:
+        call(**kw)
+    return e.value.response  # type: ignore[no-any-return]
+
+
+def q(ddb: Any, table: str, cond: str, **values: Any) -> list[Any]:
+    r = ddb.query(TableName=table, KeyConditionExpression=cond,
+                  ExpressionAttributeValues={f":{k}": v for k, v in values.items()})
+    return [i["sk"][next(iter(i["sk"]))] for i in r["Items"]]
+
+
+def test_numbers_sort_numerically_and_conditions(ddb: Any) -> None:
+    t = make(ddb)
+    nums = ["-10", "-1.5", "0", "2", "10", "10.5", "100", "1E20"]
+    for n in reversed(nums):
+        ddb.put_item(TableName=t, Item={"pk": {"S": "p"}, "sk": {"N": n}})
+    ddb.put_item(TableName=t, Item={"pk": {"S": "other"}, "sk": {"N": "5"}})
+    stored = ["-10", "-1.5", "0", "2", "10", "10.5", "100", "100000000000000000000"]
+    p = {"S": "p"}
+    assert q(ddb, t, "pk = :p", p=p) == stored
+    assert q(ddb, t, "pk = :p AND sk > :x", p=p, x={"N": "2"}) == stored[4:]
+    assert q(ddb, t, "pk = :p AND sk >= :x", p=p, x={"N": "2"}) == stored[3:]
+    assert q(ddb, t, "pk = :p AND sk < :x", p=p, x={"N": "0"}) == stored[:2]
+    assert q(ddb, t, "pk = :p AND sk <= :x", p=p, x={"N": "0"}) == stored[:3]
+    assert q(ddb, t, "sk BETWEEN :a AND :b AND pk = :p", p=p, a={"N": "-1.5"}, b={"N": "10"}) == stored[1:5]
+    assert q(ddb, t, ":p = pk AND sk = :x", p=p, x={"N": "10.50"}) == ["10.5"]
+    r = ddb.query(TableName=t, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": p},
+                  ScanIndexForward=False)
+    assert [i["sk"]["N"] for i in r["Items"]] == list(reversed(stored))
+
+
+def test_strings_sort_by_bytes_and_begins_with(ddb: Any) -> None:
+    t = make(ddb, "S")
+    words = ["b", "a", "ab", "B", "é", "abc", "ac"]
+    for w in words:
+        ddb.put_item(TableName=t, Item={"pk": {"S": "p"}, "sk": {"S": w}})
+    assert q(ddb, t, "pk = :p", p={"S": "p"}) == sorted(words, key=lambda w: w.encode())
+    assert q(ddb, t, "pk = :p AND begins_with(sk, :x)", p={"S": "p"}, x={"S": "ab"}) == ["ab", "abc"]
+
+
+def test_paging_limit_filter_select(ddb: Any) -> None:
+    t = make(ddb)
+    for i in range(25):
+        ddb.put_item(TableName=t, Item={"pk": {"S": "p"}, "sk": {"N": str(i)}, "even": {"BOOL": i % 2 == 0}})
+    pages, start = [], None
+    while True:
+        kw = {"ExclusiveStartKey": start} if start else {}
+        r = ddb.query(TableName=t, KeyConditionExpression="pk = :p", FilterExpression="even = :t",
+                      ExpressionAttributeValues={":p": {"S": "p"}, ":t": {"BOOL": True}}, Limit=10, **kw)
+        pages.append((r["Count"], r["ScannedCount"]))
+        start = r.get("LastEvaluatedKey")
+        if not start:
+            break
+    assert pages == [(5, 10), (5, 10), (3, 5)]
+    r = ddb.query(TableName=t, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "p"}},
+                  Select="COUNT")
+    assert "Items" not in r and r["Count"] == 25
+    items = [i for page in ddb.get_paginator("query").paginate(
+        TableName=t, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "p"}},
+        ProjectionExpression="sk", PaginationConfig={"PageSize": 7}) for i in page["Items"]]
+    assert items == [{"sk": {"N": str(i)}} for i in range(25)]
+
+
+def test_one_megabyte_pages(ddb: Any) -> None:
+    t = make(ddb)
+    blob = "x" * 300_000
+    for i in range(5):
+        ddb.put_item(TableName=t, Item={"pk": {"S": "p"}, "sk": {"N": str(i)}, "blob": {"S": blob}})
+    r = ddb.scan(TableName=t)
+    assert r["Count"] == 4 and "LastEvaluatedKey" in r
+    r = ddb.scan(TableName=t, ExclusiveStartKey=r["LastEvaluatedKey"])
+    assert r["Count"] == 1 and "LastEvaluatedKey" not in r
+
+
+def test_query_errors(ddb: Any) -> None:
+    t = make(ddb)
+    cases = [
+        ("sk = :x", {":x": {"N": "1"}}, "Query condition missed key schema element: pk"),
+        ("pk = :p OR sk = :x", {":p": {"S": "p"}, ":x": {"N": "1"}}, "Query key condition not supported"),
+        ("pk < :p", {":p": {"S": "p"}}, "Query key condition not supported"),
+        ("pk = :p AND sk > :x AND sk < :x", {":p": {"S": "p"}, ":x": {"N": "1"}},
+         "KeyConditionExpressions must only contain one condition per key"),
+        ("pk = :x", {":x": {"N": "1"}},
+         "One or more parameter values were invalid: Condition parameter type does not match schema type"),
+    ]
+    for cond, values, message in cases:
+        r = error(ddb.query, TableName=t, KeyConditionExpression=cond, ExpressionAttributeValues=values)
+        assert r["Error"] == {"Code": "ValidationException", "Message": message}, cond
+    r = error(ddb.query, TableName=t, IndexName="nope", KeyConditionExpression="pk = :p",
+              ExpressionAttributeValues={":p": {"S": "p"}})
+    assert r["Error"]["Message"] == "The table does not have the specified index: nope"
+
+
+def test_indexes(ddb: Any) -> None:
+    t = make(ddb, attrs=[{"AttributeName": "g", "AttributeType": "S"}, {"AttributeName": "l", "AttributeType": "N"}],
+             GlobalSecondaryIndexes=[{"IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"},
+                                                                         {"AttributeName": "sk", "KeyType": "RANGE"}],
+                                      "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["x"]}}],
+             LocalSecondaryIndexes=[{"IndexName": "byL", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                                        {"AttributeName": "l", "KeyType": "RANGE"}],
+                                     "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    for i in range(6):
+        item = {"pk": {"S": f"p{i % 2}"}, "sk": {"N": str(i)}, "l": {"N": str(10 - i)}, "x": {"S": "x"},
+                "y": {"S": "y"}}
+        if i != 5:
+            item["g"] = {"S": "G"}
+        ddb.put_item(TableName=t, Item=item)
+    r = ddb.query(TableName=t, IndexName="byG", KeyConditionExpression="g = :g AND sk > :s",
+                  ExpressionAttributeValues={":g": {"S": "G"}, ":s": {"N": "0"}})
+    assert [i["sk"]["N"] for i in r["Items"]] == ["1", "2", "3", "4"]
+    assert set(r["Items"][0]) == {"pk", "sk", "g", "x"}
+    r = ddb.query(TableName=t, IndexName="byG", KeyConditionExpression="g = :g",
+                  ExpressionAttributeValues={":g": {"S": "G"}}, Limit=2)
+    assert set(r["LastEvaluatedKey"]) == {"pk", "sk", "g"}
+    r2 = ddb.query(TableName=t, IndexName="byG", KeyConditionExpression="g = :g",
+                   ExpressionAttributeValues={":g": {"S": "G"}}, ExclusiveStartKey=r["LastEvaluatedKey"])
+    assert [i["sk"]["N"] for i in r["Items"] + r2["Items"]] == ["0", "1", "2", "3", "4"]
+    r = ddb.query(TableName=t, IndexName="byL", KeyConditionExpression="pk = :p",
+                  ExpressionAttributeValues={":p": {"S": "p0"}})
+    assert [i["l"]["N"] for i in r["Items"]] == ["6", "8", "10"]
+    assert set(r["Items"][0]) == {"pk", "sk", "l"}
+    r = error(ddb.query, TableName=t, IndexName="byG", KeyConditionExpression="g = :g", Select="ALL_ATTRIBUTES",
+              ExpressionAttributeValues={":g": {"S": "G"}})
+    assert r["Error"]["Message"] == ("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not "
+                                     "supported for global secondary index byG because its projection type is not ALL")
+    assert ddb.scan(TableName=t, IndexName="byG")["Count"] == 5
+    ddb.update_item(TableName=t, Key={"pk": {"S": "p0"}, "sk": {"N": "0"}}, UpdateExpression="REMOVE g")
+    assert ddb.scan(TableName=t, IndexName="byG")["Count"] == 4
+
+
+def test_scan_segments_cover_the_table_once(ddb: Any) -> None:
+    t = make(ddb)
+    for i in range(40):
+        ddb.put_item(TableName=t, Item={"pk": {"S": f"p{i}"}, "sk": {"N": "1"}})
+    seen: list[str] = []
+    for seg in range(3):
+        for page in ddb.get_paginator("scan").paginate(TableName=t, Segment=seg, TotalSegments=3,
+                                                       PaginationConfig={"PageSize": 4}):
+            seen += [i["pk"]["S"] for i in page["Items"]]
+    assert sorted(seen) == sorted(f"p{i}" for i in range(40))
+    r = error(ddb.scan, TableName=t, Segment=3, TotalSegments=3)
+    assert r["Error"]["Message"] == ("The Segment parameter is zero-based and must be less than parameter "
+                                     "TotalSegments: Segment: 3 is not less than TotalSegments: 3")
+    r = ddb.scan(TableName=t, FilterExpression="pk IN (:a, :b)",
+                 ExpressionAttributeValues={":a": {"S": "p1"}, ":b": {"S": "p2"}})
+    assert r["Count"] == 2 and r["ScannedCount"] == 40
