@@ -35,8 +35,8 @@ ACTIONS = {
     ("lambda", "Invoke"): "InvokeFunction",
     ("lambda", "InvokeWithResponseStream"): "InvokeFunction",
 }
-# Calls that need no permission at all.
-ALWAYS_ALLOWED = {("sts", "GetCallerIdentity")}
+# Calls that need no permission at all (IAM user guide: GetCallerIdentity, GetSessionToken).
+ALWAYS_ALLOWED = {("sts", "GetCallerIdentity"), ("sts", "GetSessionToken")}
 # (error code, HTTP status) of each service's access denial.
 DENIALS = {
     "dynamodb": ("AccessDeniedException", 400),
