@@ -1,0 +1,109 @@
+"""BatchGetItem, BatchWriteItem, TransactWriteItems (with ClientRequestToken) and TransactGetItems."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+@pytest.fixture
+def ddb(aws: Any) -> Any:
+    return aws("dynamodb")
+
+
+@pytest.fixture
+def table(ddb: Any) -> str:
+    n = f"batch-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    return n
+
+
+def key(i: str) -> dict[str, Any]:
+    return {"id": {"S": i}}
+
+
+def error(call: Any, **kw: Any) -> dict[str, Any]:
+    with pytest.raises(ClientError) as e:
+        call(**kw)
+    return e.value.response  # type: ignore[no-any-return]
+
+
+def test_batch_write_and_get(ddb: Any, table: str) -> None:
+    r = ddb.batch_write_item(RequestItems={table: [{"PutRequest": {"Item": {**key(str(i)), "v": {"N": str(i)}}}}
+                                                   for i in range(25)]})
+    assert r["UnprocessedItems"] == {}
+    ddb.batch_write_item(RequestItems={table: [{"DeleteRequest": {"Key": key("0")}}]})
+    r = ddb.batch_get_item(RequestItems={table: {"Keys": [key("0"), key("1"), key("2")],
+                                                 "ProjectionExpression": "v"}})
+    assert sorted(i["v"]["N"] for i in r["Responses"][table]) == ["1", "2"]
+    assert r["UnprocessedKeys"] == {}
+
+
+def test_batch_limits_and_duplicates(ddb: Any, table: str) -> None:
+    r = error(ddb.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": key("a")}},
+                                                          {"DeleteRequest": {"Key": key("a")}}]})
+    assert r["Error"] == {"Code": "ValidationException", "Message": "Provided list of item keys contains duplicates"}
+    r = error(ddb.batch_get_item, RequestItems={table: {"Keys": [key(str(i)) for i in range(101)]}})
+    assert r["Error"]["Code"] == "ValidationException"
+    r = error(ddb.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": key("ok")}},
+                                                          {"PutRequest": {"Item": {"x": {"S": "no key"}}}}]})
+    assert r["Error"]["Message"] == "One or more parameter values were invalid: Missing the key id in the item"
+    assert ddb.scan(TableName=table)["Count"] == 0, "a rejected batch writes nothing"
+    r = error(ddb.batch_write_item, RequestItems={"no-such": [{"PutRequest": {"Item": key("a")}}]})
+    assert r["Error"] == {"Code": "ResourceNotFoundException", "Message": "Requested resource not found"}
+
+
+def test_transact_write_all_or_nothing(ddb: Any, table: str) -> None:
+    ddb.put_item(TableName=table, Item={**key("taken"), "v": {"N": "7"}})
+    r = error(ddb.transact_write_items, TransactItems=[
+        {"Put": {"TableName": table, "Item": key("new")}},
+        {"Update": {"TableName": table, "Key": key("counter"), "UpdateExpression": "ADD n :one",
+                    "ExpressionAttributeValues": {":one": {"N": "1"}}}},
+        {"Put": {"TableName": table, "Item": key("taken"), "ConditionExpression": "attribute_not_exists(id)",
+                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}},
+    ])
+    assert r["Error"]["Code"] == "TransactionCanceledException"
+    assert r["Error"]["Message"] == ("Transaction cancelled, please refer cancellation reasons for specific reasons "
+                                     "[None, None, ConditionalCheckFailed]")
+    assert r["CancellationReasons"] == [
+        {"Code": "None"}, {"Code": "None"},
+        {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed", "Item": {**key("taken"),
+                                                                                               "v": {"N": "7"}}}]
+    assert ddb.scan(TableName=table)["Count"] == 1
+    ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": table, "Item": key("new")}},
+        {"Update": {"TableName": table, "Key": key("counter"), "UpdateExpression": "ADD n :one",
+                    "ExpressionAttributeValues": {":one": {"N": "1"}}}},
+        {"ConditionCheck": {"TableName": table, "Key": key("taken"), "ConditionExpression": "v = :v",
+                            "ExpressionAttributeValues": {":v": {"N": "7"}}}},
+        {"Delete": {"TableName": table, "Key": key("gone")}},
+    ])
+    got = ddb.transact_get_items(TransactItems=[{"Get": {"TableName": table, "Key": key("counter")}},
+                                                {"Get": {"TableName": table, "Key": key("missing")}}])
+    assert got["Responses"] == [{"Item": {**key("counter"), "n": {"N": "1"}}}, {}]
+
+
+def test_transaction_rejects_two_actions_on_one_item(ddb: Any, table: str) -> None:
+    r = error(ddb.transact_write_items, TransactItems=[{"Put": {"TableName": table, "Item": key("a")}},
+                                                      {"Delete": {"TableName": table, "Key": key("a")}}])
+    assert r["Error"] == {"Code": "ValidationException",
+                          "Message": "Transaction request cannot include multiple operations on one item"}
+
+
+def test_client_request_token_idempotency(ddb: Any, table: str) -> None:
+    token = uuid.uuid4().hex
+    items = [{"Update": {"TableName": table, "Key": key("c"), "UpdateExpression": "ADD n :one",
+                         "ExpressionAttributeValues": {":one": {"N": "1"}}}}]
+    ddb.transact_write_items(TransactItems=items, ClientRequestToken=token)
+    ddb.transact_write_items(TransactItems=items, ClientRequestToken=token)
+    assert ddb.get_item(TableName=table, Key=key("c"))["Item"]["n"] == {"N": "1"}
+    other = [{"Put": {"TableName": table, "Item": key("d")}}]
+    r = error(ddb.transact_write_items, TransactItems=other, ClientRequestToken=token)
+    assert r["Error"]["Code"] == "IdempotentParameterMismatchException"
+    ddb.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
+    assert ddb.get_item(TableName=table, Key=key("c"))["Item"]["n"] == {"N": "2"}
