@@ -351,6 +351,12 @@ class IamService:
     def check(self, principal: Principal, action: str, resource: str, context: dict[str, list[str]]) -> Decision:
         return evaluate(self.policies_for(principal), Request(action, resource, context))
 
+    def role_allows(self, account: str, role_arn: str, action: str, resource: str) -> bool:
+        """Whether a session of `role_arn` may do `action` on `resource` (e.g. Lambda checking that an
+        execution role may write its logs before writing them)."""
+        session = Principal(account, "assumed-role", role_arn=role_arn)
+        return self.check(session, action, resource, {}).allowed
+
 
 def _check_policy_arn(arn: str) -> None:
     parts = arn.split(":", 5)

@@ -221,3 +221,15 @@ def test_role_trusts(stack: Stack) -> None:
     role = svc.get_role_by_arn(ACCT, arn)
     assert role is not None and role["AssumeRolePolicyDocument"] == json.loads(TRUST_STATES)
     assert svc.get_role_by_arn("111111111111", arn) is None
+
+
+def test_role_allows(stack: Stack) -> None:
+    session(stack, "worker-role", TRUST_LAMBDA, "s")
+    svc = stack.services["iam"]
+    arn = f"arn:aws:iam::{ACCT}:role/worker-role"
+    group = f"arn:aws:logs:us-east-1:{ACCT}:log-group:/aws/lambda/w"
+    assert not svc.role_allows(ACCT, arn, "logs:CreateLogGroup", group)
+    svc.attach(ACCT, "role", "worker-role", "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole")
+    assert svc.role_allows(ACCT, arn, "logs:CreateLogGroup", group)
+    assert not svc.role_allows(ACCT, arn, "logs:DeleteLogGroup", group)
+    assert not svc.role_allows(ACCT, f"arn:aws:iam::{ACCT}:role/missing", "logs:CreateLogGroup", group)
