@@ -230,11 +230,13 @@ def test_limit_over_10000_gets_the_message_aws_records(logs: Any) -> None:
     assert error(logs.get_log_events, logGroupName=group, logStreamName="s1", limit=10001) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="needs the wire layer to let Logs word its own >512 name error")
 def test_overlong_name_gets_the_message_aws_records(logs: Any) -> None:
-    assert error(logs.create_log_group, logGroupName="g" * 513) == (
-        "InvalidParameterException", "Invalid LogGroup or LogStream, both must have length less than or equal to 512.",
-        400)
+    expected = ("InvalidParameterException",
+                "Invalid LogGroup or LogStream, both must have length less than or equal to 512.", 400)
+    assert error(logs.create_log_group, logGroupName="g" * 513) == expected
+    group = group_with_stream(logs)
+    assert error(logs.create_log_stream, logGroupName=group, logStreamName="s" * 513) == expected
+    assert [s["logStreamName"] for s in logs.describe_log_streams(logGroupName=group)["logStreams"]] == ["s1"]
 
 
 def test_json_member_order_matches_the_model(endpoint: str) -> None:
