@@ -1,4 +1,5 @@
-"""console: see setup() for how the service is built and registered."""
+"""console: the web console served on the API port (state machines, executions, tables, functions,
+roles, logs). It reads everything through the AWS APIs in-process and changes nothing."""
 
 from __future__ import annotations
 
@@ -6,4 +7,8 @@ from onceflow.stack import Stack
 
 
 def setup(stack: Stack) -> None:
-    """Build this service's store, service and API objects and register them on the stack."""
+    """Build the console's ASGI app; the wire layer forwards every non-API request to it."""
+    from onceflow.console.app import ConsoleApp
+    from onceflow.console.views import ROUTES
+
+    stack.services["console_app"] = ConsoleApp(stack, ROUTES)

@@ -1,0 +1,28 @@
+"""The console's pages, one module per service; ROUTES maps path patterns to views."""
+
+from __future__ import annotations
+
+from onceflow.console.app import Handler
+from onceflow.console.views import ddb, executions, home, iam, lambda_, logs, sfn
+
+NAME = r"(?P<name>[^/]+)"
+
+ROUTES: list[tuple[str, Handler]] = [
+    (r"/", home.overview),
+    (r"/states", sfn.machines),
+    (rf"/states/{NAME}", sfn.machine),
+    (rf"/states/{NAME}/keys", executions.business_key),
+    (rf"/states/{NAME}/executions/(?P<execution>[^/]+)", executions.execution),
+    (rf"/states/{NAME}/executions/(?P<execution>[^/]+)/status\.json", executions.status),
+    (rf"/states/{NAME}/executions/(?P<execution>[^/]+)/idempotency", executions.idempotency_page),
+    (r"/dynamodb", ddb.tables),
+    (rf"/dynamodb/{NAME}", ddb.table),
+    (rf"/dynamodb/{NAME}/item", ddb.item),
+    (r"/lambda", lambda_.functions),
+    (rf"/lambda/{NAME}", lambda_.function),
+    (r"/iam", iam.roles),
+    (rf"/iam/roles/{NAME}", iam.role),
+    (r"/logs", logs.groups),
+    (r"/logs/group", logs.group),
+    (r"/logs/stream", logs.stream),
+]

@@ -1,0 +1,192 @@
+"""Executions: the coloured graph, the event history, each Lambda attempt's log lines, the live
+status endpoint, and the idempotency views (per execution and per business key)."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+from typing import Any
+
+from onceflow.console import graph, history, idempotency, lambda_logs
+from onceflow.console.app import HttpError, Response, View
+from onceflow.console.aws import NotFound
+from onceflow.console.views.sfn import describe, parse_definition
+from onceflow.errors import ServiceError
+
+MAX_EVENTS = 25_000  # Step Functions' own history limit
+KEY_SCAN = 200  # executions examined by the business-key view
+
+
+def load(v: View, machine: str, name: str) -> dict[str, Any]:
+    """Everything the execution pages show, read through the Step Functions and Logs APIs."""
+    arn = v.aws.execution_arn(machine, name)
+    described = v.aws.call("stepfunctions", "DescribeExecution", {"executionArn": arn})
+    events = v.aws.all("stepfunctions", "GetExecutionHistory", {"executionArn": arn, "maxResults": 1000},
+                       "events", limit=MAX_EVENTS)
+    folded = history.fold(events)
+    if described.get("status") and described["status"] != "RUNNING":
+        folded.status = described["status"]
+    definition = v.optional(lambda: _definition(v, machine, arn), {}) or {}
+    invocations = attach_logs(v, folded, described.get("startDate"), described.get("stopDate"))
+    return {"execution": described, "events": events, "run": folded, "definition": definition,
+            "invocations": invocations}
+
+
+def _definition(v: View, machine: str, arn: str) -> dict[str, Any]:
+    try:
+        return parse_definition(describe(v, machine).get("definition", ""))
+    except NotFound:  # the machine was deleted: the execution still names its definition
+        found = v.aws.call("stepfunctions", "DescribeStateMachineForExecution", {"executionArn": arn})
+        return parse_definition(found.get("definition", ""))
+
+
+def _ms(value: Any) -> int | None:
+    if isinstance(value, datetime):
+        return int(value.timestamp() * 1000)
+    if isinstance(value, int | float):
+        return int(value * 1000)
+    return None
+
+
+def attach_logs(v: View, run: history.Folded, start: Any, stop: Any) -> dict[int, lambda_logs.Invocation]:
+    """Each Lambda attempt's invocation (by TaskScheduled event id), found in /aws/lambda/<fn>."""
+    functions = sorted({a.function for a in run.attempts if a.function})
+    begin = (_ms(start) or 0) - 2000
+    end = (_ms(stop) or int(time.time() * 1000)) + 10_000
+    found: dict[int, lambda_logs.Invocation] = {}
+    for fn in functions:
+        params = {"logGroupName": f"/aws/lambda/{fn}", "startTime": max(0, begin), "endTime": end}
+        try:
+            events = v.optional(lambda p=params: v.aws.all("logs", "FilterLogEvents", p, "events", limit=20_000), [])
+        except NotFound:
+            events = []  # no log group: never invoked, or its logs were deleted
+        invocations = lambda_logs.invocations(events)
+        by_id = lambda_logs.by_request_id(invocations)
+        claimed = set()
+        attempts = [a for a in run.attempts if a.function == fn]
+        for attempt in attempts:
+            inv = by_id.get(attempt.request_id) if attempt.request_id else None
+            if inv is not None:
+                found[attempt.event_id] = inv
+                claimed.add(inv.request_id)
+        for attempt in attempts:  # results without a request id (a Lambda ARN as Resource): match by time
+            if attempt.event_id in found or attempt.error.startswith("Lambda.") or attempt.started is None:
+                continue
+            lo, hi = (_ms(attempt.started) or 0) - 1000, (_ms(attempt.ended) or end) + 1000
+            for inv in invocations:
+                if inv.request_id not in claimed and lo <= inv.started <= hi:
+                    found[attempt.event_id] = inv
+                    claimed.add(inv.request_id)
+                    break
+    return found
+
+
+def execution(v: View) -> Response:
+    machine, name = v.match["name"], v.match["execution"]
+    data = load(v, machine, name)
+    drawing = graph.layout(data["definition"])
+    return v.page("execution.html", title=name, machine_name=machine, drawing=drawing,
+                  status_url=v.url(f"/states/{_q(machine)}/executions/{_q(name)}/status.json"), **data)
+
+
+def status(v: View) -> Response:
+    """What the live page polls: the status and each state's colour, as JSON."""
+    arn = v.aws.execution_arn(v.match["name"], v.match["execution"])
+    described = v.aws.call("stepfunctions", "DescribeExecution", {"executionArn": arn})
+    events = v.aws.all("stepfunctions", "GetExecutionHistory", {"executionArn": arn, "maxResults": 1000},
+                       "events", limit=MAX_EVENTS)
+    run = history.fold(events)
+    return v.json({
+        "status": described.get("status"),
+        "lastEventId": run.last_event_id,
+        "states": {n: {"status": s.status, "attempts": s.attempts} for n, s in run.states.items()},
+        "transitions": sorted([list(t) for t in run.transitions]),
+    })
+
+
+def idempotency_page(v: View) -> Response:
+    machine, name = v.match["name"], v.match["execution"]
+    data = load(v, machine, name)
+    rows = idempotency.classify(data["run"].attempts, data["invocations"])
+    key_field = v.arg("field", "id")
+    key = _business_key(data["execution"].get("input", ""), key_field)
+    items = business_items(v, rows, key_field, key) if key is not None else []
+    return v.page("idempotency.html", title=f"{name}: idempotency", machine_name=machine, executions=[
+        {"execution": data["execution"], "rows": rows}], summary=idempotency.summary(rows), key_field=key_field,
+        key=key, items=items, scanned=0)
+
+
+def business_key(v: View) -> Response:
+    """Every execution of a machine whose input carries this business key, with its attempts."""
+    machine = v.match["name"]
+    key_field, key = v.arg("field", "id"), v.arg("value")
+    if not key_field:
+        raise HttpError(400, "Missing field", "Name the input field that holds the business key.")
+    arn = describe(v, machine)["stateMachineArn"]
+    listed = v.aws.all("stepfunctions", "ListExecutions", {"stateMachineArn": arn}, "executions", limit=KEY_SCAN)
+    shown, all_rows = [], []
+    for summary in reversed(listed) if key else []:  # oldest first: the order the writes happened in
+        described = v.aws.call("stepfunctions", "DescribeExecution", {"executionArn": summary["executionArn"]})
+        if _business_key(described.get("input", ""), key_field) != key:
+            continue
+        data = load(v, machine, described["name"])
+        rows = idempotency.classify(data["run"].attempts, data["invocations"])
+        shown.append({"execution": described, "rows": rows})
+        all_rows += rows
+    items = business_items(v, all_rows, key_field, key) if key else []
+    return v.page("idempotency.html", title=f"{machine}: business key", machine_name=machine, executions=shown,
+                  summary=idempotency.summary(all_rows), key_field=key_field, key=key or None, items=items,
+                  scanned=len(listed))
+
+
+def _q(value: str) -> str:
+    from urllib.parse import quote
+
+    return quote(value, safe="")
+
+
+def _business_key(text: str, key_field: str) -> str | None:
+    try:
+        value = json.loads(text) if text else None
+    except ValueError:
+        return None
+    found = value.get(key_field) if isinstance(value, dict) else None
+    return found if isinstance(found, str) else (json.dumps(found) if isinstance(found, int | float) else None)
+
+
+def business_items(v: View, rows: list[idempotency.Row], key_field: str, key: str) -> list[dict[str, Any]]:
+    """The item under the business key in each table the worker's environment names (its real writes)."""
+    functions = sorted({r.attempt.function for r in rows if r.attempt.function})
+    tables: list[str] = []
+    for fn in functions:
+        try:
+            config = v.optional(lambda f=fn: v.aws.call("lambda", "GetFunctionConfiguration", {"FunctionName": f}), {})
+        except NotFound:
+            continue
+        variables = ((config or {}).get("Environment") or {}).get("Variables") or {}
+        tables += [t for t in variables.values() if isinstance(t, str) and t not in tables]
+    found = []
+    for table in tables:
+        item = v.optional(lambda t=table: _item_by_key(v, t, key_field, key))
+        if item is not False and item is not None:
+            found.append({"table": table, "item": item.get("Item")})
+    return found
+
+
+def _item_by_key(v: View, table: str, key_field: str, key: str) -> Any:
+    try:
+        described = v.aws.call("dynamodb", "DescribeTable", {"TableName": table})["Table"]
+    except NotFound:
+        return False  # an environment value that is not a table
+    schema = described.get("KeySchema") or []
+    if len(schema) != 1 or schema[0].get("AttributeName") != key_field:
+        return False
+    kinds = {d["AttributeName"]: d["AttributeType"] for d in described.get("AttributeDefinitions") or []}
+    kind = kinds.get(key_field, "S")
+    if kind not in ("S", "N"):
+        return False
+    try:
+        return v.aws.call("dynamodb", "GetItem", {"TableName": table, "Key": {key_field: {kind: key}}})
+    except ServiceError:
+        return False  # e.g. a key that is not a number for an N key
