@@ -213,7 +213,10 @@ COMMA: ","
 %ignore /\s+/
 """
 
-_PARSER = Lark(_GRAMMAR, start=["json_pattern", "delimited_pattern"], parser="lalr", maybe_placeholders=False)
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    # Built on first use: building the LALR tables costs more than the rest of server start-up.
+    return Lark(_GRAMMAR, start=["json_pattern", "delimited_pattern"], parser="lalr", maybe_placeholders=False)
 
 
 @dataclass(frozen=True)
@@ -312,7 +315,7 @@ def _first_operand(expr: Any) -> str:
 
 def _parse(text: str, start: str) -> Any:
     try:
-        return _Build().transform(_PARSER.parse(text, start=start))
+        return _Build().transform(_parser().parse(text, start=start))
     except FilterPatternError:
         raise
     except UnexpectedCharacters as exc:

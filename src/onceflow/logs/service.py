@@ -194,15 +194,13 @@ class LogsService(EventsMixin):
         after = _stream_after(token) if token else None
         size = limit or 50
 
-        def read(conn: sqlite3.Connection) -> tuple[sqlite3.Row, list[sqlite3.Row]]:
-            grow = self._group(conn, account, region, group)
-            rows = store.list_streams(
-                conn, grow["id"], prefix=prefix, by_time=by_time, descending=descending,
-                after=after, limit=size + 1,
+        def read(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+            return store.list_streams(
+                conn, self._group(conn, account, region, group)["id"], prefix=prefix, by_time=by_time,
+                descending=descending, after=after, limit=size + 1,
             )
-            return grow, rows
 
-        _, rows = self.db.read(read)
+        rows = self.db.read(read)
         arn = group_arn(region, account, group)
         result: dict[str, Any] = {"logStreams": [_stream_shape(row, arn) for row in rows[:size]]}
         if len(rows) > size:
