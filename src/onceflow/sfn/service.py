@@ -332,7 +332,7 @@ class SfnService:
     def history(self, p: dict[str, Any]) -> dict[str, Any]:
         arn = p["executionArn"]
         self.execution(arn)
-        events = [event_from_row(r) for r in self.store.events(arn)]
+        events = [event_from_row(r) for r in self.store.visible_events(arn)]
         if p.get("reverseOrder"):
             events.reverse()
         start = _offset(p.get("nextToken"))

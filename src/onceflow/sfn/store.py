@@ -81,7 +81,8 @@ class SfnStore:
 
     # ------------------------------------------------------------------ tags
     def tags(self, arn: str) -> list[tuple[str, str]]:
-        return [(r[0], r[1]) for r in self.db.query("SELECT key, value FROM sfn_tags WHERE arn=? ORDER BY rowid", (arn,))]
+        rows = self.db.query("SELECT key, value FROM sfn_tags WHERE arn=? ORDER BY rowid", (arn,))
+        return [(r[0], r[1]) for r in rows]
 
     def put_tags(self, conn: sqlite3.Connection, arn: str, tags: Iterable[tuple[str, str]]) -> None:
         for key, value in tags:
@@ -127,6 +128,12 @@ class SfnStore:
             "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? ORDER BY id", (exec_arn,)
         )
 
+    def visible_events(self, exec_arn: str) -> list[sqlite3.Row]:
+        return self.db.query(
+            "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id>0 ORDER BY id",
+            (exec_arn,),
+        )
+
     def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any]) -> None:
         conn.executemany(
             "INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES (?,?,?,?,?,?,?)",
@@ -161,7 +168,8 @@ class SfnStore:
         return self.db.query_one("SELECT * FROM sfn_tokens WHERE token=?", (token,))
 
     def complete_token(
-        self, conn: sqlite3.Connection, token: str, status: str, output: str | None, error: str | None, cause: str | None
+        self, conn: sqlite3.Connection, token: str, status: str, output: str | None, error: str | None,
+        cause: str | None,
     ) -> None:
         conn.execute(
             "UPDATE sfn_tokens SET status=?, output=?, error=?, cause=? WHERE token=?",

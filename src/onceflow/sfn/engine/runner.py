@@ -53,6 +53,7 @@ class AwaitToken:
 @dataclass(slots=True)
 class Spawn:
     factories: list[Callable[[str], Generator[Any, Any, Any]]]  # fiber key -> the child's generator
+    hidden: bool = False  # Distributed Map iterations: recorded, but not in the execution's history
 
 
 @dataclass(slots=True)
@@ -110,6 +111,7 @@ class Runtime:
         self.row = row
         self.recorded = history.by_fiber
         self.next_id = history.last_id + 1
+        self.next_hidden_id = history.first_hidden_id - 1
         self.last = 0
         self.pending: list[Event] = []
         self.writes: list[Callable[[sqlite3.Connection], None]] = []
@@ -166,11 +168,17 @@ class Runtime:
             ev = queue.popleft()
             if ev.type != type_:
                 raise ReplayMismatch(f"{self.arn}: history has {ev.type} #{ev.id} where {type_} was expected")
+        elif "~" in fiber:
+            # Hidden events (a child run's own history) take negative ids and never chain.
+            ev = Event(self.next_hidden_id, 0, type_, time.time(), details, fiber)
+            self.next_hidden_id -= 1
+            self.pending.append(ev)
+            return ev
         else:
             ev = Event(self.next_id, self.last if prev is None else prev, type_, time.time(), details, fiber)
             self.next_id += 1
             self.pending.append(ev)
-        if update:
+        if update and ev.id > 0:
             self.last = ev.id
         self.last_ts = ev.ts
         return ev
@@ -258,7 +266,7 @@ class Runtime:
                 kids = []
                 for factory in eff.factories:
                     fib.spawned += 1
-                    key = f"{fib.key}.{fib.spawned}"
+                    key = f"{fib.key}.{'~' if eff.hidden else ''}{fib.spawned}"
                     kid = Fiber(key, factory(key), fib)
                     fib.children.append(kid)
                     kids.append(kid)

@@ -42,7 +42,12 @@ class History:
 
     @property
     def last_id(self) -> int:
-        return self.events[-1].id if self.events else 0
+        return max((e.id for e in self.events), default=0)
+
+    @property
+    def first_hidden_id(self) -> int:
+        """Events of hidden fibers (Distributed Map children) count down from -1."""
+        return min((e.id for e in self.events if e.id < 0), default=0)
 
 
 @dataclass

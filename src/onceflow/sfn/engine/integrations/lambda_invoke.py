@@ -61,10 +61,10 @@ def invoke_optimized(stack: Stack, principal: Principal, region: str, params: An
     if not isinstance(params, dict) or "FunctionName" not in params:
         raise StatesError("States.Runtime", "The field 'FunctionName' is required")
     request: dict[str, Any] = {"FunctionName": params["FunctionName"]}
-    if "Payload" in params:
+    if params.get("Payload") is not None:  # a null Payload is sent as no payload at all (the event is {})
         payload = params["Payload"]
         request["Payload"] = payload.encode() if isinstance(payload, str) else _payload_bytes(payload)
-    for key in ("InvocationType", "Qualifier", "ClientContext"):
+    for key in ("InvocationType", "Qualifier", "ClientContext", "LogType"):
         if key in params:
             request[key] = params[key]
     out = _call(stack, principal, region, request)
@@ -89,13 +89,20 @@ def _shape(out: dict[str, Any], payload: Any, length: int) -> dict[str, Any]:
         "Date": date, "X-Amz-Executed-Version": version, "x-amzn-Remapped-Content-Length": "0",
         "x-amzn-RequestId": rid, "X-Amzn-Trace-Id": trace,
     }
+    log_result = out.get("LogResult")
+    if log_result:
+        headers["X-Amz-Log-Result"] = log_result
     all_headers = {
+        **({"X-Amz-Log-Result": [log_result]} if log_result else {}),
         "X-Amz-Executed-Version": [version], "x-amzn-Remapped-Content-Length": ["0"], "Connection": ["keep-alive"],
         "x-amzn-RequestId": [rid], "Content-Length": [str(length)], "Date": [date], "X-Amzn-Trace-Id": [trace],
         "Content-Type": ["application/json"],
     }
+    result: dict[str, Any] = {"ExecutedVersion": version}
+    if log_result:
+        result["LogResult"] = log_result
     return {
-        "ExecutedVersion": version,
+        **result,
         "Payload": payload,
         "SdkHttpMetadata": {
             "AllHttpHeaders": all_headers,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ from onceflow.sfn.engine.states.task import task_state
 
 if TYPE_CHECKING:
     from onceflow.sfn.engine.runner import Runtime
+
+log = logging.getLogger(__name__)
 
 HANDLERS: dict[str, Callable[..., Generator[Any, Any, Any]]] = {
     "Pass": pass_state,
@@ -43,6 +46,12 @@ def run_execution(rt: Runtime) -> Generator[Any, Any, None]:
         output = yield from run_program(scope, definition, rt.exec_input)
     except StatesError as e:
         details = ev.error_cause(e.error or None, e.cause or None)
+    except Exception:  # noqa: BLE001 - an engine bug fails the execution instead of hanging it
+        log.exception("execution %s failed inside the engine", rt.arn)
+        details = {"error": "States.Runtime", "cause": "An internal error occurred while running the execution."}
+    else:
+        details = None
+    if details is not None:
         rt.emit("r", "ExecutionFailed", details)
         rt.final = {"status": "FAILED", "error": details.get("error"), "cause": details.get("cause")}
         return

@@ -34,6 +34,20 @@ from onceflow.sfn.engine.states.program import Failure, run_program, transition
 Fx = Generator[Any, Any, Any]
 
 
+def _distributed(state: dict[str, Any]) -> bool:
+    program = state.get("ItemProcessor") or state.get("Iterator") or {}
+    return (program.get("ProcessorConfig") or {}).get("Mode") == "DISTRIBUTED"
+
+
+def _map_run_arn(scope: Scope, name: str, entered_id: int) -> str:
+    import uuid
+
+    row = scope.rt.row
+    sm_name = row["sm_arn"].rsplit(":", 1)[1]
+    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{row['arn']}#{entered_id}")
+    return f"arn:aws:states:{row['region']}:{row['account']}:mapRun:{sm_name}/{name}:{run_id}"
+
+
 def _child(scope: Scope, program: dict[str, Any], data: Any) -> Callable[[str], Fx]:
     ql = program.get("QueryLanguage") or scope.query_language
 
@@ -145,13 +159,6 @@ def _items(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], q
     return items, data
 
 
-def _expr_text(value: Any) -> str:
-    text = str(value).strip()
-    if text.startswith("{%") and text.endswith("%}"):
-        text = text[2:-2].strip()
-    return text
-
-
 def _data_error(err: StatesError) -> StatesError:
     from onceflow.sfn.asl.errors import StateDataError
 
@@ -188,13 +195,24 @@ def _item_input(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, A
     return template(selector, data, item_ctx, scope.variables)
 
 
-def _tolerance(state: dict[str, Any], n: int) -> int | None:
+def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
     """How many failed iterations the Map tolerates (None: the first failure fails it)."""
-    if "ToleratedFailureCount" not in state and "ToleratedFailurePercentage" not in state:
+    if not any(k.startswith("ToleratedFailure") for k in state):
         return None
-    limit = state.get("ToleratedFailureCount", n)
-    if "ToleratedFailurePercentage" in state:
-        limit = min(limit, int(n * state["ToleratedFailurePercentage"] / 100))
+    values: dict[str, Any] = {}
+    for key in ("ToleratedFailureCount", "ToleratedFailurePercentage"):
+        value = state.get(key)
+        if ql == "JSONata" and isinstance(value, str):
+            value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
+        elif f"{key}Path" in state:
+            from onceflow.sfn.asl.paths import resolve_path
+
+            value = resolve_path(state[f"{key}Path"], raw, ctx, scope.variables)
+        if value is not None:
+            values[key] = value
+    limit = values.get("ToleratedFailureCount", n)
+    if "ToleratedFailurePercentage" in values:
+        limit = min(limit, int(n * values["ToleratedFailurePercentage"] / 100))
     return limit
 
 
@@ -211,6 +229,7 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         try:
             items, data = _items(scope, state, raw, ctx, ql)
             limit = _max_concurrency(state, raw, ctx, scope, ql)
+            tolerance = _tolerance(scope, state, raw, ctx, ql, len(items))
         except StatesError as e:
             err = fail_in_state(scope, name, entered, e)
             if err.error != "States.QueryEvaluationError":
@@ -218,7 +237,7 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
             rt.emit(scope.fiber, "MapStateFailed", None)
             raise err from None
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(items)})
-        outcome = yield from _iterate(scope, state, name, program, data, ctx, ql, items, limit)
+        outcome = yield from _iterate(scope, state, name, program, data, ctx, ql, items, limit, tolerance)
         if outcome[0] == "ok":
             return _finish(scope, state, "Map", name, raw, ctx, ql, outcome[1])
         error, cause = outcome[1], outcome[2]
@@ -230,12 +249,18 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
 
 
 def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, Any], data: Any,
-             ctx: dict[str, Any], ql: str, items: list[Any], limit: int) -> Fx:
-    """Run the iterations; returns ('ok', results) or ('err', error, cause)."""
+             ctx: dict[str, Any], ql: str, items: list[Any], limit: int, tolerance: int | None) -> Fx:
+    """Run the iterations; returns ('ok', results) or ('err', error, cause).
+
+    A Distributed Map's iterations are a map run: its own events stay out of this history, which
+    only shows MapRunStarted and MapRunSucceeded/Failed."""
     rt, fiber = scope.rt, scope.fiber
+    distributed = _distributed(state)
+    if distributed:
+        entered = rt.entered_of(name, fiber)
+        rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, name, entered.id)})
     n = len(items)
     results: list[Any] = [None] * n
-    tolerance = _tolerance(state, n)
     running: dict[Fiber, int] = {}
     failures = 0
     failure: tuple[str | None, str | None] | None = None
@@ -247,10 +272,13 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
         index = running.pop(kid)
         if kid.error is None:
             results[index] = kid.result
-            last_success = rt.emit(fiber, "MapIterationSucceeded", {"index": index, "name": name}, update=False)
+            if not distributed:
+                last_success = rt.emit(fiber, "MapIterationSucceeded", {"index": index, "name": name},
+                                       update=False)
             return None
         error, cause = _error_of(kid.error)
-        rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
+        if not distributed:
+            rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
         failures += 1
         results[index] = {k: v for k, v in (("Error", error), ("Cause", cause)) if v is not None}
         if tolerance is None:
@@ -267,8 +295,9 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
                 item_input = _item_input(scope, state, data, ctx, ql, index, items[index])
             except StatesError as e:
                 raise fail_in_state(scope, name, rt.entered_of(name, fiber), e) from None
-            rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
-            kid = (yield Spawn([_child(scope, program, item_input)]))[0]
+            if not distributed:
+                rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
+            kid = (yield Spawn([_child(scope, program, item_input)], hidden=distributed))[0]
             running[kid] = index
             if kid.done:
                 failure = settle(kid)
@@ -281,7 +310,11 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
     if failure is not None:
         for kid in list(running):
             rt.cancel(kid)
+        if distributed:
+            rt.emit(fiber, "MapRunFailed", {k: v for k, v in (("error", failure[0]), ("cause", failure[1])) if v})
         return ("err", failure[0], failure[1])
+    if distributed:
+        rt.emit(fiber, "MapRunSucceeded", None)
     if last_success is not None:
         rt.last = last_success.id
     rt.emit(fiber, "MapStateSucceeded", None, update=False)
