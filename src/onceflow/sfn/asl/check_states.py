@@ -156,7 +156,13 @@ class StateChecker:
     # ----------------------------------------------------------------- JSONPath-mode values
     def _jsonpath_fields(self, state: dict, loc: str) -> None:
         for key in _PATH_FIELDS:
-            if key in state and state[key] is not None and not is_valid_path(state[key]):
+            if key not in state or state[key] is None:
+                continue
+            if key in ("ErrorPath", "CausePath"):  # these also take an intrinsic function call
+                if not _valid_dynamic_value(state[key]):
+                    self.add(f"The value for the field '{key}' must be a valid JSONPath or a valid intrinsic "
+                             f"function call", f"{loc}/{key}")
+            elif not is_valid_path(state[key]):
                 self.add(f"The value for the field '{key}' must be a valid JSONPath", f"{loc}/{key}")
         if "ResultPath" in state and state["ResultPath"] is not None:
             rp = state["ResultPath"]

@@ -24,6 +24,7 @@ from onceflow.sfn.asl.paths import PathSyntaxError, compile_path, resolve_path, 
 
 _NAME = re.compile(r"States\.[A-Za-z0-9]+")
 _NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+_ESCAPABLE = "'{}\\"
 _MAX_STRING = 10000  # AWS's documented limit on the string arguments of the encoding and hash functions
 
 
@@ -135,7 +136,10 @@ class _Parser:
         j, out = self.i + 1, []
         while j < len(self.s):
             c = self.s[j]
-            if c == "\\" and j + 1 < len(self.s):
+            if c == "\\":
+                # AWS documents exactly four escapes: \' \{ \} \\ (and rejects e.g. \" at creation)
+                if j + 1 >= len(self.s) or self.s[j + 1] not in _ESCAPABLE:
+                    raise IntrinsicSyntaxError(f"illegal escape sequence at {j}")
                 out.append(self.s[j:j + 2])
                 j += 2
                 continue

@@ -101,6 +101,9 @@ class _Parser:
                 self.i += 2
                 inner = self._bracket() if self._peek("[") else self._dot_member(allow_func=False)
                 out.append(Tok("deep", deep=inner))
+            elif c == "." and self._peek(".["):  # Jayway accepts `$.[...]` for `$[...]`
+                self.i += 1
+                out.append(self._bracket())
             elif c == ".":
                 self.i += 1
                 out.append(self._dot_member(allow_func=True))
