@@ -188,12 +188,12 @@ def _scope(
     edges: list[Edge] = []
     if top:
         nodes[START] = Node(START, "Start", w=2 * TERMINAL_R, h=2 * TERMINAL_R, kind="start")
-        if start_at in states:
+        if start_at in states and isinstance(states[start_at], dict):
             edges.append(Edge(START, start_at, "start"))
-    for name, state in states.items():
-        if isinstance(state, dict):
-            nodes[name] = _size(name, state)
-            edges += [e for e in _out_edges(name, state, top) if e.dst in states or e.dst == END]
+    drawn = {name: state for name, state in states.items() if isinstance(state, dict)}
+    for name, state in drawn.items():
+        nodes[name] = _size(name, state)
+        edges += [e for e in _out_edges(name, state, top) if e.dst in drawn or e.dst == END]
     if top:
         nodes[END] = Node(END, "End", w=2 * TERMINAL_R, h=2 * TERMINAL_R, kind="end")
     first = START if top else start_at

@@ -1,0 +1,216 @@
+"""Every console page over HTTP against the real server, after the seed system's executions."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urlparse
+
+from console_seed import Lab, Page
+
+
+def cells(text: str, css_class: str) -> list[str]:
+    return re.findall(rf'<tr class="{css_class}">', text)
+
+
+def node_class(text: str, state: str) -> str:
+    found = re.search(rf'<g class="([^"]*)" data-state="{re.escape(state)}">', text)
+    assert found, f"no graph node for {state}"
+    return found.group(1)
+
+
+def execution(page: Callable[[str], Page], lab: Lab, name: str, suffix: str = "") -> Page:
+    got = page(f"/states/{lab.machine}/executions/{name}{suffix}")
+    assert got.status == 200, got.text[:500]
+    return got
+
+
+def test_overview_counts_resources(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    got = page("/")
+    assert got.status == 200 and "text/html" in got.headers["content-type"]
+    for title in ("State machines", "DynamoDB tables", "Lambda functions", "IAM roles", "Log groups"):
+        assert title in got.text
+    assert "not available" not in got.text
+
+
+def test_state_machines_list_and_detail(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    idem, retry = seeded["idempotency"], seeded["retry"]
+    listing = page("/states").text
+    assert f'href="/states/{idem.machine}"' in listing and f'href="/states/{retry.machine}"' in listing
+    got = page(f"/states/{retry.machine}")
+    assert got.status == 200
+    for state in ("CheckQuantity", "StoreOrder", "ReadSummary", "Rejected"):
+        assert node_class(got.text, state) == "node"
+    assert "Retry TransientOrderError ×2" in got.text and "Catch InvalidOrder" in got.text
+    assert "&#34;NumericGreaterThan&#34;: 0" in got.text  # the definition's JSON, escaped
+    assert "flaky-order" in got.text and "permanent-order" in got.text
+    failed = page(f"/states/{retry.machine}?status=FAILED").text
+    assert "permanent-order" in failed and "flaky-order" not in failed
+    assert page(f"/states/{retry.machine}?status=NOPE").status == 400
+
+
+def test_execution_after_write_shows_the_retry_and_each_attempts_logs(page: Callable[[str], Page],
+                                                                      seeded: dict[str, Lab]) -> None:
+    text = execution(page, seeded["idempotency"], "after-write-order").text
+    assert node_class(text, "StoreOrder") == "node st-succeeded"
+    assert "×2" in text and "2 attempts" in text
+    assert node_class(text, "ReadSummary") == "node st-succeeded"
+    assert node_class(text, "Rejected") == "node st-not-reached"
+    assert '<tr class="ev-TaskFailed">' in text and "TransientOrderError" in text
+    assert len(cells(text, "ev-TaskSucceeded")) == 2
+    attempts = text.split("<h2>Task attempts</h2>", 1)[1].split("<h2>Event history", 1)[0]
+    assert len(cells(attempts, "o-failed")) == 1 and len(cells(attempts, "o-succeeded")) == 2
+    assert attempts.count("<details><summary>5 lines") == 3  # START, WORKFLOW, (ERROR|RESULT), END, REPORT
+    assert "Result delivery failed after the write" in attempts
+    assert "RESULT {&#34;duplicate&#34;: true" in attempts
+    assert "&#34;total_cents&#34;: 1100" in text  # the output
+
+
+def test_execution_with_a_caught_failure(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    text = execution(page, seeded["retry"], "permanent-order").text
+    assert node_class(text, "StoreOrder") == "node st-caught"
+    assert node_class(text, "Rejected") == "node st-failed"
+    assert node_class(text, "ReadSummary") == "node st-not-reached"
+    assert '<tr class="ev-FailStateEntered">' in text and "InvalidOrder" in text and "OrderRejected" in text
+    assert re.search(r'class="edge edge-catch taken"[^>]*data-src="StoreOrder" data-dst="Rejected"', text)
+
+
+def test_status_json_for_live_updates(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    got = execution(page, seeded["retry"], "flaky-order", "/status.json")
+    assert got.headers["content-type"] == "application/json"
+    body = json.loads(got.text)
+    assert body["status"] == "SUCCEEDED" and body["lastEventId"] > 10
+    assert body["states"]["StoreOrder"] == {"status": "succeeded", "attempts": 2}
+    assert ["StoreOrder", "ReadSummary"] in body["transitions"]
+
+
+def decisions(text: str) -> list[str]:
+    return re.findall(r'<span class="decision">([^<]*)</span>', text)
+
+
+def test_idempotency_views(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    idem, retry = seeded["idempotency"], seeded["retry"]
+    first = execution(page, idem, "after-write-order", "/idempotency").text
+    assert decisions(first) == ["wrote, then failed", "found a duplicate (no new write)", "no write reported"]
+    assert "<b>3</b> worker invocations" in first and "<b>1</b> business writes" in first
+    assert "&#34;N&#34;: &#34;1100&#34;" in first  # the item under the key, read from the orders table
+    repeated = execution(page, idem, "repeated-order", "/idempotency").text
+    assert decisions(repeated)[0] == "found a duplicate (no new write)" and "earlier execution" in repeated
+    different = execution(page, idem, "different-order", "/idempotency").text
+    assert decisions(different) == ["wrote the item", "no write reported"]
+    flaky = execution(page, retry, "flaky-order", "/idempotency").text
+    assert decisions(flaky) == ["failed before writing", "wrote the item", "no write reported"]
+    by_key = page(f"/states/{idem.machine}/keys?field=id&value=protected-order")
+    assert by_key.status == 200 and "2 of 3 executions carry it" in by_key.text
+    assert "<b>5</b> worker invocations" in by_key.text and "<b>1</b> business writes" in by_key.text
+
+
+def test_dynamodb_pages_with_paging_query_and_item_json(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    table = f"{seeded['idempotency'].prefix}-orders"
+    assert f'href="/dynamodb/{table}"' in page("/dynamodb").text
+    full = page(f"/dynamodb/{table}").text
+    assert "protected-order" in full and "different-order" in full and ">1100<" in full and ">350<" in full
+    first = page(f"/dynamodb/{table}?limit=1").text
+    token = re.search(r'class="next" href="[^"]*start=([A-Za-z0-9_-]+)', first)
+    assert token, "a first page of one item links to the next"
+    second = page(f"/dynamodb/{table}?limit=1&start={token.group(1)}").text
+    shown = {name for name in ("protected-order", "different-order") if f">{name}<" in first + second}
+    assert shown == {"protected-order", "different-order"}
+    query = page(f"/dynamodb/{table}?pk=protected-order").text
+    assert ">protected-order<" in query and ">different-order<" not in query
+    link = re.search(r'href="(/dynamodb/[^"]+/item\?key=[^"]+)"', query)
+    assert link
+    item = page(link.group(1).replace("&amp;", "&"))
+    assert item.status == 200 and "&#34;1100&#34;" in item.text
+    assert page(f"/dynamodb/{table}?start=!!!").status == 400
+    assert page(f"/dynamodb/{table}?limit=0").status == 400
+    assert page(f"/dynamodb/{table}/item?key=eyJpZCI6eyJTIjoibm9wZSJ9fQ").status == 404
+
+
+def test_lambda_pages(page: Callable[[str], Page], aws: Callable[..., Any], seeded: dict[str, Lab]) -> None:
+    worker = f"{seeded['idempotency'].prefix}-worker"
+    assert f'href="/lambda/{worker}"' in page("/lambda").text
+    got = page(f"/lambda/{worker}")
+    sha = aws("lambda").get_function_configuration(FunctionName=worker)["CodeSha256"]
+    assert got.status == 200 and sha in got.text
+    assert "(7 in the logs)" in got.text  # the idempotency lab's seven worker invocations
+    assert len(re.findall(r"<td>\d+(?:\.\d+)? ms</td>", got.text)) == 14  # duration and billed, per invocation
+    assert len(cells(got.text, "o-error")) == 1 and "TransientOrderError" in got.text
+
+
+def test_iam_pages(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    lab = seeded["idempotency"]
+    assert f'href="/iam/roles/{lab.role}"' in page("/iam").text
+    role = page(f"/iam/roles/{lab.role}").text
+    assert "states.amazonaws.com" in role and "InvokeWorker" in role and "lambda:InvokeFunction" in role
+    assert f'href="/states/{lab.machine}"' in role
+    worker_role = page(f"/iam/roles/{lab.prefix}-worker-role").text
+    assert "lambda.amazonaws.com" in worker_role and f'href="/lambda/{lab.prefix}-worker"' in worker_role
+    assert "dynamodb:PutItem" in worker_role
+
+
+def test_logs_pages_with_the_filter_box(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    group = f"/aws/lambda/{seeded['idempotency'].prefix}-worker"
+    assert group in page("/logs").text
+    got = page(f"/logs/group?name={quote(group, safe='')}")
+    assert got.status == 200 and got.text.count("START RequestId") == 7
+    filtered = page(f"/logs/group?name={quote(group, safe='')}&filter=RESULT").text
+    assert filtered.count("<pre class=\"log\">RESULT ") == 6 and "START RequestId" not in filtered
+    stream = re.search(r'href="(/logs/stream\?[^"]+)"', got.text)
+    assert stream
+    lines = page(stream.group(1).replace("&amp;", "&"))
+    assert lines.status == 200 and "REPORT RequestId" in lines.text
+
+
+def test_missing_resources_are_404_pages(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    lab = seeded["idempotency"]
+    for path in ("/states/no-such-machine", f"/states/{lab.machine}/executions/no-such-execution",
+                 f"/states/{lab.machine}/executions/no-such-execution/idempotency", "/dynamodb/no-such-table",
+                 "/lambda/no-such-function", "/iam/roles/no-such-role", "/logs/group?name=/no/such/group",
+                 "/logs/stream?group=/no/such&stream=x", "/no/such/page", "/static/nope.js"):
+        got = page(path)
+        assert got.status == 404, path
+        assert "Traceback" not in got.text and "File \"" not in got.text
+
+
+def test_bad_parameters_are_400_pages(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    for path in ("/states?account=123", "/states?region=../../x", "/logs/group", "/logs/stream?group=x"):
+        got = page(path)
+        assert got.status == 400, path
+        assert "Traceback" not in got.text
+
+
+def test_account_and_region_selector(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    other = page("/states?region=eu-west-1").text
+    assert "No state machines in this account and region." in other
+    assert 'href="/dynamodb?region=eu-west-1"' in other  # links keep the chosen region
+    assert "No tables" in page("/dynamodb?account=111122223333").text
+
+
+def test_read_only_headers_and_host_check(endpoint: str, seeded: dict[str, Lab]) -> None:
+    url = urlparse(endpoint)
+
+    def ask(method: str, path: str, host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        try:
+            conn.request(method, path, headers={"Host": host} if host else {})
+            resp = conn.getresponse()
+            return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+        finally:
+            conn.close()
+
+    status, headers, _ = ask("GET", "/states")
+    csp = headers.get("content-security-policy", "")
+    assert status == 200 and "script-src 'self'" in csp and "default-src 'none'" in csp
+    assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY"
+    status, _, body = ask("HEAD", "/states")
+    assert status == 200 and body == b""
+    status, headers, _ = ask("POST", "/states")
+    assert status == 405 and headers["allow"] == "GET, HEAD"
+    assert ask("GET", "/states", host="evil.example:80")[0] == 403  # a DNS-rebound page
+    assert ask("GET", "/states", host=f"localhost:{url.port}")[0] == 200
+    status, headers, body = ask("GET", "/static/console.css")
+    assert status == 200 and headers["content-type"] == "text/css; charset=utf-8" and b"svg.graph" in body
