@@ -77,8 +77,10 @@ class AwsApp:
             return self._error(spec, err, "-")
         ctx = self._context(found, scope, request)
         try:
+            # Input is checked before the operation is looked up: AWS validates before it dispatches.
+            if found.operation is not None:
+                params = self._parse(found, request)
             handler = self._handler(found)
-            params = self._parse(found, request)
             result = await asyncio.get_running_loop().run_in_executor(self.executor, self._call, handler, ctx, params)
             return self._render(found, result, ctx.request_id)
         except ServiceError as err:

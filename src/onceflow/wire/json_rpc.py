@@ -11,43 +11,42 @@ from onceflow.errors import ServiceError
 from onceflow.wire.request import Request, Response
 from onceflow.wire.shapes import SerializationError, from_json, json_default
 from onceflow.wire.specs import ServiceSpec
-from onceflow.wire.validate import Problems
+from onceflow.wire.validate import Problems, validation_failure
+
+CORAL_SERVICE = "com.amazon.coral.service"
 
 
 def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:
     body = request.body
+    if not body:
+        raise serialization_error("")  # coral answers an empty body before looking at the operation
     try:
-        data = json.loads(body) if body.strip() else {}
+        data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise serialization_error(spec, "Malformed JSON request body") from exc
+        raise serialization_error("") from exc  # real AWS sends no message for unparseable JSON
     if op.input_shape is None:
         return {}
     problems = Problems()
     try:
         params = from_json(op.input_shape, data, "", problems)
     except SerializationError as exc:
-        raise serialization_error(spec, str(exc)) from exc
-    if problems.items:
-        raise validation(validation_code, problems.message())
-    return params
+        raise serialization_error(str(exc)) from exc
+    if problems.found and problems.outcome(spec.name) is not None:
+        raise validation_failure(spec.name, validation_code, problems)
+    return params  # type: ignore[no-any-return]
 
 
-def validation(code: str, message: str) -> ServiceError:
-    ns = "com.amazon.coral.validate" if code == "ValidationException" else None
-    return ServiceError(code, message, 400, namespace=ns)
-
-
-def serialization_error(spec: ServiceSpec, message: str) -> ServiceError:
-    return ServiceError("SerializationException", message, 400, namespace="com.amazon.coral.service")
+def serialization_error(message: str) -> ServiceError:
+    return ServiceError("SerializationException", message, 400, namespace=CORAL_SERVICE)
 
 
 def content_type(spec: ServiceSpec) -> str:
-    return f"application/x-amz-json-{spec.model.metadata.get('jsonVersion', '1.0')}"
+    return spec.json_content_type
 
 
 def render(spec: ServiceSpec, result: dict[str, Any] | None, request_id: str) -> Response:
-    body = json.dumps(result or {}, default=json_default, separators=(",", ":")).encode()
-    return Response(200, body, [("x-amzn-RequestId", request_id)], content_type(spec))
+    body = json.dumps(result, default=json_default, separators=(",", ":")).encode() if result else b"{}"
+    return Response(200, body, [("x-amzn-RequestId", request_id)], spec.json_content_type)
 
 
 def message_key(spec: ServiceSpec, code: str) -> str:
@@ -61,8 +60,9 @@ def message_key(spec: ServiceSpec, code: str) -> str:
 def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:
     namespace = err.namespace if err.namespace is not None else spec.error_namespace
     body: dict[str, Any] = {"__type": f"{namespace}#{err.code}" if namespace else err.code}
-    body[message_key(spec, err.code)] = err.message
+    if err.message:
+        body[message_key(spec, err.code)] = err.message
     body.update(err.extra)
     headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", err.code)]
     data = json.dumps(body, default=json_default, separators=(",", ":")).encode()
-    return Response(err.status, data, headers, content_type(spec))
+    return Response(err.status, data, headers, spec.json_content_type)

@@ -12,7 +12,7 @@ from onceflow.errors import ServiceError
 from onceflow.wire.request import Request, Response
 from onceflow.wire.shapes import SerializationError, from_text, scalar_text
 from onceflow.wire.specs import ServiceSpec
-from onceflow.wire.validate import Problems, check_scalar, member_path
+from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
 
 
 def form_fields(request: Request) -> dict[str, str]:
@@ -32,8 +32,8 @@ def parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], validat
         params = _structure(op.input_shape, fields, "", "", problems)
     except SerializationError as exc:
         raise ServiceError("MalformedInput", str(exc), 400) from exc
-    if problems.items:
-        raise ServiceError(validation_code, problems.message(), 400)
+    if problems.found and problems.outcome(spec.name) is not None:
+        raise validation_failure(spec.name, validation_code, problems)
     return params
 
 

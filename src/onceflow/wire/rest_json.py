@@ -13,7 +13,7 @@ from onceflow.errors import ServiceError
 from onceflow.wire.request import Request, Response
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
 from onceflow.wire.specs import ServiceSpec
-from onceflow.wire.validate import Problems, check_scalar, member_path
+from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
 
 
 def match(spec: ServiceSpec, request: Request) -> tuple[OperationModel, dict[str, str]] | None:
@@ -79,12 +79,14 @@ def parse(
             }
             params.update(from_json(_BodyView(shape), body_members, "", problems))
     except SerializationError as exc:
-        raise ServiceError("SerializationException", str(exc), 400) from exc
+        raise ServiceError("InvalidRequestContentException", f"Could not parse request body into json: {exc}",
+                           400) from exc
+    reported = {path for path, _, _ in problems.found}
     for name in shape.required_members:
-        if params.get(name) is None and not any(name in p for p in problems.items):
+        if params.get(name) is None and member_path("", name) not in reported:
             problems.add(None, member_path("", name), "Member must not be null")
-    if problems.items:
-        raise ServiceError(validation_code, problems.message(), 400)
+    if problems.found and problems.outcome(spec.name) is not None:
+        raise validation_failure(spec.name, validation_code, problems)
     return params
 
 
@@ -101,9 +103,13 @@ class _BodyView:
 
 def _json(body: bytes) -> Any:
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise SerializationError("Malformed JSON request body") from exc
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SerializationError(f"Invalid UTF-8 start byte 0x{body[exc.start]:02x}") from exc
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise SerializationError(f"Could not parse payload into json: {exc}") from exc
 
 
 def render(spec: ServiceSpec, op: OperationModel, result: dict[str, Any] | None, request_id: str) -> Response:

@@ -39,8 +39,8 @@ def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
         prefix, _, name = target.rpartition(".")
         spec = specs.by_target_prefix.get(prefix)
         if spec is None:
-            raise ServiceError("UnknownOperationException", f"Unknown target: {target}", 400,
-                               namespace="com.amazon.coral.service")
+            # Coral names no operation here (recorded from DynamoDB: `__type` only, no message).
+            raise ServiceError("UnknownOperationException", "", 400, namespace="com.amazon.coral.service")
         return Route(spec, spec.operations.get(name), name)
     if request.raw_path.startswith(REST_PREFIXES):
         spec = specs.services["lambda"]

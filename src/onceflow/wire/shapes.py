@@ -10,6 +10,8 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import email.utils
+import math
 from typing import Any
 
 from botocore.model import ListShape, MapShape, Shape, StructureShape
@@ -23,34 +25,74 @@ class SerializationError(Exception):
     pass
 
 
-_JSON_TYPE_NAMES = {str: "STRING_VALUE", bool: "BOOLEAN_VALUE", int: "NUMBER_VALUE", float: "NUMBER_VALUE"}
+def _java_class(value: Any) -> str:
+    """The Java class coral's JSON reader sees for a JSON scalar (it names it in type errors)."""
+    if isinstance(value, bool):
+        return "java.lang.Boolean"
+    if isinstance(value, str):
+        return "java.lang.String"
+    if isinstance(value, float) and not value.is_integer():
+        return "java.lang.Double"
+    if -32768 <= value <= 32767:
+        return "java.lang.Short"
+    return "java.lang.Integer" if -(2**31) <= value < 2**31 else "java.lang.Long"
 
 
 def _mismatch(value: Any, expected: str) -> SerializationError:
+    """Coral's SerializationException wording (recorded from DynamoDB; note its 'an String')."""
     if isinstance(value, dict):
         return SerializationError("Start of structure or map found where not expected.")
     if isinstance(value, list):
         return SerializationError("Start of list found where not expected")
-    kind = _JSON_TYPE_NAMES.get(type(value), "VALUE")
-    return SerializationError(f"{kind} can not be converted to {expected}")
+    if expected == "List":
+        return SerializationError("Expected list or null")
+    if expected == "Map":
+        return SerializationError("Expected map or null")
+    if expected == "Structure":
+        return SerializationError("Expected null")
+    if expected == "Boolean" and isinstance(value, str):
+        return SerializationError(f"'{value.upper()}' can not be converted to an Boolean")
+    article = "a" if expected in ("Blob", "Timestamp") else "an"
+    return SerializationError(f"class {_java_class(value)} can not be converted to {article} {expected}")
 
 
 def parse_timestamp(value: Any) -> dt.datetime:
-    if isinstance(value, bool):
-        raise _mismatch(value, "a Timestamp")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise _mismatch(value, "Timestamp")
     if isinstance(value, (int, float)):
-        return dt.datetime.fromtimestamp(value, UTC)
-    if isinstance(value, str):
         try:
-            return dt.datetime.fromtimestamp(float(value), UTC)
-        except ValueError:
-            pass
+            return dt.datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise SerializationError(f"'{value}' can not be converted to a Timestamp") from exc
+    try:
+        return dt.datetime.fromtimestamp(float(value), UTC)
+    except (ValueError, OverflowError, OSError):
+        pass
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
         try:
-            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError as exc:
+            parsed = email.utils.parsedate_to_datetime(value)  # RFC 822, as REST headers carry it
+        except (TypeError, ValueError, IndexError) as exc:
             raise SerializationError(f"Could not parse timestamp: {value}") from exc
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    raise _mismatch(value, "a Timestamp")
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _blob(value: Any) -> bytes:
+    if not isinstance(value, str):
+        raise _mismatch(value, "Blob")
+    if len(value) % 4:
+        raise SerializationError(f"'{value}' can not be converted to a Blob: Base64 encoded length is expected a "
+                                 f"multiple of 4 bytes but found: {len(value)}")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        bad = next((c for c in value if c not in _B64), "=")
+        message = f"'{value}' can not be converted to a Blob: Invalid Base64 character: '{bad}'"
+        raise SerializationError(message) from exc
+
+
+_B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
 def from_json(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
@@ -58,50 +100,53 @@ def from_json(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
     kind = shape.type_name
     if kind == "structure":
         if not isinstance(value, dict):
-            raise _mismatch(value, "a Structure")
+            raise _mismatch(value, "Structure")
         return _structure(shape, value, path, problems)  # type: ignore[arg-type]
-    if kind == "list":
-        if not isinstance(value, list):
-            raise _mismatch(value, "a List")
-        member = shape.member  # type: ignore[attr-defined]
-        out = [from_json(member, v, f"{path}.{i + 1}.member", problems) for i, v in enumerate(value)]
-    elif kind == "map":
-        if not isinstance(value, dict):
-            raise _mismatch(value, "a Map")
-        vshape = shape.value  # type: ignore[attr-defined]
-        out = {k: from_json(vshape, v, f"{path}.{k}.member", problems) for k, v in value.items()}
-    elif kind == "string":
-        if not isinstance(value, str):
+    if kind == "string":
+        if value.__class__ is not str:
             raise _mismatch(value, "String")
         out = value
+    elif kind == "list":
+        if not isinstance(value, list):
+            raise _mismatch(value, "List")
+        member = shape.member  # type: ignore[attr-defined]
+        out = [_element(member, v, f"{path}.{i + 1}.member", problems) for i, v in enumerate(value)]
+    elif kind == "map":
+        if not isinstance(value, dict):
+            raise _mismatch(value, "Map")
+        vshape = shape.value  # type: ignore[attr-defined]
+        out = {k: _element(vshape, v, f"{path}.{k}.member", problems) for k, v in value.items()}
     elif kind == "boolean":
-        if not isinstance(value, bool):
+        if value.__class__ is float:
+            value = abs(value) >= 1  # coral reads a fractional number as a boolean
+        elif value.__class__ is not bool:
             raise _mismatch(value, "Boolean")
         out = value
     elif kind in ("integer", "long"):
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            else:
-                raise _mismatch(value, "Integer" if kind == "integer" else "Long")
+        if value.__class__ is float:
+            value = math.floor(value)
+        elif value.__class__ is not int:
+            raise _mismatch(value, "Integer" if kind == "integer" else "Long")
         out = value
     elif kind in ("double", "float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _mismatch(value, "Double")
+            raise _mismatch(value, "Double" if kind == "double" else "Float")
         out = value
     elif kind == "blob":
-        if not isinstance(value, str):
-            raise _mismatch(value, "a Blob")
-        try:
-            out = base64.b64decode(value, validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise SerializationError("Base64 encoded binary data is not valid") from exc
+        out = _blob(value)
     elif kind == "timestamp":
         return parse_timestamp(value)
     else:  # document and others pass through
         return value
     check_scalar(shape, out, path, problems)
     return out
+
+
+def _element(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
+    if value is None:
+        problems.add(None, path, "Member must not be null")
+        return None
+    return from_json(shape, value, path, problems)
 
 
 def _structure(shape: StructureShape, value: dict[str, Any], path: str, problems: Problems) -> dict[str, Any]:
@@ -169,8 +214,10 @@ def from_text(shape: Shape, text: str) -> Any:
     except ValueError as exc:
         raise SerializationError(f"STRING_VALUE can not be converted to {kind.capitalize()}") from exc
     if kind == "boolean":
+        if text in ("1", "0"):
+            return text == "1"
         if text.lower() not in ("true", "false"):
-            raise SerializationError(f"Could not parse boolean: {text}")
+            raise SerializationError("boolean must follow xsd1.1 definition")  # coral's query reader
         return text.lower() == "true"
     if kind == "timestamp":
         return parse_timestamp(text)

@@ -42,6 +42,10 @@ class ServiceSpec:
         return {name: self.model.operation_model(name) for name in self.model.operation_names}
 
     @cached_property
+    def json_content_type(self) -> str:
+        return f"application/x-amz-json-{self.model.metadata.get('jsonVersion', '1.0')}"
+
+    @cached_property
     def xml_namespace(self) -> str:
         return str(self.model.metadata.get("xmlNamespace", ""))
 
@@ -75,7 +79,7 @@ class Specs:
             self.by_signing_name[name] = spec
         # Operation models are built lazily by botocore; build them all now, off the hot path.
         for spec in self.services.values():
-            _ = spec.operations
+            _ = spec.operations, spec.json_content_type, spec.xml_namespace, spec.error_namespace
 
 
 def _rest_routes(spec: ServiceSpec) -> list[RestRoute]:

@@ -11,34 +11,83 @@ from typing import Any
 
 from botocore.model import Shape
 
+from onceflow.errors import ServiceError
+
+MAX_REPORTED = 10  # coral stops listing violations after ten
+
 
 class Problems:
-    """Collects constraint violations; the service's validation error is raised from them at the end."""
+    """Collects constraint violations; the service's validation error is raised from them at the end.
+
+    Each is kept as (path, constraint kind, text) so that a service whose own wording or own check
+    differs from coral's for one member (SERVICE_WORDING, SERVICE_CHECKED) can be honoured.
+    """
 
     def __init__(self) -> None:
-        self.items: list[str] = []
+        self.found: list[tuple[str, str, str]] = []
 
-    def add(self, value: Any, path: str, constraint: str) -> None:
-        self.items.append(f"Value {render_value(value)} at '{path}' failed to satisfy constraint: {constraint}")
+    def add(self, value: Any, path: str, constraint: str, kind: str = "null") -> None:
+        self.found.append((path, kind, f"Value {quoted(value)} at '{path}' failed to satisfy constraint: {constraint}"))
+
+    @property
+    def items(self) -> list[str]:
+        return [text for _, _, text in self.found]
 
     def message(self) -> str:
-        n = len(self.items)
-        noun = "error" if n == 1 else "errors"
-        return f"{n} validation {noun} detected: " + "; ".join(self.items)
+        return _message([text for _, _, text in self.found])
+
+    def outcome(self, service: str) -> str | None:
+        """The validation message for `service`, or None when the service checks all of them itself."""
+        left = []
+        for path, kind, text in self.found:
+            leaf = path.rsplit(".", 1)[-1]
+            if (service, leaf, kind) in SERVICE_CHECKED:
+                continue
+            wording = SERVICE_WORDING.get((service, leaf, kind))
+            if wording is not None:
+                return wording
+            left.append(text)
+        return _message(left) if left else None
+
+
+def _message(items: list[str]) -> str:
+    items = items[:MAX_REPORTED]
+    noun = "error" if len(items) == 1 else "errors"
+    return f"{len(items)} validation {noun} detected: " + "; ".join(items)
+
+
+# (service, member, constraint kind) -> the service's own message, recorded from real AWS.
+SERVICE_WORDING = {
+    ("logs", "logGroupName", "max"): "Invalid LogGroup or LogStream, both must have length less than or equal to 512.",
+    ("logs", "logStreamName", "max"): "Invalid LogGroup or LogStream, both must have length less than or equal to 512.",
+}
+# (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
+# unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.
+SERVICE_CHECKED = {("lambda", "runtime", "enum")}
+
+
+def quoted(value: Any) -> str:
+    """A value as coral prints it: Java's toString in single quotes, or bare `null`."""
+    return "null" if value is None else f"'{render_value(value)}'"
 
 
 def render_value(value: Any) -> str:
-    if value is None:
-        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    if isinstance(value, bytes):
-        return "'java.nio.HeapByteBuffer'"
-    return f"'{value}'"
+        return "[" + ", ".join(render_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={render_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (bytes, bytearray)):
+        return f"java.nio.HeapByteBuffer[pos=0 lim={len(value)} cap={len(value)}]"
+    return str(value)
+
+
+def java_length(text: str) -> int:
+    """String length as Java counts it (UTF-16 code units): astral characters count twice."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
 
 
 def member_path(parent: str, name: str) -> str:
@@ -96,31 +145,43 @@ def _pattern(expr: str) -> re.Pattern[str] | None:
 
 
 def check_scalar(shape: Shape, value: Any, path: str, problems: Problems) -> None:
-    """Length, range, enum and pattern constraints of one scalar or collection value."""
+    """Length, range, enum and pattern constraints of one scalar or collection value.
+
+    Every violated constraint is reported (coral lists a pattern and a length problem of the same value
+    separately), in the order pattern, then length.
+    """
     md = shape.metadata
     if not md:
         return
-    if shape.type_name == "string":
-        if "enum" in md and value not in md["enum"]:
-            problems.add(value, path, "Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]")
+    kind = shape.type_name
+    if kind == "string":
+        if "enum" in md:
+            if value not in md["enum"]:
+                problems.add(value, path, "Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]", "enum")
             return
-        length = len(value)
-        if "min" in md and length < md["min"]:
-            problems.add(value, path, f"Member must have length greater than or equal to {md['min']}")
-        elif "max" in md and length > md["max"]:
-            problems.add(value, path, f"Member must have length less than or equal to {md['max']}")
-        elif "pattern" in md:
+        if "pattern" in md:
             rx = _pattern(md["pattern"])
             if rx is not None and rx.fullmatch(value) is None:
-                problems.add(value, path, f"Member must satisfy regular expression pattern: {md['pattern']}")
-    elif shape.type_name in ("integer", "long", "double", "float"):
+                problems.add(value, path, f"Member must satisfy regular expression pattern: {md['pattern']}", "pattern")
+        _length(md, java_length(value), value, path, problems)
+    elif kind in ("integer", "long", "double", "float"):
         if "min" in md and value < md["min"]:
-            problems.add(value, path, f"Member must have value greater than or equal to {md['min']}")
+            problems.add(value, path, f"Member must have value greater than or equal to {md['min']}", "min")
         elif "max" in md and value > md["max"]:
-            problems.add(value, path, f"Member must have value less than or equal to {md['max']}")
-    elif shape.type_name in ("list", "map", "blob"):
-        length = len(value)
-        if "min" in md and length < md["min"]:
-            problems.add(value, path, f"Member must have length greater than or equal to {md['min']}")
-        elif "max" in md and length > md["max"]:
-            problems.add(value, path, f"Member must have length less than or equal to {md['max']}")
+            problems.add(value, path, f"Member must have value less than or equal to {md['max']}", "max")
+    elif kind in ("list", "map", "blob"):
+        _length(md, len(value), value, path, problems)
+
+
+def _length(md: dict[str, Any], length: int, value: Any, path: str, problems: Problems) -> None:
+    if "min" in md and length < md["min"]:
+        problems.add(value, path, f"Member must have length greater than or equal to {md['min']}", "min")
+    elif "max" in md and length > md["max"]:
+        problems.add(value, path, f"Member must have length less than or equal to {md['max']}", "max")
+
+
+def validation_failure(service: str, code: str, problems: Problems) -> ServiceError:
+    """The service's validation error for the collected problems (coral's namespace on JSON)."""
+    message = problems.outcome(service) or problems.message()
+    namespace = "com.amazon.coral.validate" if code == "ValidationException" else None
+    return ServiceError(code, message, 400, namespace=namespace)

@@ -3,4 +3,4 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.append(str(Path(__file__).parent))  # after tests/, whose conftest others import

@@ -15,7 +15,7 @@ from typing import Any
 
 from botocore.model import Shape
 
-from onceflow.wire.validate import python_pattern
+from onceflow.wire.validate import java_length, python_pattern
 
 WHEN = dt.datetime(2026, 11, 29, 9, 30, 15, tzinfo=dt.UTC)
 MAX_DEPTH = 4
@@ -73,6 +73,8 @@ def string_for(shape: Shape, seed: str = "a") -> str:
     lo, hi = md.get("min", 1), md.get("max", 64)
     pattern = python_pattern(md["pattern"]) if "pattern" in md else None
     text = (seed + "x" * lo)[: max(lo, len(seed))][:hi]
+    if not lo <= java_length(text) <= hi:  # astral characters count twice
+        text = ("a" + "x" * lo)[:max(lo, 1)][:hi]
     if pattern is None:
         return text
     rx = re.compile(pattern)
