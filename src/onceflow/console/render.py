@@ -62,7 +62,10 @@ def json_default(value: Any) -> Any:
 
 
 def json_bytes(value: Any) -> bytes:
-    return json.dumps(value, default=json_default, ensure_ascii=False).encode("utf-8")
+    """JSON whose text holds no <, > or & (as \\u escapes): inert even if something sniffs it as HTML."""
+    text = json.dumps(value, default=json_default, ensure_ascii=False)
+    text = text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return text.encode("utf-8")
 
 
 def pretty(value: Any) -> str:

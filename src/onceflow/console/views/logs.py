@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.console.app import HttpError, Response, View
+from onceflow.errors import ServiceError
 
 EVENTS_PAGE = 200
 
@@ -33,9 +34,13 @@ def group(v: View) -> Response:
         params["filterPattern"] = v.arg("filter")
     if v.arg("next"):
         params["nextToken"] = v.arg("next")
-    result = v.optional(lambda: v.aws.call("logs", "FilterLogEvents", params), {}) or {}
-    return v.page("log_group.html", title=name, group_name=name, streams=streams, events=result.get("events", []),
-                  next_token=result.get("nextToken", ""), filter=v.arg("filter"))
+    try:
+        result, problem = v.optional(lambda: v.aws.call("logs", "FilterLogEvents", params), {}) or {}, ""
+    except ServiceError as err:  # a filter pattern Logs refuses: keep the page, show why
+        result, problem = {}, err.message
+    return v.page("log_group.html", 400 if problem else 200, title=name, group_name=name, streams=streams,
+                  events=result.get("events", []), next_token=result.get("nextToken", ""), filter=v.arg("filter"),
+                  problem=problem)
 
 
 def stream(v: View) -> Response:
