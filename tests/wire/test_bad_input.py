@@ -225,12 +225,3 @@ def test_oversized_body_is_413_in_the_protocol_shape(endpoint: str) -> None:
     status, code, message = json_call(endpoint, "dynamodb", DDB + "DescribeTable", body)
     assert (status, code) == (413, "RequestEntityTooLargeException")
     assert message.startswith("Request must be smaller than")
-
-
-def test_unimplemented_operation_names_service_and_operation(endpoint: str) -> None:
-    # DescribeLimits is valid input for DynamoDB; if onceflow lacks it, the error says so clearly.
-    status, code, message = json_call(endpoint, "dynamodb", DDB + "DescribeEndpoints", {})
-    if status == 200:
-        pytest.skip("DescribeEndpoints is implemented")
-    assert (status, code) == (501, "NotImplementedException")
-    assert message == "onceflow does not implement the dynamodb operation DescribeEndpoints yet"
