@@ -83,11 +83,6 @@ def test_unzipped_too_large(aws: Callable[..., Any], role: str) -> None:
     assert response["Error"]["Message"] == "Unzipped size must be smaller than 262144000 bytes"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="wire/ checks the model's Runtime enum first and answers ValidationException; Lambda answers "
-    "InvalidParameterValueException with this message (the service has it: lambda_/config.check_runtime)",
-)
 def test_unknown_runtime(aws: Callable[..., Any], role: str) -> None:
     response = refused(aws, role, make_zip(GOOD), Runtime="python2.1")
     assert response["Error"]["Code"] == "InvalidParameterValueException"
