@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from console_seed import Lab, Page, fetch, seed_labs
+from console_seed import Lab, Page, fetch, seed_labs, store_hostile
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +27,8 @@ def page(endpoint: str) -> Callable[[str], Page]:
 @pytest.fixture(scope="session")
 def seeded(aws: Callable[..., Any], endpoint: str) -> dict[str, Lab]:
     return seed_labs(aws, endpoint, uuid.uuid4().hex[:6])
+
+
+@pytest.fixture(scope="session")
+def hostile(aws: Callable[..., Any]) -> dict[str, Any]:
+    return store_hostile(aws, uuid.uuid4().hex[:8])

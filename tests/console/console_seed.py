@@ -13,6 +13,10 @@ from typing import Any
 
 from onceflow.examples.orders import provision as orders
 
+XSS = "<script>alert(1)</script>"
+QUOTES = "\"'><img src=x onerror=alert(2)>"
+BIG = "A" * 100_000 + XSS
+BINARY = b"\xff\xfe\x00" + XSS.encode() + b"\x80\xc3"
 TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"},
                                                   "Action": "sts:AssumeRole"}]}
 
@@ -90,3 +94,44 @@ def seed_labs(aws: Callable[..., Any], endpoint: str, tag: str) -> dict[str, Lab
     run(aws, retry, "flaky-order", {"id": "flaky-order", "quantity": 2, "mode": "flaky"})
     run(aws, retry, "permanent-order", {"id": "permanent-order", "quantity": 3, "mode": "permanent"})
     return {"idempotency": idem, "retry": retry}
+
+
+def store_hostile(aws: Callable[..., Any], tag: str) -> dict[str, Any]:
+    """Hostile values in every kind of resource the console shows."""
+    ddb, iam, sfn, logs = aws("dynamodb"), aws("iam"), aws("stepfunctions"), aws("logs")
+    table, btable = f"hostile-{tag}", f"hostile-bin-{tag}"
+    for name, kind in ((table, "S"), (btable, "B")):
+        ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": kind}],
+                         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    ddb.put_item(TableName=table, Item={"id": {"S": XSS}, "quotes": {"S": QUOTES}, XSS: {"S": "attribute name"},
+                                        "big": {"S": BIG}, "bin": {"B": BINARY}, "set": {"SS": [XSS, QUOTES]},
+                                        "map": {"M": {XSS: {"L": [{"S": QUOTES}]}}}})
+    ddb.put_item(TableName=btable, Item={"id": {"B": BINARY}, "note": {"S": XSS}})
+    role = f"hostile-role-{tag}"
+    role_arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(TRUST),
+                               Description=XSS)["Role"]["Arn"]
+    iam.put_role_policy(RoleName=role, PolicyName="p", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Sid": "x", "Effect": "Deny", "Action": "s3:*", "Resource": "*",
+                                                "Condition": {"StringEquals": {"aws:UserAgent": XSS}}}]}))
+    second = "a\"b'c&d<e>"
+    definition = {"StartAt": XSS, "Comment": XSS, "States": {
+        XSS: {"Type": "Pass", "Result": {"x": XSS, "q": QUOTES}, "ResultPath": "$.r", "Next": second},
+        second: {"Type": "Choice", "Choices": [{"Variable": "$.x", "StringEquals": XSS, "Next": "Boom"}],
+                 "Default": "Boom"},
+        "Boom": {"Type": "Fail", "Error": XSS, "Cause": QUOTES}}}
+    machine = f"hostile-{tag}"
+    arn = sfn.create_state_machine(name=machine, roleArn=role_arn, definition=json.dumps(definition))["stateMachineArn"]
+    execution = sfn.start_execution(stateMachineArn=arn, name="hostile-input",
+                                    input=json.dumps({"x": XSS, "q": QUOTES, "big": BIG}))["executionArn"]
+    deadline = time.monotonic() + 60
+    while sfn.describe_execution(executionArn=execution)["status"] == "RUNNING" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    group = f"/hostile/{tag}"
+    logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName=XSS)
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName=XSS, logEvents=[
+        {"timestamp": now, "message": XSS}, {"timestamp": now + 1, "message": QUOTES},
+        {"timestamp": now + 2, "message": BIG}])
+    return {"table": table, "btable": btable, "role": role, "machine": machine, "group": group}

@@ -7,19 +7,12 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-import pytest
-from console_seed import TRUST, Page
+from console_seed import BINARY, XSS, Page
 
-XSS = "<script>alert(1)</script>"
-QUOTES = "\"'><img src=x onerror=alert(2)>"
-BIG = "A" * 100_000 + XSS
-BINARY = b"\xff\xfe\x00" + XSS.encode() + b"\x80\xc3"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 
@@ -32,48 +25,6 @@ def inert(got: Page, *, escaped: bool = True) -> str:
     if escaped:
         assert ESCAPED in text
     return text
-
-
-@pytest.fixture(scope="module")
-def hostile(aws: Callable[..., Any]) -> dict[str, Any]:
-    tag = uuid.uuid4().hex[:8]
-    ddb, iam, sfn, logs = aws("dynamodb"), aws("iam"), aws("stepfunctions"), aws("logs")
-    table, btable = f"hostile-{tag}", f"hostile-bin-{tag}"
-    for name, kind in ((table, "S"), (btable, "B")):
-        ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": kind}],
-                         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
-    ddb.put_item(TableName=table, Item={"id": {"S": XSS}, "quotes": {"S": QUOTES}, XSS: {"S": "attribute name"},
-                                        "big": {"S": BIG}, "bin": {"B": BINARY}, "set": {"SS": [XSS, QUOTES]},
-                                        "map": {"M": {XSS: {"L": [{"S": QUOTES}]}}}})
-    ddb.put_item(TableName=btable, Item={"id": {"B": BINARY}, "note": {"S": XSS}})
-    role = f"hostile-role-{tag}"
-    role_arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(TRUST),
-                               Description=XSS)["Role"]["Arn"]
-    iam.put_role_policy(RoleName=role, PolicyName="p", PolicyDocument=json.dumps({
-        "Version": "2012-10-17", "Statement": [{"Sid": "x", "Effect": "Deny", "Action": "s3:*", "Resource": "*",
-                                                "Condition": {"StringEquals": {"aws:UserAgent": XSS}}}]}))
-    second = "a\"b'c&d<e>"
-    definition = {"StartAt": XSS, "Comment": XSS, "States": {
-        XSS: {"Type": "Pass", "Result": {"x": XSS, "q": QUOTES}, "ResultPath": "$.r", "Next": second},
-        second: {"Type": "Choice", "Choices": [{"Variable": "$.x", "StringEquals": XSS, "Next": "Boom"}],
-                 "Default": "Boom"},
-        "Boom": {"Type": "Fail", "Error": XSS, "Cause": QUOTES}}}
-    machine = f"hostile-{tag}"
-    arn = sfn.create_state_machine(name=machine, roleArn=role_arn, definition=json.dumps(definition))["stateMachineArn"]
-    execution = sfn.start_execution(stateMachineArn=arn, name="hostile-input",
-                                    input=json.dumps({"x": XSS, "q": QUOTES, "big": BIG}))["executionArn"]
-    deadline = time.monotonic() + 60
-    while sfn.describe_execution(executionArn=execution)["status"] == "RUNNING" and time.monotonic() < deadline:
-        time.sleep(0.1)
-    group = f"/hostile/{tag}"
-    logs.create_log_group(logGroupName=group)
-    logs.create_log_stream(logGroupName=group, logStreamName=XSS)
-    now = int(time.time() * 1000)
-    logs.put_log_events(logGroupName=group, logStreamName=XSS, logEvents=[
-        {"timestamp": now, "message": XSS}, {"timestamp": now + 1, "message": QUOTES},
-        {"timestamp": now + 2, "message": BIG}])
-    return {"table": table, "btable": btable, "role": role, "machine": machine, "group": group}
 
 
 def test_dynamodb_items(page: Callable[[str], Page], hostile: dict[str, Any]) -> None:
