@@ -9,10 +9,27 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import boto3
 import pytest
 from botocore.exceptions import ClientError
 
 ACCT = "000000000000"
+
+
+def client_factory(url: str) -> Callable[..., Any]:
+    """boto3 clients on a server of this test's own (the `aws` fixture serves the shared one)."""
+
+    def make(service: str, **kw: Any) -> Any:
+        return boto3.client(
+            service,
+            endpoint_url=url,
+            region_name="us-east-1",
+            aws_access_key_id=kw.get("access_key", "test"),
+            aws_secret_access_key=kw.get("secret_key", "test"),
+            aws_session_token=kw.get("session_token"),
+        )
+
+    return make
 
 
 def trust(principal: dict[str, Any]) -> str:
@@ -151,8 +168,6 @@ def test_get_session_token(aws: Callable[..., Any]) -> None:
 
 
 def test_sessions_survive_a_restart(server_factory: Callable[..., Any], tmp_path: Any) -> None:
-    from conftest import client_factory
-
     srv = server_factory(tmp_path / "data")
     aws = client_factory(srv.url)
     name = unique("durable")
@@ -167,8 +182,6 @@ def test_sessions_survive_a_restart(server_factory: Callable[..., Any], tmp_path
 
 
 def test_enforce_iam_applies_users_policies(server_factory: Callable[..., Any], tmp_path: Any) -> None:
-    from conftest import client_factory
-
     srv = server_factory(tmp_path / "strict", extra_args=("--enforce-iam",))
     aws = client_factory(srv.url)
     iam = aws("iam")
