@@ -125,6 +125,7 @@ class Runtime:
         self.final: dict[str, Any] | None = None
         self.timer_written: float | None = _UNSET
         self.first_live_id = self.next_id
+        self.resume_pointer = history.resume_pointer
         self.last_ts = row["start"]
         self.region: str = row["region"]
         self.scale: float = engine.scale
@@ -175,11 +176,15 @@ class Runtime:
             self.pending.append(ev)
             return ev
         else:
+            if self.resume_pointer:
+                # First live event after a reload: chain on where the recorded history left off.
+                self.last, self.resume_pointer = max(self.last, self.resume_pointer), 0
             ev = Event(self.next_id, self.last if prev is None else prev, type_, time.time(), details, fiber)
             self.next_id += 1
             self.pending.append(ev)
         if update and ev.id > 0:
-            self.last = ev.id
+            # Replay may walk fibers in another order than they first ran: never move back.
+            self.last = ev.id if ev.id >= self.first_live_id else max(self.last, ev.id)
         self.last_ts = ev.ts
         return ev
 

@@ -16,6 +16,9 @@ from typing import Any
 
 from onceflow.sfn.engine.events import Event
 
+# Events after which the next event still chains on this event's predecessor.
+NON_CHAINING = {"ExecutionStarted", "MapIterationSucceeded", "MapIterationFailed", "MapStateSucceeded"}
+
 TERMINAL = {
     "ExecutionSucceeded": "SUCCEEDED",
     "ExecutionFailed": "FAILED",
@@ -43,6 +46,15 @@ class History:
     @property
     def last_id(self) -> int:
         return max((e.id for e in self.events), default=0)
+
+    @property
+    def resume_pointer(self) -> int:
+        """The previousEventId the next appended event chains on (some events do not move it)."""
+        visible = [e for e in self.events if e.id > 0]
+        if not visible:
+            return 0
+        last = visible[-1]
+        return last.prev if last.type in NON_CHAINING else last.id
 
     @property
     def first_hidden_id(self) -> int:

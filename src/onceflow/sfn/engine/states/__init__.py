@@ -46,7 +46,7 @@ def run_execution(rt: Runtime) -> Generator[Any, Any, None]:
         output = yield from run_program(scope, definition, rt.exec_input)
     except StatesError as e:
         details = ev.error_cause(e.error or None, e.cause or None)
-    except Exception:  # noqa: BLE001 - an engine bug fails the execution instead of hanging it
+    except Exception:
         log.exception("execution %s failed inside the engine", rt.arn)
         details = {"error": "States.Runtime", "cause": "An internal error occurred while running the execution."}
     else:

@@ -287,6 +287,13 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
             return "States.ExceedToleratedFailureThreshold", "The specified tolerated failure threshold was exceeded"
         return None
 
+    def recorded_settle() -> int | None:
+        """When replaying, the recorded order of iteration outcomes decides (timing may differ now)."""
+        rec = rt.peek(fiber)
+        if rec is not None and rec.type in ("MapIterationSucceeded", "MapIterationFailed") and rec.details:
+            return int(rec.details["index"])
+        return None
+
     while failure is None and (next_index < n or running):
         while failure is None and next_index < n and (limit <= 0 or len(running) < limit):
             index = next_index
@@ -299,9 +306,17 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
                 rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
             kid = (yield Spawn([_child(scope, program, item_input)], hidden=distributed))[0]
             running[kid] = index
-            if kid.done:
+            replaying = rt.replaying(fiber) and not distributed
+            if kid.done and (not replaying or recorded_settle() == index):
                 failure = settle(kid)
         if failure is None and running:
+            wanted = recorded_settle() if rt.replaying(fiber) and not distributed else None
+            if wanted is not None:
+                kid = next(k for k, i in running.items() if i == wanted)
+                if not kid.done:
+                    yield WaitAny([kid])
+                failure = settle(kid)
+                continue
             done = yield WaitAny(list(running))
             for kid in done:
                 failure = settle(kid) or failure
