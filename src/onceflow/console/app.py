@@ -15,6 +15,7 @@ import ipaddress
 import logging
 import mimetypes
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -125,7 +126,11 @@ class ConsoleApp:
         if path.startswith("/static/"):
             return self._static(path.removeprefix("/static/"))
         query = scope.get("query_string", b"").decode("latin-1")
-        return await asyncio.to_thread(self._dispatch, path, query)
+        started = time.perf_counter()
+        response = await asyncio.to_thread(self._dispatch, path, query)
+        # Server-Timing lets the browser's devtools and bench/ read the time spent building the page.
+        response.headers.append(("server-timing", f"app;dur={(time.perf_counter() - started) * 1000:.1f}"))
+        return response
 
     def _dispatch(self, path: str, query: str) -> Response:
         params = {k: v[0] for k, v in parse_qs(query, keep_blank_values=True, errors="replace").items()}

@@ -12,7 +12,7 @@ from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from onceflow.console import graph, history
+from onceflow.console import graph
 
 if TYPE_CHECKING:
     from onceflow.console.app import View
@@ -26,7 +26,7 @@ def environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pretty=pretty, ts=timestamp, ddb=ddb_value, q=segment, clip=clip, size=size,
                        typed_json=typed_json, first_line=first_line,
-                       details=history.details)
+                       compact=compact)
     env.globals.update(START=graph.START, END=graph.END)
     return env
 
@@ -76,6 +76,13 @@ def pretty(value: Any) -> str:
         except ValueError:
             return value
     return json.dumps(value, indent=2, ensure_ascii=False, default=json_default)
+
+
+def compact(value: Any) -> str:
+    """A history field as Step Functions stores it (compact JSON text); console.js indents it when opened."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=json_default)
 
 
 def clip(value: Any, limit: int = MAX_SHOWN) -> str:

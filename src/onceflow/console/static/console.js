@@ -59,6 +59,24 @@
     }, POLL_MS);
   }
 
+  // History fields arrive as compact JSON (as Step Functions stores them); indent them when opened.
+  // textContent in, textContent out: nothing is ever parsed as HTML.
+  function indent(details) {
+    details.querySelectorAll("pre[data-json]").forEach((pre) => {
+      pre.removeAttribute("data-json");
+      try {
+        const value = JSON.parse(pre.textContent);
+        if (value !== null && typeof value === "object") pre.textContent = JSON.stringify(value, null, 2);
+      } catch (err) {
+        // clipped or not JSON: leave as it is
+      }
+    });
+  }
+
+  document.addEventListener("toggle", (event) => {
+    if (event.target.tagName === "DETAILS" && event.target.open) indent(event.target);
+  }, true);
+
   document.addEventListener("DOMContentLoaded", () => {
     const live = document.getElementById("live");
     if (live && live.getAttribute("data-status") === "RUNNING") poll(live);

@@ -8,7 +8,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from onceflow.console import graph, history, idempotency, lambda_logs
+from onceflow.console import graph, history, idempotency, lambda_logs, render
 from onceflow.console.app import HttpError, Response, View
 from onceflow.console.aws import NotFound
 from onceflow.console.views.sfn import describe, parse_definition
@@ -16,6 +16,7 @@ from onceflow.errors import ServiceError
 
 MAX_EVENTS = 25_000  # Step Functions' own history limit
 KEY_SCAN = 200  # executions examined by the business-key view
+NOT_TRUNCATED = {"truncated": False}
 
 
 def load(v: View, machine: str, name: str) -> dict[str, Any]:
@@ -82,12 +83,28 @@ def attach_logs(v: View, run: history.Folded, start: Any, stop: Any) -> dict[int
     return found
 
 
+def event_rows(events: list[dict[str, Any]], run: history.Folded) -> list[tuple[Any, ...]]:
+    """The history table's rows, computed once in Python: (id, type, step, time, error, summary, fields).
+    Fields are shown as Step Functions stores them (compact JSON text), without the noise of
+    `{"truncated": false}`; the template escapes every one of them."""
+    rows = []
+    for event in events:
+        det = history.details(event)
+        fields = [(k, render.clip(render.compact(value))) for k, value in det.items() if value != NOT_TRUNCATED]
+        cause = det.get("cause")
+        rows.append((event.get("id"), event.get("type", ""), run.step_of.get(event.get("id", 0), ""),
+                     render.timestamp(event.get("timestamp")), det.get("error") or "",
+                     render.first_line(cause) if cause else "details", fields))
+    return rows
+
+
 def execution(v: View) -> Response:
     machine, name = v.match["name"], v.match["execution"]
     data = load(v, machine, name)
     drawing = graph.layout(data["definition"])
     return v.page("execution.html", title=name, machine_name=machine, drawing=drawing,
-                  status_url=v.url(f"/states/{_q(machine)}/executions/{_q(name)}/status.json"), **data)
+                  status_url=v.url(f"/states/{_q(machine)}/executions/{_q(name)}/status.json"),
+                  rows=event_rows(data["events"], data["run"]), **data)
 
 
 def status(v: View) -> Response:
