@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 import subprocess
+import time
 import uuid
 import zipfile
 from collections.abc import Callable
@@ -92,8 +93,11 @@ def test_invoke_and_read_logs(aws_cli: Cli, function: str, tmp_path: Path) -> No
     error = json.loads((tmp_path / "response.json").read_text())
     assert (error["errorType"], error["errorMessage"]) == ("TransientOrderError", "Dependency temporarily unavailable")
 
-    messages = json.loads(ok(aws_cli("logs", "filter-log-events", "--log-group-name", f"/aws/lambda/{function}",
-                                     "--query", "events[].message")))
+    messages: list[str] = []
+    deadline = time.monotonic() + 30  # Lambda ships logs asynchronously; wait for both REPORT lines
+    while time.monotonic() < deadline and sum(m.startswith("REPORT ") for m in messages) < 2:
+        messages = json.loads(ok(aws_cli("logs", "filter-log-events", "--log-group-name",
+                                         f"/aws/lambda/{function}", "--query", "events[].message")))
     assert "WORKFLOW {'id': 'o1'}\n" in messages
     assert "attempt for o2\n" in messages
     assert any(m.startswith("[ERROR] TransientOrderError: Dependency temporarily unavailable\n") for m in messages)

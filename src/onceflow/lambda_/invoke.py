@@ -20,6 +20,7 @@ from typing import Any
 
 from onceflow.lambda_ import errors
 from onceflow.lambda_.config import runtime_version_arn
+from onceflow.lambda_.logship import LogShipper
 from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
 
@@ -45,12 +46,14 @@ class Invoker:
         self.endpoint_url = endpoint_url
         self.interpreters = dict(interpreters or {})
         self._executor = ThreadPoolExecutor(max_workers=max(1, async_workers), thread_name_prefix="lambda-event")
+        self.logs = LogShipper(lambda: services.get("logs"), service.store.db.transaction)
         self._lock = threading.Lock()
         self._inflight: dict[tuple[str, str, str], int] = {}
         self._unreserved: dict[tuple[str, str], int] = {}
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self.logs.close()
 
     # ------------------------------------------------------------------ the operation
     def invoke(
@@ -201,14 +204,8 @@ class Invoker:
 
     # ------------------------------------------------------------------ logs
     def _write_logs(self, resolved: Resolved, stream: str, lines: list[tuple[int, str]]) -> None:
-        logs = self.services.get("logs")
-        if logs is None:
-            return
         ref = resolved.ref
-        try:
-            logs.append(ref.account, ref.region, f"/aws/lambda/{ref.name}", stream, lines)
-        except Exception:  # losing log lines must not fail the invocation
-            log.exception("could not write the log lines of %s", ref.name)
+        self.logs.ship(ref.account, ref.region, f"/aws/lambda/{ref.name}", stream, lines)
 
 
 def _log_lines(resolved: Resolved, outcome: Outcome, request_id: str, started_ms: int) -> list[tuple[int, str]]:

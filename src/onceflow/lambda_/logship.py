@@ -1,0 +1,81 @@
+"""Shipping invocations' log lines to CloudWatch Logs off the invoke path.
+
+Lambda delivers logs asynchronously too. Writing them inline would put a durable commit (an
+fsync with a data folder) into every Invoke; instead one thread drains a queue and writes all
+pending batches in one transaction, so concurrent invocations share a commit. `flush()` waits
+until everything queued so far is written (shutdown, and callers that must read their logs).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+log = logging.getLogger("onceflow.lambda")
+
+Batch = tuple[str, str, str, str, list[tuple[int, str]]]  # account, region, group, stream, events
+
+
+class LogShipper:
+    def __init__(self, logs: Callable[[], Any], transaction: Callable[[], AbstractContextManager[Any]]) -> None:
+        self._logs = logs  # -> the Logs service or None (looked up late: setup order, tests without Logs)
+        self._transaction = transaction
+        self._queue: queue.Queue[Batch | threading.Event | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def ship(self, account: str, region: str, group: str, stream: str, events: list[tuple[int, str]]) -> None:
+        self._ensure_thread()
+        self._queue.put((account, region, group, stream, events))
+
+    def flush(self, timeout: float = 10.0) -> None:
+        if self._thread is None:
+            return
+        done = threading.Event()
+        self._queue.put(done)
+        done.wait(timeout)
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self.flush()
+            self._queue.put(None)
+            self._thread.join(10)
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, name="lambda-logs", daemon=True)
+                    self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            items = [self._queue.get()]
+            while True:
+                try:
+                    items.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            batches = [i for i in items if isinstance(i, tuple)]
+            if batches:
+                self._write(batches)
+            for item in items:
+                if isinstance(item, threading.Event):
+                    item.set()
+            if any(i is None for i in items):
+                return
+
+    def _write(self, batches: list[Batch]) -> None:
+        logs = self._logs()
+        if logs is None:
+            return
+        try:
+            with self._transaction():  # one commit for every pending invocation
+                for account, region, group, stream, events in batches:
+                    logs.append(account, region, group, stream, events)
+        except Exception:  # losing log lines must not take the server down
+            log.exception("could not write %d batches of Lambda log lines", len(batches))
