@@ -93,6 +93,13 @@ def seed_labs(aws: Callable[..., Any], endpoint: str, tag: str) -> dict[str, Lab
     retry = build_lab(aws, endpoint, f"con{tag}-ev04")
     run(aws, retry, "flaky-order", {"id": "flaky-order", "quantity": 2, "mode": "flaky"})
     run(aws, retry, "permanent-order", {"id": "permanent-order", "quantity": 3, "mode": "permanent"})
+    iam = aws("iam")  # the retry lab's denied order: the workflow role loses its invoke permission
+    policy = iam.get_role_policy(RoleName=retry.role, PolicyName="InvokeWorker")["PolicyDocument"]
+    iam.delete_role_policy(RoleName=retry.role, PolicyName="InvokeWorker")
+    try:
+        run(aws, retry, "denied-order", {"id": "denied-order", "quantity": 1, "mode": "normal"})
+    finally:
+        iam.put_role_policy(RoleName=retry.role, PolicyName="InvokeWorker", PolicyDocument=json.dumps(policy))
     return {"idempotency": idem, "retry": retry}
 
 

@@ -83,6 +83,9 @@ def test_execution_graph_shows_the_retried_task_and_the_history(tab: Tab, seeded
     failed = page.locator("tr.ev-TaskFailed")
     assert failed.count() == 1 and "TransientOrderError" in failed.inner_text()
     assert page.locator("tr.ev-TaskSucceeded").count() == 2
+    started = page.locator("tr.ev-ExecutionStarted details")
+    started.locator("summary").click()  # console.js indents the compact JSON once it is opened
+    assert '{\n  "id": "protected-order",' in started.locator("pre.json").first.inner_text()
     first_attempt = page.locator("table.attempts details").first
     first_attempt.locator("summary").click()
     assert "Result delivery failed after the write" in first_attempt.locator("pre.log").inner_text()

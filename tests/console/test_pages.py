@@ -78,6 +78,21 @@ def test_execution_with_a_caught_failure(page: Callable[[str], Page], seeded: di
     assert re.search(r'class="edge edge-catch taken"[^>]*data-src="StoreOrder" data-dst="Rejected"', text)
 
 
+def test_execution_denied_before_the_worker_ran(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    lab = seeded["retry"]
+    text = execution(page, lab, "denied-order").text
+    assert node_class(text, "StoreOrder") == "node st-failed"
+    assert "Lambda.AWSLambdaException" in text and "Status Code: 403" in text
+    attempts = text.split("<h2>Task attempts</h2>", 1)[1].split("<h2>Event history", 1)[0]
+    assert '<span class="muted">not invoked</span>' in attempts and "<details>" not in attempts
+    idem = execution(page, lab, "denied-order", "/idempotency").text
+    assert decisions(idem) == ["not invoked"]
+    assert "<b>0</b> worker invocations" in idem and "<b>1</b> not invoked" in idem
+    assert '<p class="empty">No item.</p>' in idem  # nothing under denied-order in the orders table
+    worker = page(f"/lambda/{lab.prefix}-worker").text
+    assert "(4 in the logs)" in worker  # flaky 2 + summary 1 + permanent 1; the denied call never ran
+
+
 def test_status_json_for_live_updates(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
     got = execution(page, seeded["retry"], "flaky-order", "/status.json")
     assert got.headers["content-type"] == "application/json"
@@ -141,12 +156,18 @@ def test_lambda_pages(page: Callable[[str], Page], aws: Callable[..., Any], seed
     assert len(cells(got.text, "o-error")) == 1 and "TransientOrderError" in got.text
 
 
-def test_iam_pages(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+def test_iam_pages(page: Callable[[str], Page], aws: Callable[..., Any], seeded: dict[str, Lab]) -> None:
     lab = seeded["idempotency"]
+    iam = aws("iam")
+    doc = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "states:DescribeExecution",
+                                                   "Resource": "*"}]}
+    managed = iam.create_policy(PolicyName=f"{lab.prefix}-read", PolicyDocument=json.dumps(doc))["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=lab.role, PolicyArn=managed)
     assert f'href="/iam/roles/{lab.role}"' in page("/iam").text
     role = page(f"/iam/roles/{lab.role}").text
     assert "states.amazonaws.com" in role and "InvokeWorker" in role and "lambda:InvokeFunction" in role
     assert f'href="/states/{lab.machine}"' in role
+    assert managed in role and "states:DescribeExecution" in role  # the attached policy and its document
     worker_role = page(f"/iam/roles/{lab.prefix}-worker-role").text
     assert "lambda.amazonaws.com" in worker_role and f'href="/lambda/{lab.prefix}-worker"' in worker_role
     assert "dynamodb:PutItem" in worker_role
