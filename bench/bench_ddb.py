@@ -1,0 +1,293 @@
+"""DynamoDB benchmark: onceflow side by side with the boto3 floor (a null HTTP server answering
+fixed bytes) and moto's server, in the same run, with 1 and 4 boto3 client threads.
+
+    python bench/bench_ddb.py [--ops 2000] [--threads 1,4] [--sizes 1000,100000,1000000]
+
+Operations: PutItem, GetItem, a conditional PutItem that fails, UpdateItem ADD, Query of 100 items.
+`--sizes` also measures GetItem latency on onceflow as the table grows (the slope per decade).
+Each server runs in its own process so that the clients' GIL does not slow the server down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import boto3
+import botocore.config
+
+CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=16)
+TABLE = "bench"
+
+# ------------------------------------------------------------------------------ null server
+NULL_SERVER = r'''
+import asyncio, json, sys
+ITEM = {"pk": {"S": "p"}, "sk": {"N": "1"}, "v": {"S": "x" * 100}}
+BODIES = {
+    "PutItem": (200, {}), "GetItem": (200, {"Item": ITEM}), "UpdateItem": (200, {"Attributes": {"n": {"N": "1"}}}),
+    "Query": (200, {"Items": [ITEM] * 100, "Count": 100, "ScannedCount": 100}),
+    "Fail": (400, {"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+                   "message": "The conditional request failed"}),
+}
+RESP = {}
+for k, (status, body) in BODIES.items():
+    b = json.dumps(body).encode()
+    reason = "OK" if status == 200 else "Bad Request"
+    RESP[k] = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/x-amz-json-1.0\r\n"
+               f"x-amzn-RequestId: 0\r\nContent-Length: {len(b)}\r\n\r\n").encode() + b
+
+class P(asyncio.Protocol):
+    def connection_made(self, t): self.t, self.buf = t, b""
+    def data_received(self, data):
+        self.buf += data
+        while True:
+            head_end = self.buf.find(b"\r\n\r\n")
+            if head_end < 0: return
+            head = self.buf[:head_end].decode("latin-1")
+            n = 0; target = ""
+            for line in head.split("\r\n")[1:]:
+                k, _, v = line.partition(":")
+                k = k.strip().lower()
+                if k == "content-length": n = int(v)
+                elif k == "x-amz-target": target = v.strip().split(".")[-1]
+            if len(self.buf) < head_end + 4 + n: return
+            body = self.buf[head_end + 4: head_end + 4 + n]
+            self.buf = self.buf[head_end + 4 + n:]
+            if target == "PutItem" and b"ConditionExpression" in body: target = "Fail"
+            self.t.write(RESP.get(target, RESP["PutItem"]))
+
+async def main():
+    server = await asyncio.get_running_loop().create_server(P, "127.0.0.1", 0)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await server.serve_forever()
+asyncio.run(main())
+'''
+
+# `onceflow serve`, optionally with TCP_NODELAY on the listening socket (accepted sockets inherit it on
+# Linux): without it the server's separate header and body writes meet the client's delayed ACK (~40 ms).
+ONCEFLOW = r'''
+import socket, sys
+import onceflow.server as server
+if sys.argv[1] == "nodelay":
+    bind = server.bind
+    def bind_nodelay(settings):
+        sock = bind(settings)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+    server.bind = bind_nodelay
+from onceflow.cli import main
+sys.exit(main(sys.argv[2:]))
+'''
+
+MOTO_SERVER = r'''
+import socket, sys, time
+from moto.server import ThreadedMotoServer
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+srv = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+srv.start()
+print(port, flush=True)
+while True: time.sleep(3600)
+'''
+
+
+def spawn(code: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    port = int(proc.stdout.readline())
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def spawn_onceflow(data: str, nodelay: bool) -> tuple[subprocess.Popen[str], str]:
+    args = [sys.executable, "-c", ONCEFLOW, "nodelay" if nodelay else "plain", "serve", "--port", "0", "--data", data]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        m = re.search(r"onceflow ready at (http://\S+)", line)
+        if m:
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, m.group(1)
+    raise RuntimeError("onceflow did not start")
+
+
+def wait_port(url: str) -> None:
+    host, port = url.rsplit(":", 1)
+    for _ in range(100):
+        try:
+            socket.create_connection((host.split("//")[1], int(port)), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+# ------------------------------------------------------------------------------ workload
+def client(url: str) -> Any:
+    return boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
+                        aws_secret_access_key="test", config=CONFIG)
+
+
+def setup(url: str, real: bool) -> None:
+    if not real:
+        return
+    c = client(url)
+    c.create_table(TableName=TABLE, BillingMode="PAY_PER_REQUEST",
+                   AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                         {"AttributeName": "sk", "AttributeType": "N"}],
+                   KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}])
+    for start in range(0, 100, 25):
+        c.batch_write_item(RequestItems={TABLE: [
+            {"PutRequest": {"Item": {"pk": {"S": "q"}, "sk": {"N": str(i)}, "v": {"S": "x" * 100}}}}
+            for i in range(start, start + 25)]})
+    c.put_item(TableName=TABLE, Item={"pk": {"S": "p"}, "sk": {"N": "1"}, "v": {"S": "x" * 100}})
+
+
+def operations(c: Any, thread: int) -> dict[str, Callable[[int], Any]]:
+    item = {"pk": {"S": f"w{thread}"}, "v": {"S": "x" * 100}}
+    return {
+        "PutItem": lambda i: c.put_item(TableName=TABLE, Item={**item, "sk": {"N": str(i)}}),
+        "GetItem": lambda i: c.get_item(TableName=TABLE, Key={"pk": {"S": "p"}, "sk": {"N": "1"}}),
+        "PutItem (condition fails)": lambda i: _fail(c),
+        "UpdateItem ADD": lambda i: c.update_item(
+            TableName=TABLE, Key={"pk": {"S": "counter"}, "sk": {"N": str(thread)}}, UpdateExpression="ADD n :one",
+            ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValues="UPDATED_NEW"),
+        "Query 100 items": lambda i: c.query(TableName=TABLE, KeyConditionExpression="pk = :p",
+                                             ExpressionAttributeValues={":p": {"S": "q"}}),
+    }
+
+
+def _fail(c: Any) -> None:
+    try:
+        c.put_item(TableName=TABLE, Item={"pk": {"S": "p"}, "sk": {"N": "1"}},
+                   ConditionExpression="attribute_not_exists(pk)", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+    except c.exceptions.ConditionalCheckFailedException:
+        return
+    raise AssertionError("the conditional put should have failed")
+
+
+def measure(url: str, op: str, threads: int, ops: int) -> dict[str, float]:
+    clients = [client(url) for _ in range(threads)]
+    fns = [operations(c, t)[op] for t, c in enumerate(clients)]
+    for f in fns:  # warm the connection and botocore's caches
+        for i in range(20):
+            f(10_000_000 + i)
+    per = ops // threads
+    lat: list[list[float]] = [[] for _ in range(threads)]
+    barrier = threading.Barrier(threads + 1)
+
+    def run(t: int) -> None:
+        f, out = fns[t], lat[t]
+        barrier.wait()
+        for i in range(per):
+            t0 = time.perf_counter()
+            f(i)
+            out.append(time.perf_counter() - t0)
+
+    ts = [threading.Thread(target=run, args=(t,)) for t in range(threads)]
+    for t in ts:
+        t.start()
+    barrier.wait()
+    t0 = time.perf_counter()
+    for t in ts:
+        t.join()
+    wall = time.perf_counter() - t0
+    all_lat = sorted(x for xs in lat for x in xs)
+    return {"ops_s": len(all_lat) / wall, "p50_ms": 1000 * all_lat[len(all_lat) // 2],
+            "p99_ms": 1000 * all_lat[int(len(all_lat) * 0.99)]}
+
+
+def size_slope(url: str, sizes: list[int]) -> list[tuple[int, float]]:
+    """GetItem median latency on a table grown to each size (random keys, onceflow only)."""
+    c = client(url)
+    name = "bench-size"
+    c.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                   AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                   KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    loaded, out = 0, []
+    writers = [client(url) for _ in range(4)]
+    for size in sizes:
+        def load(w: Any, lo: int, hi: int) -> None:
+            for s in range(lo, hi, 25):
+                w.batch_write_item(RequestItems={name: [
+                    {"PutRequest": {"Item": {"id": {"S": f"k{i:08d}"}, "v": {"S": "x" * 100}}}}
+                    for i in range(s, min(s + 25, hi))]})
+        step = (size - loaded + 3) // 4
+        ts = [threading.Thread(target=load, args=(w, loaded + j * step, min(size, loaded + (j + 1) * step)))
+              for j, w in enumerate(writers)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        loaded = size
+        keys = [f"k{(i * 7919) % size:08d}" for i in range(2000)]
+        lat = []
+        for k in keys:
+            t0 = time.perf_counter()
+            c.get_item(TableName=name, Key={"id": {"S": k}})
+            lat.append(time.perf_counter() - t0)
+        out.append((size, 1000 * statistics.median(lat)))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ops", type=int, default=2000)
+    ap.add_argument("--threads", default="1,4")
+    ap.add_argument("--sizes", default="1000,100000")
+    ap.add_argument("--json", help="write the figures to this file too")
+    ap.add_argument("--nodelay", action="store_true", help="serve onceflow with TCP_NODELAY set (see ONCEFLOW)")
+    args = ap.parse_args()
+    threads = [int(x) for x in args.threads.split(",")]
+    data = tempfile.mkdtemp(prefix="onceflow-bench-")
+    once_proc, once_url = spawn_onceflow(data, args.nodelay)
+    null_proc, null_url = spawn(NULL_SERVER)
+    moto_proc, moto_url = spawn(MOTO_SERVER)
+    wait_port(moto_url)
+    targets = {"null floor": null_url, "onceflow": once_url, "moto": moto_url}
+    results: dict[str, Any] = {}
+    try:
+        setup(once_url, True)
+        setup(moto_url, True)
+        ops = list(operations(client(once_url), 0))
+        print(f"onceflow data dir {data} (durable, group commit), TCP_NODELAY={args.nodelay}; "
+              f"{args.ops} calls per cell; cpu={os.cpu_count()}")
+        head = f"{'operation':<27}{'thr':>4}" + "".join(f"{t + ' ops/s':>17}{'p50/p99 ms':>16}" for t in targets)
+        print(head + f"{'x floor':>9}{'x moto':>8}")
+        for op in ops:
+            for n in threads:
+                row = {t: measure(url, op, n, args.ops) for t, url in targets.items()}
+                results[f"{op} x{n}"] = row
+                cells = "".join(f"{r['ops_s']:>17.0f}{r['p50_ms']:>8.2f}/{r['p99_ms']:<7.2f}" for r in row.values())
+                vs_floor = row["onceflow"]["p50_ms"] / row["null floor"]["p50_ms"]
+                vs_moto = row["onceflow"]["ops_s"] / row["moto"]["ops_s"]
+                print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_moto:>7.1f}x", flush=True)
+        sizes = [int(x) for x in args.sizes.split(",") if x]
+        if sizes:
+            slope = size_slope(once_url, sizes)
+            results["getitem_by_size"] = slope
+            print("GetItem p50 by table size (onceflow): " + ", ".join(f"{s:,} items {ms:.3f} ms" for s, ms in slope))
+            if len(slope) > 1:
+                import math
+
+                per_decade = (slope[-1][1] - slope[0][1]) / math.log10(slope[-1][0] / slope[0][0])
+                print(f"slope: {per_decade * 1000:+.1f} us per 10x items")
+    finally:
+        for p in (once_proc, null_proc, moto_proc):
+            p.kill()
+            p.wait()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
