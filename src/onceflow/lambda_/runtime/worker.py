@@ -164,15 +164,17 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
 
 
 def _fresh_boto3_session(loader: Any) -> None:
-    """A default boto3 session that reads this worker's environment but reuses the zygote's models."""
+    """The zygote built boto3's default session (reading no environment yet); without one, build it."""
     if loader is None:
         return
     import boto3
-    import botocore.session
 
-    session = botocore.session.Session()
-    session.register_component("data_loader", loader)
-    boto3.setup_default_session(botocore_session=session)
+    if boto3.DEFAULT_SESSION is None:
+        import botocore.session
+
+        session = botocore.session.Session()
+        session.register_component("data_loader", loader)
+        boto3.setup_default_session(botocore_session=session)
 
 
 def _load_handler(handler: str) -> Any:

@@ -17,7 +17,7 @@ import socket
 import sys
 from typing import Any
 
-from onceflow.lambda_.runtime import protocol
+from onceflow.lambda_.runtime import protocol, worker
 
 # Models a handler is most likely to use; each costs a few ms here and nothing in the worker.
 _PRELOAD_SERVICES = ("dynamodb", "sts", "lambda", "logs", "stepfunctions", "iam", "s3", "sqs", "sns")
@@ -26,7 +26,7 @@ _PRELOAD_SERVICES = ("dynamodb", "sts", "lambda", "logs", "stepfunctions", "iam"
 def preload() -> Any:
     """Import boto3 and return a botocore loader with the common models cached (None without boto3)."""
     try:
-        import boto3  # noqa: F401  (the import is the point)
+        import boto3
         import botocore.loaders
         import botocore.session
     except ImportError:
@@ -39,6 +39,11 @@ def preload() -> Any:
     for data in ("endpoints", "partitions", "sdk-default-configuration", "_retry"):
         with contextlib.suppress(Exception):
             loader.load_data(data)
+    # The default session is built here once (~25-45 ms otherwise, in every worker). It reads nothing
+    # from the environment until a client is made, so a worker's own variables still decide.
+    default = botocore.session.Session()
+    default.register_component("data_loader", loader)
+    boto3.setup_default_session(botocore_session=default)
     # One throwaway client imports botocore's lazily imported modules (parsers, signers, retries).
     with contextlib.suppress(Exception):
         session = botocore.session.Session()
@@ -98,8 +103,6 @@ class Zygote:
             os.close(self.wake_r)
             os.close(self.wake_w)
             self.control.close()
-            from onceflow.lambda_.runtime import worker
-
             worker.run(socket.socket(fileno=fd), spec, self.loader)
             os._exit(0)  # pragma: no cover - worker.run never returns
         os.close(fd)
