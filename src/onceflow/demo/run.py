@@ -3,7 +3,9 @@ and keep serving until Ctrl-C."""
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 import traceback
 from typing import Any
 
@@ -41,29 +43,36 @@ def run_labs(settings: Settings) -> str:
     orders: dict[str, dict[str, Any]] = {}
     notes = []
 
+    # Execution names stay unique per state machine for 90 days on AWS, even across a delete and
+    # re-create: a repeated demo run gives its executions a suffix.
+    suffix = ""
     lab = LabRunner(clients, "labex-ev05", account, settings.default_region)
     if lab.clean_earlier_run(["protected-order", "different-order"]):
         notes.append("labex-ev05: removed the workflow an earlier demo run left")
+        suffix = time.strftime("-%H%M%S")
     lab.deploy_worker("protected")
     lab.create_workflow()
     for name, order in IDEMPOTENCY:
-        records.append(lab.execute("Idempotency lab (labex-ev05): retries never repeat a business write", name, order))
-    _count(orders, records, lab, ["protected-order", "different-order"])
+        records.append(lab.execute("Idempotency lab (labex-ev05): retries never repeat a business write",
+                                   name + suffix, order))
     logs = lab.worker_log_lines()
+    _count(orders, records, lab, logs, ["protected-order", "different-order"])
 
     retry = LabRunner(clients, "labex-ev04", account, settings.default_region)
     if retry.clean_earlier_run(["retry-order", "permanent-order", "denied-order"]):
         notes.append("labex-ev04: removed the workflow an earlier demo run left")
+        suffix = suffix or time.strftime("-%H%M%S")
     retry.create_workflow()
     title = "Retry lab (labex-ev04): selective retry, a permanent failure, a denied invoke"
     for name, order in RETRY:
-        records.append(retry.execute(title, name, order))
+        records.append(retry.execute(title, name + suffix, order))
     retry.revoke_invoke()
-    denied = retry.execute(title, *DENIED)
+    denied = retry.execute(title, DENIED[0] + suffix, DENIED[1])
     records.append(denied)
     retry.grant_invoke()
-    _count(orders, records, retry, ["retry-order", "permanent-order", "denied-order"])
-    logs += retry.worker_log_lines()
+    retry_logs = retry.worker_log_lines()
+    _count(orders, records, retry, retry_logs, ["retry-order", "permanent-order", "denied-order"])
+    logs += retry_logs
     denied_cause = next((e["taskFailedEventDetails"].get("cause") for e in denied.events
                          if e["type"] == "TaskFailed"), None)
     report = render(records, orders, logs, denied_cause)
@@ -71,10 +80,12 @@ def run_labs(settings: Settings) -> str:
 
 
 def _count(orders: dict[str, dict[str, Any]], records: list[ExecutionRecord], lab: LabRunner,
-           order_ids: list[str]) -> None:
+           log_lines: list[str], order_ids: list[str]) -> None:
+    """Invocations are what the worker logged (a denied call never reaches it); writes are items."""
+    invoked = [json.loads(line[len("WORKFLOW "):]).get("id") for line in log_lines if line.startswith("WORKFLOW ")]
     for order_id in order_ids:
         mine = [r for r in records if r.order_id == order_id]
-        invocations = sum(e["type"] == "TaskScheduled" for r in mine for e in r.events)
+        invocations = invoked.count(order_id)
         duplicates = sum('"duplicate":true' in (e.get("taskSucceededEventDetails") or {}).get("output", "")
                          .replace(" ", "") for r in mine for e in r.events)
         orders[order_id] = {"invocations": invocations, "writes": int(lab.item("orders", order_id) is not None),
