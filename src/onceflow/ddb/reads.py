@@ -14,7 +14,7 @@ from onceflow.ddb.keys import encode_key
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB, projection_paths
-from onceflow.ddb.values import Item, item_size, loads, type_of
+from onceflow.ddb.values import Item, loads, type_of
 from onceflow.errors import validation_error
 
 PAGE_BYTES = 1024 * 1024
@@ -170,12 +170,12 @@ class Reader:
         forward = p.get("ScanIndexForward", True)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
 
-        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str]], bool]:
+        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str, int]], bool]:
             if index is None:
                 rows = self.store.range(t.id, hk, lo, hi, forward, after[1] if after else None, n)
-                return [((r[0], r[1]), r[2]) for r in rows], len(rows) == n
+                return [((r[0], r[1]), r[2], r[3]) for r in rows], len(rows) == n
             rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n)
-            return [((hk, r[0], r[1], r[2]), r[3]) for r in rows2], len(rows2) == n
+            return [((hk, r[0], r[1], r[2]), r[3], r[4]) for r in rows2], len(rows2) == n
 
         return self._page(t, index, p, prep, select, paths, start, fetch)
 
@@ -195,13 +195,14 @@ class Reader:
         select, paths = self._select(t, p, prep)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
 
-        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str]], bool]:
+        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str, int]], bool]:
             # Segments split the table by a hash of the partition key, as DynamoDB's do.
             while True:
                 if index is None:
-                    rows = [((r[0], r[1]), r[2]) for r in self.store.scan(t.id, after, n)]
+                    rows = [((r[0], r[1]), r[2], r[3]) for r in self.store.scan(t.id, after, n)]
                 else:
-                    rows = [((r[0], r[1], r[2], r[3]), r[4]) for r in self.store.index_scan(t.id, index, after, n)]
+                    rows = [((r[0], r[1], r[2], r[3]), r[4], r[5])
+                            for r in self.store.index_scan(t.id, index, after, n)]
                 if seg is None:
                     return rows, len(rows) == n
                 hk_at = 2 if index else 0
@@ -223,12 +224,12 @@ class Reader:
         while True:
             want = BATCH if limit is None else min(BATCH, limit - scanned)
             rows, more = fetch(after, want)
-            for pos, text in rows:
+            for pos, text, stored_size in rows:
                 item = loads(text)
                 if index is not None:
                     item = it.project_index(t, index, item)
                 scanned += 1
-                size += item_size(item)
+                size += stored_size
                 after = pos
                 if flt is None or condition(flt, item, prep.values):
                     out.append(project(item, paths) if paths is not None else item)

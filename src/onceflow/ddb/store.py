@@ -124,9 +124,9 @@ class Store:
 
     # -------------------------------------------------------------- range reads
     def range(self, table_id: int, hk: bytes, lo: tuple[bytes, bool] | None, hi: tuple[bytes, bool] | None,
-              forward: bool, after: bytes | None, limit: int) -> list[tuple[bytes, bytes, str]]:
+              forward: bool, after: bytes | None, limit: int) -> list[tuple[bytes, bytes, str, int]]:
         """Items of one partition with lo <= rk <= hi (bounds' bool: inclusive), after `after`."""
-        sql = ["SELECT hk, rk, item FROM ddb_items WHERE table_id=? AND hk=?"]
+        sql = ["SELECT hk, rk, item, size FROM ddb_items WHERE table_id=? AND hk=?"]
         args: list[Any] = [table_id, hk]
         _bounds(sql, args, "rk", lo, hi)
         if after is not None:
@@ -138,8 +138,8 @@ class Store:
 
     def index_range(self, table_id: int, index: str, ihk: bytes, lo: tuple[bytes, bool] | None,
                     hi: tuple[bytes, bool] | None, forward: bool, after: tuple[bytes, bytes, bytes] | None,
-                    limit: int) -> list[tuple[bytes, bytes, bytes, str]]:
-        sql = ["SELECT e.irk, e.hk, e.rk, i.item FROM ddb_index_entries e JOIN ddb_items i "
+                    limit: int) -> list[tuple[bytes, bytes, bytes, str, int]]:
+        sql = ["SELECT e.irk, e.hk, e.rk, i.item, i.size FROM ddb_index_entries e JOIN ddb_items i "
                "ON i.table_id=e.table_id AND i.hk=e.hk AND i.rk=e.rk "
                "WHERE e.table_id=? AND e.index_name=? AND e.ihk=?"]
         args: list[Any] = [table_id, index, ihk]
@@ -152,18 +152,19 @@ class Store:
         args.append(limit)
         return [tuple(r) for r in self.db.query(" ".join(sql), args)]  # type: ignore[misc]
 
-    def scan(self, table_id: int, after: tuple[bytes, bytes] | None, limit: int) -> list[tuple[bytes, bytes, str]]:
+    def scan(self, table_id: int, after: tuple[bytes, bytes] | None,
+             limit: int) -> list[tuple[bytes, bytes, str, int]]:
         if after is None:
-            rows = self.db.query("SELECT hk, rk, item FROM ddb_items WHERE table_id=? ORDER BY hk, rk LIMIT ?",
+            rows = self.db.query("SELECT hk, rk, item, size FROM ddb_items WHERE table_id=? ORDER BY hk, rk LIMIT ?",
                                  (table_id, limit))
         else:
-            rows = self.db.query("SELECT hk, rk, item FROM ddb_items WHERE table_id=? AND (hk, rk) > (?, ?) "
+            rows = self.db.query("SELECT hk, rk, item, size FROM ddb_items WHERE table_id=? AND (hk, rk) > (?, ?) "
                                  "ORDER BY hk, rk LIMIT ?", (table_id, after[0], after[1], limit))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def index_scan(self, table_id: int, index: str, after: tuple[bytes, bytes, bytes, bytes] | None,
-                   limit: int) -> list[tuple[bytes, bytes, bytes, bytes, str]]:
-        sql = ("SELECT e.ihk, e.irk, e.hk, e.rk, i.item FROM ddb_index_entries e JOIN ddb_items i "
+                   limit: int) -> list[tuple[bytes, bytes, bytes, bytes, str, int]]:
+        sql = ("SELECT e.ihk, e.irk, e.hk, e.rk, i.item, i.size FROM ddb_index_entries e JOIN ddb_items i "
                "ON i.table_id=e.table_id AND i.hk=e.hk AND i.rk=e.rk WHERE e.table_id=? AND e.index_name=? ")
         args: list[Any] = [table_id, index]
         if after is not None:
