@@ -47,6 +47,7 @@ def setup(stack: Stack) -> None:
     stack.services["lambda"] = api
     stack.resource_resolvers["lambda"] = _resolver
     stack.on_start.append(lambda: threading.Thread(target=pool.warm_up, name="lambda-warmup", daemon=True).start())
+    stack.on_reset.append(invoker.logs.flush)  # before the tables are emptied, not after
     stack.on_reset.append(pool.retire_all)
 
     def shutdown() -> None:

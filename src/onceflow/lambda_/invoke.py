@@ -27,6 +27,7 @@ from onceflow.lambda_.service import LambdaService, Resolved
 log = logging.getLogger("onceflow.lambda")
 
 _TAIL_BYTES = 4096
+_MAX_EVENT_BYTES = 262_144 - 26
 _MAX_RESPONSE = 6_291_556  # what Lambda's error message names as the response limit
 
 
@@ -218,11 +219,18 @@ def _log_lines(resolved: Resolved, outcome: Outcome, request_id: str, started_ms
     # Logs sorts events by time: START must not sort before what init printed.
     start_ms = max([started_ms, *(ts for ts, _ in outcome.init_logs)])
     lines.append((start_ms, f"START RequestId: {request_id} Version: {resolved.executed_version}\n"))
-    lines.extend(outcome.logs)
+    lines.extend((ts, _fit(m)) for ts, m in outcome.logs)
     end_ms = max([start_ms, int(time.time() * 1000), *(ts for ts, _ in outcome.logs)])
     lines.append((end_ms, f"END RequestId: {request_id}\n"))
     lines.append((end_ms, _report(request_id, outcome, config)))
     return lines
+
+
+def _fit(message: str) -> str:
+    """CloudWatch Logs takes events up to 256 KB (with 26 bytes of overhead); Lambda cuts longer lines."""
+    if len(message) * 4 <= _MAX_EVENT_BYTES:
+        return message
+    return message.encode()[:_MAX_EVENT_BYTES].decode(errors="ignore")
 
 
 def _init_start(runtime: str, region: str) -> str:

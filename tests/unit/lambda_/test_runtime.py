@@ -41,6 +41,15 @@ def handler(event, context):
 
 
 @pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("broken")
+    (root / "raises.py").write_text("raise ValueError('no config')\n")
+    (root / "syntax.py").write_text("def (:\n")
+    (root / "exits.py").write_text("import sys\nsys.exit(3)\n")
+    return root
+
+
+@pytest.fixture(scope="module")
 def code(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("task")
     (root / "app.py").write_text(APP)
@@ -160,3 +169,21 @@ def test_init_errors_report_the_invocation_request_id(pool: Pool, code: Path) ->
         "stackTrace": [],
     }
     assert out.error_type == "Runtime.ImportModuleError"
+
+
+def test_init_failures(pool: Pool, broken: Path) -> None:
+    rid, out = run(pool, spec(broken, key="raises", handler="raises.handler"), {})
+    doc = json.loads(out.payload)
+    assert (doc["errorType"], doc["errorMessage"], doc["requestId"]) == ("ValueError", "no config", rid)
+    last = doc["stackTrace"][-1]
+    assert last == '  File "/var/task/raises.py", line 1, in <module>\n    raise ValueError(\'no config\')\n'
+    _, out = run(pool, spec(broken, key="syntax", handler="syntax.handler"), {})
+    doc = json.loads(out.payload)
+    assert doc["errorType"] == "Runtime.UserCodeSyntaxError"
+    assert doc["errorMessage"].startswith("Syntax error in module 'syntax': ")
+    assert doc["stackTrace"] == ['  File "/var/task/syntax.py" Line 1\n    def (:\n']
+    rid, out = run(pool, spec(broken, key="exits", handler="exits.handler"), {})
+    assert json.loads(out.payload) == {
+        "errorType": "Runtime.ExitError",
+        "errorMessage": f"RequestId: {rid} Error: Runtime exited with error: exit status 3",
+    }

@@ -189,7 +189,7 @@ def _load_handler(handler: str) -> Any:
     except ImportError as exc:
         raise _Fault("Runtime.ImportModuleError", f"Unable to import module '{modname}': {exc}") from None
     except SyntaxError as exc:
-        trace = [f'  File "{exc.filename}" Line {exc.lineno}\n    {exc.text}']
+        trace = [f'  File "{_var_task(exc.filename or "")}" Line {exc.lineno}\n    {exc.text}']
         raise _Fault("Runtime.UserCodeSyntaxError", f"Syntax error in module '{modname}': {exc}", trace) from None
     try:
         return getattr(module, fname)
@@ -215,14 +215,14 @@ def _exception_doc(exc: BaseException, request_id: str) -> dict[str, Any]:
 
 def _as_var_task(frames: list[traceback.FrameSummary]) -> list[traceback.FrameSummary]:
     """Name the function's files as Lambda does (/var/task/app.py), whatever folder they run from."""
+    return [traceback.FrameSummary(_var_task(f.filename), f.lineno, f.name, line=f.line) for f in frames]
+
+
+def _var_task(filename: str) -> str:
     root = os.environ.get("LAMBDA_TASK_ROOT", "")
-    out = []
-    for f in frames:
-        name = f.filename
-        if root and name.startswith(root + os.sep):
-            name = "/var/task" + name[len(root) :]
-        out.append(traceback.FrameSummary(name, f.lineno, f.name, line=f.line))
-    return out
+    if root and filename.startswith(root + os.sep):
+        return "/var/task" + filename[len(root) :]
+    return filename
 
 
 def _log_error(channel: _Channel, doc: dict[str, Any]) -> None:
