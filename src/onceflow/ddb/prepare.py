@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.ddb.expr.validate import Compiled, check_placeholders, check_unused, check_values, compile_expression
+from onceflow.ddb.legacy import translate
 from onceflow.ddb.values import normalize_value
 from onceflow.errors import ServiceError, validation_error
 
@@ -50,6 +51,10 @@ def prepare(params: dict[str, Any], kinds: tuple[str, ...]) -> Prepared:
         raise validation_error(
             "Can not use both expression and non-expression parameters in the same request: "
             f"Non-expression parameters: {{{', '.join(legacy)}}} Expression parameters: {{{', '.join(present)}}}")
+    if legacy and names is None and raw_values is None:
+        trees, legacy_values = translate(params)
+        return Prepared({k: Compiled(k, v, frozenset(), ()) for k, v in trees.items() if v is not None},
+                        legacy_values)
     if names is not None and not present:
         raise validation_error("ExpressionAttributeNames can only be specified when using expressions")
     value_kinds = [k for k in kinds if k != "ProjectionExpression"]
