@@ -93,6 +93,34 @@ def test_execution_denied_before_the_worker_ran(page: Callable[[str], Page], see
     assert "(4 in the logs)" in worker  # flaky 2 + summary 1 + permanent 1; the denied call never ran
 
 
+def test_parallel_and_map_executions_colour_their_groups(page: Callable[[str], Page], aws: Callable[..., Any],
+                                                        seeded: dict[str, Lab]) -> None:
+    role = aws("iam").get_role(RoleName=seeded["idempotency"].role)["Role"]["Arn"]
+    definition = {"StartAt": "Fan", "States": {
+        "Fan": {"Type": "Parallel", "Next": "Each", "ResultPath": "$.fan", "Branches": [
+            {"StartAt": "Left", "States": {"Left": {"Type": "Pass", "End": True}}},
+            {"StartAt": "Right", "States": {"Right": {"Type": "Pass", "End": True}}}]},
+        "Each": {"Type": "Map", "ItemsPath": "$.items", "End": True, "ItemProcessor": {
+            "StartAt": "Item", "States": {
+                "Item": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 2, "Next": "Two"}],
+                         "Default": "Other"},
+                "Two": {"Type": "Pass", "End": True}, "Other": {"Type": "Pass", "End": True}}}}}}
+    name = f"nested-{seeded['idempotency'].prefix}"
+    sfn = aws("stepfunctions")
+    arn = sfn.create_state_machine(name=name, roleArn=role, definition=json.dumps(definition))["stateMachineArn"]
+    lab = Lab("", name, arn, "")
+    from console_seed import run
+
+    assert run(aws, lab, "n1", {"items": [1, 2, 3]})["status"] == "SUCCEEDED"
+    text = execution(page, lab, "n1").text
+    for group in ("Fan", "Each"):
+        assert re.search(rf'<g class="group st-succeeded" data-state="{group}">', text), group
+    for state in ("Left", "Right", "Item", "Two", "Other"):
+        assert node_class(text, state) == "node st-succeeded", state
+    iterations = re.findall(r'"ev-MapIterationStarted"><td>\d+</td><td>MapIterationStarted</td><td>(\w+)</td>', text)
+    assert iterations == ["Each", "Each", "Each"]
+
+
 def test_status_json_for_live_updates(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
     got = execution(page, seeded["retry"], "flaky-order", "/status.json")
     assert got.headers["content-type"] == "application/json"

@@ -286,3 +286,28 @@ def test_key_tokens_round_trip(key: dict[str, Any]) -> None:
 def test_bad_key_tokens_are_refused(token: str) -> None:
     with pytest.raises(ValueError):
         decode_key(token)
+
+
+def test_parallel_and_map_events_belong_to_their_state() -> None:
+    run = history.fold(events(
+        ("ExecutionStarted", 0, {}),
+        ("ParallelStateEntered", 0, {"name": "Fan"}),
+        ("ParallelStateStarted", 2, {}),
+        ("PassStateEntered", 3, {"name": "Left"}),
+        ("PassStateExited", 4, {"name": "Left"}),
+        ("ParallelStateSucceeded", 5, {}),
+        ("ParallelStateExited", 6, {"name": "Fan"}),
+        ("MapStateEntered", 7, {"name": "Each"}),
+        ("MapStateStarted", 8, {"length": 1}),
+        ("MapIterationStarted", 9, {"name": "Each", "index": 0}),
+        ("PassStateEntered", 10, {"name": "Item"}),
+        ("PassStateExited", 11, {"name": "Item"}),
+        ("MapIterationSucceeded", 12, {"name": "Each", "index": 0}),
+        ("MapStateSucceeded", 13, {}),
+        ("MapStateExited", 14, {"name": "Each"}),
+        ("ExecutionSucceeded", 15, {}),
+    ))
+    assert [run.step_of.get(i) for i in (3, 6, 9, 10, 13, 14)] == ["Fan", "Fan", "Each", "Each", "Each", "Each"]
+    assert {n: s.status for n, s in run.states.items()} == {"Fan": "succeeded", "Left": "succeeded",
+                                                            "Each": "succeeded", "Item": "succeeded"}
+    assert ("Fan", "Each") in run.transitions and ("Each", graph.END) in run.transitions

@@ -23,6 +23,7 @@ ATTEMPT_END = {"TaskSucceeded": "succeeded", "TaskFailed": "failed", "TaskTimedO
                "TaskStartFailed": "failed", "TaskSubmitFailed": "failed", "LambdaFunctionFailed": "failed",
                "LambdaFunctionSucceeded": "succeeded", "LambdaFunctionTimedOut": "timed-out",
                "LambdaFunctionStartFailed": "failed", "LambdaFunctionScheduleFailed": "failed"}  # fmt: skip
+CONTAINER_EVENTS = ("ParallelState", "MapState", "MapIteration", "MapRun")
 ATTEMPT_START = {"TaskScheduled", "LambdaFunctionScheduled"}
 REQUEST_ID = re.compile(r"Request ID: ([0-9a-fA-F-]{36})")
 
@@ -93,6 +94,7 @@ def fold(events: list[dict[str, Any]]) -> Folded:
     state_of = out.step_of
     open_attempt: dict[str, Attempt] = {}
     exited_from: dict[int, str] = {}  # StateExited event id -> state name
+    containers: list[str] = []  # the Parallel and Map states entered and not yet exited
     for event in events:
         eid, prev, kind = int(event.get("id", 0)), int(event.get("previousEventId", 0) or 0), event.get("type", "")
         det = details(event)
@@ -100,8 +102,14 @@ def fold(events: list[dict[str, Any]]) -> Folded:
         if kind.endswith("StateEntered"):
             _entered(out, det.get("name", ""), kind.removesuffix("StateEntered"), prev, exited_from, state_of)
             state_of[eid] = det.get("name", "")
+            if kind in ("ParallelStateEntered", "MapStateEntered"):
+                containers.append(det.get("name", ""))
             continue
         name = det.get("name") if kind.endswith("StateExited") else state_of.get(prev)
+        if kind in ("ParallelStateExited", "MapStateExited") and name in containers:
+            containers.remove(name)
+        elif kind.startswith(CONTAINER_EVENTS) and containers:
+            name = containers[-1]  # ParallelStateSucceeded, MapIterationStarted...: the Map/Parallel state's own
         if name is not None:
             state_of[eid] = name
         if kind.endswith("StateExited") and name:
