@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from typing import Any
 
@@ -132,9 +133,11 @@ def test_ttl_settings_and_expiry(ddb: Any) -> None:
         "TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}
     r = error(ddb.update_time_to_live, TableName=n, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
     assert r["Error"]["Message"] == "TimeToLive is already enabled"
-    ddb.put_item(TableName=n, Item={"pk": {"S": "old"}, "sk": {"N": "1"}, "exp": {"N": "1000"}})
-    ddb.put_item(TableName=n, Item={"pk": {"S": "new"}, "sk": {"N": "1"}, "exp": {"N": "99999999999"}})
-    import time
+    now = int(time.time())
+    ddb.put_item(TableName=n, Item={"pk": {"S": "old"}, "sk": {"N": "1"}, "exp": {"N": str(now - 10)}})
+    ddb.put_item(TableName=n, Item={"pk": {"S": "new"}, "sk": {"N": "1"}, "exp": {"N": str(now + 3600)}})
+    # DynamoDB ignores TTL values more than five years in the past.
+    ddb.put_item(TableName=n, Item={"pk": {"S": "ancient"}, "sk": {"N": "1"}, "exp": {"N": "1000"}})
 
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -143,6 +146,7 @@ def test_ttl_settings_and_expiry(ddb: Any) -> None:
         time.sleep(0.2)
     assert "Item" not in ddb.get_item(TableName=n, Key={"pk": {"S": "old"}, "sk": {"N": "1"}})
     assert "Item" in ddb.get_item(TableName=n, Key={"pk": {"S": "new"}, "sk": {"N": "1"}})
+    assert "Item" in ddb.get_item(TableName=n, Key={"pk": {"S": "ancient"}, "sk": {"N": "1"}})
 
 
 def test_cli_waiters(aws_cli: Any) -> None:

@@ -20,6 +20,7 @@ from onceflow.errors import validation_error
 from onceflow.store.db import Database
 
 COND = ("ConditionExpression",)
+TTL_HORIZON = 5 * 365 * 24 * 3600.0
 
 
 class DynamoDB:
@@ -182,13 +183,17 @@ class DynamoDB:
         return {"TimeToLiveSpecification": {"Enabled": enabled, "AttributeName": attr}}
 
     def expire(self) -> int:
-        """Delete items whose TTL attribute is in the past (DynamoDB's background TTL deletion)."""
-        rows = self.store.expired(self.clock())
+        """Delete items whose TTL attribute is in the past (DynamoDB's background TTL deletion).
+
+        As in DynamoDB, a TTL more than five years in the past is not a TTL and never expires."""
+        now = self.clock()
+        rows = self.store.expired(now - TTL_HORIZON, now)
         if not rows:
             return 0
+        by_id = {t.id: t for t in self._tables.values()}
         with self.db.transaction() as conn:
             for table_id, hk, rk, text in rows:
-                t = next((x for x in self._tables.values() if x.id == table_id), None)
+                t = by_id.get(table_id) or self.store.table_by_id(table_id)
                 if t is not None:
                     self.store.replace_index_rows(conn, table_id, hk, rk, it.index_rows(t, loads(text)), [])
                 self.store.delete(conn, table_id, hk, rk)

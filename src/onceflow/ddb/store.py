@@ -56,6 +56,10 @@ class Store:
             return None
         return Table.from_json(row[0], json.loads(row[2])), row[1]
 
+    def table_by_id(self, table_id: int) -> Table | None:
+        row = self.db.query_one("SELECT meta FROM ddb_tables WHERE id=?", (table_id,))
+        return Table.from_json(table_id, json.loads(row[0])) if row else None
+
     def insert_table(self, conn: sqlite3.Connection, t: Table) -> int:
         cur = conn.execute("INSERT INTO ddb_tables (account, region, name, meta) VALUES (?,?,?,?)",
                            (t.account, t.region, t.name, json.dumps(t.to_json())))
@@ -175,10 +179,10 @@ class Store:
         return [tuple(r) for r in self.db.query(sql, args)]  # type: ignore[misc]
 
     # -------------------------------------------------------------- TTL and transactions
-    def expired(self, now: float, limit: int = 500) -> list[tuple[int, bytes, bytes, str]]:
+    def expired(self, since: float, now: float, limit: int = 500) -> list[tuple[int, bytes, bytes, str]]:
         return [tuple(r) for r in self.db.query(  # type: ignore[misc]
-            "SELECT table_id, hk, rk, item FROM ddb_items WHERE expires IS NOT NULL AND expires < ? LIMIT ?",
-            (now, limit))]
+            "SELECT table_id, hk, rk, item FROM ddb_items WHERE expires > ? AND expires < ? LIMIT ?",
+            (since, now, limit))]
 
     @staticmethod
     def token(conn: sqlite3.Connection, account: str, region: str, token: str) -> tuple[str, float] | None:
