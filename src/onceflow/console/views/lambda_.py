@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from onceflow.console import lambda_logs
 from onceflow.console.app import Response, View
 from onceflow.console.aws import NotFound
 
 RECENT = 50  # invocations shown
-LOG_EVENTS = 20_000  # log events read to find them
+STREAMS = 10  # the most recently written log streams read
+STREAM_EVENTS = 2_000  # the latest events read from each
 
 
 def functions(v: View) -> Response:
@@ -24,12 +27,24 @@ def function(v: View) -> Response:
     else:
         config, code = v.aws.call("lambda", "GetFunctionConfiguration", {"FunctionName": name}), {}
     group = ((config.get("LoggingConfig") or {}).get("LogGroup")) or f"/aws/lambda/{config.get('FunctionName', name)}"
-    try:
-        events = v.optional(lambda: v.aws.all("logs", "FilterLogEvents", {"logGroupName": group}, "events",
-                                              limit=LOG_EVENTS), [])
-    except NotFound:
-        events = []
+    events = v.optional(lambda: recent_events(v, group), []) or []
     invocations = lambda_logs.invocations(events)
     return v.page("function.html", title=name, config=config, code=code, log_group=group,
                   invocations=list(reversed(invocations[-RECENT:])), total_invocations=len(invocations),
-                  truncated=len(events) >= LOG_EVENTS)
+                  streams=len({e.get("logStreamName") for e in events}))
+
+
+def recent_events(v: View, group: str) -> list[dict[str, Any]]:
+    """The latest events of the latest streams (one stream per execution environment), so that
+    "recent" stays recent however long the function has been logging."""
+    try:
+        streams = v.aws.call("logs", "DescribeLogStreams", {"logGroupName": group, "orderBy": "LastEventTime",
+                                                             "descending": True, "limit": STREAMS})["logStreams"]
+    except NotFound:
+        return []  # not invoked yet, or its log group was deleted
+    events = []
+    for stream in streams:
+        got = v.aws.call("logs", "GetLogEvents", {"logGroupName": group, "logStreamName": stream["logStreamName"],
+                                                  "startFromHead": False, "limit": STREAM_EVENTS})
+        events += [dict(e, logStreamName=stream["logStreamName"]) for e in got.get("events", [])]
+    return events
