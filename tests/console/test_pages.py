@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import uuid
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlparse
@@ -141,6 +142,7 @@ def test_idempotency_views(page: Callable[[str], Page], seeded: dict[str, Lab]) 
     assert decisions(first) == ["wrote, then failed", "found a duplicate (no new write)", "no write reported"]
     assert "<b>3</b> worker invocations" in first and "<b>1</b> business writes" in first
     assert "&#34;N&#34;: &#34;1100&#34;" in first  # the item under the key, read from the orders table
+    assert f'class="by-key" href="/states/{idem.machine}/keys?field=id&amp;value=protected-order"' in first
     repeated = execution(page, idem, "repeated-order", "/idempotency").text
     assert decisions(repeated)[0] == "found a duplicate (no new write)" and "earlier execution" in repeated
     different = execution(page, idem, "different-order", "/idempotency").text
@@ -235,10 +237,12 @@ def test_bad_parameters_are_400_pages(page: Callable[[str], Page], seeded: dict[
 
 
 def test_account_and_region_selector(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
-    other = page("/states?region=eu-west-1").text
+    account = f"{uuid.uuid4().int % 10**12:012d}"  # an account no other test uses
+    other = page(f"/states?account={account}&region=eu-west-1").text
     assert "No state machines in this account and region." in other
-    assert 'href="/dynamodb?region=eu-west-1"' in other  # links keep the chosen region
-    assert "No tables" in page("/dynamodb?account=111122223333").text
+    assert f'href="/dynamodb?account={account}&amp;region=eu-west-1"' in other  # links keep the choice
+    assert "No tables" in page(f"/dynamodb?account={account}").text
+    assert seeded["idempotency"].machine in page("/states?region=us-east-1").text
 
 
 def test_read_only_headers_and_host_check(endpoint: str, seeded: dict[str, Lab]) -> None:
