@@ -30,7 +30,7 @@ import botocore.config
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=32,
                                 read_timeout=120)
-ROLE = "arn:aws:iam::123456789012:role/bench-sfn"
+ROLE = "arn:aws:iam::000000000000:role/bench-sfn"
 
 MOTO_SERVER = r'''
 import socket, time
@@ -84,6 +84,15 @@ def client(url: str) -> Any:
 def create(sfn: Any, definition: dict[str, Any]) -> str:
     return sfn.create_state_machine(name=f"bench-{uuid.uuid4().hex[:8]}", definition=json.dumps(definition),
                                     roleArn=ROLE)["stateMachineArn"]
+
+
+def make_role(url: str) -> None:
+    """onceflow, like AWS, wants a role that trusts states.amazonaws.com (moto does not check)."""
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    iam = boto3.client("iam", endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
+                       aws_secret_access_key="test", config=CONFIG)
+    iam.create_role(RoleName="bench-sfn", AssumeRolePolicyDocument=json.dumps(trust))
 
 
 def wait_all(sfn: Any, arns: list[str], timeout: float) -> None:
@@ -191,6 +200,7 @@ def main() -> None:
 
     data = tempfile.mkdtemp(prefix="bench-sfn-")
     once_proc, once_url = spawn_onceflow(data)
+    make_role(once_url)
     moto_proc = None
     try:
         print(f"{'workload':<40}{'onceflow':>12}{'moto':>12}{'ratio':>9}")

@@ -39,6 +39,19 @@ def history(sfn: Any, arn: str) -> list[dict[str, Any]]:
     return sfn.get_execution_history(executionArn=arn, maxResults=1000)["events"]
 
 
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def role(aws: Callable[..., Any]) -> None:
+    iam = aws("iam")
+    try:
+        iam.create_role(RoleName="sfn-api-tests", AssumeRolePolicyDocument=TRUST)
+    except iam.exceptions.EntityAlreadyExistsException:
+        pass
+
+
 @pytest.fixture
 def sfn(aws: Callable[..., Any]) -> Any:
     return aws("stepfunctions")
@@ -84,6 +97,26 @@ def test_invalid_definitions_are_rejected_with_aws_messages(sfn: Any) -> None:
     assert r["result"] == "FAIL"
     assert r["diagnostics"][0]["code"] == "MISSING_TRANSITION_TARGET"
     assert sfn.validate_state_machine_definition(definition=PASS)["result"] == "OK"
+
+
+def test_role_must_trust_step_functions(sfn: Any, aws: Callable[..., Any]) -> None:
+    iam = aws("iam")
+    lambda_trust = TRUST.replace("states.amazonaws.com", "lambda.amazonaws.com")
+    other = iam.create_role(RoleName=name("lambda-only"), AssumeRolePolicyDocument=lambda_trust)["Role"]["Arn"]
+    for role_arn in (other, "arn:aws:iam::000000000000:role/does-not-exist"):
+        with pytest.raises(ClientError) as e:
+            sfn.create_state_machine(name=name(), definition=PASS, roleArn=role_arn)
+        assert error_of(e) == ("AccessDeniedException", "Neither the global service principal states.amazonaws.com, "
+                               "nor the regional one is authorized to assume the provided role.")
+
+
+def test_execution_timeout(sfn: Any) -> None:
+    definition = {"TimeoutSeconds": 1, "StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}
+    arn = sfn.create_state_machine(name=name(), definition=json.dumps(definition), roleArn=ROLE)["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+    d = wait_done(sfn, ex)
+    assert (d["status"], d["error"]) == ("TIMED_OUT", "States.Timeout")
+    assert [e["type"] for e in history(sfn, ex)] == ["ExecutionStarted", "WaitStateEntered", "ExecutionTimedOut"]
 
 
 def test_bad_arns_and_names(sfn: Any) -> None:

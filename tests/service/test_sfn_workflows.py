@@ -211,7 +211,7 @@ def test_heartbeat_timeout(aws: Callable[..., Any], orders: dict[str, Any]) -> N
     assert [e["type"] for e in events][-2:] == ["TaskTimedOut", "ExecutionFailed"]
 
 
-def test_parallel_and_map_with_waits(aws: Callable[..., Any]) -> None:
+def test_parallel_and_map_with_waits(aws: Callable[..., Any], orders: dict[str, Any]) -> None:
     sfn = aws("stepfunctions")
     branch = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 1, "Next": "P"},
                                          "P": {"Type": "Pass", "End": True}}}
@@ -219,7 +219,7 @@ def test_parallel_and_map_with_waits(aws: Callable[..., Any]) -> None:
         "Par": {"Type": "Parallel", "Branches": [branch, branch], "Next": "M"},
         "M": {"Type": "Map", "ItemsPath": "$", "ItemProcessor": branch, "End": True}}}
     arn = sfn.create_state_machine(name=f"pm-{uuid.uuid4().hex[:8]}", definition=json.dumps(definition),
-                                   roleArn="arn:aws:iam::000000000000:role/x")["stateMachineArn"]
+                                   roleArn=orders["role"])["stateMachineArn"]
     ex = sfn.start_execution(stateMachineArn=arn, input='{"a": 1}')["executionArn"]
     d = wait_done(sfn, ex)
     assert d["status"] == "SUCCEEDED"

@@ -26,7 +26,7 @@ class SfnApi:
 
     @operation("UpdateStateMachine")
     def update_state_machine(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.update_machine(p)
+        return self.service.update_machine(ctx, p)
 
     @operation("DeleteStateMachine")
     def delete_state_machine(self, ctx: RequestContext, p: Params) -> None:

@@ -119,10 +119,19 @@ class SfnService:
 
         return validation_result(validate_definition(definition, machine_type), max_results)
 
-    @staticmethod
-    def check_role(role_arn: str) -> None:
+    def check_role(self, ctx: RequestContext, role_arn: str) -> None:
+        """The role must exist and trust states.amazonaws.com (or the regional principal)."""
         if not _ROLE_ARN.match(role_arn):
             raise E.invalid_arn(role_arn)
+        iam = self.stack.services.get("iam")
+        if iam is None:
+            return
+        account = role_arn.split(":")[4]
+        for service in ("states.amazonaws.com", f"states.{ctx.region}.amazonaws.com"):
+            if iam.role_trusts(account, role_arn, ("Service", service)):
+                return
+        raise ServiceError("AccessDeniedException", "Neither the global service principal states.amazonaws.com, "
+                           "nor the regional one is authorized to assume the provided role.", 400)
 
     # ------------------------------------------------------------------ state machines
     def create_machine(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
@@ -130,8 +139,8 @@ class SfnService:
         machine_type = p.get("type", "STANDARD")
         if not valid_name(name):
             raise E.invalid_name(name)
-        self.check_role(role)
         self.check_definition(definition, machine_type)
+        self.check_role(ctx, role)
         config = {
             "loggingConfiguration": p.get("loggingConfiguration") or DEFAULT_LOGGING,
             "tracingConfiguration": p.get("tracingConfiguration") or {"enabled": False},
@@ -173,7 +182,7 @@ class SfnService:
             out["encryptionConfiguration"] = config["encryptionConfiguration"]
         return out
 
-    def update_machine(self, p: dict[str, Any]) -> dict[str, Any]:
+    def update_machine(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
         arn = p["stateMachineArn"]
         row = self.machine(arn)
         keys = ("definition", "roleArn", "loggingConfiguration", "tracingConfiguration", "encryptionConfiguration")
@@ -185,7 +194,7 @@ class SfnService:
             self.check_definition(p["definition"], row["type"])
             changes["definition"] = p["definition"]
         if "roleArn" in p:
-            self.check_role(p["roleArn"])
+            self.check_role(ctx, p["roleArn"])
             changes["role_arn"] = p["roleArn"]
         config = json.loads(row["config"])
         for key in ("loggingConfiguration", "tracingConfiguration", "encryptionConfiguration"):

@@ -132,6 +132,8 @@ class Runtime:
         self.definition: dict[str, Any] = engine.parsed_definition(row["definition"])
         self.exec_input: Any = engine.parsed_input(row["input"])
         self._entered: dict[tuple[str, str], Event] = {}
+        timeout = self.definition.get("TimeoutSeconds")
+        self.deadline: float | None = row["start"] + timeout / self.scale if isinstance(timeout, int) else None
 
     # ------------------------------------------------------------------ helpers for states
     def scaled_due(self, ref: float, nominal_due: float) -> float:
@@ -208,6 +210,11 @@ class Runtime:
             self.started = True
             self.ready.append((self.root, None, None))
         now = time.time()
+        if self.deadline is not None and now >= self.deadline:
+            # The state machine's TimeoutSeconds: the execution ends where it is.
+            self.engine.terminate(self.arn, "ExecutionTimedOut", "TIMED_OUT", "States.Timeout", None)
+            self.finished = True
+            return "done"
         while self.completions:
             fib, eff, value, exc = self.completions.popleft()
             if fib.blocked is eff and not fib.cancelled:
@@ -254,6 +261,8 @@ class Runtime:
             if isinstance(eff, AwaitToken) and eff.heartbeat is not None:
                 dues.append(self.engine.heartbeat_due(eff))
         dues += [f.blocked.deadline for f in self.invoking if f.blocked.deadline is not None]
+        if self.deadline is not None:
+            dues.append(self.deadline)
         return min(dues) if dues else None
 
     def _advance(self, fib: Fiber, value: Any = None, exc: BaseException | None = None) -> None:
