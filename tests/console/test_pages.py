@@ -35,6 +35,9 @@ def test_overview_counts_resources(page: Callable[[str], Page], seeded: dict[str
     for title in ("State machines", "DynamoDB tables", "Lambda functions", "IAM roles", "Log groups"):
         assert title in got.text
     assert "not available" not in got.text
+    lab = seeded["idempotency"]
+    for name in ("after-write-order", "repeated-order", "different-order"):
+        assert f'href="/states/{lab.machine}/executions/{name}"' in got.text  # the recent executions
 
 
 def test_state_machines_list_and_detail(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
