@@ -29,4 +29,4 @@ def setup(stack: Stack) -> None:
     stack.resource_resolvers["sts"] = sts_resolver
     # server.py may install it as well; doing it here keeps IAM enforced whoever composes the stack.
     stack.authorize = make_authorizer(stack)
-    stack.on_reset.extend([sts.forget, users.forget])
+    stack.on_reset.extend([sts.forget, users.forget, iam.forget])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from onceflow.context import Principal, RequestContext
@@ -66,13 +67,19 @@ def access_denied(service: str, message: str) -> ServiceError:
     return ServiceError(code, message, status)
 
 
+@lru_cache(maxsize=2)
+def _clock(second: int) -> tuple[str, str]:
+    """aws:CurrentTime and aws:EpochTime for one second (formatted once per second, not per call)."""
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), str(second)
+
+
 def request_context(ctx: RequestContext) -> dict[str, list[str]]:
     """The global condition keys IAM sets on every request (lower-cased)."""
     p = ctx.principal
-    now = datetime.now(UTC).replace(microsecond=0)
+    current, epoch = _clock(int(time.time()))
     keys = {
-        "aws:currenttime": [now.isoformat().replace("+00:00", "Z")],
-        "aws:epochtime": [str(int(time.time()))],
+        "aws:currenttime": [current],
+        "aws:epochtime": [epoch],
         "aws:securetransport": ["false"],
         "aws:requestedregion": [ctx.region],
         "aws:principalaccount": [p.account],

@@ -85,6 +85,8 @@ class IamService:
     def __init__(self, store: IamStore) -> None:
         self.store = store
         self.db = store.db
+        # (kind, account, owner) -> (store generation, compiled policies): parse once, re-read after writes.
+        self._policies: dict[tuple[str, str, str], tuple[int, list[Policy]]] = {}
 
     # ------------------------------------------------------------------ roles
     def create_role(self, account: str, params: dict[str, Any]) -> Row:
@@ -106,7 +108,7 @@ class IamService:
             "max_session": params.get("MaxSessionDuration", 3600),
             "tags": tags,
         }
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             if self.store.role(account, name):
                 raise errors.already_exists(f"Role with name {name} already exists.")
             self.store.insert_role(conn, role)
@@ -132,7 +134,7 @@ class IamService:
             fields["description"] = params["Description"]
         if "MaxSessionDuration" in params:
             fields["max_session"] = params["MaxSessionDuration"]
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self.role(account, params["RoleName"])
             if fields:
                 self.store.update_role(conn, account, params["RoleName"], **fields)
@@ -141,12 +143,12 @@ class IamService:
         validate(document, "trust")
         if policy_size(document) > TRUST_LIMIT:
             raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self.role(account, name)
             self.store.update_role(conn, account, name, trust=document)
 
     def delete_role(self, account: str, name: str) -> None:
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self.role(account, name)
             # Which message wins when both kinds remain is UNCONFIRMED; inline policies are checked first.
             if self.store.inline_all("iam_role_policies", account, name):
@@ -156,13 +158,13 @@ class IamService:
             self.store.delete_role(conn, account, name)
 
     def tag_role(self, account: str, name: str, tags: list[dict[str, str]]) -> None:
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             role = self.role(account, name)
             self.store.update_role(conn, account, name, tags=merge_tags(role["tags"], tags))
 
     def untag_role(self, account: str, name: str, keys: list[str]) -> None:
         drop = {k.lower() for k in keys}
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             role = self.role(account, name)
             kept = [t for t in role["tags"] if t["Key"].lower() not in drop]
             self.store.update_role(conn, account, name, tags=kept)
@@ -170,7 +172,7 @@ class IamService:
     # ------------------------------------------------------------------ inline role policies
     def put_role_policy(self, account: str, role_name: str, policy_name: str, document: str) -> None:
         validate(document)
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             role = self.role(account, role_name)
             others = [d for n, d in self.store.inline_all("iam_role_policies", account, role_name) if n != policy_name]
             if policy_size(document) + sum(policy_size(d) for d in others) > ROLE_INLINE_LIMIT:
@@ -187,7 +189,7 @@ class IamService:
         return role, doc
 
     def delete_role_policy(self, account: str, role_name: str, policy_name: str) -> None:
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self.role(account, role_name)
             if not self.store.delete_inline(conn, "iam_role_policies", account, role_name, policy_name):
                 raise errors.role_policy_not_found(policy_name)
@@ -216,7 +218,7 @@ class IamService:
             "default_version": "v1",
             "tags": merge_tags([], params.get("Tags", [])),
         }
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             if self.store.policy_by_name(account, name):
                 raise errors.already_exists(f"A policy called {name} already exists. Duplicate names are not allowed.")
             self.store.insert_policy(conn, policy, document)
@@ -260,7 +262,7 @@ class IamService:
         return page(items, params.get("Marker"), params.get("MaxItems"), lambda p: p["arn"])
 
     def delete_policy(self, account: str, arn: str) -> None:
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             policy = self.policy(account, arn)
             if policy.get("aws_managed"):
                 raise errors.invalid_input(f"ARN {arn} is not valid.")  # UNCONFIRMED wording
@@ -270,7 +272,7 @@ class IamService:
 
     def attach(self, account: str, kind: str, owner: str, arn: str) -> None:
         _check_policy_arn(arn)
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self._owner(account, kind, owner)
             found = AWS_POLICIES.get(arn) or self.store.policy(arn)
             if found is None or (not found.get("aws_managed") and found["account"] != account):
@@ -279,7 +281,7 @@ class IamService:
 
     def detach(self, account: str, kind: str, owner: str, arn: str) -> None:
         _check_policy_arn(arn)
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self._owner(account, kind, owner)
             if not self.store.detach(conn, account, kind, owner, arn):
                 raise errors.policy_not_found(arn)
@@ -329,16 +331,29 @@ class IamService:
     def policies_for(self, principal: Principal) -> list[Policy]:
         """The identity policies (inline and attached) of a role session's role or of a user."""
         if principal.kind == "assumed-role" and principal.role_arn:
-            role = self.store.role_by_arn(principal.role_arn)
-            if role is None:
-                return []
-            kind, owner, table = "role", role["name"], "iam_role_policies"
+            key = ("role", principal.account, principal.role_arn)
         elif principal.kind == "user":
-            kind, owner, table = "user", principal.name, "iam_user_policies"
+            key = ("user", principal.account, principal.name.lower())
         else:
             return []
-        docs = [d for _, d in self.store.inline_all(table, principal.account, owner)]
-        for arn in self.store.attached(principal.account, kind, owner):
+        generation = self.store.generation  # read before the rows, so a later write makes this stale
+        cached = self._policies.get(key)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        policies = [parse(d) for d in self._documents(*key)]
+        self._policies[key] = (generation, policies)
+        return policies
+
+    def _documents(self, kind: str, account: str, owner: str) -> list[str]:
+        if kind == "role":
+            role = self.store.role_by_arn(owner)
+            if role is None or role["account"] != account:
+                return []
+            owner, table = role["name"], "iam_role_policies"
+        else:
+            table = "iam_user_policies"
+        docs = [d for _, d in self.store.inline_all(table, account, owner)]
+        for arn in self.store.attached(account, kind, owner):
             managed = AWS_POLICIES.get(arn)
             if managed is not None:
                 docs.append(managed["document"])
@@ -346,7 +361,11 @@ class IamService:
                 version = self.store.policy_version(arn, row["default_version"])
                 if version is not None:
                     docs.append(version["document"])
-        return [parse(d) for d in docs]
+        return docs
+
+    def forget(self) -> None:
+        self._policies.clear()
+        self.store.invalidate()
 
     def check(self, principal: Principal, action: str, resource: str, context: dict[str, list[str]]) -> Decision:
         return evaluate(self.policies_for(principal), Request(action, resource, context))

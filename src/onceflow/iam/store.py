@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from onceflow.store.db import Database
@@ -66,6 +69,22 @@ class IamStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         db.migrate(MIGRATIONS)
+        self._generations = itertools.count(1)
+        # Bumped after every committed IAM write: caches of derived data (a role's compiled
+        # policies) are valid only for the generation they were read at.
+        self.generation = 0
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction that invalidates derived caches once it has committed (or failed)."""
+        try:
+            with self.db.transaction() as conn:
+                yield conn
+        finally:
+            self.generation = next(self._generations)
+
+    def invalidate(self) -> None:
+        self.generation = next(self._generations)
 
     # ------------------------------------------------------------------ roles
     def role(self, account: str, name: str) -> Row | None:

@@ -39,14 +39,14 @@ class IamUsers:
             "created": now(),
             "tags": merge_tags([], params.get("Tags", [])),
         }
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             if self.store.user(account, name):
                 raise errors.already_exists(f"User with name {name} already exists.")
             self.store.insert_user(conn, user)
         return user
 
     def delete_user(self, account: str, name: str) -> None:
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self.user(account, name)
             if self.store.inline_all("iam_user_policies", account, name):
                 raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
@@ -66,7 +66,7 @@ class IamUsers:
             "status": "Active",
             "created": now(),
         }
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             user = self.user(account, name)
             if len(self.store.access_keys(account, name)) >= KEYS_PER_USER:
                 raise errors.limit_exceeded(f"Cannot exceed quota for AccessKeysPerUser: {KEYS_PER_USER}")
@@ -79,7 +79,7 @@ class IamUsers:
         return page(keys, params.get("Marker"), params.get("MaxItems"), lambda k: k["access_key_id"])
 
     def delete_access_key(self, account: str, name: str | None, key_id: str) -> None:
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             if name is not None:
                 self.user(account, name)
             key = self.store.access_key(key_id)
@@ -111,7 +111,7 @@ class IamUsers:
     # ------------------------------------------------------------------ inline user policies
     def put_policy(self, account: str, user_name: str, policy_name: str, document: str) -> None:
         validate(document)
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             user = self.user(account, user_name)
             others = [d for n, d in self.store.inline_all("iam_user_policies", account, user_name) if n != policy_name]
             if policy_size(document) + sum(policy_size(d) for d in others) > USER_INLINE_LIMIT:
@@ -128,7 +128,7 @@ class IamUsers:
         return user, doc
 
     def delete_policy(self, account: str, user_name: str, policy_name: str) -> None:
-        with self.db.transaction() as conn:
+        with self.store.writing() as conn:
             self.user(account, user_name)
             if not self.store.delete_inline(conn, "iam_user_policies", account, user_name, policy_name):
                 raise errors.user_policy_not_found(policy_name)

@@ -11,17 +11,14 @@ import re
 from functools import lru_cache
 
 
+def _translate(pattern: str, any_char: str) -> str:
+    """A glob as regex source: `*` is any run of `any_char`, `?` exactly one."""
+    return "".join(f"{any_char}*" if ch == "*" else any_char if ch == "?" else re.escape(ch) for ch in pattern)
+
+
 @lru_cache(maxsize=4096)
 def _glob(pattern: str, ignore_case: bool) -> re.Pattern[str]:
-    parts = []
-    for ch in pattern:
-        if ch == "*":
-            parts.append(".*")
-        elif ch == "?":
-            parts.append(".")
-        else:
-            parts.append(re.escape(ch))
-    return re.compile("".join(parts), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+    return re.compile(_translate(pattern, "."), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
 
 
 def glob_match(pattern: str, value: str, *, ignore_case: bool = False) -> bool:
@@ -38,17 +35,23 @@ def action_matches(pattern: str, action: str) -> bool:
     return glob_match(pattern, action, ignore_case=True)
 
 
+@lru_cache(maxsize=4096)
+def _arn_pattern(pattern: str) -> re.Pattern[str]:
+    """One regex per ARN pattern: wildcards stay inside their segment for the first five parts."""
+    parts = pattern.split(":", 5)
+    if len(parts) < 6:
+        return _glob(pattern, False)
+    source = ":".join([*(_translate(p, "[^:]") for p in parts[:5]), _translate(parts[5], ".")])
+    return re.compile(source, re.DOTALL)
+
+
 def arn_matches(pattern: str, arn: str) -> bool:
     """Case-sensitive ARN match; `*` alone matches every resource."""
     if pattern == "*":
         return True
-    p_parts = pattern.split(":", 5)
-    if len(p_parts) < 6:
-        return glob_match(pattern, arn)
-    a_parts = arn.split(":", 5)
-    if len(a_parts) < 6:
-        return False
-    return all(glob_match(p, a) for p, a in zip(p_parts, a_parts, strict=True))
+    if "*" not in pattern and "?" not in pattern:
+        return pattern == arn
+    return _arn_pattern(pattern).fullmatch(arn) is not None
 
 
 def any_action(patterns: tuple[str, ...], action: str) -> bool:
