@@ -168,3 +168,78 @@ def test_user_access_key_acts_as_the_user(aws: Callable[..., Any], iam: Any) -> 
     assert as_user.get_user()["User"]["UserName"] == name  # no UserName: the caller
     # Without --enforce-iam a user's calls are not evaluated.
     assert as_user.list_roles()["Roles"] is not None
+
+
+def test_policy_versions_and_the_default_the_authorizer_uses(aws: Callable[..., Any], iam: Any) -> None:
+    role = unique("role")
+    trust_any = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"AWS": "000000000000"}, "Action": "sts:AssumeRole"}],
+        }
+    )
+    role_arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust_any)["Role"]["Arn"]
+    s3_only = json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
+    )
+    allow_get = json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:GetRole", "Resource": role_arn}]}
+    )
+    arn = iam.create_policy(PolicyName=unique("pol"), PolicyDocument=s3_only)["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=role, PolicyArn=arn)
+    creds = aws("sts").assume_role(RoleArn=role_arn, RoleSessionName="v1")["Credentials"]
+    session = aws(
+        "iam", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"], session_token=creds["SessionToken"]
+    )
+    with pytest.raises(ClientError) as exc:
+        session.get_role(RoleName=role)
+    assert error(exc)[0] == "AccessDenied"
+
+    v2 = iam.create_policy_version(PolicyArn=arn, PolicyDocument=allow_get)["PolicyVersion"]
+    assert (v2["VersionId"], v2["IsDefaultVersion"]) == ("v2", False)
+    with pytest.raises(ClientError):
+        session.get_role(RoleName=role)  # v1 is still the default
+    iam.set_default_policy_version(PolicyArn=arn, VersionId="v2")
+    assert session.get_role(RoleName=role)["Role"]["Arn"] == role_arn
+    assert iam.get_policy(PolicyArn=arn)["Policy"]["DefaultVersionId"] == "v2"
+    versions = iam.list_policy_versions(PolicyArn=arn)["Versions"]
+    assert [(v["VersionId"], v["IsDefaultVersion"]) for v in versions] == [("v2", True), ("v1", False)]
+    assert versions[0]["Document"] == json.loads(allow_get)
+
+    with pytest.raises(ClientError) as exc:
+        iam.delete_policy_version(PolicyArn=arn, VersionId="v2")
+    assert error(exc) == ("DeleteConflict", "Cannot delete the default version of a policy.", 409)
+    iam.detach_role_policy(RoleName=role, PolicyArn=arn)
+    with pytest.raises(ClientError) as exc:
+        iam.delete_policy(PolicyArn=arn)
+    assert error(exc) == (
+        "DeleteConflict",
+        "This policy has more than one version. Before you delete a policy, you must delete the policy's versions. "
+        "The default version is deleted with the policy.",
+        409,
+    )
+    for n in range(3, 6):
+        assert iam.create_policy_version(PolicyArn=arn, PolicyDocument=s3_only)["PolicyVersion"]["VersionId"] == f"v{n}"
+    with pytest.raises(ClientError) as exc:
+        iam.create_policy_version(PolicyArn=arn, PolicyDocument=s3_only)
+    assert error(exc) == (
+        "LimitExceeded",
+        "A managed policy can have up to 5 versions. Before you create a new version, you must delete an existing "
+        "version.",
+        409,
+    )
+    for version in ("v1", "v3", "v4", "v5"):
+        iam.delete_policy_version(PolicyArn=arn, VersionId=version)
+    iam.delete_policy(PolicyArn=arn)
+
+
+def test_list_users_pages(iam: Any) -> None:
+    path = f"/{unique('users')}/"
+    names = sorted(unique("u") for _ in range(3))
+    for name in names:
+        iam.create_user(UserName=name, Path=path)
+    first = iam.list_users(PathPrefix=path, MaxItems=2)
+    assert [u["UserName"] for u in first["Users"]] == names[:2] and first["IsTruncated"]
+    rest = iam.list_users(PathPrefix=path, Marker=first["Marker"])
+    assert [u["UserName"] for u in rest["Users"]] == names[2:] and not rest["IsTruncated"]
+    assert first["Users"][0]["Arn"] == f"arn:aws:iam::000000000000:user{path}{names[0]}"

@@ -182,6 +182,36 @@ class IamApi:
             }
         }
 
+    @operation("CreatePolicyVersion")
+    def create_policy_version(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        arn = params["PolicyArn"]
+        default = bool(params.get("SetAsDefault"))
+        version, created = self.service.create_policy_version(ctx.account, arn, params["PolicyDocument"], default)
+        return {"PolicyVersion": {"VersionId": version, "IsDefaultVersion": default, "CreateDate": _date(created)}}
+
+    @operation("ListPolicyVersions")
+    def list_policy_versions(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        policy, versions = self.service.policy_versions(ctx.account, params["PolicyArn"])
+        items = [
+            {
+                "Document": encode(v["document"]),
+                "VersionId": v["version_id"],
+                "IsDefaultVersion": v["version_id"] == policy["default_version"],
+                "CreateDate": _date(v["created"]),
+            }
+            for v in versions
+        ]
+        page_items, marker = page(items, params.get("Marker"), params.get("MaxItems"), lambda v: v["VersionId"])
+        return paged("Versions", page_items, marker)
+
+    @operation("SetDefaultPolicyVersion")
+    def set_default_policy_version(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.set_default_policy_version(ctx.account, params["PolicyArn"], params["VersionId"])
+
+    @operation("DeletePolicyVersion")
+    def delete_policy_version(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.delete_policy_version(ctx.account, params["PolicyArn"], params["VersionId"])
+
     @operation("ListPolicies")
     def list_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         items, marker = self.service.list_policies(ctx.account, params)
@@ -239,6 +269,11 @@ class IamApi:
                 }
             }
         return {"User": user_out(self.users.user(ctx.account, name or self._caller_user(ctx)))}
+
+    @operation("ListUsers")
+    def list_users(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        users, marker = self.users.list_users(ctx.account, params)
+        return paged("Users", [user_out(u) for u in users], marker)
 
     @operation("DeleteUser")
     def delete_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:

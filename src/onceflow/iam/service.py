@@ -263,12 +263,63 @@ class IamService:
 
     def delete_policy(self, account: str, arn: str) -> None:
         with self.store.writing() as conn:
-            policy = self.policy(account, arn)
-            if policy.get("aws_managed"):
-                raise errors.invalid_input(f"ARN {arn} is not valid.")  # UNCONFIRMED wording
+            policy = self._customer_policy(account, arn)
             if self.store.attachment_count(account, arn):
                 raise errors.delete_conflict("Cannot delete a policy attached to entities.")
-            self.store.delete_policy(conn, arn)
+            if len(self.store.policy_versions(arn)) > 1:
+                raise errors.delete_conflict(
+                    "This policy has more than one version. Before you delete a policy, you must delete the "
+                    "policy's versions. The default version is deleted with the policy."
+                )
+            self.store.delete_policy(conn, policy["arn"])
+
+    def _customer_policy(self, account: str, arn: str) -> Row:
+        policy = self.policy(account, arn)
+        if policy.get("aws_managed"):
+            raise errors.invalid_input(f"ARN {arn} is not valid.")  # UNCONFIRMED wording for AWS's own
+        return policy
+
+    # ------------------------------------------------------------------ policy versions
+    def policy_versions(self, account: str, arn: str) -> tuple[Row, list[Row]]:
+        policy = self.policy(account, arn)
+        if policy.get("aws_managed"):
+            version = {
+                "version_id": policy["default_version"],
+                "document": policy["document"],
+                "created": policy["created"],
+            }
+            return policy, [version]
+        return policy, list(reversed(self.store.policy_versions(arn)))  # newest first
+
+    def create_policy_version(self, account: str, arn: str, document: str, set_default: bool) -> tuple[str, str]:
+        validate(document)
+        if policy_size(document) > MANAGED_LIMIT:
+            raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
+        created = now()
+        with self.store.writing() as conn:
+            self._customer_policy(account, arn)
+            if len(self.store.policy_versions(arn)) >= 5:
+                raise errors.limit_exceeded(
+                    "A managed policy can have up to 5 versions. Before you create a new version, you must "
+                    "delete an existing version."
+                )
+            return self.store.add_version(conn, arn, document, created, set_default), created
+
+    def set_default_policy_version(self, account: str, arn: str, version: str) -> None:
+        with self.store.writing() as conn:
+            self._customer_policy(account, arn)
+            if self.store.policy_version(arn, version) is None:
+                raise errors.policy_version_not_found(arn, version)
+            self.store.set_default_version(conn, arn, version, now())
+
+    def delete_policy_version(self, account: str, arn: str, version: str) -> None:
+        with self.store.writing() as conn:
+            policy = self._customer_policy(account, arn)
+            if self.store.policy_version(arn, version) is None:
+                raise errors.policy_version_not_found(arn, version)
+            if version == policy["default_version"]:
+                raise errors.delete_conflict("Cannot delete the default version of a policy.")
+            self.store.delete_version(conn, arn, version)
 
     def attach(self, account: str, kind: str, owner: str, arn: str) -> None:
         _check_policy_arn(arn)

@@ -205,6 +205,30 @@ class IamStore:
     def policy_version(self, arn: str, version: str) -> Row | None:
         return _row(self.db.query_one("SELECT * FROM iam_policy_versions WHERE arn=? AND version_id=?", (arn, version)))
 
+    def policy_versions(self, arn: str) -> list[Row]:
+        rows = self.db.query(
+            "SELECT * FROM iam_policy_versions WHERE arn=? ORDER BY CAST(substr(version_id, 2) AS INTEGER)", (arn,)
+        )
+        return [r for r in map(_row, rows) if r]
+
+    def add_version(self, conn: sqlite3.Connection, arn: str, document: str, created: str, default: bool) -> str:
+        number = conn.execute("SELECT next_version FROM iam_policies WHERE arn=?", (arn,)).fetchone()[0]
+        version = f"v{number}"
+        conn.execute(
+            "INSERT INTO iam_policy_versions (arn, version_id, document, created) VALUES (?,?,?,?)",
+            (arn, version, document, created),
+        )
+        conn.execute("UPDATE iam_policies SET next_version=?, updated=? WHERE arn=?", (number + 1, created, arn))
+        if default:
+            conn.execute("UPDATE iam_policies SET default_version=? WHERE arn=?", (version, arn))
+        return version
+
+    def set_default_version(self, conn: sqlite3.Connection, arn: str, version: str, updated: str) -> None:
+        conn.execute("UPDATE iam_policies SET default_version=?, updated=? WHERE arn=?", (version, updated, arn))
+
+    def delete_version(self, conn: sqlite3.Connection, arn: str, version: str) -> None:
+        conn.execute("DELETE FROM iam_policy_versions WHERE arn=? AND version_id=?", (arn, version))
+
     # ------------------------------------------------------------------ attachments
     def attached(self, account: str, kind: str, owner: str) -> list[str]:
         rows = self.db.query(
@@ -233,6 +257,10 @@ class IamStore:
         return _row(
             self.db.query_one("SELECT * FROM iam_users WHERE account=? AND name_key=?", (account, name.lower()))
         )
+
+    def users(self, account: str) -> list[Row]:
+        rows = self.db.query("SELECT * FROM iam_users WHERE account=? ORDER BY name_key", (account,))
+        return [r for r in map(_row, rows) if r]
 
     def insert_user(self, conn: sqlite3.Connection, u: Row) -> None:
         conn.execute(

@@ -45,6 +45,11 @@ class IamUsers:
             self.store.insert_user(conn, user)
         return user
 
+    def list_users(self, account: str, params: dict[str, Any]) -> tuple[list[Row], str | None]:
+        prefix = params.get("PathPrefix", "/")
+        users = [u for u in self.store.users(account) if u["path"].startswith(prefix)]
+        return page(users, params.get("Marker"), params.get("MaxItems"), lambda u: u["name"].lower())
+
     def delete_user(self, account: str, name: str) -> None:
         with self.store.writing() as conn:
             self.user(account, name)
