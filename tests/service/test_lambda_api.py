@@ -140,6 +140,10 @@ def test_versions_and_aliases(aws: Callable[..., Any], fn: str) -> None:
     assert lam.publish_version(FunctionName=fn)["Version"] == "2"
     versions = [v["Version"] for v in lam.list_versions_by_function(FunctionName=fn)["Versions"]]
     assert versions == ["$LATEST", "1", "2"]
+    everything = lam.get_paginator("list_functions").paginate(FunctionVersion="ALL").build_full_result()["Functions"]
+    assert [f["FunctionArn"].split(f"function:{fn}")[1] for f in everything if f["FunctionName"] == fn] == [
+        "", ":1", ":2"
+    ]
 
     alias = lam.create_alias(FunctionName=fn, Name="live", FunctionVersion="1")
     assert alias["AliasArn"].endswith(f":function:{fn}:live")

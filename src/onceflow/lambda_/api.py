@@ -30,7 +30,9 @@ class LambdaApi:
 
     @operation("ListFunctions")
     def list_functions(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.list_functions(ctx, params.get("Marker"), params.get("MaxItems"))
+        return self.service.list_functions(
+            ctx, params.get("Marker"), params.get("MaxItems"), params.get("FunctionVersion")
+        )
 
     @operation("UpdateFunctionCode")
     def update_function_code(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

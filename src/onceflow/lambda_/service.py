@@ -149,8 +149,16 @@ class LambdaService:
             out["Concurrency"] = {"ReservedConcurrentExecutions": resolved.reserved}
         return out
 
-    def list_functions(self, ctx: RequestContext, marker: str | None, max_items: int | None) -> dict[str, Any]:
+    def list_functions(
+        self, ctx: RequestContext, marker: str | None, max_items: int | None, version: str | None = None
+    ) -> dict[str, Any]:
         limit = max_items or 50
+        if version == "ALL":  # every function's $LATEST followed by its published versions
+            rows = self.store.list_functions(ctx.account, ctx.region, None, 1_000_000)
+            every = [
+                c for r in rows for c in (r, *self.store.list_versions((ctx.account, ctx.region, r["FunctionName"])))
+            ]
+            return _page(every, marker, limit, "Functions", lambda c: cfg.render(c, ctx.account, ctx.region))
         after = _decode_marker(marker)
         rows = self.store.list_functions(ctx.account, ctx.region, after, limit + 1)
         out: dict[str, Any] = {"Functions": [cfg.render(r, ctx.account, ctx.region) for r in rows[:limit]]}
