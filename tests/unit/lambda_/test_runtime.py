@@ -187,3 +187,22 @@ def test_init_failures(pool: Pool, broken: Path) -> None:
         "errorType": "Runtime.ExitError",
         "errorMessage": f"RequestId: {rid} Error: Runtime exited with error: exit status 3",
     }
+
+
+OTHER_PYTHON = Path("/root/.pyenv/versions/3.12.1/bin/python3.12")
+
+
+@pytest.mark.skipif(not OTHER_PYTHON.exists(), reason="no second Python interpreter on this machine")
+def test_configured_interpreter_runs_the_runtime(tmp_path: Path) -> None:
+    source = "import sys\n\ndef handler(event, context):\n    return list(sys.version_info[:2])\n"
+    (tmp_path / "ver.py").write_text(source)
+    pool = Pool(2, {"python3.12": str(OTHER_PYTHON)})
+    try:
+        base = spec(tmp_path, key="v", handler="ver.handler")
+        other = WorkerSpec(base.key, base.function_id, base.version, base.task_root, base.handler, base.timeout_s,
+                           base.make_env, interpreter=str(OTHER_PYTHON))  # fmt: skip
+        _, out = run(pool, other, {})
+        assert out.ok, out.payload
+        assert json.loads(out.payload) == [3, 12]
+    finally:
+        pool.shutdown()
