@@ -209,3 +209,39 @@ def test_enforce_iam_applies_users_policies(server_factory: Callable[..., Any], 
     iam.put_user_policy(UserName="alice", PolicyName="list", PolicyDocument=allow)
     assert [r["RoleName"] for r in alice.list_roles()["Roles"]] == ["svc"]
     assert aws("sts", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"]).get_caller_identity()
+
+
+def test_session_policies_narrow_what_the_role_allows(aws: Callable[..., Any]) -> None:
+    iam = aws("iam")
+    name = unique("narrow")
+    arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=trust({"AWS": ACCT}))["Role"]["Arn"]
+    iam.attach_role_policy(RoleName=name, PolicyArn="arn:aws:iam::aws:policy/AdministratorAccess")
+    only_get = json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:GetRole", "Resource": arn}]}
+    )
+    creds = aws("sts").assume_role(RoleArn=arn, RoleSessionName="narrow", Policy=only_get)["Credentials"]
+    session = as_session(aws, "iam", creds)
+    assert session.get_role(RoleName=name)["Role"]["Arn"] == arn
+    with pytest.raises(ClientError) as exc:
+        session.list_roles()
+    assert error(exc) == (
+        "AccessDenied",
+        f"User: arn:aws:sts::{ACCT}:assumed-role/{name}/narrow is not authorized to perform: iam:ListRoles "
+        "on resource: * because no session policy allows the iam:ListRoles action",
+        403,
+    )
+    with pytest.raises(ClientError) as exc:
+        aws("sts").assume_role(RoleArn=arn, RoleSessionName="bad", Policy='{"Statement": [')
+    assert error(exc) == ("MalformedPolicyDocument", "This policy contains invalid Json", 400)
+    managed = as_session(
+        aws,
+        "iam",
+        aws("sts").assume_role(
+            RoleArn=arn,
+            RoleSessionName="managed",
+            PolicyArns=[{"arn": "arn:aws:iam::aws:policy/service-role/AWSLambdaRole"}],
+        )["Credentials"],
+    )
+    with pytest.raises(ClientError) as exc:
+        managed.get_role(RoleName=name)
+    assert "because no session policy allows the iam:GetRole action" in error(exc)[1]

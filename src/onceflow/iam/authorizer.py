@@ -53,11 +53,13 @@ def action_name(service: str, operation: str) -> str:
     return f"{PREFIXES.get(service, service)}:{ACTIONS.get((service, operation), operation)}"
 
 
-def denial_message(principal: Principal, action: str, resource: str, decision: Decision) -> str:
+def denial_message(
+    principal: Principal, action: str, resource: str, decision: Decision, kind: str = "identity-based"
+) -> str:
     reason = (
-        "with an explicit deny in an identity-based policy"
+        f"with an explicit deny in {'a' if kind == 'session' else 'an'} {kind} policy"
         if decision is Decision.EXPLICIT_DENY
-        else f"because no identity-based policy allows the {action} action"
+        else f"because no {kind} policy allows the {action} action"
     )
     return f"User: {principal.arn} is not authorized to perform: {action} on resource: {resource} {reason}"
 
@@ -107,11 +109,18 @@ def make_authorizer(stack: Stack) -> Authorizer:
             return
         action = action_name(ctx.service, ctx.operation)
         policies = stack.services["iam"].policies_for(principal)
+        sts = stack.services.get("sts")
+        session = sts.session_policies(principal) if sts is not None else None
         context = request_context(ctx)
         for resource in _resources(stack, ctx, params):
-            decision = evaluate(policies, Request(action, resource, context))
+            request = Request(action, resource, context)
+            decision = evaluate(policies, request)
+            kind = "identity-based"
+            if decision.allowed and session is not None:
+                # A session policy can only narrow what the role allows: both must allow.
+                decision, kind = evaluate(session, request), "session"
             if not decision.allowed:
-                raise access_denied(ctx.service, denial_message(principal, action, resource, decision))
+                raise access_denied(ctx.service, denial_message(principal, action, resource, decision, kind))
 
     return authorize
 

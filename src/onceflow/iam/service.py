@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.context import Principal
+from onceflow.errors import ServiceError
 from onceflow.iam import errors
 from onceflow.iam.managed import AWS_POLICIES
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
@@ -243,6 +244,14 @@ class IamService:
         if row is None:
             raise errors.policy_version_not_found(arn, version)
         return policy, row["document"], row["created"]
+
+    def default_document(self, account: str, arn: str) -> str | None:
+        """The default version's document of a managed policy, or None when there is no such policy."""
+        try:
+            policy = self.policy(account, arn)
+            return self.policy_document(account, arn, policy["default_version"])[1]
+        except ServiceError:
+            return None
 
     def attachment_count(self, account: str, arn: str) -> int:
         return self.store.attachment_count(account, arn)

@@ -16,7 +16,8 @@ from typing import Any
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.iam import errors
-from onceflow.iam.service import IamService, new_id
+from onceflow.iam.policy import Policy, parse
+from onceflow.iam.service import IamService, new_id, validate
 from onceflow.iam.store import IamStore, Row
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
@@ -33,10 +34,17 @@ class StsService:
         self.iam = iam
         self.settings = settings
         self._principals: dict[str, Principal] = {}  # sessions never change: cache the resolution
+        self._session_policies: dict[str, tuple[int, list[Policy] | None]] = {}
 
     # ------------------------------------------------------------------ issuing
     def issue_role_session(
-        self, account: str, role_arn: str, session_name: str, duration_s: int = 3600
+        self,
+        account: str,
+        role_arn: str,
+        session_name: str,
+        duration_s: int = 3600,
+        policy: str | None = None,
+        policy_arns: list[str] | None = None,
     ) -> dict[str, Any]:
         """Credentials for a session of `role_arn`, without a trust check (for AWS services acting
         for a user, e.g. Lambda running a function as its execution role)."""
@@ -53,6 +61,9 @@ class StsService:
             "session_name": session_name,
             "user_id": f"{role_id}:{session_name}",
         }
+        if policy is not None or policy_arns:
+            session["session_policy"] = policy
+            session["session_policy_arns"] = policy_arns or []
         return self._issue(session, duration_s)
 
     def _issue(self, session: Row, duration_s: int) -> dict[str, Any]:
@@ -85,7 +96,13 @@ class StsService:
             raise errors.validation_error(
                 "The requested DurationSeconds exceeds the MaxSessionDuration set for this role."
             )
-        creds = self.issue_role_session(caller.account, role_arn, session_name, duration)
+        policy = params.get("Policy")
+        if policy is not None:
+            validate(policy)
+        policy_arns = [d["arn"] for d in params.get("PolicyArns", [])]
+        for arn in policy_arns:
+            self.iam.policy(caller.account, arn)
+        creds = self.issue_role_session(caller.account, role_arn, session_name, duration, policy, policy_arns)
         return {
             "Credentials": creds,
             "AssumedRoleUser": {
@@ -159,5 +176,24 @@ class StsService:
         self._principals[access_key] = principal
         return principal
 
+    def session_policies(self, principal: Principal) -> list[Policy] | None:
+        """The session policies AssumeRole was given (None when there are none): they limit what the
+        role's own policies allow. Managed ones are read at their current default version."""
+        if principal.kind != "assumed-role" or not principal.access_key:
+            return None
+        key, generation = principal.access_key, self.store.generation
+        cached = self._session_policies.get(key)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        s = self.store.session(key) or {}
+        policies: list[Policy] | None = None
+        if s.get("session_policy") or s.get("session_policy_arns"):
+            docs = [s["session_policy"]] if s.get("session_policy") else []
+            docs += [d for a in s["session_policy_arns"] if (d := self.iam.default_document(principal.account, a))]
+            policies = [parse(d) for d in docs]
+        self._session_policies[key] = (generation, policies)
+        return policies
+
     def forget(self) -> None:
         self._principals.clear()
+        self._session_policies.clear()
