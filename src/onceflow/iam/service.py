@@ -50,7 +50,13 @@ def page(items: list[Any], marker: str | None, max_items: int | None, key: Any) 
     """IAM paging: MaxItems (default 100) and an opaque Marker naming the last item returned."""
     after = _unmark(marker)
     if after is not None:
-        items = [i for i in items if key(i) > after]
+        # Continue after the item the marker names (lists need not be sorted by their key); if it
+        # is gone, after the first key past it.
+        keys = [key(i) for i in items]
+        start = (
+            keys.index(after) + 1 if after in keys else next((n for n, k in enumerate(keys) if k > after), len(keys))
+        )
+        items = items[start:]
     limit = max_items or MAX_ITEMS
     if len(items) <= limit:
         return items, None
@@ -65,7 +71,7 @@ def _unmark(marker: str | None) -> str | None:
     if not marker:
         return None
     try:
-        return base64.urlsafe_b64decode(marker.encode()).decode()
+        return base64.b64decode(marker.encode(), altchars=b"-_", validate=True).decode()
     except (ValueError, UnicodeDecodeError):
         raise errors.validation_error("Invalid Marker.") from None
 
