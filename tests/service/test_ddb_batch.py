@@ -107,3 +107,9 @@ def test_client_request_token_idempotency(ddb: Any, table: str) -> None:
     assert r["Error"]["Code"] == "IdempotentParameterMismatchException"
     ddb.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
     assert ddb.get_item(TableName=table, Key=key("c"))["Item"]["n"] == {"N": "2"}
+
+
+def test_transact_get_rejects_two_reads_of_one_item(ddb: Any, table: str) -> None:
+    r = error(ddb.transact_get_items, TransactItems=[{"Get": {"TableName": table, "Key": key("a")}},
+                                                     {"Get": {"TableName": table, "Key": key("a")}}])
+    assert r["Error"]["Message"] == "Transaction request cannot include multiple operations on one item"

@@ -193,3 +193,13 @@ def test_validation_namespace_on_the_wire(endpoint: str, table: str) -> None:
 def test_unknown_table(ddb: Any) -> None:
     r = error(ddb.get_item, TableName="no-such-table", Key=key("a"))
     assert r["Error"] == {"Code": "ResourceNotFoundException", "Message": "Requested resource not found"}
+
+
+def test_consumed_capacity_when_asked(ddb: Any, table: str) -> None:
+    r = ddb.put_item(TableName=table, Item={"id": {"S": "c"}, "big": {"S": "x" * 3000}}, ReturnConsumedCapacity="TOTAL")
+    assert r["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 3.0}
+    r = ddb.get_item(TableName=table, Key=key("c"), ReturnConsumedCapacity="TOTAL")
+    assert r["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 0.5}
+    r = ddb.get_item(TableName=table, Key=key("c"), ConsistentRead=True, ReturnConsumedCapacity="INDEXES")
+    assert r["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 1.0, "Table": {"CapacityUnits": 1.0}}
+    assert "ConsumedCapacity" not in ddb.get_item(TableName=table, Key=key("c"))

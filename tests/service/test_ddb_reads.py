@@ -107,6 +107,8 @@ def test_query_errors(ddb: Any) -> None:
         ("pk < :p", {":p": {"S": "p"}}, "Query key condition not supported"),
         ("pk = :p AND sk > :x AND sk < :x", {":p": {"S": "p"}, ":x": {"N": "1"}},
          "KeyConditionExpressions must only contain one condition per key"),
+        ("pk = :p AND extra = :x", {":p": {"S": "p"}, ":x": {"N": "1"}},
+         "Query condition missed key schema element: sk"),
         ("pk = :x", {":x": {"N": "1"}},
          "One or more parameter values were invalid: Condition parameter type does not match schema type"),
     ]
@@ -153,6 +155,9 @@ def test_indexes(ddb: Any) -> None:
     assert ddb.scan(TableName=t, IndexName="byG")["Count"] == 5
     ddb.update_item(TableName=t, Key={"pk": {"S": "p0"}, "sk": {"N": "0"}}, UpdateExpression="REMOVE g")
     assert ddb.scan(TableName=t, IndexName="byG")["Count"] == 4
+    described = ddb.describe_table(TableName=t)["Table"]
+    assert described["GlobalSecondaryIndexes"][0]["ItemCount"] == 4
+    assert described["LocalSecondaryIndexes"][0]["ItemCount"] == 6
 
 
 def test_scan_segments_cover_the_table_once(ddb: Any) -> None:

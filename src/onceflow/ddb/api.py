@@ -124,6 +124,6 @@ def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
         for action in ti.values():
             if isinstance(action, dict) and "TableName" in action and action["TableName"] not in names:
                 names.append(action["TableName"])
-    if not names and ctx.operation == "ListTables":
-        return [f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/*"]
+    if not names:
+        return ["*"]  # ListTables, DescribeEndpoints: IAM evaluates them against "*"
     return [prefix + n for n in names]

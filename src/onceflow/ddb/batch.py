@@ -89,6 +89,9 @@ class Batches:
             t = self.svc.table(account, region, g["TableName"])
             hk, rk, _ = it.key_bytes(t, g["Key"])
             plans.append((t, hk, rk, projection_paths(prep, g)))
+        targets = [(pl[0].id, pl[1], pl[2]) for pl in plans]
+        if len(set(targets)) != len(targets):
+            raise validation_error("Transaction request cannot include multiple operations on one item")
         out = []
         for t, hk, rk, paths in plans:
             text = self.store.read(t.id, hk, rk)

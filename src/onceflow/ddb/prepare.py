@@ -59,6 +59,8 @@ def prepare(params: dict[str, Any], kinds: tuple[str, ...]) -> Prepared:
         raise validation_error("ExpressionAttributeNames can only be specified when using expressions")
     value_kinds = [k for k in kinds if k != "ProjectionExpression"]
     if raw_values is not None and not any(params.get(k) is not None for k in value_kinds):
+        if not value_kinds:
+            raise validation_error("ExpressionAttributeValues can only be specified when using expressions")
         verb = "is" if len(value_kinds) == 1 else "are"
         raise validation_error("ExpressionAttributeValues can only be specified when using expressions: "
                                f"{' and '.join(value_kinds)} {verb} null")

@@ -13,7 +13,7 @@ from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.keys import encode_key
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table
-from onceflow.ddb.service import DynamoDB, projection_paths
+from onceflow.ddb.service import DynamoDB, projection_paths, read_units, with_capacity
 from onceflow.ddb.values import Item, loads, type_of
 from onceflow.errors import validation_error
 
@@ -74,7 +74,8 @@ def key_range(tree: Any, hash_kd: tuple[str, str], range_kd: tuple[str, str] | N
         raise validation_error(UNSUPPORTED)
     r = conds.pop(range_kd[0], None) if range_kd else None
     if conds:
-        raise validation_error(f"Query condition missed key schema element: {next(iter(conds))}")
+        # A condition on a non-key attribute: DynamoDB names the key element it expected instead.
+        raise validation_error(f"Query condition missed key schema element: {(range_kd or hash_kd)[0]}")
 
     def val(ref: Any, kd: tuple[str, str]) -> bytes:
         v = values[ref.name]
@@ -245,4 +246,4 @@ class Reader:
         result["ScannedCount"] = scanned
         if last is not None:
             result["LastEvaluatedKey"] = last
-        return result
+        return with_capacity(result, t, p, read_units(size, p))

@@ -73,7 +73,8 @@ class Table:
         return Table(id=row_id, indexes=indexes, **d)
 
     # -------------------------------------------------------------- description
-    def describe(self, status: str = "ACTIVE", count: int = 0, size: int = 0) -> dict[str, Any]:
+    def describe(self, status: str = "ACTIVE", count: int = 0, size: int = 0,
+                 index_counts: dict[str, int] | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {
             "AttributeDefinitions": [{"AttributeName": n, "AttributeType": t} for n, t in self.attributes.items()],
             "TableName": self.name,
@@ -92,8 +93,9 @@ class Table:
                 "LastUpdateToPayPerRequestDateTime": datetime.fromtimestamp(
                     self.billing_updated or self.created, UTC),
             }
-        lsis = [self._describe_index(ix) for ix in self.indexes.values() if ix.kind == "LSI"]
-        gsis = [self._describe_index(ix) for ix in self.indexes.values() if ix.kind == "GSI"]
+        counts = index_counts or {}
+        lsis = [self._describe_index(ix, counts.get(ix.name, 0)) for ix in self.indexes.values() if ix.kind == "LSI"]
+        gsis = [self._describe_index(ix, counts.get(ix.name, 0)) for ix in self.indexes.values() if ix.kind == "GSI"]
         if lsis:
             out["LocalSecondaryIndexes"] = lsis
         if gsis:
@@ -107,7 +109,7 @@ class Table:
                 out.pop(k, None)
         return out
 
-    def _describe_index(self, ix: Index) -> dict[str, Any]:
+    def _describe_index(self, ix: Index, count: int) -> dict[str, Any]:
         d: dict[str, Any] = {"IndexName": ix.name, "KeySchema": _key_schema(ix.hash, ix.range),
                              "Projection": ix.projection}
         if ix.kind == "GSI":
@@ -115,7 +117,7 @@ class Table:
             d["ProvisionedThroughput"] = {"NumberOfDecreasesToday": 0,
                                           **(ix.throughput or {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0})}
         d["IndexSizeBytes"] = 0
-        d["ItemCount"] = 0
+        d["ItemCount"] = count
         d["IndexArn"] = f"{self.arn}/index/{ix.name}"
         return d
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import copy
+import math
 import sqlite3
 import time
 from collections.abc import Callable
@@ -56,7 +58,7 @@ class DynamoDB:
     def describe_table(self, account: str, region: str, name: str) -> dict[str, Any]:
         t = self.table(account, region, name, describe=True)
         count, size = self.store.stats(t.id)
-        return {"Table": t.describe("ACTIVE", count, size)}
+        return {"Table": t.describe("ACTIVE", count, size, self.store.index_counts(t.id) if t.indexes else None)}
 
     def delete_table(self, account: str, region: str, name: str) -> dict[str, Any]:
         t = self.table(account, region, name, describe=True)
@@ -78,7 +80,8 @@ class DynamoDB:
         return out
 
     def update_table(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
-        t = self.table(account, region, p["TableName"], describe=True)
+        # Work on a copy so that a rejected update leaves the cached schema as it was.
+        t = copy.deepcopy(self.table(account, region, p["TableName"], describe=True))
         for a in p.get("AttributeDefinitions") or []:
             t.attributes.setdefault(a["AttributeName"], a["AttributeType"])
         if p.get("BillingMode"):
@@ -140,13 +143,14 @@ class DynamoDB:
 
     # ---------------------------------------------------------------- tags and TTL
     def tag(self, account: str, region: str, arn: str, tags: dict[str, str] | None, remove: list[str] | None) -> None:
-        t = self._by_arn(account, region, arn)
+        t = copy.deepcopy(self._by_arn(account, region, arn))
         if tags:
             t.tags.update(tags)
         for k in remove or []:
             t.tags.pop(k, None)
         with self.db.transaction() as conn:
             self.store.save_table(conn, t)
+        self._tables[(account, region, t.name)] = t
 
     def tags(self, account: str, region: str, arn: str) -> dict[str, str]:
         return dict(self._by_arn(account, region, arn).tags)
@@ -168,7 +172,7 @@ class DynamoDB:
         return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
 
     def update_ttl(self, account: str, region: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
-        t = self.table(account, region, name, describe=True)
+        t = copy.deepcopy(self.table(account, region, name, describe=True))
         enabled, attr = bool(spec["Enabled"]), spec["AttributeName"]
         if enabled and t.ttl_attribute:
             raise validation_error("TimeToLive is already enabled")
@@ -178,8 +182,8 @@ class DynamoDB:
         with self.db.transaction() as conn:
             self.store.save_table(conn, t)
             for hk, rk, text in list(self.store.all_items(conn, t.id)):
-                conn.execute("UPDATE ddb_items SET expires=? WHERE table_id=? AND hk=? AND rk=?",
-                             (it.expiry(t, loads(text)), t.id, hk, rk))
+                self.store.set_expiry(conn, t.id, hk, rk, it.expiry(t, loads(text)))
+        self._tables[(account, region, name)] = t
         return {"TimeToLiveSpecification": {"Enabled": enabled, "AttributeName": attr}}
 
     def expire(self) -> int:
@@ -235,7 +239,8 @@ class DynamoDB:
             old = loads(text) if text is not None else None
             self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
             self.write(conn, t, hk, rk, old, item, rows)
-        return {"Attributes": old} if rv == "ALL_OLD" and old else {}
+        out = {"Attributes": old} if rv == "ALL_OLD" and old else {}
+        return with_capacity(out, t, p, write_units(old, item))
 
     def get_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         prep = prepare(p, ("ProjectionExpression",))
@@ -243,10 +248,11 @@ class DynamoDB:
         hk, rk, _ = it.key_bytes(t, p["Key"])
         text = self.store.read(t.id, hk, rk)
         if text is None:
-            return {}
+            return with_capacity({}, t, p, read_units(0, p))
         item = loads(text)
         paths = projection_paths(prep, p)
-        return {"Item": project(item, paths) if paths is not None else item}
+        out = {"Item": project(item, paths) if paths is not None else item}
+        return with_capacity(out, t, p, read_units(item_size(item), p))
 
     def delete_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
@@ -261,7 +267,8 @@ class DynamoDB:
             self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
             if old is not None:
                 self.write(conn, t, hk, rk, old, None)
-        return {"Attributes": old} if rv == "ALL_OLD" and old else {}
+        out = {"Attributes": old} if rv == "ALL_OLD" and old else {}
+        return with_capacity(out, t, p, write_units(old, None))
 
     def update_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
@@ -280,7 +287,30 @@ class DynamoDB:
             new = apply_update(upd, old or key, prep.values) if upd is not None else dict(old or key)
             it.check_size(item_size(new), update=True)
             self.write(conn, t, hk, rk, old, new)
-        return _update_result(rv, old, new, upd)
+        return with_capacity(_update_result(rv, old, new, upd), t, p, write_units(old, new))
+
+
+def write_units(old: Item | None, new: Item | None) -> float:
+    """Write capacity: 1 unit per KB of the larger of the old and new item, at least 1."""
+    size = max(item_size(old) if old else 0, item_size(new) if new else 0)
+    return float(max(1, math.ceil(size / 1024)))
+
+
+def read_units(size: int, p: dict[str, Any]) -> float:
+    """Read capacity: 1 unit per 4 KB read strongly consistent, half that eventually consistent."""
+    units = max(1, math.ceil(size / 4096))
+    return float(units) if p.get("ConsistentRead") else units / 2
+
+
+def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: float) -> dict[str, Any]:
+    mode = p.get("ReturnConsumedCapacity") or "NONE"
+    if mode == "NONE":
+        return out
+    cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": units}
+    if mode == "INDEXES":
+        cc["Table"] = {"CapacityUnits": units}
+    out["ConsumedCapacity"] = cc
+    return out
 
 
 def projection_paths(prep: Any, p: dict[str, Any]) -> list[Any] | None:

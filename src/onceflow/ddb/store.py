@@ -84,6 +84,11 @@ class Store:
                                 (table_id,))
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
+    def index_counts(self, table_id: int) -> dict[str, int]:
+        rows = self.db.query("SELECT index_name, COUNT(*) FROM ddb_index_entries WHERE table_id=? "
+                             "GROUP BY index_name", (table_id,))
+        return {r[0]: int(r[1]) for r in rows}
+
     # -------------------------------------------------------------- items
     @staticmethod
     def get(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes) -> str | None:
@@ -117,6 +122,10 @@ class Store:
         for name, ihk, irk in new:
             conn.execute("INSERT OR REPLACE INTO ddb_index_entries VALUES (?,?,?,?,?,?)",
                          (table_id, name, ihk, irk, hk, rk))
+
+    @staticmethod
+    def set_expiry(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes, expires: float | None) -> None:
+        conn.execute("UPDATE ddb_items SET expires=? WHERE table_id=? AND hk=? AND rk=?", (expires, table_id, hk, rk))
 
     @staticmethod
     def drop_index(conn: sqlite3.Connection, table_id: int, name: str) -> None:

@@ -85,8 +85,11 @@ def normalize_value(v: Any) -> Value:
             "must contain exactly one of the supported datatypes"
         )
     (kind, x), = v.items()
-    if kind in ("S", "B", "BOOL"):
+    if kind in ("S", "BOOL"):
         return v
+    if kind == "B":
+        # In-process callers (Step Functions tasks) pass binaries as base64 text, as JSON carries them.
+        return {"B": base64.b64decode(x)} if isinstance(x, str) else v
     if kind == "N":
         return {"N": normalize_number(x)}
     if kind == "NULL":
@@ -101,6 +104,8 @@ def normalize_value(v: Any) -> Value:
         if not x:
             raise _empty_set(kind)
         elems = [normalize_number(e) for e in x] if kind == "NS" else list(x)
+        if kind == "BS":
+            elems = [base64.b64decode(e) if isinstance(e, str) else e for e in elems]
         if len(set(elems)) != len(elems):
             shown = ", ".join(_show(e) for e in x)
             raise validation_error(INVALID + f"Input collection [{shown}] contains duplicates.")

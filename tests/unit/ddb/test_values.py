@@ -77,3 +77,8 @@ def test_item_size_counts_names_and_utf8() -> None:
     assert item_size({"é": {"S": "é"}}) == 4
     assert item_size({"n": {"N": "12345"}}) == 1 + 4
     assert item_size({"m": {"M": {"k": {"BOOL": True}}}}) == 1 + 3 + 1 + 1 + 1
+
+
+def test_binary_as_base64_text_from_in_process_callers() -> None:
+    assert normalize_value({"B": "aGk="}) == {"B": b"hi"}
+    assert normalize_value({"BS": ["aGk=", b"yo"]}) == {"BS": [b"hi", b"yo"]}

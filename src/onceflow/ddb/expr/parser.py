@@ -230,6 +230,7 @@ def parse(text: str, start: str) -> Any:
         raise ExpressionError("The expression can not be empty;")
     try:
         tree = _PARSER.parse(text, start=start)
+        _redundant_parentheses(tokenize(text))
         return _BUILD.transform(tree)
     except UnexpectedToken as e:
         tok = e.token
@@ -244,6 +245,24 @@ def parse(text: str, start: str) -> Any:
         if isinstance(e.orig_exc, ExpressionError):
             raise e.orig_exc from None
         raise
+
+
+def _redundant_parentheses(toks: list[Token]) -> None:
+    """DynamoDB rejects a parenthesised group wrapped again with nothing else inside: ((a = :v))."""
+    stack: list[int] = []
+    close: dict[int, int] = {}
+    for i, t in enumerate(toks):
+        if t.type == "LPAR" and not (i and toks[i - 1].type == "FUNC"):
+            stack.append(i)
+        elif t.type == "LPAR":
+            stack.append(-1)
+        elif t.type == "RPAR" and stack:
+            opened = stack.pop()
+            if opened >= 0:
+                close[opened] = i
+    for i, j in close.items():
+        if close.get(i + 1) == j - 1:
+            raise ExpressionError("The expression has redundant parentheses;")
 
 
 def _syntax_eof(text: str) -> str:

@@ -1,0 +1,51 @@
+"""KeyConditionExpression to key ranges, and legacy KeyConditions translated to the same AST."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from onceflow.ddb.expr.validate import compile_expression
+from onceflow.ddb.keys import encode_key
+from onceflow.ddb.legacy import translate
+from onceflow.ddb.reads import key_range
+from onceflow.errors import ServiceError
+
+H, R = ("pk", "S"), ("sk", "S")
+
+
+def rng(text: str, values: dict[str, Any]) -> tuple[bytes, Any, Any]:
+    return key_range(compile_expression("KeyConditionExpression", text, None).tree, H, R, values)
+
+
+def test_bounds() -> None:
+    p, a, b = {"S": "p"}, {"S": "a"}, {"S": "b"}
+    assert rng("pk = :p", {":p": p}) == (b"p", None, None)
+    assert rng("pk = :p AND sk < :a", {":p": p, ":a": a}) == (b"p", None, (b"a", False))
+    assert rng("sk >= :a AND pk = :p", {":p": p, ":a": a}) == (b"p", (b"a", True), None)
+    assert rng("pk = :p AND sk BETWEEN :a AND :b", {":p": p, ":a": a, ":b": b}) == (b"p", (b"a", True), (b"b", True))
+    assert rng("pk = :p AND begins_with(sk, :a)", {":p": p, ":a": {"S": "a\xff"}})[1:] == (
+        (encode_key({"S": "a\xff"}), True), (b"a\xc3\xc0", False))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("sk = :a", "Query condition missed key schema element: pk"),
+    ("pk <> :p", "Query key condition not supported"),
+    ("pk = :p OR sk = :a", "Query key condition not supported"),
+    ("begins_with(pk, :p)", "Query key condition not supported"),
+    ("pk = :p AND pk = :p", "KeyConditionExpressions must only contain one condition per key"),
+    ("pk = :p AND extra = :a", "Query condition missed key schema element: sk"),
+    ("pk = :n", "One or more parameter values were invalid: Condition parameter type does not match schema type"),
+])
+def test_errors(text: str, message: str) -> None:
+    with pytest.raises(ServiceError) as e:
+        rng(text, {":p": {"S": "p"}, ":a": {"S": "a"}, ":n": {"N": "1"}})
+    assert e.value.message == message
+
+
+def test_legacy_key_conditions_make_the_same_ranges() -> None:
+    trees, values = translate({"KeyConditions": {
+        "pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "p"}]},
+        "sk": {"ComparisonOperator": "BEGINS_WITH", "AttributeValueList": [{"S": "ab"}]}}})
+    assert key_range(trees["KeyConditionExpression"], H, R, values) == (b"p", (b"ab", True), (b"ac", False))
