@@ -23,7 +23,10 @@ TRUST = {
     "Version": "2012-10-17",
     "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
 }
-DDB_POLICY = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}]}
+DDB_POLICY = {
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Action": ["dynamodb:*", "lambda:InvokeFunction"], "Resource": "*"}],
+}
 
 APP = '''
 import json, logging, os, sys, time
@@ -85,6 +88,10 @@ def handler(event, context):
         db.put_item(TableName=event["table"], Item={"id": {"S": event["id"]}, "by": {"S": context.function_name}})
         who = boto3.client("sts").get_caller_identity()["Arn"]
         return {"item": db.get_item(TableName=event["table"], Key={"id": {"S": event["id"]}})["Item"], "who": who}
+    if mode == "nest":
+        import boto3
+        out = boto3.client("lambda").invoke(FunctionName=event["child"], Payload=b'{"from": "parent"}')
+        return {"child": json.loads(out["Payload"].read()), "pid": os.getpid()}
     return {"pid": os.getpid(), "event": event}
 '''
 
@@ -353,3 +360,11 @@ def test_event_invocation_runs(aws: Callable[..., Any], deploy: Callable[..., st
     aws("lambda").invoke(FunctionName=name, InvocationType="Event", Payload=b'{"mode": "print"}')
     messages = [e["message"] for e in read_logs(aws, name, 1)]
     assert "multi\n" in messages
+
+
+def test_handler_invokes_another_function(aws: Callable[..., Any], fn: str, deploy: Callable[..., str]) -> None:
+    child = deploy()
+    out, body = call(aws, fn, {"mode": "nest", "child": child})
+    assert "FunctionError" not in out, body
+    assert body["child"]["event"] == {"from": "parent"}
+    assert body["child"]["pid"] != body["pid"]

@@ -61,6 +61,7 @@ class LambdaApi:
             log_type=params.get("LogType"),
             client_context=params.get("ClientContext"),
             request_id=ctx.request_id,
+            caller_key=ctx.principal.access_key,
         )
 
     # ------------------------------------------------------------------ versions and aliases

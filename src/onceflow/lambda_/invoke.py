@@ -68,6 +68,7 @@ class Invoker:
         log_type: str | None = None,
         client_context: str | None = None,
         request_id: str | None = None,
+        caller_key: str | None = None,
     ) -> dict[str, Any]:
         kind = invocation_type or "RequestResponse"
         payload = bytes(payload or b"")
@@ -85,7 +86,7 @@ class Invoker:
             return {"StatusCode": 202}
         self._admit(resolved)
         try:
-            outcome, lines = self._run(resolved, payload, request_id, context)
+            outcome, lines = self._run(resolved, payload, request_id, context, caller_key)
         finally:
             self._leave(resolved)
         return self._response(resolved, outcome, lines if log_type == "Tail" else None)
@@ -139,11 +140,11 @@ class Invoker:
 
     # ------------------------------------------------------------------ running
     def _run(
-        self, resolved: Resolved, payload: bytes, request_id: str, context: Any
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, caller_key: str | None = None
     ) -> tuple[Outcome, list[tuple[int, str]]]:
         spec = self._spec(resolved)
         started_ms = int(time.time() * 1000)
-        outcome = self.pool.invoke(spec, request_id, resolved.invoked_arn, payload, context)
+        outcome = self.pool.invoke(spec, request_id, resolved.invoked_arn, payload, context, caller_key)
         lines = _log_lines(resolved, outcome, request_id, started_ms)
         self._write_logs(resolved, outcome.log_stream, lines)
         return outcome, lines

@@ -206,3 +206,37 @@ def test_configured_interpreter_runs_the_runtime(tmp_path: Path) -> None:
         assert json.loads(out.payload) == [3, 12]
     finally:
         pool.shutdown()
+
+
+def test_nested_invocation_may_exceed_the_bound(tmp_path: Path) -> None:
+    """A handler that invokes another function (with its own credentials) must not wait for a worker
+    that only its own return would free: the parent here waits for a file the child writes."""
+    flag, started = tmp_path / "child-ran", tmp_path / "parent-started"
+    (tmp_path / "nest.py").write_text(
+        "import os, time\n\n"
+        "def parent(event, context):\n"
+        f"    open({str(started)!r}, 'w').close()\n"
+        f"    while not os.path.exists({str(flag)!r}):\n"
+        "        time.sleep(0.01)\n"
+        "    return 'parent done'\n\n"
+        "def child(event, context):\n"
+        f"    open({str(flag)!r}, 'w').close()\n"
+        "    return 'child done'\n"
+    )
+    pool = Pool(1)
+    try:
+        parent = spec(tmp_path, key="p", handler="nest.parent", timeout=10, env={"AWS_ACCESS_KEY_ID": "ASIAPARENT"},
+                      function_id="p")  # fmt: skip
+        child = spec(tmp_path, key="c", handler="nest.child", function_id="c")
+        results: dict[str, bytes] = {}
+        thread = threading.Thread(target=lambda: results.update(parent=run(pool, parent, {})[1].payload))
+        thread.start()
+        while not started.exists():  # the parent runs on the only worker
+            threading.Event().wait(0.01)
+        rid = str(uuid.uuid4())
+        results["child"] = pool.invoke(child, rid, "arn", b"{}", caller_key="ASIAPARENT").payload
+        thread.join()
+        assert results == {"parent": b'"parent done"', "child": b'"child done"'}
+        assert pool.live_workers() <= 1  # the extra worker is not kept beyond the bound
+    finally:
+        pool.shutdown()

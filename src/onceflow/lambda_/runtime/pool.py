@@ -68,6 +68,7 @@ class Worker:
     init_logs: list[tuple[int, str]] = field(default_factory=list)
     init_error: dict[str, Any] | None = None
     mem_mb: int = 0
+    access_key: str | None = None  # the credentials the handler calls with (recognizes nested invokes)
     retired: bool = False
     dead: bool = False
 
@@ -98,9 +99,17 @@ class Pool:
 
     # ------------------------------------------------------------------ public
     def invoke(
-        self, spec: WorkerSpec, request_id: str, invoked_arn: str, payload: bytes, client_context: Any = None
+        self,
+        spec: WorkerSpec,
+        request_id: str,
+        invoked_arn: str,
+        payload: bytes,
+        client_context: Any = None,
+        caller_key: str | None = None,
     ) -> Outcome:
-        worker, cold = self._acquire(spec)
+        """Run one invocation. `caller_key` is the caller's access key: a handler invoking a function
+        (its key is a busy worker's) may exceed the bound, or nested calls could wait on each other."""
+        worker, cold = self._acquire(spec, caller_key)
         try:
             if worker.init_error is not None:
                 return self._init_failed(worker, request_id)
@@ -165,8 +174,9 @@ class Pool:
                 self._zygotes[path] = ZygoteClient(interpreter)
             return self._zygotes[path]
 
-    def _acquire(self, spec: WorkerSpec) -> tuple[Worker, bool]:
+    def _acquire(self, spec: WorkerSpec, caller_key: str | None = None) -> tuple[Worker, bool]:
         with self._cond:
+            nested = caller_key is not None and any(w.access_key == caller_key for w in self._busy)
             while True:
                 if self._closed:
                     raise RuntimeError("the Lambda worker pool is shut down")
@@ -174,7 +184,7 @@ class Pool:
                 if worker is not None:
                     self._busy.add(worker)
                     return worker, False
-                if self._live < self.max_workers:
+                if self._live < self.max_workers or nested:
                     self._live += 1
                     break
                 if not self._evict_one_idle():
@@ -218,6 +228,7 @@ class Pool:
         env = spec.make_env(stream)
         sock = zygote.spawn({"env": env, "task_root": spec.task_root, "handler": spec.handler})
         worker = Worker(pid=0, sock=sock, spec=spec, log_stream=stream, zygote=zygote)
+        worker.access_key = env.get("AWS_ACCESS_KEY_ID")
         self._await_init(worker)
         return worker
 
@@ -316,7 +327,7 @@ class Pool:
     def _release(self, worker: Worker) -> None:
         with self._cond:
             self._busy.discard(worker)
-            if worker.dead or worker.retired or self._closed:
+            if worker.dead or worker.retired or self._closed or self._live > self.max_workers:
                 worker.kill()
                 self._live -= 1
             else:
