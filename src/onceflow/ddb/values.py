@@ -22,8 +22,9 @@ Item = dict[str, Value]
 TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL")
 SCALAR_ORDERED = ("S", "N", "B")
 MAX_ITEM_BYTES = 400 * 1024
-# Wide enough that sums of two 38-digit numbers are exact before we check the result's digits.
-_CTX = Context(prec=100)
+# Wide enough that the sum of any two storable numbers (exponents -130..125, 38 digits) is exact
+# before we check the result's digits.
+_CTX = Context(prec=400)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 INVALID = "One or more parameter values were invalid: "
 
@@ -40,10 +41,13 @@ def format_number(d: Decimal) -> str:
     """DynamoDB's stored form: range and precision checked, leading/trailing zeros dropped."""
     if d.is_zero():
         return "0"
-    d = d.normalize(_CTX)
     digits = d.as_tuple().digits
-    if len(digits) > 38:
+    significant = len(digits)
+    while digits[significant - 1] == 0:  # counted exactly, before any context could round
+        significant -= 1
+    if significant > 38:
         raise validation_error("Attempting to store more than 38 significant digits in a Number")
+    d = d.normalize(_CTX)
     exp = d.adjusted()
     if exp > 125:
         raise validation_error(
