@@ -243,3 +243,30 @@ def test_start_sync_execution_express(endpoint: str) -> None:
     with pytest.raises(ClientError) as e:
         sfn.start_sync_execution(stateMachineArn=std)
     assert error_of(e)[0] == "StateMachineTypeNotSupported"
+
+
+def test_test_state(endpoint: str) -> None:
+    # TestState's endpoint has the host prefix "sync-" too.
+    sfn = boto3.client("stepfunctions", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test",
+                       aws_secret_access_key="test", config=botocore.config.Config(inject_host_prefix=False))
+
+    def run(state: dict[str, Any]) -> dict[str, Any]:
+        out = sfn.test_state(definition=json.dumps(state), input='{"a": 1}', roleArn=ROLE)
+        out.pop("ResponseMetadata")
+        return out
+
+    r = run({"Type": "Pass", "Parameters": {"x.$": "$.a"}, "ResultPath": "$.r", "Next": "N"})
+    assert (r["status"], r["output"], r["nextState"]) == ("SUCCEEDED", '{"a":1,"r":{"x":1}}', "N")
+    r = run({"Type": "Choice", "Choices": [{"Variable": "$.a", "NumericEquals": 1, "Next": "One"}], "Default": "D"})
+    assert (r["status"], r["nextState"]) == ("SUCCEEDED", "One")
+    r = run({"Type": "Fail", "Error": "E", "Cause": "C"})
+    assert (r["status"], r["error"], r["cause"]) == ("FAILED", "E", "C")
+    r = run({"Type": "Pass", "OutputPath": "$.zz", "End": True})
+    assert (r["status"], r["error"]) == ("FAILED", "States.Runtime")
+    task = {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "nope"},
+            "End": True}
+    r = run({**task, "Retry": [{"ErrorEquals": ["States.ALL"]}]})
+    assert (r["status"], r["error"]) == ("RETRIABLE", "Lambda.AWSLambdaException")
+    r = run({**task, "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Handler"}]})
+    assert (r["status"], r["nextState"], json.loads(r["output"])["Error"]) == (
+        "CAUGHT_ERROR", "Handler", "Lambda.AWSLambdaException")

@@ -69,6 +69,10 @@ class SfnApi:
     def stop_execution(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.stop_execution(p)
 
+    @operation("TestState")
+    def test_state(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.test_state(ctx, p)
+
     # ------------------------------------------------------------------ callbacks
     @operation("SendTaskSuccess")
     def send_task_success(self, ctx: RequestContext, p: Params) -> Params:

@@ -359,6 +359,38 @@ class SfnService:
         row = self.store.get_execution(arn)
         return {"stopDate": ts(row["stop"] if row is not None and row["stop"] else time.time())}
 
+    # ------------------------------------------------------------------ TestState
+    def test_state(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
+        from onceflow.sfn.engine.teststate import run_test_state
+
+        try:
+            definition = json.loads(p["definition"])
+        except ValueError:
+            raise E.invalid_definition("INVALID_JSON_DESCRIPTION: the definition is not valid JSON") from None
+        name = p.get("stateName") or "TestState"
+        language = "JSONPath"
+        if isinstance(definition, dict) and "States" in definition:
+            language = definition.get("QueryLanguage", language)
+            definition = (definition.get("States") or {}).get(name)
+        if not isinstance(definition, dict) or definition.get("Type") not in (
+                "Pass", "Task", "Choice", "Wait", "Succeed", "Fail", "Map", "Parallel"):
+            raise E.invalid_definition(f"SCHEMA_VALIDATION_FAILED: The state '{name}' is not a valid state at /")
+        if p.get("roleArn"):
+            self.check_role(ctx, p["roleArn"])
+        state_input = self._json_input(p.get("input"))
+        variables = self._json_input(p.get("variables"))
+        return run_test_state(self.engine, ctx.account, ctx.region, definition, name, p.get("roleArn") or "",
+                              state_input, variables if isinstance(variables, dict) else {}, language)
+
+    @staticmethod
+    def _json_input(text: str | None) -> Any:
+        if text is None:
+            return {}
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise E.invalid_execution_input(_jackson(text)) from None
+
     # ------------------------------------------------------------------ task tokens
     def _open_token(self, token: str) -> Any:
         row = self.store.get_token(token)
