@@ -16,7 +16,7 @@ from typing import Any
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.asl.retry import error_matches
 from onceflow.sfn.engine.events import Event
-from onceflow.sfn.engine.runner import UNSET, Runtime
+from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
 from onceflow.sfn.engine.states.common import Scope
 
@@ -47,7 +47,7 @@ class _InlineEngine:
     def submit_invoke(self, rt: Runtime, fib: Any, eff: Any) -> None:
         try:
             value, exc = eff.call(), None
-        except Exception as e:  # noqa: BLE001 - delivered to the fiber
+        except Exception as e:  # delivered to the fiber
             value, exc = None, e
         rt.completions.append((fib, eff, value, exc))
 
@@ -125,4 +125,4 @@ def _result(state: dict[str, Any], state_input: Any, outcome: dict[str, Any], ev
     return out
 
 
-__all__ = ["run_test_state", "UNSET"]
+__all__ = ["run_test_state"]
