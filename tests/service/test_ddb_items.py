@@ -131,6 +131,8 @@ BAD = [
      "Number overflow. Attempting to store a number with magnitude larger than supported range"),
     ("put_item", {"Item": {"id": {"S": "a"}, "big": {"S": "x" * 410000}}},
      "Item size has exceeded the maximum allowed size"),
+    ("put_item", {"Item": {"id": {"S": "k" * 2049}}},
+     "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"),
     ("get_item", {"Key": {"id": {"N": "1"}}}, "The provided key element does not match the schema"),
     ("get_item", {"Key": {"id": {"S": "1"}, "x": {"S": "1"}}}, "The provided key element does not match the schema"),
     ("delete_item", {"Key": {"other": {"S": "1"}}}, "The provided key element does not match the schema"),

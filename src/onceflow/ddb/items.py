@@ -23,6 +23,18 @@ def _empty(v: dict[str, Any]) -> str | None:
     return None
 
 
+def _check_key_size(v: dict[str, Any], is_hash: bool) -> None:
+    x = v.get("S", v.get("B"))
+    if x is None:
+        return
+    size = len(x.encode()) if isinstance(x, str) else len(x)
+    if is_hash and size > 2048:
+        # sic: DynamoDB's message has no space in "of2048".
+        raise invalid("Size of hashkey has exceeded the maximum size limit of2048 bytes")
+    if not is_hash and size > 1024:
+        raise invalid("Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+
+
 def key_bytes(t: Table, key: dict[str, Any]) -> tuple[bytes, bytes, Item]:
     """(hash bytes, range bytes, normalised key) of a Key parameter, or AWS's schema error."""
     if len(key) != (2 if t.range else 1):
@@ -37,6 +49,7 @@ def key_bytes(t: Table, key: dict[str, Any]) -> tuple[bytes, bytes, Item]:
             raise key_mismatch()
         if (kind := _empty(v)) is not None:
             raise validation_error(EMPTY_KEY.format(kind=kind, name=name))
+        _check_key_size(v, name == t.hash[0])
         norm[name] = v
     hk = encode_key(norm[t.hash[0]])
     rk = encode_key(norm[t.range[0]]) if t.range else b""
@@ -56,6 +69,7 @@ def item_key_bytes(t: Table, item: Item) -> tuple[bytes, bytes]:
             raise invalid(f"Type mismatch for key {name} expected: {typ} actual: {actual}")
         if (kind := _empty(v)) is not None:
             raise validation_error(EMPTY_KEY.format(kind=kind, name=name))
+        _check_key_size(v, kd is t.hash)
         out.append(encode_key(v))
     return out[0], out[1] if len(out) > 1 else b""
 

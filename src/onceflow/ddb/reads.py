@@ -77,32 +77,34 @@ def key_range(tree: Any, hash_kd: tuple[str, str], range_kd: tuple[str, str] | N
         # A condition on a non-key attribute: DynamoDB names the key element it expected instead.
         raise validation_error(f"Query condition missed key schema element: {(range_kd or hash_kd)[0]}")
 
-    def val(ref: Any, kd: tuple[str, str]) -> bytes:
-        v = values[ref.name]
-        if type_of(v) != kd[1]:
-            raise invalid("Condition parameter type does not match schema type")
-        return encode_key(v)
+    hk = _key_value(values, h.right, hash_kd)
+    if r is None or range_kd is None:
+        return hk, None, None
+    return (hk, *_range_bounds(r, range_kd, values))
 
-    hk = val(h.right, hash_kd)
-    lo = hi = None
-    if r is not None and range_kd is not None:
-        if isinstance(r, ast.Compare):
-            b = val(r.right, range_kd)
-            if r.op in ("=", ">=", ">"):
-                lo = (b, r.op != ">")
-            if r.op in ("=", "<=", "<"):
-                hi = (b, r.op != "<")
-        elif isinstance(r, ast.Between):
-            lo, hi = (val(r.low, range_kd), True), (val(r.high, range_kd), True)
-        else:
-            if range_kd[1] == "N":
-                raise validation_error("Invalid KeyConditionExpression: Incorrect operand type for operator or "
-                                       "function; operator or function: begins_with, operand type: NUMBER")
-            prefix = val(r.call.args[1], range_kd)
-            lo = (prefix, True)
-            nxt = _successor(prefix)
-            hi = (nxt, False) if nxt is not None else None
-    return hk, lo, hi
+
+def _key_value(values: dict[str, Any], ref: Any, kd: tuple[str, str]) -> bytes:
+    v = values[ref.name]
+    if type_of(v) != kd[1]:
+        raise invalid("Condition parameter type does not match schema type")
+    return encode_key(v)
+
+
+def _range_bounds(r: Any, kd: tuple[str, str], values: dict[str, Any]) -> tuple[Any, Any]:
+    """(lower, upper) bounds of the range key, each (bytes, inclusive) or None."""
+    if isinstance(r, ast.Compare):
+        b = _key_value(values, r.right, kd)
+        lo = (b, r.op != ">") if r.op in ("=", ">=", ">") else None
+        hi = (b, r.op != "<") if r.op in ("=", "<=", "<") else None
+        return lo, hi
+    if isinstance(r, ast.Between):
+        return (_key_value(values, r.low, kd), True), (_key_value(values, r.high, kd), True)
+    if kd[1] == "N":
+        raise validation_error("Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                               "function; operator or function: begins_with, operand type: NUMBER")
+    prefix = _key_value(values, r.call.args[1], kd)
+    nxt = _successor(prefix)
+    return (prefix, True), ((nxt, False) if nxt is not None else None)
 
 
 class Reader:
