@@ -10,6 +10,7 @@ kills every worker it started and exits.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import select
 import signal
@@ -149,6 +150,10 @@ def describe(status: int) -> str:
 def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
     loader = preload()
+    # Move everything imported so far out of the collector's reach: a worker's first collections
+    # would otherwise touch (and copy) every page it shares with the zygote.
+    gc.collect()
+    gc.freeze()
     protocol.send_packet(control, {"t": "zygote_ready", "pid": os.getpid(), "boto3": loader is not None})
     Zygote(control, loader).serve()
 
