@@ -109,8 +109,9 @@ def spawn(code: str) -> tuple[subprocess.Popen[str], str]:
     return proc, f"http://127.0.0.1:{port}"
 
 
-def spawn_onceflow(data: str, nodelay: bool) -> tuple[subprocess.Popen[str], str]:
-    args = [sys.executable, "-c", ONCEFLOW, "nodelay" if nodelay else "plain", "serve", "--port", "0", "--data", data]
+def spawn_onceflow(data: str | None, nodelay: bool) -> tuple[subprocess.Popen[str], str]:
+    where = ["--data", data] if data else ["--in-memory"]
+    args = [sys.executable, "-c", ONCEFLOW, "nodelay" if nodelay else "plain", "serve", "--port", "0", *where]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -261,10 +262,11 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,100000")
     ap.add_argument("--json", help="write the figures to this file too")
     ap.add_argument("--nodelay", action="store_true", help="serve onceflow with TCP_NODELAY set (see ONCEFLOW)")
+    ap.add_argument("--in-memory", action="store_true", help="serve onceflow without a data folder (no fsync)")
     args = ap.parse_args()
     threads = [int(x) for x in args.threads.split(",")]
     data = tempfile.mkdtemp(prefix="onceflow-bench-")
-    once_proc, once_url = spawn_onceflow(data, args.nodelay)
+    once_proc, once_url = spawn_onceflow(None if args.in_memory else data, args.nodelay)
     null_proc, null_url = spawn(NULL_SERVER)
     moto_proc, moto_url = spawn(MOTO_SERVER)
     wait_port(moto_url)
@@ -274,7 +276,8 @@ def main() -> None:
         setup(once_url, True)
         setup(moto_url, True)
         ops = list(operations(client(once_url), 0))
-        print(f"onceflow data dir {data} (durable, group commit), TCP_NODELAY={args.nodelay}; "
+        where = "in memory" if args.in_memory else f"data dir {data} (durable, group commit)"
+        print(f"onceflow {where}, TCP_NODELAY={args.nodelay}; "
               f"{args.ops} calls per cell; cpu={os.cpu_count()}")
         head = f"{'operation':<27}{'thr':>4}" + "".join(f"{t + ' ops/s':>17}{'p50/p99 ms':>16}" for t in targets)
         print(head + f"{'x floor':>9}{'x moto':>8}")
