@@ -120,11 +120,12 @@ class Invoker:
         """Throttle only where Lambda would: reserved concurrency, or the account's unreserved pool."""
         key = resolved.ref.key
         scope = (resolved.ref.account, resolved.ref.region)
+        unreserved = self.service.unreserved_limit(*scope) if resolved.reserved is None else 0
         with self._lock:
             if resolved.reserved is not None:
                 if self._inflight.get(key, 0) >= resolved.reserved:
                     raise errors.throttled("ReservedFunctionConcurrentInvocationLimitExceeded")
-            elif self._unreserved.get(scope, 0) >= self.service.unreserved_limit(*scope):
+            elif self._unreserved.get(scope, 0) >= unreserved:
                 raise errors.throttled("ConcurrentInvocationLimitExceeded")
             self._inflight[key] = self._inflight.get(key, 0) + 1
             if resolved.reserved is None:

@@ -132,7 +132,10 @@ class Pool:
                         self._live -= 1
                     else:
                         keep.append(worker)
-                self._idle[key] = keep
+                if keep:
+                    self._idle[key] = keep
+                else:
+                    del self._idle[key]
             for worker in self._busy:
                 if worker.spec.function_id == function_id:
                     worker.retired = True
