@@ -245,3 +245,42 @@ def test_session_policies_narrow_what_the_role_allows(aws: Callable[..., Any]) -
     with pytest.raises(ClientError) as exc:
         managed.get_role(RoleName=name)
     assert "because no session policy allows the iam:GetRole action" in error(exc)[1]
+
+
+def test_permissions_boundary_caps_the_role(aws: Callable[..., Any]) -> None:
+    iam = aws("iam")
+    name = unique("bounded")
+    only_get = json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:Get*", "Resource": "*"}]}
+    )
+    boundary = iam.create_policy(PolicyName=unique("boundary"), PolicyDocument=only_get)["Policy"]["Arn"]
+    arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=trust({"AWS": ACCT}), PermissionsBoundary=boundary)[
+        "Role"
+    ]["Arn"]
+    role = iam.get_role(RoleName=name)["Role"]
+    assert role["PermissionsBoundary"] == {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": boundary}
+    assert iam.get_policy(PolicyArn=boundary)["Policy"]["PermissionsBoundaryUsageCount"] == 1
+    iam.attach_role_policy(RoleName=name, PolicyArn="arn:aws:iam::aws:policy/AdministratorAccess")
+    session = as_session(aws, "iam", aws("sts").assume_role(RoleArn=arn, RoleSessionName="b1")["Credentials"])
+    assert session.get_role(RoleName=name)["Role"]["Arn"] == arn
+    with pytest.raises(ClientError) as exc:
+        session.list_roles()
+    assert error(exc) == (
+        "AccessDenied",
+        f"User: arn:aws:sts::{ACCT}:assumed-role/{name}/b1 is not authorized to perform: iam:ListRoles "
+        "on resource: * because no permissions boundary allows the iam:ListRoles action",
+        403,
+    )
+    with pytest.raises(ClientError) as exc:
+        iam.delete_policy(PolicyArn=boundary)
+    assert error(exc) == ("DeleteConflict", "Cannot delete a policy attached to entities.", 409)
+    iam.delete_role_permissions_boundary(RoleName=name)
+    assert "PermissionsBoundary" not in iam.get_role(RoleName=name)["Role"]
+    assert session.list_roles()["Roles"]  # the next call sees the change
+    iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=boundary)
+    with pytest.raises(ClientError):
+        session.list_roles()
+    missing = f"arn:aws:iam::{ACCT}:policy/no-such-boundary"
+    with pytest.raises(ClientError) as exc:
+        iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=missing)
+    assert error(exc)[0] == "NoSuchEntity"

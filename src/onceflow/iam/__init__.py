@@ -17,7 +17,7 @@ def setup(stack: Stack) -> None:
     """Build IAM and STS, register both APIs, the credential resolvers and the authorizer."""
     store = IamStore(stack.db)
     iam = IamService(store)
-    users = IamUsers(store)
+    users = IamUsers(store, iam)
     sts = StsService(store, iam, stack.settings)
     stack.registry.add_api("iam", IamApi(iam, users))
     stack.registry.add_api("sts", StsApi(sts))

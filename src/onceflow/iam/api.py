@@ -40,6 +40,8 @@ def role_out(role: Row, view: str) -> Out:
         out["Description"] = role["description"]
     if view != "create":
         out["MaxSessionDuration"] = role["max_session"]
+    if view != "list" and role.get("boundary"):
+        out["PermissionsBoundary"] = {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": role["boundary"]}
     if view != "list" and role["tags"]:
         out["Tags"] = role["tags"]
     if view == "get":
@@ -47,7 +49,7 @@ def role_out(role: Row, view: str) -> Out:
     return out
 
 
-def policy_out(policy: Row, attachments: int, view: str) -> Out:
+def policy_out(policy: Row, attachments: int, view: str, boundaries: int = 0) -> Out:
     out: Out = {
         "PolicyName": policy["name"],
         "PolicyId": policy["policy_id"],
@@ -55,7 +57,7 @@ def policy_out(policy: Row, attachments: int, view: str) -> Out:
         "Path": policy["path"],
         "DefaultVersionId": policy["default_version"],
         "AttachmentCount": attachments,
-        "PermissionsBoundaryUsageCount": 0,
+        "PermissionsBoundaryUsageCount": boundaries,
         "IsAttachable": True,
         "CreateDate": _date(policy["created"]),
         "UpdateDate": _date(policy["updated"]),
@@ -77,6 +79,8 @@ def user_out(user: Row) -> Out:
     }
     if user["tags"]:
         out["Tags"] = user["tags"]
+    if user.get("boundary"):
+        out["PermissionsBoundary"] = {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": user["boundary"]}
     return out
 
 
@@ -138,6 +142,22 @@ class IamApi:
         items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
         return paged("Tags", items, marker)
 
+    @operation("PutRolePermissionsBoundary")
+    def put_role_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.set_boundary(ctx.account, "role", params["RoleName"], params["PermissionsBoundary"])
+
+    @operation("DeleteRolePermissionsBoundary")
+    def delete_role_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.set_boundary(ctx.account, "role", params["RoleName"], None)
+
+    @operation("PutUserPermissionsBoundary")
+    def put_user_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.set_boundary(ctx.account, "user", params["UserName"], params["PermissionsBoundary"])
+
+    @operation("DeleteUserPermissionsBoundary")
+    def delete_user_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.set_boundary(ctx.account, "user", params["UserName"], None)
+
     # ------------------------------------------------------------------ inline role policies
     @operation("PutRolePolicy")
     def put_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -167,7 +187,8 @@ class IamApi:
     def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         policy = self.service.policy(ctx.account, params["PolicyArn"])
         count = self.service.attachment_count(ctx.account, policy["arn"])
-        return {"Policy": policy_out(policy, count, "get")}
+        boundaries = self.service.boundary_usage(ctx.account, policy["arn"])
+        return {"Policy": policy_out(policy, count, "get", boundaries)}
 
     @operation("GetPolicyVersion")
     def get_policy_version(self, ctx: RequestContext, params: dict[str, Any]) -> Out:

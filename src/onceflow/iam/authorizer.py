@@ -54,12 +54,13 @@ def action_name(service: str, operation: str) -> str:
 
 
 def denial_message(
-    principal: Principal, action: str, resource: str, decision: Decision, kind: str = "identity-based"
+    principal: Principal, action: str, resource: str, decision: Decision, kind: str = "identity-based policy"
 ) -> str:
+    article = "an" if kind[0] in "aeiou" else "a"
     reason = (
-        f"with an explicit deny in {'a' if kind == 'session' else 'an'} {kind} policy"
+        f"with an explicit deny in {article} {kind}"
         if decision is Decision.EXPLICIT_DENY
-        else f"because no {kind} policy allows the {action} action"
+        else f"because no {kind} allows the {action} action"
     )
     return f"User: {principal.arn} is not authorized to perform: {action} on resource: {resource} {reason}"
 
@@ -108,19 +109,23 @@ def make_authorizer(stack: Stack) -> Authorizer:
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:
             return
         action = action_name(ctx.service, ctx.operation)
-        policies = stack.services["iam"].policies_for(principal)
+        iam = stack.services["iam"]
         sts = stack.services.get("sts")
-        session = sts.session_policies(principal) if sts is not None else None
+        # Identity policies grant; a permissions boundary and session policies can only narrow.
+        layers = [
+            ("identity-based policy", iam.policies_for(principal)),
+            ("permissions boundary", iam.boundary_for(principal)),
+            ("session policy", sts.session_policies(principal) if sts is not None else None),
+        ]
         context = request_context(ctx)
         for resource in _resources(stack, ctx, params):
             request = Request(action, resource, context)
-            decision = evaluate(policies, request)
-            kind = "identity-based"
-            if decision.allowed and session is not None:
-                # A session policy can only narrow what the role allows: both must allow.
-                decision, kind = evaluate(session, request), "session"
-            if not decision.allowed:
-                raise access_denied(ctx.service, denial_message(principal, action, resource, decision, kind))
+            for kind, policies in layers:
+                if policies is None:
+                    continue
+                decision = evaluate(policies, request)
+                if not decision.allowed:
+                    raise access_denied(ctx.service, denial_message(principal, action, resource, decision, kind))
 
     return authorize
 

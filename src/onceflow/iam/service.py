@@ -93,7 +93,7 @@ class IamService:
         self.store = store
         self.db = store.db
         # (kind, account, owner) -> (store generation, compiled policies): parse once, re-read after writes.
-        self._policies: dict[tuple[str, str, str], tuple[int, list[Policy]]] = {}
+        self._policies: dict[tuple[str, str, str], tuple[int, tuple[list[Policy], list[Policy] | None]]] = {}
 
     # ------------------------------------------------------------------ roles
     def create_role(self, account: str, params: dict[str, Any]) -> Row:
@@ -103,6 +103,9 @@ class IamService:
             raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
         tags = merge_tags([], params.get("Tags", []))
         path = params.get("Path", "/")
+        boundary = params.get("PermissionsBoundary")
+        if boundary is not None:
+            self.boundary_policy(account, boundary)
         role = {
             "account": account,
             "name": name,
@@ -114,6 +117,7 @@ class IamService:
             "description": params.get("Description"),
             "max_session": params.get("MaxSessionDuration", 3600),
             "tags": tags,
+            "boundary": boundary,
         }
         with self.store.writing() as conn:
             if self.store.role(account, name):
@@ -279,7 +283,7 @@ class IamService:
     def delete_policy(self, account: str, arn: str) -> None:
         with self.store.writing() as conn:
             policy = self._customer_policy(account, arn)
-            if self.store.attachment_count(account, arn):
+            if self.store.attachment_count(account, arn) or self.store.boundary_count(account, arn):
                 raise errors.delete_conflict("Cannot delete a policy attached to entities.")
             if len(self.store.policy_versions(arn)) > 1:
                 raise errors.delete_conflict(
@@ -369,6 +373,25 @@ class IamService:
             raise errors.user_not_found(name)
         return user
 
+    # ------------------------------------------------------------------ permissions boundaries
+    def boundary_policy(self, account: str, arn: str) -> Row:
+        _check_policy_arn(arn)
+        found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+        if found is None or (not found.get("aws_managed") and found["account"] != account):
+            # UNCONFIRMED wording.
+            raise errors.no_such_entity(f"Scope ARN: {arn} does not exist or is not attachable.")
+        return found
+
+    def set_boundary(self, account: str, kind: str, name: str, arn: str | None) -> None:
+        if arn is not None:
+            self.boundary_policy(account, arn)
+        with self.store.writing() as conn:
+            self._owner(account, kind, name)
+            self.store.set_boundary(conn, kind, account, name, arn)
+
+    def boundary_usage(self, account: str, arn: str) -> int:
+        return self.store.boundary_count(account, arn)
+
     # ------------------------------------------------------------------ for other services and the authorizer
     def get_role_by_arn(self, account: str, role_arn: str) -> dict[str, Any] | None:
         role = self.store.role_by_arn(role_arn)
@@ -396,38 +419,45 @@ class IamService:
 
     def policies_for(self, principal: Principal) -> list[Policy]:
         """The identity policies (inline and attached) of a role session's role or of a user."""
+        return self._compiled(principal)[0]
+
+    def boundary_for(self, principal: Principal) -> list[Policy] | None:
+        """The permissions boundary of a session's role or of a user; None when it has none."""
+        return self._compiled(principal)[1]
+
+    def _compiled(self, principal: Principal) -> tuple[list[Policy], list[Policy] | None]:
         if principal.kind == "assumed-role" and principal.role_arn:
             key = ("role", principal.account, principal.role_arn)
         elif principal.kind == "user":
             key = ("user", principal.account, principal.name.lower())
         else:
-            return []
+            return [], None
         generation = self.store.generation  # read before the rows, so a later write makes this stale
         cached = self._policies.get(key)
         if cached is not None and cached[0] == generation:
             return cached[1]
-        policies = [parse(d) for d in self._documents(*key)]
-        self._policies[key] = (generation, policies)
-        return policies
+        docs, boundary = self._documents(*key)
+        bounds = None if boundary is None else [parse(boundary)] if boundary else [Policy("2012-10-17", ())]
+        compiled = ([parse(d) for d in docs], bounds)
+        self._policies[key] = (generation, compiled)
+        return compiled
 
-    def _documents(self, kind: str, account: str, owner: str) -> list[str]:
-        if kind == "role":
-            role = self.store.role_by_arn(owner)
-            if role is None or role["account"] != account:
-                return []
-            owner, table = role["name"], "iam_role_policies"
-        else:
-            table = "iam_user_policies"
+    def _documents(self, kind: str, account: str, owner: str) -> tuple[list[str], str | None]:
+        """(identity policy documents, permissions boundary document or None)."""
+        entity = self.store.role_by_arn(owner) if kind == "role" else self.store.user(account, owner)
+        if entity is None or entity["account"] != account:
+            return [], None
+        owner = entity["name"]
+        table = "iam_role_policies" if kind == "role" else "iam_user_policies"
         docs = [d for _, d in self.store.inline_all(table, account, owner)]
         for arn in self.store.attached(account, kind, owner):
-            managed = AWS_POLICIES.get(arn)
-            if managed is not None:
-                docs.append(managed["document"])
-            elif (row := self.store.policy(arn)) is not None:
-                version = self.store.policy_version(arn, row["default_version"])
-                if version is not None:
-                    docs.append(version["document"])
-        return docs
+            if (doc := self.default_document(account, arn)) is not None:
+                docs.append(doc)
+        boundary = None
+        if entity.get("boundary"):
+            # A boundary whose policy is gone allows nothing (never fail open).
+            boundary = self.default_document(account, entity["boundary"]) or ""
+        return docs, boundary
 
     def forget(self) -> None:
         self._policies.clear()

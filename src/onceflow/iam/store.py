@@ -51,6 +51,13 @@ MIGRATIONS = [
             access_key_id TEXT PRIMARY KEY, account TEXT NOT NULL, data TEXT NOT NULL);
         """,
     ),
+    (
+        "iam-0002",
+        """
+        ALTER TABLE iam_roles ADD COLUMN boundary TEXT;
+        ALTER TABLE iam_users ADD COLUMN boundary TEXT;
+        """,
+    ),
 ]
 
 Row = dict[str, Any]
@@ -105,7 +112,7 @@ class IamStore:
     def insert_role(self, conn: sqlite3.Connection, role: Row) -> None:
         conn.execute(
             "INSERT INTO iam_roles (account, name_key, name, role_id, path, arn, created, trust, description,"
-            " max_session, tags) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            " max_session, tags, boundary) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 role["account"],
                 role["name"].lower(),
@@ -118,6 +125,7 @@ class IamStore:
                 role.get("description"),
                 role["max_session"],
                 json.dumps(role.get("tags", [])),
+                role.get("boundary"),
             ),
         )
 
@@ -242,6 +250,15 @@ class IamStore:
         r = self.db.query_one("SELECT COUNT(*) FROM iam_attachments WHERE account=? AND policy_arn=?", (account, arn))
         return int(r[0]) if r else 0
 
+    def boundary_count(self, account: str, arn: str) -> int:
+        roles = self.db.query_one("SELECT COUNT(*) FROM iam_roles WHERE account=? AND boundary=?", (account, arn))
+        users = self.db.query_one("SELECT COUNT(*) FROM iam_users WHERE account=? AND boundary=?", (account, arn))
+        return int(roles[0] if roles else 0) + int(users[0] if users else 0)
+
+    def set_boundary(self, conn: sqlite3.Connection, kind: str, account: str, name: str, arn: str | None) -> None:
+        table = "iam_roles" if kind == "role" else "iam_users"
+        conn.execute(f"UPDATE {table} SET boundary=? WHERE account=? AND name_key=?", (arn, account, name.lower()))
+
     def attach(self, conn: sqlite3.Connection, account: str, kind: str, owner: str, arn: str) -> None:
         conn.execute("INSERT OR IGNORE INTO iam_attachments VALUES (?,?,?,?)", (account, kind, owner.lower(), arn))
 
@@ -264,8 +281,8 @@ class IamStore:
 
     def insert_user(self, conn: sqlite3.Connection, u: Row) -> None:
         conn.execute(
-            "INSERT INTO iam_users (account, name_key, name, user_id, path, arn, created, tags)"
-            " VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO iam_users (account, name_key, name, user_id, path, arn, created, tags, boundary)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
             (
                 u["account"],
                 u["name"].lower(),
@@ -275,6 +292,7 @@ class IamStore:
                 u["arn"],
                 u["created"],
                 json.dumps(u.get("tags", [])),
+                u.get("boundary"),
             ),
         )
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from onceflow.context import Principal
 from onceflow.iam import errors
-from onceflow.iam.service import merge_tags, new_id, now, page, policy_size, validate
+from onceflow.iam.service import IamService, merge_tags, new_id, now, page, policy_size, validate
 from onceflow.iam.store import IamStore, Row
 
 USER_INLINE_LIMIT = 2048
@@ -17,8 +17,9 @@ _SECRET_CHARS = string.ascii_letters + string.digits + "+/"
 
 
 class IamUsers:
-    def __init__(self, store: IamStore) -> None:
+    def __init__(self, store: IamStore, iam: IamService) -> None:
         self.store = store
+        self.iam = iam
         self.db = store.db
         self._principals: dict[str, Principal] = {}  # access key -> user principal (keys are immutable)
 
@@ -30,6 +31,7 @@ class IamUsers:
 
     def create_user(self, account: str, params: dict[str, Any]) -> Row:
         name, path = params["UserName"], params.get("Path", "/")
+        boundary = params.get("PermissionsBoundary")
         user = {
             "account": account,
             "name": name,
@@ -38,7 +40,10 @@ class IamUsers:
             "arn": f"arn:aws:iam::{account}:user{path}{name}",
             "created": now(),
             "tags": merge_tags([], params.get("Tags", [])),
+            "boundary": boundary,
         }
+        if boundary is not None:
+            self.iam.boundary_policy(account, boundary)
         with self.store.writing() as conn:
             if self.store.user(account, name):
                 raise errors.already_exists(f"User with name {name} already exists.")
