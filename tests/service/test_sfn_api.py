@@ -270,3 +270,37 @@ def test_test_state(endpoint: str) -> None:
     r = run({**task, "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Handler"}]})
     assert (r["status"], r["nextState"], json.loads(r["output"])["Error"]) == (
         "CAUGHT_ERROR", "Handler", "Lambda.AWSLambdaException")
+
+
+def test_redrive_runs_the_failed_state_again_and_only_it(sfn: Any, aws: Callable[..., Any]) -> None:
+    iam, ddb = aws("iam"), aws("dynamodb")
+    role_name = name("redrive")
+    role = iam.create_role(RoleName=role_name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    table = name("redrive-table")
+    ddb.create_table(TableName=table, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                     BillingMode="PAY_PER_REQUEST")
+    definition = {"StartAt": "Before", "States": {
+        "Before": {"Type": "Pass", "Result": {"id": {"S": "k"}}, "ResultPath": "$.key", "Next": "Read"},
+        "Read": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:dynamodb:getItem",
+                 "Parameters": {"TableName": table, "Key.$": "$.key"}, "End": True}}}
+    arn = sfn.create_state_machine(name=name(), definition=json.dumps(definition), roleArn=role)["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+    d = wait_done(sfn, ex)
+    assert (d["status"], d["error"]) == ("FAILED", "DynamoDb.DynamoDbException")  # not in DynamoDB's model
+    with pytest.raises(ClientError) as e:
+        sfn.redrive_execution(executionArn=arn.replace(":stateMachine:", ":execution:") + ":missing")
+    assert error_of(e)[0] == "ExecutionDoesNotExist"
+    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "dynamodb:GetItem",
+                                                      "Resource": "*"}]}
+    iam.put_role_policy(RoleName=role_name, PolicyName="read", PolicyDocument=json.dumps(policy))
+    assert sfn.redrive_execution(executionArn=ex)["redriveDate"]
+    d = wait_done(sfn, ex)
+    assert (d["status"], d["redriveCount"]) == ("SUCCEEDED", 1)
+    types = [e["type"] for e in history(sfn, ex)]
+    assert types == ["ExecutionStarted", "PassStateEntered", "PassStateExited", "TaskStateEntered", "TaskScheduled",
+                     "TaskStarted", "TaskFailed", "ExecutionFailed", "ExecutionRedriven", "TaskStateEntered",
+                     "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"]
+    with pytest.raises(ClientError) as e:
+        sfn.redrive_execution(executionArn=ex)
+    assert error_of(e)[0] == "ExecutionNotRedrivable"

@@ -73,6 +73,10 @@ class SfnApi:
     def test_state(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.test_state(ctx, p)
 
+    @operation("RedriveExecution")
+    def redrive_execution(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.redrive(p)
+
     # ------------------------------------------------------------------ callbacks
     @operation("SendTaskSuccess")
     def send_task_success(self, ctx: RequestContext, p: Params) -> Params:

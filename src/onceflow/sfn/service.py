@@ -297,6 +297,8 @@ class SfnService:
         if row["cause"] is not None:
             out["cause"] = row["cause"]
         out["redriveCount"] = row["redrive_count"]
+        if row["redrive_date"] is not None:
+            out["redriveDate"] = ts(row["redrive_date"])
         if row["status"] in ("FAILED", "ABORTED", "TIMED_OUT"):
             out["redriveStatus"] = "REDRIVABLE"
         else:
@@ -358,6 +360,29 @@ class SfnService:
         self.engine.terminate(arn, "ExecutionAborted", "ABORTED", p.get("error"), p.get("cause"))
         row = self.store.get_execution(arn)
         return {"stopDate": ts(row["stop"] if row is not None and row["stop"] else time.time())}
+
+    def redrive(self, p: dict[str, Any]) -> dict[str, Any]:
+        """Run a closed execution on from its unfinished state; finished states are not run again."""
+        from onceflow.sfn.engine.state import redrive_superseded
+
+        arn = p["executionArn"]
+        row = self.execution(arn)
+        if row["type"] == "EXPRESS" or row["status"] not in ("FAILED", "ABORTED", "TIMED_OUT"):
+            raise E.execution_not_redrivable(f"Execution cannot be redriven: {arn}. Execution is {row['status']}")
+        now = time.time()
+        with self.engine.lock_for(arn), self.stack.db.transaction() as conn:
+            events = [event_from_row(r) for r in self.store.events(arn)]
+            count = row["redrive_count"] + 1
+            self.store.supersede(conn, arn, redrive_superseded(events))
+            last = max(e.id for e in events)
+            redriven = ev.Event(last + 1, last, "ExecutionRedriven", now, {"redriveCount": count}, "redrive")
+            self.store.append_events(conn, arn, [redriven])
+            self.store.update_execution(conn, arn, {
+                "status": "RUNNING", "output": None, "error": None, "cause": None, "stop": None,
+                "redrive_count": count, "redrive_date": now,
+            })
+        self.engine.wake(arn)
+        return {"redriveDate": ts(now)}
 
     # ------------------------------------------------------------------ TestState
     def test_state(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,12 @@ CREATE TABLE sfn_tokens (
 CREATE INDEX sfn_tokens_by_exec ON sfn_tokens (exec_arn);
 """,
     ),
+    (
+        "sfn-0002",
+        """
+CREATE TABLE sfn_superseded (exec_arn TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (exec_arn, id)) WITHOUT ROWID;
+""",
+    ),
 ]
 
 EXEC_COLUMNS = (
@@ -142,6 +148,14 @@ class SfnStore:
                 for e in events
             ],
         )
+
+    def superseded(self, exec_arn: str) -> set[int]:
+        """Events a redrive set aside: still in the history, no longer replayed."""
+        return {r[0] for r in self.db.query("SELECT id FROM sfn_superseded WHERE exec_arn=?", (exec_arn,))}
+
+    def supersede(self, conn: sqlite3.Connection, exec_arn: str, ids: Iterable[int]) -> None:
+        conn.executemany("INSERT OR IGNORE INTO sfn_superseded (exec_arn, id) VALUES (?, ?)",
+                         [(exec_arn, i) for i in ids])
 
     # ------------------------------------------------------------------ timers
     def set_timer(self, conn: sqlite3.Connection, exec_arn: str, due: float | None) -> None:

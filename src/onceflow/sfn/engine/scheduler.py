@@ -174,7 +174,7 @@ class Engine:
         row = self.store.get_execution(arn)
         if row is None or row["status"] != "RUNNING":
             return None
-        history = History([event_from_row(r) for r in self.store.events(arn)])
+        history = History([event_from_row(r) for r in self.store.events(arn)], self.store.superseded(arn))
         return Runtime(self, row, history, run_execution)
 
     def submit_invoke(self, rt: Runtime, fib: Fiber, eff: Invoke) -> None:

@@ -37,11 +37,13 @@ class History:
     """The recorded events of one execution, grouped by the fiber that emitted them."""
 
     events: list[Event]
+    superseded: set[int] = field(default_factory=set)
     by_fiber: dict[str, deque[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for ev in self.events:
-            self.by_fiber.setdefault(ev.fiber, deque()).append(ev)
+            if ev.id not in self.superseded:
+                self.by_fiber.setdefault(ev.fiber, deque()).append(ev)
 
     @property
     def last_id(self) -> int:
@@ -85,3 +87,30 @@ def fold(events: list[Event]) -> ExecutionSummary:
         s.output = d.get("output")
         s.error, s.cause = d.get("error"), d.get("cause")
     return s
+
+
+def redrive_superseded(events: list[Event]) -> list[int]:
+    """The events a redrive sets aside so that the unfinished top-level state runs again.
+
+    That is the closing event(s), and from the last top-level state that was entered but never
+    exited: its own events and every event of the fibers it spawned (a Map's or Parallel's children).
+    """
+    root = [e for e in events if e.fiber == "r" and e.id > 0]
+    exited = set()
+    start_id = None
+    for ev in reversed(root):
+        name = (ev.details or {}).get("name")
+        if ev.type.endswith("StateExited"):
+            exited.add(name)
+        elif ev.type.endswith("StateEntered") and name not in exited:
+            start_id = ev.id
+            break
+    out = [e.id for e in events if e.fiber not in ("r",) and not e.fiber.startswith("r.")]  # StopExecution's
+    out += [e.id for e in events if e.type in TERMINAL]
+    if start_id is not None:
+        first: dict[str, int] = {}
+        for e in events:
+            first.setdefault(e.fiber, e.id)
+        out += [e.id for e in root if e.id >= start_id]
+        out += [e.id for e in events if e.fiber.startswith("r.") and first[e.fiber] > start_id]
+    return sorted(set(out))

@@ -7,6 +7,7 @@ as `<Service>.<Code>` (AWS SDK v2 style names) with the SDK's cause format.
 from __future__ import annotations
 
 import datetime
+from functools import lru_cache
 import uuid
 from typing import Any
 
@@ -41,6 +42,14 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=16)
+def _modeled_errors(service: str) -> frozenset[str]:
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model(service)
+    return frozenset(name for name in model.shape_names if model.shape_for(name).metadata.get("exception"))
+
+
 def call(stack: Stack, principal: Principal, region: str, service: str, action: str, params: Any) -> Any:
     if service not in SERVICES:
         raise StatesError("States.Runtime", f"The aws-sdk service '{service}' is not supported by onceflow")
@@ -49,7 +58,9 @@ def call(stack: Stack, principal: Principal, region: str, service: str, action: 
     try:
         out = internal.call(stack, principal, target, operation, dict(params or {}), region=region)
     except ServiceError as e:
-        code = e.code if e.code.endswith("Exception") else f"{e.code}Exception"
+        # Errors the service's model declares keep their name; others surface as the SDK's base
+        # exception of the service (as Lambda's AccessDenied does for lambda:invoke).
+        code = e.code if e.code in _modeled_errors(target) else f"{prefix}Exception"
         raise StatesError(
             f"{prefix}.{code}",
             f"{e.message} (Service: {prefix}, Status Code: {e.status}, Request ID: {uuid.uuid4()})",
