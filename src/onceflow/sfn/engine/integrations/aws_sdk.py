@@ -7,8 +7,8 @@ as `<Service>.<Code>` (AWS SDK v2 style names) with the SDK's cause format.
 from __future__ import annotations
 
 import datetime
-from functools import lru_cache
 import uuid
+from functools import lru_cache
 from typing import Any
 
 from onceflow import internal
