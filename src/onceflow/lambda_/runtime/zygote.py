@@ -154,7 +154,10 @@ def main() -> None:
     # would otherwise touch (and copy) every page it shares with the zygote.
     gc.collect()
     gc.freeze()
-    protocol.send_packet(control, {"t": "zygote_ready", "pid": os.getpid(), "boto3": loader is not None})
+    try:
+        protocol.send_packet(control, {"t": "zygote_ready", "pid": os.getpid(), "boto3": loader is not None})
+    except OSError:  # the server went away while we were loading: nothing to serve
+        return
     Zygote(control, loader).serve()
 
 
