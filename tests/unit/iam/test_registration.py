@@ -1,0 +1,59 @@
+"""Every operation IAM and STS register is a real operation of the botocore model, and the ones the
+issues name are all there."""
+
+from __future__ import annotations
+
+import botocore.session
+
+from onceflow import iam
+from onceflow.config import Settings
+from onceflow.stack import Stack
+from onceflow.store.db import Database
+
+REQUIRED = {
+    "iam": {
+        "CreateRole",
+        "GetRole",
+        "ListRoles",
+        "UpdateRole",
+        "DeleteRole",
+        "UpdateAssumeRolePolicy",
+        "TagRole",
+        "UntagRole",
+        "ListRoleTags",
+        "PutRolePolicy",
+        "GetRolePolicy",
+        "DeleteRolePolicy",
+        "ListRolePolicies",
+        "CreatePolicy",
+        "GetPolicy",
+        "GetPolicyVersion",
+        "ListPolicies",
+        "DeletePolicy",
+        "AttachRolePolicy",
+        "DetachRolePolicy",
+        "ListAttachedRolePolicies",
+        "CreateUser",
+        "GetUser",
+        "DeleteUser",
+        "CreateAccessKey",
+        "ListAccessKeys",
+        "DeleteAccessKey",
+        "PutUserPolicy",
+        "GetUserPolicy",
+        "DeleteUserPolicy",
+        "ListUserPolicies",
+    },
+    "sts": {"GetCallerIdentity", "AssumeRole", "GetSessionToken"},
+}
+
+
+def test_registered_operations_exist_in_the_models() -> None:
+    stack = Stack(Settings(in_memory=True), Database(":memory:"))
+    iam.setup(stack)
+    session = botocore.session.get_session()
+    for service, required in REQUIRED.items():
+        model = session.get_service_model(service)
+        registered = set(stack.registry.operations(service))
+        assert registered <= set(model.operation_names)
+        assert required <= registered, required - registered
