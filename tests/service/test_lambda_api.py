@@ -201,3 +201,20 @@ def test_missing_function_errors(aws: Callable[..., Any]) -> None:
     with pytest.raises(ClientError) as err:
         lam.invoke(FunctionName=name)
     assert err.value.response["Error"]["Message"] == f"Function not found: {arn}:$LATEST"
+
+
+def test_tags_and_account_settings(aws: Callable[..., Any], role: str) -> None:
+    lam = aws("lambda")
+    name = f"tagged-{uuid.uuid4().hex[:8]}"
+    arn = lam.create_function(
+        FunctionName=name, Runtime="python3.13", Role=role, Handler="app.handler",
+        Code={"ZipFile": make_zip({"app.py": HANDLER % 1})}, Tags={"team": "orders"},
+    )["FunctionArn"]  # fmt: skip
+    assert lam.get_function(FunctionName=name)["Tags"] == {"team": "orders"}
+    lam.tag_resource(Resource=arn, Tags={"env": "dev"})
+    assert lam.list_tags(Resource=arn)["Tags"] == {"team": "orders", "env": "dev"}
+    lam.untag_resource(Resource=arn, TagKeys=["team"])
+    assert lam.list_tags(Resource=arn)["Tags"] == {"env": "dev"}
+    settings = lam.get_account_settings()
+    assert settings["AccountLimit"]["ConcurrentExecutions"] == 1000
+    assert settings["AccountUsage"]["FunctionCount"] >= 1

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.names import parse
@@ -42,7 +43,7 @@ def setup(stack: Stack) -> None:
         on_change=lambda key: pool.retire("/".join(key)),
     )
     invoker = Invoker(service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters)
-    api = LambdaApi(service, invoker)
+    api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
     stack.registry.add_api("lambda", api)
     stack.services["lambda"] = api
     stack.resource_resolvers["lambda"] = _resolver
@@ -73,7 +74,7 @@ def _role_lookup(stack: Stack) -> Any:
 
 def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     """The function ARN a call acts on, qualified when the call names a version or alias."""
-    name = params.get("FunctionName")
+    name = params.get("FunctionName") or params.get("Resource")
     if not name:
         return ["*"]
     try:

@@ -5,15 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.service import LambdaService
 from onceflow.registry import operation
 
 
 class LambdaApi:
-    def __init__(self, service: LambdaService, invoker: Invoker) -> None:
+    def __init__(self, service: LambdaService, invoker: Invoker, account: AccountService) -> None:
         self.service = service
         self.invoker = invoker
+        self.account = account
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -105,6 +107,23 @@ class LambdaApi:
     @operation("DeleteFunctionConcurrency")
     def delete_function_concurrency(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.delete_concurrency(ctx, params["FunctionName"])
+
+    # ------------------------------------------------------------------ tags and account
+    @operation("TagResource")
+    def tag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.account.tag(ctx, params["Resource"], params["Tags"])
+
+    @operation("UntagResource")
+    def untag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.account.untag(ctx, params["Resource"], params["TagKeys"])
+
+    @operation("ListTags")
+    def list_tags(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.account.list_tags(ctx, params["Resource"])
+
+    @operation("GetAccountSettings")
+    def get_account_settings(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.account.settings(ctx)
 
     # ------------------------------------------------------------------ for other services
     def invoke_function(

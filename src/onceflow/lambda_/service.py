@@ -131,6 +131,8 @@ class LambdaService:
             self.store.put_code(conn, checked.sha256_hex, checked.data)
             if not self.store.insert_function(conn, ref.key, record):
                 raise errors.function_exists(ref.name)
+            if params.get("Tags"):
+                self.store.set_tags(conn, ref.key, dict(params["Tags"]))
             version = self._publish(conn, ref, record) if params.get("Publish") else None
         shown = version or record
         return cfg.render(shown, ctx.account, ctx.region, "create")
@@ -145,6 +147,9 @@ class LambdaService:
             "Configuration": cfg.render(resolved.config, ctx.account, ctx.region),
             "Code": {"RepositoryType": "S3", "Location": self.code_dir(resolved.config).as_uri()},
         }
+        tags = self.store.get_tags(resolved.ref.key)
+        if tags:
+            out["Tags"] = tags
         if resolved.reserved is not None:
             out["Concurrency"] = {"ReservedConcurrentExecutions": resolved.reserved}
         return out

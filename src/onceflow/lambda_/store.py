@@ -108,6 +108,27 @@ class LambdaStore:
         )
         return int(row["n"]) if row else 0
 
+    def get_tags(self, key: Key) -> dict[str, str] | None:
+        row = self.db.query_one("SELECT tags FROM lambda_functions WHERE account=? AND region=? AND name=?", key)
+        return json.loads(row["tags"]) if row else None
+
+    def set_tags(self, conn: sqlite3.Connection, key: Key, tags: dict[str, str]) -> None:
+        conn.execute(
+            "UPDATE lambda_functions SET tags=? WHERE account=? AND region=? AND name=?", (json.dumps(tags), *key)
+        )
+
+    def usage(self, account: str, region: str) -> tuple[int, int]:
+        """(function count, total code size of $LATEST and versions) in an account and region."""
+        rows = self.db.query(
+            "SELECT config FROM lambda_functions WHERE account=? AND region=? "
+            "UNION ALL SELECT config FROM lambda_versions WHERE account=? AND region=?",
+            (account, region, account, region),
+        )
+        count = self.db.query_one(
+            "SELECT COUNT(*) AS n FROM lambda_functions WHERE account=? AND region=?", (account, region)
+        )
+        return int(count["n"]) if count else 0, sum(int(json.loads(r["config"])["CodeSize"]) for r in rows)
+
     # ------------------------------------------------------------------ versions
     def next_version(self, conn: sqlite3.Connection, key: Key) -> int:
         row = conn.execute(
