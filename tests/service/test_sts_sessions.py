@@ -196,11 +196,27 @@ def test_enforce_iam_applies_users_policies(server_factory: Callable[..., Any], 
         "because no identity-based policy allows the iam:ListRoles action",
         403,
     )
-    # Under --enforce-iam even the account root may only assume roles whose trust policy allows it.
-    iam.create_role(RoleName="svc", AssumeRolePolicyDocument=trust({"Service": "lambda.amazonaws.com"}))
+    # Under --enforce-iam the account root may not assume roles, as on AWS.
+    iam.create_role(RoleName="svc", AssumeRolePolicyDocument=trust({"AWS": ACCT}))
     with pytest.raises(ClientError) as exc:
         aws("sts").assume_role(RoleArn=f"arn:aws:iam::{ACCT}:role/svc", RoleSessionName="s1")
-    assert error(exc)[0] == "AccessDenied"
+    assert error(exc) == ("AccessDenied", "Roles may not be assumed by root accounts.", 403)
+    # A user needs both sts:AssumeRole in its own policies and the role's trust.
+    alice_sts = aws("sts", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+    assume = json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]}
+    )
+    iam.put_user_policy(UserName="alice", PolicyName="assume", PolicyDocument=assume)
+    assert alice_sts.assume_role(RoleArn=f"arn:aws:iam::{ACCT}:role/svc", RoleSessionName="s1")["Credentials"]
+    iam.update_assume_role_policy(RoleName="svc", PolicyDocument=trust({"Service": "lambda.amazonaws.com"}))
+    with pytest.raises(ClientError) as exc:
+        alice_sts.assume_role(RoleArn=f"arn:aws:iam::{ACCT}:role/svc", RoleSessionName="s2")
+    assert error(exc) == (
+        "AccessDenied",
+        f"User: arn:aws:iam::{ACCT}:user/alice is not authorized to perform: sts:AssumeRole on resource: "
+        f"arn:aws:iam::{ACCT}:role/svc",
+        403,
+    )
     # Plain keys still act as the root, who may do everything.
     assert iam.list_roles()["Roles"]
     allow = json.dumps(

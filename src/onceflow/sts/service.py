@@ -81,6 +81,9 @@ class StsService:
         role_arn, session_name = params["RoleArn"], params["RoleSessionName"]
         if not _ROLE_ARN.fullmatch(role_arn):
             raise errors.validation_error(f"{role_arn} is invalid")
+        if caller.kind == "root" and self.settings.enforce_iam:
+            # AWS refuses this outright; the lenient default mode lets plain keys assume roles.
+            raise errors.access_denied("AccessDenied", 403, "Roles may not be assumed by root accounts.")
         role = self.store.role_by_arn(role_arn)
         denied = errors.access_denied(
             "AccessDenied",
@@ -113,7 +116,7 @@ class StsService:
 
     def _checks_trust(self, caller: Principal) -> bool:
         # The account root of a default (lenient) server may assume any of its roles, so scripts that
-        # use plain keys work; role sessions, and everyone under --enforce-iam, need the trust policy.
+        # use plain keys work; role sessions, and users under --enforce-iam, need the trust policy.
         return caller.kind == "assumed-role" or self.settings.enforce_iam
 
     def _trusted(self, caller: Principal, role_arn: str) -> bool:
