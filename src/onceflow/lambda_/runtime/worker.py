@@ -28,6 +28,7 @@ from onceflow.lambda_.runtime import protocol
 
 _ERROR_INDENT = "\u00a0"  # the runtime indents traceback lines in the [ERROR] event with NO-BREAK SPACE
 _request_id = ""
+_streams: list[_LineStream] = []  # our stdout/stderr, even if a handler replaces sys.stdout
 
 
 class _Fault(Exception):
@@ -69,6 +70,10 @@ class _LineStream(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    @property
+    def buffer(self) -> _BinaryLines:  # for code that writes bytes to sys.stdout.buffer
+        return _BinaryLines(self)
+
     def write(self, text: str) -> int:
         data = self._partial + text
         if "\n" in data:
@@ -84,6 +89,19 @@ class _LineStream(io.TextIOBase):
         if self._partial:
             line, self._partial = self._partial, ""
             self._channel.log(line + "\n")
+
+
+class _BinaryLines(io.RawIOBase):
+    def __init__(self, text: _LineStream) -> None:
+        super().__init__()
+        self._text = text
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self._text.write(bytes(data).decode("utf-8", "replace"))
+        return len(data)
 
 
 class _LambdaLogHandler(logging.Handler):
@@ -149,8 +167,8 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     os.environ.update(spec["env"])
     os.chdir(spec["task_root"])
     sys.path.insert(0, spec["task_root"])
-    sys.stdout = _LineStream(channel)
-    sys.stderr = _LineStream(channel)
+    _streams[:] = [_LineStream(channel), _LineStream(channel)]
+    sys.stdout, sys.stderr = _streams
     logging.Formatter.converter = time.gmtime
     handler = _LambdaLogHandler(channel)
     handler.setFormatter(
@@ -285,12 +303,11 @@ def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None) -> None:
     except BaseException:  # the runtime itself broke: the server reports Runtime.ExitError
         code = 1
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            if isinstance(stream, _LineStream):
-                try:
-                    stream.flush_partial()
-                except Exception:
-                    pass
+        for stream in _streams:
+            try:
+                stream.flush_partial()
+            except Exception:
+                pass
     os._exit(code)
 
 
@@ -318,8 +335,8 @@ def _serve(channel: _Channel, handler: Any) -> None:
         header, body = protocol.recv(channel.sock)
         _request_id = header["id"]
         ok, out = _invoke_once(channel, handler, header, body)
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush_partial()  # type: ignore[attr-defined]
+        for stream in _streams:
+            stream.flush_partial()
         channel.send({"t": "result", "ok": ok, "mem_mb": _max_rss_mb()}, out)
 
 
