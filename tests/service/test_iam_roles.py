@@ -256,3 +256,20 @@ def test_cli_create_role_and_get_role_policy_prints_the_decoded_document(
     assert aws_cli("iam", "delete-role", "--role-name", name).returncode == 0
     out = aws_cli("iam", "list-roles", "--query", "Roles[].RoleName")
     assert name not in json.loads(out.stdout)
+
+
+def test_accounts_are_isolated(aws: Callable[..., Any]) -> None:
+    other = aws("iam", access_key="111122223333")
+    name = unique("acct")
+    created = other.create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]
+    assert created["Arn"] == f"arn:aws:iam::111122223333:role/{name}"
+    with pytest.raises(ClientError) as exc:
+        aws("iam").get_role(RoleName=name)
+    assert error(exc)[0] == "NoSuchEntity"
+    aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)  # the same name, another account
+    assert name not in [r["RoleName"] for r in aws("iam", access_key="222233334444").list_roles()["Roles"]]
+    creds = aws("sts", access_key="111122223333").assume_role(RoleArn=created["Arn"], RoleSessionName="x1")
+    assert creds["AssumedRoleUser"]["Arn"] == f"arn:aws:sts::111122223333:assumed-role/{name}/x1"
+    with pytest.raises(ClientError) as exc:
+        aws("sts").assume_role(RoleArn=created["Arn"], RoleSessionName="x1")  # cross-account: not trusted
+    assert error(exc)[0] == "AccessDenied"
