@@ -1,4 +1,12 @@
-"""iam: IAM (roles, policies, users) and STS (sessions) on one store; see setup()."""
+"""iam: IAM (roles, policies, users) and STS (sessions) on one store; see setup().
+
+What other services use (all by account, IAM being global):
+  stack.services["iam"].get_role_by_arn(account, role_arn) -> dict | None
+  stack.services["iam"].role_trusts(account, role_arn, ("Service", "states.amazonaws.com")) -> bool
+  stack.services["iam"].role_allows(account, role_arn, "logs:CreateLogStream", resource_arn) -> bool
+  stack.services["sts"].issue_role_session(account, role_arn, session_name, duration_s=3600) -> credentials
+  stack.authorize(ctx, params)  (installed here; server.py may install make_authorizer(stack) too)
+"""
 
 from __future__ import annotations
 
