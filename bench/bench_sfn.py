@@ -137,6 +137,36 @@ def fan_out(url: str, items: int) -> float:
     return (items + 1) / (time.perf_counter() - t0)
 
 
+def seed_workflow(url: str, executions: int) -> float:
+    """Executions/s of the seed order workflow (Choice, two lambda:invoke Tasks writing DynamoDB)."""
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from examples.orders.provision import provision
+
+    session = boto3.session.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
+    env = provision("bench", endpoint_url=url, session=session)
+    iam = session.client("iam", endpoint_url=url)
+    policy = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": env["worker_arn"]}]}
+    iam.put_role_policy(RoleName="bench-sfn", PolicyName="invoke", PolicyDocument=json.dumps(policy))
+    template = (Path(__file__).resolve().parents[1] / "examples/orders/workflow-template.json").read_text()
+    sfn = client(url)
+    arn = create(sfn, json.loads(template.replace("WORKER_NAME", "bench-worker")))
+    warm = sfn.start_execution(stateMachineArn=arn, input=json.dumps({"id": "warm", "quantity": 1}))["executionArn"]
+    wait_all(sfn, [warm], 120)
+    t0 = time.perf_counter()
+
+    def start(i: int) -> str:
+        order = {"id": f"o{i}", "quantity": 2}
+        return client_for_thread(url).start_execution(stateMachineArn=arn, input=json.dumps(order))["executionArn"]
+
+    with ThreadPoolExecutor(8) as pool:
+        arns = list(pool.map(start, range(executions)))
+    wait_all(sfn, arns, 600)
+    return executions / (time.perf_counter() - t0)
+
+
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as fh:
         for line in fh:
@@ -195,6 +225,7 @@ def main() -> None:
     ap.add_argument("--moto-chains", type=int, default=1)
     ap.add_argument("--map-items", type=int, default=1000)
     ap.add_argument("--parked", type=int, default=10000)
+    ap.add_argument("--seed-executions", type=int, default=200)
     ap.add_argument("--skip-moto", action="store_true")
     opts = ap.parse_args()
 
@@ -211,6 +242,9 @@ def main() -> None:
         moto = on_moto(fan_out, opts.map_items) if not opts.skip_moto else float("nan")
         label = f"Map over {opts.map_items} items, transitions/s"
         print(f"{label:<40}{once:>12.0f}{moto:>12.1f}{once / moto:>8.1f}x", flush=True)
+        rate = seed_workflow(once_url, opts.seed_executions)
+        label = "seed workflow (2 Lambda tasks), exec/s"
+        print(f"{label:<40}{rate:>12.1f}{'n/a':>12}   (moto runs Lambda in Docker only)", flush=True)
         before, after, rate = parked(once_url, once_proc.pid, opts.parked)
         print(f"{opts.parked} executions parked in a Wait: server RSS {before:.0f} MB -> {after:.0f} MB "
               f"({(after - before) * 1024 / opts.parked:.1f} KB each); {rate:.0f} StartExecution/s", flush=True)
