@@ -36,6 +36,7 @@ def handler(event, context):
     print("line one")
     sys.stderr.write("to stderr\\n")
     sys.stdout.buffer.write(b"bytes line\\n")
+    os.system("echo from a subprocess")
     sys.stdout.write("partial")
     return {"pid": os.getpid(), "env": os.environ.get("MY_VAR"), "arn": context.invoked_function_arn}
 """
@@ -93,7 +94,8 @@ def test_result_logs_and_warm_reuse(pool: Pool, code: Path) -> None:
     assert json.loads(first.payload) == {"pid": json.loads(first.payload)["pid"], "env": "v",
                                          "arn": "arn:aws:lambda:us-east-1:123456789012:function:f"}  # fmt: skip
     assert [m for _, m in first.init_logs] == ["init\n"]
-    assert [m for _, m in first.logs] == ["line one\n", "to stderr\n", "bytes line\n", "partial\n"]
+    assert [m for _, m in first.logs] == ["line one\n", "to stderr\n", "bytes line\n",
+                                          "from a subprocess\n", "partial\n"]  # fmt: skip
     _, second = run(pool, s, {})
     assert second.init_ms is None and second.init_logs == []
     assert json.loads(second.payload)["pid"] == json.loads(first.payload)["pid"]

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import resource
+import select
 import socket
 import sys
 import threading
@@ -29,6 +30,7 @@ from onceflow.lambda_.runtime import protocol
 _ERROR_INDENT = "\u00a0"  # the runtime indents traceback lines in the [ERROR] event with NO-BREAK SPACE
 _request_id = ""
 _streams: list[_LineStream] = []  # our stdout/stderr, even if a handler replaces sys.stdout
+_capture: _FdCapture | None = None
 
 
 class _Fault(Exception):
@@ -104,6 +106,45 @@ class _BinaryLines(io.RawIOBase):
         return len(data)
 
 
+class _FdCapture:
+    """fd 1 and 2 (subprocesses, C extensions) go to a pipe whose lines become log events too.
+
+    A thread forwards what arrives; the runtime also drains the pipe before sending a result, so a
+    subprocess's output appears before the invocation's END, as in Lambda.
+    """
+
+    def __init__(self, channel: _Channel) -> None:
+        read, write = os.pipe()
+        os.dup2(write, 1)
+        os.dup2(write, 2)
+        os.close(write)
+        os.set_blocking(read, False)
+        self._fd = read
+        self._channel = channel
+        self._lock = threading.Lock()
+        self._partial = b""
+        threading.Thread(target=self._pump, name="fd-capture", daemon=True).start()
+
+    def _pump(self) -> None:
+        while True:
+            select.select([self._fd], [], [])
+            self.drain()
+
+    def drain(self) -> None:
+        with self._lock:
+            while True:
+                try:
+                    chunk = os.read(self._fd, 65536)
+                except BlockingIOError:
+                    return
+                if not chunk:
+                    return
+                *lines, self._partial = (self._partial + chunk).split(b"\n")
+                for line in lines:
+                    if line:
+                        self._channel.log(line.decode("utf-8", "replace") + "\n")
+
+
 class _LambdaLogHandler(logging.Handler):
     def __init__(self, channel: _Channel) -> None:
         super().__init__()
@@ -169,6 +210,8 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     sys.path.insert(0, spec["task_root"])
     _streams[:] = [_LineStream(channel), _LineStream(channel)]
     sys.stdout, sys.stderr = _streams
+    global _capture
+    _capture = _FdCapture(channel)
     logging.Formatter.converter = time.gmtime
     handler = _LambdaLogHandler(channel)
     handler.setFormatter(
@@ -335,6 +378,8 @@ def _serve(channel: _Channel, handler: Any) -> None:
         header, body = protocol.recv(channel.sock)
         _request_id = header["id"]
         ok, out = _invoke_once(channel, handler, header, body)
+        if _capture is not None:
+            _capture.drain()
         for stream in _streams:
             stream.flush_partial()
         channel.send({"t": "result", "ok": ok, "mem_mb": _max_rss_mb()}, out)
