@@ -14,6 +14,7 @@ from onceflow.iam.api import IamApi
 from onceflow.iam.authorizer import make_authorizer
 from onceflow.iam.resources import iam_resolver, sts_resolver
 from onceflow.iam.service import IamService
+from onceflow.iam.simulate import SimulateApi
 from onceflow.iam.store import IamStore
 from onceflow.iam.users import IamUsers
 from onceflow.stack import Stack
@@ -28,6 +29,7 @@ def setup(stack: Stack) -> None:
     users = IamUsers(store, iam)
     sts = StsService(store, iam, stack.settings)
     stack.registry.add_api("iam", IamApi(iam, users))
+    stack.registry.add_api("iam", SimulateApi(iam))
     stack.registry.add_api("sts", StsApi(sts))
     stack.services["iam"] = iam
     stack.services["iam_users"] = users
