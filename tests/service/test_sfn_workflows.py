@@ -229,3 +229,42 @@ def test_parallel_and_map_with_waits(aws: Callable[..., Any], orders: dict[str, 
     types = [e["type"] for e in events]
     assert types.count("WaitStateEntered") == 4 and types.count("MapIterationSucceeded") == 2
     assert "ParallelStateSucceeded" in types and types[-1] == "ExecutionSucceeded"
+
+
+def test_dynamodb_integration(aws: Callable[..., Any], orders: dict[str, Any]) -> None:
+    """dynamodb:putItem/getItem/updateItem/deleteItem as the role: results carry the SDK metadata,
+    a failed condition is DynamoDB.ConditionalCheckFailedException."""
+    sfn, iam = aws("stepfunctions"), orders["iam"]
+    table = orders["orders_table"]
+    iam.put_role_policy(RoleName=f"{orders['prefix']}-sfn", PolicyName="ddb", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}]}))
+    key = {"id": {"S.$": "$.id"}}
+    definition = {"StartAt": "Put", "States": {
+        "Put": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:putItem", "ResultPath": None,
+                "Parameters": {"TableName": table, "Item": {"id": {"S.$": "$.id"}, "n": {"N": "1"}},
+                               "ConditionExpression": "attribute_not_exists(id)"}, "Next": "Add"},
+        "Add": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:updateItem", "ResultPath": "$.updated",
+                "Parameters": {"TableName": table, "Key": key, "UpdateExpression": "ADD n :one",
+                               "ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "UPDATED_NEW"},
+                "Next": "Get"},
+        "Get": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:getItem", "ResultPath": "$.got",
+                "Parameters": {"TableName": table, "Key": key}, "Next": "Delete"},
+        "Delete": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:deleteItem", "ResultPath": None,
+                   "Parameters": {"TableName": table, "Key": key}, "End": True}}}
+    arn = sfn.create_state_machine(name=f"ddb-{uuid.uuid4().hex[:8]}", definition=json.dumps(definition),
+                                   roleArn=orders["role"])["stateMachineArn"]
+    item = f"i-{uuid.uuid4().hex[:6]}"
+    ex = sfn.start_execution(stateMachineArn=arn, input=json.dumps({"id": item}))["executionArn"]
+    d = wait_done(sfn, ex)
+    assert d["status"] == "SUCCEEDED", d
+    out = json.loads(d["output"])
+    assert out["updated"]["Attributes"] == {"n": {"N": "2"}}
+    assert out["got"]["Item"] == {"id": {"S": item}, "n": {"N": "2"}}
+    assert out["got"]["SdkResponseMetadata"]["RequestId"] and out["got"]["SdkHttpMetadata"]["HttpStatusCode"] == 200
+    assert "Item" not in aws("dynamodb").get_item(TableName=table, Key={"id": {"S": item}})
+    aws("dynamodb").put_item(TableName=table, Item={"id": {"S": item}})
+    ex = sfn.start_execution(stateMachineArn=arn, input=json.dumps({"id": item}))["executionArn"]
+    d = wait_done(sfn, ex)
+    assert (d["status"], d["error"]) == ("FAILED", "DynamoDB.ConditionalCheckFailedException")
+    assert re.fullmatch(r"The conditional request failed \(Service: AmazonDynamoDBv2; Status Code: 400; Error Code: "
+                        r"ConditionalCheckFailedException; Request ID: \w+; Proxy: null\)", d["cause"]), d["cause"]
