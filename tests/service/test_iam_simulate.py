@@ -79,12 +79,13 @@ def test_simulate_principal_policy_follows_the_role(aws: Callable[..., Any]) -> 
 
 
 def test_cli_simulate_custom_policy(aws_cli: Callable[..., Any], tmp_path: Any) -> None:
-    (tmp_path / "workflow-invoke.json").write_text(INVOKE)
+    # CLI v1 reads a list parameter from a file as a JSON list (a bare object is split into characters).
+    (tmp_path / "policies.json").write_text(json.dumps([INVOKE]))
     out = aws_cli(
         "iam",
         "simulate-custom-policy",
         "--policy-input-list",
-        "file://workflow-invoke.json",
+        "file://policies.json",
         "--action-names",
         "lambda:InvokeFunction",
         "--resource-arns",
