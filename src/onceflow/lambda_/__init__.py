@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +40,15 @@ def setup(stack: Stack) -> None:
         _role_lookup(stack),
         settings.lambda_account_concurrency,
         on_change=lambda key: pool.retire("/".join(key)),
+        on_deploy=lambda config: pool.warm_up_soon(interpreters.get(config["Runtime"])),
     )
     invoker = Invoker(service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters)
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
     stack.registry.add_api("lambda", api)
     stack.services["lambda"] = api
     stack.resource_resolvers["lambda"] = _resolver
-    stack.on_start.append(lambda: threading.Thread(target=pool.warm_up, name="lambda-warmup", daemon=True).start())
+    # The zygote costs a second of CPU to start: only when functions exist (or get created).
+    stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))
     stack.on_reset.append(invoker.logs.flush)  # before the tables are emptied, not after
     stack.on_reset.append(pool.retire_all)
 
@@ -58,6 +59,11 @@ def setup(stack: Stack) -> None:
             shutil.rmtree(owned_root, ignore_errors=True)
 
     stack.on_shutdown.append(shutdown)
+
+
+def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: dict[str, str]) -> None:
+    for (runtime,) in store.db.query("SELECT DISTINCT json_extract(config, '$.Runtime') FROM lambda_functions"):
+        pool.warm_up_soon(interpreters.get(runtime))
 
 
 def _role_lookup(stack: Stack) -> Any:

@@ -44,6 +44,7 @@ class LambdaService:
         role_lookup: Callable[[str, str], dict[str, Any] | None] | None,
         account_limit: int,
         on_change: Callable[[tuple[str, str, str]], None],
+        on_deploy: Callable[[dict[str, Any]], None] = lambda _config: None,
     ) -> None:
         self.store = store
         self.code_root = code_root
@@ -51,6 +52,7 @@ class LambdaService:
         self.role_lookup = role_lookup  # (account, role arn) -> role or None; None until IAM exists
         self.account_limit = account_limit
         self.on_change = on_change  # retires warm workers of a function
+        self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -134,6 +136,7 @@ class LambdaService:
             if params.get("Tags"):
                 self.store.set_tags(conn, ref.key, dict(params["Tags"]))
             version = self._publish(conn, ref, record) if params.get("Publish") else None
+        self.on_deploy(record)
         shown = version or record
         return cfg.render(shown, ctx.account, ctx.region, "create")
 

@@ -155,6 +155,19 @@ class Pool:
     def warm_up(self, interpreter: str | None = None) -> None:
         self._zygote(interpreter).start()
 
+    def warm_up_soon(self, interpreter: str | None = None) -> None:
+        """Start the zygote in the background unless it runs (a function exists: invocations will come)."""
+        zygote = self._zygote(interpreter)
+        if not zygote.running():
+            threading.Thread(target=self._quiet_warm_up, args=(zygote,), name="lambda-warmup", daemon=True).start()
+
+    @staticmethod
+    def _quiet_warm_up(zygote: ZygoteClient) -> None:
+        try:
+            zygote.start()
+        except Exception:  # the next invocation starts it and reports the failure
+            pass
+
     def shutdown(self) -> None:
         with self._cond:
             self._closed = True

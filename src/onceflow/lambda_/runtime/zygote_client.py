@@ -64,6 +64,9 @@ class ZygoteClient:
         threading.Thread(target=self._read_exits, args=(ours,), name="lambda-zygote", daemon=True).start()
         return ours
 
+    def running(self) -> bool:
+        return self._control is not None and self._proc is not None and self._proc.poll() is None
+
     def start(self) -> None:
         with self._lock:
             self._start()
