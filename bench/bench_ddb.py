@@ -176,7 +176,8 @@ def _fail(c: Any) -> None:
     raise AssertionError("the conditional put should have failed")
 
 
-def measure(url: str, op: str, threads: int, ops: int) -> dict[str, float]:
+def measure(url: str, op: str, threads: int, ops: int, budget: float) -> dict[str, float]:
+    """ops/s and latency percentiles of `ops` calls over `threads` clients (stops early after `budget` s)."""
     clients = [client(url) for _ in range(threads)]
     fns = [operations(c, t)[op] for t, c in enumerate(clients)]
     for f in fns:  # warm the connection and botocore's caches
@@ -189,10 +190,13 @@ def measure(url: str, op: str, threads: int, ops: int) -> dict[str, float]:
     def run(t: int) -> None:
         f, out = fns[t], lat[t]
         barrier.wait()
+        deadline = time.perf_counter() + budget
         for i in range(per):
             t0 = time.perf_counter()
             f(i)
             out.append(time.perf_counter() - t0)
+            if t0 > deadline:
+                break
 
     ts = [threading.Thread(target=run, args=(t,)) for t in range(threads)]
     for t in ts:
@@ -259,6 +263,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", type=int, default=2000, help="calls per cell (0: only the table-size run)")
     ap.add_argument("--threads", default="1,4")
+    ap.add_argument("--budget", type=float, default=30.0, help="seconds per cell at most (slow targets stop early)")
     ap.add_argument("--sizes", default="1000,100000")
     ap.add_argument("--json", help="write the figures to this file too")
     ap.add_argument("--nodelay", action="store_true", help="serve onceflow with TCP_NODELAY set (see ONCEFLOW)")
@@ -283,7 +288,7 @@ def main() -> None:
         print(head + f"{'x floor':>9}{'x moto':>8}")
         for op in ops if args.ops else []:
             for n in threads:
-                row = {t: measure(url, op, n, args.ops) for t, url in targets.items()}
+                row = {t: measure(url, op, n, args.ops, args.budget) for t, url in targets.items()}
                 results[f"{op} x{n}"] = row
                 cells = "".join(f"{r['ops_s']:>17.0f}{r['p50_ms']:>8.2f}/{r['p99_ms']:<7.2f}" for r in row.values())
                 vs_floor = row["onceflow"]["p50_ms"] / row["null floor"]["p50_ms"]

@@ -20,9 +20,12 @@ def ddb(aws: Any) -> Any:
 @pytest.fixture
 def table(ddb: Any) -> str:
     n = f"items-{uuid.uuid4().hex[:10]}"
-    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
-                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    ddb.create_table(
+        TableName=n,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+    )
     return n
 
 
@@ -37,10 +40,18 @@ def key(i: str) -> dict[str, Any]:
 
 
 def test_put_get_types_and_normalisation(ddb: Any, table: str) -> None:
-    item = {"id": {"S": "a"}, "n": {"N": "1.50"}, "big": {"N": "12345678901234567890123456789012345678"},
-            "b": {"B": b"\x00\xff"}, "t": {"BOOL": True}, "z": {"NULL": True}, "e": {"S": ""},
-            "m": {"M": {"x": {"L": [{"N": "001"}, {"SS": ["p", "q"]}]}}}, "ns": {"NS": ["1", "2.0"]},
-            "bs": {"BS": [b"a", b"b"]}}
+    item = {
+        "id": {"S": "a"},
+        "n": {"N": "1.50"},
+        "big": {"N": "12345678901234567890123456789012345678"},
+        "b": {"B": b"\x00\xff"},
+        "t": {"BOOL": True},
+        "z": {"NULL": True},
+        "e": {"S": ""},
+        "m": {"M": {"x": {"L": [{"N": "001"}, {"SS": ["p", "q"]}]}}},
+        "ns": {"NS": ["1", "2.0"]},
+        "bs": {"BS": [b"a", b"b"]},
+    }
     ddb.put_item(TableName=table, Item=item)
     got = ddb.get_item(TableName=table, Key=key("a"), ConsistentRead=True)["Item"]
     assert got["n"] == {"N": "1.5"}
@@ -50,20 +61,26 @@ def test_put_get_types_and_normalisation(ddb: Any, table: str) -> None:
     assert sorted(got["ns"]["NS"]) == ["1", "2"]
     assert got["e"] == {"S": ""}
     assert ddb.get_item(TableName=table, Key=key("nope")).get("Item") is None
-    proj = ddb.get_item(TableName=table, Key=key("a"), ProjectionExpression="m.x[1], #n",
-                        ExpressionAttributeNames={"#n": "n"})["Item"]
+    proj = ddb.get_item(
+        TableName=table, Key=key("a"), ProjectionExpression="m.x[1], #n", ExpressionAttributeNames={"#n": "n"}
+    )["Item"]
     assert proj == {"m": {"M": {"x": {"L": [{"SS": ["p", "q"]}]}}}, "n": {"N": "1.5"}}
 
 
 def test_conditional_put_returns_old_item(ddb: Any, table: str) -> None:
-    ddb.put_item(TableName=table, Item={"id": {"S": "a"}, "v": {"N": "650"}},
-                 ConditionExpression="attribute_not_exists(id)")
-    r = error(ddb.put_item, TableName=table, Item={"id": {"S": "a"}, "v": {"N": "1"}},
-              ConditionExpression="attribute_not_exists(id)", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+    ddb.put_item(
+        TableName=table, Item={"id": {"S": "a"}, "v": {"N": "650"}}, ConditionExpression="attribute_not_exists(id)"
+    )
+    r = error(
+        ddb.put_item,
+        TableName=table,
+        Item={"id": {"S": "a"}, "v": {"N": "1"}},
+        ConditionExpression="attribute_not_exists(id)",
+        ReturnValuesOnConditionCheckFailure="ALL_OLD",
+    )
     assert r["Error"] == {"Code": "ConditionalCheckFailedException", "Message": "The conditional request failed"}
     assert r["Item"] == {"id": {"S": "a"}, "v": {"N": "650"}}
-    r = error(ddb.put_item, TableName=table, Item={"id": {"S": "a"}},
-              ConditionExpression="attribute_not_exists(id)")
+    r = error(ddb.put_item, TableName=table, Item={"id": {"S": "a"}}, ConditionExpression="attribute_not_exists(id)")
     assert "Item" not in r
     assert ddb.get_item(TableName=table, Key=key("a"))["Item"]["v"] == {"N": "650"}
     old = ddb.put_item(TableName=table, Item={"id": {"S": "a"}}, ReturnValues="ALL_OLD")
@@ -71,44 +88,82 @@ def test_conditional_put_returns_old_item(ddb: Any, table: str) -> None:
 
 
 def test_update_item_return_values(ddb: Any, table: str) -> None:
-    r = ddb.update_item(TableName=table, Key=key("w"), UpdateExpression="ADD attempts :one",
-                        ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValues="UPDATED_NEW")
+    r = ddb.update_item(
+        TableName=table,
+        Key=key("w"),
+        UpdateExpression="ADD attempts :one",
+        ExpressionAttributeValues={":one": {"N": "1"}},
+        ReturnValues="UPDATED_NEW",
+    )
     assert r["Attributes"] == {"attempts": {"N": "1"}}
-    r = ddb.update_item(TableName=table, Key=key("w"), UpdateExpression="ADD attempts :one SET m = :m",
-                        ExpressionAttributeValues={":one": {"N": "1"}, ":m": {"M": {"a": {"S": "b"}}}},
-                        ReturnValues="UPDATED_OLD")
+    r = ddb.update_item(
+        TableName=table,
+        Key=key("w"),
+        UpdateExpression="ADD attempts :one SET m = :m",
+        ExpressionAttributeValues={":one": {"N": "1"}, ":m": {"M": {"a": {"S": "b"}}}},
+        ReturnValues="UPDATED_OLD",
+    )
     assert r["Attributes"] == {"attempts": {"N": "1"}}
-    r = ddb.update_item(TableName=table, Key=key("w"), UpdateExpression="SET m.a = :v REMOVE attempts",
-                        ExpressionAttributeValues={":v": {"S": "c"}}, ReturnValues="ALL_NEW")
+    r = ddb.update_item(
+        TableName=table,
+        Key=key("w"),
+        UpdateExpression="SET m.a = :v REMOVE attempts",
+        ExpressionAttributeValues={":v": {"S": "c"}},
+        ReturnValues="ALL_NEW",
+    )
     assert r["Attributes"] == {"id": {"S": "w"}, "m": {"M": {"a": {"S": "c"}}}}
-    r = ddb.update_item(TableName=table, Key=key("w"), UpdateExpression="SET m.a = :v",
-                        ExpressionAttributeValues={":v": {"S": "d"}}, ReturnValues="UPDATED_NEW")
+    r = ddb.update_item(
+        TableName=table,
+        Key=key("w"),
+        UpdateExpression="SET m.a = :v",
+        ExpressionAttributeValues={":v": {"S": "d"}},
+        ReturnValues="UPDATED_NEW",
+    )
     assert r["Attributes"] == {"m": {"M": {"a": {"S": "d"}}}}
     r = ddb.update_item(TableName=table, Key=key("w"), UpdateExpression="REMOVE m", ReturnValues="ALL_OLD")
     assert r["Attributes"] == {"id": {"S": "w"}, "m": {"M": {"a": {"S": "d"}}}}
-    assert "Attributes" not in ddb.update_item(TableName=table, Key=key("w"), UpdateExpression="REMOVE m",
-                                               ReturnValues="UPDATED_NEW")
+    assert "Attributes" not in ddb.update_item(
+        TableName=table, Key=key("w"), UpdateExpression="REMOVE m", ReturnValues="UPDATED_NEW"
+    )
 
 
 def test_update_condition_failure_and_runtime_errors_change_nothing(ddb: Any, table: str) -> None:
     ddb.put_item(TableName=table, Item={"id": {"S": "u"}, "n": {"N": "1"}, "s": {"S": "x"}})
-    r = error(ddb.update_item, TableName=table, Key=key("u"), UpdateExpression="SET n = :two",
-              ConditionExpression="n = :zero", ExpressionAttributeValues={":two": {"N": "2"}, ":zero": {"N": "0"}},
-              ReturnValuesOnConditionCheckFailure="ALL_OLD")
+    r = error(
+        ddb.update_item,
+        TableName=table,
+        Key=key("u"),
+        UpdateExpression="SET n = :two",
+        ConditionExpression="n = :zero",
+        ExpressionAttributeValues={":two": {"N": "2"}, ":zero": {"N": "0"}},
+        ReturnValuesOnConditionCheckFailure="ALL_OLD",
+    )
     assert r["Error"]["Code"] == "ConditionalCheckFailedException"
     assert r["Item"]["n"] == {"N": "1"}
-    r = error(ddb.update_item, TableName=table, Key=key("u"), UpdateExpression="SET n = :two ADD s :one",
-              ExpressionAttributeValues={":two": {"N": "2"}, ":one": {"N": "1"}})
-    assert r["Error"] == {"Code": "ValidationException",
-                          "Message": "An operand in the update expression has an incorrect data type"}
+    r = error(
+        ddb.update_item,
+        TableName=table,
+        Key=key("u"),
+        UpdateExpression="SET n = :two ADD s :one",
+        ExpressionAttributeValues={":two": {"N": "2"}, ":one": {"N": "1"}},
+    )
+    assert r["Error"] == {
+        "Code": "ValidationException",
+        "Message": "An operand in the update expression has an incorrect data type",
+    }
     assert ddb.get_item(TableName=table, Key=key("u"))["Item"] == {"id": {"S": "u"}, "n": {"N": "1"}, "s": {"S": "x"}}
 
 
 def test_delete_item(ddb: Any, table: str) -> None:
     assert "Attributes" not in ddb.delete_item(TableName=table, Key=key("none"), ReturnValues="ALL_OLD")
     ddb.put_item(TableName=table, Item={"id": {"S": "d"}, "v": {"S": "1"}})
-    r = error(ddb.delete_item, TableName=table, Key=key("d"), ConditionExpression="v = :x",
-              ExpressionAttributeValues={":x": {"S": "2"}})
+    r = error(
+        ddb.delete_item,
+        TableName=table,
+        Key=key("d"),
+        ConditionExpression="v = :x",
+        ExpressionAttributeValues={":x": {"S": "2"}},
+    )
     assert r["Error"]["Code"] == "ConditionalCheckFailedException"
     r = ddb.delete_item(TableName=table, Key=key("d"), ReturnValues="ALL_OLD")
     assert r["Attributes"] == {"id": {"S": "d"}, "v": {"S": "1"}}
@@ -116,61 +171,140 @@ def test_delete_item(ddb: Any, table: str) -> None:
 
 
 BAD = [
-    ("put_item", {"Item": {"x": {"S": "a"}}},
-     "One or more parameter values were invalid: Missing the key id in the item"),
-    ("put_item", {"Item": {"id": {"N": "1"}}},
-     "One or more parameter values were invalid: Type mismatch for key id expected: S actual: N"),
-    ("put_item", {"Item": {"id": {"S": ""}}},
-     "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty "
-     "string value. Key: id"),
-    ("put_item", {"Item": {"id": {"S": "a", "N": "1"}}},
-     "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"),
-    ("put_item", {"Item": {"id": {"S": "a"}, "s": {"SS": []}}},
-     "One or more parameter values were invalid: An string set  may not be empty"),
-    ("put_item", {"Item": {"id": {"S": "a"}, "n": {"N": "1E126"}}},
-     "Number overflow. Attempting to store a number with magnitude larger than supported range"),
-    ("put_item", {"Item": {"id": {"S": "a"}, "big": {"S": "x" * 410000}}},
-     "Item size has exceeded the maximum allowed size"),
-    ("put_item", {"Item": {"id": {"S": "k" * 2049}}},
-     "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"),
+    (
+        "put_item",
+        {"Item": {"x": {"S": "a"}}},
+        "One or more parameter values were invalid: Missing the key id in the item",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"N": "1"}}},
+        "One or more parameter values were invalid: Type mismatch for key id expected: S actual: N",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"S": ""}}},
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty "
+        "string value. Key: id",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"S": "a", "N": "1"}}},
+        "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"S": "a"}, "s": {"SS": []}}},
+        "One or more parameter values were invalid: An string set  may not be empty",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"S": "a"}, "n": {"N": "1E126"}}},
+        "Number overflow. Attempting to store a number with magnitude larger than supported range",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"S": "a"}, "big": {"S": "x" * 410000}}},
+        "Item size has exceeded the maximum allowed size",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"S": "k" * 2049}}},
+        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes",
+    ),
+    (
+        "get_item",
+        {"Key": {"id": {"S": "a"}}, "ExpressionAttributeNames": {"#a": "a"}},
+        "ExpressionAttributeNames can only be specified when using expressions",
+    ),
+    (
+        "get_item",
+        {"Key": {"id": {"S": "a"}}, "ProjectionExpression": "#a", "ExpressionAttributeNames": {"a": "a"}},
+        'ExpressionAttributeNames contains invalid key: Syntax error; key: "a"',
+    ),
     ("get_item", {"Key": {"id": {"N": "1"}}}, "The provided key element does not match the schema"),
     ("get_item", {"Key": {"id": {"S": "1"}, "x": {"S": "1"}}}, "The provided key element does not match the schema"),
     ("delete_item", {"Key": {"other": {"S": "1"}}}, "The provided key element does not match the schema"),
-    ("update_item", {"Key": {"id": {"S": "a"}}, "UpdateExpression": "SET id = :v",
-                     "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     "One or more parameter values were invalid: Cannot update attribute id. This attribute is part of the key"),
-    ("update_item", {"Key": {"id": {"S": "a"}}, "UpdateExpression": "SET status = :v",
-                     "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: status"),
-    ("update_item", {"Key": {"id": {"S": "a"}}, "UpdateExpression": "SET a = :v",
-                     "ExpressionAttributeValues": {":v": {"S": "b"}, ":x": {"S": "c"}}},
-     "Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}"),
-    ("update_item", {"Key": {"id": {"S": "a"}}, "UpdateExpression": "SET a = :nope",
-                     "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     "Invalid UpdateExpression: An expression attribute value used in expression is not defined; "
-     "attribute value: :nope"),
-    ("update_item", {"Key": {"id": {"S": "a"}}, "UpdateExpression": "SET a = :v, a = :v",
-                     "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these "
-     "paths; path one: [a], path two: [a]"),
-    ("update_item", {"Key": {"id": {"S": "a"}}, "UpdateExpression": "ADD a :v",
-                     "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: "
-     "STRING, typeSet: ALLOWED_FOR_ADD_OPERAND"),
-    ("put_item", {"Item": {"id": {"S": "a"}}, "ConditionExpression": "a = = :v",
-                  "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     'Invalid ConditionExpression: Syntax error; token: "=", near: "= = :v"'),
-    ("put_item", {"Item": {"id": {"S": "a"}}, "ConditionExpression": "#a = :v",
-                  "ExpressionAttributeNames": {"#a": "a", "#b": "b"}, "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     "Value provided in ExpressionAttributeNames unused in expressions: keys: {#b}"),
-    ("put_item", {"Item": {"id": {"S": "a"}}, "ExpressionAttributeValues": {":v": {"S": "b"}}},
-     "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"),
+    (
+        "update_item",
+        {"Key": {"id": {"S": "a"}}, "UpdateExpression": "SET id = :v", "ExpressionAttributeValues": {":v": {"S": "b"}}},
+        "One or more parameter values were invalid: Cannot update attribute id. This attribute is part of the key",
+    ),
+    (
+        "update_item",
+        {
+            "Key": {"id": {"S": "a"}},
+            "UpdateExpression": "SET status = :v",
+            "ExpressionAttributeValues": {":v": {"S": "b"}},
+        },
+        "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: status",
+    ),
+    (
+        "update_item",
+        {
+            "Key": {"id": {"S": "a"}},
+            "UpdateExpression": "SET a = :v",
+            "ExpressionAttributeValues": {":v": {"S": "b"}, ":x": {"S": "c"}},
+        },
+        "Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}",
+    ),
+    (
+        "update_item",
+        {
+            "Key": {"id": {"S": "a"}},
+            "UpdateExpression": "SET a = :nope",
+            "ExpressionAttributeValues": {":v": {"S": "b"}},
+        },
+        "Invalid UpdateExpression: An expression attribute value used in expression is not defined; "
+        "attribute value: :nope",
+    ),
+    (
+        "update_item",
+        {
+            "Key": {"id": {"S": "a"}},
+            "UpdateExpression": "SET a = :v, a = :v",
+            "ExpressionAttributeValues": {":v": {"S": "b"}},
+        },
+        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these "
+        "paths; path one: [a], path two: [a]",
+    ),
+    (
+        "update_item",
+        {"Key": {"id": {"S": "a"}}, "UpdateExpression": "ADD a :v", "ExpressionAttributeValues": {":v": {"S": "b"}}},
+        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: "
+        "STRING, typeSet: ALLOWED_FOR_ADD_OPERAND",
+    ),
+    (
+        "put_item",
+        {
+            "Item": {"id": {"S": "a"}},
+            "ConditionExpression": "a = = :v",
+            "ExpressionAttributeValues": {":v": {"S": "b"}},
+        },
+        'Invalid ConditionExpression: Syntax error; token: "=", near: "= = :v"',
+    ),
+    (
+        "put_item",
+        {
+            "Item": {"id": {"S": "a"}},
+            "ConditionExpression": "#a = :v",
+            "ExpressionAttributeNames": {"#a": "a", "#b": "b"},
+            "ExpressionAttributeValues": {":v": {"S": "b"}},
+        },
+        "Value provided in ExpressionAttributeNames unused in expressions: keys: {#b}",
+    ),
+    (
+        "put_item",
+        {"Item": {"id": {"S": "a"}}, "ExpressionAttributeValues": {":v": {"S": "b"}}},
+        "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("op", "params", "message"), BAD, ids=[b[2][:60] for b in BAD])
-def test_bad_input_gets_aws_message_and_writes_nothing(ddb: Any, table: str, op: str, params: dict[str, Any],
-                                                        message: str) -> None:
+def test_bad_input_gets_aws_message_and_writes_nothing(
+    ddb: Any, table: str, op: str, params: dict[str, Any], message: str
+) -> None:
     r = error(getattr(ddb, op), TableName=table, **params)
     assert r["Error"] == {"Code": "ValidationException", "Message": message}
     assert r["ResponseMetadata"]["HTTPStatusCode"] == 400
@@ -181,11 +315,17 @@ def test_validation_namespace_on_the_wire(endpoint: str, table: str) -> None:
     import json
     import urllib.request
 
-    req = urllib.request.Request(endpoint + "/", method="POST", data=json.dumps(
-        {"TableName": table, "Key": {"id": {"N": "1"}}}).encode(), headers={
-        "X-Amz-Target": "DynamoDB_20120810.GetItem", "Content-Type": "application/x-amz-json-1.0",
-        "Authorization": "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, "
-                         "SignedHeaders=host, Signature=x"})
+    req = urllib.request.Request(
+        endpoint + "/",
+        method="POST",
+        data=json.dumps({"TableName": table, "Key": {"id": {"N": "1"}}}).encode(),
+        headers={
+            "X-Amz-Target": "DynamoDB_20120810.GetItem",
+            "Content-Type": "application/x-amz-json-1.0",
+            "Authorization": "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, "
+            "SignedHeaders=host, Signature=x",
+        },
+    )
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req)
     body = json.loads(e.value.read())
@@ -205,3 +345,38 @@ def test_consumed_capacity_when_asked(ddb: Any, table: str) -> None:
     r = ddb.get_item(TableName=table, Key=key("c"), ConsistentRead=True, ReturnConsumedCapacity="INDEXES")
     assert r["ConsumedCapacity"] == {"TableName": table, "CapacityUnits": 1.0, "Table": {"CapacityUnits": 1.0}}
     assert "ConsumedCapacity" not in ddb.get_item(TableName=table, Key=key("c"))
+
+
+def test_cli_put_get_and_condition_failure(aws_cli: Any, table: str) -> None:
+    import json
+
+    item = json.dumps({"id": {"S": "cli"}, "n": {"N": "1.50"}})
+    r = aws_cli(
+        "dynamodb",
+        "put-item",
+        "--table-name",
+        table,
+        "--item",
+        item,
+        "--condition-expression",
+        "attribute_not_exists(id)",
+    )
+    assert r.returncode == 0, r.stderr
+    r = aws_cli(
+        "dynamodb",
+        "put-item",
+        "--table-name",
+        table,
+        "--item",
+        item,
+        "--condition-expression",
+        "attribute_not_exists(id)",
+    )
+    assert r.returncode != 0
+    assert (
+        "An error occurred (ConditionalCheckFailedException) when calling the PutItem operation: "
+        "The conditional request failed" in r.stderr
+    )
+    r = aws_cli("dynamodb", "get-item", "--table-name", table, "--key", json.dumps({"id": {"S": "cli"}}))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"Item": {"id": {"S": "cli"}, "n": {"N": "1.5"}}}
