@@ -147,3 +147,29 @@ def test_wait_retry_backoff_map_and_running_task_survive_kill9(server_factory: C
     assert failed["error"] == "Lambda.ServiceException"
     assert "outcome of the call is unknown" in failed["cause"]
     assert json.loads(d["output"])["error"]["Error"] == "Lambda.ServiceException"
+
+
+def test_clean_shutdown_records_the_running_task_and_starts_no_new_one(server_factory: Callable[..., Any]) -> None:
+    """SIGTERM: the Lambda call in flight finishes and is recorded; the next task is not started
+    until the restart, so nothing is reported lost."""
+    server = server_factory(time_scale=1.0)
+    sfn = client(server.url, "stepfunctions")
+    role = setup_role(server.url)
+    code = "import time\ndef handler(event, context):\n    time.sleep(2)\n    return 7\n"
+    slow = make_function(server.url, role, code)
+    task = {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "OutputPath": "$.Payload",
+            "Parameters": {"FunctionName": slow, "Payload": {}}}
+    sm = machine(server.url, role, {"StartAt": "A", "States": {"A": {**task, "Next": "B"}, "B": {**task, "End": True}}})
+    ex = sfn.start_execution(stateMachineArn=sm)["executionArn"]
+    until(has_event(sfn, ex, "TaskStarted"))
+    server.stop()
+
+    server = server_factory(server.data_dir, time_scale=1.0)
+    sfn = client(server.url, "stepfunctions")
+    d = finished(sfn, ex)
+    assert (d["status"], d["output"]) == ("SUCCEEDED", "7")
+    h = events(sfn, ex)
+    assert_unbroken(h)
+    types = [e["type"] for e in h]
+    assert "TaskFailed" not in types
+    assert types.count("TaskScheduled") == 2 and types.count("TaskSucceeded") == 2

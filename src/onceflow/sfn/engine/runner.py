@@ -41,6 +41,7 @@ class Sleep:
 class Invoke:
     call: Callable[[], Any]
     deadline: float | None = None  # wall clock; past it the fiber gets InvokeTimeout
+    mark: tuple[int, int, int, int] | None = None  # Runtime.mark() taken before the task's first event
 
 
 @dataclass(slots=True)
@@ -197,6 +198,15 @@ class Runtime:
         queue = self.recorded.get(fiber)
         return queue[0] if queue else None
 
+    def mark(self) -> tuple[int, int, int, int]:
+        return len(self.pending), len(self.writes), self.next_id, self.last
+
+    def _rollback(self, mark: tuple[int, int, int, int]) -> None:
+        """Drop what was appended since `mark` (only ever the newest events, so ids stay dense)."""
+        del self.pending[mark[0]:]
+        del self.writes[mark[1]:]
+        self.next_id, self.last = mark[2], mark[3]
+
     def write(self, fn: Callable[[sqlite3.Connection], None]) -> None:
         """A row written in the same transaction as the pending events (task tokens)."""
         self.writes.append(fn)
@@ -310,6 +320,12 @@ class Runtime:
                 self.blocked.add(fib)
                 return
             elif isinstance(eff, Invoke):
+                if self.engine.draining and eff.mark is not None:
+                    # Shutting down: do not start a call; forget the task's scheduling events so
+                    # that after the restart the task is scheduled again instead of being "lost".
+                    self._rollback(eff.mark)
+                    fib.blocked = eff
+                    return
                 self.flush()
                 if self.finished:
                     return

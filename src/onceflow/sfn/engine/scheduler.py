@@ -95,20 +95,27 @@ class Engine:
         self._locks = [threading.Lock() for _ in range(64)]
         self._done = threading.Condition()
         self._accepting = True
+        self.draining = False
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         """Recovery: every RUNNING execution is rebuilt from its history and goes on."""
         self._accepting = True
+        self.draining = False
         self.scheduler.start()
         for arn, due in self.store.timers():
             self.scheduler.add(arn, due)
         for arn in self.store.running_executions():
             self.wake(arn)
 
-    def shutdown(self) -> None:
-        self._accepting = False
+    def shutdown(self, grace: float = 20.0) -> None:
+        """Stop cleanly: calls in flight may finish and be recorded; no new call starts."""
         self.scheduler.stop()
+        self.draining = True
+        deadline = time.time() + grace
+        while self.live and time.time() < deadline:
+            time.sleep(0.02)
+        self._accepting = False
         self.pool.shutdown(wait=True, cancel_futures=True)
         self.invoke_pool.shutdown(wait=False, cancel_futures=True)
 

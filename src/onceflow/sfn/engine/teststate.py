@@ -28,6 +28,7 @@ class _InlineEngine:
     """Just enough engine for one state: nothing persists, calls run in the caller's thread."""
 
     scale = 1e9  # a Wait state does not wait in TestState
+    draining = False
 
     def __init__(self, engine: Any) -> None:
         self.stack = engine.stack

@@ -29,6 +29,7 @@ class FakeEngine:
 
     scale = 1.0
     stack = None
+    draining = False
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -65,10 +66,18 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 
 def start(engine: FakeEngine, definition: dict[str, Any], payload: Any, clock: Clock) -> dict[str, Any]:
-    row = {"arn": "arn:aws:states:us-east-1:000000000000:execution:sm:ex", "account": "000000000000",
-           "sm_arn": "arn:aws:states:us-east-1:000000000000:stateMachine:sm", "region": "us-east-1", "name": "ex",
-           "input": json.dumps(payload), "start": clock.now, "role_arn": "arn:aws:iam::000000000000:role/r",
-           "redrive_count": 0, "definition": json.dumps(definition)}
+    row = {
+        "arn": "arn:aws:states:us-east-1:000000000000:execution:sm:ex",
+        "account": "000000000000",
+        "sm_arn": "arn:aws:states:us-east-1:000000000000:stateMachine:sm",
+        "region": "us-east-1",
+        "name": "ex",
+        "input": json.dumps(payload),
+        "start": clock.now,
+        "role_arn": "arn:aws:iam::000000000000:role/r",
+        "redrive_count": 0,
+        "definition": json.dumps(definition),
+    }
     engine.events.append(Event(1, 0, "ExecutionStarted", clock.now, {"input": row["input"]}, "r"))
     return row
 
@@ -81,15 +90,31 @@ def shape(events: list[Event]) -> list[tuple[int, int, str]]:
     return [(e.id, e.prev, e.type) for e in events]
 
 
-WAITS = {"StartAt": "Par", "States": {
-    "Par": {"Type": "Parallel", "Next": "M", "Branches": [
-        {"StartAt": "W1", "States": {"W1": {"Type": "Wait", "Seconds": 10, "End": True}}},
-        {"StartAt": "W2", "States": {"W2": {"Type": "Wait", "Seconds": 20, "End": True}}}]},
-    "M": {"Type": "Map", "ItemsPath": "$[0]", "Next": "C", "ItemProcessor": {"StartAt": "W", "States": {
-        "W": {"Type": "Wait", "SecondsPath": "$", "End": True}}}},
-    "C": {"Type": "Choice", "Choices": [{"Variable": "$[0]", "NumericEquals": 30, "Next": "Done"}],
-          "Default": "Done"},
-    "Done": {"Type": "Pass", "End": True}}}
+WAITS = {
+    "StartAt": "Par",
+    "States": {
+        "Par": {
+            "Type": "Parallel",
+            "Next": "M",
+            "Branches": [
+                {"StartAt": "W1", "States": {"W1": {"Type": "Wait", "Seconds": 10, "End": True}}},
+                {"StartAt": "W2", "States": {"W2": {"Type": "Wait", "Seconds": 20, "End": True}}},
+            ],
+        },
+        "M": {
+            "Type": "Map",
+            "ItemsPath": "$[0]",
+            "Next": "C",
+            "ItemProcessor": {"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$", "End": True}}},
+        },
+        "C": {
+            "Type": "Choice",
+            "Choices": [{"Variable": "$[0]", "NumericEquals": 30, "Next": "Done"}],
+            "Default": "Done",
+        },
+        "Done": {"Type": "Pass", "End": True},
+    },
+}
 
 
 def run_to_end(engine: FakeEngine, row: dict[str, Any], clock: Clock, reload: bool) -> None:
@@ -110,8 +135,7 @@ def test_reloading_at_every_wake_up_gives_the_same_history(clock: Clock) -> None
     assert [e.details for e in reloaded.events] == [e.details for e in kept.events]
     assert kept.final == reloaded.final == {"status": "SUCCEEDED", "output": "[30,5,15]"}
     summary = fold(reloaded.events)
-    assert (summary.status, summary.output, summary.last_id) == ("SUCCEEDED", "[30,5,15]",
-                                                                  len(reloaded.events))
+    assert (summary.status, summary.output, summary.last_id) == ("SUCCEEDED", "[30,5,15]", len(reloaded.events))
 
 
 def test_every_event_has_its_details_member() -> None:
@@ -121,11 +145,18 @@ def test_every_event_has_its_details_member() -> None:
     assert detail_key("MapStateSucceeded") is None and detail_key("ParallelStateStarted") is None
 
 
-TASK = {"StartAt": "T", "States": {
-    "T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
-          "Parameters": {"FunctionName": "f", "Payload.$": "$"},
-          "Retry": [{"ErrorEquals": ["Lambda.ServiceException"], "IntervalSeconds": 2, "MaxAttempts": 1}],
-          "End": True}}}
+TASK = {
+    "StartAt": "T",
+    "States": {
+        "T": {
+            "Type": "Task",
+            "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {"FunctionName": "f", "Payload.$": "$"},
+            "Retry": [{"ErrorEquals": ["Lambda.ServiceException"], "IntervalSeconds": 2, "MaxAttempts": 1}],
+            "End": True,
+        }
+    },
+}
 
 
 def test_a_task_started_before_a_crash_fails_with_service_exception_then_retries(clock: Clock) -> None:
@@ -151,4 +182,19 @@ def test_a_task_started_before_a_crash_fails_with_service_exception_then_retries
     assert rt.drive() == "done"
     types = [e.type for e in engine.events]
     assert types.count("TaskScheduled") == 2 and types[-1] == "ExecutionSucceeded"
+    assert [e.id for e in engine.events] == list(range(1, len(engine.events) + 1))
+
+
+def test_a_call_not_started_at_shutdown_is_scheduled_again_after_restart(clock: Clock) -> None:
+    engine = FakeEngine()
+    row = start(engine, {"StartAt": "P", "States": {"P": {"Type": "Pass", "Next": "T"}, "T": TASK["States"]["T"]}},
+                {"a": 1}, clock)
+    engine.draining = True
+    assert runtime(engine, row).drive() == "parked"
+    assert [e.type for e in engine.events] == ["ExecutionStarted", "PassStateEntered", "PassStateExited",
+                                               "TaskStateEntered"]  # no TaskScheduled: the call never started
+    assert not engine.invocations
+    engine.draining = False
+    assert runtime(engine, row).drive() == "inflight"
+    assert [e.type for e in engine.events][-2:] == ["TaskScheduled", "TaskStarted"]
     assert [e.id for e in engine.events] == list(range(1, len(engine.events) + 1))

@@ -132,6 +132,7 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     """Emit the scheduling events, make (or replay) the call; returns ('ok', result) or
     ('err', error, cause, failed_event)."""
     rt, fiber = scope.rt, scope.fiber
+    mark = rt.mark()
     if integ.bare_lambda:
         details: dict[str, Any] = {"resource": integ.resource, "input": ev.dumps(params),
                                    "inputDetails": {"truncated": False}}
@@ -166,7 +167,7 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     if not (integ.wait_for_token and not live):
         call = integ.make_call(rt, params)
         try:
-            result = yield Invoke(call, scale_due(timeout) if scale_due else None)
+            result = yield Invoke(call, scale_due(timeout) if scale_due else None, mark if live else None)
         except InvokeTimeout:
             return _timed_out(scope, integ)
         except StatesError as e:
