@@ -67,7 +67,8 @@ MALFORMED_TRUST = [
     ("null", "Syntax errors in policy."),
     (
         json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole"}]}),
-        "Missing required field Principal",
+        "Invalid principal in policy: com.amazon.balsa.error.InvalidPolicyException: "
+        "The passed in policy has a statement with no principals!",
     ),
     (TRUST.replace('"Action"', '"Resource": "*", "Action"'), "Has prohibited field Resource"),
     (TRUST.replace("sts:AssumeRole", "s3:GetObject"), "AssumeRole policy may only specify STS AssumeRole actions."),
@@ -223,3 +224,19 @@ def test_sts_assume_role_errors(aws: Callable[..., Any]) -> None:
         f"User: arn:aws:iam::000000000000:root is not authorized to perform: sts:AssumeRole on resource: {missing}",
         403,
     )
+
+
+def test_trust_policy_naming_a_missing_role_is_an_invalid_principal(iam: Any) -> None:
+    missing = f"arn:aws:iam::000000000000:role/{unique('missing')}"
+    doc = json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"AWS": missing}, "Action": "sts:AssumeRole"}],
+        }
+    )
+    name = unique()
+    with pytest.raises(ClientError) as exc:
+        iam.create_role(RoleName=name, AssumeRolePolicyDocument=doc)
+    assert error(exc) == ("MalformedPolicyDocument", f'Invalid principal in policy: "AWS":"{missing}"', 400)
+    iam.create_role(RoleName=missing.rsplit("/", 1)[1], AssumeRolePolicyDocument=TRUST)
+    assert iam.create_role(RoleName=name, AssumeRolePolicyDocument=doc)["Role"]["RoleName"] == name

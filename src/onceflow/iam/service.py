@@ -96,9 +96,31 @@ class IamService:
         self._policies: dict[tuple[str, str, str], tuple[int, tuple[list[Policy], list[Policy] | None]]] = {}
 
     # ------------------------------------------------------------------ roles
+    def validate_trust(self, document: str) -> None:
+        """A trust policy must parse, and the roles and users it names as principals must exist (IAM
+        stores their unique ids, so it cannot name one that is not there)."""
+        policy = validate(document, "trust")
+        for stmt in policy.statements:
+            for principals in (stmt.principals, stmt.not_principals):
+                for ident in (principals or {}).get("AWS", ()):
+                    if not self._principal_exists(ident):
+                        raise errors.malformed_policy(f'Invalid principal in policy: "AWS":"{ident}"')
+
+    def _principal_exists(self, ident: str) -> bool:
+        parts = ident.split(":", 5)
+        if len(parts) != 6 or parts[2] != "iam" or "*" in ident:
+            return True  # accounts, :root, assumed-role sessions and wildcards name no stored entity
+        kind, _, rest = parts[5].partition("/")
+        if kind == "role":
+            return self.store.role_by_arn(ident) is not None
+        if kind == "user":
+            user = self.store.user(parts[4], rest.rsplit("/", 1)[-1])
+            return user is not None and user["arn"] == ident
+        return True
+
     def create_role(self, account: str, params: dict[str, Any]) -> Row:
         name, trust = params["RoleName"], params["AssumeRolePolicyDocument"]
-        validate(trust, "trust")
+        self.validate_trust(trust)
         if policy_size(trust) > TRUST_LIMIT:
             raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
         tags = merge_tags([], params.get("Tags", []))
@@ -151,7 +173,7 @@ class IamService:
                 self.store.update_role(conn, account, params["RoleName"], **fields)
 
     def update_trust(self, account: str, name: str, document: str) -> None:
-        validate(document, "trust")
+        self.validate_trust(document)
         if policy_size(document) > TRUST_LIMIT:
             raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
         with self.store.writing() as conn:

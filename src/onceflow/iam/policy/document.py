@@ -34,7 +34,10 @@ SID_ALNUM = (
     "Statement IDs (SID) must be alpha-numeric. Check that your input satisfies the regular expression [0-9A-Za-z]*"
 )
 VENDOR_WILDCARD = "Resource vendor must be fully qualified and cannot contain regexes."
-TRUST_NO_PRINCIPAL = "Missing required field Principal"
+TRUST_NO_PRINCIPAL = (
+    "Invalid principal in policy: com.amazon.balsa.error.InvalidPolicyException: "
+    "The passed in policy has a statement with no principals!"
+)
 TRUST_RESOURCE = "Has prohibited field Resource"
 TRUST_ACTIONS = "AssumeRole policy may only specify STS AssumeRole actions."
 
