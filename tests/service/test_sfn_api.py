@@ -304,3 +304,14 @@ def test_redrive_runs_the_failed_state_again_and_only_it(sfn: Any, aws: Callable
     with pytest.raises(ClientError) as e:
         sfn.redrive_execution(executionArn=ex)
     assert error_of(e)[0] == "ExecutionNotRedrivable"
+
+
+def test_state_output_over_256_kib_fails_the_execution(sfn: Any) -> None:
+    definition = {"StartAt": "Big", "States": {"Big": {
+        "Type": "Pass", "Parameters": {"a.$": "$.s", "b.$": "$.s"}, "End": True}}}
+    arn = sfn.create_state_machine(name=name(), definition=json.dumps(definition), roleArn=ROLE)["stateMachineArn"]
+    d = wait_done(sfn, sfn.start_execution(stateMachineArn=arn, input=json.dumps({"s": "x" * 200_000}))[
+        "executionArn"])
+    assert (d["status"], d["error"]) == ("FAILED", "States.DataLimitExceeded")
+    assert d["cause"] == ("The state/task 'Big' returned a result with a size exceeding the maximum number of bytes "
+                          "service limit.")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from onceflow.sfn.engine.runner import Runtime
 
 UNDEFINED: Any = object()
+MAX_PAYLOAD = 262144  # bytes of UTF-8 JSON in any state's input or output
 
 
 @dataclass
@@ -151,6 +152,9 @@ def assign(state_or_rule: dict[str, Any], ql: str, data: Any, ctx: dict[str, Any
 def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[str, Any] | None) -> Any:
     """Emit <Type>StateExited; when replaying, the recorded output and variables are the truth."""
     details = ev.exited(name, output, assigned)
+    if len(details["output"].encode()) > MAX_PAYLOAD:
+        raise StatesError("States.DataLimitExceeded", f"The state/task '{name}' returned a result with a size "
+                                                      "exceeding the maximum number of bytes service limit.")
     rec = scope.rt.emit(scope.fiber, f"{type_}StateExited", details)
     if rec.details is details:  # live
         if assigned:
