@@ -1,10 +1,6 @@
 """Lambda invoke latency and throughput against a real server, side by side with the floor.
 
-    python bench/bench_lambda.py [--n 2000] [--threads 8] [--cold 20] [--nodelay]
-
---nodelay starts the server with TCP_NODELAY set on its listening socket (inherited by accepted
-connections). server.bind() creates the socket with proto 0, so asyncio skips TCP_NODELAY and every
-response waits ~40 ms for the client's delayed ACK (Nagle); this shows the figures once that is fixed.
+    python bench/bench_lambda.py [--n 2000] [--threads 8] [--cold 20]
 
 Rows:
   in-process      the handler function called directly in this process (the floor; for the DynamoDB
@@ -39,18 +35,6 @@ import boto3
 import botocore.config
 
 ROOT = Path(__file__).resolve().parent.parent
-NODELAY_LAUNCHER = """
-import socket, sys
-import onceflow.server as server
-_bind = server.bind
-def bind(settings):
-    sock = _bind(settings)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return sock
-server.bind = bind
-from onceflow.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
 
 EMPTY = "def handler(event, context):\n    return None\n"
 DDB = """
@@ -228,11 +212,11 @@ def local_stack() -> tuple[Any, Callable[[str], Callable[[], Any]]]:
 
 
 class Server:
-    """`onceflow serve` on a free port and a data folder, optionally with the TCP_NODELAY launcher."""
+    """`onceflow serve` on a free port and a data folder."""
 
-    def __init__(self, nodelay: bool) -> None:
+    def __init__(self) -> None:
         data = Path(tempfile.mkdtemp(prefix="bench-lambda-")) / "data"
-        head = [sys.executable, "-c", NODELAY_LAUNCHER] if nodelay else [sys.executable, "-m", "onceflow"]
+        head = [sys.executable, "-m", "onceflow"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
         self.proc = subprocess.Popen([*head, "serve", "--port", "0", "--data", str(data)],
                                      stdout=subprocess.PIPE, text=True, env=env)  # fmt: skip
@@ -255,14 +239,13 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--cold", type=int, default=20)
-    parser.add_argument("--nodelay", action="store_true", help="serve with TCP_NODELAY (see the docstring)")
     args = parser.parse_args()
-    server = Server(args.nodelay)
+    server = Server()
     stack = None
     try:
         setup = Setup(server.url)
         stack, stack_call = local_stack()
-        print(f"onceflow at {server.url} (data on disk{', TCP_NODELAY' if args.nodelay else ''})")
+        print(f"onceflow at {server.url} (data on disk)")
         bench_warm(setup, args, stack_call)
         bench_cold(setup, args)
     finally:
