@@ -5,6 +5,7 @@
 Rows:
   in-process      the handler function called directly in this process (the floor; for the DynamoDB
                   handler that includes its own boto3 call to onceflow over HTTP)
+  worker pool     Pool.invoke on a warm worker: the process round trip alone (empty handler only)
   internal.call   Invoke through the registry in a stack built in this process (no HTTP): onceflow's
                   Lambda service + worker round trip (empty handler only)
   boto3 Invoke    a boto3 Invoke over HTTP to `onceflow serve` (what a user sees)
@@ -161,10 +162,23 @@ def bench_warm(setup: Setup, args: argparse.Namespace, stack_call: Callable[[str
         print(f"\n{label} ({args.n} sequential calls; throughput with {args.threads} threads)")
         row("in-process", timed(in_process(source, env), args.n))
         if source is EMPTY:  # the in-process stack serves no HTTP, so its handlers cannot reach DynamoDB
+            pool_call, pool = pool_only(source)
+            row("worker pool", timed(pool_call, args.n), throughput(lambda f=pool_call: f, args.n, args.threads))
+            pool.shutdown()
             internal = stack_call(name)
             row("internal.call", timed(internal, args.n), throughput(lambda f=internal: f, args.n, args.threads))
         row("boto3 Invoke", timed(invoker(setup.lam, name), args.n),
             throughput(lambda n=name: invoker(setup.client("lambda"), n), args.n, args.threads))  # fmt: skip
+
+
+def pool_only(source: str) -> tuple[Callable[[], Any], Any]:
+    from onceflow.lambda_.runtime.pool import Pool, WorkerSpec
+
+    root = Path(tempfile.mkdtemp(prefix="bench-pool-"))
+    (root / "app.py").write_text(source)
+    pool = Pool(16)
+    spec = WorkerSpec("k", "f", "$LATEST", str(root), "app.handler", 30.0, lambda _stream: {"PATH": "/usr/bin:/bin"})
+    return lambda: pool.invoke(spec, "r", "arn", b"{}"), pool
 
 
 def bench_cold(setup: Setup, args: argparse.Namespace) -> None:
