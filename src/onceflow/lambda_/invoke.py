@@ -62,7 +62,7 @@ class Invoker:
         account: str,
         region: str,
         function_name: str,
-        payload: bytes | None,
+        payload: bytes | str | None,
         invocation_type: str | None = None,
         qualifier: str | None = None,
         log_type: str | None = None,
@@ -71,7 +71,7 @@ class Invoker:
         caller_key: str | None = None,
     ) -> dict[str, Any]:
         kind = invocation_type or "RequestResponse"
-        payload = bytes(payload or b"")
+        payload = payload.encode() if isinstance(payload, str) else bytes(payload or b"")
         resolved = self.service.resolve(account, region, function_name, qualifier, invoking=True)
         limit = errors.MAX_ASYNC_PAYLOAD if kind == "Event" else errors.MAX_SYNC_PAYLOAD
         if len(payload) > limit:
