@@ -128,3 +128,19 @@ def test_bad_update_changes_nothing(aws: Callable[..., Any], role: str) -> None:
         before["CodeSha256"], before["RevisionId"], "python3.12"
     )  # fmt: skip
     assert json.loads(lam.invoke(FunctionName=name)["Payload"].read()) == "ok"
+
+
+@pytest.mark.slow
+def test_zip_over_50_mb(aws: Callable[..., Any], role: str) -> None:
+    import os
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("app.py", GOOD["app.py"])
+        zf.writestr("blob.bin", os.urandom(50 * 1024 * 1024))
+    response = refused(aws, role, buf.getvalue())
+    assert response["Error"] == {
+        "Code": "RequestEntityTooLargeException",
+        "Message": "Request must be smaller than 69905067 bytes for the CreateFunction operation",
+    }
+    assert response["ResponseMetadata"]["HTTPStatusCode"] == 413
