@@ -5,6 +5,7 @@ wraps the payload in AWS's SDK response shape) and a bare function ARN (result =
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from email.utils import formatdate
 from typing import Any
@@ -14,6 +15,8 @@ from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.stack import Stack
+
+log = logging.getLogger(__name__)
 
 # Lambda exceptions the Java SDK v1 models; any other code surfaces as its base class name.
 JAVA_EXCEPTIONS = {
@@ -31,6 +34,8 @@ def _compact(value: Any) -> str:
 
 def _lambda_error(e: ServiceError) -> StatesError:
     name = e.code if e.code in JAVA_EXCEPTIONS else "AWSLambdaException"
+    if e.status >= 500 and e.code not in JAVA_EXCEPTIONS:
+        name = "ServiceException"
     rid = uuid.uuid4()
     return StatesError(
         f"Lambda.{name}",
@@ -44,6 +49,10 @@ def _call(stack: Stack, principal: Principal, region: str, request: dict[str, An
         return internal.call(stack, principal, "lambda", "Invoke", request, region=region)
     except ServiceError as e:
         raise _lambda_error(e) from None
+    except Exception as e:  # an internal failure: what the SDK reports for a 500 from Lambda
+        log.exception("lambda invoke from a state machine failed")
+        raise StatesError("Lambda.ServiceException", f"{type(e).__name__}: {e} (Service: AWSLambda; Status Code: "
+                          f"500; Error Code: ServiceException; Request ID: {uuid.uuid4()}; Proxy: null)") from None
 
 
 def _body(out: dict[str, Any]) -> bytes:
