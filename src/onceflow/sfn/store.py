@@ -46,6 +46,7 @@ CREATE INDEX sfn_tokens_by_exec ON sfn_tokens (exec_arn);
 CREATE TABLE sfn_superseded (exec_arn TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (exec_arn, id)) WITHOUT ROWID;
 """,
     ),
+    ("sfn-0003", "CREATE INDEX sfn_exec_seq ON sfn_executions (seq);"),
 ]
 
 EXEC_COLUMNS = (
