@@ -272,3 +272,31 @@ def test_read_only_headers_and_host_check(endpoint: str, seeded: dict[str, Lab])
     assert ask("GET", "/states", host=f"localhost:{url.port}")[0] == 200
     status, headers, body = ask("GET", "/static/console.css")
     assert status == 200 and headers["content-type"] == "text/css; charset=utf-8" and b"svg.graph" in body
+
+
+def test_long_histories_are_shown_a_thousand_events_at_a_time(page: Callable[[str], Page], aws: Callable[..., Any],
+                                                               seeded: dict[str, Lab]) -> None:
+    from bench_execution_page import LOOP
+    from console_seed import run
+
+    role = aws("iam").get_role(RoleName=seeded["idempotency"].role)["Role"]["Arn"]
+    name = f"loop-{seeded['idempotency'].prefix}"
+    arn = aws("stepfunctions").create_state_machine(name=name, roleArn=role, definition=json.dumps(LOOP))
+    lab = Lab("", name, arn["stateMachineArn"], "")
+    done = run(aws, lab, "long", {"n": 0, "limit": 300})
+    assert done["status"] == "SUCCEEDED"
+    pages = aws("stepfunctions").get_paginator("get_execution_history").paginate(executionArn=done["executionArn"])
+    total = sum(len(p["events"]) for p in pages)
+    assert total > 1200  # four events a turn
+    first = execution(page, lab, "long")
+    assert f"({total} events, 1 to 1000 shown)" in first.text
+    assert first.text.count("<tr class=\"ev-") == 1000
+    assert len(first.text.encode()) < 500_000
+    later = re.search(r'class="next" href="([^"]+)"', first.text)
+    assert later and later.group(1).endswith("?from=1001")
+    second = page(later.group(1))
+    assert f"({total} events, 1001 to {total} shown)" in second.text
+    assert second.text.count("<tr class=\"ev-") == total - 1000
+    assert f'<tr class="ev-ExecutionSucceeded"><td>{total}</td>' in second.text
+    assert "Earlier events" in second.text
+    assert page(f"/states/{name}/executions/long?from={total + 1}").status == 400

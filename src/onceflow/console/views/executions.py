@@ -17,6 +17,7 @@ from onceflow.errors import ServiceError
 MAX_EVENTS = 25_000  # Step Functions' own history limit
 KEY_SCAN = 200  # executions examined by the business-key view
 NOT_TRUNCATED = {"truncated": False}
+EVENTS_PAGE = 1000  # history rows per page: keeps a 25,000-event execution's page light
 
 
 def load(v: View, machine: str, name: str) -> dict[str, Any]:
@@ -102,9 +103,19 @@ def execution(v: View) -> Response:
     machine, name = v.match["name"], v.match["execution"]
     data = load(v, machine, name)
     drawing = graph.layout(data["definition"])
+    first = _event_page(v, len(data["events"]))
+    shown = data["events"][first:first + EVENTS_PAGE]  # the graph and attempts use them all
     return v.page("execution.html", title=name, machine_name=machine, drawing=drawing,
                   status_url=v.url(f"/states/{_q(machine)}/executions/{_q(name)}/status.json"),
-                  rows=event_rows(data["events"], data["run"]), **data)
+                  rows=event_rows(shown, data["run"]), first=first, page_size=EVENTS_PAGE, **data)
+
+
+def _event_page(v: View, total: int) -> int:
+    """The index of the first history event shown: ?from=<event id>, in pages of EVENTS_PAGE."""
+    text = v.arg("from", "1")
+    if not text.isdigit() or not 1 <= int(text) <= max(1, total):
+        raise HttpError(400, "Bad event id", f"The history has events 1 to {total}.")
+    return (int(text) - 1) // EVENTS_PAGE * EVENTS_PAGE
 
 
 def status(v: View) -> Response:
