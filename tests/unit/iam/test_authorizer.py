@@ -233,3 +233,51 @@ def test_role_allows(stack: Stack) -> None:
     assert svc.role_allows(ACCT, arn, "logs:CreateLogGroup", group)
     assert not svc.role_allows(ACCT, arn, "logs:DeleteLogGroup", group)
     assert not svc.role_allows(ACCT, f"arn:aws:iam::{ACCT}:role/missing", "logs:CreateLogGroup", group)
+
+
+@pytest.mark.parametrize(
+    ("service", "operation", "action"),
+    [
+        ("stepfunctions", "StartExecution", "states:StartExecution"),
+        ("lambda", "Invoke", "lambda:InvokeFunction"),
+        ("lambda", "GetFunctionConfiguration", "lambda:GetFunctionConfiguration"),
+        ("dynamodb", "PutItem", "dynamodb:PutItem"),
+        ("logs", "PutLogEvents", "logs:PutLogEvents"),
+        ("iam", "CreateRole", "iam:CreateRole"),
+        ("sts", "AssumeRole", "sts:AssumeRole"),
+    ],
+)
+def test_action_names(service: str, operation: str, action: str) -> None:
+    from onceflow.iam.authorizer import action_name
+
+    assert action_name(service, operation) == action
+
+
+def test_denials_use_each_services_error() -> None:
+    from onceflow.iam.authorizer import access_denied
+
+    codes = {
+        s: (access_denied(s, "m").code, access_denied(s, "m").status)
+        for s in ("dynamodb", "stepfunctions", "logs", "lambda", "iam", "sts")
+    }
+    assert codes == {
+        "dynamodb": ("AccessDeniedException", 400),
+        "stepfunctions": ("AccessDeniedException", 400),
+        "logs": ("AccessDeniedException", 400),
+        "lambda": ("AccessDeniedException", 403),
+        "iam": ("AccessDenied", 403),
+        "sts": ("AccessDenied", 403),
+    }
+
+
+def test_request_context_keys(stack: Stack) -> None:
+    from onceflow.iam.authorizer import request_context
+
+    principal = session(stack, "ctx-role", TRUST_STATES, "sess")
+    ctx = RequestContext("dynamodb", "PutItem", ACCT, "eu-west-1", principal, source_ip="10.1.2.3")
+    keys = request_context(ctx)
+    assert keys["aws:requestedregion"] == ["eu-west-1"]
+    assert keys["aws:principalarn"] == [f"arn:aws:iam::{ACCT}:role/ctx-role"]
+    assert keys["aws:principaltype"] == ["AssumedRole"]
+    assert keys["aws:sourceip"] == ["10.1.2.3"]
+    assert keys["aws:currenttime"][0].endswith("Z") and keys["aws:epochtime"][0].isdigit()
