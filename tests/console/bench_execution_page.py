@@ -20,8 +20,10 @@ from pathlib import Path
 
 import boto3
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from serverproc import ServerProcess
+# tests/serverproc.py starts the server; found from tests/console/ or from bench/ alike.
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "tests" / "serverproc.py").exists())
+sys.path.insert(0, str(ROOT / "tests"))
+from serverproc import ServerProcess  # noqa: E402
 
 TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"},
                                                   "Action": "sts:AssumeRole"}]}
