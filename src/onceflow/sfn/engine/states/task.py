@@ -127,47 +127,64 @@ def _result(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], 
 
 
 # ---------------------------------------------------------------------- the call and its events
-def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
-                    token: str | None) -> Fx:
-    """Emit the scheduling events, make (or replay) the call; returns ('ok', result) or
-    ('err', error, cause, failed_event)."""
+def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
+              token: str | None) -> ev.Event:
+    """The scheduling events (and the task token row), in the transaction before the call; returns
+    the ...Started event."""
     rt, fiber = scope.rt, scope.fiber
-    mark = rt.mark()
     if integ.bare_lambda:
         details: dict[str, Any] = {"resource": integ.resource, "input": ev.dumps(params),
                                    "inputDetails": {"truncated": False}}
         if timeout is not None:
             details["timeoutInSeconds"] = timeout
         rt.emit(fiber, "LambdaFunctionScheduled", details)
-        started = rt.emit(fiber, "LambdaFunctionStarted", None)
-        live = started.id >= rt.first_live_id
-    else:
-        details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": rt.region,
-                   "parameters": ev.dumps(params)}
-        if timeout is not None:
-            details["timeoutInSeconds"] = timeout
-        if heartbeat is not None:
-            details["heartbeatInSeconds"] = heartbeat
-        scheduled = rt.emit(fiber, "TaskScheduled", details)
-        if token is not None and scheduled.id >= rt.first_live_id:
-            rt.write(lambda conn, t=token: rt.engine.store.insert_token(conn, t, rt.arn, scheduled.ts))
-        started = rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
-        live = started.id >= rt.first_live_id
+        return rt.emit(fiber, "LambdaFunctionStarted", None)
+    details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": rt.region,
+               "parameters": ev.dumps(params)}
+    if timeout is not None:
+        details["timeoutInSeconds"] = timeout
+    if heartbeat is not None:
+        details["heartbeatInSeconds"] = heartbeat
+    scheduled = rt.emit(fiber, "TaskScheduled", details)
+    if token is not None and scheduled.id >= rt.first_live_id:
+        rt.write(lambda conn, t=token: rt.engine.store.insert_token(conn, t, rt.arn, scheduled.ts))
+    return rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
+
+
+def _lost(scope: Scope, integ: Integration) -> tuple[Any, ...]:
+    """A call started before the server stopped whose answer was never recorded: its outcome is
+    unknown, so the task fails with the service's own 'something went wrong' error."""
+    rid = scope.rt.request_id()
+    if integ.kind == "dynamodb":
+        return _fail(scope, integ, "DynamoDB.InternalServerErrorException",
+                     LOST_CAUSE.format(rid=rid).replace("AWSLambda", "AmazonDynamoDBv2").replace(
+                         "Error Code: ServiceException", "Error Code: InternalServerError"))
+    if integ.kind == "aws_sdk":
+        prefix = integ.resource_type.split(":", 1)[1].capitalize()
+        return _fail(scope, integ, f"{prefix}.{prefix}Exception",
+                     LOST_CAUSE.format(rid=rid).replace("AWSLambda", prefix))
+    return _fail(scope, integ, "Lambda.ServiceException", LOST_CAUSE.format(rid=rid))
+
+
+def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
+                    token: str | None) -> Fx:
+    """Make (or replay) the call; returns ('ok', result) or ('err', error, cause, failed_event)."""
+    rt, fiber = scope.rt, scope.fiber
+    mark = rt.mark()
+    started = _schedule(scope, integ, params, timeout, heartbeat, token)
+    live = started.id >= rt.first_live_id
     recorded = rt.peek(fiber)
     if recorded is not None and recorded.type == "TaskSubmitted":
         rt.emit(fiber, "TaskSubmitted", None)
         recorded = rt.peek(fiber)
     if recorded is not None and recorded.type in RESULT_TYPES:
-        got = rt.emit(fiber, recorded.type, None)
-        return _recorded_outcome(got)
-    scale_due = (lambda secs: rt.scaled_due(started.ts, started.ts + secs)) if timeout is not None else None
+        return _recorded_outcome(rt.emit(fiber, recorded.type, None))
+    due = rt.scaled_due(started.ts, started.ts + timeout) if timeout is not None else None
     if not live and not integ.wait_for_token:
-        # Started before the server stopped, result never recorded: the outcome is unknown.
-        return _fail(scope, integ, "Lambda.ServiceException", LOST_CAUSE.format(rid=rt.request_id()))
-    if not (integ.wait_for_token and not live):
-        call = integ.make_call(rt, params)
+        return _lost(scope, integ)
+    if live:
         try:
-            result = yield Invoke(call, scale_due(timeout) if scale_due else None, mark if live else None)
+            result = yield Invoke(integ.make_call(rt, params), due, mark)
         except InvokeTimeout:
             return _timed_out(scope, integ)
         except StatesError as e:
@@ -176,17 +193,13 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
             return _succeed(scope, integ, result)
         rt.emit(fiber, "TaskSubmitted", {"resourceType": integ.resource_type, "resource": integ.resource,
                                          "output": ev.dumps(result), "outputDetails": {"truncated": False}})
-    due = scale_due(timeout) if scale_due else None
     hb = rt.scale_seconds(heartbeat) if heartbeat is not None else None
     answer = yield AwaitToken(token or "", due, hb)
-    kind = answer[0]
-    if kind == "SUCCEEDED":
+    if answer[0] == "SUCCEEDED":
         return _succeed(scope, integ, json.loads(answer[1]))
-    if kind == "FAILED":
+    if answer[0] == "FAILED":
         return _fail(scope, integ, answer[1], answer[2])
-    if kind == "HEARTBEAT":
-        return _timed_out(scope, integ, "States.HeartbeatTimeout")
-    return _timed_out(scope, integ)
+    return _timed_out(scope, integ, "States.HeartbeatTimeout" if answer[0] == "HEARTBEAT" else "States.Timeout")
 
 
 def _recorded_outcome(got: ev.Event) -> tuple[Any, ...]:
