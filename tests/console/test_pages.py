@@ -230,6 +230,8 @@ def test_missing_resources_are_404_pages(page: Callable[[str], Page], seeded: di
         got = page(path)
         assert got.status == 404, path
         assert "Traceback" not in got.text and "File \"" not in got.text
+    odd = page("//evil.example/x")  # a path that would be a protocol-relative URL if echoed into a link
+    assert odd.status == 404 and 'action="//' not in odd.text and 'href="//' not in odd.text
 
 
 def test_bad_parameters_are_400_pages(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
