@@ -304,6 +304,9 @@ def test_redrive_runs_the_failed_state_again_and_only_it(sfn: Any, aws: Callable
     with pytest.raises(ClientError) as e:
         sfn.redrive_execution(executionArn=ex)
     assert error_of(e)[0] == "ExecutionNotRedrivable"
+    listed = sfn.list_executions(stateMachineArn=arn, redriveFilter="REDRIVEN")["executions"]
+    assert [(x["executionArn"], x["redriveCount"]) for x in listed] == [(ex, 1)]
+    assert sfn.list_executions(stateMachineArn=arn, redriveFilter="NOT_REDRIVEN")["executions"] == []
 
 
 def test_state_output_over_256_kib_fails_the_execution(sfn: Any) -> None:

@@ -209,6 +209,9 @@ def test_heartbeat_timeout(aws: Callable[..., Any], orders: dict[str, Any]) -> N
     scheduled = details(events[2])
     assert (scheduled["timeoutInSeconds"], scheduled["heartbeatInSeconds"]) == (600, 1)
     assert [e["type"] for e in events][-2:] == ["TaskTimedOut", "ExecutionFailed"]
+    token = json.loads(scheduled["parameters"])["Payload"]["token"]
+    with pytest.raises(sfn.exceptions.TaskTimedOut):
+        sfn.send_task_success(taskToken=token, output="{}")
 
 
 def test_parallel_and_map_with_waits(aws: Callable[..., Any], orders: dict[str, Any]) -> None:

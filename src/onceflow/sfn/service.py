@@ -326,6 +326,10 @@ class SfnService:
             raise E.validation("Must provide a StateMachine ARN or MapRun ARN")
         self.machine(sm_arn)
         rows = self.store.list_executions(sm_arn, p.get("statusFilter"))
+        if p.get("redriveFilter") == "REDRIVEN":
+            rows = [r for r in rows if r["redrive_count"] > 0]
+        elif p.get("redriveFilter") == "NOT_REDRIVEN":
+            rows = [r for r in rows if r["redrive_count"] == 0]
         start = _offset(p.get("nextToken"))
         size = p.get("maxResults") or 100
         items = []
@@ -334,6 +338,9 @@ class SfnService:
                     "status": r["status"], "startDate": ts(r["start"])}
             if r["stop"] is not None:
                 item["stopDate"] = ts(r["stop"])
+            if r["redrive_count"]:
+                item["redriveCount"] = r["redrive_count"]
+                item["redriveDate"] = ts(r["redrive_date"])
             items.append(item)
         out: dict[str, Any] = {"executions": items}
         if start + size < len(rows):

@@ -199,6 +199,8 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
         return _succeed(scope, integ, json.loads(answer[1]))
     if answer[0] == "FAILED":
         return _fail(scope, integ, answer[1], answer[2])
+    if token is not None:  # a late SendTask* now gets TaskTimedOut
+        rt.write(lambda conn: rt.engine.store.complete_token(conn, token, "TIMED_OUT", None, None, None))
     return _timed_out(scope, integ, "States.HeartbeatTimeout" if answer[0] == "HEARTBEAT" else "States.Timeout")
 
 
