@@ -126,6 +126,34 @@ def test_parallel_and_map_executions_colour_their_groups(page: Callable[[str], P
     assert iterations == ["Each", "Each", "Each"]
 
 
+def test_a_lambda_arn_as_resource_finds_its_invocation_by_time(page: Callable[[str], Page], aws: Callable[..., Any],
+                                                               seeded: dict[str, Lab]) -> None:
+    from console_seed import orders
+
+    lab, lam = seeded["idempotency"], aws("lambda")
+    config = lam.get_function_configuration(FunctionName=f"{lab.prefix}-worker")  # a copy, so the lab's counts hold
+    worker = lam.create_function(FunctionName=f"{lab.prefix}-direct", Runtime="python3.12", Handler="app.handler",
+                                 Role=config["Role"], Code={"ZipFile": orders.worker_zip("protected")},
+                                 Environment=config["Environment"])["FunctionArn"]
+    lam.get_waiter("function_active_v2").wait(FunctionName=worker, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    iam = aws("iam")
+    iam.put_role_policy(RoleName=lab.role, PolicyName="InvokeDirect", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunction",
+                                                "Resource": worker}]}))
+    role = iam.get_role(RoleName=lab.role)["Role"]["Arn"]
+    definition = {"StartAt": "Summary", "States": {"Summary": {"Type": "Task", "Resource": worker, "End": True}}}
+    name = f"direct-{lab.prefix}"
+    arn = aws("stepfunctions").create_state_machine(name=name, roleArn=role, definition=json.dumps(definition))
+    direct = Lab("", name, arn["stateMachineArn"], "")
+    from console_seed import run
+
+    assert run(aws, direct, "d1", {"stage": "summary", "id": "protected-order"})["status"] == "SUCCEEDED"
+    text = execution(page, direct, "d1").text
+    attempts = text.split("<h2>Task attempts</h2>", 1)[1].split("<h2>Event history", 1)[0]
+    assert f'href="/lambda/{lab.prefix}-direct"' in attempts
+    assert "<details><summary>5 lines" in attempts and "RESULT {&#34;completed&#34;: true" in attempts
+
+
 def test_status_json_for_live_updates(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
     got = execution(page, seeded["retry"], "flaky-order", "/status.json")
     assert got.headers["content-type"] == "application/json"
