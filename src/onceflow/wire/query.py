@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 from urllib.parse import parse_qsl
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _escape
 
 from botocore.model import OperationModel, Shape, StructureShape
 
@@ -22,6 +22,14 @@ def form_fields(request: Request) -> dict[str, str]:
         for key, value in parse_qsl(request.query_string, keep_blank_values=True):
             fields.setdefault(key, value)
     return fields
+
+
+# A literal CR would be read back as LF by any XML parser (line-end normalisation); AWS sends &#xD;.
+_XML_ENTITIES = {"\r": "&#xD;"}
+
+
+def escape(text: str) -> str:
+    return _escape(text, _XML_ENTITIES)
 
 
 def parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], validation_code: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from onceflow.errors import ServiceError
 
 SERVICES = ["dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs"]
 # Characters that need escaping somewhere: form encoding, URL labels, JSON, XML, non-ASCII, astral.
-TRICKY = "a b&c=d+é/%:?#\n\"<>'😀 ;"
+TRICKY = "a b&c=d+é/%:?#\r\n\"<>'😀 ;"
 WHEN_MS = dt.datetime(2026, 11, 29, 9, 30, 15, 123000, tzinfo=dt.UTC)
 
 

@@ -1,0 +1,77 @@
+"""Coral's validation wording, and the model's Java patterns read by Python's `re`."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from wire_oracle import spec
+
+from onceflow.wire.validate import Problems, check_scalar, java_length, python_pattern, quoted
+
+
+@pytest.mark.parametrize(("pattern", "good", "bad"), [
+    (r"[\p{L}\p{Z}\p{N}_.:/=+\-@]*", ["héllo wörld:1", "tag_1.x/y=z+@-", ""], ["a,b", "a;b", "a\x01", "😀"]),
+    (r"^!?\*?([\p{L}\p{Z}\p{N}_.:/=+\-@]*)\*?$", ["!*abc*", "ünïcode"], ["a&b"]),
+    (r"\p{ASCII}*", ["plain\x01ascii"], ["é"]),
+    (r"\p{Print}+", ["printable ~"], ["tab\t", "é"]),
+    (r"[\u0020-\uD7FF\uE000-\uFFFD\uD800\uDC00-\uDBFF\uDFFF\r\n\t]*", ["text\n😀"], ["\x01"]),
+    (r"[\w-_]*", ["a-b_c"], ["a b"]),
+])
+def test_java_patterns_are_translated(pattern: str, good: list[str], bad: list[str]) -> None:
+    translated = python_pattern(pattern)
+    assert translated is not None
+    rx = re.compile(translated)
+    assert all(rx.fullmatch(text) for text in good)
+    assert not any(rx.fullmatch(text) for text in bad)
+
+
+def test_every_pattern_of_the_six_models_compiles() -> None:
+    untranslatable = set()
+    for service in ("dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs"):
+        model = spec(service).model
+        for name in model.shape_names:
+            pattern = model.shape_for(name).metadata.get("pattern")
+            if pattern and python_pattern(pattern) is None:
+                untranslatable.add(pattern)
+    assert untranslatable == set()
+
+
+def test_values_are_quoted_as_java_prints_them() -> None:
+    assert quoted(None) == "null"
+    assert quoted(10001) == "'10001'"
+    assert quoted(True) == "'true'"
+    assert quoted(["a", "b"]) == "'[a, b]'"
+    assert quoted({"k": 1}) == "'{k=1}'"
+    assert quoted(b"\x00\x01") == "'java.nio.HeapByteBuffer[pos=0 lim=2 cap=2]'"
+
+
+def test_lengths_count_utf16_code_units() -> None:
+    assert java_length("abc") == 3 and java_length("é") == 1 and java_length("😀") == 2
+
+
+def test_pattern_and_length_are_both_reported() -> None:
+    shape = spec("iam").operations["GetRole"].input_shape.members["RoleName"]  # [\w+=,.@-]+, max 64
+    problems = Problems()
+    check_scalar(shape, "a b" * 30, "roleName", problems)
+    assert [kind for _, kind, _ in problems.found] == ["pattern", "max"]
+    assert problems.message().startswith("2 validation errors detected: Value 'a ba b")
+
+
+def test_at_most_ten_problems_are_listed() -> None:
+    problems = Problems()
+    for i in range(12):
+        problems.add(None, f"m{i}", "Member must not be null")
+    message = problems.message()
+    assert message.startswith("10 validation errors detected: ") and "'m9'" in message and "'m10'" not in message
+
+
+def test_service_wording_and_service_checks() -> None:
+    problems = Problems()
+    problems.add("g" * 513, "logGroupName", "Member must have length less than or equal to 512", "max")
+    assert problems.outcome("logs") == ("Invalid LogGroup or LogStream, both must have length less than or equal "
+                                        "to 512.")
+    runtime = Problems()
+    runtime.add("python0", "runtime", "Member must satisfy enum value set: [...]", "enum")
+    assert runtime.outcome("lambda") is None  # Lambda answers this one itself
+    assert runtime.outcome("stepfunctions") is not None
