@@ -271,3 +271,23 @@ def test_dynamodb_integration(aws: Callable[..., Any], orders: dict[str, Any]) -
     assert (d["status"], d["error"]) == ("FAILED", "DynamoDB.ConditionalCheckFailedException")
     assert re.fullmatch(r"The conditional request failed \(Service: AmazonDynamoDBv2; Status Code: 400; Error Code: "
                         r"ConditionalCheckFailedException; Request ID: \w+; Proxy: null\)", d["cause"]), d["cause"]
+
+
+def test_polling_loop_with_variables(aws: Callable[..., Any], orders: dict[str, Any]) -> None:
+    """A Wait inside a loop: the execution parks and wakes several times; variables survive."""
+    sfn = aws("stepfunctions")
+    definition = {"StartAt": "Init", "States": {
+        "Init": {"Type": "Pass", "Assign": {"i": 0}, "Next": "Wait"},
+        "Wait": {"Type": "Wait", "Seconds": 1, "Next": "Count"},
+        "Count": {"Type": "Pass", "Assign": {"i.$": "States.MathAdd($i, 1)"}, "Next": "Again"},
+        "Again": {"Type": "Choice", "Choices": [{"Variable": "$i", "NumericLessThan": 3, "Next": "Wait"}],
+                  "Default": "Done"},
+        "Done": {"Type": "Pass", "Parameters": {"count.$": "$i"}, "End": True}}}
+    arn = sfn.create_state_machine(name=f"loop-{uuid.uuid4().hex[:8]}", definition=json.dumps(definition),
+                                   roleArn=orders["role"])["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+    d = wait_done(sfn, ex)
+    assert (d["status"], d["output"]) == ("SUCCEEDED", '{"count":3}')
+    events = sfn.get_execution_history(executionArn=ex)["events"]
+    assert [e["type"] for e in events].count("WaitStateExited") == 3
+    assert shape(events)[-1] == (len(events), len(events) - 1, "ExecutionSucceeded")

@@ -377,6 +377,7 @@ class SfnService:
         if row["type"] == "EXPRESS" or row["status"] not in ("FAILED", "ABORTED", "TIMED_OUT"):
             raise E.execution_not_redrivable(f"Execution cannot be redriven: {arn}. Execution is {row['status']}")
         now = time.time()
+        self.engine.forget(arn)
         with self.engine.lock_for(arn), self.stack.db.transaction() as conn:
             events = [event_from_row(r) for r in self.store.events(arn)]
             count = row["redrive_count"] + 1

@@ -14,6 +14,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -89,6 +90,10 @@ class Engine:
         self.invoke_pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="sfn-task")
         self.scheduler = Scheduler(self.wake)
         self.live: dict[str, Runtime] = {}
+        # Recently parked runtimes, so that a wake-up does not replay the whole history each time
+        # (a polling loop of Waits); bounded, and always rebuildable from the history.
+        self.parked: OrderedDict[str, Runtime] = OrderedDict()
+        self.parked_limit = 1000
         self._mu = threading.Lock()
         self._running: set[str] = set()
         self._rerun: set[str] = set()
@@ -123,6 +128,7 @@ class Engine:
         self.scheduler.clear()
         with self._mu:
             self.live.clear()
+            self.parked.clear()
 
     def lock_for(self, arn: str) -> threading.Lock:
         return self._locks[hash(arn) % len(self._locks)]
@@ -166,14 +172,26 @@ class Engine:
                 return
 
     def _drive_once(self, arn: str) -> None:
-        rt = self.live.get(arn) or self._load(arn)
+        with self._mu:
+            rt = self.live.get(arn) or self.parked.pop(arn, None)
+        rt = rt or self._load(arn)
         if rt is None:
             return
         outcome = rt.drive()
-        if outcome == "inflight":
-            self.live[arn] = rt
-        else:
+        with self._mu:
+            if outcome == "inflight":
+                self.live[arn] = rt
+                return
             self.live.pop(arn, None)
+            if outcome == "parked" and not self.draining:
+                self.parked[arn] = rt
+                while len(self.parked) > self.parked_limit:
+                    self.parked.popitem(last=False)
+
+    def forget(self, arn: str) -> None:
+        """Drop any in-memory runtime of an execution changed from outside (stop, redrive)."""
+        with self._mu:
+            self.parked.pop(arn, None)
 
     def _load(self, arn: str) -> Runtime | None:
         from onceflow.sfn.engine.states import run_execution
@@ -253,6 +271,7 @@ class Engine:
             event = ev.Event(last + 1, last, event_type, now, ev.error_cause(error, cause), "x")
             self.store.append_events(conn, arn, [event])
             self._close(conn, arn, {"status": status, "error": error, "cause": cause}, now)
+        self.forget(arn)
         self._notify_done()
         self.wake(arn)  # a live runtime notices on its next commit and stops
         return True
