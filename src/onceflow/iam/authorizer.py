@@ -112,8 +112,9 @@ def make_authorizer(stack: Stack) -> Authorizer:
         iam = stack.services["iam"]
         sts = stack.services.get("sts")
         # Identity policies grant; a permissions boundary and session policies can only narrow.
+        current = sts is None or sts.role_is_current(principal)
         layers = [
-            ("identity-based policy", iam.policies_for(principal)),
+            ("identity-based policy", iam.policies_for(principal) if current else []),
             ("permissions boundary", iam.boundary_for(principal)),
             ("session policy", sts.session_policies(principal) if sts is not None else None),
         ]

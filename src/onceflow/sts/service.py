@@ -35,6 +35,7 @@ class StsService:
         self.settings = settings
         self._principals: dict[str, Principal] = {}  # sessions never change: cache the resolution
         self._session_policies: dict[str, tuple[int, list[Policy] | None]] = {}
+        self._current: dict[str, tuple[int, bool]] = {}
 
     # ------------------------------------------------------------------ issuing
     def issue_role_session(
@@ -197,6 +198,22 @@ class StsService:
         self._session_policies[key] = (generation, policies)
         return policies
 
+    def role_is_current(self, principal: Principal) -> bool:
+        """Whether a role session still belongs to its role: sessions are bound to the role's unique
+        id, so a deleted role that is created again under the same name does not revive them."""
+        if principal.kind != "assumed-role" or not principal.access_key or not principal.role_arn:
+            return True
+        key, generation = principal.access_key, self.store.generation
+        cached = self._current.get(key)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        session = self.store.session(key) or {}
+        role = self.store.role_by_arn(principal.role_arn)
+        current = role is not None and str(session.get("user_id", "")).split(":", 1)[0] == role["role_id"]
+        self._current[key] = (generation, current)
+        return current
+
     def forget(self) -> None:
         self._principals.clear()
         self._session_policies.clear()
+        self._current.clear()

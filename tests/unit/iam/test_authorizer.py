@@ -281,3 +281,19 @@ def test_request_context_keys(stack: Stack) -> None:
     assert keys["aws:principaltype"] == ["AssumedRole"]
     assert keys["aws:sourceip"] == ["10.1.2.3"]
     assert keys["aws:currenttime"][0].endswith("Z") and keys["aws:epochtime"][0].isdigit()
+
+
+def test_a_recreated_role_does_not_revive_old_sessions(stack: Stack) -> None:
+    principal = session(stack, "phoenix", TRUST_STATES)
+    svc = stack.services["iam"]
+    svc.put_role_policy(ACCT, "phoenix", "InvokeWorker", INVOKE)
+    call(stack, principal, "lambda", "Invoke", {"FunctionName": "labex-ev04-worker"})
+    svc.delete_role_policy(ACCT, "phoenix", "InvokeWorker")
+    svc.delete_role(ACCT, "phoenix")
+    svc.create_role(ACCT, {"RoleName": "phoenix", "AssumeRolePolicyDocument": TRUST_STATES})
+    svc.put_role_policy(ACCT, "phoenix", "InvokeWorker", INVOKE)
+    with pytest.raises(ServiceError) as info:
+        call(stack, principal, "lambda", "Invoke", {"FunctionName": "labex-ev04-worker"})
+    assert "because no identity-based policy allows the lambda:InvokeFunction action" in info.value.message
+    fresh = session(stack, "phoenix", TRUST_STATES, "fresh")
+    call(stack, fresh, "lambda", "Invoke", {"FunctionName": "labex-ev04-worker"})
