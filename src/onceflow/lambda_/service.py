@@ -108,27 +108,7 @@ class LambdaService:
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
         checked = self._zip(params.get("Code") or {}, "CreateFunction")
-        record = {
-            "FunctionName": ref.name,
-            "Runtime": params["Runtime"],
-            "Role": params["Role"],
-            "Handler": params["Handler"],
-            "CodeSize": checked.size,
-            "Description": params.get("Description", ""),
-            "Timeout": params.get("Timeout", 3),
-            "MemorySize": params.get("MemorySize", 128),
-            "LastModified": cfg.now_lambda(),
-            "CodeSha256": checked.sha256_b64,
-            "Version": "$LATEST",
-            "Environment": params.get("Environment"),
-            "TracingConfig": params.get("TracingConfig"),
-            "RevisionId": cfg.new_revision(),
-            "Architectures": params.get("Architectures"),
-            "EphemeralStorage": params.get("EphemeralStorage"),
-            "Layers": params.get("Layers"),
-            "_code": checked.sha256_hex,
-            "_published": None,
-        }
+        record = _new_record(ref, params, checked)
         with self.store.db.transaction() as conn:
             self.store.put_code(conn, checked.sha256_hex, checked.data)
             if not self.store.insert_function(conn, ref.key, record):
@@ -398,6 +378,31 @@ class LambdaService:
         if config is None:
             raise errors.function_not_found(ref.arn(q))
         return Resolved(ref, config, q, ref.arn(q), reserved)
+
+
+def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZip) -> dict[str, Any]:
+    """The stored $LATEST record of a new function (FunctionConfiguration members + private keys)."""
+    return {
+        "FunctionName": ref.name,
+        "Runtime": params["Runtime"],
+        "Role": params["Role"],
+        "Handler": params["Handler"],
+        "CodeSize": checked.size,
+        "Description": params.get("Description", ""),
+        "Timeout": params.get("Timeout", 3),
+        "MemorySize": params.get("MemorySize", 128),
+        "LastModified": cfg.now_lambda(),
+        "CodeSha256": checked.sha256_b64,
+        "Version": "$LATEST",
+        "Environment": params.get("Environment"),
+        "TracingConfig": params.get("TracingConfig"),
+        "RevisionId": cfg.new_revision(),
+        "Architectures": params.get("Architectures"),
+        "EphemeralStorage": params.get("EphemeralStorage"),
+        "Layers": params.get("Layers"),
+        "_code": checked.sha256_hex,
+        "_published": None,
+    }
 
 
 def _trusts_lambda(document: Any) -> bool:
