@@ -243,3 +243,21 @@ def test_list_users_pages(iam: Any) -> None:
     rest = iam.list_users(PathPrefix=path, Marker=first["Marker"])
     assert [u["UserName"] for u in rest["Users"]] == names[2:] and not rest["IsTruncated"]
     assert first["Users"][0]["Arn"] == f"arn:aws:iam::000000000000:user{path}{names[0]}"
+
+
+def test_user_tags_and_entities_for_policy(iam: Any) -> None:
+    user = unique("tagged")
+    iam.create_user(UserName=user, Tags=[{"Key": "team", "Value": "a"}])
+    iam.tag_user(UserName=user, Tags=[{"Key": "env", "Value": "dev"}])
+    iam.untag_user(UserName=user, TagKeys=["TEAM"])
+    assert iam.list_user_tags(UserName=user)["Tags"] == [{"Key": "env", "Value": "dev"}]
+    role = unique("role")
+    role_id = iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)["Role"]["RoleId"]
+    arn = iam.create_policy(PolicyName=unique("pol"), PolicyDocument=DOC)["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=role, PolicyArn=arn)
+    iam.attach_user_policy(UserName=user, PolicyArn=arn)
+    out = iam.list_entities_for_policy(PolicyArn=arn)
+    assert out["PolicyRoles"] == [{"RoleName": role, "RoleId": role_id}]
+    assert [u["UserName"] for u in out["PolicyUsers"]] == [user]
+    assert iam.list_entities_for_policy(PolicyArn=arn, EntityFilter="Role")["PolicyUsers"] == []
+    assert [a["PolicyArn"] for a in iam.list_attached_user_policies(UserName=user)["AttachedPolicies"]] == [arn]

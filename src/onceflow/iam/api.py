@@ -10,7 +10,8 @@ from urllib.parse import quote
 
 from onceflow.context import RequestContext
 from onceflow.iam import errors
-from onceflow.iam.service import IamService, page
+from onceflow.iam.common import page
+from onceflow.iam.service import IamService
 from onceflow.iam.store import Row
 from onceflow.iam.users import IamUsers
 from onceflow.registry import operation
@@ -244,6 +245,16 @@ class IamApi:
         out = [policy_out(p, self.service.attachment_count(ctx.account, p["arn"]), "list") for p in items]
         return paged("Policies", out, marker)
 
+    @operation("ListEntitiesForPolicy")
+    def list_entities_for_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        found = self.service.entities_for_policy(ctx.account, params["PolicyArn"], params)
+        return {
+            "PolicyGroups": [],
+            "PolicyUsers": [{"UserName": u["name"], "UserId": u["user_id"]} for u in found["user"]],
+            "PolicyRoles": [{"RoleName": r["name"], "RoleId": r["role_id"]} for r in found["role"]],
+            "IsTruncated": False,
+        }
+
     @operation("DeletePolicy")
     def delete_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.delete_policy(ctx.account, params["PolicyArn"])
@@ -300,6 +311,20 @@ class IamApi:
     def list_users(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         users, marker = self.users.list_users(ctx.account, params)
         return paged("Users", [user_out(u) for u in users], marker)
+
+    @operation("TagUser")
+    def tag_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.users.tag_user(ctx.account, params["UserName"], params["Tags"])
+
+    @operation("UntagUser")
+    def untag_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.users.untag_user(ctx.account, params["UserName"], params["TagKeys"])
+
+    @operation("ListUserTags")
+    def list_user_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        tags = self.users.user(ctx.account, params["UserName"])["tags"]
+        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
+        return paged("Tags", items, marker)
 
     @operation("DeleteUser")
     def delete_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:

@@ -10,8 +10,9 @@ from typing import Any
 
 from onceflow.context import Principal, RequestContext
 from onceflow.iam import errors
+from onceflow.iam.common import page
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
-from onceflow.iam.service import IamService, page
+from onceflow.iam.service import IamService
 from onceflow.registry import operation
 
 DECISIONS = {Decision.ALLOW: "allowed", Decision.EXPLICIT_DENY: "explicitDeny", Decision.IMPLICIT_DENY: "implicitDeny"}

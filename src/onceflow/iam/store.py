@@ -137,6 +137,21 @@ class IamStore:
             f"UPDATE iam_roles SET {sets} WHERE account=? AND name_key=?", (*fields.values(), account, name.lower())
         )
 
+    def set_tags(self, conn: sqlite3.Connection, table: str, account: str, name: str, tags: list[Any]) -> None:
+        """Tags of a user or a customer managed policy (roles go through update_role)."""
+        conn.execute(
+            f"UPDATE {table} SET tags=? WHERE account=? AND name_key=?", (json.dumps(tags), account, name.lower())
+        )
+
+    def entities_for_policy(self, account: str, arn: str) -> list[tuple[str, str]]:
+        """(kind, owner name_key) of everything the policy is attached to."""
+        rows = self.db.query(
+            "SELECT entity_kind, entity_key FROM iam_attachments WHERE account=? AND policy_arn=?"
+            " ORDER BY entity_kind, entity_key",
+            (account, arn),
+        )
+        return [(r[0], r[1]) for r in rows]
+
     def delete_role(self, conn: sqlite3.Connection, account: str, name: str) -> None:
         conn.execute("DELETE FROM iam_roles WHERE account=? AND name_key=?", (account, name.lower()))
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from onceflow.context import Principal
 from onceflow.iam import errors
-from onceflow.iam.service import IamService, merge_tags, new_id, now, page, policy_size, validate
+from onceflow.iam.common import merge_tags, new_id, now, page, policy_size, validate
+from onceflow.iam.service import IamService
 from onceflow.iam.store import IamStore, Row
 
 USER_INLINE_LIMIT = 2048
@@ -65,6 +66,18 @@ class IamUsers:
             if self.store.access_keys(account, name):
                 raise errors.delete_conflict("Cannot delete entity, must delete access keys first.")
             self.store.delete_user(conn, account, name)
+
+    def tag_user(self, account: str, name: str, tags: list[dict[str, str]]) -> None:
+        with self.store.writing() as conn:
+            user = self.user(account, name)
+            self.store.set_tags(conn, "iam_users", account, name, merge_tags(user["tags"], tags))
+
+    def untag_user(self, account: str, name: str, keys: list[str]) -> None:
+        drop = {k.lower() for k in keys}
+        with self.store.writing() as conn:
+            user = self.user(account, name)
+            kept = [t for t in user["tags"] if t["Key"].lower() not in drop]
+            self.store.set_tags(conn, "iam_users", account, name, kept)
 
     # ------------------------------------------------------------------ access keys
     def create_access_key(self, account: str, name: str) -> Row:

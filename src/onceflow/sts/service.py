@@ -16,8 +16,9 @@ from typing import Any
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.iam import errors
+from onceflow.iam.common import new_id, validate
 from onceflow.iam.policy import Policy, parse
-from onceflow.iam.service import IamService, new_id, validate
+from onceflow.iam.service import IamService
 from onceflow.iam.store import IamStore, Row
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")

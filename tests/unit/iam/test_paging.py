@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from onceflow.errors import ServiceError
-from onceflow.iam.service import page
+from onceflow.iam.common import page
 
 
 def collect(items: list[str], size: int) -> list[str]:

@@ -1,0 +1,86 @@
+"""Helpers shared by the IAM and STS services: ids, time, policy validation, paging, tags."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import string
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.iam import errors
+from onceflow.iam.policy import MalformedPolicy, Policy, parse
+
+ROLE_INLINE_LIMIT = 10240
+MANAGED_LIMIT = 6144
+TRUST_LIMIT = 2048
+MAX_ITEMS = 100
+_ID_CHARS = string.ascii_uppercase + string.digits
+
+
+def new_id(prefix: str, length: int = 21) -> str:
+    return prefix + "".join(secrets.choice(_ID_CHARS) for _ in range(length - len(prefix)))
+
+
+def now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def policy_size(text: str) -> int:
+    """IAM counts a policy's size without whitespace."""
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def validate(text: str, kind: str = "identity") -> Policy:
+    try:
+        return parse(text, kind)
+    except MalformedPolicy as exc:
+        raise errors.malformed_policy(exc.message) from None
+
+
+def page(items: list[Any], marker: str | None, max_items: int | None, key: Any) -> tuple[list[Any], str | None]:
+    """IAM paging: MaxItems (default 100) and an opaque Marker naming the last item returned."""
+    after = unmark(marker)
+    if after is not None:
+        # Continue after the item the marker names (lists need not be sorted by their key); if it
+        # is gone, after the first key past it.
+        keys = [key(i) for i in items]
+        start = (
+            keys.index(after) + 1 if after in keys else next((n for n, k in enumerate(keys) if k > after), len(keys))
+        )
+        items = items[start:]
+    limit = max_items or MAX_ITEMS
+    if len(items) <= limit:
+        return items, None
+    return items[:limit], mark(key(items[limit - 1]))
+
+
+def mark(key: str) -> str:
+    return base64.urlsafe_b64encode(key.encode()).decode()
+
+
+def unmark(marker: str | None) -> str | None:
+    if not marker:
+        return None
+    try:
+        return base64.b64decode(marker.encode(), altchars=b"-_", validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        raise errors.validation_error("Invalid Marker.") from None
+
+
+def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Tag keys are case-insensitive in IAM; a new value replaces the old one."""
+    keys = [t["Key"].lower() for t in new]
+    if len(keys) != len(set(keys)):
+        raise errors.invalid_input("Duplicate tag keys found. Please note that Tag keys are case insensitive.")
+    merged = {t["Key"].lower(): t for t in existing}
+    merged.update({t["Key"].lower(): {"Key": t["Key"], "Value": t["Value"]} for t in new})
+    if len(merged) > 50:
+        raise errors.limit_exceeded("The number of tags has reached the maximum limit.")
+    return list(merged.values())
+
+
+def check_policy_arn(arn: str) -> None:
+    parts = arn.split(":", 5)
+    if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or not parts[5].startswith("policy/"):
+        raise errors.invalid_arn(arn)
