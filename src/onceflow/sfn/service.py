@@ -350,14 +350,12 @@ class SfnService:
     def history(self, p: dict[str, Any]) -> dict[str, Any]:
         arn = p["executionArn"]
         self.execution(arn)
-        events = [event_from_row(r) for r in self.store.visible_events(arn)]
-        if p.get("reverseOrder"):
-            events.reverse()
         start = _offset(p.get("nextToken"))
         size = p.get("maxResults") or 100
+        rows = self.store.visible_events(arn, bool(p.get("reverseOrder")), start, size + 1)
         include = p.get("includeExecutionData", True)
-        out: dict[str, Any] = {"events": [e.to_api(include) for e in events[start:start + size]]}
-        if start + size < len(events):
+        out: dict[str, Any] = {"events": [event_from_row(r).to_api(include) for r in rows[:size]]}
+        if len(rows) > size:
             out["nextToken"] = _token(start + size)
         return out
 

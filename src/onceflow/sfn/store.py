@@ -135,10 +135,14 @@ class SfnStore:
             "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? ORDER BY id", (exec_arn,)
         )
 
-    def visible_events(self, exec_arn: str) -> list[sqlite3.Row]:
+    def visible_events(self, exec_arn: str, reverse: bool = False, offset: int = 0,
+                       limit: int = -1) -> list[sqlite3.Row]:
+        """One page of the history API's events (hidden child-run events have negative ids)."""
+        order = "DESC" if reverse else "ASC"
         return self.db.query(
-            "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id>0 ORDER BY id",
-            (exec_arn,),
+            "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id>0 "
+            f"ORDER BY id {order} LIMIT ? OFFSET ?",
+            (exec_arn, limit, offset),
         )
 
     def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any]) -> None:
