@@ -243,6 +243,9 @@ def test_start_sync_execution_express(endpoint: str) -> None:
     with pytest.raises(ClientError) as e:
         sfn.start_sync_execution(stateMachineArn=std)
     assert error_of(e)[0] == "StateMachineTypeNotSupported"
+    with pytest.raises(ClientError) as e:  # express executions are not listed
+        sfn.list_executions(stateMachineArn=arn)
+    assert error_of(e)[0] == "StateMachineTypeNotSupported"
 
 
 def test_test_state(endpoint: str) -> None:

@@ -324,7 +324,8 @@ class SfnService:
         sm_arn = p.get("stateMachineArn")
         if not sm_arn:
             raise E.validation("Must provide a StateMachine ARN or MapRun ARN")
-        self.machine(sm_arn)
+        if self.machine(sm_arn)["type"] == "EXPRESS":
+            raise E.state_machine_type_not_supported("This operation is not supported by this type of state machine")
         rows = self.store.list_executions(sm_arn, p.get("statusFilter"))
         if p.get("redriveFilter") == "REDRIVEN":
             rows = [r for r in rows if r["redrive_count"] > 0]
