@@ -9,6 +9,7 @@ Rows:
   internal.call   Invoke through the registry in a stack built in this process (no HTTP): onceflow's
                   Lambda service + worker round trip (empty handler only)
   boto3 Invoke    a boto3 Invoke over HTTP to `onceflow serve` (what a user sees)
+  boto3 GetFunctionConfiguration   the same client's cost for a call that runs no handler (HTTP floor)
 and the cold start of a handler that imports boto3 and creates a client at module level.
 """
 
@@ -109,7 +110,7 @@ def throughput(make_call: Callable[[], Callable[[], Any]], n: int, threads: int)
 
 def row(label: str, samples: list[float], rate: float | None = None) -> None:
     rate_text = f"{rate:8.0f}/s" if rate else " " * 10
-    print(f"  {label:<16} p50 {statistics.median(samples):7.3f} ms   p99 {pct(samples, 0.99):7.3f} ms   {rate_text}")
+    print(f"  {label:<30} p50 {statistics.median(samples):7.3f} ms   p99 {pct(samples, 0.99):7.3f} ms   {rate_text}")
 
 
 class Setup:
@@ -169,6 +170,9 @@ def bench_warm(setup: Setup, args: argparse.Namespace, stack_call: Callable[[str
             row("internal.call", timed(internal, args.n), throughput(lambda f=internal: f, args.n, args.threads))
         row("boto3 Invoke", timed(invoker(setup.lam, name), args.n),
             throughput(lambda n=name: invoker(setup.client("lambda"), n), args.n, args.threads))  # fmt: skip
+        if source is EMPTY:
+            row("boto3 GetFunctionConfiguration",
+                timed(lambda n=name: setup.lam.get_function_configuration(FunctionName=n), args.n))  # fmt: skip
 
 
 def pool_only(source: str) -> tuple[Callable[[], Any], Any]:
