@@ -80,6 +80,7 @@ def handler(event, context):
                 "remaining": context.get_remaining_time_in_millis(),
             },
             "cwd": os.getcwd(),
+            "tz": time.strftime("%Z"),
             "pid": os.getpid(),
         }
     if mode == "ddb":
@@ -179,6 +180,7 @@ def test_environment(aws: Callable[..., Any], fn: str, endpoint: str) -> None:
     assert env["AWS_ENDPOINT_URL"] == endpoint
     assert env["AWS_ACCESS_KEY_ID"].startswith("ASIA") and env["AWS_SECRET_ACCESS_KEY"] and env["AWS_SESSION_TOKEN"]
     assert env["ORDERS_TABLE"] == "orders"
+    assert body["tz"] == "UTC"
 
 
 def test_handler_exception_document(aws: Callable[..., Any], fn: str) -> None:

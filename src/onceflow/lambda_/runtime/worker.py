@@ -206,6 +206,7 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     os.setsid()  # own process group: killing the worker also kills whatever it started
     os.environ.clear()
     os.environ.update(spec["env"])
+    time.tzset()  # TZ=:UTC, as in Lambda, for time.localtime() and friends
     os.chdir(spec["task_root"])
     sys.path.insert(0, spec["task_root"])
     _streams[:] = [_LineStream(channel), _LineStream(channel)]
