@@ -2,7 +2,8 @@
 
 setup() builds the store, the service, the worker pool and the API, and registers them on the
 stack. Code is stored in the database and unpacked under <data>/lambda/<sha256> (a temporary
-folder with --in-memory). Workers are forked lazily from a zygote started at on_start.
+folder with --in-memory). Workers are forked from a zygote (one per interpreter) that starts in the
+background once functions exist or get created, and are stopped with the server.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def setup(stack: Stack) -> None:
 
 
 def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: dict[str, str]) -> None:
-    for (runtime,) in store.db.query("SELECT DISTINCT json_extract(config, '$.Runtime') FROM lambda_functions"):
+    for runtime in store.runtimes_in_use():
         pool.warm_up_soon(interpreters.get(runtime))
 
 

@@ -73,6 +73,10 @@ class LambdaStore:
         )
         return [json.loads(r["config"]) for r in rows]
 
+    def runtimes_in_use(self) -> list[str]:
+        rows = self.db.query("SELECT DISTINCT json_extract(config, '$.Runtime') AS r FROM lambda_functions")
+        return [r["r"] for r in rows]
+
     def insert_function(self, conn: sqlite3.Connection, key: Key, config: dict[str, Any]) -> bool:
         """Insert a new function; False when the name is taken."""
         try:
