@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from dataclasses import replace
 
 from onceflow.config import Settings
 from onceflow.server import bind, build_app, build_stack
@@ -20,7 +21,7 @@ from onceflow.wire.http import HttpServer
 async def serve(port: int) -> None:
     settings = Settings(port=port, in_memory=True)
     sock = bind(settings)
-    port = sock.getsockname()[1]
+    settings = replace(settings, port=sock.getsockname()[1])  # Lambda workers call back on this port
     stack = build_stack(settings)
     app = build_app(stack)
     server = HttpServer(app)
@@ -31,7 +32,7 @@ async def serve(port: int) -> None:
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    print(f"onceflow ready at http://127.0.0.1:{port} (data: in memory)", flush=True)
+    print(f"onceflow ready at {settings.endpoint_url} (data: in memory)", flush=True)
     await stop.wait()
     await server.shutdown()
     for hook in reversed(stack.on_shutdown):
