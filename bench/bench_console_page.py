@@ -25,13 +25,12 @@ ROOT = next(p for p in Path(__file__).resolve().parents if (p / "tests" / "serve
 sys.path.insert(0, str(ROOT / "tests"))
 from serverproc import ServerProcess  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests" / "console"))
+from console_seed import LOOP  # noqa: E402
+
 TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"},
                                                   "Action": "sts:AssumeRole"}]}
-LOOP = {"StartAt": "Count", "States": {
-    "Count": {"Type": "Pass", "Parameters": {"n.$": "States.MathAdd($.n, 1)", "limit.$": "$.limit"}, "Next": "More"},
-    "More": {"Type": "Choice", "Choices": [{"Variable": "$.n", "NumericLessThanPath": "$.limit", "Next": "Count"}],
-             "Default": "Done"},
-    "Done": {"Type": "Succeed"}}}
+
 
 
 def get(url: str) -> tuple[float, float, int]:

@@ -142,3 +142,11 @@ def store_hostile(aws: Callable[..., Any], tag: str) -> dict[str, Any]:
         {"timestamp": now, "message": XSS}, {"timestamp": now + 1, "message": QUOTES},
         {"timestamp": now + 2, "message": BIG}])
     return {"table": table, "btable": btable, "role": role, "machine": machine, "group": group}
+
+
+# A state machine that counts to $.limit: one long history (3 events a turn) for paging tests and the bench.
+LOOP = {"StartAt": "Count", "States": {
+    "Count": {"Type": "Pass", "Parameters": {"n.$": "States.MathAdd($.n, 1)", "limit.$": "$.limit"}, "Next": "More"},
+    "More": {"Type": "Choice", "Choices": [{"Variable": "$.n", "NumericLessThanPath": "$.limit", "Next": "Count"}],
+             "Default": "Done"},
+    "Done": {"Type": "Succeed"}}}

@@ -306,8 +306,7 @@ def test_read_only_headers_and_host_check(endpoint: str, seeded: dict[str, Lab])
 
 def test_long_histories_are_shown_a_thousand_events_at_a_time(page: Callable[[str], Page], aws: Callable[..., Any],
                                                                seeded: dict[str, Lab]) -> None:
-    from bench_execution_page import LOOP
-    from console_seed import run
+    from console_seed import LOOP, run
 
     role = aws("iam").get_role(RoleName=seeded["idempotency"].role)["Role"]["Arn"]
     name = f"loop-{seeded['idempotency'].prefix}"
@@ -330,3 +329,17 @@ def test_long_histories_are_shown_a_thousand_events_at_a_time(page: Callable[[st
     assert f'<tr class="ev-ExecutionSucceeded"><td>{total}</td>' in second.text
     assert "Earlier events" in second.text
     assert page(f"/states/{name}/executions/long?from={total + 1}").status == 400
+
+
+def test_an_express_machine_page_lists_no_executions(page: Callable[[str], Page], aws: Any) -> None:
+    iam = aws("iam")
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    role = iam.create_role(RoleName="console-express-role", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    definition = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
+    aws("stepfunctions").create_state_machine(name="console-express", type="EXPRESS", roleArn=role,
+                                              definition=json.dumps(definition))
+    assert page("/").status == 200
+    shown = page("/states/console-express")
+    assert shown.status == 200
+    assert "EXPRESS executions are not recorded" in shown.text

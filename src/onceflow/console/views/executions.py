@@ -151,8 +151,10 @@ def business_key(v: View) -> Response:
     key_field, key = v.arg("field", "id"), v.arg("value")
     if not key_field:
         raise HttpError(400, "Missing field", "Name the input field that holds the business key.")
-    arn = describe(v, machine)["stateMachineArn"]
-    listed = v.aws.all("stepfunctions", "ListExecutions", {"stateMachineArn": arn}, "executions", limit=KEY_SCAN)
+    described = describe(v, machine)
+    arn = described["stateMachineArn"]
+    listed = [] if described.get("type") == "EXPRESS" else v.aws.all(
+        "stepfunctions", "ListExecutions", {"stateMachineArn": arn}, "executions", limit=KEY_SCAN)
     shown, all_rows = [], []
     for summary in reversed(listed) if key else []:  # oldest first: the order the writes happened in
         described = v.aws.call("stepfunctions", "DescribeExecution", {"executionArn": summary["executionArn"]})

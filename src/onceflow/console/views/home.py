@@ -31,6 +31,8 @@ def recent_executions(v: View, machines: int = 50, shown: int = 20) -> list[dict
     """The latest executions of every state machine, newest first."""
     found: list[dict[str, Any]] = []
     for machine in v.aws.all("stepfunctions", "ListStateMachines", {}, "stateMachines", limit=machines):
+        if machine.get("type") == "EXPRESS":
+            continue  # Step Functions keeps no executions of EXPRESS machines to list
         listed = v.aws.call("stepfunctions", "ListExecutions", {"stateMachineArn": machine["stateMachineArn"],
                                                                 "maxResults": shown})
         found += [dict(e, machineName=machine["name"]) for e in listed.get("executions", [])]

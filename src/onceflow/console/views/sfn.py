@@ -41,7 +41,11 @@ def machine(v: View) -> Response:
         params["statusFilter"] = status
     if v.arg("next"):
         params["nextToken"] = v.arg("next")
-    listed = v.optional(lambda: v.aws.call("stepfunctions", "ListExecutions", params), {})
+    if described.get("type") == "EXPRESS":
+        v.notes.append("EXPRESS executions are not recorded by Step Functions; they have no list or history")
+        listed: dict[str, Any] = {}
+    else:
+        listed = v.optional(lambda: v.aws.call("stepfunctions", "ListExecutions", params), {})
     return v.page("state_machine.html", title=name, machine=described, definition=definition,
                   drawing=graph.layout(definition), executions=listed.get("executions", []),
                   next_token=listed.get("nextToken", ""), status=status, statuses=STATUSES,
