@@ -248,4 +248,4 @@ class Reader:
         result["ScannedCount"] = scanned
         if last is not None:
             result["LastEvaluatedKey"] = last
-        return with_capacity(result, t, p, read_units(size, p))
+        return with_capacity(result, t, p, lambda: read_units(size, p))

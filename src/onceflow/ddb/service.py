@@ -194,7 +194,7 @@ class DynamoDB:
         rows = self.store.expired(now - TTL_HORIZON, now)
         if not rows:
             return 0
-        by_id = {t.id: t for t in self._tables.values()}
+        by_id = {t.id: t for t in list(self._tables.values())}  # list(): one step under the GIL
         with self.db.transaction() as conn:
             for table_id, hk, rk, text in rows:
                 t = by_id.get(table_id) or self.store.table_by_id(table_id)
@@ -240,7 +240,7 @@ class DynamoDB:
             self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
             self.write(conn, t, hk, rk, old, item, rows)
         out = {"Attributes": old} if rv == "ALL_OLD" and old else {}
-        return with_capacity(out, t, p, write_units(old, item))
+        return with_capacity(out, t, p, lambda: write_units(old, item))
 
     def get_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         prep = prepare(p, ("ProjectionExpression",))
@@ -248,11 +248,11 @@ class DynamoDB:
         hk, rk, _ = it.key_bytes(t, p["Key"])
         text = self.store.read(t.id, hk, rk)
         if text is None:
-            return with_capacity({}, t, p, read_units(0, p))
+            return with_capacity({}, t, p, lambda: read_units(0, p))
         item = loads(text)
         paths = projection_paths(prep, p)
         out = {"Item": project(item, paths) if paths is not None else item}
-        return with_capacity(out, t, p, read_units(item_size(item), p))
+        return with_capacity(out, t, p, lambda: read_units(item_size(item), p))
 
     def delete_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
@@ -268,7 +268,7 @@ class DynamoDB:
             if old is not None:
                 self.write(conn, t, hk, rk, old, None)
         out = {"Attributes": old} if rv == "ALL_OLD" and old else {}
-        return with_capacity(out, t, p, write_units(old, None))
+        return with_capacity(out, t, p, lambda: write_units(old, None))
 
     def update_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
@@ -287,7 +287,7 @@ class DynamoDB:
             new = apply_update(upd, old or key, prep.values) if upd is not None else dict(old or key)
             it.check_size(item_size(new), update=True)
             self.write(conn, t, hk, rk, old, new)
-        return with_capacity(_update_result(rv, old, new, upd), t, p, write_units(old, new))
+        return with_capacity(_update_result(rv, old, new, upd), t, p, lambda: write_units(old, new))
 
 
 def write_units(old: Item | None, new: Item | None) -> float:
@@ -302,13 +302,15 @@ def read_units(size: int, p: dict[str, Any]) -> float:
     return float(units) if p.get("ConsistentRead") else units / 2
 
 
-def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: float) -> dict[str, Any]:
+def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: Callable[[], float]) -> dict[str, Any]:
+    """Add ConsumedCapacity when the caller asked for it (units are computed only then)."""
     mode = p.get("ReturnConsumedCapacity") or "NONE"
     if mode == "NONE":
         return out
-    cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": units}
+    n = units()
+    cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": n}
     if mode == "INDEXES":
-        cc["Table"] = {"CapacityUnits": units}
+        cc["Table"] = {"CapacityUnits": n}
     out["ConsumedCapacity"] = cc
     return out
 
