@@ -110,5 +110,6 @@ def _drive(settings: Settings) -> None:
         traceback.print_exc()
     print(f"\nConsole:  {settings.endpoint_url}/", flush=True)
     print(f"Use it:   export AWS_ENDPOINT_URL={settings.endpoint_url} AWS_ACCESS_KEY_ID=test "
-          f"AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION={settings.default_region}", flush=True)
+          f"AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION={settings.default_region} "
+          "AWS_DISABLE_HOST_PREFIX_INJECTION=true", flush=True)
     print("Serving until Ctrl-C.", flush=True)
