@@ -43,7 +43,10 @@ def setup(stack: Stack) -> None:
         on_change=lambda key: pool.retire("/".join(key)),
         on_deploy=lambda config: pool.warm_up_soon(interpreters.get(config["Runtime"])),
     )
-    invoker = Invoker(service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters)
+    invoker = Invoker(
+        service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
+        time_scale=settings.time_scale,
+    )  # fmt: skip
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
     stack.registry.add_api("lambda", api)
     stack.services["lambda"] = api

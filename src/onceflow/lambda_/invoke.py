@@ -18,6 +18,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.logship import LogShipper
@@ -27,6 +28,7 @@ from onceflow.lambda_.service import LambdaService, Resolved
 log = logging.getLogger("onceflow.lambda")
 
 _TAIL_BYTES = 4096
+_ASYNC_RETRY_DELAYS_S = (60.0, 120.0)
 _MAX_EVENT_BYTES = 262_144 - 26
 _MAX_RESPONSE = 6_291_556  # what Lambda's error message names as the response limit
 
@@ -40,6 +42,7 @@ class Invoker:
         endpoint_url: str,
         async_workers: int,
         interpreters: dict[str, str] | None = None,
+        time_scale: float = 1.0,
     ) -> None:
         self.service = service
         self.pool = pool
@@ -51,8 +54,16 @@ class Invoker:
         self._lock = threading.Lock()
         self._inflight: dict[tuple[str, str, str], int] = {}
         self._unreserved: dict[tuple[str, str], int] = {}
+        self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits
+        self._timers: set[threading.Timer] = set()
+        self._closed = False
 
     def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+            timers, self._timers = self._timers, set()
+        for timer in timers:
+            timer.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.logs.close()
 
@@ -91,11 +102,40 @@ class Invoker:
             self._leave(resolved)
         return self._response(resolved, outcome, lines if log_type == "Tail" else None)
 
-    def _run_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any) -> None:
+    def _run_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0) -> None:
+        """An Event invocation; a function error or timeout is retried twice, ~1 then ~2 minutes later,
+        with the same request id (Lambda's default MaximumRetryAttempts)."""
         try:
-            self._run(resolved, payload, request_id, context)
+            outcome, _ = self._run(resolved, payload, request_id, context)
         except Exception:  # an Event invocation has no caller to tell; keep the server alive
-            log.exception("asynchronous invocation %s failed", request_id)
+            if not self._closed:
+                log.exception("asynchronous invocation %s failed", request_id)
+            return
+        if outcome.ok or attempt >= len(_ASYNC_RETRY_DELAYS_S):
+            return
+        delay = _ASYNC_RETRY_DELAYS_S[attempt] / self.time_scale
+        with self._lock:
+            if self._closed:
+                return
+            timer = threading.Timer(delay, self._retry_async, (resolved, payload, request_id, context, attempt + 1))
+            timer.daemon = True
+            self._timers.add(timer)
+        timer.start()
+
+    def _retry_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int) -> None:
+        with self._lock:
+            self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
+            if self._closed:
+                return
+        ref = resolved.ref
+        try:  # the function as it is now: it may have been updated, or deleted (then the event is dropped)
+            current = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
+        except ServiceError:
+            return
+        try:
+            self._executor.submit(self._run_async, current, payload, request_id, context, attempt)
+        except RuntimeError:  # shut down meanwhile
+            pass
 
     @staticmethod
     def _response(resolved: Resolved, outcome: Outcome, lines: list[tuple[int, str]] | None) -> dict[str, Any]:

@@ -1,0 +1,73 @@
+"""Event invocations: answered 202 at once, retried twice on a function error with the same request
+id (Lambda waits ~1 then ~2 minutes; this server runs with --time-scale 60, so 1 s and 2 s)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+import uuid
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+import boto3
+import botocore.config
+from botocore.exceptions import ClientError
+
+TRUST = {
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+}
+APP = """
+def handler(event, context):
+    print("attempt of " + context.aws_request_id)
+    if event.get("fail"):
+        raise RuntimeError("always fails")
+    return "ok"
+"""
+
+
+def client(url: str, service: str) -> Any:
+    return boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
+                        aws_secret_access_key="test", config=botocore.config.Config(retries={"max_attempts": 1}))
+
+
+def messages(url: str, group: str, reports: int) -> list[str]:
+    deadline = time.monotonic() + 60
+    found: list[str] = []
+    while time.monotonic() < deadline:
+        try:
+            found = [e["message"] for e in client(url, "logs").filter_log_events(logGroupName=group)["events"]]
+        except ClientError:
+            found = []
+        if sum(m.startswith("REPORT ") for m in found) >= reports:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"expected {reports} REPORT lines in {found}")
+
+
+def test_failed_event_invocations_are_retried_twice(server_factory: Callable[..., Any]) -> None:
+    server = server_factory(time_scale=60.0)
+    role = client(server.url, "iam").create_role(RoleName=f"r-{uuid.uuid4().hex[:6]}",
+                                                 AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("app.py", APP)
+    lam = client(server.url, "lambda")
+    for name in ("fails", "works"):
+        lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                            Code={"ZipFile": buf.getvalue()})
+    out = lam.invoke(FunctionName="fails", InvocationType="Event", Payload=b'{"fail": true}')
+    assert out["StatusCode"] == 202
+    request_id = out["ResponseMetadata"]["RequestId"]
+    lines = messages(server.url, "/aws/lambda/fails", 3)
+    assert lines.count(f"attempt of {request_id}\n") == 3
+    starts = [m for m in lines if m.startswith("START ")]
+    assert starts == [f"START RequestId: {request_id} Version: $LATEST\n"] * 3
+    assert sum(bool(re.match(r"\[ERROR\] RuntimeError: always fails", m)) for m in lines) == 3
+
+    ok = lam.invoke(FunctionName="works", InvocationType="Event", Payload=b"{}")
+    assert ok["StatusCode"] == 202
+    assert sum(m.startswith("START ") for m in messages(server.url, "/aws/lambda/works", 1)) == 1
