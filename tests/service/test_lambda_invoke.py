@@ -89,6 +89,9 @@ def handler(event, context):
         db.put_item(TableName=event["table"], Item={"id": {"S": event["id"]}, "by": {"S": context.function_name}})
         who = boto3.client("sts").get_caller_identity()["Arn"]
         return {"item": db.get_item(TableName=event["table"], Key={"id": {"S": event["id"]}})["Item"], "who": who}
+    if mode == "client_context":
+        cc = context.client_context
+        return {"custom": cc.custom, "env": cc.env, "app_title": cc.client.app_title}
     if mode == "nest":
         import boto3
         out = boto3.client("lambda").invoke(FunctionName=event["child"], Payload=b'{"from": "parent"}')
@@ -370,3 +373,10 @@ def test_handler_invokes_another_function(aws: Callable[..., Any], fn: str, depl
     assert "FunctionError" not in out, body
     assert body["child"]["event"] == {"from": "parent"}
     assert body["child"]["pid"] != body["pid"]
+
+
+def test_client_context(aws: Callable[..., Any], fn: str) -> None:
+    value = {"custom": {"k": "v"}, "env": {"e": "1"}, "client": {"app_title": "shop"}}
+    encoded = base64.b64encode(json.dumps(value).encode()).decode()
+    _, body = call(aws, fn, {"mode": "client_context"}, ClientContext=encoded)
+    assert body == {"custom": {"k": "v"}, "env": {"e": "1"}, "app_title": "shop"}

@@ -172,7 +172,7 @@ class LambdaContext:
         self.memory_limit_in_mb = env.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
         self.function_version = env.get("AWS_LAMBDA_FUNCTION_VERSION")
         self.invoked_function_arn = invoked_arn
-        self.client_context = client_context
+        self.client_context = _ClientContext(client_context) if isinstance(client_context, dict) else None
         self.identity = _CognitoIdentity()
         self.tenant_id = None
         self._deadline_ms = deadline_ms
@@ -191,6 +191,34 @@ class LambdaContext:
             f"invoked_function_arn={self.invoked_function_arn},client_context={self.client_context},"
             f"identity={self.identity}])"
         )
+
+
+class _Fields:
+    """An object whose attributes are the named fields of a dict (None when absent)."""
+
+    fields: tuple[str, ...] = ()
+
+    def __init__(self, values: dict[str, Any] | None) -> None:
+        for name in self.fields:
+            setattr(self, name, (values or {}).get(name))
+
+    def __repr__(self) -> str:
+        inner = ",".join(f"{name}={getattr(self, name)}" for name in self.fields)
+        return f"{type(self).__name__.lstrip('_')}([{inner}])"
+
+
+class _Client(_Fields):
+    fields = ("installation_id", "app_title", "app_version_name", "app_version_code", "app_package_name")
+
+
+class _ClientContext(_Fields):
+    """X-Amz-Client-Context as the Python runtime presents it: custom, env and client."""
+
+    fields = ("custom", "env", "client")
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        super().__init__({k: v for k, v in values.items() if k != "w3c"})
+        self.client = _Client(self.client) if isinstance(self.client, dict) else None
 
 
 class _CognitoIdentity:
