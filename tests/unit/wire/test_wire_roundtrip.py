@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from wire_oracle import botocore_parse, botocore_request, parse_request, render, render_error, spec
-from wire_shapegen import value_for
+from wire_shapegen import emptied, value_for
 
 from onceflow.errors import ServiceError
 
@@ -65,6 +65,13 @@ def test_response_round_trip(service: str, operation: str, seed: str) -> None:
     response = render(service, op, result)
     assert response.status < 300
     assert _drop_metadata(botocore_parse(service, op, response)) == result
+
+
+@pytest.mark.parametrize(("service", "operation"), _ops("output"))
+def test_response_round_trip_of_empty_and_zero_values(service: str, operation: str) -> None:
+    op = spec(service).operations[operation]
+    result = emptied(op.output_shape, value_for(op.output_shape))
+    assert _drop_metadata(botocore_parse(service, op, render(service, op, result))) == result
 
 
 def _errors() -> list[Any]:

@@ -173,3 +173,23 @@ def _char_in(items: list[Any]) -> str:
         if op is C.LITERAL:
             return chr(av)
     return "a"
+
+
+def emptied(shape: Shape, value: Any) -> Any:
+    """The same value with every list and map empty, strings blank, numbers zero, booleans false."""
+    kind = shape.type_name
+    if kind == "structure":
+        return {k: emptied(shape.members[k], v) for k, v in value.items()}  # type: ignore[attr-defined]
+    if kind == "list":
+        return []
+    if kind == "map":
+        return {}
+    if kind == "string":
+        return value if "enum" in shape.metadata else ""
+    if kind in ("integer", "long"):
+        return 0
+    if kind in ("double", "float"):
+        return 0.0
+    if kind == "boolean":
+        return False
+    return value
