@@ -45,7 +45,7 @@ def setup(stack: Stack) -> None:
     )
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
-        time_scale=settings.time_scale,
+        time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
     )  # fmt: skip
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
     stack.registry.add_api("lambda", api)

@@ -43,8 +43,10 @@ class Invoker:
         async_workers: int,
         interpreters: dict[str, str] | None = None,
         time_scale: float = 1.0,
+        enforce_log_permissions: bool = False,
     ) -> None:
         self.service = service
+        self.enforce_log_permissions = enforce_log_permissions
         self.pool = pool
         self.services = services  # the stack's services: "sts" for credentials, "logs" for log lines
         self.endpoint_url = endpoint_url
@@ -248,7 +250,26 @@ class Invoker:
     # ------------------------------------------------------------------ logs
     def _write_logs(self, resolved: Resolved, stream: str, lines: list[tuple[int, str]]) -> None:
         ref = resolved.ref
-        self.logs.ship(ref.account, ref.region, f"/aws/lambda/{ref.name}", stream, lines)
+        group = f"/aws/lambda/{ref.name}"
+        if self._may_write_logs(ref.account, ref.region, resolved.config["Role"], group, stream):
+            self.logs.ship(ref.account, ref.region, group, stream, lines)
+
+    def _may_write_logs(self, account: str, region: str, role_arn: str, group: str, stream: str) -> bool:
+        """Under --enforce-iam, Lambda writes a function's logs only as far as its execution role
+        allows, as on AWS: CreateLogStream and PutLogEvents on the stream, and CreateLogGroup
+        when the group does not exist yet. Otherwise the lines are dropped silently."""
+        iam, logs = self.services.get("iam"), self.services.get("logs")
+        if not self.enforce_log_permissions or iam is None or logs is None:
+            return True
+        group_arn = f"arn:aws:logs:{region}:{account}:log-group:{group}"
+        stream_arn = f"{group_arn}:log-stream:{stream}"
+        if not all(iam.role_allows(account, role_arn, action, stream_arn)
+                   for action in ("logs:CreateLogStream", "logs:PutLogEvents")):
+            return False
+        listed = logs.describe_groups(account, region, prefix=group, limit=1)["logGroups"]
+        if listed and listed[0]["logGroupName"] == group:
+            return True
+        return bool(iam.role_allows(account, role_arn, "logs:CreateLogGroup", f"{group_arn}:*"))
 
 
 def _log_lines(resolved: Resolved, outcome: Outcome, request_id: str, started_ms: int) -> list[tuple[int, str]]:
