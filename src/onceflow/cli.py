@@ -23,6 +23,10 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
                         help="divide Step Functions waits, retry intervals and timeouts by this factor")
     parser.add_argument("--enforce-iam", action="store_true",
                         help="evaluate IAM policies for users too, not only for role sessions")
+    parser.add_argument("--lambda-max-workers", type=int, default=None,
+                        help="upper bound on live Lambda worker processes (default: 4 per CPU, at least 4)")
+    parser.add_argument("--lambda-interpreter", action="append", default=[], metavar="RUNTIME=PATH",
+                        help="run a Lambda runtime on another interpreter, e.g. python3.11=/usr/bin/python3.11")
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
 
 
@@ -32,6 +36,17 @@ def settings_from(args: argparse.Namespace) -> Settings:
     account = str(args.account_id)
     if not (len(account) == 12 and account.isdigit()):
         raise SystemExit("onceflow: --account-id must be 12 digits")
+    interpreters = []
+    for pair in args.lambda_interpreter:
+        runtime, sep, path = pair.partition("=")
+        if not sep or not runtime.startswith("python3.") or not path:
+            raise SystemExit(f"onceflow: --lambda-interpreter takes RUNTIME=PATH, not {pair!r}")
+        interpreters.append((runtime, path))
+    extra = {}
+    if args.lambda_max_workers is not None:
+        if args.lambda_max_workers < 1:
+            raise SystemExit("onceflow: --lambda-max-workers must be at least 1")
+        extra["lambda_max_workers"] = args.lambda_max_workers
     return Settings(
         host=args.host,
         port=args.port,
@@ -41,6 +56,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         default_region=args.region,
         time_scale=args.time_scale,
         enforce_iam=args.enforce_iam,
+        lambda_interpreters=tuple(interpreters),
+        **extra,
     )
 
 

@@ -30,6 +30,9 @@ class Settings:
     # Upper bound on live Lambda worker processes across all functions (sized for the machine).
     lambda_max_workers: int = max(4, (os.cpu_count() or 2) * 4)
     lambda_account_concurrency: int = 1000
+    # Runtime -> interpreter path (python3.11 -> /usr/bin/python3.11); unlisted runtimes run on the
+    # Python that runs onceflow. Pairs, so the settings stay hashable and frozen.
+    lambda_interpreters: tuple[tuple[str, str], ...] = ()
     max_body_bytes: int = 16 * 1024 * 1024
 
     @property

@@ -31,7 +31,7 @@ def setup(stack: Stack) -> None:
         owned_root: Path | None = code_root
     else:
         code_root, owned_root = Path(settings.data_dir) / "lambda", None
-    interpreters: dict[str, str] = dict(getattr(settings, "lambda_interpreters", None) or {})
+    interpreters: dict[str, str] = dict(settings.lambda_interpreters)
     pool = Pool(settings.lambda_max_workers, interpreters)
     store = LambdaStore(stack.db)
     service = LambdaService(
