@@ -50,6 +50,13 @@ def _has_prefix(fields: dict[str, str], prefix: str) -> bool:
     return any(k == prefix or k.startswith(dotted) for k in fields)
 
 
+def _present(shape: Shape, fields: dict[str, str], key: str) -> bool:
+    """Whether the form carries a value for `key`: the key itself for a scalar, a sub-key otherwise."""
+    if shape.type_name in ("structure", "list", "map"):
+        return _has_prefix(fields, key)
+    return key in fields
+
+
 def _value(shape: Shape, fields: dict[str, str], key: str, path: str, problems: Problems) -> Any:
     kind = shape.type_name
     if kind == "structure":
@@ -61,7 +68,7 @@ def _value(shape: Shape, fields: dict[str, str], key: str, path: str, problems: 
         base = key if flattened else f"{key}.{item_name}"
         out = []
         i = 1
-        while _has_prefix(fields, f"{base}.{i}"):
+        while _present(member, fields, f"{base}.{i}"):
             out.append(_value(member, fields, f"{base}.{i}", f"{path}.{i}.member", problems))
             i += 1
         check_scalar(shape, out, path, problems)
@@ -72,9 +79,13 @@ def _value(shape: Shape, fields: dict[str, str], key: str, path: str, problems: 
         base = key if shape.serialization.get("flattened") else f"{key}.entry"
         out_map = {}
         i = 1
+        vshape = shape.value  # type: ignore[attr-defined]
         while f"{base}.{i}.{kname}" in fields:
             k = fields[f"{base}.{i}.{kname}"]
-            out_map[k] = _value(shape.value, fields, f"{base}.{i}.{vname}", f"{path}.{k}", problems)  # type: ignore[attr-defined]
+            if _present(vshape, fields, f"{base}.{i}.{vname}"):
+                out_map[k] = _value(vshape, fields, f"{base}.{i}.{vname}", f"{path}.{k}.member", problems)
+            else:
+                problems.add(None, f"{path}.{k}.member", "Member must not be null")
             i += 1
         return out_map
     value = from_text(shape, fields[key])
@@ -90,8 +101,7 @@ def _structure(
     for name, mshape in shape.members.items():
         wire_name = mshape.serialization.get("name", name)
         key = prefix + wire_name
-        present = key in fields if mshape.type_name not in ("structure", "list", "map") else _has_prefix(fields, key)
-        if not present:
+        if not _present(mshape, fields, key):
             if name in required:
                 problems.add(None, member_path(path, name), "Member must not be null")
             continue
