@@ -63,9 +63,31 @@ def _variants(service: str, request: Request, members: list[str]) -> Iterator[Re
         for name in members:
             for value in JSON_VALUES:
                 yield _replace(request, json.dumps({**data, name: value}).encode())
+        for path in _paths(data)[:40]:
+            for value in JSON_VALUES[::2]:
+                yield _replace(request, json.dumps(_set(data, path, value)).encode())
     for cut in (1, len(body) // 2, len(body) - 1):
         yield _replace(request, body[:cut])
     yield _replace(request, b"\xff\xfe" + body)
+
+
+def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every nested position below the top level (dict keys and list indexes)."""
+    out: list[tuple[Any, ...]] = []
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else []
+    for key, value in items:
+        if prefix:
+            out.append((*prefix, key))
+        out.extend(_paths(value, (*prefix, key)))
+    return out
+
+
+def _set(data: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    copy = dict(data) if isinstance(data, dict) else list(data)
+    copy[path[0]] = _set(data[path[0]], path[1:], value)
+    return copy
 
 
 def _replace(request: Request, body: bytes) -> Request:
