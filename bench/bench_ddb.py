@@ -75,22 +75,6 @@ async def main():
 asyncio.run(main())
 '''
 
-# `onceflow serve`, optionally with TCP_NODELAY on the listening socket (accepted sockets inherit it on
-# Linux): without it the server's separate header and body writes meet the client's delayed ACK (~40 ms).
-ONCEFLOW = r'''
-import socket, sys
-import onceflow.server as server
-if sys.argv[1] == "nodelay":
-    bind = server.bind
-    def bind_nodelay(settings):
-        sock = bind(settings)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-    server.bind = bind_nodelay
-from onceflow.cli import main
-sys.exit(main(sys.argv[2:]))
-'''
-
 MOTO_SERVER = r'''
 import socket, sys, time
 from moto.server import ThreadedMotoServer
@@ -109,9 +93,9 @@ def spawn(code: str) -> tuple[subprocess.Popen[str], str]:
     return proc, f"http://127.0.0.1:{port}"
 
 
-def spawn_onceflow(data: str | None, nodelay: bool) -> tuple[subprocess.Popen[str], str]:
+def spawn_onceflow(data: str | None) -> tuple[subprocess.Popen[str], str]:
     where = ["--data", data] if data else ["--in-memory"]
-    args = [sys.executable, "-c", ONCEFLOW, "nodelay" if nodelay else "plain", "serve", "--port", "0", *where]
+    args = [sys.executable, "-m", "onceflow", "serve", "--port", "0", *where]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -211,7 +195,7 @@ def measure(url: str, op: str, threads: int, ops: int, budget: float) -> dict[st
             "p99_ms": 1000 * all_lat[int(len(all_lat) * 0.99)]}
 
 
-def size_slope(sizes: list[int], nodelay: bool) -> list[tuple[int, float]]:
+def size_slope(sizes: list[int]) -> list[tuple[int, float]]:
     """GetItem median latency through the server on a table grown to each size (onceflow only).
 
     The table is filled in process through onceflow's own service layer (one transaction per
@@ -240,7 +224,7 @@ def size_slope(sizes: list[int], nodelay: bool) -> list[tuple[int, float]]:
                         "id": {"S": f"k{i:08d}"}, "v": {"S": "x" * 100}}})
         db.close()
         loaded = size
-        proc, url = spawn_onceflow(data, nodelay)
+        proc, url = spawn_onceflow(data)
         try:
             c = client(url)
             keys = [f"k{(i * 7919) % size:08d}" for i in range(2000)]
@@ -266,12 +250,11 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=30.0, help="seconds per cell at most (slow targets stop early)")
     ap.add_argument("--sizes", default="1000,100000")
     ap.add_argument("--json", help="write the figures to this file too")
-    ap.add_argument("--nodelay", action="store_true", help="serve onceflow with TCP_NODELAY set (see ONCEFLOW)")
     ap.add_argument("--in-memory", action="store_true", help="serve onceflow without a data folder (no fsync)")
     args = ap.parse_args()
     threads = [int(x) for x in args.threads.split(",")]
     data = tempfile.mkdtemp(prefix="onceflow-bench-")
-    once_proc, once_url = spawn_onceflow(None if args.in_memory else data, args.nodelay)
+    once_proc, once_url = spawn_onceflow(None if args.in_memory else data)
     null_proc, null_url = spawn(NULL_SERVER)
     moto_proc, moto_url = spawn(MOTO_SERVER)
     wait_port(moto_url)
@@ -282,7 +265,7 @@ def main() -> None:
         setup(moto_url, True)
         ops = list(operations(client(once_url), 0))
         where = "in memory" if args.in_memory else f"data dir {data} (durable, group commit)"
-        print(f"onceflow {where}, TCP_NODELAY={args.nodelay}; "
+        print(f"onceflow {where}; "
               f"{args.ops} calls per cell; cpu={os.cpu_count()}")
         head = f"{'operation':<27}{'thr':>4}" + "".join(f"{t + ' ops/s':>17}{'p50/p99 ms':>16}" for t in targets)
         print(head + f"{'x floor':>9}{'x moto':>8}")
@@ -296,7 +279,7 @@ def main() -> None:
                 print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_moto:>7.1f}x", flush=True)
         sizes = [int(x) for x in args.sizes.split(",") if x]
         if sizes:
-            slope = size_slope(sizes, args.nodelay)
+            slope = size_slope(sizes)
             results["getitem_by_size"] = slope
             print("GetItem p50 by table size (onceflow): " + ", ".join(f"{s:,} items {ms:.3f} ms" for s, ms in slope))
             if len(slope) > 1:
