@@ -1,13 +1,18 @@
 """The wire path's cost: a cheap call on onceflow side by side with a null HTTP server that answers
 the very same response bytes (the floor boto3 itself sets), with 1 and 4 boto3 client threads.
 
-    python bench/bench_wire.py [--ops 3000] [--threads 1,4] [--calls sts,logs]
+    python bench/bench_wire.py [--ops 3000] [--threads 1,4] [--calls sts,logs] [--lean]
 
 Calls: `sts` = GetCallerIdentity (query protocol, XML), `logs` = DescribeLogGroups on an empty
 account (JSON 1.1). The null server replays the bytes onceflow answered for the same call. Each
 server runs in its own process so the clients' GIL does not slow it down. Also prints onceflow's
 RSS right after start. Target: onceflow's added per-call time (mean, 1 client) at most 25% of the
 null server's per-call time; RSS after start under 80 MB.
+
+Wall-clock figures are only meaningful on a quiet machine; the CPU columns (client and server
+process time per call, from /proc) are not disturbed by other load. `--lean` serves with
+wire/http.py (bench/lean_server.py) instead of uvicorn. Handlers marked `_aws_inline` skip the
+thread-pool hop; which ones are marked is up to the services.
 """
 
 from __future__ import annotations
