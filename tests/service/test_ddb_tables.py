@@ -41,6 +41,7 @@ def test_create_describe_delete(ddb: Any) -> None:
     assert t["ItemCount"] == 1
     assert t["KeySchema"] == KEYS["KeySchema"]
     assert t["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert t["TableClassSummary"] == {"TableClass": "STANDARD"}
     gone = ddb.delete_table(TableName=n)["TableDescription"]
     assert gone["TableStatus"] == "DELETING"
     assert "KeySchema" not in gone

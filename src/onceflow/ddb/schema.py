@@ -47,6 +47,7 @@ class Table:
     deletion_protection: bool = False
     stream: dict[str, Any] | None = None
     billing_updated: float | None = None
+    table_class: str = "STANDARD"
 
     @property
     def arn(self) -> str:
@@ -102,10 +103,14 @@ class Table:
             out["GlobalSecondaryIndexes"] = gsis
         if self.stream and self.stream.get("StreamEnabled"):
             out["StreamSpecification"] = self.stream
+        out["TableClassSummary"] = {"TableClass": self.table_class}
         out["DeletionProtectionEnabled"] = self.deletion_protection
+        if self.billing == "PAY_PER_REQUEST":
+            # The warm throughput DynamoDB reports for a new on-demand table.
+            out["WarmThroughput"] = {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
         if status == "DELETING":
             for k in ("AttributeDefinitions", "KeySchema", "CreationDateTime", "BillingModeSummary",
-                      "LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+                      "LocalSecondaryIndexes", "GlobalSecondaryIndexes", "TableClassSummary", "WarmThroughput"):
                 out.pop(k, None)
         return out
 
@@ -208,6 +213,7 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
         tags={t["Key"]: t["Value"] for t in p.get("Tags") or []},
         deletion_protection=bool(p.get("DeletionProtectionEnabled", False)),
         stream=p.get("StreamSpecification"),
+        table_class=p.get("TableClass") or "STANDARD",
     )
 
 

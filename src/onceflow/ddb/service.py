@@ -100,6 +100,8 @@ class DynamoDB:
             t.deletion_protection = bool(p["DeletionProtectionEnabled"])
         if p.get("StreamSpecification"):
             t.stream = p["StreamSpecification"]
+        if p.get("TableClass"):
+            t.table_class = p["TableClass"]
         with self.db.transaction() as conn:
             for u in p.get("GlobalSecondaryIndexUpdates") or []:
                 self._index_update(conn, t, u)
