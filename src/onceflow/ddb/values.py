@@ -70,6 +70,16 @@ def add_numbers(a: str, b: str, sign: int = 1) -> str:
 
 
 # ---------------------------------------------------------------------------- validation
+def check_text(x: str) -> str:
+    """Strings are stored as UTF-8: a lone surrogate (a JSON "\\ud800" escape) cannot be."""
+    if not x.isascii():
+        try:
+            x.encode()
+        except UnicodeEncodeError:
+            raise validation_error(INVALID + "Strings must be valid Unicode (lone surrogate found)") from None
+    return x
+
+
 def _empty_set(kind: str) -> ServiceError:
     if kind == "BS":
         return validation_error(INVALID + "Binary sets should not be empty")
@@ -89,7 +99,10 @@ def normalize_value(v: Any) -> Value:
             "must contain exactly one of the supported datatypes"
         )
     (kind, x), = v.items()
-    if kind in ("S", "BOOL"):
+    if kind == "S":
+        check_text(x)
+        return v
+    if kind == "BOOL":
         return v
     if kind == "B":
         # In-process callers (Step Functions tasks) pass binaries as base64 text, as JSON carries them.
@@ -101,13 +114,16 @@ def normalize_value(v: Any) -> Value:
             raise validation_error(INVALID + "Null attribute value types must have the value of true")
         return v
     if kind == "M":
-        return {"M": {k: normalize_value(e) for k, e in x.items()}}
+        return {"M": {check_text(k): normalize_value(e) for k, e in x.items()}}
     if kind == "L":
         return {"L": [normalize_value(e) for e in x]}
     if kind in ("SS", "NS", "BS"):
         if not x:
             raise _empty_set(kind)
         elems = [normalize_number(e) for e in x] if kind == "NS" else list(x)
+        if kind == "SS":
+            for e in elems:
+                check_text(e)
         if kind == "BS":
             elems = [base64.b64decode(e) if isinstance(e, str) else e for e in elems]
         if len(set(elems)) != len(elems):
@@ -124,7 +140,7 @@ def _show(e: Any) -> str:
 
 
 def normalize_item(item: dict[str, Any]) -> Item:
-    return {k: normalize_value(v) for k, v in item.items()}
+    return {check_text(k): normalize_value(v) for k, v in item.items()}
 
 
 # ---------------------------------------------------------------------------- equality and order

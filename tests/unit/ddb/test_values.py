@@ -38,6 +38,8 @@ def test_number_normalisation(text: str, expected: str) -> None:
     ({"NULL": False},
      "One or more parameter values were invalid: Null attribute value types must have the value of true"),
     ({"M": {"x": {"N": "x1"}}}, "The parameter cannot be converted to a numeric value: x1"),
+    ({"S": "a\ud800"},
+     "One or more parameter values were invalid: Strings must be valid Unicode (lone surrogate found)"),
 ])
 def test_invalid_values(value: dict[str, object], message: str) -> None:
     with pytest.raises(ServiceError) as e:

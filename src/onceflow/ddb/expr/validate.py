@@ -10,7 +10,7 @@ from typing import Any
 
 from onceflow.ddb.expr import ast
 from onceflow.ddb.expr.parser import ExpressionError, parse
-from onceflow.ddb.values import type_of
+from onceflow.ddb.values import check_text, type_of
 from onceflow.errors import validation_error
 
 CONDITION_FUNCS = {"attribute_exists": 1, "attribute_not_exists": 1, "attribute_type": 2,
@@ -271,9 +271,10 @@ def check_placeholders(names: dict[str, str] | None, values: dict[str, Any] | No
     if names is not None:
         if not names:
             raise validation_error("ExpressionAttributeNames must not be empty")
-        for k in names:
+        for k, v in names.items():
             if not k.startswith("#") or len(k) < 2:
                 raise validation_error(f'ExpressionAttributeNames contains invalid key: Syntax error; key: "{k}"')
+            check_text(v)
     if values is not None:
         if not values:
             raise validation_error("ExpressionAttributeValues must not be empty")
