@@ -115,6 +115,10 @@ def test_query_errors(ddb: Any) -> None:
     for cond, values, message in cases:
         r = error(ddb.query, TableName=t, KeyConditionExpression=cond, ExpressionAttributeValues=values)
         assert r["Error"] == {"Code": "ValidationException", "Message": message}, cond
+    r = error(ddb.query, TableName=t, KeyConditionExpression="pk = :p", FilterExpression="sk > :x OR pk = :p",
+              ExpressionAttributeValues={":p": {"S": "p"}, ":x": {"N": "1"}})
+    assert r["Error"]["Message"] == ("Filter Expression can only contain non-primary key attributes: "
+                                     "Primary key attribute: pk")
     r = error(ddb.query, TableName=t, IndexName="nope", KeyConditionExpression="pk = :p",
               ExpressionAttributeValues={":p": {"S": "p"}})
     assert r["Error"]["Message"] == "The table does not have the specified index: nope"

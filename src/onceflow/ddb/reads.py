@@ -10,6 +10,7 @@ from onceflow.ddb import items as it
 from onceflow.ddb.errors import invalid
 from onceflow.ddb.expr import ast
 from onceflow.ddb.expr.evaluate import condition, project
+from onceflow.ddb.expr.validate import top_level_names
 from onceflow.ddb.keys import encode_key
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table
@@ -38,7 +39,8 @@ def _subject(c: Any) -> tuple[str, Any]:
         if op == "<>" or not isinstance(left, ast.Path) or not isinstance(right, ast.ValueRef):
             raise validation_error(UNSUPPORTED)
         return _name(left), ast.Compare(op, left, right)
-    if isinstance(c, ast.Between) and isinstance(c.subject, ast.Path):
+    if isinstance(c, ast.Between) and isinstance(c.subject, ast.Path) \
+            and isinstance(c.low, ast.ValueRef) and isinstance(c.high, ast.ValueRef):
         return _name(c.subject), c
     if isinstance(c, ast.FunctionCondition) and c.call.name == "begins_with" \
             and isinstance(c.call.args[0], ast.Path) and isinstance(c.call.args[1], ast.ValueRef):
@@ -107,6 +109,17 @@ def _range_bounds(r: Any, kd: tuple[str, str], values: dict[str, Any]) -> tuple[
     return (prefix, True), ((nxt, False) if nxt is not None else None)
 
 
+def _filter_on_keys(flt: Any, kd: tuple[Any, Any], label: str) -> None:
+    """A Query filter may not name the queried key attributes (DynamoDB names the hash key first)."""
+    if flt is None:
+        return
+    names = top_level_names(flt)
+    for key in kd:
+        if key is not None and key[0] in names:
+            raise validation_error(f"{label} can only contain non-primary key attributes: "
+                                   f"Primary key attribute: {key[0]}")
+
+
 class Reader:
     def __init__(self, svc: DynamoDB) -> None:
         self.svc = svc
@@ -170,6 +183,8 @@ class Reader:
         select, paths = self._select(t, p, prep)
         kd = (t.indexes[index].hash, t.indexes[index].range) if index else (t.hash, t.range)
         hk, lo, hi = key_range(prep.get("KeyConditionExpression"), kd[0], kd[1], prep.values)
+        _filter_on_keys(prep.get("FilterExpression"), kd, "QueryFilter" if p.get("QueryFilter") else
+                        "Filter Expression")
         forward = p.get("ScanIndexForward", True)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
 

@@ -36,6 +36,7 @@ def test_bounds() -> None:
     ("begins_with(pk, :p)", "Query key condition not supported"),
     ("pk = :p AND pk = :p", "KeyConditionExpressions must only contain one condition per key"),
     ("pk = :p AND extra = :a", "Query condition missed key schema element: sk"),
+    ("pk = :p AND sk BETWEEN pk AND :a", "Query key condition not supported"),
     ("pk = :n", "One or more parameter values were invalid: Condition parameter type does not match schema type"),
 ])
 def test_errors(text: str, message: str) -> None:

@@ -85,10 +85,14 @@ class _Resolver:
         if needs_path and not isinstance(c.args[0], ast.Path):
             raise self.error(f"Operator or function requires a document path; operator or function: {name}")
         for a in c.args:
-            if isinstance(a, ast.Call) and name != "list_append":
-                if not (a.name == "size" and name in ("begins_with", "contains")):
-                    raise self.error("The function is not allowed to be used this way in an expression; "
-                                     f"function: {a.name}")
+            if not isinstance(a, ast.Call) or (a.name in UPDATE_FUNCS) != (self.kind == "UpdateExpression"):
+                continue  # a function of the wrong expression kind gets that error when it is resolved
+            # list_append(if_not_exists(l, :empty), :v) is the common idiom; size() may be compared.
+            allowed = (name == "list_append" and a.name in UPDATE_FUNCS) or (
+                a.name == "size" and name in ("begins_with", "contains"))
+            if not allowed:
+                raise self.error("The function is not allowed to be used this way in an expression; "
+                                 f"function: {a.name}")
         return ast.Call(name, tuple(self.operand(a, "operand") for a in c.args))
 
     def condition(self, n: Any) -> Any:
@@ -124,6 +128,25 @@ class _Resolver:
                     raise self.error("The function is not allowed to be used this way in an expression; "
                                      f"function: {side.name}")
         return self.operand(v, "update")
+
+
+def top_level_names(n: Any) -> set[str]:
+    """The attribute names a condition's document paths start with."""
+    if isinstance(n, ast.Path):
+        return {n.elements[0]} if isinstance(n.elements[0], str) else set()
+    if isinstance(n, ast.And | ast.Or | ast.Compare | ast.Arith):
+        return top_level_names(n.left) | top_level_names(n.right)
+    if isinstance(n, ast.Not):
+        return top_level_names(n.operand)
+    if isinstance(n, ast.FunctionCondition):
+        return top_level_names(n.call)
+    if isinstance(n, ast.Call):
+        return set().union(*(top_level_names(a) for a in n.args))
+    if isinstance(n, ast.Between):
+        return top_level_names(n.subject) | top_level_names(n.low) | top_level_names(n.high)
+    if isinstance(n, ast.In):
+        return top_level_names(n.subject).union(*(top_level_names(o) for o in n.options))
+    return set()
 
 
 def check_overlap(paths: list[ast.Path]) -> None:
