@@ -67,28 +67,24 @@ class AwsApp:
         if request is None:
             await _send(send, Response(413, b'{"message":"Request entity too large"}'))
             return
-        if request.path.startswith("/_onceflow/"):
-            await _send(send, self._own_endpoint(request))
-            return
         outcome = self.begin(request)
         if outcome is CONSOLE:
             await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
             return
-        await _send(send, outcome if isinstance(outcome, Response) else await self.finish(outcome))  # type: ignore[arg-type]
+        await _send(send, await self.respond_later(request, outcome))
 
-    async def respond(self, request: Request, scope: dict[str, Any] | None = None) -> Response:
+    async def respond(self, request: Request) -> Response:
         """The whole answer to one request: onceflow's own paths, an AWS call, or a console page."""
-        outcome = self.begin(request)
+        return await self.respond_later(request, self.begin(request))
+
+    async def respond_later(self, request: Request, outcome: Response | Call | Deferred | object) -> Response:
+        """The rest of `respond` for an outcome of `begin`: the thread pool, or the console."""
         if isinstance(outcome, Response):
             return outcome
         if outcome is CONSOLE:
-            return await self._console(request, scope or _asgi_scope(request))
-        return await self.finish(outcome)  # type: ignore[arg-type]
-
-    async def respond_later(self, request: Request, outcome: Call | object) -> Response:
-        """The rest of `respond` for an outcome of `begin` that is not a Response yet."""
-        if outcome is CONSOLE:
             return await self._console(request, _asgi_scope(request))
+        if isinstance(outcome, Deferred):
+            return await asyncio.get_running_loop().run_in_executor(self.executor, outcome.fn)
         return await self.finish(outcome)  # type: ignore[arg-type]
 
     async def handle(self, request: Request) -> Response:
@@ -97,7 +93,7 @@ class AwsApp:
             return _NOT_AWS
         return outcome if isinstance(outcome, Response) else await self.finish(outcome)  # type: ignore[arg-type]
 
-    def begin(self, request: Request) -> Response | Call | object:
+    def begin(self, request: Request) -> Response | Call | Deferred | object:
         """Everything that can be done on the event loop: route, parse, identify and, for handlers
         marked inline, the call itself. Returns the Response, a Call for the thread pool, or CONSOLE."""
         if request.path.startswith("/_onceflow/"):
@@ -236,7 +232,7 @@ class AwsApp:
         return self.specs.services["dynamodb"]
 
     # ------------------------------------------------------------------ onceflow's own endpoints
-    def _own_endpoint(self, request: Request) -> Response:
+    def _own_endpoint(self, request: Request) -> Response | Deferred:
         if request.path == "/_onceflow/health" and request.method in ("GET", "HEAD"):
             services = {name: "running" for name in self.specs.services}
             body = {"status": "running", "version": __version__, "services": services}
@@ -244,9 +240,12 @@ class AwsApp:
         if request.path == "/_onceflow/reset" and request.method == "POST":
             if not _is_loopback(request.client_host):
                 return Response(403, b'{"message":"reset is only answered on loopback"}')
-            self.stack.reset()
-            return Response(200, b'{"reset":true}')
+            return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
+
+    def _reset(self) -> Response:
+        self.stack.reset()
+        return Response(200, b'{"reset":true}')
 
     # ------------------------------------------------------------------ plumbing
     async def _read(self, scope: dict[str, Any], receive: Any) -> Request | None:
@@ -286,6 +285,13 @@ class Call:
     handler: Any
     ctx: RequestContext
     params: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Deferred:
+    """Work of onceflow's own endpoints that may block: run in the thread pool."""
+
+    fn: Callable[[], Response]
 
 
 CONSOLE = object()  # begin(): not an AWS request; the console answers it

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import socket
 from collections import deque
+from collections.abc import Awaitable, Callable
 from email.utils import formatdate
 from http import HTTPStatus
 from typing import Any
@@ -254,3 +256,28 @@ class HttpServer:
         for server in self._servers:
             await server.wait_closed()
         await self.loop.run_in_executor(None, self.app.close)
+
+
+async def serve(app: AwsApp, sock: socket.socket, *, before_ready: Callable[[], Awaitable[None]] | None = None,
+                ready: Callable[[], None] | None = None, shutdown_timeout: float = 30.0) -> None:
+    """Serve on `sock` until SIGINT or SIGTERM, then shut down cleanly (in-flight requests finish).
+
+    `before_ready` runs once the socket accepts (e.g. the stack's on_start hooks), then `ready`
+    (e.g. print the ready line).
+    """
+    loop = asyncio.get_running_loop()
+    server = HttpServer(app)
+    await server.start(sock)
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        if before_ready is not None:
+            await before_ready()
+        if ready is not None:
+            ready()
+        await stop.wait()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        await server.shutdown(shutdown_timeout)

@@ -173,3 +173,14 @@ def test_shutdown_lets_in_flight_requests_finish_and_refuses_new_ones(served: Ru
     assert results and results[0]["logGroups"] == []
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", served.port), 2).close()
+
+
+def test_reset_over_http_empties_the_services(served: Running) -> None:
+    logs = client(served, "logs")
+    logs.create_log_group(logGroupName="/lean/reset")
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+    conn.request("POST", "/_onceflow/reset")
+    resp = conn.getresponse()
+    assert (resp.status, json.loads(resp.read())) == (200, {"reset": True})
+    conn.close()
+    assert logs.describe_log_groups()["logGroups"] == []
