@@ -243,6 +243,75 @@ def size_slope(sizes: list[int]) -> list[tuple[int, float]]:
     return out
 
 
+def in_process(ops: int) -> dict[str, float]:
+    """Median ms per call of onceflow's own share: the ASGI app called directly (parse, handler with a
+    durable commit, render), without HTTP or boto3."""
+    import asyncio
+
+    from onceflow.config import Settings
+    from onceflow.server import build_app, build_stack
+
+    stack = build_stack(Settings(data_dir=Path(tempfile.mkdtemp(prefix="onceflow-bench-inproc-"))))
+    app = build_app(stack)
+    svc = stack.services["dynamodb"]
+    svc.create_table("000000000000", "us-east-1", {
+        "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                 {"AttributeName": "sk", "AttributeType": "N"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]})
+    for i in range(100):
+        svc.put_item("000000000000", "us-east-1", {"TableName": TABLE, "Item": {
+            "pk": {"S": "q"}, "sk": {"N": str(i)}, "v": {"S": "x" * 100}}})
+    bodies = {
+        "PutItem": ("PutItem", {"TableName": TABLE,
+                                "Item": {"pk": {"S": "p"}, "sk": {"N": "1"}, "v": {"S": "x" * 100}}}),
+        "GetItem": ("GetItem", {"TableName": TABLE, "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}}),
+        "PutItem (condition fails)": ("PutItem", {
+            "TableName": TABLE, "Item": {"pk": {"S": "p"}, "sk": {"N": "1"}},
+            "ConditionExpression": "attribute_not_exists(pk)", "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}),
+        "UpdateItem ADD": ("UpdateItem", {
+            "TableName": TABLE, "Key": {"pk": {"S": "c"}, "sk": {"N": "1"}}, "UpdateExpression": "ADD n :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "UPDATED_NEW"}),
+        "Query 100 items": ("Query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
+                                      "ExpressionAttributeValues": {":p": {"S": "q"}}}),
+    }
+
+    async def call(target: str, body: bytes) -> None:
+        headers = [(b"host", b"x"), (b"x-amz-target", f"DynamoDB_20120810.{target}".encode()),
+                   (b"content-type", b"application/x-amz-json-1.0"), (b"content-length", str(len(body)).encode()),
+                   (b"authorization", b"AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, "
+                                      b"SignedHeaders=host, Signature=x")]
+        scope = {"type": "http", "method": "POST", "path": "/", "raw_path": b"/", "query_string": b"",
+                 "headers": headers, "client": ("127.0.0.1", 1)}
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            return None
+
+        await app(scope, receive, send)
+
+    async def run() -> dict[str, float]:
+        out = {}
+        for name, (target, params) in bodies.items():
+            body = json.dumps(params).encode()
+            lat = []
+            for _ in range(ops):
+                t0 = time.perf_counter()
+                await call(target, body)
+                lat.append(time.perf_counter() - t0)
+            out[name] = 1000 * statistics.median(lat)
+        return out
+
+    try:
+        return asyncio.run(run())
+    finally:
+        for hook in stack.on_shutdown:
+            hook()
+        stack.db.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", type=int, default=2000, help="calls per cell (0: only the table-size run)")
@@ -277,6 +346,11 @@ def main() -> None:
                 vs_floor = row["onceflow"]["p50_ms"] / row["null floor"]["p50_ms"]
                 vs_moto = row["onceflow"]["ops_s"] / row["moto"]["ops_s"]
                 print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_moto:>7.1f}x", flush=True)
+        if args.ops:
+            own = in_process(min(args.ops, 1000))
+            results["in_process_ms"] = own
+            print("onceflow's own share (ASGI app in process, durable commits; p50 ms): "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in own.items()))
         sizes = [int(x) for x in args.sizes.split(",") if x]
         if sizes:
             slope = size_slope(sizes)
