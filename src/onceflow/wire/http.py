@@ -32,6 +32,7 @@ from onceflow.wire.request import Request, Response
 log = logging.getLogger("onceflow.http")
 
 _REASONS = {s.value: s.phrase for s in HTTPStatus}
+KEEP_ALIVE_TIMEOUT = 120.0  # seconds an idle keep-alive connection is kept open
 
 
 def encode_response(response: Response, keep_alive: bool, date: bytes, head_only: bool = False) -> bytes:
@@ -80,6 +81,7 @@ class HttpProtocol(asyncio.Protocol):
         self.queue: deque[tuple[Request, bool]] = deque()
         self.busy = False  # a response is being produced (on the loop or in a task)
         self.closing = False
+        self.idle_timer: asyncio.TimerHandle | None = None
         self._reset()
 
     # ----------------------------------------------------------------- connection
@@ -91,14 +93,20 @@ class HttpProtocol(asyncio.Protocol):
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.connections.add(self)
+        self.idle_timer = self.loop.call_later(KEEP_ALIVE_TIMEOUT, self.close_when_idle)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        if self.idle_timer is not None:
+            self.idle_timer.cancel()
         self.queue.clear()
         self.server.connections.discard(self)
         self.server.check_idle()
 
     def data_received(self, data: bytes) -> None:
+        if self.idle_timer is not None:
+            self.idle_timer.cancel()
+            self.idle_timer = None
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -179,6 +187,10 @@ class HttpProtocol(asyncio.Protocol):
             return
         if self.closing and self.transport is not None and not self.busy:
             self.transport.close()
+        elif self.idle() and self.idle_timer is None:
+            # Drop connections idle for long (clients reuse theirs within seconds; a long timeout keeps
+            # the race between our close and a client's next request rare).
+            self.idle_timer = self.loop.call_later(KEEP_ALIVE_TIMEOUT, self.close_when_idle)
 
     async def _finish(self, request: Request, outcome: Any, keep_alive: bool) -> None:
         try:

@@ -184,3 +184,16 @@ def test_reset_over_http_empties_the_services(served: Running) -> None:
     assert (resp.status, json.loads(resp.read())) == (200, {"reset": True})
     conn.close()
     assert logs.describe_log_groups()["logGroups"] == []
+
+
+def test_idle_keep_alive_connections_are_closed(served: Running, monkeypatch: pytest.MonkeyPatch) -> None:
+    from onceflow.wire import http as lean
+
+    monkeypatch.setattr(lean, "KEEP_ALIVE_TIMEOUT", 0.3)
+    with socket.create_connection(("127.0.0.1", served.port), 10) as sock:
+        sock.sendall(sts_request())
+        data = b""
+        while not data.endswith(b"</GetCallerIdentityResponse>"):
+            data += sock.recv(65536)
+        sock.settimeout(5)
+        assert sock.recv(65536) == b""  # closed by the server once idle
