@@ -1,7 +1,7 @@
 """The wire path's cost: a cheap call on onceflow side by side with a null HTTP server that answers
 the very same response bytes (the floor boto3 itself sets), with 1 and 4 boto3 client threads.
 
-    python bench/bench_wire.py [--ops 3000] [--threads 1,4] [--calls sts,logs] [--lean]
+    python bench/bench_wire.py [--ops 3000] [--threads 1,4] [--calls sts,logs]
 
 Calls: `sts` = GetCallerIdentity (query protocol, XML), `logs` = DescribeLogGroups on an empty
 account (JSON 1.1). The null server replays the bytes onceflow answered for the same call. Each
@@ -10,9 +10,8 @@ RSS right after start. Target: onceflow's added per-call time (mean, 1 client) a
 null server's per-call time; RSS after start under 80 MB.
 
 Wall-clock figures are only meaningful on a quiet machine; the CPU columns (client and server
-process time per call, from /proc) are not disturbed by other load. `--lean` serves with
-wire/http.py (bench/lean_server.py) instead of uvicorn. Handlers marked `_aws_inline` skip the
-thread-pool hop; which ones are marked is up to the services.
+process time per call, from /proc) are not disturbed by other load. onceflow serves with uvicorn;
+handlers registered with `operation(name, inline=True)` skip the thread-pool hop.
 """
 
 from __future__ import annotations
@@ -78,19 +77,6 @@ async def main():
 
 asyncio.run(main())
 '''
-
-
-class LeanServer(ServerProcess):
-    """bench/lean_server.py in a child process, started and stopped like `onceflow serve`."""
-
-    def start(self, timeout: float = 30.0) -> LeanServer:
-        script = Path(__file__).resolve().parent / "lean_server.py"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-        self.proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        self.url = line.split("ready at ", 1)[1].split()[0]
-        return self
 
 
 def capture(url: str, call: str) -> bytes:
@@ -186,11 +172,9 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=3000)
     parser.add_argument("--threads", default="1,4")
     parser.add_argument("--calls", default="sts,logs")
-    parser.add_argument("--lean", action="store_true", help="serve with wire/http.py instead of uvicorn")
     args = parser.parse_args()
-    server = LeanServer().start() if args.lean else ServerProcess().start()
+    server = ServerProcess().start()
     assert server.proc is not None
-    print(f"HTTP server: {'wire/http.py (lean)' if args.lean else 'uvicorn (onceflow serve)'}")
     time.sleep(0.5)
     print(f"onceflow RSS after start: {rss_mb(server.proc.pid):.1f} MB (target < 80 MB)")
     nulls = []

@@ -15,9 +15,17 @@ from onceflow.context import RequestContext
 Handler = Callable[[RequestContext, dict[str, Any]], dict[str, Any] | None]
 
 
-def operation(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def operation(name: str, *, inline: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a method as the handler of AWS operation `name`.
+
+    inline=True lets the wire layer run it on the event loop instead of the thread pool: only for
+    handlers that never wait - no write transaction, no worker, no internal.call, no lock that a
+    slow caller may hold - since a thread-pool hop costs more than such a handler itself.
+    """
+
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn._aws_operation = name  # type: ignore[attr-defined]
+        fn._aws_inline = inline  # type: ignore[attr-defined]
         return fn
 
     return mark

@@ -13,7 +13,7 @@ class StsApi:
     def __init__(self, service: StsService) -> None:
         self.service = service
 
-    @operation("GetCallerIdentity")
+    @operation("GetCallerIdentity", inline=True)  # the principal is already resolved: no I/O
     def get_caller_identity(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.service.caller_identity(ctx.principal)
 

@@ -35,7 +35,7 @@ log = logging.getLogger("onceflow.wire")
 
 ASGIApp = Callable[[dict[str, Any], Callable[..., Awaitable[Any]], Callable[..., Awaitable[Any]]], Awaitable[None]]
 
-# A handler with this attribute set (`fn._aws_inline = True`) is quick and never blocks (no waiting
+# A handler registered with `operation(name, inline=True)` is quick and never blocks (no waiting
 # on a commit, a worker or another request): it runs on the event loop. A thread-pool hop costs
 # about 0.1 ms of CPU and 0.2 ms of latency, more than such a handler itself.
 INLINE_ATTRIBUTE = "_aws_inline"
@@ -57,7 +57,7 @@ class AwsApp:
 
     # ------------------------------------------------------------------ entries
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """ASGI entry (for ASGI servers); wire/http.py calls `respond` directly."""
+        """ASGI entry: uvicorn calls this for every HTTP request and the lifespan."""
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
