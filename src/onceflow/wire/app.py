@@ -40,6 +40,7 @@ ASGIApp = Callable[[dict[str, Any], Callable[..., Awaitable[Any]], Callable[...,
 # about 0.1 ms of CPU and 0.2 ms of latency, more than such a handler itself.
 INLINE_ATTRIBUTE = "_aws_inline"
 
+LONG_CALLS = {("lambda", "Invoke"), ("lambda", "InvokeAsync"), ("stepfunctions", "StartSyncExecution")}
 VALIDATION_CODES = {"iam": "ValidationError", "sts": "ValidationError", "logs": "InvalidParameterException"}
 BODY_LIMITS = {"lambda": 80 * 1024 * 1024}
 
@@ -50,6 +51,9 @@ class AwsApp:
         self.specs = specs
         self.console = console
         self.executor = ThreadPoolExecutor(max_workers=64, thread_name_prefix="onceflow-call")
+        # Calls that wait on user code (a Lambda handler, a synchronous execution) get threads of their
+        # own: a handler's calls back into onceflow must never queue behind the calls that wait for it.
+        self.long_executor = ThreadPoolExecutor(max_workers=512, thread_name_prefix="onceflow-long-call")
         self.max_body = stack.settings.max_body_bytes
         self._roots: dict[str | None, Principal] = {}
         # Beyond this no service accepts a body: stop reading it (each service's own limit is checked later).
@@ -123,8 +127,9 @@ class AwsApp:
     async def finish(self, call: Call) -> Response:
         """Run a handler in the thread pool (it may block on a commit or a worker) and render."""
         loop = asyncio.get_running_loop()
+        executor = self.long_executor if (call.ctx.service, call.ctx.operation) in LONG_CALLS else self.executor
         try:
-            result = await loop.run_in_executor(self.executor, self._call, call.handler, call.ctx, call.params)
+            result = await loop.run_in_executor(executor, self._call, call.handler, call.ctx, call.params)
             return self._render(call.found, result, call.ctx.request_id)
         except ServiceError as err:
             return self._error(call.found.spec, err, call.ctx.request_id)
@@ -156,6 +161,7 @@ class AwsApp:
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=False)
+        self.long_executor.shutdown(wait=True, cancel_futures=False)
 
     # ------------------------------------------------------------------ steps
     def _handler(self, found: Route) -> Any:
@@ -272,7 +278,7 @@ class AwsApp:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.executor.shutdown(wait=True, cancel_futures=False)
+                self.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
