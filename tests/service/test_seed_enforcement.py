@@ -13,6 +13,7 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 LAMBDA_TRUST = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
@@ -123,3 +124,23 @@ def test_logs_are_written_without_enforcement(aws: Callable[..., Any]) -> None:
     _deploy(aws, "seed-default-logs", table_policy=True, logs_policy=False)
     assert _invoke(aws, "seed-default-logs", "o-1") == {"code": None}
     assert _log_groups(aws, "seed-default-logs") == ["/aws/lambda/seed-default-logs"]
+
+
+@pytest.mark.parametrize("service, call, code", [
+    ("sts", lambda c: c.get_caller_identity(), "InvalidClientTokenId"),
+    ("dynamodb", lambda c: c.list_tables(), "UnrecognizedClientException"),
+    ("lambda", lambda c: c.list_functions(), "UnrecognizedClientException"),
+])
+def test_unknown_issued_keys_are_refused_under_enforcement(server_factory: Callable[..., Any], service: str,
+                                                           call: Callable[[Any], Any], code: str) -> None:
+    server = server_factory(extra_args=("--enforce-iam",))
+    client = boto3.client(service, endpoint_url=server.url, region_name="us-east-1",
+                          aws_access_key_id="AKIAIOSFODNN7EXAMPLE", aws_secret_access_key="x")
+    with pytest.raises(ClientError) as caught:
+        call(client)
+    assert caught.value.response["Error"]["Code"] == code
+    assert caught.value.response["Error"]["Message"] == "The security token included in the request is invalid."
+    # Any other key still acts as the account root, as in the default mode.
+    root = boto3.client("sts", endpoint_url=server.url, region_name="us-east-1", aws_access_key_id="test",
+                        aws_secret_access_key="test")
+    assert root.get_caller_identity()["Arn"] == "arn:aws:iam::000000000000:root"

@@ -193,6 +193,8 @@ class AwsApp:
     def _context(self, found: Route, scope: Scope | None, request: Request, request_id: str) -> RequestContext:
         region = scope.region if scope else self.stack.settings.default_region
         principal = self._principal(scope.access_key if scope else None)
+        if principal.kind == "root" and self.stack.settings.enforce_iam and _looks_issued(principal.access_key):
+            raise _unknown_key(found.spec)
         return RequestContext(found.spec.name, found.operation_name, principal.account, region, principal,
                               request_id=request_id, source_ip=request.client_host)
 
@@ -319,6 +321,20 @@ def _asgi_scope(request: Request) -> dict[str, Any]:
             "scheme": "http", "path": request.path, "raw_path": request.raw_path.encode("latin-1"),
             "query_string": request.query_string.encode("latin-1"), "root_path": "", "headers": headers,
             "client": (request.client_host, 0), "server": None}
+
+
+def _looks_issued(access_key: str | None) -> bool:
+    """Keys of the shape IAM (AKIA) and STS (ASIA) issue: under --enforce-iam, one that onceflow
+    did not issue, or that was deleted, is refused instead of acting as the account root."""
+    return bool(access_key) and len(access_key or "") == 20 and (access_key or "")[:4] in ("AKIA", "ASIA")
+
+
+def _unknown_key(spec: ServiceSpec) -> ServiceError:
+    message = "The security token included in the request is invalid."
+    if spec.protocol == "query":
+        return ServiceError("InvalidClientTokenId", message, 403)
+    return ServiceError("UnrecognizedClientException", message, 403 if spec.name == "lambda" else 400,
+                        namespace="com.amazon.coral.service")
 
 
 def _is_loopback(host: str) -> bool:
