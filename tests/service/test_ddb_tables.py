@@ -163,3 +163,18 @@ def test_cli_waiters(aws_cli: Any) -> None:
     assert r.returncode == 0, r.stderr
     r = aws_cli("dynamodb", "wait", "table-not-exists", "--table-name", n)
     assert r.returncode == 0, r.stderr
+
+
+def test_continuous_backups_and_limits(ddb: Any) -> None:
+    n = name()
+    arn = ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", **KEYS)["TableDescription"]["TableArn"]
+    d = ddb.describe_continuous_backups(TableName=n)["ContinuousBackupsDescription"]
+    assert d == {"ContinuousBackupsStatus": "ENABLED",
+                 "PointInTimeRecoveryDescription": {"PointInTimeRecoveryStatus": "DISABLED"}}
+    d = ddb.update_continuous_backups(TableName=arn, PointInTimeRecoverySpecification={
+        "PointInTimeRecoveryEnabled": True})["ContinuousBackupsDescription"]
+    assert d["PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"] == "ENABLED"
+    assert d["PointInTimeRecoveryDescription"]["RecoveryPeriodInDays"] == 35
+    r = error(ddb.describe_continuous_backups, TableName="nope-" + n)
+    assert r["Error"]["Code"] == "TableNotFoundException"
+    assert ddb.describe_limits()["TableMaxWriteCapacityUnits"] == 40000

@@ -68,6 +68,21 @@ class DynamoDBApi:
     def describe_endpoints(self, ctx: RequestContext, p: Params) -> Result:
         return {"Endpoints": [{"Address": f"dynamodb.{ctx.region}.amazonaws.com", "CachePeriodInMinutes": 1440}]}
 
+    @operation("DescribeContinuousBackups")
+    def describe_continuous_backups(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.continuous_backups(ctx.account, ctx.region, p["TableName"])
+
+    @operation("UpdateContinuousBackups")
+    def update_continuous_backups(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.continuous_backups(ctx.account, ctx.region, p["TableName"],
+                                           p["PointInTimeRecoverySpecification"])
+
+    @operation("DescribeLimits")
+    def describe_limits(self, ctx: RequestContext, p: Params) -> Result:
+        # DynamoDB's default quotas per account and per table (us-east-1).
+        return {"AccountMaxReadCapacityUnits": 80000, "AccountMaxWriteCapacityUnits": 80000,
+                "TableMaxReadCapacityUnits": 40000, "TableMaxWriteCapacityUnits": 40000}
+
     # ---------------------------------------------------------------- items
     @operation("PutItem")
     def put_item(self, ctx: RequestContext, p: Params) -> Result:
@@ -116,7 +131,8 @@ def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     if "ResourceArn" in p:
         return [p["ResourceArn"]]
     if "TableName" in p:
-        return [prefix + p["TableName"]]
+        name = p["TableName"]
+        return [name if name.startswith("arn:") else prefix + name]
     names: list[str] = []
     if "RequestItems" in p:
         names = list(p["RequestItems"])

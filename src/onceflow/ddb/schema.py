@@ -48,6 +48,7 @@ class Table:
     stream: dict[str, Any] | None = None
     billing_updated: float | None = None
     table_class: str = "STANDARD"
+    pitr_days: int | None = None  # point-in-time recovery period when enabled (recorded, not acted on)
 
     @property
     def arn(self) -> str:
