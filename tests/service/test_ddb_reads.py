@@ -180,3 +180,25 @@ def test_scan_segments_cover_the_table_once(ddb: Any) -> None:
     r = ddb.scan(TableName=t, FilterExpression="pk IN (:a, :b)",
                  ExpressionAttributeValues={":a": {"S": "p1"}, ":b": {"S": "p2"}})
     assert r["Count"] == 2 and r["ScannedCount"] == 40
+
+
+def test_boto3_resource_api_and_condition_builder(endpoint: str, ddb: Any) -> None:
+    from decimal import Decimal
+
+    import boto3
+    from boto3.dynamodb.conditions import Attr, Key
+
+    t = make(ddb)
+    table = boto3.resource("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test",
+                           aws_secret_access_key="test").Table(t)
+    with table.batch_writer() as batch:
+        for i in range(30):
+            batch.put_item(Item={"pk": "p", "sk": i, "price": Decimal("1.50") * i, "tags": {"a", f"t{i % 3}"}})
+    got = table.query(KeyConditionExpression=Key("pk").eq("p") & Key("sk").between(5, 9),
+                      FilterExpression=(Attr("price").gt(Decimal(9)) & Attr("tags").contains("t1"))
+                      | Attr("price").eq(Decimal("7.5")))
+    assert [(i["sk"], i["price"]) for i in got["Items"]] == [(5, Decimal("7.5")), (7, Decimal("10.5"))]
+    table.update_item(Key={"pk": "p", "sk": 1}, UpdateExpression="SET price = price + :d",
+                      ConditionExpression=Attr("price").exists() & ~Attr("gone").exists(),
+                      ExpressionAttributeValues={":d": Decimal("0.25")})
+    assert table.get_item(Key={"pk": "p", "sk": 1})["Item"]["price"] == Decimal("1.75")
