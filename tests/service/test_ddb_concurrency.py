@@ -84,10 +84,45 @@ def test_acknowledged_writes_survive_kill_9(server_factory: Any, tmp_path: Any) 
     c.update_item(TableName=table, Key={"id": {"S": "k7"}}, UpdateExpression="ADD n :x",
                   ExpressionAttributeValues={":x": {"N": "1000"}})
     c.delete_item(TableName=table, Key={"id": {"S": "k8"}})
+    c.transact_write_items(TransactItems=[
+        {"Put": {"TableName": table, "Item": {"id": {"S": "tx1"}}}},
+        {"Update": {"TableName": table, "Key": {"id": {"S": "k9"}}, "UpdateExpression": "SET done = :t",
+                    "ExpressionAttributeValues": {":t": {"BOOL": True}}}}])
+    c.batch_write_item(RequestItems={table: [{"PutRequest": {"Item": {"id": {"S": f"b{i}"}}}} for i in range(25)]})
     srv.kill()
     srv2 = server_factory(data)
     c2 = client(srv2.url)
-    assert c2.describe_table(TableName=table)["Table"]["ItemCount"] == 199
+    assert c2.describe_table(TableName=table)["Table"]["ItemCount"] == 199 + 1 + 25
+    assert c2.get_item(TableName=table, Key={"id": {"S": "k9"}})["Item"]["done"] == {"BOOL": True}
+    assert "Item" in c2.get_item(TableName=table, Key={"id": {"S": "b24"}})
     assert c2.get_item(TableName=table, Key={"id": {"S": "k7"}})["Item"]["n"] == {"N": "1007"}
     assert "Item" not in c2.get_item(TableName=table, Key={"id": {"S": "k8"}})
     assert c2.get_item(TableName=table, Key={"id": {"S": "k199"}})["Item"]["n"] == {"N": "199"}
+
+
+def test_racing_transactions_commit_once(endpoint: str) -> None:
+    clients = [client(endpoint) for _ in range(20)]
+    table = make_table(clients[0])
+    barrier = threading.Barrier(20)
+    outcomes: list[str] = []
+
+    def run(i: int) -> None:
+        c = clients[i]
+        barrier.wait()
+        try:
+            c.transact_write_items(TransactItems=[
+                {"Put": {"TableName": table, "Item": {"id": {"S": "slot"}, "owner": {"N": str(i)}},
+                         "ConditionExpression": "attribute_not_exists(id)"}},
+                {"Update": {"TableName": table, "Key": {"id": {"S": "claims"}}, "UpdateExpression": "ADD n :one",
+                            "ExpressionAttributeValues": {":one": {"N": "1"}}}}])
+            outcomes.append("won")
+        except c.exceptions.TransactionCanceledException as e:
+            outcomes.append(e.response["CancellationReasons"][0]["Code"])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["ConditionalCheckFailed"] * 19 + ["won"]
+    assert clients[0].get_item(TableName=table, Key={"id": {"S": "claims"}})["Item"]["n"] == {"N": "1"}
