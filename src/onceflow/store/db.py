@@ -1,14 +1,18 @@
 """One SQLite database for every service: WAL, migrations recorded in the database, group commit.
 
-Every transaction runs on one connection under one lock (SQLite serialises writers anyway, and the
-critical sections are short). Commits use synchronous=NORMAL, so a COMMIT only writes the WAL; the
-caller then waits in `_sync` until one fsync of the WAL that started after its commit has finished.
+Every write transaction runs on one connection under one lock (SQLite serialises writers anyway,
+and the critical sections are short). Reads outside a transaction use a small pool of WAL reader
+connections, so they never wait behind a writer; inside a transaction they see its own writes.
+
+Commits use synchronous=NORMAL, so a COMMIT only writes the WAL; the caller then waits in `_sync`
+until one fsync of the WAL that started after its commit has finished.
 Concurrent writers therefore share one fsync (group commit), and an acknowledged write is on disk.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -18,6 +22,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 Migration = tuple[str, str]  # (unique id, SQL script)
+READERS = 8  # WAL reader connections, opened as needed
 
 
 class Database:
@@ -38,6 +43,10 @@ class Database:
         self._sync_cond = threading.Condition()
         self._wal_fd: int | None = None
         self._closed = False
+        self._readers: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+        self._reader_count = 0
+        self._readers_lock = threading.Lock()
+        self._all_readers: list[sqlite3.Connection] = []
         self._conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
         )
@@ -78,20 +87,62 @@ class Database:
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            yield self._conn
+        """A consistent snapshot for several statements (one read transaction)."""
+        if self.in_memory or getattr(self._local, "depth", 0):
+            with self._lock:
+                yield self._conn
+            return
+        conn = self._take_reader()
+        try:
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+        finally:
+            self._readers.put(conn)
 
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            return fn(self._conn)
+        with self.reading() as conn:
+            return fn(conn)
 
     def query(self, sql: str, args: Sequence[object] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+        with self._single_statement() as conn:
+            return conn.execute(sql, args).fetchall()
 
     def query_one(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Row | None:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchone()
+        with self._single_statement() as conn:
+            return conn.execute(sql, args).fetchone()
+
+    @contextmanager
+    def _single_statement(self) -> Iterator[sqlite3.Connection]:
+        """One statement is its own snapshot: no BEGIN/COMMIT around it."""
+        if self.in_memory or getattr(self._local, "depth", 0):
+            with self._lock:
+                yield self._conn
+            return
+        conn = self._take_reader()
+        try:
+            yield conn
+        finally:
+            self._readers.put(conn)
+
+    def _take_reader(self) -> sqlite3.Connection:
+        try:
+            return self._readers.get_nowait()
+        except queue.Empty:
+            pass
+        with self._readers_lock:  # not the writers' lock: a reader must not wait for a writer
+            if self._closed:
+                raise RuntimeError("database is closed")
+            if self._reader_count < READERS:
+                self._reader_count += 1
+                conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA query_only=ON")
+                self._all_readers.append(conn)
+                return conn
+        return self._readers.get()
 
     # ------------------------------------------------------------------ group commit
     def _sync(self, seq: int) -> None:
@@ -157,6 +208,8 @@ class Database:
             if self._closed:
                 return
             self._closed = True
+            for reader in self._all_readers:
+                reader.close()
             if not self.in_memory:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()

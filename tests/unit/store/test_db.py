@@ -103,3 +103,29 @@ def test_committed_rows_survive_reopen(tmp_path: Path) -> None:
     again = Database(path)
     assert again.query_one("SELECT v FROM t WHERE k='kept'")["v"] == 7
     again.close()
+
+
+def test_reads_do_not_wait_behind_a_writer_and_see_only_commits(tmp_path: Path) -> None:
+    db = Database(str(tmp_path / "w.db"))
+    db.migrate(MIGRATIONS)
+    db.write(lambda c: c.execute("INSERT INTO t VALUES ('old', 1)"))
+    inside, release = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO t VALUES ('new', 2)")
+            # Inside its own transaction the writer reads its own write.
+            assert db.query_one("SELECT v FROM t WHERE k='new'")["v"] == 2
+            inside.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert inside.wait(10)
+    # The writer still holds its transaction: a read answers at once, from the last commit.
+    assert [r["k"] for r in db.query("SELECT k FROM t ORDER BY k")] == ["old"]
+    assert db.read(lambda c: c.execute("SELECT count(*) FROM t").fetchone()[0]) == 1
+    release.set()
+    thread.join()
+    assert [r["k"] for r in db.query("SELECT k FROM t ORDER BY k")] == ["new", "old"]
+    db.close()
