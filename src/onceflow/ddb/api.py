@@ -88,7 +88,8 @@ class DynamoDBApi:
     def put_item(self, ctx: RequestContext, p: Params) -> Result:
         return self.svc.put_item(ctx.account, ctx.region, p)
 
-    @operation("GetItem")
+    # Inline (on the event loop): a point read through a WAL reader connection never waits for a writer.
+    @operation("GetItem", inline=True)
     def get_item(self, ctx: RequestContext, p: Params) -> Result:
         return self.svc.get_item(ctx.account, ctx.region, p)
 
