@@ -276,7 +276,10 @@ class AwsApp:
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         while True:
-            message = await receive()
+            try:
+                message = await receive()
+            except asyncio.CancelledError:
+                return  # a second Ctrl-C: uvicorn exits at once; nothing of ours to tidy here
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":

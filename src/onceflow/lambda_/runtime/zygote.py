@@ -148,6 +148,9 @@ def describe(status: int) -> str:
 
 
 def main() -> None:
+    # Ctrl-C in a terminal signals the whole foreground process group: the server, not the zygote
+    # and its workers, decides when they stop (it ends them on shutdown).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     control = socket.socket(fileno=int(sys.argv[1]))
     loader = preload()
     # Move everything imported so far out of the collector's reach: a worker's first collections
