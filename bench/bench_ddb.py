@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,6 +25,7 @@ from typing import Any
 
 import boto3
 import botocore.config
+from servers import spawn_moto, spawn_onceflow, wait_port
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=16)
 TABLE = "bench"
@@ -75,45 +74,11 @@ async def main():
 asyncio.run(main())
 '''
 
-MOTO_SERVER = r'''
-import socket, sys, time
-from moto.server import ThreadedMotoServer
-s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-srv = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-srv.start()
-print(port, flush=True)
-while True: time.sleep(3600)
-'''
-
-
 def spawn(code: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     port = int(proc.stdout.readline())
     return proc, f"http://127.0.0.1:{port}"
-
-
-def spawn_onceflow(data: str | None) -> tuple[subprocess.Popen[str], str]:
-    where = ["--data", data] if data else ["--in-memory"]
-    args = [sys.executable, "-m", "onceflow", "serve", "--port", "0", *where]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        m = re.search(r"onceflow ready at (http://\S+)", line)
-        if m:
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc, m.group(1)
-    raise RuntimeError("onceflow did not start")
-
-
-def wait_port(url: str) -> None:
-    host, port = url.rsplit(":", 1)
-    for _ in range(100):
-        try:
-            socket.create_connection((host.split("//")[1], int(port)), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
 
 
 # ------------------------------------------------------------------------------ workload
@@ -325,7 +290,7 @@ def main() -> None:
     data = tempfile.mkdtemp(prefix="onceflow-bench-")
     once_proc, once_url = spawn_onceflow(None if args.in_memory else data)
     null_proc, null_url = spawn(NULL_SERVER)
-    moto_proc, moto_url = spawn(MOTO_SERVER)
+    moto_proc, moto_url = spawn_moto()
     wait_port(moto_url)
     targets = {"null floor": null_url, "onceflow": once_url, "moto": moto_url}
     results: dict[str, Any] = {}

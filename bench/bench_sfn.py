@@ -13,68 +13,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import boto3
 import botocore.config
+from servers import spawn_moto, spawn_onceflow
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=32,
                                 read_timeout=120)
 ROLE = "arn:aws:iam::000000000000:role/bench-sfn"
-
-MOTO_SERVER = r'''
-import socket, time
-from moto.server import ThreadedMotoServer
-s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-srv = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-srv.start()
-print(port, flush=True)
-while True: time.sleep(3600)
-'''
-
-
-def spawn_moto() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-c", MOTO_SERVER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)
-    assert proc.stdout is not None
-    url = f"http://127.0.0.1:{int(proc.stdout.readline())}"
-    wait_port(url)
-    body = json.dumps({"stepfunctions": {"execute_state_machine": True}}).encode()
-    urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/config", data=body, method="POST"))
-    return proc, url
-
-
-def spawn_onceflow(data: str) -> tuple[subprocess.Popen[str], str]:
-    args = [sys.executable, "-m", "onceflow", "serve", "--port", "0", "--data", data]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        m = re.search(r"onceflow ready at (http://\S+)", line)
-        if m:
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc, m.group(1)
-    raise RuntimeError("onceflow did not start")
-
-
-def wait_port(url: str) -> None:
-    host, port = url.split("//")[1].split(":")
-    for _ in range(100):
-        try:
-            socket.create_connection((host, int(port)), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-
 
 def client(url: str) -> Any:
     return boto3.client("stepfunctions", endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
@@ -200,7 +153,7 @@ def on_moto(workload: Any, arg: int) -> float:
     server (StartExecution deep-copies the machine, reaching a finished execution's RLock)."""
     rates = []
     for _ in range(arg if workload is chain else 1):
-        proc, url = spawn_moto()
+        proc, url = spawn_moto({"stepfunctions": {"execute_state_machine": True}})
         try:
             rates.append(workload(url, 1 if workload is chain else arg))
         finally:

@@ -1,0 +1,60 @@
+"""Servers the benchmarks start, each in its own process (so the clients' GIL never slows it):
+onceflow itself, and moto's server as a baseline."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+MOTO_SERVER = r'''
+import socket, sys, time
+from moto.server import ThreadedMotoServer
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+srv = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+srv.start()
+print(port, flush=True)
+while True: time.sleep(3600)
+'''
+
+
+def spawn_onceflow(data: str | None, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """`onceflow serve` on a free port, on `data` (None: in memory); returns the process and URL."""
+    where = ["--data", data] if data else ["--in-memory"]
+    args = [sys.executable, "-m", "onceflow", "serve", "--port", "0", *where, *extra]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        m = re.search(r"onceflow ready at (http://\S+)", line)
+        if m:
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, m.group(1)
+    raise RuntimeError("onceflow did not start")
+
+
+def spawn_moto(config: dict[str, object] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """moto's threaded server (`pip install 'moto[server]'`), optionally configured (moto-api/config)."""
+    proc = subprocess.Popen([sys.executable, "-c", MOTO_SERVER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    assert proc.stdout is not None
+    url = f"http://127.0.0.1:{int(proc.stdout.readline())}"
+    wait_port(url)
+    if config:
+        body = json.dumps(config).encode()
+        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/config", data=body, method="POST"))
+    return proc, url
+
+
+def wait_port(url: str) -> None:
+    host, port = url.split("//")[1].rsplit(":", 1)
+    for _ in range(100):
+        try:
+            socket.create_connection((host, int(port)), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
