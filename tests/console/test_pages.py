@@ -69,6 +69,8 @@ def test_execution_after_write_shows_the_retry_and_each_attempts_logs(page: Call
     assert len(cells(attempts, "o-failed")) == 1 and len(cells(attempts, "o-succeeded")) == 2
     assert attempts.count("<details><summary>5 lines") == 3  # START, WORKFLOW, (ERROR|RESULT), END, REPORT
     assert "Result delivery failed after the write" in attempts
+    # Every log event starts on its own line, even one (the [ERROR] event) that does not end in a newline.
+    assert "END RequestId" in attempts and re.search(r"[^\n>]END RequestId", attempts) is None
     assert "RESULT {&#34;duplicate&#34;: true" in attempts
     assert "&#34;total_cents&#34;: 1100" in text  # the output
 
