@@ -16,6 +16,7 @@ from onceflow.config import Settings
 from onceflow.stack import Stack
 from onceflow.store.db import Database
 from onceflow.wire.app import AwsApp
+from onceflow.wire.json_calls import make_json_caller
 from onceflow.wire.specs import Specs
 
 log = logging.getLogger("onceflow")
@@ -41,7 +42,9 @@ def build_stack(settings: Settings) -> Stack:
 
 
 def build_app(stack: Stack) -> AwsApp:
-    return AwsApp(stack, Specs(), console=stack.services.get("console_app"))
+    specs = Specs()
+    stack.call_from_json = make_json_caller(stack, specs)
+    return AwsApp(stack, specs, console=stack.services.get("console_app"))
 
 
 def bind(settings: Settings) -> socket.socket:

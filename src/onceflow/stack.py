@@ -36,6 +36,10 @@ class Stack:
     resource_resolvers: dict[str, ResourceResolver] = field(default_factory=dict)
     # (access key id) -> Principal or None: STS registers how temporary keys map to role sessions.
     credential_resolvers: list[Callable[[str], Any]] = field(default_factory=list)
+    # (principal, service, operation, params as JSON, region=) -> result: a call whose parameters come
+    # from JSON data (Step Functions' integrations), converted and checked as an HTTP request's are.
+    # server.py installs it (wire/json_calls.py); None until then.
+    call_from_json: Callable[..., dict[str, Any]] | None = None
     on_start: list[Callable[[], None]] = field(default_factory=list)
     on_reset: list[Callable[[], None]] = field(default_factory=list)
     on_shutdown: list[Callable[[], None]] = field(default_factory=list)

@@ -26,6 +26,7 @@ from onceflow.context import Principal, RequestContext
 from onceflow.errors import NotImplementedOperation, ServiceError
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json
+from onceflow.wire.json_calls import VALIDATION_CODES
 from onceflow.wire.request import Request, Response
 from onceflow.wire.routing import NotAnAwsRequest, Route, route
 from onceflow.wire.sigv4 import Scope, credential_scope
@@ -41,7 +42,6 @@ ASGIApp = Callable[[dict[str, Any], Callable[..., Awaitable[Any]], Callable[...,
 INLINE_ATTRIBUTE = "_aws_inline"
 
 LONG_CALLS = {("lambda", "Invoke"), ("lambda", "InvokeAsync"), ("stepfunctions", "StartSyncExecution")}
-VALIDATION_CODES = {"iam": "ValidationError", "sts": "ValidationError", "logs": "InvalidParameterException"}
 BODY_LIMITS = {"lambda": 80 * 1024 * 1024}
 
 

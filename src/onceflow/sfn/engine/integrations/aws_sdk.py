@@ -6,15 +6,14 @@ as `<Service>.<Code>` (AWS SDK v2 style names) with the SDK's cause format.
 
 from __future__ import annotations
 
-import datetime
 import uuid
 from functools import lru_cache
 from typing import Any
 
-from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.engine.integrations.calls import call_service
 from onceflow.stack import Stack
 
 # aws-sdk service id -> (onceflow/boto3 service name, error prefix)
@@ -26,20 +25,6 @@ SERVICES = {
     "cloudwatchlogs": ("logs", "CloudWatchLogs"),
     "sfn": ("stepfunctions", "Sfn"),
 }
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, datetime.datetime):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        import base64
-
-        return base64.b64encode(value).decode()
-    return value
 
 
 @lru_cache(maxsize=16)
@@ -56,7 +41,7 @@ def call(stack: Stack, principal: Principal, region: str, service: str, action: 
     target, prefix = SERVICES[service]
     operation = action[0].upper() + action[1:]
     try:
-        out = internal.call(stack, principal, target, operation, dict(params or {}), region=region)
+        return call_service(stack, principal, region, target, operation, params)
     except ServiceError as e:
         # Errors the service's model declares keep their name; others surface as the SDK's base
         # exception of the service (as Lambda's AccessDenied does for lambda:invoke).
@@ -65,4 +50,3 @@ def call(stack: Stack, principal: Principal, region: str, service: str, action: 
             f"{prefix}.{code}",
             f"{e.message} (Service: {prefix}, Status Code: {e.status}, Request ID: {uuid.uuid4()})",
         ) from None
-    return _jsonable(out or {})

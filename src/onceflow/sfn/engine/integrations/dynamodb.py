@@ -6,10 +6,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.engine.integrations.calls import call_service
 from onceflow.stack import Stack
 
 MODELED = {
@@ -31,11 +31,11 @@ def _error(e: ServiceError) -> StatesError:
 def call(stack: Stack, principal: Principal, region: str, action: str, params: Any) -> dict[str, Any]:
     operation = action[0].upper() + action[1:]
     try:
-        out = internal.call(stack, principal, "dynamodb", operation, dict(params or {}), region=region)
+        out = call_service(stack, principal, region, "dynamodb", operation, params)
     except ServiceError as e:
         raise _error(e) from None
     rid = uuid.uuid4().hex.upper()
-    result = dict(out or {})
+    result = dict(out)
     result["SdkHttpMetadata"] = {
         "AllHttpHeaders": {"Content-Type": ["application/x-amz-json-1.0"], "x-amzn-RequestId": [rid]},
         "HttpHeaders": {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": rid},
