@@ -93,5 +93,7 @@ def cli_env(url: str, **extra: str) -> dict[str, str]:
     env.update(AWS_ENDPOINT_URL=url, AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test",
                AWS_DEFAULT_REGION="us-east-1", AWS_PAGER="", AWS_CONFIG_FILE="/dev/null",
                AWS_SHARED_CREDENTIALS_FILE="/dev/null")
+    # The `aws` that pip installed beside this Python comes first (a pyenv shim may not know it yet).
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.update(extra)
     return env
