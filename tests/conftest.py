@@ -8,15 +8,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
-import botocore.config
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from serverproc import ServerProcess, cli_env
-
-CLIENT_CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=120,
-                                       connect_timeout=10)
+from serverproc import ServerProcess, cli_env, client_factory
 
 
 @pytest.fixture(scope="session")
@@ -29,15 +24,6 @@ def server() -> Iterator[ServerProcess]:
 @pytest.fixture(scope="session")
 def endpoint(server: ServerProcess) -> str:
     return server.url
-
-
-def client_factory(url: str) -> Callable[..., Any]:
-    def make(service: str, region: str = "us-east-1", access_key: str = "test", secret_key: str = "test",
-             session_token: str | None = None) -> Any:
-        return boto3.client(service, endpoint_url=url, region_name=region, aws_access_key_id=access_key,
-                            aws_secret_access_key=secret_key, aws_session_token=session_token, config=CLIENT_CONFIG)
-
-    return make
 
 
 @pytest.fixture(scope="session")

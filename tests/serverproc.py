@@ -10,8 +10,14 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
+
+import boto3
+import botocore.config
 
 READY = re.compile(r"onceflow ready at (http://\S+)")
+CLIENT_CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=120,
+                                       connect_timeout=10)
 
 
 class ServerProcess:
@@ -87,6 +93,10 @@ class ServerProcess:
     def log(self) -> str:
         return self.log_path.read_text()
 
+    def client(self, service: str, **kw: Any) -> Any:
+        """A boto3 client on this server (see client_factory)."""
+        return client_factory(self.url)(service, **kw)
+
 
 def cli_env(url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
@@ -97,3 +107,16 @@ def cli_env(url: str, **extra: str) -> dict[str, str]:
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.update(extra)
     return env
+
+
+def client_factory(url: str) -> Any:
+    """boto3 clients on the server at `url`: make(service, region=, access_key=, secret_key=,
+    session_token=, config=) with test credentials and no client-side retries by default."""
+
+    def make(service: str, region: str = "us-east-1", access_key: str = "test", secret_key: str = "test",
+             session_token: str | None = None, config: botocore.config.Config | None = None) -> Any:
+        return boto3.client(service, endpoint_url=url, region_name=region, aws_access_key_id=access_key,
+                            aws_secret_access_key=secret_key, aws_session_token=session_token,
+                            config=config or CLIENT_CONFIG)
+
+    return make

@@ -9,9 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import boto3
 import botocore.config
 from botocore.exceptions import BotoCoreError, ClientError
+
+from serverproc import client_factory
 
 NO_RETRY = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=5,
                                   read_timeout=30)
@@ -22,8 +23,7 @@ KILL_AFTER = 150  # acknowledged writes before the kill; writers keep going whil
 
 
 def client(url: str, service: str) -> Any:
-    return boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test", config=NO_RETRY)
+    return client_factory(url)(service, config=NO_RETRY)
 
 
 class Acks:

@@ -12,8 +12,9 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 import botocore.config
+
+from serverproc import client_factory
 
 ROLE_TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": ["states.amazonaws.com", "lambda.amazonaws.com"]},
@@ -23,8 +24,7 @@ CFG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, re
 
 
 def client(url: str, service: str) -> Any:
-    return boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test", config=CFG)
+    return client_factory(url)(service, config=CFG)
 
 
 def events(sfn: Any, arn: str) -> list[dict[str, Any]]:

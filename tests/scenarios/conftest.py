@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import boto3
 import pytest
@@ -26,10 +25,6 @@ class LabEnvironment:
         self.prefix = prefix
         self.provisioned = provisioned
         self.env = cli_env(server.url)
-
-    def client(self, service: str) -> Any:
-        return boto3.client(service, endpoint_url=self.server.url, region_name="us-east-1",
-                            aws_access_key_id="test", aws_secret_access_key="test")
 
 
 @pytest.fixture

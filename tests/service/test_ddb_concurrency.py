@@ -6,15 +6,15 @@ import threading
 import uuid
 from typing import Any
 
-import boto3
 import botocore.config
+
+from serverproc import client_factory
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=64)
 
 
 def client(url: str) -> Any:
-    return boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test", config=CONFIG)
+    return client_factory(url)("dynamodb", config=CONFIG)
 
 
 def make_table(ddb: Any) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import boto3
+from serverproc import client_factory
 
 TRUST = json.dumps(
     {
@@ -21,22 +21,6 @@ TRUST = json.dumps(
 POLICY = json.dumps(
     {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": "*"}]}
 )
-
-
-def client_factory(url: str) -> Callable[..., Any]:
-    """boto3 clients on a server of this test's own (the `aws` fixture serves the shared one)."""
-
-    def make(service: str, **kw: Any) -> Any:
-        return boto3.client(
-            service,
-            endpoint_url=url,
-            region_name="us-east-1",
-            aws_access_key_id=kw.get("access_key", "test"),
-            aws_secret_access_key=kw.get("secret_key", "test"),
-            aws_session_token=kw.get("session_token"),
-        )
-
-    return make
 
 
 def test_acknowledged_writes_survive_kill_9(server_factory: Callable[..., Any], tmp_path: Path) -> None:

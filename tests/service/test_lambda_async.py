@@ -12,9 +12,9 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-import boto3
-import botocore.config
 from botocore.exceptions import ClientError
+
+from serverproc import client_factory
 
 TRUST = {
     "Version": "2012-10-17",
@@ -30,8 +30,7 @@ def handler(event, context):
 
 
 def client(url: str, service: str) -> Any:
-    return boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test", config=botocore.config.Config(retries={"max_attempts": 1}))
+    return client_factory(url)(service)
 
 
 def messages(url: str, group: str, reports: int) -> list[str]:

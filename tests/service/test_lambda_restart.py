@@ -13,8 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import boto3
 import botocore.config
+
+from serverproc import client_factory
 
 TRUST = {
     "Version": "2012-10-17",
@@ -25,8 +26,7 @@ CONFIG = botocore.config.Config(retries={"max_attempts": 1})
 
 
 def client(url: str, service: str) -> Any:
-    return boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test", config=CONFIG)  # fmt: skip
+    return client_factory(url)(service, config=CONFIG)
 
 
 def make_zip() -> bytes:

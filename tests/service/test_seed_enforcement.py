@@ -11,7 +11,6 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
@@ -44,13 +43,7 @@ def _policy(*statements: dict[str, Any]) -> str:
 
 @pytest.fixture
 def enforced(server_factory: Callable[..., Any]) -> Callable[[str], Any]:
-    server = server_factory(extra_args=("--enforce-iam",))
-
-    def client(service: str) -> Any:
-        return boto3.client(service, endpoint_url=server.url, region_name="us-east-1", aws_access_key_id="test",
-                            aws_secret_access_key="test")
-
-    return client
+    return server_factory(extra_args=("--enforce-iam",)).client
 
 
 def _deploy(client: Callable[[str], Any], name: str, table_policy: bool, logs_policy: bool) -> str:
@@ -134,13 +127,11 @@ def test_logs_are_written_without_enforcement(aws: Callable[..., Any]) -> None:
 def test_unknown_issued_keys_are_refused_under_enforcement(server_factory: Callable[..., Any], service: str,
                                                            call: Callable[[Any], Any], code: str) -> None:
     server = server_factory(extra_args=("--enforce-iam",))
-    client = boto3.client(service, endpoint_url=server.url, region_name="us-east-1",
-                          aws_access_key_id="AKIAIOSFODNN7EXAMPLE", aws_secret_access_key="x")
+    client = server.client(service, access_key="AKIAIOSFODNN7EXAMPLE", secret_key="x")
     with pytest.raises(ClientError) as caught:
         call(client)
     assert caught.value.response["Error"]["Code"] == code
     assert caught.value.response["Error"]["Message"] == "The security token included in the request is invalid."
     # Any other key still acts as the account root, as in the default mode.
-    root = boto3.client("sts", endpoint_url=server.url, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test")
+    root = server.client("sts")
     assert root.get_caller_identity()["Arn"] == "arn:aws:iam::000000000000:root"

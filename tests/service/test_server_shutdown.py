@@ -12,8 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import boto3
-
 TRUST = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
 SLOW = """import os, time
@@ -25,19 +23,14 @@ def handler(event, context):
 """
 
 
-def _client(url: str, service: str) -> Any:
-    return boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
-                        aws_secret_access_key="test")
-
-
 def test_sigterm_finishes_the_call_in_flight(server_factory: Callable[..., Any], tmp_path: Path) -> None:
     started = tmp_path / "started"
     server = server_factory()
-    role = _client(server.url, "iam").create_role(RoleName="slow", AssumeRolePolicyDocument=json.dumps(TRUST))
+    role = server.client("iam").create_role(RoleName="slow", AssumeRolePolicyDocument=json.dumps(TRUST))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("app.py", SLOW)
-    lam = _client(server.url, "lambda")
+    lam = server.client("lambda")
     lam.create_function(FunctionName="slow", Runtime="python3.12", Role=role["Role"]["Arn"], Handler="app.handler",
                         Code={"ZipFile": buf.getvalue()}, Timeout=10,
                         Environment={"Variables": {"STARTED": str(started)}})
@@ -57,4 +50,4 @@ def test_sigterm_finishes_the_call_in_flight(server_factory: Callable[..., Any],
     caller.join(10)
     assert answered == {"status": 200, "payload": {"slept": True}}
     again = server_factory(server.data_dir)
-    assert _client(again.url, "lambda").get_function(FunctionName="slow")["Configuration"]["FunctionName"] == "slow"
+    assert again.client("lambda").get_function(FunctionName="slow")["Configuration"]["FunctionName"] == "slow"

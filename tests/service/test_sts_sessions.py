@@ -9,27 +9,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
+from serverproc import client_factory
+
 ACCT = "000000000000"
-
-
-def client_factory(url: str) -> Callable[..., Any]:
-    """boto3 clients on a server of this test's own (the `aws` fixture serves the shared one)."""
-
-    def make(service: str, **kw: Any) -> Any:
-        return boto3.client(
-            service,
-            endpoint_url=url,
-            region_name="us-east-1",
-            aws_access_key_id=kw.get("access_key", "test"),
-            aws_secret_access_key=kw.get("secret_key", "test"),
-            aws_session_token=kw.get("session_token"),
-        )
-
-    return make
 
 
 def trust(principal: dict[str, Any]) -> str:
