@@ -10,7 +10,7 @@ from typing import Any
 
 from onceflow import internal
 from onceflow.context import Principal
-from onceflow.errors import NotImplementedOperation, ServiceError
+from onceflow.errors import NotImplementedOperation
 from onceflow.stack import Stack
 from onceflow.wire.json_rpc import serialization_error
 from onceflow.wire.shapes import SerializationError, from_json
@@ -41,5 +41,3 @@ def make_json_caller(stack: Stack, specs: Specs) -> JsonCaller:
 
     return call
 
-
-__all__ = ["JsonCaller", "ServiceError", "make_json_caller"]
