@@ -75,27 +75,20 @@ class AwsApp:
         if outcome is CONSOLE:
             await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
             return
-        await _send(send, await self.respond_later(request, outcome))
+        await _send(send, await self.complete(outcome))
 
-    async def respond(self, request: Request) -> Response:
-        """The whole answer to one request: onceflow's own paths, an AWS call, or a console page."""
-        return await self.respond_later(request, self.begin(request))
-
-    async def respond_later(self, request: Request, outcome: Response | Call | Deferred | object) -> Response:
-        """The rest of `respond` for an outcome of `begin`: the thread pool, or the console."""
+    async def complete(self, outcome: Response | Call | Deferred) -> Response:
+        """The rest of the answer for an outcome of `begin` that is not a console page."""
         if isinstance(outcome, Response):
             return outcome
-        if outcome is CONSOLE:
-            return await self._console(request, _asgi_scope(request))
         if isinstance(outcome, Deferred):
             return await asyncio.get_running_loop().run_in_executor(self.executor, outcome.fn)
-        return await self.finish(outcome)  # type: ignore[arg-type]
+        return await self.finish(outcome)
 
     async def handle(self, request: Request) -> Response:
+        """The whole answer to one request, console pages aside (tests call this without ASGI)."""
         outcome = self.begin(request)
-        if outcome is CONSOLE:
-            return _NOT_AWS
-        return outcome if isinstance(outcome, Response) else await self.finish(outcome)  # type: ignore[arg-type]
+        return _NOT_AWS if outcome is CONSOLE else await self.complete(outcome)  # type: ignore[arg-type]
 
     def begin(self, request: Request) -> Response | Call | Deferred | object:
         """Everything that can be done on the event loop: route, parse, identify and, for handlers
@@ -141,23 +134,6 @@ class AwsApp:
         err = ServiceError("InternalFailure", "The request processing has failed because of an unknown "
                            "error, exception or failure.", 500, sender_fault=False)
         return self._error(found.spec, err, request_id)
-
-    async def _console(self, request: Request, scope: dict[str, Any]) -> Response:
-        """Collect the console's ASGI answer into one Response (its pages are sent whole)."""
-        started: dict[str, Any] = {}
-        chunks: list[bytes] = []
-
-        async def send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                started.update(message)
-            elif message["type"] == "http.response.body":
-                chunks.append(message.get("body", b""))
-
-        await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in started.get("headers", [])]
-        content_type = next((v for k, v in headers if k.lower() == "content-type"), "text/html; charset=utf-8")
-        headers = [(k, v) for k, v in headers if k.lower() not in ("content-type", "content-length")]
-        return Response(started.get("status", 500), b"".join(chunks), headers, content_type)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=False)
@@ -316,14 +292,6 @@ def new_request_id() -> str:
     h[8] = (h[8] & 0x3F) | 0x80
     x = h.hex()
     return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
-
-
-def _asgi_scope(request: Request) -> dict[str, Any]:
-    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in request.headers.items()]
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
-            "scheme": "http", "path": request.path, "raw_path": request.raw_path.encode("latin-1"),
-            "query_string": request.query_string.encode("latin-1"), "root_path": "", "headers": headers,
-            "client": (request.client_host, 0), "server": None}
 
 
 def _looks_issued(access_key: str | None) -> bool:

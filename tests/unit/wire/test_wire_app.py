@@ -107,7 +107,7 @@ def test_service_errors_keep_their_code_status_and_members(app: AwsApp) -> None:
 
 
 def _own(app: AwsApp, method: str, path: str, client: str) -> Any:
-    return asyncio.run(app.respond(Request(method, path, path, "", {}, b"", client)))
+    return asyncio.run(app.handle(Request(method, path, path, "", {}, b"", client)))
 
 
 def test_reset_answers_only_on_loopback(app: AwsApp) -> None:
