@@ -2,8 +2,10 @@
 KeyConditionExpression, UpdateExpression and ProjectionExpression.
 
 The lexer is ours so that keywords, functions and reserved words are decided the way DynamoDB
-decides them, and so syntax errors can name the token and its neighbourhood like AWS does:
-`Syntax error; token: "<tok>", near: "<prev tok next>"`.
+decides them (a bare name starts with a letter: `_a` is a syntax error), and so syntax errors can
+name the token and its neighbourhood like AWS does: `Syntax error; token: "<tok>", near: "<prev tok
+next>"`, the source text from the token before the offending one through the token after it; at the
+end of input, `token: "<EOF>"` and `near:` the last token.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ _TOKEN = re.compile(
     r"""(?P<WS>\s+)
       | (?P<NAME_REF>\#[A-Za-z0-9_]+)
       | (?P<VALUE_REF>:[A-Za-z0-9_]+)
-      | (?P<WORD>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<WORD>[A-Za-z][A-Za-z0-9_]*)
       | (?P<INDEX>[0-9]+)
       | (?P<OP><>|<=|>=|[=<>()\[\],.+-])""",
     re.VERBOSE,
