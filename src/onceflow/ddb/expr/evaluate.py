@@ -41,8 +41,8 @@ def _size(v: Value | None) -> Value | None:
     if v is None:
         return None
     (kind, x), = v.items()
-    if kind == "S":  # an attribute's size in bytes (DynamoDB's size function)
-        return {"N": str(len(x.encode()))}
+    if kind == "S":  # DynamoDB counts a string's UTF-16 code units: size("é𝄞") is 3
+        return {"N": str(len(x.encode("utf-16-le", "surrogatepass")) // 2)}
     if kind in ("B", "SS", "NS", "BS", "L", "M"):
         return {"N": str(len(x))}
     return None

@@ -205,9 +205,11 @@ def check_values(c: Compiled, values: dict[str, Any]) -> None:
         raise validation_error(f"Invalid {c.kind}: {e}") from None
 
 
-def _bad_type(op: str, kind: str, label: str = "operator or function") -> ExpressionError:
-    return ExpressionError(f"Incorrect operand type for operator or function; {label}: {op}, "
-                           f"operand type: {TYPE_NAMES.get(kind, kind)}")
+def _bad_type(op: str, kind: str) -> ExpressionError:
+    """Functions and arithmetic name the operand by its type tag (S, N, L, SS, ...); only the ADD and
+    DELETE actions spell the type out (STRING, MAP, ...) with a typeSet."""
+    return ExpressionError(f"Incorrect operand type for operator or function; operator or function: {op}, "
+                           f"operand type: {kind}")
 
 
 def _const_type(x: Any, values: dict[str, Any]) -> str | None:
