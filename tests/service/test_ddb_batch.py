@@ -95,6 +95,16 @@ def test_transaction_rejects_two_actions_on_one_item(ddb: Any, table: str) -> No
                           "Message": "Transaction request cannot include multiple operations on one item"}
 
 
+def test_transaction_action_needs_exactly_one_operation(ddb: Any, table: str) -> None:
+    r = error(ddb.transact_write_items, TransactItems=[{}])
+    assert r["Error"] == {"Code": "ValidationException", "Message":
+                          "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"}
+    r = error(ddb.transact_write_items, TransactItems=[{"Put": {"TableName": table, "Item": key("a")},
+                                                       "Delete": {"TableName": table, "Key": key("b")}}])
+    assert r["Error"] == {"Code": "ValidationException",
+                          "Message": "TransactItems can only contain one of Check, Put, Update or Delete"}
+
+
 def test_client_request_token_idempotency(ddb: Any, table: str) -> None:
     token = uuid.uuid4().hex
     items = [{"Update": {"TableName": table, "Key": key("c"), "UpdateExpression": "ADD n :one",

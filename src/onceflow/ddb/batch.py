@@ -104,7 +104,10 @@ class Batches:
 
     def _plan(self, account: str, region: str, ti: dict[str, Any]) -> dict[str, Any]:
         kinds = [k for k in ("ConditionCheck", "Put", "Delete", "Update") if k in ti]
-        if len(kinds) != 1:
+        if not kinds:
+            raise validation_error("Invalid Request: TransactWriteRequest should contain Delete or Put or Update "
+                                   "request")
+        if len(kinds) > 1:
             raise validation_error("TransactItems can only contain one of Check, Put, Update or Delete")
         kind = kinds[0]
         a = ti[kind]
