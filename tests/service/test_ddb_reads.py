@@ -122,6 +122,16 @@ def test_query_errors(ddb: Any) -> None:
     r = error(ddb.query, TableName=t, IndexName="nope", KeyConditionExpression="pk = :p",
               ExpressionAttributeValues={":p": {"S": "p"}})
     assert r["Error"]["Message"] == "The table does not have the specified index: nope"
+    # begins_with on a number range key, and values without any expression (AWS's wording, recorded)
+    r = error(ddb.query, TableName=t, KeyConditionExpression="pk = :p AND begins_with(sk, :x)",
+              ExpressionAttributeValues={":p": {"S": "p"}, ":x": {"N": "1"}})
+    assert r["Error"]["Message"] == ("Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                                     "function; operator or function: begins_with, operand type: N")
+    r = error(ddb.query, TableName=t, KeyConditions={"pk": {"ComparisonOperator": "EQ",
+                                                            "AttributeValueList": [{"S": "p"}]}},
+              ExpressionAttributeValues={":p": {"S": "p"}})
+    assert r["Error"]["Message"] == ("ExpressionAttributeValues can only be specified when using expressions: "
+                                     "FilterExpression and KeyConditionExpression are null")
 
 
 def test_indexes(ddb: Any) -> None:

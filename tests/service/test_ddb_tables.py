@@ -134,6 +134,9 @@ def test_ttl_settings_and_expiry(ddb: Any) -> None:
         "TimeToLiveStatus": "ENABLED", "AttributeName": "exp"}
     r = error(ddb.update_time_to_live, TableName=n, TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"})
     assert r["Error"]["Message"] == "TimeToLive is already enabled"
+    r = error(ddb.update_time_to_live, TableName=n, TimeToLiveSpecification={"Enabled": True, "AttributeName": "other"})
+    assert r["Error"] == {"Code": "ValidationException", "Message": "TimeToLive is active on a different "
+                          "AttributeName: current AttributeName is exp"}
     now = int(time.time())
     ddb.put_item(TableName=n, Item={"pk": {"S": "old"}, "sk": {"N": "1"}, "exp": {"N": str(now - 10)}})
     ddb.put_item(TableName=n, Item={"pk": {"S": "new"}, "sk": {"N": "1"}, "exp": {"N": str(now + 3600)}})

@@ -14,6 +14,8 @@ LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "KeyConditions", "Q
           "ConditionalOperator")
 EXPRESSIONS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression",
                "ProjectionExpression")
+# The order AWS lists missing expressions in "ExpressionAttributeValues can only be specified ..."
+NULL_ORDER = ("UpdateExpression", "ConditionExpression", "FilterExpression", "KeyConditionExpression")
 
 
 class Prepared:
@@ -61,9 +63,11 @@ def prepare(params: dict[str, Any], kinds: tuple[str, ...]) -> Prepared:
     if raw_values is not None and not any(params.get(k) is not None for k in value_kinds):
         if not value_kinds:
             raise validation_error("ExpressionAttributeValues can only be specified when using expressions")
-        verb = "is" if len(value_kinds) == 1 else "are"
+        # AWS names them in a fixed order (Query: "FilterExpression and KeyConditionExpression").
+        named = [k for k in NULL_ORDER if k in value_kinds]
+        verb = "is" if len(named) == 1 else "are"
         raise validation_error("ExpressionAttributeValues can only be specified when using expressions: "
-                               f"{' and '.join(value_kinds)} {verb} null")
+                               f"{' and '.join(named)} {verb} null")
     check_placeholders(names, raw_values)
     values = _values(raw_values)
     compiled = {}

@@ -103,7 +103,7 @@ def _range_bounds(r: Any, kd: tuple[str, str], values: dict[str, Any]) -> tuple[
         return (_key_value(values, r.low, kd), True), (_key_value(values, r.high, kd), True)
     if kd[1] == "N":
         raise validation_error("Invalid KeyConditionExpression: Incorrect operand type for operator or "
-                               "function; operator or function: begins_with, operand type: NUMBER")
+                               "function; operator or function: begins_with, operand type: N")
     prefix = _key_value(values, r.call.args[1], kd)
     nxt = _successor(prefix)
     return (prefix, True), ((nxt, False) if nxt is not None else None)

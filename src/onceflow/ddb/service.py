@@ -177,6 +177,9 @@ class DynamoDB:
     def update_ttl(self, account: str, region: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
         t = copy.deepcopy(self.table(account, region, name, describe=True))
         enabled, attr = bool(spec["Enabled"]), spec["AttributeName"]
+        if t.ttl_attribute and attr != t.ttl_attribute:
+            raise validation_error("TimeToLive is active on a different AttributeName: current AttributeName "
+                                   f"is {t.ttl_attribute}")
         if enabled and t.ttl_attribute:
             raise validation_error("TimeToLive is already enabled")
         if not enabled and not t.ttl_attribute:
