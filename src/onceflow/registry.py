@@ -15,17 +15,23 @@ from onceflow.context import RequestContext
 Handler = Callable[[RequestContext, dict[str, Any]], dict[str, Any] | None]
 
 
-def operation(name: str, *, inline: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def operation(name: str, *, inline: bool = False,
+              commits: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a method as the handler of AWS operation `name`.
 
     inline=True lets the wire layer run it on the event loop instead of the thread pool: only for
     handlers that never wait - no write transaction, no worker, no internal.call, no lock that a
     slow caller may hold - since a thread-pool hop costs more than such a handler itself.
+
+    commits=True is for quick handlers whose only wait is the store's write transaction (single-item
+    writes): the wire layer runs them on the event loop when no other thread holds the writers'
+    lock, and waits for their commit's fsync before it answers; otherwise in the thread pool.
     """
 
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn._aws_operation = name  # type: ignore[attr-defined]
         fn._aws_inline = inline  # type: ignore[attr-defined]
+        fn._aws_commits = commits  # type: ignore[attr-defined]
         return fn
 
     return mark

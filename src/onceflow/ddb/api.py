@@ -84,7 +84,8 @@ class DynamoDBApi:
                 "TableMaxReadCapacityUnits": 40000, "TableMaxWriteCapacityUnits": 40000}
 
     # ---------------------------------------------------------------- items
-    @operation("PutItem")
+    # Single-item writes run on the event loop when the store's writers' lock is free (see registry).
+    @operation("PutItem", commits=True)
     def put_item(self, ctx: RequestContext, p: Params) -> Result:
         return self.svc.put_item(ctx.account, ctx.region, p)
 
@@ -93,11 +94,11 @@ class DynamoDBApi:
     def get_item(self, ctx: RequestContext, p: Params) -> Result:
         return self.svc.get_item(ctx.account, ctx.region, p)
 
-    @operation("UpdateItem")
+    @operation("UpdateItem", commits=True)
     def update_item(self, ctx: RequestContext, p: Params) -> Result:
         return self.svc.update_item(ctx.account, ctx.region, p)
 
-    @operation("DeleteItem")
+    @operation("DeleteItem", commits=True)
     def delete_item(self, ctx: RequestContext, p: Params) -> Result:
         return self.svc.delete_item(ctx.account, ctx.region, p)
 

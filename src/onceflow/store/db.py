@@ -7,6 +7,10 @@ connections, so they never wait behind a writer; inside a transaction they see i
 Commits use synchronous=NORMAL, so a COMMIT only writes the WAL; the caller then waits in `_sync`
 until one fsync of the WAL that started after its commit has finished.
 Concurrent writers therefore share one fsync (group commit), and an acknowledged write is on disk.
+
+A caller that must not block (the event loop running a quick write handler) takes the writers'
+lock only if it is free (`writer_if_free`) and defers the sync (`deferred_sync`): its commits are
+recorded, and it calls `sync` itself, on the loop or in a thread, before it answers.
 """
 
 from __future__ import annotations
@@ -79,6 +83,36 @@ class Database:
                 seq = self._committed
             finally:
                 self._local.depth = 0
+        deferred = getattr(self._local, "deferred", None)
+        if deferred is not None:
+            deferred.seq = seq
+            return
+        self._sync(seq)
+
+    @contextmanager
+    def writer_if_free(self) -> Iterator[bool]:
+        """Hold the writers' lock if no other thread holds it (yields False, holding nothing, if one does).
+        Transactions opened while it is held take it again without waiting."""
+        got = self._lock.acquire(blocking=False)
+        try:
+            yield got
+        finally:
+            if got:
+                self._lock.release()
+
+    @contextmanager
+    def deferred_sync(self) -> Iterator[PendingSync]:
+        """Commits in this block return before their fsync; the caller must `sync(pending.seq)`
+        before it acknowledges them (pending.seq stays 0 when nothing was committed)."""
+        pending = PendingSync()
+        self._local.deferred = pending
+        try:
+            yield pending
+        finally:
+            self._local.deferred = None
+
+    def sync(self, seq: int) -> None:
+        """Return once commit number `seq` is on disk (sharing one fsync with concurrent committers)."""
         self._sync(seq)
 
     def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -216,6 +250,15 @@ class Database:
             if self._wal_fd is not None:
                 os.close(self._wal_fd)
                 self._wal_fd = None
+
+
+class PendingSync:
+    """The commit a deferred-sync block must wait for before it answers."""
+
+    __slots__ = ("seq",)
+
+    def __init__(self) -> None:
+        self.seq = 0
 
 
 def _statements(script: str) -> list[str]:

@@ -87,6 +87,59 @@ def test_group_commit_shares_syncs(tmp_path: Path) -> None:
     db.close()
 
 
+def test_writer_if_free_declines_while_another_thread_writes(tmp_path: Path) -> None:
+    db = Database(str(tmp_path / "w.db"))
+    db.migrate(MIGRATIONS)
+    inside, release = threading.Event(), threading.Event()
+
+    def long_writer() -> None:
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO t VALUES ('long', 1)")
+            inside.set()
+            release.wait(5)
+
+    t = threading.Thread(target=long_writer)
+    t.start()
+    inside.wait(5)
+    with db.writer_if_free() as free:
+        assert free is False
+    release.set()
+    t.join()
+    with db.writer_if_free() as free:
+        assert free is True
+        db.write(lambda c: c.execute("INSERT INTO t VALUES ('mine', 2)"))  # re-enters the held lock
+    assert {r["k"] for r in db.query("SELECT k FROM t")} == {"long", "mine"}
+    db.close()
+
+
+def test_deferred_sync_commits_first_and_syncs_when_asked(tmp_path: Path) -> None:
+    db = Database(str(tmp_path / "d.db"))
+    db.migrate(MIGRATIONS)
+    syncs: list[int] = []
+    real = db._fsync_wal
+
+    def counting() -> None:
+        syncs.append(db._committed)
+        real()
+
+    db._fsync_wal = counting  # type: ignore[method-assign]
+    with db.deferred_sync() as pending:
+        db.write(lambda c: c.execute("INSERT INTO t VALUES ('a', 1)"))
+        db.write(lambda c: c.execute("INSERT INTO t VALUES ('b', 2)"))
+    assert syncs == [] and pending.seq == db._committed
+    assert db.query_one("SELECT count(*) AS n FROM t")["n"] == 2  # committed: readers see it
+    db.sync(pending.seq)
+    assert syncs == [pending.seq]
+    db.sync(pending.seq)  # already on disk: no second fsync
+    assert syncs == [pending.seq]
+    with db.deferred_sync() as nothing:
+        db.query("SELECT * FROM t")
+    assert nothing.seq == 0
+    db.write(lambda c: c.execute("INSERT INTO t VALUES ('c', 3)"))  # outside the block: synced at once
+    assert syncs == [pending.seq, db._committed]
+    db.close()
+
+
 def test_truncate_all_keeps_the_schema(db: Database) -> None:
     db.write(lambda c: c.execute("INSERT INTO t VALUES ('a', 1)"))
     db.truncate_all()

@@ -16,7 +16,7 @@ from onceflow.errors import ServiceError
 from onceflow.stack import Stack
 from onceflow.store.db import Database
 from onceflow.wire.app import AwsApp
-from onceflow.wire.request import Request
+from onceflow.wire.request import Request, Response
 
 
 @pytest.fixture
@@ -125,3 +125,126 @@ def test_health_lists_services_and_version(app: AwsApp) -> None:
     body = json.loads(_own(app, "GET", "/_onceflow/health", "10.1.1.1").body)
     assert body["status"] == "running" and body["version"]
     assert set(body["services"]) == {"dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs"}
+
+
+# ---------------------------------------------------------------- commits=True handlers
+MIGRATION = [("w-0001", "CREATE TABLE w (k TEXT PRIMARY KEY);")]
+
+
+@pytest.fixture
+def durable_app(tmp_path: Any) -> Iterator[AwsApp]:
+    stack = Stack(Settings(data_dir=tmp_path), Database(str(tmp_path / "app.db")))
+    stack.db.migrate(MIGRATION)
+    application = AwsApp(stack, specs())
+    yield application
+    application.close()
+    stack.db.close()
+
+
+def committing_handler(app: AwsApp, events: list[str], seqs: dict[str, int] | None = None) -> None:
+    """A commits=True PutItem that records where it ran, its commit number (in `seqs`, by key) and
+    each fsync of the store, with the thread that made it."""
+    import threading
+
+    from onceflow.registry import operation
+
+    db = app.stack.db
+    real = db._fsync_wal
+
+    def fsync() -> None:
+        events.append(f"fsync {db._committed} on {threading.current_thread().name}")
+        real()
+
+    db._fsync_wal = fsync  # type: ignore[method-assign]
+
+    @operation("PutItem", commits=True)
+    def put(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        key = params["Item"]["k"]["S"]
+        db.write(lambda c: c.execute("INSERT INTO w VALUES (?)", (key,)))
+        events.append(f"commit {db._committed} on {threading.current_thread().name}")
+        if seqs is not None:
+            seqs[key] = db._committed
+        return {}
+
+    app.stack.registry.add("dynamodb", "PutItem", put)
+
+
+def put_request(key: str) -> Request:
+    return signed("dynamodb", "PutItem", {"TableName": "t", "Item": {"k": {"S": key}}})
+
+
+def test_a_committing_handler_runs_on_the_loop_and_answers_after_its_sync(durable_app: AwsApp) -> None:
+    events: list[str] = []
+    committing_handler(durable_app, events)
+
+    async def run() -> tuple[Response, str]:
+        import threading
+
+        response = await durable_app.handle(put_request("a"))
+        return response, threading.current_thread().name
+
+    response, loop_thread = asyncio.run(run())
+    assert response.status == 200
+    # commit 1 was the migration; a lone request syncs on the loop too
+    assert events == [f"commit 2 on {loop_thread}", f"fsync 2 on {loop_thread}"]
+
+
+def test_a_committing_handler_goes_to_the_pool_while_another_thread_writes(durable_app: AwsApp) -> None:
+    import threading
+
+    events: list[str] = []
+    committing_handler(durable_app, events)
+    inside, release = threading.Event(), threading.Event()
+
+    def long_writer() -> None:
+        with durable_app.stack.db.transaction():
+            inside.set()
+            release.wait(5)
+
+    writer = threading.Thread(target=long_writer)
+    writer.start()
+    inside.wait(5)
+
+    async def run() -> Response:
+        answer = asyncio.ensure_future(durable_app.handle(put_request("b")))
+        await asyncio.sleep(0.05)
+        assert not answer.done()  # waiting for the writer, in a pool thread, while the loop runs on
+        release.set()
+        return await answer
+
+    assert asyncio.run(run()).status == 200
+    writer.join()
+    assert [e.split(" on ")[1].startswith("onceflow-call") for e in events if e.startswith("commit")] == [True]
+    assert durable_app.stack.db.query_one("SELECT k FROM w")["k"] == "b"
+
+
+def test_concurrent_committing_requests_share_fsyncs_on_the_sync_thread(durable_app: AwsApp) -> None:
+    events: list[str] = []
+    seqs: dict[str, int] = {}
+    committing_handler(durable_app, events, seqs)
+    answered: dict[str, tuple[int, int]] = {}  # key -> (status, highest synced commit when answered)
+
+    async def one(key: str) -> None:
+        request = put_request(key)
+        scope = {"type": "http", "method": "POST", "path": "/", "raw_path": b"/", "query_string": b"",
+                 "headers": [(k.encode(), v.encode()) for k, v in request.headers.items()], "client": ("127.0.0.1", 1)}
+
+        async def receive() -> dict[str, Any]:  # the body is there already, as uvicorn hands it over
+            return {"type": "http.request", "body": request.body, "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                answered[key] = (message["status"], durable_app.stack.db._synced)
+
+        await durable_app(scope, receive, send)
+
+    async def run() -> None:
+        await asyncio.gather(*(one(f"k{i}") for i in range(16)))
+
+    asyncio.run(run())
+    assert sorted(answered) == sorted(seqs) and len(seqs) == 16
+    assert all(status == 200 and synced >= seqs[key] for key, (status, synced) in answered.items())
+    fsyncs = [e for e in events if e.startswith("fsync")]
+    assert 1 <= len(fsyncs) < 16, events  # the commits shared syncs
+    assert all(e.endswith("on onceflow-sync_0") for e in fsyncs), fsyncs
+    assert durable_app.stack.db.query_one("SELECT count(*) AS n FROM w")["n"] == 16
