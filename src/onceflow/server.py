@@ -80,8 +80,11 @@ class Server:
             self.settings = replace(self.settings, port=port)
         stack = build_stack(self.settings)
         app = build_app(stack)
+        # No proxy headers: onceflow is called directly, and a client must not choose its own source
+        # IP (aws:SourceIp) with X-Forwarded-For; skipping the middleware also saves ~0.03 ms a call.
         config = uvicorn.Config(app, log_level="warning", lifespan="on", http="httptools", loop="asyncio",
-                                access_log=False, timeout_graceful_shutdown=30)
+                                access_log=False, timeout_graceful_shutdown=30, proxy_headers=False,
+                                server_header=False)
         server = uvicorn.Server(config)
         # uvicorn re-raises the signal it caught once it has drained; make that a no-op so the
         # cleanup below always runs (the default SIGTERM action would kill us mid-way).
