@@ -1,23 +1,25 @@
 """DynamoDB benchmark: onceflow side by side with the boto3 floor (a null HTTP server answering
-fixed bytes) and moto's server, in the same run, with 1 and 4 boto3 client threads.
+fixed bytes) and moto's server, in the same run, with 1 and 4 boto3 clients (one process each).
 
-    python bench/bench_ddb.py [--ops 2000] [--threads 1,4] [--sizes 1000,100000,1000000]
+    python bench/bench_ddb.py [--ops 2000] [--clients 1,4] [--sizes 1000,100000,1000000]
 
 Operations: PutItem, GetItem, a conditional PutItem that fails, UpdateItem ADD, Query of 100 items.
 `--sizes` also measures GetItem latency on onceflow as the table grows (the slope per decade).
-Each server runs in its own process so that the clients' GIL does not slow the server down.
+Each server and each client runs in its own process, so no GIL is shared between them.
+Durable writes are also compared with the floor plus one fsync of the data folder's disk (measured
+in the same run): no durable server can answer a write sooner.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +29,7 @@ import boto3
 import botocore.config
 from servers import spawn_moto, spawn_onceflow, wait_port
 
+COMMITTING = ("PutItem", "UpdateItem ADD")  # operations whose answer waits for a durable commit
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=16)
 TABLE = "bench"
 
@@ -125,39 +128,88 @@ def _fail(c: Any) -> None:
     raise AssertionError("the conditional put should have failed")
 
 
-def measure(url: str, op: str, threads: int, ops: int, budget: float) -> dict[str, float]:
-    """ops/s and latency percentiles of `ops` calls over `threads` clients (stops early after `budget` s)."""
-    clients = [client(url) for _ in range(threads)]
-    fns = [operations(c, t)[op] for t, c in enumerate(clients)]
-    for f in fns:  # warm the connection and botocore's caches
+class Clients:
+    """boto3 clients, each in a process of its own as separate programs would be (threads would share
+    one GIL with each other and cap every server at the client process's own speed)."""
+
+    def __init__(self, n: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.pipes = []
+        self.procs = []
+        for index in range(n):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_client_main, args=(index, child), daemon=True)
+            proc.start()
+            self.pipes.append(parent)
+            self.procs.append(proc)
+
+    def measure(self, url: str, op: str, n: int, ops: int, budget: float) -> dict[str, float]:
+        """ops/s and latency percentiles of `ops` calls spread over the first `n` clients."""
+        per = ops // n
+        for pipe in self.pipes[:n]:
+            pipe.send(("warm", url, op, per, budget))
+        for pipe in self.pipes[:n]:
+            assert pipe.recv() == "ready"
+        for pipe in self.pipes[:n]:
+            pipe.send(("go",))
+        runs = [pipe.recv() for pipe in self.pipes[:n]]
+        wall = max(end for _, end, _ in runs) - min(start for start, _, _ in runs)
+        lat = sorted(x for _, _, xs in runs for x in xs)
+        return {"ops_s": len(lat) / wall, "p50_ms": 1000 * lat[len(lat) // 2],
+                "p99_ms": 1000 * lat[int(len(lat) * 0.99)]}
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            pipe.send(("stop",))
+        for proc in self.procs:
+            proc.join(5)
+
+
+def _client_main(index: int, pipe: Any) -> None:
+    """One client process: warm up on a target (connection, botocore caches), then run on "go"."""
+    clients: dict[str, Any] = {}
+    while True:
+        cmd = pipe.recv()
+        if cmd[0] == "stop":
+            return
+        _, url, op, per, budget = cmd
+        if url not in clients:
+            clients[url] = client(url)
+        f = operations(clients[url], index)[op]
         for i in range(20):
             f(10_000_000 + i)
-    per = ops // threads
-    lat: list[list[float]] = [[] for _ in range(threads)]
-    barrier = threading.Barrier(threads + 1)
-
-    def run(t: int) -> None:
-        f, out = fns[t], lat[t]
-        barrier.wait()
-        deadline = time.perf_counter() + budget
+        pipe.send("ready")
+        pipe.recv()  # "go"
+        lat: list[float] = []
+        start = time.perf_counter()  # CLOCK_MONOTONIC: comparable across processes
+        deadline = start + budget
         for i in range(per):
             t0 = time.perf_counter()
             f(i)
-            out.append(time.perf_counter() - t0)
+            lat.append(time.perf_counter() - t0)
             if t0 > deadline:
                 break
+        pipe.send((start, time.perf_counter(), lat))
 
-    ts = [threading.Thread(target=run, args=(t,)) for t in range(threads)]
-    for t in ts:
-        t.start()
-    barrier.wait()
-    t0 = time.perf_counter()
-    for t in ts:
-        t.join()
-    wall = time.perf_counter() - t0
-    all_lat = sorted(x for xs in lat for x in xs)
-    return {"ops_s": len(all_lat) / wall, "p50_ms": 1000 * all_lat[len(all_lat) // 2],
-            "p99_ms": 1000 * all_lat[int(len(all_lat) * 0.99)]}
+
+def disk_sync_ms(folder: str, n: int = 300) -> float:
+    """Median time to overwrite 4 KB of a file in `folder` and fsync it: what the disk charges every
+    acknowledged write, before any server code runs."""
+    path = Path(folder) / "fsync-probe"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    try:
+        os.pwrite(fd, b"\0" * (1 << 20), 0)
+        os.fsync(fd)
+        lat = []
+        for i in range(n):
+            t0 = time.perf_counter()
+            os.pwrite(fd, b"x" * 4096, (i % 256) * 4096)
+            os.fsync(fd)
+            lat.append(time.perf_counter() - t0)
+    finally:
+        os.close(fd)
+        path.unlink()
+    return 1000 * statistics.median(lat)
 
 
 def size_slope(sizes: list[int]) -> list[tuple[int, float]]:
@@ -280,14 +332,16 @@ def in_process(ops: int) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", type=int, default=2000, help="calls per cell (0: only the table-size run)")
-    ap.add_argument("--threads", default="1,4")
+    ap.add_argument("--clients", default="1,4", help="numbers of concurrent client processes")
     ap.add_argument("--budget", type=float, default=30.0, help="seconds per cell at most (slow targets stop early)")
     ap.add_argument("--sizes", default="1000,100000")
     ap.add_argument("--json", help="write the figures to this file too")
     ap.add_argument("--in-memory", action="store_true", help="serve onceflow without a data folder (no fsync)")
     args = ap.parse_args()
-    threads = [int(x) for x in args.threads.split(",")]
+    counts = [int(x) for x in args.clients.split(",")]
     data = tempfile.mkdtemp(prefix="onceflow-bench-")
+    sync_ms = 0.0 if args.in_memory else disk_sync_ms(data)
+    clients = Clients(max(counts))
     once_proc, once_url = spawn_onceflow(None if args.in_memory else data)
     null_proc, null_url = spawn(NULL_SERVER)
     moto_proc, moto_url = spawn_moto()
@@ -299,18 +353,22 @@ def main() -> None:
         setup(moto_url, True)
         ops = list(operations(client(once_url), 0))
         where = "in memory" if args.in_memory else f"data dir {data} (durable, group commit)"
-        print(f"onceflow {where}; "
-              f"{args.ops} calls per cell; cpu={os.cpu_count()}")
-        head = f"{'operation':<27}{'thr':>4}" + "".join(f"{t + ' ops/s':>17}{'p50/p99 ms':>16}" for t in targets)
-        print(head + f"{'x floor':>9}{'x moto':>8}")
+        print(f"onceflow {where}; {args.ops} calls per cell; cpu={os.cpu_count()}; "
+              f"fsync of 4 KB in the data folder: {sync_ms:.3f} ms p50")
+        results["disk_sync_ms"] = sync_ms
+        head = f"{'operation':<27}{'cli':>4}" + "".join(f"{t + ' ops/s':>17}{'p50/p99 ms':>16}" for t in targets)
+        print(head + f"{'x floor':>9}{'x fl+sync':>10}{'x moto':>8}")
         for op in ops if args.ops else []:
-            for n in threads:
-                row = {t: measure(url, op, n, args.ops, args.budget) for t, url in targets.items()}
+            for n in counts:
+                row = {t: clients.measure(url, op, n, args.ops, args.budget) for t, url in targets.items()}
                 results[f"{op} x{n}"] = row
                 cells = "".join(f"{r['ops_s']:>17.0f}{r['p50_ms']:>8.2f}/{r['p99_ms']:<7.2f}" for r in row.values())
-                vs_floor = row["onceflow"]["p50_ms"] / row["null floor"]["p50_ms"]
+                floor = row["null floor"]["p50_ms"]
+                vs_floor = row["onceflow"]["p50_ms"] / floor
+                # A durable write can't be answered before the disk has synced it: the floor plus one fsync.
+                vs_synced = row["onceflow"]["p50_ms"] / (floor + (sync_ms if op in COMMITTING else 0.0))
                 vs_moto = row["onceflow"]["ops_s"] / row["moto"]["ops_s"]
-                print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_moto:>7.1f}x", flush=True)
+                print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_synced:>9.2f}x{vs_moto:>7.1f}x", flush=True)
         if args.ops:
             own = in_process(min(args.ops, 1000))
             results["in_process_ms"] = own
@@ -327,6 +385,7 @@ def main() -> None:
                 per_decade = (slope[-1][1] - slope[0][1]) / math.log10(slope[-1][0] / slope[0][0])
                 print(f"slope: {per_decade * 1000:+.1f} us per 10x items")
     finally:
+        clients.close()
         for p in (once_proc, null_proc, moto_proc):
             p.kill()
             p.wait()
