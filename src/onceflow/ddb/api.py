@@ -90,9 +90,10 @@ class DynamoDBApi:
         return self.svc.put_item(ctx.account, ctx.region, p)
 
     # Inline (on the event loop): a point read through a WAL reader connection never waits for a writer.
+    # Reads answered over the wire pass stored items through as raw JSON (onceflow.raw_json).
     @operation("GetItem", inline=True)
     def get_item(self, ctx: RequestContext, p: Params) -> Result:
-        return self.svc.get_item(ctx.account, ctx.region, p)
+        return self.svc.get_item(ctx.account, ctx.region, p, raw=not ctx.internal)
 
     @operation("UpdateItem", commits=True)
     def update_item(self, ctx: RequestContext, p: Params) -> Result:
@@ -104,11 +105,11 @@ class DynamoDBApi:
 
     @operation("Query")
     def query(self, ctx: RequestContext, p: Params) -> Result:
-        return self.reads.query(ctx.account, ctx.region, p)
+        return self.reads.query(ctx.account, ctx.region, p, raw=not ctx.internal)
 
     @operation("Scan")
     def scan(self, ctx: RequestContext, p: Params) -> Result:
-        return self.reads.scan(ctx.account, ctx.region, p)
+        return self.reads.scan(ctx.account, ctx.region, p, raw=not ctx.internal)
 
     @operation("BatchGetItem")
     def batch_get_item(self, ctx: RequestContext, p: Params) -> Result:

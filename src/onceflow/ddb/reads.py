@@ -17,6 +17,7 @@ from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB, projection_paths, read_units, with_capacity
 from onceflow.ddb.values import Item, loads, type_of
 from onceflow.errors import validation_error
+from onceflow.raw_json import RawJson, RawJsonList
 
 PAGE_BYTES = 1024 * 1024
 BATCH = 500
@@ -173,7 +174,7 @@ class Reader:
             raise validation_error("The provided starting key is invalid: The provided key element does not "
                                    "match the schema") from None
 
-    def query(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+    def query(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
         prep = prepare(p, ("KeyConditionExpression", "FilterExpression", "ProjectionExpression"))
         t = self.svc.table(account, region, p["TableName"])
         if prep.get("KeyConditionExpression") is None:
@@ -195,9 +196,9 @@ class Reader:
             rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n)
             return [((hk, r[0], r[1], r[2]), r[3], r[4]) for r in rows2], len(rows2) == n
 
-        return self._page(t, index, p, prep, select, paths, start, fetch)
+        return self._page(t, index, p, prep, select, paths, start, fetch, raw)
 
-    def scan(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+    def scan(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
         prep = prepare(p, ("FilterExpression", "ProjectionExpression"))
         seg, total = p.get("Segment"), p.get("TotalSegments")
         if (seg is None) != (total is None):
@@ -229,12 +230,15 @@ class Reader:
                     return mine, len(rows) == n
                 after = rows[-1][0]
 
-        return self._page(t, index, p, prep, select, paths, start, fetch)
+        return self._page(t, index, p, prep, select, paths, start, fetch, raw)
 
     def _page(self, t: Table, index: str | None, p: dict[str, Any], prep: Any, select: str,
-              paths: list[Any] | None, start: Any, fetch: Any) -> dict[str, Any]:
+              paths: list[Any] | None, start: Any, fetch: Any, raw: bool) -> dict[str, Any]:
         limit = p.get("Limit")
         flt = prep.get("FilterExpression")
+        # Whole items of the table itself, unfiltered: pass the stored wire JSON through undecoded.
+        if raw and flt is None and paths is None and index is None:
+            return self._raw_page(t, p, select, start, fetch)
         out: list[Item] = []
         scanned = size = 0
         last: Item | None = None
@@ -261,6 +265,34 @@ class Reader:
             result["Items"] = out
         result["Count"] = len(out)
         result["ScannedCount"] = scanned
+        if last is not None:
+            result["LastEvaluatedKey"] = last
+        return with_capacity(result, t, p, lambda: read_units(size, p))
+
+    def _raw_page(self, t: Table, p: dict[str, Any], select: str, start: Any, fetch: Any) -> dict[str, Any]:
+        """_page for whole, unfiltered items of the table: the same page, items left as stored text."""
+        limit = p.get("Limit")
+        out = RawJsonList()
+        size = 0
+        last: Item | None = None
+        after = start
+        while True:
+            want = BATCH if limit is None else min(BATCH, limit - len(out))
+            rows, more = fetch(after, want)
+            for pos, text, stored_size in rows:
+                out.append(RawJson(text))
+                size += stored_size
+                after = pos
+                if (limit is not None and len(out) >= limit) or size >= PAGE_BYTES:
+                    last = it.key_of(t, loads(text))
+                    break
+            if last is not None or not more:
+                break
+        result: dict[str, Any] = {}
+        if select != "COUNT":
+            result["Items"] = out
+        result["Count"] = len(out)
+        result["ScannedCount"] = len(out)
         if last is not None:
             result["LastEvaluatedKey"] = last
         return with_capacity(result, t, p, lambda: read_units(size, p))

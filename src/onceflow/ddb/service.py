@@ -20,6 +20,7 @@ from onceflow.ddb.schema import Table, new_table, parse_index
 from onceflow.ddb.store import Store
 from onceflow.ddb.values import Item, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
+from onceflow.raw_json import RawJson
 from onceflow.store.db import Database
 
 COND = ("ConditionExpression",)
@@ -271,15 +272,18 @@ class DynamoDB:
         out = {"Attributes": old} if rv == "ALL_OLD" and old else {}
         return with_capacity(out, t, p, lambda: write_units(old, item))
 
-    def get_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+    def get_item(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
+        """raw: the whole item may come back as its stored wire JSON (a RawJson), undecoded."""
         prep = prepare(p, ("ProjectionExpression",))
         t = self.table(account, region, p["TableName"])
         hk, rk, _ = it.key_bytes(t, p["Key"])
         text = self.store.read(t.id, hk, rk)
         if text is None:
             return with_capacity({}, t, p, lambda: read_units(0, p))
-        item = loads(text)
         paths = projection_paths(prep, p)
+        if raw and paths is None:
+            return with_capacity({"Item": RawJson(text)}, t, p, lambda: read_units(item_size(loads(text)), p))
+        item = loads(text)
         out = {"Item": project(item, paths) if paths is not None else item}
         return with_capacity(out, t, p, lambda: read_units(item_size(item), p))
 

@@ -8,6 +8,7 @@ from typing import Any
 from botocore.model import OperationModel
 
 from onceflow.errors import ServiceError
+from onceflow.raw_json import RawJson, RawJsonList
 from onceflow.wire.request import Request, Response
 from onceflow.wire.shapes import SerializationError, from_json, json_default
 from onceflow.wire.specs import ServiceSpec
@@ -45,8 +46,24 @@ def content_type(spec: ServiceSpec) -> str:
 
 
 def render(spec: ServiceSpec, result: dict[str, Any] | None, request_id: str) -> Response:
-    body = json.dumps(result, default=json_default, separators=(",", ":")).encode() if result else b"{}"
+    body = _encode(result).encode() if result else b"{}"
     return Response(200, body, [("x-amzn-RequestId", request_id)], spec.json_content_type)
+
+
+def _encode(result: dict[str, Any]) -> str:
+    """The result as JSON; top-level RawJson members are spliced in as the text they already are."""
+    if not any(v.__class__ is RawJson or v.__class__ is RawJsonList for v in result.values()):
+        return json.dumps(result, default=json_default, separators=(",", ":"))
+    members = []
+    for key, value in result.items():
+        if value.__class__ is RawJson:
+            text = value
+        elif value.__class__ is RawJsonList:
+            text = "[" + ",".join(value) + "]"
+        else:
+            text = json.dumps(value, default=json_default, separators=(",", ":"))
+        members.append(f"{json.dumps(key)}:{text}")
+    return "{" + ",".join(members) + "}"
 
 
 def message_key(spec: ServiceSpec, code: str) -> str:

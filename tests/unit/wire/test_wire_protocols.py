@@ -59,6 +59,22 @@ def test_json_output_timestamps_are_epoch_seconds_with_milliseconds() -> None:
     assert botocore_parse("stepfunctions", op, response)["startDate"] == start
 
 
+def test_raw_json_members_are_spliced_and_parse_as_their_decoded_form() -> None:
+    from onceflow.raw_json import RawJson, RawJsonList
+
+    items = [{"pk": {"S": "é"}, "n": {"N": "1.5"}, "b": {"B": "AAE="}}, {"pk": {"S": "x"}, "l": {"L": []}}]
+    texts = [json.dumps(i, ensure_ascii=False, separators=(",", ":")) for i in items]
+    op = _op("dynamodb", "Query")
+    raw = render("dynamodb", op, {"Items": RawJsonList(RawJson(t) for t in texts), "Count": 2,
+                                  "LastEvaluatedKey": {"pk": {"S": "x"}}})
+    plain = render("dynamodb", op, {"Items": items, "Count": 2, "LastEvaluatedKey": {"pk": {"S": "x"}}})
+    assert json.loads(raw.body) == json.loads(plain.body)
+    assert botocore_parse("dynamodb", op, raw) == botocore_parse("dynamodb", op, plain)
+    assert botocore_parse("dynamodb", op, raw)["Items"][0]["b"] == {"B": b"\x00\x01"}
+    one = render("dynamodb", _op("dynamodb", "GetItem"), {"Item": RawJson(texts[0])})
+    assert json.loads(one.body) == {"Item": items[0]}
+
+
 def test_json_error_carries_namespaced_type_and_modeled_item() -> None:
     op = _op("dynamodb", "PutItem")
     err = ServiceError("ConditionalCheckFailedException", "The conditional request failed",
