@@ -172,7 +172,7 @@ class AwsApp:
                                             call.ctx.request_id)
                 except ServiceError as err:
                     response = self._error(call.found.spec, err, call.ctx.request_id)
-        return Durable(pending.seq, response) if pending.seq else response
+        return Durable(pending.seq, response) if pending.seq and not db.in_memory else response
 
     def _internal_failure(self, found: Route, request_id: str) -> Response:
         log.exception("internal failure in %s.%s", found.spec.name, found.operation_name)
