@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from onceflow.ddb import items as it
+from onceflow.ddb.capacity import WriteCost, collection_metrics, wants_metrics
 from onceflow.ddb.errors import idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
@@ -65,20 +66,34 @@ class Batches:
                     hk, rk = it.item_key_bytes(t, item)
                     it.check_size(item_size(item))
                     it.index_rows(t, item)
+                    key = item
                 else:
-                    hk, rk, _ = it.key_bytes(t, w["DeleteRequest"]["Key"])
+                    hk, rk, key = it.key_bytes(t, w["DeleteRequest"]["Key"])
                     item = None
                 if (hk, rk) in seen:
                     raise validation_error(DUPLICATES)
                 seen.add((hk, rk))
-                ops.append((t, hk, rk, item))
+                ops.append((t, hk, rk, item, key))
+        mode = p.get("ReturnConsumedCapacity") or "NONE"
+        costs: dict[str, WriteCost] = {}
+        metrics: dict[str, list[Any]] = {}
         with self.svc.db.transaction() as conn:
-            for t, hk, rk, item in ops:
+            for t, hk, rk, item, _ in ops:
                 text = self.store.get(conn, t.id, hk, rk)
                 old = loads(text) if text is not None else None
                 if item is not None or old is not None:
                     self.svc.write(conn, t, hk, rk, old, item)
-        return {"UnprocessedItems": {}}
+                if mode != "NONE":
+                    costs.setdefault(t.name, WriteCost(t)).add(old, item)
+            for t, hk, _, _, key in ops:
+                if wants_metrics(t, p):
+                    metrics.setdefault(t.name, []).append(collection_metrics(conn, self.store, t, hk, key))
+        out: dict[str, Any] = {"UnprocessedItems": {}}
+        if mode != "NONE":
+            out["ConsumedCapacity"] = [cost.consumed(mode) for cost in costs.values()]
+        if metrics:
+            out["ItemCollectionMetrics"] = metrics
+        return out
 
     # ---------------------------------------------------------------- transactions
     def transact_get(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:

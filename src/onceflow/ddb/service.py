@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.ddb import items as it
+from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
 from onceflow.ddb.errors import conditional_failed, ddb_error, in_use, invalid, not_found, table_not_found
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
@@ -269,8 +270,11 @@ class DynamoDB:
             old = loads(text) if text is not None else None
             self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
             self.write(conn, t, hk, rk, old, item, rows)
+            metrics = collection_metrics(conn, self.store, t, hk, item) if wants_metrics(t, p) else None
         out = {"Attributes": old} if rv == "ALL_OLD" and old else {}
-        return with_capacity(out, t, p, lambda: write_units(old, item))
+        if metrics:
+            out["ItemCollectionMetrics"] = metrics
+        return with_write_capacity(out, t, p, old, item)
 
     def get_item(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
         """raw: the whole item may come back as its stored wire JSON (a RawJson), undecoded."""
@@ -293,15 +297,18 @@ class DynamoDB:
             raise validation_error("ReturnValues can only be ALL_OLD or NONE")
         prep = prepare(p, COND)
         t = self.table(account, region, p["TableName"])
-        hk, rk, _ = it.key_bytes(t, p["Key"])
+        hk, rk, key = it.key_bytes(t, p["Key"])
         with self.db.transaction() as conn:
             text = self.store.get(conn, t.id, hk, rk)
             old = loads(text) if text is not None else None
             self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
             if old is not None:
                 self.write(conn, t, hk, rk, old, None)
+            metrics = collection_metrics(conn, self.store, t, hk, key) if wants_metrics(t, p) else None
         out = {"Attributes": old} if rv == "ALL_OLD" and old else {}
-        return with_capacity(out, t, p, lambda: write_units(old, None))
+        if metrics:
+            out["ItemCollectionMetrics"] = metrics
+        return with_write_capacity(out, t, p, old, None)
 
     def update_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
@@ -320,13 +327,11 @@ class DynamoDB:
             new = apply_update(upd, old or key, prep.values) if upd is not None else dict(old or key)
             it.check_size(item_size(new), update=True)
             self.write(conn, t, hk, rk, old, new)
-        return with_capacity(_update_result(rv, old, new, upd), t, p, lambda: write_units(old, new))
-
-
-def write_units(old: Item | None, new: Item | None) -> float:
-    """Write capacity: 1 unit per KB of the larger of the old and new item, at least 1."""
-    size = max(item_size(old) if old else 0, item_size(new) if new else 0)
-    return float(max(1, math.ceil(size / 1024)))
+            metrics = collection_metrics(conn, self.store, t, hk, key) if wants_metrics(t, p) else None
+        out = _update_result(rv, old, new, upd)
+        if metrics:
+            out["ItemCollectionMetrics"] = metrics
+        return with_write_capacity(out, t, p, old, new)
 
 
 def read_units(size: int, p: dict[str, Any]) -> float:

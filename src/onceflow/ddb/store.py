@@ -102,6 +102,13 @@ class Store:
         return row[0] if row else None
 
     @staticmethod
+    def collection_size(conn: sqlite3.Connection, table_id: int, hk: bytes) -> int:
+        """Bytes of the items sharing one partition key (an item collection)."""
+        row = conn.execute("SELECT COALESCE(SUM(size), 0) FROM ddb_items WHERE table_id=? AND hk=?",
+                           (table_id, hk)).fetchone()
+        return int(row[0])
+
+    @staticmethod
     def put(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes, item_json: str, size: int,
             expires: float | None) -> None:
         conn.execute("INSERT OR REPLACE INTO ddb_items (table_id, hk, rk, item, size, expires) "

@@ -1,0 +1,107 @@
+"""What a write reports of its cost: ConsumedCapacity with the table's and each index's write units,
+and ItemCollectionMetrics for tables with local secondary indexes.
+
+An index is charged only for what changes in it: nothing when the item is in neither version or its
+projection is unchanged, one write to insert, update or remove its entry, two when its index key
+moves (a delete plus an insert). Only the arms a write touched are reported.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from typing import Any
+
+from onceflow.ddb import items as it
+from onceflow.ddb.schema import Table
+from onceflow.ddb.store import Store
+from onceflow.ddb.values import Item, item_size
+
+ARMS = (("GSI", "GlobalSecondaryIndexes"), ("LSI", "LocalSecondaryIndexes"))
+GB = float(1 << 30)
+
+
+def kb_units(size: int) -> int:
+    """Write units for `size` bytes: one per KB, at least one."""
+    return max(1, math.ceil(size / 1024))
+
+
+def write_units(old: Item | None, new: Item | None) -> float:
+    """The table's write units: 1 per KB of the larger of the old and new item, at least 1."""
+    return float(kb_units(max(item_size(old) if old else 0, item_size(new) if new else 0)))
+
+
+def index_units(t: Table, old: Item | None, new: Item | None) -> dict[str, int]:
+    """Write units each index is charged for replacing `old` with `new` (None: absent)."""
+    if not t.indexes:
+        return {}
+    before = {name: key for name, *key in it.index_rows(t, old)} if old else {}
+    after = {name: key for name, *key in it.index_rows(t, new)} if new else {}
+    out = {}
+    for name in t.indexes:
+        was, now = before.get(name), after.get(name)
+        if was is None and now is None:
+            continue
+        if was is None or now is None:
+            out[name] = kb_units(item_size(it.project_index(t, name, new if was is None else old)))  # type: ignore[arg-type]
+            continue
+        old_view, new_view = it.project_index(t, name, old), it.project_index(t, name, new)  # type: ignore[arg-type]
+        if was != now:
+            out[name] = kb_units(item_size(old_view)) + kb_units(item_size(new_view))
+        elif old_view != new_view:
+            out[name] = kb_units(item_size(new_view))
+    return out
+
+
+class WriteCost:
+    """Write units of one table summed over the writes of a request."""
+
+    def __init__(self, t: Table) -> None:
+        self.t = t
+        self.table = 0.0
+        self.indexes: dict[str, int] = {}
+
+    def add(self, old: Item | None, new: Item | None) -> None:
+        self.table += write_units(old, new)
+        for name, units in index_units(self.t, old, new).items():
+            self.indexes[name] = self.indexes.get(name, 0) + units
+
+    def consumed(self, mode: str) -> dict[str, Any]:
+        """The ConsumedCapacity entry for ReturnConsumedCapacity `mode` (TOTAL or INDEXES)."""
+        total = self.table + sum(self.indexes.values())
+        cc: dict[str, Any] = {"TableName": self.t.name, "CapacityUnits": total}
+        if mode == "INDEXES":
+            cc["Table"] = {"CapacityUnits": self.table}
+            for kind, member in ARMS:
+                arm = {n: {"CapacityUnits": float(u)} for n, u in self.indexes.items()
+                       if self.t.indexes[n].kind == kind}
+                if arm:
+                    cc[member] = arm
+        return cc
+
+
+def with_write_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], old: Item | None,
+                        new: Item | None) -> dict[str, Any]:
+    """Add ConsumedCapacity for one item's write when the caller asked for it."""
+    mode = p.get("ReturnConsumedCapacity") or "NONE"
+    if mode != "NONE":
+        cost = WriteCost(t)
+        cost.add(old, new)
+        out["ConsumedCapacity"] = cost.consumed(mode)
+    return out
+
+
+def has_lsi(t: Table) -> bool:
+    return any(ix.kind == "LSI" for ix in t.indexes.values())
+
+
+def collection_metrics(conn: sqlite3.Connection, store: Store, t: Table, hk: bytes, key: Item) -> dict[str, Any]:
+    """ItemCollectionMetrics of the partition `hk` (its items' sizes, as the write left them).
+    DynamoDB gives the size as a range of whole gigabytes around its estimate."""
+    low = math.floor(store.collection_size(conn, t.id, hk) / GB)
+    return {"ItemCollectionKey": {t.hash[0]: key[t.hash[0]]}, "SizeEstimateRangeGB": [float(low), float(low + 1)]}
+
+
+def wants_metrics(t: Table, p: dict[str, Any]) -> bool:
+    """Item collection metrics are returned only when asked for, and only for tables with an LSI."""
+    return p.get("ReturnItemCollectionMetrics") == "SIZE" and has_lsi(t)

@@ -1,0 +1,128 @@
+"""What writes report of their cost: ConsumedCapacity per table and per index (an index is charged
+only for what changes in it), and ItemCollectionMetrics on tables with a local secondary index."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def ddb(aws: Any) -> Any:
+    return aws("dynamodb")
+
+
+@pytest.fixture
+def orders(ddb: Any) -> str:
+    """customer + order keys; a GSI on status projecting only `total`; an LSI on placed, projecting all."""
+    name = f"cap-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"}
+                              for a in ("customer", "order", "status", "placed")],
+        KeySchema=[{"AttributeName": "customer", "KeyType": "HASH"}, {"AttributeName": "order", "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by-status",
+                                 "KeySchema": [{"AttributeName": "status", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["total"]}}],
+        LocalSecondaryIndexes=[{"IndexName": "by-placed",
+                                "KeySchema": [{"AttributeName": "customer", "KeyType": "HASH"},
+                                              {"AttributeName": "placed", "KeyType": "RANGE"}],
+                                "Projection": {"ProjectionType": "ALL"}}])
+    return name
+
+
+def arms(cc: dict[str, Any]) -> tuple[float, float, float | None, float | None]:
+    """(total, table, by-status GSI, by-placed LSI) units of an INDEXES ConsumedCapacity."""
+    gsi = cc.get("GlobalSecondaryIndexes", {}).get("by-status", {}).get("CapacityUnits")
+    lsi = cc.get("LocalSecondaryIndexes", {}).get("by-placed", {}).get("CapacityUnits")
+    return cc["CapacityUnits"], cc["Table"]["CapacityUnits"], gsi, lsi
+
+
+def order(customer: str, **attrs: str) -> dict[str, Any]:
+    return {"customer": {"S": customer}, "order": {"S": "o1"}, **{k: {"S": v} for k, v in attrs.items()}}
+
+
+def test_put_charges_each_index_the_item_enters(ddb: Any, orders: str) -> None:
+    c = uuid.uuid4().hex
+    put = ddb.put_item(TableName=orders, Item=order(c, status="new", placed="d1", total="9"),
+                       ReturnConsumedCapacity="INDEXES")
+    assert arms(put["ConsumedCapacity"]) == (3.0, 1.0, 1.0, 1.0)
+    assert put["ConsumedCapacity"]["TableName"] == orders
+    assert "WriteCapacityUnits" not in put["ConsumedCapacity"]
+    # the same item again: neither index changes, only the table is written
+    again = ddb.put_item(TableName=orders, Item=order(c, status="new", placed="d1", total="9"),
+                         ReturnConsumedCapacity="INDEXES")
+    assert again["ConsumedCapacity"] == {"TableName": orders, "CapacityUnits": 1.0, "Table": {"CapacityUnits": 1.0}}
+    # TOTAL folds the indexes in and names no arm
+    total = ddb.put_item(TableName=orders, Item=order(uuid.uuid4().hex, status="new"), ReturnConsumedCapacity="TOTAL")
+    assert total["ConsumedCapacity"] == {"TableName": orders, "CapacityUnits": 2.0}
+    sparse = ddb.put_item(TableName=orders, Item=order(uuid.uuid4().hex, note="x"), ReturnConsumedCapacity="INDEXES")
+    assert arms(sparse["ConsumedCapacity"]) == (1.0, 1.0, None, None)
+
+
+@pytest.mark.parametrize(("expression", "values", "expected"), [
+    ("SET note = :v", {":v": {"S": "n"}}, (2.0, 1.0, None, 1.0)),  # not projected in the GSI
+    ("SET #t = :v", {":v": {"S": "10"}}, (3.0, 1.0, 1.0, 1.0)),  # projected: one update of the entry
+    ("SET #s = :v", {":v": {"S": "paid"}}, (4.0, 1.0, 2.0, 1.0)),  # index key moves: delete + insert
+    ("REMOVE #s", None, (3.0, 1.0, 1.0, 1.0)),  # leaves the GSI: one delete
+    ("SET placed = :v", {":v": {"S": "d2"}}, (3.0, 1.0, None, 2.0)),
+])
+def test_update_charges_an_index_for_what_changes_in_it(ddb: Any, orders: str, expression: str,
+                                                       values: dict[str, Any] | None,
+                                                       expected: tuple[float, ...]) -> None:
+    c = uuid.uuid4().hex
+    ddb.put_item(TableName=orders, Item=order(c, status="new", placed="d1", total="9", note="a"))
+    extra = {"ExpressionAttributeValues": values} if values else {}
+    names = {k: v for k, v in (("#s", "status"), ("#t", "total")) if k in expression}
+    if names:
+        extra["ExpressionAttributeNames"] = names
+    got = ddb.update_item(TableName=orders, Key={"customer": {"S": c}, "order": {"S": "o1"}},
+                          UpdateExpression=expression, ReturnConsumedCapacity="INDEXES", **extra)
+    assert arms(got["ConsumedCapacity"]) == expected
+
+
+def test_delete_and_batch_write_charge_the_indexes_they_touch(ddb: Any, orders: str) -> None:
+    c = uuid.uuid4().hex
+    ddb.put_item(TableName=orders, Item=order(c, status="new", placed="d1"))
+    gone = ddb.delete_item(TableName=orders, Key={"customer": {"S": c}, "order": {"S": "o1"}},
+                           ReturnConsumedCapacity="INDEXES")
+    assert arms(gone["ConsumedCapacity"]) == (3.0, 1.0, 1.0, 1.0)
+    missing = ddb.delete_item(TableName=orders, Key={"customer": {"S": c}, "order": {"S": "o1"}},
+                              ReturnConsumedCapacity="INDEXES")
+    assert arms(missing["ConsumedCapacity"]) == (1.0, 1.0, None, None)
+    batch = ddb.batch_write_item(RequestItems={orders: [
+        {"PutRequest": {"Item": order(uuid.uuid4().hex, status="new")}},
+        {"PutRequest": {"Item": order(uuid.uuid4().hex)}},
+    ]}, ReturnConsumedCapacity="INDEXES")
+    assert [arms(cc) for cc in batch["ConsumedCapacity"]] == [(3.0, 2.0, 1.0, None)]
+    assert "ConsumedCapacity" not in ddb.batch_write_item(RequestItems={orders: [
+        {"PutRequest": {"Item": order(uuid.uuid4().hex)}}]})
+
+
+def test_item_collection_metrics_on_a_table_with_an_lsi(ddb: Any, orders: str) -> None:
+    c = uuid.uuid4().hex
+    key = {"customer": {"S": c}, "order": {"S": "o1"}}
+    expected = {"ItemCollectionKey": {"customer": {"S": c}}, "SizeEstimateRangeGB": [0.0, 1.0]}
+    put = ddb.put_item(TableName=orders, Item=order(c, placed="d1"), ReturnItemCollectionMetrics="SIZE")
+    assert put["ItemCollectionMetrics"] == expected
+    upd = ddb.update_item(TableName=orders, Key=key, UpdateExpression="SET note = :v",
+                          ExpressionAttributeValues={":v": {"S": "n"}}, ReturnItemCollectionMetrics="SIZE")
+    assert upd["ItemCollectionMetrics"] == expected
+    assert "ItemCollectionMetrics" not in ddb.put_item(TableName=orders, Item=order(c, placed="d1"),
+                                                       ReturnItemCollectionMetrics="NONE")
+    gone = ddb.delete_item(TableName=orders, Key=key, ReturnItemCollectionMetrics="SIZE")
+    assert gone["ItemCollectionMetrics"] == expected
+    batch = ddb.batch_write_item(RequestItems={orders: [{"PutRequest": {"Item": order(c, placed="d2")}}]},
+                                 ReturnItemCollectionMetrics="SIZE")
+    assert batch["ItemCollectionMetrics"] == {orders: [expected]}
+
+
+def test_no_item_collection_metrics_without_an_lsi(ddb: Any) -> None:
+    name = f"cap-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    put = ddb.put_item(TableName=name, Item={"id": {"S": "a"}}, ReturnItemCollectionMetrics="SIZE")
+    assert "ItemCollectionMetrics" not in put
