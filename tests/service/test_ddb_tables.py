@@ -181,3 +181,51 @@ def test_continuous_backups_and_limits(ddb: Any) -> None:
     r = error(ddb.describe_continuous_backups, TableName="nope-" + n)
     assert r["Error"]["Code"] == "TableNotFoundException"
     assert ddb.describe_limits()["TableMaxWriteCapacityUnits"] == 40000
+
+
+def test_table_name_rules(ddb: Any) -> None:
+    """DynamoDB checks a table name itself (3..255 of [a-zA-Z0-9_.-]); the model only bounds an ARN's length.
+    Wordings recorded by nubo-db/dynamodb-conformance against real DynamoDB."""
+    pattern = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
+    r = error(ddb.create_table, TableName="ab", BillingMode="PAY_PER_REQUEST", **KEYS)
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: "
+        "Member must have length greater than or equal to 3")}
+    assert r["ResponseMetadata"]["HTTPStatusCode"] == 400
+    r = error(ddb.put_item, TableName="bad table!@#", Item={"pk": {"S": "a"}})
+    assert r["Error"]["Message"] == (
+        f"1 validation error detected: Value 'bad table!@#' at 'tableName' failed to satisfy constraint: {pattern}")
+    long = "a" * 256
+    r = error(ddb.get_item, TableName=long, Key={"pk": {"S": "a"}})
+    assert r["Error"]["Message"] == (f"1 validation error detected: Value '{long}' at 'tableName' failed to satisfy "
+                                     "constraint: Member must have length less than or equal to 255")
+    r = error(ddb.delete_item, TableName="x!", Key={})
+    assert r["Error"]["Message"] == (
+        f"2 validation errors detected: Value 'x!' at 'tableName' failed to satisfy constraint: {pattern}; "
+        "Value 'x!' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3")
+    for call in (ddb.describe_table, ddb.delete_table):
+        assert error(call, TableName="invalid;name")["Error"]["Code"] == "ValidationException"
+    assert "ab" not in ddb.list_tables()["TableNames"]
+
+
+def test_create_table_configuration(ddb: Any) -> None:
+    """SSESpecification and OnDemandThroughput round-trip through DescribeTable; a disabled stream with a
+    view type is refused (AWS's wording, recorded by the dynoxide issue tracker from eu-west-2)."""
+    n = name()
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", SSESpecification={"Enabled": True},
+                     OnDemandThroughput={"MaxReadRequestUnits": 10, "MaxWriteRequestUnits": 5}, **KEYS)
+    t = ddb.describe_table(TableName=n)["Table"]
+    assert t["SSEDescription"]["Status"] == "ENABLED"
+    assert t["SSEDescription"]["SSEType"] == "KMS"
+    assert t["SSEDescription"]["KMSMasterKeyArn"].startswith("arn:aws:kms:us-east-1:000000000000:key/")
+    assert t["OnDemandThroughput"] == {"MaxReadRequestUnits": 10, "MaxWriteRequestUnits": 5}
+    plain = name()
+    ddb.create_table(TableName=plain, BillingMode="PAY_PER_REQUEST", **KEYS)
+    assert "SSEDescription" not in ddb.describe_table(TableName=plain)["Table"]
+    bad = name()
+    r = error(ddb.create_table, TableName=bad, BillingMode="PAY_PER_REQUEST",
+              StreamSpecification={"StreamEnabled": False, "StreamViewType": "NEW_IMAGE"}, **KEYS)
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "One or more parameter values were invalid: Table is being created with a stream disabled, "
+        "UpdateViewType should not be specified")}
+    assert bad not in ddb.list_tables()["TableNames"]

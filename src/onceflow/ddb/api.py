@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
 from onceflow.ddb.reads import Reader
+from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
 from onceflow.registry import operation
 
@@ -23,10 +24,12 @@ class DynamoDBApi:
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
     def create_table(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.create_table(ctx.account, ctx.region, p)
 
     @operation("DescribeTable")
     def describe_table(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.describe_table(ctx.account, ctx.region, p["TableName"])
 
     @operation("ListTables")
@@ -35,10 +38,12 @@ class DynamoDBApi:
 
     @operation("DeleteTable")
     def delete_table(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.delete_table(ctx.account, ctx.region, p["TableName"])
 
     @operation("UpdateTable")
     def update_table(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.update_table(ctx.account, ctx.region, p)
 
     @operation("TagResource")
@@ -58,10 +63,12 @@ class DynamoDBApi:
 
     @operation("DescribeTimeToLive")
     def describe_ttl(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.describe_ttl(ctx.account, ctx.region, p["TableName"])
 
     @operation("UpdateTimeToLive")
     def update_ttl(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.update_ttl(ctx.account, ctx.region, p["TableName"], p["TimeToLiveSpecification"])
 
     @operation("DescribeEndpoints")
@@ -70,10 +77,12 @@ class DynamoDBApi:
 
     @operation("DescribeContinuousBackups")
     def describe_continuous_backups(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.continuous_backups(ctx.account, ctx.region, p["TableName"])
 
     @operation("UpdateContinuousBackups")
     def update_continuous_backups(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.continuous_backups(ctx.account, ctx.region, p["TableName"],
                                            p["PointInTimeRecoverySpecification"])
 
@@ -87,28 +96,34 @@ class DynamoDBApi:
     # Single-item writes run on the event loop when the store's writers' lock is free (see registry).
     @operation("PutItem", commits=True)
     def put_item(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.put_item(ctx.account, ctx.region, p)
 
     # Inline (on the event loop): a point read through a WAL reader connection never waits for a writer.
     # Reads answered over the wire pass stored items through as raw JSON (onceflow.raw_json).
     @operation("GetItem", inline=True)
     def get_item(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.get_item(ctx.account, ctx.region, p, raw=not ctx.internal)
 
     @operation("UpdateItem", commits=True)
     def update_item(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.update_item(ctx.account, ctx.region, p)
 
     @operation("DeleteItem", commits=True)
     def delete_item(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.svc.delete_item(ctx.account, ctx.region, p)
 
     @operation("Query")
     def query(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.reads.query(ctx.account, ctx.region, p, raw=not ctx.internal)
 
     @operation("Scan")
     def scan(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
         return self.reads.scan(ctx.account, ctx.region, p, raw=not ctx.internal)
 
     @operation("BatchGetItem")

@@ -3,6 +3,7 @@ messages, the JSON we persist, and the TableDescription we return."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -12,6 +13,28 @@ from onceflow.ddb.errors import invalid
 from onceflow.errors import validation_error
 
 KeyDef = tuple[str, str]  # (attribute name, S|N|B)
+
+TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
+_TABLE_NAME = re.compile(TABLE_NAME_PATTERN)
+
+
+def check_table_name(name: str) -> None:
+    """DynamoDB's own rule for a table name given by name (an ARN is looked up as it is): 3 to 255 of
+    [a-zA-Z0-9_.-]. The model only bounds TableName's length (1..1024, an ARN fits), so an empty or
+    missing name is the wire's to report; what the model lets through is reported here in coral's words."""
+    if not name or name.startswith("arn:"):
+        return
+    found = []
+    if _TABLE_NAME.fullmatch(name) is None:
+        found.append(f"Member must satisfy regular expression pattern: {TABLE_NAME_PATTERN}")
+    if len(name) < 3:
+        found.append("Member must have length greater than or equal to 3")
+    elif len(name) > 255:
+        found.append("Member must have length less than or equal to 255")
+    if found:
+        noun = "error" if len(found) == 1 else "errors"
+        raise validation_error(f"{len(found)} validation {noun} detected: " + "; ".join(
+            f"Value '{name}' at 'tableName' failed to satisfy constraint: {c}" for c in found))
 
 
 @dataclass
@@ -49,6 +72,8 @@ class Table:
     billing_updated: float | None = None
     table_class: str = "STANDARD"
     pitr_days: int | None = None  # point-in-time recovery period when enabled (recorded, not acted on)
+    sse: dict[str, Any] | None = None  # SSEDescription when encrypted with a KMS key (AWS-owned key: None)
+    on_demand: dict[str, int] | None = None  # OnDemandThroughput (recorded, not enforced)
 
     @property
     def arn(self) -> str:
@@ -105,6 +130,10 @@ class Table:
         if self.stream and self.stream.get("StreamEnabled"):
             out["StreamSpecification"] = self.stream
         out["TableClassSummary"] = {"TableClass": self.table_class}
+        if self.sse:
+            out["SSEDescription"] = self.sse
+        if self.on_demand:
+            out["OnDemandThroughput"] = self.on_demand
         out["DeletionProtectionEnabled"] = self.deletion_protection
         if self.billing == "PAY_PER_REQUEST":
             # The warm throughput DynamoDB reports for a new on-demand table.
@@ -206,6 +235,9 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
                 raise invalid(f"Duplicate index name: {spec['IndexName']}")
             indexes[spec["IndexName"]] = parse_index(spec, kind, attrs, billing, h, r)
     check_attribute_definitions(attrs, [h, r] + [k for ix in indexes.values() for k in (ix.hash, ix.range)])
+    stream = p.get("StreamSpecification")
+    if stream and not stream.get("StreamEnabled") and stream.get("StreamViewType"):
+        raise invalid("Table is being created with a stream disabled, UpdateViewType should not be specified")
     return Table(
         id=0, account=account, region=region, name=p["TableName"],
         hash=(h[0], attrs[h[0]]), range=(r[0], attrs[r[0]]) if r else None, attributes=attrs,
@@ -215,7 +247,26 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
         deletion_protection=bool(p.get("DeletionProtectionEnabled", False)),
         stream=p.get("StreamSpecification"),
         table_class=p.get("TableClass") or "STANDARD",
+        sse=sse_description(account, region, p.get("SSESpecification")),
+        on_demand=on_demand_throughput(p.get("OnDemandThroughput")),
     )
+
+
+def sse_description(account: str, region: str, spec: dict[str, Any] | None) -> dict[str, Any] | None:
+    """SSEDescription for SSESpecification: encryption with a KMS key (the account's AWS-managed
+    aws/dynamodb key unless KMSMasterKeyId names one); disabled or absent means the AWS-owned key,
+    which DescribeTable does not describe."""
+    if not spec or not spec.get("Enabled"):
+        return None
+    key = spec.get("KMSMasterKeyId") or str(uuid.uuid5(uuid.NAMESPACE_URL, f"aws/dynamodb/{account}/{region}"))
+    arn = key if key.startswith("arn:") else f"arn:aws:kms:{region}:{account}:key/{key}"
+    return {"Status": "ENABLED", "SSEType": spec.get("SSEType") or "KMS", "KMSMasterKeyArn": arn}
+
+
+def on_demand_throughput(spec: dict[str, Any] | None) -> dict[str, int] | None:
+    if not spec:
+        return None
+    return {k: spec[k] for k in ("MaxReadRequestUnits", "MaxWriteRequestUnits") if k in spec} or None
 
 
 def _typed(ix: Index, attrs: dict[str, str]) -> Index:
