@@ -126,3 +126,28 @@ def test_no_item_collection_metrics_without_an_lsi(ddb: Any) -> None:
                      KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
     put = ddb.put_item(TableName=name, Item={"id": {"S": "a"}}, ReturnItemCollectionMetrics="SIZE")
     assert "ItemCollectionMetrics" not in put
+
+
+def test_transactions_charge_two_units_per_item_and_split_reads_from_writes(ddb: Any, orders: str) -> None:
+    c = uuid.uuid4().hex
+    key = {"customer": {"S": c}, "order": {"S": "o1"}}
+    wrote = ddb.transact_write_items(TransactItems=[
+        {"Put": {"TableName": orders, "Item": order(c, status="new")}},
+        {"Put": {"TableName": orders, "Item": {**order(c), "order": {"S": "o2"}}}},
+    ], ReturnConsumedCapacity="INDEXES")
+    assert wrote["ConsumedCapacity"] == [{
+        "TableName": orders, "CapacityUnits": 6.0,
+        "Table": {"CapacityUnits": 4.0, "WriteCapacityUnits": 4.0},
+        "GlobalSecondaryIndexes": {"by-status": {"CapacityUnits": 2.0}}}]
+    checked = ddb.transact_write_items(TransactItems=[
+        {"ConditionCheck": {"TableName": orders, "Key": key, "ConditionExpression": "attribute_exists(customer)"}},
+        {"Delete": {"TableName": orders, "Key": {**key, "order": {"S": "o2"}}}},
+    ], ReturnConsumedCapacity="TOTAL")
+    assert checked["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0}]
+    got = ddb.transact_get_items(TransactItems=[
+        {"Get": {"TableName": orders, "Key": key}},
+        {"Get": {"TableName": orders, "Key": {**key, "order": {"S": "missing"}}}},
+    ], ReturnConsumedCapacity="INDEXES")
+    assert got["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0,
+                                        "Table": {"CapacityUnits": 4.0, "ReadCapacityUnits": 4.0}}]
+    assert "ConsumedCapacity" not in ddb.transact_get_items(TransactItems=[{"Get": {"TableName": orders, "Key": key}}])

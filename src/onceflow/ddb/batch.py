@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from onceflow.ddb import items as it
-from onceflow.ddb.capacity import WriteCost, collection_metrics, wants_metrics
+from onceflow.ddb.capacity import TransactCost, WriteCost, collection_metrics, wants_metrics
 from onceflow.ddb.errors import idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
@@ -108,14 +108,13 @@ class Batches:
         if len(set(targets)) != len(targets):
             raise validation_error("Transaction request cannot include multiple operations on one item")
         out = []
+        costs: dict[str, TransactCost] = {}
         for t, hk, rk, paths in plans:
             text = self.store.read(t.id, hk, rk)
-            if text is None:
-                out.append({})
-            else:
-                item = loads(text)
-                out.append({"Item": project(item, paths) if paths is not None else item})
-        return {"Responses": out}
+            item = loads(text) if text is not None else None
+            costs.setdefault(t.name, TransactCost(t)).add_read(item)
+            out.append({} if item is None else {"Item": project(item, paths) if paths is not None else item})
+        return _with_costs({"Responses": out}, p, costs)
 
     def _plan(self, account: str, region: str, ti: dict[str, Any]) -> dict[str, Any]:
         kinds = [k for k in ("ConditionCheck", "Put", "Delete", "Update") if k in ti]
@@ -171,11 +170,17 @@ class Batches:
                 failed = failed or reasons[-1]["Code"] != "None"
             if failed:
                 raise transaction_canceled(reasons)
+            costs: dict[str, TransactCost] = {}
             for pl, old in zip(plans, olds, strict=True):
                 self._apply(conn, pl, old)
+                cost = costs.setdefault(pl["t"].name, TransactCost(pl["t"]))
+                if pl["kind"] == "ConditionCheck":
+                    cost.add_read(old)
+                else:
+                    cost.add_write(old, {"Put": pl.get("item"), "Update": pl.get("new")}.get(pl["kind"]))
             if token:
                 self.store.save_token(conn, account, region, token, digest, self.svc.clock())
-        return {}
+        return _with_costs({}, p, costs)
 
     def _reason(self, pl: dict[str, Any], old: Any) -> dict[str, Any]:
         prep = pl["prep"]
@@ -205,6 +210,13 @@ class Batches:
                 self.svc.write(conn, t, hk, rk, old, None)
         elif pl["kind"] == "Update":
             self.svc.write(conn, t, hk, rk, old, pl["new"])
+
+
+def _with_costs(out: dict[str, Any], p: dict[str, Any], costs: dict[str, TransactCost]) -> dict[str, Any]:
+    mode = p.get("ReturnConsumedCapacity") or "NONE"
+    if mode != "NONE":
+        out["ConsumedCapacity"] = [cost.consumed(mode) for cost in costs.values()]
+    return out
 
 
 def _digest(p: dict[str, Any]) -> str:

@@ -80,6 +80,42 @@ class WriteCost:
         return cc
 
 
+class TransactCost:
+    """Units of one table in a transaction: every item is read or written twice (prepare, commit),
+    each rounded first; ConditionCheck reads. The Table detail splits reads from writes."""
+
+    def __init__(self, t: Table) -> None:
+        self.t = t
+        self.read = 0.0
+        self.write = 0.0
+        self.indexes: dict[str, int] = {}
+
+    def add_read(self, item: Item | None) -> None:
+        self.read += 2.0 * max(1, math.ceil((item_size(item) if item else 0) / 4096))
+
+    def add_write(self, old: Item | None, new: Item | None) -> None:
+        self.write += 2.0 * write_units(old, new)
+        for name, units in index_units(self.t, old, new).items():
+            self.indexes[name] = self.indexes.get(name, 0) + 2 * units
+
+    def consumed(self, mode: str) -> dict[str, Any]:
+        table = self.read + self.write
+        cc: dict[str, Any] = {"TableName": self.t.name, "CapacityUnits": table + sum(self.indexes.values())}
+        if mode == "INDEXES":
+            detail: dict[str, Any] = {"CapacityUnits": table}
+            if self.read:
+                detail["ReadCapacityUnits"] = self.read
+            if self.write:
+                detail["WriteCapacityUnits"] = self.write
+            cc["Table"] = detail
+            for kind, member in ARMS:
+                arm = {n: {"CapacityUnits": float(u)} for n, u in self.indexes.items()
+                       if self.t.indexes[n].kind == kind}
+                if arm:
+                    cc[member] = arm
+        return cc
+
+
 def with_write_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], old: Item | None,
                         new: Item | None) -> dict[str, Any]:
     """Add ConsumedCapacity for one item's write when the caller asked for it."""
