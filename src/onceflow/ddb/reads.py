@@ -51,7 +51,7 @@ def _subject(c: Any) -> tuple[str, Any]:
 
 def _name(p: ast.Path) -> str:
     if len(p.elements) != 1:
-        raise validation_error(UNSUPPORTED)
+        raise validation_error("KeyConditionExpressions cannot have conditions on nested attributes")
     return str(p.elements[0])
 
 

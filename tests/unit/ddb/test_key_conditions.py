@@ -38,11 +38,22 @@ def test_bounds() -> None:
     ("pk = :p AND extra = :a", "Query condition missed key schema element: sk"),
     ("pk = :p AND sk BETWEEN pk AND :a", "Query key condition not supported"),
     ("pk = :n", "One or more parameter values were invalid: Condition parameter type does not match schema type"),
+    # Recorded from real DynamoDB by nubo-db/dynamodb-conformance.
+    ("pk = :p AND sk.foo = :a", "KeyConditionExpressions cannot have conditions on nested attributes"),
 ])
 def test_errors(text: str, message: str) -> None:
     with pytest.raises(ServiceError) as e:
         rng(text, {":p": {"S": "p"}, ":a": {"S": "a"}, ":n": {"N": "1"}})
     assert e.value.message == message
+
+
+def test_parentheses_around_key_conditions() -> None:
+    """A KeyConditionExpression takes parentheses, doubled too, where a filter would call them redundant
+    (recorded from real DynamoDB by nubo-db/dynamodb-conformance)."""
+    p, a = {"S": "p"}, {"S": "a"}
+    for text in ("(pk = :p) AND (sk = :a)", "(pk = :p AND sk = :a)", "((pk = :p)) AND ((sk = :a))"):
+        assert rng(text, {":p": p, ":a": a}) == (b"p", (b"a", True), (b"a", True))
+    assert rng("pk = :p AND :a <= sk", {":p": p, ":a": a}) == (b"p", (b"a", True), None)
 
 
 def test_legacy_key_conditions_make_the_same_ranges() -> None:

@@ -123,6 +123,7 @@ set_action: path EQ set_value
 ?set_value: operand
           | operand PLUS operand -> plus
           | operand MINUS operand -> minus
+          | LPAR set_value RPAR -> paren
 """
 
 
@@ -226,13 +227,17 @@ _PARSER = Lark(GRAMMAR, parser="lalr", lexer=_Lexer, start=["condition", "update
 _BUILD = _Build()
 
 
-def parse(text: str, start: str) -> Any:
-    """Parse `text` as `start` (condition, update or projection); raises ExpressionError."""
+def parse(text: str, start: str, redundant: bool = True) -> Any:
+    """Parse `text` as `start` (condition, update or projection); raises ExpressionError.
+
+    redundant: reject a group wrapped twice, `((a = :v))`, as condition and filter expressions do; a
+    KeyConditionExpression accepts `((#pk = :pk)) AND ((#sk = :sk))`."""
     if not text.strip():
         raise ExpressionError("The expression can not be empty;")
     try:
         tree = _PARSER.parse(text, start=start)
-        _redundant_parentheses(tokenize(text))
+        if redundant:
+            _redundant_parentheses(tokenize(text))
         return _BUILD.transform(tree)
     except UnexpectedToken as e:
         tok = e.token

@@ -168,7 +168,7 @@ def check_overlap(paths: list[ast.Path]) -> None:
 
 @lru_cache(maxsize=8192)
 def _compile(kind: str, text: str, names: tuple[tuple[str, str], ...]) -> Compiled:
-    tree = parse(text, START[kind])
+    tree = parse(text, START[kind], redundant=kind != "KeyConditionExpression")
     r = _Resolver(kind, dict(names))
     if kind == "UpdateExpression":
         tree = r.update(tree)
