@@ -229,3 +229,26 @@ def test_create_table_configuration(ddb: Any) -> None:
         "One or more parameter values were invalid: Table is being created with a stream disabled, "
         "UpdateViewType should not be specified")}
     assert bad not in ddb.list_tables()["TableNames"]
+
+
+def test_update_table_unchanged_throughput_and_on_demand(ddb: Any) -> None:
+    """An update to the throughput a provisioned table already has is refused (AWS's wording, as users have
+    quoted it); OnDemandThroughput is replaced on update. Found by nubo-db/dynamodb-conformance."""
+    n = name()
+    ddb.create_table(TableName=n, ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}, **KEYS)
+    r = error(ddb.update_table, TableName=n, BillingMode="PROVISIONED",
+              ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "The provisioned throughput for the table will not change. The requested value equals the current value. "
+        "Current ReadCapacityUnits provisioned for the table: 5. Requested ReadCapacityUnits: 5. "
+        "Current WriteCapacityUnits provisioned for the table: 5. Requested WriteCapacityUnits: 5. "
+        "Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.")}
+    ddb.update_table(TableName=n, ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 6})
+    assert ddb.describe_table(TableName=n)["Table"]["ProvisionedThroughput"]["WriteCapacityUnits"] == 6
+    od = name()
+    ddb.create_table(TableName=od, BillingMode="PAY_PER_REQUEST",
+                     OnDemandThroughput={"MaxReadRequestUnits": 10, "MaxWriteRequestUnits": 5}, **KEYS)
+    ddb.update_table(TableName=od, BillingMode="PAY_PER_REQUEST")  # the same billing mode again is accepted
+    ddb.update_table(TableName=od, OnDemandThroughput={"MaxReadRequestUnits": 20, "MaxWriteRequestUnits": 15})
+    assert ddb.describe_table(TableName=od)["Table"]["OnDemandThroughput"] == {
+        "MaxReadRequestUnits": 20, "MaxWriteRequestUnits": 15}

@@ -17,7 +17,7 @@ from onceflow.ddb.errors import conditional_failed, ddb_error, in_use, invalid, 
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
-from onceflow.ddb.schema import Table, new_table, parse_index
+from onceflow.ddb.schema import Table, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
 from onceflow.ddb.values import Item, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
@@ -87,6 +87,7 @@ class DynamoDB:
         t = copy.deepcopy(self.table(account, region, p["TableName"], describe=True))
         for a in p.get("AttributeDefinitions") or []:
             t.attributes.setdefault(a["AttributeName"], a["AttributeType"])
+        was_provisioned = t.billing == "PROVISIONED"
         if p.get("BillingMode"):
             if p["BillingMode"] != t.billing and p["BillingMode"] == "PAY_PER_REQUEST":
                 t.billing_updated = self.clock()
@@ -98,6 +99,8 @@ class DynamoDB:
                 raise invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
                               "BillingMode is PAY_PER_REQUEST")
             pt = p["ProvisionedThroughput"]
+            if was_provisioned and all(pt[k] == t.throughput[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")):
+                raise validation_error(unchanged_throughput(t.throughput, pt))
             t.throughput = {k: pt[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")}
         if "DeletionProtectionEnabled" in p:
             t.deletion_protection = bool(p["DeletionProtectionEnabled"])
@@ -105,6 +108,8 @@ class DynamoDB:
             t.stream = p["StreamSpecification"]
         if p.get("TableClass"):
             t.table_class = p["TableClass"]
+        if p.get("OnDemandThroughput"):
+            t.on_demand = {**(t.on_demand or {}), **(on_demand_throughput(p["OnDemandThroughput"]) or {})}
         with self.db.transaction() as conn:
             for u in p.get("GlobalSecondaryIndexUpdates") or []:
                 self._index_update(conn, t, u)
@@ -332,6 +337,15 @@ class DynamoDB:
         if metrics:
             out["ItemCollectionMetrics"] = metrics
         return with_write_capacity(out, t, p, old, new)
+
+
+def unchanged_throughput(now: dict[str, int], asked: dict[str, int]) -> str:
+    return ("The provisioned throughput for the table will not change. The requested value equals the current value. "
+            f"Current ReadCapacityUnits provisioned for the table: {now['ReadCapacityUnits']}. "
+            f"Requested ReadCapacityUnits: {asked['ReadCapacityUnits']}. "
+            f"Current WriteCapacityUnits provisioned for the table: {now['WriteCapacityUnits']}. "
+            f"Requested WriteCapacityUnits: {asked['WriteCapacityUnits']}. "
+            "Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.")
 
 
 def read_units(size: int, p: dict[str, Any]) -> float:
