@@ -189,8 +189,21 @@ def compare(a: Value | None, b: Value | None) -> int | None:
 
 # ---------------------------------------------------------------------------- size
 def number_size(text: str) -> int:
-    digits = len(Decimal(text).normalize(_CTX).as_tuple().digits) if text != "0" else 1
-    return (digits + 1) // 2 + 1
+    """Bytes DynamoDB counts for a number: one, plus one per two significant digits on each side of
+    the decimal point (a pair never straddles it), plus one for a minus sign. Zeros that only place
+    the point (1E125's, 0.001's) are not significant; zero itself is one byte."""
+    d = Decimal(text)
+    if not d:
+        return 1
+    sign, digits, exp = d.normalize(_CTX).as_tuple()
+    n, point = len(digits), len(digits) + int(exp)  # point: digits before the decimal point
+    if exp >= 0:
+        whole, fraction = n, 0
+    elif point <= 0:
+        whole, fraction = 0, n
+    else:
+        whole, fraction = point, n - point
+    return 1 + (whole + 1) // 2 + (fraction + 1) // 2 + sign
 
 
 def value_size(v: Value) -> int:

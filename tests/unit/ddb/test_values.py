@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from onceflow.ddb.keys import decode_number, encode_key, encode_number
-from onceflow.ddb.values import item_size, normalize_number, normalize_value, values_equal
+from onceflow.ddb.values import item_size, normalize_number, normalize_value, number_size, values_equal
 from onceflow.errors import ServiceError
 
 NUMBERS = json.loads((Path(__file__).parent / "cases" / "numbers.json").read_text())
@@ -72,6 +72,17 @@ def test_set_and_number_equality() -> None:
     assert values_equal({"N": "1.0"}, {"N": "1"})
     assert values_equal({"SS": ["a", "b"]}, {"SS": ["b", "a"]})
     assert not values_equal({"S": "1"}, {"N": "1"})
+
+
+# Bytes DynamoDB counted for each number, measured on AWS at the 400 KB item limit
+# (nubo-db/dynamodb-conformance, tests/tier3/limits/numberByteSize.test.ts).
+@pytest.mark.parametrize(("text", "size"), [
+    ("0", 1), ("-0", 1), ("1", 2), ("12", 2), ("123", 3), ("1234", 3), ("9" * 38, 20), ("0042", 2), ("100", 2),
+    ("1010", 3), ("0.0000001", 2), ("1E125", 2), ("1E-100", 2), ("1.5", 3), ("15", 2), ("1.200", 3),
+    ("1.234", 4), ("3.14159", 5), ("123456", 4), ("100.5", 4), ("0.15", 2), ("-42", 3),
+])
+def test_number_size_counts_significant_digit_pairs_on_each_side_of_the_point(text: str, size: int) -> None:
+    assert number_size(text) == size
 
 
 def test_item_size_counts_names_and_utf8() -> None:
