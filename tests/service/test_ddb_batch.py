@@ -123,3 +123,77 @@ def test_transact_get_rejects_two_reads_of_one_item(ddb: Any, table: str) -> Non
     r = error(ddb.transact_get_items, TransactItems=[{"Get": {"TableName": table, "Key": key("a")}},
                                                      {"Get": {"TableName": table, "Key": key("a")}}])
     assert r["Error"]["Message"] == "Transaction request cannot include multiple operations on one item"
+
+
+@pytest.fixture
+def indexed(ddb: Any) -> str:
+    """A table whose attribute `g` keys both an LSI (`lsi`) and a GSI (`gsi`): DynamoDB names the first
+    index by name in its messages."""
+    n = f"batch-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("id", "sk", "g")],
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}],
+                     LocalSecondaryIndexes=[{"IndexName": "lsi", "Projection": {"ProjectionType": "ALL"},
+                                             "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"},
+                                                           {"AttributeName": "g", "KeyType": "RANGE"}]}],
+                     GlobalSecondaryIndexes=[{"IndexName": "gsi", "Projection": {"ProjectionType": "ALL"},
+                                              "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}]}])
+    return n
+
+
+def canceled(r: dict[str, Any], *reasons: dict[str, str]) -> None:
+    codes = ", ".join(x["Code"] for x in reasons)
+    assert r["Error"] == {"Code": "TransactionCanceledException", "Message": (
+        f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]")}
+    assert r["CancellationReasons"] == list(reasons)
+
+
+def test_key_and_index_key_messages(ddb: Any, table: str, indexed: str) -> None:
+    """Where a mistyped key is a cancellation reason and where a request-level error, as real DynamoDB
+    answers (recorded by nubo-db/dynamodb-conformance in four regions); nothing is written."""
+    mismatch = "The provided key element does not match the schema"
+    for bad in ({"N": "5"}, {"L": [{"S": "x"}]}):
+        r = error(ddb.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": {"id": bad}}}]})
+        assert r["Error"] == {"Code": "ValidationException", "Message": mismatch}
+    r = error(ddb.batch_write_item, RequestItems={indexed: [{"PutRequest": {"Item": {
+        "id": {"S": "a"}, "sk": {"S": "1"}, "g": {"N": "5"}}}}]})
+    assert r["Error"]["Message"] == ("One or more parameter values were invalid: Type mismatch for Index Key g "
+                                     "Expected: S Actual: N IndexName: gsi")
+    r = error(ddb.batch_write_item, RequestItems={indexed: [{"PutRequest": {"Item": {
+        "id": {"S": "a"}, "sk": {"S": "1"}, "g": {"S": ""}}}}]})
+    assert r["Error"]["Message"] == (
+        "One or more parameter values are not valid. A value specified for a secondary index key is not supported. "
+        "The AttributeValue for a key attribute cannot contain an empty string value. IndexName: gsi, IndexKey: g")
+
+    r = error(ddb.transact_write_items, TransactItems=[{"Put": {"TableName": table, "Item": {"id": {"N": "5"}}}}])
+    canceled(r, {"Code": "ValidationError", "Message": (
+        "One or more parameter values were invalid: Type mismatch for key id expected: S actual: N")})
+    r = error(ddb.transact_write_items, TransactItems=[
+        {"Put": {"TableName": table, "Item": key("fine")}},
+        {"Delete": {"TableName": table, "Key": {"id": {"L": [{"S": "x"}]}}}}])
+    canceled(r, {"Code": "None"}, {"Code": "ValidationError", "Message": mismatch})
+    r = error(ddb.transact_write_items, TransactItems=[{"ConditionCheck": {
+        "TableName": table, "Key": {"id": {"N": "1"}}, "ConditionExpression": "attribute_exists(id)"}}])
+    canceled(r, {"Code": "ValidationError", "Message": mismatch})
+    r = error(ddb.transact_write_items, TransactItems=[{"Update": {
+        "TableName": indexed, "Key": {"id": {"S": "a"}, "sk": {"S": "1"}}, "UpdateExpression": "SET g = :v",
+        "ExpressionAttributeValues": {":v": {"N": "5"}}}}])
+    canceled(r, {"Code": "ValidationError", "Message": (
+        "One or more parameter values were invalid: Type mismatch for Index Key g Expected: S Actual: N "
+        "IndexName: gsi")})
+    r = error(ddb.transact_write_items, TransactItems=[{"Update": {
+        "TableName": indexed, "Key": {"id": {"S": "a"}, "sk": {"S": "1"}}, "UpdateExpression": "SET g = :v",
+        "ExpressionAttributeValues": {":v": {"S": ""}}}}])
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "One or more parameter values are not valid. The update expression attempted to update a secondary index "
+        "key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty "
+        "string value.")}
+    r = error(ddb.transact_write_items, TransactItems=[{"Delete": {"TableName": table, "Key": {"id": {"S": ""}}}}])
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
+        "empty string value. Key: id")}
+    r = error(ddb.transact_get_items, TransactItems=[{"Get": {"TableName": table, "Key": {}}}])
+    canceled(r, {"Code": "ValidationError", "Message": mismatch})
+    assert ddb.get_item(TableName=table, Key=key("fine")).get("Item") is None
+    assert ddb.scan(TableName=indexed)["Count"] == 0

@@ -9,7 +9,7 @@ from typing import Any
 
 from onceflow.ddb import items as it
 from onceflow.ddb.capacity import TransactCost, WriteCost, collection_metrics, wants_metrics
-from onceflow.ddb.errors import idempotent_mismatch, transaction_canceled
+from onceflow.ddb.errors import INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
@@ -63,7 +63,7 @@ class Batches:
                                            "contain exactly one of the supported datatypes")
                 if "PutRequest" in w:
                     item = normalize_item(w["PutRequest"]["Item"])
-                    hk, rk = it.item_key_bytes(t, item)
+                    hk, rk = it.item_key_bytes(t, item, batch=True)
                     it.check_size(item_size(item))
                     it.index_rows(t, item)
                     key = item
@@ -98,12 +98,21 @@ class Batches:
     # ---------------------------------------------------------------- transactions
     def transact_get(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         plans = []
-        for ti in p["TransactItems"]:
+        refused: dict[int, str] = {}  # action -> why its key is refused (the transaction is cancelled)
+        for i, ti in enumerate(p["TransactItems"]):
             g = ti["Get"]
             prep = prepare(g, ("ProjectionExpression",))
             t = self.svc.table(account, region, g["TableName"])
-            hk, rk, _ = it.key_bytes(t, g["Key"])
+            try:
+                hk, rk, _ = it.key_bytes(t, g["Key"])
+            except ServiceError as e:
+                if not _action_level(e):
+                    raise
+                refused[i], hk, rk = e.message, b"", str(i).encode()
             plans.append((t, hk, rk, projection_paths(prep, g)))
+        if refused:
+            raise transaction_canceled([_refused(refused[i]) if i in refused else {"Code": "None"}
+                                        for i in range(len(plans))])
         targets = [(pl[0].id, pl[1], pl[2]) for pl in plans]
         if len(set(targets)) != len(targets):
             raise validation_error("Transaction request cannot include multiple operations on one item")
@@ -131,14 +140,22 @@ class Batches:
             raise validation_error("The ConditionExpression parameter is required for ConditionCheck")
         t = self.svc.table(account, region, a["TableName"])
         plan = {"kind": kind, "t": t, "prep": prep, "on_fail": a.get("ReturnValuesOnConditionCheckFailure")}
-        if kind == "Put":
-            item = normalize_item(a["Item"])
-            plan["hk"], plan["rk"] = it.item_key_bytes(t, item)
-            it.check_size(item_size(item))
-            it.index_rows(t, item)
-            plan["item"] = item
-        else:
-            plan["hk"], plan["rk"], plan["key"] = it.key_bytes(t, a["Key"])
+        try:
+            if kind == "Put":
+                item = normalize_item(a["Item"])
+                plan["hk"], plan["rk"] = it.item_key_bytes(t, item)
+                it.check_size(item_size(item))
+                it.index_rows(t, item)
+                plan["item"] = item
+            else:
+                plan["hk"], plan["rk"], plan["key"] = it.key_bytes(t, a["Key"])
+        except ServiceError as e:
+            # A key of the wrong type is this action's failure (the transaction is cancelled with a
+            # ValidationError reason); an empty or oversized value is refused before the transaction.
+            if not _action_level(e):
+                raise
+            plan["refused"] = e.message
+            return plan
         upd = prep.get("UpdateExpression")
         if kind == "Update" and upd is not None:
             for path in upd.paths():
@@ -149,7 +166,7 @@ class Batches:
 
     def transact_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         plans = [self._plan(account, region, ti) for ti in p["TransactItems"]]
-        targets = [(pl["t"].id, pl["hk"], pl["rk"]) for pl in plans]
+        targets = [(pl["t"].id, pl["hk"], pl["rk"]) for pl in plans if "refused" not in pl]
         if len(set(targets)) != len(targets):
             raise validation_error("Transaction request cannot include multiple operations on one item")
         token = p.get("ClientRequestToken")
@@ -163,6 +180,11 @@ class Batches:
                     return {}
             olds, reasons, failed = [], [], False
             for pl in plans:
+                if "refused" in pl:
+                    olds.append(None)
+                    reasons.append(_refused(pl["refused"]))
+                    failed = True
+                    continue
                 text = self.store.get(conn, pl["t"].id, pl["hk"], pl["rk"])
                 old = loads(text) if text is not None else None
                 olds.append(old)
@@ -197,8 +219,10 @@ class Batches:
                 it.check_size(item_size(new), update=True)
                 it.index_rows(pl["t"], new)
                 pl["new"] = new
+            except it.EmptyIndexKey as e:
+                raise e.as_update() from None
             except ServiceError as e:
-                return {"Code": "ValidationError", "Message": e.message}
+                return _refused(e.message)
         return {"Code": "None"}
 
     def _apply(self, conn: Any, pl: dict[str, Any], old: Any) -> None:
@@ -210,6 +234,16 @@ class Batches:
                 self.svc.write(conn, t, hk, rk, old, None)
         elif pl["kind"] == "Update":
             self.svc.write(conn, t, hk, rk, old, pl["new"])
+
+
+def _action_level(e: ServiceError) -> bool:
+    """Whether a transaction reports this key problem as the action's cancellation reason: a key of the
+    wrong type (table or index), where an empty or oversized key is refused outright."""
+    return e.message == KEY_MISMATCH or e.message.startswith(INVALID + "Type mismatch for ")
+
+
+def _refused(message: str) -> dict[str, Any]:
+    return {"Code": "ValidationError", "Message": message}
 
 
 def _with_costs(out: dict[str, Any], p: dict[str, Any], costs: dict[str, TransactCost]) -> dict[str, Any]:

@@ -9,10 +9,28 @@ from onceflow.ddb.keys import encode_key
 from onceflow.ddb.schema import Table
 from onceflow.ddb.store import IndexRow
 from onceflow.ddb.values import MAX_ITEM_BYTES, Item, normalize_value, type_of
-from onceflow.errors import validation_error
+from onceflow.errors import ServiceError, validation_error
 
 EMPTY_KEY = ("One or more parameter values are not valid. The AttributeValue for a key attribute cannot "
              "contain an empty {kind} value. Key: {name}")
+
+
+class EmptyIndexKey(ServiceError):
+    """An item whose secondary index key is an empty string or binary (kind: "string" or "binary")."""
+
+    def __init__(self, kind: str, index: str, name: str) -> None:
+        super().__init__("ValidationException", (
+            "One or more parameter values are not valid. A value specified for a secondary index key is not "
+            f"supported. The AttributeValue for a key attribute cannot contain an empty {kind} value. "
+            f"IndexName: {index}, IndexKey: {name}"), 400, namespace=validation_error("").namespace)
+        self.kind = kind
+
+    def as_update(self) -> ServiceError:
+        """The same mistake made by an update expression (TransactWriteItems' Update words it so)."""
+        return validation_error(
+            "One or more parameter values are not valid. The update expression attempted to update a secondary "
+            "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain "
+            f"an empty {self.kind} value.")
 
 
 def _empty(v: dict[str, Any]) -> str | None:
@@ -56,8 +74,9 @@ def key_bytes(t: Table, key: dict[str, Any]) -> tuple[bytes, bytes, Item]:
     return hk, rk, norm
 
 
-def item_key_bytes(t: Table, item: Item) -> tuple[bytes, bytes]:
-    """The key of a whole item (PutItem): missing and mistyped keys get PutItem's messages."""
+def item_key_bytes(t: Table, item: Item, batch: bool = False) -> tuple[bytes, bytes]:
+    """The key of a whole item (PutItem): missing and mistyped keys get PutItem's messages; a
+    BatchWriteItem PutRequest (batch) calls a mistyped key a key that does not match the schema."""
     out = []
     for kd in (t.hash, t.range) if t.range else (t.hash,):
         name, typ = kd
@@ -66,6 +85,8 @@ def item_key_bytes(t: Table, item: Item) -> tuple[bytes, bytes]:
             raise invalid(f"Missing the key {name} in the item")
         actual = type_of(v)
         if actual != typ:
+            if batch:
+                raise key_mismatch()
             raise invalid(f"Type mismatch for key {name} expected: {typ} actual: {actual}")
         if (kind := _empty(v)) is not None:
             raise validation_error(EMPTY_KEY.format(kind=kind, name=name))
@@ -75,11 +96,14 @@ def item_key_bytes(t: Table, item: Item) -> tuple[bytes, bytes]:
 
 
 def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
-    """The index entries an item has; an item lacking an index key is not in that index."""
+    """The index entries an item has; an item lacking an index key is not in that index.
+
+    A mistyped or empty index key is reported against the first index by name that keys on it, as
+    DynamoDB reports it."""
     if not item or not t.indexes:
         return []
     rows = []
-    for ix in t.indexes.values():
+    for ix in sorted(t.indexes.values(), key=lambda ix: ix.name):
         parts = []
         for kd in (ix.hash, ix.range) if ix.range else (ix.hash,):
             v = item.get(kd[0])
@@ -90,10 +114,7 @@ def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
                 raise invalid(f"Type mismatch for Index Key {kd[0]} Expected: {kd[1]} Actual: {actual} "
                               f"IndexName: {ix.name}")
             if (kind := _empty(v)) is not None:
-                raise validation_error(
-                    "One or more parameter values are not valid. A value specified for a secondary index key "
-                    f"is not supported. The AttributeValue for a key attribute cannot contain an empty {kind} "
-                    f"value. IndexName: {ix.name}, IndexKey: {kd[0]}")
+                raise EmptyIndexKey(kind, ix.name, kd[0])
             parts.append(encode_key(v))
         else:
             rows.append((ix.name, parts[0], parts[1] if len(parts) > 1 else b""))
