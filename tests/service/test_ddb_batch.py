@@ -197,3 +197,14 @@ def test_key_and_index_key_messages(ddb: Any, table: str, indexed: str) -> None:
     canceled(r, {"Code": "ValidationError", "Message": mismatch})
     assert ddb.get_item(TableName=table, Key=key("fine")).get("Item") is None
     assert ddb.scan(TableName=indexed)["Count"] == 0
+
+
+def test_batch_get_mixing_projection_styles_across_tables(ddb: Any, table: str, indexed: str) -> None:
+    """Each block consistent, but one projects by expression and another by AttributesToGet: the request is
+    refused (recorded from real DynamoDB by nubo-db/dynamodb-conformance)."""
+    r = error(ddb.batch_get_item, RequestItems={
+        table: {"Keys": [key("a")], "ProjectionExpression": "id"},
+        indexed: {"Keys": [{"id": {"S": "a"}, "sk": {"S": "1"}}], "AttributesToGet": ["id"]}})
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")}

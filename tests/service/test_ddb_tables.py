@@ -252,3 +252,14 @@ def test_update_table_unchanged_throughput_and_on_demand(ddb: Any) -> None:
     ddb.update_table(TableName=od, OnDemandThroughput={"MaxReadRequestUnits": 20, "MaxWriteRequestUnits": 15})
     assert ddb.describe_table(TableName=od)["Table"]["OnDemandThroughput"] == {
         "MaxReadRequestUnits": 20, "MaxWriteRequestUnits": 15}
+
+
+def test_key_schema_naming_one_attribute_twice(ddb: Any) -> None:
+    """AWS's wording for a KeySchema whose hash and range name one attribute (recorded by
+    nubo-db/dynamodb-conformance; onceflow said "Both the Hash Key and the Range Key element in the
+    KeySchema have the same name", which no recording confirmed)."""
+    r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
+              AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+              KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "pk", "KeyType": "RANGE"}])
+    assert r["Error"] == {"Code": "ValidationException",
+                          "Message": "Invalid KeySchema: Some index key attribute have no definition"}

@@ -31,6 +31,11 @@ class Batches:
         req = p["RequestItems"]
         if sum(len(r["Keys"]) for r in req.values()) > 100:
             raise validation_error("Too many items requested for the BatchGetItem call")
+        if any("AttributesToGet" in r for r in req.values()) and any("ProjectionExpression" in r for r in req.values()):
+            # One table's block projecting by expression and another's by AttributesToGet: the request mixes.
+            raise validation_error("Can not use both expression and non-expression parameters in the same request: "
+                                   "Non-expression parameters: {AttributesToGet} "
+                                   "Expression parameters: {ProjectionExpression}")
         plans = []
         for name, r in req.items():
             prep = prepare(r, ("ProjectionExpression",))

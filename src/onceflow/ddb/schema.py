@@ -171,7 +171,7 @@ def parse_key_schema(ks: list[dict[str, str]], attrs: dict[str, str]) -> tuple[K
     if len(ks) > 1 and ks[1]["KeyType"] != "RANGE":
         raise validation_error("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
     if len(ks) > 1 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
-        raise validation_error("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+        raise validation_error("Invalid KeySchema: Some index key attribute have no definition")
     h = (ks[0]["AttributeName"], attrs.get(ks[0]["AttributeName"], ""))
     r = (ks[1]["AttributeName"], attrs.get(ks[1]["AttributeName"], "")) if len(ks) > 1 else None
     return h, r

@@ -75,6 +75,8 @@ def _syntax(text: str, toks: list[Token], token: str, start: int, end: int) -> s
         nxt = _TOKEN.match(text, nxt.end())
     if nxt is not None:
         hi = nxt.end()
+    elif hi < len(text):
+        hi += 1  # a character no token starts with counts as a token of its own: near: "!!"
     return f'Syntax error; token: "{token}", near: "{text[lo:hi]}"'
 
 

@@ -93,7 +93,11 @@ class _Resolver:
             if not allowed:
                 raise self.error("The function is not allowed to be used this way in an expression; "
                                  f"function: {a.name}")
-        return ast.Call(name, tuple(self.operand(a, "operand") for a in c.args))
+        args = tuple(self.operand(a, "operand") for a in c.args)
+        if name == "contains" and isinstance(args[0], ast.Path) and args[0] == args[1]:
+            raise self.error("The first operand must be distinct from the remaining operands for this operator or "
+                             f"function; operator: {name}, first operand: {args[0].show()}")
+        return ast.Call(name, args)
 
     def condition(self, n: Any) -> Any:
         if isinstance(n, ast.And | ast.Or):
