@@ -184,6 +184,12 @@ def test_scan_segments_cover_the_table_once(ddb: Any) -> None:
                                                        PaginationConfig={"PageSize": 4}):
             seen += [i["pk"]["S"] for i in page["Items"]]
     assert sorted(seen) == sorted(f"p{i}" for i in range(40))
+    r = error(ddb.scan, TableName=t, Segment=0)
+    assert r["Error"]["Message"] == ("The TotalSegments parameter is required but was not present in the request "
+                                     "when Segment parameter is present")
+    r = error(ddb.scan, TableName=t, TotalSegments=4)  # wordings recorded by nubo-db/dynamodb-conformance
+    assert r["Error"]["Message"] == ("The Segment parameter is required but was not present in the request "
+                                     "when parameter TotalSegments is present")
     r = error(ddb.scan, TableName=t, Segment=3, TotalSegments=3)
     assert r["Error"]["Message"] == ("The Segment parameter is zero-based and must be less than parameter "
                                      "TotalSegments: Segment: 3 is not less than TotalSegments: 3")

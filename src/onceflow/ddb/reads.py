@@ -202,10 +202,11 @@ class Reader:
         prep = prepare(p, ("FilterExpression", "ProjectionExpression"))
         seg, total = p.get("Segment"), p.get("TotalSegments")
         if (seg is None) != (total is None):
-            missing = "TotalSegments" if total is None else "Segment"
-            present = "Segment" if total is None else "TotalSegments"
-            raise validation_error(f"The {missing} parameter is required but was not present in the request "
-                                   f"when {present} parameter is present")
+            # sic: AWS words the two cases differently ("when Segment parameter", "when parameter TotalSegments").
+            raise validation_error("The TotalSegments parameter is required but was not present in the request when "
+                                   "Segment parameter is present" if total is None else
+                                   "The Segment parameter is required but was not present in the request when "
+                                   "parameter TotalSegments is present")
         if seg is not None and seg >= total:
             raise validation_error("The Segment parameter is zero-based and must be less than parameter "
                                    f"TotalSegments: Segment: {seg} is not less than TotalSegments: {total}")
