@@ -380,3 +380,16 @@ def test_cli_put_get_and_condition_failure(aws_cli: Any, table: str) -> None:
     r = aws_cli("dynamodb", "get-item", "--table-name", table, "--key", json.dumps({"id": {"S": "cli"}}))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == {"Item": {"id": {"S": "cli"}, "n": {"N": "1.5"}}}
+
+
+def test_null_false_is_stored_as_null_true(aws: Any) -> None:
+    """PutItem with {"NULL": false} is accepted and reads back as {"NULL": true}, as AWS does since 2026
+    (nubo-db/dynamodb-conformance, eu-west-2)."""
+    ddb = aws("dynamodb")
+    n = f"null-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    ddb.put_item(TableName=n, Item={"pk": {"S": "a"}, "attr1": {"NULL": False}})
+    got = ddb.get_item(TableName=n, Key={"pk": {"S": "a"}}, ConsistentRead=True)["Item"]
+    assert got == {"pk": {"S": "a"}, "attr1": {"NULL": True}}

@@ -110,9 +110,9 @@ def normalize_value(v: Any) -> Value:
     if kind == "N":
         return {"N": normalize_number(x)}
     if kind == "NULL":
-        if x is not True:
-            raise validation_error(INVALID + "Null attribute value types must have the value of true")
-        return v
+        # AWS once refused {"NULL": false}; since 2026 it stores it as {"NULL": true} (recorded in eu-west-2
+        # by nubo-db/dynamodb-conformance).
+        return v if x is True else {"NULL": True}
     if kind == "M":
         return {"M": {check_text(k): normalize_value(e) for k, e in x.items()}}
     if kind == "L":
