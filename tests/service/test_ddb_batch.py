@@ -208,3 +208,15 @@ def test_batch_get_mixing_projection_styles_across_tables(ddb: Any, table: str, 
     assert r["Error"] == {"Code": "ValidationException", "Message": (
         "Can not use both expression and non-expression parameters in the same request: "
         "Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")}
+
+
+def test_transaction_over_four_megabytes_is_refused(ddb: Any, table: str) -> None:
+    """The items of one transaction may come to 4 MB at most (ValidationException recorded by
+    nubo-db/dynamodb-conformance; the wording is unconfirmed, see tests/unit/ddb/cases/UNCONFIRMED.md)."""
+    big = "x" * 350_000
+    ddb.transact_write_items(TransactItems=[{"Put": {"TableName": table, "Item": {**key(f"ok{i}"), "p": {"S": big}}}}
+                                            for i in range(10)])
+    r = error(ddb.transact_write_items, TransactItems=[
+        {"Put": {"TableName": table, "Item": {**key(f"no{i}"), "p": {"S": big}}}} for i in range(12)])
+    assert r["Error"] == {"Code": "ValidationException", "Message": "Transaction request cannot be larger than 4 MB"}
+    assert ddb.get_item(TableName=table, Key=key("no0")).get("Item") is None

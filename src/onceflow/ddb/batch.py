@@ -19,6 +19,8 @@ from onceflow.errors import ServiceError, validation_error
 
 DUPLICATES = "Provided list of item keys contains duplicates"
 TOKEN_TTL = 600.0
+TRANSACTION_BYTES = 4 * 1024 * 1024  # the aggregate size of the items a transaction writes
+TOO_LARGE = "Transaction request cannot be larger than 4 MB"  # unconfirmed wording, see UNCONFIRMED.md
 
 
 class Batches:
@@ -171,6 +173,8 @@ class Batches:
 
     def transact_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         plans = [self._plan(account, region, ti) for ti in p["TransactItems"]]
+        if sum(item_size(pl["item"]) for pl in plans if "item" in pl) > TRANSACTION_BYTES:
+            raise validation_error(TOO_LARGE)
         targets = [(pl["t"].id, pl["hk"], pl["rk"]) for pl in plans if "refused" not in pl]
         if len(set(targets)) != len(targets):
             raise validation_error("Transaction request cannot include multiple operations on one item")
