@@ -263,3 +263,16 @@ def test_key_schema_naming_one_attribute_twice(ddb: Any) -> None:
               KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "pk", "KeyType": "RANGE"}])
     assert r["Error"] == {"Code": "ValidationException",
                           "Message": "Invalid KeySchema: Some index key attribute have no definition"}
+
+
+def test_key_schema_of_three_elements(ddb: Any) -> None:
+    """DynamoDB bounds KeySchema at two elements and words it as coral does (recorded by
+    nubo-db/dynamodb-conformance); botocore's model has no such bound."""
+    r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
+              AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk", "extra")],
+              KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"},
+                         {"AttributeName": "extra", "KeyType": "RANGE"}])
+    assert r["Error"]["Message"] == (
+        "1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), "
+        "KeySchemaElement(attributeName=sk, keyType=RANGE), KeySchemaElement(attributeName=extra, keyType=RANGE)]' "
+        "at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2")

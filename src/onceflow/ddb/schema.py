@@ -221,6 +221,12 @@ def parse_index(spec: dict[str, Any], kind: str, attrs: dict[str, str], billing:
 
 
 def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table:
+    ks = p["KeySchema"]
+    if len(ks) > 2:
+        # DynamoDB's own model bounds KeySchema at 2 (botocore's does not); coral prints Java's toString.
+        shown = ", ".join(f"KeySchemaElement(attributeName={e['AttributeName']}, keyType={e['KeyType']})" for e in ks)
+        raise validation_error(f"1 validation error detected: Value '[{shown}]' at 'keySchema' failed to satisfy "
+                               "constraint: Member must have length less than or equal to 2")
     attrs = {a["AttributeName"]: a["AttributeType"] for a in p["AttributeDefinitions"]}
     billing = p.get("BillingMode") or "PROVISIONED"
     h, r = parse_key_schema(p["KeySchema"], attrs)
