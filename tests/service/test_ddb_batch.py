@@ -220,3 +220,26 @@ def test_transaction_over_four_megabytes_is_refused(ddb: Any, table: str) -> Non
         {"Put": {"TableName": table, "Item": {**key(f"no{i}"), "p": {"S": big}}}} for i in range(12)])
     assert r["Error"] == {"Code": "ValidationException", "Message": "Transaction request cannot be larger than 4 MB"}
     assert ddb.get_item(TableName=table, Key=key("no0")).get("Item") is None
+
+
+def test_request_shape_messages_in_dynamodb_words(aws: Any, table: str) -> None:
+    """Where DynamoDB words a model violation its own way (recorded by nubo-db/dynamodb-conformance):
+    empty RequestItems, a table's key or request list over its bound."""
+    import botocore.config
+
+    raw = aws("dynamodb", config=botocore.config.Config(parameter_validation=False, retries={"max_attempts": 0}))
+    r = error(raw.batch_get_item, RequestItems={})
+    assert r["Error"] == {"Code": "ValidationException",
+                          "Message": "The requestItems parameter is required for BatchGetItem"}
+    r = error(raw.batch_write_item, RequestItems={})
+    assert r["Error"]["Message"] == "The requestItems parameter is required for BatchWriteItem"
+    r = error(raw.batch_get_item, RequestItems={table: {"Keys": [key(str(i)) for i in range(101)]}})
+    assert r["Error"]["Message"] == (
+        f"1 validation error detected: Value at 'RequestItems.{table}.member.Keys' failed to satisfy constraint: "
+        "Member must have length less than or equal to 100")
+    r = error(raw.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": key(str(i))}} for i in range(26)]})
+    message = r["Error"]["Message"]
+    assert message.startswith(f"1 validation error detected: Value '{{{table}=[")
+    assert message.endswith("]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: "
+                            "[Member must have length less than or equal to 25, Member must have length greater "
+                            "than or equal to 1]")

@@ -218,3 +218,24 @@ def test_boto3_resource_api_and_condition_builder(endpoint: str, ddb: Any) -> No
                       ConditionExpression=Attr("price").exists() & ~Attr("gone").exists(),
                       ExpressionAttributeValues={":d": Decimal("0.25")})
     assert table.get_item(Key={"pk": "p", "sk": 1})["Item"]["price"] == Decimal("1.75")
+
+
+def test_query_model_violations_in_dynamodb_words(aws: Any) -> None:
+    """Query's Limit and Select violations as DynamoDB words them, where Scan's Limit keeps coral's form
+    (recorded by nubo-db/dynamodb-conformance)."""
+    import botocore.config
+
+    raw = aws("dynamodb", config=botocore.config.Config(parameter_validation=False, retries={"max_attempts": 0}))
+    kw = {"TableName": "no-such-table", "KeyConditionExpression": "pk = :v",
+          "ExpressionAttributeValues": {":v": {"S": "x"}}}
+    r = error(raw.query, Limit=0, **kw)
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must have value greater "
+        "than or equal to 1")}
+    r = error(raw.query, Select="INVALID_VALUE", **kw)
+    assert r["Error"]["Message"] == (
+        "1 validation error detected: Value 'INVALID_VALUE' at 'select' failed to satisfy constraint: Member must "
+        "satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]")
+    r = error(raw.scan, TableName="no-such-table", Limit=0)
+    assert r["Error"]["Message"] == ("1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
+                                     "Member must have value greater than or equal to 1")

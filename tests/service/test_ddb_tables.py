@@ -276,3 +276,17 @@ def test_key_schema_of_three_elements(ddb: Any) -> None:
         "1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), "
         "KeySchemaElement(attributeName=sk, keyType=RANGE), KeySchemaElement(attributeName=extra, keyType=RANGE)]' "
         "at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2")
+
+
+def test_create_table_without_a_name(aws: Any) -> None:
+    """CreateTable words a missing TableName its own way (recorded by nubo-db/dynamodb-conformance); PutItem
+    keeps coral's `Value null at 'tableName'`."""
+    import botocore.config
+
+    raw = aws("dynamodb", config=botocore.config.Config(parameter_validation=False, retries={"max_attempts": 0}))
+    r = error(raw.create_table, BillingMode="PAY_PER_REQUEST", **KEYS)
+    assert r["Error"] == {"Code": "ValidationException",
+                          "Message": "The parameter 'TableName' is required but was not present in the request"}
+    r = error(raw.put_item, Item={"pk": {"S": "a"}})
+    assert r["Error"]["Message"] == ("1 validation error detected: Value null at 'tableName' failed to satisfy "
+                                     "constraint: Member must not be null")

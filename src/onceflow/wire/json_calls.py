@@ -35,8 +35,9 @@ def make_json_caller(stack: Stack, specs: Specs) -> JsonCaller:
                 converted = from_json(op.input_shape, params if params is not None else {}, "", problems)
             except SerializationError as exc:
                 raise serialization_error(str(exc)) from exc
-            if problems.found and problems.outcome(spec.name) is not None:
-                raise validation_failure(spec.name, VALIDATION_CODES.get(service, "ValidationException"), problems)
+            if problems.found and problems.outcome(spec.name, operation) is not None:
+                raise validation_failure(spec.name, VALIDATION_CODES.get(service, "ValidationException"), problems,
+                                         operation)
         return internal.call(stack, principal, service, operation, converted, region=region)
 
     return call

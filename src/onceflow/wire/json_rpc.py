@@ -32,8 +32,8 @@ def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_co
         params = from_json(op.input_shape, data, "", problems)
     except SerializationError as exc:
         raise serialization_error(str(exc)) from exc
-    if problems.found and problems.outcome(spec.name) is not None:
-        raise validation_failure(spec.name, validation_code, problems)
+    if problems.found and problems.outcome(spec.name, op.name) is not None:
+        raise validation_failure(spec.name, validation_code, problems, op.name)
     return params  # type: ignore[no-any-return]
 
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -19,35 +20,46 @@ MAX_REPORTED = 10  # coral stops listing violations after ten
 class Problems:
     """Collects constraint violations; the service's validation error is raised from them at the end.
 
-    Each is kept as (path, constraint kind, text) so that a service whose own wording or own check
-    differs from coral's for one member (SERVICE_WORDING, SERVICE_CHECKED) can be honoured.
+    Each is kept as (path, constraint kind, text), and its value beside it, so that a service whose own
+    wording or own check differs from coral's for one member (SERVICE_WORDING, SERVICE_TEXT,
+    SERVICE_CHECKED) can be honoured.
     """
 
     def __init__(self) -> None:
         self.found: list[tuple[str, str, str]] = []
+        self.values: list[Any] = []
 
     def add(self, value: Any, path: str, constraint: str, kind: str = "null") -> None:
         self.found.append((path, kind, f"Value {quoted(value)} at '{path}' failed to satisfy constraint: {constraint}"))
+        self.values.append(value)
 
     @property
     def items(self) -> list[str]:
         return [text for _, _, text in self.found]
 
     def message(self) -> str:
-        return _message([text for _, _, text in self.found])
+        return _message(self.items)
 
-    def outcome(self, service: str) -> str | None:
-        """The validation message for `service`, or None when the service checks all of them itself."""
+    def outcome(self, service: str, operation: str = "") -> str | None:
+        """The validation message for `service` (and `operation`), or None when the service checks all
+        of them itself."""
         left = []
-        for path, kind, text in self.found:
+        for i, (path, kind, text) in enumerate(self.found):
+            value = self.values[i] if i < len(self.values) else None
             leaf = path.rsplit(".", 1)[-1]
             if (service, leaf, kind) in SERVICE_CHECKED:
                 continue
-            wording = SERVICE_WORDING.get((service, leaf, kind))
+            wording = _lookup(SERVICE_WORDING, service, operation, leaf, kind)
             if wording is not None:
                 return wording
-            left.append(text)
+            own = _lookup(SERVICE_TEXT, service, operation, leaf, kind)
+            left.append(own(path, value) if own is not None else text)
         return _message(left) if left else None
+
+
+def _lookup(table: dict[tuple[str, ...], Any], service: str, operation: str, leaf: str, kind: str) -> Any:
+    got = table.get((service, operation, leaf, kind))
+    return got if got is not None else table.get((service, leaf, kind))
 
 
 def _message(items: list[str]) -> str:
@@ -56,10 +68,49 @@ def _message(items: list[str]) -> str:
     return f"{len(items)} validation {noun} detected: " + "; ".join(items)
 
 
-# (service, member, constraint kind) -> the service's own message, recorded from real AWS.
-SERVICE_WORDING = {
+# (service[, operation], member, constraint kind) -> the service's own message, recorded from real AWS.
+SERVICE_WORDING: dict[tuple[str, ...], str] = {
     ("logs", "logGroupName", "max"): "Invalid LogGroup or LogStream, both must have length less than or equal to 512.",
     ("logs", "logStreamName", "max"): "Invalid LogGroup or LogStream, both must have length less than or equal to 512.",
+    # DynamoDB (recorded by nubo-db/dynamodb-conformance)
+    ("dynamodb", "BatchGetItem", "requestItems", "min"): "The requestItems parameter is required for BatchGetItem",
+    ("dynamodb", "BatchWriteItem", "requestItems", "min"): "The requestItems parameter is required for BatchWriteItem",
+    ("dynamodb", "CreateTable", "tableName", "null"):
+        "The parameter 'TableName' is required but was not present in the request",
+}
+
+
+def _enum_in(order: str) -> Callable[[str, Any], str]:
+    """An enum violation listing the values in the service's own order (its model's, not botocore's)."""
+    return lambda path, value: (f"Value {quoted(value)} at '{path}' failed to satisfy constraint: "
+                                f"Member must satisfy enum value set: [{order}]")
+
+
+def _batch_write_requests(path: str, value: Any) -> str:
+    """BatchWriteItem names the whole RequestItems map, and both bounds of a table's request list."""
+    table = path.split(".")[1]
+    return (f"Value {quoted({table: value})} at 'requestItems' failed to satisfy constraint: Map value must satisfy "
+            "constraint: [Member must have length less than or equal to 25, Member must have length greater than "
+            "or equal to 1]")
+
+
+def _batch_get_keys(path: str, value: Any) -> str:
+    """BatchGetItem names the member as it was sent, without its value."""
+    table = path.split(".")[1]
+    return (f"Value at 'RequestItems.{table}.member.Keys' failed to satisfy constraint: Member must have length "
+            "less than or equal to 100")
+
+
+# (service[, operation], member, constraint kind) -> the service's own text for that one violation, kept
+# among the others in coral's "N validation errors detected" message. Recorded from real AWS.
+SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
+    # DynamoDB (recorded by nubo-db/dynamodb-conformance)
+    ("dynamodb", "select", "enum"): _enum_in("SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES"),
+    ("dynamodb", "Query", "limit", "min"): lambda path, value: (
+        "Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1"),
+    ("dynamodb", "BatchGetItem", "keys", "max"): _batch_get_keys,
+    ("dynamodb", "BatchWriteItem", "member", "max"): _batch_write_requests,
+    ("dynamodb", "BatchWriteItem", "member", "min"): _batch_write_requests,
 }
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.
@@ -180,8 +231,8 @@ def _length(md: dict[str, Any], length: int, value: Any, path: str, problems: Pr
         problems.add(value, path, f"Member must have length less than or equal to {md['max']}", "max")
 
 
-def validation_failure(service: str, code: str, problems: Problems) -> ServiceError:
+def validation_failure(service: str, code: str, problems: Problems, operation: str = "") -> ServiceError:
     """The service's validation error for the collected problems (coral's namespace on JSON)."""
-    message = problems.outcome(service) or problems.message()
+    message = problems.outcome(service, operation) or problems.message()
     namespace = "com.amazon.coral.validate" if code == "ValidationException" else None
     return ServiceError(code, message, 400, namespace=namespace)
