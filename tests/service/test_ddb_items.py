@@ -393,3 +393,16 @@ def test_null_false_is_stored_as_null_true(aws: Any) -> None:
     ddb.put_item(TableName=n, Item={"pk": {"S": "a"}, "attr1": {"NULL": False}})
     got = ddb.get_item(TableName=n, Key={"pk": {"S": "a"}}, ConsistentRead=True)["Item"]
     assert got == {"pk": {"S": "a"}, "attr1": {"NULL": True}}
+
+
+def test_an_invalid_table_name_is_reported_alone(aws: Any) -> None:
+    """DynamoDB stops at an invalid TableName: the other violations of the request go unreported
+    (recorded by nubo-db/dynamodb-conformance)."""
+    import botocore.config
+
+    raw = aws("dynamodb", config=botocore.config.Config(parameter_validation=False, retries={"max_attempts": 0}))
+    with pytest.raises(ClientError) as e:
+        raw.put_item(TableName="", Item={}, ReturnValues="INVALID")
+    assert e.value.response["Error"]["Message"] == (
+        "1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: Member must have length "
+        "greater than or equal to 1")

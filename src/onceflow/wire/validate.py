@@ -43,8 +43,10 @@ class Problems:
     def outcome(self, service: str, operation: str = "") -> str | None:
         """The validation message for `service` (and `operation`), or None when the service checks all
         of them itself."""
+        found = list(enumerate(self.found))
+        alone = [(i, f) for i, f in found if (service, f[0]) in SERVICE_ALONE]
         left = []
-        for i, (path, kind, text) in enumerate(self.found):
+        for i, (path, kind, text) in alone or found:
             value = self.values[i] if i < len(self.values) else None
             leaf = path.rsplit(".", 1)[-1]
             if (service, leaf, kind) in SERVICE_CHECKED:
@@ -115,6 +117,9 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.
 SERVICE_CHECKED = {("lambda", "runtime", "enum")}
+# (service, member path): a member whose violations the service reports alone, dropping the others.
+# DynamoDB stops at an invalid table name (recorded by nubo-db/dynamodb-conformance).
+SERVICE_ALONE = {("dynamodb", "tableName")}
 
 
 def quoted(value: Any) -> str:
