@@ -406,3 +406,32 @@ def test_an_invalid_table_name_is_reported_alone(aws: Any) -> None:
     assert e.value.response["Error"]["Message"] == (
         "1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: Member must have length "
         "greater than or equal to 1")
+
+
+def test_update_item_measures_what_it_writes(aws: Any) -> None:
+    """UpdateItem charges the attributes its statement writes plus 3 bytes and 19 per SET clause against
+    the 400 KB gate, leaving the key out: at a 3-byte key the largest item it writes is 409,600 - 19. A
+    transacted Update measures the finished item only (measured against eu-west-2 by
+    nubo-db/dynamodb-conformance)."""
+    ddb = aws("dynamodb")
+    n = f"size-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+    ceiling = 409_600 - 19  # the key {pk: "K"} is 3 bytes, one SET costs 3 + 19
+
+    def padded(total: int) -> dict[str, Any]:
+        return {":pad": {"S": "x" * (total - 3 - 1)}}  # minus the key and the name "b"
+
+    ddb.update_item(TableName=n, Key={"pk": {"S": "K"}}, UpdateExpression="SET b = :pad",
+                    ExpressionAttributeValues=padded(ceiling))
+    with pytest.raises(ClientError) as e:
+        ddb.update_item(TableName=n, Key={"pk": {"S": "L"}}, UpdateExpression="SET b = :pad",
+                        ExpressionAttributeValues=padded(ceiling + 1))
+    assert e.value.response["Error"] == {"Code": "ValidationException",
+                                         "Message": "Item size to update has exceeded the maximum allowed size"}
+    assert "Item" not in ddb.get_item(TableName=n, Key={"pk": {"S": "L"}})
+    ddb.transact_write_items(TransactItems=[{"Update": {
+        "TableName": n, "Key": {"pk": {"S": "M"}}, "UpdateExpression": "SET b = :pad",
+        "ExpressionAttributeValues": padded(409_600)}}])
+    assert len(ddb.get_item(TableName=n, Key={"pk": {"S": "M"}})["Item"]["b"]["S"]) == 409_600 - 4

@@ -331,6 +331,8 @@ class DynamoDB:
             self._check(prep, old, p.get("ReturnValuesOnConditionCheckFailure"))
             new = apply_update(upd, old or key, prep.values) if upd is not None else dict(old or key)
             it.check_size(item_size(new), update=True)
+            if upd is not None:
+                it.check_update_size(upd, new)
             self.write(conn, t, hk, rk, old, new)
             metrics = collection_metrics(conn, self.store, t, hk, key) if wants_metrics(t, p) else None
         out = _update_result(rv, old, new, upd)
