@@ -290,3 +290,70 @@ def test_create_table_without_a_name(aws: Any) -> None:
     r = error(raw.put_item, Item={"pk": {"S": "a"}})
     assert r["Error"]["Message"] == ("1 validation error detected: Value null at 'tableName' failed to satisfy "
                                      "constraint: Member must not be null")
+
+
+def test_stream_specification_rules(aws: Any) -> None:
+    """A stream is enabled with a view type and disabled without one, once each: CreateTable and UpdateTable
+    refuse the other shapes in DynamoDB's words, and the table is left as it was."""
+    import botocore.config
+
+    ddb = aws("dynamodb", config=botocore.config.Config(parameter_validation=False, retries={"max_attempts": 0}))
+    bad = name()
+    r = error(ddb.create_table, TableName=bad, BillingMode="PAY_PER_REQUEST",
+              StreamSpecification={"StreamEnabled": True}, **KEYS)
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "One or more parameter values were invalid: Table is being created with a stream enabled, "
+        "UpdateViewType is required")}
+    r = error(ddb.create_table, TableName=bad, BillingMode="PAY_PER_REQUEST",
+              StreamSpecification={"StreamEnabled": True, "StreamViewType": "new_image"}, **KEYS)
+    assert r["Error"]["Message"] == (
+        "1 validation error detected: Value 'new_image' at 'streamSpecification.streamViewType' failed to satisfy "
+        "constraint: Member must satisfy enum value set: [OLD_IMAGE, KEYS_ONLY, NEW_AND_OLD_IMAGES, NEW_IMAGE]")
+    assert bad not in ddb.list_tables()["TableNames"]
+
+    n = name()
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", **KEYS)
+    r = error(ddb.update_table, TableName=n, StreamSpecification={"StreamEnabled": False})
+    assert r["Error"] == {"Code": "ValidationException", "Message": f"Table has no stream to disable: TableName: {n}"}
+    r = error(ddb.update_table, TableName=n, StreamSpecification={"StreamEnabled": True})
+    assert r["Error"]["Message"] == (
+        "One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required")
+    assert "StreamSpecification" not in ddb.describe_table(TableName=n)["Table"]
+    ddb.update_table(TableName=n, StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
+    for spec in ({"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+                 {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}):
+        r = error(ddb.update_table, TableName=n, StreamSpecification=spec)
+        assert r["Error"]["Message"] == f"Table already has an enabled stream: TableName: {n}"
+    r = error(ddb.update_table, TableName=n,
+              StreamSpecification={"StreamEnabled": False, "StreamViewType": "NEW_IMAGE"})
+    assert r["Error"]["Message"] == (
+        "One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not "
+        "be specified")
+    assert ddb.describe_table(TableName=n)["Table"]["StreamSpecification"] == {
+        "StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+    ddb.update_table(TableName=n, StreamSpecification={"StreamEnabled": False})
+    assert "StreamSpecification" not in ddb.describe_table(TableName=n)["Table"]
+
+
+def test_sse_specification_rules(aws: Any) -> None:
+    """SSESpecification's members must agree (DynamoDB's words); SSEType KMS without Enabled encrypts with KMS."""
+    import botocore.config
+
+    ddb = aws("dynamodb", config=botocore.config.Config(parameter_validation=False, retries={"max_attempts": 0}))
+    bad = name()
+    for spec, text in (
+        ({"Enabled": False, "SSEType": "KMS"}, "SSEType can not be specified if Enabled is false"),
+        ({"Enabled": False, "KMSMasterKeyId": "alias/mine"}, "KMSMasterKeyId can not be specified if Enabled is false"),
+        ({"Enabled": True, "SSEType": "AES256"}, "SSEType AES256 is not supported"),
+        ({"Enabled": True, "KMSMasterKeyId": "alias/mine"}, "SSEType KMS is required if KMSMasterKeyId is specified"),
+    ):
+        r = error(ddb.create_table, TableName=bad, BillingMode="PAY_PER_REQUEST", SSESpecification=spec, **KEYS)
+        assert r["Error"] == {"Code": "ValidationException",
+                              "Message": f"One or more parameter values were invalid: {text}"}, spec
+    assert bad not in ddb.list_tables()["TableNames"]
+    n = name()
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST", SSESpecification={"SSEType": "KMS"}, **KEYS)
+    assert ddb.describe_table(TableName=n)["Table"]["SSEDescription"]["SSEType"] == "KMS"
+    plain = name()
+    ddb.create_table(TableName=plain, BillingMode="PAY_PER_REQUEST", SSESpecification={}, **KEYS)
+    assert "SSEDescription" not in ddb.describe_table(TableName=plain)["Table"]

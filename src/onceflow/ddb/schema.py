@@ -244,6 +244,9 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
     stream = p.get("StreamSpecification")
     if stream and not stream.get("StreamEnabled") and stream.get("StreamViewType"):
         raise invalid("Table is being created with a stream disabled, UpdateViewType should not be specified")
+    if stream and stream.get("StreamEnabled") and not stream.get("StreamViewType"):
+        raise invalid("Table is being created with a stream enabled, UpdateViewType is required")
+    check_sse(p.get("SSESpecification"))
     return Table(
         id=0, account=account, region=region, name=p["TableName"],
         hash=(h[0], attrs[h[0]]), range=(r[0], attrs[r[0]]) if r else None, attributes=attrs,
@@ -258,11 +261,39 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
     )
 
 
+def check_stream_update(t: Table, spec: dict[str, Any]) -> None:
+    """UpdateTable's StreamSpecification: a view type exactly when enabling, and a change of state."""
+    enabling = bool(spec.get("StreamEnabled"))
+    if enabling and not spec.get("StreamViewType"):
+        raise invalid("If stream is being enabled then UpdateViewType is required")
+    if not enabling and spec.get("StreamViewType"):
+        raise invalid("If stream is being disabled, then UpdateViewType must not be specified")
+    enabled = bool(t.stream and t.stream.get("StreamEnabled"))
+    if enabling and enabled:
+        raise validation_error(f"Table already has an enabled stream: TableName: {t.name}")
+    if not enabling and not enabled:
+        raise validation_error(f"Table has no stream to disable: TableName: {t.name}")
+
+
+def check_sse(spec: dict[str, Any] | None) -> None:
+    """SSESpecification's members must agree: nothing but Enabled when it is false, KMS only."""
+    if not spec:
+        return
+    if spec.get("Enabled") is False:
+        for member in ("SSEType", "KMSMasterKeyId"):
+            if spec.get(member):
+                raise invalid(f"{member} can not be specified if Enabled is false")
+    if spec.get("SSEType") == "AES256":
+        raise invalid("SSEType AES256 is not supported")
+    if spec.get("KMSMasterKeyId") and not spec.get("SSEType"):
+        raise invalid("SSEType KMS is required if KMSMasterKeyId is specified")
+
+
 def sse_description(account: str, region: str, spec: dict[str, Any] | None) -> dict[str, Any] | None:
     """SSEDescription for SSESpecification: encryption with a KMS key (the account's AWS-managed
-    aws/dynamodb key unless KMSMasterKeyId names one); disabled or absent means the AWS-owned key,
-    which DescribeTable does not describe."""
-    if not spec or not spec.get("Enabled"):
+    aws/dynamodb key unless KMSMasterKeyId names one), asked for by Enabled or, without Enabled, by
+    SSEType KMS; disabled or absent means the AWS-owned key, which DescribeTable does not describe."""
+    if not spec or not (spec.get("Enabled") or ("Enabled" not in spec and spec.get("SSEType") == "KMS")):
         return None
     key = spec.get("KMSMasterKeyId") or str(uuid.uuid5(uuid.NAMESPACE_URL, f"aws/dynamodb/{account}/{region}"))
     arn = key if key.startswith("arn:") else f"arn:aws:kms:{region}:{account}:key/{key}"

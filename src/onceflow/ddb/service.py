@@ -17,7 +17,7 @@ from onceflow.ddb.errors import conditional_failed, ddb_error, in_use, invalid, 
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
-from onceflow.ddb.schema import Table, new_table, on_demand_throughput, parse_index
+from onceflow.ddb.schema import Table, check_stream_update, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
 from onceflow.ddb.values import Item, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
@@ -105,6 +105,7 @@ class DynamoDB:
         if "DeletionProtectionEnabled" in p:
             t.deletion_protection = bool(p["DeletionProtectionEnabled"])
         if p.get("StreamSpecification"):
+            check_stream_update(t, p["StreamSpecification"])
             t.stream = p["StreamSpecification"]
         if p.get("TableClass"):
             t.table_class = p["TableClass"]

@@ -113,6 +113,8 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     ("dynamodb", "BatchGetItem", "keys", "max"): _batch_get_keys,
     ("dynamodb", "BatchWriteItem", "member", "max"): _batch_write_requests,
     ("dynamodb", "BatchWriteItem", "member", "min"): _batch_write_requests,
+    # DynamoDB, as observed on CreateTable (StreamSpecification with a lowercase view type)
+    ("dynamodb", "streamViewType", "enum"): _enum_in("OLD_IMAGE, KEYS_ONLY, NEW_AND_OLD_IMAGES, NEW_IMAGE"),
 }
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.
