@@ -243,3 +243,39 @@ def test_request_shape_messages_in_dynamodb_words(aws: Any, table: str) -> None:
     assert message.endswith("]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: "
                             "[Member must have length less than or equal to 25, Member must have length greater "
                             "than or equal to 1]")
+
+
+NESTED = ("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond "
+          "supported limit")
+
+
+def nested(wraps: int) -> dict[str, Any]:
+    v: dict[str, Any] = {"S": "leaf"}
+    for _ in range(wraps):
+        v = {"M": {"n": v}}
+    return v
+
+
+def test_batches_and_transactions_refuse_documents_deeper_than_32_levels(ddb: Any, table: str) -> None:
+    """A Put item 33 levels deep is refused outright by BatchWriteItem and TransactWriteItems; a transacted
+    Update that would store one cancels with a ValidationError reason, while its ExpressionAttributeValues
+    are not measured (paritysuite/dynamodb-conformance tests/tier3/limits/nestingDepth, the conformance
+    suite's successor, recorded against DynamoDB)."""
+    ddb.batch_write_item(RequestItems={table: [{"PutRequest": {"Item": {**key("b31"), "doc": nested(31)}}}]})
+    r = error(ddb.batch_write_item,
+              RequestItems={table: [{"PutRequest": {"Item": {**key("b32"), "doc": nested(32)}}}]})
+    assert r["Error"] == {"Code": "ValidationException", "Message": NESTED}
+    ddb.transact_write_items(TransactItems=[{"Put": {"TableName": table, "Item": {**key("t31"), "doc": nested(31)}}}])
+    r = error(ddb.transact_write_items,
+              TransactItems=[{"Put": {"TableName": table, "Item": {**key("t32"), "doc": nested(32)}}}])
+    assert r["Error"] == {"Code": "ValidationException", "Message": NESTED}
+    r = error(ddb.transact_write_items, TransactItems=[{"Update": {
+        "TableName": table, "Key": key("u"), "UpdateExpression": "SET doc = :v",
+        "ExpressionAttributeValues": {":v": nested(32)}}}])
+    canceled(r, {"Code": "ValidationError", "Message": NESTED})
+    r = error(ddb.transact_write_items, TransactItems=[{"ConditionCheck": {
+        "TableName": table, "Key": key("b31"), "ConditionExpression": "doc = :v",
+        "ExpressionAttributeValues": {":v": nested(32)}}}])
+    canceled(r, {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"})
+    got = ddb.batch_get_item(RequestItems={table: {"Keys": [key(k) for k in ("b31", "b32", "t31", "t32", "u")]}})
+    assert sorted(i["id"]["S"] for i in got["Responses"][table]) == ["b31", "t31"]

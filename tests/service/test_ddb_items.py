@@ -435,3 +435,42 @@ def test_update_item_measures_what_it_writes(aws: Any) -> None:
         "TableName": n, "Key": {"pk": {"S": "M"}}, "UpdateExpression": "SET b = :pad",
         "ExpressionAttributeValues": padded(409_600)}}])
     assert len(ddb.get_item(TableName=n, Key={"pk": {"S": "M"}})["Item"]["b"]["S"]) == 409_600 - 4
+
+
+NESTED = ("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond "
+          "supported limit")
+
+
+def nested(wraps: int) -> dict[str, Any]:
+    """A string inside `wraps` one-entry maps: as an attribute, its leaf is at level wraps + 1."""
+    v: dict[str, Any] = {"S": "leaf"}
+    for _ in range(wraps):
+        v = {"M": {"n": v}}
+    return v
+
+
+def test_documents_nest_at_most_32_levels(ddb: Any, table: str) -> None:
+    """DynamoDB stores a document 32 levels deep, the attribute being level 1, and refuses a 33rd, in an item
+    or an UpdateItem value (recorded by the conformance suite's successor, paritysuite/dynamodb-conformance
+    tests/tier3/limits/nestingDepth); a refused write changes nothing."""
+    ddb.put_item(TableName=table, Item={**key("deep"), "doc": nested(31)})
+    assert ddb.get_item(TableName=table, Key=key("deep"))["Item"]["doc"] == nested(31)
+    r = error(ddb.put_item, TableName=table, Item={**key("deeper"), "doc": nested(32)})
+    assert r["Error"] == {"Code": "ValidationException", "Message": NESTED}
+    assert "Item" not in ddb.get_item(TableName=table, Key=key("deeper"))
+    # A value in ExpressionAttributeValues is held to the same bound before the condition runs.
+    r = error(ddb.update_item, TableName=table, Key=key("deep"), UpdateExpression="SET touched = :t",
+              ConditionExpression="doc = :deep", ExpressionAttributeValues={":t": {"S": "y"}, ":deep": nested(32)})
+    assert r["Error"] == {"Code": "ValidationException", "Message": NESTED}
+    r = error(ddb.update_item, TableName=table, Key=key("deep"), UpdateExpression="SET touched = :t",
+              ConditionExpression="#a = :deep", ExpressionAttributeNames={"#a": "absent"},
+              ExpressionAttributeValues={":t": {"S": "y"}, ":deep": nested(31)})
+    assert r["Error"]["Code"] == "ConditionalCheckFailedException"
+    # An update nesting a value under an existing map is measured on the finished item.
+    ddb.update_item(TableName=table, Key=key("deep"), UpdateExpression="SET doc.n = :v",
+                    ExpressionAttributeValues={":v": nested(30)})
+    r = error(ddb.update_item, TableName=table, Key=key("deep"), UpdateExpression="SET doc.n = :v, touched = :t",
+              ExpressionAttributeValues={":v": nested(31), ":t": {"S": "y"}})
+    assert r["Error"] == {"Code": "ValidationException", "Message": NESTED}
+    got = ddb.get_item(TableName=table, Key=key("deep"))["Item"]
+    assert got["doc"] == {"M": {"n": nested(30)}} and "touched" not in got

@@ -14,7 +14,7 @@ from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.service import DynamoDB, projection_paths
-from onceflow.ddb.values import dumps, item_size, loads, normalize_item
+from onceflow.ddb.values import check_nesting, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
 
 DUPLICATES = "Provided list of item keys contains duplicates"
@@ -226,6 +226,7 @@ class Batches:
                 upd = prep.get("UpdateExpression")
                 new = apply_update(upd, old or pl["key"], prep.values) if upd is not None else dict(old or pl["key"])
                 it.check_size(item_size(new), update=True)
+                check_nesting(new.values())
                 it.index_rows(pl["t"], new)
                 pl["new"] = new
             except it.EmptyIndexKey as e:

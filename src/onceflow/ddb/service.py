@@ -19,7 +19,7 @@ from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table, check_stream_update, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
-from onceflow.ddb.values import Item, dumps, item_size, loads, normalize_item
+from onceflow.ddb.values import Item, check_nesting, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
 from onceflow.raw_json import RawJson
 from onceflow.store.db import Database
@@ -319,6 +319,7 @@ class DynamoDB:
     def update_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
         prep = prepare(p, ("UpdateExpression", "ConditionExpression"))
+        check_nesting(prep.values.values())  # UpdateItem's own rule: a transacted Update does not check
         t = self.table(account, region, p["TableName"])
         hk, rk, key = it.key_bytes(t, p["Key"])
         upd = prep.get("UpdateExpression")
@@ -334,6 +335,7 @@ class DynamoDB:
             it.check_size(item_size(new), update=True)
             if upd is not None:
                 it.check_update_size(upd, new)
+            check_nesting(new.values())
             self.write(conn, t, hk, rk, old, new)
             metrics = collection_metrics(conn, self.store, t, hk, key) if wants_metrics(t, p) else None
         out = _update_result(rv, old, new, upd)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterable
 from decimal import Context, Decimal
 from typing import Any
 
@@ -22,6 +23,9 @@ Item = dict[str, Value]
 TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL")
 SCALAR_ORDERED = ("S", "N", "B")
 MAX_ITEM_BYTES = 400 * 1024
+MAX_NESTING = 32  # levels of a document, the attribute itself being the first
+NESTING_EXCEEDED = ("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
+                    "beyond supported limit")
 # Wide enough that the sum of any two storable numbers (exponents -130..125, 38 digits) is exact
 # before we check the result's digits.
 _CTX = Context(prec=400)
@@ -140,7 +144,26 @@ def _show(e: Any) -> str:
 
 
 def normalize_item(item: dict[str, Any]) -> Item:
-    return {check_text(k): normalize_value(v) for k, v in item.items()}
+    out = {check_text(k): normalize_value(v) for k, v in item.items()}
+    check_nesting(out.values())
+    return out
+
+
+def nesting(v: Value) -> int:
+    """How many levels a value spans: 1 for a scalar or set, one more than its deepest element for a
+    map or list."""
+    (kind, x), = v.items()
+    if kind == "M":
+        return 1 + max((nesting(e) for e in x.values()), default=0)
+    if kind == "L":
+        return 1 + max((nesting(e) for e in x), default=0)
+    return 1
+
+
+def check_nesting(values: Iterable[Value]) -> None:
+    """DynamoDB stores documents up to 32 levels deep (the attribute is level 1)."""
+    if any(nesting(v) > MAX_NESTING for v in values):
+        raise validation_error(NESTING_EXCEEDED)
 
 
 # ---------------------------------------------------------------------------- equality and order
