@@ -474,3 +474,34 @@ def test_documents_nest_at_most_32_levels(ddb: Any, table: str) -> None:
     assert r["Error"] == {"Code": "ValidationException", "Message": NESTED}
     got = ddb.get_item(TableName=table, Key=key("deep"))["Item"]
     assert got["doc"] == {"M": {"n": nested(30)}} and "touched" not in got
+
+
+def test_numbers_with_exponents_far_out_of_range(ddb: Any, table: str) -> None:
+    """DynamoDB reads a number's exponent in full: far past the range is an overflow or underflow (never a
+    server error), past a 64-bit integer unconvertible, and a zero is held to the exponent it is written with
+    (paritysuite/dynamodb-conformance tests/tier3/limits/numberExponent, recorded against DynamoDB)."""
+    over = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+    under = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+    for text, message in (("1e99999999999", over), ("1e-99999999999", under), ("0e126", over), ("0e-131", under),
+                          ("1e9223372036854775808",
+                           "The parameter cannot be converted to a numeric value: 1e9223372036854775808")):
+        r = error(ddb.put_item, TableName=table, Item={**key("n"), "val": {"N": text}})
+        assert r["Error"] == {"Code": "ValidationException", "Message": message}, text
+        assert r["ResponseMetadata"]["HTTPStatusCode"] == 400
+    r = error(ddb.update_item, TableName=table, Key=key("n"), UpdateExpression="SET m = :v",
+              ExpressionAttributeValues={":v": {"N": "1e99999999999"}})
+    assert r["Error"]["Code"] == "ValidationException" and over in r["Error"]["Message"]  # the framing is ours
+    assert "Item" not in ddb.get_item(TableName=table, Key=key("n"))
+    ddb.put_item(TableName=table, Item={**key("n"), "val": {"N": "0e125"}})
+    assert ddb.get_item(TableName=table, Key=key("n"))["Item"]["val"] == {"N": "0"}
+    numbered = f"numbered-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=numbered, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "N"}],
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    for call, kw in ((ddb.get_item, {"TableName": numbered, "Key": {"id": {"N": "1e99999999999"}}}),
+                     (ddb.delete_item, {"TableName": numbered, "Key": {"id": {"N": "1e99999999999"}}}),
+                     (ddb.batch_get_item, {"RequestItems": {numbered: {"Keys": [{"id": {"N": "1e99999999999"}}]}}}),
+                     (ddb.query, {"TableName": numbered, "KeyConditionExpression": "id = :v",
+                                  "ExpressionAttributeValues": {":v": {"N": "1e99999999999"}}})):
+        r = error(call, **kw)
+        assert r["Error"]["Code"] == "ValidationException" and over in r["Error"]["Message"], call

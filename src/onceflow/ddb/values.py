@@ -30,15 +30,45 @@ NESTING_EXCEEDED = ("Nesting Levels have exceeded supported limits: Attributes i
 # before we check the result's digits.
 _CTX = Context(prec=400)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_LONG_EXPONENT = 2**63 - 1  # the largest exponent DynamoDB converts (a negative one may be one larger)
+_HUGE_EXPONENT = 10**15  # past this a Decimal cannot hold the number; it is out of range anyway
 INVALID = "One or more parameter values were invalid: "
 
 
 # ---------------------------------------------------------------------------- numbers
 def parse_number(text: str) -> Decimal:
-    """The Decimal of an N string, or the ValidationException DynamoDB gives for it."""
-    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+    """The Decimal of an N string, or the ValidationException DynamoDB gives for it. DynamoDB reads the
+    exponent in full: past a 64-bit integer it cannot be converted, and any exponent too large for a
+    Decimal is far outside the range, on the side its sign says."""
+    m = _NUMBER.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
         raise validation_error(f"The parameter cannot be converted to a numeric value: {text}")
+    if m.group(2):
+        written = m.group(2)[1:]
+        negative = written.startswith("-")
+        magnitude = written.lstrip("+-").lstrip("0")
+        if len(magnitude) > 19 or int(magnitude or "0") > _LONG_EXPONENT + negative:
+            raise validation_error(f"The parameter cannot be converted to a numeric value: {text}")
+        if int(magnitude or "0") > _HUGE_EXPONENT:
+            raise _out_of_range(-1 if negative else 1)
     return Decimal(text)
+
+
+def _out_of_range(side: int) -> ServiceError:
+    if side > 0:
+        return validation_error(
+            "Number overflow. Attempting to store a number with magnitude larger than supported range")
+    return validation_error(
+        "Number underflow. Attempting to store a number with magnitude smaller than supported range")
+
+
+def _check_range(d: Decimal) -> None:
+    """DynamoDB's magnitudes: 1E-130 to 9.99...E+125 (a written zero is held to its own exponent)."""
+    exp = d.adjusted()
+    if exp > 125:
+        raise _out_of_range(1)
+    if exp < -130:
+        raise _out_of_range(-1)
 
 
 def format_number(d: Decimal) -> str:
@@ -51,21 +81,15 @@ def format_number(d: Decimal) -> str:
         significant -= 1
     if significant > 38:
         raise validation_error("Attempting to store more than 38 significant digits in a Number")
-    d = d.normalize(_CTX)
-    exp = d.adjusted()
-    if exp > 125:
-        raise validation_error(
-            "Number overflow. Attempting to store a number with magnitude larger than supported range"
-        )
-    if exp < -130:
-        raise validation_error(
-            "Number underflow. Attempting to store a number with magnitude smaller than supported range"
-        )
-    return format(d, "f")
+    _check_range(d)  # before normalising, which could not hold an exponent far out of range
+    return format(d.normalize(_CTX), "f")
 
 
 def normalize_number(text: str) -> str:
-    return format_number(parse_number(text))
+    d = parse_number(text)
+    if d.is_zero():
+        _check_range(d)
+    return format_number(d)
 
 
 def add_numbers(a: str, b: str, sign: int = 1) -> str:
