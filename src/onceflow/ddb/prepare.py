@@ -14,6 +14,7 @@ LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "KeyConditions", "Q
           "ConditionalOperator")
 EXPRESSIONS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression",
                "ProjectionExpression")
+MAX_EXPRESSION_BYTES = 4096
 # The order AWS lists missing expressions in "ExpressionAttributeValues can only be specified ..."
 NULL_ORDER = ("UpdateExpression", "ConditionExpression", "FilterExpression", "KeyConditionExpression")
 
@@ -74,6 +75,10 @@ def prepare(params: dict[str, Any], kinds: tuple[str, ...]) -> Prepared:
     for k in present:
         if not params[k]:
             raise validation_error(f"Invalid {k}: The expression can not be empty;")
+        size = len(params[k].encode("utf-8", "surrogatepass"))  # as sent: names not substituted
+        if size > MAX_EXPRESSION_BYTES:
+            raise validation_error(f"Invalid {k}: Expression size has exceeded the maximum allowed size; "
+                                   f"expression size: {size}")
         compiled[k] = compile_expression(k, params[k], names)
     for c in compiled.values():
         check_values(c, values)
