@@ -279,3 +279,29 @@ def test_batches_and_transactions_refuse_documents_deeper_than_32_levels(ddb: An
     canceled(r, {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"})
     got = ddb.batch_get_item(RequestItems={table: {"Keys": [key(k) for k in ("b31", "b32", "t31", "t32", "u")]}})
     assert sorted(i["id"]["S"] for i in got["Responses"][table]) == ["b31", "t31"]
+
+
+def test_transaction_checks_every_action_before_looking_up_tables(ddb: Any, table: str) -> None:
+    """TransactWriteItems reads every action on its own first, in request order (expressions, unused values,
+    a Put item's depth), and only then looks up tables and keys: a later action's malformed condition wins
+    over an earlier action's missing table (paritysuite/dynamodb-conformance
+    tests/tier3/validation-ordering/transactions, recorded in us-east-1 and eu-west-2)."""
+    missing = {"Put": {"TableName": f"missing-{uuid.uuid4().hex[:8]}", "Item": key("a")}}
+    broken = {"ConditionCheck": {"TableName": table, "Key": key("cc"), "ConditionExpression": "attribute_not_exists("}}
+    unused = {"ConditionCheck": {"TableName": table, "Key": key("cc"),
+                                 "ConditionExpression": "attribute_not_exists(id)",
+                                 "ExpressionAttributeValues": {":v": {"S": "x"}}}}
+    deep = {"Put": {"TableName": table, "Item": {**key("deep"), "doc": nested(32)}}}
+    syntax = 'Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "("'
+    for actions, message in (
+        ([missing, broken], syntax),
+        ([broken, deep], syntax),
+        ([deep, broken], NESTED),
+        ([missing, unused], "Value provided in ExpressionAttributeValues unused in expressions: keys: {:v}"),
+        ([unused, missing], "Value provided in ExpressionAttributeValues unused in expressions: keys: {:v}"),
+    ):
+        r = error(ddb.transact_write_items, TransactItems=actions)
+        assert r["Error"] == {"Code": "ValidationException", "Message": message}
+    r = error(ddb.transact_write_items, TransactItems=[missing, {"Put": {"TableName": table, "Item": key("b")}}])
+    assert r["Error"]["Code"] == "ResourceNotFoundException"
+    assert "Item" not in ddb.get_item(TableName=table, Key=key("b"))

@@ -132,7 +132,9 @@ class Batches:
             out.append({} if item is None else {"Item": project(item, paths) if paths is not None else item})
         return _with_costs({"Responses": out}, p, costs)
 
-    def _plan(self, account: str, region: str, ti: dict[str, Any]) -> dict[str, Any]:
+    def _parse(self, ti: dict[str, Any]) -> dict[str, Any]:
+        """What an action says on its own (its expressions, its Put item), checked for every action in
+        request order before any table is looked up."""
         kinds = [k for k in ("ConditionCheck", "Put", "Delete", "Update") if k in ti]
         if not kinds:
             raise validation_error("Invalid Request: TransactWriteRequest should contain Delete or Put or Update "
@@ -145,11 +147,18 @@ class Batches:
         prep = prepare(a, exprs)
         if kind == "ConditionCheck" and prep.get("ConditionExpression") is None:
             raise validation_error("The ConditionExpression parameter is required for ConditionCheck")
+        parsed = {"kind": kind, "a": a, "prep": prep}
+        if kind == "Put":
+            parsed["item"] = normalize_item(a["Item"])
+        return parsed
+
+    def _plan(self, account: str, region: str, parsed: dict[str, Any]) -> dict[str, Any]:
+        kind, a, prep = parsed["kind"], parsed["a"], parsed["prep"]
         t = self.svc.table(account, region, a["TableName"])
         plan = {"kind": kind, "t": t, "prep": prep, "on_fail": a.get("ReturnValuesOnConditionCheckFailure")}
         try:
             if kind == "Put":
-                item = normalize_item(a["Item"])
+                item = parsed["item"]
                 plan["hk"], plan["rk"] = it.item_key_bytes(t, item)
                 it.check_size(item_size(item))
                 it.index_rows(t, item)
@@ -172,7 +181,8 @@ class Batches:
         return plan
 
     def transact_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
-        plans = [self._plan(account, region, ti) for ti in p["TransactItems"]]
+        parsed = [self._parse(ti) for ti in p["TransactItems"]]
+        plans = [self._plan(account, region, one) for one in parsed]
         if sum(item_size(pl["item"]) for pl in plans if "item" in pl) > TRANSACTION_BYTES:
             raise validation_error(TOO_LARGE)
         targets = [(pl["t"].id, pl["hk"], pl["rk"]) for pl in plans if "refused" not in pl]
