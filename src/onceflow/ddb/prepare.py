@@ -77,8 +77,9 @@ def prepare(params: dict[str, Any], kinds: tuple[str, ...]) -> Prepared:
             raise validation_error(f"Invalid {k}: The expression can not be empty;")
         size = len(params[k].encode("utf-8", "surrogatepass"))  # as sent: names not substituted
         if size > MAX_EXPRESSION_BYTES:
-            raise validation_error(f"Invalid {k}: Expression size has exceeded the maximum allowed size; "
-                                   f"expression size: {size}")
+            # AWS gives the size of every expression but an UpdateExpression.
+            tail = "" if k == "UpdateExpression" else f" expression size: {size}"
+            raise validation_error(f"Invalid {k}: Expression size has exceeded the maximum allowed size;{tail}")
         compiled[k] = compile_expression(k, params[k], names)
     for c in compiled.values():
         check_values(c, values)
