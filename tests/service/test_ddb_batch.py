@@ -305,3 +305,19 @@ def test_transaction_checks_every_action_before_looking_up_tables(ddb: Any, tabl
     r = error(ddb.transact_write_items, TransactItems=[missing, {"Put": {"TableName": table, "Item": key("b")}}])
     assert r["Error"]["Code"] == "ResourceNotFoundException"
     assert "Item" not in ddb.get_item(TableName=table, Key=key("b"))
+
+
+def test_empty_attribute_name_is_refused(ddb: Any, table: str) -> None:
+    """An item may not have an attribute named "": every name is looked at before any value, and each action
+    of a transaction in turn (paritysuite/dynamodb-conformance tests/tier3/validation-ordering/deepRequests)."""
+    empty = {"Put": {"TableName": table, "Item": {**key("e"), "": {"S": "x"}, "doc": nested(40)}}}
+    deep = {"Put": {"TableName": table, "Item": {**key("d"), "doc": nested(40)}}}
+    for actions, message in (([empty], "Empty attribute name"), ([empty, deep], "Empty attribute name"),
+                             ([deep, empty], NESTED)):
+        r = error(ddb.transact_write_items, TransactItems=actions)
+        assert r["Error"] == {"Code": "ValidationException", "Message": message}
+    r = error(ddb.put_item, TableName=table, Item={**key("e"), "": {"S": "x"}})
+    assert r["Error"] == {"Code": "ValidationException", "Message": "Empty attribute name"}
+    r = error(ddb.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": {**key("e"), "": {"S": "x"}}}}]})
+    assert r["Error"] == {"Code": "ValidationException", "Message": "Empty attribute name"}
+    assert "Item" not in ddb.get_item(TableName=table, Key=key("e"))

@@ -168,6 +168,8 @@ def _show(e: Any) -> str:
 
 
 def normalize_item(item: dict[str, Any]) -> Item:
+    if "" in item:  # every name is looked at before any value
+        raise validation_error("Empty attribute name")
     out = {check_text(k): normalize_value(v) for k, v in item.items()}
     check_nesting(out.values())
     return out
