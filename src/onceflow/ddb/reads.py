@@ -31,22 +31,34 @@ def _key_conditions(tree: Any) -> list[Any]:
     return [tree]
 
 
-def _subject(c: Any) -> tuple[str, Any]:
-    """(key attribute name, normalised condition) of one key condition."""
+def _subject(c: Any) -> tuple[str, Any, str]:
+    """(key attribute name, normalised condition, operator as written) of one key condition."""
     if isinstance(c, ast.Compare):
         left, right, op = c.left, c.right, c.op
         if isinstance(right, ast.Path) and isinstance(left, ast.ValueRef):
             left, right, op = right, left, FLIP.get(op, op)
         if op == "<>" or not isinstance(left, ast.Path) or not isinstance(right, ast.ValueRef):
             raise validation_error(UNSUPPORTED)
-        return _name(left), ast.Compare(op, left, right)
+        return _name(left), ast.Compare(op, left, right), c.op
     if isinstance(c, ast.Between) and isinstance(c.subject, ast.Path) \
             and isinstance(c.low, ast.ValueRef) and isinstance(c.high, ast.ValueRef):
-        return _name(c.subject), c
+        return _name(c.subject), c, "BETWEEN"
     if isinstance(c, ast.FunctionCondition) and c.call.name == "begins_with" \
             and isinstance(c.call.args[0], ast.Path) and isinstance(c.call.args[1], ast.ValueRef):
-        return _name(c.call.args[0]), c
+        return _name(c.call.args[0]), c, "begins_with"
     raise validation_error(UNSUPPORTED)
+
+
+def _check_operands(values: dict[str, Any], refs: list[Any], op: str) -> None:
+    """An operand no key could match for its operator (anything but a string or binary in begins_with,
+    anything but a string, number or binary in an ordering) is an expression error; one of a key type
+    that is not the attribute's is left to the schema check."""
+    allowed = ("S", "B") if op == "begins_with" else ("S", "N", "B")
+    for ref in refs:
+        kind = type_of(values[ref.name])
+        if kind not in allowed:
+            raise validation_error("Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                                   f"function; operator or function: {op}, operand type: {kind}")
 
 
 def _name(p: ast.Path) -> str:
@@ -65,11 +77,18 @@ def key_range(tree: Any, hash_kd: tuple[str, str], range_kd: tuple[str, str] | N
               values: dict[str, Any]) -> tuple[bytes, Any, Any]:
     """(hash bytes, lower bound, upper bound) of a KeyConditionExpression."""
     conds: dict[str, Any] = {}
-    for c in _key_conditions(tree):
-        name, norm = _subject(c)
+    written: dict[str, str] = {}
+    found = _key_conditions(tree)
+    for c in found:
+        name, norm, written[name] = _subject(c)
         if name in conds:
-            raise validation_error("KeyConditionExpressions must only contain one condition per key")
+            raise validation_error("Invalid KeyConditionExpression: KeyConditionExpressions must only contain "
+                                   "one condition per key")
         conds[name] = norm
+    keys = 2 if range_kd else 1
+    if len(found) > keys:
+        raise validation_error(f"The number of query conditions ({len(found)}) exceeds the number of key "
+                               f"attributes defined in the schema ({keys})")
     h = conds.pop(hash_kd[0], None)
     if h is None:
         raise validation_error(f"Query condition missed key schema element: {hash_kd[0]}")
@@ -83,6 +102,11 @@ def key_range(tree: Any, hash_kd: tuple[str, str], range_kd: tuple[str, str] | N
     hk = _key_value(values, h.right, hash_kd)
     if r is None or range_kd is None:
         return hk, None, None
+    op = written[range_kd[0]]
+    if op != "=":
+        refs = [r.right] if isinstance(r, ast.Compare) else [r.low, r.high] if isinstance(r, ast.Between) \
+            else [r.call.args[1]]
+        _check_operands(values, refs, op)
     return (hk, *_range_bounds(r, range_kd, values))
 
 
@@ -102,10 +126,7 @@ def _range_bounds(r: Any, kd: tuple[str, str], values: dict[str, Any]) -> tuple[
         return lo, hi
     if isinstance(r, ast.Between):
         return (_key_value(values, r.low, kd), True), (_key_value(values, r.high, kd), True)
-    if kd[1] == "N":
-        raise validation_error("Invalid KeyConditionExpression: Incorrect operand type for operator or "
-                               "function; operator or function: begins_with, operand type: N")
-    prefix = _key_value(values, r.call.args[1], kd)
+    prefix = _key_value(values, r.call.args[1], kd)  # on a number key, a string or binary is a schema mismatch
     nxt = _successor(prefix)
     return (prefix, True), ((nxt, False) if nxt is not None else None)
 

@@ -34,7 +34,21 @@ def test_bounds() -> None:
     ("pk <> :p", "Query key condition not supported"),
     ("pk = :p OR sk = :a", "Query key condition not supported"),
     ("begins_with(pk, :p)", "Query key condition not supported"),
-    ("pk = :p AND pk = :p", "KeyConditionExpressions must only contain one condition per key"),
+    # Recorded from real DynamoDB by paritysuite/dynamodb-conformance (tier3 queryKeyConditionOperands).
+    ("pk = :p AND pk = :p", "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one "
+                            "condition per key"),
+    ("pk = :p AND sk > :a AND extra = :a",
+     "The number of query conditions (3) exceeds the number of key attributes defined in the schema (2)"),
+    ("pk = :p AND sk < :t", "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+                            "operator or function: <, operand type: BOOL"),
+    (":t >= sk AND pk = :p", "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+                             "operator or function: >=, operand type: BOOL"),
+    ("pk = :p AND sk BETWEEN :t AND :t", "Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                                         "function; operator or function: BETWEEN, operand type: BOOL"),
+    ("pk = :p AND begins_with(sk, :t)", "Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                                        "function; operator or function: begins_with, operand type: BOOL"),
+    ("pk = :p AND sk = :t", "One or more parameter values were invalid: Condition parameter type does not match "
+                            "schema type"),
     ("pk = :p AND extra = :a", "Query condition missed key schema element: sk"),
     ("pk = :p AND sk BETWEEN pk AND :a", "Query key condition not supported"),
     ("pk = :n", "One or more parameter values were invalid: Condition parameter type does not match schema type"),
@@ -43,7 +57,7 @@ def test_bounds() -> None:
 ])
 def test_errors(text: str, message: str) -> None:
     with pytest.raises(ServiceError) as e:
-        rng(text, {":p": {"S": "p"}, ":a": {"S": "a"}, ":n": {"N": "1"}})
+        rng(text, {":p": {"S": "p"}, ":a": {"S": "a"}, ":n": {"N": "1"}, ":t": {"BOOL": True}})
     assert e.value.message == message
 
 
