@@ -246,3 +246,27 @@ def test_query_model_violations_in_dynamodb_words(aws: Any) -> None:
     r = error(raw.scan, TableName="no-such-table", Limit=0)
     assert r["Error"]["Message"] == ("1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
                                      "Member must have value greater than or equal to 1")
+
+
+def test_key_condition_clauses_are_checked_in_written_order(ddb: Any) -> None:
+    """A KeyConditionExpression is read clause by clause as written: the first undefined value or unusable
+    operand wins, and either comes before the table is looked up (paritysuite/dynamodb-conformance
+    tests/tier3/validation-ordering/queryKeyCondition, recorded against DynamoDB)."""
+    t = make(ddb, range_type="S")
+    undefined = ("Invalid KeyConditionExpression: An expression attribute value used in expression is not defined; "
+                 "attribute value: :missing")
+    operand = ("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or "
+               "function: begins_with, operand type: N")
+    for table, cond, message in (
+        (t, "pk = :missing AND begins_with(sk, :n)", undefined),
+        (t, "begins_with(sk, :n) AND pk = :missing", operand),
+        (t, "pk = :p AND begins_with(sk, :n) AND sk = :missing", operand),
+        (t, "pk = :p AND begins_with(sk, :n) AND sk > :p", operand),
+        ("reads-absent-table", "pk = :p AND begins_with(sk, :n)", operand),
+    ):
+        values = {":n": {"N": "1"}} | ({":p": {"S": "q"}} if ":p" in cond else {})
+        r = error(ddb.query, TableName=table, KeyConditionExpression=cond, ExpressionAttributeValues=values)
+        assert r["Error"] == {"Code": "ValidationException", "Message": message}, cond
+    r = error(ddb.query, TableName="reads-absent-table", KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
+              ExpressionAttributeValues={":p": {"S": "q"}, ":s": {"S": "a"}})
+    assert r["Error"]["Code"] == "ResourceNotFoundException"

@@ -196,6 +196,11 @@ def compile_expression(kind: str, text: str, names: dict[str, str] | None) -> Co
 
 def check_values(c: Compiled, values: dict[str, Any]) -> None:
     """Per request: every value placeholder is defined, and constant operands have usable types."""
+    if c.kind == "KeyConditionExpression":
+        try:
+            _check_key_condition(c.tree, values)
+        except ExpressionError as e:
+            raise validation_error(f"Invalid {c.kind}: {e}") from None
     for name in c.values_used:
         if name not in values:
             raise validation_error(f"Invalid {c.kind}: An expression attribute value used in expression "
@@ -207,6 +212,35 @@ def check_values(c: Compiled, values: dict[str, Any]) -> None:
             _check_condition_types(c.tree, values)
     except ExpressionError as e:
         raise validation_error(f"Invalid {c.kind}: {e}") from None
+
+
+def _check_key_condition(n: Any, values: dict[str, Any]) -> None:
+    """A key condition is read clause by clause as written, each clause's values looked up and typed before
+    the next clause's: an operand no key could match (a non-string/binary in begins_with, a non-scalar in an
+    ordering or BETWEEN) is refused in the order it comes."""
+    if isinstance(n, ast.And):
+        _check_key_condition(n.left, values)
+        _check_key_condition(n.right, values)
+        return
+    if isinstance(n, ast.Compare):
+        refs, op, allowed = [n.left, n.right], n.op, ("S", "N", "B")
+    elif isinstance(n, ast.Between):
+        refs, op, allowed = [n.subject, n.low, n.high], "BETWEEN", ("S", "N", "B")
+    elif isinstance(n, ast.FunctionCondition) and n.call.name == "begins_with":
+        refs, op, allowed = list(n.call.args), "begins_with", ("S", "B")
+    else:
+        return
+    refs = [r for r in refs if isinstance(r, ast.ValueRef)]
+    for r in refs:
+        if r.name not in values:
+            raise ExpressionError(f"An expression attribute value used in expression is not defined; "
+                                  f"attribute value: {r.name}")
+    if op in ("=", "<>"):
+        return  # an equality's operand type is the schema's to judge
+    for r in refs:
+        kind = type_of(values[r.name])
+        if kind not in allowed:
+            raise _bad_type(op, kind)
 
 
 def _bad_type(op: str, kind: str) -> ExpressionError:
