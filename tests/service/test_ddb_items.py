@@ -382,17 +382,20 @@ def test_cli_put_get_and_condition_failure(aws_cli: Any, table: str) -> None:
     assert json.loads(r.stdout) == {"Item": {"id": {"S": "cli"}, "n": {"N": "1.5"}}}
 
 
-def test_null_false_is_stored_as_null_true(aws: Any) -> None:
-    """PutItem with {"NULL": false} is accepted and reads back as {"NULL": true}, as AWS does since 2026
-    (nubo-db/dynamodb-conformance, eu-west-2)."""
+def test_null_false_is_refused(aws: Any) -> None:
+    """PutItem with {"NULL": false} is refused and writes nothing: a few regions briefly stored it as
+    {"NULL": true} in mid-2026, every region refuses it again (paritysuite/dynamodb-conformance
+    tests/tier3/error-messages/putItem, ground-truth sweep of 2026-07-17)."""
     ddb = aws("dynamodb")
     n = f"null-{uuid.uuid4().hex[:10]}"
     ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
                      AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
                      KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
-    ddb.put_item(TableName=n, Item={"pk": {"S": "a"}, "attr1": {"NULL": False}})
-    got = ddb.get_item(TableName=n, Key={"pk": {"S": "a"}}, ConsistentRead=True)["Item"]
-    assert got == {"pk": {"S": "a"}, "attr1": {"NULL": True}}
+    r = error(ddb.put_item, TableName=n, Item={"pk": {"S": "a"}, "attr1": {"NULL": False}})
+    assert r["Error"]["Code"] == "ValidationException"
+    assert ("One or more parameter values were invalid: Null attribute value types must have the value of true"
+            in r["Error"]["Message"])
+    assert "Item" not in ddb.get_item(TableName=n, Key={"pk": {"S": "a"}}, ConsistentRead=True)
 
 
 def test_an_invalid_table_name_is_reported_alone(aws: Any) -> None:

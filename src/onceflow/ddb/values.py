@@ -138,9 +138,11 @@ def normalize_value(v: Any) -> Value:
     if kind == "N":
         return {"N": normalize_number(x)}
     if kind == "NULL":
-        # AWS once refused {"NULL": false}; since 2026 it stores it as {"NULL": true} (recorded in eu-west-2
-        # by nubo-db/dynamodb-conformance).
-        return v if x is True else {"NULL": True}
+        # Some regions briefly stored {"NULL": false} as {"NULL": true} (mid-2026); every region refuses it
+        # again (paritysuite/dynamodb-conformance, ground-truth sweep of 2026-07-17).
+        if x is not True:
+            raise validation_error(INVALID + "Null attribute value types must have the value of true")
+        return v
     if kind == "M":
         return {"M": {check_text(k): normalize_value(e) for k, e in x.items()}}
     if kind == "L":

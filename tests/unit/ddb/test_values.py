@@ -35,6 +35,8 @@ def test_number_normalisation(text: str, expected: str) -> None:
     ({"BS": []}, "One or more parameter values were invalid: Binary sets should not be empty"),
     ({"SS": ["a", "a"]}, "One or more parameter values were invalid: Input collection [a, a] contains duplicates."),
     ({"NS": ["1", "1.0"]}, "One or more parameter values were invalid: Input collection [1, 1.0] contains duplicates."),
+    ({"NULL": False},
+     "One or more parameter values were invalid: Null attribute value types must have the value of true"),
     ({"M": {"x": {"N": "x1"}}}, "The parameter cannot be converted to a numeric value: x1"),
     ({"S": "a\ud800"},
      "One or more parameter values were invalid: Strings must be valid Unicode (lone surrogate found)"),
@@ -44,13 +46,6 @@ def test_invalid_values(value: dict[str, object], message: str) -> None:
         normalize_value(value)
     assert e.value.message == message
     assert e.value.code == "ValidationException"
-
-
-def test_null_false_is_stored_as_null_true() -> None:
-    """AWS used to refuse {"NULL": false}; it now accepts it and stores {"NULL": true} (recorded in eu-west-2 by
-    nubo-db/dynamodb-conformance). This test replaces the case that asserted the refusal."""
-    assert normalize_value({"NULL": False}) == {"NULL": True}
-    assert normalize_value({"M": {"a": {"NULL": False}}}) == {"M": {"a": {"NULL": True}}}
 
 
 def test_empty_string_is_a_value() -> None:
