@@ -321,3 +321,16 @@ def test_empty_attribute_name_is_refused(ddb: Any, table: str) -> None:
     r = error(ddb.batch_write_item, RequestItems={table: [{"PutRequest": {"Item": {**key("e"), "": {"S": "x"}}}}]})
     assert r["Error"] == {"Code": "ValidationException", "Message": "Empty attribute name"}
     assert "Item" not in ddb.get_item(TableName=table, Key=key("e"))
+
+
+def test_batch_get_names_a_malformed_table_name_by_the_whole_map(ddb: Any, table: str) -> None:
+    """A BatchGetItem table name breaking DynamoDB's rule fails the RequestItems map's key constraint, shown
+    with the whole map as JSON (paritysuite/dynamodb-conformance tests/tier3/validation-ordering/
+    batchOperations, recorded in us-east-1 and eu-west-2)."""
+    r = error(ddb.batch_get_item, RequestItems={"bad!name": {"Keys": [{"pk": {"S": "a"}}]}})
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "1 validation error detected: Value '{\"bad!name\":{\"Keys\":[{\"pk\":{\"S\":\"a\"}}]}}' at 'requestItems' "
+        "failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or "
+        "equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression "
+        "pattern: [a-zA-Z0-9_.-]+]")}
+    assert ddb.batch_get_item(RequestItems={table: {"Keys": [key("none")]}})["Responses"] == {table: []}

@@ -3,6 +3,7 @@ validated whole before anything is written, then written in one transaction: all
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from typing import Any
@@ -13,6 +14,7 @@ from onceflow.ddb.errors import INVALID, KEY_MISMATCH, idempotent_mismatch, tran
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
+from onceflow.ddb.schema import TABLE_NAME_PATTERN, table_name_ok
 from onceflow.ddb.service import DynamoDB, projection_paths
 from onceflow.ddb.values import check_nesting, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
@@ -31,6 +33,13 @@ class Batches:
     # ---------------------------------------------------------------- batches
     def batch_get(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         req = p["RequestItems"]
+        if not all(table_name_ok(name) for name in req):
+            # A member constraint on the map's keys: coral shows the whole map, as JSON.
+            shown = json.dumps(req, separators=(",", ":"), ensure_ascii=False, default=_json_bytes)
+            raise validation_error(f"1 validation error detected: Value '{shown}' at 'requestItems' failed to satisfy "
+                                   "constraint: Map keys must satisfy constraint: [Member must have length less than "
+                                   "or equal to 255, Member must have length greater than or equal to 3, Member must "
+                                   f"satisfy regular expression pattern: {TABLE_NAME_PATTERN}]")
         if sum(len(r["Keys"]) for r in req.values()) > 100:
             raise validation_error("Too many items requested for the BatchGetItem call")
         if any("AttributesToGet" in r for r in req.values()) and any("ProjectionExpression" in r for r in req.values()):
@@ -254,6 +263,10 @@ class Batches:
                 self.svc.write(conn, t, hk, rk, old, None)
         elif pl["kind"] == "Update":
             self.svc.write(conn, t, hk, rk, old, pl["new"])
+
+
+def _json_bytes(b: Any) -> str:
+    return base64.b64encode(b).decode() if isinstance(b, bytes | bytearray) else str(b)
 
 
 def _action_level(e: ServiceError) -> bool:

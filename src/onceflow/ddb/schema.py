@@ -18,6 +18,11 @@ TABLE_NAME_PATTERN = "[a-zA-Z0-9_.-]+"
 _TABLE_NAME = re.compile(TABLE_NAME_PATTERN)
 
 
+def table_name_ok(name: str) -> bool:
+    """Whether a name (not an ARN) keeps DynamoDB's table-name rule: 3 to 255 of [a-zA-Z0-9_.-]."""
+    return name.startswith("arn:") or (3 <= len(name) <= 255 and _TABLE_NAME.fullmatch(name) is not None)
+
+
 def check_table_name(name: str) -> None:
     """DynamoDB's own rule for a table name given by name (an ARN is looked up as it is): 3 to 255 of
     [a-zA-Z0-9_.-]. The model only bounds TableName's length (1..1024, an ARN fits), so an empty or
