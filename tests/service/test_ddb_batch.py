@@ -334,3 +334,15 @@ def test_batch_get_names_a_malformed_table_name_by_the_whole_map(ddb: Any, table
         "equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression "
         "pattern: [a-zA-Z0-9_.-]+]")}
     assert ddb.batch_get_item(RequestItems={table: {"Keys": [key("none")]}})["Responses"] == {table: []}
+
+
+def test_transaction_key_nested_too_deep_is_refused_in_action_order(ddb: Any, table: str) -> None:
+    """A Delete or ConditionCheck key nested past 32 levels is refused outright when its action is read, ahead
+    of a later action's malformed condition and behind an earlier one's (paritysuite/dynamodb-conformance
+    tests/tier3/validation-ordering/deepRequests)."""
+    deep_delete = {"Delete": {"TableName": table, "Key": {"id": nested(40)}}}
+    broken = {"Put": {"TableName": table, "Item": key("a"), "ConditionExpression": "a = = b"}}
+    syntax = 'Invalid ConditionExpression: Syntax error; token: "=", near: "= = b"'
+    for actions, message in (([deep_delete], NESTED), ([deep_delete, broken], NESTED), ([broken, deep_delete], syntax)):
+        r = error(ddb.transact_write_items, TransactItems=actions)
+        assert r["Error"] == {"Code": "ValidationException", "Message": message}

@@ -16,7 +16,7 @@ from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import TABLE_NAME_PATTERN, table_name_ok
 from onceflow.ddb.service import DynamoDB, projection_paths
-from onceflow.ddb.values import check_nesting, dumps, item_size, loads, normalize_item
+from onceflow.ddb.values import check_nesting, dumps, item_size, loads, normalize_item, normalize_value
 from onceflow.errors import ServiceError, validation_error
 
 DUPLICATES = "Provided list of item keys contains duplicates"
@@ -159,6 +159,9 @@ class Batches:
         parsed = {"kind": kind, "a": a, "prep": prep}
         if kind == "Put":
             parsed["item"] = normalize_item(a["Item"])
+        else:
+            # A key value is read like an item's: one nested too deep is refused before any table is seen.
+            check_nesting(normalize_value(v) for v in a["Key"].values())
         return parsed
 
     def _plan(self, account: str, region: str, parsed: dict[str, Any]) -> dict[str, Any]:
