@@ -100,8 +100,10 @@ JSON_CASES = [
     ("ddb-nested-enum", "dynamodb", DDB + "CreateTable",
      {"TableName": "t", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "X"}],
       "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}, "1.0",
+     # DynamoDB lists the types in its own order, not the model's [S, N, B] (recorded on AWS by
+     # nubo-db/dynamodb-conformance, tests/tier3/error-messages/createTable.test.ts)
      (400, "ValidationException", v1("attributeDefinitions.1.member.attributeType",
-                                     "Member must satisfy enum value set: [S, N, B]", "'X'"))),
+                                     "Member must satisfy enum value set: [B, N, S]", "'X'"))),
     ("ddb-unknown-operation", "dynamodb", DDB + "MakeCoffee", {}, "1.0", (400, "UnknownOperationException", "")),
     ("unknown-target-prefix", "dynamodb", "Nope_20200101.Thing", {}, "1.0", (400, "UnknownOperationException", "")),
     ("sfn-missing-required", "stepfunctions", SFN + "DescribeExecution", {}, "1.0",

@@ -108,6 +108,7 @@ def _batch_get_keys(path: str, value: Any) -> str:
 SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     # DynamoDB (recorded by nubo-db/dynamodb-conformance)
     ("dynamodb", "select", "enum"): _enum_in("SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES"),
+    ("dynamodb", "attributeType", "enum"): _enum_in("B, N, S"),
     ("dynamodb", "Query", "limit", "min"): lambda path, value: (
         "Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1"),
     ("dynamodb", "BatchGetItem", "keys", "max"): _batch_get_keys,
