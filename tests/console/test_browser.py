@@ -85,7 +85,9 @@ def test_execution_graph_shows_the_retried_task_and_the_history(tab: Tab, seeded
     assert page.locator("tr.ev-TaskSucceeded").count() == 2
     started = page.locator("tr.ev-ExecutionStarted details")
     started.locator("summary").click()  # console.js indents the compact JSON once it is opened
-    assert '{\n  "id": "protected-order",' in started.locator("pre.json").first.inner_text()
+    indented = started.locator("pre.json:not([data-json])").first  # the toggle event comes a task later
+    indented.wait_for()
+    assert '{\n  "id": "protected-order",' in indented.inner_text()
     first_attempt = page.locator("table.attempts details").first
     first_attempt.locator("summary").click()
     assert "Result delivery failed after the write" in first_attempt.locator("pre.log").inner_text()
