@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from onceflow.ddb import items as it
-from onceflow.ddb.capacity import TransactCost, WriteCost, collection_metrics, wants_metrics
+from onceflow.ddb.capacity import Costs, collection_metrics, wants_metrics
 from onceflow.ddb.errors import INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
@@ -90,8 +90,7 @@ class Batches:
                     raise validation_error(DUPLICATES)
                 seen.add((hk, rk))
                 ops.append((t, hk, rk, item, key))
-        mode = p.get("ReturnConsumedCapacity") or "NONE"
-        costs: dict[str, WriteCost] = {}
+        costs = Costs(p)
         metrics: dict[str, list[Any]] = {}
         with self.svc.db.transaction() as conn:
             for t, hk, rk, item, _ in ops:
@@ -99,14 +98,11 @@ class Batches:
                 old = loads(text) if text is not None else None
                 if item is not None or old is not None:
                     self.svc.write(conn, t, hk, rk, old, item)
-                if mode != "NONE":
-                    costs.setdefault(t.name, WriteCost(t)).add(old, item)
+                costs.write(t, old, item)
             for t, hk, _, _, key in ops:
                 if wants_metrics(t, p):
                     metrics.setdefault(t.name, []).append(collection_metrics(conn, self.store, t, hk, key))
-        out: dict[str, Any] = {"UnprocessedItems": {}}
-        if mode != "NONE":
-            out["ConsumedCapacity"] = [cost.consumed(mode) for cost in costs.values()]
+        out = costs.report({"UnprocessedItems": {}})
         if metrics:
             out["ItemCollectionMetrics"] = metrics
         return out
@@ -133,13 +129,13 @@ class Batches:
         if len(set(targets)) != len(targets):
             raise validation_error("Transaction request cannot include multiple operations on one item")
         out = []
-        costs: dict[str, TransactCost] = {}
+        costs = Costs(p, transactional=True)
         for t, hk, rk, paths in plans:
             text = self.store.read(t.id, hk, rk)
             item = loads(text) if text is not None else None
-            costs.setdefault(t.name, TransactCost(t)).add_read(item)
+            costs.read(t, item)
             out.append({} if item is None else {"Item": project(item, paths) if paths is not None else item})
-        return _with_costs({"Responses": out}, p, costs)
+        return costs.report({"Responses": out})
 
     def _parse(self, ti: dict[str, Any]) -> dict[str, Any]:
         """What an action says on its own (its expressions, its Put item), checked for every action in
@@ -223,17 +219,16 @@ class Batches:
                 failed = failed or reasons[-1]["Code"] != "None"
             if failed:
                 raise transaction_canceled(reasons)
-            costs: dict[str, TransactCost] = {}
+            costs = Costs(p, transactional=True)
             for pl, old in zip(plans, olds, strict=True):
                 self._apply(conn, pl, old)
-                cost = costs.setdefault(pl["t"].name, TransactCost(pl["t"]))
                 if pl["kind"] == "ConditionCheck":
-                    cost.add_read(old)
+                    costs.read(pl["t"], old)
                 else:
-                    cost.add_write(old, {"Put": pl.get("item"), "Update": pl.get("new")}.get(pl["kind"]))
+                    costs.write(pl["t"], old, {"Put": pl.get("item"), "Update": pl.get("new")}.get(pl["kind"]))
             if token:
                 self.store.save_token(conn, account, region, token, digest, self.svc.clock())
-        return _with_costs({}, p, costs)
+        return costs.report({})
 
     def _reason(self, pl: dict[str, Any], old: Any) -> dict[str, Any]:
         prep = pl["prep"]
@@ -280,13 +275,6 @@ def _action_level(e: ServiceError) -> bool:
 
 def _refused(message: str) -> dict[str, Any]:
     return {"Code": "ValidationError", "Message": message}
-
-
-def _with_costs(out: dict[str, Any], p: dict[str, Any], costs: dict[str, TransactCost]) -> dict[str, Any]:
-    mode = p.get("ReturnConsumedCapacity") or "NONE"
-    if mode != "NONE":
-        out["ConsumedCapacity"] = [cost.consumed(mode) for cost in costs.values()]
-    return out
 
 
 def _digest(p: dict[str, Any]) -> str:

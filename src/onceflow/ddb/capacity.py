@@ -53,36 +53,8 @@ def index_units(t: Table, old: Item | None, new: Item | None) -> dict[str, int]:
     return out
 
 
-class WriteCost:
-    """Write units of one table summed over the writes of a request."""
-
-    def __init__(self, t: Table) -> None:
-        self.t = t
-        self.table = 0.0
-        self.indexes: dict[str, int] = {}
-
-    def add(self, old: Item | None, new: Item | None) -> None:
-        self.table += write_units(old, new)
-        for name, units in index_units(self.t, old, new).items():
-            self.indexes[name] = self.indexes.get(name, 0) + units
-
-    def consumed(self, mode: str) -> dict[str, Any]:
-        """The ConsumedCapacity entry for ReturnConsumedCapacity `mode` (TOTAL or INDEXES)."""
-        total = self.table + sum(self.indexes.values())
-        cc: dict[str, Any] = {"TableName": self.t.name, "CapacityUnits": total}
-        if mode == "INDEXES":
-            cc["Table"] = {"CapacityUnits": self.table}
-            for kind, member in ARMS:
-                arm = {n: {"CapacityUnits": float(u)} for n, u in self.indexes.items()
-                       if self.t.indexes[n].kind == kind}
-                if arm:
-                    cc[member] = arm
-        return cc
-
-
-class TransactCost:
-    """Units of one table in a transaction: every item is read or written twice (prepare, commit),
-    each rounded first; ConditionCheck reads. The Table detail splits reads from writes."""
+class _TableCost:
+    """Units one table consumed over a request's items."""
 
     def __init__(self, t: Table) -> None:
         self.t = t
@@ -90,22 +62,14 @@ class TransactCost:
         self.write = 0.0
         self.indexes: dict[str, int] = {}
 
-    def add_read(self, item: Item | None) -> None:
-        self.read += 2.0 * max(1, math.ceil((item_size(item) if item else 0) / 4096))
-
-    def add_write(self, old: Item | None, new: Item | None) -> None:
-        self.write += 2.0 * write_units(old, new)
-        for name, units in index_units(self.t, old, new).items():
-            self.indexes[name] = self.indexes.get(name, 0) + 2 * units
-
-    def consumed(self, mode: str) -> dict[str, Any]:
+    def consumed(self, mode: str, split: bool) -> dict[str, Any]:
         table = self.read + self.write
         cc: dict[str, Any] = {"TableName": self.t.name, "CapacityUnits": table + sum(self.indexes.values())}
         if mode == "INDEXES":
             detail: dict[str, Any] = {"CapacityUnits": table}
-            if self.read:
+            if split and self.read:
                 detail["ReadCapacityUnits"] = self.read
-            if self.write:
+            if split and self.write:
                 detail["WriteCapacityUnits"] = self.write
             cc["Table"] = detail
             for kind, member in ARMS:
@@ -116,19 +80,48 @@ class TransactCost:
         return cc
 
 
+class Costs:
+    """The ConsumedCapacity of one request, per table, counted only when the caller asked for it.
+
+    In a transaction every item is read or written twice (prepare, commit), each rounded first,
+    ConditionCheck reads, and the Table detail splits read units from write units."""
+
+    def __init__(self, p: dict[str, Any], transactional: bool = False) -> None:
+        self.mode = p.get("ReturnConsumedCapacity") or "NONE"
+        self.transactional = transactional
+        self.factor = 2 if transactional else 1
+        self.tables: dict[str, _TableCost] = {}
+
+    def read(self, t: Table, item: Item | None) -> None:
+        if self.mode != "NONE":
+            cost = self.tables.setdefault(t.name, _TableCost(t))
+            cost.read += self.factor * max(1, math.ceil((item_size(item) if item else 0) / 4096))
+
+    def write(self, t: Table, old: Item | None, new: Item | None) -> None:
+        if self.mode != "NONE":
+            cost = self.tables.setdefault(t.name, _TableCost(t))
+            cost.write += self.factor * write_units(old, new)
+            for name, units in index_units(t, old, new).items():
+                cost.indexes[name] = cost.indexes.get(name, 0) + self.factor * units
+
+    def entries(self) -> list[dict[str, Any]]:
+        return [cost.consumed(self.mode, self.transactional) for cost in self.tables.values()]
+
+    def report(self, out: dict[str, Any]) -> dict[str, Any]:
+        """Add the ConsumedCapacity list (batches and transactions) when it was asked for."""
+        if self.mode != "NONE":
+            out["ConsumedCapacity"] = self.entries()
+        return out
+
+
 def with_write_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], old: Item | None,
                         new: Item | None) -> dict[str, Any]:
     """Add ConsumedCapacity for one item's write when the caller asked for it."""
-    mode = p.get("ReturnConsumedCapacity") or "NONE"
-    if mode != "NONE":
-        cost = WriteCost(t)
-        cost.add(old, new)
-        out["ConsumedCapacity"] = cost.consumed(mode)
+    costs = Costs(p)
+    if costs.mode != "NONE":
+        costs.write(t, old, new)
+        out["ConsumedCapacity"] = costs.entries()[0]
     return out
-
-
-def has_lsi(t: Table) -> bool:
-    return any(ix.kind == "LSI" for ix in t.indexes.values())
 
 
 def collection_metrics(conn: sqlite3.Connection, store: Store, t: Table, hk: bytes, key: Item) -> dict[str, Any]:
@@ -140,4 +133,4 @@ def collection_metrics(conn: sqlite3.Connection, store: Store, t: Table, hk: byt
 
 def wants_metrics(t: Table, p: dict[str, Any]) -> bool:
     """Item collection metrics are returned only when asked for, and only for tables with an LSI."""
-    return p.get("ReturnItemCollectionMetrics") == "SIZE" and has_lsi(t)
+    return p.get("ReturnItemCollectionMetrics") == "SIZE" and any(ix.kind == "LSI" for ix in t.indexes.values())

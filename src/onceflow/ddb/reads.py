@@ -259,9 +259,8 @@ class Reader:
         limit = p.get("Limit")
         flt = prep.get("FilterExpression")
         # Whole items of the table itself, unfiltered: pass the stored wire JSON through undecoded.
-        if raw and flt is None and paths is None and index is None:
-            return self._raw_page(t, p, select, start, fetch)
-        out: list[Item] = []
+        raw = raw and flt is None and paths is None and index is None
+        out: list[Any] = RawJsonList() if raw else []
         scanned = size = 0
         last: Item | None = None
         after = start
@@ -269,15 +268,20 @@ class Reader:
             want = BATCH if limit is None else min(BATCH, limit - scanned)
             rows, more = fetch(after, want)
             for pos, text, stored_size in rows:
-                item = loads(text)
-                if index is not None:
-                    item = it.project_index(t, index, item)
                 scanned += 1
                 size += stored_size
                 after = pos
-                if flt is None or condition(flt, item, prep.values):
-                    out.append(project(item, paths) if paths is not None else item)
+                if raw:
+                    out.append(RawJson(text))
+                    item = None
+                else:
+                    item = loads(text)
+                    if index is not None:
+                        item = it.project_index(t, index, item)
+                    if flt is None or condition(flt, item, prep.values):
+                        out.append(project(item, paths) if paths is not None else item)
                 if (limit is not None and scanned >= limit) or size >= PAGE_BYTES:
+                    item = item if item is not None else loads(text)
                     last = it.index_key_of(t, index, item) if index else it.key_of(t, item)
                     break
             if last is not None or not more:
@@ -287,34 +291,6 @@ class Reader:
             result["Items"] = out
         result["Count"] = len(out)
         result["ScannedCount"] = scanned
-        if last is not None:
-            result["LastEvaluatedKey"] = last
-        return with_capacity(result, t, p, lambda: read_units(size, p))
-
-    def _raw_page(self, t: Table, p: dict[str, Any], select: str, start: Any, fetch: Any) -> dict[str, Any]:
-        """_page for whole, unfiltered items of the table: the same page, items left as stored text."""
-        limit = p.get("Limit")
-        out = RawJsonList()
-        size = 0
-        last: Item | None = None
-        after = start
-        while True:
-            want = BATCH if limit is None else min(BATCH, limit - len(out))
-            rows, more = fetch(after, want)
-            for pos, text, stored_size in rows:
-                out.append(RawJson(text))
-                size += stored_size
-                after = pos
-                if (limit is not None and len(out) >= limit) or size >= PAGE_BYTES:
-                    last = it.key_of(t, loads(text))
-                    break
-            if last is not None or not more:
-                break
-        result: dict[str, Any] = {}
-        if select != "COUNT":
-            result["Items"] = out
-        result["Count"] = len(out)
-        result["ScannedCount"] = len(out)
         if last is not None:
             result["LastEvaluatedKey"] = last
         return with_capacity(result, t, p, lambda: read_units(size, p))
