@@ -294,7 +294,9 @@ def in_process(ops: int) -> dict[str, float]:
     }
 
     async def call(target: str, body: bytes) -> None:
-        headers = [(b"host", b"x"), (b"x-amz-target", f"DynamoDB_20120810.{target}".encode()),
+        # test keys are not verified by default (README "Security"): a dated, well-formed signature will do
+        headers = [(b"host", b"127.0.0.1"), (b"x-amz-target", f"DynamoDB_20120810.{target}".encode()),
+                   (b"x-amz-date", b"20260101T000000Z"),
                    (b"content-type", b"application/x-amz-json-1.0"), (b"content-length", str(len(body)).encode()),
                    (b"authorization", b"AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, "
                                       b"SignedHeaders=host, Signature=x")]

@@ -32,11 +32,10 @@ import boto3
 import botocore.config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from serverproc import ServerProcess
+from serverproc import ServerProcess, signed_headers
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=16)
 KEYS = {"region_name": "us-east-1", "aws_access_key_id": "test", "aws_secret_access_key": "test"}
-AUTH = "AWS4-HMAC-SHA256 Credential=test/20261129/us-east-1/{svc}/aws4_request, SignedHeaders=host, Signature=0"
 
 # The raw requests used to capture onceflow's answer for the null server.
 CAPTURE = {
@@ -84,7 +83,7 @@ def capture(url: str, call: str) -> bytes:
     svc, headers, body = CAPTURE[call]
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port)
-    conn.request("POST", "/", body=body, headers={**headers, "Authorization": AUTH.format(svc=svc)})
+    conn.request("POST", "/", body=body, headers=signed_headers("POST", url + "/", svc, body, headers))
     resp = conn.getresponse()
     data = resp.read()
     conn.close()

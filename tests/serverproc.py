@@ -14,6 +14,9 @@ from typing import Any
 
 import boto3
 import botocore.config
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
 
 READY = re.compile(r"onceflow ready at (http://\S+)")
 CLIENT_CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=120,
@@ -120,3 +123,14 @@ def client_factory(url: str) -> Any:
                             config=config or CLIENT_CONFIG)
 
     return make
+
+
+def signed_headers(method: str, url: str, service: str, body: bytes = b"", headers: dict[str, str] | None = None,
+                   *, region: str = "us-east-1", access_key: str = "test", secret_key: str = "test",
+                   session_token: str | None = None) -> dict[str, str]:
+    """The headers of a raw HTTP request signed as boto3 signs it (SigV4; test/test by default):
+    `headers` plus Host, X-Amz-Date, Authorization (and X-Amz-Security-Token). Send exactly `url`
+    and `body` with them. `service` is the signing name (states for Step Functions)."""
+    request = AWSRequest(method, url, data=body, headers=dict(headers or {}))
+    SigV4Auth(Credentials(access_key, secret_key, session_token), service, region).add_auth(request)
+    return dict(request.headers.items())

@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from onceflow import __version__
 from onceflow.config import Settings, default_data_dir
@@ -27,6 +29,15 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
                         help="upper bound on live Lambda worker processes (default: 4 per CPU, at least 4)")
     parser.add_argument("--lambda-interpreter", action="append", default=[], metavar="RUNTIME=PATH",
                         help="run a Lambda runtime on another interpreter, e.g. python3.11=/usr/bin/python3.11")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="also answer requests whose Host is NAME (besides loopback addresses and localhost), "
+                             "e.g. the service name in a compose network; repeatable")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="let web pages from ORIGIN (scheme://host[:port]) call the API from a browser; "
+                             "repeatable")
+    parser.add_argument("--root-key", action="append", default=[], metavar="ID:SECRET",
+                        help="under --enforce-iam, the access keys that act as the account root, their signatures "
+                             "verified with SECRET (default test:test); repeatable")
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
 
 
@@ -42,11 +53,12 @@ def settings_from(args: argparse.Namespace) -> Settings:
         if not sep or not runtime.startswith("python3.") or not path:
             raise SystemExit(f"onceflow: --lambda-interpreter takes RUNTIME=PATH, not {pair!r}")
         interpreters.append((runtime, path))
-    extra = {}
+    extra: dict[str, Any] = {}
     if args.lambda_max_workers is not None:
         if args.lambda_max_workers < 1:
             raise SystemExit("onceflow: --lambda-max-workers must be at least 1")
         extra["lambda_max_workers"] = args.lambda_max_workers
+    extra.update(_security_args(args))
     return Settings(
         host=args.host,
         port=args.port,
@@ -59,6 +71,34 @@ def settings_from(args: argparse.Namespace) -> Settings:
         lambda_interpreters=tuple(interpreters),
         **extra,
     )
+
+
+def _security_args(args: argparse.Namespace) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    hosts = []
+    for name in args.allow_host:
+        name = name.strip().lower().rstrip(".")
+        if not name or "/" in name or name == "*":
+            raise SystemExit(f"onceflow: --allow-host takes a host name or address, not {name!r}")
+        hosts.append(name.strip("[]"))
+    extra["allow_hosts"] = tuple(hosts)
+    origins = []
+    for origin in args.cors_origin:
+        parts = urlsplit(origin)
+        if origin == "*" or parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") \
+                or parts.query or parts.fragment:
+            raise SystemExit(f"onceflow: --cors-origin takes an origin such as http://localhost:3000, not {origin!r}")
+        origins.append(f"{parts.scheme}://{parts.netloc}".lower())
+    extra["cors_origins"] = tuple(origins)
+    if args.root_key:
+        keys = []
+        for pair in args.root_key:
+            key_id, sep, secret = pair.partition(":")
+            if not sep or not key_id or not secret:
+                raise SystemExit(f"onceflow: --root-key takes ID:SECRET, not {pair!r}")
+            keys.append((key_id, secret))
+        extra["root_keys"] = tuple(keys)
+    return extra
 
 
 def main(argv: list[str] | None = None) -> int:

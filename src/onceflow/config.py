@@ -34,6 +34,20 @@ class Settings:
     # Python that runs onceflow. Pairs, so the settings stay hashable and frozen.
     lambda_interpreters: tuple[tuple[str, str], ...] = ()
     max_body_bytes: int = 16 * 1024 * 1024
+    # The request bodies held at once, all requests together: a request that would go over waits for
+    # room, then gets a 503 that SDKs retry (so six 70 MB uploads cannot take a GB of memory).
+    max_bodies_in_flight_bytes: int = 256 * 1024 * 1024
+    # Connections: the request line and headers must arrive within header_timeout_s, each piece of
+    # a body within body_timeout_s; an idle kept-alive connection is closed after keep_alive_s.
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    keep_alive_s: float = 5.0
+    # Security (README "Security"): Host names besides loopback ones the API answers (--allow-host),
+    # web origins allowed to call it from a browser (--cors-origin), and the access keys that are the
+    # account root under enforce_iam (--root-key ID:SECRET; pairs, so the settings stay hashable).
+    allow_hosts: tuple[str, ...] = ()
+    cors_origins: tuple[str, ...] = ()
+    root_keys: tuple[tuple[str, str], ...] = (("test", "test"),)
 
     @property
     def endpoint_url(self) -> str:

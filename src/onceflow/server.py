@@ -16,6 +16,7 @@ from onceflow.config import Settings
 from onceflow.stack import Stack
 from onceflow.store.db import Database
 from onceflow.wire.app import AwsApp
+from onceflow.wire.connections import guarded_protocol, raise_fd_limit
 from onceflow.wire.json_calls import make_json_caller
 from onceflow.wire.specs import Specs
 
@@ -82,9 +83,13 @@ class Server:
         app = build_app(stack)
         # No proxy headers: onceflow is called directly, and a client must not choose its own source
         # IP (aws:SourceIp) with X-Forwarded-For; skipping the middleware also saves ~0.03 ms a call.
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", http="httptools", loop="asyncio",
+        # Connections are bounded (wire/connections.py): a deadline for each request's head, uvicorn's
+        # keep-alive timeout for idle ones, and a cap that leaves file descriptors for everything else.
+        files = raise_fd_limit()
+        protocol = guarded_protocol(self.settings.header_timeout_s, max(64, min(files - 256, files * 9 // 10)))
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", http=protocol, loop="asyncio",
                                 access_log=False, timeout_graceful_shutdown=30, proxy_headers=False,
-                                server_header=False)
+                                server_header=False, timeout_keep_alive=self.settings.keep_alive_s)
         server = uvicorn.Server(config)
         # uvicorn re-raises the signal it caught once it has drained; make that a no-op so the
         # cleanup below always runs (the default SIGTERM action would kill us mid-way).

@@ -34,7 +34,8 @@ class Stack:
     services: dict[str, Any] = field(default_factory=dict)
     authorize: Authorizer = allow_all
     resource_resolvers: dict[str, ResourceResolver] = field(default_factory=dict)
-    # (access key id) -> Principal or None: STS registers how temporary keys map to role sessions.
+    # (access key id) -> onceflow.credentials.Credential or None: IAM (users' keys) and STS (sessions)
+    # register how the keys they issued map to principals, secrets and session tokens.
     credential_resolvers: list[Callable[[str], Any]] = field(default_factory=list)
     # (principal, service, operation, params as JSON, region=) -> result: a call whose parameters come
     # from JSON data (Step Functions' integrations), converted and checked as an HTTP request's are.

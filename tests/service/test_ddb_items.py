@@ -315,17 +315,12 @@ def test_validation_namespace_on_the_wire(endpoint: str, table: str) -> None:
     import json
     import urllib.request
 
-    req = urllib.request.Request(
-        endpoint + "/",
-        method="POST",
-        data=json.dumps({"TableName": table, "Key": {"id": {"N": "1"}}}).encode(),
-        headers={
-            "X-Amz-Target": "DynamoDB_20120810.GetItem",
-            "Content-Type": "application/x-amz-json-1.0",
-            "Authorization": "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, "
-            "SignedHeaders=host, Signature=x",
-        },
-    )
+    from serverproc import signed_headers
+
+    body = json.dumps({"TableName": table, "Key": {"id": {"N": "1"}}}).encode()
+    headers = {"X-Amz-Target": "DynamoDB_20120810.GetItem", "Content-Type": "application/x-amz-json-1.0"}
+    req = urllib.request.Request(endpoint + "/", method="POST", data=body,
+                                 headers=signed_headers("POST", endpoint + "/", "dynamodb", body, headers))
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req)
     body = json.loads(e.value.read())

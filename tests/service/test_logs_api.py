@@ -243,14 +243,15 @@ def test_json_member_order_matches_the_model(endpoint: str) -> None:
     """The raw JSON keeps AWS's member order (the CLI prints what it parses; order shows in text output)."""
     import urllib.request
 
+    from serverproc import signed_headers
+
     group = unique()
     calls = [("CreateLogGroup", {"logGroupName": group}), ("DescribeLogGroups", {"logGroupNamePrefix": group})]
     for target, members in calls:
         payload = json.dumps(members).encode()
-        req = urllib.request.Request(endpoint + "/", data=payload, method="POST", headers={
-            "X-Amz-Target": f"Logs_20140328.{target}", "Content-Type": "application/x-amz-json-1.1",
-            "Authorization": "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/logs/aws4_request, "
-                             "SignedHeaders=host, Signature=x"})
+        headers = {"X-Amz-Target": f"Logs_20140328.{target}", "Content-Type": "application/x-amz-json-1.1"}
+        req = urllib.request.Request(endpoint + "/", data=payload, method="POST",
+                                     headers=signed_headers("POST", endpoint + "/", "logs", payload, headers))
         with urllib.request.urlopen(req) as resp:
             raw = resp.read()
     keys = list(json.loads(raw)["logGroups"][0])

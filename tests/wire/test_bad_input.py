@@ -14,15 +14,16 @@ from typing import Any
 
 import pytest
 
-AUTH = "AWS4-HMAC-SHA256 Credential=test/20261129/us-east-1/{svc}/aws4_request, SignedHeaders=host, Signature=0"
+from serverproc import signed_headers
 
 
-def send(endpoint: str, method: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str],
-                                                                                              bytes]:
+def send(endpoint: str, method: str, path: str, body: bytes, headers: dict[str, str],
+         service: str) -> tuple[int, dict[str, str], bytes]:
+    """A raw request signed with test/test for `service` (its signing name)."""
     url = urllib.parse.urlsplit(endpoint)
     conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
     try:
-        conn.request(method, path, body=body, headers=headers)
+        conn.request(method, path, body=body, headers=signed_headers(method, endpoint + path, service, body, headers))
         resp = conn.getresponse()
         return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
     finally:
@@ -31,8 +32,8 @@ def send(endpoint: str, method: str, path: str, body: bytes, headers: dict[str, 
 
 def json_call(endpoint: str, svc: str, target: str, body: bytes | Any, version: str = "1.0") -> tuple[int, str, str]:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    status, headers, data = send(endpoint, "POST", "/", raw, {"X-Amz-Target": target, "Authorization": AUTH.format(
-        svc=svc), "Content-Type": f"application/x-amz-json-{version}"})
+    status, headers, data = send(endpoint, "POST", "/", raw, {"X-Amz-Target": target,
+                                                             "Content-Type": f"application/x-amz-json-{version}"}, svc)
     return (status, *_json_error(data, headers))
 
 
@@ -47,15 +48,14 @@ def _json_error(data: bytes, headers: dict[str, str]) -> tuple[str, str]:
 
 def rest_call(endpoint: str, method: str, path: str, body: bytes | Any = b"") -> tuple[int, str, str]:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-    status, headers, data = send(endpoint, method, path, raw, {
-        "Content-Type": "application/json", "Authorization": AUTH.format(svc="lambda")})
+    status, headers, data = send(endpoint, method, path, raw, {"Content-Type": "application/json"}, "lambda")
     return (status, *_json_error(data, headers))
 
 
 def query_call(endpoint: str, svc: str, form: bytes | dict[str, str]) -> tuple[int, str, str]:
     raw = form if isinstance(form, bytes) else urllib.parse.urlencode(form).encode()
     status, _, data = send(endpoint, "POST", "/", raw, {
-        "Content-Type": "application/x-www-form-urlencoded; charset=utf-8", "Authorization": AUTH.format(svc=svc)})
+        "Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}, svc)
     assert b"Traceback" not in data
     root = ET.fromstring(data)
     assert root.tag.endswith("ErrorResponse")

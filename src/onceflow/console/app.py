@@ -4,14 +4,14 @@ The wire layer forwards here every request that is not an AWS API call. Views ar
 functions (page: View) -> Response that read through the AWS APIs (console/aws.py) and render a
 Jinja2 template with autoescaping. Nothing here changes state: the console only answers GET/HEAD,
 so there is no form a cross-site request could abuse. Every answer carries a strict
-Content-Security-Policy (scripts only from /static/), and a console bound to loopback only answers
-requests whose Host is a loopback name, which stops DNS-rebinding pages from reading it.
+Content-Security-Policy (scripts only from /static/), and the console only answers requests whose
+Host the front door allows (wire/guard.py: loopback names and --allow-host), which stops
+DNS-rebinding pages from reading it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import mimetypes
 import re
@@ -26,6 +26,7 @@ from onceflow.console import render
 from onceflow.console.aws import Aws, NotFound, Unavailable
 from onceflow.errors import ServiceError
 from onceflow.stack import Stack
+from onceflow.wire.guard import FrontDoor
 
 log = logging.getLogger("onceflow.console")
 
@@ -105,7 +106,7 @@ class ConsoleApp:
         self.stack = stack
         self.routes = [(re.compile(f"^{pattern}$"), handler) for pattern, handler in routes]
         self.static = _static_files()
-        self.loopback_only = _is_loopback_name(stack.settings.host)
+        self.door = FrontDoor(stack.settings)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -117,8 +118,9 @@ class ConsoleApp:
 
     async def respond(self, scope: dict[str, Any]) -> Response:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if self.loopback_only and not _is_loopback_name(_hostname(headers.get("host", ""))):
-            return _plain(403, "This console only answers requests addressed to a loopback host name.")
+        if not self.door.host_allowed(headers.get("host", "")):
+            return _plain(403, "This console only answers requests addressed to a loopback host name or a name "
+                               "allowed with --allow-host.")
         path = scope.get("path", "/")
         if scope["method"] not in ("GET", "HEAD"):
             return Response(405, b"The console is read-only: it answers GET and HEAD only.", "text/plain",
@@ -177,21 +179,6 @@ def _static_files() -> dict[str, bytes]:
     """Every file shipped in console/static/, read once: the console needs no build and no network."""
     root = resources.files("onceflow.console") / "static"
     return {f.name: f.read_bytes() for f in root.iterdir() if f.is_file()}
-
-
-def _hostname(host: str) -> str:
-    if host.startswith("["):
-        return host[1:].split("]", 1)[0]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-def _is_loopback_name(host: str) -> bool:
-    if host in ("localhost", "") or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _plain(status: int, text: str) -> Response:

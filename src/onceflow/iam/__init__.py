@@ -34,7 +34,7 @@ def setup(stack: Stack) -> None:
     stack.services["iam"] = iam
     stack.services["iam_users"] = users
     stack.services["sts"] = sts
-    stack.credential_resolvers.extend([sts.principal_for, users.principal_for])
+    stack.credential_resolvers.extend([sts.credential_for, users.credential_for])
     stack.resource_resolvers["iam"] = iam_resolver(store)
     stack.resource_resolvers["sts"] = sts_resolver
     # server.py may install it as well; doing it here keeps IAM enforced whoever composes the stack.

@@ -7,6 +7,7 @@ import string
 from typing import Any
 
 from onceflow.context import Principal
+from onceflow.credentials import Credential
 from onceflow.iam import errors
 from onceflow.iam.common import merge_tags, new_id, now, page, policy_size, validate
 from onceflow.iam.service import IamService
@@ -22,7 +23,7 @@ class IamUsers:
         self.store = store
         self.iam = iam
         self.db = store.db
-        self._principals: dict[str, Principal] = {}  # access key -> user principal (keys are immutable)
+        self._credentials: dict[str, Credential] = {}  # access key -> its user and secret (keys are immutable)
 
     def user(self, account: str, name: str) -> Row:
         user = self.store.user(account, name)
@@ -109,13 +110,18 @@ class IamUsers:
             if key is None or key["account"] != account or (name is not None and key["user_key"] != name.lower()):
                 raise errors.access_key_not_found(key_id)
             self.store.delete_access_key(conn, key_id)
-        self._principals.pop(key_id, None)
+        self._credentials.pop(key_id, None)
 
     def principal_for(self, access_key: str) -> Principal | None:
-        """The credential resolver for IAM users' long-term keys (AKIA...)."""
+        credential = self.credential_for(access_key)
+        return credential.principal if credential else None
+
+    def credential_for(self, access_key: str) -> Credential | None:
+        """The credential resolver for IAM users' long-term keys (AKIA...): the user and the secret
+        their signatures are verified with."""
         if not access_key.startswith("AKIA"):
             return None
-        cached = self._principals.get(access_key)
+        cached = self._credentials.get(access_key)
         if cached is not None:
             return cached
         key = self.store.access_key(access_key)
@@ -125,11 +131,12 @@ class IamUsers:
         if user is None:
             return None
         principal = Principal(user["account"], "user", user["arn"], user["name"], access_key=access_key)
-        self._principals[access_key] = principal
-        return principal
+        credential = Credential(principal, key["secret"], active=key["status"] == "Active")
+        self._credentials[access_key] = credential
+        return credential
 
     def forget(self) -> None:
-        self._principals.clear()
+        self._credentials.clear()
 
     # ------------------------------------------------------------------ inline user policies
     def put_policy(self, account: str, user_name: str, policy_name: str, document: str) -> None:

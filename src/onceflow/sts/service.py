@@ -15,6 +15,7 @@ from typing import Any
 
 from onceflow.config import Settings
 from onceflow.context import Principal
+from onceflow.credentials import Credential
 from onceflow.iam import errors
 from onceflow.iam.common import new_id, validate
 from onceflow.iam.policy import Policy, parse
@@ -34,7 +35,7 @@ class StsService:
         self.store = store
         self.iam = iam
         self.settings = settings
-        self._principals: dict[str, Principal] = {}  # sessions never change: cache the resolution
+        self._credentials: dict[str, Credential] = {}  # sessions never change: cache the resolution
         self._session_policies: dict[str, tuple[int, list[Policy] | None]] = {}
         self._current: dict[str, tuple[int, bool]] = {}
 
@@ -159,11 +160,16 @@ class StsService:
         return {"UserId": self._user_id(principal), "Account": principal.account, "Arn": principal.arn}
 
     def principal_for(self, access_key: str) -> Principal | None:
-        """The credential resolver for temporary keys (ASIA...). An expired session keeps its identity
-        (it never falls back to the account root)."""
+        credential = self.credential_for(access_key)
+        return credential.principal if credential else None
+
+    def credential_for(self, access_key: str) -> Credential | None:
+        """The credential resolver for temporary keys (ASIA...): the session, its secret, the token
+        that must come with it and its expiry. An expired session keeps its identity (it never
+        falls back to the account root); the wire layer refuses it as expired."""
         if not access_key.startswith("ASIA"):
             return None
-        cached = self._principals.get(access_key)
+        cached = self._credentials.get(access_key)
         if cached is not None:
             return cached
         s = self.store.session(access_key)
@@ -178,8 +184,10 @@ class StsService:
             session_name=s.get("session_name"),
             access_key=access_key,
         )
-        self._principals[access_key] = principal
-        return principal
+        expires = datetime.fromisoformat(s["Expiration"]).timestamp()
+        credential = Credential(principal, s["SecretAccessKey"], s["SessionToken"], expires)
+        self._credentials[access_key] = credential
+        return credential
 
     def session_policies(self, principal: Principal) -> list[Policy] | None:
         """The session policies AssumeRole was given (None when there are none): they limit what the
@@ -215,6 +223,6 @@ class StsService:
         return current
 
     def forget(self) -> None:
-        self._principals.clear()
+        self._credentials.clear()
         self._session_policies.clear()
         self._current.clear()

@@ -24,14 +24,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from onceflow import __version__
-from onceflow.context import Principal, RequestContext
+from onceflow.context import RequestContext
 from onceflow.errors import NotImplementedOperation, ServiceError
 from onceflow.stack import Stack
-from onceflow.wire import json_rpc, query, rest_json
+from onceflow.wire import json_rpc, query, rest_json, sigv4
+from onceflow.wire.authenticate import Authenticator
+from onceflow.wire.guard import FrontDoor, host_message, origin_message, refusal
+from onceflow.wire.intake import DRAIN_LIMIT, SMALL_BODY, BodyBudget, Busy, TimedOut, TooLarge, drain, read_body
 from onceflow.wire.json_calls import VALIDATION_CODES
 from onceflow.wire.request import Request, Response
-from onceflow.wire.routing import NotAnAwsRequest, Route, route
-from onceflow.wire.sigv4 import Scope, credential_scope
+from onceflow.wire.routing import REST_PREFIXES, NotAnAwsRequest, Route, route
+from onceflow.wire.sigv4 import Scope, Signed
 from onceflow.wire.specs import ServiceSpec, Specs
 
 log = logging.getLogger("onceflow.wire")
@@ -62,10 +65,12 @@ class AwsApp:
         # Waits for the fsync of commits made on the loop while other requests are in flight.
         self.sync_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="onceflow-sync")
         self.in_flight = 0  # requests between arrival and answer
-        self.max_body = stack.settings.max_body_bytes
-        self._roots: dict[str | None, Principal] = {}
-        # Beyond this no service accepts a body: stop reading it (each service's own limit is checked later).
-        self.hard_limit = max(self.max_body, *BODY_LIMITS.values()) + 1024
+        settings = stack.settings
+        self.max_body = settings.max_body_bytes
+        self.door = FrontDoor(settings)
+        self.auth = Authenticator(settings, stack.credential_resolvers)
+        self.budget = BodyBudget(settings.max_bodies_in_flight_bytes)
+        self.body_timeout = settings.body_timeout_s
 
     # ------------------------------------------------------------------ entries
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -76,18 +81,48 @@ class AwsApp:
         if scope["type"] != "http":
             return
         self.in_flight += 1
+        share = 0
         try:
-            request = await self._read(scope, receive)
-            if request is None:
-                await _send(send, Response(413, b'{"message":"Request entity too large"}'))
+            request = _head(scope)
+            early = self.screen(request)
+            if early is not None:
+                await _send(send, early)
                 return
+            length, limit = _content_length(request.headers), self._limit_of_head(request)
+            if length is not None and length > limit:  # refused before any of the body is kept
+                if length <= DRAIN_LIMIT and "100-continue" not in request.headers.get("expect", ""):
+                    await drain(receive, self.body_timeout)
+                await _send(send, self._too_large(request, limit), _CLOSE)
+                return
+            chunked = length is None and "transfer-encoding" in request.headers
+            expected = limit if chunked else (length or 0)
+            if expected > SMALL_BODY:
+                try:
+                    share = await self.budget.take(expected)
+                except Busy:
+                    await _send(send, self._busy(request), _CLOSE)
+                    return
+            if expected:
+                try:
+                    request.body = await read_body(receive, limit, self.body_timeout)
+                except TooLarge:
+                    await drain(receive, self.body_timeout)
+                    await _send(send, self._too_large(request, limit), _CLOSE)
+                    return
+                except TimedOut:
+                    await _send(send, self._timed_out(request), _CLOSE)
+                    return
             outcome = self.begin(request)
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
-            await _send(send, await self.complete(outcome))
+            response = await self.complete(outcome)
+            origin = self.door.allowed_origin(request.headers) if self.door.cors_origins else None
+            await _send(send, response, self.door.cors_headers(origin) if origin else ())
         finally:
             self.in_flight -= 1
+            if share:
+                await self.budget.give_back(share)
 
     async def complete(self, outcome: Response | Call | Deferred | Durable) -> Response:
         """The rest of the answer for an outcome of `begin` that is not a console page."""
@@ -113,6 +148,9 @@ class AwsApp:
 
     async def handle(self, request: Request) -> Response:
         """The whole answer to one request, console pages aside (tests call this without ASGI)."""
+        early = self.screen(request)
+        if early is not None:
+            return early
         outcome = self.begin(request)
         return _NOT_AWS if outcome is CONSOLE else await self.complete(outcome)  # type: ignore[arg-type]
 
@@ -122,7 +160,12 @@ class AwsApp:
         Response, a Durable answer waiting for its sync, a Call for the thread pool, or CONSOLE."""
         if request.path.startswith("/_onceflow/"):
             return self._own_endpoint(request)
-        scope = credential_scope(request.headers, request.query_string)
+        signed: Signed | sigv4.Malformed | None
+        try:
+            signed = sigv4.read(request.headers, request.query_string)
+            scope = signed.scope if signed else None
+        except sigv4.Malformed as exc:
+            signed, scope = exc, sigv4.credential_scope(request.headers, request.query_string)
         request_id = new_request_id()
         try:
             found = route(self.specs, request, scope)
@@ -132,7 +175,10 @@ class AwsApp:
         except ServiceError as err:
             return self._error(self._guess_spec(request, scope), err, request_id)
         try:
-            ctx = self._context(found, scope, request, request_id)
+            foreign = self.door.foreign_origin(request.headers)
+            if foreign is not None:
+                raise refusal(found.spec.protocol, origin_message(foreign))
+            ctx = self._context(found, scope, signed, request, request_id)
             # Input is checked before the operation is looked up: AWS validates before it dispatches.
             params = self._parse(found, request) if found.operation is not None else {}
             handler = self._handler(found)
@@ -201,7 +247,7 @@ class AwsApp:
     def _parse(self, found: Route, request: Request) -> dict[str, Any]:
         spec, op = found.spec, found.operation
         assert op is not None
-        limit = BODY_LIMITS.get(spec.name, self.max_body)
+        limit = self.body_limit(spec)
         if len(request.body) > limit:
             raise ServiceError("RequestEntityTooLargeException", "Request must be smaller than "
                                f"{limit} bytes for the {op.name} operation", 413)
@@ -212,29 +258,12 @@ class AwsApp:
             return query.parse(spec, op, found.form or {}, code)
         return rest_json.parse(spec, op, request, found.labels, code)
 
-    def _context(self, found: Route, scope: Scope | None, request: Request, request_id: str) -> RequestContext:
+    def _context(self, found: Route, scope: Scope | None, signed: Signed | sigv4.Malformed | None,
+                 request: Request, request_id: str) -> RequestContext:
         region = scope.region if scope else self.stack.settings.default_region
-        principal = self._principal(scope.access_key if scope else None)
-        if principal.kind == "root" and self.stack.settings.enforce_iam and _looks_issued(principal.access_key):
-            raise _unknown_key(found.spec)
+        principal = self.auth.principal(request, signed, found.spec.protocol, found.spec.name)
         return RequestContext(found.spec.name, found.operation_name, principal.account, region, principal,
                               request_id=request_id, source_ip=request.client_host)
-
-    def _principal(self, access_key: str | None) -> Principal:
-        if access_key:
-            for resolve in self.stack.credential_resolvers:
-                principal = resolve(access_key)
-                if principal is not None:
-                    return principal  # type: ignore[no-any-return]
-        root = self._roots.get(access_key)
-        if root is None:  # root principals are immutable: build one per access key, once
-            if access_key and len(access_key) == 12 and access_key.isdigit():
-                root = Principal.root(access_key, access_key)
-            else:
-                root = Principal.root(self.stack.settings.account_id, access_key)
-            if len(self._roots) < 10_000:
-                self._roots[access_key] = root
-        return root
 
     def _call(self, handler: Any, ctx: RequestContext, params: dict[str, Any]) -> Any:
         self.stack.authorize(ctx, params)
@@ -267,9 +296,15 @@ class AwsApp:
             services = {name: "running" for name in self.specs.services}
             body = {"status": "running", "version": __version__, "services": services}
             return Response(200, json.dumps(body).encode())
-        if request.path == "/_onceflow/reset" and request.method == "POST":
-            if not _is_loopback(request.client_host):
+        if request.path == "/_onceflow/reset":
+            # It wipes everything: only the user's own tools on this machine may ask, never a web page.
+            if request.method != "POST":
+                return Response(405, b'{"message":"reset takes POST"}', [("allow", "POST")])
+            if not (_is_loopback(request.client_host) and self.door.host_is_loopback(request.headers.get("host", ""))):
                 return Response(403, b'{"message":"reset is only answered on loopback"}')
+            foreign = self.door.foreign_origin(request.headers)
+            if foreign is not None:
+                return Response(403, json.dumps({"message": origin_message(foreign)}).encode())
             return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
 
@@ -278,23 +313,68 @@ class AwsApp:
         return Response(200, b'{"reset":true}')
 
     # ------------------------------------------------------------------ plumbing
-    async def _read(self, scope: dict[str, Any], receive: Any) -> Request | None:
-        chunks, size = [], 0
-        hard_limit = self.hard_limit
-        while True:
-            message = await receive()
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > hard_limit:
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body"):
-                break
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        client = scope.get("client") or ("", 0)
-        raw_path = scope.get("raw_path") or scope["path"].encode()
-        return Request(scope["method"], scope["path"], raw_path.decode("latin-1"),
-                       scope.get("query_string", b"").decode("latin-1"), headers, b"".join(chunks), client[0])
+    # ------------------------------------------------------------------ the front door
+    def screen(self, request: Request) -> Response | None:
+        """What is answered from the headers alone: a foreign Host (DNS rebinding) and CORS preflights."""
+        host = request.headers.get("host", "")
+        if not self.door.host_allowed(host):
+            return self._refuse(request, host_message(host))
+        if request.method == "OPTIONS" and "access-control-request-method" in request.headers:
+            status, headers = self.door.preflight(request.headers)
+            return Response(status, b"", headers)
+        return None
+
+    def body_limit(self, spec: ServiceSpec | None) -> int:
+        return BODY_LIMITS.get(spec.name, self.max_body) if spec is not None else self.max_body
+
+    def _limit_of_head(self, request: Request) -> int:
+        # Only Lambda has a limit of its own, and its requests are the REST ones: no need to route.
+        return BODY_LIMITS["lambda"] if request.raw_path.startswith(REST_PREFIXES) else self.max_body
+
+    def _spec_of_head(self, request: Request) -> ServiceSpec | None:
+        """The service a request is for, from its headers and path alone (its body not read yet)."""
+        if request.path.startswith("/_onceflow/"):
+            return None
+        target = request.headers.get("x-amz-target")
+        if target:
+            return self.specs.by_target_prefix.get(target.rpartition(".")[0])
+        if request.raw_path.startswith(REST_PREFIXES):
+            return self.specs.services["lambda"]
+        if "x-www-form-urlencoded" in request.headers.get("content-type", "") or "Action=" in request.query_string:
+            scope = sigv4.credential_scope(request.headers, request.query_string)
+            spec = self.specs.by_signing_name.get(scope.service) if scope else None
+            return spec if spec is not None and spec.protocol == "query" else self.specs.services["iam"]
+        return None
+
+    def _refuse(self, request: Request, message: str) -> Response:
+        spec = self._spec_of_head(request)
+        if spec is None:
+            return Response(403, json.dumps({"message": message}).encode())
+        return self._error(spec, refusal(spec.protocol, message), new_request_id())
+
+    def _too_large(self, request: Request, limit: int) -> Response:
+        spec = self._spec_of_head(request) or self.specs.services["dynamodb"]
+        operation = ""
+        if spec.protocol != "query":
+            try:
+                operation = f" for the {route(self.specs, request, None).operation_name} operation"
+            except (ServiceError, NotAnAwsRequest):
+                pass
+        err = ServiceError("RequestEntityTooLargeException", f"Request must be smaller than {limit} bytes{operation}",
+                           413)
+        return self._error(spec, err, new_request_id())
+
+    def _busy(self, request: Request) -> Response:
+        spec = self._spec_of_head(request) or self.specs.services["dynamodb"]
+        code = "ServiceUnavailable" if spec.protocol == "query" else "ServiceUnavailableException"
+        err = ServiceError(code, "onceflow is reading other large requests; retry shortly", 503, sender_fault=False)
+        return self._error(spec, err, new_request_id())  # SDKs retry a 503 with backoff
+
+    def _timed_out(self, request: Request) -> Response:
+        spec = self._spec_of_head(request) or self.specs.services["dynamodb"]
+        err = ServiceError("RequestTimeout", "Your socket connection to the server was not read from or written to "
+                           "within the timeout period.", 408)
+        return self._error(spec, err, new_request_id())
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         while True:
@@ -348,20 +428,6 @@ def new_request_id() -> str:
     return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
 
 
-def _looks_issued(access_key: str | None) -> bool:
-    """Keys of the shape IAM (AKIA) and STS (ASIA) issue: under --enforce-iam, one that onceflow
-    did not issue, or that was deleted, is refused instead of acting as the account root."""
-    return bool(access_key) and len(access_key or "") == 20 and (access_key or "")[:4] in ("AKIA", "ASIA")
-
-
-def _unknown_key(spec: ServiceSpec) -> ServiceError:
-    message = "The security token included in the request is invalid."
-    if spec.protocol == "query":
-        return ServiceError("InvalidClientTokenId", message, 403)
-    return ServiceError("UnrecognizedClientException", message, 403 if spec.name == "lambda" else 400,
-                        namespace="com.amazon.coral.service")
-
-
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -382,8 +448,31 @@ def _replay(body: bytes) -> Callable[[], Awaitable[dict[str, Any]]]:
     return receive
 
 
-async def _send(send: Any, response: Response) -> None:
+_CLOSE = (("connection", "close"),)  # after a body left unread: the connection cannot carry another request
+
+
+def _head(scope: dict[str, Any]) -> Request:
+    """The request as its headers describe it; the body is read later, within bounds."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    client = scope.get("client") or ("", 0)
+    raw_path = scope.get("raw_path") or scope["path"].encode()
+    return Request(scope["method"], scope["path"], raw_path.decode("latin-1"),
+                   scope.get("query_string", b"").decode("latin-1"), headers, b"", client[0])
+
+
+def _content_length(headers: dict[str, str]) -> int | None:
+    value = headers.get("content-length")
+    if value is None:
+        return None
+    try:
+        return max(int(value), 0)
+    except ValueError:
+        return None  # h11/httptools refuse a malformed length before we see the request
+
+
+async def _send(send: Any, response: Response, extra: tuple[tuple[str, str], ...] | list[tuple[str, str]] = ()) -> None:
     headers = [(b"content-type", response.content_type.encode()), (b"content-length", str(len(response.body)).encode())]
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
+    headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in extra]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})

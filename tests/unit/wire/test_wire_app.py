@@ -33,12 +33,9 @@ def call(app: AwsApp, request: Request) -> Any:
 
 
 def signed(service: str, operation: str, params: dict[str, Any], access_key: str = "test",
-           region: str = "us-east-1") -> Request:
-    request = botocore_request(service, spec(service).operations[operation], params)
-    signing = {"stepfunctions": "states"}.get(service, service)
-    request.headers["authorization"] = (f"AWS4-HMAC-SHA256 Credential={access_key}/20261129/{region}/{signing}/"
-                                        "aws4_request, SignedHeaders=host, Signature=0")
-    return request
+           region: str = "us-east-1", secret_key: str = "test", session_token: str | None = None) -> Request:
+    return botocore_request(service, spec(service).operations[operation], params, access_key=access_key,
+                            secret_key=secret_key, region=region, session_token=session_token)
 
 
 def record_calls(app: AwsApp, service: str, operation: str) -> list[RequestContext]:
@@ -62,11 +59,13 @@ def test_a_twelve_digit_access_key_selects_that_account_and_the_scope_the_region
 
 def test_credential_resolvers_win_over_the_account_rule(app: AwsApp) -> None:
     from onceflow.context import Principal
+    from onceflow.credentials import Credential
 
     session = Principal("210987654321", "assumed-role", "arn:aws:sts::210987654321:assumed-role/r/s", "s")
-    app.stack.credential_resolvers.append(lambda key: session if key == "ASIATEMP" else None)
+    known = Credential(session, "s3cret", "token")
+    app.stack.credential_resolvers.append(lambda key: known if key == "ASIATEMP" else None)
     seen = record_calls(app, "sts", "GetCallerIdentity")
-    call(app, signed("sts", "GetCallerIdentity", {}, "ASIATEMP"))
+    call(app, signed("sts", "GetCallerIdentity", {}, "ASIATEMP", secret_key="s3cret", session_token="token"))
     assert seen[0].principal is session and seen[0].account == "210987654321"
 
 

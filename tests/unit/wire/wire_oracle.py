@@ -13,7 +13,9 @@ from urllib.parse import unquote, urlsplit
 
 import botocore.parsers
 import botocore.serialize
+from botocore.auth import SigV4Auth
 from botocore.awsrequest import create_request_object, prepare_request_dict
+from botocore.credentials import Credentials
 from botocore.model import OperationModel
 from botocore.response import StreamingBody
 
@@ -37,12 +39,16 @@ def spec(service: str) -> ServiceSpec:
     return specs().services[service]
 
 
-def botocore_request(service: str, op: OperationModel, params: dict[str, Any]) -> Request:
-    """What botocore would put on the wire for `params`, as the ASGI app hands it to the pipeline."""
+def botocore_request(service: str, op: OperationModel, params: dict[str, Any], *, access_key: str = "test",
+                     secret_key: str = "test", region: str = "us-east-1", session_token: str | None = None) -> Request:
+    """What botocore would put on the wire for `params` (signed with those keys), as the ASGI app
+    hands it to the pipeline."""
     serializer = botocore.serialize.create_serializer(spec(service).protocol, include_validation=False)
     request_dict = serializer.serialize_to_request(params, op)
     prepare_request_dict(request_dict, endpoint_url="http://127.0.0.1:4566")
-    prepared = create_request_object(request_dict).prepare()
+    aws_request = create_request_object(request_dict)
+    SigV4Auth(Credentials(access_key, secret_key, session_token), SIGNING[service], region).add_auth(aws_request)
+    prepared = aws_request.prepare()
     url = urlsplit(prepared.url)
     body = prepared.body or b""
     if isinstance(body, str):
@@ -50,8 +56,7 @@ def botocore_request(service: str, op: OperationModel, params: dict[str, Any]) -
     elif not isinstance(body, bytes):
         body = body.read()
     headers = {k.lower(): v.decode() if isinstance(v, bytes) else str(v) for k, v in prepared.headers.items()}
-    headers["authorization"] = (f"AWS4-HMAC-SHA256 Credential=test/20261129/us-east-1/{SIGNING[service]}/"
-                                "aws4_request, SignedHeaders=host, Signature=0")
+    headers.setdefault("host", url.netloc)  # the HTTP client adds it; the signature covers it
     return Request(prepared.method, unquote(url.path), url.path, url.query, headers, body, "127.0.0.1")
 
 

@@ -1,0 +1,111 @@
+"""Who signed a request: AWS's authentication, in AWS's words for each protocol.
+
+- No signature at all: MissingAuthenticationToken(Exception). A malformed one: IncompleteSignature.
+- A key onceflow issued (IAM users' access keys, STS sessions; `stack.credential_resolvers`):
+  the signature is verified with its secret; a session key needs its own session token and is
+  refused once its Expiration has passed (wall clock: --time-scale is for Step Functions only).
+- Any other key: the account root (a 12-digit key selects that account), its signature not
+  checked - unless the server runs with --enforce-iam: then only the configured root keys
+  (--root-key, default test:test) are the root, verified with their secret, and every other key
+  is refused as AWS refuses a key it does not know.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from onceflow.config import Settings
+from onceflow.context import Principal
+from onceflow.credentials import Credential
+from onceflow.errors import ServiceError
+from onceflow.wire import sigv4
+from onceflow.wire.request import Request
+from onceflow.wire.sigv4 import Signed
+
+MISSING = "Request is missing Authentication Token"
+INVALID_TOKEN = "The security token included in the request is invalid."
+EXPIRED = "The security token included in the request is expired"
+MISMATCH = ("The request signature we calculated does not match the signature you provided. Check your AWS Secret "
+            "Access Key and signing method. Consult the service documentation for details.")
+_CORAL = "com.amazon.coral.service"
+
+# (query code, JSON code) per failure; JSON services answer 400, Lambda and the query services 403.
+_CODES = {
+    "missing": ("MissingAuthenticationToken", "MissingAuthenticationTokenException"),
+    "incomplete": ("IncompleteSignature", "IncompleteSignatureException"),
+    "invalid": ("InvalidClientTokenId", "UnrecognizedClientException"),
+    "mismatch": ("SignatureDoesNotMatch", "InvalidSignatureException"),
+    "expired": ("ExpiredToken", "ExpiredTokenException"),
+}
+
+
+def auth_error(kind: str, protocol: str, service: str, message: str) -> ServiceError:
+    query_code, json_code = _CODES[kind]
+    if protocol == "query":
+        return ServiceError(query_code, message, 400 if kind == "incomplete" else 403)
+    return ServiceError(json_code, message, 403 if service == "lambda" else 400, namespace=_CORAL)
+
+
+class Authenticator:
+    def __init__(self, settings: Settings, resolvers: list[Any]) -> None:
+        self.settings = settings
+        self.resolvers = resolvers  # the stack's list: services add theirs during setup
+        self.root_secrets = dict(settings.root_keys)
+        self._roots: dict[str, Principal] = {}
+
+    def principal(self, request: Request, signed: Signed | sigv4.Malformed | None, protocol: str,
+                  service: str) -> Principal:
+        """The principal a request acts as, or the ServiceError AWS answers instead. `signed` is
+        what sigv4.read found in the request (the Malformed error when its signature is incomplete)."""
+        if isinstance(signed, sigv4.Malformed):
+            raise auth_error("incomplete", protocol, service, str(signed))
+        if signed is None:
+            raise auth_error("missing", protocol, service, MISSING)
+        key = signed.scope.access_key
+        credential = self._credential(key)
+        if credential is not None:
+            self._check_credential(credential, signed, request, protocol, service)
+            return credential.principal
+        if self.settings.enforce_iam:
+            secret = self.root_secrets.get(key)
+            if secret is None:
+                raise auth_error("invalid", protocol, service, INVALID_TOKEN)
+            self._verify(secret, signed, request, protocol, service)
+        return self._root(key)
+
+    def _credential(self, key: str) -> Credential | None:
+        for resolve in self.resolvers:
+            credential = resolve(key)
+            if credential is not None:
+                return credential  # type: ignore[no-any-return]
+        return None
+
+    def _check_credential(self, credential: Credential, signed: Signed, request: Request, protocol: str,
+                          service: str) -> None:
+        if not credential.active:
+            raise auth_error("invalid", protocol, service, INVALID_TOKEN)
+        if credential.session_token is not None and signed.session_token != credential.session_token:
+            raise auth_error("invalid", protocol, service, INVALID_TOKEN)
+        if credential.expires_at is not None and time.time() >= credential.expires_at:
+            raise auth_error("expired", protocol, service, EXPIRED)
+        self._verify(credential.secret, signed, request, protocol, service)
+
+    @staticmethod
+    def _verify(secret: str, signed: Signed, request: Request, protocol: str, service: str) -> None:
+        try:
+            sigv4.verify(secret, signed, request.method, request.raw_path, request.query_string, request.headers,
+                         request.body)
+        except sigv4.Stale as exc:
+            raise auth_error("mismatch", protocol, service, str(exc)) from None
+        except sigv4.Mismatch:
+            raise auth_error("mismatch", protocol, service, MISMATCH) from None
+
+    def _root(self, key: str) -> Principal:
+        root = self._roots.get(key)
+        if root is None:  # root principals are immutable: build one per access key, once
+            account = key if len(key) == 12 and key.isdigit() else self.settings.account_id
+            root = Principal.root(account, key)
+            if len(self._roots) < 10_000:
+                self._roots[key] = root
+        return root

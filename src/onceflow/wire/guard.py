@@ -1,0 +1,118 @@
+"""The front door: which requests onceflow answers at all, whatever they ask.
+
+onceflow runs next to the user's browser. Two rules keep web pages out:
+- Host: a request must be addressed to a loopback address, `localhost` (or `*.localhost`), the
+  address the server was told to bind, or a name allowed with `--allow-host`. A DNS-rebinding
+  page reaches onceflow under its own name, so it is refused before anything is routed. The API,
+  onceflow's own endpoints and the console all use `host_allowed`.
+- Origin: a browser says where a request comes from (`Origin`, `Sec-Fetch-Site`). An AWS call or
+  a state-changing endpoint coming from a page of another origin is refused, unless the user
+  allowed that origin with `--cors-origin`; CORS preflights are answered for those origins only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from onceflow.config import Settings
+from onceflow.errors import ServiceError
+
+PREFLIGHT_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
+EXPOSED = "x-amzn-requestid, x-amzn-errortype, x-amz-request-id, x-amz-id-2, x-amz-function-error, " \
+          "x-amz-log-result, x-amz-executed-version, x-amz-crc32, date"
+
+
+def hostname(host: str) -> str:
+    """The name of a Host header, without its port: '[::1]:4566' -> '::1', 'Name:80' -> 'name'."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    return name.lower().rstrip(".")
+
+
+def is_loopback_name(name: str) -> bool:
+    if name in ("localhost", "") or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+class FrontDoor:
+    def __init__(self, settings: Settings) -> None:
+        allowed = set(settings.allow_hosts)
+        if settings.host not in ("0.0.0.0", "::", ""):
+            allowed.add(hostname(settings.host if ":" not in settings.host else f"[{settings.host}]"))
+        self.allowed_hosts = frozenset(allowed)
+        self.cors_origins = frozenset(settings.cors_origins)
+
+    # ------------------------------------------------------------------ Host
+    def host_allowed(self, host: str) -> bool:
+        """A missing Host is allowed: every browser sends one, so its absence is not a web page."""
+        name = hostname(host)
+        return is_loopback_name(name) or name in self.allowed_hosts
+
+    @staticmethod
+    def host_is_loopback(host: str) -> bool:
+        return is_loopback_name(hostname(host))
+
+    # ------------------------------------------------------------------ Origin
+    def foreign_origin(self, headers: dict[str, str]) -> str | None:
+        """What gives the request away as a cross-origin browser request ('Origin: ...' or
+        'Sec-Fetch-Site: ...'), or None when it comes from onceflow's own pages, an allowed
+        origin or no browser at all."""
+        origin = headers.get("origin")
+        if origin is not None:
+            lowered = origin.lower()
+            if lowered in self.cors_origins:
+                return None
+            host = headers.get("host", "").lower()
+            if lowered not in (f"http://{host}", f"https://{host}"):
+                return f"Origin: {origin}"
+        site = headers.get("sec-fetch-site")
+        if site in ("cross-site", "same-site"):
+            return f"Sec-Fetch-Site: {site}"
+        return None
+
+    def allowed_origin(self, headers: dict[str, str]) -> str | None:
+        """The request's Origin when it is one the user allowed (its answer carries CORS headers)."""
+        origin = headers.get("origin")
+        if origin is not None and self.cors_origins and origin.lower() in self.cors_origins:
+            return origin
+        return None
+
+    def preflight(self, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]]]:
+        """The answer to a CORS preflight: 204 with the CORS headers for an allowed origin, else a
+        403 without them (the browser then never sends the request)."""
+        origin = self.allowed_origin(headers)
+        if origin is None:
+            return 403, [("vary", "Origin")]
+        requested = headers.get("access-control-request-headers", "")
+        answer = [("access-control-allow-origin", origin), ("access-control-allow-methods", PREFLIGHT_METHODS),
+                  ("access-control-max-age", "600"), ("vary", "Origin")]
+        if requested:
+            answer.append(("access-control-allow-headers", requested))
+        return 204, answer
+
+    @staticmethod
+    def cors_headers(origin: str) -> list[tuple[str, str]]:
+        return [("access-control-allow-origin", origin), ("access-control-expose-headers", EXPOSED),
+                ("vary", "Origin")]
+
+
+def refusal(protocol: str, message: str) -> ServiceError:
+    """A 403 in the protocol's own words for a request the front door turns away."""
+    if protocol == "query":
+        return ServiceError("AccessDenied", message, 403)
+    return ServiceError("AccessDeniedException", message, 403)
+
+
+def host_message(host: str) -> str:
+    return (f"onceflow only answers requests addressed to a loopback address, localhost or a name allowed with "
+            f"--allow-host, not Host: {host}")
+
+
+def origin_message(evidence: str) -> str:
+    return (f"onceflow does not answer requests a web page of another origin sends ({evidence}); allow an "
+            "origin with --cors-origin")
