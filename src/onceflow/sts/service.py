@@ -24,6 +24,7 @@ from onceflow.iam.store import IamStore, Row
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
 _SECRET_CHARS = string.ascii_letters + string.digits + "+/"
+SERVICE_SESSION_S = 12 * 3600
 
 
 def assumed_role_arn(account: str, role_name: str, session_name: str) -> str:
@@ -45,12 +46,14 @@ class StsService:
         account: str,
         role_arn: str,
         session_name: str,
-        duration_s: int = 3600,
+        duration_s: int = SERVICE_SESSION_S,
         policy: str | None = None,
         policy_arns: list[str] | None = None,
     ) -> dict[str, Any]:
         """Credentials for a session of `role_arn`, without a trust check (for AWS services acting
-        for a user, e.g. Lambda running a function as its execution role)."""
+        for a user, e.g. Lambda running a function as its execution role). The default lifetime is
+        STS's longest: a warm Lambda worker keeps the credentials it started with, and sessions
+        now expire for real (the wire layer refuses an expired one)."""
         role = self.store.role_by_arn(role_arn)
         m = _ROLE_ARN.fullmatch(role_arn)
         role_name = role["name"] if role else (m.group(2) if m else role_arn.rsplit("/", 1)[-1])
