@@ -1,7 +1,7 @@
 """The wire path's cost: a cheap call on onceflow side by side with a null HTTP server that answers
 the very same response bytes (the floor boto3 itself sets), with 1 and 4 boto3 client threads.
 
-    python bench/bench_wire.py [--ops 3000] [--threads 1,4] [--calls sts,logs]
+    python bench/bench_wire.py [--ops 3000] [--threads 1,4] [--calls sts,logs] [--serve-args=--enforce-iam]
 
 Calls: `sts` = GetCallerIdentity (query protocol, XML), `logs` = DescribeLogGroups on an empty
 account (JSON 1.1). The null server replays the bytes onceflow answered for the same call. Each
@@ -171,8 +171,9 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=3000)
     parser.add_argument("--threads", default="1,4")
     parser.add_argument("--calls", default="sts,logs")
+    parser.add_argument("--serve-args", default="", help="extra `onceflow serve` arguments, e.g. --enforce-iam")
     args = parser.parse_args()
-    server = ServerProcess().start()
+    server = ServerProcess(extra_args=tuple(args.serve_args.split())).start()
     assert server.proc is not None
     time.sleep(0.5)
     print(f"onceflow RSS after start: {rss_mb(server.proc.pid):.1f} MB (target < 80 MB)")

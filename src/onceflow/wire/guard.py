@@ -46,12 +46,18 @@ class FrontDoor:
             allowed.add(hostname(settings.host if ":" not in settings.host else f"[{settings.host}]"))
         self.allowed_hosts = frozenset(allowed)
         self.cors_origins = frozenset(settings.cors_origins)
+        self._hosts: dict[str, bool] = {}
 
     # ------------------------------------------------------------------ Host
     def host_allowed(self, host: str) -> bool:
         """A missing Host is allowed: every browser sends one, so its absence is not a web page."""
-        name = hostname(host)
-        return is_loopback_name(name) or name in self.allowed_hosts
+        known = self._hosts.get(host)
+        if known is None:
+            name = hostname(host)
+            known = is_loopback_name(name) or name in self.allowed_hosts
+            if len(self._hosts) < 256:  # a client sends the same few Host headers; a scanner gets no cache
+                self._hosts[host] = known
+        return known
 
     @staticmethod
     def host_is_loopback(host: str) -> bool:
