@@ -129,8 +129,8 @@ class AwsApp:
         except NotAnAwsRequest:
             ok = self.console is not None and request.method in ("GET", "HEAD", "POST")
             return CONSOLE if ok else _NOT_AWS
-        except ServiceError as err:
-            return self._error(self._guess_spec(request, scope), err, request_id)
+        except ServiceError as err:  # an UnservedService brings the spec of the service it names
+            return self._error(getattr(err, "spec", None) or self._guess_spec(request, scope), err, request_id)
         try:
             ctx = self._context(found, scope, request, request_id)
             # Input is checked before the operation is looked up: AWS validates before it dispatches.

@@ -169,3 +169,4 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
         f"<Message>{escape(err.message)}</Message></Error><RequestId>{request_id}</RequestId></ErrorResponse>"
     )
     return Response(err.status, body.encode(), [("x-amzn-RequestId", request_id)], "text/xml")
+

@@ -10,6 +10,7 @@ from urllib.parse import unquote
 from botocore.model import OperationModel
 
 from onceflow.errors import ServiceError
+from onceflow.wire import unserved
 from onceflow.wire.request import Request, Response
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
 from onceflow.wire.specs import ServiceSpec
@@ -146,6 +147,8 @@ def render(spec: ServiceSpec, op: OperationModel, result: dict[str, Any] | None,
 
 
 def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:
+    if spec.protocol != "rest-json":  # a service onceflow does not serve (S3, EC2, CloudWatch)
+        return unserved.render_error(spec, err, request_id)
     shape = spec.model.shape_for_error_code(err.code) if err.code else None
     body: dict[str, Any] = {}
     if shape is not None and "Type" in shape.members:
