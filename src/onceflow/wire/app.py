@@ -48,6 +48,9 @@ COMMITS_ATTRIBUTE = "_aws_commits"
 
 LONG_CALLS = {("lambda", "Invoke"), ("lambda", "InvokeAsync"), ("stepfunctions", "StartSyncExecution")}
 BODY_LIMITS = {"lambda": 80 * 1024 * 1024}
+# A body larger than this is routed and parsed (and any inline handler run) in the thread pool:
+# the parse of a large form or JSON document takes milliseconds that every other client would wait.
+PARSE_OFF_LOOP = 64 * 1024
 
 
 class AwsApp:
@@ -81,7 +84,10 @@ class AwsApp:
             if request is None:
                 await _send(send, Response(413, b'{"message":"Request entity too large"}'))
                 return
-            outcome = self.begin(request)
+            if len(request.body) > PARSE_OFF_LOOP:  # parsing it is CPU work the loop must not wait for
+                outcome = await asyncio.get_running_loop().run_in_executor(self.executor, self.begin, request)
+            else:
+                outcome = self.begin(request)
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
