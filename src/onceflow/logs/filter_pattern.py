@@ -28,6 +28,8 @@ from lark.exceptions import (
     VisitError,
 )
 
+from onceflow.patterns.glob import logs_glob
+
 Matcher = Callable[[str], bool]
 
 _TERM_CHARS = re.compile(r"[A-Za-z0-9_]+")
@@ -74,20 +76,7 @@ class Value:
         if self.kind == "regex":
             assert self.regex is not None
             return self.regex.search(candidate) is not None
-        return _wildcard_equal(self.text, candidate)
-
-
-def _wildcard_equal(pattern: str, candidate: str) -> bool:
-    # Only a leading and/or trailing '*' is a wildcard; an inner '*' is literal (AWS docs: Ev*ent).
-    start, end = pattern.startswith("*"), pattern.endswith("*") and len(pattern) > 1
-    core = pattern[1 if start else 0 : len(pattern) - (1 if end else 0)]
-    if start and end:
-        return core in candidate
-    if start:
-        return candidate.endswith(core)
-    if end:
-        return candidate.startswith(core)
-    return candidate == pattern
+        return logs_glob(self.text).matches(candidate)  # only an outer `*` is a wildcard (AWS docs: Ev*ent)
 
 
 def _regex(body: str) -> re.Pattern[str]:
