@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -15,7 +15,7 @@ from onceflow.patterns.glob import ANY, STAR, Glob, iam_glob, logs_glob, sfn_glo
 def reference(tokens: list[object], text: str) -> bool:
     """Brute force: does `text` match the token list? (memoized recursion over both positions)"""
 
-    @lru_cache(maxsize=None)
+    @cache
     def at(i: int, j: int) -> bool:
         if i == len(tokens):
             return j == len(text)
