@@ -61,6 +61,9 @@ def _jackson(text: str) -> str:
                 "Array, Object or token 'null', 'true' or 'false')")
     try:
         json.loads(text)
+    except RecursionError:
+        return ("Document nesting depth exceeds the maximum allowed (1000, from "
+                "`StreamReadConstraints.getMaxNestingDepth()`)")
     except json.JSONDecodeError as e:
         ch = text[e.pos] if e.pos < len(text) else None
         if ch is None:
@@ -237,7 +240,7 @@ class SfnService:
             raise E.invalid_execution_input("Input exceeds the maximum size of 262144 bytes")
         try:
             json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             raise E.invalid_execution_input(_jackson(text)) from None
         if not text.strip():
             raise E.invalid_execution_input("Invalid execution input.")
@@ -397,7 +400,7 @@ class SfnService:
 
         try:
             definition = json.loads(p["definition"])
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             raise E.invalid_definition("INVALID_JSON_DESCRIPTION: the definition is not valid JSON") from None
         name = p.get("stateName") or "TestState"
         language = "JSONPath"
@@ -420,7 +423,7 @@ class SfnService:
             return {}
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             raise E.invalid_execution_input(_jackson(text)) from None
 
     # ------------------------------------------------------------------ task tokens
@@ -435,7 +438,7 @@ class SfnService:
     def send_task_success(self, token: str, output: str) -> None:
         try:
             json.loads(output)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             raise E.invalid_output(_jackson(output)) from None
         row = self._open_token(token)
         with self.stack.db.transaction() as conn:

@@ -33,9 +33,9 @@ from onceflow.wire.guard import FrontDoor, host_message, origin_message, refusal
 from onceflow.wire.intake import DRAIN_LIMIT, SMALL_BODY, BodyBudget, Busy, TimedOut, TooLarge, drain, read_body
 from onceflow.wire.json_calls import VALIDATION_CODES
 from onceflow.wire.request import Request, Response
-from onceflow.wire.routing import REST_PREFIXES, NotAnAwsRequest, Route, route
+from onceflow.wire.routing import NotAnAwsRequest, Route, route
 from onceflow.wire.sigv4 import Scope, Signed
-from onceflow.wire.specs import ServiceSpec, Specs
+from onceflow.wire.specs import ServiceSpec, Specs, first_segment
 
 log = logging.getLogger("onceflow.wire")
 
@@ -51,6 +51,9 @@ COMMITS_ATTRIBUTE = "_aws_commits"
 
 LONG_CALLS = {("lambda", "Invoke"), ("lambda", "InvokeAsync"), ("stepfunctions", "StartSyncExecution")}
 BODY_LIMITS = {"lambda": 80 * 1024 * 1024}
+# A body larger than this is routed and parsed (and any inline handler run) in the thread pool:
+# the parse of a large form or JSON document takes milliseconds that every other client would wait.
+PARSE_OFF_LOOP = 64 * 1024
 
 
 class AwsApp:
@@ -112,7 +115,10 @@ class AwsApp:
                 except TimedOut:
                     await _send(send, self._timed_out(request), _CLOSE)
                     return
-            outcome = self.begin(request)
+            if len(request.body) > PARSE_OFF_LOOP:  # parsing it is CPU work the loop must not wait for
+                outcome = await asyncio.get_running_loop().run_in_executor(self.executor, self.begin, request)
+            else:
+                outcome = self.begin(request)
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
@@ -172,8 +178,8 @@ class AwsApp:
         except NotAnAwsRequest:
             ok = self.console is not None and request.method in ("GET", "HEAD", "POST")
             return CONSOLE if ok else _NOT_AWS
-        except ServiceError as err:
-            return self._error(self._guess_spec(request, scope), err, request_id)
+        except ServiceError as err:  # an UnservedService brings the spec of the service it names
+            return self._error(getattr(err, "spec", None) or self._guess_spec(request, scope), err, request_id)
         try:
             foreign = self.door.foreign_origin(request.headers)
             if foreign is not None:
@@ -328,8 +334,9 @@ class AwsApp:
         return BODY_LIMITS.get(spec.name, self.max_body) if spec is not None else self.max_body
 
     def _limit_of_head(self, request: Request) -> int:
-        # Only Lambda has a limit of its own, and its requests are the REST ones: no need to route.
-        return BODY_LIMITS["lambda"] if request.raw_path.startswith(REST_PREFIXES) else self.max_body
+        # Only Lambda has a limit of its own, and its requests are REST ones: the path is enough.
+        rest = self.specs.rest_prefixes.get(first_segment(request.raw_path))
+        return max(BODY_LIMITS.get(spec.name, self.max_body) for spec in rest) if rest else self.max_body
 
     def _spec_of_head(self, request: Request) -> ServiceSpec | None:
         """The service a request is for, from its headers and path alone (its body not read yet)."""
@@ -338,8 +345,9 @@ class AwsApp:
         target = request.headers.get("x-amz-target")
         if target:
             return self.specs.by_target_prefix.get(target.rpartition(".")[0])
-        if request.raw_path.startswith(REST_PREFIXES):
-            return self.specs.services["lambda"]
+        rest = self.specs.rest_prefixes.get(first_segment(request.raw_path)) or self.specs.rest_prefixes.get("{")
+        if rest:
+            return rest[0]
         if "x-www-form-urlencoded" in request.headers.get("content-type", "") or "Action=" in request.query_string:
             scope = sigv4.credential_scope(request.headers, request.query_string)
             spec = self.specs.by_signing_name.get(scope.service) if scope else None
@@ -471,7 +479,13 @@ def _content_length(headers: dict[str, str]) -> int | None:
 
 
 async def _send(send: Any, response: Response, extra: tuple[tuple[str, str], ...] | list[tuple[str, str]] = ()) -> None:
-    headers = [(b"content-type", response.content_type.encode()), (b"content-length", str(len(response.body)).encode())]
+    # A 204 has no body and no Content-Length (RFC 9110 6.4.1, 8.6): a client reads none, so any byte
+    # sent (DeleteFunction's "{}") would be read as the start of the next response on the connection.
+    if response.status == 204:
+        response = Response(204, b"", response.headers, response.content_type)
+    headers = [(b"content-type", response.content_type.encode())]
+    if response.status != 204:
+        headers.append((b"content-length", str(len(response.body)).encode()))
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in extra]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})

@@ -9,6 +9,8 @@ from botocore.model import OperationModel
 
 from onceflow.errors import ServiceError
 from onceflow.raw_json import RawJson, RawJsonList
+from onceflow.wire import json_body
+from onceflow.wire.json_body import NotJson
 from onceflow.wire.request import Request, Response
 from onceflow.wire.shapes import SerializationError, from_json, json_default
 from onceflow.wire.specs import ServiceSpec
@@ -22,9 +24,11 @@ def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_co
     if not body:
         raise serialization_error("")  # coral answers an empty body before looking at the operation
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = json_body.load(body)
+    except NotJson as exc:
         raise serialization_error("") from exc  # real AWS sends no message for unparseable JSON
+    except SerializationError as exc:
+        raise serialization_error(str(exc)) from exc
     if op.input_shape is None:
         return {}
     problems = Problems()
