@@ -52,6 +52,7 @@ def hostile(endpoint: str) -> dict[str, tuple[str, bytes, dict[str, str]]]:
     ddb = {"X-Amz-Target": "DynamoDB_20120810.BatchGetItem", "Content-Type": "application/x-amz-json-1.0"}
     keys = {"RequestItems": {"ttt": {"Keys": [{"k": {"S": str(i)}} for i in range(100_000)]}}}
     return {
+        "baseline: GetCallerIdentity": ("sts", b"Action=GetCallerIdentity&Version=2011-06-15", FORM),
         "CreateRole, 10,000 tags": ("iam", urllib.parse.urlencode(tags).encode(), FORM),
         "PutItem, JSON nested 1,000,000 deep": ("dynamodb", b"[" * 1_000_000 + b"]" * 1_000_000,
                                                 {**ddb, "X-Amz-Target": "DynamoDB_20120810.PutItem"}),
