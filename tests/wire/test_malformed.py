@@ -217,12 +217,15 @@ def test_sns_gets_a_501_in_query_xml(endpoint: str) -> None:
     assert error["Message"].startswith("onceflow does not serve sns (Amazon Simple Notification Service);")
 
 
-@pytest.mark.parametrize(("target", "signing", "full"), [("AmazonSQS.ListQueues", "sqs", "Amazon Simple Queue Service"),
-                                                         ("AWSEvents.ListRules", "events", "Amazon EventBridge")])
-def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: str, full: str) -> None:
+@pytest.mark.parametrize(("target", "signing", "named"), [
+    ("AmazonSQS.ListQueues", "sqs", "sqs (Amazon Simple Queue Service)"),
+    ("AWSEvents.ListRules", "events", "events (Amazon EventBridge)"),
+    ("DynamoDBStreams_20120810.ListStreams", "dynamodb", "dynamodbstreams (Amazon DynamoDB Streams)"),
+])
+def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: str, named: str) -> None:
     status, code, message = json_call(endpoint, target, b"{}", signing)
     assert (status, code) == (501, "NotImplemented")
-    assert message.startswith(f"onceflow does not serve {signing} ({full});")
+    assert message.startswith(f"onceflow does not serve {named};")
 
 
 @pytest.mark.parametrize(("service", "call", "full"), [

@@ -22,6 +22,8 @@ from onceflow.wire.specs import SERVED_NAMES, ServiceSpec
 
 # Signing names whose botocore model is filed under another name.
 _MODEL_NAMES = {"monitoring": "cloudwatch", "email": "ses", "execute-api": "apigateway", "aoss": "opensearchserverless"}
+# X-Amz-Target prefixes of unserved services that sign with a served service's name.
+SHARED_SIGNING_TARGETS = {"DynamoDBStreams_20120810": "dynamodbstreams"}
 _SIGNING_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{0,62}")  # what may reach the model loader (it joins paths)
 
 
