@@ -389,7 +389,13 @@ def _replay(body: bytes) -> Callable[[], Awaitable[dict[str, Any]]]:
 
 
 async def _send(send: Any, response: Response) -> None:
-    headers = [(b"content-type", response.content_type.encode()), (b"content-length", str(len(response.body)).encode())]
+    # A 204 has no body and no Content-Length (RFC 9110 6.4.1, 8.6): a client reads none, so any byte
+    # sent (DeleteFunction's "{}") would be read as the start of the next response on the connection.
+    if response.status == 204:
+        response = Response(204, b"", response.headers, response.content_type)
+    headers = [(b"content-type", response.content_type.encode())]
+    if response.status != 204:
+        headers.append((b"content-length", str(len(response.body)).encode()))
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})

@@ -1,33 +1,31 @@
 """Wildcard matching for policy elements: actions (case-insensitive) and ARNs (case-sensitive).
 
-`*` matches any run of characters and `?` exactly one. An ARN pattern is matched segment by segment
-for its first five colon-separated parts (so a wildcard there never crosses a `:`) and as a whole for
-the resource part, where `*` crosses `/` and `:` alike. Patterns compile once and are cached.
+`*` matches any run of characters and `?` exactly one (IAM's dialect of onceflow.patterns.glob, which
+matches in linear time). An ARN pattern is matched segment by segment for its first five
+colon-separated parts (so a wildcard there never crosses a `:`) and as a whole for the resource
+part, where `*` crosses `/` and `:` alike. Patterns compile once and are cached.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-
-def _translate(pattern: str, any_char: str) -> str:
-    """A glob as regex source: `*` is any run of `any_char`, `?` exactly one."""
-    return "".join(f"{any_char}*" if ch == "*" else any_char if ch == "?" else re.escape(ch) for ch in pattern)
+from onceflow.patterns.glob import Glob, iam_glob
 
 
-@lru_cache(maxsize=4096)
-def _glob(pattern: str, ignore_case: bool) -> re.Pattern[str]:
-    return re.compile(_translate(pattern, "."), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+def _fold(text: str) -> str:
+    return text.lower()
 
 
 def glob_match(pattern: str, value: str, *, ignore_case: bool = False) -> bool:
     """True when `value` matches the whole of `pattern` (`*`, `?` wildcards)."""
     if pattern == "*":
         return True
+    if ignore_case:
+        pattern, value = _fold(pattern), _fold(value)
     if "*" not in pattern and "?" not in pattern:
-        return pattern.lower() == value.lower() if ignore_case else pattern == value
-    return _glob(pattern, ignore_case).fullmatch(value) is not None
+        return pattern == value
+    return iam_glob(pattern).matches(value)
 
 
 def action_matches(pattern: str, action: str) -> bool:
@@ -36,13 +34,13 @@ def action_matches(pattern: str, action: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _arn_pattern(pattern: str) -> re.Pattern[str]:
-    """One regex per ARN pattern: wildcards stay inside their segment for the first five parts."""
+def _arn_pattern(pattern: str) -> tuple[Glob, ...]:
+    """One glob per ARN part for the first five parts and one for the resource; a pattern with
+    fewer than five colons is one glob over the whole ARN."""
     parts = pattern.split(":", 5)
     if len(parts) < 6:
-        return _glob(pattern, False)
-    source = ":".join([*(_translate(p, "[^:]") for p in parts[:5]), _translate(parts[5], ".")])
-    return re.compile(source, re.DOTALL)
+        return (iam_glob(pattern),)
+    return tuple(iam_glob(p) for p in parts)
 
 
 def arn_matches(pattern: str, arn: str) -> bool:
@@ -51,7 +49,12 @@ def arn_matches(pattern: str, arn: str) -> bool:
         return True
     if "*" not in pattern and "?" not in pattern:
         return pattern == arn
-    return _arn_pattern(pattern).fullmatch(arn) is not None
+    globs = _arn_pattern(pattern)
+    if len(globs) == 1:
+        return globs[0].matches(arn)
+    # The first five parts never hold a colon, so the ARN's first five colons line up with the pattern's.
+    parts = arn.split(":", 5)
+    return len(parts) == 6 and all(g.matches(p) for g, p in zip(globs, parts, strict=True))
 
 
 def any_action(patterns: tuple[str, ...], action: str) -> bool:

@@ -19,6 +19,7 @@ import jsonata
 from jsonata import utils as jsonata_utils
 
 from onceflow.sfn.asl.errors import StateDataError
+from onceflow.sfn.asl.jsonata_regex import regex_engine
 from onceflow.sfn.asl.paths import to_json
 
 _NOTHING = object()
@@ -37,7 +38,7 @@ class _Compiled:
     """One parsed expression; jsonata-python keeps per-evaluation state on the object, hence the lock."""
 
     def __init__(self, text: str) -> None:
-        self.expr = jsonata.Jsonata(text)
+        self.expr = jsonata.Jsonata(text, regex_engine)  # regex literals on RE2: linear time
         self.expr.set_output_convert_nulls(False)  # keep null (NULL_VALUE) apart from undefined (None)
         self.lock = threading.Lock()
 
