@@ -20,7 +20,9 @@ CORAL_SERVICE = "com.amazon.coral.service"
 
 
 def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:
-    with collector_paused(len(request.body) > PAUSE_GC_PAST):
+    if len(request.body) <= PAUSE_GC_PAST:  # the common case: no pause to set up
+        return _parse(spec, op, request, validation_code)
+    with collector_paused():
         return _parse(spec, op, request, validation_code)
 
 

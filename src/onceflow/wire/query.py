@@ -57,7 +57,9 @@ class Form(dict[str, str]):
 
 
 def parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], validation_code: str) -> dict[str, Any]:
-    with collector_paused(len(fields) > PAUSE_GC_PAST_FIELDS):
+    if len(fields) <= PAUSE_GC_PAST_FIELDS:
+        return _parse(spec, op, fields, validation_code)
+    with collector_paused():
         return _parse(spec, op, fields, validation_code)
 
 

@@ -17,9 +17,9 @@ PAUSE_GC_PAST_FIELDS = 2000  # fields of a query form
 
 
 @contextmanager
-def collector_paused(large: bool) -> Iterator[None]:
-    """No garbage collection while a large body is parsed."""
-    paused = large and gc.isenabled()
+def collector_paused() -> Iterator[None]:
+    """No garbage collection meanwhile (while a large body is parsed)."""
+    paused = gc.isenabled()
     if paused:
         gc.disable()
     try:
