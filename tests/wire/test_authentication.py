@@ -265,3 +265,24 @@ def test_default_clients_are_unchanged(aws: Callable[..., Any]) -> None:
     assert aws("sts").get_caller_identity()["Account"] == "000000000000"
     assert aws("sts", access_key="123456789012", secret_key="anything").get_caller_identity()["Account"] == \
         "123456789012"
+
+
+def test_hostile_signatures_and_tokens_get_a_4xx(endpoint: str, aws: Callable[..., Any]) -> None:
+    _, key, _ = user_keys(aws)
+    session = role_session(aws)
+    now = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    cases = [(key, {}, b"SignatureDoesNotMatch"),
+             (session["AccessKeyId"], {"X-Amz-Security-Token": "t\u00e9\u00ff"}, b"InvalidClientTokenId"),
+             (session["AccessKeyId"], {"X-Amz-Security-Token": ""}, b"InvalidClientTokenId")]
+    for access_key, extra, code in cases:
+        auth = (f"AWS4-HMAC-SHA256 Credential={access_key}/{now[:8]}/us-east-1/sts/aws4_request, "
+                "SignedHeaders=host;x-amz-date, Signature=\u00e9\u00e9")
+        status, _, body = raw(endpoint, "POST", "/", b"Action=GetCallerIdentity&Version=2011-06-15", {
+            "Content-Type": "application/x-www-form-urlencoded", "X-Amz-Date": now, "Authorization": auth, **extra})
+        assert status == 403 and b"<Code>" + code + b"</Code>" in body, body
+    status, _, body = raw(endpoint, "POST", "/", b"{}", {
+        "X-Amz-Target": "DynamoDB_20120810.ListTables", "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Date": "yesterday", "Authorization": f"AWS4-HMAC-SHA256 Credential={key}/20261201/us-east-1/"
+        "dynamodb/aws4_request, SignedHeaders=host, Signature=00"})
+    assert status == 400 and json.loads(body)["__type"].endswith("#InvalidSignatureException")
+    assert json.loads(body)["message"].startswith("Date must be in ISO-8601 'basic format'. Got 'yesterday'.")

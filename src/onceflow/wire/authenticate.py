@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import hmac
 import time
 from typing import Any
 
@@ -85,7 +86,9 @@ class Authenticator:
                           service: str) -> None:
         if not credential.active:
             raise auth_error("invalid", protocol, service, INVALID_TOKEN)
-        if credential.session_token is not None and signed.session_token != credential.session_token:
+        expected_token = credential.session_token
+        if expected_token is not None and not (
+                signed.session_token and hmac.compare_digest(signed.session_token.encode(), expected_token.encode())):
             raise auth_error("invalid", protocol, service, INVALID_TOKEN)
         if credential.expires_at is not None and time.time() >= credential.expires_at:
             raise auth_error("expired", protocol, service, EXPIRED)

@@ -227,7 +227,7 @@ def verify(secret: str, signed: Signed, method: str, raw_path: str, query_string
     for payload_hash in hashes:
         request = canonical_request(method, raw_path, query_string, headers, signed, payload_hash)
         expected = signature(secret, signed, hashlib.sha256(request.encode()).hexdigest())
-        if hmac.compare_digest(expected, signed.signature):
+        if hmac.compare_digest(expected.encode(), signed.signature.encode()):  # bytes: any text the client sent
             return
     raise Mismatch("signature")
 
