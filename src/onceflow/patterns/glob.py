@@ -11,7 +11,7 @@ bit-parallel Shift-And scan, one step per character. Cost: O(len(text)) for glob
 literals, O(len(text) * len(segment) / 64) at worst.
 
 Who means what by `*`, `?` and `\\` is decided here, one function per dialect:
-- IAM (Action, Resource, StringLike, ArnLike): `*` and `?`; no escapes.
+- IAM (Action, Resource, StringLike, ArnLike): `*` and `?`; no escapes (${*} and ${?} are literal).
 - Step Functions Choice `StringMatches`: `*`; `\\*` is a literal star and `\\\\` a literal
   backslash (a backslash before any other character stands for that character); `?` is literal.
 - CloudWatch Logs filter-pattern values: a `*` at the start or at the end; any other `*` is literal.
@@ -115,14 +115,16 @@ class Glob:
 
 
 # ------------------------------------------------------------------------------------ dialects
-def _iam_tokens(pattern: str) -> list[object]:
-    return [STAR if c == "*" else ANY if c == "?" else c for c in pattern]
+def _iam_tokens(pattern: str, literal: frozenset[int]) -> list[object]:
+    return [c if i in literal else STAR if c == "*" else ANY if c == "?" else c for i, c in enumerate(pattern)]
 
 
 @lru_cache(maxsize=8192)
-def iam_glob(pattern: str) -> Glob:
-    """IAM's wildcards: `*` any run, `?` one character, every other character literal."""
-    return Glob(_iam_tokens(pattern))
+def iam_glob(pattern: str, literal: frozenset[int] = frozenset()) -> Glob:
+    """IAM's wildcards: `*` any run, `?` one character, every other character literal. IAM has no
+    escapes; the policy variables ${*} and ${?} stand for a literal star and question mark, and the
+    evaluator passes their positions after substitution as `literal`."""
+    return Glob(_iam_tokens(pattern, literal))
 
 
 def _sfn_tokens(pattern: str) -> list[object]:

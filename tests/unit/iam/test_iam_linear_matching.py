@@ -49,3 +49,26 @@ def test_principal_with_a_newline_is_refused_at_once() -> None:
     assert info.value.message.startswith('Invalid principal in policy: "AWS":')
     fine = trust.replace(json.dumps(principal)[1:-1], "arn:aws:sts::000000000000:assumed-role/r/s")
     assert parse(fine, "trust").statements
+
+
+@pytest.mark.parametrize(
+    ("resource", "key", "allowed"),
+    [
+        ("arn:aws:s3:::bucket/*", "weird?", True),
+        ("arn:aws:s3:::bucket/x", "weird?", False),  # ${*} is a literal star, not a wildcard
+        ("arn:aws:s3:::bucket/*", "weirdo", False),  # ${?} is a literal question mark
+        ("arn:aws:s3:::bucket/*", "weird!", False),
+    ],
+)
+def test_special_character_variables_are_literal(resource: str, key: str, allowed: bool) -> None:
+    # IAM user guide, policy variables: ${*} and ${?} stand for the characters themselves.
+    doc = parse(policy({"Action": "s3:GetObject", "Resource": "arn:aws:s3:::bucket/${*}",
+                        "Condition": {"StringLike": {"s3:prefix": "weird${?}"}}}))
+    decision = evaluate([doc], Request("s3:GetObject", resource, {"s3:prefix": [key]}))
+    assert decision is (Decision.ALLOW if allowed else Decision.IMPLICIT_DENY)
+
+
+def test_wildcards_written_plainly_still_match_beside_a_literal_one() -> None:
+    doc = parse(policy({"Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/${*}*"}))
+    assert evaluate([doc], Request("s3:GetObject", "arn:aws:s3:::b/*tail")) is Decision.ALLOW
+    assert evaluate([doc], Request("s3:GetObject", "arn:aws:s3:::b/tail")) is Decision.IMPLICIT_DENY
