@@ -16,6 +16,8 @@ Cases:
                    `table/a*a*...b` only (answer: AccessDeniedException from the authorizer)
   choice-glob      TestState of a Choice whose StringMatches is `a*a*...b` (answer: the Default)
   logs-regex       FilterLogEvents with `%a*a*...c%` over an event of 80 a's (answer: no events)
+  logs-regex-heavy FilterLogEvents with `%[ab]*a[ab]{1000}c%` over a 200 KB event: RE2's slow path
+                   (seconds of CPU, with the GIL released)
   jsonata-regex    TestState of a Pass whose Output is `$contains(s, /^(a+)+$/)` on a^27! (false)
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import threading
 import time
@@ -97,7 +100,8 @@ def simulate_glob(url: str, args: argparse.Namespace) -> Callable[[], str]:
 
     def run() -> str:
         out = iam.simulate_custom_policy(
-            PolicyInputList=[json.dumps(policy)], ActionNames=[f"s3:{name}"], ResourceArns=[f"arn:aws:s3:::{name}"],
+            PolicyInputList=[json.dumps(policy)], ActionNames=[f"s3:{name[:120]}"],  # 128 at most
+            ResourceArns=[f"arn:aws:s3:::{name}"],
             ContextEntries=[{"ContextKeyName": "aws:username", "ContextKeyValues": [name], "ContextKeyType": "string"}])
         return str(out["EvaluationResults"][0]["EvalDecision"])
 
@@ -160,6 +164,25 @@ def logs_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
     return run
 
 
+def logs_regex_heavy(url: str, args: argparse.Namespace) -> Callable[[], str]:
+    """RE2 is linear in the text but O(text x pattern) when its DFA gives up: seconds of CPU here.
+    RE2 releases the GIL while it matches, so the probe should not wait meanwhile."""
+    logs = client(url, "logs")
+    group = f"/stall/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName="s")
+    rng = random.Random(1)
+    message = "".join(rng.choice("ab") for _ in range(200_000))
+    logs.put_log_events(logGroupName=group, logStreamName="s",
+                        logEvents=[{"timestamp": int(time.time() * 1000), "message": message}])
+
+    def run() -> str:
+        out = logs.filter_log_events(logGroupName=group, filterPattern="%[ab]*a[ab]{1000}c%")
+        return f"{len(out['events'])} events"
+
+    return run
+
+
 def jsonata_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
     state = {"Type": "Pass", "QueryLanguage": "JSONata", "End": True,
              "Output": "{% $contains($states.input.s, /^(a+)+$/) %}"}
@@ -168,7 +191,7 @@ def jsonata_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
 
 
 CASES = {"simulate-glob": simulate_glob, "authorize-glob": authorize_glob, "choice-glob": choice_glob,
-         "logs-regex": logs_regex, "jsonata-regex": jsonata_regex}
+         "logs-regex": logs_regex, "logs-regex-heavy": logs_regex_heavy, "jsonata-regex": jsonata_regex}
 
 
 def main() -> None:
@@ -187,14 +210,14 @@ def main() -> None:
     try:
         probe_client = client(url, "sts")
         probe_client.get_caller_identity()
-        print(f"{'case':16} {'request s':>9}  {'answer':24} {'probes':>6} {'max probe ms':>12} {'failed':>6}")
+        print(f"{'case':17} {'request s':>9}  {'answer':24} {'probes':>6} {'max probe ms':>12} {'failed':>6}")
         for name in args.case or CASES:
             run = CASES[name](url, args)
             with Probe(probe_client) as probe:
                 start = time.perf_counter()
                 answer = run()
                 took = time.perf_counter() - start
-            print(f"{name:16} {took:9.3f}  {answer:24} {len(probe.delays):6d} {max(probe.delays) * 1000:12.1f} "
+            print(f"{name:17} {took:9.3f}  {answer:24} {len(probe.delays):6d} {max(probe.delays) * 1000:12.1f} "
                   f"{len(probe.failures):6d}", flush=True)
     finally:
         if proc is not None:
