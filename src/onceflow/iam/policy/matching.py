@@ -52,8 +52,16 @@ def action_matches(pattern: str, action: str) -> bool:
     return glob_match(pattern, action, ignore_case=True)
 
 
-@lru_cache(maxsize=4096)
 def _arn_pattern(pattern: str, literal: frozenset[int]) -> tuple[Glob, ...]:
+    return _cached_arn_pattern(pattern, literal) if len(pattern) <= 256 else _arn_globs(pattern, literal)
+
+
+@lru_cache(maxsize=4096)
+def _cached_arn_pattern(pattern: str, literal: frozenset[int]) -> tuple[Glob, ...]:
+    return _arn_globs(pattern, literal)
+
+
+def _arn_globs(pattern: str, literal: frozenset[int]) -> tuple[Glob, ...]:
     """One glob per ARN part for the first five parts and one for the resource; a pattern with
     fewer than five colons is one glob over the whole ARN."""
     parts = pattern.split(":", 5)
