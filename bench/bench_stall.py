@@ -210,15 +210,18 @@ def main() -> None:
     try:
         probe_client = client(url, "sts")
         probe_client.get_caller_identity()
-        print(f"{'case':17} {'request s':>9}  {'answer':24} {'probes':>6} {'max probe ms':>12} {'failed':>6}")
+        print(f"{'case':17} {'request s':>9}  {'answer':24} {'probes':>6} {'p50 ms':>7} {'max probe ms':>12} "
+              f"{'>100 ms':>7} {'failed':>6}")
         for name in args.case or CASES:
             run = CASES[name](url, args)
             with Probe(probe_client) as probe:
                 start = time.perf_counter()
                 answer = run()
                 took = time.perf_counter() - start
-            print(f"{name:17} {took:9.3f}  {answer:24} {len(probe.delays):6d} {max(probe.delays) * 1000:12.1f} "
-                  f"{len(probe.failures):6d}", flush=True)
+            delays = sorted(probe.delays)
+            slow = sum(d > 0.1 for d in delays)
+            print(f"{name:17} {took:9.3f}  {answer:24} {len(delays):6d} {delays[len(delays) // 2] * 1000:7.1f} "
+                  f"{delays[-1] * 1000:12.1f} {slow:7d} {len(probe.failures):6d}", flush=True)
     finally:
         if proc is not None:
             proc.terminate()
