@@ -14,6 +14,8 @@ Cases:
                    against an 80-character action, ARN and context value (answer: implicitDeny)
   authorize-glob   a role session's GetItem on an 80-character table name; the role's policy allows
                    `table/a*a*...b` only (answer: AccessDeniedException from the authorizer)
+  authorize-big    20 GetItems of a role session whose role is as large as IAM allows (an inline
+                   policy and ten managed ones, ~2,000 distinct non-matching Resource globs)
   choice-glob      TestState of a Choice whose StringMatches is `a*a*...b` (answer: the Default)
   logs-regex       FilterLogEvents with `%a*a*...c%` over an event of 80 a's (answer: no events)
   logs-regex-heavy FilterLogEvents with `%[ab]*a[ab]{1000}c%` over a 200 KB event: RE2's slow path
@@ -132,6 +134,48 @@ def authorize_glob(url: str, args: argparse.Namespace) -> Callable[[], str]:
     return run
 
 
+def authorize_big(url: str, args: argparse.Namespace) -> Callable[[], str]:
+    """A role as large as IAM lets it be (an inline policy near 10,240 characters and ten attached
+    managed policies near 6,144), every Resource a distinct glob that does not match: a role
+    session's GetItem is authorized on the event loop (GetItem is an inline handler)."""
+    iam, sts = client(url, "iam"), client(url, "sts")
+    role = f"stall-big-{uuid.uuid4().hex[:8]}"
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "sts:AssumeRole"}]}
+    arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+
+    def document(limit: int, tag: str) -> str:
+        resources: list[str] = []
+        while True:
+            candidate = [*resources, f"arn:aws:dynamodb:*:*:table/*a?a*{tag}{len(resources)}"]
+            text = json.dumps({"Version": "2012-10-17", "Statement": [
+                {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": candidate}]})
+            if len(text) > limit:
+                return json.dumps({"Version": "2012-10-17", "Statement": [
+                    {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": resources}]})
+            resources = candidate
+
+    iam.put_role_policy(RoleName=role, PolicyName="big", PolicyDocument=document(10_000, "i"))
+    for k in range(10):
+        policy = iam.create_policy(PolicyName=f"{role}-{k}", PolicyDocument=document(6_000, f"m{k}-"))
+        iam.attach_role_policy(RoleName=role, PolicyArn=policy["Policy"]["Arn"])
+    creds = sts.assume_role(RoleArn=arn, RoleSessionName="stall")["Credentials"]
+    ddb = client(url, "dynamodb", aws_access_key_id=creds["AccessKeyId"],
+                 aws_secret_access_key=creds["SecretAccessKey"], aws_session_token=creds["SessionToken"])
+
+    def run() -> str:
+        answers = set()
+        for _ in range(20):
+            try:
+                ddb.get_item(TableName="b" * 255, Key={"k": {"S": "x"}})
+                answers.add("allowed")
+            except ClientError as exc:
+                answers.add(str(exc.response["Error"]["Code"]))
+        return ",".join(sorted(answers)) + " x20"
+
+    return run
+
+
 def _test_state(url: str, state: dict[str, Any], given: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     sfn, iam = client(url, "stepfunctions"), client(url, "iam")
     trust = {"Version": "2012-10-17", "Statement": [
@@ -190,7 +234,8 @@ def jsonata_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
     return lambda: str(call().get("output"))
 
 
-CASES = {"simulate-glob": simulate_glob, "authorize-glob": authorize_glob, "choice-glob": choice_glob,
+CASES = {"simulate-glob": simulate_glob, "authorize-glob": authorize_glob, "authorize-big": authorize_big,
+         "choice-glob": choice_glob,
          "logs-regex": logs_regex, "logs-regex-heavy": logs_regex_heavy, "jsonata-regex": jsonata_regex}
 
 
