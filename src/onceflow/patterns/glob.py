@@ -26,7 +26,6 @@ from functools import lru_cache
 
 STAR = object()  # token: any run of characters, possibly empty
 ANY = object()  # token: exactly one character
-Token = object  # STAR, ANY or a one-character literal str
 
 
 # Shift-And keeps one bit mask per distinct character of a segment: past this many bits (distinct
@@ -88,6 +87,12 @@ class _Segment:
             return text.find(self.literal, start, end)
         if self.masks is None:
             return self._find_by_anchor(text, start, end)
+        offset, chunk = self.anchor
+        if chunk:  # no place can start before the first occurrence of the longest literal chunk
+            first = text.find(chunk, start + offset, end - self.length + offset + len(chunk))
+            if first < 0:
+                return -1
+            start = max(start, first - offset)
         masks, wild, accept, state = self.masks, self.wild, self.accept, 0
         for j in range(start, end):
             state = ((state << 1) | 1) & masks.get(text[j], wild)
