@@ -1,9 +1,11 @@
 """The Task state: parameters, the integration call with its events, Retry, Catch and results.
 
 Effects are appended first (TaskScheduled, TaskStarted and any task-token row go to disk before
-the call starts). When replay finds a recorded result it takes it; when it finds a task that was
-started but whose result was never recorded (the server stopped mid-call), the call's outcome is
-unknown and the task fails as AWS does when a service's answer is lost - Retry and Catch decide.
+the call starts). When replay finds a recorded result it takes it. When it finds a task that was
+started but whose result was never recorded (the server stopped mid-call), the engine's hand-over
+marks decide: a call never handed to a Lambda worker or a service is made now, as if nothing had
+happened; one that was handed over may have run, so its outcome is unknown and the task fails as
+AWS does when a service's answer is lost - Retry and Catch decide.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.integrations import Integration, resolve_integration
+from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, resolve_integration
 from onceflow.sfn.engine.runner import AwaitToken, Invoke, InvokeTimeout, Sleep
 from onceflow.sfn.engine.states.common import (
     Scope,
@@ -38,7 +40,7 @@ from onceflow.sfn.engine.states.program import transition
 Fx = Generator[Any, Any, Any]
 MAX_PAYLOAD = 262144
 RESULT_TYPES = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "LambdaFunctionSucceeded", "LambdaFunctionFailed",
-                "LambdaFunctionTimedOut"}
+                "LambdaFunctionTimedOut", "TaskStartFailed"}
 LOST_CAUSE = ("The task's result was not recorded before the service stopped, so the outcome of the call is "
               "unknown (Service: AWSLambda; Status Code: 500; Error Code: ServiceException; Request ID: {rid}; "
               "Proxy: null)")
@@ -127,6 +129,17 @@ def _result(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], 
 
 
 # ---------------------------------------------------------------------- the call and its events
+def _task_scheduled(scope: Scope, integ: Integration, params: Any, timeout: int | None,
+                    heartbeat: int | None) -> ev.Event:
+    details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": scope.rt.region,
+               "parameters": ev.dumps(params)}
+    if timeout is not None:
+        details["timeoutInSeconds"] = timeout
+    if heartbeat is not None:
+        details["heartbeatInSeconds"] = heartbeat
+    return scope.rt.emit(scope.fiber, "TaskScheduled", details)
+
+
 def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
               token: str | None) -> ev.Event:
     """The scheduling events (and the task token row), in the transaction before the call; returns
@@ -139,13 +152,7 @@ def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None
             details["timeoutInSeconds"] = timeout
         rt.emit(fiber, "LambdaFunctionScheduled", details)
         return rt.emit(fiber, "LambdaFunctionStarted", None)
-    details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": rt.region,
-               "parameters": ev.dumps(params)}
-    if timeout is not None:
-        details["timeoutInSeconds"] = timeout
-    if heartbeat is not None:
-        details["heartbeatInSeconds"] = heartbeat
-    scheduled = rt.emit(fiber, "TaskScheduled", details)
+    scheduled = _task_scheduled(scope, integ, params, timeout, heartbeat)
     if token is not None and scheduled.id >= rt.first_live_id:
         rt.write(lambda conn, t=token: rt.engine.store.insert_token(conn, t, rt.arn, scheduled.ts))
     return rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
@@ -170,21 +177,28 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
                     token: str | None) -> Fx:
     """Make (or replay) the call; returns ('ok', result) or ('err', error, cause, failed_event)."""
     rt, fiber = scope.rt, scope.fiber
-    mark = rt.mark()
+    if not integ.supported:
+        return _not_run(scope, integ, params, timeout, heartbeat)
+    mark: tuple[int, int, int, int] | None = rt.mark()
     started = _schedule(scope, integ, params, timeout, heartbeat, token)
     live = started.id >= rt.first_live_id
+    handed = started.id in rt.dispatched
     recorded = rt.peek(fiber)
     if recorded is not None and recorded.type == "TaskSubmitted":
         rt.emit(fiber, "TaskSubmitted", None)
-        recorded = rt.peek(fiber)
+        recorded, handed = rt.peek(fiber), True
     if recorded is not None and recorded.type in RESULT_TYPES:
         return _recorded_outcome(rt.emit(fiber, recorded.type, None))
     due = rt.scaled_due(started.ts, started.ts + timeout) if timeout is not None else None
+    if not live and not handed:
+        # Started before the server stopped, but never handed to a worker or service: the call
+        # provably did not run, so it is made now (its events are on disk: nothing to roll back).
+        live, mark = True, None
     if not live and not integ.wait_for_token:
         return _lost(scope, integ)
     if live:
         try:
-            result = yield Invoke(integ.make_call(rt, params), due, mark)
+            result = yield Invoke(integ.make_call(rt, params), due, mark, started.id)
         except InvokeTimeout:
             return _timed_out(scope, integ)
         except StatesError as e:
@@ -202,6 +216,16 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     if token is not None:  # a late SendTask* now gets TaskTimedOut
         rt.write(lambda conn: rt.engine.store.complete_token(conn, token, "TIMED_OUT", None, None, None))
     return _timed_out(scope, integ, "States.HeartbeatTimeout" if answer[0] == "HEARTBEAT" else "States.Timeout")
+
+
+def _not_run(scope: Scope, integ: Integration, params: Any, timeout: int | None,
+             heartbeat: int | None) -> tuple[Any, ...]:
+    """A resource onceflow does not run: the task is scheduled and fails to start, plainly."""
+    _task_scheduled(scope, integ, params, timeout, heartbeat)
+    cause = integ.unsupported_cause
+    failed = scope.rt.emit(scope.fiber, "TaskStartFailed", {
+        "resourceType": integ.resource_type, "resource": integ.resource, "error": UNSUPPORTED_ERROR, "cause": cause})
+    return ("err", UNSUPPORTED_ERROR, cause, failed)
 
 
 def _recorded_outcome(got: ev.Event) -> tuple[Any, ...]:
