@@ -137,3 +137,27 @@ def test_a_definition_nested_too_deep_is_invalid(sfn: Any, role_arn: str) -> Non
     assert err["ResponseMetadata"]["HTTPStatusCode"] == 400
     assert err["Error"]["Code"] == "InvalidDefinition"
     assert "nesting depth" in err["Error"]["Message"]
+
+
+def test_sigterm_stops_the_server_while_loops_run(server_factory: Callable[..., Any]) -> None:
+    """SIGTERM ends every evaluation and the server exits cleanly; after the restart the loops
+    are RUNNING again (replayed), a trivial execution still completes, and StopExecution ends them."""
+    server = server_factory()
+    sfn, role_arn = server.client("stepfunctions"), role(server.client("iam"))
+    loop_sm = machine(sfn, role_arn, looping())
+    loops = [sfn.start_execution(stateMachineArn=loop_sm)["executionArn"] for _ in range(10)]
+    for arn in loops:
+        deadline = time.time() + 30
+        while len(history(sfn, arn)) < 2:
+            assert time.time() < deadline
+            time.sleep(0.05)
+    assert server.stop() == 0  # ServerProcess.stop kills and raises if it does not exit
+
+    server = server_factory(server.data_dir)
+    sfn = server.client("stepfunctions")
+    trivial = machine(sfn, role_arn, {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
+    assert wait_done(sfn, sfn.start_execution(stateMachineArn=trivial)["executionArn"])["status"] == "SUCCEEDED"
+    for arn in loops:
+        assert sfn.describe_execution(executionArn=arn)["status"] == "RUNNING"
+        sfn.stop_execution(executionArn=arn)
+        assert wait_done(sfn, arn)["status"] == "ABORTED"
