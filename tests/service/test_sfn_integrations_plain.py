@@ -112,3 +112,34 @@ def test_lambda_invoke_carries_the_invocations_request_id(aws: Callable[..., Any
                   for e in logs.filter_log_events(logGroupName=f"/aws/lambda/{name}")["events"]):
         assert time.time() < deadline, "no START line with the task's request id"
         time.sleep(0.05)
+
+
+def test_the_console_pairs_interleaved_map_attempts(aws: Callable[..., Any], role_arn: str) -> None:
+    """Two Map iterations run one Task state at once; the first fails (caught) after the second has
+    started: each attempt ends with its own outcome and the state shows the Catch."""
+    from onceflow.console import history as console_history
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("fn.py", "import time\ndef handler(event, context):\n    if event['i'] == 0:\n"
+                            "        time.sleep(1)\n        raise ValueError('boom')\n    return event['i']\n")
+    lam = aws("lambda")
+    name = f"plain-{uuid.uuid4().hex[:8]}"
+    fn = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role_arn, Handler="fn.handler",
+                             Code={"ZipFile": buf.getvalue()})["FunctionArn"]
+    lam.get_waiter("function_active_v2").wait(FunctionName=name)
+    task = {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {"FunctionName": fn, "Payload": {"i.$": "$"}}, "End": True,
+            "Catch": [{"ErrorEquals": ["ValueError"], "Next": "Handled"}]}
+    sfn = aws("stepfunctions")
+    sm = sfn.create_state_machine(name=f"plain-{uuid.uuid4().hex[:8]}", roleArn=role_arn, definition=json.dumps(
+        {"StartAt": "Each", "States": {"Each": {
+            "Type": "Map", "ItemsPath": "$.items", "MaxConcurrency": 2, "End": True,
+            "ItemProcessor": {"StartAt": "T", "States": {"T": task, "Handled": {"Type": "Pass", "End": True}}}}}}))
+    arn = sfn.start_execution(stateMachineArn=sm["stateMachineArn"], input='{"items": [0, 1]}')["executionArn"]
+    assert wait_done(sfn, arn)["status"] == "SUCCEEDED"
+    events = sfn.get_execution_history(executionArn=arn, maxResults=1000)["events"]
+    folded = console_history.fold(events)
+    assert sorted(a.outcome for a in folded.attempts) == ["failed", "succeeded"]  # none left "running"
+    assert all(a.request_id for a in folded.attempts)
+    assert folded.states["T"].status == "caught" and folded.states["T"].error == "ValueError"
