@@ -20,6 +20,7 @@ fires while another branch is still evaluating.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator
@@ -86,14 +87,23 @@ class DriveBudget(Budget):
     def __init__(self, rt: Runtime) -> None:
         super().__init__()
         self.rt = rt
-        self.started = time.monotonic()
-        self.long = False
-        self.next_service = 0.0
+        self.restart()
+
+    TURN = 0.02  # seconds a long evaluation runs before it lets the next one on the lane
 
     def restart(self) -> None:
         self.started, self.long, self.next_service = time.monotonic(), False, 0.0
+        self.lane: threading.Lock | None = getattr(self.rt.engine, "long_lane", None)
+        self.holding = False
+        self.turn = 0.0
 
-    def check(self) -> None:
+    def release(self) -> None:
+        """The drive ends: give the lane back."""
+        if self.holding and self.lane is not None:
+            self.holding = False
+            self.lane.release()
+
+    def _ends(self) -> None:
         rt = self.rt
         if rt.stopped or rt.finished:
             raise Interrupted("stopped")
@@ -104,6 +114,21 @@ class DriveBudget(Budget):
         fib = rt.executing
         if fib is not None and fib.cancelled:
             raise Interrupted("cancelled")
+
+    def _take_turn(self, now: float) -> None:
+        """Long evaluations take turns on one lane: together they hold the GIL like one thread, so
+        the other executions (and every API call) stay quick while some expressions run away."""
+        if self.lane is None or (self.holding and now - self.turn < self.TURN):
+            return
+        self.release()
+        while not self.lane.acquire(timeout=0.05):
+            self._ends()
+        self.holding, self.turn = True, time.monotonic()
+
+    def check(self) -> None:
+        rt = self.rt
+        self._ends()
+        fib = rt.executing
         now = time.monotonic()
         if now - self.started < self.SLICE:
             return
@@ -114,6 +139,7 @@ class DriveBudget(Budget):
             raise Interrupted("shutdown")
         if fib is not None and rt.preemptible(fib):
             raise Interrupted("preempt")
+        self._take_turn(now)
         if now >= self.next_service and not rt.servicing:
             self.next_service = now + self.SLICE
             rt.service()
@@ -297,6 +323,8 @@ class Runtime:
                 return self._drive()
             except Interrupted as stop:
                 return self._interrupted(stop.reason)
+            finally:
+                self.budget.release()
 
     def _interrupted(self, reason: str) -> str:
         """An evaluation was ended from outside; the runtime is dropped either way."""

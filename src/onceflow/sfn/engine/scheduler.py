@@ -110,6 +110,7 @@ class Engine:
         self.draining = False  # shutting down: no new call starts; long evaluations end
         self.halting = False  # past the grace period: every evaluation ends
         self._driving: dict[str, Runtime] = {}  # runtimes inside drive() now (StopExecution reaches them)
+        self.long_lane = threading.Lock()  # long evaluations take turns on it (runner.DriveBudget)
         self._calls = 0  # task calls between submit and answer
         self._calls_mu = threading.Lock()
 
@@ -237,7 +238,11 @@ class Engine:
             if self.draining:
                 raise NotDispatched
             if eff.task_id is not None:
-                with self.stack.db.transaction() as conn:  # durable before the worker or service sees the call
+                # In the WAL before the worker or service sees the call, without waiting for its
+                # fsync: a killed process leaves it in the file, and whatever the call then makes
+                # durable in onceflow's store syncs it too (one WAL). Waiting for the fsync would
+                # leave a window where a crash keeps the mark of a call never handed over.
+                with self.stack.db.deferred_sync(), self.stack.db.transaction() as conn:
                     self.store.mark_dispatched(conn, rt.arn, eff.task_id)
                 rt.dispatched.add(eff.task_id)
 
