@@ -75,19 +75,24 @@ def test_a_loop_ends_with_the_executions_timeout(sfn: Any, role_arn: str) -> Non
     assert events[-1]["previousEventId"] == events[-2]["id"]
 
 
-def test_a_task_timeout_fires_while_another_branch_loops(sfn: Any, role_arn: str) -> None:
-    """The token wait times out at its TimeoutSeconds although the other branch never stops
-    evaluating; the Parallel fails with States.Timeout and the loop is ended (the execution closes)."""
+@pytest.mark.parametrize(("limits", "error"), [
+    ({"TimeoutSeconds": 1}, "States.Timeout"),
+    ({"TimeoutSeconds": 300, "HeartbeatSeconds": 1}, "States.HeartbeatTimeout"),
+])
+def test_a_task_timeout_fires_while_another_branch_loops(sfn: Any, role_arn: str, limits: dict[str, int],
+                                                         error: str) -> None:
+    """The token wait times out (TimeoutSeconds, HeartbeatSeconds) although the other branch never
+    stops evaluating; the Parallel fails with that error and the loop is ended (the execution closes)."""
     definition = {"QueryLanguage": "JSONata", "StartAt": "Both", "States": {"Both": {
         "Type": "Parallel", "End": True, "Branches": [
             {"StartAt": "Spin", "States": {"Spin": {"Type": "Pass", "Output": LOOP, "End": True}}},
             {"StartAt": "Wait", "States": {"Wait": {
                 "Type": "Task", "Resource": "arn:aws:states:::aws-sdk:sts:getCallerIdentity.waitForTaskToken",
-                "TimeoutSeconds": 1, "End": True}}},
+                **limits, "End": True}}},
         ]}}}
     arn = sfn.start_execution(stateMachineArn=machine(sfn, role_arn, definition))["executionArn"]
     d = wait_done(sfn, arn)
-    assert (d["status"], d.get("error")) == ("FAILED", "States.Timeout")
+    assert (d["status"], d.get("error")) == ("FAILED", error)
     types = [e["type"] for e in history(sfn, arn)]
     assert "TaskTimedOut" in types and "ParallelStateFailed" in types
     assert types[-1] == "ExecutionFailed" and "PassStateExited" not in types
@@ -161,3 +166,20 @@ def test_sigterm_stops_the_server_while_loops_run(server_factory: Callable[..., 
         assert sfn.describe_execution(executionArn=arn)["status"] == "RUNNING"
         sfn.stop_execution(executionArn=arn)
         assert wait_done(sfn, arn)["status"] == "ABORTED"
+
+
+def test_a_map_iteration_times_out_while_an_earlier_one_loops(sfn: Any, role_arn: str) -> None:
+    """Iteration 0 loops before iteration 1 is even started: iteration 1 still starts, its task
+    times out, and the Map fails with States.Timeout."""
+    definition = {"QueryLanguage": "JSONata", "StartAt": "Each", "States": {"Each": {
+        "Type": "Map", "Items": "{% [0, 1] %}", "End": True, "ItemProcessor": {"StartAt": "Which", "States": {
+            "Which": {"Type": "Choice", "Default": "Wait",
+                      "Choices": [{"Condition": "{% $states.input = 0 %}", "Next": "Spin"}]},
+            "Spin": {"Type": "Pass", "Output": LOOP, "End": True},
+            "Wait": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:sts:getCallerIdentity.waitForTaskToken",
+                     "Arguments": {}, "TimeoutSeconds": 1, "End": True}}}}}}
+    arn = sfn.start_execution(stateMachineArn=machine(sfn, role_arn, definition))["executionArn"]
+    d = wait_done(sfn, arn)
+    assert (d["status"], d.get("error")) == ("FAILED", "States.Timeout")
+    types = [e["type"] for e in history(sfn, arn)]
+    assert types.count("MapIterationStarted") == 2 and "TaskTimedOut" in types and "MapStateFailed" in types

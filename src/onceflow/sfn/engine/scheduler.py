@@ -147,6 +147,8 @@ class Engine:
     def reset(self) -> None:
         self.scheduler.clear()
         with self._mu:
+            for rt in (*self._driving.values(), *self.live.values()):
+                rt.stopped = True  # an evaluation still running ends at its next check
             self.live.clear()
             self.parked.clear()
 
