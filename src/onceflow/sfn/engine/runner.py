@@ -185,6 +185,11 @@ class Fiber:
 
 
 _UNSET: Any = object()
+EXPRESS_LIMIT_S = 300  # an Express execution runs at most five minutes; past them it times out [AWS]
+
+
+def _field(row: Any, name: str) -> Any:
+    return row[name] if name in row.keys() else None  # sqlite3.Row and dict alike
 
 
 class Runtime:
@@ -216,6 +221,8 @@ class Runtime:
         self.exec_input: Any = engine.parsed_input(row["input"])
         self._entered: dict[tuple[str, str], Event] = {}
         timeout = self.definition.get("TimeoutSeconds")
+        if not isinstance(timeout, int) and _field(row, "type") == "EXPRESS":
+            timeout = EXPRESS_LIMIT_S
         self.deadline: float | None = row["start"] + timeout / self.scale if isinstance(timeout, int) else None
         self.dispatched: set[int] = history.dispatched  # task calls handed to a worker or service
         self.stopped = False  # set from outside (StopExecution, another closing path)

@@ -221,7 +221,9 @@ class Engine:
         being driven stops at its budget's next check (an evaluation that never returns, too)."""
         with self._mu:
             self.parked.pop(arn, None)
-            for rt in (self._driving.get(arn), self.live.get(arn)):
+            # A call in flight reports to a fresh runtime, which finds the execution closed (or,
+            # after a redrive, replays it) instead of going on with this one's stale state.
+            for rt in (self._driving.get(arn), self.live.pop(arn, None)):
                 if rt is not None:
                     rt.stopped = True
 
@@ -347,7 +349,7 @@ class Engine:
         with self._done:
             while True:
                 row = self.store.get_execution(arn)
-                if row is None or row["status"] != "RUNNING":
+                if row is None or row["status"] != "RUNNING" or self.draining:
                     return
                 left = deadline - time.time()
                 if left <= 0:
