@@ -345,7 +345,8 @@ class Runtime:
 
     def _time_out(self) -> None:
         """The state machine's TimeoutSeconds: the execution ends where it is."""
-        self.engine.terminate(self.arn, "ExecutionTimedOut", "TIMED_OUT", "States.Timeout", None)
+        self.engine.terminate(self.arn, "ExecutionTimedOut", "TIMED_OUT", "States.Timeout", None,
+                              timed_out_at=self.deadline)
         self.finished = True
 
     def _drive(self) -> str:

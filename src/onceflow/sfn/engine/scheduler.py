@@ -323,17 +323,24 @@ class Engine:
         self.store.close_tokens(conn, arn)
         self.store.clear_dispatched(conn, arn)
 
-    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None) -> bool:
-        """Close a running execution from outside its runtime (StopExecution, internal failure)."""
+    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None, *,
+                  timed_out_at: float | None = None) -> bool:
+        """Close a running execution from outside its runtime (StopExecution, internal failure).
+
+        `timed_out_at`: the state machine's TimeoutSeconds ran out at that instant. AWS records
+        ExecutionTimedOut then at the deadline itself, chained on no event (previousEventId 0),
+        and DescribeExecution shows neither error nor cause (recorded on AWS, floci-io/floci#2733)."""
         with self.lock_for(arn), self.stack.db.transaction() as conn:
             row = conn.execute("SELECT status FROM sfn_executions WHERE arn=?", (arn,)).fetchone()
             if row is None or row[0] != "RUNNING":
                 return False
             last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM sfn_events WHERE exec_arn=?", (arn,)).fetchone()[0]
-            now = time.time()
-            event = ev.Event(last + 1, last, event_type, now, ev.error_cause(error, cause), "x")
+            now = time.time() if timed_out_at is None else timed_out_at
+            prev = last if timed_out_at is None else 0
+            event = ev.Event(last + 1, prev, event_type, now, ev.error_cause(error, cause), "x")
             self.store.append_events(conn, arn, [event])
-            self._close(conn, arn, {"status": status, "error": error, "cause": cause}, now)
+            summary = {"status": status, "error": error, "cause": cause} if timed_out_at is None else {"status": status}
+            self._close(conn, arn, summary, now)
         self.forget(arn)
         self._notify_done()
         self.wake(arn)  # a live runtime notices on its next commit and stops

@@ -69,7 +69,8 @@ class _InlineEngine:
     def heartbeat_due(self, eff: Any) -> float:
         return time.time()
 
-    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None) -> bool:
+    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None,
+                  **_: Any) -> bool:
         self.closed = (error, cause)
         return True
 
