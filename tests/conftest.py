@@ -12,6 +12,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from serverproc import ServerProcess, cli_env, client_factory
+from shared_data import missing_corpus_line, sfn_corpus_present
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say at the end, not in one skip reason among many, what a run without the corpus left out."""
+    if not sfn_corpus_present():
+        terminalreporter.write_line(missing_corpus_line(), yellow=True, bold=True)
 
 
 @pytest.fixture(scope="session")

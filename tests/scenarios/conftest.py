@@ -9,13 +9,8 @@ from pathlib import Path
 import boto3
 import pytest
 
-from scenarios.labs import SEEDS
-
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from serverproc import ServerProcess, cli_env
-
-if not SEEDS.is_dir():
-    pytest.skip(f"the seed labs are not at {SEEDS}", allow_module_level=True)
 
 
 class LabEnvironment:

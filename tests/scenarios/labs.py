@@ -1,8 +1,11 @@
-"""The seed labs' shell commands, taken verbatim from the lab documents in ../shared/seeds/.
+"""The seed labs' shell commands, from the project's lab scripts (examples/orders/labs/).
 
-A lab document is prose with command blocks between paragraphs; `command_blocks` returns each
-block's text exactly as written (heredocs, line continuations and for-loops kept whole), so the
-acceptance tests run what a learner types, command for command.
+Each script holds one lab document's commands in its order and as written, with comments between
+them (tests/test_self_contained.py compares them with the documents when ../shared/seeds is there).
+`lab_commands` splits a script, or a lab document (prose with command blocks between paragraphs),
+into its commands, each exactly as written (heredocs, line continuations and for-loops kept whole),
+so the acceptance tests run what a learner types, command for command, and can tell the output of
+each command apart.
 """
 
 from __future__ import annotations
@@ -12,11 +15,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
-IDEMPOTENCY_LAB = "000_2180989ed9c71be5.txt"  # Chinese
-IDEMPOTENCY_LAB_JA = "001_e6f04f0cbe250192.txt"  # the same lab in Japanese
-RETRY_LAB = "002_c9e3c66d3ef8cee8.txt"
+LABS = Path(__file__).resolve().parents[2] / "src" / "onceflow" / "examples" / "orders" / "labs"
+IDEMPOTENCY_LAB = "idempotency.sh"  # lab documents 000 (Chinese) and 001 (Japanese): the same commands
+RETRY_LAB = "retry.sh"  # lab document 002
+# Which seed lab document each script carries.
+LAB_DOCUMENTS = {"000_2180989ed9c71be5.txt": IDEMPOTENCY_LAB, "001_e6f04f0cbe250192.txt": IDEMPOTENCY_LAB,
+                 "002_c9e3c66d3ef8cee8.txt": RETRY_LAB}
 LAB_PROJECT = "/home/labex/project"
+# The scripts' one change to the documents: the project folder may be another (LAB_PROJECT).
+PROJECT_CD = f'cd "${{LAB_PROJECT:-{LAB_PROJECT}}}"'
 
 _START = re.compile(r"^(cd |aws |cat > |zip |jq |rm -f |for |[A-Z_]+=)")
 _HEREDOC = re.compile(r"<<'?([A-Z]+)'?\s*$")
@@ -54,7 +61,8 @@ def lab_commands(text: str) -> list[str]:
 
 
 def load_lab(name: str) -> list[str]:
-    return lab_commands((SEEDS / name).read_text(encoding="utf-8"))
+    """The commands of a lab script in examples/orders/labs/."""
+    return lab_commands((LABS / name).read_text(encoding="utf-8"))
 
 
 @dataclass
@@ -78,11 +86,9 @@ def run_lab(commands: list[str], project: Path, env: dict[str, str], timeout: fl
     """Run the commands in one bash session (shell variables carry over, as in a learner's
     terminal), with only the project folder changed; split the merged output per command."""
     marker = "@@onceflow-command@@"
-    script = "exec 2>&1\n" + "".join(
-        f"echo '{marker}'\n{command.replace(LAB_PROJECT, str(project))}\n" for command in commands
-    )
-    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=timeout,
-                          cwd=project, stdin=subprocess.DEVNULL)
+    script = "exec 2>&1\n" + "".join(f"echo '{marker}'\n{command}\n" for command in commands)
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=timeout, cwd=project,
+                          env={**env, "LAB_PROJECT": str(project)}, stdin=subprocess.DEVNULL)
     outputs = proc.stdout.split(marker + "\n")[1:]
     if len(outputs) != len(commands):
         raise AssertionError(f"lab stopped after {len(outputs)} of {len(commands)} commands:\n{proc.stdout[-3000:]}")

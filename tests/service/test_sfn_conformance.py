@@ -11,13 +11,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-CORPUS = Path(os.environ.get("ONCEFLOW_SFN_CORPUS", Path(__file__).resolve().parents[3] / "shared/conformance/sfn"))
+from shared_data import SFN_CORPUS as CORPUS
 
 _REDACTED = ("the recording replaced SdkHttpMetadata header values (x-amzn-RequestId, X-Amzn-Trace-Id) with their "
              "names, a snapshot-tool redaction, not AWS's shape; the case passes with run.py --honor-skips")

@@ -226,15 +226,18 @@ def parse_index(spec: dict[str, Any], kind: str, attrs: dict[str, str], billing:
 
 
 def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table:
-    ks = p["KeySchema"]
+    ks = p.get("KeySchema")
+    if ks is None:  # optional in botocore's model, required by DynamoDB's own (coral's null check)
+        raise validation_error("1 validation error detected: Value null at 'keySchema' failed to satisfy constraint: "
+                               "Member must not be null")
     if len(ks) > 2:
         # DynamoDB's own model bounds KeySchema at 2 (botocore's does not); coral prints Java's toString.
         shown = ", ".join(f"KeySchemaElement(attributeName={e['AttributeName']}, keyType={e['KeyType']})" for e in ks)
         raise validation_error(f"1 validation error detected: Value '[{shown}]' at 'keySchema' failed to satisfy "
                                "constraint: Member must have length less than or equal to 2")
-    attrs = {a["AttributeName"]: a["AttributeType"] for a in p["AttributeDefinitions"]}
+    attrs = {a["AttributeName"]: a["AttributeType"] for a in p.get("AttributeDefinitions") or []}
     billing = p.get("BillingMode") or "PROVISIONED"
-    h, r = parse_key_schema(p["KeySchema"], attrs)
+    h, r = parse_key_schema(ks, attrs)
     tp = _throughput(billing, p.get("ProvisionedThroughput"))
     indexes: dict[str, Index] = {}
     for kind, key in (("LSI", "LocalSecondaryIndexes"), ("GSI", "GlobalSecondaryIndexes")):

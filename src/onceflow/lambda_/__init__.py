@@ -16,6 +16,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
+from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.names import parse
 from onceflow.lambda_.runtime.pool import Pool
@@ -31,8 +32,8 @@ def setup(stack: Stack) -> None:
         owned_root: Path | None = code_root
     else:
         code_root, owned_root = Path(settings.data_dir) / "lambda", None
-    interpreters: dict[str, str] = dict(settings.lambda_interpreters)
-    pool = Pool(settings.lambda_max_workers, interpreters)
+    interpreters = Interpreters(dict(settings.lambda_interpreters))
+    pool = Pool(settings.lambda_max_workers)
     store = LambdaStore(stack.db)
     service = LambdaService(
         store,
@@ -65,7 +66,7 @@ def setup(stack: Stack) -> None:
     stack.on_shutdown.append(shutdown)
 
 
-def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: dict[str, str]) -> None:
+def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: Interpreters) -> None:
     for runtime in store.runtimes_in_use():
         pool.warm_up_soon(interpreters.get(runtime))
 

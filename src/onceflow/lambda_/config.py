@@ -79,6 +79,14 @@ def check_limits(params: dict[str, Any]) -> None:
         )
 
 
+def check_layers(params: dict[str, Any]) -> None:
+    """onceflow serves no layers (no PublishLayerVersion), so any layer version a function names is
+    one Lambda would not find: AWS's answer for that, the first such ARN named."""
+    layers = params.get("Layers") or []
+    if layers:
+        raise errors.invalid(f"Layer version {layers[0]} does not exist.")
+
+
 def runtime_version_arn(region: str, runtime: str) -> str:
     # AWS names the runtime build by a hash; onceflow derives a stable one from the runtime name.
     return f"arn:aws:lambda:{region}::runtime:{hashlib.sha256(runtime.encode()).hexdigest()}"

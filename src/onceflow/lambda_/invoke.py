@@ -21,6 +21,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors
 from onceflow.lambda_.config import runtime_version_arn
+from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.logship import LogShipper
 from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
@@ -41,7 +42,7 @@ class Invoker:
         services: dict[str, Any],
         endpoint_url: str,
         async_workers: int,
-        interpreters: dict[str, str] | None = None,
+        interpreters: Interpreters | None = None,
         time_scale: float = 1.0,
         enforce_log_permissions: bool = False,
     ) -> None:
@@ -50,7 +51,7 @@ class Invoker:
         self.pool = pool
         self.services = services  # the stack's services: "sts" for credentials, "logs" for log lines
         self.endpoint_url = endpoint_url
-        self.interpreters = dict(interpreters or {})
+        self.interpreters = interpreters or Interpreters({})
         self._executor = ThreadPoolExecutor(max_workers=max(1, async_workers), thread_name_prefix="lambda-event")
         self.logs = LogShipper(lambda: services.get("logs"), service.store.db.transaction)
         self._lock = threading.Lock()
@@ -188,7 +189,8 @@ class Invoker:
         spec = self._spec(resolved)
         started_ms = int(time.time() * 1000)
         outcome = self.pool.invoke(spec, request_id, resolved.invoked_arn, payload, context, caller_key)
-        lines = _log_lines(resolved, outcome, request_id, started_ms)
+        warning = self.interpreters.warning(resolved.config["Runtime"])
+        lines = _log_lines(resolved, outcome, request_id, started_ms, warning)
         self._write_logs(resolved, outcome.log_stream, lines)
         return outcome, lines
 
@@ -272,12 +274,18 @@ class Invoker:
         return bool(iam.role_allows(account, role_arn, "logs:CreateLogGroup", f"{group_arn}:*"))
 
 
-def _log_lines(resolved: Resolved, outcome: Outcome, request_id: str, started_ms: int) -> list[tuple[int, str]]:
-    """INIT_START and init output on a cold start, START, the handler's lines, END, REPORT."""
+def _log_lines(
+    resolved: Resolved, outcome: Outcome, request_id: str, started_ms: int, warning: str | None = None
+) -> list[tuple[int, str]]:
+    """INIT_START (with the interpreter warning, if any) and init output on a cold start, START, the
+    handler's lines, END, REPORT."""
     config = resolved.config
     lines: list[tuple[int, str]] = []
     if outcome.init_ms is not None:
-        lines.append((started_ms, _init_start(config["Runtime"], resolved.ref.region)))
+        init_start = _init_start(config["Runtime"], resolved.ref.region)
+        if warning:
+            init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
+        lines.append((started_ms, init_start))
         lines.extend(outcome.init_logs)
     # Logs sorts events by time: START must not sort before what init printed.
     start_ms = max([started_ms, *(ts for ts, _ in outcome.init_logs)])

@@ -104,6 +104,7 @@ class LambdaService:
             )
         cfg.check_runtime(params["Runtime"], self.runtimes)
         cfg.check_limits(params)
+        cfg.check_layers(params)
         self._check_role(ctx.account, params["Role"])
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
@@ -175,6 +176,7 @@ class LambdaService:
         if "Runtime" in params:
             cfg.check_runtime(params["Runtime"], self.runtimes)
         cfg.check_limits(params)
+        cfg.check_layers(params)
         if "Role" in params:
             self._check_role(ctx.account, params["Role"])
         for member in _CONFIG_MEMBERS:

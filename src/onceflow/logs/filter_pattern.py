@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +28,9 @@ from lark.exceptions import (
     UnexpectedToken,
     VisitError,
 )
+
+from onceflow.patterns.glob import logs_glob
+from onceflow.patterns.regex import UnsupportedRegex, compile_linear
 
 Matcher = Callable[[str], bool]
 
@@ -66,7 +70,7 @@ class Value:
     kind: str  # "number" | "string" | "regex" | "any"
     text: str
     number: float | None = None
-    regex: re.Pattern[str] | None = None
+    regex: Any = None  # an RE2 pattern (onceflow.patterns.regex)
 
     def matches_text(self, candidate: str) -> bool:
         if self.kind == "any":
@@ -74,27 +78,24 @@ class Value:
         if self.kind == "regex":
             assert self.regex is not None
             return self.regex.search(candidate) is not None
-        return _wildcard_equal(self.text, candidate)
+        return logs_glob(self.text).matches(candidate)  # only an outer `*` is a wildcard (AWS docs: Ev*ent)
 
 
-def _wildcard_equal(pattern: str, candidate: str) -> bool:
-    # Only a leading and/or trailing '*' is a wildcard; an inner '*' is literal (AWS docs: Ev*ent).
-    start, end = pattern.startswith("*"), pattern.endswith("*") and len(pattern) > 1
-    core = pattern[1 if start else 0 : len(pattern) - (1 if end else 0)]
-    if start and end:
-        return core in candidate
-    if start:
-        return candidate.endswith(core)
-    if end:
-        return candidate.startswith(core)
-    return candidate == pattern
+# AWS's regex syntax (FilterAndPatternSyntax, "Supported regular expressions"): ASCII letters and
+# digits, the symbols : _ # = @ / ; , - and the operators ^ $ ? [ ] { } | \ * + . ; no parentheses,
+# no multi-byte characters. UNCONFIRMED: a space is not in AWS's list, so it is refused too.
+_REGEX_CHARS = frozenset(string.ascii_letters + string.digits + ":_#=@/;,-" + "^$?[]{}|\\*+.")
 
 
-def _regex(body: str) -> re.Pattern[str]:
+def _regex(body: str) -> Any:
+    """A %regex% body on RE2: matching is linear in the message, whatever the pattern. RE2's `$` is
+    the end of the message (UNCONFIRMED that AWS does not also match before a final newline)."""
+    if not body or not _REGEX_CHARS.issuperset(body):
+        raise invalid_term(f"%{body}%")
     try:
-        return re.compile(body)
-    except re.error as exc:
-        raise invalid_term(f"%{body}%") from exc
+        return compile_linear(body)
+    except UnsupportedRegex:
+        raise invalid_term(f"%{body}%") from None
 
 
 def bare_value(text: str) -> Value:
@@ -110,7 +111,7 @@ def bare_value(text: str) -> Value:
 class _Term:
     kind: str  # "text" | "regex"
     text: str
-    regex: re.Pattern[str] | None = None
+    regex: Any = None  # an RE2 pattern (onceflow.patterns.regex)
 
     def found_in(self, message: str) -> bool:
         if self.regex is not None:
@@ -450,26 +451,78 @@ class _JsonPattern:
 
 
 # ---------------------------------------------------------------------------------------- delimited
-_FIELD = re.compile(r'"([^"]*)"|\[([^\]]*)\]|(\S+)')
+_SPACE = re.compile(r"\s*")
+_WORD = re.compile(r"\S+")
 
 
 def split_fields(message: str) -> list[str]:
-    """Space-delimited fields; text inside a pair of double quotes or square brackets is one field."""
-    out = []
-    for m in _FIELD.finditer(message):
-        quoted, bracketed, word = m.groups()
-        out.append(quoted if quoted is not None else bracketed if bracketed is not None else word)
-    return out
+    """Space-delimited fields; text inside a pair of double quotes or square brackets is one field.
+
+    A `"` or `[` opening a field without its closer is part of a plain word. Each search for a
+    closer starts past the last one found, and a closer not found is never looked for again, so
+    the split is linear in the message (a regex alternation rescanned to the end from every
+    unclosed `[`: 17 s for 80 KB of `[ [ [`)."""
+    out: list[str] = []
+    closers: dict[str, tuple[int, int]] = {}  # closer -> (searched from, found at or -1)
+    i, n = 0, len(message)
+    while True:
+        i = _SPACE.match(message, i).end()  # type: ignore[union-attr]
+        if i >= n:
+            return out
+        if message[i] in '"[':
+            j = _closer(message, '"' if message[i] == '"' else "]", i + 1, closers)
+            if j >= 0:
+                out.append(message[i + 1 : j])
+                i = j + 1
+                continue
+        word = _WORD.match(message, i)
+        assert word is not None
+        out.append(word.group())
+        i = word.end()
+
+
+def _closer(text: str, char: str, start: int, memo: dict[str, tuple[int, int]]) -> int:
+    since, found = memo.get(char, (-1, -1))
+    if 0 <= since <= start and (found < 0 or found >= start):
+        return found
+    found = text.find(char, start)
+    memo[char] = (start, found)
+    return found
 
 
 class _DelimitedPattern:
     def __init__(self, fields: list[tuple[str, Any]]) -> None:
+        self.fields = fields
         self.names = [name for name, _ in fields]
         self.conditions = [cond for _, cond in fields if cond is not None]
+        named = [name for name in self.names if name != "..."]
+        # When no name repeats and each condition reads only its own field, the pattern's fields
+        # can be aligned with the message's one position at a time (linear in fields x values);
+        # otherwise every binding is tried, which grows fast with several `...`.
+        self.aligned = len(set(named)) == len(named) and all(
+            set(_operands(cond)) == {name} for name, cond in fields if cond is not None)
 
     def __call__(self, message: str) -> bool:
         values = split_fields(message)
+        if self.aligned:
+            return self._align(values)
         return any(self._satisfied(binding) for binding in _bindings(self.names, values))
+
+    def _align(self, values: list[str]) -> bool:
+        n = len(values)
+        reach = [True] + [False] * n  # reach[j]: the fields so far take exactly values[:j]
+        for name, cond in self.fields:
+            if name == "...":
+                seen = False
+                for j in range(n + 1):
+                    seen = reach[j] = seen or reach[j]
+                continue
+            step = [False] * (n + 1)
+            for j in range(n):
+                if reach[j] and (cond is None or evaluate(cond, lambda _path, v=values[j]: v)):
+                    step[j + 1] = True
+            reach = step
+        return reach[n]
 
     def _satisfied(self, binding: dict[str, str]) -> bool:
         lookup = lambda name: binding.get(name, _MISSING)  # noqa: E731

@@ -65,6 +65,9 @@ def _jackson(text: str) -> str:
                 "Array, Object or token 'null', 'true' or 'false')")
     try:
         json.loads(text)
+    except RecursionError:
+        return ("Document nesting depth exceeds the maximum allowed (1000, from "
+                "`StreamReadConstraints.getMaxNestingDepth()`)")
     except json.JSONDecodeError as e:
         ch = text[e.pos] if e.pos < len(text) else None
         if ch is None:
@@ -254,7 +257,7 @@ class SfnService:
             raise E.invalid_execution_input("Input exceeds the maximum size of 262144 bytes")
         try:
             _loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_execution_input(_jackson(text)) from None
         if not text.strip():
             raise E.invalid_execution_input("Invalid execution input.")
@@ -414,7 +417,7 @@ class SfnService:
 
         try:
             definition = _loads(p["definition"])
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_definition("INVALID_JSON_DESCRIPTION: the definition is not valid JSON") from None
         name = p.get("stateName") or "TestState"
         language = "JSONPath"
@@ -437,7 +440,7 @@ class SfnService:
             return {}
         try:
             return _loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_execution_input(_jackson(text)) from None
 
     # ------------------------------------------------------------------ task tokens
@@ -452,7 +455,7 @@ class SfnService:
     def send_task_success(self, token: str, output: str) -> None:
         try:
             _loads(output)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_output(_jackson(output)) from None
         row = self._open_token(token)
         with self.stack.db.transaction() as conn:

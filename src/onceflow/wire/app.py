@@ -48,6 +48,9 @@ COMMITS_ATTRIBUTE = "_aws_commits"
 
 LONG_CALLS = {("lambda", "Invoke"), ("lambda", "InvokeAsync"), ("stepfunctions", "StartSyncExecution")}
 BODY_LIMITS = {"lambda": 80 * 1024 * 1024}
+# A body larger than this is routed and parsed (and any inline handler run) in the thread pool:
+# the parse of a large form or JSON document takes milliseconds that every other client would wait.
+PARSE_OFF_LOOP = 64 * 1024
 
 
 class AwsApp:
@@ -81,7 +84,10 @@ class AwsApp:
             if request is None:
                 await _send(send, Response(413, b'{"message":"Request entity too large"}'))
                 return
-            outcome = self.begin(request)
+            if len(request.body) > PARSE_OFF_LOOP:  # parsing it is CPU work the loop must not wait for
+                outcome = await asyncio.get_running_loop().run_in_executor(self.executor, self.begin, request)
+            else:
+                outcome = self.begin(request)
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
@@ -129,17 +135,20 @@ class AwsApp:
         except NotAnAwsRequest:
             ok = self.console is not None and request.method in ("GET", "HEAD", "POST")
             return CONSOLE if ok else _NOT_AWS
-        except ServiceError as err:
-            return self._error(self._guess_spec(request, scope), err, request_id)
+        except ServiceError as err:  # an UnservedService brings the spec of the service it names
+            return self._error(getattr(err, "spec", None) or self._guess_spec(request, scope), err, request_id)
         try:
             ctx = self._context(found, scope, request, request_id)
             # Input is checked before the operation is looked up: AWS validates before it dispatches.
             params = self._parse(found, request) if found.operation is not None else {}
             handler = self._handler(found)
-            if getattr(handler, INLINE_ATTRIBUTE, False):
+            # A role session's or a user's authorization evaluates its policies, work that grows
+            # with them (25 ms per call for a role as large as IAM allows): never on the loop.
+            quick = ctx.principal.kind in ("root", "service")
+            if quick and getattr(handler, INLINE_ATTRIBUTE, False):
                 return self._render(found, self._call(handler, ctx, params), request_id)
             call = Call(found, handler, ctx, params)
-            if getattr(handler, COMMITS_ATTRIBUTE, False):
+            if quick and getattr(handler, COMMITS_ATTRIBUTE, False):
                 return self._commit_on_loop(call) or call
             return call
         except ServiceError as err:
@@ -383,7 +392,13 @@ def _replay(body: bytes) -> Callable[[], Awaitable[dict[str, Any]]]:
 
 
 async def _send(send: Any, response: Response) -> None:
-    headers = [(b"content-type", response.content_type.encode()), (b"content-length", str(len(response.body)).encode())]
+    # A 204 has no body and no Content-Length (RFC 9110 6.4.1, 8.6): a client reads none, so any byte
+    # sent (DeleteFunction's "{}") would be read as the start of the next response on the connection.
+    if response.status == 204:
+        response = Response(204, b"", response.headers, response.content_type)
+    headers = [(b"content-type", response.content_type.encode())]
+    if response.status != 204:
+        headers.append((b"content-length", str(len(response.body)).encode()))
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})

@@ -10,7 +10,8 @@ from urllib.parse import unquote
 from botocore.model import OperationModel
 
 from onceflow.errors import ServiceError
-from onceflow.wire.request import Request, Response
+from onceflow.wire import json_body, unserved
+from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
 from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
@@ -32,6 +33,15 @@ def match(spec: ServiceSpec, request: Request) -> tuple[OperationModel, dict[str
 
 
 def parse(
+    spec: ServiceSpec, op: OperationModel, request: Request, labels: dict[str, str], validation_code: str
+) -> dict[str, Any]:
+    if len(request.body) <= PAUSE_GC_PAST:  # the common case: no pause to set up
+        return _parse(spec, op, request, labels, validation_code)
+    with collector_paused():
+        return _parse(spec, op, request, labels, validation_code)
+
+
+def _parse(
     spec: ServiceSpec, op: OperationModel, request: Request, labels: dict[str, str], validation_code: str
 ) -> dict[str, Any]:
     shape = op.input_shape
@@ -102,14 +112,7 @@ class _BodyView:
 
 
 def _json(body: bytes) -> Any:
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SerializationError(f"Invalid UTF-8 start byte 0x{body[exc.start]:02x}") from exc
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise SerializationError(f"Could not parse payload into json: {exc}") from exc
+    return json_body.load(body)
 
 
 def render(spec: ServiceSpec, op: OperationModel, result: dict[str, Any] | None, request_id: str) -> Response:
@@ -146,6 +149,8 @@ def render(spec: ServiceSpec, op: OperationModel, result: dict[str, Any] | None,
 
 
 def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:
+    if spec.protocol != "rest-json":  # a service onceflow does not serve (S3, EC2, CloudWatch)
+        return unserved.render_error(spec, err, request_id)
     shape = spec.model.shape_for_error_code(err.code) if err.code else None
     body: dict[str, Any] = {}
     if shape is not None and "Type" in shape.members:

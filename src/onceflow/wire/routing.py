@@ -12,12 +12,8 @@ from onceflow.errors import ServiceError
 from onceflow.wire import query, rest_json
 from onceflow.wire.request import Request
 from onceflow.wire.sigv4 import Scope
-from onceflow.wire.specs import ServiceSpec, Specs
-
-REST_PREFIXES = ("/2015-03-31/", "/2017-03-31/", "/2014-11-13/", "/2016-08-19/", "/2017-10-31/",
-                 "/2018-10-31/", "/2019-09-25/", "/2019-09-30/", "/2020-04-22/", "/2020-06-30/",
-                 "/2021-07-20/", "/2021-10-31/", "/2021-11-15/", "/2024-08-31/", "/2025-11-30/",
-                 "/2025-12-01/")  # fmt: skip
+from onceflow.wire.specs import ServiceSpec, Specs, first_segment
+from onceflow.wire.unserved import SHARED_SIGNING_TARGETS, unserved
 
 
 @dataclass
@@ -34,22 +30,29 @@ class NotAnAwsRequest(Exception):
 
 
 def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
+    """Raises ServiceError for a request AWS would refuse here (an UnservedService for a service
+    onceflow does not serve), NotAnAwsRequest for one that is not AWS's at all."""
+    if scope is not None and scope.service not in specs.by_signing_name:
+        raise unserved(specs.loader, scope.service, request)
     target = request.headers.get("x-amz-target")
     if target:
         prefix, _, name = target.rpartition(".")
         spec = specs.by_target_prefix.get(prefix)
+        if spec is None and prefix in SHARED_SIGNING_TARGETS:  # DynamoDB Streams signs as dynamodb
+            raise unserved(specs.loader, SHARED_SIGNING_TARGETS[prefix], request)
         if spec is None:
             # Coral names no operation here (recorded from DynamoDB: `__type` only, no message).
             raise ServiceError("UnknownOperationException", "", 400, namespace="com.amazon.coral.service")
         return Route(spec, spec.operations.get(name), name)
-    if request.raw_path.startswith(REST_PREFIXES):
-        spec = specs.services["lambda"]
-        found = rest_json.match(spec, request)
-        if found is None:
-            raise ServiceError("UnknownOperationException", f"No Lambda operation at {request.method} "
-                               f"{request.path}", 404)
-        op, labels = found
-        return Route(spec, op, op.name, labels)
+    rest = specs.rest_prefixes.get(first_segment(request.raw_path)) or specs.rest_prefixes.get("{")
+    if rest:
+        for spec in rest:
+            found = rest_json.match(spec, request)
+            if found is not None:
+                op, labels = found
+                return Route(spec, op, op.name, labels)
+        raise ServiceError("UnknownOperationException", f"No {rest[0].model.metadata.get('serviceId', rest[0].name)} "
+                           f"operation at {request.method} {request.path}", 404)
     content_type = request.headers.get("content-type", "")
     if "x-www-form-urlencoded" in content_type or "Action=" in request.query_string:
         form = query.form_fields(request)

@@ -124,14 +124,14 @@ def from_json(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
         out = value
     elif kind in ("integer", "long"):
         if value.__class__ is float:
-            value = math.floor(value)
+            value = _java_cast(value, kind)
         elif value.__class__ is not int:
             raise _mismatch(value, "Integer" if kind == "integer" else "Long")
-        out = value
+        out = _in_range(value, kind)
     elif kind in ("double", "float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _mismatch(value, "Double" if kind == "double" else "Float")
-        out = value
+        out = _finite(value)
     elif kind == "blob":
         out = _blob(value)
     elif kind == "timestamp":
@@ -140,6 +140,39 @@ def from_json(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
         return value
     check_scalar(shape, out, path, problems)
     return out
+
+
+_RANGES = {"integer": ("int", -(2**31), 2**31 - 1), "long": ("long", -(2**63), 2**63 - 1)}
+
+
+def _java_cast(value: float, kind: str) -> int:
+    """A JSON number with a fraction read into an integer member, as coral's (int)/(long) cast
+    does: floored, infinities clamped to the type's bounds (never an OverflowError)."""
+    if math.isfinite(value):
+        return math.floor(value)
+    _, low, high = _RANGES[kind]
+    return 0 if math.isnan(value) else high if value > 0 else low
+
+
+def _in_range(value: int, kind: str) -> int:
+    """An integer member holds a Java int or long: a wider number is Jackson's range error."""
+    java, low, high = _RANGES[kind]
+    if low <= value <= high:
+        return value
+    text = str(value)
+    raise SerializationError(f"Numeric value ({text[:40]}{'...' if len(text) > 40 else ''}) out of range of {java} "
+                             f"({low} - {high})")
+
+
+def _finite(value: float) -> float:
+    """Infinity (1e400 parses as one) and numbers beyond a double are no value a handler can use."""
+    try:
+        if math.isfinite(value):
+            return value
+    except OverflowError:  # an int too large for a float
+        pass
+    text = str(value)
+    raise SerializationError(f"Numeric value ({text[:40]}{'...' if len(text) > 40 else ''}) out of range of double")
 
 
 def _element(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
@@ -208,9 +241,9 @@ def from_text(shape: Shape, text: str) -> Any:
     kind = shape.type_name
     try:
         if kind in ("integer", "long"):
-            return int(text)
+            return _in_range(int(text), kind)
         if kind in ("double", "float"):
-            return float(text)
+            return _finite(float(text))
     except ValueError as exc:
         raise SerializationError(f"STRING_VALUE can not be converted to {kind.capitalize()}") from exc
     if kind == "boolean":

@@ -18,6 +18,8 @@ SERVICES = {
     "sts": "sts",
     "logs": "logs",
 }
+# How a 501 for an unserved service lists what onceflow serves.
+SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS and CloudWatch Logs"
 
 
 @dataclass
@@ -59,19 +61,29 @@ class ServiceSpec:
 
 
 class Specs:
-    """All service models, with lookups from X-Amz-Target prefixes and REST paths."""
+    """All service models, with lookups from X-Amz-Target prefixes and REST paths.
+
+    `rest_prefixes` maps the first path segment of every modeled REST operation of a served service
+    ('2015-03-31') to the services that use it, from each operation's `http.requestUri`: a new
+    model's new path routes without a hand-kept table.
+    """
 
     def __init__(self) -> None:
         session = botocore.session.get_session()
         loader = session.get_component("data_loader")
+        self.loader = loader  # also reads the models of services onceflow does not serve (unserved.py)
         self.services: dict[str, ServiceSpec] = {}
         self.by_target_prefix: dict[str, ServiceSpec] = {}
         self.by_signing_name: dict[str, ServiceSpec] = {}
+        self.rest_prefixes: dict[str, list[ServiceSpec]] = {}  # first path segment -> REST services
         for name, signing in SERVICES.items():
             model = ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
             spec = ServiceSpec(name, model, model.protocol, model.metadata.get("targetPrefix"))
             if spec.protocol == "rest-json":
                 spec.routes = _rest_routes(spec)
+                for segment in sorted({first_segment(op.http["requestUri"]) for op in spec.operations.values()}):
+                    # A template that starts with a label ('/{Bucket}') may be any path: keyed "{".
+                    self.rest_prefixes.setdefault("{" if "{" in segment else segment, []).append(spec)
             self.services[name] = spec
             if spec.target_prefix:
                 self.by_target_prefix[spec.target_prefix] = spec
@@ -80,6 +92,11 @@ class Specs:
         # Operation models are built lazily by botocore; build them all now, off the hot path.
         for spec in self.services.values():
             _ = spec.operations, spec.json_content_type, spec.xml_namespace, spec.error_namespace
+
+
+def first_segment(path: str) -> str:
+    """The first segment of a path or URI template: '2015-03-31' for '/2015-03-31/functions/{F}'."""
+    return path.split("?", 1)[0].split("/", 2)[1] if path.startswith("/") else ""
 
 
 def _rest_routes(spec: ServiceSpec) -> list[RestRoute]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from onceflow.sfn.asl.choice import evaluate_choice_rule
@@ -19,8 +18,8 @@ from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
 from onceflow.sfn.asl.jsonata import evaluate_jsonata, evaluate_template, is_jsonata
 from onceflow.sfn.asl.paths import apply_input_path, apply_result_path, resolve_path, to_json
 from onceflow.sfn.asl.payload import evaluate_payload_template
+from shared_data import SFN_CORPUS as CORPUS
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "conformance" / "sfn"
 _TOKEN = re.compile(r"<[A-Za-z0-9_:\-. ]{1,80}>|snf_role_arn|111111111111")
 SIMPLE_TYPES = {"Pass", "Choice", "Succeed", "Fail"}
 

@@ -30,6 +30,9 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
         definition = json.loads(text)
     except ValueError as e:
         return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", _jackson_message(text, e))]
+    except RecursionError:  # nested past Python's parser; Jackson stops at 1000 levels
+        return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", "Document nesting depth exceeds the maximum allowed "
+                           "(1000, from `StreamReadConstraints.getMaxNestingDepth()`)")]
     if not isinstance(definition, dict):
         return [_not_an_object()]
     errors = SchemaErrors()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
+from onceflow.patterns.glob import sfn_glob
 from onceflow.sfn.asl.errors import PathNotFound, StateDataError
 from onceflow.sfn.asl.jsonata import evaluate_jsonata, expect_type, is_jsonata
 from onceflow.sfn.asl.paths import resolve_path
@@ -117,7 +117,7 @@ def evaluate_choice_rule(rule: dict, data: Any, context: Any = None,
     if op in TYPE_TESTS:
         return _type_test(op, value) == rule[op]
     if op == "StringMatches":
-        return isinstance(value, str) and _wildcard(rule[op]).fullmatch(value) is not None
+        return isinstance(value, str) and sfn_glob(rule[op]).matches(value)
     kind, relation, is_path = COMPARISON_OPERATORS[op]
     other = _variable(rule[op], data, context, variables) if is_path else rule[op]
     cmp = _KINDS[kind](value, other)
@@ -144,21 +144,6 @@ def _type_test(op: str, value: Any) -> bool:
     if op == "IsBoolean":
         return isinstance(value, bool)
     return parse_timestamp(value) is not None  # IsTimestamp
-
-
-@lru_cache(maxsize=1024)
-def _wildcard(pattern: str) -> re.Pattern[str]:
-    """StringMatches: `*` matches any run of characters; `\\*` and `\\\\` are literal."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if c == "*" else re.escape(c))
-        i += 1
-    return re.compile("".join(out), re.S)
 
 
 def _condition(condition: Any, data: Any, context: Any, variables: dict | None,

@@ -20,6 +20,7 @@ from jsonata import utils as jsonata_utils
 
 from onceflow.sfn.asl import budget as _budget
 from onceflow.sfn.asl.errors import StateDataError
+from onceflow.sfn.asl.jsonata_regex import regex_engine
 from onceflow.sfn.asl.paths import to_json
 
 _NOTHING = object()
@@ -46,7 +47,7 @@ class _Compiled:
     and restores its per-evaluation state around nested evaluations ($eval does the same)."""
 
     def __init__(self, text: str) -> None:
-        self.expr = jsonata.Jsonata(text)
+        self.expr = jsonata.Jsonata(text, regex_engine)  # regex literals on RE2: linear time
         self.expr.set_output_convert_nulls(False)  # keep null (NULL_VALUE) apart from undefined (None)
         self.lock = threading.RLock()
 
