@@ -230,7 +230,6 @@ class Runtime:
         self._on_stack: list[Fiber] = []  # every fiber whose generator is running (service nests them)
         self._unstarted: list[Fiber] = []  # spawned siblings not started yet
         self._advancing: list[Fiber] = []  # fibers whose _advance is on the stack (a Spawn nests them)
-        self.emitted: dict[str, list[Event]] = {}  # every fiber's events so far (replayed or live)
         self._restarted: set[str] = set()  # preempted fibers replaying: their events move no pointer
         self.servicing = False
         self.budget = DriveBudget(self)
@@ -271,17 +270,18 @@ class Runtime:
             ev = queue.popleft()
             if ev.type != type_:
                 raise ReplayMismatch(f"{self.arn}: history has {ev.type} #{ev.id} where {type_} was expected")
-            self.emitted.setdefault(fiber, []).append(ev)
-            if fiber in self._restarted:  # a preempted fiber catching up: the pointers are already past it
+            if fiber in self._restarted:  # a preempted fiber catching up: the pointers never move back
                 if not queue:
                     self._restarted.discard(fiber)
+                if update and ev.id > 0:
+                    self.last = max(self.last, ev.id)
+                self.last_ts = max(self.last_ts, ev.ts)
                 return ev
         elif "~" in fiber:
             # Hidden events (a child run's own history) take negative ids and never chain.
             ev = Event(self.next_hidden_id, 0, type_, time.time(), details, fiber)
             self.next_hidden_id -= 1
             self.pending.append(ev)
-            self.emitted.setdefault(fiber, []).append(ev)
             return ev
         else:
             if self.resume_pointer:
@@ -290,7 +290,6 @@ class Runtime:
             ev = Event(self.next_id, self.last if prev is None else prev, type_, time.time(), details, fiber)
             self.next_id += 1
             self.pending.append(ev)
-            self.emitted.setdefault(fiber, []).append(ev)
         if update and ev.id > 0:
             # Replay may walk fibers in another order than they first ran: never move back.
             self.last = ev.id if ev.id >= self.first_live_id else max(self.last, ev.id)
@@ -309,8 +308,6 @@ class Runtime:
 
     def _rollback(self, mark: tuple[int, int, int, int]) -> None:
         """Drop what was appended since `mark` (only ever the newest events, so ids stay dense)."""
-        for ev in self.pending[mark[0]:]:
-            self.emitted[ev.fiber].remove(ev)
         del self.pending[mark[0]:]
         del self.writes[mark[1]:]
         self.next_id, self.last = mark[2], mark[3]
@@ -440,7 +437,8 @@ class Runtime:
         """A fiber whose long evaluation holds up a Spawn below it on the stack (its siblings are
         not started, its parent cannot wait on them) and that has nothing running under it."""
         return (not self.servicing and len(self._advancing) > 1 and fib.factory is not None
-                and fib is self._advancing[-1] and self._all_done(fib.children))
+                and fib is self._advancing[-1] and self._all_done(fib.children)
+                and hasattr(self.engine, "fiber_events"))
 
     def _all_done(self, fibers: list[Fiber]) -> bool:
         return all(f.done and self._all_done(f.children) for f in fibers)
@@ -449,11 +447,16 @@ class Runtime:
         """A preempted fiber starts over later from the ready queue: a fresh generator replays the
         events it (and its finished children) recorded, then redoes the evaluation it was in."""
         assert fib.factory is not None
-        for key in [k for k in self.emitted if k == fib.key or k.startswith(fib.key + ".")]:
-            events = self.emitted.pop(key)
-            self.recorded[key] = deque(events) + self.recorded.get(key, deque())
-            if events:
-                self._restarted.add(key)
+        self.flush()  # what it did so far is in the history, which the replay reads back
+        if self.finished:
+            return
+        mine: dict[str, deque[Event]] = {}
+        for ev in self.engine.fiber_events(self.arn, fib.key):
+            mine.setdefault(ev.fiber, deque()).append(ev)
+        for key in [k for k in self.recorded if k == fib.key or k.startswith(fib.key + ".")]:
+            del self.recorded[key]  # what was left to replay is in `mine` too
+        self.recorded.update(mine)
+        self._restarted.update(k for k, q in mine.items() if q)
         fib.gen, fib.spawned, fib.children = fib.factory(fib.key), 0, []
         self.ready.append((fib, None, None))
 

@@ -237,6 +237,12 @@ class Engine:
                           self.store.dispatched(arn))
         return Runtime(self, row, history, run_execution)
 
+    def fiber_events(self, arn: str, key: str) -> list[ev.Event]:
+        """The recorded events of fiber `key` and its descendants, as a History replays them."""
+        superseded = self.store.superseded(arn)
+        return [e for e in (event_from_row(r) for r in self.store.events(arn))
+                if e.id not in superseded and (e.fiber == key or e.fiber.startswith(key + "."))]
+
     def submit_invoke(self, rt: Runtime, fib: Fiber, eff: Invoke) -> None:
         def handed_over(request_id: str | None) -> None:
             if self.draining:

@@ -69,6 +69,9 @@ class _InlineEngine:
     def heartbeat_due(self, eff: Any) -> float:
         return time.time()
 
+    def fiber_events(self, arn: str, key: str) -> list[Event]:
+        return [e for e in self.events if e.fiber == key or e.fiber.startswith(key + ".")]
+
     def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None,
                   **_: Any) -> bool:
         self.closed = (error, cause)
