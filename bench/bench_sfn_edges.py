@@ -86,9 +86,10 @@ def loops(n: int) -> None:
         spin = {"QueryLanguage": "JSONata", "StartAt": "Spin", "States": {"Spin": {"Type": "Pass", "Output": LOOP,
                                                                                      "End": True}}}
         timed = machine(url, r, {**spin, "TimeoutSeconds": 2})
+        t0 = time.perf_counter()
         d = wait_done(sfn, sfn.start_execution(stateMachineArn=timed)["executionArn"])
-        late = (d["stopDate"] - d["startDate"]).total_seconds() - 2
-        print(f"JSONata loop, TimeoutSeconds 2: {d['status']} {late * 1000:.0f} ms after the timeout")
+        late = time.perf_counter() - t0 - 2  # as a client polling every 20 ms sees it
+        print(f"JSONata loop, TimeoutSeconds 2: {d['status']} seen {late * 1000:.0f} ms after the timeout")
         forever = machine(url, r, spin)
         arns = [sfn.start_execution(stateMachineArn=forever)["executionArn"] for _ in range(n)]
         time.sleep(1)
