@@ -311,3 +311,38 @@ def test_parallel_and_map_events_belong_to_their_state() -> None:
     assert {n: s.status for n, s in run.states.items()} == {"Fan": "succeeded", "Left": "succeeded",
                                                             "Each": "succeeded", "Item": "succeeded"}
     assert ("Fan", "Each") in run.transitions and ("Each", graph.END) in run.transitions
+
+
+def interleaved_map() -> list[dict[str, Any]]:
+    """Two Map iterations of one Task state whose events interleave: iteration 0 fails (caught),
+    iteration 1 succeeds; each task event chains on its attempt's previous event."""
+    return events(
+        ("ExecutionStarted", 0, {}),
+        ("MapStateEntered", 1, {"name": "Each"}),
+        ("MapStateStarted", 2, {"length": 2}),
+        ("MapIterationStarted", 3, {"name": "Each", "index": 0}),
+        ("TaskStateEntered", 4, {"name": "T"}),
+        ("TaskScheduled", 5, SCHEDULED),
+        ("TaskStarted", 6, {}),
+        ("MapIterationStarted", 7, {"name": "Each", "index": 1}),
+        ("TaskStateEntered", 8, {"name": "T"}),
+        ("TaskScheduled", 9, SCHEDULED),
+        ("TaskStarted", 10, {}),
+        ("TaskFailed", 7, {"error": "Boom", "cause": cause("Boom", "req-a")}),
+        ("TaskStateExited", 12, {"name": "T"}),
+        ("MapIterationSucceeded", 13, {"name": "Each", "index": 0}),
+        ("TaskSucceeded", 11, {"output": invoke_result("req-b", 1)}),
+        ("TaskStateExited", 15, {"name": "T"}),
+        ("MapIterationSucceeded", 16, {"name": "Each", "index": 1}),
+        ("MapStateSucceeded", 16, {}),
+        ("MapStateExited", 18, {"name": "Each"}),
+        ("ExecutionSucceeded", 19, {}),
+    )
+
+
+def test_interleaved_map_iterations_pair_their_own_attempts() -> None:
+    run = history.fold(interleaved_map())
+    assert [(a.event_id, a.number, a.outcome, a.request_id) for a in run.attempts] == [
+        (6, 1, "failed", "req-a"), (10, 1, "succeeded", "req-b")]  # no phantom "running" attempt
+    assert run.states["T"].status == "caught" and run.states["T"].error == "Boom"  # the graph's catch mark
+    assert run.status == "SUCCEEDED"

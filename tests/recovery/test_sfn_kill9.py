@@ -10,6 +10,7 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import botocore.config
@@ -61,14 +62,15 @@ def setup_role(url: str) -> str:
     return role["Arn"]
 
 
-def make_function(url: str, role: str, code: str) -> str:
+def make_function(url: str, role: str, code: str, env: dict[str, str] | None = None) -> str:
     lam = client(url, "lambda")
     name = f"k9-{uuid.uuid4().hex[:8]}"
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("fn.py", code)
     arn = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="fn.handler",
-                              Code={"ZipFile": buf.getvalue()}, Timeout=60)["FunctionArn"]
+                              Code={"ZipFile": buf.getvalue()}, Timeout=60,
+                              Environment={"Variables": env or {}})["FunctionArn"]
     lam.get_waiter("function_active_v2").wait(FunctionName=name)
     return arn
 
@@ -78,13 +80,17 @@ def machine(url: str, role: str, definition: dict[str, Any]) -> str:
         name=f"k9-{uuid.uuid4().hex[:8]}", definition=json.dumps(definition), roleArn=role)["stateMachineArn"]
 
 
-def test_wait_retry_backoff_map_and_running_task_survive_kill9(server_factory: Callable[..., Any]) -> None:
+def test_wait_retry_backoff_map_and_running_task_survive_kill9(server_factory: Callable[..., Any],
+                                                                tmp_path: Path) -> None:
     server = server_factory(time_scale=1.0)
     url = server.url
     sfn = client(url, "stepfunctions")
     role = setup_role(url)
     failing = make_function(url, role, "def handler(event, context):\n    raise RuntimeError('boom')\n")
-    slow = make_function(url, role, "import time\ndef handler(event, context):\n    time.sleep(4)\n    return 1\n")
+    entered = tmp_path / "entered"
+    slow = make_function(url, role, "import os, time\ndef handler(event, context):\n"
+                         "    open(os.environ['ENTERED'], 'w').close()\n    time.sleep(4)\n    return 1\n",
+                         {"ENTERED": str(entered)})
 
     wait_sm = machine(url, role, {"StartAt": "W", "States": {
         "W": {"Type": "Wait", "Seconds": 3, "Next": "Done"}, "Done": {"Type": "Pass", "End": True}}})
@@ -111,6 +117,7 @@ def test_wait_retry_backoff_map_and_running_task_survive_kill9(server_factory: C
     until(has_event(sfn, backing_off, "TaskFailed"))
     until(has_event(sfn, mapping, "WaitStateEntered", 3))
     until(has_event(sfn, running, "TaskStarted"))
+    until(entered.exists)  # the handler runs: its outcome is in doubt once the server dies
     server.kill()
 
     server = server_factory(server.data_dir, time_scale=1.0)

@@ -5,8 +5,11 @@ attempts it took; per task attempt: the resource, the Lambda function, the outco
 request id (from the invoke result or the error's cause) used to find that invocation's log lines;
 and the transitions taken, to highlight the path on the graph.
 
-Events are tied to states through previousEventId: a Task event's state is its cause's state.
-That keeps Parallel branches and Map iterations apart even when their events interleave.
+Events are tied to states through previousEventId: a Task event's state is its cause's state,
+and a task event's attempt is its cause's attempt (TaskScheduled <- TaskStarted <- TaskSucceeded
+...). That keeps Parallel branches and Map iterations apart even when their events interleave:
+two iterations of one Task state each pair their own attempts, and a StateExited that follows a
+failed attempt is that entry's Catch.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class StateRun:
     attempts: int = 0  # task attempts in the latest entry
     total_attempts: int = 0
     error: str = ""
+    caught: int = 0  # entries whose failure a Catch took (a Map's iterations may differ)
 
     @property
     def retried(self) -> bool:
@@ -92,7 +96,7 @@ def function_name(value: str) -> str:
 def fold(events: list[dict[str, Any]]) -> Folded:
     out = Folded()
     state_of = out.step_of
-    open_attempt: dict[str, Attempt] = {}
+    attempt_of: dict[int, Attempt] = {}  # a task event's id -> its attempt (by the previousEventId chain)
     exited_from: dict[int, str] = {}  # StateExited event id -> state name
     containers: list[str] = []  # the Parallel and Map states entered and not yet exited
     for event in events:
@@ -114,13 +118,17 @@ def fold(events: list[dict[str, Any]]) -> Folded:
             state_of[eid] = name
         if kind.endswith("StateExited") and name:
             exited_from[eid] = name
-            _exited(out, name)
+            _exited(out, name, attempt_of.get(prev))
         elif kind in ATTEMPT_START and name:
-            _attempt_started(out, open_attempt, name, eid, det, event)
-        elif kind == "TaskStarted" and name in open_attempt:
-            open_attempt[name].started = event.get("timestamp")
-        elif kind in ATTEMPT_END and name in open_attempt:
-            _attempt_ended(open_attempt.pop(name), ATTEMPT_END[kind], det, event)
+            attempt_of[eid] = _attempt_started(out, name, eid, det, event, attempt_of.get(prev))
+        elif kind in ("TaskStarted", "TaskSubmitted", "LambdaFunctionStarted") and (
+                attempt := attempt_of.get(prev) or _open_attempt(out, name)):
+            attempt_of[eid] = attempt
+            if kind != "TaskSubmitted":
+                attempt.started = event.get("timestamp")
+        elif kind in ATTEMPT_END and (attempt := attempt_of.get(prev) or _open_attempt(out, name)):
+            attempt_of[eid] = attempt
+            _attempt_ended(attempt, ATTEMPT_END[kind], det, event)
         elif kind in TERMINAL:
             _terminal(out, kind, det, prev, exited_from)
     return out
@@ -140,26 +148,35 @@ def _entered(out: Folded, name: str, stype: str, prev: int, exited_from: dict[in
         out.transitions.add((state_of[prev], name))
 
 
-def _exited(out: Folded, name: str) -> None:
+def _open_attempt(out: Folded, name: str | None) -> Attempt | None:
+    """For a history whose task events do not chain on their own attempt: the state's oldest one
+    still open."""
+    return next((a for a in out.attempts if a.state == name and a.ended is None), None)
+
+
+def _exited(out: Folded, name: str, last: Attempt | None) -> None:
+    """`last`: the attempt whose end this exit follows (None for states without tasks)."""
     run = out.states.setdefault(name, StateRun(name))
-    last = next((a for a in reversed(out.attempts) if a.state == name), None)
-    failed = last is not None and last.number == run.attempts and last.outcome not in ("succeeded", "running")
-    run.status = "caught" if failed else "succeeded"
+    failed = last is not None and last.outcome not in ("succeeded", "running")
     if failed and last is not None:
+        run.caught += 1
         run.error = last.error
+    run.status = "caught" if run.caught else "succeeded"
 
 
-def _attempt_started(out: Folded, open_attempt: dict[str, Attempt], name: str, eid: int,
-                     det: dict[str, Any], event: dict[str, Any]) -> None:
+def _attempt_started(out: Folded, name: str, eid: int, det: dict[str, Any], event: dict[str, Any],
+                     previous: Attempt | None) -> Attempt:
+    """A new attempt; `previous` is the one whose failure it retries (its cause), else None."""
     run = out.states.setdefault(name, StateRun(name))
-    run.attempts += 1
+    number = previous.number + 1 if previous is not None and previous.state == name else 1
+    run.attempts = number
     run.total_attempts += 1
-    attempt = Attempt(name, run.attempts, eid, det.get("resourceType", "lambda"), det.get("resource", ""))
+    attempt = Attempt(name, number, eid, det.get("resourceType", "lambda"), det.get("resource", ""))
     attempt.parameters = det.get("parameters") or det.get("input") or ""
     attempt.started = event.get("timestamp")
     attempt.function = _function_of(attempt)
-    open_attempt[name] = attempt
     out.attempts.append(attempt)
+    return attempt
 
 
 def _function_of(attempt: Attempt) -> str:

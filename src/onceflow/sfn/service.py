@@ -52,6 +52,10 @@ def _offset(token: str | None) -> int:
 
 def _jackson(text: str) -> str:
     """The Jackson-worded reason AWS gives for an execution input that is not JSON."""
+    from onceflow.sfn.asl.check import nesting_message, too_deep
+
+    if too_deep(text):
+        return nesting_message()
     stripped = text.strip()
     if not stripped:
         return "Invalid execution input."
@@ -72,6 +76,15 @@ def _jackson(text: str) -> str:
             return f"Unexpected character ('{ch}' (code {ord(ch)})): was expecting double-quote to start field name"
         return f"Unexpected character ('{ch}' (code {ord(ch)}))"
     return "Invalid execution input."
+
+
+def _loads(text: str) -> Any:
+    """JSON from a caller: a document nested deeper than Jackson reads is invalid, like malformed text."""
+    from onceflow.sfn.asl.check import too_deep
+
+    if too_deep(text):
+        raise ValueError("nested too deep")
+    return json.loads(text)
 
 
 class SfnService:
@@ -109,13 +122,17 @@ class SfnService:
         return row
 
     # ------------------------------------------------------------------ definitions
-    def check_definition(self, definition: str, machine_type: str) -> None:
+    def check_definition(self, definition: str, machine_type: str, arn: str = "") -> None:
+        """Reject what AWS rejects; log (once per resource) tasks that onceflow will not run."""
         from onceflow.sfn.asl.check import definition_error_message, validate_definition
+        from onceflow.sfn.engine.integrations import log_unsupported
 
         diags = validate_definition(definition, machine_type)
         if any(d.severity == "ERROR" for d in diags):
             message = definition_error_message(diags)
             raise ServiceError("InvalidDefinition", message, 400)
+        if arn:
+            log_unsupported(arn, json.loads(definition))
 
     def validate_definition(self, definition: str, machine_type: str, max_results: int) -> dict[str, Any]:
         from onceflow.sfn.asl.check import validate_definition, validation_result
@@ -142,7 +159,7 @@ class SfnService:
         machine_type = p.get("type", "STANDARD")
         if not valid_name(name):
             raise E.invalid_name(name)
-        self.check_definition(definition, machine_type)
+        self.check_definition(definition, machine_type, self.machine_arn(ctx, name))
         self.check_role(ctx, role)
         config = {
             "loggingConfiguration": p.get("loggingConfiguration") or DEFAULT_LOGGING,
@@ -194,7 +211,7 @@ class SfnService:
                                "EncryptionConfiguration or the TracingConfiguration must be specified")
         changes: dict[str, Any] = {}
         if "definition" in p:
-            self.check_definition(p["definition"], row["type"])
+            self.check_definition(p["definition"], row["type"], arn)
             changes["definition"] = p["definition"]
         if "roleArn" in p:
             self.check_role(ctx, p["roleArn"])
@@ -239,8 +256,8 @@ class SfnService:
         if len(text.encode()) > MAX_INPUT:
             raise E.invalid_execution_input("Input exceeds the maximum size of 262144 bytes")
         try:
-            json.loads(text)
-        except (ValueError, RecursionError):  # RecursionError: nested too deep
+            _loads(text)
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_execution_input(_jackson(text)) from None
         if not text.strip():
             raise E.invalid_execution_input("Invalid execution input.")
@@ -399,8 +416,8 @@ class SfnService:
         from onceflow.sfn.engine.teststate import run_test_state
 
         try:
-            definition = json.loads(p["definition"])
-        except (ValueError, RecursionError):  # RecursionError: nested too deep
+            definition = _loads(p["definition"])
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_definition("INVALID_JSON_DESCRIPTION: the definition is not valid JSON") from None
         name = p.get("stateName") or "TestState"
         language = "JSONPath"
@@ -422,8 +439,8 @@ class SfnService:
         if text is None:
             return {}
         try:
-            return json.loads(text)
-        except (ValueError, RecursionError):  # RecursionError: nested too deep
+            return _loads(text)
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_execution_input(_jackson(text)) from None
 
     # ------------------------------------------------------------------ task tokens
@@ -437,8 +454,8 @@ class SfnService:
 
     def send_task_success(self, token: str, output: str) -> None:
         try:
-            json.loads(output)
-        except (ValueError, RecursionError):  # RecursionError: nested too deep
+            _loads(output)
+        except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_output(_jackson(output)) from None
         row = self._open_token(token)
         with self.stack.db.transaction() as conn:

@@ -47,6 +47,13 @@ CREATE TABLE sfn_superseded (exec_arn TEXT NOT NULL, id INTEGER NOT NULL, PRIMAR
 """,
     ),
     ("sfn-0003", "CREATE INDEX sfn_exec_seq ON sfn_executions (seq);"),
+    (
+        "sfn-0004",
+        # A task call handed to a Lambda worker or a service (by its ...Started event id): after a
+        # crash, a started task without this mark provably never ran and is simply started again.
+        "CREATE TABLE sfn_dispatched (exec_arn TEXT NOT NULL, event_id INTEGER NOT NULL, "
+        "PRIMARY KEY (exec_arn, event_id)) WITHOUT ROWID;",
+    ),
 ]
 
 EXEC_COLUMNS = (
@@ -161,6 +168,16 @@ class SfnStore:
     def supersede(self, conn: sqlite3.Connection, exec_arn: str, ids: Iterable[int]) -> None:
         conn.executemany("INSERT OR IGNORE INTO sfn_superseded (exec_arn, id) VALUES (?, ?)",
                          [(exec_arn, i) for i in ids])
+
+    # ------------------------------------------------------------------ hand-over marks
+    def mark_dispatched(self, conn: sqlite3.Connection, exec_arn: str, event_id: int) -> None:
+        conn.execute("INSERT OR IGNORE INTO sfn_dispatched (exec_arn, event_id) VALUES (?, ?)", (exec_arn, event_id))
+
+    def dispatched(self, exec_arn: str) -> set[int]:
+        return {r[0] for r in self.db.query("SELECT event_id FROM sfn_dispatched WHERE exec_arn=?", (exec_arn,))}
+
+    def clear_dispatched(self, conn: sqlite3.Connection, exec_arn: str) -> None:
+        conn.execute("DELETE FROM sfn_dispatched WHERE exec_arn=?", (exec_arn,))
 
     # ------------------------------------------------------------------ timers
     def set_timer(self, conn: sqlite3.Connection, exec_arn: str, due: float | None) -> None:

@@ -10,6 +10,7 @@ released. Workers of an older revision are retired (killed) when the function ch
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 import signal
@@ -26,6 +27,12 @@ from onceflow.lambda_.runtime import protocol
 from onceflow.lambda_.runtime.zygote_client import ZygoteClient
 
 _MAX_AGE_S = 50 * 60  # role session credentials last an hour: replace workers before they expire
+
+# Called with the request id in the invoking thread just before an invocation is written to its
+# worker. A caller that must know whether its call was handed over sets it around the call (Step
+# Functions writes a durable mark, for crash recovery); it may raise to withhold the call.
+DISPATCH_HOOK: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "lambda_dispatch_hook", default=None)
 
 
 @dataclass(frozen=True)
@@ -274,6 +281,9 @@ class Pool:
 
     # ------------------------------------------------------------------ running
     def _run(self, worker: Worker, request_id: str, invoked_arn: str, payload: bytes, client_context: Any) -> Outcome:
+        hook = DISPATCH_HOOK.get()
+        if hook is not None:
+            hook(request_id)
         timeout = worker.spec.timeout_s
         start = time.perf_counter()
         deadline_ms = int(time.time() * 1000 + timeout * 1000)

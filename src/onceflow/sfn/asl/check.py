@@ -10,6 +10,7 @@ Wording marked [AWS] is recorded from real AWS; the rest follows the same patter
 from __future__ import annotations
 
 import json
+import re
 
 from onceflow.sfn.asl.check_graph import graph_diagnostics
 from onceflow.sfn.asl.check_states import StateChecker
@@ -22,6 +23,9 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
     """All diagnostics for a definition string (empty list when it is valid)."""
     if not isinstance(text, str) or not text.strip():
         return [_not_an_object()]
+    depth = nesting_depth(text)
+    if depth > MAX_NESTING_DEPTH:
+        return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", nesting_message())]
     try:
         definition = json.loads(text)
     except ValueError as e:
@@ -36,6 +40,35 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
     if errors.raw_cause is not None or errors.items:
         return errors.items
     return graph_diagnostics(definition)
+
+
+# Jackson's StreamReadConstraints default (AWS parses definitions and inputs with Jackson): deeper
+# documents are refused before parsing, which also keeps every recursive walk of them shallow.
+MAX_NESTING_DEPTH = 1000
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest array/object nesting of a JSON text (strings skipped), in one linear scan."""
+    depth = deepest = 0
+    for m in _STRUCTURE.finditer(text):
+        ch = m.group(0)
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def too_deep(text: str) -> bool:
+    return nesting_depth(text) > MAX_NESTING_DEPTH
+
+
+def nesting_message() -> str:
+    """Jackson's message; it stops reading at the first level past the limit."""
+    return (f"Document nesting depth ({MAX_NESTING_DEPTH + 1}) exceeds the maximum allowed ({MAX_NESTING_DEPTH}, "
+            "from `StreamReadConstraints.getMaxNestingDepth()`)")
 
 
 def _not_an_object() -> Diagnostic:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from onceflow.sfn.asl.budget import checkpoint
 from onceflow.sfn.asl.errors import StateDataError
 from onceflow.sfn.asl.paths import PathSyntaxError, compile_path, resolve_path, to_json
 
@@ -186,6 +187,7 @@ def evaluate_intrinsic(expression: str, data: Any, context: Any, variables: dict
 
 
 def _eval_call(call: Call, data: Any, context: Any, variables: dict | None) -> Any:
+    checkpoint()  # an execution's deadline or StopExecution ends even a long run of calls
     if call.name not in FUNCTIONS:
         raise StateDataError("States.IntrinsicFailure", f"The function '{call.name}' is not supported")
     if call.name == "States.Format":

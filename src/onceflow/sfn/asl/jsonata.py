@@ -18,6 +18,7 @@ from typing import Any
 import jsonata
 from jsonata import utils as jsonata_utils
 
+from onceflow.sfn.asl import budget as _budget
 from onceflow.sfn.asl.errors import StateDataError
 from onceflow.sfn.asl.jsonata_regex import regex_engine
 from onceflow.sfn.asl.paths import to_json
@@ -34,22 +35,45 @@ def expression_text(value: str) -> str:
     return value[2:-2].strip()
 
 
+# What jsonata-js says when recursion runs out of stack (jsonata-python's wording of D1011).
+STACK_OVERFLOW = jsonata.JException("D1011", -1)
+
+
 class _Compiled:
-    """One parsed expression; jsonata-python keeps per-evaluation state on the object, hence the lock."""
+    """One parsed expression; jsonata-python keeps per-evaluation state on the object, hence the lock.
+
+    Reentrant: while one evaluation runs long, the engine may run other fibers' states on the same
+    thread (a timeout falling due), and they may evaluate the same expression; jsonata-python saves
+    and restores its per-evaluation state around nested evaluations ($eval does the same)."""
 
     def __init__(self, text: str) -> None:
         self.expr = jsonata.Jsonata(text, regex_engine)  # regex literals on RE2: linear time
         self.expr.set_output_convert_nulls(False)  # keep null (NULL_VALUE) apart from undefined (None)
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
 
 
 @lru_cache(maxsize=4096)
 def compile_jsonata(text: str) -> _Compiled:
     """Parse once per text; raises jsonata's JException for a syntax error."""
+    return _compile(text)
+
+
+def _compile(text: str) -> _Compiled:
     compiled = _Compiled(text)
     for name, fn in _ADDITIONS.items():
         compiled.expr.register_lambda(name, fn)
     return compiled
+
+
+def _evaluate(compiled: _Compiled, text: str, bindings: dict[str, Any]) -> Any:
+    """Evaluate on the shared parse, or on a private one while another thread uses it (so that an
+    expression that runs long in one execution never makes another execution wait for it)."""
+    if not compiled.lock.acquire(blocking=False):
+        return _compile(text).expr.evaluate(None, bindings)
+    try:
+        return compiled.expr.evaluate(None, bindings)
+    finally:
+        compiled.lock.release()
 
 
 def jsonata_syntax_error(text: str) -> str | None:
@@ -73,12 +97,15 @@ def evaluate_jsonata(text: str, states: dict, variables: dict | None = None, *,
     expr = expression_text(text) if is_jsonata(text) else text
     bindings = {k: _to_jsonata(v) for k, v in (variables or {}).items()}
     bindings["states"] = _to_jsonata(states)
+    budget = _budget.current()
+    if budget is not None:  # jsonata-python calls this on entry to every node it evaluates
+        bindings["__evaluate_entry"] = budget.tick
     try:
-        compiled = compile_jsonata(expr)
-        with compiled.lock:
-            raw = compiled.expr.evaluate(None, bindings)
+        raw = _evaluate(compile_jsonata(expr), expr, bindings)
     except jsonata.JException as e:
         raise _threw(expr, field, f"{e.error}: {e}") from None
+    except RecursionError:  # a non-terminating recursive function: jsonata's stack overflow error
+        raise _threw(expr, field, f"{STACK_OVERFLOW.error}: {STACK_OVERFLOW}") from None
     except Exception as e:  # jsonata-python surfaces some evaluation errors as plain exceptions
         raise _threw(expr, field, str(e) or type(e).__name__) from None
     if raw is None:

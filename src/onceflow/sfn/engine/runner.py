@@ -9,17 +9,25 @@ starts (so TaskScheduled/TaskStarted are durable before the effect) and when not
 When no invocation is in flight the runtime is dropped; the next wake-up (a timer, a task token,
 a restart) rebuilds it from the history: `emit` hands back recorded events while a fiber still has
 some, so replaying a fiber re-walks the same states without repeating effects.
+
+A drive runs under a budget (`DriveBudget`) that every expression checks in with: the execution's
+TimeoutSeconds, StopExecution and a shutdown end even an evaluation that never returns. An
+evaluation that runs long gives up its pool seat and, now and then, lets the other fibers' due
+timers and finished calls through (`service`), so a task's TimeoutSeconds or HeartbeatSeconds
+fires while another branch is still evaluating.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from onceflow.sfn.asl.budget import Budget, Interrupted, installed
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.state import History
 
@@ -42,6 +50,7 @@ class Invoke:
     call: Callable[[], Any]
     deadline: float | None = None  # wall clock; past it the fiber gets InvokeTimeout
     mark: tuple[int, int, int, int] | None = None  # Runtime.mark() taken before the task's first event
+    task_id: int | None = None  # the task's ...Started event: the key of its hand-over mark
 
 
 @dataclass(slots=True)
@@ -70,6 +79,76 @@ class ReplayMismatch(Exception):
     pass
 
 
+class DriveBudget(Budget):
+    """One runtime's budget, restarted at every drive."""
+
+    SLICE = 0.1  # seconds a drive runs before it counts as long
+
+    def __init__(self, rt: Runtime) -> None:
+        super().__init__()
+        self.rt = rt
+        self.restart()
+
+    TURN = 0.02  # seconds a long evaluation runs before it lets the next one on the lane
+
+    def restart(self) -> None:
+        self.started, self.long, self.next_service = time.monotonic(), False, 0.0
+        self.lane: threading.Lock | None = getattr(self.rt.engine, "long_lane", None)
+        self.holding = False
+        self.turn = 0.0
+
+    def release(self) -> None:
+        """The drive ends: give the lane back."""
+        if self.holding and self.lane is not None:
+            self.holding = False
+            self.lane.release()
+
+    def _ends(self) -> None:
+        rt = self.rt
+        if rt.stopped or rt.finished:
+            raise Interrupted("stopped")
+        if rt.engine.halting:
+            raise Interrupted("shutdown")
+        if rt.deadline is not None and time.time() >= rt.deadline:
+            raise Interrupted("timeout")
+        fib = rt.executing
+        if fib is not None and fib.cancelled:
+            raise Interrupted("cancelled")
+
+    def _take_turn(self, now: float) -> None:
+        """Long evaluations take turns on one lane: together they hold the GIL like one thread, so
+        the other executions (and every API call) stay quick while some expressions run away."""
+        if self.lane is None or (self.holding and now - self.turn < self.TURN):
+            return
+        self.release()
+        while not self.lane.acquire(timeout=0.05):
+            self._ends()
+        self.holding, self.turn = True, time.monotonic()
+
+    def check(self) -> None:
+        rt = self.rt
+        self._ends()
+        fib = rt.executing
+        now = time.monotonic()
+        if now - self.started < self.SLICE:
+            return
+        if not self.long:
+            self.long = True
+            rt.engine.release_seat()
+        if rt.engine.draining:  # shutting down: a long evaluation is redone after the restart
+            raise Interrupted("shutdown")
+        if fib is not None and rt.preemptible(fib):
+            raise Interrupted("preempt")
+        self._take_turn(now)
+        if now >= self.next_service and not rt.servicing:
+            self.next_service = now + self.SLICE
+            rt.service()
+            if rt.stopped or rt.finished:
+                raise Interrupted("stopped")
+            if fib is not None and fib.cancelled:
+                raise Interrupted("cancelled")
+
+
 Fx = Generator[Any, Any, Any]
 
 
@@ -80,6 +159,7 @@ class Fiber:
         "children",
         "done",
         "error",
+        "factory",
         "gen",
         "key",
         "parent",
@@ -88,9 +168,11 @@ class Fiber:
         "waiter",
     )
 
-    def __init__(self, key: str, gen: Fx, parent: Fiber | None) -> None:
+    def __init__(self, key: str, gen: Fx, parent: Fiber | None,
+                 factory: Callable[[str], Fx] | None = None) -> None:
         self.key = key
         self.gen = gen
+        self.factory = factory  # rebuilds the generator (a preempted fiber replays its events)
         self.parent = parent
         self.done = False
         self.result: Any = None
@@ -103,6 +185,11 @@ class Fiber:
 
 
 _UNSET: Any = object()
+EXPRESS_LIMIT_S = 300  # an Express execution runs at most five minutes; past them it times out [AWS]
+
+
+def _field(row: Any, name: str) -> Any:
+    return row[name] if name in row.keys() else None  # sqlite3.Row and dict alike
 
 
 class Runtime:
@@ -134,7 +221,18 @@ class Runtime:
         self.exec_input: Any = engine.parsed_input(row["input"])
         self._entered: dict[tuple[str, str], Event] = {}
         timeout = self.definition.get("TimeoutSeconds")
+        if not isinstance(timeout, int) and _field(row, "type") == "EXPRESS":
+            timeout = EXPRESS_LIMIT_S
         self.deadline: float | None = row["start"] + timeout / self.scale if isinstance(timeout, int) else None
+        self.dispatched: set[int] = history.dispatched  # task calls handed to a worker or service
+        self.stopped = False  # set from outside (StopExecution, another closing path)
+        self.executing: Fiber | None = None  # the fiber whose generator runs right now
+        self._on_stack: list[Fiber] = []  # every fiber whose generator is running (service nests them)
+        self._unstarted: list[Fiber] = []  # spawned siblings not started yet
+        self._advancing: list[Fiber] = []  # fibers whose _advance is on the stack (a Spawn nests them)
+        self._restarted: set[str] = set()  # preempted fibers replaying: their events move no pointer
+        self.servicing = False
+        self.budget = DriveBudget(self)
 
     # ------------------------------------------------------------------ helpers for states
     def scaled_due(self, ref: float, nominal_due: float) -> float:
@@ -172,6 +270,13 @@ class Runtime:
             ev = queue.popleft()
             if ev.type != type_:
                 raise ReplayMismatch(f"{self.arn}: history has {ev.type} #{ev.id} where {type_} was expected")
+            if fiber in self._restarted:  # a preempted fiber catching up: the pointers never move back
+                if not queue:
+                    self._restarted.discard(fiber)
+                if update and ev.id > 0:
+                    self.last = max(self.last, ev.id)
+                self.last_ts = max(self.last_ts, ev.ts)
+                return ev
         elif "~" in fiber:
             # Hidden events (a child run's own history) take negative ids and never chain.
             ev = Event(self.next_hidden_id, 0, type_, time.time(), details, fiber)
@@ -216,22 +321,40 @@ class Runtime:
         """Move every fiber that can; returns 'done', 'inflight' (keep in memory) or 'parked'."""
         if self.finished:
             return "done"
+        self.budget.restart()
+        with installed(self.budget):
+            try:
+                return self._drive()
+            except Interrupted as stop:
+                return self._interrupted(stop.reason)
+            finally:
+                self.budget.release()
+
+    def _interrupted(self, reason: str) -> str:
+        """An evaluation was ended from outside; the runtime is dropped either way."""
+        self.finished = True
+        if reason == "timeout":
+            self.flush()  # what happened before the deadline stays in the history
+            self._time_out()
+        elif reason != "stopped":  # a shutdown: nothing since the last commit is kept; replay redoes it
+            log.info("execution %s: evaluation ended (%s)", self.arn, reason)
+        return "done"
+
+    def _time_out(self) -> None:
+        """The state machine's TimeoutSeconds: the execution ends where it is."""
+        self.engine.terminate(self.arn, "ExecutionTimedOut", "TIMED_OUT", "States.Timeout", None,
+                              timed_out_at=self.deadline)
+        self.finished = True
+
+    def _drive(self) -> str:
         if not self.started:
             self.started = True
             self.ready.append((self.root, None, None))
         now = time.time()
         if self.deadline is not None and now >= self.deadline:
-            # The state machine's TimeoutSeconds: the execution ends where it is.
-            self.engine.terminate(self.arn, "ExecutionTimedOut", "TIMED_OUT", "States.Timeout", None)
-            self.finished = True
+            self._time_out()
             return "done"
-        while self.completions:
-            fib, eff, value, exc = self.completions.popleft()
-            if fib.blocked is eff and not fib.cancelled:
-                self.invoking.discard(fib)
-                fib.blocked = None
-                self.ready.append((fib, value, exc))
-        self._poll_blocked(now)
+        self._deliver(now)
         while self.ready:
             fib, value, exc = self.ready.popleft()
             if not fib.cancelled:
@@ -244,6 +367,35 @@ class Runtime:
         if self.finished:  # stopped meanwhile
             return "done"
         return "inflight" if self.invoking else "parked"
+
+    def _deliver(self, now: float) -> None:
+        """Finished calls, due timers and token answers make their fibers ready."""
+        while self.completions:
+            fib, eff, value, exc = self.completions.popleft()
+            if fib.blocked is eff and not fib.cancelled:
+                self.invoking.discard(fib)
+                fib.blocked = None
+                self.ready.append((fib, value, exc))
+        self._poll_blocked(now)
+
+    def service(self) -> None:
+        """Run the other fibers while the executing one evaluates a long expression (its generator
+        is busy and is left alone; if they cancel it, its evaluation ends at its next check)."""
+        executing = self.executing
+        self.servicing = True
+        try:
+            for kid in list(self._unstarted):
+                self._start(kid)
+            self._deliver(time.time())
+            while self.ready:
+                fib, value, exc = self.ready.popleft()
+                if not fib.cancelled:
+                    self._advance(fib, value, exc)
+            if not self.finished:
+                self.flush(timer=self._next_due())
+        finally:
+            self.servicing = False
+            self.executing = executing
 
     def _poll_blocked(self, now: float) -> None:
         for fib in list(self.blocked):
@@ -275,8 +427,50 @@ class Runtime:
             dues.append(self.deadline)
         return min(dues) if dues else None
 
+    def _start(self, fib: Fiber) -> None:
+        if fib in self._unstarted:
+            self._unstarted.remove(fib)
+            if not fib.cancelled:
+                self._advance(fib)
+
+    def preemptible(self, fib: Fiber) -> bool:
+        """A fiber whose long evaluation holds up a Spawn below it on the stack (its siblings are
+        not started, its parent cannot wait on them) and that has nothing running under it."""
+        return (not self.servicing and len(self._advancing) > 1 and fib.factory is not None
+                and fib is self._advancing[-1] and self._all_done(fib.children)
+                and hasattr(self.engine, "fiber_events"))
+
+    def _all_done(self, fibers: list[Fiber]) -> bool:
+        return all(f.done and self._all_done(f.children) for f in fibers)
+
+    def _restart(self, fib: Fiber) -> None:
+        """A preempted fiber starts over later from the ready queue: a fresh generator replays the
+        events it (and its finished children) recorded, then redoes the evaluation it was in."""
+        assert fib.factory is not None
+        self.flush()  # what it did so far is in the history, which the replay reads back
+        if self.finished:
+            return
+        mine: dict[str, deque[Event]] = {}
+        for ev in self.engine.fiber_events(self.arn, fib.key):
+            mine.setdefault(ev.fiber, deque()).append(ev)
+        for key in [k for k in self.recorded if k == fib.key or k.startswith(fib.key + ".")]:
+            del self.recorded[key]  # what was left to replay is in `mine` too
+        self.recorded.update(mine)
+        self._restarted.update(k for k, q in mine.items() if q)
+        fib.gen, fib.spawned, fib.children = fib.factory(fib.key), 0, []
+        self.ready.append((fib, None, None))
+
     def _advance(self, fib: Fiber, value: Any = None, exc: BaseException | None = None) -> None:
+        self._advancing.append(fib)
+        try:
+            self._advance_fiber(fib, value, exc)
+        finally:
+            self._advancing.pop()
+
+    def _advance_fiber(self, fib: Fiber, value: Any, exc: BaseException | None) -> None:
         while True:
+            outer, self.executing = self.executing, fib
+            self._on_stack.append(fib)
             try:
                 eff = fib.gen.throw(exc) if exc is not None else fib.gen.send(value)
             except StopIteration as stop:
@@ -285,16 +479,29 @@ class Runtime:
             except Exception as e:
                 self._finish(fib, None, e)
                 return
+            except Interrupted as stop:
+                if stop.reason == "cancelled" and fib.cancelled:
+                    return  # cancelled while it evaluated (a sibling failed): its generator is gone
+                if stop.reason == "preempt":
+                    self._restart(fib)
+                    return
+                raise
+            finally:
+                self.executing = outer
+                self._on_stack.pop()
             value, exc = None, None
             if isinstance(eff, Spawn):
                 kids = []
                 for factory in eff.factories:
                     fib.spawned += 1
                     key = f"{fib.key}.{'~' if eff.hidden else ''}{fib.spawned}"
-                    kid = Fiber(key, factory(key), fib)
+                    kid = Fiber(key, factory(key), fib, factory)
                     fib.children.append(kid)
                     kids.append(kid)
-                    self._advance(kid)
+                # Started in order; a later one is started by service() if an earlier one runs long.
+                self._unstarted.extend(kids)
+                for kid in kids:
+                    self._start(kid)
                 value = kids
             elif isinstance(eff, WaitAny):
                 done = [k for k in eff.fibers if k.done]
@@ -320,10 +527,12 @@ class Runtime:
                 self.blocked.add(fib)
                 return
             elif isinstance(eff, Invoke):
-                if self.engine.draining and eff.mark is not None:
+                if self.engine.draining:
                     # Shutting down: do not start a call; forget the task's scheduling events so
-                    # that after the restart the task is scheduled again instead of being "lost".
-                    self._rollback(eff.mark)
+                    # that after the restart the task is scheduled again instead of being "lost"
+                    # (a call re-run on replay has its events on disk already: it runs after the restart).
+                    if eff.mark is not None:
+                        self._rollback(eff.mark)
                     fib.blocked = eff
                     return
                 self.flush()
@@ -357,7 +566,8 @@ class Runtime:
         self.invoking.discard(fib)
         if not fib.done:
             fib.done = True
-            fib.gen.close()
+            if fib not in self._on_stack:  # a running one ends at its budget's next check
+                fib.gen.close()
 
     # ------------------------------------------------------------------ persistence
     def flush(self, timer: float | None = _UNSET, final: bool = False) -> None:

@@ -2,7 +2,12 @@
 task calls, and the commit that appends a runtime's events (checking the execution still runs).
 
 An execution is driven by at most one thread at a time; wake-ups that arrive meanwhile make that
-thread go round once more. Runtimes stay in memory only while a task call is in flight.
+thread go round once more. Runtimes stay in memory only while a task call is in flight. The drive
+pool's seats are given up by drives that run long (see engine/pool.py), so a stuck execution never
+holds up the others; StopExecution and shutdown reach a drive through its runtime's budget.
+
+A task call writes a durable hand-over mark just before it reaches a Lambda worker or a service;
+after a crash, a started task without one is started again instead of being reported lost.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.integrations.calls import HANDED_OVER, NotDispatched
+from onceflow.sfn.engine.pool import DrivePool
 from onceflow.sfn.engine.runner import UNSET, AwaitToken, Fiber, Invoke, Runtime
 from onceflow.sfn.engine.state import History, event_from_row
 from onceflow.sfn.store import SfnStore
@@ -86,7 +93,7 @@ class Engine:
         self.stack = stack
         self.store = store
         self.scale = stack.settings.time_scale or 1.0
-        self.pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="sfn-run")
+        self.pool = DrivePool(8, "sfn-run")
         self.invoke_pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="sfn-task")
         self.scheduler = Scheduler(self.wake)
         self.live: dict[str, Runtime] = {}
@@ -100,33 +107,48 @@ class Engine:
         self._locks = [threading.Lock() for _ in range(64)]
         self._done = threading.Condition()
         self._accepting = True
-        self.draining = False
+        self.draining = False  # shutting down: no new call starts; long evaluations end
+        self.halting = False  # past the grace period: every evaluation ends
+        self._driving: dict[str, Runtime] = {}  # runtimes inside drive() now (StopExecution reaches them)
+        self.long_lane = threading.Lock()  # long evaluations take turns on it (runner.DriveBudget)
+        self._calls = 0  # task calls between submit and answer
+        self._calls_mu = threading.Lock()
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         """Recovery: every RUNNING execution is rebuilt from its history and goes on."""
         self._accepting = True
-        self.draining = False
+        self.draining = self.halting = False
+        self.pool.reopen()
         self.scheduler.start()
         for arn, due in self.store.timers():
             self.scheduler.add(arn, due)
         for arn in self.store.running_executions():
             self.wake(arn)
 
-    def shutdown(self, grace: float = 20.0) -> None:
-        """Stop cleanly: calls in flight may finish and be recorded; no new call starts."""
+    def shutdown(self, grace: float = 5.0) -> None:
+        """Stop cleanly within seconds: calls already handed over may finish and be recorded for
+        `grace` seconds; no call is handed over any more (those not yet are made after the restart);
+        evaluations still running end (they are redone after the restart)."""
         self.scheduler.stop()
         self.draining = True
         deadline = time.time() + grace
-        while self.live and time.time() < deadline:
+        while self._calls and time.time() < deadline:
             time.sleep(0.02)
+        self.halting = True
         self._accepting = False
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool.shutdown(timeout=3.0)
         self.invoke_pool.shutdown(wait=False, cancel_futures=True)
+
+    def release_seat(self) -> None:
+        """The calling drive runs long: its pool seat goes to another thread."""
+        self.pool.release_seat()
 
     def reset(self) -> None:
         self.scheduler.clear()
         with self._mu:
+            for rt in (*self._driving.values(), *self.live.values()):
+                rt.stopped = True  # an evaluation still running ends at its next check
             self.live.clear()
             self.parked.clear()
 
@@ -150,7 +172,7 @@ class Engine:
                 return
             self._running.add(arn)
         try:
-            self.pool.submit(self._drive, arn)
+            self.pool.submit(lambda: self._drive(arn))
         except RuntimeError:  # pool shut down
             with self._mu:
                 self._running.discard(arn)
@@ -177,7 +199,13 @@ class Engine:
         rt = rt or self._load(arn)
         if rt is None:
             return
-        outcome = rt.drive()
+        with self._mu:
+            self._driving[arn] = rt
+        try:
+            outcome = rt.drive()
+        finally:
+            with self._mu:
+                self._driving.pop(arn, None)
         with self._mu:
             if outcome == "inflight":
                 self.live[arn] = rt
@@ -189,9 +217,15 @@ class Engine:
                     self.parked.popitem(last=False)
 
     def forget(self, arn: str) -> None:
-        """Drop any in-memory runtime of an execution changed from outside (stop, redrive)."""
+        """Drop any in-memory runtime of an execution changed from outside (stop, redrive); one
+        being driven stops at its budget's next check (an evaluation that never returns, too)."""
         with self._mu:
             self.parked.pop(arn, None)
+            # A call in flight reports to a fresh runtime, which finds the execution closed (or,
+            # after a redrive, replays it) instead of going on with this one's stale state.
+            for rt in (self._driving.get(arn), self.live.pop(arn, None)):
+                if rt is not None:
+                    rt.stopped = True
 
     def _load(self, arn: str) -> Runtime | None:
         from onceflow.sfn.engine.states import run_execution
@@ -199,20 +233,54 @@ class Engine:
         row = self.store.get_execution(arn)
         if row is None or row["status"] != "RUNNING":
             return None
-        history = History([event_from_row(r) for r in self.store.events(arn)], self.store.superseded(arn))
+        history = History([event_from_row(r) for r in self.store.events(arn)], self.store.superseded(arn),
+                          self.store.dispatched(arn))
         return Runtime(self, row, history, run_execution)
 
+    def fiber_events(self, arn: str, key: str) -> list[ev.Event]:
+        """The recorded events of fiber `key` and its descendants, as a History replays them."""
+        superseded = self.store.superseded(arn)
+        return [e for e in (event_from_row(r) for r in self.store.events(arn))
+                if e.id not in superseded and (e.fiber == key or e.fiber.startswith(key + "."))]
+
     def submit_invoke(self, rt: Runtime, fib: Fiber, eff: Invoke) -> None:
+        def handed_over(request_id: str | None) -> None:
+            if self.draining:
+                raise NotDispatched
+            if eff.task_id is not None:
+                # In the WAL before the worker or service sees the call, without waiting for its
+                # fsync: a killed process leaves it in the file, and whatever the call then makes
+                # durable in onceflow's store syncs it too (one WAL). Waiting for the fsync would
+                # leave a window where a crash keeps the mark of a call never handed over.
+                with self.stack.db.deferred_sync(), self.stack.db.transaction() as conn:
+                    self.store.mark_dispatched(conn, rt.arn, eff.task_id)
+                rt.dispatched.add(eff.task_id)
+
         def run() -> None:
             value, exc = None, None
+            token = HANDED_OVER.set(handed_over)
             try:
+                if self.draining:
+                    raise NotDispatched
                 value = eff.call()
+            except NotDispatched:
+                return  # never started: the restart makes the call (the runtime is dropped meanwhile)
             except BaseException as e:
                 exc = e
+            finally:
+                HANDED_OVER.reset(token)
+                with self._calls_mu:
+                    self._calls -= 1
             rt.completions.append((fib, eff, value, exc))
             self.wake(rt.arn)
 
-        self.invoke_pool.submit(run)
+        with self._calls_mu:
+            self._calls += 1
+        try:
+            self.invoke_pool.submit(run)
+        except RuntimeError:  # shut down meanwhile: the call never started
+            with self._calls_mu:
+                self._calls -= 1
 
     # ------------------------------------------------------------------ task tokens
     def poll_token(self, eff: AwaitToken, now: float) -> Any:
@@ -259,18 +327,26 @@ class Engine:
         })
         self.store.set_timer(conn, arn, None)
         self.store.close_tokens(conn, arn)
+        self.store.clear_dispatched(conn, arn)
 
-    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None) -> bool:
-        """Close a running execution from outside its runtime (StopExecution, internal failure)."""
+    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None, *,
+                  timed_out_at: float | None = None) -> bool:
+        """Close a running execution from outside its runtime (StopExecution, internal failure).
+
+        `timed_out_at`: the state machine's TimeoutSeconds ran out at that instant. AWS records
+        ExecutionTimedOut then at the deadline itself, chained on no event (previousEventId 0),
+        and DescribeExecution shows neither error nor cause (recorded on AWS, floci-io/floci#2733)."""
         with self.lock_for(arn), self.stack.db.transaction() as conn:
             row = conn.execute("SELECT status FROM sfn_executions WHERE arn=?", (arn,)).fetchone()
             if row is None or row[0] != "RUNNING":
                 return False
             last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM sfn_events WHERE exec_arn=?", (arn,)).fetchone()[0]
-            now = time.time()
-            event = ev.Event(last + 1, last, event_type, now, ev.error_cause(error, cause), "x")
+            now = time.time() if timed_out_at is None else timed_out_at
+            prev = last if timed_out_at is None else 0
+            event = ev.Event(last + 1, prev, event_type, now, ev.error_cause(error, cause), "x")
             self.store.append_events(conn, arn, [event])
-            self._close(conn, arn, {"status": status, "error": error, "cause": cause}, now)
+            summary = {"status": status, "error": error, "cause": cause} if timed_out_at is None else {"status": status}
+            self._close(conn, arn, summary, now)
         self.forget(arn)
         self._notify_done()
         self.wake(arn)  # a live runtime notices on its next commit and stops
@@ -286,7 +362,7 @@ class Engine:
         with self._done:
             while True:
                 row = self.store.get_execution(arn)
-                if row is None or row["status"] != "RUNNING":
+                if row is None or row["status"] != "RUNNING" or self.draining:
                     return
                 left = deadline - time.time()
                 if left <= 0:

@@ -38,6 +38,7 @@ class History:
 
     events: list[Event]
     superseded: set[int] = field(default_factory=set)
+    dispatched: set[int] = field(default_factory=set)  # ...Started ids of calls handed over (engine marks)
     by_fiber: dict[str, deque[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

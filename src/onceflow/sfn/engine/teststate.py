@@ -21,7 +21,10 @@ from onceflow.sfn.engine.state import History
 from onceflow.sfn.engine.states.common import Scope
 
 FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
-                  "MapStateFailed", "ParallelStateFailed"}
+                  "MapStateFailed", "ParallelStateFailed", "TaskStartFailed"}
+# A TestState call holds a request thread: an expression that never returns ends after this long
+# with States.Timeout (TestState has no TimeoutSeconds of its own).
+TEST_STATE_LIMIT_S = 60.0
 
 
 class _InlineEngine:
@@ -34,6 +37,14 @@ class _InlineEngine:
         self.stack = engine.stack
         self.events: list[Event] = []
         self._engine = engine
+        self.closed: tuple[str | None, str | None] | None = None  # (error, cause) when ended from outside
+
+    @property
+    def halting(self) -> bool:  # the server shuts down: a looping expression ends
+        return bool(getattr(self._engine, "halting", False))
+
+    def release_seat(self) -> None:
+        return None
 
     def parsed_definition(self, text: str) -> dict[str, Any]:
         return json.loads(text)
@@ -58,7 +69,12 @@ class _InlineEngine:
     def heartbeat_due(self, eff: Any) -> float:
         return time.time()
 
-    def terminate(self, *args: Any) -> bool:
+    def fiber_events(self, arn: str, key: str) -> list[Event]:
+        return [e for e in self.events if e.fiber == key or e.fiber.startswith(key + ".")]
+
+    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None,
+                  **_: Any) -> bool:
+        self.closed = (error, cause)
         return True
 
 
@@ -88,8 +104,11 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
         outcome["variables"] = scope.variables
 
     rt = Runtime(inline, row, History(list(inline.events)), root)  # type: ignore[arg-type]
+    rt.deadline = now + TEST_STATE_LIMIT_S
     while rt.drive() == "inflight":
         pass
+    if inline.closed is not None and "error" not in outcome:
+        outcome["error"], outcome["cause"] = inline.closed
     return _result(state, state_input, outcome, inline.events)
 
 

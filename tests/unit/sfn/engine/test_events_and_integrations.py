@@ -95,10 +95,10 @@ def test_lambda_api_errors_use_the_java_sdk_names() -> None:
 
 
 def test_invoke_result_shape() -> None:
-    out = _shape({"StatusCode": 200, "ExecutedVersion": "$LATEST"}, {"ok": True}, 11)
+    out = _shape({"StatusCode": 200, "ExecutedVersion": "$LATEST"}, {"ok": True}, 11, "rid-1")
     assert list(out) == ["ExecutedVersion", "Payload", "SdkHttpMetadata", "SdkResponseMetadata", "StatusCode"]
     headers = out["SdkHttpMetadata"]["HttpHeaders"]
     assert list(headers) == sorted(headers, key=str.lower)
     assert out["SdkHttpMetadata"]["AllHttpHeaders"]["Content-Length"] == ["11"]
-    assert out["SdkResponseMetadata"]["RequestId"] == headers["x-amzn-RequestId"]
+    assert out["SdkResponseMetadata"]["RequestId"] == headers["x-amzn-RequestId"] == "rid-1"  # the invocation's
     json.dumps(out)

@@ -23,6 +23,8 @@ class Clock:
     def time(self) -> float:
         return self.now
 
+    monotonic = time
+
 
 class FakeEngine:
     """What a Runtime needs from the engine, recording instead of writing SQLite."""
@@ -30,12 +32,17 @@ class FakeEngine:
     scale = 1.0
     stack = None
     draining = False
+    halting = False
+
+    def release_seat(self) -> None:
+        return None
 
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.final: dict[str, Any] | None = None
         self.timer: float | None = None
         self.invocations: list[Any] = []
+        self.dispatched: set[int] = set()  # the engine's durable hand-over marks
 
     def parsed_definition(self, text: str) -> dict[str, Any]:
         return json.loads(text)
@@ -83,7 +90,8 @@ def start(engine: FakeEngine, definition: dict[str, Any], payload: Any, clock: C
 
 
 def runtime(engine: FakeEngine, row: dict[str, Any]) -> Runtime:
-    return Runtime(engine, row, History(list(engine.events)), run_execution)  # type: ignore[arg-type]
+    history = History(list(engine.events), dispatched=set(engine.dispatched))
+    return Runtime(engine, row, history, run_execution)  # type: ignore[arg-type]
 
 
 def shape(events: list[Event]) -> list[tuple[int, int, str]]:
@@ -164,6 +172,9 @@ def test_a_task_started_before_a_crash_fails_with_service_exception_then_retries
     row = start(engine, TASK, {"a": 1}, clock)
     assert runtime(engine, row).drive() == "inflight"
     assert [e.type for e in engine.events][-2:] == ["TaskScheduled", "TaskStarted"]  # durable before the call
+    _, _, eff = engine.invocations[-1]
+    assert eff.task_id == engine.events[-1].id
+    engine.dispatched.add(eff.task_id)  # the call reached its worker
     # crash: the call's result is lost with the process; restart from the history
     engine.invocations.clear()
     rt = runtime(engine, row)
@@ -182,6 +193,24 @@ def test_a_task_started_before_a_crash_fails_with_service_exception_then_retries
     assert rt.drive() == "done"
     types = [e.type for e in engine.events]
     assert types.count("TaskScheduled") == 2 and types[-1] == "ExecutionSucceeded"
+    assert [e.id for e in engine.events] == list(range(1, len(engine.events) + 1))
+
+
+def test_a_call_never_handed_over_before_a_crash_is_made_after_the_restart(clock: Clock) -> None:
+    engine = FakeEngine()
+    row = start(engine, TASK, {"a": 1}, clock)
+    assert runtime(engine, row).drive() == "inflight"
+    started = engine.events[-1]
+    engine.invocations.clear()  # crash while the call waited for a worker: no hand-over mark
+    rt = runtime(engine, row)
+    assert rt.drive() == "inflight"  # the same call, made now
+    _, fib, eff = engine.invocations[-1]
+    assert (eff.task_id, eff.mark) == (started.id, None)  # its events are on disk already
+    rt.completions.append((fib, eff, {"StatusCode": 200, "Payload": 1}, None))
+    assert rt.drive() == "done"
+    types = [e.type for e in engine.events]
+    assert types == ["ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded",
+                     "TaskStateExited", "ExecutionSucceeded"]  # as if nothing had happened
     assert [e.id for e in engine.events] == list(range(1, len(engine.events) + 1))
 
 

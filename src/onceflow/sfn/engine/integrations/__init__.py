@@ -2,12 +2,20 @@
 
 Every call goes through `onceflow.internal.call` as the state machine's role (an assumed-role
 session), so IAM decides exactly as it would for that role's own API calls.
+
+A resource AWS accepts but onceflow does not run (SQS, SNS, EventBridge, `states:startExecution`,
+activities, aws-sdk services onceflow does not serve, ...) resolves to an `unsupported`
+integration: the definition is accepted, the server log says so once, and the task fails with
+States.TaskFailed and a cause naming the resource (`UNSUPPORTED_ERROR`), which Catch and Retry
+can match like any task failure.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -25,19 +33,34 @@ OPTIMIZED = {
     "lambda": {"invoke"},
     "dynamodb": {"putItem", "getItem", "updateItem", "deleteItem"},
 }
+UNSUPPORTED_ERROR = "States.TaskFailed"
+log = logging.getLogger("onceflow.sfn")
 
 
 @dataclass(frozen=True)
 class Integration:
     resource_type: str  # "lambda", "dynamodb", "aws-sdk:dynamodb" (empty for bare Lambda ARNs)
     resource: str  # "invoke", "putItem", the function ARN for bare Lambda
-    kind: str  # lambda_invoke | bare_lambda | dynamodb | aws_sdk
+    kind: str  # lambda_invoke | bare_lambda | dynamodb | aws_sdk | unsupported
     action: str
     wait_for_token: bool = False
+    arn: str = ""  # the Resource as the definition names it
 
     @property
     def bare_lambda(self) -> bool:
         return self.kind == "bare_lambda"
+
+    @property
+    def supported(self) -> bool:
+        return self.kind != "unsupported"
+
+    @property
+    def unsupported_cause(self) -> str:
+        from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
+
+        return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
+                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem and aws-sdk "
+                f"calls to {', '.join(SERVICES)}.")
 
     def make_call(self, rt: Runtime, params: Any) -> Callable[[], Any]:
         from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
@@ -55,28 +78,69 @@ class Integration:
 
 
 def resolve_integration(resource: str) -> Integration:
+    from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
+
     if _LAMBDA_ARN.match(resource):
-        return Integration("", resource, "bare_lambda", "invoke")
+        return Integration("", resource, "bare_lambda", "invoke", arn=resource)
     m = _SDK.match(resource)
     if m:
         suffix = m.group(3) or ""
-        return Integration(f"aws-sdk:{m.group(1)}", m.group(2) + suffix, "aws_sdk", m.group(2), bool(suffix))
+        kind = "aws_sdk" if m.group(1) in SERVICES else "unsupported"
+        return Integration(f"aws-sdk:{m.group(1)}", m.group(2) + suffix, kind, m.group(2), bool(suffix), resource)
     m = _SERVICE.match(resource)
     if m and m.group(2) in OPTIMIZED.get(m.group(1), ()):
         suffix = m.group(3) or ""
         kind = "lambda_invoke" if m.group(1) == "lambda" else m.group(1)
-        return Integration(m.group(1), m.group(2) + suffix, kind, m.group(2), suffix == ".waitForTaskToken")
-    raise ValueError(f"unsupported resource {resource}")
+        return Integration(m.group(1), m.group(2) + suffix, kind, m.group(2), suffix == ".waitForTaskToken",
+                           resource)
+    return _unsupported(resource)
+
+
+def _unsupported(resource: str) -> Integration:
+    """How the events name a resource onceflow does not run (as AWS names it: service and action)."""
+    from onceflow.sfn.asl.resources import parse_resource
+
+    res = parse_resource(resource)
+    if res is None or res.kind == "activity":
+        return Integration("activity" if res else "", resource, "unsupported", "", arn=resource)
+    service = f"aws-sdk:{res.service}" if res.kind == "sdk" else res.service
+    return Integration(service, res.action + res.pattern, "unsupported", res.action, arn=resource)
 
 
 def is_supported(resource: Any) -> bool:
-    if not isinstance(resource, str):
-        return False
-    try:
-        resolve_integration(resource)
-    except ValueError:
-        return False
-    return True
+    return isinstance(resource, str) and resolve_integration(resource).supported
+
+
+_logged: set[str] = set()
+_logged_lock = threading.Lock()
+
+
+def log_unsupported(machine_arn: str, definition: Any) -> None:
+    """Say once per resource, in the server log, that tasks naming it will fail."""
+    for resource in sorted(set(_task_resources(definition))):
+        if is_supported(resource):
+            continue
+        with _logged_lock:
+            if resource in _logged:
+                continue
+            _logged.add(resource)
+        log.warning("state machine %s names the Task resource %s, which onceflow does not run: "
+                    "its tasks will fail with %s", machine_arn, resource, UNSUPPORTED_ERROR)
+
+
+def _task_resources(node: Any) -> list[str]:
+    """Every Task's Resource in a definition (an explicit stack: nesting depth is the user's)."""
+    out: list[str] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("Type") == "Task" and isinstance(item.get("Resource"), str):
+                out.append(item["Resource"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
 
 
 def role_principal(rt: Runtime) -> Principal:

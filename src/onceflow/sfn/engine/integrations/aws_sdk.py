@@ -13,7 +13,8 @@ from typing import Any
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
-from onceflow.sfn.engine.integrations.calls import call_service
+from onceflow.sfn.engine.integrations import lambda_invoke
+from onceflow.sfn.engine.integrations.calls import call_service, handed_over
 from onceflow.stack import Stack
 
 # aws-sdk service id -> (onceflow/boto3 service name, error prefix)
@@ -41,6 +42,10 @@ def call(stack: Stack, principal: Principal, region: str, service: str, action: 
     target, prefix = SERVICES[service]
     operation = action[0].upper() + action[1:]
     try:
+        if target == "lambda" and operation == "Invoke" and lambda_invoke.synchronous(params):
+            with lambda_invoke.watched_dispatch():  # handed over when a worker gets it
+                return call_service(stack, principal, region, target, operation, params)
+        handed_over()
         return call_service(stack, principal, region, target, operation, params)
     except ServiceError as e:
         # Errors the service's model declares keep their name; others surface as the SDK's base

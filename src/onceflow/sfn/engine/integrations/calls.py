@@ -4,7 +4,9 @@ as JSON data again."""
 from __future__ import annotations
 
 import base64
+import contextvars
 import datetime
+from collections.abc import Callable
 from typing import Any
 
 from onceflow import internal
@@ -35,3 +37,21 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, bytes | bytearray):
         return base64.b64encode(bytes(value)).decode()
     return value
+
+
+# ---------------------------------------------------------------------- handing a call over
+class NotDispatched(BaseException):  # BaseException: no layer may turn it into an error
+    """Raised where a call would be handed over, when the engine withholds it (shutting down): the
+    call never started, so after the restart its task starts again as if nothing happened."""
+
+
+# The engine's callback for the task call running on this thread: called (with the service's
+# request id when it has one) right before the call is handed to a Lambda worker or a service.
+HANDED_OVER: contextvars.ContextVar[Callable[[str | None], None] | None] = contextvars.ContextVar(
+    "sfn_handed_over", default=None)
+
+
+def handed_over(request_id: str | None = None) -> None:
+    callback = HANDED_OVER.get()
+    if callback is not None:
+        callback(request_id)

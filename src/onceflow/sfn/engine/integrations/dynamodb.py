@@ -9,7 +9,7 @@ from typing import Any
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
-from onceflow.sfn.engine.integrations.calls import call_service
+from onceflow.sfn.engine.integrations.calls import call_service, handed_over
 from onceflow.stack import Stack
 
 MODELED = {
@@ -30,6 +30,7 @@ def _error(e: ServiceError) -> StatesError:
 
 def call(stack: Stack, principal: Principal, region: str, action: str, params: Any) -> dict[str, Any]:
     operation = action[0].upper() + action[1:]
+    handed_over()
     try:
         out = call_service(stack, principal, region, "dynamodb", operation, params)
     except ServiceError as e:

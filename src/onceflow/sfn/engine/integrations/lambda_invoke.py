@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from email.utils import formatdate
 from typing import Any
 
@@ -14,6 +16,7 @@ from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.engine.integrations.calls import handed_over
 from onceflow.stack import Stack
 
 log = logging.getLogger(__name__)
@@ -42,6 +45,42 @@ def _lambda_error(e: ServiceError) -> StatesError:
         f"{e.message} (Service: AWSLambda; Status Code: {e.status}; Error Code: {e.code}; Request ID: {rid}; "
         "Proxy: null)",
     )
+
+
+@contextmanager
+def watched_dispatch() -> Iterator[list[str]]:
+    """Around a RequestResponse Invoke: the worker pool reports when the invocation is written to
+    its worker (the task's hand-over mark) and under which request id (the one Lambda's logs and
+    the handler's context show, which the task's result metadata repeats)."""
+    from onceflow.lambda_.runtime.pool import DISPATCH_HOOK
+
+    ids: list[str] = []
+
+    def hook(request_id: str) -> None:
+        handed_over(request_id)
+        ids.append(request_id)
+
+    token = DISPATCH_HOOK.set(hook)
+    try:
+        yield ids
+    finally:
+        DISPATCH_HOOK.reset(token)
+
+
+def synchronous(request: Any) -> bool:
+    return isinstance(request, dict) and (request.get("InvocationType") or "RequestResponse") == "RequestResponse"
+
+
+def call_invoke(stack: Stack, principal: Principal, region: str,
+                request: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Invoke, marking the hand-over when the worker gets a synchronous invocation, else (an Event
+    is queued at once) before the call. Returns the answer and the invocation's request id."""
+    if not synchronous(request):
+        handed_over()
+        return _call(stack, principal, region, request), None
+    with watched_dispatch() as ids:
+        out = _call(stack, principal, region, request)
+    return out, (ids[-1] if ids else None)
 
 
 def _call(stack: Stack, principal: Principal, region: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -76,7 +115,7 @@ def invoke_optimized(stack: Stack, principal: Principal, region: str, params: An
     for key in ("InvocationType", "Qualifier", "ClientContext", "LogType"):
         if key in params:
             request[key] = params[key]
-    out = _call(stack, principal, region, request)
+    out, request_id = call_invoke(stack, principal, region, request)
     body = _body(out)
     if out.get("FunctionError"):
         raise _function_error(body, compact=True)
@@ -84,12 +123,13 @@ def invoke_optimized(stack: Stack, principal: Principal, region: str, params: An
         payload_value: Any = json.loads(body) if body else None
     except ValueError:
         payload_value = body.decode("utf-8", "replace")
-    return _shape(out, payload_value, len(body))
+    return _shape(out, payload_value, len(body), request_id)
 
 
-def _shape(out: dict[str, Any], payload: Any, length: int) -> dict[str, Any]:
-    """The result AWS hands to ResultSelector/ResultPath for lambda:invoke."""
-    rid = out.get("RequestId") or str(uuid.uuid4())
+def _shape(out: dict[str, Any], payload: Any, length: int, request_id: str | None) -> dict[str, Any]:
+    """The result AWS hands to ResultSelector/ResultPath for lambda:invoke; its request id is the
+    invocation's (START RequestId, context.aws_request_id), as on AWS."""
+    rid = request_id or str(uuid.uuid4())
     version = out.get("ExecutedVersion", "$LATEST")
     date = formatdate(usegmt=True)
     trace = f"root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]};sampled=0"
@@ -137,7 +177,7 @@ def _function_error(body: bytes, compact: bool) -> StatesError:
 
 
 def invoke_bare(stack: Stack, principal: Principal, region: str, function_arn: str, params: Any) -> Any:
-    out = _call(stack, principal, region, {"FunctionName": function_arn, "Payload": _payload_bytes(params)})
+    out, _ = call_invoke(stack, principal, region, {"FunctionName": function_arn, "Payload": _payload_bytes(params)})
     body = _body(out)
     if out.get("FunctionError"):
         raise _function_error(body, compact=False)

@@ -1,9 +1,11 @@
 """The Task state: parameters, the integration call with its events, Retry, Catch and results.
 
 Effects are appended first (TaskScheduled, TaskStarted and any task-token row go to disk before
-the call starts). When replay finds a recorded result it takes it; when it finds a task that was
-started but whose result was never recorded (the server stopped mid-call), the call's outcome is
-unknown and the task fails as AWS does when a service's answer is lost - Retry and Catch decide.
+the call starts). When replay finds a recorded result it takes it. When it finds a task that was
+started but whose result was never recorded (the server stopped mid-call), the engine's hand-over
+marks decide: a call never handed to a Lambda worker or a service is made now, as if nothing had
+happened; one that was handed over may have run, so its outcome is unknown and the task fails as
+AWS does when a service's answer is lost - Retry and Catch decide.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.integrations import Integration, resolve_integration
+from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, resolve_integration
 from onceflow.sfn.engine.runner import AwaitToken, Invoke, InvokeTimeout, Sleep
 from onceflow.sfn.engine.states.common import (
     Scope,
@@ -38,7 +40,7 @@ from onceflow.sfn.engine.states.program import transition
 Fx = Generator[Any, Any, Any]
 MAX_PAYLOAD = 262144
 RESULT_TYPES = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "LambdaFunctionSucceeded", "LambdaFunctionFailed",
-                "LambdaFunctionTimedOut"}
+                "LambdaFunctionTimedOut", "TaskStartFailed"}
 LOST_CAUSE = ("The task's result was not recorded before the service stopped, so the outcome of the call is "
               "unknown (Service: AWSLambda; Status Code: 500; Error Code: ServiceException; Request ID: {rid}; "
               "Proxy: null)")
@@ -50,6 +52,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
     ql = query_language(scope, state)
     counts = [0] * len(state.get("Retry", []))
     attempt = 0
+    after: int | None = None  # a retry's events chain on the failure it retries
     while True:
         token = scope.rt.make_token(scope.fiber, entered.id, attempt) if integ.wait_for_token else None
         ctx = context_object(scope, name, entered, attempt, token)
@@ -57,7 +60,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
             params, timeout, heartbeat = _parameters(scope, state, raw, ctx, ql)
         except StatesError as e:
             raise fail_in_state(scope, name, entered, e) from None
-        outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token)
+        outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token, after)
         if outcome[0] == "ok":
             try:
                 output, assigned = _result(scope, state, raw, ctx, ql, outcome[1])
@@ -69,6 +72,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         decision = yield from handle_error(scope, state, name, raw, ctx, ql, error, cause, counts, failed)
         if decision is None:
             attempt += 1
+            after = failed.id if failed is not None else None
             continue
         return decision
 
@@ -127,8 +131,19 @@ def _result(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], 
 
 
 # ---------------------------------------------------------------------- the call and its events
+def _task_scheduled(scope: Scope, integ: Integration, params: Any, timeout: int | None,
+                    heartbeat: int | None, after: int | None = None) -> ev.Event:
+    details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": scope.rt.region,
+               "parameters": ev.dumps(params)}
+    if timeout is not None:
+        details["timeoutInSeconds"] = timeout
+    if heartbeat is not None:
+        details["heartbeatInSeconds"] = heartbeat
+    return scope.rt.emit(scope.fiber, "TaskScheduled", details, prev=after)
+
+
 def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
-              token: str | None) -> ev.Event:
+              token: str | None, after: int | None = None) -> ev.Event:
     """The scheduling events (and the task token row), in the transaction before the call; returns
     the ...Started event."""
     rt, fiber = scope.rt, scope.fiber
@@ -137,71 +152,86 @@ def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None
                                    "inputDetails": {"truncated": False}}
         if timeout is not None:
             details["timeoutInSeconds"] = timeout
-        rt.emit(fiber, "LambdaFunctionScheduled", details)
+        rt.emit(fiber, "LambdaFunctionScheduled", details, prev=after)
         return rt.emit(fiber, "LambdaFunctionStarted", None)
-    details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": rt.region,
-               "parameters": ev.dumps(params)}
-    if timeout is not None:
-        details["timeoutInSeconds"] = timeout
-    if heartbeat is not None:
-        details["heartbeatInSeconds"] = heartbeat
-    scheduled = rt.emit(fiber, "TaskScheduled", details)
+    scheduled = _task_scheduled(scope, integ, params, timeout, heartbeat, after)
     if token is not None and scheduled.id >= rt.first_live_id:
         rt.write(lambda conn, t=token: rt.engine.store.insert_token(conn, t, rt.arn, scheduled.ts))
     return rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
 
 
-def _lost(scope: Scope, integ: Integration) -> tuple[Any, ...]:
+def _lost(scope: Scope, integ: Integration, prev: int) -> tuple[Any, ...]:
     """A call started before the server stopped whose answer was never recorded: its outcome is
     unknown, so the task fails with the service's own 'something went wrong' error."""
     rid = scope.rt.request_id()
     if integ.kind == "dynamodb":
         return _fail(scope, integ, "DynamoDB.InternalServerErrorException",
                      LOST_CAUSE.format(rid=rid).replace("AWSLambda", "AmazonDynamoDBv2").replace(
-                         "Error Code: ServiceException", "Error Code: InternalServerError"))
+                         "Error Code: ServiceException", "Error Code: InternalServerError"), prev)
     if integ.kind == "aws_sdk":
         prefix = integ.resource_type.split(":", 1)[1].capitalize()
         return _fail(scope, integ, f"{prefix}.{prefix}Exception",
-                     LOST_CAUSE.format(rid=rid).replace("AWSLambda", prefix))
-    return _fail(scope, integ, "Lambda.ServiceException", LOST_CAUSE.format(rid=rid))
+                     LOST_CAUSE.format(rid=rid).replace("AWSLambda", prefix), prev)
+    return _fail(scope, integ, "Lambda.ServiceException", LOST_CAUSE.format(rid=rid), prev)
 
 
 def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
-                    token: str | None) -> Fx:
+                    token: str | None, after: int | None = None) -> Fx:
     """Make (or replay) the call; returns ('ok', result) or ('err', error, cause, failed_event)."""
     rt, fiber = scope.rt, scope.fiber
-    mark = rt.mark()
-    started = _schedule(scope, integ, params, timeout, heartbeat, token)
+    if not integ.supported:
+        return _not_run(scope, integ, params, timeout, heartbeat, after)
+    mark: tuple[int, int, int, int] | None = rt.mark()
+    started = _schedule(scope, integ, params, timeout, heartbeat, token, after)
     live = started.id >= rt.first_live_id
+    handed = started.id in rt.dispatched
     recorded = rt.peek(fiber)
+    # The attempt's own events chain on each other (a Map's iterations interleave in the history).
+    anchor = started
     if recorded is not None and recorded.type == "TaskSubmitted":
-        rt.emit(fiber, "TaskSubmitted", None)
-        recorded = rt.peek(fiber)
+        anchor = rt.emit(fiber, "TaskSubmitted", None)
+        recorded, handed = rt.peek(fiber), True
     if recorded is not None and recorded.type in RESULT_TYPES:
         return _recorded_outcome(rt.emit(fiber, recorded.type, None))
     due = rt.scaled_due(started.ts, started.ts + timeout) if timeout is not None else None
+    if not live and not handed:
+        # Started before the server stopped, but never handed to a worker or service: the call
+        # provably did not run, so it is made now (its events are on disk: nothing to roll back).
+        live, mark = True, None
     if not live and not integ.wait_for_token:
-        return _lost(scope, integ)
+        return _lost(scope, integ, started.id)
     if live:
         try:
-            result = yield Invoke(integ.make_call(rt, params), due, mark)
+            result = yield Invoke(integ.make_call(rt, params), due, mark, started.id)
         except InvokeTimeout:
-            return _timed_out(scope, integ)
+            return _timed_out(scope, integ, prev=started.id)
         except StatesError as e:
-            return _fail(scope, integ, e.error, e.cause)
+            return _fail(scope, integ, e.error, e.cause, started.id)
         if not integ.wait_for_token:
-            return _succeed(scope, integ, result)
-        rt.emit(fiber, "TaskSubmitted", {"resourceType": integ.resource_type, "resource": integ.resource,
-                                         "output": ev.dumps(result), "outputDetails": {"truncated": False}})
+            return _succeed(scope, integ, result, started.id)
+        anchor = rt.emit(fiber, "TaskSubmitted", {"resourceType": integ.resource_type, "resource": integ.resource,
+                                                  "output": ev.dumps(result), "outputDetails": {"truncated": False}},
+                         prev=started.id)
     hb = rt.scale_seconds(heartbeat) if heartbeat is not None else None
     answer = yield AwaitToken(token or "", due, hb)
     if answer[0] == "SUCCEEDED":
-        return _succeed(scope, integ, json.loads(answer[1]))
+        return _succeed(scope, integ, json.loads(answer[1]), anchor.id)
     if answer[0] == "FAILED":
-        return _fail(scope, integ, answer[1], answer[2])
+        return _fail(scope, integ, answer[1], answer[2], anchor.id)
     if token is not None:  # a late SendTask* now gets TaskTimedOut
         rt.write(lambda conn: rt.engine.store.complete_token(conn, token, "TIMED_OUT", None, None, None))
-    return _timed_out(scope, integ, "States.HeartbeatTimeout" if answer[0] == "HEARTBEAT" else "States.Timeout")
+    return _timed_out(scope, integ, "States.HeartbeatTimeout" if answer[0] == "HEARTBEAT" else "States.Timeout",
+                      anchor.id)
+
+
+def _not_run(scope: Scope, integ: Integration, params: Any, timeout: int | None,
+             heartbeat: int | None, after: int | None) -> tuple[Any, ...]:
+    """A resource onceflow does not run: the task is scheduled and fails to start, plainly."""
+    _task_scheduled(scope, integ, params, timeout, heartbeat, after)
+    cause = integ.unsupported_cause
+    failed = scope.rt.emit(scope.fiber, "TaskStartFailed", {
+        "resourceType": integ.resource_type, "resource": integ.resource, "error": UNSUPPORTED_ERROR, "cause": cause})
+    return ("err", UNSUPPORTED_ERROR, cause, failed)
 
 
 def _recorded_outcome(got: ev.Event) -> tuple[Any, ...]:
@@ -211,36 +241,39 @@ def _recorded_outcome(got: ev.Event) -> tuple[Any, ...]:
     return ("err", d.get("error"), d.get("cause"), got)
 
 
-def _succeed(scope: Scope, integ: Integration, result: Any) -> tuple[Any, ...]:
+def _succeed(scope: Scope, integ: Integration, result: Any, prev: int | None = None) -> tuple[Any, ...]:
     out = ev.dumps(result)
     if len(out.encode()) > MAX_PAYLOAD:
         name = integ.resource if integ.bare_lambda else integ.resource_type
         return _fail(scope, integ, "States.DataLimitExceeded",
                      f"The state/task '{name}' returned a result with a size exceeding the maximum number of bytes "
-                     "service limit.")
+                     "service limit.", prev)
     if integ.bare_lambda:
-        scope.rt.emit(scope.fiber, "LambdaFunctionSucceeded", {"output": out, "outputDetails": {"truncated": False}})
+        scope.rt.emit(scope.fiber, "LambdaFunctionSucceeded", {"output": out, "outputDetails": {"truncated": False}},
+                      prev=prev)
     else:
         scope.rt.emit(scope.fiber, "TaskSucceeded", {"resourceType": integ.resource_type, "resource": integ.resource,
-                                                     "output": out, "outputDetails": {"truncated": False}})
+                                                     "output": out, "outputDetails": {"truncated": False}}, prev=prev)
     return ("ok", result)
 
 
-def _fail(scope: Scope, integ: Integration, error: str | None, cause: str | None) -> tuple[Any, ...]:
+def _fail(scope: Scope, integ: Integration, error: str | None, cause: str | None,
+          prev: int | None = None) -> tuple[Any, ...]:
     if integ.bare_lambda:
-        failed = scope.rt.emit(scope.fiber, "LambdaFunctionFailed", ev.error_cause(error, cause))
+        failed = scope.rt.emit(scope.fiber, "LambdaFunctionFailed", ev.error_cause(error, cause), prev=prev)
     else:
         details = {"resourceType": integ.resource_type, "resource": integ.resource, **ev.error_cause(error, cause)}
-        failed = scope.rt.emit(scope.fiber, "TaskFailed", details)
+        failed = scope.rt.emit(scope.fiber, "TaskFailed", details, prev=prev)
     return ("err", error, cause, failed)
 
 
-def _timed_out(scope: Scope, integ: Integration, error: str = "States.Timeout") -> tuple[Any, ...]:
+def _timed_out(scope: Scope, integ: Integration, error: str = "States.Timeout",
+               prev: int | None = None) -> tuple[Any, ...]:
     if integ.bare_lambda:
-        failed = scope.rt.emit(scope.fiber, "LambdaFunctionTimedOut", {"error": error})
+        failed = scope.rt.emit(scope.fiber, "LambdaFunctionTimedOut", {"error": error}, prev=prev)
     else:
         details = {"resourceType": integ.resource_type, "resource": integ.resource, "error": error}
-        failed = scope.rt.emit(scope.fiber, "TaskTimedOut", details)
+        failed = scope.rt.emit(scope.fiber, "TaskTimedOut", details, prev=prev)
     return ("err", error, None, failed)
 
 

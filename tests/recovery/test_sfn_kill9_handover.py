@@ -1,0 +1,95 @@
+"""kill -9 with many Lambda tasks in flight: a task whose call was never handed to a worker (still
+queued) starts again after the restart as if nothing happened; only a call that reached its
+worker may have run, and only such a task fails (Lambda.ServiceException, no Retry). Every
+handler marks its entry in a file (which outlives the server) before its one DynamoDB effect."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import uuid
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from test_sfn_kill9 import assert_unbroken, client, events, machine, setup_role, until
+
+EXECUTIONS = 200
+HANDLER = """import os, time, uuid
+import boto3
+
+ddb = boto3.client("dynamodb")
+
+
+def handler(event, context):
+    key = event["key"]
+    open(os.path.join(os.environ["ENTRIES"], key + "." + uuid.uuid4().hex), "x").close()
+    time.sleep(0.2)
+    ddb.update_item(TableName=os.environ["TABLE"], Key={"id": {"S": key}}, UpdateExpression="ADD n :one",
+                    ExpressionAttributeValues={":one": {"N": "1"}})
+    return {"key": key}
+"""
+
+
+def function(url: str, role: str, entries: Path, table: str) -> str:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("fn.py", HANDLER)
+    lam = client(url, "lambda")
+    name = f"k9h-{uuid.uuid4().hex[:8]}"
+    arn = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="fn.handler",
+                              Code={"ZipFile": buf.getvalue()}, Timeout=60,
+                              Environment={"Variables": {"ENTRIES": str(entries), "TABLE": table}})["FunctionArn"]
+    lam.get_waiter("function_active_v2").wait(FunctionName=name)
+    return arn
+
+
+def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[..., Any], tmp_path: Path) -> None:
+    server = server_factory(time_scale=1.0)
+    url = server.url
+    role = setup_role(url)
+    table = f"effects-{uuid.uuid4().hex[:6]}"
+    client(url, "dynamodb").create_table(TableName=table, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                                         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                                         BillingMode="PAY_PER_REQUEST")
+    entries = tmp_path / "entries"
+    entries.mkdir()
+    fn = function(url, role, entries, table)
+    sm = machine(url, role, {"StartAt": "W", "States": {
+        "W": {"Type": "Wait", "Seconds": 1, "Next": "T"},
+        "T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "OutputPath": "$.Payload",
+              "Parameters": {"FunctionName": fn, "Payload": {"key.$": "$$.Execution.Name"}}, "End": True}}})
+    sfn = client(url, "stepfunctions")
+    names = [f"e{i:03d}" for i in range(EXECUTIONS)]
+    arns = {n: sfn.start_execution(stateMachineArn=sm, name=n)["executionArn"] for n in names}
+    until(lambda: len(list(entries.iterdir())) >= 30, 120)  # some done, some running, most still queued
+    server.kill()
+    killed_at = time.time()
+
+    server = server_factory(server.data_dir, time_scale=1.0)
+    sfn = client(server.url, "stepfunctions")
+    until(lambda: all(sfn.describe_execution(executionArn=a)["status"] != "RUNNING" for a in arns.values()), 300)
+
+    ddb = client(server.url, "dynamodb")
+    effects = {i["id"]["S"]: int(i["n"]["N"]) for i in ddb.scan(TableName=table)["Items"]}
+    entered: dict[str, int] = {}
+    for f in entries.iterdir():
+        key = f.name.split(".", 1)[0]
+        entered[key] = entered.get(key, 0) + 1
+    rerun = 0
+    for name, arn in arns.items():
+        d = sfn.describe_execution(executionArn=arn)
+        h = events(sfn, arn)
+        assert_unbroken(h)  # no execution lost, one history each
+        assert entered.get(name, 0) <= 1 and effects.get(name, 0) <= 1, f"{name} ran twice"
+        if d["status"] == "FAILED":  # only a call that may have run is reported lost
+            assert entered.get(name) == 1, f"{name} failed although its handler never ran"
+            assert d["error"] == "Lambda.ServiceException" and "outcome of the call is unknown" in d["cause"]
+        else:
+            assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", {"key": name})
+            assert entered.get(name) == effects.get(name) == 1
+            started = next(e for e in h if e["type"] == "TaskStarted")
+            rerun += started["timestamp"].timestamp() < killed_at  # started before the crash, made after it
+    assert rerun > 0  # calls queued at the crash were made after the restart, not reported lost
