@@ -26,6 +26,8 @@ from typing import Any
 from onceflow import __version__
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import NotImplementedOperation, ServiceError
+from onceflow.faults import endpoint as faults_endpoint
+from onceflow.faults import wire as faults_wire
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json
 from onceflow.wire.json_calls import VALIDATION_CODES
@@ -67,6 +69,7 @@ class AwsApp:
         self.in_flight = 0  # requests between arrival and answer
         self.max_body = stack.settings.max_body_bytes
         self._roots: dict[str | None, Principal] = {}
+        self.faults = stack.services.get("faults")  # fault injection rules (onceflow.faults), if set up
         # Beyond this no service accepts a body: stop reading it (each service's own limit is checked later).
         self.hard_limit = max(self.max_body, *BODY_LIMITS.values()) + 1024
 
@@ -95,10 +98,12 @@ class AwsApp:
         finally:
             self.in_flight -= 1
 
-    async def complete(self, outcome: Response | Call | Deferred | Durable) -> Response:
+    async def complete(self, outcome: Response | Call | Deferred | Durable | faults_wire.FaultedCall) -> Response:
         """The rest of the answer for an outcome of `begin` that is not a console page."""
         if isinstance(outcome, Response):
             return outcome
+        if isinstance(outcome, faults_wire.FaultedCall):
+            return await faults_wire.run(self, outcome, self.faults)
         if isinstance(outcome, Durable):
             await self._synced(outcome.seq)
             return outcome.response
@@ -142,6 +147,8 @@ class AwsApp:
             # Input is checked before the operation is looked up: AWS validates before it dispatches.
             params = self._parse(found, request) if found.operation is not None else {}
             handler = self._handler(found)
+            if self.faults is not None and self.faults.watches(ctx.service, ctx.operation):
+                return faults_wire.FaultedCall(Call(found, handler, ctx, params))
             if getattr(handler, INLINE_ATTRIBUTE, False):
                 return self._render(found, self._call(handler, ctx, params), request_id)
             call = Call(found, handler, ctx, params)
@@ -277,6 +284,8 @@ class AwsApp:
             if not _is_loopback(request.client_host):
                 return Response(403, b'{"message":"reset is only answered on loopback"}')
             return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
+        if request.path == faults_endpoint.PATH and self.faults is not None:
+            return Deferred(lambda: faults_endpoint.answer(self.faults, request))
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
 
     def _reset(self) -> Response:
