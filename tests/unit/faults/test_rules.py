@@ -45,10 +45,12 @@ def test_bad_fields_are_named(rule: dict[str, Any], field: str) -> None:
 
 
 def test_generic_and_modeled_codes_with_aws_defaults() -> None:
-    ddb = one({"service": "dynamodb", "operation": "PutItem", "error": {"code": "ProvisionedThroughputExceededException"}})
+    ddb = one({"service": "dynamodb", "operation": "PutItem",
+               "error": {"code": "ProvisionedThroughputExceededException"}})
     assert (ddb.error.code, ddb.error.status) == ("ProvisionedThroughputExceededException", 400)
     assert ddb.error.message.startswith("The level of configured provisioned throughput for the table was exceeded")
-    assert one({"service": "dynamodb", "operation": "GetItem", "error": {"code": "InternalServerError"}}).error.status == 500
+    internal = one({"service": "dynamodb", "operation": "GetItem", "error": {"code": "InternalServerError"}})
+    assert internal.error.status == 500
     lam = one({"service": "lambda", "operation": "Invoke", "error": {"code": "TooManyRequestsException"}})
     assert (lam.error.code, lam.error.status, lam.error.message) == ("TooManyRequestsException", 429, "Rate Exceeded.")
     # The query protocol's wire code is accepted by the shape's name too.
@@ -99,7 +101,8 @@ class _Store:
 
 
 def _ctx(operation: str = "GetItem", principal: Principal | None = None) -> RequestContext:
-    return RequestContext("dynamodb", operation, "000000000000", "us-east-1", principal or Principal.root("000000000000"))
+    who = principal or Principal.root("000000000000")
+    return RequestContext("dynamodb", operation, "000000000000", "us-east-1", who)
 
 
 def test_skip_times_probability_and_globs() -> None:
