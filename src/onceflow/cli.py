@@ -28,6 +28,8 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lambda-interpreter", action="append", default=[], metavar="RUNTIME=PATH",
                         help="run a Lambda runtime on another interpreter, e.g. python3.11=/usr/bin/python3.11")
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
+    parser.add_argument("--faults", type=Path, default=None, metavar="FILE",
+                        help="fault injection rules to load at start (JSON, or YAML with PyYAML installed)")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -49,6 +51,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
     except ValueError as exc:
         raise SystemExit(f"onceflow: {exc}") from None
     extra = {}
+    if args.faults is not None:  # a bad rules file stops here, before the server starts
+        from onceflow.faults.cli import read_rules_file
+
+        read_rules_file(args.faults)
     if args.lambda_max_workers is not None:
         if args.lambda_max_workers < 1:
             raise SystemExit("onceflow: --lambda-max-workers must be at least 1")
@@ -63,6 +69,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         time_scale=args.time_scale,
         enforce_iam=args.enforce_iam,
         lambda_interpreters=tuple(interpreters),
+        faults_file=args.faults,
         **extra,
     )
 
@@ -74,7 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     _serve_args(sub.add_parser("serve", help="serve every service on one endpoint"))
     demo = sub.add_parser("demo", help="serve, provision the orders example and run the seed labs")
     _serve_args(demo)
+    from onceflow.faults import cli as faults_cli
+
+    faults_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "faults":
+        return faults_cli.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = settings_from(args)
 

@@ -34,6 +34,8 @@ class Settings:
     # Python that runs onceflow. Pairs, so the settings stay hashable and frozen.
     lambda_interpreters: tuple[tuple[str, str], ...] = ()
     max_body_bytes: int = 16 * 1024 * 1024
+    # `serve --faults FILE`: fault injection rules that replace the stored ones at start.
+    faults_file: Path | None = None
 
     @property
     def endpoint_url(self) -> str:

@@ -15,3 +15,7 @@ def setup(stack: Stack) -> None:
     faults = Faults(FaultStore(stack.db), stack.services, stack.resource_resolvers)
     stack.services["faults"] = faults
     stack.on_reset.append(faults.forget)
+    if stack.settings.faults_file is not None:
+        from onceflow.faults.cli import read_rules_file
+
+        faults.replace(read_rules_file(stack.settings.faults_file))
