@@ -301,3 +301,31 @@ def test_rules_survive_a_restart_and_go_on_reset(server_factory: Callable[..., A
 
     urllib.request.urlopen(urllib.request.Request(f"{again.url}/_onceflow/reset", method="POST"), timeout=30)
     assert faults(again.url)[1]["rules"] == []
+
+
+def test_step_functions_dynamodb_task_sees_the_error_as_aws_reports_it(endpoint: str,
+                                                                        counter: dict[str, str]) -> None:
+    sfn = client(endpoint, "stepfunctions")
+    definition = {"StartAt": "Put", "States": {
+        "Put": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:putItem",
+                "Parameters": {"TableName": counter["table"], "Item": {"id": {"S.$": "$.id"}}},
+                "Catch": [{"ErrorEquals": ["DynamoDB.ProvisionedThroughputExceededException"], "Next": "Caught",
+                           "ResultPath": "$.failure"}],
+                "End": True},
+        "Caught": {"Type": "Pass", "End": True}}}
+    machine = sfn.create_state_machine(name=f"faults-{uuid.uuid4().hex[:6]}", definition=json.dumps(definition),
+                                       roleArn=counter["role"])["stateMachineArn"]
+    set_rules(endpoint, [{"service": "dynamodb", "operation": "PutItem", "resource": counter["table"],
+                          "error": {"code": "ProvisionedThroughputExceededException"}}])
+    key = f"sfn-ddb-{uuid.uuid4().hex[:6]}"
+    arn = sfn.start_execution(stateMachineArn=machine, input=json.dumps({"id": key}))["executionArn"]
+    deadline = time.time() + 60
+    while (d := sfn.describe_execution(executionArn=arn))["status"] == "RUNNING" and time.time() < deadline:
+        time.sleep(0.1)
+    assert d["status"] == "SUCCEEDED", d
+    failure = json.loads(d["output"])["failure"]
+    assert failure["Error"] == "DynamoDB.ProvisionedThroughputExceededException"
+    assert "(Service: AmazonDynamoDBv2; Status Code: 400; Error Code: ProvisionedThroughputExceededException;" \
+        in failure["Cause"]
+    assert runs(endpoint, counter, key) == 0 and "Item" not in client(endpoint, "dynamodb").get_item(
+        TableName=counter["table"], Key={"id": {"S": key}})
