@@ -16,7 +16,8 @@ def faults(endpoint: str, method: str = "GET", body: Any = None) -> tuple[int, d
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
+        with err:
+            return err.code, json.loads(err.read())
 
 
 def set_rules(endpoint: str, rules: Any) -> list[dict[str, Any]]:

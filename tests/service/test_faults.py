@@ -329,3 +329,18 @@ def test_step_functions_dynamodb_task_sees_the_error_as_aws_reports_it(endpoint:
         in failure["Cause"]
     assert runs(endpoint, counter, key) == 0 and "Item" not in client(endpoint, "dynamodb").get_item(
         TableName=counter["table"], Key={"id": {"S": key}})
+
+
+@pytest.mark.parametrize("headers", [{"Origin": "https://evil.example"}, {"Origin": "null"},
+                                     {"Host": "attacker.example"}])
+def test_a_web_page_cannot_change_the_rules(endpoint: str, headers: dict[str, str]) -> None:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"{endpoint}/_onceflow/faults", method="POST", headers=headers,
+                                     data=json.dumps([{"service": "dynamodb"}]).encode())
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=30)
+    err.value.close()
+    assert err.value.code == 403
+    assert faults(endpoint)[1]["rules"] == []
