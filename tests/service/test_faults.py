@@ -344,3 +344,23 @@ def test_a_web_page_cannot_change_the_rules(endpoint: str, headers: dict[str, st
     err.value.close()
     assert err.value.code == 403
     assert faults(endpoint)[1]["rules"] == []
+
+
+def test_timeout_holds_the_call_until_the_client_gives_up(server_factory: Callable[..., Any],
+                                                          tmp_path: Path) -> None:
+    from botocore.exceptions import ReadTimeoutError
+
+    server = server_factory(tmp_path / "data")
+    ddb = client(server.url, "dynamodb")
+    name = table(ddb)
+    set_rules(server.url, [{"service": "dynamodb", "operation": "PutItem", "resource": name, "when": "after",
+                            "timeout": True, "times": 1}])
+    impatient = boto3.client("dynamodb", endpoint_url=server.url, region_name="us-east-1", aws_access_key_id="test",
+                             aws_secret_access_key="test",
+                             config=Config(retries={"total_max_attempts": 1}, read_timeout=1, connect_timeout=5))
+    with pytest.raises(ReadTimeoutError):
+        impatient.put_item(TableName=name, Item={"id": {"S": "held"}})
+    # `after`: the write took effect before the hold; the server goes on answering others.
+    assert ddb.get_item(TableName=name, Key={"id": {"S": "held"}})["Item"] == {"id": {"S": "held"}}
+    assert faults(server.url)[1]["rules"][0]["fired"] == 1
+    assert server.stop() == 0

@@ -26,6 +26,7 @@ class FaultedCall:
     """begin()'s outcome for a call with candidate rules: complete() hands it to `run`."""
 
     call: Call
+    receive: Any = None  # the ASGI receive: it reports the client's disconnect
 
 
 async def run(app: AwsApp, faulted: FaultedCall, faults: Faults) -> Response:
@@ -37,7 +38,7 @@ async def run(app: AwsApp, faulted: FaultedCall, faults: Faults) -> Response:
         return await app.finish(call)
     rule = fire.rule
     if rule.when == "before":
-        await _wait(rule.latency_ms / 1000, rule.timeout)
+        await _wait(rule.latency_ms / 1000, rule.timeout, faulted.receive)
         err = fire.error()
         if err is not None:
             return app._error(call.found.spec, err, ctx.request_id)
@@ -55,15 +56,27 @@ async def run(app: AwsApp, faulted: FaultedCall, faults: Faults) -> Response:
         return app._error(call.found.spec, own, ctx.request_id)
     except Exception:
         return app._internal_failure(call.found, ctx.request_id)
-    await _wait(rule.latency_ms / 1000, rule.timeout)
+    await _wait(rule.latency_ms / 1000, rule.timeout, faulted.receive)
     err = fire.error()
     if err is not None:
         return app._error(call.found.spec, err, ctx.request_id)
     return app._render(call.found, result, ctx.request_id)
 
 
-async def _wait(latency_s: float, hold: bool) -> None:
+async def _wait(latency_s: float, hold: bool, receive: Any) -> None:
     if latency_s > 0:
         await asyncio.sleep(latency_s)
-    if hold:  # the client gives up first (its read timeout); the answer then goes nowhere
+    if hold:  # until the client gives up (its read timeout): the answer then goes nowhere
+        try:
+            await asyncio.wait_for(_gone(receive), HTTP_HOLD_S)
+        except TimeoutError:
+            pass
+
+
+async def _gone(receive: Any) -> None:
+    """Return once the client has closed the connection (the body was read already)."""
+    if receive is None:  # called without ASGI (AwsApp.handle): nothing tells; hold the whole time
         await asyncio.sleep(HTTP_HOLD_S)
+        return
+    while (await receive()).get("type") != "http.disconnect":
+        pass

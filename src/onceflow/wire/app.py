@@ -94,6 +94,8 @@ class AwsApp:
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
+            if isinstance(outcome, faults_wire.FaultedCall):
+                outcome.receive = receive  # a `timeout` fault holds the call until the client goes
             await _send(send, await self.complete(outcome))
         finally:
             self.in_flight -= 1
