@@ -14,8 +14,12 @@ Cases:
                    against an 80-character action, ARN and context value (answer: implicitDeny)
   authorize-glob   a role session's GetItem on an 80-character table name; the role's policy allows
                    `table/a*a*...b` only (answer: AccessDeniedException from the authorizer)
+  authorize-big    20 GetItems of a role session whose role is as large as IAM allows (an inline
+                   policy and ten managed ones, ~2,000 distinct non-matching Resource globs)
   choice-glob      TestState of a Choice whose StringMatches is `a*a*...b` (answer: the Default)
   logs-regex       FilterLogEvents with `%a*a*...c%` over an event of 80 a's (answer: no events)
+  logs-regex-heavy FilterLogEvents with `%[ab]*a[ab]{1000}c%` over a 200 KB event: RE2's slow path
+                   (seconds of CPU, with the GIL released)
   jsonata-regex    TestState of a Pass whose Output is `$contains(s, /^(a+)+$/)` on a^27! (false)
 """
 
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import threading
 import time
@@ -97,7 +102,8 @@ def simulate_glob(url: str, args: argparse.Namespace) -> Callable[[], str]:
 
     def run() -> str:
         out = iam.simulate_custom_policy(
-            PolicyInputList=[json.dumps(policy)], ActionNames=[f"s3:{name}"], ResourceArns=[f"arn:aws:s3:::{name}"],
+            PolicyInputList=[json.dumps(policy)], ActionNames=[f"s3:{name[:120]}"],  # 128 at most
+            ResourceArns=[f"arn:aws:s3:::{name}"],
             ContextEntries=[{"ContextKeyName": "aws:username", "ContextKeyValues": [name], "ContextKeyType": "string"}])
         return str(out["EvaluationResults"][0]["EvalDecision"])
 
@@ -124,6 +130,48 @@ def authorize_glob(url: str, args: argparse.Namespace) -> Callable[[], str]:
         except ClientError as exc:
             return str(exc.response["Error"]["Code"])
         return "allowed"
+
+    return run
+
+
+def authorize_big(url: str, args: argparse.Namespace) -> Callable[[], str]:
+    """A role as large as IAM lets it be (an inline policy near 10,240 characters and ten attached
+    managed policies near 6,144), every Resource a distinct glob that does not match: a role
+    session's GetItem is authorized on the event loop (GetItem is an inline handler)."""
+    iam, sts = client(url, "iam"), client(url, "sts")
+    role = f"stall-big-{uuid.uuid4().hex[:8]}"
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "sts:AssumeRole"}]}
+    arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+
+    def document(limit: int, tag: str) -> str:
+        resources: list[str] = []
+        while True:
+            candidate = [*resources, f"arn:aws:dynamodb:*:*:table/*a?a*{tag}{len(resources)}"]
+            text = json.dumps({"Version": "2012-10-17", "Statement": [
+                {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": candidate}]})
+            if len(text) > limit:
+                return json.dumps({"Version": "2012-10-17", "Statement": [
+                    {"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": resources}]})
+            resources = candidate
+
+    iam.put_role_policy(RoleName=role, PolicyName="big", PolicyDocument=document(10_000, "i"))
+    for k in range(10):
+        policy = iam.create_policy(PolicyName=f"{role}-{k}", PolicyDocument=document(6_000, f"m{k}-"))
+        iam.attach_role_policy(RoleName=role, PolicyArn=policy["Policy"]["Arn"])
+    creds = sts.assume_role(RoleArn=arn, RoleSessionName="stall")["Credentials"]
+    ddb = client(url, "dynamodb", aws_access_key_id=creds["AccessKeyId"],
+                 aws_secret_access_key=creds["SecretAccessKey"], aws_session_token=creds["SessionToken"])
+
+    def run() -> str:
+        answers = set()
+        for _ in range(20):
+            try:
+                ddb.get_item(TableName="b" * 255, Key={"k": {"S": "x"}})
+                answers.add("allowed")
+            except ClientError as exc:
+                answers.add(str(exc.response["Error"]["Code"]))
+        return ",".join(sorted(answers)) + " x20"
 
     return run
 
@@ -160,6 +208,25 @@ def logs_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
     return run
 
 
+def logs_regex_heavy(url: str, args: argparse.Namespace) -> Callable[[], str]:
+    """RE2 is linear in the text but O(text x pattern) when its DFA gives up: seconds of CPU here.
+    RE2 releases the GIL while it matches, so the probe should not wait meanwhile."""
+    logs = client(url, "logs")
+    group = f"/stall/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName="s")
+    rng = random.Random(1)
+    message = "".join(rng.choice("ab") for _ in range(200_000))
+    logs.put_log_events(logGroupName=group, logStreamName="s",
+                        logEvents=[{"timestamp": int(time.time() * 1000), "message": message}])
+
+    def run() -> str:
+        out = logs.filter_log_events(logGroupName=group, filterPattern="%[ab]*a[ab]{1000}c%")
+        return f"{len(out['events'])} events"
+
+    return run
+
+
 def jsonata_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
     state = {"Type": "Pass", "QueryLanguage": "JSONata", "End": True,
              "Output": "{% $contains($states.input.s, /^(a+)+$/) %}"}
@@ -167,8 +234,9 @@ def jsonata_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
     return lambda: str(call().get("output"))
 
 
-CASES = {"simulate-glob": simulate_glob, "authorize-glob": authorize_glob, "choice-glob": choice_glob,
-         "logs-regex": logs_regex, "jsonata-regex": jsonata_regex}
+CASES = {"simulate-glob": simulate_glob, "authorize-glob": authorize_glob, "authorize-big": authorize_big,
+         "choice-glob": choice_glob,
+         "logs-regex": logs_regex, "logs-regex-heavy": logs_regex_heavy, "jsonata-regex": jsonata_regex}
 
 
 def main() -> None:
@@ -187,15 +255,18 @@ def main() -> None:
     try:
         probe_client = client(url, "sts")
         probe_client.get_caller_identity()
-        print(f"{'case':16} {'request s':>9}  {'answer':24} {'probes':>6} {'max probe ms':>12} {'failed':>6}")
+        print(f"{'case':17} {'request s':>9}  {'answer':24} {'probes':>6} {'p50 ms':>7} {'max probe ms':>12} "
+              f"{'>100 ms':>7} {'failed':>6}")
         for name in args.case or CASES:
             run = CASES[name](url, args)
             with Probe(probe_client) as probe:
                 start = time.perf_counter()
                 answer = run()
                 took = time.perf_counter() - start
-            print(f"{name:16} {took:9.3f}  {answer:24} {len(probe.delays):6d} {max(probe.delays) * 1000:12.1f} "
-                  f"{len(probe.failures):6d}", flush=True)
+            delays = sorted(probe.delays)
+            slow = sum(d > 0.1 for d in delays)
+            print(f"{name:17} {took:9.3f}  {answer:24} {len(delays):6d} {delays[len(delays) // 2] * 1000:7.1f} "
+                  f"{delays[-1] * 1000:12.1f} {slow:7d} {len(probe.failures):6d}", flush=True)
     finally:
         if proc is not None:
             proc.terminate()

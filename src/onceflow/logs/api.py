@@ -33,8 +33,9 @@ class LogsApi:
     def delete_log_group(self, ctx: RequestContext, p: Params) -> None:
         self.service.delete_group(ctx.account, ctx.region, p["logGroupName"])
 
-    # Inline: one page (at most 50 groups) read through a WAL reader connection, which never waits.
-    @operation("DescribeLogGroups", inline=True)
+    # Not inline: a logGroupNamePattern scans every group of the account and region, work that grows
+    # with what users created, and the event loop must not wait for it.
+    @operation("DescribeLogGroups")
     def describe_log_groups(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.describe_groups(
             ctx.account, ctx.region, prefix=p.get("logGroupNamePrefix"), pattern=p.get("logGroupNamePattern"),

@@ -88,7 +88,8 @@ _REGEX_CHARS = frozenset(string.ascii_letters + string.digits + ":_#=@/;,-" + "^
 
 
 def _regex(body: str) -> Any:
-    """A %regex% body on RE2: matching is linear in the message, whatever the pattern."""
+    """A %regex% body on RE2: matching is linear in the message, whatever the pattern. RE2's `$` is
+    the end of the message (UNCONFIRMED that AWS does not also match before a final newline)."""
     if not body or not _REGEX_CHARS.issuperset(body):
         raise invalid_term(f"%{body}%")
     try:

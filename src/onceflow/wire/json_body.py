@@ -10,6 +10,7 @@ SerializationError here, which the protocol answers as a 400.
 from __future__ import annotations
 
 import json
+import json.scanner
 import re
 from typing import Any
 
@@ -18,6 +19,12 @@ from onceflow.wire.shapes import SerializationError
 # Deeper than any valid request needs (a DynamoDB item at its 32-level limit is about 70 levels of
 # JSON), shallow enough that the recursive shape walk and service code stay far from the limit.
 MAX_DEPTH = 128
+
+# Past this size a body is parsed by json's pure-Python scanner: C's json.loads holds the GIL to the
+# end (about 50 ms a MiB here, three times that when a garbage collection starts inside it), so a
+# large body would stall the event loop however it is scheduled; the Python scanner yields the GIL
+# every few milliseconds. (The protocols pause the garbage collector meanwhile: see request.py.)
+INTERRUPTIBLE = 1024 * 1024
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -37,7 +44,7 @@ def load(body: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise NotJson(f"Invalid UTF-8 start byte 0x{body[exc.start]:02x}") from exc
     try:
-        data = json.loads(text, parse_constant=_not_json)
+        data = _decode(text)
     except RecursionError as exc:
         raise _too_deep() from exc
     except NotJson:
@@ -54,6 +61,14 @@ def load(body: bytes) -> Any:
             raise SerializationError(f"Invalid JSON string: lone UTF-16 surrogate \\u{ord(exc.object[exc.start]):04x}"
                                      ) from exc
     return data
+
+
+def _decode(text: str) -> Any:
+    if len(text) <= INTERRUPTIBLE:
+        return json.loads(text, parse_constant=_not_json)
+    decoder = json.JSONDecoder(parse_constant=_not_json)
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    return decoder.decode(text)
 
 
 def _too_deep() -> SerializationError:

@@ -11,7 +11,7 @@ from onceflow.errors import ServiceError
 from onceflow.raw_json import RawJson, RawJsonList
 from onceflow.wire import json_body
 from onceflow.wire.json_body import NotJson
-from onceflow.wire.request import Request, Response
+from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_json, json_default
 from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, validation_failure
@@ -20,6 +20,13 @@ CORAL_SERVICE = "com.amazon.coral.service"
 
 
 def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:
+    if len(request.body) <= PAUSE_GC_PAST:  # the common case: no pause to set up
+        return _parse(spec, op, request, validation_code)
+    with collector_paused():
+        return _parse(spec, op, request, validation_code)
+
+
+def _parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:
     body = request.body
     if not body:
         raise serialization_error("")  # coral answers an empty body before looking at the operation

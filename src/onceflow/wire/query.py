@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape as _escape
 from botocore.model import OperationModel, Shape, StructureShape
 
 from onceflow.errors import ServiceError
-from onceflow.wire.request import Request, Response
+from onceflow.wire.request import PAUSE_GC_PAST_FIELDS, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_text, scalar_text
 from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
@@ -57,6 +57,13 @@ class Form(dict[str, str]):
 
 
 def parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], validation_code: str) -> dict[str, Any]:
+    if len(fields) <= PAUSE_GC_PAST_FIELDS:
+        return _parse(spec, op, fields, validation_code)
+    with collector_paused():
+        return _parse(spec, op, fields, validation_code)
+
+
+def _parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], validation_code: str) -> dict[str, Any]:
     if op.input_shape is None:
         return {}
     problems = Problems()

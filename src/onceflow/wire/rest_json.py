@@ -11,7 +11,7 @@ from botocore.model import OperationModel
 
 from onceflow.errors import ServiceError
 from onceflow.wire import json_body, unserved
-from onceflow.wire.request import Request, Response
+from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
 from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
@@ -33,6 +33,15 @@ def match(spec: ServiceSpec, request: Request) -> tuple[OperationModel, dict[str
 
 
 def parse(
+    spec: ServiceSpec, op: OperationModel, request: Request, labels: dict[str, str], validation_code: str
+) -> dict[str, Any]:
+    if len(request.body) <= PAUSE_GC_PAST:  # the common case: no pause to set up
+        return _parse(spec, op, request, labels, validation_code)
+    with collector_paused():
+        return _parse(spec, op, request, labels, validation_code)
+
+
+def _parse(
     spec: ServiceSpec, op: OperationModel, request: Request, labels: dict[str, str], validation_code: str
 ) -> dict[str, Any]:
     shape = op.input_shape

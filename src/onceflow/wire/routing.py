@@ -13,7 +13,7 @@ from onceflow.wire import query, rest_json
 from onceflow.wire.request import Request
 from onceflow.wire.sigv4 import Scope
 from onceflow.wire.specs import ServiceSpec, Specs, first_segment
-from onceflow.wire.unserved import unserved
+from onceflow.wire.unserved import SHARED_SIGNING_TARGETS, unserved
 
 
 @dataclass
@@ -38,6 +38,8 @@ def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
     if target:
         prefix, _, name = target.rpartition(".")
         spec = specs.by_target_prefix.get(prefix)
+        if spec is None and prefix in SHARED_SIGNING_TARGETS:  # DynamoDB Streams signs as dynamodb
+            raise unserved(specs.loader, SHARED_SIGNING_TARGETS[prefix], request)
         if spec is None:
             # Coral names no operation here (recorded from DynamoDB: `__type` only, no message).
             raise ServiceError("UnknownOperationException", "", 400, namespace="com.amazon.coral.service")

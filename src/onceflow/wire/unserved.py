@@ -22,6 +22,8 @@ from onceflow.wire.specs import SERVED_NAMES, ServiceSpec
 
 # Signing names whose botocore model is filed under another name.
 _MODEL_NAMES = {"monitoring": "cloudwatch", "email": "ses", "execute-api": "apigateway", "aoss": "opensearchserverless"}
+# X-Amz-Target prefixes of unserved services that sign with a served service's name.
+SHARED_SIGNING_TARGETS = {"DynamoDBStreams_20120810": "dynamodbstreams"}
 _SIGNING_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{0,62}")  # what may reach the model loader (it joins paths)
 
 
@@ -53,13 +55,14 @@ def _protocol(modeled: str, request: Request) -> str:
     return modeled if modeled in ("rest-xml", "rest-json", "ec2", "query", "smithy-rpc-v2-cbor") else "rest-json"
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=1024)  # botocore has some 450 models: all of them fit, and each entry is small
 def _model(loader: Any, name: str) -> ServiceModel:
+    """The service's metadata only (its protocol and full name): a whole model can weigh megabytes."""
     try:
-        data = loader.load_service_model(_MODEL_NAMES.get(name, name), "service-2")
+        metadata = loader.load_service_model(_MODEL_NAMES.get(name, name), "service-2")["metadata"]
     except (UnknownServiceError, DataNotFoundError):
-        data = {"metadata": {"protocol": "rest-json"}, "operations": {}, "shapes": {}}
-    return ServiceModel(data, service_name=name)
+        metadata = {"protocol": "rest-json"}
+    return ServiceModel({"metadata": metadata, "operations": {}, "shapes": {}}, service_name=name)
 
 
 def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:

@@ -20,9 +20,10 @@ MAX_REPORTED = 10  # coral stops listing violations after ten
 class Problems:
     """Collects constraint violations; the service's validation error is raised from them at the end.
 
-    Each is kept as (path, constraint kind, text), and its value beside it, so that a service whose own
-    wording or own check differs from coral's for one member (SERVICE_WORDING, SERVICE_TEXT,
-    SERVICE_CHECKED) can be honoured.
+    Each is kept as (path, constraint kind, constraint text), and its value beside it, so that a service
+    whose own wording or own check differs from coral's for one member (SERVICE_WORDING, SERVICE_TEXT,
+    SERVICE_CHECKED) can be honoured. The "Value '...' at ..." text is written only for the violations
+    a message reports: quoting a 100,000-element value costs seconds.
     """
 
     def __init__(self) -> None:
@@ -30,32 +31,37 @@ class Problems:
         self.values: list[Any] = []
 
     def add(self, value: Any, path: str, constraint: str, kind: str = "null") -> None:
-        self.found.append((path, kind, f"Value {quoted(value)} at '{path}' failed to satisfy constraint: {constraint}"))
+        self.found.append((path, kind, constraint))
         self.values.append(value)
+
+    def text(self, i: int) -> str:
+        path, _, constraint = self.found[i]
+        return f"Value {quoted(self.values[i])} at '{path}' failed to satisfy constraint: {constraint}"
 
     @property
     def items(self) -> list[str]:
-        return [text for _, _, text in self.found]
+        return [self.text(i) for i in range(len(self.found))]
 
     def message(self) -> str:
-        return _message(self.items)
+        return _message([self.text(i) for i in range(min(len(self.found), MAX_REPORTED))])
 
     def outcome(self, service: str, operation: str = "") -> str | None:
         """The validation message for `service` (and `operation`), or None when the service checks all
         of them itself."""
         found = list(enumerate(self.found))
         alone = [(i, f) for i, f in found if (service, f[0]) in SERVICE_ALONE]
-        left = []
-        for i, (path, kind, text) in alone or found:
-            value = self.values[i] if i < len(self.values) else None
+        left: list[str] = []
+        for i, (path, kind, _) in alone or found:
+            value = self.values[i]
             leaf = path.rsplit(".", 1)[-1]
             if (service, leaf, kind) in SERVICE_CHECKED:
                 continue
             wording = _lookup(SERVICE_WORDING, service, operation, leaf, kind)
             if wording is not None:
                 return wording
-            own = _lookup(SERVICE_TEXT, service, operation, leaf, kind)
-            left.append(own(path, value) if own is not None else text)
+            if len(left) < MAX_REPORTED:
+                own = _lookup(SERVICE_TEXT, service, operation, leaf, kind)
+                left.append(own(path, value) if own is not None else self.text(i))
         return _message(left) if left else None
 
 

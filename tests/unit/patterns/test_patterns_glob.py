@@ -9,6 +9,7 @@ from functools import cache
 
 import pytest
 
+from onceflow.patterns import glob as glob_module
 from onceflow.patterns.glob import ANY, STAR, Glob, iam_glob, logs_glob, sfn_glob
 
 
@@ -162,3 +163,25 @@ def test_dialects_agree_with_a_regex_translation_on_small_inputs(seed: int) -> N
             sfn.append(".*" if pattern[i] == "*" else re.escape(pattern[i]))
             i += 1
         assert sfn_glob(pattern).matches(text) is bool(re.fullmatch("".join(sfn), text, re.S)), (pattern, text)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_segments_past_the_mask_budget_match_the_same(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past the budget a segment is found by its longest literal chunk and checked in place.
+    monkeypatch.setattr(glob_module, "_MASK_BITS", 0)
+    rng = random.Random(500 + seed)
+    for _ in range(1500):
+        tokens = _random_tokens(rng, "ab")
+        text = "".join(rng.choice("ab") for _ in range(rng.randint(0, 10)))
+        assert Glob(tokens).matches(text) is reference(tokens, text), (tokens, text)
+
+
+def test_many_distinct_characters_build_no_masks() -> None:
+    # Masks would take (distinct characters x length) bits: here 5,000 x 10,000.
+    letters = [chr(0x4E00 + i) for i in range(5000)]
+    pattern = "*" + "".join(f"{c}?" for c in letters) + "*"
+    compiled = iam_glob(pattern)
+    assert compiled.middle[0].masks is None
+    text = "x" + "".join(f"{c}-" for c in letters) + "y"
+    assert compiled.matches(text) is True
+    assert compiled.matches(text.replace(letters[-1], "z")) is False

@@ -77,3 +77,11 @@ def test_translation_of_javascript_escapes() -> None:
     assert translate("\\cJ") == "\\x{0a}"
     assert translate("a\\\\u0041") == "a\\\\u0041"  # an escaped backslash, then literal text
     assert translate("\\d+\\/") == "\\d+\\/"
+
+
+def test_jsonpath_filter_regex_runs_on_re2() -> None:
+    from onceflow.sfn.asl.paths import resolve_path
+
+    data = {"u": [{"n": "a" * 5000 + "!"}, {"n": "a" * 5000}, {"n": "AB"}]}
+    assert resolve_path("$.u[?(@.n =~ /(a+)+$/)]", data) == [{"n": "a" * 5000}]
+    assert resolve_path("$.u[?(@.n =~ /ab.*/i)]", data) == [{"n": "AB"}]

@@ -83,7 +83,7 @@ def test_infinity_in_an_integer_member_is_clamped_as_javas_cast_clamps_it() -> N
     assert from_json(_member(*INTEGER), float("-inf"), "limit", problems) == -(2**31)
     assert from_json(_member(*LONG), 1e400, "startTime", problems) == 2**63 - 1
     assert from_json(_member(*INTEGER), 2.9, "limit", problems) == 2
-    assert [text for _, _, text in problems.found] == ["Value '-2147483648' at 'limit' failed to satisfy constraint: "
+    assert problems.items == ["Value '-2147483648' at 'limit' failed to satisfy constraint: "
                                                        "Member must have value greater than or equal to 1"]
 
 

@@ -74,6 +74,24 @@ UNSERVED = [
 ]
 
 
+def test_dynamodb_streams_signs_as_dynamodb_and_still_gets_a_501_naming_it(app: AwsApp) -> None:
+    response = asyncio.run(app.handle(_request("dynamodbstreams", "ListStreams", {}, "dynamodb")))
+    assert response.status == 501
+    error = _parsed_error("dynamodbstreams", "ListStreams", response)
+    assert error["Code"] == "NotImplemented"
+    assert error["Message"].startswith("onceflow does not serve dynamodbstreams (Amazon DynamoDB Streams);")
+
+
+def test_every_modeled_rest_path_of_lambda_is_routed_to_lambda() -> None:
+    """The routing table is the model's: each operation's first path segment leads to Lambda."""
+    from onceflow.wire.specs import first_segment
+
+    lam = specs().services["lambda"]
+    segments = {first_segment(op.http["requestUri"]) for op in lam.operations.values()}
+    assert len(segments) >= 16
+    assert {s: specs().rest_prefixes.get(s) for s in segments} == {s: [lam] for s in segments}
+
+
 @pytest.mark.parametrize(("service", "operation", "params", "signing", "full"), UNSERVED,
                          ids=[f"{u[0]}.{u[1]}" for u in UNSERVED])
 def test_an_unserved_service_gets_a_501_its_client_parses(app: AwsApp, service: str, operation: str,

@@ -210,7 +210,10 @@ def _principal(value: Any) -> dict[str, tuple[str, ...]]:
 
 def _valid_principal(ptype: str, ident: str) -> bool:
     if ptype == "AWS":
-        return ident == "*" or bool(_ACCOUNT.fullmatch(ident) or _AWS_PRINCIPAL.fullmatch(ident))
+        if ident == "*" or _ACCOUNT.fullmatch(ident):
+            return True
+        # `.` stops at a newline, where `assumed-role/.+/.+` would retry every `/`: quadratic.
+        return "\n" not in ident and bool(_AWS_PRINCIPAL.fullmatch(ident))
     if ptype == "Service":
         return ident == "*" or bool(_SERVICE.fullmatch(ident))
     return bool(ident)

@@ -13,7 +13,7 @@ from enum import Enum
 
 from onceflow.iam.policy import conditions
 from onceflow.iam.policy.document import Policy, Statement
-from onceflow.iam.policy.matching import action_matches, arn_matches
+from onceflow.iam.policy.matching import PolicyPattern, action_matches, arn_matches
 
 
 class Decision(Enum):
@@ -41,30 +41,40 @@ _REGIONAL_SERVICE = re.compile(r"([a-z0-9-]+)\.[a-z]{2}(-[a-z]+)+-\d\.amazonaws\
 
 
 def substituter(policy: Policy, context: Mapping[str, list[str]]) -> conditions.Substitute:
-    """Resolve ${key} (and ${key, 'default'}) from single-valued context keys; 2012-10-17 only."""
+    """Resolve ${key} (and ${key, 'default'}) from single-valued context keys; 2012-10-17 only.
+    The `*` and `?` that ${*} and ${?} put in are literal: the result is then a PolicyPattern."""
 
     def substitute(text: str) -> str | None:
         if not policy.supports_variables or "${" not in text:
             return text
-        unresolved = False
-
-        def one(m: re.Match[str]) -> str:
-            nonlocal unresolved
+        out: list[str] = []
+        literal: list[int] = []
+        length = pos = 0
+        for m in _VARIABLE.finditer(text):
+            out.append(text[pos : m.start()])
+            length += m.start() - pos
+            pos = m.end()
             name, _, default = m.group(1).partition(",")
             name = name.strip()
+            value: str | None = None
             if name in _LITERALS:
-                return _LITERALS[name]
-            values = context.get(name.lower())
-            if values and len(values) == 1:
-                return values[0]
-            default = default.strip()
-            if len(default) >= 2 and default[0] == default[-1] == "'":
-                return default[1:-1]
-            unresolved = True
-            return ""
-
-        out = _VARIABLE.sub(one, text)
-        return None if unresolved else out
+                value = _LITERALS[name]
+                if value != "$":
+                    literal.append(length)
+            else:
+                values = context.get(name.lower())
+                default = default.strip()
+                if values and len(values) == 1:
+                    value = values[0]
+                elif len(default) >= 2 and default[0] == default[-1] == "'":
+                    value = default[1:-1]
+            if value is None:
+                return None
+            out.append(value)
+            length += len(value)
+        out.append(text[pos:])
+        result = "".join(out)
+        return PolicyPattern(result, frozenset(literal)) if literal else result
 
     return substitute
 

@@ -13,19 +13,38 @@ from functools import lru_cache
 from onceflow.patterns.glob import Glob, iam_glob
 
 
-def _fold(text: str) -> str:
-    return text.lower()
+class PolicyPattern(str):
+    """A policy value after variable substitution that holds a `*` or `?` from ${*} or ${?}:
+    `literal` lists their positions, where they match only themselves (IAM user guide, policy
+    variables: special characters)."""
+
+    literal: frozenset[int]
+
+    def __new__(cls, text: str, literal: frozenset[int]) -> PolicyPattern:
+        value = super().__new__(cls, text)
+        value.literal = literal
+        return value
+
+
+_NONE: frozenset[int] = frozenset()
+
+
+def _literal(pattern: str) -> frozenset[int]:
+    return getattr(pattern, "literal", _NONE)
 
 
 def glob_match(pattern: str, value: str, *, ignore_case: bool = False) -> bool:
     """True when `value` matches the whole of `pattern` (`*`, `?` wildcards)."""
-    if pattern == "*":
-        return True
+    literal = _literal(pattern)
+    pattern = str(pattern)
     if ignore_case:
-        pattern, value = _fold(pattern), _fold(value)
-    if "*" not in pattern and "?" not in pattern:
-        return pattern == value
-    return iam_glob(pattern).matches(value)
+        pattern, value = pattern.lower(), value.lower()
+    if not literal:
+        if pattern == "*":
+            return True
+        if "*" not in pattern and "?" not in pattern:
+            return pattern == value
+    return iam_glob(pattern, literal).matches(value)
 
 
 def action_matches(pattern: str, action: str) -> bool:
@@ -33,23 +52,38 @@ def action_matches(pattern: str, action: str) -> bool:
     return glob_match(pattern, action, ignore_case=True)
 
 
+def _arn_pattern(pattern: str, literal: frozenset[int]) -> tuple[Glob, ...]:
+    return _cached_arn_pattern(pattern, literal) if len(pattern) <= 256 else _arn_globs(pattern, literal)
+
+
 @lru_cache(maxsize=4096)
-def _arn_pattern(pattern: str) -> tuple[Glob, ...]:
+def _cached_arn_pattern(pattern: str, literal: frozenset[int]) -> tuple[Glob, ...]:
+    return _arn_globs(pattern, literal)
+
+
+def _arn_globs(pattern: str, literal: frozenset[int]) -> tuple[Glob, ...]:
     """One glob per ARN part for the first five parts and one for the resource; a pattern with
     fewer than five colons is one glob over the whole ARN."""
     parts = pattern.split(":", 5)
     if len(parts) < 6:
-        return (iam_glob(pattern),)
-    return tuple(iam_glob(p) for p in parts)
+        return (iam_glob(pattern, literal),)
+    globs, offset = [], 0
+    for part in parts:
+        globs.append(iam_glob(part, frozenset(i - offset for i in literal if offset <= i < offset + len(part))))
+        offset += len(part) + 1
+    return tuple(globs)
 
 
 def arn_matches(pattern: str, arn: str) -> bool:
     """Case-sensitive ARN match; `*` alone matches every resource."""
-    if pattern == "*":
-        return True
-    if "*" not in pattern and "?" not in pattern:
-        return pattern == arn
-    globs = _arn_pattern(pattern)
+    literal = _literal(pattern)
+    pattern = str(pattern)
+    if not literal:
+        if pattern == "*":
+            return True
+        if "*" not in pattern and "?" not in pattern:
+            return pattern == arn
+    globs = _arn_pattern(pattern, literal)
     if len(globs) == 1:
         return globs[0].matches(arn)
     # The first five parts never hold a colon, so the ARN's first five colons line up with the pattern's.

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from onceflow.patterns.regex import UnsupportedRegex, compile_linear
 from onceflow.sfn.asl.errors import PathNotFound, StateDataError
 
 _NAME_END = re.compile(r"[.\[\s(]")
@@ -280,9 +281,11 @@ class _FilterParser:
             return ("lit", re.sub(r"\\(.)", r"\1", text[1:-1]))
         if kind == "kw":
             return ("lit", {"true": True, "false": False, "null": None}[text])
-        if kind == "regex":
-            flags = re.I if text.endswith("i") else 0
-            return ("lit", re.compile(text[1:text.rindex("/")], flags))
+        if kind == "regex":  # on RE2: a user's regex runs in linear time
+            try:
+                return ("lit", compile_linear(text[1:text.rindex("/")], ignore_case=text.endswith("i")))
+            except UnsupportedRegex as exc:
+                raise PathSyntaxError(f"invalid regular expression {text}: {exc}") from None
         if kind == "path":
             rel = compile_path("$" + text[1:])
             return ("path", text[0], rel)
@@ -326,7 +329,7 @@ def _is_num(v: Any) -> bool:
 
 def _compare(op: str, left: Any, right: Any) -> bool:
     if op == "=~":
-        return isinstance(left, str) and isinstance(right, re.Pattern) and bool(right.fullmatch(left))
+        return isinstance(left, str) and hasattr(right, "fullmatch") and bool(right.fullmatch(left))
     same = (_is_num(left) and _is_num(right)) or (type(left) is type(right))
     if op == "==":
         return same and left == right
