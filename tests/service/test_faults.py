@@ -282,6 +282,15 @@ def test_step_functions_task_sees_lambda_service_exception_and_retries(endpoint:
                                       "Status Code: 500; Error Code: ServiceException;")
     assert "onceflow" not in json.dumps(failed).lower()
     assert [e["type"] for e in events].count("TaskSucceeded") == 1
+    # The console marks the attempt whose failure was injected, and only that one.
+    import urllib.request
+
+    machine_name = machine.rsplit(":", 1)[1]
+    page = f"{endpoint}/states/{machine_name}/executions/{arn.rsplit(':', 1)[1]}"
+    with urllib.request.urlopen(page, timeout=30) as response:
+        text = response.read().decode()
+    assert text.count("injected by fault rule") == 1
+    assert "the handler ran; the fault replaced its answer" in text
 
 
 # ------------------------------------------------------------------------------------ durability

@@ -240,8 +240,8 @@ class Faults:
     def _report(self, fire: Fire, resources: list[str]) -> None:
         """Every injected fault in the server log and in the /aws/onceflow/faults log group."""
         rule, ctx = fire.rule, fire.ctx
-        what = rule.kind or (rule.error.code if rule.error else "latency")
-        event = {"rule": rule.id, "fault": what, "when": rule.when, "service": ctx.service,
+        what = rule.error.code if rule.error else (rule.kind or ("timeout" if rule.timeout else "latency"))
+        event = {"rule": rule.id, "fault": what, "kind": rule.kind, "when": rule.when, "service": ctx.service,
                  "operation": ctx.operation, "region": ctx.region, "account": ctx.account,
                  "caller": ctx.principal.arn, "resource": resources[0] if resources else None,
                  "requestId": ctx.request_id, "fired": rule.fired}

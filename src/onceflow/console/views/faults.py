@@ -4,6 +4,8 @@ account and region (from the /aws/onceflow/faults log group). Read-only, as ever
 from __future__ import annotations
 
 import json
+import time
+from datetime import datetime
 from typing import Any
 
 from onceflow.console.app import Response, View
@@ -45,3 +47,52 @@ def _recent(v: View, limit: int = 50) -> list[dict[str, Any]]:
         if isinstance(detail, dict):
             events.append({"timestamp": event.get("timestamp"), **detail})
     return events[::-1]
+
+
+def injected(v: View, run: Any, start: Any, stop: Any) -> dict[int, dict[str, Any]]:
+    """The task attempts (by TaskScheduled event id) whose failure a fault rule injected: a fault
+    logged for the same error, in the attempt's time, on its function when it invokes one."""
+    failed = [a for a in run.attempts if a.error and a.started is not None]
+    if not failed or v.stack.services.get("faults") is None:
+        return {}
+    begin, end = (_ms(start) or 0) - 2000, (_ms(stop) or int(time.time() * 1000)) + 10_000
+    params = {"logGroupName": LOG_GROUP, "startTime": max(0, begin), "endTime": end}
+    try:
+        events = v.optional(lambda: v.aws.all("logs", "FilterLogEvents", params, "events", limit=10_000), []) or []
+    except NotFound:
+        return {}
+    faults = []
+    for event in events:
+        try:
+            detail = json.loads(event["message"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if isinstance(detail, dict):
+            faults.append((int(event.get("timestamp") or 0), detail))
+    marks: dict[int, dict[str, Any]] = {}
+    claimed: set[int] = set()
+    for attempt in failed:
+        lo, hi = (_ms(attempt.started) or 0) - 1000, (_ms(attempt.ended) or end) + 1000
+        for n, (ts, detail) in enumerate(faults):
+            if n in claimed or not lo <= ts <= hi or not _same_error(attempt.error, str(detail.get("fault"))):
+                continue
+            if attempt.function and attempt.function not in str(detail.get("resource") or ""):
+                continue
+            marks[attempt.event_id] = detail
+            claimed.add(n)
+            break
+    return marks
+
+
+def _same_error(error: str, fault: str) -> bool:
+    """Step Functions names a service's error `Lambda.<code>`, `DynamoDB.<code>`; a crash fails the
+    task with the function's Runtime.ExitError."""
+    return error == fault or error.endswith("." + fault) or (fault == "crash" and error == "Runtime.ExitError")
+
+
+def _ms(value: Any) -> int | None:
+    if isinstance(value, datetime):
+        return int(value.timestamp() * 1000)
+    if isinstance(value, int | float):
+        return int(value * 1000)
+    return None
