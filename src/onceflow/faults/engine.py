@@ -20,7 +20,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.faults import catalog
-from onceflow.faults.rules import FaultError, Rule, parse_rules
+from onceflow.faults.rules import FaultError, Rule, RuleError, parse_rules
 from onceflow.faults.store import FaultStore
 
 log = logging.getLogger("onceflow.faults")
@@ -123,7 +123,11 @@ class Faults:
     def load(self) -> None:
         rules = []
         for rule_id, spec, matched, fired in self.store.all():
-            rule = parse_rules([spec], rule_id)[0]
+            try:
+                rule = parse_rules([spec], rule_id)[0]
+            except RuleError as exc:  # kept by another version whose models differ: skip it, loudly
+                log.warning("fault rule %s is no longer valid and is not applied: %s", rule_id, exc.message)
+                continue
             rule.matched, rule.fired = matched, fired
             rules.append(rule)
         self._install(rules)
