@@ -35,6 +35,10 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
 def settings_from(args: argparse.Namespace) -> Settings:
     if args.time_scale <= 0:
         raise SystemExit("onceflow: --time-scale must be greater than 0")
+    if args.faults is not None:  # a bad rules file stops here, before the server starts
+        from onceflow.faults.cli import read_rules_file
+
+        read_rules_file(args.faults)
     account = str(args.account_id)
     if not (len(account) == 12 and account.isdigit()):
         raise SystemExit("onceflow: --account-id must be 12 digits")
@@ -51,10 +55,6 @@ def settings_from(args: argparse.Namespace) -> Settings:
     except ValueError as exc:
         raise SystemExit(f"onceflow: {exc}") from None
     extra = {}
-    if args.faults is not None:  # a bad rules file stops here, before the server starts
-        from onceflow.faults.cli import read_rules_file
-
-        read_rules_file(args.faults)
     if args.lambda_max_workers is not None:
         if args.lambda_max_workers < 1:
             raise SystemExit("onceflow: --lambda-max-workers must be at least 1")

@@ -27,6 +27,8 @@ class Settings:
     time_scale: float = 1.0
     # When True, callers with ordinary access keys are evaluated against their IAM policies too.
     enforce_iam: bool = False
+    # `serve --faults FILE`: fault injection rules that replace the stored ones at start.
+    faults_file: Path | None = None
     # Upper bound on live Lambda worker processes across all functions (sized for the machine).
     lambda_max_workers: int = max(4, (os.cpu_count() or 2) * 4)
     lambda_account_concurrency: int = 1000
@@ -34,8 +36,6 @@ class Settings:
     # Python that runs onceflow. Pairs, so the settings stay hashable and frozen.
     lambda_interpreters: tuple[tuple[str, str], ...] = ()
     max_body_bytes: int = 16 * 1024 * 1024
-    # `serve --faults FILE`: fault injection rules that replace the stored ones at start.
-    faults_file: Path | None = None
 
     @property
     def endpoint_url(self) -> str:

@@ -60,6 +60,7 @@ class AwsApp:
         self.stack = stack
         self.specs = specs
         self.console = console
+        self.faults = stack.services.get("faults")  # fault injection rules (onceflow.faults), if set up
         self.executor = ThreadPoolExecutor(max_workers=64, thread_name_prefix="onceflow-call")
         # Calls that wait on user code (a Lambda handler, a synchronous execution) get threads of their
         # own: a handler's calls back into onceflow must never queue behind the calls that wait for it.
@@ -69,7 +70,6 @@ class AwsApp:
         self.in_flight = 0  # requests between arrival and answer
         self.max_body = stack.settings.max_body_bytes
         self._roots: dict[str | None, Principal] = {}
-        self.faults = stack.services.get("faults")  # fault injection rules (onceflow.faults), if set up
         # Beyond this no service accepts a body: stop reading it (each service's own limit is checked later).
         self.hard_limit = max(self.max_body, *BODY_LIMITS.values()) + 1024
 
@@ -91,11 +91,11 @@ class AwsApp:
                 outcome = await asyncio.get_running_loop().run_in_executor(self.executor, self.begin, request)
             else:
                 outcome = self.begin(request)
+            if isinstance(outcome, faults_wire.FaultedCall):
+                outcome.receive = receive  # a `timeout` fault holds the call until the client goes
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
-            if isinstance(outcome, faults_wire.FaultedCall):
-                outcome.receive = receive  # a `timeout` fault holds the call until the client goes
             await _send(send, await self.complete(outcome))
         finally:
             self.in_flight -= 1
