@@ -118,7 +118,21 @@ class Server:
         for hook in stack.on_start:
             await loop.run_in_executor(None, hook)
         self.on_ready(self.settings, stack)
+        while not task.done() and not server.should_exit:
+            await asyncio.wait({task}, timeout=0.05)
+        if not task.done():  # a signal: uvicorn drains connections; tell the parts that must end work
+            for hook in stack.on_stopping:
+                loop.run_in_executor(None, _logged(hook))
         await task
+
+
+def _logged(hook: Callable[[], None]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            hook()
+        except Exception:
+            log.exception("stopping hook failed")
+    return run
 
 
 def _print_ready(settings: Settings, stack: Stack) -> None:

@@ -44,6 +44,10 @@ class Stack:
     on_start: list[Callable[[], None]] = field(default_factory=list)
     on_reset: list[Callable[[], None]] = field(default_factory=list)
     on_shutdown: list[Callable[[], None]] = field(default_factory=list)
+    # Run (in a thread) as soon as a shutdown signal arrives, while the HTTP server still drains:
+    # for parts whose in-flight requests wait on work that must be told to end (a synchronous
+    # execution waits on the engine), so the drain does not sit out its whole grace period.
+    on_stopping: list[Callable[[], None]] = field(default_factory=list)
 
     def reset(self) -> None:
         for hook in self.on_reset:

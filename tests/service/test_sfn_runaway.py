@@ -186,3 +186,34 @@ def test_a_map_iteration_times_out_while_an_earlier_one_loops(sfn: Any, role_arn
     assert (d["status"], d.get("error")) == ("FAILED", "States.Timeout")
     types = [e["type"] for e in history(sfn, arn)]
     assert types.count("MapIterationStarted") == 2 and "TaskTimedOut" in types and "MapStateFailed" in types
+
+
+def test_sigterm_ends_a_synchronous_execution_that_loops(server_factory: Callable[..., Any]) -> None:
+    """A StartSyncExecution waiting on a looping Express execution does not hold the shutdown for
+    uvicorn's whole drain (30 s): the signal tells the engine at once, the call gets its answer or
+    its connection closes, and the server exits 0 well within the 15 s given here."""
+    import threading
+
+    from botocore.config import Config
+
+    server = server_factory()
+    sfn, role_arn = server.client("stepfunctions"), role(server.client("iam"))
+    arn = sfn.create_state_machine(name=f"runaway-{uuid.uuid4().hex[:8]}", type="EXPRESS",
+                                   definition=json.dumps(looping()), roleArn=role_arn)["stateMachineArn"]
+    sync = server.client("stepfunctions", config=Config(inject_host_prefix=False, read_timeout=60,
+                                                         retries={"max_attempts": 1}))
+    outcome: list[str] = []
+
+    def call() -> None:
+        try:
+            outcome.append(sync.start_sync_execution(stateMachineArn=arn)["status"])
+        except Exception as exc:  # the connection may close under it: what matters is that it ends
+            outcome.append(type(exc).__name__)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    time.sleep(1.0)  # let the call reach the loop
+    assert not outcome, "the looping synchronous execution returned by itself"
+    assert server.stop(timeout=15) == 0
+    caller.join(30)
+    assert outcome, "the synchronous call never ended"

@@ -19,5 +19,6 @@ def setup(stack: Stack) -> None:
     stack.services["stepfunctions"] = service
     stack.resource_resolvers["stepfunctions"] = resolve_resources
     stack.on_start.append(engine.start)
+    stack.on_stopping.append(engine.shutdown)  # StartSyncExecution answers before the drain ends
     stack.on_shutdown.append(engine.shutdown)
     stack.on_reset.append(engine.reset)
