@@ -5,6 +5,10 @@ so a worker starts with everything already imported (a fork costs a few millisec
 boto3 costs a hundred or more). It reaps its children and reports each exit status to the server,
 which turns deaths into Runtime.ExitError. When the server closes the control socket, the zygote
 kills every worker it started and exits.
+
+The zygote is a child subreaper: whatever a worker started and left behind when it died (a
+double-forked, setsid daemon included) is adopted by the zygote, which kills it at once. Live
+workers are subreapers themselves, so an orphan only reaches the zygote once its worker is gone.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ import select
 import signal
 import socket
 import sys
+import time
 from typing import Any
 
-from onceflow.lambda_.runtime import protocol, worker
+from onceflow.lambda_.runtime import confine, protocol, worker
 
 # Models a handler is most likely to use; each costs a few ms here and nothing in the worker.
 _PRELOAD_SERVICES = ("dynamodb", "sts", "lambda", "logs", "stepfunctions", "iam", "s3", "sqs", "sns")
@@ -110,27 +115,62 @@ class Zygote:
         self.children.add(pid)
 
     def reap(self) -> None:
-        while self.children:
+        while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 self.children.clear()
                 return
             if pid == 0:
-                return
-            self.children.discard(pid)
-            with contextlib.suppress(OSError):
-                protocol.send_packet(self.control, {"t": "exited", "pid": pid, "status": describe(status)})
+                break
+            if pid in self.children:
+                self.children.discard(pid)
+                with contextlib.suppress(OSError):
+                    protocol.send_packet(self.control, {"t": "exited", "pid": pid, "status": describe(status)})
+        self.kill_orphans()
+
+    def kill_orphans(self) -> None:
+        """SIGKILL every child that is not a worker: the leftovers of a dead worker. Their own
+        children are adopted in turn, and their deaths bring us back here until none is left."""
+        me = os.getpid()
+        for pid in _children_of(me):
+            if pid not in self.children:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
 
     def kill_all(self) -> None:
-        for pid in list(self.children):
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        for pid in list(self.children):
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
+        """Kill every worker and, as they are adopted, everything the workers left behind."""
+        self.children.clear()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            for pid in _children_of(os.getpid()):
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                time.sleep(0.01)
+
+
+def _children_of(parent: int) -> list[int]:
+    """Pids whose parent is `parent` (from /proc/<pid>/stat: this kernel may lack .../children)."""
+    out = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == parent:
+            out.append(int(entry.name))
+    return out
 
 
 def describe(status: int) -> str:
@@ -151,14 +191,24 @@ def main() -> None:
     # Ctrl-C in a terminal signals the whole foreground process group: the server, not the zygote
     # and its workers, decides when they stop (it ends them on shutdown).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    confine.prctl(confine.PR_SET_CHILD_SUBREAPER, 1)
     control = socket.socket(fileno=int(sys.argv[1]))
+    # What the sandbox can do here (README "Lambda sandbox"): a mount namespace, and whether the
+    # Python folders are readable by a function's own uid (or can be made so in that namespace).
+    paths = confine.python_paths()
+    mount_ns = os.geteuid() == 0 and confine.probe_namespaces()
+    blocked = [p for p in paths if confine.blocked_folder(p)]
+    if mount_ns:
+        confine.EXPOSE[:] = confine.to_expose(paths)
     loader = preload()
     # Move everything imported so far out of the collector's reach: a worker's first collections
     # would otherwise touch (and copy) every page it shares with the zygote.
     gc.collect()
     gc.freeze()
     try:
-        protocol.send_packet(control, {"t": "zygote_ready", "pid": os.getpid(), "boto3": loader is not None})
+        ready = {"t": "zygote_ready", "pid": os.getpid(), "boto3": loader is not None, "mount_ns": mount_ns}
+        ready["unreadable"] = "" if mount_ns or not blocked else blocked[0]
+        protocol.send_packet(control, ready)
     except OSError:  # the server went away while we were loading: nothing to serve
         return
     Zygote(control, loader).serve()
