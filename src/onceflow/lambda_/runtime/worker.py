@@ -79,12 +79,18 @@ def split_event(message: str) -> list[str]:
         return [message]
     parts = []
     while data:
-        cut = min(len(data), protocol.MAX_EVENT_BYTES)
-        while cut < len(data) and (data[cut] & 0xC0) == 0x80:  # never inside a character
-            cut -= 1
+        cut = _char_boundary(data, protocol.MAX_EVENT_BYTES)
         parts.append(data[:cut].decode("utf-8", "replace"))
         data = data[cut:]
     return parts
+
+
+def _char_boundary(data: bytes, limit: int) -> int:
+    """The largest cut <= limit that does not fall inside a UTF-8 character."""
+    cut = min(len(data), limit)
+    while 0 < cut < len(data) and (data[cut] & 0xC0) == 0x80:
+        cut -= 1
+    return cut or min(len(data), limit)
 
 
 class _LineStream(io.TextIOBase):
@@ -114,9 +120,10 @@ class _LineStream(io.TextIOBase):
                     self._channel.log(line + "\n")
         else:
             self._partial = data
-        if len(self._partial) > protocol.MAX_EVENT_BYTES:  # a line without end: send what makes events
-            self._channel.log(self._partial)
-            self._partial = ""
+        if len(self._partial) > protocol.MAX_EVENT_BYTES:  # a line still growing: send its full events
+            *full, self._partial = split_event(self._partial)
+            for part in full:
+                self._channel.log(part)
         return len(text)
 
     def flush_partial(self) -> None:
@@ -175,9 +182,10 @@ class _FdCapture:
                 for line in lines:
                     if line:
                         self._channel.log(line.decode("utf-8", "replace") + "\n")
-                if len(self._partial) > protocol.MAX_EVENT_BYTES:
-                    self._channel.log(self._partial.decode("utf-8", "replace"))
-                    self._partial = b""
+                while len(self._partial) > protocol.MAX_EVENT_BYTES:
+                    cut = _char_boundary(self._partial, protocol.MAX_EVENT_BYTES)
+                    self._channel.log(self._partial[:cut].decode("utf-8", "replace"))
+                    self._partial = self._partial[cut:]
 
 
 class _LambdaLogHandler(logging.Handler):
