@@ -29,6 +29,7 @@ from onceflow.lambda_.runtime.confine import PR_SET_DUMPABLE, Limits, prctl
 
 log = logging.getLogger("onceflow.lambda")
 
+_PREFIX = "onceflow-sandbox-"
 UID_BASE = 100_000
 UID_COUNT = 50_000
 
@@ -59,18 +60,29 @@ class Sandbox:
         protect_server()
         self.isolate = os.geteuid() == 0 if isolate is None else isolate
         self.private_tmp = private_tmp and self.isolate
-        # Outside /tmp when isolating: a worker's /tmp is its own tmpfs, which would hide its code.
-        base = "/var/tmp" if self.isolate and os.path.isdir("/var/tmp") else None
-        self.root = Path(tempfile.mkdtemp(prefix="onceflow-sandbox-", dir=base))
-        if self.isolate:
-            os.chmod(self.root, 0o711)  # function uids may pass through to their own folders only
-        (self.root / "code").mkdir(mode=0o711)
-        (self.root / "tmp").mkdir(mode=0o711)
-        self._lock = threading.Lock()
+        self._root: Path | None = None  # made at the first cold start
+        self._lock = threading.RLock()  # root is made under it, from place() too
         self._uids: dict[str, int] = {}
         self._claims: list[int] = []  # lock file descriptors held for the server's life
         self._copies: dict[tuple[int, str], str] = {}
         self._warned = False
+
+    @property
+    def root(self) -> Path:
+        """This server's sandbox folder: code copies and workers' temporary folders. Outside /tmp
+        when isolating: a worker's /tmp is its own tmpfs, which would hide its code."""
+        with self._lock:
+            if self._root is None:
+                base = "/var/tmp" if self.isolate and os.path.isdir("/var/tmp") else tempfile.gettempdir()
+                _remove_abandoned(Path(base))
+                root = Path(tempfile.mkdtemp(prefix=_PREFIX, dir=base))
+                if self.isolate:
+                    os.chmod(root, 0o711)  # function uids may pass through to their own folders only
+                (root / "code").mkdir(mode=0o711)
+                (root / "tmp").mkdir(mode=0o711)
+                (root / "server.pid").write_text(str(os.getpid()))
+                self._root = root
+            return self._root
 
     # ------------------------------------------------------------------ identities
     def uid_for(self, function_id: str) -> int | None:
@@ -160,11 +172,27 @@ class Sandbox:
         )
 
     def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
         for fd in self._claims:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._claims.clear()
+
+
+def _remove_abandoned(base: Path) -> None:
+    """Sandbox folders of servers that died without cleaning up (kill -9): their pid is gone."""
+    for folder in base.glob(_PREFIX + "*"):
+        try:
+            pid = int((folder / "server.pid").read_text())
+        except (OSError, ValueError):
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:  # alive, someone else's
+            pass
 
 
 def _owned_read_only(top: Path, gid: int) -> None:

@@ -1,0 +1,157 @@
+"""The sandbox's own rules without a server: log events cut at CloudWatch's limit, file names as
+Lambda shows them, which Python folders a worker's namespace must put back, the code copies'
+ownership, uids per function, and the fallback when isolation is impossible."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from onceflow.lambda_.runtime import confine, protocol, worker
+from onceflow.lambda_.runtime.sandbox import UID_BASE, Sandbox
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="uids and chown need root")
+LIMIT = protocol.MAX_EVENT_BYTES
+
+
+@dataclass
+class Host:
+    mount_ns: bool = True
+    unreadable: str = ""
+
+
+@pytest.mark.parametrize(
+    ("message", "sizes"),
+    [
+        ("short\n", [6]),
+        ("y" * LIMIT, [LIMIT]),
+        ("y" * (LIMIT + 1), [LIMIT, 1]),
+        ("y" * 600_000, [LIMIT, LIMIT, 600_000 - 2 * LIMIT]),
+    ],
+)
+def test_split_event_sizes(message: str, sizes: list[int]) -> None:
+    parts = worker.split_event(message)
+    assert [len(p.encode()) for p in parts] == sizes
+    assert "".join(parts) == message
+
+
+def test_split_event_never_cuts_a_character() -> None:
+    message = "y" + "é" * LIMIT  # 2 bytes each: the first cut falls inside one
+    parts = worker.split_event(message)
+    assert "".join(parts) == message
+    assert all(len(p.encode()) <= LIMIT for p in parts)
+
+
+def test_aws_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("LAMBDA_TASK_ROOT", str(tmp_path))
+    monkeypatch.setenv("AWS_EXECUTION_ENV", "AWS_Lambda_python3.12")
+    import json
+
+    import botocore
+
+    assert worker._aws_path(str(tmp_path / "app.py")) == "/var/task/app.py"
+    assert worker._aws_path(botocore.__file__) == "/var/runtime/botocore/__init__.py"
+    assert worker._aws_path(json.__file__) == "/var/lang/lib/python3.12/json/__init__.py"
+    assert worker._aws_path(pytest.__file__).startswith("/var/lang/lib/python3.12/site-packages/")
+    assert worker._aws_path("/elsewhere/x.py") == "/elsewhere/x.py"
+
+
+def test_python_paths_and_blocked_folders() -> None:
+    paths = confine.python_paths()
+    assert "/" not in paths
+    assert any(os.path.realpath(sysconfig.get_paths()["stdlib"]).startswith(p) for p in paths)
+    assert not any(p != q and p.startswith(q + "/") for p in paths for q in paths)  # nested ones folded
+    base = Path(tempfile.mkdtemp())  # under the open /tmp, unlike pytest's 0700 tmp_path
+    try:
+        base.chmod(0o755)
+        assert confine.blocked_folder(str(base)) is None
+        locked = base / "home"
+        (locked / "py" / "lib").mkdir(parents=True)
+        locked.chmod(0o700)
+        assert confine.blocked_folder(str(locked / "py" / "lib")) == str(locked)  # the outermost one
+    finally:
+        shutil.rmtree(base)
+    assert confine.to_expose(["/tmp/x/src"]) == ["/tmp/x/src"]  # under /tmp: the private one hides it
+
+
+def test_limits_travel_in_the_spawn_spec() -> None:
+    limits = confine.Limits(uid=100_007, gid=100_007, memory_mb=128, ephemeral_mb=512, tmp_dir="/t", private_tmp=True)
+    assert confine.Limits.from_spec(limits.to_spec()) == limits
+    assert confine.Limits.from_spec(None) == confine.Limits()
+
+
+@ROOT_ONLY
+def test_each_function_gets_its_own_uid_and_private_copy(tmp_path: Path) -> None:
+    code = tmp_path / "abc123"
+    (code / "pkg").mkdir(parents=True)
+    (code / "app.py").write_text("x = 1\n")
+    (code / "run.sh").write_text("#!/bin/sh\n")
+    (code / "run.sh").chmod(0o755)
+    sandbox = Sandbox(isolate=True)
+    try:
+        one = sandbox.place("acct/r/one", str(code), Host())
+        two = sandbox.place("acct/r/two", str(code), Host())
+        assert one.uid is not None and two.uid is not None and one.uid != two.uid
+        assert one.uid >= UID_BASE and one.gid == one.uid
+        assert sandbox.place("acct/r/one", str(code), Host()) == one  # stable within a run
+        assert one.task_root != two.task_root != str(code)
+        assert one.private_tmp
+        app = Path(one.task_root) / "app.py"
+        info = app.stat()
+        assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (0, one.gid, 0o640)
+        assert stat.S_IMODE((Path(one.task_root) / "run.sh").stat().st_mode) == 0o750
+        assert stat.S_IMODE(Path(one.task_root).parent.stat().st_mode) == 0o750  # others cannot list it
+        tmp = sandbox.new_tmp(one.uid)
+        assert (os.stat(tmp).st_uid, stat.S_IMODE(os.stat(tmp).st_mode)) == (one.uid, 0o700)
+    finally:
+        sandbox.close()
+    assert not sandbox.root.exists()
+
+
+@ROOT_ONLY
+def test_no_uid_when_the_python_is_unreadable_and_nothing_can_fix_it(tmp_path: Path) -> None:
+    sandbox = Sandbox(isolate=True)
+    try:
+        placement = sandbox.place("acct/r/f", str(tmp_path), Host(mount_ns=False, unreadable="/root"))
+        assert (placement.uid, placement.task_root) == (None, str(tmp_path))
+        fixed = sandbox.place("acct/r/f", str(tmp_path), Host(mount_ns=True, unreadable=""))
+        assert fixed.uid is not None
+    finally:
+        sandbox.close()
+
+
+def test_without_root_the_code_stays_where_it_is(tmp_path: Path) -> None:
+    sandbox = Sandbox(isolate=False)
+    try:
+        placement = sandbox.place("acct/r/f", str(tmp_path), Host())
+        assert (placement.uid, placement.gid, placement.task_root, placement.private_tmp) == (
+            None, None, str(tmp_path), False)  # fmt: skip
+    finally:
+        sandbox.close()
+
+
+def test_abandoned_sandboxes_are_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dead = tmp_path / "onceflow-sandbox-dead"
+    dead.mkdir()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    (dead / "server.pid").write_text(str(pid))  # a pid that no longer runs
+    alive = tmp_path / "onceflow-sandbox-alive"
+    alive.mkdir()
+    (alive / "server.pid").write_text(str(os.getpid()))
+    monkeypatch.setattr("tempfile.gettempdir", lambda: str(tmp_path))
+    sandbox = Sandbox(isolate=False)
+    try:
+        assert sandbox.root.parent == tmp_path
+        assert not dead.exists() and alive.exists()
+    finally:
+        sandbox.close()
