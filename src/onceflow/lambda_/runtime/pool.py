@@ -329,7 +329,10 @@ class Pool:
                     sink.line(*_log_event(header))
                     continue
                 if kind == "hello":
-                    worker.pid = int(header["pid"])
+                    # Only the first: the runtime sends it before any function code runs, and a
+                    # second one (from a handler's module code) could name the server's pid.
+                    if worker.pid == 0:
+                        worker.pid = int(header["pid"])
                     continue
                 if kind == "oom":
                     worker.kill()
@@ -448,7 +451,7 @@ class Pool:
 def _log_event(header: dict[str, Any]) -> tuple[int, str]:
     """(ts, msg) of a log frame, checked: the worker runs code nobody vetted."""
     ts, msg = header.get("ts"), header.get("msg")
-    if not isinstance(ts, int) or not isinstance(msg, str):
+    if not isinstance(ts, int) or not 0 <= ts < 1 << 53 or not isinstance(msg, str):
         raise protocol.BadFrame()
     return ts, msg
 
