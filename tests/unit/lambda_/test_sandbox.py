@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from onceflow.lambda_.runtime import confine, protocol, worker
-from onceflow.lambda_.runtime.sandbox import UID_BASE, Sandbox
+from onceflow.lambda_.runtime.sandbox import UID_BASE, UID_BLOCK, Sandbox
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="uids and chown need root")
 LIMIT = protocol.MAX_EVENT_BYTES
@@ -155,3 +155,17 @@ def test_abandoned_sandboxes_are_removed(tmp_path: Path, monkeypatch: pytest.Mon
         assert not dead.exists() and alive.exists()
     finally:
         sandbox.close()
+
+
+@ROOT_ONLY
+def test_two_servers_never_share_a_uid() -> None:
+    first, second = Sandbox(isolate=True), Sandbox(isolate=True)
+    try:
+        a, b = first.uid_for("acct/r/f"), second.uid_for("acct/r/f")
+        assert a is not None and b is not None
+        assert a // UID_BLOCK != b // UID_BLOCK  # each holds its own block
+        g = first.uid_for("acct/r/g")
+        assert g is not None and a < g and g // UID_BLOCK == a // UID_BLOCK  # the next free one of the block
+    finally:
+        first.close()
+        second.close()

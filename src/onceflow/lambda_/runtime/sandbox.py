@@ -6,8 +6,9 @@ gets a private temporary folder owned by that uid. Without root, workers keep th
 the code is the unpacked folder itself, inside the server's 0700 folders, and only the limits,
 the scrubbed environment and the private TMPDIR apply. See README "Lambda sandbox".
 
-Uids are claimed machine-wide with a lock file each (held for the server's life), so two onceflow
-servers on one machine never hand the same uid to different functions.
+Uids are claimed machine-wide a block of a thousand at a time, with a lock file per block held
+for the server's life, so two onceflow servers on one machine never hand the same uid to
+different functions.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ log = logging.getLogger("onceflow.lambda")
 
 _PREFIX = "onceflow-sandbox-"
 UID_BASE = 100_000
-UID_COUNT = 50_000
+UID_BLOCK = 1_000  # uids a server claims at a time
+UID_BLOCKS = 200
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class Sandbox:
         self._lock = threading.RLock()  # root is made under it, from place() too
         self._uids: dict[str, int] = {}
         self._claims: list[int] = []  # lock file descriptors held for the server's life
+        self._blocks: list[int] = []  # first uid of each block this server holds
         self._copies: dict[tuple[int, str], str] = {}
         self._warned = False
 
@@ -97,22 +100,37 @@ class Sandbox:
             return uid
 
     def _claim_uid(self) -> int:
+        """The next free uid of this server's blocks, claiming another block when they are used up."""
         taken = set(self._uids.values())
-        busy = _uids_with_processes()
+        busy: set[int] | None = None
+        while True:
+            for block in self._blocks:
+                for uid in range(block, block + UID_BLOCK):
+                    if uid in taken:
+                        continue
+                    busy = _uids_with_processes() if busy is None else busy
+                    if uid not in busy and not _is_user(uid):
+                        return uid
+                    taken.add(uid)
+            self._blocks.append(self._claim_block())
+
+    def _claim_block(self) -> int:
+        """A block of UID_BLOCK uids no other onceflow server on this machine holds (a lock file
+        each, held for the server's life: one descriptor per thousand functions)."""
         claims = _claims_dir()
-        for uid in range(UID_BASE, UID_BASE + UID_COUNT):
-            if uid in taken or uid in busy or _is_user(uid):
+        for block in range(UID_BASE, UID_BASE + UID_BLOCK * UID_BLOCKS, UID_BLOCK):
+            if block in self._blocks:
                 continue
             if claims is None:
-                return uid
-            fd = os.open(claims / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                return block
+            fd = os.open(claims / f"block-{block}", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 os.close(fd)
                 continue
             self._claims.append(fd)
-            return uid
+            return block
         raise RuntimeError("no free uid left for a Lambda function")
 
     # ------------------------------------------------------------------ code and temporary folders
