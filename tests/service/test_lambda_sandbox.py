@@ -316,6 +316,56 @@ def test_a_long_line_becomes_events_within_cloudwatch_limits(server: ServerProce
     assert len(sizes) == 3 and max(sizes) <= 262_144 - 26
 
 
+FORGER = r'''
+import json, os, socket, stat, struct, time
+
+
+def runtime_socket():
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                return socket.socket(fileno=os.dup(fd))
+        except OSError:
+            pass
+
+
+def frame(header):
+    head = json.dumps(header).encode()
+    return struct.pack(">II", len(head), 0) + head
+
+
+zygote = os.getppid()
+with open(f"/proc/{zygote}/stat") as f:
+    SERVER = int(f.read().rsplit(")", 1)[1].split()[1])
+runtime_socket().sendall(frame({"t": "hello", "pid": SERVER}))  # "kill this one when I time out"
+
+
+def handler(event, context):
+    if event["mode"] == "surrogate":
+        print("lone \ud800 surrogate")
+        return "printed"
+    if event["mode"] == "huge_frame":
+        runtime_socket().sendall(struct.pack(">II", 0xFFFFFFFF, 0xFFFFFFFF))
+    time.sleep(60)
+'''
+
+
+def test_forged_runtime_frames_cannot_hurt_the_server(server: ServerProcess, role: str) -> None:
+    name = f"sbx-{uuid.uuid4().hex[:10]}"
+    lam = server.client("lambda")
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler", Timeout=2,
+                        Code={"ZipFile": make_zip(FORGER)})  # fmt: skip
+    _, body = call(server, name, {"mode": "sleep"})  # times out: the worker named by the first hello dies
+    assert body["errorType"] == "Sandbox.Timedout"
+    out, body = call(server, name, {"mode": "huge_frame"})  # claims a 4 GB frame
+    assert out["FunctionError"] == "Unhandled" and body["errorType"] == "Runtime.ExitError"
+    out, body = call(server, name, {"mode": "surrogate"}, LogType="Tail")
+    assert body == "printed" and "lone \ufffd" in base64.b64decode(out["LogResult"]).decode()
+    assert server.proc.poll() is None
+    assert server.client("sts").get_caller_identity()["Account"]
+
+
 # ---------------------------------------------------------------------------------- what AWS shows
 def test_stack_traces_show_lambda_paths(server: ServerProcess, deploy: Callable[..., str]) -> None:
     name = deploy()

@@ -349,11 +349,18 @@ class InvocationLog:
 
 
 def _fit(message: str) -> str:
-    """CloudWatch Logs takes events up to 256 KB (with 26 bytes of overhead). The worker already
-    splits longer lines as Lambda does; this is the server's guard against one that does not."""
-    if len(message) * 4 <= _MAX_EVENT_BYTES:
+    """A log event as CloudWatch Logs takes it: valid UTF-8 (a handler may print a lone surrogate)
+    and at most 256 KB less 26 bytes of overhead. The worker already splits longer lines as Lambda
+    does; the cut is the server's guard against one that does not."""
+    try:
+        data = message.encode()
+    except UnicodeEncodeError:
+        data = message.encode("utf-8", "surrogatepass")
+        message = data.decode("utf-8", "replace")
+        data = message.encode()
+    if len(data) <= _MAX_EVENT_BYTES:
         return message
-    return message.encode(errors="replace")[:_MAX_EVENT_BYTES].decode(errors="ignore")
+    return data[:_MAX_EVENT_BYTES].decode(errors="ignore")
 
 
 def _init_start(runtime: str, region: str) -> str:
