@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import stat
+import struct
 import sysconfig
 import tempfile
 from dataclasses import dataclass
@@ -169,3 +171,21 @@ def test_two_servers_never_share_a_uid() -> None:
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        struct.pack(">II", protocol.MAX_HEADER_BYTES + 1, 0),  # a header beyond the bound
+        struct.pack(">II", 2, protocol.MAX_BODY_BYTES + 1),  # a body beyond the bound
+        struct.pack(">II", 3, 0) + b"{x}",  # not JSON
+        struct.pack(">II", 2, 0) + b"[]",  # JSON, not a header
+    ],
+    ids=["huge-header", "huge-body", "bad-json", "not-an-object"],
+)
+def test_frames_from_a_worker_are_bounded(raw: bytes) -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(raw)
+        with pytest.raises(protocol.BadFrame):
+            protocol.recv(b, bounded=True)
