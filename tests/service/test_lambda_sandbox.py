@@ -70,6 +70,11 @@ def handler(event, context):
         pid = os.read(read, 32).decode()
         print(f"daemon pid {pid}")
         time.sleep(60)
+    if mode == "orphans":  # each shell leaves a background sleep behind, reparented away from us
+        for _ in range(event["n"]):
+            subprocess.run("sleep 0.05 &", shell=True, check=True)
+        time.sleep(0.3)
+        return [os.getpid(), os.getppid()]
     if mode == "allocate":
         blob = bytearray(event["mb"] * 1024 * 1024)
         return len(blob)
@@ -261,6 +266,33 @@ def test_timeout_kills_a_double_forked_child(server: ServerProcess, deploy: Call
     while not gone(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert gone(pid), f"the setsid grandchild {pid} outlived its invocation's timeout"
+
+
+def test_abandoned_processes_are_reaped_while_the_worker_lives(server: ServerProcess,
+                                                               deploy: Callable[..., str]) -> None:
+    name = deploy(Timeout=30)
+    pids: list[int] = []
+    for _ in range(3):
+        _, pids = call(server, name, {"mode": "orphans", "n": 20})
+    deadline = time.monotonic() + 10
+    while any(zombies_of(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(zombies_of(p) for p in pids)  # none pile up against the function's 1,024 processes
+    _, again = call(server, name, {"mode": "orphans", "n": 1})
+    assert again == pids  # the same warm worker all along
+
+
+def zombies_of(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] == "Z" and int(fields[1]) == parent:
+                found.append(int(entry.name))
+    return found
 
 
 def test_memory_size_is_a_hard_limit(server: ServerProcess, deploy: Callable[..., str]) -> None:

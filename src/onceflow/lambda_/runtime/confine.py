@@ -3,9 +3,8 @@ zygote's user, then drops to the function's).
 
 The order matters: everything that needs root (a mount namespace, a tmpfs on /tmp, raising
 limits) comes first, then the supplementary groups, the gid and finally the uid are dropped, and
-PR_SET_NO_NEW_PRIVS makes sure no setuid program can win them back. The worker is also made a
-child subreaper, so a double-forked (setsid) descendant stays in its tree while it lives; when it
-dies, the zygote (a subreaper too) adopts and kills what is left.
+PR_SET_NO_NEW_PRIVS makes sure no setuid program can win them back. What the function starts and
+abandons is its keeper's to reap and, once the worker ends, to kill (zygote.keep).
 """
 
 from __future__ import annotations
@@ -68,8 +67,6 @@ class Limits:
 
 def apply(limits: Limits, task_root: str) -> dict[str, str]:
     """Confine this process; return environment variables the handler must see (TMPDIR)."""
-    os.setsid()  # own session and process group: killing the group ends what it started
-    prctl(PR_SET_CHILD_SUBREAPER, 1)
     env: dict[str, str] = {}
     mounted = limits.private_tmp and _private_tmp(limits, task_root)
     if limits.tmp_dir and not mounted:

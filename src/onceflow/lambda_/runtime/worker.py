@@ -461,7 +461,7 @@ def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None) -> None:
     code = 0
     channel = _Channel(sock)
     try:
-        channel.send({"t": "hello", "pid": os.getpid()})
+        channel.send({"t": "hello", "pid": os.getppid()})  # the keeper: what the server signals
         _setup_process(spec, channel, loader)
         handler = _init(channel, spec)
         if handler is not None:

@@ -6,9 +6,12 @@ boto3 costs a hundred or more). It reaps its children and reports each exit stat
 which turns deaths into Runtime.ExitError. When the server closes the control socket, the zygote
 kills every worker it started and exits.
 
-The zygote is a child subreaper: whatever a worker started and left behind when it died (a
-double-forked, setsid daemon included) is adopted by the zygote, which kills it at once. Live
-workers are subreapers themselves, so an orphan only reaches the zygote once its worker is gone.
+Each worker runs under a keeper of its own: the zygote forks the keeper (a session leader and a
+child subreaper), the keeper forks the worker. What the function starts and abandons (a
+double-forked setsid daemon included) is adopted by the keeper, which reaps it while the worker
+lives and kills it when the worker ends, then exits as the worker did; the server signals the
+keeper's process group. The zygote is a subreaper too, and kills any child that is not a keeper
+(what is left when a keeper itself was killed).
 """
 
 from __future__ import annotations
@@ -103,14 +106,22 @@ class Zygote:
 
     def spawn(self, spec: dict[str, Any], fd: int) -> None:
         pid = os.fork()
-        if pid == 0:  # the worker
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            os.close(self.wake_r)
-            os.close(self.wake_w)
-            self.control.close()
-            worker.run(socket.socket(fileno=fd), spec, self.loader)
-            os._exit(0)  # pragma: no cover - worker.run never returns
+        if pid == 0:  # the keeper
+            try:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                os.close(self.wake_r)
+                os.close(self.wake_w)
+                self.control.close()
+                os.setsid()  # the server kills this process group: keeper, worker and what they started
+                confine.prctl(confine.PR_SET_CHILD_SUBREAPER, 1)
+                child = os.fork()
+                if child == 0:
+                    worker.run(socket.socket(fileno=fd), spec, self.loader)
+                os.close(fd)
+                keep(child)
+            finally:
+                os._exit(1)  # pragma: no cover - keep() and worker.run never return
         os.close(fd)
         self.children.add(pid)
 
@@ -154,6 +165,31 @@ class Zygote:
                 return
             if pid == 0:
                 time.sleep(0.01)
+
+
+def keep(worker_pid: int) -> None:
+    """The keeper's life: reap what the worker's processes abandon; once the worker is gone, kill
+    everything left (each death hands us its own children, killed in turn), then end as it did."""
+    me = os.getpid()
+    status: int | None = None
+    while True:
+        if status is not None:
+            for pid in _children_of(me):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        try:
+            pid, code = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == worker_pid:
+            status = code
+    if status is not None and os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(me, sig)
+    os._exit(os.waitstatus_to_exitcode(status) if status is not None else 1)
 
 
 def _children_of(parent: int) -> list[int]:
