@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import resource
 import stat
@@ -33,7 +32,8 @@ _libc: Any = None
 def libc() -> Any:
     global _libc
     if _libc is None:
-        _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # The process's own symbols: libc is loaded already, and find_library would run ldconfig.
+        _libc = ctypes.CDLL(None, use_errno=True)
     return _libc
 
 

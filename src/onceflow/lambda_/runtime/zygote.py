@@ -231,6 +231,7 @@ def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
     # What the sandbox can do here (README "Lambda sandbox"): a mount namespace, and whether the
     # Python folders are readable by a function's own uid (or can be made so in that namespace).
+    confine.libc()  # loaded once here, not in every worker
     paths = confine.python_paths()
     mount_ns = os.geteuid() == 0 and confine.probe_namespaces()
     blocked = [p for p in paths if confine.blocked_folder(p)]
