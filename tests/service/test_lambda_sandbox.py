@@ -9,8 +9,6 @@ import base64
 import io
 import json
 import os
-import shutil
-import tempfile
 import time
 import uuid
 import zipfile
@@ -21,14 +19,21 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from onceflow.lambda_.runtime import confine
 from serverproc import ServerProcess
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="a uid per function needs onceflow to run as root")
+NAMESPACES = pytest.mark.skipif(os.geteuid() != 0 or not confine.probe_namespaces(),
+                                reason="private /dev/shm and /var/tmp need root and a mount namespace")
 SERVER_SECRET = "ONCEFLOW_TEST_SERVER_SECRET"
 TRUST = {
     "Version": "2012-10-17",
     "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
 }
+# A path a handler may not read is either not there for it (its /tmp, /var/tmp are its own, a
+# folder it cannot enter is covered) or refused (modes, uids): both deny, as a test of modes alone
+# would need a folder outside all of those.
+DENIED = ({"error": "PermissionError"}, {"error": "FileNotFoundError"})
 BAD_ZIP = "Could not unzip uploaded file. Please check your file, then try to upload again."
 # The server's RSS may grow by at most this much while one handler prints 100 MB (README).
 LOG_FLOOD_RSS_BOUND_MB = 64
@@ -120,19 +125,14 @@ def make_zip(source: str) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    # Not under /tmp: a handler's /tmp is its own, which would hide the data folder instead of
-    # showing that its 0700 mode keeps the handler out.
-    outside = "/var/tmp" if os.path.isdir("/var/tmp") else None
-    base = Path(tempfile.mkdtemp(prefix="onceflow-sandbox-test-", dir=outside))
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     os.environ[SERVER_SECRET] = "must-not-reach-handlers"
     try:
-        proc = ServerProcess(base / "data").start()
+        proc = ServerProcess(tmp_path_factory.mktemp("sandbox") / "data").start()
     finally:
         del os.environ[SERVER_SECRET]
     yield proc
     proc.stop()
-    shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -193,11 +193,11 @@ def test_handler_cannot_read_the_data_folder_or_the_server(server: ServerProcess
     assert db.exists() and (server.data_dir.stat().st_mode & 0o777) == 0o700
     pid = server.proc.pid
     _, read = call(server, deploy(), {"mode": "read", "paths": [str(db), f"/proc/{pid}/environ", f"/proc/{pid}/mem"]})
-    assert read == {str(db): {"error": "PermissionError"}, f"/proc/{pid}/environ": {"error": "PermissionError"},
-                    f"/proc/{pid}/mem": {"error": "PermissionError"}}  # fmt: skip
+    assert read[str(db)] in DENIED
+    assert read[f"/proc/{pid}/environ"] == read[f"/proc/{pid}/mem"] == {"error": "PermissionError"}
     _, listed = call(server, deploy(), {"mode": "list", "paths": [str(server.data_dir), f"/proc/{pid}/fd"]})
-    denied = {"error": "PermissionError"}
-    assert listed == {str(server.data_dir): denied, f"/proc/{pid}/fd": denied}
+    assert listed[str(server.data_dir)] in DENIED
+    assert listed[f"/proc/{pid}/fd"] == {"error": "PermissionError"}
 
 
 @ROOT_ONLY
@@ -207,9 +207,9 @@ def test_handler_cannot_read_or_change_code(server: ServerProcess, deploy: Calla
     theirs = os.path.join(where["root"], "app.py")
     assert where["root"] != str(server.data_dir) and not where["root"].startswith(str(server.data_dir))
     _, read = call(server, attacker, {"mode": "read", "paths": [theirs]})
-    assert read == {theirs: {"error": "PermissionError"}}
+    assert read[theirs] in DENIED
     _, listed = call(server, attacker, {"mode": "list", "paths": [where["root"]]})
-    assert listed == {where["root"]: {"error": "PermissionError"}}
+    assert listed[where["root"]] in DENIED
     _, own = call(server, victim, {"mode": "write", "paths": [theirs]})  # its own code is read-only to it
     assert own == {theirs: {"error": "PermissionError"}}
     _, mine = call(server, victim, {"mode": "read", "paths": [theirs]})
@@ -236,6 +236,19 @@ def test_tmp_is_private_to_the_function(server: ServerProcess, deploy: Callable[
     assert "error" in read[wrote["path"]]
     _, again = call(server, one, {"mode": "tmp_marker", "name": marker})  # a warm worker keeps its /tmp
     assert again["exists"]
+
+
+@NAMESPACES
+def test_shared_folders_are_private_or_read_only(server: ServerProcess, deploy: Callable[..., str]) -> None:
+    one, other = deploy(), deploy()
+    shm = f"/dev/shm/marker-{uuid.uuid4().hex}"
+    _, wrote = call(server, one, {"mode": "write", "paths": [shm, "/var/tmp/x", "/etc/x"]})
+    assert wrote[shm] == {"ok": "1"}
+    assert wrote["/var/tmp/x"] == {"error": "OSError"}  # read-only, as all but /tmp is on Lambda
+    assert "error" in wrote["/etc/x"]
+    _, seen = call(server, other, {"mode": "read", "paths": [shm]})
+    assert seen == {shm: {"error": "FileNotFoundError"}}  # another function's /dev/shm is its own
+    assert not os.path.exists(shm)  # and so is the server's
 
 
 def test_environment_holds_only_what_lambda_gives(server: ServerProcess, deploy: Callable[..., str]) -> None:

@@ -23,7 +23,7 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 _CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_REC, _MS_PRIVATE = 0x1, 0x2, 0x4, 0x20, 0x4000, 0x40000
 MAX_PROCESSES = 1024  # Lambda's quota: 1,024 processes or threads per execution environment
 
 _libc: Any = None
@@ -117,6 +117,7 @@ def _vm_data_bytes() -> int:
 # tmpfs and only the Python folders are put back in it, at the same paths: the function can import
 # what it needs and still sees nothing else of that home. EXPOSE is set by the zygote at start.
 EXPOSE: list[str] = []
+COVERED = ("/tmp", "/dev/shm", "/var/tmp")  # private (tmpfs) in a worker's namespace
 _AT_FDCWD = -100
 _OPEN_TREE_CLONE, _AT_RECURSIVE, _MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x4
 _SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 428, 429  # the same number on every architecture since Linux 5.2
@@ -146,8 +147,12 @@ def blocked_folder(path: str) -> str | None:
 
 
 def to_expose(paths: list[str]) -> list[str]:
-    """The paths a worker's namespace must put back: under a blocked folder, or under /tmp."""
-    return [p for p in paths if blocked_folder(p) is not None or p == "/tmp" or p.startswith("/tmp/")]
+    """The paths a worker's namespace must put back: under a blocked folder or a covered one."""
+    return [p for p in paths if blocked_folder(p) is not None or _covered(p)]
+
+
+def _covered(path: str) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in COVERED)
 
 
 def probe_namespaces() -> bool:
@@ -174,28 +179,30 @@ def _open_tree(path: str) -> int:
 
 
 def _private_tmp(limits: Limits, task_root: str) -> bool:
-    """A mount namespace whose /tmp is a tmpfs of EphemeralStorage's size, owned by the function,
-    with the Python folders in EXPOSE put back where /tmp or an unreachable folder hid them.
-    False (nothing changed) where namespaces are not allowed (an unprivileged container)."""
+    """A mount namespace with a private /tmp (a tmpfs of EphemeralStorage's size owned by the
+    function), a private /dev/shm, an empty read-only /var/tmp (Lambda's file system is read-only
+    outside /tmp), and the Python folders in EXPOSE and the task root put back where those or an
+    unreachable folder hid them. False (nothing changed) where namespaces are not allowed."""
     lib = libc()
     if lib.unshare(_CLONE_NEWNS) != 0:
         return False
     # Private propagation first: nothing mounted here may leak back into the server's namespace.
     if lib.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
         return False  # a namespace with nothing mounted in it yet is harmless
-    expose = [p for p in EXPOSE if p != task_root]
-    if task_root == "/tmp" or task_root.startswith("/tmp/"):
-        expose.append(task_root)
+    expose = sorted({*EXPOSE, *([task_root] if _covered(task_root) or blocked_folder(task_root) else [])})
     clones = [(path, _open_tree(path)) for path in expose]  # detached copies: covering cannot hide them
     if any(fd < 0 for _, fd in clones):
         raise OSError(ctypes.get_errno(), "cannot clone the mounts a worker needs")
-    options = f"size={limits.ephemeral_mb or 512}m,mode=0700"
-    if limits.uid is not None:
-        options += f",uid={limits.uid},gid={limits.gid}"
-    if lib.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, options.encode()) != 0:
-        raise OSError(ctypes.get_errno(), "cannot mount the private /tmp")
-    for folder in sorted({b for b in map(blocked_folder, expose) if b and not b.startswith("/tmp/")}):
-        if lib.mount(b"tmpfs", folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"size=1m,mode=0755") != 0:
+    owner = f",uid={limits.uid},gid={limits.gid}" if limits.uid is not None else ""
+    covers = [
+        ("/tmp", f"size={limits.ephemeral_mb or 512}m,mode=0700{owner}"),
+        ("/dev/shm", f"size=64m,mode=0700{owner}"),
+        ("/var/tmp", "size=1m,mode=0755"),
+    ]
+    blocked = {blocked_folder(p) or "" for p in expose}
+    covers += [(b, "size=1m,mode=0755") for b in sorted(blocked) if b and not _covered(b)]
+    for folder, options in covers:
+        if os.path.isdir(folder) and _mount_tmpfs(folder, options) != 0:
             raise OSError(ctypes.get_errno(), f"cannot cover {folder}")
     for path, fd in clones:
         if os.path.isdir(f"/proc/self/fd/{fd}"):
@@ -206,4 +213,10 @@ def _private_tmp(limits: Limits, task_root: str) -> bool:
         if lib.syscall(_SYS_MOVE_MOUNT, fd, b"", _AT_FDCWD, path.encode(), _MOVE_MOUNT_F_EMPTY_PATH) != 0:
             raise OSError(ctypes.get_errno(), f"cannot put {path} back")
         os.close(fd)
+    if os.path.isdir("/var/tmp"):
+        lib.mount(None, b"/var/tmp", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV, None)
     return True
+
+
+def _mount_tmpfs(folder: str, options: str) -> int:
+    return int(libc().mount(b"tmpfs", folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options.encode()))
