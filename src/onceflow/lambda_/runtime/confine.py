@@ -68,8 +68,10 @@ class Limits:
 def apply(limits: Limits, task_root: str) -> dict[str, str]:
     """Confine this process; return environment variables the handler must see (TMPDIR)."""
     env: dict[str, str] = {}
-    mounted = limits.private_tmp and _private_tmp(limits, task_root)
-    if limits.tmp_dir and not mounted:
+    if limits.private_tmp and not _private_tmp(limits, task_root):
+        # The zygote's probe said namespaces work: fail closed rather than share the host's /tmp.
+        raise OSError("cannot make the worker's mount namespace")
+    if limits.tmp_dir:
         env["TMPDIR"] = limits.tmp_dir
     _set_limits(limits)
     if limits.uid is not None and limits.gid is not None:

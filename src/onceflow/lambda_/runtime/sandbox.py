@@ -185,7 +185,8 @@ class Sandbox:
             gid=placement.gid,
             memory_mb=memory_mb,
             ephemeral_mb=ephemeral_mb,
-            tmp_dir=self.new_tmp(placement.uid),
+            # A folder of its own for TMPDIR, where no private /tmp can be mounted
+            tmp_dir=None if placement.private_tmp else self.new_tmp(placement.uid),
             private_tmp=placement.private_tmp,
         )
 

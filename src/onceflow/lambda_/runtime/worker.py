@@ -456,12 +456,13 @@ def _out_of_memory(channel: _Channel) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None) -> None:
-    """Entry point in the forked child; never returns. `loader` is the zygote's warmed botocore loader."""
+def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None, keeper: int = 0) -> None:
+    """Entry point in the forked child; never returns. `loader` is the zygote's warmed botocore loader;
+    `keeper` the pid of the process the server signals to end this worker (its keeper)."""
     code = 0
     channel = _Channel(sock)
     try:
-        channel.send({"t": "hello", "pid": os.getppid()})  # the keeper: what the server signals
+        channel.send({"t": "hello", "pid": keeper or os.getpid()})
         _setup_process(spec, channel, loader)
         handler = _init(channel, spec)
         if handler is not None:

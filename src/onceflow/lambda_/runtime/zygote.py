@@ -115,9 +115,10 @@ class Zygote:
                 self.control.close()
                 os.setsid()  # the server kills this process group: keeper, worker and what they started
                 confine.prctl(confine.PR_SET_CHILD_SUBREAPER, 1)
+                keeper = os.getpid()
                 child = os.fork()
                 if child == 0:
-                    worker.run(socket.socket(fileno=fd), spec, self.loader)
+                    worker.run(socket.socket(fileno=fd), spec, self.loader, keeper)
                 os.close(fd)
                 keep(child)
             finally:
