@@ -122,7 +122,7 @@ EXPOSE: list[str] = []
 COVERED = ("/tmp", "/dev/shm", "/var/tmp")  # private (tmpfs) in a worker's namespace
 _AT_FDCWD = -100
 _OPEN_TREE_CLONE, _AT_RECURSIVE, _MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x4
-_SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 428, 429  # the same number on every architecture since Linux 5.2
+_SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 428, 429  # Linux 5.2+, the generic syscall table (x86_64, arm64)
 
 
 def python_paths() -> list[str]:

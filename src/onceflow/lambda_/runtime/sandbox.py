@@ -19,6 +19,7 @@ import logging
 import os
 import pwd
 import shutil
+import stat
 import tempfile
 import threading
 import uuid
@@ -72,8 +73,9 @@ class Sandbox:
 
     @property
     def root(self) -> Path:
-        """This server's sandbox folder: code copies and workers' temporary folders. Outside /tmp
-        when isolating: a worker's /tmp is its own tmpfs, which would hide its code."""
+        """This server's sandbox folder: code copies and workers' temporary folders (under /var/tmp
+        when isolating: on disk where /tmp may be a small tmpfs; a worker's namespace covers both
+        and puts its own task root back)."""
         with self._lock:
             if self._root is None:
                 base = "/var/tmp" if self.isolate and os.path.isdir("/var/tmp") else tempfile.gettempdir()
@@ -203,6 +205,9 @@ def _remove_abandoned(base: Path) -> None:
     """Sandbox folders of servers that died without cleaning up (kill -9): their pid is gone."""
     for folder in base.glob(_PREFIX + "*"):
         try:
+            info = os.lstat(folder)
+            if info.st_uid != os.geteuid() or not stat.S_ISDIR(info.st_mode):  # not ours: leave it
+                continue
             pid = int((folder / "server.pid").read_text())
         except (OSError, ValueError):
             continue
