@@ -28,6 +28,8 @@ from typing import Any
 
 from onceflow.lambda_.runtime import confine, protocol, worker
 
+_SCAN_IDLE_S = 0.01
+_SCAN_WAIT_S = 0.2
 # Models a handler is most likely to use; each costs a few ms here and nothing in the worker.
 _PRELOAD_SERVICES = ("dynamodb", "sts", "lambda", "logs", "stepfunctions", "iam", "s3", "sqs", "sns")
 
@@ -72,23 +74,30 @@ class Zygote:
         self.control = control
         self.loader = loader
         self.children: set[int] = set()
+        self.scan_due: float | None = None  # when orphans must be looked for at the latest
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         signal.set_wakeup_fd(self.wake_w)
 
     def serve(self) -> None:
+        """Spawn requests first; the search for orphans (a few ms of /proc) waits until the zygote is
+        idle for a moment, or _SCAN_WAIT_S at most, so it never delays a cold start."""
         try:
             while True:
+                idle = None if self.scan_due is None else _SCAN_IDLE_S
                 try:
-                    ready, _, _ = select.select([self.control, self.wake_r], [], [])
+                    ready, _, _ = select.select([self.control, self.wake_r], [], [], idle)
                 except InterruptedError:
                     continue
+                if self.control in ready and not self.handle_control():
+                    return
                 if self.wake_r in ready:
                     os.read(self.wake_r, 4096)
                     self.reap()
-                if self.control in ready and not self.handle_control():
-                    return
+                if self.scan_due is not None and (not ready or time.monotonic() >= self.scan_due):
+                    self.scan_due = None
+                    self.kill_orphans()
         finally:
             self.kill_all()
 
@@ -139,7 +148,11 @@ class Zygote:
                 self.children.discard(pid)
                 with contextlib.suppress(OSError):
                     protocol.send_packet(self.control, {"t": "exited", "pid": pid, "status": describe(status)})
-        self.kill_orphans()
+                if not os.WIFSIGNALED(status):
+                    continue  # a keeper that ended by itself killed what its worker left
+            # A keeper killed outright, or an orphan: what they held may have come to us.
+            if self.scan_due is None:
+                self.scan_due = time.monotonic() + _SCAN_WAIT_S
 
     def kill_orphans(self) -> None:
         """SIGKILL every child that is not a worker: the leftovers of a dead worker. Their own
