@@ -278,7 +278,7 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     os.environ.clear()
     os.environ.update(spec["env"])
     os.environ.update(extra)
-    tempfile_reset()
+    _tempfile_reset()
     time.tzset()  # TZ=:UTC, as in Lambda, for time.localtime() and friends
     os.chdir(spec["task_root"])
     sys.path.insert(0, spec["task_root"])
@@ -298,7 +298,7 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     _fresh_boto3_session(loader)
 
 
-def tempfile_reset() -> None:
+def _tempfile_reset() -> None:
     """tempfile caches its folder: the zygote's /tmp must not outlive the worker's own TMPDIR."""
     if "tempfile" in sys.modules:
         sys.modules["tempfile"].tempdir = None
