@@ -23,8 +23,10 @@ from onceflow.lambda_.runtime import confine
 from serverproc import ServerProcess
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="a uid per function needs onceflow to run as root")
-NAMESPACES = pytest.mark.skipif(os.geteuid() != 0 or not confine.probe_namespaces(),
-                                reason="private /dev/shm and /var/tmp need root and a mount namespace")
+NAMESPACES = pytest.mark.skipif(
+    os.geteuid() != 0 or not confine.probe_namespaces(),
+    reason="private /dev/shm and /var/tmp need root and a mount namespace",
+)
 SERVER_SECRET = "ONCEFLOW_TEST_SERVER_SECRET"
 TRUST = {
     "Version": "2012-10-17",
@@ -38,7 +40,7 @@ BAD_ZIP = "Could not unzip uploaded file. Please check your file, then try to up
 # The server's RSS may grow by at most this much while one handler prints 100 MB (README).
 LOG_FLOOD_RSS_BOUND_MB = 64
 
-APP = r'''
+APP = r"""
 import json, os, signal, subprocess, sys, tempfile, time
 
 
@@ -114,7 +116,7 @@ def handler(event, context):
         boto3.client("dynamodb").get_item(TableName="", Key={})
     if mode == "json_error":
         return json.loads("{not json")
-'''
+"""
 
 
 def make_zip(source: str) -> bytes:
@@ -281,8 +283,9 @@ def test_timeout_kills_a_double_forked_child(server: ServerProcess, deploy: Call
     assert gone(pid), f"the setsid grandchild {pid} outlived its invocation's timeout"
 
 
-def test_abandoned_processes_are_reaped_while_the_worker_lives(server: ServerProcess,
-                                                               deploy: Callable[..., str]) -> None:
+def test_abandoned_processes_are_reaped_while_the_worker_lives(
+    server: ServerProcess, deploy: Callable[..., str]
+) -> None:
     name = deploy(Timeout=30)
     pids: list[int] = []
     for _ in range(3):
@@ -313,8 +316,10 @@ def test_memory_size_is_a_hard_limit(server: ServerProcess, deploy: Callable[...
     out, body = call(server, name, {"mode": "allocate", "mb": 1024}, LogType="Tail")
     request_id = out["ResponseMetadata"]["RequestId"]
     assert out["FunctionError"] == "Unhandled"
-    assert body == {"errorType": "Runtime.OutOfMemory",
-                    "errorMessage": f"RequestId: {request_id} Error: Runtime exited with error: signal: killed"}
+    assert body == {
+        "errorType": "Runtime.OutOfMemory",
+        "errorMessage": f"RequestId: {request_id} Error: Runtime exited with error: signal: killed",
+    }
     report = base64.b64decode(out["LogResult"]).decode().splitlines()[-1]
     assert report.endswith("Status: error\tError Type: Runtime.OutOfMemory")
     assert "Max Memory Used: 128 MB" in report
@@ -361,7 +366,7 @@ def test_a_long_line_becomes_events_within_cloudwatch_limits(server: ServerProce
     assert len(sizes) == 3 and max(sizes) <= 262_144 - 26
 
 
-FORGER = r'''
+FORGER = r"""
 import json, os, socket, stat, struct, time
 
 
@@ -393,7 +398,7 @@ def handler(event, context):
     if event["mode"] == "huge_frame":
         runtime_socket().sendall(struct.pack(">II", 0xFFFFFFFF, 0xFFFFFFFF))
     time.sleep(60)
-'''
+"""
 
 
 def test_forged_runtime_frames_cannot_hurt_the_server(server: ServerProcess, role: str) -> None:
