@@ -75,16 +75,24 @@ class Zygote:
         self.loader = loader
         self.children: set[int] = set()
         self.scan_due: float | None = None  # when orphans must be looked for at the latest
+        self.spare: tuple[int, socket.socket] | None = None  # a keeper forked ahead, waiting
+        self.want_spare = True
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         signal.set_wakeup_fd(self.wake_w)
 
     def serve(self) -> None:
-        """Spawn requests first; the search for orphans (a few ms of /proc) waits until the zygote is
-        idle for a moment, or _SCAN_WAIT_S at most, so it never delays a cold start."""
+        """Spawn requests first; the search for orphans (a few ms of /proc) and the fork of the next
+        spare keeper wait until the zygote is idle for a moment (orphans _SCAN_WAIT_S at most)."""
         try:
             while True:
+                if self.want_spare and self.spare is None:
+                    ready, _, _ = select.select([self.control, self.wake_r], [], [], _SCAN_IDLE_S)
+                    if not ready:
+                        self.want_spare = False
+                        self.spare = self.fork_keeper()
+                        continue
                 idle = None if self.scan_due is None else _SCAN_IDLE_S
                 try:
                     ready, _, _ = select.select([self.control, self.wake_r], [], [], idle)
@@ -114,26 +122,49 @@ class Zygote:
         return True
 
     def spawn(self, spec: dict[str, Any], fd: int) -> None:
+        """Hand the spawn to the spare keeper (forked while idle), or fork one now."""
+        keeper, self.spare = self.spare, None
+        for attempt in (keeper, None):
+            _pid, sock = attempt or self.fork_keeper()
+            try:
+                protocol.send_packet(sock, {"t": "spawn", "spec": spec}, [fd])
+            except OSError:  # the spare died meanwhile: a fresh one
+                continue
+            finally:
+                sock.close()
+            break
+        os.close(fd)
+        self.want_spare = True
+
+    def fork_keeper(self) -> tuple[int, socket.socket]:
+        """A keeper waiting for its spawn: forking it ahead of need keeps one fork off a cold start."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:  # the keeper
             try:
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                os.close(self.wake_r)
-                os.close(self.wake_w)
+                for fd in (self.wake_r, self.wake_w):
+                    os.close(fd)
                 self.control.close()
+                ours.close()
+                if self.spare is not None:
+                    self.spare[1].close()
                 os.setsid()  # the server kills this process group: keeper, worker and what they started
                 confine.prctl(confine.PR_SET_CHILD_SUBREAPER, 1)
+                header, fds = protocol.recv_packet(theirs)  # Closed when the zygote goes: exit
+                theirs.close()
                 keeper = os.getpid()
                 child = os.fork()
                 if child == 0:
-                    worker.run(socket.socket(fileno=fd), spec, self.loader, keeper)
-                os.close(fd)
+                    worker.run(socket.socket(fileno=fds[0]), header["spec"], self.loader, keeper)
+                os.close(fds[0])
                 keep(child)
             finally:
                 os._exit(1)  # pragma: no cover - keep() and worker.run never return
-        os.close(fd)
+        theirs.close()
         self.children.add(pid)
+        return pid, ours
 
     def reap(self) -> None:
         while True:
