@@ -4,6 +4,7 @@ ownership, uids per function, and the fallback when isolation is impossible."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from onceflow.lambda_.runtime import confine, protocol, worker
+from onceflow.lambda_.runtime.pool import Pool, WorkerSpec
 from onceflow.lambda_.runtime.sandbox import UID_BASE, UID_BLOCK, Sandbox
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="uids and chown need root")
@@ -189,3 +191,49 @@ def test_frames_from_a_worker_are_bounded(raw: bytes) -> None:
         a.sendall(raw)
         with pytest.raises(protocol.BadFrame):
             protocol.recv(b, bounded=True)
+
+
+def _readable_python() -> str | None:
+    """A Python other uids can read (a system one), for the no-namespace path; None if there is none."""
+    src = str(Path(confine.__file__).resolve().parents[3])
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.path.exists(candidate) and not confine.blocked_folder(os.path.realpath(candidate)):
+            if not confine.blocked_folder(src) and not confine.blocked_folder("/usr/lib"):
+                return candidate
+    return None
+
+
+@ROOT_ONLY
+@pytest.mark.skipif(_readable_python() is None, reason="no Python that other uids can read")
+def test_without_a_namespace_the_uid_and_tmpdir_still_apply() -> None:
+    """What a root container without mount namespaces gets: its own uid, a private TMPDIR, the
+    file size capped at EphemeralStorage (a uid-readable interpreter, as a system Python is)."""
+    code = Path(tempfile.mkdtemp())
+    try:
+        (code / "app.py").write_text(
+            "import os, tempfile, resource\n"
+            "def handler(event, context):\n"
+            "    tmp = tempfile.gettempdir()\n"
+            "    big = os.path.join(tmp, 'big')\n"
+            "    try:\n"
+            "        with open(big, 'wb') as f:\n"
+            "            f.write(b'x' * (2 << 20))\n"
+            "        capped = False\n"
+            "    except OSError:\n"
+            "        capped = True\n"
+            "    return {'uid': os.getuid(), 'tmp': tmp, 'mode': oct(os.stat(tmp).st_mode & 0o777), 'capped': capped}\n"
+        )
+        pool = Pool(1, sandbox=Sandbox(isolate=True, private_tmp=False))
+        spec = WorkerSpec("k", "acct/r/nons", "$LATEST", str(code), "app.handler", 10.0,
+                          lambda _s: {"PATH": "/usr/bin:/bin"}, interpreter=_readable_python(),
+                          memory_mb=128, ephemeral_mb=1)  # fmt: skip
+        try:
+            out = pool.invoke(spec, "r", "arn", b"{}")
+        finally:
+            pool.shutdown()
+        assert out.ok, out.payload
+        result = json.loads(out.payload)
+        assert result["uid"] >= UID_BASE and result["mode"] == "0o700" and result["capped"]
+        assert Path(result["tmp"]).parent.parent.name.startswith("onceflow-sandbox-")  # <sandbox>/tmp/<worker>
+    finally:
+        shutil.rmtree(code)
