@@ -10,7 +10,8 @@ Rows:
                   Lambda service + worker round trip (empty handler only)
   boto3 Invoke    a boto3 Invoke over HTTP to `onceflow serve` (what a user sees)
   boto3 GetFunctionConfiguration   the same client's cost for a call that runs no handler (HTTP floor)
-and the cold start of a handler that imports boto3 and creates a client at module level.
+and the cold start of a handler that imports boto3 and creates a client at module level, and the
+server's memory while one handler prints 100 MB of log lines (--flood-mb; README "Lambda sandbox").
 """
 
 from __future__ import annotations
@@ -140,6 +141,35 @@ class Setup:
         return name
 
 
+FLOOD = """
+def handler(event, context):
+    line = "x" * 99
+    for _ in range(event["mb"] * 10_000):
+        print(line)
+    return None
+"""
+
+
+def status_mb(pid: int, field: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_flood(setup: Setup, pid: int, mb: int) -> None:
+    name = setup.deploy(FLOOD)
+    setup.lam.update_function_configuration(FunctionName=name, Timeout=600)
+    setup.lam.invoke(FunctionName=name, Payload=b'{"mb": 1}')  # warm: worker, stream, writer
+    rss, peak = status_mb(pid, "VmRSS"), status_mb(pid, "VmHWM")
+    t = time.perf_counter()
+    setup.lam.invoke(FunctionName=name, Payload=json.dumps({"mb": mb}).encode())
+    took = time.perf_counter() - t
+    print(f"\na handler printing {mb} MB of 100-byte lines (server on a data folder)")
+    print(f"  server RSS before {rss:7.1f} MB   after {status_mb(pid, 'VmRSS'):7.1f} MB   "
+          f"peak grew {status_mb(pid, 'VmHWM') - peak:6.1f} MB   invoke took {took:5.1f} s")  # fmt: skip
+
+
 def in_process(source: str, env: dict[str, str]) -> Callable[[], Any]:
     """The handler module loaded in this process, as the floor."""
     import os
@@ -257,6 +287,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--cold", type=int, default=20)
+    parser.add_argument("--flood-mb", type=int, default=100)
     args = parser.parse_args()
     server = Server()
     stack = None
@@ -266,6 +297,8 @@ def main() -> None:
         print(f"onceflow at {server.url} (data on disk)")
         bench_warm(setup, args, stack_call)
         bench_cold(setup, args)
+        if args.flood_mb:
+            bench_flood(setup, server.proc.pid, args.flood_mb)
     finally:
         if stack is not None:
             for hook in reversed(stack.on_shutdown):

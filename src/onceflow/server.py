@@ -35,6 +35,7 @@ def build_stack(settings: Settings) -> Stack:
     if not settings.in_memory and settings.data_dir is not None:
         try:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
+            settings.data_dir.chmod(0o700)  # the database holds secret keys: the server's eyes only
         except OSError as exc:
             raise StartupError(f"cannot create the data folder {settings.data_dir}: {exc}") from exc
     stack = Stack(settings, Database(settings.database_path))

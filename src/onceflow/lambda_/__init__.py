@@ -20,6 +20,7 @@ from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.names import parse
 from onceflow.lambda_.runtime.pool import Pool
+from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
 from onceflow.lambda_.store import LambdaStore
 from onceflow.stack import Stack
@@ -33,7 +34,7 @@ def setup(stack: Stack) -> None:
     else:
         code_root, owned_root = Path(settings.data_dir) / "lambda", None
     interpreters = Interpreters(dict(settings.lambda_interpreters))
-    pool = Pool(settings.lambda_max_workers)
+    pool = Pool(settings.lambda_max_workers, sandbox=Sandbox())  # README "Lambda sandbox"
     store = LambdaStore(stack.db)
     service = LambdaService(
         store,

@@ -2,6 +2,9 @@
 
 The calling thread blocks on the worker's socket while the handler runs (the wire layer runs
 handlers in a thread pool). Event invocations are queued to a small executor and answered 202.
+Log lines are shipped in batches as the worker sends them (InvocationLog); only the last 4 KB is
+kept for LogType=Tail. The handler's environment is built here from nothing but what Lambda
+sets, the role session's credentials and the function's own variables.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ import json
 import logging
 import math
 import os
+import sys
 import threading
 import time
 import uuid
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,6 +28,7 @@ from onceflow.lambda_ import errors
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.logship import LogShipper
+from onceflow.lambda_.runtime import protocol
 from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
 
@@ -30,8 +36,10 @@ log = logging.getLogger("onceflow.lambda")
 
 _TAIL_BYTES = 4096
 _ASYNC_RETRY_DELAYS_S = (60.0, 120.0)
-_MAX_EVENT_BYTES = 262_144 - 26
-_MAX_RESPONSE = 6_291_556  # what Lambda's error message names as the response limit
+_MAX_EVENT_BYTES = protocol.MAX_EVENT_BYTES
+_MAX_RESPONSE = protocol.MAX_RESULT_BYTES  # what Lambda's error message names as the response limit
+_BATCH_BYTES = 1 << 20  # log lines held per invocation before they are handed to the shipper
+_EVENT_OVERHEAD = 80  # what a (ts, msg) tuple costs beyond its text, for the byte counts
 
 
 class Invoker:
@@ -100,10 +108,10 @@ class Invoker:
             return {"StatusCode": 202}
         self._admit(resolved)
         try:
-            outcome, lines = self._run(resolved, payload, request_id, context, caller_key)
+            outcome, log = self._run(resolved, payload, request_id, context, caller_key)
         finally:
             self._leave(resolved)
-        return self._response(resolved, outcome, lines if log_type == "Tail" else None)
+        return self._response(resolved, outcome, log.tail() if log_type == "Tail" else None)
 
     def _run_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0) -> None:
         """An Event invocation; a function error or timeout is retried twice, ~1 then ~2 minutes later,
@@ -141,10 +149,10 @@ class Invoker:
             pass
 
     @staticmethod
-    def _response(resolved: Resolved, outcome: Outcome, lines: list[tuple[int, str]] | None) -> dict[str, Any]:
+    def _response(resolved: Resolved, outcome: Outcome, tail: str | None) -> dict[str, Any]:
         out: dict[str, Any] = {"StatusCode": 200}
         payload = outcome.payload
-        if outcome.ok and len(payload) > _MAX_RESPONSE:
+        if outcome.ok and (outcome.too_large or len(payload) > _MAX_RESPONSE):
             outcome.ok = False
             payload = json.dumps({
                 "errorMessage": f"Response payload size exceeded maximum allowed payload size ({_MAX_RESPONSE} bytes).",
@@ -152,8 +160,8 @@ class Invoker:
             }, separators=(",", ":")).encode()  # fmt: skip
         if not outcome.ok:
             out["FunctionError"] = "Unhandled"
-        if lines is not None:
-            out["LogResult"] = _tail([m for _, m in lines])
+        if tail is not None:
+            out["LogResult"] = tail
         out["ExecutedVersion"] = resolved.executed_version
         out["Payload"] = payload if outcome.ok or payload else b"null"
         return out
@@ -185,14 +193,15 @@ class Invoker:
     # ------------------------------------------------------------------ running
     def _run(
         self, resolved: Resolved, payload: bytes, request_id: str, context: Any, caller_key: str | None = None
-    ) -> tuple[Outcome, list[tuple[int, str]]]:
+    ) -> tuple[Outcome, InvocationLog]:
         spec = self._spec(resolved)
-        started_ms = int(time.time() * 1000)
-        outcome = self.pool.invoke(spec, request_id, resolved.invoked_arn, payload, context, caller_key)
-        warning = self.interpreters.warning(resolved.config["Runtime"])
-        lines = _log_lines(resolved, outcome, request_id, started_ms, warning)
-        self._write_logs(resolved, outcome.log_stream, lines)
-        return outcome, lines
+        log = InvocationLog(self, resolved, request_id)
+        try:
+            outcome = self.pool.invoke(spec, request_id, resolved.invoked_arn, payload, context, caller_key, log)
+            log.finish(outcome)
+        finally:
+            log.flush()
+        return outcome, log
 
     def _spec(self, resolved: Resolved) -> WorkerSpec:
         config = resolved.config
@@ -208,16 +217,21 @@ class Invoker:
             timeout_s=float(config.get("Timeout", 3)),
             make_env=lambda stream: self._environment(resolved, task_root, stream),
             interpreter=self.interpreters.get(config["Runtime"]),
+            memory_mb=int(config.get("MemorySize", 128)),
+            ephemeral_mb=int((config.get("EphemeralStorage") or {}).get("Size", 512)),
         )
 
     def _environment(self, resolved: Resolved, task_root: str, stream: str) -> dict[str, str]:
+        """Lambda's defined runtime variables; nothing of the server's own environment."""
         config, ref = resolved.config, resolved.ref
+        interpreter = self.interpreters.get(config["Runtime"]) or sys.executable
         env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            # Lambda's PATH, with the folder of the interpreter that runs the function in /var/lang/bin's place
+            "PATH": f"{os.path.dirname(interpreter)}:/usr/local/bin:/usr/bin/:/bin:/opt/bin",
             "LANG": "en_US.UTF-8",
             "TZ": ":UTC",
-            "LAMBDA_TASK_ROOT": task_root,
-            "LAMBDA_RUNTIME_DIR": task_root,
+            "LAMBDA_TASK_ROOT": task_root,  # the pool puts the sandbox's copy here
+            "LAMBDA_RUNTIME_DIR": "/var/runtime",
             "_HANDLER": config["Handler"],
             "AWS_EXECUTION_ENV": f"AWS_Lambda_{config['Runtime']}",
             "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
@@ -250,12 +264,6 @@ class Invoker:
         }
 
     # ------------------------------------------------------------------ logs
-    def _write_logs(self, resolved: Resolved, stream: str, lines: list[tuple[int, str]]) -> None:
-        ref = resolved.ref
-        group = f"/aws/lambda/{ref.name}"
-        if self._may_write_logs(ref.account, ref.region, resolved.config["Role"], group, stream):
-            self.logs.ship(ref.account, ref.region, group, stream, lines)
-
     def _may_write_logs(self, account: str, region: str, role_arn: str, group: str, stream: str) -> bool:
         """Under --enforce-iam, Lambda writes a function's logs only as far as its execution role
         allows, as on AWS: CreateLogStream and PutLogEvents on the stream, and CreateLogGroup
@@ -274,34 +282,91 @@ class Invoker:
         return bool(iam.role_allows(account, role_arn, "logs:CreateLogGroup", f"{group_arn}:*"))
 
 
-def _log_lines(
-    resolved: Resolved, outcome: Outcome, request_id: str, started_ms: int, warning: str | None = None
-) -> list[tuple[int, str]]:
-    """INIT_START (with the interpreter warning, if any) and init output on a cold start, START, the
-    handler's lines, END, REPORT."""
-    config = resolved.config
-    lines: list[tuple[int, str]] = []
-    if outcome.init_ms is not None:
-        init_start = _init_start(config["Runtime"], resolved.ref.region)
-        if warning:
-            init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
-        lines.append((started_ms, init_start))
-        lines.extend(outcome.init_logs)
-    # Logs sorts events by time: START must not sort before what init printed.
-    start_ms = max([started_ms, *(ts for ts, _ in outcome.init_logs)])
-    lines.append((start_ms, f"START RequestId: {request_id} Version: {resolved.executed_version}\n"))
-    lines.extend((ts, _fit(m)) for ts, m in outcome.logs)
-    end_ms = max([start_ms, int(time.time() * 1000), *(ts for ts, _ in outcome.logs)])
-    lines.append((end_ms, f"END RequestId: {request_id}\n"))
-    lines.append((end_ms, _report(request_id, outcome, config)))
-    return lines
+class InvocationLog:
+    """One invocation's log lines (the pool's LogSink): INIT_START and init output on a cold start,
+    START, the handler's lines, END, REPORT. They are handed to the shipper a batch at a time, so
+    what a handler prints costs the server one batch (and the shipper's bounded queue), not all of it."""
+
+    def __init__(self, invoker: Invoker, resolved: Resolved, request_id: str) -> None:
+        self._invoker = invoker
+        self._resolved = resolved
+        self._request_id = request_id
+        self._started_ms = int(time.time() * 1000)
+        self._last_ms = self._started_ms
+        self._stream: str | None = None
+        self._allowed = False
+        self._batch: list[tuple[int, str]] = []
+        self._batch_bytes = 0
+        self._tail: deque[bytes] = deque()
+        self._tail_bytes = 0
+
+    # the pool's side
+    def begin(self, log_stream: str, cold: bool) -> None:
+        ref = self._resolved.ref
+        self._stream = log_stream
+        role = self._resolved.config["Role"]
+        self._allowed = self._invoker._may_write_logs(ref.account, ref.region, role, self.group, log_stream)
+        if cold:
+            runtime = self._resolved.config["Runtime"]
+            init_start = _init_start(runtime, ref.region)
+            warning = self._invoker.interpreters.warning(runtime)
+            if warning:  # the runtime runs on another Python (lambda_/interpreters.py)
+                init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
+            self._add(self._started_ms, init_start)
+
+    def start(self) -> None:
+        # Logs sorts events by time: START must not sort before what init printed.
+        self._add(self._last_ms, f"START RequestId: {self._request_id} Version: {self._resolved.executed_version}\n")
+
+    def line(self, ts: int, msg: str) -> None:
+        self._add(ts, _fit(msg))
+
+    # the invoker's side
+    @property
+    def group(self) -> str:
+        return f"/aws/lambda/{self._resolved.ref.name}"
+
+    def finish(self, outcome: Outcome) -> None:
+        end_ms = max(self._last_ms, int(time.time() * 1000))
+        self._add(end_ms, f"END RequestId: {self._request_id}\n")
+        self._add(end_ms, _report(self._request_id, outcome, self._resolved.config))
+
+    def flush(self) -> None:
+        batch, self._batch, self._batch_bytes = self._batch, [], 0
+        if batch and self._allowed and self._stream is not None:
+            ref = self._resolved.ref
+            self._invoker.logs.ship(ref.account, ref.region, self.group, self._stream, batch)
+
+    def tail(self) -> str:
+        """LogResult: the last 4 KB of the lines, base64."""
+        return base64.b64encode(b"".join(self._tail)[-_TAIL_BYTES:]).decode()
+
+    def _add(self, ts: int, msg: str) -> None:
+        self._last_ms = max(self._last_ms, ts)
+        self._batch.append((ts, msg))
+        self._batch_bytes += len(msg) + _EVENT_OVERHEAD
+        text = (msg if msg.endswith("\n") else msg + "\n").encode()[-_TAIL_BYTES:]
+        self._tail.append(text)
+        self._tail_bytes += len(text)
+        while self._tail_bytes - len(self._tail[0]) >= _TAIL_BYTES:
+            self._tail_bytes -= len(self._tail.popleft())
+        if self._batch_bytes >= _BATCH_BYTES:
+            self.flush()
 
 
 def _fit(message: str) -> str:
-    """CloudWatch Logs takes events up to 256 KB (with 26 bytes of overhead); Lambda cuts longer lines."""
-    if len(message) * 4 <= _MAX_EVENT_BYTES:
+    """A log event as CloudWatch Logs takes it: valid UTF-8 (a handler may print a lone surrogate)
+    and at most 256 KB less 26 bytes of overhead. The worker already splits longer lines as Lambda
+    does; the cut is the server's guard against one that does not."""
+    try:
+        data = message.encode()
+    except UnicodeEncodeError:
+        data = message.encode("utf-8", "surrogatepass")
+        message = data.decode("utf-8", "replace")
+        data = message.encode()
+    if len(data) <= _MAX_EVENT_BYTES:
         return message
-    return message.encode()[:_MAX_EVENT_BYTES].decode(errors="ignore")
+    return data[:_MAX_EVENT_BYTES].decode(errors="ignore")
 
 
 def _init_start(runtime: str, region: str) -> str:
@@ -323,11 +388,6 @@ def _report(request_id: str, outcome: Outcome, config: dict[str, Any]) -> str:
     elif outcome.status == "error":
         line += f"Status: error\tError Type: {outcome.error_type}"
     return line + "\n"
-
-
-def _tail(lines: list[str]) -> str:
-    text = "".join(m if m.endswith("\n") else m + "\n" for m in lines).encode()
-    return base64.b64encode(text[-_TAIL_BYTES:]).decode()
 
 
 def _check_json(payload: bytes) -> None:

@@ -4,6 +4,10 @@ Lambda delivers logs asynchronously too. Writing them inline would put a durable
 fsync with a data folder) into every Invoke; instead one thread drains a queue and writes all
 pending batches in one transaction, so concurrent invocations share a commit. `flush()` waits
 until everything queued so far is written (shutdown, and callers that must read their logs).
+
+The queue is bounded in bytes: a handler printing faster than the database writes waits (its
+worker blocks on its socket, as a process writing to a full pipe does) instead of growing the
+server. A batch that cannot be queued within a minute is dropped, with a warning.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ log = logging.getLogger("onceflow.lambda")
 
 Batch = tuple[str, str, str, str, list[tuple[int, str]]]  # account, region, group, stream, events
 
+MAX_PENDING_BYTES = 8 << 20  # log text queued for writing, all invocations together
+_WAIT_S = 60.0
+_EVENT_OVERHEAD = 80
+
 
 class LogShipper:
     def __init__(self, logs: Callable[[], Any], transaction: Callable[[], AbstractContextManager[Any]]) -> None:
@@ -27,9 +35,19 @@ class LogShipper:
         self._queue: queue.Queue[Batch | threading.Event | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._room = threading.Condition()
+        self._pending = 0
 
     def ship(self, account: str, region: str, group: str, stream: str, events: list[tuple[int, str]]) -> None:
         self._ensure_thread()
+        size = _size(events)
+        with self._room:
+            # One batch larger than the bound still goes, alone: never wait for room that cannot come.
+            if not self._room.wait_for(lambda: self._pending == 0 or self._pending + size <= MAX_PENDING_BYTES,
+                                       _WAIT_S):  # fmt: skip
+                log.warning("dropped %d Lambda log lines for %s: the log writer is behind", len(events), stream)
+                return
+            self._pending += size
         self._queue.put((account, region, group, stream, events))
 
     def flush(self, timeout: float = 10.0) -> None:
@@ -63,6 +81,9 @@ class LogShipper:
             batches = [i for i in items if isinstance(i, tuple)]
             if batches:
                 self._write(batches)
+                with self._room:
+                    self._pending -= sum(_size(b[4]) for b in batches)
+                    self._room.notify_all()
             for item in items:
                 if isinstance(item, threading.Event):
                     item.set()
@@ -79,3 +100,7 @@ class LogShipper:
                     logs.append(account, region, group, stream, events)
         except Exception:  # losing log lines must not take the server down
             log.exception("could not write %d batches of Lambda log lines", len(batches))
+
+
+def _size(events: list[tuple[int, str]]) -> int:
+    return sum(len(msg) + _EVENT_OVERHEAD for _, msg in events)

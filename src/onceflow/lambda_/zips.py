@@ -1,7 +1,10 @@
 """Checking and unpacking deployment packages.
 
 Every entry is checked before anything is written: no absolute paths, no `..` components, no
-symlinks, and the declared sizes within Lambda's unpacked quota. Unpacking goes to a temporary
+symlinks, no NUL (zipfile would silently cut the name there), no name the file system cannot hold
+(a component over 255 bytes, a path over MAX_PATH_BYTES), no entry that is both a file and a
+folder, and the declared sizes within Lambda's unpacked quota. Each is Lambda's "Could not
+unzip" InvalidParameterValueException, never a server error. Unpacking goes to a temporary
 folder renamed into place, so a half-unpacked package is never visible, and a folder named after
 the code's SHA-256 is reused by every function and version with the same zip.
 """
@@ -9,6 +12,7 @@ the code's SHA-256 is reused by every function and version with the same zip.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import io
 import os
@@ -22,6 +26,11 @@ from pathlib import Path, PurePosixPath
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors
+
+MAX_NAME_BYTES = 255  # one path component (NAME_MAX)
+# A whole entry name: PATH_MAX (4096) less room for the folder it is unpacked in (the data folder's
+# or the sandbox's copy), so the name that passed the check can always be created.
+MAX_PATH_BYTES = 3072
 
 
 @dataclass(frozen=True)
@@ -49,10 +58,19 @@ def check_zip(data: bytes, operation: str) -> CheckedZip:
 
 def _check_entries(infos: list[zipfile.ZipInfo]) -> None:
     total = 0
+    files: set[tuple[str, ...]] = set()
+    folders: set[tuple[str, ...]] = set()
     for info in infos:
-        if not _safe_name(info.filename) or _is_symlink(info):
+        if not _safe_name(info.orig_filename) or _is_symlink(info):
             raise errors.bad_zip()
+        parts = PurePosixPath(info.filename).parts
+        if not parts and not info.is_dir():  # "." as a file: it would be the folder itself
+            raise errors.bad_zip()
+        folders.update(parts[:i] for i in range(1, len(parts)))
+        (folders if info.is_dir() else files).add(parts)
         total += info.file_size
+    if not files.isdisjoint(folders):  # "a" a file and "a/b" in it: no file system holds both
+        raise errors.bad_zip()
     if total > errors.MAX_UNZIPPED_BYTES:
         raise errors.unzipped_too_large()
 
@@ -60,8 +78,16 @@ def _check_entries(infos: list[zipfile.ZipInfo]) -> None:
 def _safe_name(name: str) -> bool:
     if not name or "\x00" in name or "\\" in name:
         return False
+    try:
+        encoded = name.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no file can be named so
+        return False
+    if len(encoded) > MAX_PATH_BYTES:
+        return False
     path = PurePosixPath(name)
     if path.is_absolute() or (len(name) > 1 and name[1] == ":"):
+        return False
+    if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.parts):
         return False
     return ".." not in path.parts
 
@@ -80,7 +106,14 @@ def unpack(checked: CheckedZip, root: Path) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=root))
     try:
         with zipfile.ZipFile(io.BytesIO(checked.data)) as zf:
-            _extract(zf, tmp)
+            try:
+                _extract(zf, tmp)
+            except (NotADirectoryError, IsADirectoryError, FileExistsError, UnicodeEncodeError) as exc:
+                raise errors.bad_zip() from exc  # what the checks above should have caught
+            except OSError as exc:
+                if exc.errno in (errno.ENAMETOOLONG, errno.EILSEQ, errno.EINVAL):
+                    raise errors.bad_zip() from exc
+                raise
         try:
             os.rename(tmp, target)
         except OSError:
@@ -96,6 +129,8 @@ def _extract(zf: zipfile.ZipFile, dest: Path) -> None:
     written = 0
     for info in zf.infolist():
         out = dest.joinpath(*PurePosixPath(info.filename).parts)
+        if not out.resolve().is_relative_to(dest.resolve()):  # never reached after the checks: a guard
+            raise errors.bad_zip()
         if info.is_dir():
             out.mkdir(parents=True, exist_ok=True)
             continue

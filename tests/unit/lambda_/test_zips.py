@@ -89,3 +89,46 @@ def test_ensure_unpacked_restores_from_store(tmp_path: Path) -> None:
     sha = hashlib.sha256(data).hexdigest()
     folder = zips.ensure_unpacked(sha, tmp_path, {sha: data}.__getitem__)
     assert (folder / "app.py").read_bytes() == b"x = 1\n"
+
+
+def with_nul(name: str) -> bytes:
+    """A zip whose entry name holds a NUL byte (zipfile cannot write one: patched in afterwards)."""
+    placeholder = name.replace("\x00", "#")
+    data = make_zip([("app.py", b""), (placeholder, b"x")])
+    return data.replace(placeholder.encode(), name.encode())
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [("a", b"x"), ("a/b.py", b"")],  # a file, then a folder of the same name
+        [("a/b.py", b""), ("a", b"x")],  # the other order
+        [("a/", b""), ("a", b"x")],  # a folder entry and a file entry
+        [("x" * 256 + ".py", b"")],  # a component over NAME_MAX
+        [("d/" + "é" * 128, b"")],  # 256 bytes in UTF-8, 128 characters
+        [("a/" * 2000 + "deep.py", b"")],  # 2,000 levels: beyond PATH_MAX once unpacked
+        [(".", b"x")],  # the folder itself as a file
+    ],
+    ids=["file-then-folder", "folder-then-file", "dir-entry-and-file", "long-name", "long-utf8", "deep", "dot"],
+)
+def test_names_no_file_system_holds_are_refused(entries: list[tuple[str, bytes]]) -> None:
+    err = refused(make_zip([("app.py", b""), *entries]))
+    assert (err.code, err.message, err.status) == ("InvalidParameterValueException", BAD_ZIP, 400)
+
+
+@pytest.mark.parametrize("name", ["a\x00b.py", "evil.py\x00/../../x"])
+def test_nul_in_a_name_is_refused(name: str) -> None:
+    data = with_nul(name)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:  # zipfile itself cuts the name at the NUL
+        assert any("\x00" in info.orig_filename for info in zf.infolist())
+    assert refused(data).message == BAD_ZIP
+
+
+def test_names_at_the_limits_unpack(tmp_path: Path) -> None:
+    long_part = "x" * 252 + ".py"  # exactly 255 bytes
+    deep = "d/" * 100 + "leaf.py"
+    checked = zips.check_zip(make_zip([("app.py", b"1"), (long_part, b"2"), (deep, b"3")]), "CreateFunction")
+    folder = zips.unpack(checked, tmp_path)
+    assert (folder / long_part).read_bytes() == b"2"
+    assert (folder.joinpath(*deep.split("/"))).read_bytes() == b"3"
+    assert all(p.resolve().is_relative_to(folder.resolve()) for p in folder.rglob("*"))

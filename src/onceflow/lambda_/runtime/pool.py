@@ -5,6 +5,10 @@ spec's interpreter), sends the event, and blocks on the worker's socket until th
 timeout (the worker is killed) or the worker's death. The number of live workers is bounded; past
 the bound an invocation first evicts an idle worker of another function, else waits for one to be
 released. Workers of an older revision are retired (killed) when the function changes.
+
+Log lines go to the invocation's LogSink as they arrive (never gathered whole: a handler printing
+100 MB costs the server a batch, not 100 MB). With a Sandbox, each worker runs from the place and
+as the uid the sandbox gives its function, within the spec's MemorySize and EphemeralStorage.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from onceflow.lambda_.runtime import protocol
+from onceflow.lambda_.runtime.confine import Limits
+from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.runtime.zygote_client import ZygoteClient
 
 _MAX_AGE_S = 50 * 60  # role session credentials last an hour: replace workers before they expire
@@ -45,6 +51,37 @@ class WorkerSpec:
     timeout_s: float
     make_env: Callable[[str], dict[str, str]]  # log stream name -> the worker's environment
     interpreter: str | None = None
+    memory_mb: int | None = None  # MemorySize: a hard limit (None: unbounded)
+    ephemeral_mb: int | None = None  # EphemeralStorage: the size of /tmp
+
+
+class LogSink(Protocol):
+    """Where an invocation's log lines go, in order: begin (the worker's stream; cold start or not),
+    the init lines on a cold start, start (the handler is called), the handler's lines."""
+
+    def begin(self, log_stream: str, cold: bool) -> None: ...
+
+    def start(self) -> None: ...
+
+    def line(self, ts: int, msg: str) -> None: ...
+
+
+class _Collect:
+    """The sink when the caller gives none: lines kept on the Outcome (tests, benchmarks)."""
+
+    def __init__(self) -> None:
+        self.init: list[tuple[int, str]] = []
+        self.logs: list[tuple[int, str]] = []
+        self._into = self.init
+
+    def begin(self, log_stream: str, cold: bool) -> None:
+        pass
+
+    def start(self) -> None:
+        self._into = self.logs
+
+    def line(self, ts: int, msg: str) -> None:
+        self._into.append((ts, msg))
 
 
 @dataclass
@@ -61,6 +98,7 @@ class Outcome:
     mem_mb: int = 0
     status: str | None = None  # None, "timeout" or "error" (the REPORT line's Status)
     error_type: str | None = None
+    too_large: int = 0  # the size of a result Lambda would not return (Function.ResponseSizeTooLarge)
 
 
 @dataclass(eq=False)
@@ -70,9 +108,9 @@ class Worker:
     spec: WorkerSpec
     log_stream: str
     zygote: ZygoteClient
+    tmp_dir: str | None = None
     born: float = field(default_factory=time.monotonic)
     init_ms: float = 0.0
-    init_logs: list[tuple[int, str]] = field(default_factory=list)
     init_error: dict[str, Any] | None = None
     mem_mb: int = 0
     access_key: str | None = None  # the credentials the handler calls with (recognizes nested invokes)
@@ -85,6 +123,7 @@ class Worker:
             for kill in (os.killpg, os.kill) if self.pid > 0 else ():
                 with contextlib.suppress(OSError):
                     kill(self.pid, signal.SIGKILL)
+            Sandbox.drop_tmp(self.tmp_dir)
         with contextlib.suppress(OSError):
             self.sock.close()
 
@@ -94,8 +133,11 @@ def log_stream_name(version: str) -> str:
 
 
 class Pool:
-    def __init__(self, max_workers: int, interpreters: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, max_workers: int, interpreters: dict[str, str] | None = None, sandbox: Sandbox | None = None
+    ) -> None:
         self.max_workers = max(1, max_workers)
+        self.sandbox = sandbox
         self._interpreters = dict(interpreters or {})
         self._zygotes: dict[str, ZygoteClient] = {}
         self._cond = threading.Condition()
@@ -113,17 +155,27 @@ class Pool:
         payload: bytes,
         client_context: Any = None,
         caller_key: str | None = None,
+        sink: LogSink | None = None,
     ) -> Outcome:
         """Run one invocation. `caller_key` is the caller's access key: a handler invoking a function
-        (its key is a busy worker's) may exceed the bound, or nested calls could wait on each other."""
-        worker, cold = self._acquire(spec, caller_key)
+        (its key is a busy worker's) may exceed the bound, or nested calls could wait on each other.
+        Without a sink, the log lines are returned on the Outcome."""
+        collect = _Collect() if sink is None else None
+        sink = sink or collect
+        assert sink is not None
+        worker, cold = self._acquire(spec, sink, caller_key)
         try:
+            if not cold:
+                sink.begin(worker.log_stream, False)
+            sink.start()
             if worker.init_error is not None:
-                return self._init_failed(worker, request_id)
-            outcome = self._run(worker, request_id, invoked_arn, payload, client_context)
-            if cold:
-                outcome.init_ms = worker.init_ms
-                outcome.init_logs = worker.init_logs
+                outcome = self._init_failed(worker, request_id)
+            else:
+                outcome = self._run(worker, request_id, invoked_arn, payload, client_context, sink)
+                if cold:
+                    outcome.init_ms = worker.init_ms
+            if collect is not None:
+                outcome.init_logs, outcome.logs = collect.init, collect.logs
             return outcome
         finally:
             self._release(worker)
@@ -184,6 +236,8 @@ class Pool:
             worker.kill()
         for zygote in list(self._zygotes.values()):
             zygote.close()
+        if self.sandbox is not None:
+            self.sandbox.close()
 
     def live_workers(self) -> int:
         with self._cond:
@@ -197,7 +251,7 @@ class Pool:
                 self._zygotes[path] = ZygoteClient(interpreter)
             return self._zygotes[path]
 
-    def _acquire(self, spec: WorkerSpec, caller_key: str | None = None) -> tuple[Worker, bool]:
+    def _acquire(self, spec: WorkerSpec, sink: LogSink, caller_key: str | None = None) -> tuple[Worker, bool]:
         with self._cond:
             nested = caller_key is not None and any(w.access_key == caller_key for w in self._busy)
             while True:
@@ -206,14 +260,16 @@ class Pool:
                 worker = self._take_idle(spec.key)
                 if worker is not None:
                     self._busy.add(worker)
-                    return worker, False
+                    break
                 if self._live < self.max_workers or nested:
                     self._live += 1
                     break
                 if not self._evict_one_idle():
                     self._cond.wait()
+        if worker is not None:
+            return worker, False
         try:
-            worker = self._spawn(spec)
+            worker = self._spawn(spec, sink)
         except BaseException:
             with self._cond:
                 self._live -= 1
@@ -245,42 +301,65 @@ class Pool:
         self._live -= 1
         return True
 
-    def _spawn(self, spec: WorkerSpec) -> Worker:
+    def _spawn(self, spec: WorkerSpec, sink: LogSink) -> Worker:
         zygote = self._zygote(spec.interpreter)
         stream = log_stream_name(spec.version)
         env = spec.make_env(stream)
-        sock = zygote.spawn({"env": env, "task_root": spec.task_root, "handler": spec.handler})
-        worker = Worker(pid=0, sock=sock, spec=spec, log_stream=stream, zygote=zygote)
+        sink.begin(stream, True)
+        if self.sandbox is not None:
+            zygote.start()  # what it found out about the machine decides the placement
+            placement = self.sandbox.place(spec.function_id, spec.task_root, zygote)
+            limits = self.sandbox.limits(placement, spec.memory_mb, spec.ephemeral_mb)
+            env["LAMBDA_TASK_ROOT"] = task_root = placement.task_root
+        else:
+            limits, task_root = Limits(memory_mb=spec.memory_mb, ephemeral_mb=spec.ephemeral_mb), spec.task_root
+        try:
+            sock = zygote.spawn(
+                {"env": env, "task_root": task_root, "handler": spec.handler, "sandbox": limits.to_spec()}
+            )
+        except BaseException:
+            Sandbox.drop_tmp(limits.tmp_dir)
+            raise
+        worker = Worker(pid=0, sock=sock, spec=spec, log_stream=stream, zygote=zygote, tmp_dir=limits.tmp_dir)
         worker.access_key = env.get("AWS_ACCESS_KEY_ID")
-        self._await_init(worker)
+        self._await_init(worker, sink)
         return worker
 
-    def _await_init(self, worker: Worker) -> None:
+    def _await_init(self, worker: Worker, sink: LogSink) -> None:
         deadline = time.monotonic() + worker.spec.timeout_s
         try:
             while True:
                 worker.sock.settimeout(max(deadline - time.monotonic(), 0.001))
-                header, _ = protocol.recv(worker.sock)
+                header, _ = protocol.recv(worker.sock, bounded=True)
                 kind = header.get("t")
                 if kind == "log":
-                    worker.init_logs.append((header["ts"], header["msg"]))
+                    sink.line(*_log_event(header))
                     continue
                 if kind == "hello":
-                    worker.pid = int(header["pid"])
+                    # Only the first: the runtime sends it before any function code runs, and a
+                    # second one (from a handler's module code) could name the server's pid.
+                    if worker.pid == 0:
+                        worker.pid = int(header["pid"])
                     continue
+                if kind == "oom":
+                    worker.kill()
+                    worker.init_error = {"oom": True}
+                    return
                 worker.init_ms = float(header.get("init_ms", 0.0))
                 worker.mem_mb = int(header.get("mem_mb", 0))
                 if kind == "init_error":
-                    worker.init_error = header["error"]
+                    worker.init_error = dict(header["error"])
                 return
         except TimeoutError:  # an init that outlives the timeout is reported as the invoke timing out
             worker.kill()
             worker.init_error = {"timeout": True}
-        except (protocol.Closed, OSError):
+        except (protocol.Closed, OSError, ValueError, TypeError, KeyError):
             worker.init_error = {"died": True}
 
     # ------------------------------------------------------------------ running
-    def _run(self, worker: Worker, request_id: str, invoked_arn: str, payload: bytes, client_context: Any) -> Outcome:
+    def _run(
+        self, worker: Worker, request_id: str, invoked_arn: str, payload: bytes, client_context: Any, sink: LogSink
+    ) -> Outcome:
         hook = DISPATCH_HOOK.get()
         if hook is not None:
             hook(request_id)
@@ -301,11 +380,16 @@ class Pool:
             while True:
                 remaining = timeout - (time.perf_counter() - start)
                 worker.sock.settimeout(max(remaining, 0.0005))
-                reply, body = protocol.recv(worker.sock)
-                if reply.get("t") == "log":
-                    outcome.logs.append((reply["ts"], reply["msg"]))
+                reply, body = protocol.recv(worker.sock, bounded=True)
+                kind = reply.get("t")
+                if kind == "log":
+                    sink.line(*_log_event(reply))
                     continue
+                if kind == "oom":
+                    worker.kill()
+                    return self._out_of_memory(outcome, request_id, time.perf_counter() - start, worker.spec.memory_mb)
                 outcome.ok, outcome.payload = bool(reply.get("ok")), body
+                outcome.too_large = int(reply.get("too_large") or 0)
                 outcome.mem_mb = worker.mem_mb = int(reply.get("mem_mb", 0))
                 outcome.duration_ms = (time.perf_counter() - start) * 1000
                 if not outcome.ok:
@@ -314,7 +398,7 @@ class Pool:
         except TimeoutError:
             worker.kill()
             return self._timed_out(outcome, request_id, time.perf_counter() - start)
-        except (protocol.Closed, OSError):
+        except (protocol.Closed, OSError, ValueError, TypeError):  # died, or sent what no runtime sends
             status = worker.zygote.exit_status(worker.pid) or "signal: killed"
             worker.kill()
             return self._exited(outcome, request_id, status, time.perf_counter() - start)
@@ -322,10 +406,12 @@ class Pool:
     def _init_failed(self, worker: Worker, request_id: str) -> Outcome:
         error = dict(worker.init_error or {})
         worker.retired = True  # Lambda runs init again on the next invocation
-        outcome = Outcome(False, b"", worker.log_stream, init_logs=worker.init_logs, mem_mb=worker.mem_mb)
+        outcome = Outcome(False, b"", worker.log_stream, mem_mb=worker.mem_mb)
         outcome.init_ms = worker.init_ms
         if error.get("timeout"):
             return self._timed_out(outcome, request_id, worker.spec.timeout_s)
+        if error.get("oom"):
+            return self._out_of_memory(outcome, request_id, 0.0, worker.spec.memory_mb)
         if error.get("died"):
             status = worker.zygote.exit_status(worker.pid, 0.5) or "signal: killed"
             return self._exited(outcome, request_id, status, 0.0)
@@ -340,6 +426,17 @@ class Pool:
         message = f"RequestId: {request_id} Error: Task timed out after {elapsed_s:.2f} seconds"
         outcome.payload = _compact({"errorType": "Sandbox.Timedout", "errorMessage": message})
         outcome.status, outcome.error_type = "timeout", "Sandbox.Timedout"
+        return outcome
+
+    @staticmethod
+    def _out_of_memory(outcome: Outcome, request_id: str, elapsed_s: float, memory_mb: int | None) -> Outcome:
+        """As Lambda reports a runtime the OOM killer ended: the exit error, typed Runtime.OutOfMemory,
+        and all of MemorySize used."""
+        outcome.duration_ms = elapsed_s * 1000
+        outcome.mem_mb = memory_mb or outcome.mem_mb
+        message = f"RequestId: {request_id} Error: Runtime exited with error: signal: killed"
+        outcome.payload = _compact({"errorType": "Runtime.OutOfMemory", "errorMessage": message})
+        outcome.status, outcome.error_type = "error", "Runtime.OutOfMemory"
         return outcome
 
     @staticmethod
@@ -359,6 +456,14 @@ class Pool:
             else:
                 self._idle.setdefault(worker.spec.key, []).append(worker)
             self._cond.notify_all()
+
+
+def _log_event(header: dict[str, Any]) -> tuple[int, str]:
+    """(ts, msg) of a log frame, checked: the worker runs code nobody vetted."""
+    ts, msg = header.get("ts"), header.get("msg")
+    if not isinstance(ts, int) or not 0 <= ts < 1 << 53 or not isinstance(msg, str):
+        raise protocol.BadFrame()
+    return ts, msg
 
 
 def _compact(doc: dict[str, Any]) -> bytes:

@@ -6,7 +6,8 @@ the body untouched, so an event is never JSON-encoded twice. Messages (header `t
 server -> worker   invoke  {id, arn, deadline_ms, client_context}   body = event payload
 worker -> server   ready   {pid, init_ms} | init_error {pid, init_ms, error}   (once, after init)
                    log     {ts, msg}                                  (one per log event, as it happens)
-                   result  {ok, mem_mb}                               body = result or error document
+                   result  {ok, mem_mb[, too_large]}                  body = result or error document
+                   oom     {}                                         (MemorySize reached; the worker dies)
 Control messages between the server and the zygote are single JSON packets on a SOCK_SEQPACKET pair:
 server -> zygote   spawn   {spec}  with the worker's socket passed as SCM_RIGHTS
 zygote -> server   exited  {pid, status}                              (a worker process ended)
@@ -22,9 +23,20 @@ from typing import Any
 
 _PREFIX = struct.Struct(">II")
 
+MAX_EVENT_BYTES = 262_144 - 26  # a CloudWatch Logs event, less its 26 bytes of overhead
+MAX_RESULT_BYTES = 6_291_556  # the response size Lambda's error message names
+# What the server accepts from a worker (whose code is not trusted): a log event JSON-escaped, the
+# largest payload. A frame that claims more ends the worker instead of growing the server.
+MAX_HEADER_BYTES = 6 * MAX_EVENT_BYTES + 4096
+MAX_BODY_BYTES = MAX_RESULT_BYTES + 4096
+
 
 class Closed(EOFError):
     """The peer closed the connection (a worker that died or exited)."""
+
+
+class BadFrame(Closed):
+    """The peer sent a frame beyond the bounds or no frame at all: treated as a broken peer."""
 
 
 def encode(header: dict[str, Any], body: bytes = b"") -> bytes:
@@ -45,12 +57,23 @@ def send_packet(sock: socket.socket, header: dict[str, Any], fds: list[int] | No
         sock.send(data)
 
 
-def recv(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
-    """Read one frame; raises Closed on EOF and socket.timeout when the socket's timeout expires."""
+def recv(sock: socket.socket, bounded: bool = False) -> tuple[dict[str, Any], bytes]:
+    """Read one frame; raises Closed on EOF and socket.timeout when the socket's timeout expires.
+    `bounded`: refuse (BadFrame) a frame beyond MAX_HEADER_BYTES / MAX_BODY_BYTES."""
     prefix = _recv_exact(sock, _PREFIX.size)
     head_len, body_len = _PREFIX.unpack(prefix)
+    if bounded and (head_len > MAX_HEADER_BYTES or body_len > MAX_BODY_BYTES):
+        raise BadFrame()
     data = _recv_exact(sock, head_len + body_len)
-    return json.loads(data[:head_len]), data[head_len:]
+    try:
+        header = json.loads(data[:head_len])
+    except ValueError:
+        if bounded:
+            raise BadFrame() from None
+        raise
+    if bounded and not isinstance(header, dict):
+        raise BadFrame()
+    return header, data[head_len:]
 
 
 def recv_packet(sock: socket.socket) -> tuple[dict[str, Any], list[int]]:

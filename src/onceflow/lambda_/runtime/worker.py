@@ -5,7 +5,12 @@ root, sets up logging in Lambda's format, and for each invoke builds the context
 event, calls the handler and marshals the result, reporting errors with the same document
 (`errorMessage`, `errorType`, `requestId`, `stackTrace`) and `[ERROR]` log event. Print and
 logging output is sent to the server as log frames as it happens, so a worker killed at its
-timeout has already delivered what it printed.
+timeout has already delivered what it printed. An event longer than CloudWatch's limit is split
+into several, as Lambda splits it; a result too large for Lambda is not sent at all.
+
+Before any function code is loaded the process is confined (confine.py: its own uid, limits,
+private /tmp). A MemoryError at the MemorySize limit ends the worker as Lambda's out-of-memory
+kill does, whatever the handler would have made of the exception.
 """
 
 from __future__ import annotations
@@ -18,15 +23,20 @@ import logging
 import os
 import resource
 import select
+import signal
 import socket
 import sys
+import sysconfig
 import threading
 import time
 import traceback
 from typing import Any
 
-from onceflow.lambda_.runtime import protocol
+from onceflow.lambda_.runtime import confine, protocol
 
+# The packages the Lambda Python runtime itself ships in /var/runtime (the rest of site-packages is
+# /var/lang/lib/pythonX.Y/site-packages there).
+_RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "urllib3", "six.py")
 _ERROR_INDENT = "\u00a0"  # the runtime indents traceback lines in the [ERROR] event with NO-BREAK SPACE
 _request_id = ""
 _streams: list[_LineStream] = []  # our stdout/stderr, even if a handler replaces sys.stdout
@@ -55,7 +65,32 @@ class _Channel:
             protocol.send(self.sock, header, body)
 
     def log(self, message: str) -> None:
-        self.send({"t": "log", "ts": int(time.time() * 1000), "msg": message})
+        ts = int(time.time() * 1000)
+        for part in split_event(message):
+            self.send({"t": "log", "ts": ts, "msg": part})
+
+
+def split_event(message: str) -> list[str]:
+    """One message as CloudWatch events: a longer one is cut every MAX_EVENT_BYTES (UTF-8 safe)."""
+    if len(message) * 4 <= protocol.MAX_EVENT_BYTES:
+        return [message]
+    data = message.encode("utf-8", "surrogatepass")
+    if len(data) <= protocol.MAX_EVENT_BYTES:
+        return [message]
+    parts = []
+    while data:
+        cut = _char_boundary(data, protocol.MAX_EVENT_BYTES)
+        parts.append(data[:cut].decode("utf-8", "replace"))
+        data = data[cut:]
+    return parts
+
+
+def _char_boundary(data: bytes, limit: int) -> int:
+    """The largest cut <= limit that does not fall inside a UTF-8 character."""
+    cut = min(len(data), limit)
+    while 0 < cut < len(data) and (data[cut] & 0xC0) == 0x80:
+        cut -= 1
+    return cut or min(len(data), limit)
 
 
 class _LineStream(io.TextIOBase):
@@ -85,6 +120,10 @@ class _LineStream(io.TextIOBase):
                     self._channel.log(line + "\n")
         else:
             self._partial = data
+        if len(self._partial) > protocol.MAX_EVENT_BYTES:  # a line still growing: send its full events
+            *full, self._partial = split_event(self._partial)
+            for part in full:
+                self._channel.log(part)
         return len(text)
 
     def flush_partial(self) -> None:
@@ -143,6 +182,10 @@ class _FdCapture:
                 for line in lines:
                     if line:
                         self._channel.log(line.decode("utf-8", "replace") + "\n")
+                while len(self._partial) > protocol.MAX_EVENT_BYTES:
+                    cut = _char_boundary(self._partial, protocol.MAX_EVENT_BYTES)
+                    self._channel.log(self._partial[:cut].decode("utf-8", "replace"))
+                    self._partial = self._partial[cut:]
 
 
 class _LambdaLogHandler(logging.Handler):
@@ -231,9 +274,11 @@ class _CognitoIdentity:
 
 # ---------------------------------------------------------------------------------------- setup
 def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None:
-    os.setsid()  # own process group: killing the worker also kills whatever it started
+    extra = confine.apply(confine.Limits.from_spec(spec.get("sandbox")), spec["task_root"])
     os.environ.clear()
     os.environ.update(spec["env"])
+    os.environ.update(extra)
+    _tempfile_reset()
     time.tzset()  # TZ=:UTC, as in Lambda, for time.localtime() and friends
     os.chdir(spec["task_root"])
     sys.path.insert(0, spec["task_root"])
@@ -251,6 +296,12 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     handler.addFilter(_RequestIdFilter())
     logging.getLogger().addHandler(handler)
     _fresh_boto3_session(loader)
+
+
+def _tempfile_reset() -> None:
+    """tempfile caches its folder: the zygote's /tmp must not outlive the worker's own TMPDIR."""
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None
 
 
 def _fresh_boto3_session(loader: Any) -> None:
@@ -279,7 +330,7 @@ def _load_handler(handler: str) -> Any:
     except ImportError as exc:
         raise _Fault("Runtime.ImportModuleError", f"Unable to import module '{modname}': {exc}") from None
     except SyntaxError as exc:
-        trace = [f'  File "{_var_task(exc.filename or "")}" Line {exc.lineno}\n    {exc.text}']
+        trace = [f'  File "{_aws_path(exc.filename or "")}" Line {exc.lineno}\n    {exc.text}']
         raise _Fault("Runtime.UserCodeSyntaxError", f"Syntax error in module '{modname}': {exc}", trace) from None
     try:
         return getattr(module, fname)
@@ -304,15 +355,51 @@ def _exception_doc(exc: BaseException, request_id: str) -> dict[str, Any]:
 
 
 def _as_var_task(frames: list[traceback.FrameSummary]) -> list[traceback.FrameSummary]:
-    """Name the function's files as Lambda does (/var/task/app.py), whatever folder they run from."""
-    return [traceback.FrameSummary(_var_task(f.filename), f.lineno, f.name, line=f.line) for f in frames]
+    """Name files as Lambda does (/var/task/app.py, /var/runtime/botocore/client.py,
+    /var/lang/lib/python3.12/json/decoder.py), whatever folder and Python they run from here."""
+    return [traceback.FrameSummary(_aws_path(f.filename), f.lineno, f.name, line=f.line) for f in frames]
 
 
-def _var_task(filename: str) -> str:
+def _aws_path(filename: str) -> str:
     root = os.environ.get("LAMBDA_TASK_ROOT", "")
     if root and filename.startswith(root + os.sep):
         return "/var/task" + filename[len(root) :]
+    runtime = os.environ.get("AWS_EXECUTION_ENV", "").removeprefix("AWS_Lambda_") or "python3"
+    lang = f"/var/lang/lib/{runtime}"
+    for prefix, kind in _host_prefixes():
+        if filename.startswith(prefix):
+            rest = filename[len(prefix) :]
+            if kind == "site":
+                top = rest.split(os.sep, 1)[0]
+                return ("/var/runtime/" if top in _RUNTIME_PACKAGES else f"{lang}/site-packages/") + rest
+            return f"{lang}/{rest}"
     return filename
+
+
+_PREFIXES: list[tuple[str, str]] = []
+
+
+def _host_prefixes() -> list[tuple[str, str]]:
+    """The host's site-packages and stdlib folders (each ending in /), longest first."""
+    if not _PREFIXES:
+        found: dict[str, str] = {}
+        paths = sysconfig.get_paths()
+        for key in ("stdlib", "platstdlib"):
+            if paths.get(key):
+                found[os.path.realpath(paths[key]) + os.sep] = "lib"
+                found[paths[key] + os.sep] = "lib"
+        sites = [paths.get("purelib"), paths.get("platlib")]
+        try:
+            import site
+
+            sites += [*site.getsitepackages(), site.getusersitepackages()]
+        except Exception:  # a virtualenv's old site module may lack these
+            pass
+        for path in filter(None, sites):
+            found[os.path.realpath(path) + os.sep] = "site"
+            found[path + os.sep] = "site"
+        _PREFIXES.extend(sorted(found.items(), key=lambda item: -len(item[0])))
+    return _PREFIXES
 
 
 def _log_error(channel: _Channel, doc: dict[str, Any]) -> None:
@@ -358,12 +445,24 @@ def _unmarshal(body: bytes) -> Any:
 
 
 # ---------------------------------------------------------------------------------------- main loop
-def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None) -> None:
-    """Entry point in the forked child; never returns. `loader` is the zygote's warmed botocore loader."""
-    code = 0
+_OOM_FRAME = protocol.encode({"t": "oom"})  # built before any limit: sending it must not allocate
+
+
+def _out_of_memory(channel: _Channel) -> None:
+    """Tell the server, then die as the kernel's OOM killer would end the runtime (SIGKILL)."""
     try:
-        channel = _Channel(sock)
-        channel.send({"t": "hello", "pid": os.getpid()})
+        channel.sock.sendall(_OOM_FRAME)
+    finally:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None, keeper: int = 0) -> None:
+    """Entry point in the forked child; never returns. `loader` is the zygote's warmed botocore loader;
+    `keeper` the pid of the process the server signals to end this worker (its keeper)."""
+    code = 0
+    channel = _Channel(sock)
+    try:
+        channel.send({"t": "hello", "pid": keeper or os.getpid()})
         _setup_process(spec, channel, loader)
         handler = _init(channel, spec)
         if handler is not None:
@@ -372,6 +471,8 @@ def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None) -> None:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except protocol.Closed:
         code = 0
+    except MemoryError:
+        _out_of_memory(channel)
     except BaseException:  # the runtime itself broke: the server reports Runtime.ExitError
         code = 1
     finally:
@@ -392,6 +493,8 @@ def _init(channel: _Channel, spec: dict[str, Any]) -> Any:
         _log_error(channel, doc)
         channel.send({"t": "init_error", "init_ms": _ms_since(start), "error": doc})
         return None
+    except MemoryError:
+        raise
     except Exception as exc:  # an exception raised by module-level code
         doc = _exception_doc(exc, "")
         _log_error(channel, doc)
@@ -411,7 +514,10 @@ def _serve(channel: _Channel, handler: Any) -> None:
             _capture.drain()
         for stream in _streams:
             stream.flush_partial()
-        channel.send({"t": "result", "ok": ok, "mem_mb": _max_rss_mb()}, out)
+        if len(out) > protocol.MAX_RESULT_BYTES:  # the server answers Function.ResponseSizeTooLarge
+            channel.send({"t": "result", "ok": ok, "mem_mb": _max_rss_mb(), "too_large": len(out)})
+        else:
+            channel.send({"t": "result", "ok": ok, "mem_mb": _max_rss_mb()}, out)
 
 
 def _invoke_once(channel: _Channel, handler: Any, header: dict[str, Any], body: bytes) -> tuple[bool, bytes]:
@@ -422,11 +528,26 @@ def _invoke_once(channel: _Channel, handler: Any, header: dict[str, Any], body: 
         return True, _marshal(result)
     except _Fault as fault:
         doc = _error_doc(fault.message, fault.error_type, fault.trace, request_id)
+    except MemoryError:
+        raise
     except Exception as exc:
+        if _caused_by_memory(exc):
+            raise MemoryError() from exc
         doc = _exception_doc(exc, request_id)
     _log_error(channel, doc)
     ascii_only = os.environ.get("AWS_EXECUTION_ENV") != "AWS_Lambda_python3.12"
     return False, json.dumps(doc, ensure_ascii=ascii_only).encode()
+
+
+def _caused_by_memory(exc: BaseException) -> bool:
+    """A MemoryError wrapped by library code (raise ... from) is still the runtime running out."""
+    seen = 0
+    cause: BaseException | None = exc
+    while cause is not None and seen < 20:
+        if isinstance(cause, MemoryError):
+            return True
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return False
 
 
 def _max_rss_mb() -> int:

@@ -30,6 +30,8 @@ class ZygoteClient:
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self.has_boto3 = False
+        self.mount_ns = False  # workers may have a mount namespace (a private /tmp)
+        self.unreadable = ""  # a folder of this Python that another uid could not read, if any
 
     # ------------------------------------------------------------------ lifecycle
     def _start(self) -> socket.socket:
@@ -60,6 +62,8 @@ class ZygoteClient:
             proc.wait()
             raise ZygoteError(f"the Lambda zygote for {self.interpreter} failed to start") from exc
         self.has_boto3 = bool(header.get("boto3"))
+        self.mount_ns = bool(header.get("mount_ns"))
+        self.unreadable = str(header.get("unreadable") or "")
         self._proc, self._control = proc, ours
         threading.Thread(target=self._read_exits, args=(ours,), name="lambda-zygote", daemon=True).start()
         return ours
