@@ -10,10 +10,10 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import botocore.config
+from entry_log import MARK, EntryLog
 
 from serverproc import client_factory
 
@@ -81,16 +81,15 @@ def machine(url: str, role: str, definition: dict[str, Any]) -> str:
 
 
 def test_wait_retry_backoff_map_and_running_task_survive_kill9(server_factory: Callable[..., Any],
-                                                                tmp_path: Path) -> None:
+                                                                entry_log: EntryLog) -> None:
     server = server_factory(time_scale=1.0)
     url = server.url
     sfn = client(url, "stepfunctions")
     role = setup_role(url)
     failing = make_function(url, role, "def handler(event, context):\n    raise RuntimeError('boom')\n")
-    entered = tmp_path / "entered"
-    slow = make_function(url, role, "import os, time\ndef handler(event, context):\n"
-                         "    open(os.environ['ENTERED'], 'w').close()\n    time.sleep(4)\n    return 1\n",
-                         {"ENTERED": str(entered)})
+    slow = make_function(url, role, MARK + "import time\ndef handler(event, context):\n"
+                         "    mark('entered')\n    time.sleep(4)\n    return 1\n",
+                         {"ENTRY_PORT": str(entry_log.port)})
 
     wait_sm = machine(url, role, {"StartAt": "W", "States": {
         "W": {"Type": "Wait", "Seconds": 3, "Next": "Done"}, "Done": {"Type": "Pass", "End": True}}})
@@ -117,7 +116,7 @@ def test_wait_retry_backoff_map_and_running_task_survive_kill9(server_factory: C
     until(has_event(sfn, backing_off, "TaskFailed"))
     until(has_event(sfn, mapping, "WaitStateEntered", 3))
     until(has_event(sfn, running, "TaskStarted"))
-    until(entered.exists)  # the handler runs: its outcome is in doubt once the server dies
+    until(lambda: "entered" in entry_log.snapshot())  # the handler runs: its outcome is in doubt now
     server.kill()
 
     server = server_factory(server.data_dir, time_scale=1.0)

@@ -1,7 +1,8 @@
 """kill -9 with many Lambda tasks in flight: a task whose call was never handed to a worker (still
 queued) starts again after the restart as if nothing happened; only a call that reached its
 worker may have run, and only such a task fails (Lambda.ServiceException, no Retry). Every
-handler marks its entry in a file (which outlives the server) before its one DynamoDB effect."""
+handler marks its entry in the test's EntryLog (which outlives the server) before its one
+DynamoDB effect."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from entry_log import MARK, EntryLog
 from test_sfn_kill9 import assert_unbroken, client, events, machine, setup_role, until
 
 EXECUTIONS = 200
-HANDLER = """import os, time, uuid
+HANDLER = MARK + """import os, time
 import boto3
 
 ddb = boto3.client("dynamodb")
@@ -25,7 +26,7 @@ ddb = boto3.client("dynamodb")
 
 def handler(event, context):
     key = event["key"]
-    open(os.path.join(os.environ["ENTRIES"], key + "." + uuid.uuid4().hex), "x").close()
+    mark(key)
     time.sleep(0.2)
     ddb.update_item(TableName=os.environ["TABLE"], Key={"id": {"S": key}}, UpdateExpression="ADD n :one",
                     ExpressionAttributeValues={":one": {"N": "1"}})
@@ -33,7 +34,7 @@ def handler(event, context):
 """
 
 
-def function(url: str, role: str, entries: Path, table: str) -> str:
+def function(url: str, role: str, entry_port: int, table: str) -> str:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("fn.py", HANDLER)
@@ -41,12 +42,12 @@ def function(url: str, role: str, entries: Path, table: str) -> str:
     name = f"k9h-{uuid.uuid4().hex[:8]}"
     arn = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="fn.handler",
                               Code={"ZipFile": buf.getvalue()}, Timeout=60,
-                              Environment={"Variables": {"ENTRIES": str(entries), "TABLE": table}})["FunctionArn"]
+                              Environment={"Variables": {"ENTRY_PORT": str(entry_port), "TABLE": table}})["FunctionArn"]
     lam.get_waiter("function_active_v2").wait(FunctionName=name)
     return arn
 
 
-def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[..., Any], tmp_path: Path) -> None:
+def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[..., Any], entry_log: EntryLog) -> None:
     server = server_factory(time_scale=1.0)
     url = server.url
     role = setup_role(url)
@@ -54,9 +55,7 @@ def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[.
     client(url, "dynamodb").create_table(TableName=table, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
                                          AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
                                          BillingMode="PAY_PER_REQUEST")
-    entries = tmp_path / "entries"
-    entries.mkdir()
-    fn = function(url, role, entries, table)
+    fn = function(url, role, entry_log.port, table)
     sm = machine(url, role, {"StartAt": "W", "States": {
         "W": {"Type": "Wait", "Seconds": 1, "Next": "T"},
         "T": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "OutputPath": "$.Payload",
@@ -64,7 +63,7 @@ def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[.
     sfn = client(url, "stepfunctions")
     names = [f"e{i:03d}" for i in range(EXECUTIONS)]
     arns = {n: sfn.start_execution(stateMachineArn=sm, name=n)["executionArn"] for n in names}
-    until(lambda: len(list(entries.iterdir())) >= 30, 120)  # some done, some running, most still queued
+    until(lambda: len(entry_log.snapshot()) >= 30, 120)  # some done, some running, most still queued
     server.kill()
     killed_at = time.time()
 
@@ -75,8 +74,7 @@ def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[.
     ddb = client(server.url, "dynamodb")
     effects = {i["id"]["S"]: int(i["n"]["N"]) for i in ddb.scan(TableName=table)["Items"]}
     entered: dict[str, int] = {}
-    for f in entries.iterdir():
-        key = f.name.split(".", 1)[0]
+    for key in entry_log.snapshot():
         entered[key] = entered.get(key, 0) + 1
     rerun = 0
     for name, arn in arns.items():
