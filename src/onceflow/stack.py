@@ -26,6 +26,10 @@ def allow_all(ctx: RequestContext, params: dict[str, Any]) -> None:
     return None
 
 
+def no_uid(uid: int) -> bool:
+    return False
+
+
 @dataclass
 class Stack:
     settings: Settings
@@ -48,6 +52,9 @@ class Stack:
     # for parts whose in-flight requests wait on work that must be told to end (a synchronous
     # execution waits on the engine), so the drain does not sit out its whole grace period.
     on_stopping: list[Callable[[], None]] = field(default_factory=list)
+    # uid -> whether Lambda handlers run as it (the sandbox's uids, as root); the front door keeps
+    # such peers out of onceflow's own state-changing endpoints. lambda_ sets it.
+    is_handler_uid: Callable[[int], bool] = no_uid
 
     def reset(self) -> None:
         for hook in self.on_reset:

@@ -116,6 +116,16 @@ def handler(event, context):
         boto3.client("dynamodb").get_item(TableName="", Key={})
     if mode == "json_error":
         return json.loads("{not json")
+    if mode == "own_endpoints":  # onceflow's own state-changing endpoints, over loopback like a user's tool
+        import urllib.error, urllib.request
+        codes = {}
+        for path, body in (("/_onceflow/reset", b""), ("/_onceflow/faults", b'{"rules": []}')):
+            request = urllib.request.Request(os.environ["AWS_ENDPOINT_URL"] + path, data=body, method="POST")
+            try:
+                codes[path] = urllib.request.urlopen(request, timeout=10).status
+            except urllib.error.HTTPError as exc:
+                codes[path] = exc.code
+        return codes
 """
 
 
@@ -224,6 +234,16 @@ def test_handler_cannot_signal_the_server(server: ServerProcess, deploy: Callabl
     assert result == {"error": "PermissionError"}
     assert server.proc.poll() is None
     assert server.client("sts").get_caller_identity()["Account"]  # still serving
+
+
+@ROOT_ONLY
+def test_handler_cannot_reset_the_server_or_change_fault_rules(server: ServerProcess,
+                                                              deploy: Callable[..., str]) -> None:
+    """Loopback is not enough: the peer socket's owner is a handler's uid, not the user's tool."""
+    name = deploy()
+    _, result = call(server, name, {"mode": "own_endpoints"})
+    assert result == {"/_onceflow/reset": 403, "/_onceflow/faults": 403}
+    assert server.client("lambda").get_function(FunctionName=name)["Configuration"]["FunctionName"] == name
 
 
 @ROOT_ONLY

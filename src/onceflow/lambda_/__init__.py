@@ -34,7 +34,9 @@ def setup(stack: Stack) -> None:
     else:
         code_root, owned_root = Path(settings.data_dir) / "lambda", None
     interpreters = Interpreters(dict(settings.lambda_interpreters))
-    pool = Pool(settings.lambda_max_workers, sandbox=Sandbox())  # README "Lambda sandbox"
+    sandbox = Sandbox()  # README "Lambda sandbox"
+    stack.is_handler_uid = sandbox.is_handler_uid
+    pool = Pool(settings.lambda_max_workers, sandbox=sandbox)
     store = LambdaStore(stack.db)
     service = LambdaService(
         store,

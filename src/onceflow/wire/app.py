@@ -14,7 +14,6 @@ credentials go to the console app when one is installed.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
@@ -73,7 +72,7 @@ class AwsApp:
         self.in_flight = 0  # requests between arrival and answer
         settings = stack.settings
         self.max_body = settings.max_body_bytes
-        self.door = FrontDoor(settings)
+        self.door = FrontDoor(settings, stack.is_handler_uid)
         self.auth = Authenticator(settings, stack.credential_resolvers)
         self.budget = BodyBudget(settings.max_bodies_in_flight_bytes)
         self.body_timeout = settings.body_timeout_s
@@ -318,14 +317,12 @@ class AwsApp:
             # It wipes everything: only the user's own tools on this machine may ask, never a web page.
             if request.method != "POST":
                 return Response(405, b'{"message":"reset takes POST"}', [("allow", "POST")])
-            if not (_is_loopback(request.client_host) and self.door.host_is_loopback(request.headers.get("host", ""))):
-                return Response(403, b'{"message":"reset is only answered on loopback"}')
-            foreign = self.door.foreign_origin(request.headers)
-            if foreign is not None:
-                return Response(403, json.dumps({"message": origin_message(foreign)}).encode())
+            refused = self.door.own_tool_refusal(request, "reset")
+            if refused is not None:
+                return Response(403, json.dumps({"message": refused}).encode())
             return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
         if request.path == faults_endpoint.PATH and self.faults is not None:
-            return Deferred(lambda: faults_endpoint.answer(self.faults, request))
+            return Deferred(lambda: faults_endpoint.answer(self.faults, request, self.door))
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
 
     def _reset(self) -> Response:
@@ -450,13 +447,6 @@ def new_request_id() -> str:
     return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
 
 
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _replay(body: bytes) -> Callable[[], Awaitable[dict[str, Any]]]:
     sent = False
 
@@ -477,9 +467,11 @@ def _head(scope: dict[str, Any]) -> Request:
     """The request as its headers describe it; the body is read later, within bounds."""
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
     client = scope.get("client") or ("", 0)
+    server = scope.get("server") or ("", 0)
     raw_path = scope.get("raw_path") or scope["path"].encode()
     return Request(scope["method"], scope["path"], raw_path.decode("latin-1"),
-                   scope.get("query_string", b"").decode("latin-1"), headers, b"", client[0])
+                   scope.get("query_string", b"").decode("latin-1"), headers, b"", client[0], client[1] or 0,
+                   server[1] or 0)
 
 
 def _content_length(headers: dict[str, str]) -> int | None:

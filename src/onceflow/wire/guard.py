@@ -13,9 +13,12 @@ onceflow runs next to the user's browser. Two rules keep web pages out:
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 
 from onceflow.config import Settings
 from onceflow.errors import ServiceError
+from onceflow.wire.peers import socket_owner
+from onceflow.wire.request import Request
 
 PREFLIGHT_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
 EXPOSED = "x-amzn-requestid, x-amzn-errortype, x-amz-request-id, x-amz-id-2, x-amz-function-error, " \
@@ -30,6 +33,13 @@ def hostname(host: str) -> str:
     return name.lower().rstrip(".")
 
 
+def _is_loopback_address(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def is_loopback_name(name: str) -> bool:
     if name in ("localhost", "") or name.endswith(".localhost"):
         return True
@@ -40,7 +50,10 @@ def is_loopback_name(name: str) -> bool:
 
 
 class FrontDoor:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, is_handler_uid: Callable[[int], bool] | None = None) -> None:
+        # Whether a uid is one that Lambda handlers run as (the sandbox's, as root): such a peer is
+        # not the user's own tool, whatever address it calls from.
+        self.is_handler_uid = is_handler_uid
         allowed = set(settings.allow_hosts)
         if settings.host not in ("0.0.0.0", "::", ""):
             allowed.add(hostname(settings.host if ":" not in settings.host else f"[{settings.host}]"))
@@ -62,6 +75,23 @@ class FrontDoor:
     @staticmethod
     def host_is_loopback(host: str) -> bool:
         return is_loopback_name(hostname(host))
+
+    # ------------------------------------------------------------------ the user's own tools
+    def own_tool_refusal(self, request: Request, what: str) -> str | None:
+        """Why a state-changing own endpoint (reset, fault rules) refuses this request, or None: it
+        must come from this machine (a loopback client), be addressed to a loopback name (not a
+        name that merely resolves here: DNS rebinding), carry no foreign Origin (a web page), and
+        not come from a Lambda handler's sandbox uid."""
+        if not (_is_loopback_address(request.client_host) and self.host_is_loopback(request.headers.get("host", ""))):
+            return f"{what} is only answered on loopback"
+        foreign = self.foreign_origin(request.headers)
+        if foreign is not None:
+            return f"{what} is not answered for {foreign}"
+        if self.is_handler_uid is not None and request.client_port:
+            owner = socket_owner(request.client_port, request.server_port)
+            if owner is not None and self.is_handler_uid(owner):
+                return f"{what} is not answered to Lambda handlers"
+        return None
 
     # ------------------------------------------------------------------ Origin
     def foreign_origin(self, headers: dict[str, str]) -> str | None:

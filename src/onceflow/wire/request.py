@@ -38,6 +38,8 @@ class Request:
     headers: dict[str, str]  # lower-cased names
     body: bytes
     client_host: str = ""
+    client_port: int = 0
+    server_port: int = 0
 
     @property
     def query(self) -> dict[str, list[str]]:

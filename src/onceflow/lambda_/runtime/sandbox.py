@@ -90,6 +90,10 @@ class Sandbox:
             return self._root
 
     # ------------------------------------------------------------------ identities
+    def is_handler_uid(self, uid: int) -> bool:
+        """Whether handlers (of this onceflow or another on the machine) may run as `uid`."""
+        return self.isolate and UID_BASE <= uid < UID_BASE + UID_BLOCK * UID_BLOCKS
+
     def uid_for(self, function_id: str) -> int | None:
         if not self.isolate:
             return None
