@@ -30,6 +30,7 @@ from onceflow.faults import endpoint as faults_endpoint
 from onceflow.faults import wire as faults_wire
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json, sigv4
+from onceflow.wire import time_scale as time_scale_endpoint
 from onceflow.wire.authenticate import Authenticator
 from onceflow.wire.guard import FrontDoor, host_message, origin_message, refusal
 from onceflow.wire.intake import DRAIN_LIMIT, SMALL_BODY, BodyBudget, Busy, TimedOut, TooLarge, drain, read_body
@@ -326,11 +327,20 @@ class AwsApp:
             return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
         if request.path == faults_endpoint.PATH and self.faults is not None:
             return Deferred(lambda: faults_endpoint.answer(self.faults, request))
+        if request.path == time_scale_endpoint.PATH:
+            if request.method not in ("GET", "HEAD") and not self._local(request):
+                return Response(403, b'{"message":"the time scale is only changed on loopback"}')
+            return Deferred(lambda: time_scale_endpoint.answer(self.stack, request))
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
 
     def _reset(self) -> Response:
         self.stack.reset()
         return Response(200, b'{"reset":true}')
+
+    def _local(self, request: Request) -> bool:
+        """The user's own tools on this machine, never a web page nor a name resolving here."""
+        return (_is_loopback(request.client_host) and self.door.host_is_loopback(request.headers.get("host", ""))
+                and self.door.foreign_origin(request.headers) is None)
 
     # ------------------------------------------------------------------ plumbing
     # ------------------------------------------------------------------ the front door
