@@ -51,16 +51,22 @@ class Onceflow:
         self._clients: dict[str, Any] = {}
         self._resources: dict[str, Any] = {}
         self._account: str | None = None
+        self._initial_time: dict[str, Any] | None = None  # the server's time scale when we met it
+        self._time_changed = False
         self.faults = FaultControl(self._request)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Onceflow:
         if self.endpoint:
             self._check_endpoint()
-            return self
-        if self._child is None:
+        elif self._child is None:
             self._child = ServerChild(data=self.data, port=self._port, time_scale=self._time_scale)
             self.endpoint = self._child.start(self._start_timeout)
+        if self._initial_time is None:
+            try:
+                self._initial_time = self.time_state()
+            except OnceflowError:  # a server from before /_onceflow/time-scale: nothing to put back
+                self._initial_time = {}
         return self
 
     def close(self) -> None:
@@ -162,17 +168,25 @@ class Onceflow:
         return answer
 
     def reset(self) -> None:
-        """Every table, function, role, state machine, execution and log gone (fault rules stay)."""
+        """Every table, function, role, state machine, execution, log and fault rule gone."""
         self._own("POST", "/_onceflow/reset")
 
     def time_scale(self, scale: float) -> float:
         """Divide waits, retry intervals and timeouts by `scale` from now on (as `serve --time-scale`)."""
+        self._time_changed = True
         return float(self._own("POST", "/_onceflow/time-scale", {"timeScale": scale})["timeScale"])
 
     def skip_time(self, skip: bool = True) -> None:
         """Wait states, Retry intervals and Lambda's asynchronous retry delays end at once (timeouts
         keep their length); `skip_time(False)` waits again."""
+        self._time_changed = True
         self._own("POST", "/_onceflow/time-scale", {"skipWaits": skip})
+
+    def restore_time(self) -> None:
+        """The time scale and wait skipping as they were when this object met the server."""
+        if self._time_changed and self._initial_time:
+            self._own("POST", "/_onceflow/time-scale", self._initial_time)
+            self._time_changed = False
 
     def time_state(self) -> dict[str, Any]:
         return dict(self._own("GET", "/_onceflow/time-scale"))
