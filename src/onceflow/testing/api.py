@@ -4,7 +4,8 @@
         arn = of.deploy_state_machine("orders", definition)
         done = of.wait_execution(of.client("stepfunctions").start_execution(stateMachineArn=arn)["executionArn"])
 
-`Onceflow(endpoint=URL)` attaches to a server already running instead (and never stops it).
+`Onceflow(endpoint=URL)` attaches to a server already running instead (and never stops it); `data`
+is then that server's data folder, which only `prove` reads.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ class Onceflow:
     def __init__(self, endpoint: str | None = None, *, data: str | Path | None = None, port: int = 0,
                  region: str = "us-east-1", time_scale: float = 1.0, start_timeout: float = 60.0,
                  max_attempts: int = 1) -> None:
-        if endpoint is not None and (data is not None or port):
-            raise OnceflowError("an endpoint is attached to as it is: data and port are for a server of our own")
+        if endpoint is not None and port:
+            raise OnceflowError("an endpoint is attached to as it is: port is for a server of our own")
         self.region = region
         self.endpoint = endpoint.rstrip("/") if endpoint else ""
         self.data = Path(data) if data is not None else None
@@ -344,11 +345,17 @@ class Onceflow:
 
     # ------------------------------------------------------------------ proofs
     def prove(self, state_machine: str, input: Any, **options: Any) -> Any:
-        """`onceflow.prove.prove` against this server: its Report (`assert report.safe`)."""
+        """`onceflow.prove.prove` on this server's store: its Report (`assert report.safe`). The
+        prover works on a copy of the store file, so the server needs a data folder (`Onceflow(data=DIR)`,
+        pytest `--onceflow-data DIR`); other keywords go to prove as they are."""
         try:
             from onceflow.prove import prove
         except ImportError as exc:
             raise OnceflowError(f"proving needs onceflow.prove, which this onceflow does not have ({exc})") from None
-        if "data" not in options:
-            options.setdefault("endpoint", self.endpoint)
+        if "data" not in options and "endpoint" not in options:
+            if self.data is None:
+                where = "the server at " + self.endpoint if not self.owns_server else "a server in memory"
+                raise OnceflowError(f"prove works on a copy of the server's store, and {where} has no data folder "
+                                    "here: start it with Onceflow(data=DIR) (pytest: --onceflow-data DIR)")
+            options["data"] = self.data
         return prove(state_machine, input, **options)

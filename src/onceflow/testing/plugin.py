@@ -37,7 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--onceflow-endpoint", default=None, metavar="URL",
                     help="use the onceflow server at URL instead of starting one (default: $ONCEFLOW_ENDPOINT)")
     group.addoption("--onceflow-data", default=None, metavar="DIR",
-                    help="keep the started server's state in DIR (one subfolder per xdist worker) instead of memory")
+                    help="keep the started server's state in DIR (one subfolder per xdist worker) instead of "
+                         "memory; with --onceflow-endpoint, that server's data folder (read by prove)")
     group.addoption("--onceflow-port", default=None, type=int, metavar="PORT",
                     help="port for the started server (default: a free one; xdist worker N takes PORT+N)")
 
@@ -49,9 +50,9 @@ def pytest_configure(config: pytest.Config) -> None:
     endpoint = config.getoption("onceflow_endpoint")
     data = config.getoption("onceflow_data")
     port = config.getoption("onceflow_port")
-    if endpoint is not None and (data is not None or port is not None):
-        raise pytest.UsageError("--onceflow-endpoint uses a running server: --onceflow-data and --onceflow-port "
-                                "are for a server the plugin starts")
+    if endpoint is not None and port is not None:
+        raise pytest.UsageError("--onceflow-endpoint uses a running server: --onceflow-port is for a server the "
+                                "plugin starts")
     if endpoint is not None:
         _check_endpoint(endpoint)
     if data is not None and Path(data).exists() and not Path(data).is_dir():
@@ -126,11 +127,11 @@ def onceflow_server(request: pytest.FixtureRequest) -> Iterator[Onceflow]:
     data = config.getoption("onceflow_data")
     port = config.getoption("onceflow_port")
     worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if data is not None and worker:
+    if data is not None and worker and not endpoint:
         data = str(Path(data) / worker)  # one server per worker: one store each
     try:
         if endpoint:
-            server = Onceflow(endpoint)
+            server = Onceflow(endpoint, data=data)
         else:
             server = Onceflow(data=data, port=(port + _worker_index()) if port is not None else 0)
         server.start()
