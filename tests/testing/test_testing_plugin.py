@@ -152,6 +152,14 @@ def test_xdist_gives_each_worker_its_own_server(pytester: pytest.Pytester) -> No
     assert len(endpoints) == 2  # and each worker kept one server for its session
 
 
+def test_one_endpoint_for_several_xdist_workers_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile("def test_any(onceflow): pass")
+    result = run(pytester, "-n", "2", "-p", "no:benchmark", "--onceflow-endpoint=http://127.0.0.1:4566")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --onceflow-endpoint is one server, and every xdist worker*"])
+
+
 def test_loading_the_plugin_costs_nothing_unused(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("""
         import sys

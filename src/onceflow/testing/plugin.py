@@ -30,6 +30,8 @@ MARK = "onceflow"
 MARK_OPTIONS = {"reset": bool}
 # Taken away for the session: a profile or a session token would sign with something else than test/test.
 ENV_REMOVED = ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_DEFAULT_PROFILE")
+SHARED_ENDPOINT = ("{where} is one server, and every xdist worker would reset the state the others' tests use: "
+                   "leave it out under -n (each worker then starts a server of its own)")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -53,6 +55,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if endpoint is not None and port is not None:
         raise pytest.UsageError("--onceflow-endpoint uses a running server: --onceflow-port is for a server the "
                                 "plugin starts")
+    if endpoint is not None and (getattr(config.option, "numprocesses", None) or _worker_index()):
+        raise pytest.UsageError(SHARED_ENDPOINT.format(where="--onceflow-endpoint"))
     if endpoint is not None:
         _check_endpoint(endpoint)
     if data is not None and Path(data).exists() and not Path(data).is_dir():
@@ -129,6 +133,8 @@ def onceflow_server(request: pytest.FixtureRequest) -> Iterator[Onceflow]:
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if data is not None and worker and not endpoint:
         data = str(Path(data) / worker)  # one server per worker: one store each
+    if endpoint and worker:  # only the environment's endpoint gets here (the option is refused at start)
+        pytest.exit(SHARED_ENDPOINT.format(where="ONCEFLOW_ENDPOINT"), returncode=pytest.ExitCode.USAGE_ERROR)
     try:
         if endpoint:
             server = Onceflow(endpoint, data=data)
