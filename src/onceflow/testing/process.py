@@ -7,6 +7,7 @@ server's threads do not compete with the test for one GIL.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import signal
@@ -45,7 +46,10 @@ class ServerChild:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
         with self.log_path.open("w") as log:
             self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
-                                         text=True, env=env, start_new_session=True)
+                                         text=True, env=env)
+        # A script that forgets close() (or ends on an exception) still stops its server; in the
+        # same process group, a Ctrl-C reaches it too.
+        atexit.register(self.stop)
         found: list[str] = []
         ready = threading.Event()
         self._reader = threading.Thread(target=self._read_ready, args=(found, ready), daemon=True)
@@ -96,6 +100,7 @@ class ServerChild:
         self._close()
 
     def _close(self) -> None:
+        atexit.unregister(self.stop)
         if self._reader is not None:
             self._reader.join(5)  # the child is gone: its stdout is at EOF
             self._reader = None
