@@ -191,6 +191,22 @@ def test_a_bad_mark_is_a_usage_error(pytester: pytest.Pytester, mark: str, messa
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
+def test_a_bad_mark_under_xdist_errors_its_test_with_the_message(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile("""
+        import pytest
+        @pytest.mark.onceflow(reset=1)
+        def test_marked(onceflow):
+            pass
+        def test_plain():
+            pass
+    """)
+    result = run(pytester, "-n", "2", "-p", "no:benchmark")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*test_marked: @pytest.mark.onceflow(reset=1): reset takes True or False, not 1*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -97,12 +97,27 @@ def _worker_index() -> int:
     return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
 
 
+_BAD_MARKS = pytest.StashKey[str]()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for mark in item.iter_markers(MARK):
             problem = _mark_problem(mark)
             if problem:
-                raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.onceflow{_shown(mark)}: {problem}")
+                message = f"{item.nodeid}: @pytest.mark.onceflow{_shown(mark)}: {problem}"
+                if not os.environ.get("PYTEST_XDIST_WORKER"):
+                    raise pytest.UsageError(message)
+                # An xdist worker's usage error is an INTERNALERROR in the controller: the test
+                # errors with the message instead.
+                item.stash[_BAD_MARKS] = message
+
+
+@pytest.hookimpl(tryfirst=True)  # before any fixture starts a server
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    message = item.stash.get(_BAD_MARKS, None)
+    if message is not None:
+        pytest.fail(message, pytrace=False)
 
 
 def _mark_problem(mark: pytest.Mark) -> str | None:
