@@ -144,7 +144,9 @@ def test_xdist_gives_each_worker_its_own_server(pytester: pytest.Pytester) -> No
             with open(f"seen-{n}.txt", "w") as f:
                 f.write(os.environ["PYTEST_XDIST_WORKER"] + " " + onceflow.endpoint)
     """)
-    run(pytester, "-n", "2", "-p", "no:benchmark").assert_outcomes(passed=6)
+    data = pytester.path / "data"
+    run(pytester, "-n", "2", "-p", "no:benchmark", f"--onceflow-data={data}").assert_outcomes(passed=6)
+    assert sorted(p.parent.name for p in data.glob("*/onceflow.db")) == ["gw0", "gw1"]  # a store each
     seen = {tuple((pytester.path / f"seen-{n}.txt").read_text().split()) for n in range(6)}
     workers = {worker for worker, _ in seen}
     endpoints = {endpoint for _, endpoint in seen}
