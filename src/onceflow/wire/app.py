@@ -29,6 +29,7 @@ from onceflow.faults import endpoint as faults_endpoint
 from onceflow.faults import wire as faults_wire
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json, sigv4
+from onceflow.wire import time_scale as time_scale_endpoint
 from onceflow.wire.authenticate import Authenticator
 from onceflow.wire.guard import FrontDoor, host_message, origin_message, refusal
 from onceflow.wire.intake import DRAIN_LIMIT, SMALL_BODY, BodyBudget, Busy, TimedOut, TooLarge, drain, read_body
@@ -323,6 +324,12 @@ class AwsApp:
             return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
         if request.path == faults_endpoint.PATH and self.faults is not None:
             return Deferred(lambda: faults_endpoint.answer(self.faults, request, self.door))
+        if request.path == time_scale_endpoint.PATH:
+            if request.method not in ("GET", "HEAD"):
+                refused = self.door.own_tool_refusal(request, "the time scale")
+                if refused is not None:
+                    return Response(403, json.dumps({"message": refused}).encode())
+            return Deferred(lambda: time_scale_endpoint.answer(self.stack, request))
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
 
     def _reset(self) -> Response:

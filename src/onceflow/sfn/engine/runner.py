@@ -239,6 +239,10 @@ class Runtime:
         """Wall-clock wake-up for a nominal one: the distance from `ref` divided by the time scale."""
         return ref + max(0.0, nominal_due - ref) / self.scale
 
+    def wait_due(self, ref: float, nominal_due: float) -> float:
+        """A Wait's or a Retry interval's wake-up: at once while the engine skips waits (tests)."""
+        return ref if getattr(self.engine, "skip_waits", False) else self.scaled_due(ref, nominal_due)
+
     def scale_seconds(self, seconds: float) -> float:
         return seconds / self.scale
 

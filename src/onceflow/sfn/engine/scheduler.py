@@ -93,6 +93,7 @@ class Engine:
         self.stack = stack
         self.store = store
         self.scale = stack.settings.time_scale or 1.0
+        self.skip_waits = False  # POST /_onceflow/time-scale {"skipWaits": true}: Waits and Retry intervals end at once
         self.pool = DrivePool(8, "sfn-run")
         self.invoke_pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="sfn-task")
         self.scheduler = Scheduler(self.wake)
@@ -151,6 +152,21 @@ class Engine:
                 rt.stopped = True  # an evaluation still running ends at its next check
             self.live.clear()
             self.parked.clear()
+
+    def set_time_scale(self, scale: float | None, skip_waits: bool | None) -> None:
+        """A new time scale or wait skipping at run time (wire/time_scale.py): runtimes in memory take
+        it, parked ones are dropped (rebuilt from their history, their waits timed again), and
+        every execution with a timer is woken."""
+        if scale is not None:
+            self.scale = scale
+        if skip_waits is not None:
+            self.skip_waits = skip_waits
+        with self._mu:
+            for rt in (*self._driving.values(), *self.live.values()):
+                rt.scale = self.scale
+            self.parked.clear()
+        for arn, _ in self.store.timers():
+            self.wake(arn)
 
     def lock_for(self, arn: str) -> threading.Lock:
         return self._locks[hash(arn) % len(self._locks)]

@@ -41,7 +41,7 @@ def maybe_retry(scope: Scope, state: dict[str, Any], error: str | None, counts: 
         counts[i] += 1
         ref = failed.ts if failed is not None else scope.rt.last_ts
         seconds = _delay(retrier, counts[i], f"{scope.rt.arn}|{scope.fiber}|{failed.id if failed else 0}")
-        yield Sleep(scope.rt.scaled_due(ref, ref + seconds))
+        yield Sleep(scope.rt.wait_due(ref, ref + seconds))
         return True
     return False
 

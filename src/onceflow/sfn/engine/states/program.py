@@ -195,7 +195,7 @@ def wait_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
             output = output_path(state, data, ctx, variables)
     except StatesError as e:
         raise fail_in_state(scope, name, entered, e) from None
-    yield Sleep(scope.rt.scaled_due(entered.ts, target))
+    yield Sleep(scope.rt.wait_due(entered.ts, target))
     output = exit_state(scope, "Wait", name, output, assigned)
     return transition(state, output)
 
