@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from entry_log import EntryLog
 from serverproc import ServerProcess, cli_env, client_factory
 from shared_data import missing_corpus_line, sfn_corpus_present
 
@@ -63,3 +64,11 @@ def server_factory(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     yield start
     for proc in started:
         proc.kill()
+
+
+@pytest.fixture
+def entry_log() -> Iterator[EntryLog]:
+    """Where Lambda handlers under test mark that they ran (tests/entry_log.py)."""
+    log = EntryLog()
+    yield log
+    log.close()

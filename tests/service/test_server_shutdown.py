@@ -9,22 +9,22 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
+
+from entry_log import MARK, EntryLog
 
 TRUST = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
-SLOW = """import os, time
+SLOW = MARK + """import time
 
 def handler(event, context):
-    open(os.environ["STARTED"], "w").close()  # tells the test the call is in flight
+    mark("started")  # tells the test the call is in flight
     time.sleep(1.5)
     return {"slept": True}
 """
 
 
-def test_sigterm_finishes_the_call_in_flight(server_factory: Callable[..., Any], tmp_path: Path) -> None:
-    started = tmp_path / "started"
+def test_sigterm_finishes_the_call_in_flight(server_factory: Callable[..., Any], entry_log: EntryLog) -> None:
     server = server_factory()
     role = server.client("iam").create_role(RoleName="slow", AssumeRolePolicyDocument=json.dumps(TRUST))
     buf = io.BytesIO()
@@ -33,7 +33,7 @@ def test_sigterm_finishes_the_call_in_flight(server_factory: Callable[..., Any],
     lam = server.client("lambda")
     lam.create_function(FunctionName="slow", Runtime="python3.12", Role=role["Role"]["Arn"], Handler="app.handler",
                         Code={"ZipFile": buf.getvalue()}, Timeout=10,
-                        Environment={"Variables": {"STARTED": str(started)}})
+                        Environment={"Variables": {"ENTRY_PORT": str(entry_log.port)}})
     answered: dict[str, Any] = {}
 
     def invoke() -> None:
@@ -43,9 +43,9 @@ def test_sigterm_finishes_the_call_in_flight(server_factory: Callable[..., Any],
     caller = threading.Thread(target=invoke)
     caller.start()
     deadline = time.monotonic() + 30
-    while not started.exists() and time.monotonic() < deadline:
+    while not entry_log.snapshot() and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert started.exists(), "the handler never started"
+    assert entry_log.snapshot() == ["started"], "the handler never started"
     assert server.stop() == 0
     caller.join(10)
     assert answered == {"status": 200, "payload": {"slept": True}}
