@@ -39,11 +39,17 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
                         help="under --enforce-iam, the access keys that act as the account root, their signatures "
                              "verified with SECRET (default test:test); repeatable")
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
+    parser.add_argument("--faults", type=Path, default=None, metavar="FILE",
+                        help="fault injection rules to load at start (JSON, or YAML with PyYAML installed)")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
     if args.time_scale <= 0:
         raise SystemExit("onceflow: --time-scale must be greater than 0")
+    if args.faults is not None:  # a bad rules file stops here, before the server starts
+        from onceflow.faults.cli import read_rules_file
+
+        read_rules_file(args.faults)
     account = str(args.account_id)
     if not (len(account) == 12 and account.isdigit()):
         raise SystemExit("onceflow: --account-id must be 12 digits")
@@ -75,6 +81,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         time_scale=args.time_scale,
         enforce_iam=args.enforce_iam,
         lambda_interpreters=tuple(interpreters),
+        faults_file=args.faults,
         **extra,
     )
 
@@ -114,7 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     _serve_args(sub.add_parser("serve", help="serve every service on one endpoint"))
     demo = sub.add_parser("demo", help="serve, provision the orders example and run the seed labs")
     _serve_args(demo)
+    from onceflow.faults import cli as faults_cli
+
+    faults_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "faults":
+        return faults_cli.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = settings_from(args)
 

@@ -27,6 +27,8 @@ class Settings:
     time_scale: float = 1.0
     # When True, callers with ordinary access keys are evaluated against their IAM policies too.
     enforce_iam: bool = False
+    # `serve --faults FILE`: fault injection rules that replace the stored ones at start.
+    faults_file: Path | None = None
     # Upper bound on live Lambda worker processes across all functions (sized for the machine).
     lambda_max_workers: int = max(4, (os.cpu_count() or 2) * 4)
     lambda_account_concurrency: int = 1000

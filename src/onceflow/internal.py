@@ -27,5 +27,14 @@ def call(
     handler = stack.registry.get(service, operation)
     if handler is None:
         raise NotImplementedOperation(service, operation)
+    faults = stack.services.get("faults")
+    if faults is not None and faults.watches(service, operation):  # fault injection (onceflow.faults)
+        fire = faults.decide(ctx, params)
+        if fire is not None:
+            return fire.run_sync(lambda: _run(stack, handler, ctx, params), stack.settings.time_scale) or {}
+    return _run(stack, handler, ctx, params)
+
+
+def _run(stack: Stack, handler: Any, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     stack.authorize(ctx, params)
     return handler(ctx, params) or {}

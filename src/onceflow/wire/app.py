@@ -26,6 +26,8 @@ from typing import Any
 from onceflow import __version__
 from onceflow.context import RequestContext
 from onceflow.errors import NotImplementedOperation, ServiceError
+from onceflow.faults import endpoint as faults_endpoint
+from onceflow.faults import wire as faults_wire
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json, sigv4
 from onceflow.wire.authenticate import Authenticator
@@ -61,6 +63,7 @@ class AwsApp:
         self.stack = stack
         self.specs = specs
         self.console = console
+        self.faults = stack.services.get("faults")  # fault injection rules (onceflow.faults), if set up
         self.executor = ThreadPoolExecutor(max_workers=64, thread_name_prefix="onceflow-call")
         # Calls that wait on user code (a Lambda handler, a synchronous execution) get threads of their
         # own: a handler's calls back into onceflow must never queue behind the calls that wait for it.
@@ -119,6 +122,8 @@ class AwsApp:
                 outcome = await asyncio.get_running_loop().run_in_executor(self.executor, self.begin, request)
             else:
                 outcome = self.begin(request)
+            if isinstance(outcome, faults_wire.FaultedCall):
+                outcome.receive = receive  # a `timeout` fault holds the call until the client goes
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
@@ -130,10 +135,12 @@ class AwsApp:
             if share:
                 await self.budget.give_back(share)
 
-    async def complete(self, outcome: Response | Call | Deferred | Durable) -> Response:
+    async def complete(self, outcome: Response | Call | Deferred | Durable | faults_wire.FaultedCall) -> Response:
         """The rest of the answer for an outcome of `begin` that is not a console page."""
         if isinstance(outcome, Response):
             return outcome
+        if isinstance(outcome, faults_wire.FaultedCall):
+            return await faults_wire.run(self, outcome, self.faults)
         if isinstance(outcome, Durable):
             await self._synced(outcome.seq)
             return outcome.response
@@ -188,6 +195,8 @@ class AwsApp:
             # Input is checked before the operation is looked up: AWS validates before it dispatches.
             params = self._parse(found, request) if found.operation is not None else {}
             handler = self._handler(found)
+            if self.faults is not None and self.faults.watches(ctx.service, ctx.operation):
+                return faults_wire.FaultedCall(Call(found, handler, ctx, params))
             # A role session's or a user's authorization evaluates its policies, work that grows
             # with them (25 ms per call for a role as large as IAM allows): never on the loop.
             quick = ctx.principal.kind in ("root", "service")
@@ -315,6 +324,8 @@ class AwsApp:
             if foreign is not None:
                 return Response(403, json.dumps({"message": origin_message(foreign)}).encode())
             return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
+        if request.path == faults_endpoint.PATH and self.faults is not None:
+            return Deferred(lambda: faults_endpoint.answer(self.faults, request))
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
 
     def _reset(self) -> Response:

@@ -11,6 +11,7 @@ from typing import Any
 from onceflow.console import graph, history, idempotency, lambda_logs, render
 from onceflow.console.app import HttpError, Response, View
 from onceflow.console.aws import NotFound
+from onceflow.console.views import faults
 from onceflow.console.views.sfn import describe, parse_definition
 from onceflow.errors import ServiceError
 
@@ -31,8 +32,9 @@ def load(v: View, machine: str, name: str) -> dict[str, Any]:
         folded.status = described["status"]
     definition = v.optional(lambda: _definition(v, machine, arn), {}) or {}
     invocations = attach_logs(v, folded, described.get("startDate"), described.get("stopDate"))
+    injected = faults.injected(v, folded, described.get("startDate"), described.get("stopDate"))
     return {"execution": described, "events": events, "run": folded, "definition": definition,
-            "invocations": invocations}
+            "invocations": invocations, "injected": injected}
 
 
 def _definition(v: View, machine: str, arn: str) -> dict[str, Any]:
