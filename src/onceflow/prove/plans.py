@@ -1,0 +1,138 @@
+"""The fault points of a baseline and the fault-rule list of each run.
+
+Every rule is one `onceflow serve --faults` accepts, so a run can be replayed by hand. A rule that
+targets the nth call of a kind (the 2nd Invoke of the worker, the 1st PutItem of its role on the
+orders table) counts the earlier ones with `skip` and fires once (`times: 1`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+# (the fault kind, the called service) -> the error it answers with: the AWS error of a lost answer
+# (the call took effect), and throttling for a call refused before any effect.
+LOST_ANSWER = {"lambda": "ServiceException", "dynamodb": "InternalServerError"}
+REFUSED = {"lambda": "TooManyRequestsException", "dynamodb": "ThrottlingException"}
+# Step Functions' optimized DynamoDB tasks: resource action -> API operation.
+DDB_ACTIONS = {"getItem": "GetItem", "putItem": "PutItem", "updateItem": "UpdateItem", "deleteItem": "DeleteItem"}
+
+
+@dataclass
+class TaskCall:
+    """One Task attempt of the baseline: the call Step Functions made for it."""
+
+    state: str
+    attempt: int  # 1-based, per state
+    service: str  # "lambda" | "dynamodb"
+    operation: str
+    resource: str  # the FunctionName or TableName as the task passed it
+    skip: int  # earlier baseline calls the same rule would match
+
+    @property
+    def point(self) -> str:
+        return f"{self.state}#{self.attempt}"
+
+
+@dataclass
+class HandlerWrite:
+    """One business write a handler made in the baseline (through its worker's role session)."""
+
+    role: str
+    k: int  # the role's kth business write
+    operation: str
+    table: str
+    skip: int
+
+    @property
+    def point(self) -> str:
+        return f"{self.role} write {self.k} ({self.operation} {self.table})"
+
+
+def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
+    calls: list[TaskCall] = []
+    state = "?"
+    attempts: dict[str, int] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    for event in events:
+        if event["type"].endswith("StateEntered"):
+            state = event["stateEnteredEventDetails"]["name"]
+        if event["type"] != "TaskScheduled":
+            continue
+        details = event["taskScheduledEventDetails"]
+        try:
+            params = json.loads(details.get("parameters") or "{}")
+        except ValueError:
+            params = {}
+        kind, action = details["resourceType"], details["resource"]
+        if kind == "lambda" and isinstance(params.get("FunctionName"), str):
+            service, operation, resource = "lambda", "Invoke", params["FunctionName"]
+        elif kind == "dynamodb" and action in DDB_ACTIONS and isinstance(params.get("TableName"), str):
+            service, operation, resource = "dynamodb", DDB_ACTIONS[action], params["TableName"]
+        else:
+            continue  # a service onceflow prove does not fault yet
+        attempts[state] = attempts.get(state, 0) + 1
+        key = (service, operation, resource)
+        calls.append(TaskCall(state, attempts[state], service, operation, resource, seen.get(key, 0)))
+        seen[key] = seen.get(key, 0) + 1
+    return calls
+
+
+def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: set[str]) -> list[HandlerWrite]:
+    """The baseline's business writes made by handlers (role sessions other than the state machine's)."""
+    out: list[HandlerWrite] = []
+    per_role: dict[str, int] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    calls = {}
+    for entry in ledger:  # one call (request id) may write several items: fault the call once
+        calls.setdefault(entry["requestId"], entry)
+    for entry in calls.values():
+        role = role_of(entry["caller"])
+        if role is None or role in sfn_roles or entry["table"] not in business:
+            continue
+        per_role[role] = per_role.get(role, 0) + 1
+        key = (role, entry["via"], entry["table"])
+        out.append(HandlerWrite(role, per_role[role], entry["via"], entry["table"], seen.get(key, 0)))
+        seen[key] = seen.get(key, 0) + 1
+    return out
+
+
+def role_of(caller: str) -> str | None:
+    """arn:aws:sts::123:assumed-role/ROLE/SESSION -> ROLE."""
+    _, _, rest = caller.partition(":assumed-role/")
+    return rest.split("/", 1)[0] if rest else None
+
+
+def _task_rule(call: TaskCall, when: str, code: str | None, kind: str | None, what: str) -> dict[str, Any]:
+    rule: dict[str, Any] = {"service": call.service, "operation": call.operation, "resource": call.resource,
+                            "when": when, "skip": call.skip, "times": 1,
+                            "description": f"onceflow prove: {what} at {call.point}"}
+    if code is not None:
+        rule["error"] = {"code": code}
+    if kind is not None:
+        rule["kind"] = kind
+    return rule
+
+
+def lost_response(call: TaskCall) -> list[dict[str, Any]]:
+    return [_task_rule(call, "after", LOST_ANSWER[call.service], None, "lost-response")]
+
+
+def fail_before(call: TaskCall) -> list[dict[str, Any]]:
+    return [_task_rule(call, "before", REFUSED[call.service], None, "fail-before")]
+
+
+def duplicate_delivery(call: TaskCall) -> list[dict[str, Any]] | None:
+    if call.service != "lambda":
+        return None  # a DynamoDB task has no handler to run twice
+    return [_task_rule(call, "after", None, "duplicate", "duplicate-delivery")]
+
+
+def fail_after_write(write: HandlerWrite) -> list[dict[str, Any]]:
+    """The kth write takes effect and the handler gets an error for it. The status is 400 so the
+    SDK in the worker does not retry it (it retries 5xx): the handler fails right after the write,
+    as the issue's "the next SDK call fails" wants, instead of the SDK hiding the fault."""
+    return [{"service": "dynamodb", "operation": write.operation, "resource": write.table,
+             "caller": f"arn:aws:sts::*:assumed-role/{write.role}/*", "when": "after", "skip": write.skip,
+             "times": 1, "error": {"code": LOST_ANSWER["dynamodb"], "statusCode": 400},
+             "description": f"onceflow prove: fail-after-write at {write.point}"}]

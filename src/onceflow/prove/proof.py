@@ -1,0 +1,238 @@
+"""One proof: the baseline run, then one run per (fault point, kind), each from the same starting
+state in the private sandbox, each judged by the oracle against the baseline."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from onceflow.config import default_data_dir
+from onceflow.prove import plans
+from onceflow.prove.effects import Snapshot, Tables
+from onceflow.prove.model import KINDS, PLANNED_KINDS, ProveError, Report, Run
+from onceflow.prove.oracle import judge, strip
+from onceflow.prove.sandbox import Sandbox
+
+RUN_TIMEOUT_S = 120.0  # a run still going after this is stopped and reported TIMED_OUT
+Progress = Callable[[int, int, Run], None]
+
+
+def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: str | Path | None = None,
+          business_tables: Iterable[str] = (), ignore_tables: Iterable[str] = (),
+          ignore_attributes: Iterable[str] = (), kinds: Iterable[str] | None = None,
+          conflict_input: Any = None, progress: Progress | None = None) -> Report:
+    """Prove `state_machine` on `input` (a JSON value, or its text). Raises ProveError for bad input."""
+    chosen = _kinds(kinds)
+    ignored_attrs = _ignored_attributes(ignore_attributes)
+    text = _json_text(input, "input")
+    conflict_text = None if conflict_input is None else _json_text(conflict_input, "--conflict-input")
+    source = _store_path(endpoint, data)
+    sandbox = Sandbox(source).start()
+    try:
+        return _Proof(sandbox, chosen, ignored_attrs, progress).run(
+            state_machine, text, conflict_text, list(business_tables), list(ignore_tables))
+    finally:
+        sandbox.close()
+
+
+def _kinds(kinds: Iterable[str] | None) -> list[str]:
+    if kinds is None:
+        return list(KINDS)
+    chosen = [k.strip() for k in kinds if k.strip()]
+    for kind in chosen:
+        if kind in PLANNED_KINDS:
+            raise ProveError(f"fault kind {kind!r} is not implemented yet; choose from {', '.join(KINDS)}")
+        if kind not in KINDS:
+            raise ProveError(f"unknown fault kind {kind!r}; choose from {', '.join(KINDS)}")
+    if not chosen:
+        raise ProveError(f"no fault kind given; choose from {', '.join(KINDS)}")
+    return chosen
+
+
+def _ignored_attributes(given: Iterable[str]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for pair in given:
+        table, dot, attr = pair.partition(".")
+        if not dot or not table or not attr:
+            raise ProveError(f"--ignore-attribute takes TABLE.ATTRIBUTE, not {pair!r}")
+        out.setdefault(table, set()).add(attr)
+    return out
+
+
+def _json_text(value: Any, what: str) -> str:
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError as exc:
+            raise ProveError(f"{what} is not JSON: {exc}") from None
+        return value
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError) as exc:
+        raise ProveError(f"{what} cannot be written as JSON: {exc}") from None
+
+
+def _store_path(endpoint: str | None, data: str | Path | None) -> Path:
+    if data is not None:
+        return Path(data) / "onceflow.db"
+    if endpoint is not None:
+        # The API has no way to hand over a consistent copy of a running server's store; proving
+        # against the live server would write into the user's state, which prove must never do.
+        raise ProveError(f"onceflow prove works on a copy of a server's store: pass --data DIR, the data folder of "
+                         f"the server at {endpoint} (it may keep running; it is only read)")
+    return default_data_dir() / "onceflow.db"
+
+
+class _Proof:
+    def __init__(self, sandbox: Sandbox, kinds: list[str], ignored_attrs: dict[str, set[str]],
+                 progress: Progress | None) -> None:
+        self.box = sandbox
+        self.kinds = kinds
+        self.ignored_attrs = ignored_attrs
+        self.progress = progress
+        self.sfn = sandbox.client("stepfunctions")
+        self.tables = Tables(sandbox.client("dynamodb"))
+        assert sandbox.stack is not None
+        self.faults = sandbox.stack.services["faults"]
+        self.token = uuid.uuid4().hex[:8]
+        self.count = 0
+        self.dirty: set[str] = set()  # tables some run wrote: put back before the next run
+
+    # ------------------------------------------------------------------ the whole proof
+    def run(self, state_machine: str, text: str, conflict: str | None, business: list[str],
+            ignore: list[str]) -> Report:
+        started = time.monotonic()
+        self.arn = self._state_machine(state_machine)
+        names = self.tables.names()
+        for table in [*business, *ignore, *self.ignored_attrs]:
+            if table not in names:
+                raise ProveError(f"table {table!r} does not exist in the store")
+        self.initial_all = self.tables.snapshot(names)
+        self.faults.clear()  # the copy's own rules are the user's business, not this proof's
+        self.text = text
+        baseline = self._execute("baseline", "-", [], [text])
+        if any(o in ("RUNNING", "TIMED_OUT_WAITING") for o in baseline.outcomes):
+            raise ProveError(f"the baseline run did not finish in {RUN_TIMEOUT_S:.0f} s ({baseline.executions[0]})")
+        written = sorted({e["table"] for e in baseline.ledger})
+        self.business = sorted(set(business or written) - set(ignore))
+        self.initial = strip({t: self.initial_all[t] for t in self.business}, self.ignored_attrs)
+        self.expected = strip(self.tables.snapshot(self.business), self.ignored_attrs)
+        self.baseline_status = baseline.outcomes[0]
+        history = self._history(baseline.executions[0])
+        runs: list[Run] = []
+        todo = self._plans(history, baseline.ledger, conflict)
+        for n, (kind, point, plan, inputs) in enumerate(todo, 1):
+            run = self._execute(kind, point, plan, inputs)
+            self._judge(run, conflict=kind == "conflict-input")
+            runs.append(run)
+            if self.progress is not None:
+                self.progress(n, len(todo), run)
+        return Report(self.arn, json.loads(text), self.business, baseline, runs, time.monotonic() - started)
+
+    def _plans(self, history: list[dict[str, Any]], ledger: list[dict[str, Any]],
+               conflict: str | None) -> list[tuple[str, str, list[dict[str, Any]], list[str]]]:
+        calls = plans.task_calls(history)
+        sfn_role = plans.role_of(self._role_session())
+        writes = plans.handler_writes(ledger, set(self.business), {sfn_role} if sfn_role else set())
+        out: list[tuple[str, str, list[dict[str, Any]], list[str]]] = []
+        one = [self.text]
+        for call in calls:
+            if "lost-response" in self.kinds:
+                out.append(("lost-response", call.point, plans.lost_response(call), one))
+            if "fail-before" in self.kinds:
+                out.append(("fail-before", call.point, plans.fail_before(call), one))
+            dup = plans.duplicate_delivery(call)
+            if "duplicate-delivery" in self.kinds and dup is not None:
+                out.append(("duplicate-delivery", call.point, dup, one))
+        if "fail-after-write" in self.kinds:
+            for write in writes:
+                out.append(("fail-after-write", write.point, plans.fail_after_write(write), one))
+        if "re-execution" in self.kinds:
+            out.append(("re-execution", "workflow", [], [self.text, self.text]))
+        if "concurrent-execution" in self.kinds:
+            out.append(("concurrent-execution", "workflow", [], ["concurrent", self.text, self.text]))
+        if conflict is not None:
+            out.append(("conflict-input", "workflow", [], [self.text, conflict]))
+        return out
+
+    # ------------------------------------------------------------------ one run
+    def _execute(self, kind: str, point: str, plan: list[dict[str, Any]], inputs: list[str]) -> Run:
+        started = time.monotonic()
+        for table in sorted(self.dirty):
+            self.tables.restore(table, self.initial_all.get(table, {}))
+        self.faults.clear()
+        self.box.ledger.reset()
+        run = Run(kind, point, plan)
+        if plan:
+            self.faults.replace(plan)
+        concurrent = inputs[:1] == ["concurrent"]
+        if concurrent:
+            arns = [self._start(i) for i in inputs[1:]]
+            run.outcomes = [self._wait(a) for a in arns]
+            run.executions = arns
+        else:
+            for text in inputs:
+                arn = self._start(text)
+                run.executions.append(arn)
+                run.outcomes.append(self._wait(arn))
+        self.faults.clear()
+        run.ledger = self.box.ledger.reset()
+        self.dirty |= {e["table"] for e in run.ledger}
+        run.seconds = time.monotonic() - started
+        return run
+
+    def _judge(self, run: Run, *, conflict: bool) -> None:
+        got: Snapshot = strip(self.tables.snapshot(self.business), self.ignored_attrs)
+        judged = run.outcomes[:1] if conflict else run.outcomes
+        run.recovered = all(o == self.baseline_status for o in judged)
+        run.verdict, run.differences = judge(self.initial, self.expected, got, recovered=run.recovered,
+                                             conflict=conflict)
+
+    def _start(self, text: str) -> str:
+        self.count += 1
+        name = f"prove-{self.token}-{self.count}"
+        return str(self.sfn.start_execution(stateMachineArn=self.arn, name=name, input=text)["executionArn"])
+
+    def _wait(self, arn: str) -> str:
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        pause = 0.002
+        while time.monotonic() < deadline:
+            status = str(self.sfn.describe_execution(executionArn=arn)["status"])
+            if status != "RUNNING":
+                return status
+            time.sleep(pause)
+            pause = min(pause * 1.5, 0.05)
+        try:
+            self.sfn.stop_execution(executionArn=arn, error="onceflow.prove", cause="the run did not finish")
+        except ClientError:
+            pass
+        return "TIMED_OUT_WAITING"
+
+    def _history(self, arn: str) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        for page in self.sfn.get_paginator("get_execution_history").paginate(executionArn=arn):
+            events.extend(page["events"])
+        return events
+
+    def _state_machine(self, given: str) -> str:
+        if given.startswith("arn:"):
+            try:
+                return str(self.sfn.describe_state_machine(stateMachineArn=given)["stateMachineArn"])
+            except ClientError:
+                raise ProveError(f"state machine {given} does not exist in the store") from None
+        for page in self.sfn.get_paginator("list_state_machines").paginate():
+            for machine in page["stateMachines"]:
+                if machine["name"] == given:
+                    return str(machine["stateMachineArn"])
+        raise ProveError(f"state machine {given!r} does not exist in the store")
+
+    def _role_session(self) -> str:
+        """The state machine role's session ARN pattern (its DynamoDB tasks write through it)."""
+        role = self.sfn.describe_state_machine(stateMachineArn=self.arn)["roleArn"]
+        return f"arn:aws:sts::x:assumed-role/{role.rsplit('/', 1)[-1]}/x"
