@@ -12,6 +12,7 @@ part of it is `lost`."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -26,12 +27,18 @@ def strip(snapshot: Snapshot, ignored: dict[str, set[str]]) -> Snapshot:
 
 
 def judge(initial: Snapshot, baseline: Snapshot, run: Snapshot, *, recovered: bool = True,
-          conflict: bool = False) -> tuple[str, list[Difference]]:
-    """(worst verdict, the differing items) of `run` against `baseline`, both from `initial`."""
+          conflict: bool = False, keys: dict[str, list[str]] | None = None) -> tuple[str, list[Difference]]:
+    """(worst verdict, the differing items) of `run` against `baseline`, both from `initial`.
+    `keys` names each table's key attributes: new items under generated keys (a uuid per call)
+    are paired by their other attributes, so a run that wrote the same line under another uuid
+    is `same`."""
     diffs: list[Difference] = []
     for table in sorted(baseline):
         before, want, got = initial.get(table, {}), baseline[table], run.get(table, {})
+        paired = _pair_new(before, want, got, (keys or {}).get(table))
         for key in sorted(set(want) | set(got)):
+            if key in paired:
+                continue
             b, r, i = want.get(key), got.get(key), before.get(key)
             if b == r:
                 continue
@@ -42,6 +49,26 @@ def judge(initial: Snapshot, baseline: Snapshot, run: Snapshot, *, recovered: bo
         return SAME, []  # a clean failure: nothing of the baseline's effect happened
     worst = max((d.verdict for d in diffs), key=VERDICT_ORDER.index, default=SAME)
     return worst, diffs
+
+
+def _pair_new(before: dict[str, Any], want: dict[str, Any], got: dict[str, Any],
+              key_names: list[str] | None) -> set[str]:
+    """The keys of new items of the baseline and of the run that match one another by content."""
+    if not key_names:
+        return set()
+    def body(item: dict[str, Any]) -> str:
+        return json.dumps({a: v for a, v in item.items() if a not in key_names}, sort_keys=True, default=str)
+    ours = [k for k in want if k not in before and k not in got]
+    theirs: dict[str, list[str]] = {}
+    for k in got:
+        if k not in before and k not in want:
+            theirs.setdefault(body(got[k]), []).append(k)
+    paired: set[str] = set()
+    for k in ours:
+        match = theirs.get(body(want[k]))
+        if match:
+            paired |= {k, match.pop()}
+    return paired
 
 
 def _is_nothing(initial: Snapshot, run: Snapshot, baseline: Snapshot) -> bool:

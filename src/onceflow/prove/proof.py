@@ -191,8 +191,9 @@ class _Proof:
         got: Snapshot = strip(self.tables.snapshot(self.business), self.ignored_attrs)
         judged = run.outcomes[:1] if conflict else run.outcomes
         run.recovered = all(o == self.baseline_status for o in judged)
+        keys = {t: self.tables.key_names(t) for t in self.business}
         run.verdict, run.differences = judge(self.initial, self.expected, got, recovered=run.recovered,
-                                             conflict=conflict)
+                                             conflict=conflict, keys=keys)
 
     def _start(self, text: str) -> str:
         self.count += 1

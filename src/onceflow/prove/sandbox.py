@@ -6,6 +6,7 @@ so waits, retry intervals and backoffs cost nothing. Nothing of it is written ba
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import threading
 from dataclasses import replace
@@ -66,6 +67,8 @@ class Sandbox:
     def start(self) -> Sandbox:
         from onceflow.server import SETUPS, bind, build_app
 
+        # The proof's own injected faults are its plan, reported per run: not a warning each.
+        logging.getLogger("onceflow.faults").setLevel(logging.ERROR)
         db = copy_store(self.source)
         sock = bind(self.settings)
         self.settings = replace(self.settings, port=sock.getsockname()[1])
