@@ -128,6 +128,19 @@ def test_two_writes_without_a_transaction_are_lost_after_the_first(lab_server: S
     assert second.verdict == "same" and not second.recovered
 
 
+def test_seed_002_workflow_flaky_and_permanent_is_safe(lab_server: ServerProcess) -> None:
+    lab = orders_lab(lab_server.url, "pv-retry", "starter")
+    flaky = prove(lab["state_machine"], {**ORDER, "mode": "flaky"}, data=lab_server.data_dir,
+                  ignore_tables=[lab["attempts_table"]])
+    assert flaky.safe, flaky.summary()
+    # The first attempt fails before the write and is retried: both attempts are fault points.
+    assert {r.point for r in by_kind(flaky, "lost-response")} == {"StoreOrder#1", "StoreOrder#2", "ReadSummary#1"}
+    permanent = prove(lab["state_machine"], {**ORDER, "mode": "permanent"}, data=lab_server.data_dir,
+                      ignore_tables=[lab["attempts_table"]])
+    assert permanent.safe and permanent.baseline.outcomes == ["FAILED"]
+    assert permanent.business_tables == [] and "trivially" in permanent.summary()
+
+
 @pytest.mark.parametrize("args, message", [
     (["pv-bad-nope", "--input", "{}"], "state machine 'pv-bad-nope' does not exist"),
     (["pv-bad-orders", "--input", "{not json"], "input is not JSON"),

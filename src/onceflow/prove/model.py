@@ -76,6 +76,9 @@ class Report:
         bad = self.unsafe_runs
         unrecovered = sum(1 for r in self.runs if not r.recovered)
         tail = f"; {unrecovered} not recovered (outcome only)" if unrecovered else ""
+        if not bad and not self.business_tables:
+            return (f"SAFE, trivially: the baseline ({self.baseline.outcome}) wrote no business table, so "
+                    f"{len(self.runs)} runs had nothing to compare{tail} ({self.seconds:.1f} s)")
         if not bad:
             return f"SAFE: {len(self.runs)} runs, every effect the baseline's{tail} ({self.seconds:.1f} s)"
         counts: dict[str, int] = {}
