@@ -67,7 +67,10 @@ def test_protected_worker_is_safe_and_the_users_data_is_untouched(lab_server: Se
     # The baseline's ledger attributes the order's write to the worker's role session.
     writes = [e for e in report.baseline.ledger if e["table"] == lab["orders_table"]]
     assert [e["operation"] for e in writes] == ["PutItem"]
-    assert writes[0]["caller"].startswith("arn:aws:sts::000000000000:assumed-role/pv-safe-worker-role/")
+    assert writes[0]["caller"] == "arn:aws:sts::000000000000:assumed-role/pv-safe-worker-role/pv-safe-worker"
+    assert (writes[0]["state"], writes[0]["attempt"]) == ("StoreOrder", 1)
+    assert writes[0]["execution"] == report.baseline.executions[0] and writes[0]["lambdaRequestId"]
+    assert {r.point for r in by_kind(report, "fail-after-write")} == {"StoreOrder#1 write 1 (PutItem pv-safe-orders)"}
     # Every run's plan is a rule list `onceflow serve --faults` accepts.
     for run in report.runs:
         parse_rules(run.plan)
@@ -121,7 +124,8 @@ def test_two_writes_without_a_transaction_are_lost_after_the_first(lab_server: S
     report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
                    kinds=["fail-after-write"])
     first, second = by_kind(report, "fail-after-write")
-    assert first.point.endswith("write 1 (PutItem pv-two-orders)")
+    assert first.point == "StoreOrder#1 write 1 (PutItem pv-two-orders)"
+    assert second.point == "StoreOrder#1 write 2 (UpdateItem pv-two-orders)"
     assert first.verdict == "lost" and not first.recovered
     assert first.differences[0].run is not None and "shipped" not in first.differences[0].run
     # Failing after the last write leaves the whole order: not recovered, but nothing lost.

@@ -25,18 +25,58 @@ class Ledger:
         self._lock = threading.Lock()
         self._seq = itertools.count(1)
         self.entries: list[dict[str, Any]] = []
+        # Lambda invocations in the order they started ({requestId, function, caller}); a duplicate
+        # delivery runs the handler twice under one request id and is listed once.
+        self.invocations: list[dict[str, Any]] = []
+        self._open: dict[str, tuple[str, int]] = {}  # request id -> (function name, handler runs in progress)
 
     def install(self, stack: Stack) -> None:
         for operation in WRITES:
             handler = stack.registry.get("dynamodb", operation)
             if handler is not None:
                 stack.registry.add("dynamodb", operation, self._wrap(operation, handler))
+        invoke = stack.registry.get("lambda", "Invoke")
+        if invoke is not None:
+            stack.registry.add("lambda", "Invoke", self._wrap_invoke(invoke))
 
-    def reset(self) -> list[dict[str, Any]]:
-        """The entries so far, and a fresh ledger for the next run."""
+    def reset(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(the writes, the invocations) so far, and a fresh ledger for the next run."""
         with self._lock:
             entries, self.entries = self.entries, []
-        return entries
+            invocations, self.invocations = self.invocations, []
+            self._open.clear()
+        return entries, invocations
+
+    def _wrap_invoke(self, handler: Any) -> Any:
+        @functools.wraps(handler)
+        def recorded(ctx: RequestContext, params: dict[str, Any]) -> Any:
+            function = function_name(params.get("FunctionName"))
+            rid = ctx.request_id
+            with self._lock:
+                name, runs = self._open.get(rid, (function, 0))
+                if runs == 0 and not any(i["requestId"] == rid for i in self.invocations):
+                    self.invocations.append({"requestId": rid, "function": function, "caller": ctx.principal.arn})
+                self._open[rid] = (name, runs + 1)
+            try:
+                return handler(ctx, params)
+            finally:
+                with self._lock:
+                    name, runs = self._open.get(rid, (function, 1))
+                    if runs <= 1:
+                        self._open.pop(rid, None)
+                    else:
+                        self._open[rid] = (name, runs - 1)
+
+        for mark in ("_aws_operation", "_aws_inline", "_aws_commits"):
+            setattr(recorded, mark, getattr(handler, mark, None))
+        return recorded
+
+    def _invocation_of(self, caller: str) -> str | None:
+        """The one open invocation of the function whose worker made this call (its role session is
+        named after the function, as Lambda names it); None when none or several are open."""
+        session = caller.rsplit("/", 1)[-1] if ":assumed-role/" in caller else None
+        found = [rid for rid, (name, _) in self._open.items() if name == session]
+        return found[0] if len(found) == 1 else None
 
     def _wrap(self, operation: str, handler: Any) -> Any:
         @functools.wraps(handler)
@@ -51,10 +91,21 @@ class Ledger:
 
     def _record(self, ctx: RequestContext, operation: str, params: dict[str, Any]) -> None:
         base = {"caller": ctx.principal.arn, "requestId": ctx.request_id}
-        for table, op, what in members(operation, params):
-            with self._lock:
+        with self._lock:
+            invocation = self._invocation_of(ctx.principal.arn)
+            for table, op, what in members(operation, params):
                 self.entries.append({"seq": next(self._seq), "operation": op, "table": table, **what,
-                                     "via": operation, **base})
+                                     "via": operation, **base, "lambdaRequestId": invocation})
+
+
+def function_name(given: Any) -> str:
+    """FunctionName as a caller gives it (name, name:qualifier, or ARN) -> the function's name."""
+    if not isinstance(given, str):
+        return ""
+    if given.startswith("arn:"):
+        parts = given.split(":")
+        return parts[6] if len(parts) > 6 else given
+    return given.split(":", 1)[0]
 
 
 def members(operation: str, params: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:

@@ -39,14 +39,15 @@ class HandlerWrite:
     """One business write a handler made in the baseline (through its worker's role session)."""
 
     role: str
-    k: int  # the role's kth business write
+    k: int  # the kth business write of its invocation
     operation: str
     table: str
     skip: int
+    task: str | None = None  # "StoreOrder#2": the Task attempt whose invocation wrote it, when known
 
     @property
     def point(self) -> str:
-        return f"{self.role} write {self.k} ({self.operation} {self.table})"
+        return f"{self.task or self.role} write {self.k} ({self.operation} {self.table})"
 
 
 def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
@@ -81,7 +82,7 @@ def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
 def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: set[str]) -> list[HandlerWrite]:
     """The baseline's business writes made by handlers (role sessions other than the state machine's)."""
     out: list[HandlerWrite] = []
-    per_role: dict[str, int] = {}
+    per_invocation: dict[str, int] = {}
     seen: dict[tuple[str, str, str], int] = {}
     calls = {}
     for entry in ledger:  # one call (request id) may write several items: fault the call once
@@ -90,9 +91,12 @@ def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: 
         role = role_of(entry["caller"])
         if role is None or role in sfn_roles or entry["table"] not in business:
             continue
-        per_role[role] = per_role.get(role, 0) + 1
+        invocation = entry.get("lambdaRequestId") or role
+        per_invocation[invocation] = per_invocation.get(invocation, 0) + 1
+        task = f"{entry['state']}#{entry['attempt']}" if entry.get("state") else None
         key = (role, entry["via"], entry["table"])
-        out.append(HandlerWrite(role, per_role[role], entry["via"], entry["table"], seen.get(key, 0)))
+        out.append(HandlerWrite(role, per_invocation[invocation], entry["via"], entry["table"], seen.get(key, 0),
+                                task))
         seen[key] = seen.get(key, 0) + 1
     return out
 

@@ -109,6 +109,7 @@ class _Proof:
             ignore: list[str]) -> Report:
         started = time.monotonic()
         self.arn = self._state_machine(state_machine)
+        self.role_arn = str(self.sfn.describe_state_machine(stateMachineArn=self.arn)["roleArn"])
         names = self.tables.names()
         for table in [*business, *ignore, *self.ignored_attrs]:
             if table not in names:
@@ -182,10 +183,39 @@ class _Proof:
                 run.executions.append(arn)
                 run.outcomes.append(self._wait(arn))
         self.faults.clear()
-        run.ledger = self.box.ledger.reset()
+        run.ledger, invocations = self.box.ledger.reset()
         self.dirty |= {e["table"] for e in run.ledger}
+        self._attribute(run, invocations)
         run.seconds = time.monotonic() - started
         return run
+
+    def _attribute(self, run: Run, invocations: list[dict[str, Any]]) -> None:
+        """Give each write its execution, state and attempt: Step Functions calls a task through the
+        execution's own role session, so the nth Lambda invocation (DynamoDB task write) under that
+        session is the execution's nth Lambda (DynamoDB) Task attempt; a handler's writes carry
+        the request id of the invocation their worker was serving."""
+        where: dict[str, dict[str, Any]] = {}  # request id -> {execution, state, attempt}
+        for arn in run.executions:
+            session = self._execution_session(arn)
+            calls = plans.task_calls(self._history(arn))
+            ours = [i["requestId"] for i in invocations if i["caller"] == session]
+            for rid, call in zip(ours, [c for c in calls if c.service == "lambda"], strict=False):
+                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt}
+            task_writes = list(dict.fromkeys(e["requestId"] for e in run.ledger if e["caller"] == session))
+            for rid, call in zip(task_writes, [c for c in calls if c.service == "dynamodb"], strict=False):
+                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt}
+        for entry in run.ledger:
+            found = where.get(entry.get("lambdaRequestId") or entry["requestId"])
+            entry.update(found or {"execution": None, "state": None, "attempt": None})
+            entry["run"] = f"{run.kind} {run.point}"
+
+    def _execution_session(self, execution_arn: str) -> str:
+        from types import SimpleNamespace
+
+        from onceflow.sfn.engine.integrations import role_principal
+
+        row = {"role_arn": self.role_arn, "account": execution_arn.split(":")[4]}
+        return role_principal(SimpleNamespace(row=row, arn=execution_arn)).arn  # type: ignore[arg-type]
 
     def _judge(self, run: Run, *, conflict: bool) -> None:
         got: Snapshot = strip(self.tables.snapshot(self.business), self.ignored_attrs)
@@ -235,5 +265,4 @@ class _Proof:
 
     def _role_session(self) -> str:
         """The state machine role's session ARN pattern (its DynamoDB tasks write through it)."""
-        role = self.sfn.describe_state_machine(stateMachineArn=self.arn)["roleArn"]
-        return f"arn:aws:sts::x:assumed-role/{role.rsplit('/', 1)[-1]}/x"
+        return f"arn:aws:sts::x:assumed-role/{self.role_arn.rsplit('/', 1)[-1]}/x"
