@@ -51,3 +51,22 @@ def orders_lab(url: str, prefix: str, variant: str, template: dict[str, Any] | N
     sfn = session.client("stepfunctions", endpoint_url=url)
     arn = sfn.create_state_machine(name=f"{prefix}-orders", roleArn=role, definition=definition)["stateMachineArn"]
     return {**made, "state_machine_arn": arn, "state_machine": f"{prefix}-orders"}
+
+
+def table_workflow(url: str, prefix: str, definition: dict[str, Any]) -> dict[str, str]:
+    """Provision `prefix` and create `<prefix>-direct`: a workflow of DynamoDB tasks (no worker),
+    its role allowed to write the orders table."""
+    session = boto3.session.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
+    made = provision(prefix, endpoint_url=url, session=session)
+    iam = session.client("iam", endpoint_url=url)
+    role = iam.create_role(RoleName=f"{prefix}-direct-role",
+                           AssumeRolePolicyDocument=json.dumps(STATES_TRUST))["Role"]["Arn"]
+    table_arn = f"arn:aws:dynamodb:us-east-1:{made['account']}:table/{made['orders_table']}"
+    iam.put_role_policy(RoleName=f"{prefix}-direct-role", PolicyName="tables", PolicyDocument=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem"],
+                       "Resource": table_arn}]}))
+    text = json.dumps(definition).replace("ORDERS_TABLE", made["orders_table"])
+    sfn = session.client("stepfunctions", endpoint_url=url)
+    arn = sfn.create_state_machine(name=f"{prefix}-direct", roleArn=role, definition=text)["stateMachineArn"]
+    return {**made, "state_machine_arn": arn, "state_machine": f"{prefix}-direct"}

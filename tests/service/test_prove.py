@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from prove_setup import HERE, orders_lab
+from prove_setup import HERE, orders_lab, table_workflow
 
 from onceflow.faults.rules import parse_rules
 from onceflow.prove import ProveError, prove
@@ -130,6 +130,31 @@ def test_two_writes_without_a_transaction_are_lost_after_the_first(lab_server: S
     assert first.differences[0].run is not None and "shipped" not in first.differences[0].run
     # Failing after the last write leaves the whole order: not recovered, but nothing lost.
     assert second.verdict == "same" and not second.recovered
+
+
+def test_dynamodb_tasks_are_fault_points_too(lab_server: ServerProcess) -> None:
+    """A workflow writing through `dynamodb:` tasks: a retried lost answer repeats an ADD, a
+    retried unconditional PutItem of the same item does not."""
+    retry = [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 2}]
+    definition = {"StartAt": "Count", "States": {
+        "Count": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:updateItem", "Retry": retry,
+                  "Parameters": {"TableName": "ORDERS_TABLE", "Key": {"id": {"S.$": "$.id"}},
+                                 "UpdateExpression": "ADD #t :n", "ExpressionAttributeNames": {"#t": "total"},
+                                 "ExpressionAttributeValues": {":n": {"N.$": "States.Format('{}', $.quantity)"}}},
+                  "ResultPath": None, "Next": "Store"},
+        "Store": {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:putItem", "Retry": retry,
+                  "Parameters": {"TableName": "ORDERS_TABLE",
+                                 "Item": {"id": {"S.$": "States.Format('copy-{}', $.id)"}, "state": {"S": "stored"}}},
+                  "End": True}}}
+    lab = table_workflow(lab_server.url, "pv-direct", definition)
+    report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, kinds=["lost-response", "fail-before"])
+    assert report.business_tables == [lab["orders_table"]]
+    verdicts = {(r.kind, r.point): r.verdict for r in report.runs}
+    assert verdicts == {("lost-response", "Count#1"): "duplicated", ("fail-before", "Count#1"): "same",
+                        ("lost-response", "Store#1"): "same", ("fail-before", "Store#1"): "same"}
+    # The task's writes are the execution's, through its role session.
+    assert [(e["state"], e["operation"]) for e in report.baseline.ledger] == [("Count", "UpdateItem"),
+                                                                               ("Store", "PutItem")]
 
 
 def test_seed_002_workflow_flaky_and_permanent_is_safe(lab_server: ServerProcess) -> None:
