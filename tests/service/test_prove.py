@@ -30,11 +30,13 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProce
     proc.stop()
 
 
-def retrying_template() -> dict[str, Any]:
+def retrying_template(timeout_s: int | None = None) -> dict[str, Any]:
     """The seed workflow with a Retry on every task error: a lost answer is retried."""
     template = json.loads((HERE / "workflow-template.json").read_text(encoding="utf-8"))
     template["States"]["StoreOrder"]["Retry"] = [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1,
                                                   "MaxAttempts": 2, "BackoffRate": 2}]
+    if timeout_s is not None:
+        template["States"]["StoreOrder"]["TimeoutSeconds"] = timeout_s
     return template
 
 
@@ -107,6 +109,20 @@ def test_counter_worker_is_duplicated_when_a_lost_answer_is_retried(lab_server: 
     assert [r.verdict for r in by_kind(report, "fail-after-write")] == ["duplicated"]
     # Refused before any effect and retried: one increment, as in the baseline.
     assert all(r.verdict == "same" for r in by_kind(report, "fail-before"))
+
+
+def test_a_timeout_after_the_effect_repeats_the_counter_but_not_the_protected_order(
+        lab_server: ServerProcess) -> None:
+    # The protected worker's second attempt is refused by its condition: no effect, no ledger entry.
+    for variant, verdict, attempts in (("counter", "duplicated", [1, 2]), ("protected", "same", [1])):
+        lab = orders_lab(lab_server.url, f"pv-to-{variant}", variant, retrying_template(timeout_s=20))
+        report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
+                       kinds=["timeout"])
+        # Only StoreOrder has a TimeoutSeconds: a Task without one never times out.
+        (run,) = report.runs
+        assert (run.point, run.verdict, run.outcomes) == ("StoreOrder#1", verdict, ["SUCCEEDED"]), variant
+        assert [(e["state"], e["attempt"]) for e in run.ledger if e["table"] == lab["orders_table"]] == [
+            ("StoreOrder", n) for n in attempts]
 
 
 def test_ledger_worker_with_a_new_key_per_call_is_duplicated(lab_server: ServerProcess) -> None:

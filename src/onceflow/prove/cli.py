@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from onceflow.prove.model import KINDS, ProveError, Run
+from onceflow.prove.sandbox import TIME_SCALE
 
 
 def add_parser(sub: Any) -> None:
@@ -29,6 +30,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--conflict-input", default=None, metavar="JSON",
                    help="also run an order with the same business key and other content after the first")
     p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write every run's plan, ledger and diff")
+    p.add_argument("--time-scale", type=float, default=TIME_SCALE,
+                   help=f"divide waits, retry intervals and task timeouts by this (default {TIME_SCALE:g})")
     p.add_argument("--quiet", action="store_true", help="no progress line")
 
 
@@ -56,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         report = prove(args.state_machine, text, endpoint=args.endpoint, data=args.data,
                        business_tables=args.business_table, ignore_tables=args.ignore_table,
                        ignore_attributes=args.ignore_attribute, kinds=kinds, conflict_input=args.conflict_input,
-                       progress=progress)
+                       time_scale=args.time_scale, progress=progress)
     except ProveError as exc:
         return _usage(str(exc))
     if show:

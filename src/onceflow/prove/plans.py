@@ -7,8 +7,11 @@ orders table) counts the earlier ones with `skip` and fires once (`times: 1`).""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
+
+from onceflow.faults.rules import MAX_LATENCY_MS
 
 # (the fault kind, the called service) -> the error it answers with: the AWS error of a lost answer
 # (the call took effect), and throttling for a call refused before any effect.
@@ -28,6 +31,7 @@ class TaskCall:
     operation: str
     resource: str  # the FunctionName or TableName as the task passed it
     skip: int  # earlier baseline calls the same rule would match
+    timeout_s: int | None = None  # the Task's TimeoutSeconds, when it has one
 
     @property
     def point(self) -> str:
@@ -74,7 +78,8 @@ def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
             continue  # a service onceflow prove does not fault yet
         attempts[state] = attempts.get(state, 0) + 1
         key = (service, operation, resource)
-        calls.append(TaskCall(state, attempts[state], service, operation, resource, seen.get(key, 0)))
+        calls.append(TaskCall(state, attempts[state], service, operation, resource, seen.get(key, 0),
+                              details.get("timeoutInSeconds")))
         seen[key] = seen.get(key, 0) + 1
     return calls
 
@@ -124,6 +129,19 @@ def lost_response(call: TaskCall) -> list[dict[str, Any]]:
 
 def fail_before(call: TaskCall) -> list[dict[str, Any]]:
     return [_task_rule(call, "before", REFUSED[call.service], None, "fail-before")]
+
+
+def timeout(call: TaskCall, time_scale: float) -> list[dict[str, Any]] | None:
+    """The call takes effect, then its answer is held past the Task's TimeoutSeconds: the task
+    times out (States.Timeout) after its effect. The hold is the timeout as the server scales it,
+    plus a fifth and 50 ms (`latency_ms` is not scaled), so replay it with the same --time-scale.
+    A Task without a TimeoutSeconds never times out, on AWS either: it is no timeout point."""
+    if call.timeout_s is None:
+        return None
+    rule = _task_rule(call, "after", None, None, "timeout")
+    rule["latency_ms"] = min(MAX_LATENCY_MS, math.ceil(call.timeout_s * 1200 / time_scale) + 50)
+    rule["description"] += f" (held {rule['latency_ms']} ms: for --time-scale {time_scale:g})"
+    return [rule]
 
 
 def duplicate_delivery(call: TaskCall) -> list[dict[str, Any]] | None:

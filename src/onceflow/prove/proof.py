@@ -17,7 +17,7 @@ from onceflow.prove import plans
 from onceflow.prove.effects import Snapshot, Tables
 from onceflow.prove.model import KINDS, PLANNED_KINDS, ProveError, Report, Run
 from onceflow.prove.oracle import judge, strip
-from onceflow.prove.sandbox import Sandbox
+from onceflow.prove.sandbox import TIME_SCALE, Sandbox
 
 RUN_TIMEOUT_S = 120.0  # a run still going after this is stopped and reported TIMED_OUT
 Progress = Callable[[int, int, Run], None]
@@ -26,14 +26,16 @@ Progress = Callable[[int, int, Run], None]
 def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: str | Path | None = None,
           business_tables: Iterable[str] = (), ignore_tables: Iterable[str] = (),
           ignore_attributes: Iterable[str] = (), kinds: Iterable[str] | None = None,
-          conflict_input: Any = None, progress: Progress | None = None) -> Report:
+          conflict_input: Any = None, time_scale: float = TIME_SCALE, progress: Progress | None = None) -> Report:
     """Prove `state_machine` on `input` (a JSON value, or its text). Raises ProveError for bad input."""
     chosen = _kinds(kinds)
     ignored_attrs = _ignored_attributes(ignore_attributes)
     text = _json_text(input, "input")
     conflict_text = None if conflict_input is None else _json_text(conflict_input, "--conflict-input")
     source = _store_path(endpoint, data)
-    sandbox = Sandbox(source).start()
+    if not time_scale > 0:
+        raise ProveError("--time-scale must be greater than 0")
+    sandbox = Sandbox(source, time_scale=time_scale).start()
     try:
         return _Proof(sandbox, chosen, ignored_attrs, progress).run(
             state_machine, text, conflict_text, list(business_tables), list(ignore_tables))
@@ -126,6 +128,9 @@ class _Proof:
         self.expected = strip(self.tables.snapshot(self.business), self.ignored_attrs)
         self.baseline_status = baseline.outcomes[0]
         history = self._history(baseline.executions[0])
+        if any(e["type"] == "TaskTimedOut" for e in history):
+            raise ProveError(f"a task of the baseline run timed out at --time-scale {self.box.settings.time_scale:g} "
+                             f"(its TimeoutSeconds divided by it): prove with a smaller --time-scale")
         runs: list[Run] = []
         todo = self._plans(history, baseline.ledger, conflict)
         for n, (kind, point, plan, inputs) in enumerate(todo, 1):
@@ -148,6 +153,9 @@ class _Proof:
                 out.append(("lost-response", call.point, plans.lost_response(call), one))
             if "fail-before" in self.kinds:
                 out.append(("fail-before", call.point, plans.fail_before(call), one))
+            held = plans.timeout(call, self.box.settings.time_scale)
+            if "timeout" in self.kinds and held is not None:
+                out.append(("timeout", call.point, held, one))
             dup = plans.duplicate_delivery(call)
             if "duplicate-delivery" in self.kinds and dup is not None:
                 out.append(("duplicate-delivery", call.point, dup, one))

@@ -23,8 +23,10 @@ from onceflow.prove.model import ProveError
 from onceflow.stack import Stack
 from onceflow.store.db import Database
 
-# Step Functions' waits and retry intervals are divided by this: a 1 s IntervalSeconds becomes 0.1 ms.
-TIME_SCALE = 10_000.0
+# Step Functions' waits, retry intervals and task timeouts are divided by this: a 1 s IntervalSeconds
+# becomes 50 ms. Not more by default: a TimeoutSeconds of 5 becomes 250 ms, and a real Lambda call
+# (a cold worker's first one too) must still fit in it (`--time-scale` changes it).
+TIME_SCALE = 20.0
 CLIENT_CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=300,
                                        connect_timeout=10)
 
@@ -50,10 +52,11 @@ def copy_store(source: Path) -> Database:
 class Sandbox:
     """Start with `Sandbox(path).start()`; `close()` stops its workers and drops the copy."""
 
-    def __init__(self, source: Path, *, account_id: str = "000000000000", region: str = "us-east-1") -> None:
+    def __init__(self, source: Path, *, time_scale: float = TIME_SCALE, account_id: str = "000000000000",
+                 region: str = "us-east-1") -> None:
         self.source = source
         self.settings = Settings(port=0, in_memory=True, account_id=account_id, default_region=region,
-                                 time_scale=TIME_SCALE)
+                                 time_scale=time_scale)
         self.ledger = Ledger()
         self.stack: Stack | None = None
         self._server: uvicorn.Server | None = None
@@ -99,7 +102,22 @@ class Sandbox:
             raise ProveError(f"the private server did not start: {failed[0] if failed else 'timeout'}")
         for hook in stack.on_start:
             hook()
+        self._warm_lambda(stack)
         return self
+
+    @staticmethod
+    def _warm_lambda(stack: Stack) -> None:
+        """Start the Lambda zygotes now, not in the background: the baseline's first invocation
+        must not pay a second of interpreter start inside a Task timeout the time scale shortened."""
+        lam = stack.services.get("lambda")
+        if lam is None:
+            return
+        invoker = lam.invoker
+        for runtime in invoker.service.store.runtimes_in_use():
+            try:
+                invoker.pool.warm_up(invoker.interpreters.get(runtime))
+            except Exception:  # the first invocation starts it and reports the failure as Lambda would
+                pass
 
     async def _serve(self, sock: Any, ready: threading.Event) -> None:
         assert self._server is not None
