@@ -206,5 +206,8 @@ def test_bad_input_is_one_line_and_exit_2(lab_server: ServerProcess, args: list[
 
 
 def test_prove_error_from_python_for_a_baseline_store_that_is_missing(tmp_path: Path) -> None:
+    import onceflow.prove
+
     with pytest.raises(ProveError, match="no onceflow store"):
-        prove("x", {}, data=tmp_path / "nothing-here")
+        onceflow.prove("x", {}, data=tmp_path / "nothing-here")  # the module is callable: the spelling
+    assert not (tmp_path / "nothing-here").exists()
