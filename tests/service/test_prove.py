@@ -125,6 +125,20 @@ def test_a_timeout_after_the_effect_repeats_the_counter_but_not_the_protected_or
             ("StoreOrder", n) for n in attempts]
 
 
+def test_a_crash_after_the_effect_is_recovered_by_the_retry_and_repeats_the_counter(
+        lab_server: ServerProcess) -> None:
+    """kill -9 of a child server while StoreOrder's answer is held, restart: the recovery fails the
+    call that may have run, the Retry runs it again, and the counter adds twice."""
+    lab = orders_lab(lab_server.url, "pv-crash", "counter", retrying_template())
+    report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
+                   kinds=["crash"])
+    store = {r.point: r for r in report.runs}["StoreOrder#1"]
+    assert store.kind == "crash" and store.outcomes == ["SUCCEEDED"] and store.verdict == "duplicated"
+    assert store.differences[0].run["total"] == {"N": "4"}
+    assert store.plan[0]["latency_ms"] > 0 and "error" not in store.plan[0]
+    parse_rules(store.plan)
+
+
 def test_ledger_worker_with_a_new_key_per_call_is_duplicated(lab_server: ServerProcess) -> None:
     lab = orders_lab(lab_server.url, "pv-ledger", "ledger")
     report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from onceflow.prove.model import KINDS, ProveError, Run
+from onceflow.prove.model import DEFAULT_KINDS, KINDS, ProveError, Run
 from onceflow.prove.sandbox import TIME_SCALE
 
 
@@ -26,7 +26,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--ignore-attribute", action="append", default=[], metavar="TABLE.ATTR",
                    help="leave an attribute out of the comparison (repeatable)")
     p.add_argument("--faults", default=None, metavar="KIND,...",
-                   help=f"fault kinds to run (default all: {', '.join(KINDS)})")
+                   help=f"fault kinds to run, of {', '.join(KINDS)} (default: all but crash, which restarts a server "
+                        f"per point: {', '.join(DEFAULT_KINDS)})")
     p.add_argument("--conflict-input", default=None, metavar="JSON",
                    help="also run an order with the same business key and other content after the first")
     p.add_argument("--json", type=Path, default=None, metavar="FILE", help="write every run's plan, ledger and diff")

@@ -14,8 +14,9 @@ from botocore.exceptions import ClientError
 
 from onceflow.config import default_data_dir
 from onceflow.prove import plans
+from onceflow.prove.crash import CrashRun, crash_rule
 from onceflow.prove.effects import Snapshot, Tables
-from onceflow.prove.model import KINDS, PLANNED_KINDS, ProveError, Report, Run
+from onceflow.prove.model import DEFAULT_KINDS, KINDS, ProveError, Report, Run
 from onceflow.prove.oracle import judge, strip
 from onceflow.prove.sandbox import TIME_SCALE, Sandbox
 
@@ -37,7 +38,7 @@ def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: 
         raise ProveError("--time-scale must be greater than 0")
     sandbox = Sandbox(source, time_scale=time_scale).start()
     try:
-        return _Proof(sandbox, chosen, ignored_attrs, progress).run(
+        return _Proof(sandbox, chosen, ignored_attrs, progress, CrashRun(source, time_scale)).run(
             state_machine, text, conflict_text, list(business_tables), list(ignore_tables))
     finally:
         sandbox.close()
@@ -45,11 +46,9 @@ def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: 
 
 def _kinds(kinds: Iterable[str] | None) -> list[str]:
     if kinds is None:
-        return list(KINDS)
+        return list(DEFAULT_KINDS)
     chosen = [k.strip() for k in kinds if k.strip()]
     for kind in chosen:
-        if kind in PLANNED_KINDS:
-            raise ProveError(f"fault kind {kind!r} is not implemented yet; choose from {', '.join(KINDS)}")
         if kind not in KINDS:
             raise ProveError(f"unknown fault kind {kind!r}; choose from {', '.join(KINDS)}")
     if not chosen:
@@ -93,8 +92,9 @@ def _store_path(endpoint: str | None, data: str | Path | None) -> Path:
 
 class _Proof:
     def __init__(self, sandbox: Sandbox, kinds: list[str], ignored_attrs: dict[str, set[str]],
-                 progress: Progress | None) -> None:
+                 progress: Progress | None, crash: CrashRun) -> None:
         self.box = sandbox
+        self.crash = crash
         self.kinds = kinds
         self.ignored_attrs = ignored_attrs
         self.progress = progress
@@ -134,8 +134,11 @@ class _Proof:
         runs: list[Run] = []
         todo = self._plans(history, baseline.ledger, conflict)
         for n, (kind, point, plan, inputs) in enumerate(todo, 1):
-            run = self._execute(kind, point, plan, inputs)
-            self._judge(run, conflict=kind == "conflict-input")
+            if kind == "crash":
+                run, got = self._execute_crash(point, plan)
+            else:
+                run, got = self._execute(kind, point, plan, inputs), None
+            self._judge(run, conflict=kind == "conflict-input", got=got)
             runs.append(run)
             if self.progress is not None:
                 self.progress(n, len(todo), run)
@@ -156,6 +159,8 @@ class _Proof:
             held = plans.timeout(call, self.box.settings.time_scale)
             if "timeout" in self.kinds and held is not None:
                 out.append(("timeout", call.point, held, one))
+            if "crash" in self.kinds:
+                out.append(("crash", call.point, [crash_rule(r) for r in plans.lost_response(call)], one))
             dup = plans.duplicate_delivery(call)
             if "duplicate-delivery" in self.kinds and dup is not None:
                 out.append(("duplicate-delivery", call.point, dup, one))
@@ -225,8 +230,18 @@ class _Proof:
         row = {"role_arn": self.role_arn, "account": execution_arn.split(":")[4]}
         return role_principal(SimpleNamespace(row=row, arn=execution_arn)).arn  # type: ignore[arg-type]
 
-    def _judge(self, run: Run, *, conflict: bool) -> None:
-        got: Snapshot = strip(self.tables.snapshot(self.business), self.ignored_attrs)
+    def _execute_crash(self, point: str, plan: list[dict[str, Any]]) -> tuple[Run, Snapshot]:
+        started = time.monotonic()
+        run = Run("crash", point, plan)
+        self.count += 1
+        name = f"prove-{self.token}-{self.count}"
+        run.outcomes, run.executions, got = self.crash.run(plan, self.arn, self.text, name, self.business,
+                                                           RUN_TIMEOUT_S)
+        run.seconds = time.monotonic() - started
+        return run, got
+
+    def _judge(self, run: Run, *, conflict: bool, got: Snapshot | None = None) -> None:
+        got = strip(got if got is not None else self.tables.snapshot(self.business), self.ignored_attrs)
         judged = run.outcomes[:1] if conflict else run.outcomes
         run.recovered = all(o == self.baseline_status for o in judged)
         keys = {t: self.tables.key_names(t) for t in self.business}
