@@ -1,4 +1,5 @@
-"""The whole proof of the seed workflow (every kind onceflow prove runs, plus --conflict-input) with
+"""The whole proof of the seed workflow (every default kind, plus --conflict-input; then the opt-in
+crash kind on its own) with
 the seed lab's protected worker, on the data folder of a running server: wall time from the call
 to the report (the private copy and its stack included), the time of the runs alone, and runs/s.
 
@@ -45,6 +46,12 @@ def main() -> None:
         print(f"seed workflow, {args.worker} worker: {n} runs (baseline included)")
         print(f"  wall (copy + stack + runs + report): median {wall:.2f} s, {n / wall:.1f} runs/s")
         print(f"  runs alone (report.seconds):        median {inner:.2f} s, {n / inner:.1f} runs/s")
+        started = time.perf_counter()
+        crash = prove(lab["state_machine"], {"id": "order-1", "quantity": 2}, data=data,
+                      ignore_tables=[lab["attempts_table"]], kinds=["crash"])
+        took = time.perf_counter() - started
+        print(f"  --faults crash (opt-in): {len(crash.runs)} points, wall {took:.2f} s, "
+              f"{crash.seconds / max(1, len(crash.runs)):.2f} s per crash run")
     finally:
         server.stop()
 
