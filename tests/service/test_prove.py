@@ -187,6 +187,29 @@ def test_dynamodb_tasks_are_fault_points_too(lab_server: ServerProcess) -> None:
                                                                                ("Store", "PutItem")]
 
 
+def test_map_iterations_and_parallel_branches_are_fault_points(lab_server: ServerProcess) -> None:
+    retry = [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 2}]
+    invoke = {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": True}
+    each_order = {"FunctionName": "WORKER_NAME", "Payload.$": "$"}
+    template = {"StartAt": "Each", "States": {
+        "Each": {"Type": "Map", "ItemsPath": "$.orders", "MaxConcurrency": 1, "Next": "Both", "Iterator": {
+            "StartAt": "Store", "States": {"Store": {**invoke, "Retry": retry, "OutputPath": "$.Payload",
+                                                     "Parameters": each_order}}}},
+        "Both": {"Type": "Parallel", "End": True, "Branches": [{"StartAt": "Audit", "States": {"Audit": {
+            **invoke, "Parameters": {"FunctionName": "WORKER_NAME", "Payload": {"id": "audit", "quantity": 1}}}}}]}}}
+    lab = orders_lab(lab_server.url, "pv-map", "counter", template)
+    orders = {"orders": [{"id": "m-1", "quantity": 1}, {"id": "m-2", "quantity": 2}]}
+    report = prove(lab["state_machine"], orders, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
+                   kinds=["lost-response"])
+    verdicts = {r.point: (r.verdict, [d.key for d in r.differences]) for r in report.runs}
+    # Each iteration's lost answer is retried and adds again to its own order; the branch has no Retry.
+    assert verdicts == {"Store[0]#1": ("duplicated", ['{"id":{"S":"m-1"}}']),
+                        "Store[1]#1": ("duplicated", ['{"id":{"S":"m-2"}}']),
+                        "Audit#1": ("same", [])}
+    assert [(e["state"], e["iteration"]) for e in report.baseline.ledger] == [("Store", 0), ("Store", 1),
+                                                                               ("Audit", None)]
+
+
 def test_seed_002_workflow_flaky_and_permanent_is_safe(lab_server: ServerProcess) -> None:
     lab = orders_lab(lab_server.url, "pv-retry", "starter")
     flaky = prove(lab["state_machine"], {**ORDER, "mode": "flaky"}, data=lab_server.data_dir,

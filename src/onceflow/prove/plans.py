@@ -32,10 +32,12 @@ class TaskCall:
     resource: str  # the FunctionName or TableName as the task passed it
     skip: int  # earlier baseline calls the same rule would match
     timeout_s: int | None = None  # the Task's TimeoutSeconds, when it has one
+    iteration: int | None = None  # the Map iteration it ran in (the last one started, in history order)
 
     @property
     def point(self) -> str:
-        return f"{self.state}#{self.attempt}"
+        where = self.state if self.iteration is None else f"{self.state}[{self.iteration}]"
+        return f"{where}#{self.attempt}"
 
 
 @dataclass
@@ -57,11 +59,16 @@ class HandlerWrite:
 def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
     calls: list[TaskCall] = []
     state = "?"
-    attempts: dict[str, int] = {}
+    iteration: int | None = None
+    attempts: dict[tuple[str, int | None], int] = {}
     seen: dict[tuple[str, str, str], int] = {}
     for event in events:
         if event["type"].endswith("StateEntered"):
             state = event["stateEnteredEventDetails"]["name"]
+        elif event["type"] == "MapIterationStarted":
+            iteration = event.get("mapIterationStartedEventDetails", {}).get("index")
+        elif event["type"] == "MapStateExited":
+            iteration = None
         if event["type"] != "TaskScheduled":
             continue
         details = event["taskScheduledEventDetails"]
@@ -76,10 +83,10 @@ def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
             service, operation, resource = "dynamodb", DDB_ACTIONS[action], params["TableName"]
         else:
             continue  # a service onceflow prove does not fault yet
-        attempts[state] = attempts.get(state, 0) + 1
+        attempts[(state, iteration)] = attempts.get((state, iteration), 0) + 1
         key = (service, operation, resource)
-        calls.append(TaskCall(state, attempts[state], service, operation, resource, seen.get(key, 0),
-                              details.get("timeoutInSeconds")))
+        calls.append(TaskCall(state, attempts[(state, iteration)], service, operation, resource, seen.get(key, 0),
+                              details.get("timeoutInSeconds"), iteration))
         seen[key] = seen.get(key, 0) + 1
     return calls
 
@@ -98,7 +105,10 @@ def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: 
             continue
         invocation = entry.get("lambdaRequestId") or role
         per_invocation[invocation] = per_invocation.get(invocation, 0) + 1
-        task = f"{entry['state']}#{entry['attempt']}" if entry.get("state") else None
+        task = None
+        if entry.get("state"):
+            where = entry["state"] if entry.get("iteration") is None else f"{entry['state']}[{entry['iteration']}]"
+            task = f"{where}#{entry['attempt']}"
         key = (role, entry["via"], entry["table"])
         out.append(HandlerWrite(role, per_invocation[invocation], entry["via"], entry["table"], seen.get(key, 0),
                                 task))

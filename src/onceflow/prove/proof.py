@@ -213,13 +213,15 @@ class _Proof:
             calls = plans.task_calls(self._history(arn))
             ours = [i["requestId"] for i in invocations if i["caller"] == session]
             for rid, call in zip(ours, [c for c in calls if c.service == "lambda"], strict=False):
-                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt}
+                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt,
+                              "iteration": call.iteration}
             task_writes = list(dict.fromkeys(e["requestId"] for e in run.ledger if e["caller"] == session))
             for rid, call in zip(task_writes, [c for c in calls if c.service == "dynamodb"], strict=False):
-                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt}
+                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt,
+                              "iteration": call.iteration}
         for entry in run.ledger:
             found = where.get(entry.get("lambdaRequestId") or entry["requestId"])
-            entry.update(found or {"execution": None, "state": None, "attempt": None})
+            entry.update(found or {"execution": None, "state": None, "attempt": None, "iteration": None})
             entry["run"] = f"{run.kind} {run.point}"
 
     def _execution_session(self, execution_arn: str) -> str:
