@@ -98,6 +98,19 @@ def test_starter_worker_is_unsafe_replaced_under_conflict_input(lab_server: Serv
     assert diff["baseline"]["quantity"] == {"N": "2"} and diff["run"]["quantity"] == {"N": "3"}
 
 
+def test_a_worker_taking_any_conflict_for_success_is_replaced_under_conflict_input(
+        lab_server: ServerProcess) -> None:
+    lab = orders_lab(lab_server.url, "pv-swallow", "swallow")
+    report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
+                   kinds=["lost-response", "re-execution"], conflict_input=CONFLICT)
+    conflict = by_kind(report, "conflict-input")[0]
+    assert conflict.outcomes == ["SUCCEEDED", "SUCCEEDED"] and conflict.verdict == "replaced"
+    (diff,) = conflict.differences
+    assert diff.run == diff.baseline and "SUCCEEDED but was not stored" in diff.note
+    # The same order again is fine: only the different one is wrongly taken.
+    assert by_kind(report, "re-execution")[0].verdict == "same"
+
+
 def test_counter_worker_is_duplicated_when_a_lost_answer_is_retried(lab_server: ServerProcess) -> None:
     lab = orders_lab(lab_server.url, "pv-counter", "counter", retrying_template())
     report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],

@@ -25,10 +25,12 @@ class Difference:
     verdict: str
     baseline: dict[str, Any] | None  # the item as the baseline left it (None: absent)
     run: dict[str, Any] | None  # the item as this run left it
+    note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "key": self.key, "verdict": self.verdict, "baseline": self.baseline,
-                "run": self.run}
+        out = {"table": self.table, "key": self.key, "verdict": self.verdict, "baseline": self.baseline,
+               "run": self.run}
+        return {**out, "note": self.note} if self.note else out
 
 
 @dataclass

@@ -8,7 +8,8 @@
 
 A run that did not finish as the baseline did (FAILED where it SUCCEEDED) is judged on its effect
 alone: all of the baseline's effect or none of it is `same` (not recovered is reported apart);
-part of it is `lost`."""
+part of it is `lost`. Under a conflicting input, the other order must also be refused: one that
+SUCCEEDED while our items stayed is `replaced` too (swallowed_conflict)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,15 @@ def judge(initial: Snapshot, baseline: Snapshot, run: Snapshot, *, recovered: bo
         return SAME, []  # a clean failure: nothing of the baseline's effect happened
     worst = max((d.verdict for d in diffs), key=VERDICT_ORDER.index, default=SAME)
     return worst, diffs
+
+
+def swallowed_conflict(initial: Snapshot, baseline: Snapshot) -> list[Difference]:
+    """A conflicting order (same key, other content) that SUCCEEDED while the first order's items
+    stayed: the workflow took it for the first (a conflict treated as success) and reported an
+    order it did not store. It must be refused; the issue counts this `replaced`."""
+    return [Difference(t, k, REPLACED, item, item,
+                       "the conflicting order SUCCEEDED but was not stored: its content was taken for the first's")
+            for t, items in baseline.items() for k, item in items.items() if initial.get(t, {}).get(k) != item]
 
 
 def _pair_new(before: dict[str, Any], want: dict[str, Any], got: dict[str, Any],

@@ -16,8 +16,8 @@ from onceflow.config import default_data_dir
 from onceflow.prove import plans
 from onceflow.prove.crash import CrashRun, crash_rule
 from onceflow.prove.effects import Snapshot, Tables
-from onceflow.prove.model import DEFAULT_KINDS, KINDS, ProveError, Report, Run
-from onceflow.prove.oracle import judge, strip
+from onceflow.prove.model import DEFAULT_KINDS, KINDS, REPLACED, SAME, ProveError, Report, Run
+from onceflow.prove.oracle import judge, strip, swallowed_conflict
 from onceflow.prove.sandbox import TIME_SCALE, Sandbox
 
 RUN_TIMEOUT_S = 120.0  # a run still going after this is stopped and reported TIMED_OUT
@@ -249,6 +249,8 @@ class _Proof:
         keys = {t: self.tables.key_names(t) for t in self.business}
         run.verdict, run.differences = judge(self.initial, self.expected, got, recovered=run.recovered,
                                              conflict=conflict, keys=keys)
+        if conflict and run.verdict == SAME and run.outcomes[1:] == ["SUCCEEDED"]:
+            run.verdict, run.differences = REPLACED, swallowed_conflict(self.initial, self.expected)
 
     def _start(self, text: str) -> str:
         self.count += 1

@@ -14,7 +14,7 @@ MAX_CELL = 60
 def _differing(run: Run) -> str:
     if not run.differences:
         return ""
-    parts = [f"{d.table} {d.key} {d.verdict}" for d in run.differences[:3]]
+    parts = [f"{d.table} {d.key} {d.verdict}" + (f" ({d.note})" if d.note else "") for d in run.differences[:3]]
     more = len(run.differences) - 3
     return "; ".join(parts) + (f" (+{more})" if more > 0 else "")
 
