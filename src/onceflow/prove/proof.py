@@ -249,7 +249,8 @@ class _Proof:
         keys = {t: self.tables.key_names(t) for t in self.business}
         run.verdict, run.differences = judge(self.initial, self.expected, got, recovered=run.recovered,
                                              conflict=conflict, keys=keys)
-        if conflict and run.verdict == SAME and run.outcomes[1:] == ["SUCCEEDED"]:
+        stored_elsewhere = any(set(got.get(t, {})) - set(items) for t, items in self.expected.items())
+        if conflict and run.verdict == SAME and run.outcomes[1:] == ["SUCCEEDED"] and not stored_elsewhere:
             run.verdict, run.differences = REPLACED, swallowed_conflict(self.initial, self.expected)
 
     def _start(self, text: str) -> str:
