@@ -223,6 +223,23 @@ def test_map_iterations_and_parallel_branches_are_fault_points(lab_server: Serve
                                                                                ("Audit", None)]
 
 
+def test_an_execution_running_in_the_users_store_keeps_running_there(lab_server: ServerProcess) -> None:
+    template = {"StartAt": "Hold", "States": {"Hold": {"Type": "Wait", "Seconds": 3600, "Next": "Store"},
+                                              "Store": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+                                                        "Parameters": {"FunctionName": "WORKER_NAME",
+                                                                       "Payload": {"id": "late", "quantity": 1}},
+                                                        "End": True}}}
+    waiting = orders_lab(lab_server.url, "pv-wait", "counter", template)
+    sfn = client_factory(lab_server.url)("stepfunctions")
+    arn = sfn.start_execution(stateMachineArn=waiting["state_machine_arn"], input="{}")["executionArn"]
+    lab = orders_lab(lab_server.url, "pv-busy", "protected")
+    report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
+                   kinds=["re-execution"])
+    assert report.safe
+    assert sfn.describe_execution(executionArn=arn)["status"] == "RUNNING"  # stopped in the copy only
+    sfn.stop_execution(executionArn=arn)
+
+
 def test_seed_002_workflow_flaky_and_permanent_is_safe(lab_server: ServerProcess) -> None:
     lab = orders_lab(lab_server.url, "pv-retry", "starter")
     flaky = prove(lab["state_machine"], {**ORDER, "mode": "flaky"}, data=lab_server.data_dir,

@@ -112,6 +112,7 @@ class _Proof:
         started = time.monotonic()
         self.arn = self._state_machine(state_machine)
         self.role_arn = str(self.sfn.describe_state_machine(stateMachineArn=self.arn)["roleArn"])
+        self._stop_copied_executions()
         names = self.tables.names()
         for table in [*business, *ignore, *self.ignored_attrs]:
             if table not in names:
@@ -278,6 +279,21 @@ class _Proof:
         for page in self.sfn.get_paginator("get_execution_history").paginate(executionArn=arn):
             events.extend(page["events"])
         return events
+
+    def _stop_copied_executions(self) -> None:
+        """Executions RUNNING in the user's store resume in the copy; stop them there (only there),
+        so their writes do not mix with the proof's runs."""
+        for page in self.sfn.get_paginator("list_state_machines").paginate():
+            for machine in page["stateMachines"]:
+                pages = self.sfn.get_paginator("list_executions").paginate(
+                    stateMachineArn=machine["stateMachineArn"], statusFilter="RUNNING")
+                for running in pages:
+                    for execution in running["executions"]:
+                        try:
+                            self.sfn.stop_execution(executionArn=execution["executionArn"], error="onceflow.prove",
+                                                    cause="stopped in onceflow prove's private copy only")
+                        except ClientError:
+                            pass  # it ended meanwhile
 
     def _state_machine(self, given: str) -> str:
         if given.startswith("arn:"):
