@@ -128,7 +128,7 @@ def test_a_timeout_after_the_effect_repeats_the_counter_but_not_the_protected_or
         lab_server: ServerProcess) -> None:
     # The protected worker's second attempt is refused by its condition: no effect, no ledger entry.
     for variant, verdict, attempts in (("counter", "duplicated", [1, 2]), ("protected", "same", [1])):
-        lab = orders_lab(lab_server.url, f"pv-to-{variant}", variant, retrying_template(timeout_s=20))
+        lab = orders_lab(lab_server.url, f"pv-to-{variant}", variant, retrying_template(timeout_s=40))
         report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
                        kinds=["timeout"])
         # Only StoreOrder has a TimeoutSeconds: a Task without one never times out.

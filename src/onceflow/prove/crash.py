@@ -6,9 +6,11 @@ for the Task's Retry/Catch to decide.
 It cannot run in the in-process sandbox (killing it would kill the prover), so each crash run
 copies the user's store (the backup API again, into a private temporary folder, deleted after)
 and runs `onceflow serve` on it as a child process group. The fault plan holds the call's answer
-(`latency_ms` after the effect) while the child is killed; the rule has fired once the faults
-endpoint counts it, and the handler is given HANDLER_GRACE_S to finish its effect before the
-kill. The child's writes are not in the ledger (it is another process)."""
+(`latency_ms` after the effect) while the child is killed. The kill comes once the effect is
+made: for a Lambda task, when the faulted invocation's END line is in the function's log group
+(the rule has fired and as many invocations of the function as the rule counts have ended); for a
+DynamoDB task, DDB_GRACE_S after the rule fired. The child's writes are not in the ledger (it is
+another process)."""
 
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ from onceflow.prove.sandbox import CLIENT_CONFIG
 
 READY = re.compile(r"onceflow ready at (http://\S+)")
 HOLD_MS = 60_000  # the answer is held this long: the kill comes well before
-HANDLER_GRACE_S = 1.0  # after the rule fired, for the handler to make its effect before the kill
+DDB_GRACE_S = 0.3  # after a DynamoDB task's rule fired, for its write to commit before the kill
+END_WAIT_S = 30.0  # at most this long for the faulted invocation's END line
 
 
 class ChildServer:
@@ -132,13 +135,14 @@ class CrashRun:
             child = ChildServer(data, self.time_scale, plan_file).start()
             try:
                 sfn = child.client("stepfunctions")
+                started_ms = int(time.time() * 1000) - 1000
                 arn = sfn.start_execution(stateMachineArn=state_machine_arn, name=name, input=text)["executionArn"]
                 deadline = time.monotonic() + wait_s
                 while child.fired() < 1:
                     if time.monotonic() > deadline:
                         raise ProveError(f"the crash point was never reached ({plan[0]['description']})")
                     time.sleep(0.005)
-                time.sleep(HANDLER_GRACE_S)
+                self._await_effect(child, plan[0], started_ms)
             finally:
                 child.kill()
             child = ChildServer(data, self.time_scale, none_file).start()
@@ -155,6 +159,28 @@ class CrashRun:
             return [status if status != "RUNNING" else "TIMED_OUT_WAITING"], [arn], got
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+    @staticmethod
+    def _await_effect(child: ChildServer, rule: dict[str, Any], started_ms: int) -> None:
+        if rule["service"] != "lambda":
+            time.sleep(DDB_GRACE_S)
+            return
+        from onceflow.prove.ledger import function_name
+
+        logs = child.client("logs")
+        group = f"/aws/lambda/{function_name(rule['resource'])}"
+        deadline = time.monotonic() + END_WAIT_S
+        while time.monotonic() < deadline:
+            try:
+                events = logs.filter_log_events(logGroupName=group, startTime=started_ms,
+                                                filterPattern='"END RequestId"')["events"]
+            except logs.exceptions.ResourceNotFoundException:
+                events = []
+            if len(events) >= int(rule.get("skip", 0)) + 1:
+                return
+            time.sleep(0.01)
+        raise ProveError(f"the faulted invocation did not end within {END_WAIT_S:.0f} s ({rule['description']})")
 
 
 def _copy(source: Path, dest: Path) -> None:
