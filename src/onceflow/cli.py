@@ -124,9 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     from onceflow.faults import cli as faults_cli
 
     faults_cli.add_parser(sub)
+    from onceflow.prove import cli as prove_cli
+
+    prove_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "faults":
         return faults_cli.run(args)
+    if args.command == "prove":
+        return prove_cli.run(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = settings_from(args)
 
