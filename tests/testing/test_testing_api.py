@@ -106,7 +106,7 @@ def test_bad_time_scale_requests_are_refused_and_change_nothing(of: Onceflow, bo
 
 def test_a_web_page_cannot_change_the_time_scale(of: Onceflow) -> None:
     status, answer = post(of, "/_onceflow/time-scale", b'{"skipWaits": true}', Origin="https://evil.example")
-    assert status == 403 and answer["message"] == "the time scale is only changed on loopback"
+    assert status == 403 and answer["message"] == "the time scale is not answered to a web page (Origin: https://evil.example)"
     assert of.time_state() == {"timeScale": 1.0, "skipWaits": False}
 
 

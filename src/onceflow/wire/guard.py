@@ -86,7 +86,7 @@ class FrontDoor:
             return f"{what} is only answered on loopback"
         foreign = self.foreign_origin(request.headers)
         if foreign is not None:
-            return f"{what} is not answered for {foreign}"
+            return f"{what} is not answered to a web page ({foreign})"
         if self.is_handler_uid is not None and request.client_port:
             owner = socket_owner(request.client_port, request.server_port)
             if owner is not None and self.is_handler_uid(owner):
