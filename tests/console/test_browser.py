@@ -5,6 +5,7 @@ screenshots of the main pages saved under artifacts/console/."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -138,10 +139,16 @@ def test_a_running_execution_updates_live(tab: Tab, aws: Callable[..., Any]) -> 
     iam, sfn = aws("iam"), aws("stepfunctions")
     tag = uuid.uuid4().hex[:8]
     role = iam.create_role(RoleName=f"live-{tag}", AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
-    definition = {"StartAt": "Hold", "States": {"Hold": {"Type": "Wait", "Seconds": 3, "Next": "Done"},
+    definition = {"StartAt": "Hold", "States": {"Hold": {"Type": "Wait", "Seconds": 8, "Next": "Done"},
                                                  "Done": {"Type": "Pass", "End": True}}}
     arn = sfn.create_state_machine(name=f"live-{tag}", roleArn=role, definition=json.dumps(definition))
-    sfn.start_execution(stateMachineArn=arn["stateMachineArn"], name="slow")
+    execution = sfn.start_execution(stateMachineArn=arn["stateMachineArn"], name="slow")["executionArn"]
+    # StartExecution answers before the engine enters the first state; the page is opened once it has.
+    deadline = time.monotonic() + 30
+    while not any(e["type"] == "WaitStateEntered"
+                  for e in sfn.get_execution_history(executionArn=execution)["events"]):
+        assert time.monotonic() < deadline, "the execution never entered Hold"
+        time.sleep(0.02)
     page = tab.open(f"/states/live-{tag}/executions/slow")
     assert page.locator(".badge.s-running").count() == 1
     assert "st-running" in (page.locator('g.node[data-state="Hold"]').get_attribute("class") or "")
