@@ -158,3 +158,12 @@ def _plain(attr: Any) -> Any:
 def typed_json(item: Any) -> str:
     """An item as the CLI prints it: typed JSON with binaries in base64."""
     return json.dumps(item, indent=2, ensure_ascii=False, default=json_default)
+
+
+def epoch_ms(value: Any) -> int | None:
+    """A history or API time (datetime, or epoch seconds) as epoch milliseconds, as Logs counts."""
+    if isinstance(value, datetime):
+        return int(value.timestamp() * 1000)
+    if isinstance(value, int | float):
+        return int(value * 1000)
+    return None

@@ -56,22 +56,15 @@ class Fire:
         holds it IN_PROCESS_HOLD_S (divided by --time-scale, as Step Functions' timeouts are)."""
         rule = self.rule
         hold_s = IN_PROCESS_HOLD_S / time_scale
-        if rule.when == "before":
-            _sleep(rule.latency_ms / 1000)
-            if rule.timeout:
-                _sleep(hold_s)
-            err = self.error()
-            if err is not None:
-                raise err
-            return call()
-        result = self.after_effect(call)
+        before = rule.when == "before"
+        result = None if before else self.after_effect(call)  # after: the effect happens first
         _sleep(rule.latency_ms / 1000)
         if rule.timeout:
             _sleep(hold_s)
         err = self.error()
         if err is not None:
             raise err
-        return result
+        return call() if before else result
 
     def after_effect(self, call: Callable[[], Any]) -> Any:
         """The call's effect for a `when: after` rule: once, twice (duplicate), or once with the

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime
 from typing import Any
 
 from onceflow.console import graph, history, idempotency, lambda_logs, render
 from onceflow.console.app import HttpError, Response, View
 from onceflow.console.aws import NotFound
+from onceflow.console.render import epoch_ms
 from onceflow.console.views import faults
 from onceflow.console.views.sfn import describe, parse_definition
 from onceflow.errors import ServiceError
@@ -45,19 +45,11 @@ def _definition(v: View, machine: str, arn: str) -> dict[str, Any]:
         return parse_definition(found.get("definition", ""))
 
 
-def _ms(value: Any) -> int | None:
-    if isinstance(value, datetime):
-        return int(value.timestamp() * 1000)
-    if isinstance(value, int | float):
-        return int(value * 1000)
-    return None
-
-
 def attach_logs(v: View, run: history.Folded, start: Any, stop: Any) -> dict[int, lambda_logs.Invocation]:
     """Each Lambda attempt's invocation (by TaskScheduled event id), found in /aws/lambda/<fn>."""
     functions = sorted({a.function for a in run.attempts if a.function})
-    begin = (_ms(start) or 0) - 2000
-    end = (_ms(stop) or int(time.time() * 1000)) + 10_000
+    begin = (epoch_ms(start) or 0) - 2000
+    end = (epoch_ms(stop) or int(time.time() * 1000)) + 10_000
     found: dict[int, lambda_logs.Invocation] = {}
     for fn in functions:
         params = {"logGroupName": f"/aws/lambda/{fn}", "startTime": max(0, begin), "endTime": end}
@@ -77,7 +69,7 @@ def attach_logs(v: View, run: history.Folded, start: Any, stop: Any) -> dict[int
         for attempt in attempts:  # results without a request id (a Lambda ARN as Resource): match by time
             if attempt.event_id in found or attempt.error.startswith("Lambda.") or attempt.started is None:
                 continue
-            lo, hi = (_ms(attempt.started) or 0) - 1000, (_ms(attempt.ended) or end) + 1000
+            lo, hi = (epoch_ms(attempt.started) or 0) - 1000, (epoch_ms(attempt.ended) or end) + 1000
             for inv in invocations:
                 if inv.request_id not in claimed and lo <= inv.started <= hi:
                     found[attempt.event_id] = inv

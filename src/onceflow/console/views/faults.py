@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime
 from typing import Any
 
 from onceflow.console.app import Response, View
 from onceflow.console.aws import NotFound
+from onceflow.console.render import epoch_ms
 
 LOG_GROUP = "/aws/onceflow/faults"
 
@@ -55,7 +55,7 @@ def injected(v: View, run: Any, start: Any, stop: Any) -> dict[int, dict[str, An
     failed = [a for a in run.attempts if a.error and a.started is not None]
     if not failed or v.stack.services.get("faults") is None:
         return {}
-    begin, end = (_ms(start) or 0) - 2000, (_ms(stop) or int(time.time() * 1000)) + 10_000
+    begin, end = (epoch_ms(start) or 0) - 2000, (epoch_ms(stop) or int(time.time() * 1000)) + 10_000
     params = {"logGroupName": LOG_GROUP, "startTime": max(0, begin), "endTime": end}
     try:
         events = v.optional(lambda: v.aws.all("logs", "FilterLogEvents", params, "events", limit=10_000), []) or []
@@ -72,7 +72,7 @@ def injected(v: View, run: Any, start: Any, stop: Any) -> dict[int, dict[str, An
     marks: dict[int, dict[str, Any]] = {}
     claimed: set[int] = set()
     for attempt in failed:
-        lo, hi = (_ms(attempt.started) or 0) - 1000, (_ms(attempt.ended) or end) + 1000
+        lo, hi = (epoch_ms(attempt.started) or 0) - 1000, (epoch_ms(attempt.ended) or end) + 1000
         for n, (ts, detail) in enumerate(faults):
             if n in claimed or not lo <= ts <= hi or not _same_error(attempt.error, str(detail.get("fault"))):
                 continue
@@ -88,11 +88,3 @@ def _same_error(error: str, fault: str) -> bool:
     """Step Functions names a service's error `Lambda.<code>`, `DynamoDB.<code>`; a crash fails the
     task with the function's Runtime.ExitError."""
     return error == fault or error.endswith("." + fault) or (fault == "crash" and error == "Runtime.ExitError")
-
-
-def _ms(value: Any) -> int | None:
-    if isinstance(value, datetime):
-        return int(value.timestamp() * 1000)
-    if isinstance(value, int | float):
-        return int(value * 1000)
-    return None
