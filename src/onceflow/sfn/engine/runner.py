@@ -20,7 +20,6 @@ fires while another branch is still evaluating.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn.asl.budget import Budget, Interrupted, installed
 from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.state import History
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class DriveBudget(Budget):
 
     def restart(self) -> None:
         self.started, self.long, self.next_service = time.monotonic(), False, 0.0
-        self.lane: threading.Lock | None = getattr(self.rt.engine, "long_lane", None)
+        self.lane: Lane | None = getattr(self.rt.engine, "long_lane", None)
         self.holding = False
         self.turn = 0.0
 
@@ -121,8 +121,12 @@ class DriveBudget(Budget):
         if self.lane is None or (self.holding and now - self.turn < self.TURN):
             return
         self.release()
-        while not self.lane.acquire(timeout=0.05):
-            self._ends()
+        try:
+            while not self.lane.acquire(timeout=0.05):
+                self._ends()
+        except BaseException:
+            self.lane.leave()  # stopped, timed out, shutting down: its place in the queue goes
+            raise
         self.holding, self.turn = True, time.monotonic()
 
     def check(self) -> None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.integrations.calls import HANDED_OVER, NotDispatched
+from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.pool import DrivePool
 from onceflow.sfn.engine.runner import UNSET, AwaitToken, Fiber, Invoke, Runtime
 from onceflow.sfn.engine.state import History, event_from_row
@@ -111,7 +112,7 @@ class Engine:
         self.draining = False  # shutting down: no new call starts; long evaluations end
         self.halting = False  # past the grace period: every evaluation ends
         self._driving: dict[str, Runtime] = {}  # runtimes inside drive() now (StopExecution reaches them)
-        self.long_lane = threading.Lock()  # long evaluations take turns on it (runner.DriveBudget)
+        self.long_lane = Lane()  # long evaluations take turns on it, in order (runner.DriveBudget)
         self._calls = 0  # task calls between submit and answer
         self._calls_mu = threading.Lock()
 
