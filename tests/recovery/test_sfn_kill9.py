@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import botocore.config
-from entry_log import MARK, EntryLog
 
+from entry_log import MARK, EntryLog
 from serverproc import client_factory
 
 ROLE_TRUST = json.dumps({"Version": "2012-10-17", "Statement": [

@@ -14,8 +14,9 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-from entry_log import MARK, EntryLog
 from test_sfn_kill9 import assert_unbroken, client, events, machine, setup_role, until
+
+from entry_log import MARK, EntryLog
 
 EXECUTIONS = 200
 HANDLER = MARK + """import os, time
