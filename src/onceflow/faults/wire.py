@@ -43,9 +43,7 @@ async def run(app: AwsApp, faulted: FaultedCall, faults: Faults) -> Response:
         if err is not None:
             return app._error(call.found.spec, err, ctx.request_id)
         return await app.finish(call)
-    from onceflow.wire.app import LONG_CALLS
-
-    executor = app.long_executor if (ctx.service, ctx.operation) in LONG_CALLS else app.executor
+    executor = app.executor_for(ctx)
 
     def effect() -> Any:
         return fire.after_effect(lambda: app._call(call.handler, ctx, call.params))

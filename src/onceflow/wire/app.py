@@ -211,12 +211,16 @@ class AwsApp:
         except Exception:
             return self._internal_failure(found, request_id)
 
+    def executor_for(self, ctx: RequestContext) -> ThreadPoolExecutor:
+        """The pool a handler runs in: calls that wait on user code get the long calls' own."""
+        return self.long_executor if (ctx.service, ctx.operation) in LONG_CALLS else self.executor
+
     async def finish(self, call: Call) -> Response:
         """Run a handler in the thread pool (it may block on a commit or a worker) and render."""
         loop = asyncio.get_running_loop()
-        executor = self.long_executor if (call.ctx.service, call.ctx.operation) in LONG_CALLS else self.executor
         try:
-            result = await loop.run_in_executor(executor, self._call, call.handler, call.ctx, call.params)
+            result = await loop.run_in_executor(self.executor_for(call.ctx), self._call, call.handler, call.ctx,
+                                                call.params)
             return self._render(call.found, result, call.ctx.request_id)
         except ServiceError as err:
             return self._error(call.found.spec, err, call.ctx.request_id)
