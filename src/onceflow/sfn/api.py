@@ -40,6 +40,41 @@ class SfnApi:
     def validate_state_machine_definition(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.validate_definition(p["definition"], p.get("type", "STANDARD"), p.get("maxResults") or 100)
 
+    # ------------------------------------------------------------------ versions and aliases
+    @operation("PublishStateMachineVersion")
+    def publish_state_machine_version(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.versions.publish_version(p)
+
+    @operation("ListStateMachineVersions")
+    def list_state_machine_versions(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.versions.list_versions(p)
+
+    @operation("DeleteStateMachineVersion")
+    def delete_state_machine_version(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.versions.delete_version(p)
+        return {}
+
+    @operation("CreateStateMachineAlias")
+    def create_state_machine_alias(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.versions.create_alias(ctx, p)
+
+    @operation("DescribeStateMachineAlias")
+    def describe_state_machine_alias(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.versions.describe_alias(p)
+
+    @operation("UpdateStateMachineAlias")
+    def update_state_machine_alias(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.versions.update_alias(p)
+
+    @operation("DeleteStateMachineAlias")
+    def delete_state_machine_alias(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.versions.delete_alias(p)
+        return {}
+
+    @operation("ListStateMachineAliases")
+    def list_state_machine_aliases(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.versions.list_aliases(p)
+
     # ------------------------------------------------------------------ executions
     @operation("StartExecution")
     def start_execution(self, ctx: RequestContext, p: Params) -> Params:
@@ -111,9 +146,15 @@ class SfnApi:
 
 def resolve_resources(ctx: RequestContext, params: Params) -> list[str]:
     """The ARNs an operation acts on, for IAM (a state machine, an execution, or '*')."""
-    for key in ("stateMachineArn", "executionArn", "resourceArn"):
+    for key in ("stateMachineArn", "executionArn", "resourceArn", "stateMachineVersionArn", "stateMachineAliasArn",
+                "activityArn"):
         if params.get(key):
             return [params[key]]
     if ctx.operation == "CreateStateMachine" and params.get("name"):
         return [f"arn:aws:states:{ctx.region}:{ctx.account}:stateMachine:{params['name']}"]
+    if ctx.operation == "CreateActivity" and params.get("name"):
+        return [f"arn:aws:states:{ctx.region}:{ctx.account}:activity:{params['name']}"]
+    if ctx.operation == "CreateStateMachineAlias" and params.get("routingConfiguration"):
+        version = str(params["routingConfiguration"][0].get("stateMachineVersionArn", ""))
+        return [version.rsplit(":", 1)[0] + ":" + str(params.get("name", ""))]
     return ["*"]

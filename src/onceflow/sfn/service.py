@@ -21,6 +21,7 @@ from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.scheduler import Engine
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.store import SfnStore
+from onceflow.sfn.versions import Versions, new_revision, split_qualified
 from onceflow.stack import Stack
 
 MAX_INPUT = 262144
@@ -92,6 +93,17 @@ class SfnService:
         self.stack = stack
         self.store = store
         self.engine = engine
+        self.versions = Versions(self)
+
+    @staticmethod
+    def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
+        """One page of a listing (maxResults, nextToken)."""
+        start = _offset(p.get("nextToken"))
+        size = p.get("maxResults") or 100
+        out: dict[str, Any] = {member: items[start:start + size]}
+        if start + size < len(items):
+            out["nextToken"] = _token(start + size)
+        return out
 
     # ------------------------------------------------------------------ ARNs
     @staticmethod
@@ -159,6 +171,8 @@ class SfnService:
         machine_type = p.get("type", "STANDARD")
         if not valid_name(name):
             raise E.invalid_name(name)
+        if p.get("versionDescription") is not None and not p.get("publish"):
+            raise E.validation("Version description can only be set when publish is true")
         self.check_definition(definition, machine_type, self.machine_arn(ctx, name))
         self.check_role(ctx, role)
         config = {
@@ -176,16 +190,27 @@ class SfnService:
                         and json.loads(existing["config"]) == config)
                 if not same:
                     raise E.state_machine_already_exists(arn)
-                return {"stateMachineArn": arn, "creationDate": ts(existing["created"])}
+                out = {"stateMachineArn": arn, "creationDate": ts(existing["created"])}
+                if p.get("publish"):
+                    version = self.versions.publish(conn, existing, p.get("versionDescription"))
+                    out["stateMachineVersionArn"] = version[0]
+                return out
             self.store.insert_machine(conn, {
                 "arn": arn, "account": ctx.account, "region": ctx.region, "name": name, "type": machine_type,
                 "definition": definition, "role_arn": role, "created": now, "updated": None,
-                "config": json.dumps(config), "revision_id": None, "description": None,
+                "config": json.dumps(config), "revision_id": new_revision(), "description": None,
             })
             self.store.put_tags(conn, arn, [(t["key"], t.get("value", "")) for t in p.get("tags") or []])
-        return {"stateMachineArn": arn, "creationDate": ts(now)}
+            out = {"stateMachineArn": arn, "creationDate": ts(now)}
+            if p.get("publish"):
+                machine = conn.execute("SELECT * FROM sfn_state_machines WHERE arn=?", (arn,)).fetchone()
+                out["stateMachineVersionArn"] = self.versions.publish(conn, machine, p.get("versionDescription"))[0]
+        return out
 
     def describe_machine(self, arn: str) -> dict[str, Any]:
+        self.check_arn(arn, "stateMachine")
+        if split_qualified(arn)[1] is not None:
+            return self.versions.describe_version(arn)
         return self._machine_shape(self.machine(arn))
 
     def _machine_shape(self, row: Any) -> dict[str, Any]:
@@ -206,9 +231,11 @@ class SfnService:
         arn = p["stateMachineArn"]
         row = self.machine(arn)
         keys = ("definition", "roleArn", "loggingConfiguration", "tracingConfiguration", "encryptionConfiguration")
-        if not any(k in p for k in keys):
+        if not any(k in p for k in keys) and not p.get("publish"):
             raise E.validation("Either the definition, the role ARN, the LoggingConfiguration, the "
                                "EncryptionConfiguration or the TracingConfiguration must be specified")
+        if p.get("versionDescription") is not None and not p.get("publish"):
+            raise E.validation("Version description can only be set when publish is true")
         changes: dict[str, Any] = {}
         if "definition" in p:
             self.check_definition(p["definition"], row["type"], arn)
@@ -221,15 +248,30 @@ class SfnService:
             if key in p:
                 config[key] = p[key]
         now = time.time()
-        changes.update({"config": json.dumps(config), "updated": now, "revision_id": str(uuid.uuid4())})
+        # A revision is what a version freezes: only a change of what runs makes a new one.
+        changed = any(row[k] != v for k, v in changes.items()) or json.dumps(config) != row["config"]
+        changes.update({"config": json.dumps(config), "updated": now,
+                        "revision_id": new_revision() if changed or not row["revision_id"] else row["revision_id"]})
+        out: dict[str, Any] = {"updateDate": ts(now), "revisionId": changes["revision_id"]}
         with self.stack.db.transaction() as conn:
             self.store.update_machine(conn, arn, changes)
-        return {"updateDate": ts(now), "revisionId": changes["revision_id"]}
+            if p.get("publish"):
+                machine = conn.execute("SELECT * FROM sfn_state_machines WHERE arn=?", (arn,)).fetchone()
+                out["stateMachineVersionArn"] = self.versions.publish(conn, machine, p.get("versionDescription"))[0]
+        return out
 
     def delete_machine(self, arn: str) -> None:
         self.check_arn(arn, "stateMachine")
+        qualifier = split_qualified(arn)[1]
+        if qualifier is not None:  # a version or alias ARN deletes that one, as its own Delete* would
+            if qualifier.isdigit():
+                self.versions.delete_version({"stateMachineVersionArn": arn})
+            else:
+                self.versions.delete_alias({"stateMachineAliasArn": arn})
+            return
         with self.stack.db.transaction() as conn:
             self.store.delete_machine(conn, arn)
+            self.store.delete_machine_family(conn, arn)
 
     def list_machines(self, ctx: RequestContext, max_results: int | None, token: str | None) -> dict[str, Any]:
         rows = self.store.list_machines(ctx.account, ctx.region)
@@ -246,8 +288,9 @@ class SfnService:
 
     # ------------------------------------------------------------------ executions
     def start_execution(self, ctx: RequestContext, p: dict[str, Any], sync: bool = False) -> dict[str, Any]:
-        sm_arn = p["stateMachineArn"]
-        machine = self.machine(sm_arn)
+        target = self.versions.target(p["stateMachineArn"])
+        machine = target.machine
+        sm_arn = machine["arn"]
         name = p.get("name") or str(uuid.uuid4())
         if not valid_name(name):
             raise E.invalid_name(name)
@@ -278,12 +321,17 @@ class SfnService:
             self.store.insert_execution(conn, {
                 "arn": arn, "sm_arn": sm_arn, "account": ctx.account, "region": ctx.region, "name": name,
                 "status": "RUNNING", "input": text, "output": None, "error": None, "cause": None, "start": now,
-                "stop": None, "definition": machine["definition"], "role_arn": machine["role_arn"],
+                "stop": None, "definition": target.definition, "role_arn": target.role_arn,
                 "type": machine["type"], "redrive_count": 0, "redrive_date": None,
+                "version_arn": target.version_arn, "alias_arn": target.alias_arn,
             })
-            started = ev.Event(1, 0, "ExecutionStarted", now, {
-                "input": text, "inputDetails": {"truncated": False}, "roleArn": machine["role_arn"],
-            }, "r")
+            details: dict[str, Any] = {"input": text, "inputDetails": {"truncated": False},
+                                       "roleArn": target.role_arn}
+            if target.version_arn:
+                details["stateMachineVersionArn"] = target.version_arn
+            if target.alias_arn:
+                details["stateMachineAliasArn"] = target.alias_arn
+            started = ev.Event(1, 0, "ExecutionStarted", now, details, "r")
             self.store.append_events(conn, arn, [started])
         self.engine.wake(arn)
         if sync:
@@ -324,6 +372,10 @@ class SfnService:
         else:
             out["redriveStatus"] = "NOT_REDRIVABLE"
             out["redriveStatusReason"] = f"Execution is {row['status']} and cannot be redriven"
+        if row["version_arn"]:
+            out["stateMachineVersionArn"] = row["version_arn"]
+        if row["alias_arn"]:
+            out["stateMachineAliasArn"] = row["alias_arn"]
         return out
 
     def machine_for_execution(self, arn: str) -> dict[str, Any]:
@@ -344,9 +396,17 @@ class SfnService:
         sm_arn = p.get("stateMachineArn")
         if not sm_arn:
             raise E.validation("Must provide a StateMachine ARN or MapRun ARN")
-        if self.machine(sm_arn)["type"] == "EXPRESS":
+        self.check_arn(sm_arn, "stateMachine")
+        base, qualifier = split_qualified(sm_arn)
+        if qualifier is not None:  # the executions started through that version or alias
+            if (self.store.get_version(sm_arn) if qualifier.isdigit() else self.store.get_alias(sm_arn)) is None:
+                raise E.resource_not_found(sm_arn)
+        if self.machine(base)["type"] == "EXPRESS":
             raise E.state_machine_type_not_supported("This operation is not supported by this type of state machine")
-        rows = self.store.list_executions(sm_arn, p.get("statusFilter"))
+        rows = self.store.list_executions(base, p.get("statusFilter"))
+        if qualifier is not None:
+            column = "version_arn" if qualifier.isdigit() else "alias_arn"
+            rows = [r for r in rows if r[column] == sm_arn]
         if p.get("redriveFilter") == "REDRIVEN":
             rows = [r for r in rows if r["redrive_count"] > 0]
         elif p.get("redriveFilter") == "NOT_REDRIVEN":
@@ -362,6 +422,10 @@ class SfnService:
             if r["redrive_count"]:
                 item["redriveCount"] = r["redrive_count"]
                 item["redriveDate"] = ts(r["redrive_date"])
+            if r["version_arn"]:
+                item["stateMachineVersionArn"] = r["version_arn"]
+            if r["alias_arn"]:
+                item["stateMachineAliasArn"] = r["alias_arn"]
             items.append(item)
         out: dict[str, Any] = {"executions": items}
         if start + size < len(rows):

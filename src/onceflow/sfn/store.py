@@ -54,11 +54,50 @@ CREATE TABLE sfn_superseded (exec_arn TEXT NOT NULL, id INTEGER NOT NULL, PRIMAR
         "CREATE TABLE sfn_dispatched (exec_arn TEXT NOT NULL, event_id INTEGER NOT NULL, "
         "PRIMARY KEY (exec_arn, event_id)) WITHOUT ROWID;",
     ),
+    (
+        "sfn-0005",
+        # Versions are frozen copies of a machine's revision; aliases route to one or two of them.
+        # An execution remembers the version and alias it was started through.
+        """
+CREATE TABLE sfn_versions (
+  arn TEXT PRIMARY KEY, sm_arn TEXT NOT NULL, number INTEGER NOT NULL, definition TEXT NOT NULL,
+  role_arn TEXT NOT NULL, config TEXT NOT NULL, revision_id TEXT, description TEXT, created REAL NOT NULL);
+CREATE INDEX sfn_versions_by_sm ON sfn_versions (sm_arn, number);
+CREATE TABLE sfn_aliases (
+  arn TEXT PRIMARY KEY, sm_arn TEXT NOT NULL, name TEXT NOT NULL, description TEXT, routing TEXT NOT NULL,
+  created REAL NOT NULL, updated REAL NOT NULL);
+CREATE INDEX sfn_aliases_by_sm ON sfn_aliases (sm_arn, name);
+ALTER TABLE sfn_state_machines ADD COLUMN last_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sfn_executions ADD COLUMN version_arn TEXT;
+ALTER TABLE sfn_executions ADD COLUMN alias_arn TEXT;
+""",
+    ),
+    (
+        "sfn-0006",
+        # Activities, and the tasks waiting for a worker (oldest first). A task's token is an
+        # ordinary sfn_tokens row; GetActivityTask takes the queue row and marks the start signal.
+        """
+CREATE TABLE sfn_activities (
+  arn TEXT PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL, created REAL NOT NULL,
+  config TEXT NOT NULL);
+CREATE INDEX sfn_activities_by_account ON sfn_activities (account, region, created);
+CREATE TABLE sfn_activity_tasks (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, activity_arn TEXT NOT NULL, token TEXT NOT NULL UNIQUE,
+  exec_arn TEXT NOT NULL, input TEXT NOT NULL);
+CREATE INDEX sfn_activity_tasks_by_activity ON sfn_activity_tasks (activity_arn, seq);
+""",
+    ),
+    (
+        "sfn-0007",
+        # A nested execution started with .sync / .sync:2: its end completes the parent's token.
+        "CREATE TABLE sfn_children (child_arn TEXT PRIMARY KEY, parent_arn TEXT NOT NULL, token TEXT NOT NULL, "
+        "mode TEXT NOT NULL);",
+    ),
 ]
 
 EXEC_COLUMNS = (
     "arn, sm_arn, account, region, name, status, input, output, error, cause, start, stop, "
-    "definition, role_arn, type, redrive_count, redrive_date, seq"
+    "definition, role_arn, type, redrive_count, redrive_date, seq, version_arn, alias_arn"
 )
 
 
@@ -217,3 +256,91 @@ class SfnStore:
 
     def close_tokens(self, conn: sqlite3.Connection, exec_arn: str) -> None:
         conn.execute("UPDATE sfn_tokens SET status='CLOSED' WHERE exec_arn=? AND status='WAITING'", (exec_arn,))
+
+    # ------------------------------------------------------------------ versions and aliases
+    def get_version(self, arn: str) -> sqlite3.Row | None:
+        return self.db.query_one("SELECT * FROM sfn_versions WHERE arn=?", (arn,))
+
+    def versions(self, sm_arn: str) -> list[sqlite3.Row]:
+        """Newest first, as ListStateMachineVersions orders them."""
+        return self.db.query("SELECT * FROM sfn_versions WHERE sm_arn=? ORDER BY number DESC", (sm_arn,))
+
+    def insert_version(self, conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        conn.execute(f"INSERT INTO sfn_versions ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def delete_version(self, conn: sqlite3.Connection, arn: str) -> None:
+        conn.execute("DELETE FROM sfn_versions WHERE arn=?", (arn,))
+
+    def get_alias(self, arn: str) -> sqlite3.Row | None:
+        return self.db.query_one("SELECT * FROM sfn_aliases WHERE arn=?", (arn,))
+
+    def aliases(self, sm_arn: str) -> list[sqlite3.Row]:
+        return self.db.query("SELECT * FROM sfn_aliases WHERE sm_arn=? ORDER BY created, arn", (sm_arn,))
+
+    def put_alias(self, conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        conn.execute(f"INSERT OR REPLACE INTO sfn_aliases ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def delete_alias(self, conn: sqlite3.Connection, arn: str) -> None:
+        conn.execute("DELETE FROM sfn_aliases WHERE arn=?", (arn,))
+        conn.execute("DELETE FROM sfn_tags WHERE arn=?", (arn,))
+
+    def delete_machine_family(self, conn: sqlite3.Connection, sm_arn: str) -> None:
+        """A deleted machine takes its versions and aliases with it."""
+        for table in ("sfn_versions", "sfn_aliases"):
+            arns = [r[0] for r in conn.execute(f"SELECT arn FROM {table} WHERE sm_arn=?", (sm_arn,))]
+            conn.execute(f"DELETE FROM {table} WHERE sm_arn=?", (sm_arn,))
+            conn.executemany("DELETE FROM sfn_tags WHERE arn=?", [(a,) for a in arns])
+
+    # ------------------------------------------------------------------ activities
+    def get_activity(self, arn: str) -> sqlite3.Row | None:
+        return self.db.query_one("SELECT * FROM sfn_activities WHERE arn=?", (arn,))
+
+    def activities(self, account: str, region: str) -> list[sqlite3.Row]:
+        return self.db.query("SELECT * FROM sfn_activities WHERE account=? AND region=? ORDER BY created, arn",
+                             (account, region))
+
+    def insert_activity(self, conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        conn.execute(f"INSERT INTO sfn_activities ({cols}) VALUES ({marks})", tuple(row.values()))
+
+    def delete_activity(self, conn: sqlite3.Connection, arn: str) -> None:
+        conn.execute("DELETE FROM sfn_activities WHERE arn=?", (arn,))
+        conn.execute("DELETE FROM sfn_tags WHERE arn=?", (arn,))
+
+    def queue_activity_task(self, conn: sqlite3.Connection, activity_arn: str, token: str, exec_arn: str,
+                            task_input: str) -> None:
+        conn.execute("INSERT OR IGNORE INTO sfn_activity_tasks (activity_arn, token, exec_arn, input) "
+                     "VALUES (?,?,?,?)", (activity_arn, token, exec_arn, task_input))
+
+    def has_activity_task(self, activity_arn: str) -> bool:
+        return self.db.query_one("SELECT 1 FROM sfn_activity_tasks WHERE activity_arn=? LIMIT 1",
+                                 (activity_arn,)) is not None
+
+    def take_activity_task(self, conn: sqlite3.Connection, activity_arn: str) -> sqlite3.Row | None:
+        """The oldest task still awaited (tasks of closed executions are dropped on the way)."""
+        while True:
+            row = conn.execute(
+                "SELECT q.seq, q.token, q.exec_arn, q.input, t.status FROM sfn_activity_tasks q "
+                "LEFT JOIN sfn_tokens t ON t.token = q.token WHERE q.activity_arn=? ORDER BY q.seq LIMIT 1",
+                (activity_arn,)).fetchone()
+            if row is None:
+                return None
+            conn.execute("DELETE FROM sfn_activity_tasks WHERE seq=?", (row["seq"],))
+            if row["status"] == "WAITING":
+                return row
+
+    # ------------------------------------------------------------------ nested executions
+    def link_child(self, conn: sqlite3.Connection, child_arn: str, parent_arn: str, token: str, mode: str) -> None:
+        conn.execute("INSERT OR REPLACE INTO sfn_children (child_arn, parent_arn, token, mode) VALUES (?,?,?,?)",
+                     (child_arn, parent_arn, token, mode))
+
+    def child_link(self, conn: sqlite3.Connection, child_arn: str) -> sqlite3.Row | None:
+        return conn.execute("SELECT * FROM sfn_children WHERE child_arn=?", (child_arn,)).fetchone()
+
+    def unlink_child(self, conn: sqlite3.Connection, child_arn: str) -> None:
+        conn.execute("DELETE FROM sfn_children WHERE child_arn=?", (child_arn,))
