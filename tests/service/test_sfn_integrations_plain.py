@@ -25,7 +25,6 @@ NOT_RUN = [
     "arn:aws:states:::sns:publish",
     "arn:aws:states:::events:putEvents",
     "arn:aws:states:::states:startExecution.sync:2",
-    "arn:aws:states:us-east-1:000000000000:activity:approve",
     "arn:aws:states:::aws-sdk:s3:listBuckets",
 ]
 

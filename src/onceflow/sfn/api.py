@@ -75,6 +75,28 @@ class SfnApi:
     def list_state_machine_aliases(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.versions.list_aliases(p)
 
+    # ------------------------------------------------------------------ activities
+    @operation("CreateActivity")
+    def create_activity(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.activities.create(ctx, p)
+
+    @operation("DescribeActivity")
+    def describe_activity(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.activities.describe(p["activityArn"])
+
+    @operation("DeleteActivity")
+    def delete_activity(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.activities.delete(p["activityArn"])
+        return {}
+
+    @operation("ListActivities")
+    def list_activities(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.activities.list(ctx, p)
+
+    @operation("GetActivityTask")
+    def get_activity_task(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.activities.get_task(p)
+
     # ------------------------------------------------------------------ executions
     @operation("StartExecution")
     def start_execution(self, ctx: RequestContext, p: Params) -> Params:

@@ -17,6 +17,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
+from onceflow.sfn.activities import START_SUFFIX, Activities
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.scheduler import Engine
 from onceflow.sfn.engine.state import event_from_row
@@ -94,6 +95,7 @@ class SfnService:
         self.store = store
         self.engine = engine
         self.versions = Versions(self)
+        self.activities = Activities(self)
 
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -509,7 +511,7 @@ class SfnService:
 
     # ------------------------------------------------------------------ task tokens
     def _open_token(self, token: str) -> Any:
-        row = self.store.get_token(token)
+        row = None if token.endswith(START_SUFFIX) else self.store.get_token(token)
         if row is None:
             raise E.invalid_token(token)
         if row["status"] != "WAITING":
@@ -543,6 +545,8 @@ class SfnService:
         if len(parts) < 7 or parts[2] != "states":
             raise E.invalid_arn(arn)
         if parts[5] == "stateMachine" and self.store.get_machine(arn) is None:
+            raise E.resource_not_found(arn)
+        if parts[5] == "activity" and self.store.get_activity(arn) is None:
             raise E.resource_not_found(arn)
 
     def tag(self, arn: str, tags: list[dict[str, str]]) -> None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 _LAMBDA_ARN = re.compile(r"^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9_$-]+)?$")
 _SERVICE = re.compile(r"^arn:aws[a-z-]*:states:::([a-z0-9-]+):([A-Za-z0-9]+)(\.waitForTaskToken|\.sync(:2)?)?$")
+_ACTIVITY_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:activity:[^:]+$")
 _SDK = re.compile(r"^arn:aws[a-z-]*:states:::aws-sdk:([a-z0-9]+):([A-Za-z0-9]+)(\.waitForTaskToken)?$")
 
 OPTIMIZED = {
@@ -87,6 +88,8 @@ def resolve_integration(resource: str) -> Integration:
         suffix = m.group(3) or ""
         kind = "aws_sdk" if m.group(1) in SERVICES else "unsupported"
         return Integration(f"aws-sdk:{m.group(1)}", m.group(2) + suffix, kind, m.group(2), bool(suffix), resource)
+    if _ACTIVITY_ARN.match(resource):  # sfnapi: activities (engine/integrations/activity.py)
+        return Integration("activity", resource, "activity", "", arn=resource)
     m = _SERVICE.match(resource)
     if m and m.group(2) in OPTIMIZED.get(m.group(1), ()):
         suffix = m.group(3) or ""

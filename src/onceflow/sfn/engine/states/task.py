@@ -181,6 +181,10 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     rt, fiber = scope.rt, scope.fiber
     if not integ.supported:
         return _not_run(scope, integ, params, timeout, heartbeat, after)
+    if integ.kind == "activity":  # sfnapi: an activity's own events and waits
+        from onceflow.sfn.engine.integrations.activity import run_activity
+
+        return (yield from run_activity(scope, integ, params, timeout, heartbeat, after))
     mark: tuple[int, int, int, int] | None = rt.mark()
     started = _schedule(scope, integ, params, timeout, heartbeat, token, after)
     live = started.id >= rt.first_live_id
