@@ -24,7 +24,6 @@ NOT_RUN = [
     "arn:aws:states:::sqs:sendMessage",
     "arn:aws:states:::sns:publish",
     "arn:aws:states:::events:putEvents",
-    "arn:aws:states:::states:startExecution.sync:2",
     "arn:aws:states:::aws-sdk:s3:listBuckets",
 ]
 

@@ -21,6 +21,7 @@ from onceflow.sfn.activities import START_SUFFIX, Activities
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.scheduler import Engine
 from onceflow.sfn.engine.state import event_from_row
+from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
 from onceflow.sfn.versions import Versions, new_revision, split_qualified
 from onceflow.stack import Stack
@@ -96,6 +97,8 @@ class SfnService:
         self.engine = engine
         self.versions = Versions(self)
         self.activities = Activities(self)
+        self.nested = Nested(self)
+        engine.on_closed.append(self.nested.child_closed)  # a .sync parent waits for its child's end
 
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:

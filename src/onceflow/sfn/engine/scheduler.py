@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -115,6 +116,7 @@ class Engine:
         self.long_lane = Lane()  # long evaluations take turns on it, in order (runner.DriveBudget)
         self._calls = 0  # task calls between submit and answer
         self._calls_mu = threading.Lock()
+        self.on_closed: list[Callable[[str], None]] = []  # after an execution's closing commit (nested .sync)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -333,6 +335,7 @@ class Engine:
                 self.store.set_timer(conn, rt.arn, timer)
         if final:
             self._notify_done()
+            self._closed(rt.arn)
         elif timer is not UNSET and timer is not None:
             self.scheduler.add(rt.arn, timer)
         return True
@@ -366,8 +369,16 @@ class Engine:
             self._close(conn, arn, summary, now)
         self.forget(arn)
         self._notify_done()
+        self._closed(arn)
         self.wake(arn)  # a live runtime notices on its next commit and stops
         return True
+
+    def _closed(self, arn: str) -> None:
+        for hook in self.on_closed:
+            try:
+                hook(arn)
+            except Exception:  # a hook's failure must not undo the close that happened
+                log.exception("close hook for %s failed", arn)
 
     def _notify_done(self) -> None:
         with self._done:

@@ -63,11 +63,13 @@ class Integration:
                 "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem and aws-sdk "
                 f"calls to {', '.join(SERVICES)}.")
 
-    def make_call(self, rt: Runtime, params: Any) -> Callable[[], Any]:
-        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
+    def make_call(self, rt: Runtime, params: Any, token: str | None = None) -> Callable[[], Any]:
+        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke, states
 
         principal = role_principal(rt)
         stack, region = rt.engine.stack, rt.region
+        if self.kind == "states":
+            return lambda: states.start(stack, principal, region, rt.arn, self.resource, params, token)
         if self.kind == "bare_lambda":
             return lambda: lambda_invoke.invoke_bare(stack, principal, region, self.resource, params)
         if self.kind == "lambda_invoke":
@@ -91,6 +93,9 @@ def resolve_integration(resource: str) -> Integration:
     if _ACTIVITY_ARN.match(resource):  # sfnapi: activities (engine/integrations/activity.py)
         return Integration("activity", resource, "activity", "", arn=resource)
     m = _SERVICE.match(resource)
+    if m and m.group(1) == "states" and m.group(2) == "startExecution":  # sfnapi: nested executions
+        suffix = m.group(3) or ""  # every variant but the plain one waits on a token (.sync: the child's end)
+        return Integration("states", "startExecution" + suffix, "states", "startExecution", bool(suffix), resource)
     if m and m.group(2) in OPTIMIZED.get(m.group(1), ()):
         suffix = m.group(3) or ""
         kind = "lambda_invoke" if m.group(1) == "lambda" else m.group(1)

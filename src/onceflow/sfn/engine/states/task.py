@@ -206,7 +206,7 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
         return _lost(scope, integ, started.id)
     if live:
         try:
-            result = yield Invoke(integ.make_call(rt, params), due, mark, started.id)
+            result = yield Invoke(integ.make_call(rt, params, token), due, mark, started.id)
         except InvokeTimeout:
             return _timed_out(scope, integ, prev=started.id)
         except StatesError as e:
