@@ -21,6 +21,7 @@ from onceflow.sfn.activities import START_SUFFIX, Activities
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.scheduler import Engine
 from onceflow.sfn.engine.state import event_from_row
+from onceflow.sfn.exec_logging import ExecLogger, check_logging
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
 from onceflow.sfn.versions import Versions, new_revision, split_qualified
@@ -98,6 +99,9 @@ class SfnService:
         self.versions = Versions(self)
         self.activities = Activities(self)
         self.nested = Nested(self)
+        self.exec_logs = ExecLogger(stack)
+        store.on_append.append(self.exec_logs.on_append)
+        stack.on_reset.append(self.exec_logs.reset)
         engine.on_closed.append(self.nested.child_closed)  # a .sync parent waits for its child's end
 
     @staticmethod
@@ -181,7 +185,7 @@ class SfnService:
         self.check_definition(definition, machine_type, self.machine_arn(ctx, name))
         self.check_role(ctx, role)
         config = {
-            "loggingConfiguration": p.get("loggingConfiguration") or DEFAULT_LOGGING,
+            "loggingConfiguration": check_logging(self.stack, p.get("loggingConfiguration") or DEFAULT_LOGGING, role),
             "tracingConfiguration": p.get("tracingConfiguration") or {"enabled": False},
         }
         if p.get("encryptionConfiguration"):
@@ -252,6 +256,9 @@ class SfnService:
         for key in ("loggingConfiguration", "tracingConfiguration", "encryptionConfiguration"):
             if key in p:
                 config[key] = p[key]
+        if "loggingConfiguration" in p:
+            config["loggingConfiguration"] = check_logging(self.stack, p["loggingConfiguration"],
+                                                           changes.get("role_arn", row["role_arn"]))
         now = time.time()
         # A revision is what a version freezes: only a change of what runs makes a new one.
         changed = any(row[k] != v for k, v in changes.items()) or json.dumps(config) != row["config"]

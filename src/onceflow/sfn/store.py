@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from onceflow.store.db import Database
@@ -108,6 +108,8 @@ def dumps(value: Any) -> str:
 class SfnStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+        # Called with (conn, exec_arn, events) in the transaction that appends them (execution logs).
+        self.on_append: list[Callable[[sqlite3.Connection, str, list[Any]], None]] = []
 
     # ------------------------------------------------------------------ state machines
     def get_machine(self, arn: str) -> sqlite3.Row | None:
@@ -192,6 +194,7 @@ class SfnStore:
         )
 
     def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any]) -> None:
+        events = list(events)
         conn.executemany(
             "INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES (?,?,?,?,?,?,?)",
             [
@@ -199,6 +202,8 @@ class SfnStore:
                 for e in events
             ],
         )
+        for hook in self.on_append:
+            hook(conn, exec_arn, events)
 
     def superseded(self, exec_arn: str) -> set[int]:
         """Events a redrive set aside: still in the history, no longer replayed."""
