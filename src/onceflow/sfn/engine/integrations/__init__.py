@@ -60,8 +60,8 @@ class Integration:
         from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
 
         return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
-                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem and aws-sdk "
-                f"calls to {', '.join(SERVICES)}.")
+                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, activities, "
+                f"states:startExecution and aws-sdk calls to {', '.join(SERVICES)}.")
 
     def make_call(self, rt: Runtime, params: Any, token: str | None = None) -> Callable[[], Any]:
         from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke, states
