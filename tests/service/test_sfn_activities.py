@@ -167,3 +167,30 @@ def test_bad_tokens(sfn: Any) -> None:
     with pytest.raises(ClientError) as exc:
         sfn.send_task_heartbeat(taskToken="not-a-token")
     assert error_of(exc)[0] == "InvalidToken"
+
+
+def test_a_queued_task_and_a_handed_out_one_survive_a_restart(server_factory: Callable[..., Any],
+                                                              tmp_path: Any) -> None:
+    data = tmp_path / "data"
+    server = server_factory(data)
+    sfn = server.client("stepfunctions", config=POLL_CONFIG)
+    iam = server.client("iam")
+    role = iam.create_role(RoleName="act-restart", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    activity = sfn.create_activity(name="restart")["activityArn"]
+    taken = start(sfn, role, activity, {"n": 1})
+    held = sfn.get_activity_task(activityArn=activity, workerName="before")
+    queued = start(sfn, role, activity, {"n": 2})
+    deadline = time.time() + 30
+    while "ActivityScheduled" not in types(sfn, queued):
+        assert time.time() < deadline
+        time.sleep(0.05)
+    server.stop()
+    server = server_factory(data)
+    sfn = server.client("stepfunctions", config=POLL_CONFIG)
+    task = sfn.get_activity_task(activityArn=activity, workerName="after")
+    assert json.loads(task["input"]) == {"n": 2}
+    sfn.send_task_success(taskToken=task["taskToken"], output='"second"')
+    sfn.send_task_success(taskToken=held["taskToken"], output='"first"')
+    assert json.loads(wait_done(sfn, queued)["output"]) == "second"
+    assert json.loads(wait_done(sfn, taken)["output"]) == "first"
+    assert event(sfn, queued, "ActivityStarted")["activityStartedEventDetails"] == {"workerName": "after"}
