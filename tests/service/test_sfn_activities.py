@@ -194,3 +194,31 @@ def test_a_queued_task_and_a_handed_out_one_survive_a_restart(server_factory: Ca
     assert json.loads(wait_done(sfn, queued)["output"]) == "second"
     assert json.loads(wait_done(sfn, taken)["output"]) == "first"
     assert event(sfn, queued, "ActivityStarted")["activityStartedEventDetails"] == {"workerName": "after"}
+
+
+def test_waiting_polls_hold_no_thread_others_need_and_end_at_shutdown(server_factory: Callable[..., Any],
+                                                                       tmp_path: Any) -> None:
+    server = server_factory(tmp_path / "polls")
+    many = botocore.config.Config(read_timeout=90, retries={"max_attempts": 1}, max_pool_connections=100)
+    sfn = server.client("stepfunctions", config=many)
+    activity = sfn.create_activity(name="crowd")["activityArn"]
+    answers: list[Any] = []
+
+    def poll() -> None:
+        try:
+            answers.append(sfn.get_activity_task(activityArn=activity))
+        except Exception as e:  # the connection may close under a poll as the server stops
+            answers.append(e)
+
+    polls = [threading.Thread(target=poll) for _ in range(80)]  # more than the server's 64 call threads
+    for t in polls:
+        t.start()
+    time.sleep(1)
+    assert sfn.list_activities()["activities"][0]["activityArn"] == activity
+    assert all(t.is_alive() for t in polls)  # the quick call did not wait for a poll to end
+    server.stop()
+    for t in polls:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in polls)
+    assert len(answers) == 80
+    assert not any(isinstance(a, dict) and "taskToken" in a for a in answers)
