@@ -135,3 +135,26 @@ def test_a_missing_child_machine_is_a_catchable_task_error(sfn: Any, role: str) 
     out = json.loads(d["output"])
     assert out["Error"] == "StepFunctions.StateMachineDoesNotExist"
     assert out["Cause"].startswith(f"State Machine Does Not Exist: '{missing}' (Service: AWSStepFunctions;")
+
+
+def test_a_sync_parent_gets_its_childs_end_after_a_restart(server_factory: Callable[..., Any],
+                                                            tmp_path: Any) -> None:
+    data = tmp_path / "data"
+    server = server_factory(data)
+    sfn, iam = server.client("stepfunctions"), server.client("iam")
+    role = iam.create_role(RoleName="nest-restart", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    iam.put_role_policy(RoleName="nest-restart", PolicyName="all", PolicyDocument=ALLOW_ALL)
+    child = create(sfn, role, {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 2, "Next": "Double"},
+                                                        "Double": CHILD_OK["States"]["Double"]}})
+    sm = create(sfn, role, parent(child, "arn:aws:states:::states:startExecution.sync:2"))
+    arn = sfn.start_execution(stateMachineArn=sm, input="{}")["executionArn"]
+    deadline = time.time() + 30
+    while "TaskSubmitted" not in types(sfn, arn):
+        assert time.time() < deadline
+        time.sleep(0.05)
+    server.stop()  # the child is in its Wait
+    server = server_factory(data)
+    sfn = server.client("stepfunctions")
+    d = wait_done(sfn, arn)
+    assert d["status"] == "SUCCEEDED"
+    assert json.loads(d["output"])["Output"] == {"doubled": 42}

@@ -19,6 +19,7 @@ from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
 from onceflow.sfn.activities import START_SUFFIX, Activities
 from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.integrations.states import PARENT
 from onceflow.sfn.engine.scheduler import Engine
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.exec_logging import ExecLogger, check_logging
@@ -337,6 +338,9 @@ class SfnService:
                 "type": machine["type"], "redrive_count": 0, "redrive_date": None,
                 "version_arn": target.version_arn, "alias_arn": target.alias_arn,
             })
+            parent = PARENT.get()  # started by a states:startExecution task: linked with the row itself
+            if parent is not None:
+                self.store.link_child(conn, arn, *parent)
             details: dict[str, Any] = {"input": text, "inputDetails": {"truncated": False},
                                        "roleArn": target.role_arn}
             if target.version_arn:

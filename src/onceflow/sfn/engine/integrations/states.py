@@ -9,11 +9,13 @@ variants: a Task that starts another state machine's execution (as the parent's 
 - `.waitForTaskToken`: the child (or anyone) answers with SendTask* and the token passed in Input.
 
 A child whose Input carries `AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID` (AWS's convention, usually
-`$$.Execution.Id`) is linked to that parent in sfn_children, like every synchronous child.
+`$$.Execution.Id`) is linked to that parent in sfn_children, like every synchronous child; the link
+is written with the child's own row (see PARENT).
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,10 @@ if TYPE_CHECKING:
     import sqlite3
 
 STARTED_BY = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"
+# (parent execution, the token its .sync task waits on or "", mode) for the StartExecution this
+# thread is making: the child's row and its link to the parent are written in one transaction, so
+# no crash can leave a .sync parent waiting on a child it does not know.
+PARENT: contextvars.ContextVar[tuple[str, str, str] | None] = contextvars.ContextVar("sfn_parent", default=None)
 SYNC_MODES = (".sync", ".sync:2")
 MODELED = {
     "ExecutionAlreadyExists", "ExecutionLimitExceeded", "InvalidArn", "InvalidExecutionInput", "InvalidName",
@@ -76,15 +82,16 @@ def start(stack: Stack, principal: Principal, region: str, parent_arn: str, reso
                                                                                         separators=(",", ":"))
     if params.get("Name") is not None:
         request["name"] = params["Name"]
+    linked = mode in SYNC_MODES or (isinstance(child_input, dict) and STARTED_BY in child_input)
+    link = PARENT.set((parent_arn, (token or "") if mode in SYNC_MODES else "", mode) if linked else None)
     handed_over()
     try:
         out = call_service(stack, principal, region, "stepfunctions", "StartExecution", request)
     except ServiceError as e:
         raise _error(e) from None
+    finally:
+        PARENT.reset(link)
     child = out["executionArn"]
-    linked = mode in SYNC_MODES or (isinstance(child_input, dict) and STARTED_BY in child_input)
-    if linked:
-        stack.services["stepfunctions"].nested.link(child, parent_arn, token if mode in SYNC_MODES else "", mode)
     row = stack.services["stepfunctions"].store.get_execution(child)
     return {"ExecutionArn": child, **_metadata(), "StartDate": _epoch_ms(row["start"] if row else None)}
 
