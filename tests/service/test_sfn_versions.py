@@ -108,7 +108,8 @@ def test_executions_through_a_version_run_its_copy(sfn: Any, role: str) -> None:
     assert start["executionArn"].endswith(f":execution:{name}:through-v1")
     d = wait_done(sfn, start["executionArn"])
     assert d["status"] == "SUCCEEDED"
-    assert json.loads(d["output"]) == {"v": "one", "sm": v1, "name": name}
+    # The context object names the machine, not the version (AWS shows no version there).
+    assert json.loads(d["output"]) == {"v": "one", "sm": sm, "name": name}
     assert d["stateMachineArn"] == sm
     assert d["stateMachineVersionArn"] == v1
     assert "stateMachineAliasArn" not in d
@@ -203,3 +204,26 @@ def test_deleting_the_machine_takes_versions_and_aliases(sfn: Any, role: str) ->
         with pytest.raises(ClientError) as exc:
             sfn.start_execution(stateMachineArn=arn)
         assert error_of(exc) == ("StateMachineDoesNotExist", f"State Machine Does Not Exist: '{arn}'")
+
+
+def test_iam_authorizes_versions_and_aliases_as_their_machine(aws: Callable[..., Any], sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, publish=True)
+    sfn.create_state_machine_alias(name="LIVE", routingConfiguration=[{"stateMachineVersionArn": f"{sm}:1",
+                                                                       "weight": 100}])
+    iam = aws("iam")
+    name = f"sfn-starter-{uuid.uuid4().hex[:8]}"
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "000000000000"}, "Action": "sts:AssumeRole"}]})
+    starter = iam.create_role(RoleName=name, AssumeRolePolicyDocument=trust)["Role"]["Arn"]
+    allow = {"Effect": "Allow", "Action": "states:StartExecution", "Resource": sm}
+    iam.put_role_policy(RoleName=name, PolicyName="start",
+                        PolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [allow]}))
+    creds = aws("sts").assume_role(RoleArn=starter, RoleSessionName="starter")["Credentials"]
+    session = aws("stepfunctions", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+                  session_token=creds["SessionToken"])
+    for arn in (f"{sm}:1", f"{sm}:LIVE"):
+        started = session.start_execution(stateMachineArn=arn)["executionArn"]
+        assert wait_done(sfn, started)["status"] == "SUCCEEDED"
+    with pytest.raises(ClientError) as exc:  # the policy names no other action
+        session.describe_state_machine(stateMachineArn=f"{sm}:1")
+    assert error_of(exc)[0] == "AccessDeniedException"

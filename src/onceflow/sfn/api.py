@@ -168,8 +168,10 @@ class SfnApi:
 
 def resolve_resources(ctx: RequestContext, params: Params) -> list[str]:
     """The ARNs an operation acts on, for IAM (a state machine, an execution, or '*')."""
-    for key in ("stateMachineArn", "executionArn", "resourceArn", "stateMachineVersionArn", "stateMachineAliasArn",
-                "activityArn"):
+    for key in ("stateMachineArn", "stateMachineVersionArn", "stateMachineAliasArn"):
+        if params.get(key):  # a version or alias is authorized as its machine [AWS]
+            return [_unqualified(str(params[key]))]
+    for key in ("executionArn", "resourceArn", "activityArn"):
         if params.get(key):
             return [params[key]]
     if ctx.operation == "CreateStateMachine" and params.get("name"):
@@ -177,6 +179,11 @@ def resolve_resources(ctx: RequestContext, params: Params) -> list[str]:
     if ctx.operation == "CreateActivity" and params.get("name"):
         return [f"arn:aws:states:{ctx.region}:{ctx.account}:activity:{params['name']}"]
     if ctx.operation == "CreateStateMachineAlias" and params.get("routingConfiguration"):
-        version = str(params["routingConfiguration"][0].get("stateMachineVersionArn", ""))
-        return [version.rsplit(":", 1)[0] + ":" + str(params.get("name", ""))]
+        return [_unqualified(str(params["routingConfiguration"][0].get("stateMachineVersionArn", "")))]
     return ["*"]
+
+
+def _unqualified(arn: str) -> str:
+    """A stateMachine ARN without its version or alias qualifier."""
+    parts = arn.split(":")
+    return ":".join(parts[:7]) if len(parts) == 8 and parts[5] == "stateMachine" else arn

@@ -47,9 +47,7 @@ def context_object(scope: Scope, name: str, entered: Event, retry_count: int | N
             "Id": row["arn"], "Input": scope.rt.exec_input, "StartTime": iso(row["start"]), "Name": row["name"],
             "RoleArn": row["role_arn"], "RedriveCount": row["redrive_count"],
         },
-        # Started through a version or alias: the Id is the version's ARN (the copy that runs).
-        "StateMachine": {"Id": (row["version_arn"] if "version_arn" in row.keys() else None) or row["sm_arn"],
-                         "Name": sm_name},
+        "StateMachine": {"Id": row["sm_arn"], "Name": sm_name},
         "State": {"Name": name, "EnteredTime": iso(entered.ts)},
     }
     if retry_count is not None:  # only states that can retry have it
