@@ -73,6 +73,17 @@ def test_publish_numbers_versions_and_is_idempotent_per_revision(sfn: Any, role:
     assert v3 == f"{sm}:3"  # numbers are never reused
 
 
+def test_an_update_that_changes_nothing_still_publishes_a_new_version(sfn: Any, role: str) -> None:
+    out = sfn.create_state_machine(name=f"ver-{uuid.uuid4().hex[:10]}", definition=definition("one"), roleArn=role,
+                                   publish=True, versionDescription="first version")
+    sm = out["stateMachineArn"]
+    assert "description" not in sfn.describe_state_machine(stateMachineArn=sm)
+    up = sfn.update_state_machine(stateMachineArn=sm, definition=definition("one"), publish=True,
+                                  versionDescription="second version")
+    assert up["stateMachineVersionArn"] == f"{sm}:2"
+    assert sfn.describe_state_machine(stateMachineArn=f"{sm}:2")["description"] == "second version"
+
+
 def test_create_with_publish_returns_version_one(sfn: Any, role: str) -> None:
     out = sfn.create_state_machine(name=f"ver-{uuid.uuid4().hex[:10]}", definition=definition("one"), roleArn=role,
                                    publish=True, versionDescription="born")
@@ -193,6 +204,24 @@ def test_alias_bad_routing_changes_nothing(sfn: Any, role: str) -> None:
     assert error_of(exc)[0] == "ValidationException"
     routing = sfn.describe_state_machine_alias(stateMachineAliasArn=f"{sm}:OK")["routingConfiguration"]
     assert routing == [{"stateMachineVersionArn": v1, "weight": 100}]
+    with pytest.raises(ClientError) as exc:
+        sfn.update_state_machine_alias(stateMachineAliasArn=f"{sm}:OK")
+    assert error_of(exc)[0] == "ValidationException"
+    other = machine(sfn, role, publish=True)
+    with pytest.raises(ClientError) as exc:
+        sfn.create_state_machine_alias(name="MIXED", routingConfiguration=[
+            {"stateMachineVersionArn": v1, "weight": 50}, {"stateMachineVersionArn": f"{other}:1", "weight": 50}])
+    assert error_of(exc) == ("ValidationException",
+                             "Both stateMachineVersionArn values must belong to the same state machine")
+    with pytest.raises(ClientError) as exc:
+        sfn.delete_state_machine_alias(stateMachineAliasArn=f"{sm}:NOPE")
+    assert error_of(exc) == ("ResourceNotFound", f"Resource not found: '{sm}:NOPE'")
+    missing = sm + "-gone"
+    with pytest.raises(ClientError) as exc:
+        sfn.list_state_machine_aliases(stateMachineArn=missing)
+    assert error_of(exc) == ("StateMachineDoesNotExist", f"State Machine Does Not Exist: '{missing}'")
+    assert [a["stateMachineAliasArn"] for a in sfn.list_state_machine_aliases(stateMachineArn=sm)[
+        "stateMachineAliases"]] == [f"{sm}:OK"]
 
 
 def test_deleting_the_machine_takes_versions_and_aliases(sfn: Any, role: str) -> None:

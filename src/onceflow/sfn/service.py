@@ -261,10 +261,9 @@ class SfnService:
             config["loggingConfiguration"] = check_logging(self.stack, p["loggingConfiguration"],
                                                            changes.get("role_arn", row["role_arn"]))
         now = time.time()
-        # A revision is what a version freezes: only a change of what runs makes a new one.
-        changed = any(row[k] != v for k, v in changes.items()) or json.dumps(config) != row["config"]
-        changes.update({"config": json.dumps(config), "updated": now,
-                        "revision_id": new_revision() if changed or not row["revision_id"] else row["revision_id"]})
+        # Every update is a new revision, even one that changes nothing (AWS publishes a new version
+        # for it, with its own description).
+        changes.update({"config": json.dumps(config), "updated": now, "revision_id": new_revision()})
         out: dict[str, Any] = {"updateDate": ts(now), "revisionId": changes["revision_id"]}
         with self.stack.db.transaction() as conn:
             self.store.update_machine(conn, arn, changes)

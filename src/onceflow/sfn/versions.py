@@ -205,8 +205,7 @@ class Versions:
                 raise E.validation(f"Routing configuration must contain state machine version ARNs. Received: {listed}")
             bases.add(base)
         if len(bases) > 1:
-            raise E.validation("Routing configuration must contain state machine version ARNs of the same state "
-                               f"machine. Received: {listed}")
+            raise E.validation("Both stateMachineVersionArn values must belong to the same state machine")
         base = bases.pop()
         if self.store.get_machine(base) is None:
             raise E.resource_not_found(base)
@@ -250,7 +249,7 @@ class Versions:
     def update_alias(self, p: dict[str, Any]) -> dict[str, Any]:
         row = self.alias(p["stateMachineAliasArn"])
         if "description" not in p and "routingConfiguration" not in p:
-            raise E.validation("Either the description or the RoutingConfiguration must be specified")
+            raise E.validation("Request must contain at least one of description or routingConfiguration")
         routing = json.loads(row["routing"])
         if "routingConfiguration" in p:
             if self._routing(p["routingConfiguration"]) != row["sm_arn"]:
@@ -272,6 +271,8 @@ class Versions:
         _, qualifier = split_qualified(arn)
         if qualifier is None or is_version_qualifier(qualifier):
             raise E.invalid_arn_reason(f"Resource type not valid in this context: {arn}")
+        if self.store.get_alias(arn) is None:
+            raise E.resource_not_found(arn)
         with self.db.transaction() as conn:
             self.store.delete_alias(conn, arn)
 
@@ -281,7 +282,7 @@ class Versions:
         if split_qualified(arn)[1] is not None:
             raise E.invalid_arn_reason(f"Resource type not valid in this context: {arn}")
         if self.store.get_machine(arn) is None:
-            raise E.resource_not_found(arn)
+            raise E.state_machine_does_not_exist(arn)
         items = [{"stateMachineAliasArn": r["arn"], "creationDate": _ts(r["created"])} for r in self.store.aliases(arn)]
         return self.svc.page(items, "stateMachineAliases", p)
 
