@@ -56,9 +56,15 @@ def event(sfn: Any, arn: str, type_: str) -> dict[str, Any]:
 
 
 def start(sfn: Any, role: str, activity: str, task_input: dict[str, Any], **task: Any) -> str:
+    """An execution of one activity Task 'Work' (End=None: it goes on to a Pass 'Never')."""
     state = {"Type": "Task", "Resource": activity, "End": True, **task}
+    states: dict[str, Any] = {"Work": state}
+    if state["End"] is None:
+        del state["End"]
+        state["Next"] = "Never"
+        states["Never"] = {"Type": "Pass", "End": True}
     sm = sfn.create_state_machine(name=unique("act"), roleArn=role,
-                                  definition=json.dumps({"StartAt": "Work", "States": {"Work": state}}))
+                                  definition=json.dumps({"StartAt": "Work", "States": states}))
     return sfn.start_execution(stateMachineArn=sm["stateMachineArn"], input=json.dumps(task_input))["executionArn"]
 
 
@@ -222,3 +228,31 @@ def test_waiting_polls_hold_no_thread_others_need_and_end_at_shutdown(server_fac
     assert not any(t.is_alive() for t in polls)
     assert len(answers) == 80
     assert not any(isinstance(a, dict) and "taskToken" in a for a in answers)
+
+
+def test_a_deleted_activity_fails_the_execution_as_aws_records(sfn: Any, role: str) -> None:
+    activity = sfn.create_activity(name=unique("gone"))["activityArn"]
+    sfn.delete_activity(activityArn=activity)
+    sfn.delete_activity(activityArn=activity)  # deleting twice is fine
+    arn = start(sfn, role, activity, {}, Catch=[{"ErrorEquals": ["States.ALL"], "Next": "Never"}], End=None)
+    d = wait_done(sfn, arn)
+    assert (d["status"], d["error"]) == ("FAILED", "States.Runtime")
+    assert d["cause"] == (f"An error occurred while executing the state 'Work' (entered at the event id #2). "
+                          f"The activity {activity} does not exist.")
+    assert types(sfn, arn) == ["ExecutionStarted", "TaskStateEntered", "ExecutionFailed"]
+
+
+def test_an_uncaught_failure_ends_the_execution_as_aws_records(sfn: Any, role: str) -> None:
+    activity = sfn.create_activity(name=unique("uncaught"))["activityArn"]
+    arn = start(sfn, role, activity, {"Value1": "Hello"})
+    task = sfn.get_activity_task(activityArn=activity)
+    sfn.send_task_failure(taskToken=task["taskToken"], error="Programmatic Error", cause='{"Value1":"Hello"}')
+    d = wait_done(sfn, arn)
+    assert (d["status"], d["error"], d["cause"]) == ("FAILED", "Programmatic Error", '{"Value1":"Hello"}')
+    events = sfn.get_execution_history(executionArn=arn)["events"]
+    assert [(e["type"], e["id"], e["previousEventId"]) for e in events] == [
+        ("ExecutionStarted", 1, 0), ("TaskStateEntered", 2, 0), ("ActivityScheduled", 3, 2),
+        ("ActivityStarted", 4, 3), ("ActivityFailed", 5, 4), ("ExecutionFailed", 6, 5)]
+    assert events[2]["activityScheduledEventDetails"] == {"resource": activity, "input": '{"Value1":"Hello"}',
+                                                          "inputDetails": {"truncated": False}}
+    assert events[3]["activityStartedEventDetails"] == {}

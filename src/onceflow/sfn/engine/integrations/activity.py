@@ -14,6 +14,7 @@ import json
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from onceflow.sfn.asl.errors import StateDataError
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.runner import AwaitToken
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from onceflow.sfn.engine.states.common import Scope
 
 Fx = Generator[Any, Any, Any]
-RESULTS = ("ActivitySucceeded", "ActivityFailed", "ActivityTimedOut", "ActivityScheduleFailed")
+RESULTS = ("ActivitySucceeded", "ActivityFailed", "ActivityTimedOut")
 
 
 def activity_token(exec_arn: str, fiber: str, scheduled_id: int) -> str:
@@ -43,14 +44,12 @@ def run_activity(scope: Scope, integ: Integration, params: Any, timeout: int | N
         details["timeoutInSeconds"] = timeout
     if heartbeat is not None:
         details["heartbeatInSeconds"] = heartbeat
+    if not rt.replaying(fiber) and rt.engine.store.get_activity(integ.arn) is None:
+        # AWS fails the execution at once (no ActivityScheduled; Catch does not apply).
+        raise StateDataError("States.Runtime", f"The activity {integ.arn} does not exist.")
     scheduled = rt.emit(fiber, "ActivityScheduled", details, prev=after)
     token = activity_token(rt.arn, fiber, scheduled.id)
-    live = scheduled.id >= rt.first_live_id
-    if live and rt.engine.store.get_activity(integ.arn) is None:
-        error, cause = "States.Runtime", f"Activity Does Not Exist: '{integ.arn}'"
-        failed = rt.emit(fiber, "ActivityScheduleFailed", {"error": error, "cause": cause})
-        return ("err", error, cause, failed)
-    if live:
+    if scheduled.id >= rt.first_live_id:
         text = details["input"]
         rt.write(lambda conn: activities.queue(conn, integ.arn, token, rt.arn, text, scheduled.ts))
     due = rt.scaled_due(scheduled.ts, scheduled.ts + timeout) if timeout is not None else None

@@ -60,7 +60,10 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
             params, timeout, heartbeat = _parameters(scope, state, raw, ctx, ql)
         except StatesError as e:
             raise fail_in_state(scope, name, entered, e) from None
-        outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token, after)
+        try:
+            outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token, after)
+        except StateDataError as e:  # sfnapi: an integration's runtime failure (a deleted activity)
+            raise fail_in_state(scope, name, entered, e) from None
         if outcome[0] == "ok":
             try:
                 output, assigned = _result(scope, state, raw, ctx, ql, outcome[1])
