@@ -96,9 +96,28 @@ def test_plain_start_answers_at_once_with_the_child_arn(sfn: Any, role: str) -> 
     _, d = run(sfn, role, parent(child, "arn:aws:states:::states:startExecution"))
     assert d["status"] == "SUCCEEDED"
     out = json.loads(d["output"])
-    assert set(out) == {"ExecutionArn", "StartDate", "SdkHttpMetadata", "SdkResponseMetadata"}
+    assert list(out) == ["ExecutionArn", "SdkHttpMetadata", "SdkResponseMetadata", "StartDate"]
+    assert isinstance(out["StartDate"], int)
+    assert list(out["SdkHttpMetadata"]["HttpHeaders"]) == ["connection", "Content-Length", "Content-Type", "Date",
+                                                           "x-amzn-RequestId"]
     assert sfn.describe_execution(executionArn=out["ExecutionArn"])["status"] == "RUNNING"  # not waited for
     sfn.stop_execution(executionArn=out["ExecutionArn"])
+
+
+def test_stopping_a_sync_parent_stops_the_child_it_waits_on(sfn: Any, role: str) -> None:
+    child = create(sfn, role, {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": True}}})
+    sm = create(sfn, role, parent(child, "arn:aws:states:::states:startExecution.sync"))
+    arn = sfn.start_execution(stateMachineArn=sm, input="{}")["executionArn"]
+    deadline = time.time() + 30
+    while "TaskSubmitted" not in types(sfn, arn):
+        assert time.time() < deadline
+        time.sleep(0.05)
+    child_arn = sfn.list_executions(stateMachineArn=child)["executions"][0]["executionArn"]
+    sfn.stop_execution(executionArn=arn)
+    d = wait_done(sfn, child_arn)
+    assert d["status"] == "ABORTED"
+    assert d["cause"] == (f"The Task state in AWS Step Functions execution [{arn}] which was managing this "
+                          "resource was aborted")
 
 
 def test_a_failing_child_fails_the_sync_task(sfn: Any, role: str) -> None:
@@ -128,12 +147,12 @@ def test_wait_for_task_token_takes_the_answer_sent_with_the_token(sfn: Any, role
 def test_a_missing_child_machine_is_a_catchable_task_error(sfn: Any, role: str) -> None:
     missing = "arn:aws:states:us-east-1:000000000000:stateMachine:no-such-machine"
     definition = parent(missing, "arn:aws:states:::states:startExecution.sync", Catch=[
-        {"ErrorEquals": ["StepFunctions.StateMachineDoesNotExist"], "Next": "Caught"}])
+        {"ErrorEquals": ["StepFunctions.StateMachineDoesNotExistException"], "Next": "Caught"}])
     definition["States"]["Caught"] = {"Type": "Pass", "End": True}
     _, d = run(sfn, role, definition)
     assert d["status"] == "SUCCEEDED"
     out = json.loads(d["output"])
-    assert out["Error"] == "StepFunctions.StateMachineDoesNotExist"
+    assert out["Error"] == "StepFunctions.StateMachineDoesNotExistException"  # the Java SDK's class name
     assert out["Cause"].startswith(f"State Machine Does Not Exist: '{missing}' (Service: AWSStepFunctions;")
 
 

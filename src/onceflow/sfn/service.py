@@ -103,7 +103,7 @@ class SfnService:
         self.exec_logs = ExecLogger(stack)
         store.on_append.append(self.exec_logs.on_append)
         stack.on_reset.append(self.exec_logs.reset)
-        engine.on_closed.append(self.nested.child_closed)  # a .sync parent waits for its child's end
+        engine.on_closed.append(self.nested.closed)  # a .sync parent waits for its child's end
 
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:

@@ -90,8 +90,11 @@ CREATE INDEX sfn_activity_tasks_by_activity ON sfn_activity_tasks (activity_arn,
     (
         "sfn-0007",
         # A nested execution started with .sync / .sync:2: its end completes the parent's token.
-        "CREATE TABLE sfn_children (child_arn TEXT PRIMARY KEY, parent_arn TEXT NOT NULL, token TEXT NOT NULL, "
-        "mode TEXT NOT NULL);",
+        """
+CREATE TABLE sfn_children (
+  child_arn TEXT PRIMARY KEY, parent_arn TEXT NOT NULL, token TEXT NOT NULL, mode TEXT NOT NULL);
+CREATE INDEX sfn_children_by_parent ON sfn_children (parent_arn);
+""",
     ),
 ]
 
@@ -347,5 +350,7 @@ class SfnStore:
     def child_link(self, conn: sqlite3.Connection, child_arn: str) -> sqlite3.Row | None:
         return conn.execute("SELECT * FROM sfn_children WHERE child_arn=?", (child_arn,)).fetchone()
 
-    def unlink_child(self, conn: sqlite3.Connection, child_arn: str) -> None:
-        conn.execute("DELETE FROM sfn_children WHERE child_arn=?", (child_arn,))
+    def waiting_children(self, parent_arn: str) -> list[str]:
+        """Children a .sync task of this parent still waits on."""
+        rows = self.db.query("SELECT child_arn FROM sfn_children WHERE parent_arn=? AND token<>''", (parent_arn,))
+        return [r[0] for r in rows]

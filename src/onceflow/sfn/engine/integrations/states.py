@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextvars
 import json
 import uuid
+from email.utils import formatdate
 from typing import TYPE_CHECKING, Any
 
 from onceflow.context import Principal
@@ -35,6 +36,7 @@ STARTED_BY = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"
 # no crash can leave a .sync parent waiting on a child it does not know.
 PARENT: contextvars.ContextVar[tuple[str, str, str] | None] = contextvars.ContextVar("sfn_parent", default=None)
 SYNC_MODES = (".sync", ".sync:2")
+ABORT_CAUSE = "The Task state in AWS Step Functions execution [{parent}] which was managing this resource was aborted"
 MODELED = {
     "ExecutionAlreadyExists", "ExecutionLimitExceeded", "InvalidArn", "InvalidExecutionInput", "InvalidName",
     "StateMachineDeleting", "StateMachineDoesNotExist", "ValidationException", "KmsAccessDeniedException",
@@ -48,18 +50,23 @@ def mode_of(resource: str) -> str:
 
 
 def _error(e: ServiceError) -> StatesError:
-    name = e.code if e.code in MODELED else "AWSStepFunctionsException"
+    """The Java SDK's exception class names the error (StepFunctions.StateMachineDoesNotExistException)."""
+    name = (e.code if e.code.endswith("Exception") else e.code + "Exception") if e.code in MODELED \
+        else "AWSStepFunctionsException"
     return StatesError(f"StepFunctions.{name}",
                        f"{e.message} (Service: AWSStepFunctions; Status Code: {e.status}; Error Code: {e.code}; "
                        f"Request ID: {uuid.uuid4()}; Proxy: null)")
 
 
-def _metadata() -> dict[str, Any]:
-    rid = str(uuid.uuid4())
+def _metadata(body_length: int) -> dict[str, Any]:
+    """The SDK metadata of the StartExecution response, headers as AWS recorded them."""
+    rid, date, length = str(uuid.uuid4()), formatdate(usegmt=True), str(body_length)
     return {
         "SdkHttpMetadata": {
-            "AllHttpHeaders": {"Content-Type": ["application/x-amz-json-1.0"], "x-amzn-RequestId": [rid]},
-            "HttpHeaders": {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": rid},
+            "AllHttpHeaders": {"x-amzn-RequestId": [rid], "connection": ["keep-alive"], "Content-Length": [length],
+                               "Date": [date], "Content-Type": ["application/x-amz-json-1.0"]},
+            "HttpHeaders": {"connection": "keep-alive", "Content-Length": length,
+                            "Content-Type": "application/x-amz-json-1.0", "Date": date, "x-amzn-RequestId": rid},
             "HttpStatusCode": 200,
         },
         "SdkResponseMetadata": {"RequestId": rid},
@@ -93,7 +100,9 @@ def start(stack: Stack, principal: Principal, region: str, parent_arn: str, reso
         PARENT.reset(link)
     child = out["executionArn"]
     row = stack.services["stepfunctions"].store.get_execution(child)
-    return {"ExecutionArn": child, **_metadata(), "StartDate": _epoch_ms(row["start"] if row else None)}
+    start = row["start"] if row else None
+    body = json.dumps({"executionArn": child, "startDate": start}, separators=(",", ":"))
+    return {"ExecutionArn": child, **_metadata(len(body)), "StartDate": _epoch_ms(start)}
 
 
 def describe_shape(row: Any, mode: str) -> dict[str, Any]:
