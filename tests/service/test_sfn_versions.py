@@ -73,6 +73,15 @@ def test_publish_numbers_versions_and_is_idempotent_per_revision(sfn: Any, role:
     assert v3 == f"{sm}:3"  # numbers are never reused
 
 
+def test_a_bare_publish_update_publishes_the_current_revision(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role)
+    first = sfn.update_state_machine(stateMachineArn=sm, publish=True)
+    assert first["stateMachineVersionArn"] == f"{sm}:1"
+    assert "revisionId" not in first  # as AWS records: no revision before a real update
+    again = sfn.update_state_machine(stateMachineArn=sm, publish=True)
+    assert again["stateMachineVersionArn"] == f"{sm}:1"
+
+
 def test_an_update_that_changes_nothing_still_publishes_a_new_version(sfn: Any, role: str) -> None:
     out = sfn.create_state_machine(name=f"ver-{uuid.uuid4().hex[:10]}", definition=definition("one"), roleArn=role,
                                    publish=True, versionDescription="first version")
@@ -93,7 +102,8 @@ def test_create_with_publish_returns_version_one(sfn: Any, role: str) -> None:
 
 def test_publish_bad_input(sfn: Any, role: str) -> None:
     sm = machine(sfn, role)
-    revision = sfn.describe_state_machine(stateMachineArn=sm)["revisionId"]
+    assert "revisionId" not in sfn.describe_state_machine(stateMachineArn=sm)  # none before an update [AWS]
+    revision = sfn.update_state_machine(stateMachineArn=sm, definition=definition("one"))["revisionId"]
     with pytest.raises(ClientError) as exc:
         sfn.publish_state_machine_version(stateMachineArn=sm, revisionId="not-it")
     assert error_of(exc) == ("ConflictException", "Failed to publish the State Machine version for revision not-it. "
@@ -167,7 +177,7 @@ def test_alias_routes_by_weight_and_executions_remember_it(sfn: Any, role: str) 
     assert sfn.list_state_machine_aliases(stateMachineArn=sm)["stateMachineAliases"] == []
     with pytest.raises(ClientError) as exc:
         sfn.describe_state_machine_alias(stateMachineAliasArn=f"{sm}:PROD")
-    assert error_of(exc) == ("ResourceNotFound", f"Resource not found: '{sm}:PROD'")
+    assert error_of(exc) == ("ResourceNotFound", "Request references a resource that does not exist.")
 
 
 def test_alias_bad_routing_changes_nothing(sfn: Any, role: str) -> None:
@@ -213,9 +223,15 @@ def test_alias_bad_routing_changes_nothing(sfn: Any, role: str) -> None:
             {"stateMachineVersionArn": v1, "weight": 50}, {"stateMachineVersionArn": f"{other}:1", "weight": 50}])
     assert error_of(exc) == ("ValidationException",
                              "Both stateMachineVersionArn values must belong to the same state machine")
+    sfn.delete_state_machine_alias(stateMachineAliasArn=f"{sm}:NOPE")  # no error, as AWS records
     with pytest.raises(ClientError) as exc:
-        sfn.delete_state_machine_alias(stateMachineAliasArn=f"{sm}:NOPE")
-    assert error_of(exc) == ("ResourceNotFound", f"Resource not found: '{sm}:NOPE'")
+        sfn.update_state_machine_alias(stateMachineAliasArn=f"{sm}:NOPE", description="d")
+    assert error_of(exc) == ("ResourceNotFound", "Request references a resource that does not exist.")
+    with pytest.raises(ClientError) as exc:
+        sfn.create_state_machine_alias(name="OK", description="another",
+                                       routingConfiguration=[{"stateMachineVersionArn": v1, "weight": 100}])
+    assert error_of(exc) == ("ConflictException", "Failed to create alias because an alias with the same name and a "
+                                                  "different routing configuration already exists.")
     missing = sm + "-gone"
     with pytest.raises(ClientError) as exc:
         sfn.list_state_machine_aliases(stateMachineArn=missing)

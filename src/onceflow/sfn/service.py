@@ -208,7 +208,7 @@ class SfnService:
             self.store.insert_machine(conn, {
                 "arn": arn, "account": ctx.account, "region": ctx.region, "name": name, "type": machine_type,
                 "definition": definition, "role_arn": role, "created": now, "updated": None,
-                "config": json.dumps(config), "revision_id": new_revision(), "description": None,
+                "config": json.dumps(config), "revision_id": None, "description": None,  # no revision yet [AWS]
             })
             self.store.put_tags(conn, arn, [(t["key"], t.get("value", "")) for t in p.get("tags") or []])
             out = {"stateMachineArn": arn, "creationDate": ts(now)}
@@ -261,12 +261,17 @@ class SfnService:
             config["loggingConfiguration"] = check_logging(self.stack, p["loggingConfiguration"],
                                                            changes.get("role_arn", row["role_arn"]))
         now = time.time()
-        # Every update is a new revision, even one that changes nothing (AWS publishes a new version
-        # for it, with its own description).
-        changes.update({"config": json.dumps(config), "updated": now, "revision_id": new_revision()})
-        out: dict[str, Any] = {"updateDate": ts(now), "revisionId": changes["revision_id"]}
+        # An update naming any field is a new revision, even with the same values (AWS publishes a
+        # new version for it); a bare `publish` is not, and publishes the current revision.
+        if any(k in p for k in keys):
+            changes.update({"config": json.dumps(config), "updated": now, "revision_id": new_revision()})
+        out: dict[str, Any] = {"updateDate": ts(now)}
+        revision = changes.get("revision_id", row["revision_id"])
+        if revision:
+            out["revisionId"] = revision
         with self.stack.db.transaction() as conn:
-            self.store.update_machine(conn, arn, changes)
+            if changes:
+                self.store.update_machine(conn, arn, changes)
             if p.get("publish"):
                 machine = conn.execute("SELECT * FROM sfn_state_machines WHERE arn=?", (arn,)).fetchone()
                 out["stateMachineVersionArn"] = self.versions.publish(conn, machine, p.get("versionDescription"))[0]
@@ -405,6 +410,9 @@ class SfnService:
             config = json.loads(machine["config"])
             out["loggingConfiguration"] = config["loggingConfiguration"]
             out["tracingConfiguration"] = config["tracingConfiguration"]
+        version = self.store.get_version(row["version_arn"]) if row["version_arn"] else None
+        if version is not None and version["revision_id"]:
+            out["revisionId"] = version["revision_id"]
         return out
 
     def list_executions(self, p: dict[str, Any]) -> dict[str, Any]:

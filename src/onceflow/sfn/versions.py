@@ -84,7 +84,7 @@ class Versions:
             raise E.invalid_arn_reason(f"Resource type not valid in this context: {arn}")
         row = self.store.get_alias(arn)
         if row is None:
-            raise E.resource_not_found(arn)
+            raise ServiceError("ResourceNotFound", "Request references a resource that does not exist.", 400)
         return row
 
     def target(self, arn: str) -> Target:
@@ -226,8 +226,8 @@ class Versions:
             if existing is not None:
                 same = (json.loads(existing["routing"]) == routing and existing["description"] == p.get("description"))
                 if not same:
-                    raise conflict(f"Failed to create alias because an alias with the same name and a different "
-                                   f"routing configuration already exists: {arn}")
+                    raise conflict("Failed to create alias because an alias with the same name and a different "
+                                   "routing configuration already exists.")
                 return {"stateMachineAliasArn": arn, "creationDate": _ts(existing["created"])}
             if len(self.store.aliases(base)) >= MAX_ALIASES:
                 raise ServiceError("ServiceQuotaExceededException",
@@ -271,9 +271,7 @@ class Versions:
         _, qualifier = split_qualified(arn)
         if qualifier is None or is_version_qualifier(qualifier):
             raise E.invalid_arn_reason(f"Resource type not valid in this context: {arn}")
-        if self.store.get_alias(arn) is None:
-            raise E.resource_not_found(arn)
-        with self.db.transaction() as conn:
+        with self.db.transaction() as conn:  # a missing alias is no error [AWS]
             self.store.delete_alias(conn, arn)
 
     def list_aliases(self, p: dict[str, Any]) -> dict[str, Any]:
