@@ -53,6 +53,13 @@ def error_of(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str]:
     return exc.value.response["Error"]["Code"], exc.value.response["Error"]["Message"]
 
 
+def new_group(logs: Any) -> str:
+    """A log group that exists (AWS refuses a destination that does not)."""
+    name = f"/aws/vendedlogs/states/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=name)
+    return name
+
+
 def group_arn(name: str) -> str:
     return f"arn:aws:logs:us-east-1:000000000000:log-group:{name}:*"
 
@@ -85,7 +92,7 @@ def run(sfn: Any, role: str, definition: dict[str, Any], config: dict[str, Any],
 
 
 def test_all_level_writes_every_event_as_aws_does(sfn: Any, logs: Any, role: str) -> None:
-    group = f"/aws/vendedlogs/states/{uuid.uuid4().hex[:8]}"
+    group = new_group(logs)
     arn = run(sfn, role, PASS_THEN_FAIL, logging(group))
     history = sfn.get_execution_history(executionArn=arn)["events"]
     got = messages(logs, group)
@@ -104,19 +111,19 @@ def test_all_level_writes_every_event_as_aws_does(sfn: Any, logs: Any, role: str
 
 
 def test_error_and_fatal_levels_and_no_data(sfn: Any, logs: Any, role: str) -> None:
-    errors = f"/aws/vendedlogs/states/{uuid.uuid4().hex[:8]}"
+    errors = new_group(logs)
     run(sfn, role, PASS_THEN_FAIL, logging(errors, "ERROR", data=False))
     got = messages(logs, errors)
     assert [m["type"] for m in got] == ["FailStateEntered", "ExecutionFailed"]
     assert "input" not in got[0]["details"]
     assert got[1]["details"] == {"error": "Oops", "cause": "planned"}
-    fatal = f"/aws/vendedlogs/states/{uuid.uuid4().hex[:8]}"
+    fatal = new_group(logs)
     run(sfn, role, PASS_THEN_FAIL, logging(fatal, "FATAL"))
     assert [m["type"] for m in messages(logs, fatal)] == ["ExecutionFailed"]
 
 
 def test_express_executions_leave_their_events_in_the_log(sfn: Any, logs: Any, role: str) -> None:
-    group = f"/aws/vendedlogs/states/{uuid.uuid4().hex[:8]}"
+    group = new_group(logs)
     sm = sfn.create_state_machine(name=f"log-{uuid.uuid4().hex[:10]}", definition=json.dumps(PASS), roleArn=role,
                                   type="EXPRESS", loggingConfiguration=logging(group))["stateMachineArn"]
     out = sfn.start_sync_execution(stateMachineArn=sm, input="{}")
@@ -133,8 +140,7 @@ def test_express_executions_leave_their_events_in_the_log(sfn: Any, logs: Any, r
 
 
 def test_off_writes_nothing_and_update_turns_logging_on(sfn: Any, logs: Any, role: str) -> None:
-    group = f"/aws/vendedlogs/states/{uuid.uuid4().hex[:8]}"
-    logs.create_log_group(logGroupName=group)
+    group = new_group(logs)
     sm = sfn.create_state_machine(name=f"log-{uuid.uuid4().hex[:10]}", definition=json.dumps(PASS),
                                   roleArn=role)["stateMachineArn"]
     wait_done(sfn, sfn.start_execution(stateMachineArn=sm)["executionArn"])
@@ -146,15 +152,18 @@ def test_off_writes_nothing_and_update_turns_logging_on(sfn: Any, logs: Any, rol
     assert {m["execution_arn"] for m in messages(logs, group)} == {arn}
 
 
-def test_bad_logging_configurations_change_nothing(aws: Callable[..., Any], sfn: Any, role: str) -> None:
+def test_bad_logging_configurations_change_nothing(aws: Callable[..., Any], sfn: Any, logs: Any, role: str) -> None:
     name = f"log-{uuid.uuid4().hex[:10]}"
+    group = new_group(logs)
     bad = [
         ({"level": "ALL"}, ("InvalidLoggingConfiguration",
                             "Invalid Logging Configuration: Must specify exactly one Log Destination.")),
         ({"level": "ALL", "destinations": [{"cloudWatchLogsLogGroup": {
-            "logGroupArn": "arn:aws:logs:us-east-1:000000000000:log-group:g"}}]},
+            "logGroupArn": f"arn:aws:logs:us-east-1:000000000000:log-group:{group}"}}]},
          ("InvalidLoggingConfiguration",
           "Invalid Logging Configuration: Log Group ARN must be provided with '*' qualifier.")),
+        (logging(group + "-gone"), ("InvalidLoggingConfiguration",
+                                    "Invalid Logging Configuration: Log Destination not found.")),
     ]
     for config, expected in bad:
         with pytest.raises(ClientError) as exc:
@@ -164,14 +173,21 @@ def test_bad_logging_configurations_change_nothing(aws: Callable[..., Any], sfn:
     unprivileged = _role(aws, None)
     with pytest.raises(ClientError) as exc:
         sfn.create_state_machine(name=name, definition=json.dumps(PASS), roleArn=unprivileged,
-                                 loggingConfiguration=logging("g"))
+                                 loggingConfiguration=logging(group))
     assert error_of(exc) == ("AccessDeniedException",
                              "The state machine IAM Role is not authorized to access the Log Destination")
     names = [m["name"] for m in sfn.list_state_machines()["stateMachines"]]
     assert name not in names
     sm = sfn.create_state_machine(name=name, definition=json.dumps(PASS), roleArn=unprivileged)["stateMachineArn"]
     with pytest.raises(ClientError) as exc:
-        sfn.update_state_machine(stateMachineArn=sm, loggingConfiguration=logging("g"))
+        sfn.update_state_machine(stateMachineArn=sm, loggingConfiguration=logging(group))
     assert error_of(exc)[0] == "AccessDeniedException"
     assert sfn.describe_state_machine(stateMachineArn=sm)["loggingConfiguration"] == {
         "level": "OFF", "includeExecutionData": False}
+
+
+def test_an_off_configuration_keeps_what_it_was_given(sfn: Any, role: str) -> None:
+    sm = sfn.create_state_machine(name=f"log-{uuid.uuid4().hex[:10]}", definition=json.dumps(PASS), roleArn=role,
+                                  loggingConfiguration={"level": "OFF", "destinations": []})["stateMachineArn"]
+    assert sfn.describe_state_machine(stateMachineArn=sm)["loggingConfiguration"] == {
+        "level": "OFF", "destinations": [], "includeExecutionData": False}

@@ -82,7 +82,7 @@ def test_a_bare_publish_update_publishes_the_current_revision(sfn: Any, role: st
     assert again["stateMachineVersionArn"] == f"{sm}:1"
 
 
-def test_an_update_that_changes_nothing_still_publishes_a_new_version(sfn: Any, role: str) -> None:
+def test_an_unchanged_update_with_a_new_description_publishes_a_new_version(sfn: Any, role: str) -> None:
     out = sfn.create_state_machine(name=f"ver-{uuid.uuid4().hex[:10]}", definition=definition("one"), roleArn=role,
                                    publish=True, versionDescription="first version")
     sm = out["stateMachineArn"]
@@ -103,7 +103,9 @@ def test_create_with_publish_returns_version_one(sfn: Any, role: str) -> None:
 def test_publish_bad_input(sfn: Any, role: str) -> None:
     sm = machine(sfn, role)
     assert "revisionId" not in sfn.describe_state_machine(stateMachineArn=sm)  # none before an update [AWS]
-    revision = sfn.update_state_machine(stateMachineArn=sm, definition=definition("one"))["revisionId"]
+    revision = sfn.update_state_machine(stateMachineArn=sm, definition=definition("one-b"))["revisionId"]
+    same = sfn.update_state_machine(stateMachineArn=sm, definition=definition("one-b"))
+    assert same["revisionId"] == revision  # the same values again are no new revision [AWS]
     with pytest.raises(ClientError) as exc:
         sfn.publish_state_machine_version(stateMachineArn=sm, revisionId="not-it")
     assert error_of(exc) == ("ConflictException", "Failed to publish the State Machine version for revision not-it. "
@@ -113,7 +115,7 @@ def test_publish_bad_input(sfn: Any, role: str) -> None:
     assert error_of(exc)[0] == "ValidationException"
     assert sfn.list_state_machine_versions(stateMachineArn=sm)["stateMachineVersions"] == []
     assert json.loads(sfn.describe_state_machine(stateMachineArn=sm)["definition"])["States"]["P"][
-        "Parameters"]["v"] == "one"  # the refused update changed nothing
+        "Parameters"]["v"] == "one-b"  # the refused update changed nothing
     sfn.delete_state_machine(stateMachineArn=sm)
     with pytest.raises(ClientError) as exc:
         sfn.publish_state_machine_version(stateMachineArn=sm)

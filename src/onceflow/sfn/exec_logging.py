@@ -83,15 +83,22 @@ def check_logging(stack: Stack, config: dict[str, Any] | None, role_arn: str) ->
                                     "qualifier.")
         if group_of({"destinations": [dest]}) is None:
             raise E.invalid_logging(f"Invalid Logging Configuration: Invalid Log Group ARN: {arn}")
+    logs = stack.services.get("logs")
+    found = group_of(config)
+    if found is not None and logs is not None and not _group_exists(logs, *found):
+        raise E.invalid_logging("Invalid Logging Configuration: Log Destination not found.")
     iam = stack.services.get("iam")
     if destinations and iam is not None:
         account = role_arn.split(":")[4] if role_arn.count(":") >= 5 else ""
         if not iam.role_allows(account, role_arn, DELIVERY_ACTION, "*"):
             raise ServiceError("AccessDeniedException",
                                "The state machine IAM Role is not authorized to access the Log Destination", 400)
-    if not destinations:
-        config.pop("destinations", None)
-    return config
+    return config  # an empty destinations list stays as given [AWS]
+
+
+def _group_exists(logs: Any, region: str, account: str, name: str) -> bool:
+    groups = logs.describe_groups(account, region, prefix=name, limit=50).get("logGroups") or []
+    return any(g.get("logGroupName") == name for g in groups)
 
 
 class ExecLogger:

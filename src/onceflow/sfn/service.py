@@ -261,10 +261,12 @@ class SfnService:
             config["loggingConfiguration"] = check_logging(self.stack, p["loggingConfiguration"],
                                                            changes.get("role_arn", row["role_arn"]))
         now = time.time()
-        # An update naming any field is a new revision, even with the same values (AWS publishes a
-        # new version for it); a bare `publish` is not, and publishes the current revision.
-        if any(k in p for k in keys):
+        # Only a change of value is a new revision: the same values again (or a bare `publish`) keep
+        # the current one, as AWS records.
+        if any(row[k] != v for k, v in changes.items()) or json.loads(row["config"]) != config:
             changes.update({"config": json.dumps(config), "updated": now, "revision_id": new_revision()})
+        else:
+            changes = {}
         out: dict[str, Any] = {"updateDate": ts(now)}
         revision = changes.get("revision_id", row["revision_id"])
         if revision:

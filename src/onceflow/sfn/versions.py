@@ -111,10 +111,11 @@ class Versions:
     # ------------------------------------------------------------------ versions
     def publish(self, conn: sqlite3.Connection, machine: Any, description: str | None) -> tuple[str, float]:
         """Publish the machine's current revision (in the caller's transaction): the latest version
-        when it already holds this revision, else a new one."""
-        latest = conn.execute("SELECT arn, revision_id, created FROM sfn_versions WHERE sm_arn=? "
+        when it already holds this revision (and no other description is asked for), else a new one."""
+        latest = conn.execute("SELECT arn, revision_id, description, created FROM sfn_versions WHERE sm_arn=? "
                               "ORDER BY number DESC LIMIT 1", (machine["arn"],)).fetchone()
-        if latest is not None and latest["revision_id"] == machine["revision_id"]:
+        if (latest is not None and latest["revision_id"] == machine["revision_id"]
+                and description in (None, latest["description"])):
             return latest["arn"], latest["created"]
         count = conn.execute("SELECT COUNT(*) FROM sfn_versions WHERE sm_arn=?", (machine["arn"],)).fetchone()[0]
         if count >= MAX_VERSIONS:
