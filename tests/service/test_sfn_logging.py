@@ -115,7 +115,7 @@ def test_error_and_fatal_levels_and_no_data(sfn: Any, logs: Any, role: str) -> N
     run(sfn, role, PASS_THEN_FAIL, logging(errors, "ERROR", data=False))
     got = messages(logs, errors)
     assert [m["type"] for m in got] == ["FailStateEntered", "ExecutionFailed"]
-    assert "input" not in got[0]["details"]
+    assert got[0]["details"] == {"name": "F"}  # no input and no inputDetails, as AWS records
     assert got[1]["details"] == {"error": "Oops", "cause": "planned"}
     fatal = new_group(logs)
     run(sfn, role, PASS_THEN_FAIL, logging(fatal, "FATAL"))

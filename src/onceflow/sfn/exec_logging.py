@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FATAL = {"ExecutionFailed", "ExecutionAborted", "ExecutionTimedOut"}
-DATA_FIELDS = ("input", "output", "parameters", "assignedVariables")
+# Without execution data AWS drops the payloads and their *Details markers too (as recorded).
+DATA_FIELDS = ("input", "inputDetails", "output", "outputDetails", "parameters", "assignedVariables",
+               "assignedVariablesDetails")
 # The actions AWS's documented log-delivery policy grants; CreateLogDelivery stands for them all.
 DELIVERY_ACTION = "logs:CreateLogDelivery"
 
