@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -153,7 +154,9 @@ def test_a_missing_child_machine_is_a_catchable_task_error(sfn: Any, role: str) 
     assert d["status"] == "SUCCEEDED"
     out = json.loads(d["output"])
     assert out["Error"] == "StepFunctions.StateMachineDoesNotExistException"  # the Java SDK's class name
-    assert out["Cause"].startswith(f"State Machine Does Not Exist: '{missing}' (Service: AWSStepFunctions;")
+    expected = re.escape(f"State Machine Does Not Exist: '{missing}' (Service: AWSStepFunctions; Status Code: 400; "
+                         "Error Code: StateMachineDoesNotExist; Request ID: ") + r"[0-9a-f-]{36}; Proxy: null\)"
+    assert re.fullmatch(expected, out["Cause"])  # as AWS records
 
 
 def test_a_sync_parent_gets_its_childs_end_after_a_restart(server_factory: Callable[..., Any],
