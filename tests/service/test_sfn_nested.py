@@ -121,6 +121,20 @@ def test_stopping_a_sync_parent_stops_the_child_it_waits_on(sfn: Any, role: str)
                           "resource was aborted")
 
 
+def test_a_sync_task_that_times_out_stops_its_child(sfn: Any, role: str) -> None:
+    child = create(sfn, role, {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": True}}})
+    definition = parent(child, "arn:aws:states:::states:startExecution.sync:2", TimeoutSeconds=1,
+                        Catch=[{"ErrorEquals": ["States.Timeout"], "Next": "Caught"}])
+    definition["States"]["Caught"] = {"Type": "Pass", "End": True}
+    arn, d = run(sfn, role, definition)
+    assert d["status"] == "SUCCEEDED"  # the parent goes on past its caught timeout
+    child_arn = sfn.list_executions(stateMachineArn=child)["executions"][0]["executionArn"]
+    stopped = wait_done(sfn, child_arn)
+    assert stopped["status"] == "ABORTED"
+    assert stopped["cause"] == (f"The Task state in AWS Step Functions execution [{arn}] which was managing this "
+                                "resource was aborted")
+
+
 def test_a_failing_child_fails_the_sync_task(sfn: Any, role: str) -> None:
     child = create(sfn, role, CHILD_FAILS)
     _, d = run(sfn, role, parent(child, "arn:aws:states:::states:startExecution.sync:2"))

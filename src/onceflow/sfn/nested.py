@@ -3,11 +3,14 @@
 A `.sync` parent waits on a task token that its child's end completes: the child's row and its
 link (sfn_children) are written in one transaction (engine/integrations/states.py, PARENT), and the
 engine's close hook (`child_closed`, after the child's final commit) completes the token and wakes
-the parent. A parent that ends first stops the children it still waits on (`parent_closed`).
+the parent. A parent that ends first stops the children it still waits on (`parent_closed`), and
+so does a .sync task that times out (`task_timed_out`).
 """
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from typing import TYPE_CHECKING
 
 from onceflow.sfn.engine.integrations.states import ABORT_CAUSE, complete_parent
@@ -35,6 +38,20 @@ class Nested:
                 conn.execute("UPDATE sfn_children SET token='' WHERE child_arn=?", (child,))
             self.svc.engine.terminate(child, "ExecutionAborted", "ABORTED", None,
                                       ABORT_CAUSE.format(parent=parent_arn))
+
+    def task_timed_out(self, conn: sqlite3.Connection, token: str) -> None:
+        """A .sync task timed out (in the parent's commit): its child is stopped once that commit is
+        done, by a thread whose own transaction waits for it (the committing thread may hold the
+        engine's lock for the child's bucket, so it cannot stop the child itself)."""
+        if not token:
+            return
+        row = conn.execute("SELECT child_arn, parent_arn FROM sfn_children WHERE token=?", (token,)).fetchone()
+        if row is None:
+            return
+        conn.execute("UPDATE sfn_children SET token='' WHERE child_arn=?", (row[0],))
+        cause = ABORT_CAUSE.format(parent=row[1])
+        threading.Thread(target=self.svc.engine.terminate, args=(row[0], "ExecutionAborted", "ABORTED", None, cause),
+                         name="sfn-stop-child", daemon=True).start()
 
     def child_closed(self, child_arn: str) -> None:
         if self.db.query_one("SELECT 1 FROM sfn_children WHERE child_arn=? AND token<>''", (child_arn,)) is None:

@@ -104,6 +104,7 @@ class SfnService:
         store.on_append.append(self.exec_logs.on_append)
         stack.on_reset.append(self.exec_logs.reset)
         engine.on_closed.append(self.nested.closed)  # a .sync parent waits for its child's end
+        store.on_token_timed_out.append(self.nested.task_timed_out)
 
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:

@@ -94,6 +94,7 @@ CREATE INDEX sfn_activity_tasks_by_activity ON sfn_activity_tasks (activity_arn,
 CREATE TABLE sfn_children (
   child_arn TEXT PRIMARY KEY, parent_arn TEXT NOT NULL, token TEXT NOT NULL, mode TEXT NOT NULL);
 CREATE INDEX sfn_children_by_parent ON sfn_children (parent_arn);
+CREATE INDEX sfn_children_by_token ON sfn_children (token);
 """,
     ),
 ]
@@ -113,6 +114,8 @@ class SfnStore:
         self.db = db
         # Called with (conn, exec_arn, events) in the transaction that appends them (execution logs).
         self.on_append: list[Callable[[sqlite3.Connection, str, list[Any]], None]] = []
+        # Called with (conn, token) in the transaction that marks a task token timed out (nested .sync).
+        self.on_token_timed_out: list[Callable[[sqlite3.Connection, str], None]] = []
 
     # ------------------------------------------------------------------ state machines
     def get_machine(self, arn: str) -> sqlite3.Row | None:
@@ -258,6 +261,9 @@ class SfnStore:
             "UPDATE sfn_tokens SET status=?, output=?, error=?, cause=? WHERE token=?",
             (status, output, error, cause, token),
         )
+        if status == "TIMED_OUT":
+            for hook in self.on_token_timed_out:
+                hook(conn, token)
 
     def heartbeat_token(self, conn: sqlite3.Connection, token: str, now: float) -> None:
         conn.execute("UPDATE sfn_tokens SET heartbeat=? WHERE token=?", (now, token))
