@@ -256,3 +256,16 @@ def test_an_uncaught_failure_ends_the_execution_as_aws_records(sfn: Any, role: s
     assert events[2]["activityScheduledEventDetails"] == {"resource": activity, "input": '{"Value1":"Hello"}',
                                                           "inputDetails": {"truncated": False}}
     assert events[3]["activityStartedEventDetails"] == {}
+
+
+def test_a_redriven_activity_task_is_scheduled_again(sfn: Any, role: str) -> None:
+    activity = sfn.create_activity(name=unique("redrive"))["activityArn"]
+    arn = start(sfn, role, activity, {"n": 1}, TimeoutSeconds=1)
+    assert wait_done(sfn, arn)["status"] == "FAILED"
+    sfn.redrive_execution(executionArn=arn)
+    task = sfn.get_activity_task(activityArn=activity, workerName="second")
+    assert json.loads(task["input"]) == {"n": 1}
+    sfn.send_task_success(taskToken=task["taskToken"], output='{"done": true}')
+    d = wait_done(sfn, arn)
+    assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", {"done": True})
+    assert types(sfn, arn).count("ActivityScheduled") == 2
