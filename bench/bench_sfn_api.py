@@ -95,6 +95,7 @@ def main() -> None:
         passes = {f"P{i}": {"Type": "Pass", "Next": f"P{i + 1}"} for i in range(9)}
         passes["P9"] = {"Type": "Pass", "End": True}
         definition = json.dumps({"StartAt": "P0", "States": passes})
+        client(server.url, "logs").create_log_group(logGroupName="/aws/vendedlogs/states/bench")
         group = "arn:aws:logs:us-east-1:000000000000:log-group:/aws/vendedlogs/states/bench:*"
         machines = {
             "OFF": sfn.create_state_machine(name="off", roleArn=role, definition=definition)["stateMachineArn"],
