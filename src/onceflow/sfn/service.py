@@ -18,7 +18,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.scheduler import Engine
+from onceflow.sfn.engine.engine import Engine
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.store import SfnStore
 from onceflow.stack import Stack

@@ -15,9 +15,11 @@ from typing import Any
 
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.asl.retry import error_matches
+from onceflow.sfn.engine.clock import SYSTEM
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
+from onceflow.sfn.engine.states import HANDLERS
 from onceflow.sfn.engine.states.common import Scope
 
 FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
@@ -32,6 +34,9 @@ class _InlineEngine:
 
     scale = 1e9  # a Wait state does not wait in TestState
     draining = False
+    skip_waits = False
+    long_lane = None  # one state on the caller's thread: no other evaluation to take turns with
+    clock = SYSTEM
 
     def __init__(self, engine: Any) -> None:
         self.stack = engine.stack
@@ -45,12 +50,6 @@ class _InlineEngine:
 
     def release_seat(self) -> None:
         return None
-
-    def parsed_definition(self, text: str) -> dict[str, Any]:
-        return json.loads(text)
-
-    def parsed_input(self, text: str) -> Any:
-        return json.loads(text)
 
     def commit(self, rt: Runtime, timer: Any, final: bool) -> bool:
         self.events += rt.pending
@@ -77,11 +76,15 @@ class _InlineEngine:
         self.closed = (error, cause)
         return True
 
+    def insert_token(self, conn: Any, token: str, arn: str, ts: float) -> None:
+        return None  # nothing persists
+
+    def time_out_token(self, conn: Any, token: str) -> None:
+        return None
+
 
 def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any], name: str, role_arn: str,
                    state_input: Any, variables: dict[str, Any], query_language: str) -> dict[str, Any]:
-    from onceflow.sfn.engine.states import HANDLERS
-
     inline = _InlineEngine(engine)
     now = time.time()
     row = {
@@ -96,14 +99,14 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
 
     def root(rt: Runtime) -> Generator[Any, Any, None]:
         rt.emit("r", "ExecutionStarted", None, update=False)
-        scope = Scope(rt, "r", dict(variables), query_language)
+        scope = Scope(rt, "r", dict(variables), query_language, HANDLERS)
         try:
             outcome["next"], outcome["output"] = yield from HANDLERS[state["Type"]](scope, name, tested, state_input)
         except StatesError as e:
             outcome["error"], outcome["cause"] = e.error or None, e.cause or None
         outcome["variables"] = scope.variables
 
-    rt = Runtime(inline, row, History(list(inline.events)), root)  # type: ignore[arg-type]
+    rt = Runtime(inline, row, History(list(inline.events)), root)
     rt.deadline = now + TEST_STATE_LIMIT_S
     while rt.drive() == "inflight":
         pass

@@ -18,12 +18,13 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from onceflow.context import Principal
-
-if TYPE_CHECKING:
-    from onceflow.sfn.engine.runner import Runtime
+from onceflow.sfn.asl.resources import parse_resource
+from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
+from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
+from onceflow.stack import Stack
 
 _LAMBDA_ARN = re.compile(r"^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9_$-]+)?$")
 _SERVICE = re.compile(r"^arn:aws[a-z-]*:states:::([a-z0-9-]+):([A-Za-z0-9]+)(\.waitForTaskToken|\.sync(:2)?)?$")
@@ -56,17 +57,11 @@ class Integration:
 
     @property
     def unsupported_cause(self) -> str:
-        from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
-
         return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
                 "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem and aws-sdk "
                 f"calls to {', '.join(SERVICES)}.")
 
-    def make_call(self, rt: Runtime, params: Any) -> Callable[[], Any]:
-        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
-
-        principal = role_principal(rt)
-        stack, region = rt.engine.stack, rt.region
+    def make_call(self, stack: Stack, principal: Principal, region: str, params: Any) -> Callable[[], Any]:
         if self.kind == "bare_lambda":
             return lambda: lambda_invoke.invoke_bare(stack, principal, region, self.resource, params)
         if self.kind == "lambda_invoke":
@@ -78,8 +73,6 @@ class Integration:
 
 
 def resolve_integration(resource: str) -> Integration:
-    from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
-
     if _LAMBDA_ARN.match(resource):
         return Integration("", resource, "bare_lambda", "invoke", arn=resource)
     m = _SDK.match(resource)
@@ -98,8 +91,6 @@ def resolve_integration(resource: str) -> Integration:
 
 def _unsupported(resource: str) -> Integration:
     """How the events name a resource onceflow does not run (as AWS names it: service and action)."""
-    from onceflow.sfn.asl.resources import parse_resource
-
     res = parse_resource(resource)
     if res is None or res.kind == "activity":
         return Integration("activity" if res else "", resource, "unsupported", "", arn=resource)
@@ -143,7 +134,17 @@ def _task_resources(node: Any) -> list[str]:
     return out
 
 
-def role_principal(rt: Runtime) -> Principal:
+class Execution(Protocol):
+    """Where a task runs: the execution's ARN and its row (role_arn, account)."""
+
+    @property
+    def arn(self) -> str: ...
+
+    @property
+    def row(self) -> Any: ...
+
+
+def role_principal(rt: Execution) -> Principal:
     """The state machine's role as an assumed-role session named like AWS's (32 letters)."""
     role_arn: str = rt.row["role_arn"]
     account = role_arn.split(":")[4] if role_arn.count(":") >= 5 else rt.row["account"]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator
+from typing import Any
 
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.states.common import Scope
+from onceflow.sfn.engine.runner import Runtime
+from onceflow.sfn.engine.states.common import Handler, Scope
 from onceflow.sfn.engine.states.fanout import map_state, parallel_state
 from onceflow.sfn.engine.states.program import (
     choice_state,
@@ -20,12 +21,9 @@ from onceflow.sfn.engine.states.program import (
 )
 from onceflow.sfn.engine.states.task import task_state
 
-if TYPE_CHECKING:
-    from onceflow.sfn.engine.runner import Runtime
-
 log = logging.getLogger(__name__)
 
-HANDLERS: dict[str, Callable[..., Generator[Any, Any, Any]]] = {
+HANDLERS: dict[str, Handler] = {
     "Pass": pass_state,
     "Choice": choice_state,
     "Wait": wait_state,
@@ -41,7 +39,7 @@ def run_execution(rt: Runtime) -> Generator[Any, Any, None]:
     """The root fiber: ExecutionStarted, the program, then the terminal event."""
     rt.emit("r", "ExecutionStarted", None, update=False)
     definition = rt.definition
-    scope = Scope(rt, "r", {}, definition.get("QueryLanguage", "JSONPath"))
+    scope = Scope(rt, "r", {}, definition.get("QueryLanguage", "JSONPath"), HANDLERS)
     try:
         output = yield from run_program(scope, definition, rt.exec_input)
     except StatesError as e:

@@ -6,19 +6,24 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.jsonata import evaluate_template
+from onceflow.sfn.asl.paths import apply_result_path, resolve_path
+from onceflow.sfn.asl.payload import evaluate_payload_template
 from onceflow.sfn.engine import events as ev
-
-if TYPE_CHECKING:
-    from onceflow.sfn.engine.events import Event
-    from onceflow.sfn.engine.runner import Runtime
+from onceflow.sfn.engine.effects import Fx
+from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.runner import Runtime
 
 UNDEFINED: Any = object()
 MAX_PAYLOAD = 262144  # bytes of UTF-8 JSON in any state's input or output
+
+Handler = Callable[..., Fx]  # (scope, name, state, input) -> (next state or None, output)
 
 
 @dataclass
@@ -29,6 +34,7 @@ class Scope:
     fiber: str
     variables: dict[str, Any]
     query_language: str  # the definition's default: JSONPath or JSONata
+    handlers: Mapping[str, Handler]  # state type -> its handler (handed in at the root: no import circle)
     map_item: dict[str, Any] | None = None
     children: int = field(default=0)
 
@@ -74,8 +80,6 @@ def parse_recorded(value: str | None) -> Any:
 
 # ---------------------------------------------------------------------- JSONPath processing
 def input_path(state: dict[str, Any], raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.paths import resolve_path
-
     if "InputPath" not in state:
         return raw
     path = state["InputPath"]
@@ -85,8 +89,6 @@ def input_path(state: dict[str, Any], raw: Any, ctx: dict[str, Any], variables: 
 
 
 def output_path(state: dict[str, Any], value: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.paths import resolve_path
-
     if "OutputPath" not in state:
         return value
     path = state["OutputPath"]
@@ -96,14 +98,10 @@ def output_path(state: dict[str, Any], value: Any, ctx: dict[str, Any], variable
 
 
 def result_path(state: dict[str, Any], raw: Any, result: Any) -> Any:
-    from onceflow.sfn.asl.paths import apply_result_path
-
     return apply_result_path(state.get("ResultPath", "$"), raw, result)
 
 
 def template(value: Any, data: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.payload import evaluate_payload_template
-
     return evaluate_payload_template(value, data, ctx, variables)
 
 
@@ -120,8 +118,6 @@ def states_binding(state_input: Any, ctx: dict[str, Any], result: Any = UNDEFINE
 
 def jsonata_value(value: Any, states: dict[str, Any], variables: dict[str, Any], location: str) -> Any:
     """Evaluate a JSONata-mode field (a `{% %}` string or a structure holding some)."""
-    from onceflow.sfn.asl.jsonata import evaluate_template
-
     try:
         return evaluate_template(value, states, variables, field=location)
     except StateDataError as e:

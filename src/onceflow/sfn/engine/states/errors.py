@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Generator
 from typing import Any
 
+from onceflow.sfn.asl.paths import apply_result_path
 from onceflow.sfn.asl.retry import error_matches, retry_delay_seconds
+from onceflow.sfn.engine.effects import Fx, Sleep
 from onceflow.sfn.engine.events import Event
-from onceflow.sfn.engine.runner import Sleep
 from onceflow.sfn.engine.states.common import (
     Scope,
     assign,
@@ -17,8 +17,6 @@ from onceflow.sfn.engine.states.common import (
     states_binding,
 )
 from onceflow.sfn.engine.states.program import Failure
-
-Fx = Generator[Any, Any, Any]
 
 
 def _matches(error_equals: list[str], error: str | None) -> bool:
@@ -64,8 +62,6 @@ def catch(scope: Scope, state: dict[str, Any], name: str, raw: Any, ctx: dict[st
             output = jsonata_value(catcher["Output"], states, variables, "Output") if "Output" in catcher \
                 else error_output
         else:
-            from onceflow.sfn.asl.paths import apply_result_path
-
             assigned = assign(catcher, ql, error_output, ctx, variables, None)
             output = apply_result_path(catcher.get("ResultPath", "$"), raw, error_output)
         output = exit_state(scope, type_, name, output, assigned)

@@ -8,11 +8,16 @@ MapIterationSucceeded. Failed attempts that a retrier takes emit no <Type>StateF
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+import uuid
+from collections.abc import Callable
 from typing import Any
 
-from onceflow.sfn.asl.errors import StatesError
-from onceflow.sfn.engine.runner import Fiber, Spawn, WaitAny
+from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.jsonata import expect_type
+from onceflow.sfn.asl.paths import resolve_path, to_json
+from onceflow.sfn.engine.effects import Fx, Spawn, WaitAny
+from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.runner import Fiber
 from onceflow.sfn.engine.states.common import (
     Scope,
     assign,
@@ -31,8 +36,6 @@ from onceflow.sfn.engine.states.common import (
 from onceflow.sfn.engine.states.errors import catch, maybe_retry
 from onceflow.sfn.engine.states.program import Failure, run_program, transition
 
-Fx = Generator[Any, Any, Any]
-
 
 def _distributed(state: dict[str, Any]) -> bool:
     program = state.get("ItemProcessor") or state.get("Iterator") or {}
@@ -40,8 +43,6 @@ def _distributed(state: dict[str, Any]) -> bool:
 
 
 def _map_run_arn(scope: Scope, name: str, entered_id: int) -> str:
-    import uuid
-
     row = scope.rt.row
     sm_name = row["sm_arn"].rsplit(":", 1)[1]
     run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{row['arn']}#{entered_id}")
@@ -52,7 +53,7 @@ def _child(scope: Scope, program: dict[str, Any], data: Any) -> Callable[[str], 
     ql = program.get("QueryLanguage") or scope.query_language
 
     def factory(key: str) -> Fx:
-        child = Scope(scope.rt, key, dict(scope.variables), ql)
+        child = Scope(scope.rt, key, dict(scope.variables), ql, scope.handlers)
         return run_program(child, program, data)
 
     return factory
@@ -64,8 +65,8 @@ def _error_of(exc: BaseException) -> tuple[str | None, str | None]:
     raise exc
 
 
-def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, raw: Any, ctx: dict[str, Any], ql: str,
-            result: Any) -> tuple[str | None, Any]:
+def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, entered: Event, raw: Any,
+            ctx: dict[str, Any], ql: str, result: Any) -> tuple[str | None, Any]:
     variables = scope.variables
     try:
         if ql == "JSONata":
@@ -78,7 +79,7 @@ def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, raw: Any
             assigned = assign(state, ql, result, ctx, variables, None)
             output = output_path(state, result_path(state, raw, result), ctx, variables)
     except StatesError as e:
-        raise fail_in_state(scope, name, scope.rt.entered_of(name, scope.fiber), e) from None
+        raise fail_in_state(scope, name, entered, e) from None
     output = exit_state(scope, type_, name, output, assigned)
     return transition(state, output)
 
@@ -87,7 +88,6 @@ def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, raw: Any
 def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
     rt = scope.rt
     entered, raw = enter_state(scope, "Parallel", name, raw)
-    rt.remember_entered(name, scope.fiber, entered)
     ql = query_language(scope, state)
     counts = [0] * len(state.get("Retry", []))
     attempt = 0
@@ -117,7 +117,7 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
                     break
         if failure is None:
             rt.emit(scope.fiber, "ParallelStateSucceeded", None)
-            return _finish(scope, state, "Parallel", name, raw, ctx, ql, [k.result for k in kids])
+            return _finish(scope, state, "Parallel", name, entered, raw, ctx, ql, [k.result for k in kids])
         for k in pending:
             rt.cancel(k)
         error, cause = _error_of(failure)
@@ -130,13 +130,9 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
 
 # ---------------------------------------------------------------------- Map
 def _items(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str) -> tuple[list[Any], Any]:
-    from onceflow.sfn.asl.paths import resolve_path, to_json
-
     variables = scope.variables
     if ql == "JSONata":
         if "Items" in state:
-            from onceflow.sfn.asl.jsonata import expect_type
-
             items = jsonata_value(state["Items"], states_binding(raw, ctx), variables, "Items")
             try:
                 expect_type(items, "array", state["Items"], "Items")
@@ -160,8 +156,6 @@ def _items(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], q
 
 
 def _data_error(err: StatesError) -> StatesError:
-    from onceflow.sfn.asl.errors import StateDataError
-
     out = StateDataError(err.error, err.cause)
     if hasattr(err, "location"):
         out.location = err.location  # type: ignore[attr-defined]
@@ -169,8 +163,6 @@ def _data_error(err: StatesError) -> StatesError:
 
 
 def _max_concurrency(state: dict[str, Any], data: Any, ctx: dict[str, Any], scope: Scope, ql: str) -> int:
-    from onceflow.sfn.asl.paths import resolve_path
-
     value = state.get("MaxConcurrency", 0)
     if ql == "JSONata" and isinstance(value, str):
         value = jsonata_value(value, states_binding(data, ctx), scope.variables, "MaxConcurrency")
@@ -205,8 +197,6 @@ def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any
         if ql == "JSONata" and isinstance(value, str):
             value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
         elif f"{key}Path" in state:
-            from onceflow.sfn.asl.paths import resolve_path
-
             value = resolve_path(state[f"{key}Path"], raw, ctx, scope.variables)
         if value is not None:
             values[key] = value
@@ -219,7 +209,6 @@ def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any
 def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
     rt = scope.rt
     entered, raw = enter_state(scope, "Map", name, raw)
-    rt.remember_entered(name, scope.fiber, entered)
     ql = query_language(scope, state)
     program = state.get("ItemProcessor") or state.get("Iterator") or {}
     counts = [0] * len(state.get("Retry", []))
@@ -237,9 +226,9 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
             rt.emit(scope.fiber, "MapStateFailed", None)
             raise err from None
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(items)})
-        outcome = yield from _iterate(scope, state, name, program, data, ctx, ql, items, limit, tolerance)
+        outcome = yield from _iterate(scope, state, name, entered, program, data, ctx, ql, items, limit, tolerance)
         if outcome[0] == "ok":
-            return _finish(scope, state, "Map", name, raw, ctx, ql, outcome[1])
+            return _finish(scope, state, "Map", name, entered, raw, ctx, ql, outcome[1])
         error, cause = outcome[1], outcome[2]
         if (yield from maybe_retry(scope, state, error, counts, None)):
             attempt += 1
@@ -248,7 +237,7 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
-def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, Any], data: Any,
+def _iterate(scope: Scope, state: dict[str, Any], name: str, entered: Event, program: dict[str, Any], data: Any,
              ctx: dict[str, Any], ql: str, items: list[Any], limit: int, tolerance: int | None) -> Fx:
     """Run the iterations; returns ('ok', results) or ('err', error, cause).
 
@@ -257,7 +246,6 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
     rt, fiber = scope.rt, scope.fiber
     distributed = _distributed(state)
     if distributed:
-        entered = rt.entered_of(name, fiber)
         rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, name, entered.id)})
     n = len(items)
     results: list[Any] = [None] * n
@@ -301,7 +289,7 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
             try:
                 item_input = _item_input(scope, state, data, ctx, ql, index, items[index])
             except StatesError as e:
-                raise fail_in_state(scope, name, rt.entered_of(name, fiber), e) from None
+                raise fail_in_state(scope, name, entered, e) from None
             if not distributed:
                 rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
             kid = (yield Spawn([_child(scope, program, item_input)], hidden=distributed))[0]

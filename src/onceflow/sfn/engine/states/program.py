@@ -8,12 +8,14 @@ must wait, and returns (next state name or None, output). A failure leaves as a 
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
 from datetime import datetime
 from typing import Any
 
-from onceflow.sfn.asl.errors import StateDataError, StatesError
-from onceflow.sfn.engine.runner import Sleep
+from onceflow.sfn.asl.choice import evaluate_choice_rule
+from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
+from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
+from onceflow.sfn.asl.paths import resolve_path, to_json
+from onceflow.sfn.engine.effects import Fx, Sleep
 from onceflow.sfn.engine.states.common import (
     Scope,
     assign,
@@ -30,8 +32,6 @@ from onceflow.sfn.engine.states.common import (
     template,
 )
 
-Fx = Generator[Any, Any, Any]
-
 
 class Failure(StatesError):
     """A Fail state (or a failure passed up from one): error and cause are each optional."""
@@ -47,13 +47,11 @@ def transition(state: dict[str, Any], output: Any) -> tuple[str | None, Any]:
 
 
 def run_program(scope: Scope, program: dict[str, Any], state_input: Any) -> Fx:
-    from onceflow.sfn.engine.states import HANDLERS
-
     name = program["StartAt"]
     states = program["States"]
     while True:
         state = states[name]
-        nxt, state_input = yield from HANDLERS[state["Type"]](scope, name, state, state_input)
+        nxt, state_input = yield from scope.handlers[state["Type"]](scope, name, state, state_input)
         if nxt is None:
             return state_input
         name = nxt
@@ -85,8 +83,6 @@ def pass_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
 
 # ---------------------------------------------------------------------- Choice
 def choice_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
-    from onceflow.sfn.asl.choice import evaluate_choice_rule
-
     entered, raw = enter_state(scope, "Choice", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
@@ -137,8 +133,6 @@ def parse_iso(text: str) -> float | None:
 def _wait_target(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, Any], entered_ts: float,
                  ql: str, states: dict[str, Any] | None) -> float:
     """The nominal wake-up time (epoch seconds) the Wait state asks for."""
-    from onceflow.sfn.asl.paths import resolve_path
-
     variables = scope.variables
     if ql == "JSONata":
         if "Seconds" in state:
@@ -236,10 +230,6 @@ def fail_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
 
 
 def _fail_field(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.errors import PathNotFound
-    from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
-    from onceflow.sfn.asl.paths import resolve_path, to_json
-
     if field in state:
         return state[field]
     path = state.get(f"{field}Path")

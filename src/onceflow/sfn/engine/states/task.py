@@ -10,15 +10,15 @@ AWS does when a service's answer is lost - Retry and Catch decide.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Generator
+import uuid
 from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.paths import resolve_path
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, resolve_integration
-from onceflow.sfn.engine.runner import AwaitToken, Invoke, InvokeTimeout, Sleep
+from onceflow.sfn.engine.effects import AwaitToken, Fx, Invoke, InvokeTimeout, Mark, token_for
+from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, resolve_integration, role_principal
 from onceflow.sfn.engine.states.common import (
     Scope,
     assign,
@@ -37,7 +37,6 @@ from onceflow.sfn.engine.states.common import (
 from onceflow.sfn.engine.states.errors import handle_error
 from onceflow.sfn.engine.states.program import transition
 
-Fx = Generator[Any, Any, Any]
 MAX_PAYLOAD = 262144
 RESULT_TYPES = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "LambdaFunctionSucceeded", "LambdaFunctionFailed",
                 "LambdaFunctionTimedOut", "TaskStartFailed"}
@@ -54,7 +53,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
     attempt = 0
     after: int | None = None  # a retry's events chain on the failure it retries
     while True:
-        token = scope.rt.make_token(scope.fiber, entered.id, attempt) if integ.wait_for_token else None
+        token = token_for(scope.rt.arn, scope.fiber, entered.id, attempt) if integ.wait_for_token else None
         ctx = context_object(scope, name, entered, attempt, token)
         try:
             params, timeout, heartbeat = _parameters(scope, state, raw, ctx, ql)
@@ -102,8 +101,6 @@ def _number_field(state: dict[str, Any], field: str, states: dict[str, Any], var
 
 def _path_number(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any],
                  variables: dict[str, Any]) -> int | None:
-    from onceflow.sfn.asl.paths import resolve_path
-
     if field in state:
         return state[field]
     path = state.get(f"{field}Path")
@@ -156,14 +153,14 @@ def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None
         return rt.emit(fiber, "LambdaFunctionStarted", None)
     scheduled = _task_scheduled(scope, integ, params, timeout, heartbeat, after)
     if token is not None and scheduled.id >= rt.first_live_id:
-        rt.write(lambda conn, t=token: rt.engine.store.insert_token(conn, t, rt.arn, scheduled.ts))
+        rt.write(lambda conn, t=token: rt.engine.insert_token(conn, t, rt.arn, scheduled.ts))
     return rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
 
 
 def _lost(scope: Scope, integ: Integration, prev: int) -> tuple[Any, ...]:
     """A call started before the server stopped whose answer was never recorded: its outcome is
     unknown, so the task fails with the service's own 'something went wrong' error."""
-    rid = scope.rt.request_id()
+    rid = str(uuid.uuid4())
     if integ.kind == "dynamodb":
         return _fail(scope, integ, "DynamoDB.InternalServerErrorException",
                      LOST_CAUSE.format(rid=rid).replace("AWSLambda", "AmazonDynamoDBv2").replace(
@@ -181,7 +178,7 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     rt, fiber = scope.rt, scope.fiber
     if not integ.supported:
         return _not_run(scope, integ, params, timeout, heartbeat, after)
-    mark: tuple[int, int, int, int] | None = rt.mark()
+    mark: Mark | None = rt.mark()
     started = _schedule(scope, integ, params, timeout, heartbeat, token, after)
     live = started.id >= rt.first_live_id
     handed = started.id in rt.dispatched
@@ -202,7 +199,8 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
         return _lost(scope, integ, started.id)
     if live:
         try:
-            result = yield Invoke(integ.make_call(rt, params), due, mark, started.id)
+            call = integ.make_call(rt.engine.stack, role_principal(rt), rt.region, params)
+            result = yield Invoke(call, due, mark, started.id)
         except InvokeTimeout:
             return _timed_out(scope, integ, prev=started.id)
         except StatesError as e:
@@ -219,7 +217,7 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     if answer[0] == "FAILED":
         return _fail(scope, integ, answer[1], answer[2], anchor.id)
     if token is not None:  # a late SendTask* now gets TaskTimedOut
-        rt.write(lambda conn: rt.engine.store.complete_token(conn, token, "TIMED_OUT", None, None, None))
+        rt.write(lambda conn: rt.engine.time_out_token(conn, token))
     return _timed_out(scope, integ, "States.HeartbeatTimeout" if answer[0] == "HEARTBEAT" else "States.Timeout",
                       anchor.id)
 
@@ -277,10 +275,4 @@ def _timed_out(scope: Scope, integ: Integration, error: str = "States.Timeout",
     return ("err", error, None, failed)
 
 
-def token_for(arn: str, fiber: str, entered_id: int, attempt: int) -> str:
-    """Deterministic, so that replay computes the token it recorded."""
-    digest = hashlib.sha256(f"{arn}|{fiber}|{entered_id}|{attempt}".encode()).hexdigest()
-    return "AQ" + digest + digest[:40][::-1]
-
-
-__all__ = ["Sleep", "run_integration", "task_state", "token_for"]
+__all__ = ["run_integration", "task_state"]
