@@ -24,10 +24,11 @@ import logging
 import sqlite3
 from collections import deque
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any, Protocol
 
 from onceflow.sfn.asl.budget import Budget, Interrupted, installed
+from onceflow.sfn.asl.load import load
+from onceflow.sfn.asl.nodes import Machine
 from onceflow.sfn.engine.clock import Clock
 from onceflow.sfn.engine.effects import (
     UNSET,
@@ -204,11 +205,6 @@ _UNSET: Any = UNSET
 EXPRESS_LIMIT_S = 300  # an Express execution runs at most five minutes; past them it times out [AWS]
 
 
-@lru_cache(maxsize=256)
-def _definition(text: str) -> dict[str, Any]:
-    return json.loads(text)  # type: ignore[no-any-return]  # a definition is immutable text: parsed once
-
-
 def _field(row: Any, name: str) -> Any:
     return row[name] if name in row.keys() else None  # sqlite3.Row and dict alike
 
@@ -239,10 +235,10 @@ class Runtime:
         self.last_ts = row["start"]
         self.region: str = row["region"]
         self.scale: float = engine.scale
-        self.definition: dict[str, Any] = _definition(row["definition"])
+        self.machine: Machine = load(row["definition"])
         self.exec_input: Any = json.loads(row["input"])
-        timeout = self.definition.get("TimeoutSeconds")
-        if not isinstance(timeout, int) and _field(row, "type") == "EXPRESS":
+        timeout = self.machine.timeout_seconds
+        if timeout is None and _field(row, "type") == "EXPRESS":
             timeout = EXPRESS_LIMIT_S
         self.deadline: float | None = row["start"] + timeout / self.scale if isinstance(timeout, int) else None
         self.dispatched: set[int] = history.dispatched  # task calls handed to a worker or service

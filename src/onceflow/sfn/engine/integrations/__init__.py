@@ -18,17 +18,17 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol
 
 from onceflow.context import Principal
-from onceflow.sfn.asl.resources import parse_resource
+from onceflow.sfn.asl.resources import Resource, parse_resource
 from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
 from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
 from onceflow.stack import Stack
 
-_LAMBDA_ARN = re.compile(r"^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9_$-]+)?$")
-_SERVICE = re.compile(r"^arn:aws[a-z-]*:states:::([a-z0-9-]+):([A-Za-z0-9]+)(\.waitForTaskToken|\.sync(:2)?)?$")
-_SDK = re.compile(r"^arn:aws[a-z-]*:states:::aws-sdk:([a-z0-9]+):([A-Za-z0-9]+)(\.waitForTaskToken)?$")
+_ACTION = re.compile(r"[A-Za-z0-9]+")
+_SDK_SERVICE = re.compile(r"[a-z0-9]+")
 
 OPTIMIZED = {
     "lambda": {"invoke"},
@@ -73,29 +73,27 @@ class Integration:
 
 
 def resolve_integration(resource: str) -> Integration:
-    if _LAMBDA_ARN.match(resource):
-        return Integration("", resource, "bare_lambda", "invoke", arn=resource)
-    m = _SDK.match(resource)
-    if m:
-        suffix = m.group(3) or ""
-        kind = "aws_sdk" if m.group(1) in SERVICES else "unsupported"
-        return Integration(f"aws-sdk:{m.group(1)}", m.group(2) + suffix, kind, m.group(2), bool(suffix), resource)
-    m = _SERVICE.match(resource)
-    if m and m.group(2) in OPTIMIZED.get(m.group(1), ()):
-        suffix = m.group(3) or ""
-        kind = "lambda_invoke" if m.group(1) == "lambda" else m.group(1)
-        return Integration(m.group(1), m.group(2) + suffix, kind, m.group(2), suffix == ".waitForTaskToken",
-                           resource)
-    return _unsupported(resource)
+    return integration(parse_resource(resource), resource)
 
 
-def _unsupported(resource: str) -> Integration:
-    """How the events name a resource onceflow does not run (as AWS names it: service and action)."""
-    res = parse_resource(resource)
+@lru_cache(maxsize=1024)
+def integration(res: Resource | None, arn: str) -> Integration:
+    """Which integration runs a Task's resource, from the Resource the loader split up (the one
+    parser of Resource ARNs is asl/resources.py); how the events name one onceflow does not run
+    (as AWS names it: service and action)."""
     if res is None or res.kind == "activity":
-        return Integration("activity" if res else "", resource, "unsupported", "", arn=resource)
-    service = f"aws-sdk:{res.service}" if res.kind == "sdk" else res.service
-    return Integration(service, res.action + res.pattern, "unsupported", res.action, arn=resource)
+        return Integration("activity" if res else "", arn, "unsupported", "", arn=arn)
+    if res.kind == "lambda_function":
+        return Integration("", arn, "bare_lambda", "invoke", arn=arn)
+    waits = res.pattern == ".waitForTaskToken"
+    if res.kind == "sdk":
+        named = _SDK_SERVICE.fullmatch(res.service) is not None and _ACTION.fullmatch(res.action) is not None
+        kind = "aws_sdk" if named and res.service in SERVICES else "unsupported"
+        return Integration(f"aws-sdk:{res.service}", res.action + res.pattern, kind, res.action, waits and named, arn)
+    if res.action in OPTIMIZED.get(res.service, ()):
+        kind = "lambda_invoke" if res.service == "lambda" else res.service
+        return Integration(res.service, res.action + res.pattern, kind, res.action, waits, arn)
+    return Integration(res.service, res.action + res.pattern, "unsupported", res.action, arn=arn)
 
 
 def is_supported(resource: Any) -> bool:

@@ -14,32 +14,26 @@ from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
 from onceflow.sfn.asl.jsonata import expect_type
+from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.paths import resolve_path, to_json
 from onceflow.sfn.engine.effects import Fx, Spawn, WaitAny
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.runner import Fiber
 from onceflow.sfn.engine.states.common import (
     Scope,
-    assign,
     context_object,
     enter_state,
     exit_state,
     fail_in_state,
     input_path,
     jsonata_value,
-    output_path,
-    query_language,
-    result_path,
+    process_result,
     states_binding,
     template,
+    transition,
 )
 from onceflow.sfn.engine.states.errors import catch, maybe_retry
-from onceflow.sfn.engine.states.program import Failure, run_program, transition
-
-
-def _distributed(state: dict[str, Any]) -> bool:
-    program = state.get("ItemProcessor") or state.get("Iterator") or {}
-    return (program.get("ProcessorConfig") or {}).get("Mode") == "DISTRIBUTED"
+from onceflow.sfn.engine.states.program import Failure, run_program
 
 
 def _map_run_arn(scope: Scope, name: str, entered_id: int) -> str:
@@ -49,11 +43,9 @@ def _map_run_arn(scope: Scope, name: str, entered_id: int) -> str:
     return f"arn:aws:states:{row['region']}:{row['account']}:mapRun:{sm_name}/{name}:{run_id}"
 
 
-def _child(scope: Scope, program: dict[str, Any], data: Any) -> Callable[[str], Fx]:
-    ql = program.get("QueryLanguage") or scope.query_language
-
+def _child(scope: Scope, program: Program, data: Any) -> Callable[[str], Fx]:
     def factory(key: str) -> Fx:
-        child = Scope(scope.rt, key, dict(scope.variables), ql, scope.handlers)
+        child = Scope(scope.rt, key, dict(scope.variables), program.query_language, scope.handlers)
         return run_program(child, program, data)
 
     return factory
@@ -65,19 +57,10 @@ def _error_of(exc: BaseException) -> tuple[str | None, str | None]:
     raise exc
 
 
-def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, entered: Event, raw: Any,
-            ctx: dict[str, Any], ql: str, result: Any) -> tuple[str | None, Any]:
-    variables = scope.variables
+def _finish(scope: Scope, state: State, type_: str, name: str, entered: Event, raw: Any,
+            ctx: dict[str, Any], result: Any) -> tuple[str | None, Any]:
     try:
-        if ql == "JSONata":
-            states = states_binding(raw, ctx, result=result)
-            assigned = assign(state, ql, result, ctx, variables, states)
-            output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else result
-        else:
-            if "ResultSelector" in state:
-                result = template(state["ResultSelector"], result, ctx, variables)
-            assigned = assign(state, ql, result, ctx, variables, None)
-            output = output_path(state, result_path(state, raw, result), ctx, variables)
+        output, assigned = process_result(scope, state, raw, ctx, result)
     except StatesError as e:
         raise fail_in_state(scope, name, entered, e) from None
     output = exit_state(scope, type_, name, output, assigned)
@@ -85,11 +68,12 @@ def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, entered:
 
 
 # ---------------------------------------------------------------------- Parallel
-def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def parallel_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     rt = scope.rt
     entered, raw = enter_state(scope, "Parallel", name, raw)
-    ql = query_language(scope, state)
-    counts = [0] * len(state.get("Retry", []))
+    ql = state.query_language
+    counts = [0] * len(state.retriers)
     attempt = 0
     while True:
         ctx = context_object(scope, name, entered, attempt)
@@ -105,7 +89,7 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
         except StatesError as e:
             raise fail_in_state(scope, name, entered, e) from None
         rt.emit(scope.fiber, "ParallelStateStarted", None)
-        kids: list[Fiber] = yield Spawn([_child(scope, b, data) for b in state["Branches"]])
+        kids: list[Fiber] = yield Spawn([_child(scope, b, data) for b in state.branches])
         pending = list(kids)
         failure: BaseException | None = None
         while pending and failure is None:
@@ -117,7 +101,7 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
                     break
         if failure is None:
             rt.emit(scope.fiber, "ParallelStateSucceeded", None)
-            return _finish(scope, state, "Parallel", name, entered, raw, ctx, ql, [k.result for k in kids])
+            return _finish(scope, state, "Parallel", name, entered, raw, ctx, [k.result for k in kids])
         for k in pending:
             rt.cancel(k)
         error, cause = _error_of(failure)
@@ -129,7 +113,7 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
 
 
 # ---------------------------------------------------------------------- Map
-def _items(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str) -> tuple[list[Any], Any]:
+def _items(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str) -> tuple[list[Any], Any]:
     variables = scope.variables
     if ql == "JSONata":
         if "Items" in state:
@@ -162,7 +146,7 @@ def _data_error(err: StatesError) -> StatesError:
     return out
 
 
-def _max_concurrency(state: dict[str, Any], data: Any, ctx: dict[str, Any], scope: Scope, ql: str) -> int:
+def _max_concurrency(state: State, data: Any, ctx: dict[str, Any], scope: Scope, ql: str) -> int:
     value = state.get("MaxConcurrency", 0)
     if ql == "JSONata" and isinstance(value, str):
         value = jsonata_value(value, states_binding(data, ctx), scope.variables, "MaxConcurrency")
@@ -176,7 +160,7 @@ def _max_concurrency(state: dict[str, Any], data: Any, ctx: dict[str, Any], scop
     return int(value or 0)
 
 
-def _item_input(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, Any], ql: str, index: int,
+def _item_input(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ql: str, index: int,
                 item: Any) -> Any:
     selector = state.get("ItemSelector", state.get("Parameters"))
     if selector is None:
@@ -187,9 +171,9 @@ def _item_input(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, A
     return template(selector, data, item_ctx, scope.variables)
 
 
-def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
+def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
     """How many failed iterations the Map tolerates (None: the first failure fails it)."""
-    if not any(k.startswith("ToleratedFailure") for k in state):
+    if not any(k.startswith("ToleratedFailure") for k in state.fields):
         return None
     values: dict[str, Any] = {}
     for key in ("ToleratedFailureCount", "ToleratedFailurePercentage"):
@@ -206,12 +190,14 @@ def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any
     return limit
 
 
-def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def map_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     rt = scope.rt
     entered, raw = enter_state(scope, "Map", name, raw)
-    ql = query_language(scope, state)
-    program = state.get("ItemProcessor") or state.get("Iterator") or {}
-    counts = [0] * len(state.get("Retry", []))
+    ql = state.query_language
+    program = state.processor
+    assert program is not None  # the checker requires ItemProcessor (or Iterator)
+    counts = [0] * len(state.retriers)
     attempt = 0
     while True:
         ctx = context_object(scope, name, entered, attempt)
@@ -228,7 +214,7 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(items)})
         outcome = yield from _iterate(scope, state, name, entered, program, data, ctx, ql, items, limit, tolerance)
         if outcome[0] == "ok":
-            return _finish(scope, state, "Map", name, entered, raw, ctx, ql, outcome[1])
+            return _finish(scope, state, "Map", name, entered, raw, ctx, outcome[1])
         error, cause = outcome[1], outcome[2]
         if (yield from maybe_retry(scope, state, error, counts, None)):
             attempt += 1
@@ -237,14 +223,14 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
-def _iterate(scope: Scope, state: dict[str, Any], name: str, entered: Event, program: dict[str, Any], data: Any,
+def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, data: Any,
              ctx: dict[str, Any], ql: str, items: list[Any], limit: int, tolerance: int | None) -> Fx:
     """Run the iterations; returns ('ok', results) or ('err', error, cause).
 
     A Distributed Map's iterations are a map run: its own events stay out of this history, which
     only shows MapRunStarted and MapRunSucceeded/Failed."""
     rt, fiber = scope.rt, scope.fiber
-    distributed = _distributed(state)
+    distributed = state.distributed
     if distributed:
         rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, name, entered.id)})
     n = len(items)

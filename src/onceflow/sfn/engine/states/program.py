@@ -14,6 +14,7 @@ from typing import Any
 from onceflow.sfn.asl.choice import evaluate_choice_rule
 from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
 from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
+from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.paths import resolve_path, to_json
 from onceflow.sfn.engine.effects import Fx, Sleep
 from onceflow.sfn.engine.states.common import (
@@ -26,10 +27,10 @@ from onceflow.sfn.engine.states.common import (
     input_path,
     jsonata_value,
     output_path,
-    query_language,
     result_path,
     states_binding,
     template,
+    transition,
 )
 
 
@@ -42,28 +43,24 @@ class Failure(StatesError):
         self.cause = cause  # type: ignore[assignment]
 
 
-def transition(state: dict[str, Any], output: Any) -> tuple[str | None, Any]:
-    return (None if state.get("End") else state.get("Next")), output
-
-
-def run_program(scope: Scope, program: dict[str, Any], state_input: Any) -> Fx:
-    name = program["StartAt"]
-    states = program["States"]
+def run_program(scope: Scope, program: Program, state_input: Any) -> Fx:
+    name = program.start_at
     while True:
-        state = states[name]
-        nxt, state_input = yield from scope.handlers[state["Type"]](scope, name, state, state_input)
+        state = program.states[name]
+        nxt, state_input = yield from scope.handlers[state.type](scope, state, state_input)
         if nxt is None:
             return state_input
         name = nxt
 
 
 # ---------------------------------------------------------------------- Pass
-def pass_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def pass_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Pass", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
     try:
-        if query_language(scope, state) == "JSONata":
+        if state.query_language == "JSONata":
             states = states_binding(raw, ctx)
             assigned = assign(state, "JSONata", None, ctx, variables, states)
             output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else raw
@@ -82,11 +79,12 @@ def pass_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
 
 
 # ---------------------------------------------------------------------- Choice
-def choice_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def choice_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Choice", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
-    ql = query_language(scope, state)
+    ql = state.query_language
     try:
         states = states_binding(raw, ctx) if ql == "JSONata" else None
         data = raw if ql == "JSONata" else input_path(state, raw, ctx, variables)
@@ -130,7 +128,7 @@ def parse_iso(text: str) -> float | None:
     return dt.timestamp() + (float("0" + frac) if frac else 0.0)
 
 
-def _wait_target(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, Any], entered_ts: float,
+def _wait_target(scope: Scope, state: State, data: Any, ctx: dict[str, Any], entered_ts: float,
                  ql: str, states: dict[str, Any] | None) -> float:
     """The nominal wake-up time (epoch seconds) the Wait state asks for."""
     variables = scope.variables
@@ -173,11 +171,12 @@ def _wait_target(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, 
     return target
 
 
-def wait_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def wait_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Wait", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
-    ql = query_language(scope, state)
+    ql = state.query_language
     try:
         states = states_binding(raw, ctx) if ql == "JSONata" else None
         data = raw if ql == "JSONata" else input_path(state, raw, ctx, variables)
@@ -195,11 +194,12 @@ def wait_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
 
 
 # ---------------------------------------------------------------------- Succeed / Fail
-def succeed_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def succeed_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Succeed", name, raw)
     ctx = context_object(scope, name, entered)
     try:
-        if query_language(scope, state) == "JSONata":
+        if state.query_language == "JSONata":
             states = states_binding(raw, ctx)
             output = jsonata_value(state["Output"], states, scope.variables, "Output") if "Output" in state else raw
         else:
@@ -211,12 +211,13 @@ def succeed_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> F
     yield  # pragma: no cover
 
 
-def fail_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def fail_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Fail", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
     try:
-        if query_language(scope, state) == "JSONata":
+        if state.query_language == "JSONata":
             states = states_binding(raw, ctx)
             error = jsonata_value(state["Error"], states, variables, "Error") if "Error" in state else None
             cause = jsonata_value(state["Cause"], states, variables, "Cause") if "Cause" in state else None
@@ -229,7 +230,7 @@ def fail_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
     yield  # pragma: no cover
 
 
-def _fail_field(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
+def _fail_field(state: State, field: str, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
     if field in state:
         return state[field]
     path = state.get(f"{field}Path")

@@ -11,33 +11,32 @@ AWS does when a service's answer is lost - Retry and Catch decide.
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
 from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.nodes import State
 from onceflow.sfn.asl.paths import resolve_path
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.effects import AwaitToken, Fx, Invoke, InvokeTimeout, Mark, token_for
-from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, resolve_integration, role_principal
+from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, integration, role_principal
 from onceflow.sfn.engine.states.common import (
     Scope,
-    assign,
     context_object,
     enter_state,
     exit_state,
     fail_in_state,
     input_path,
     jsonata_value,
-    output_path,
-    query_language,
-    result_path,
+    process_result,
     states_binding,
     template,
+    too_large,
+    transition,
 )
 from onceflow.sfn.engine.states.errors import handle_error
-from onceflow.sfn.engine.states.program import transition
 
-MAX_PAYLOAD = 262144
 RESULT_TYPES = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "LambdaFunctionSucceeded", "LambdaFunctionFailed",
                 "LambdaFunctionTimedOut", "TaskStartFailed"}
 LOST_CAUSE = ("The task's result was not recorded before the service stopped, so the outcome of the call is "
@@ -45,11 +44,12 @@ LOST_CAUSE = ("The task's result was not recorded before the service stopped, so
               "Proxy: null)")
 
 
-def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def task_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Task", name, raw)
-    integ = resolve_integration(state["Resource"])
-    ql = query_language(scope, state)
-    counts = [0] * len(state.get("Retry", []))
+    integ = integration(state.resource, state["Resource"])
+    ql = state.query_language
+    counts = [0] * len(state.retriers)
     attempt = 0
     after: int | None = None  # a retry's events chain on the failure it retries
     while True:
@@ -62,7 +62,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token, after)
         if outcome[0] == "ok":
             try:
-                output, assigned = _result(scope, state, raw, ctx, ql, outcome[1])
+                output, assigned = process_result(scope, state, raw, ctx, outcome[1])
             except StatesError as e:
                 raise fail_in_state(scope, name, entered, e) from None
             output = exit_state(scope, "Task", name, output, assigned)
@@ -76,7 +76,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         return decision
 
 
-def _parameters(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any],
+def _parameters(scope: Scope, state: State, raw: Any, ctx: dict[str, Any],
                 ql: str) -> tuple[Any, int | None, int | None]:
     variables = scope.variables
     if ql == "JSONata":
@@ -92,14 +92,14 @@ def _parameters(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, An
     return params, timeout, heartbeat
 
 
-def _number_field(state: dict[str, Any], field: str, states: dict[str, Any], variables: dict[str, Any]) -> int | None:
+def _number_field(state: State, field: str, states: dict[str, Any], variables: dict[str, Any]) -> int | None:
     value = state.get(field)
     if isinstance(value, str):
         value = jsonata_value(value, states, variables, field)
     return value
 
 
-def _path_number(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any],
+def _path_number(state: State, field: str, raw: Any, ctx: dict[str, Any],
                  variables: dict[str, Any]) -> int | None:
     if field in state:
         return state[field]
@@ -113,25 +113,11 @@ def _path_number(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any
     return value
 
 
-def _result(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str,
-            result: Any) -> tuple[Any, dict[str, Any] | None]:
-    variables = scope.variables
-    if ql == "JSONata":
-        states = states_binding(raw, ctx, result=result)
-        assigned = assign(state, ql, result, ctx, variables, states)
-        output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else result
-        return output, assigned
-    if "ResultSelector" in state:
-        result = template(state["ResultSelector"], result, ctx, variables)
-    assigned = assign(state, ql, result, ctx, variables, None)
-    return output_path(state, result_path(state, raw, result), ctx, variables), assigned
-
-
 # ---------------------------------------------------------------------- the call and its events
 def _task_scheduled(scope: Scope, integ: Integration, params: Any, timeout: int | None,
                     heartbeat: int | None, after: int | None = None) -> ev.Event:
-    details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": scope.rt.region,
-               "parameters": ev.dumps(params)}
+    details: dict[str, Any] = {"resourceType": integ.resource_type, "resource": integ.resource,
+                               "region": scope.rt.region, "parameters": ev.dumps(params)}
     if timeout is not None:
         details["timeoutInSeconds"] = timeout
     if heartbeat is not None:
@@ -153,7 +139,12 @@ def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None
         return rt.emit(fiber, "LambdaFunctionStarted", None)
     scheduled = _task_scheduled(scope, integ, params, timeout, heartbeat, after)
     if token is not None and scheduled.id >= rt.first_live_id:
-        rt.write(lambda conn, t=token: rt.engine.insert_token(conn, t, rt.arn, scheduled.ts))
+        live_token = token
+
+        def token_row(conn: sqlite3.Connection) -> None:
+            rt.engine.insert_token(conn, live_token, rt.arn, scheduled.ts)
+
+        rt.write(token_row)
     return rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
 
 
@@ -241,7 +232,7 @@ def _recorded_outcome(got: ev.Event) -> tuple[Any, ...]:
 
 def _succeed(scope: Scope, integ: Integration, result: Any, prev: int | None = None) -> tuple[Any, ...]:
     out = ev.dumps(result)
-    if len(out.encode()) > MAX_PAYLOAD:
+    if too_large(out):
         name = integ.resource if integ.bare_lambda else integ.resource_type
         return _fail(scope, integ, "States.DataLimitExceeded",
                      f"The state/task '{name}' returned a result with a size exceeding the maximum number of bytes "
