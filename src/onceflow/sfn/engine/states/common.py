@@ -76,26 +76,29 @@ def parse_recorded(value: str | None) -> Any:
 
 
 # ---------------------------------------------------------------------- JSONPath processing
+# (These read `state.fields` directly: a mapping lookup, no Python-level call per field.)
 def input_path(state: State, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    if "InputPath" not in state:
+    fields = state.fields
+    if "InputPath" not in fields:
         return raw
-    path = state["InputPath"]
+    path = fields["InputPath"]
     if path is None:
         return {}
     return resolve_path(path, raw, ctx, variables)
 
 
 def output_path(state: State, value: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    if "OutputPath" not in state:
+    fields = state.fields
+    if "OutputPath" not in fields:
         return value
-    path = state["OutputPath"]
+    path = fields["OutputPath"]
     if path is None:
         return {}
     return resolve_path(path, value, ctx, variables)
 
 
 def result_path(state: State, raw: Any, result: Any) -> Any:
-    return apply_result_path(state.get("ResultPath", "$"), raw, result)
+    return apply_result_path(state.fields.get("ResultPath", "$"), raw, result)
 
 
 def template(value: Any, data: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
@@ -131,7 +134,7 @@ _FIELD = re.compile(r"specified for the field '([^']*)'")
 def assign(state_or_rule: State | Mapping[str, Any], ql: str, data: Any, ctx: dict[str, Any], variables: dict[str, Any],
            states: dict[str, Any] | None) -> dict[str, Any] | None:
     """Evaluate Assign against the values before this state (all at once); None when absent."""
-    spec = state_or_rule.get("Assign")
+    spec = (state_or_rule.fields if isinstance(state_or_rule, State) else state_or_rule).get("Assign")
     if spec is None:
         return None
     if ql == "JSONata":

@@ -65,10 +65,11 @@ def pass_state(scope: Scope, state: State, raw: Any) -> Fx:
             assigned = assign(state, "JSONata", None, ctx, variables, states)
             output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else raw
         else:
+            fields = state.fields
             data = input_path(state, raw, ctx, variables)
-            if "Parameters" in state:
-                data = template(state["Parameters"], data, ctx, variables)
-            result = state["Result"] if "Result" in state else data
+            if "Parameters" in fields:
+                data = template(fields["Parameters"], data, ctx, variables)
+            result = fields["Result"] if "Result" in fields else data
             assigned = assign(state, "JSONPath", result, ctx, variables, None)
             output = output_path(state, result_path(state, raw, result), ctx, variables)
     except StatesError as e:
