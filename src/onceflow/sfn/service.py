@@ -17,13 +17,14 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
+from onceflow.sfn.asl.payload import MAX_PAYLOAD
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.engine import Engine
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.store import SfnStore
 from onceflow.stack import Stack
 
-MAX_INPUT = 262144
+MAX_INPUT = MAX_PAYLOAD
 _FORBIDDEN = re.compile(r"[\s<>{}\[\]?*\"#%\\^|~`$&,;:/\x00-\x1f\x7f-\x9f\ufffe\uffff]|[\ud800-\udfff]")
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 DEFAULT_LOGGING = {"level": "OFF", "includeExecutionData": False}

@@ -15,14 +15,13 @@ from onceflow.sfn.asl.errors import StateDataError, StatesError
 from onceflow.sfn.asl.jsonata import evaluate_template
 from onceflow.sfn.asl.nodes import State
 from onceflow.sfn.asl.paths import apply_result_path, resolve_path
-from onceflow.sfn.asl.payload import evaluate_payload_template
+from onceflow.sfn.asl.payload import MAX_PAYLOAD, evaluate_payload_template
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.effects import Fx
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.runner import Runtime
 
 UNDEFINED: Any = object()
-MAX_PAYLOAD = 262144  # bytes of UTF-8 JSON in any state's input or output
 
 Handler = Callable[..., Fx]  # (scope, name, state, input) -> (next state or None, output)
 
