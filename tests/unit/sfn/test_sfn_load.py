@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 
 import pytest
 
 from onceflow.sfn.asl.load import load, load_definition
 from onceflow.sfn.asl.nodes import Program, Retrier, State
-from onceflow.sfn.engine.integrations import integration, resolve_integration
+from onceflow.sfn.engine import integrations as integrations_module
+from onceflow.sfn.engine.integrations import integration, log_unsupported, resolve_integration
 
 DEFINITION = {
     "QueryLanguage": "JSONata",
@@ -89,3 +91,20 @@ def test_integrations_come_from_the_one_resource_parser(resource: str, kind: str
     assert (integ.kind, integ.resource_type, integ.resource, integ.wait_for_token) == (kind, rtype, res, token)
     node = load_definition({"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": resource, "End": True}}})
     assert integration(node.program.states["T"].resource, resource) == integ
+
+
+def test_tasks_onceflow_does_not_run_are_logged_once_each(caplog: pytest.LogCaptureFixture) -> None:
+    sqs, sns = "arn:aws:states:::sqs:sendMessage.waitForTaskToken", "arn:aws:states:::sns:publish"
+    nested = {"StartAt": "M", "States": {"M": {"Type": "Map", "End": True, "ItemProcessor": {
+        "StartAt": "S", "States": {"S": {"Type": "Task", "Resource": sns, "End": True}}}}}}
+    definition = {"StartAt": "P", "States": {
+        "P": {"Type": "Parallel", "Next": "L", "Branches": [nested]},
+        "L": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Next": "Q",
+              "Parameters": {"Type": "Task", "Resource": "arn:aws:states:::ecs:runTask"}},  # data, not a state
+        "Q": {"Type": "Task", "Resource": sqs, "End": True}}}
+    integrations_module._logged.difference_update({sqs, sns, "arn:aws:states:::ecs:runTask"})  # once per process
+    with caplog.at_level(logging.WARNING, logger="onceflow.sfn"):
+        log_unsupported("arn:sm:1", definition)
+        log_unsupported("arn:sm:2", definition)
+    logged = [r.getMessage() for r in caplog.records if "which onceflow does not run" in r.getMessage()]
+    assert [m.split(" names the Task resource ")[1].split(",")[0] for m in logged] == [sns, sqs]

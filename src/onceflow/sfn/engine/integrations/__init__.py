@@ -22,6 +22,8 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from onceflow.context import Principal
+from onceflow.sfn.asl.load import load_definition
+from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.resources import Resource, parse_resource
 from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
 from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
@@ -96,18 +98,15 @@ def integration(res: Resource | None, arn: str) -> Integration:
     return Integration(res.service, res.action + res.pattern, "unsupported", res.action, arn=arn)
 
 
-def is_supported(resource: Any) -> bool:
-    return isinstance(resource, str) and resolve_integration(resource).supported
-
-
 _logged: set[str] = set()
 _logged_lock = threading.Lock()
 
 
-def log_unsupported(machine_arn: str, definition: Any) -> None:
+def log_unsupported(machine_arn: str, definition: dict[str, Any]) -> None:
     """Say once per resource, in the server log, that tasks naming it will fail."""
-    for resource in sorted(set(_task_resources(definition))):
-        if is_supported(resource):
+    tasks = {state["Resource"]: state.resource for state in _tasks(load_definition(definition).program)}
+    for resource in sorted(tasks):
+        if integration(tasks[resource], resource).supported:
             continue
         with _logged_lock:
             if resource in _logged:
@@ -117,18 +116,18 @@ def log_unsupported(machine_arn: str, definition: Any) -> None:
                     "its tasks will fail with %s", machine_arn, resource, UNSUPPORTED_ERROR)
 
 
-def _task_resources(node: Any) -> list[str]:
-    """Every Task's Resource in a definition (an explicit stack: nesting depth is the user's)."""
-    out: list[str] = []
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if item.get("Type") == "Task" and isinstance(item.get("Resource"), str):
-                out.append(item["Resource"])
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+def _tasks(program: Program) -> list[State]:
+    """Every Task state of a program and the programs inside it (an explicit stack: nesting depth
+    is the user's)."""
+    out: list[State] = []
+    todo = [program]
+    while todo:
+        for state in todo.pop().states.values():
+            if state.type == "Task" and isinstance(state.get("Resource"), str):
+                out.append(state)
+            todo.extend(state.branches)
+            if state.processor is not None:
+                todo.append(state.processor)
     return out
 
 
