@@ -108,3 +108,18 @@ def test_tasks_onceflow_does_not_run_are_logged_once_each(caplog: pytest.LogCapt
         log_unsupported("arn:sm:2", definition)
     logged = [r.getMessage() for r in caplog.records if "which onceflow does not run" in r.getMessage()]
     assert [m.split(" names the Task resource ")[1].split(",")[0] for m in logged] == [sns, sqs]
+
+
+@pytest.mark.parametrize("odd", [
+    {"Type": "Task", "Resource": 7, "End": True, "Retry": [{"ErrorEquals": "A", "IntervalSeconds": "x",
+                                                          "MaxAttempts": True, "MaxDelaySeconds": "y"}, 3],
+     "Catch": {"ErrorEquals": ["A"]}},
+    {"Type": "Parallel", "Branches": {"StartAt": "X"}, "Next": 5},
+    {"Type": "Map", "ItemProcessor": [], "End": "yes", "Catch": [{"ErrorEquals": [1, "B"], "Next": None}]},
+])
+def test_an_unchecked_state_loads_with_defaults_instead_of_raising(odd: dict) -> None:
+    """TestState runs a state the checker never saw: odd values take AWS's defaults."""
+    state = load_definition({"StartAt": "S", "States": {"S": odd}}).program.states["S"]
+    assert state.branches == () and state.processor is None
+    assert all(r == Retrier(()) for r in state.retriers)
+    assert [(c.error_equals, c.next) for c in state.catchers] in ([], [(("B",), "")])

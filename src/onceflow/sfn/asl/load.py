@@ -3,8 +3,9 @@
 `load(text)` is what the engine, TestState and the console read a stored definition through; the
 checker (check.py) validates the raw JSON first (AWS's messages point into it) and then runs its
 graph checks on the loaded nodes. A definition reaching `load` was validated at creation; a
-missing or odd field still loads (with AWS's defaults), so a definition stored by an older version
-keeps running.
+missing or odd field still loads (with AWS's defaults) and loading never raises on a JSON object,
+so a definition stored by an older version keeps running and TestState's unchecked state (or the
+console's drawing) never turns a user's mistake into an internal error.
 """
 
 from __future__ import annotations
@@ -58,14 +59,14 @@ def load_state(name: str, state: dict[str, Any], default_language: str) -> State
     nxt = state.get("Next")
     ends = state.get("End") is True or stype in ENDLESS
     resource = parse_resource(state.get("Resource")) if stype == "Task" else None
-    branches = tuple(load_program(b, default_language) for b in state.get("Branches") or []
-                     if isinstance(b, dict)) if stype == "Parallel" else ()
+    branches = tuple(load_program(b, default_language) for b in _objects(state.get("Branches"))
+                     ) if stype == "Parallel" else ()
     inner = state.get("ItemProcessor") or state.get("Iterator") if stype == "Map" else None
     return State(
         name=name, type=stype, query_language=ql, fields=MappingProxyType(state),
         next=None if ends or not isinstance(nxt, str) else nxt,
-        retriers=tuple(load_retrier(r) for r in _handlers(state.get("Retry"))),
-        catchers=tuple(load_catcher(c) for c in _handlers(state.get("Catch"))),
+        retriers=tuple(load_retrier(r) for r in _objects(state.get("Retry"))),
+        catchers=tuple(load_catcher(c) for c in _objects(state.get("Catch"))),
         resource=resource, branches=branches,
         processor=load_program(inner, default_language) if isinstance(inner, dict) else None,
     )
@@ -74,21 +75,34 @@ def load_state(name: str, state: dict[str, Any], default_language: str) -> State
 def load_retrier(retrier: dict[str, Any]) -> Retrier:
     cap = retrier.get("MaxDelaySeconds")
     return Retrier(
-        error_equals=tuple(retrier.get("ErrorEquals") or ()),
-        interval_seconds=float(retrier.get("IntervalSeconds", DEFAULT_INTERVAL_SECONDS)),
-        max_attempts=int(retrier.get("MaxAttempts", DEFAULT_MAX_ATTEMPTS)),
-        backoff_rate=float(retrier.get("BackoffRate", DEFAULT_BACKOFF_RATE)),
-        max_delay_seconds=float(cap) if cap is not None else None,
+        error_equals=_names(retrier.get("ErrorEquals")),
+        interval_seconds=_number(retrier.get("IntervalSeconds"), DEFAULT_INTERVAL_SECONDS),
+        max_attempts=int(_number(retrier.get("MaxAttempts"), DEFAULT_MAX_ATTEMPTS)),
+        backoff_rate=_number(retrier.get("BackoffRate"), DEFAULT_BACKOFF_RATE),
+        max_delay_seconds=_number(cap, 0.0) if cap is not None and _is_number(cap) else None,
         full_jitter=retrier.get("JitterStrategy") == "FULL",
     )
 
 
 def load_catcher(catcher: dict[str, Any]) -> Catcher:
-    return Catcher(tuple(catcher.get("ErrorEquals") or ()), str(catcher.get("Next", "")), MappingProxyType(catcher))
+    nxt = catcher.get("Next")
+    return Catcher(_names(catcher.get("ErrorEquals")), nxt if isinstance(nxt, str) else "", MappingProxyType(catcher))
 
 
-def _handlers(value: Any) -> list[dict[str, Any]]:
+def _objects(value: Any) -> list[dict[str, Any]]:
     return [h for h in value if isinstance(h, dict)] if isinstance(value, list) else []
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _number(value: Any, default: float) -> float:
+    return float(value) if _is_number(value) else float(default)
 
 
 def _language(value: Any, default: str) -> str:
