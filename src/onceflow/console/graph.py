@@ -8,8 +8,12 @@ Map and Parallel states are groups holding their branch(es), laid out recursivel
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from onceflow.sfn.asl.load import ENDLESS, load_definition
+from onceflow.sfn.asl.nodes import Program, State
 
 NODE_H = 44
 MIN_W, MAX_W, CHAR_W = 130, 300, 7.2
@@ -68,12 +72,12 @@ def short(text: str, limit: int) -> str:
 
 
 def layout(definition: dict[str, Any]) -> Drawing:
-    """The drawing of a whole definition, with Start and End terminals."""
-    states = definition.get("States") if isinstance(definition, dict) else None
-    if not isinstance(states, dict):
-        states = {}
-    start_at = definition.get("StartAt") if isinstance(definition, dict) else None
-    w, h, nodes, edges = _scope(states, start_at if isinstance(start_at, str) else None, top=True)
+    """The drawing of a whole definition, with Start and End terminals (read as the engine reads
+    it: asl/load.py)."""
+    program = load_definition(definition).program if isinstance(definition, dict) else None
+    states: Mapping[str, State] = program.states if program is not None else {}
+    start_at = program.start_at if program is not None else None
+    w, h, nodes, edges = _scope(states, start_at or None, top=True)
     margin = 12
     _shift(nodes, edges, margin, margin)
     flat: list[Node] = []
@@ -83,9 +87,9 @@ def layout(definition: dict[str, Any]) -> Drawing:
 
 
 # ---------------------------------------------------------------------- the graph of one scope
-def _out_edges(name: str, state: dict[str, Any], top: bool) -> list[Edge]:
+def _out_edges(name: str, state: State, top: bool) -> list[Edge]:
     out: list[Edge] = []
-    kind = state.get("Type")
+    kind = state.type
     if isinstance(state.get("Next"), str):
         out.append(Edge(name, state["Next"], "next"))
     if kind == "Choice":
@@ -94,24 +98,19 @@ def _out_edges(name: str, state: dict[str, Any], top: bool) -> list[Edge]:
                 out.append(Edge(name, rule["Next"], "choice", short(condition(rule), MAX_LABEL)))
         if isinstance(state.get("Default"), str):
             out.append(Edge(name, state["Default"], "default", "Default"))
-    for catcher in state.get("Catch") or []:
-        if isinstance(catcher, dict) and isinstance(catcher.get("Next"), str):
-            errors = catcher.get("ErrorEquals") or []
-            label = "Catch " + ", ".join(str(e) for e in errors if isinstance(e, str))
-            out.append(Edge(name, catcher["Next"], "catch", short(label, MAX_LABEL)))
-    if top and (state.get("End") is True or kind in ("Succeed", "Fail")):
+    for catcher in state.catchers:
+        label = "Catch " + ", ".join(str(e) for e in catcher.error_equals if isinstance(e, str))
+        out.append(Edge(name, catcher.next, "catch", short(label, MAX_LABEL)))
+    if top and (state.get("End") is True or kind in ENDLESS):
         out.append(Edge(name, END, "end"))
     return out
 
 
-def retry_summary(state: dict[str, Any]) -> str:
+def retry_summary(state: State) -> str:
     parts = []
-    for retrier in state.get("Retry") or []:
-        if not isinstance(retrier, dict):
-            continue
-        errors = ", ".join(str(e) for e in retrier.get("ErrorEquals") or [] if isinstance(e, str))
-        attempts = retrier.get("MaxAttempts", 3)
-        parts.append(f"{errors} ×{attempts}")
+    for retrier in state.retriers:
+        errors = ", ".join(str(e) for e in retrier.error_equals if isinstance(e, str))
+        parts.append(f"{errors} ×{retrier.max_attempts}")
     return short("Retry " + "; ".join(parts), MAX_LABEL + 10) if parts else ""
 
 
@@ -144,8 +143,8 @@ def condition(rule: dict[str, Any]) -> str:
     return str(variable)
 
 
-def _size(name: str, state: dict[str, Any]) -> Node:
-    kind = str(state.get("Type", "?"))
+def _size(name: str, state: State) -> Node:
+    kind = state.type or "?"
     text = max(len(short(name, MAX_NAME)), len(kind) + 2)
     node = Node(name, kind, w=min(MAX_W, max(MIN_W, text * CHAR_W + 28)), retry=retry_summary(state))
     branches = _branches(state)
@@ -165,32 +164,21 @@ def _size(name: str, state: dict[str, Any]) -> Node:
     return node
 
 
-def _branches(state: dict[str, Any]) -> list[tuple[dict[str, Any], str | None]]:
-    found = []
-    if state.get("Type") == "Parallel":
-        found = [b for b in state.get("Branches") or [] if isinstance(b, dict)]
-    elif state.get("Type") == "Map":
-        inner = state.get("ItemProcessor") or state.get("Iterator")
-        found = [inner] if isinstance(inner, dict) else []
-    out = []
-    for branch in found:
-        states = branch.get("States")
-        if isinstance(states, dict) and states:
-            start = branch.get("StartAt")
-            out.append((states, start if isinstance(start, str) else None))
-    return out
+def _branches(state: State) -> list[tuple[Mapping[str, State], str | None]]:
+    found: list[Program] = list(state.branches) + ([state.processor] if state.processor is not None else [])
+    return [(p.states, p.start_at or None) for p in found if p.states]
 
 
 def _scope(
-    states: dict[str, Any], start_at: str | None, top: bool = False
+    states: Mapping[str, State], start_at: str | None, top: bool = False
 ) -> tuple[float, float, list[Node], list[Edge]]:
     nodes: dict[str, Node] = {}
     edges: list[Edge] = []
     if top:
         nodes[START] = Node(START, "Start", w=2 * TERMINAL_R, h=2 * TERMINAL_R, kind="start")
-        if start_at in states and isinstance(states[start_at], dict):
+        if start_at is not None and start_at in states:
             edges.append(Edge(START, start_at, "start"))
-    drawn = {name: state for name, state in states.items() if isinstance(state, dict)}
+    drawn = dict(states)
     for name, state in drawn.items():
         nodes[name] = _size(name, state)
         edges += [e for e in _out_edges(name, state, top) if e.dst in drawn or e.dst == END]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from onceflow.sfn.api import SfnApi, resolve_resources
-from onceflow.sfn.engine.scheduler import Engine
+from onceflow.sfn.engine.engine import Engine
+from onceflow.sfn.engine.states import run_execution
 from onceflow.sfn.service import SfnService
 from onceflow.sfn.store import MIGRATIONS, SfnStore
 from onceflow.stack import Stack
@@ -13,7 +14,7 @@ def setup(stack: Stack) -> None:
     """Build the store, engine, service and API; recovery and the scheduler start with the server."""
     stack.db.migrate(MIGRATIONS)
     store = SfnStore(stack.db)
-    engine = Engine(stack, store)
+    engine = Engine(stack, store, run_execution)  # the root program handed in
     service = SfnService(stack, store, engine)
     stack.registry.add_api("stepfunctions", SfnApi(service))
     stack.services["stepfunctions"] = service

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
+from onceflow.sfn.engine.integrations.activity import start_signal
+from onceflow.sfn.names import ts, valid_name
 
 if TYPE_CHECKING:
     import sqlite3
@@ -26,15 +28,10 @@ if TYPE_CHECKING:
     from onceflow.sfn.service import SfnService
 
 POLL_SECONDS = 60.0  # GetActivityTask answers (with no task) after a minute [AWS]
-START_SUFFIX = "#started"  # the start signal's row in sfn_tokens: the task token plus this
 
 
 def activity_does_not_exist(arn: str) -> ServiceError:
     return ServiceError("ActivityDoesNotExist", f"Activity Does Not Exist: '{arn}'", 400)
-
-
-def start_signal(token: str) -> str:
-    return token + START_SUFFIX
 
 
 class Activities:
@@ -68,8 +65,6 @@ class Activities:
         return row
 
     def create(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        from onceflow.sfn.service import ts, valid_name
-
         name = p["name"]
         if not valid_name(name):
             raise E.invalid_name(name)
@@ -86,8 +81,6 @@ class Activities:
         return {"activityArn": arn, "creationDate": ts(now)}
 
     def describe(self, arn: str) -> dict[str, Any]:
-        from onceflow.sfn.service import ts
-
         row = self.activity(arn)
         out: dict[str, Any] = {"activityArn": row["arn"], "name": row["name"], "creationDate": ts(row["created"])}
         config = json.loads(row["config"])
@@ -101,8 +94,6 @@ class Activities:
             self.store.delete_activity(conn, arn)
 
     def list(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        from onceflow.sfn.service import ts
-
         items = [{"activityArn": r["arn"], "name": r["name"], "creationDate": ts(r["created"])}
                  for r in self.store.activities(ctx.account, ctx.region)]
         return self.svc.page(items, "activities", p)

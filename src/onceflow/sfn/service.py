@@ -11,35 +11,28 @@ import json
 import re
 import time
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
-from onceflow.sfn.activities import START_SUFFIX, Activities
+from onceflow.sfn.activities import Activities
+from onceflow.sfn.asl.payload import MAX_PAYLOAD
 from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.engine import Engine
+from onceflow.sfn.engine.integrations.activity import START_SUFFIX
 from onceflow.sfn.engine.integrations.states import PARENT
-from onceflow.sfn.engine.scheduler import Engine
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.exec_logging import ExecLogger, check_logging
+from onceflow.sfn.names import ts, valid_name
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
 from onceflow.sfn.versions import Versions, new_revision, split_qualified
 from onceflow.stack import Stack
 
-MAX_INPUT = 262144
-_FORBIDDEN = re.compile(r"[\s<>{}\[\]?*\"#%\\^|~`$&,;:/\x00-\x1f\x7f-\x9f\ufffe\uffff]|[\ud800-\udfff]")
+MAX_INPUT = MAX_PAYLOAD
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 DEFAULT_LOGGING = {"level": "OFF", "includeExecutionData": False}
-
-
-def ts(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, UTC)
-
-
-def valid_name(name: str) -> bool:
-    return 0 < len(name) <= 80 and not _FORBIDDEN.search(name)
 
 
 def _token(offset: int) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
+from onceflow.sfn.names import ts
 
 if TYPE_CHECKING:
     import sqlite3
@@ -299,6 +300,4 @@ def new_revision() -> str:
 
 
 def _ts(value: float) -> Any:
-    from onceflow.sfn.service import ts
-
     return ts(value)

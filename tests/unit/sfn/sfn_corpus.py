@@ -2,26 +2,24 @@
 
 `load(group)` yields the recorded cases; `matches(expected, actual)` compares JSON values the
 way the corpus runner does (type-strict, `<placeholder>` tokens match any text);
-`run_simple(case)` plays a definition made only of Pass/Choice/Succeed/Fail states through the
-asl functions, so the cases that need no engine (no Task, Wait, Map, Parallel) check the
-language pieces together, including AWS's cause texts.
+`run_simple(case)` runs a definition without Task states (Pass, Choice, Wait, Succeed, Fail, and
+Map and Parallel around them) through the engine's runtime and state handlers in memory
+(engine/memory.py), so the cases that need no task call check the language pieces and the state
+code together, including AWS's cause texts.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.sfn.asl.choice import evaluate_choice_rule
-from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
-from onceflow.sfn.asl.jsonata import evaluate_jsonata, evaluate_template, is_jsonata
-from onceflow.sfn.asl.paths import apply_input_path, apply_result_path, resolve_path, to_json
-from onceflow.sfn.asl.payload import evaluate_payload_template
+from onceflow.sfn.engine.memory import run_definition
+from onceflow.sfn.engine.states import run_execution
 from shared_data import SFN_CORPUS as CORPUS
 
 _TOKEN = re.compile(r"<[A-Za-z0-9_:\-. ]{1,80}>|snf_role_arn|111111111111")
-SIMPLE_TYPES = {"Pass", "Choice", "Succeed", "Fail"}
 
 
 def load(*groups: str, kinds: tuple[str, ...] = ("execution",)) -> list[dict]:
@@ -62,126 +60,30 @@ def matches(expected: Any, actual: Any) -> bool:
 
 
 def is_simple(case: dict) -> bool:
-    return all(s.get("Type") in SIMPLE_TYPES for s in case["definition"]["States"].values())
+    """No Task anywhere (Map iterations and Parallel branches included): it runs without a server."""
+    return "Task" not in _types(case["definition"])
 
 
-def context_object(case: dict, state_name: str, entered_id: int) -> dict:
-    return {"Execution": {"Id": "arn:aws:states:us-east-1:111111111111:execution:machine-x:exec-y",
-                          "Input": case["input"], "StartTime": "2024-01-01T00:00:00.000Z",
-                          "Name": "exec-y", "RoleArn": "arn:aws:iam::111111111111:role/r",
-                          "RedriveCount": 0},
-            "StateMachine": {"Id": "arn:aws:states:us-east-1:111111111111:stateMachine:machine-x",
-                             "Name": "machine-x"},
-            "State": {"Name": state_name, "EnteredTime": "2024-01-01T00:00:00.000Z"}}
+def _types(program: dict) -> list[str]:
+    out = []
+    for state in program["States"].values():
+        out.append(state.get("Type"))
+        for inner in [*state.get("Branches", []), state.get("ItemProcessor"), state.get("Iterator")]:
+            if isinstance(inner, dict):
+                out += _types(inner)
+    return out
+
+
+# The execution as the recorded context objects name it (the corpus's placeholders match these).
+ROW = {"arn": "arn:aws:states:us-east-1:111111111111:execution:machine-x:exec-y",
+       "sm_arn": "arn:aws:states:us-east-1:111111111111:stateMachine:machine-x", "name": "exec-y",
+       "region": "us-east-1", "account": "111111111111", "role_arn": "arn:aws:iam::111111111111:role/r",
+       "redrive_count": 0}
+START = datetime(2024, 1, 1, tzinfo=UTC).timestamp()  # StartTime and EnteredTime 2024-01-01T00:00:00.000Z
 
 
 def run_simple(case: dict) -> tuple[str, Any, str | None, str | None]:
-    """(status, output, error, cause) of a Pass/Choice/Succeed/Fail-only definition."""
-    definition = case["definition"]
-    top_lang = definition.get("QueryLanguage", "JSONPath")
-    name, data, variables, event_id = definition["StartAt"], case["input"], {}, 2
-    while True:
-        state = definition["States"][name]
-        lang = state.get("QueryLanguage", top_lang)
-        ctx = context_object(case, name, event_id)
-        try:
-            nxt, data, assigned = _step(state, lang, data, ctx, variables)
-        except StatesError as e:
-            err = e.in_state(name, event_id) if isinstance(e, StateDataError) else e
-            return "FAILED", None, err.error, err.cause
-        variables = {**variables, **assigned}
-        if nxt is None:
-            return "SUCCEEDED", data, None, None
-        name, event_id = nxt, event_id + 2
-
-
-def _step(state: dict, lang: str, data: Any, ctx: dict, variables: dict) -> tuple[Any, Any, dict]:
-    stype = state["Type"]
-    if stype == "Fail":
-        raise _fail_error(state, lang, data, ctx, variables)
-    if lang == "JSONata":
-        return _step_jsonata(state, data, ctx, variables)
-    effective = apply_input_path(state.get("InputPath", "$"), data, ctx, variables)
-    if stype == "Choice":
-        nxt, rule = _choose(state, effective, ctx, variables)
-        assigned = _assign_jsonpath(state, rule, effective, ctx, variables)
-        return nxt, _output_path(state, effective, ctx, variables), assigned
-    if stype == "Succeed":
-        return None, _output_path(state, effective, ctx, variables), {}
-    result = effective
-    if "Parameters" in state:
-        result = evaluate_payload_template(state["Parameters"], effective, ctx, variables)
-    if "Result" in state:
-        result = state["Result"]
-    assigned = _assign(state.get("Assign"), result, ctx, variables)
-    combined = apply_result_path(state.get("ResultPath", "$"), data, result)
-    return _next(state), _output_path(state, combined, ctx, variables), assigned
-
-
-def _step_jsonata(state: dict, data: Any, ctx: dict, variables: dict) -> tuple[Any, Any, dict]:
-    states = {"input": data, "context": ctx}
-    if state["Type"] == "Choice":
-        for rule in state["Choices"]:
-            if evaluate_choice_rule(rule, data, ctx, variables, states=states):
-                return rule["Next"], data, _assign_jsonata(rule.get("Assign"), states, variables)
-        if "Default" not in state:
-            raise StatesError("States.NoChoiceMatched", "")
-        return state["Default"], data, _assign_jsonata(state.get("Assign"), states, variables)
-    result = data
-    if "Result" in state:
-        result = state["Result"]
-    states = {"input": data, "context": ctx, "result": result}
-    out = evaluate_template(state["Output"], states, variables, field="Output") if "Output" in state else result
-    return _next(state), out, _assign_jsonata(state.get("Assign"), states, variables)
-
-
-def _assign_jsonata(assign: Any, states: dict, variables: dict) -> dict:
-    return evaluate_template(assign, states, variables, field="Assign") if assign else {}
-
-
-def _choose(state: dict, data: Any, ctx: dict, variables: dict) -> tuple[str, dict]:
-    for rule in state["Choices"]:
-        if evaluate_choice_rule(rule, data, ctx, variables):
-            return rule["Next"], rule
-    if "Default" not in state:
-        raise StatesError("States.NoChoiceMatched", "")
-    return state["Default"], state
-
-
-def _assign_jsonpath(state: dict, rule: dict, data: Any, ctx: dict, variables: dict) -> dict:
-    return _assign(rule.get("Assign"), data, ctx, variables)
-
-
-def _assign(assign: Any, data: Any, ctx: dict, variables: dict) -> dict:
-    return evaluate_payload_template(assign, data, ctx, variables) if assign else {}
-
-
-def _next(state: dict) -> str | None:
-    return None if state.get("End") or state["Type"] == "Succeed" else state["Next"]
-
-
-def _output_path(state: dict, data: Any, ctx: dict, variables: dict) -> Any:
-    return apply_input_path(state.get("OutputPath", "$"), data, ctx, variables)
-
-
-def _fail_error(state: dict, lang: str, data: Any, ctx: dict, variables: dict) -> StatesError:
-    values: dict[str, str | None] = {}
-    for key in ("Error", "Cause"):
-        if lang == "JSONata" and is_jsonata(state.get(key)):
-            values[key] = evaluate_jsonata(state[key], {"input": data, "context": ctx}, variables, field=key)
-        elif key + "Path" in state:
-            try:
-                values[key] = resolve_path(state[key + "Path"], data, ctx, variables)
-            except PathNotFound as e:
-                return e.for_field(key + "Path", to_json(data))
-        else:
-            values[key] = state.get(key)
-    return FailState(values["Error"], values["Cause"])
-
-
-class FailState(StatesError):
-    """A Fail state's outcome: AWS omits the error or cause it did not set."""
-
-    def __init__(self, error: str | None, cause: str | None) -> None:
-        super().__init__(error or "", cause or "")
-        self.error, self.cause = error, cause  # type: ignore[assignment]
+    """(status, output, error, cause) of a definition without Task states, run by the engine's own
+    runtime and state handlers in memory (no server; Waits end by jumping the clock)."""
+    run = run_definition(json.dumps(case["definition"]), case["input"], ROW, run_execution, start=START)
+    return run.status, run.output, run.error, run.cause

@@ -1,4 +1,5 @@
-"""AWS-recorded cases that the pure language pieces decide on their own (no engine needed)."""
+"""AWS-recorded cases decided without a server: definitions without Task states run by the engine in
+memory, and the checker's diagnostics."""
 
 from __future__ import annotations
 

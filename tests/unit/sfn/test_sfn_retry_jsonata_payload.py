@@ -8,6 +8,7 @@ import pytest
 
 from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
 from onceflow.sfn.asl.jsonata import evaluate_jsonata, evaluate_template, expect_type, is_jsonata
+from onceflow.sfn.asl.load import load_catcher, load_retrier
 from onceflow.sfn.asl.payload import evaluate_payload_template, java_hashmap_order
 from onceflow.sfn.asl.retry import (
     catch_output,
@@ -37,29 +38,33 @@ def test_error_matching(equals: list[str], error: str, expected: bool) -> None:
 
 def test_first_matching_retrier_and_catcher_win() -> None:
     handlers = [{"ErrorEquals": ["A"]}, {"ErrorEquals": ["B", "C"]}, {"ErrorEquals": ["States.ALL"]}]
-    assert find_retrier(handlers, "C") == 1
-    assert find_catcher(handlers, "Z") == 2
-    assert find_retrier(handlers[:2], "Z") is None
-    assert find_catcher(None, "A") is None
+    retriers = [load_retrier(h) for h in handlers]
+    catchers = [load_catcher({**h, "Next": f"N{i}"}) for i, h in enumerate(handlers)]
+    assert find_retrier(retriers, "C") == 1
+    found = find_catcher(catchers, "Z")
+    assert found is not None and found.next == "N2"
+    assert find_retrier(retriers[:2], "Z") is None
+    assert find_catcher((), "A") is None
 
 
 def test_documented_backoff_example() -> None:
     # AWS docs: IntervalSeconds 3, BackoffRate 1.5, MaxAttempts 2 waits 3 s, then 4.5 s.
-    retrier = {"ErrorEquals": ["X"], "IntervalSeconds": 3, "BackoffRate": 1.5, "MaxAttempts": 2}
+    retrier = load_retrier({"ErrorEquals": ["X"], "IntervalSeconds": 3, "BackoffRate": 1.5, "MaxAttempts": 2})
     assert [retry_delay_seconds(retrier, n) for n in (1, 2)] == [3.0, 4.5]
     assert [should_retry(retrier, done) for done in (0, 1, 2)] == [True, True, False]
 
 
 def test_defaults_cap_and_zero_attempts() -> None:
-    assert [retry_delay_seconds({}, n) for n in (1, 2, 3)] == [1.0, 2.0, 4.0]
-    assert should_retry({}, 2) and not should_retry({}, 3)
-    assert not should_retry({"MaxAttempts": 0}, 0)
-    capped = {"IntervalSeconds": 1, "BackoffRate": 10, "MaxDelaySeconds": 50}
+    defaults = load_retrier({"ErrorEquals": ["X"]})
+    assert [retry_delay_seconds(defaults, n) for n in (1, 2, 3)] == [1.0, 2.0, 4.0]
+    assert should_retry(defaults, 2) and not should_retry(defaults, 3)
+    assert not should_retry(load_retrier({"MaxAttempts": 0}), 0)
+    capped = load_retrier({"IntervalSeconds": 1, "BackoffRate": 10, "MaxDelaySeconds": 50})
     assert [retry_delay_seconds(capped, n) for n in (1, 2, 3, 4)] == [1.0, 10.0, 50.0, 50.0]
 
 
 def test_full_jitter_stays_within_the_computed_delay() -> None:
-    retrier = {"IntervalSeconds": 4, "BackoffRate": 2, "JitterStrategy": "FULL"}
+    retrier = load_retrier({"IntervalSeconds": 4, "BackoffRate": 2, "JitterStrategy": "FULL"})
     rng = random.Random(7)
     delays = [retry_delay_seconds(retrier, 3, rng) for _ in range(200)]
     assert all(0 <= d <= 16 for d in delays) and len(set(delays)) > 100
@@ -68,6 +73,7 @@ def test_full_jitter_stays_within_the_computed_delay() -> None:
 
 def test_catch_output_order() -> None:
     assert list(catch_output("E", "C")) == ["Error", "Cause"]
+    assert catch_output(None, "C") == {"Cause": "C"}  # a Fail state without Error
 
 
 # ----------------------------------------------------------------------------- JSONata

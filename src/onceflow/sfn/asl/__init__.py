@@ -1,6 +1,8 @@
 """The Amazon States Language as pure functions: no I/O, no store, no wire.
 
 What the engine calls (all compile their text once and cache it):
+- load:       load(text) -> nodes.Machine: the definition as typed, frozen nodes (states with their
+              next state, query language, retriers, catchers, Resource, branches, processor).
 - paths:      resolve_path(path, data, context, variables) for `$`, `$$` and `$var` paths;
               apply_input_path (InputPath/OutputPath, null -> {}), apply_result_path, to_json,
               is_valid_path / is_reference_path.
@@ -11,7 +13,8 @@ What the engine calls (all compile their text once and cache it):
               JSONata `Condition`).
 - jsonata:    is_jsonata, evaluate_jsonata(text, states, variables, field=...), evaluate_template,
               expect_type.
-- retry:      error_matches, find_retrier, find_catcher, should_retry, retry_delay_seconds.
+- retry:      error_matches, find_retrier, find_catcher, should_retry, retry_delay_seconds (on the
+              nodes' Retrier and Catcher), catch_output.
 - check:      validate_definition(text, machine_type) -> [Diagnostic], definition_error_message,
               validation_result.
 - resources:  parse_resource(arn) -> Resource(kind, service, action, pattern).

@@ -15,6 +15,7 @@ import re
 from onceflow.sfn.asl.check_graph import graph_diagnostics
 from onceflow.sfn.asl.check_states import StateChecker
 from onceflow.sfn.asl.diagnostics import Diagnostic, SchemaErrors
+from onceflow.sfn.asl.load import load
 
 __all__ = ["Diagnostic", "definition_error_message", "validate_definition", "validation_result"]
 
@@ -39,7 +40,7 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
     StateChecker(errors, machine_type, text).check_machine(definition)
     if errors.raw_cause is not None or errors.items:
         return errors.items
-    return graph_diagnostics(definition)
+    return graph_diagnostics(load(text))  # cached: the engine runs the same nodes
 
 
 # Jackson's StreamReadConstraints default (AWS parses definitions and inputs with Jackson): deeper

@@ -1,6 +1,7 @@
 """Graph checks of a schema-valid definition: transitions, terminal states, reachability.
 
-Per container (the machine, each Parallel branch, each Map processor), in AWS's order:
+They run on the loaded nodes (load.py; schema-valid, so every field has its type). Per container
+(the machine, each Parallel branch, each Map processor), in AWS's order:
 dangling targets (`Missing 'Next' target: X` for every position, Next/Default/Choices/Catch),
 then `MISSING_END_STATE` when no state can end the workflow (which suppresses the reachability
 walk), then unreachable states. [AWS wording, recorded through emulator issues quoting AWS]
@@ -8,28 +9,28 @@ walk), then unreachable states. [AWS wording, recorded through emulator issues q
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from onceflow.sfn.asl.diagnostics import Diagnostic
+from onceflow.sfn.asl.load import ENDLESS
+from onceflow.sfn.asl.nodes import Machine, Program, State
 
-_TERMINAL_TYPES = ("Succeed", "Fail")
 
-
-def graph_diagnostics(definition: dict) -> list[Diagnostic]:
+def graph_diagnostics(machine: Machine) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    _container(definition, "", out)
+    _container(machine.program, "", out)
     return out
 
 
-def _container(machine: dict, prefix: str, out: list[Diagnostic]) -> None:
-    states: dict = machine.get("States") or {}
+def _container(program: Program, prefix: str, out: list[Diagnostic]) -> None:
+    states = program.states
     dangling = []
     for name, state in states.items():
         for target, loc in _transitions(state, f"{prefix}/States/{name}"):
             if target not in states:
                 dangling.append(Diagnostic("ERROR", "MISSING_TRANSITION_TARGET",
                                            f"Missing 'Next' target: {target}", loc))
-    start = machine.get("StartAt")
+    start = program.start_at
     if start not in states:
         dangling.insert(0, Diagnostic("ERROR", "MISSING_TRANSITION_TARGET",
                                       f"Missing 'Next' target: {start}", f"{prefix}/StartAt"))
@@ -46,24 +47,19 @@ def _container(machine: dict, prefix: str, out: list[Diagnostic]) -> None:
         _children(state, f"{prefix}/States/{name}", out)
 
 
-def _children(state: Any, loc: str, out: list[Diagnostic]) -> None:
-    if not isinstance(state, dict):
-        return
-    for i, branch in enumerate(state.get("Branches") or []):
-        if isinstance(branch, dict):
-            _container(branch, f"{loc}/Branches[{i}]", out)
-    for key in ("ItemProcessor", "Iterator"):
-        if isinstance(state.get(key), dict):
-            _container(state[key], f"{loc}/{key}", out)
+def _children(state: State, loc: str, out: list[Diagnostic]) -> None:
+    for i, branch in enumerate(state.branches):
+        _container(branch, f"{loc}/Branches[{i}]", out)
+    if state.processor is not None:
+        key = "ItemProcessor" if "ItemProcessor" in state else "Iterator"
+        _container(state.processor, f"{loc}/{key}", out)
 
 
-def _is_terminal(state: Any) -> bool:
-    return isinstance(state, dict) and (state.get("Type") in _TERMINAL_TYPES or state.get("End") is True)
+def _is_terminal(state: State) -> bool:
+    return state.type in ENDLESS or state.get("End") is True
 
 
-def _transitions(state: Any, loc: str) -> list[tuple[str, str]]:
-    if not isinstance(state, dict):
-        return []
+def _transitions(state: State, loc: str) -> list[tuple[str, str]]:
     out = []
     if isinstance(state.get("Next"), str):
         out.append((state["Next"], f"{loc}/Next"))
@@ -72,13 +68,12 @@ def _transitions(state: Any, loc: str) -> list[tuple[str, str]]:
             out.append((rule["Next"], f"{loc}/Choices[{i}]/Next"))
     if isinstance(state.get("Default"), str):
         out.append((state["Default"], f"{loc}/Default"))
-    for i, catcher in enumerate(state.get("Catch") or []):
-        if isinstance(catcher, dict) and isinstance(catcher.get("Next"), str):
-            out.append((catcher["Next"], f"{loc}/Catch[{i}]/Next"))
+    for i, catcher in enumerate(state.catchers):
+        out.append((catcher.next, f"{loc}/Catch[{i}]/Next"))
     return out
 
 
-def _reachable(start: Any, states: dict) -> set[str]:
+def _reachable(start: str, states: Mapping[str, State]) -> set[str]:
     seen: set[str] = set()
     todo = [start] if start in states else []
     while todo:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from onceflow.sfn.asl.choice import OPERATORS
 from onceflow.sfn.asl.diagnostics import SchemaErrors
 from onceflow.sfn.asl.intrinsics import is_intrinsic, is_valid_intrinsic
 from onceflow.sfn.asl.jsonata import is_jsonata, jsonata_syntax_error, top_level_references
@@ -260,7 +261,6 @@ class StateChecker:
             self._rule(rule, f"{loc}/Choices[{i}]", lang, top=True)
 
     def _rule(self, rule: Any, loc: str, lang: str, top: bool) -> None:
-        from onceflow.sfn.asl.choice import OPERATORS
         if not isinstance(rule, dict):
             self.add("The choice rule must be an OBJECT", loc)
             return

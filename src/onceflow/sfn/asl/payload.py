@@ -19,6 +19,10 @@ from onceflow.sfn.asl.errors import PathNotFound
 from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
 from onceflow.sfn.asl.paths import resolve_path, to_json
 
+# Bytes of UTF-8 JSON in an execution's input and output, a state's input and output and a task's
+# result: Step Functions' one payload quota (256 KiB). [AWS]
+MAX_PAYLOAD = 262144
+
 
 def evaluate_payload_template(template: Any, data: Any, context: Any,
                               variables: dict | None = None) -> Any:

@@ -45,7 +45,7 @@ class Resource:
     arn: str = ""
 
 
-def parse_resource(arn: str) -> Resource | None:
+def parse_resource(arn: object) -> Resource | None:
     """Split a Task Resource; None when Step Functions would not recognize it."""
     if not isinstance(arn, str):
         return None

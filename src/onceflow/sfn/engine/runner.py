@@ -19,64 +19,80 @@ fires while another branch is still evaluating.
 
 from __future__ import annotations
 
+import json
 import logging
-import time
+import sqlite3
 from collections import deque
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from onceflow.sfn.asl.budget import Budget, Interrupted, installed
+from onceflow.sfn.asl.load import load
+from onceflow.sfn.asl.nodes import Machine
+from onceflow.sfn.engine.clock import Clock
+from onceflow.sfn.engine.effects import (
+    UNSET,
+    AwaitToken,
+    Fx,
+    Invoke,
+    InvokeTimeout,
+    Mark,
+    ReplayMismatch,
+    Sleep,
+    Spawn,
+    WaitAny,
+)
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.state import History
-
-if TYPE_CHECKING:
-    import sqlite3
-
-    from onceflow.sfn.engine.scheduler import Engine
+from onceflow.stack import Stack
 
 log = logging.getLogger(__name__)
 
 
-# ---------------------------------------------------------------------- effects
-@dataclass(slots=True)
-class Sleep:
-    due: float  # wall-clock epoch seconds (already scaled)
+class EnginePort(Protocol):
+    """What a Runtime needs from whoever drives it: the engine (engine.py), TestState's in-memory
+    one (memory.py) and the tests' fakes implement it."""
 
+    @property
+    def clock(self) -> Clock: ...
 
-@dataclass(slots=True)
-class Invoke:
-    call: Callable[[], Any]
-    deadline: float | None = None  # wall clock; past it the fiber gets InvokeTimeout
-    mark: tuple[int, int, int, int] | None = None  # Runtime.mark() taken before the task's first event
-    task_id: int | None = None  # the task's ...Started event: the key of its hand-over mark
+    @property
+    def scale(self) -> float: ...  # time scale: nominal seconds per wall-clock second
 
+    @property
+    def skip_waits(self) -> bool: ...  # Waits and Retry intervals end at once
 
-@dataclass(slots=True)
-class AwaitToken:
-    token: str
-    due: float | None  # task timeout, wall clock
-    heartbeat: float | None  # HeartbeatSeconds scaled, or None
+    @property
+    def draining(self) -> bool: ...  # shutting down: no new call starts; long evaluations end
 
+    @property
+    def halting(self) -> bool: ...  # past the grace period: every evaluation ends
 
-@dataclass(slots=True)
-class Spawn:
-    factories: list[Callable[[str], Generator[Any, Any, Any]]]  # fiber key -> the child's generator
-    hidden: bool = False  # Distributed Map iterations: recorded, but not in the execution's history
+    @property
+    def long_lane(self) -> Lane | None: ...  # long evaluations take turns on it (None: nobody to wait for)
 
+    @property
+    def stack(self) -> Stack: ...  # what task calls are made against
 
-@dataclass(slots=True)
-class WaitAny:
-    fibers: list[Fiber]
+    def release_seat(self) -> None: ...
 
+    def commit(self, rt: Runtime, timer: Any, final: bool) -> bool: ...
 
-class InvokeTimeout(Exception):
-    """Thrown into a fiber whose invocation outlived its TimeoutSeconds."""
+    def submit_invoke(self, rt: Runtime, fib: Fiber, eff: Invoke) -> None: ...
 
+    def poll_token(self, eff: AwaitToken, now: float) -> Any: ...
 
-class ReplayMismatch(Exception):
-    pass
+    def heartbeat_due(self, eff: AwaitToken) -> float: ...
+
+    def fiber_events(self, arn: str, key: str) -> list[Event]: ...
+
+    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None, *,
+                  timed_out_at: float | None = None) -> bool: ...
+
+    def insert_token(self, conn: sqlite3.Connection, token: str, arn: str, ts: float) -> None: ...
+
+    def time_out_token(self, conn: sqlite3.Connection, token: str) -> None: ...
 
 
 class DriveBudget(Budget):
@@ -92,8 +108,8 @@ class DriveBudget(Budget):
     TURN = 0.02  # seconds a long evaluation runs before it lets the next one on the lane
 
     def restart(self) -> None:
-        self.started, self.long, self.next_service = time.monotonic(), False, 0.0
-        self.lane: Lane | None = getattr(self.rt.engine, "long_lane", None)
+        self.started, self.long, self.next_service = self.rt.clock.monotonic(), False, 0.0
+        self.lane: Lane | None = self.rt.engine.long_lane
         self.holding = False
         self.turn = 0.0
 
@@ -109,7 +125,7 @@ class DriveBudget(Budget):
             raise Interrupted("stopped")
         if rt.engine.halting:
             raise Interrupted("shutdown")
-        if rt.deadline is not None and time.time() >= rt.deadline:
+        if rt.deadline is not None and rt.clock.time() >= rt.deadline:
             raise Interrupted("timeout")
         fib = rt.executing
         if fib is not None and fib.cancelled:
@@ -127,13 +143,13 @@ class DriveBudget(Budget):
         except BaseException:
             self.lane.leave()  # stopped, timed out, shutting down: its place in the queue goes
             raise
-        self.holding, self.turn = True, time.monotonic()
+        self.holding, self.turn = True, self.rt.clock.monotonic()
 
     def check(self) -> None:
         rt = self.rt
         self._ends()
         fib = rt.executing
-        now = time.monotonic()
+        now = rt.clock.monotonic()
         if now - self.started < self.SLICE:
             return
         if not self.long:
@@ -151,9 +167,6 @@ class DriveBudget(Budget):
                 raise Interrupted("stopped")
             if fib is not None and fib.cancelled:
                 raise Interrupted("cancelled")
-
-
-Fx = Generator[Any, Any, Any]
 
 
 class Fiber:
@@ -188,7 +201,7 @@ class Fiber:
         self.cancelled = False
 
 
-_UNSET: Any = object()
+_UNSET: Any = UNSET
 EXPRESS_LIMIT_S = 300  # an Express execution runs at most five minutes; past them it times out [AWS]
 
 
@@ -197,8 +210,9 @@ def _field(row: Any, name: str) -> Any:
 
 
 class Runtime:
-    def __init__(self, engine: Engine, row: Any, history: History, root: Callable[[Runtime], Fx]) -> None:
+    def __init__(self, engine: EnginePort, row: Any, history: History, root: Callable[[Runtime], Fx]) -> None:
         self.engine = engine
+        self.clock = engine.clock
         self.arn: str = row["arn"]
         self.row = row
         self.recorded = history.by_fiber
@@ -221,11 +235,10 @@ class Runtime:
         self.last_ts = row["start"]
         self.region: str = row["region"]
         self.scale: float = engine.scale
-        self.definition: dict[str, Any] = engine.parsed_definition(row["definition"])
-        self.exec_input: Any = engine.parsed_input(row["input"])
-        self._entered: dict[tuple[str, str], Event] = {}
-        timeout = self.definition.get("TimeoutSeconds")
-        if not isinstance(timeout, int) and _field(row, "type") == "EXPRESS":
+        self.machine: Machine = load(row["definition"])
+        self.exec_input: Any = json.loads(row["input"])
+        timeout = self.machine.timeout_seconds
+        if timeout is None and _field(row, "type") == "EXPRESS":
             timeout = EXPRESS_LIMIT_S
         self.deadline: float | None = row["start"] + timeout / self.scale if isinstance(timeout, int) else None
         self.dispatched: set[int] = history.dispatched  # task calls handed to a worker or service
@@ -245,29 +258,10 @@ class Runtime:
 
     def wait_due(self, ref: float, nominal_due: float) -> float:
         """A Wait's or a Retry interval's wake-up: at once while the engine skips waits (tests)."""
-        return ref if getattr(self.engine, "skip_waits", False) else self.scaled_due(ref, nominal_due)
+        return ref if self.engine.skip_waits else self.scaled_due(ref, nominal_due)
 
     def scale_seconds(self, seconds: float) -> float:
         return seconds / self.scale
-
-    def now(self) -> float:
-        return time.time()
-
-    def make_token(self, fiber: str, entered_id: int, attempt: int) -> str:
-        from onceflow.sfn.engine.states.task import token_for
-
-        return token_for(self.arn, fiber, entered_id, attempt)
-
-    def request_id(self) -> str:
-        import uuid
-
-        return str(uuid.uuid4())
-
-    def remember_entered(self, name: str, fiber: str, entered: Event) -> None:
-        self._entered[(name, fiber)] = entered
-
-    def entered_of(self, name: str, fiber: str) -> Event:
-        return self._entered[(name, fiber)]
 
     # ------------------------------------------------------------------ history
     def emit(self, fiber: str, type_: str, details: dict[str, Any] | None, *, prev: int | None = None,
@@ -287,7 +281,7 @@ class Runtime:
                 return ev
         elif "~" in fiber:
             # Hidden events (a child run's own history) take negative ids and never chain.
-            ev = Event(self.next_hidden_id, 0, type_, time.time(), details, fiber)
+            ev = Event(self.next_hidden_id, 0, type_, self.clock.time(), details, fiber)
             self.next_hidden_id -= 1
             self.pending.append(ev)
             return ev
@@ -295,7 +289,7 @@ class Runtime:
             if self.resume_pointer:
                 # First live event after a reload: chain on where the recorded history left off.
                 self.last, self.resume_pointer = max(self.last, self.resume_pointer), 0
-            ev = Event(self.next_id, self.last if prev is None else prev, type_, time.time(), details, fiber)
+            ev = Event(self.next_id, self.last if prev is None else prev, type_, self.clock.time(), details, fiber)
             self.next_id += 1
             self.pending.append(ev)
         if update and ev.id > 0:
@@ -311,10 +305,10 @@ class Runtime:
         queue = self.recorded.get(fiber)
         return queue[0] if queue else None
 
-    def mark(self) -> tuple[int, int, int, int]:
+    def mark(self) -> Mark:
         return len(self.pending), len(self.writes), self.next_id, self.last
 
-    def _rollback(self, mark: tuple[int, int, int, int]) -> None:
+    def _rollback(self, mark: Mark) -> None:
         """Drop what was appended since `mark` (only ever the newest events, so ids stay dense)."""
         del self.pending[mark[0]:]
         del self.writes[mark[1]:]
@@ -358,7 +352,7 @@ class Runtime:
         if not self.started:
             self.started = True
             self.ready.append((self.root, None, None))
-        now = time.time()
+        now = self.clock.time()
         if self.deadline is not None and now >= self.deadline:
             self._time_out()
             return "done"
@@ -394,7 +388,7 @@ class Runtime:
         try:
             for kid in list(self._unstarted):
                 self._start(kid)
-            self._deliver(time.time())
+            self._deliver(self.clock.time())
             while self.ready:
                 fib, value, exc = self.ready.popleft()
                 if not fib.cancelled:
@@ -445,8 +439,7 @@ class Runtime:
         """A fiber whose long evaluation holds up a Spawn below it on the stack (its siblings are
         not started, its parent cannot wait on them) and that has nothing running under it."""
         return (not self.servicing and len(self._advancing) > 1 and fib.factory is not None
-                and fib is self._advancing[-1] and self._all_done(fib.children)
-                and hasattr(self.engine, "fiber_events"))
+                and fib is self._advancing[-1] and self._all_done(fib.children))
 
     def _all_done(self, fibers: list[Fiber]) -> bool:
         return all(f.done and self._all_done(f.children) for f in fibers)
@@ -521,13 +514,13 @@ class Runtime:
                     k.waiter = fib
                 return
             elif isinstance(eff, Sleep):
-                if eff.due <= time.time():
+                if eff.due <= self.clock.time():
                     continue
                 fib.blocked = eff
                 self.blocked.add(fib)
                 return
             elif isinstance(eff, AwaitToken):
-                value = self.engine.poll_token(eff, time.time())
+                value = self.engine.poll_token(eff, self.clock.time())
                 if value is not _UNSET:
                     continue
                 value = None
@@ -593,4 +586,5 @@ class Runtime:
             self.timer_written = timer
 
 
-UNSET = _UNSET
+
+__all__ = ["UNSET", "EnginePort", "Fiber", "InvokeTimeout", "ReplayMismatch", "Runtime"]

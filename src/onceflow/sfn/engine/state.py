@@ -1,4 +1,4 @@
-"""An execution's state as a fold of its history.
+"""An execution's recorded history: per-fiber queues the runner replays, and a small fold of it.
 
 The runner never keeps state that the history does not hold: on every (re)load it folds the stored
 events into per-fiber queues that the state code replays (consuming recorded events instead of

@@ -1,8 +1,9 @@
 """TestState: one state run on its own, with the same state code as executions, kept in memory.
 
-The state runs in a throw-away runtime whose commits stay in a list and whose task calls are made
-inline. Retriers are not waited on: an error a retrier would take is reported as RETRIABLE, an
-error a catcher takes as CAUGHT_ERROR with the catcher's Next, others as FAILED.
+The state runs in a throw-away runtime on the in-memory engine (memory.py): its commits stay in a
+list and its task calls are made inline. Retriers are not waited on: an error a retrier would take
+is reported as RETRIABLE, an error a catcher takes as CAUGHT_ERROR with the catcher's Next, others
+as FAILED.
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from collections.abc import Generator
 from typing import Any
 
 from onceflow.sfn.asl.errors import StatesError
-from onceflow.sfn.asl.retry import error_matches
+from onceflow.sfn.asl.load import load_state
+from onceflow.sfn.asl.nodes import State
+from onceflow.sfn.asl.retry import find_retrier, should_retry
 from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.memory import MemoryEngine
 from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
+from onceflow.sfn.engine.states import HANDLERS
 from onceflow.sfn.engine.states.common import Scope
 
 FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
@@ -27,62 +32,9 @@ FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaF
 TEST_STATE_LIMIT_S = 60.0
 
 
-class _InlineEngine:
-    """Just enough engine for one state: nothing persists, calls run in the caller's thread."""
-
-    scale = 1e9  # a Wait state does not wait in TestState
-    draining = False
-
-    def __init__(self, engine: Any) -> None:
-        self.stack = engine.stack
-        self.events: list[Event] = []
-        self._engine = engine
-        self.closed: tuple[str | None, str | None] | None = None  # (error, cause) when ended from outside
-
-    @property
-    def halting(self) -> bool:  # the server shuts down: a looping expression ends
-        return bool(getattr(self._engine, "halting", False))
-
-    def release_seat(self) -> None:
-        return None
-
-    def parsed_definition(self, text: str) -> dict[str, Any]:
-        return json.loads(text)
-
-    def parsed_input(self, text: str) -> Any:
-        return json.loads(text)
-
-    def commit(self, rt: Runtime, timer: Any, final: bool) -> bool:
-        self.events += rt.pending
-        return True
-
-    def submit_invoke(self, rt: Runtime, fib: Any, eff: Any) -> None:
-        try:
-            value, exc = eff.call(), None
-        except Exception as e:  # delivered to the fiber
-            value, exc = None, e
-        rt.completions.append((fib, eff, value, exc))
-
-    def poll_token(self, eff: Any, now: float) -> Any:
-        return ("TIMEOUT",)  # nobody can answer a token in TestState
-
-    def heartbeat_due(self, eff: Any) -> float:
-        return time.time()
-
-    def fiber_events(self, arn: str, key: str) -> list[Event]:
-        return [e for e in self.events if e.fiber == key or e.fiber.startswith(key + ".")]
-
-    def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None,
-                  **_: Any) -> bool:
-        self.closed = (error, cause)
-        return True
-
-
 def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any], name: str, role_arn: str,
                    state_input: Any, variables: dict[str, Any], query_language: str) -> dict[str, Any]:
-    from onceflow.sfn.engine.states import HANDLERS
-
-    inline = _InlineEngine(engine)
+    inline = MemoryEngine(engine.stack, scale=1e9, halting=engine)  # a Wait state does not wait in TestState
     now = time.time()
     row = {
         "arn": f"arn:aws:states:{region}:{account}:execution:TestStateMachine:{uuid.uuid4()}",
@@ -91,28 +43,29 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
         "role_arn": role_arn, "redrive_count": 0, "definition": json.dumps({"StartAt": name, "States": {}}),
     }
     inline.events.append(Event(1, 0, "ExecutionStarted", now, None, "r"))
-    tested = {k: v for k, v in state.items() if k != "Retry"}
+    node = load_state(name, state, query_language)
+    tested = load_state(name, {k: v for k, v in state.items() if k != "Retry"}, query_language)
     outcome: dict[str, Any] = {}
 
     def root(rt: Runtime) -> Generator[Any, Any, None]:
         rt.emit("r", "ExecutionStarted", None, update=False)
-        scope = Scope(rt, "r", dict(variables), query_language)
+        scope = Scope(rt, "r", dict(variables), query_language, HANDLERS)
         try:
-            outcome["next"], outcome["output"] = yield from HANDLERS[state["Type"]](scope, name, tested, state_input)
+            outcome["next"], outcome["output"] = yield from HANDLERS[tested.type](scope, tested, state_input)
         except StatesError as e:
             outcome["error"], outcome["cause"] = e.error or None, e.cause or None
         outcome["variables"] = scope.variables
 
-    rt = Runtime(inline, row, History(list(inline.events)), root)  # type: ignore[arg-type]
+    rt = Runtime(inline, row, History(list(inline.events)), root)
     rt.deadline = now + TEST_STATE_LIMIT_S
     while rt.drive() == "inflight":
         pass
     if inline.closed is not None and "error" not in outcome:
         outcome["error"], outcome["cause"] = inline.closed
-    return _result(state, state_input, outcome, inline.events)
+    return _result(node, state_input, outcome, inline.events)
 
 
-def _result(state: dict[str, Any], state_input: Any, outcome: dict[str, Any], events: list[Event]) -> dict[str, Any]:
+def _result(state: State, state_input: Any, outcome: dict[str, Any], events: list[Event]) -> dict[str, Any]:
     failure = next((e for e in events if e.type in FAILURE_EVENTS), None)
     error = outcome.get("error") or ((failure.details or {}).get("error") if failure else None)
     cause = outcome.get("cause") or ((failure.details or {}).get("cause") if failure else None)
@@ -123,9 +76,8 @@ def _result(state: dict[str, Any], state_input: Any, outcome: dict[str, Any], ev
     if outcome.get("variables"):
         inspection["variables"] = json.dumps(outcome["variables"], separators=(",", ":"))
     out: dict[str, Any] = {}
-    retriable = failure is not None and any(
-        error_matches(r.get("ErrorEquals", []), error or "") and r.get("MaxAttempts", 3) > 0
-        for r in state.get("Retry", []))
+    retrier = find_retrier(state.retriers, error) if failure is not None else None
+    retriable = retrier is not None and should_retry(state.retriers[retrier], 0)
     if retriable:
         out.update({"error": error, "cause": cause, "status": "RETRIABLE"})
     elif "error" in outcome or ("output" not in outcome):

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from onceflow.sfn.engine import runner as runner_module
 from onceflow.sfn.engine.events import Event, detail_key
 from onceflow.sfn.engine.runner import UNSET, Runtime
 from onceflow.sfn.engine.state import History, fold
@@ -27,28 +26,25 @@ class Clock:
 
 
 class FakeEngine:
-    """What a Runtime needs from the engine, recording instead of writing SQLite."""
+    """What a Runtime needs from the engine (runner.EnginePort), recording instead of writing SQLite."""
 
     scale = 1.0
     stack = None
     draining = False
     halting = False
+    skip_waits = False
+    long_lane = None
 
     def release_seat(self) -> None:
         return None
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
         self.events: list[Event] = []
         self.final: dict[str, Any] | None = None
         self.timer: float | None = None
         self.invocations: list[Any] = []
         self.dispatched: set[int] = set()  # the engine's durable hand-over marks
-
-    def parsed_definition(self, text: str) -> dict[str, Any]:
-        return json.loads(text)
-
-    def parsed_input(self, text: str) -> Any:
-        return json.loads(text)
 
     def commit(self, rt: Runtime, timer: Any, final: bool) -> bool:
         self.events += rt.pending
@@ -64,12 +60,13 @@ class FakeEngine:
     def poll_token(self, eff: Any, now: float) -> Any:
         return UNSET
 
+    def fiber_events(self, arn: str, key: str) -> list[Event]:
+        return [e for e in self.events if e.fiber == key or e.fiber.startswith(key + ".")]
+
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    c = Clock(1_000_000.0)
-    monkeypatch.setattr(runner_module, "time", c)
-    return c
+def clock() -> Clock:
+    return Clock(1_000_000.0)  # handed to the runtime through FakeEngine: the engine's clock is passed in
 
 
 def start(engine: FakeEngine, definition: dict[str, Any], payload: Any, clock: Clock) -> dict[str, Any]:
@@ -91,7 +88,7 @@ def start(engine: FakeEngine, definition: dict[str, Any], payload: Any, clock: C
 
 def runtime(engine: FakeEngine, row: dict[str, Any]) -> Runtime:
     history = History(list(engine.events), dispatched=set(engine.dispatched))
-    return Runtime(engine, row, history, run_execution)  # type: ignore[arg-type]
+    return Runtime(engine, row, history, run_execution)  # type: ignore[arg-type]  # a duck-typed fake port
 
 
 def shape(events: list[Event]) -> list[tuple[int, int, str]]:
@@ -135,7 +132,7 @@ def run_to_end(engine: FakeEngine, row: dict[str, Any], clock: Clock, reload: bo
 
 
 def test_reloading_at_every_wake_up_gives_the_same_history(clock: Clock) -> None:
-    kept, reloaded = FakeEngine(), FakeEngine()
+    kept, reloaded = FakeEngine(clock), FakeEngine(clock)
     run_to_end(kept, start(kept, WAITS, [30, 5, 15], clock), clock, reload=False)
     clock.now = 1_000_000.0
     run_to_end(reloaded, start(reloaded, WAITS, [30, 5, 15], clock), clock, reload=True)
@@ -168,7 +165,7 @@ TASK = {
 
 
 def test_a_task_started_before_a_crash_fails_with_service_exception_then_retries(clock: Clock) -> None:
-    engine = FakeEngine()
+    engine = FakeEngine(clock)
     row = start(engine, TASK, {"a": 1}, clock)
     assert runtime(engine, row).drive() == "inflight"
     assert [e.type for e in engine.events][-2:] == ["TaskScheduled", "TaskStarted"]  # durable before the call
@@ -197,7 +194,7 @@ def test_a_task_started_before_a_crash_fails_with_service_exception_then_retries
 
 
 def test_a_call_never_handed_over_before_a_crash_is_made_after_the_restart(clock: Clock) -> None:
-    engine = FakeEngine()
+    engine = FakeEngine(clock)
     row = start(engine, TASK, {"a": 1}, clock)
     assert runtime(engine, row).drive() == "inflight"
     started = engine.events[-1]
@@ -215,7 +212,7 @@ def test_a_call_never_handed_over_before_a_crash_is_made_after_the_restart(clock
 
 
 def test_a_call_not_started_at_shutdown_is_scheduled_again_after_restart(clock: Clock) -> None:
-    engine = FakeEngine()
+    engine = FakeEngine(clock)
     row = start(engine, {"StartAt": "P", "States": {"P": {"Type": "Pass", "Next": "T"}, "T": TASK["States"]["T"]}},
                 {"a": 1}, clock)
     engine.draining = True

@@ -18,17 +18,19 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import Any, Protocol
 
 from onceflow.context import Principal
+from onceflow.sfn.asl.load import load_definition
+from onceflow.sfn.asl.nodes import Program, State
+from onceflow.sfn.asl.resources import Resource, parse_resource
+from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke, states
+from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
+from onceflow.stack import Stack
 
-if TYPE_CHECKING:
-    from onceflow.sfn.engine.runner import Runtime
-
-_LAMBDA_ARN = re.compile(r"^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9_$-]+)?$")
-_SERVICE = re.compile(r"^arn:aws[a-z-]*:states:::([a-z0-9-]+):([A-Za-z0-9]+)(\.waitForTaskToken|\.sync(:2)?)?$")
-_ACTIVITY_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:activity:[^:]+$")
-_SDK = re.compile(r"^arn:aws[a-z-]*:states:::aws-sdk:([a-z0-9]+):([A-Za-z0-9]+)(\.waitForTaskToken)?$")
+_ACTION = re.compile(r"[A-Za-z0-9]+")
+_SDK_SERVICE = re.compile(r"[a-z0-9]+")
 
 OPTIMIZED = {
     "lambda": {"invoke"},
@@ -57,19 +59,14 @@ class Integration:
 
     @property
     def unsupported_cause(self) -> str:
-        from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
-
         return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
                 "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, activities, "
                 f"states:startExecution and aws-sdk calls to {', '.join(SERVICES)}.")
 
-    def make_call(self, rt: Runtime, params: Any, token: str | None = None) -> Callable[[], Any]:
-        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke, states
-
-        principal = role_principal(rt)
-        stack, region = rt.engine.stack, rt.region
-        if self.kind == "states":
-            return lambda: states.start(stack, principal, region, rt.arn, self.resource, params, token)
+    def make_call(self, stack: Stack, principal: Principal, region: str, params: Any, execution_arn: str = "",
+                  token: str | None = None) -> Callable[[], Any]:
+        if self.kind == "states":  # a nested execution: the parent's ARN and (for the waiting variants) its token
+            return lambda: states.start(stack, principal, region, execution_arn, self.resource, params, token)
         if self.kind == "bare_lambda":
             return lambda: lambda_invoke.invoke_bare(stack, principal, region, self.resource, params)
         if self.kind == "lambda_invoke":
@@ -81,52 +78,43 @@ class Integration:
 
 
 def resolve_integration(resource: str) -> Integration:
-    from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
-
-    if _LAMBDA_ARN.match(resource):
-        return Integration("", resource, "bare_lambda", "invoke", arn=resource)
-    m = _SDK.match(resource)
-    if m:
-        suffix = m.group(3) or ""
-        kind = "aws_sdk" if m.group(1) in SERVICES else "unsupported"
-        return Integration(f"aws-sdk:{m.group(1)}", m.group(2) + suffix, kind, m.group(2), bool(suffix), resource)
-    if _ACTIVITY_ARN.match(resource):  # sfnapi: activities (engine/integrations/activity.py)
-        return Integration("activity", resource, "activity", "", arn=resource)
-    m = _SERVICE.match(resource)
-    if m and m.group(1) == "states" and m.group(2) == "startExecution":  # sfnapi: nested executions
-        suffix = m.group(3) or ""  # every variant but the plain one waits on a token (.sync: the child's end)
-        return Integration("states", "startExecution" + suffix, "states", "startExecution", bool(suffix), resource)
-    if m and m.group(2) in OPTIMIZED.get(m.group(1), ()):
-        suffix = m.group(3) or ""
-        kind = "lambda_invoke" if m.group(1) == "lambda" else m.group(1)
-        return Integration(m.group(1), m.group(2) + suffix, kind, m.group(2), suffix == ".waitForTaskToken",
-                           resource)
-    return _unsupported(resource)
+    return integration(parse_resource(resource), resource)
 
 
-def _unsupported(resource: str) -> Integration:
-    """How the events name a resource onceflow does not run (as AWS names it: service and action)."""
-    from onceflow.sfn.asl.resources import parse_resource
-
-    res = parse_resource(resource)
-    if res is None or res.kind == "activity":
-        return Integration("activity" if res else "", resource, "unsupported", "", arn=resource)
-    service = f"aws-sdk:{res.service}" if res.kind == "sdk" else res.service
-    return Integration(service, res.action + res.pattern, "unsupported", res.action, arn=resource)
-
-
-def is_supported(resource: Any) -> bool:
-    return isinstance(resource, str) and resolve_integration(resource).supported
+@lru_cache(maxsize=1024)
+def integration(res: Resource | None, arn: str) -> Integration:
+    """Which integration runs a Task's resource, from the Resource the loader split up (the one
+    parser of Resource ARNs is asl/resources.py); how the events name one onceflow does not run
+    (as AWS names it: service and action)."""
+    if res is None:
+        return Integration("", arn, "unsupported", "", arn=arn)
+    if res.kind == "activity":  # run by engine/integrations/activity.py: its own events and waits
+        return Integration("activity", arn, "activity", "", arn=arn)
+    if res.kind == "lambda_function":
+        return Integration("", arn, "bare_lambda", "invoke", arn=arn)
+    waits = res.pattern == ".waitForTaskToken"
+    if res.kind == "sdk":
+        named = _SDK_SERVICE.fullmatch(res.service) is not None and _ACTION.fullmatch(res.action) is not None
+        kind = "aws_sdk" if named and res.service in SERVICES else "unsupported"
+        return Integration(f"aws-sdk:{res.service}", res.action + res.pattern, kind, res.action, waits and named, arn)
+    if res.service == "states" and res.action == "startExecution":
+        # every variant but the plain one waits on a token (.sync: the child's end)
+        return Integration("states", res.action + res.pattern, "states", res.action, bool(res.pattern), arn)
+    if res.action in OPTIMIZED.get(res.service, ()):
+        kind = "lambda_invoke" if res.service == "lambda" else res.service
+        return Integration(res.service, res.action + res.pattern, kind, res.action, waits, arn)
+    return Integration(res.service, res.action + res.pattern, "unsupported", res.action, arn=arn)
 
 
 _logged: set[str] = set()
 _logged_lock = threading.Lock()
 
 
-def log_unsupported(machine_arn: str, definition: Any) -> None:
+def log_unsupported(machine_arn: str, definition: dict[str, Any]) -> None:
     """Say once per resource, in the server log, that tasks naming it will fail."""
-    for resource in sorted(set(_task_resources(definition))):
-        if is_supported(resource):
+    tasks = {state["Resource"]: state.resource for state in _tasks(load_definition(definition).program)}
+    for resource in sorted(tasks):
+        if integration(tasks[resource], resource).supported:
             continue
         with _logged_lock:
             if resource in _logged:
@@ -136,22 +124,32 @@ def log_unsupported(machine_arn: str, definition: Any) -> None:
                     "its tasks will fail with %s", machine_arn, resource, UNSUPPORTED_ERROR)
 
 
-def _task_resources(node: Any) -> list[str]:
-    """Every Task's Resource in a definition (an explicit stack: nesting depth is the user's)."""
-    out: list[str] = []
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if item.get("Type") == "Task" and isinstance(item.get("Resource"), str):
-                out.append(item["Resource"])
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+def _tasks(program: Program) -> list[State]:
+    """Every Task state of a program and the programs inside it (an explicit stack: nesting depth
+    is the user's)."""
+    out: list[State] = []
+    todo = [program]
+    while todo:
+        for state in todo.pop().states.values():
+            if state.type == "Task" and isinstance(state.get("Resource"), str):
+                out.append(state)
+            todo.extend(state.branches)
+            if state.processor is not None:
+                todo.append(state.processor)
     return out
 
 
-def role_principal(rt: Runtime) -> Principal:
+class Execution(Protocol):
+    """Where a task runs: the execution's ARN and its row (role_arn, account)."""
+
+    @property
+    def arn(self) -> str: ...
+
+    @property
+    def row(self) -> Any: ...
+
+
+def role_principal(rt: Execution) -> Principal:
     """The state machine's role as an assumed-role session named like AWS's (32 letters)."""
     role_arn: str = rt.row["role_arn"]
     account = role_arn.split(":")[4] if role_arn.count(":") >= 5 else rt.row["account"]

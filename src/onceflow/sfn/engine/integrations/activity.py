@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn.asl.errors import StateDataError
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.runner import AwaitToken
+from onceflow.sfn.engine.effects import AwaitToken
 
 if TYPE_CHECKING:
     from onceflow.sfn.engine.integrations import Integration
@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 Fx = Generator[Any, Any, Any]
 RESULTS = ("ActivitySucceeded", "ActivityFailed", "ActivityTimedOut")
+START_SUFFIX = "#started"  # the start signal's row in sfn_tokens: the task token plus this
+
+
+def start_signal(token: str) -> str:
+    return token + START_SUFFIX
 
 
 def activity_token(exec_arn: str, fiber: str, scheduled_id: int) -> str:
@@ -35,8 +40,6 @@ def activity_token(exec_arn: str, fiber: str, scheduled_id: int) -> str:
 def run_activity(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
                  after: int | None = None) -> Fx:
     """Returns ('ok', result) or ('err', error, cause, failed_event), as run_integration does."""
-    from onceflow.sfn.activities import start_signal
-
     rt, fiber = scope.rt, scope.fiber
     activities = rt.engine.stack.services["stepfunctions"].activities
     details: dict[str, Any] = {"resource": integ.arn, "input": ev.dumps(params), "inputDetails": {"truncated": False}}
@@ -82,8 +85,6 @@ def run_activity(scope: Scope, integ: Integration, params: Any, timeout: int | N
 
 
 def _timed_out(scope: Scope, token: str, error: str, prev: int) -> tuple[Any, ...]:
-    from onceflow.sfn.activities import start_signal
-
     rt = scope.rt
     store = rt.engine.store
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator
+from typing import Any
 
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.states.common import Scope
+from onceflow.sfn.engine.runner import Runtime
+from onceflow.sfn.engine.states.common import Handler, Scope, data_limit, too_large
 from onceflow.sfn.engine.states.fanout import map_state, parallel_state
 from onceflow.sfn.engine.states.program import (
     choice_state,
@@ -20,12 +21,9 @@ from onceflow.sfn.engine.states.program import (
 )
 from onceflow.sfn.engine.states.task import task_state
 
-if TYPE_CHECKING:
-    from onceflow.sfn.engine.runner import Runtime
-
 log = logging.getLogger(__name__)
 
-HANDLERS: dict[str, Callable[..., Generator[Any, Any, Any]]] = {
+HANDLERS: dict[str, Handler] = {
     "Pass": pass_state,
     "Choice": choice_state,
     "Wait": wait_state,
@@ -40,10 +38,11 @@ HANDLERS: dict[str, Callable[..., Generator[Any, Any, Any]]] = {
 def run_execution(rt: Runtime) -> Generator[Any, Any, None]:
     """The root fiber: ExecutionStarted, the program, then the terminal event."""
     rt.emit("r", "ExecutionStarted", None, update=False)
-    definition = rt.definition
-    scope = Scope(rt, "r", {}, definition.get("QueryLanguage", "JSONPath"))
+    machine = rt.machine
+    scope = Scope(rt, "r", {}, machine.query_language, HANDLERS)
+    details: dict[str, Any] | None
     try:
-        output = yield from run_program(scope, definition, rt.exec_input)
+        output = yield from run_program(scope, machine.program, rt.exec_input)
     except StatesError as e:
         details = ev.error_cause(e.error or None, e.cause or None)
     except Exception:
@@ -56,11 +55,10 @@ def run_execution(rt: Runtime) -> Generator[Any, Any, None]:
         rt.final = {"status": "FAILED", "error": details.get("error"), "cause": details.get("cause")}
         return
     out = ev.dumps(output)
-    if len(out.encode()) > 262144:
-        cause = ("The state/task 'execution' returned a result with a size exceeding the maximum number of bytes "
-                 "service limit.")
-        rt.emit("r", "ExecutionFailed", {"error": "States.DataLimitExceeded", "cause": cause})
-        rt.final = {"status": "FAILED", "error": "States.DataLimitExceeded", "cause": cause}
+    if too_large(out):
+        err = data_limit("execution")
+        rt.emit("r", "ExecutionFailed", {"error": err.error, "cause": err.cause})
+        rt.final = {"status": "FAILED", "error": err.error, "cause": err.cause}
         return
     rt.emit("r", "ExecutionSucceeded", {"output": out, "outputDetails": {"truncated": False}})
     rt.final = {"status": "SUCCEEDED", "output": out}

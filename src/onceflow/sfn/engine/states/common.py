@@ -6,19 +6,24 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.jsonata import evaluate_template
+from onceflow.sfn.asl.nodes import State
+from onceflow.sfn.asl.paths import apply_result_path, resolve_path
+from onceflow.sfn.asl.payload import MAX_PAYLOAD, evaluate_payload_template
 from onceflow.sfn.engine import events as ev
-
-if TYPE_CHECKING:
-    from onceflow.sfn.engine.events import Event
-    from onceflow.sfn.engine.runner import Runtime
+from onceflow.sfn.engine.effects import Fx
+from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.runner import Runtime
 
 UNDEFINED: Any = object()
-MAX_PAYLOAD = 262144  # bytes of UTF-8 JSON in any state's input or output
+
+Handler = Callable[..., Fx]  # (scope, name, state, input) -> (next state or None, output)
 
 
 @dataclass
@@ -29,6 +34,7 @@ class Scope:
     fiber: str
     variables: dict[str, Any]
     query_language: str  # the definition's default: JSONPath or JSONata
+    handlers: Mapping[str, Handler]  # state type -> its handler (handed in at the root: no import circle)
     map_item: dict[str, Any] | None = None
     children: int = field(default=0)
 
@@ -57,10 +63,6 @@ def context_object(scope: Scope, name: str, entered: Event, retry_count: int | N
     return ctx
 
 
-def query_language(scope: Scope, state: dict[str, Any]) -> str:
-    return state.get("QueryLanguage") or scope.query_language
-
-
 def in_state(err: StatesError, name: str, entered: Event) -> StatesError:
     """Prefix a language error's cause with the state and the id of its ...StateEntered."""
     if isinstance(err, StateDataError):
@@ -73,37 +75,32 @@ def parse_recorded(value: str | None) -> Any:
 
 
 # ---------------------------------------------------------------------- JSONPath processing
-def input_path(state: dict[str, Any], raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.paths import resolve_path
-
-    if "InputPath" not in state:
+# (These read `state.fields` directly: a mapping lookup, no Python-level call per field.)
+def input_path(state: State, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
+    fields = state.fields
+    if "InputPath" not in fields:
         return raw
-    path = state["InputPath"]
+    path = fields["InputPath"]
     if path is None:
         return {}
     return resolve_path(path, raw, ctx, variables)
 
 
-def output_path(state: dict[str, Any], value: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.paths import resolve_path
-
-    if "OutputPath" not in state:
+def output_path(state: State, value: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
+    fields = state.fields
+    if "OutputPath" not in fields:
         return value
-    path = state["OutputPath"]
+    path = fields["OutputPath"]
     if path is None:
         return {}
     return resolve_path(path, value, ctx, variables)
 
 
-def result_path(state: dict[str, Any], raw: Any, result: Any) -> Any:
-    from onceflow.sfn.asl.paths import apply_result_path
-
-    return apply_result_path(state.get("ResultPath", "$"), raw, result)
+def result_path(state: State, raw: Any, result: Any) -> Any:
+    return apply_result_path(state.fields.get("ResultPath", "$"), raw, result)
 
 
 def template(value: Any, data: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.payload import evaluate_payload_template
-
     return evaluate_payload_template(value, data, ctx, variables)
 
 
@@ -120,8 +117,6 @@ def states_binding(state_input: Any, ctx: dict[str, Any], result: Any = UNDEFINE
 
 def jsonata_value(value: Any, states: dict[str, Any], variables: dict[str, Any], location: str) -> Any:
     """Evaluate a JSONata-mode field (a `{% %}` string or a structure holding some)."""
-    from onceflow.sfn.asl.jsonata import evaluate_template
-
     try:
         return evaluate_template(value, states, variables, field=location)
     except StateDataError as e:
@@ -135,10 +130,10 @@ _FIELD = re.compile(r"specified for the field '([^']*)'")
 
 
 # ---------------------------------------------------------------------- Assign
-def assign(state_or_rule: dict[str, Any], ql: str, data: Any, ctx: dict[str, Any], variables: dict[str, Any],
+def assign(state_or_rule: State | Mapping[str, Any], ql: str, data: Any, ctx: dict[str, Any], variables: dict[str, Any],
            states: dict[str, Any] | None) -> dict[str, Any] | None:
     """Evaluate Assign against the values before this state (all at once); None when absent."""
-    spec = state_or_rule.get("Assign")
+    spec = (state_or_rule.fields if isinstance(state_or_rule, State) else state_or_rule).get("Assign")
     if spec is None:
         return None
     if ql == "JSONata":
@@ -149,12 +144,42 @@ def assign(state_or_rule: dict[str, Any], ql: str, data: Any, ctx: dict[str, Any
     return template(spec, data, ctx, variables)
 
 
+def too_large(payload: str) -> bool:
+    """The one payload limit: a state's input or output, a task's result, the execution's output."""
+    return len(payload.encode()) > MAX_PAYLOAD
+
+
+def data_limit(name: str) -> StatesError:
+    return StatesError("States.DataLimitExceeded", f"The state/task '{name}' returned a result with a size "
+                                                   "exceeding the maximum number of bytes service limit.")
+
+
+def transition(state: State, output: Any) -> tuple[str | None, Any]:
+    return state.next, output
+
+
+def process_result(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], result: Any,
+                   ) -> tuple[Any, dict[str, Any] | None]:
+    """A Task's, Map's or Parallel's result -> (state output, assigned variables): ResultSelector,
+    Assign, ResultPath and OutputPath in JSONPath; Assign and Output in JSONata."""
+    variables = scope.variables
+    ql = state.query_language
+    if ql == "JSONata":
+        states = states_binding(raw, ctx, result=result)
+        assigned = assign(state, ql, result, ctx, variables, states)
+        output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else result
+        return output, assigned
+    if "ResultSelector" in state:
+        result = template(state["ResultSelector"], result, ctx, variables)
+    assigned = assign(state, ql, result, ctx, variables, None)
+    return output_path(state, result_path(state, raw, result), ctx, variables), assigned
+
+
 def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[str, Any] | None) -> Any:
     """Emit <Type>StateExited; when replaying, the recorded output and variables are the truth."""
     details = ev.exited(name, output, assigned)
-    if len(details["output"].encode()) > MAX_PAYLOAD:
-        raise StatesError("States.DataLimitExceeded", f"The state/task '{name}' returned a result with a size "
-                                                      "exceeding the maximum number of bytes service limit.")
+    if too_large(details["output"]):
+        raise data_limit(name)
     rec = scope.rt.emit(scope.fiber, f"{type_}StateExited", details)
     if rec.details is details:  # live
         if assigned:

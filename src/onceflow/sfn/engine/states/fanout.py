@@ -8,51 +8,44 @@ MapIterationSucceeded. Failed attempts that a retrier takes emit no <Type>StateF
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+import uuid
+from collections.abc import Callable
 from typing import Any
 
-from onceflow.sfn.asl.errors import StatesError
-from onceflow.sfn.engine.runner import Fiber, Spawn, WaitAny
+from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.jsonata import expect_type
+from onceflow.sfn.asl.nodes import Program, State
+from onceflow.sfn.asl.paths import resolve_path, to_json
+from onceflow.sfn.engine.effects import Fx, Spawn, WaitAny
+from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.runner import Fiber
 from onceflow.sfn.engine.states.common import (
     Scope,
-    assign,
     context_object,
     enter_state,
     exit_state,
     fail_in_state,
     input_path,
     jsonata_value,
-    output_path,
-    query_language,
-    result_path,
+    process_result,
     states_binding,
     template,
+    transition,
 )
 from onceflow.sfn.engine.states.errors import catch, maybe_retry
-from onceflow.sfn.engine.states.program import Failure, run_program, transition
-
-Fx = Generator[Any, Any, Any]
-
-
-def _distributed(state: dict[str, Any]) -> bool:
-    program = state.get("ItemProcessor") or state.get("Iterator") or {}
-    return (program.get("ProcessorConfig") or {}).get("Mode") == "DISTRIBUTED"
+from onceflow.sfn.engine.states.program import Failure, run_program
 
 
 def _map_run_arn(scope: Scope, name: str, entered_id: int) -> str:
-    import uuid
-
     row = scope.rt.row
     sm_name = row["sm_arn"].rsplit(":", 1)[1]
     run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{row['arn']}#{entered_id}")
     return f"arn:aws:states:{row['region']}:{row['account']}:mapRun:{sm_name}/{name}:{run_id}"
 
 
-def _child(scope: Scope, program: dict[str, Any], data: Any) -> Callable[[str], Fx]:
-    ql = program.get("QueryLanguage") or scope.query_language
-
+def _child(scope: Scope, program: Program, data: Any) -> Callable[[str], Fx]:
     def factory(key: str) -> Fx:
-        child = Scope(scope.rt, key, dict(scope.variables), ql)
+        child = Scope(scope.rt, key, dict(scope.variables), program.query_language, scope.handlers)
         return run_program(child, program, data)
 
     return factory
@@ -64,32 +57,23 @@ def _error_of(exc: BaseException) -> tuple[str | None, str | None]:
     raise exc
 
 
-def _finish(scope: Scope, state: dict[str, Any], type_: str, name: str, raw: Any, ctx: dict[str, Any], ql: str,
-            result: Any) -> tuple[str | None, Any]:
-    variables = scope.variables
+def _finish(scope: Scope, state: State, type_: str, name: str, entered: Event, raw: Any,
+            ctx: dict[str, Any], result: Any) -> tuple[str | None, Any]:
     try:
-        if ql == "JSONata":
-            states = states_binding(raw, ctx, result=result)
-            assigned = assign(state, ql, result, ctx, variables, states)
-            output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else result
-        else:
-            if "ResultSelector" in state:
-                result = template(state["ResultSelector"], result, ctx, variables)
-            assigned = assign(state, ql, result, ctx, variables, None)
-            output = output_path(state, result_path(state, raw, result), ctx, variables)
+        output, assigned = process_result(scope, state, raw, ctx, result)
     except StatesError as e:
-        raise fail_in_state(scope, name, scope.rt.entered_of(name, scope.fiber), e) from None
+        raise fail_in_state(scope, name, entered, e) from None
     output = exit_state(scope, type_, name, output, assigned)
     return transition(state, output)
 
 
 # ---------------------------------------------------------------------- Parallel
-def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def parallel_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     rt = scope.rt
     entered, raw = enter_state(scope, "Parallel", name, raw)
-    rt.remember_entered(name, scope.fiber, entered)
-    ql = query_language(scope, state)
-    counts = [0] * len(state.get("Retry", []))
+    ql = state.query_language
+    counts = [0] * len(state.retriers)
     attempt = 0
     while True:
         ctx = context_object(scope, name, entered, attempt)
@@ -105,7 +89,7 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
         except StatesError as e:
             raise fail_in_state(scope, name, entered, e) from None
         rt.emit(scope.fiber, "ParallelStateStarted", None)
-        kids: list[Fiber] = yield Spawn([_child(scope, b, data) for b in state["Branches"]])
+        kids: list[Fiber] = yield Spawn([_child(scope, b, data) for b in state.branches])
         pending = list(kids)
         failure: BaseException | None = None
         while pending and failure is None:
@@ -117,7 +101,7 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
                     break
         if failure is None:
             rt.emit(scope.fiber, "ParallelStateSucceeded", None)
-            return _finish(scope, state, "Parallel", name, raw, ctx, ql, [k.result for k in kids])
+            return _finish(scope, state, "Parallel", name, entered, raw, ctx, [k.result for k in kids])
         for k in pending:
             rt.cancel(k)
         error, cause = _error_of(failure)
@@ -129,14 +113,10 @@ def parallel_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> 
 
 
 # ---------------------------------------------------------------------- Map
-def _items(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str) -> tuple[list[Any], Any]:
-    from onceflow.sfn.asl.paths import resolve_path, to_json
-
+def _items(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str) -> tuple[list[Any], Any]:
     variables = scope.variables
     if ql == "JSONata":
         if "Items" in state:
-            from onceflow.sfn.asl.jsonata import expect_type
-
             items = jsonata_value(state["Items"], states_binding(raw, ctx), variables, "Items")
             try:
                 expect_type(items, "array", state["Items"], "Items")
@@ -160,17 +140,13 @@ def _items(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], q
 
 
 def _data_error(err: StatesError) -> StatesError:
-    from onceflow.sfn.asl.errors import StateDataError
-
     out = StateDataError(err.error, err.cause)
     if hasattr(err, "location"):
         out.location = err.location  # type: ignore[attr-defined]
     return out
 
 
-def _max_concurrency(state: dict[str, Any], data: Any, ctx: dict[str, Any], scope: Scope, ql: str) -> int:
-    from onceflow.sfn.asl.paths import resolve_path
-
+def _max_concurrency(state: State, data: Any, ctx: dict[str, Any], scope: Scope, ql: str) -> int:
     value = state.get("MaxConcurrency", 0)
     if ql == "JSONata" and isinstance(value, str):
         value = jsonata_value(value, states_binding(data, ctx), scope.variables, "MaxConcurrency")
@@ -184,7 +160,7 @@ def _max_concurrency(state: dict[str, Any], data: Any, ctx: dict[str, Any], scop
     return int(value or 0)
 
 
-def _item_input(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, Any], ql: str, index: int,
+def _item_input(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ql: str, index: int,
                 item: Any) -> Any:
     selector = state.get("ItemSelector", state.get("Parameters"))
     if selector is None:
@@ -195,9 +171,9 @@ def _item_input(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, A
     return template(selector, data, item_ctx, scope.variables)
 
 
-def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
+def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
     """How many failed iterations the Map tolerates (None: the first failure fails it)."""
-    if not any(k.startswith("ToleratedFailure") for k in state):
+    if not any(k.startswith("ToleratedFailure") for k in state.fields):
         return None
     values: dict[str, Any] = {}
     for key in ("ToleratedFailureCount", "ToleratedFailurePercentage"):
@@ -205,8 +181,6 @@ def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any
         if ql == "JSONata" and isinstance(value, str):
             value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
         elif f"{key}Path" in state:
-            from onceflow.sfn.asl.paths import resolve_path
-
             value = resolve_path(state[f"{key}Path"], raw, ctx, scope.variables)
         if value is not None:
             values[key] = value
@@ -216,13 +190,14 @@ def _tolerance(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any
     return limit
 
 
-def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def map_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     rt = scope.rt
     entered, raw = enter_state(scope, "Map", name, raw)
-    rt.remember_entered(name, scope.fiber, entered)
-    ql = query_language(scope, state)
-    program = state.get("ItemProcessor") or state.get("Iterator") or {}
-    counts = [0] * len(state.get("Retry", []))
+    ql = state.query_language
+    program = state.processor
+    assert program is not None  # the checker requires ItemProcessor (or Iterator)
+    counts = [0] * len(state.retriers)
     attempt = 0
     while True:
         ctx = context_object(scope, name, entered, attempt)
@@ -237,9 +212,9 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
             rt.emit(scope.fiber, "MapStateFailed", None)
             raise err from None
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(items)})
-        outcome = yield from _iterate(scope, state, name, program, data, ctx, ql, items, limit, tolerance)
+        outcome = yield from _iterate(scope, state, name, entered, program, data, ctx, ql, items, limit, tolerance)
         if outcome[0] == "ok":
-            return _finish(scope, state, "Map", name, raw, ctx, ql, outcome[1])
+            return _finish(scope, state, "Map", name, entered, raw, ctx, outcome[1])
         error, cause = outcome[1], outcome[2]
         if (yield from maybe_retry(scope, state, error, counts, None)):
             attempt += 1
@@ -248,16 +223,15 @@ def map_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
-def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, Any], data: Any,
+def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, data: Any,
              ctx: dict[str, Any], ql: str, items: list[Any], limit: int, tolerance: int | None) -> Fx:
     """Run the iterations; returns ('ok', results) or ('err', error, cause).
 
     A Distributed Map's iterations are a map run: its own events stay out of this history, which
     only shows MapRunStarted and MapRunSucceeded/Failed."""
     rt, fiber = scope.rt, scope.fiber
-    distributed = _distributed(state)
+    distributed = state.distributed
     if distributed:
-        entered = rt.entered_of(name, fiber)
         rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, name, entered.id)})
     n = len(items)
     results: list[Any] = [None] * n
@@ -301,7 +275,7 @@ def _iterate(scope: Scope, state: dict[str, Any], name: str, program: dict[str, 
             try:
                 item_input = _item_input(scope, state, data, ctx, ql, index, items[index])
             except StatesError as e:
-                raise fail_in_state(scope, name, rt.entered_of(name, fiber), e) from None
+                raise fail_in_state(scope, name, entered, e) from None
             if not distributed:
                 rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
             kid = (yield Spawn([_child(scope, program, item_input)], hidden=distributed))[0]

@@ -8,12 +8,15 @@ must wait, and returns (next state name or None, output). A failure leaves as a 
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
 from datetime import datetime
 from typing import Any
 
-from onceflow.sfn.asl.errors import StateDataError, StatesError
-from onceflow.sfn.engine.runner import Sleep
+from onceflow.sfn.asl.choice import evaluate_choice_rule
+from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
+from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
+from onceflow.sfn.asl.nodes import Program, State
+from onceflow.sfn.asl.paths import resolve_path, to_json
+from onceflow.sfn.engine.effects import Fx, Sleep
 from onceflow.sfn.engine.states.common import (
     Scope,
     assign,
@@ -24,13 +27,11 @@ from onceflow.sfn.engine.states.common import (
     input_path,
     jsonata_value,
     output_path,
-    query_language,
     result_path,
     states_binding,
     template,
+    transition,
 )
-
-Fx = Generator[Any, Any, Any]
 
 
 class Failure(StatesError):
@@ -42,38 +43,33 @@ class Failure(StatesError):
         self.cause = cause  # type: ignore[assignment]
 
 
-def transition(state: dict[str, Any], output: Any) -> tuple[str | None, Any]:
-    return (None if state.get("End") else state.get("Next")), output
-
-
-def run_program(scope: Scope, program: dict[str, Any], state_input: Any) -> Fx:
-    from onceflow.sfn.engine.states import HANDLERS
-
-    name = program["StartAt"]
-    states = program["States"]
+def run_program(scope: Scope, program: Program, state_input: Any) -> Fx:
+    name = program.start_at
     while True:
-        state = states[name]
-        nxt, state_input = yield from HANDLERS[state["Type"]](scope, name, state, state_input)
+        state = program.states[name]
+        nxt, state_input = yield from scope.handlers[state.type](scope, state, state_input)
         if nxt is None:
             return state_input
         name = nxt
 
 
 # ---------------------------------------------------------------------- Pass
-def pass_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def pass_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Pass", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
     try:
-        if query_language(scope, state) == "JSONata":
+        if state.query_language == "JSONata":
             states = states_binding(raw, ctx)
             assigned = assign(state, "JSONata", None, ctx, variables, states)
             output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else raw
         else:
+            fields = state.fields
             data = input_path(state, raw, ctx, variables)
-            if "Parameters" in state:
-                data = template(state["Parameters"], data, ctx, variables)
-            result = state["Result"] if "Result" in state else data
+            if "Parameters" in fields:
+                data = template(fields["Parameters"], data, ctx, variables)
+            result = fields["Result"] if "Result" in fields else data
             assigned = assign(state, "JSONPath", result, ctx, variables, None)
             output = output_path(state, result_path(state, raw, result), ctx, variables)
     except StatesError as e:
@@ -84,13 +80,12 @@ def pass_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
 
 
 # ---------------------------------------------------------------------- Choice
-def choice_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
-    from onceflow.sfn.asl.choice import evaluate_choice_rule
-
+def choice_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Choice", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
-    ql = query_language(scope, state)
+    ql = state.query_language
     try:
         states = states_binding(raw, ctx) if ql == "JSONata" else None
         data = raw if ql == "JSONata" else input_path(state, raw, ctx, variables)
@@ -134,11 +129,9 @@ def parse_iso(text: str) -> float | None:
     return dt.timestamp() + (float("0" + frac) if frac else 0.0)
 
 
-def _wait_target(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, Any], entered_ts: float,
+def _wait_target(scope: Scope, state: State, data: Any, ctx: dict[str, Any], entered_ts: float,
                  ql: str, states: dict[str, Any] | None) -> float:
     """The nominal wake-up time (epoch seconds) the Wait state asks for."""
-    from onceflow.sfn.asl.paths import resolve_path
-
     variables = scope.variables
     if ql == "JSONata":
         if "Seconds" in state:
@@ -179,11 +172,12 @@ def _wait_target(scope: Scope, state: dict[str, Any], data: Any, ctx: dict[str, 
     return target
 
 
-def wait_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def wait_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Wait", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
-    ql = query_language(scope, state)
+    ql = state.query_language
     try:
         states = states_binding(raw, ctx) if ql == "JSONata" else None
         data = raw if ql == "JSONata" else input_path(state, raw, ctx, variables)
@@ -201,11 +195,12 @@ def wait_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
 
 
 # ---------------------------------------------------------------------- Succeed / Fail
-def succeed_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def succeed_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Succeed", name, raw)
     ctx = context_object(scope, name, entered)
     try:
-        if query_language(scope, state) == "JSONata":
+        if state.query_language == "JSONata":
             states = states_binding(raw, ctx)
             output = jsonata_value(state["Output"], states, scope.variables, "Output") if "Output" in state else raw
         else:
@@ -217,12 +212,13 @@ def succeed_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> F
     yield  # pragma: no cover
 
 
-def fail_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def fail_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Fail", name, raw)
     ctx = context_object(scope, name, entered)
     variables = scope.variables
     try:
-        if query_language(scope, state) == "JSONata":
+        if state.query_language == "JSONata":
             states = states_binding(raw, ctx)
             error = jsonata_value(state["Error"], states, variables, "Error") if "Error" in state else None
             cause = jsonata_value(state["Cause"], states, variables, "Cause") if "Cause" in state else None
@@ -235,11 +231,7 @@ def fail_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
     yield  # pragma: no cover
 
 
-def _fail_field(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
-    from onceflow.sfn.asl.errors import PathNotFound
-    from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
-    from onceflow.sfn.asl.paths import resolve_path, to_json
-
+def _fail_field(state: State, field: str, raw: Any, ctx: dict[str, Any], variables: dict[str, Any]) -> Any:
     if field in state:
         return state[field]
     path = state.get(f"{field}Path")

@@ -10,35 +10,34 @@ AWS does when a service's answer is lost - Retry and Catch decide.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Generator
+import sqlite3
+import uuid
 from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.nodes import State
+from onceflow.sfn.asl.paths import resolve_path
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, resolve_integration
-from onceflow.sfn.engine.runner import AwaitToken, Invoke, InvokeTimeout, Sleep
+from onceflow.sfn.engine.effects import AwaitToken, Fx, Invoke, InvokeTimeout, Mark, token_for
+from onceflow.sfn.engine.integrations import UNSUPPORTED_ERROR, Integration, integration, role_principal
+from onceflow.sfn.engine.integrations.activity import run_activity
 from onceflow.sfn.engine.states.common import (
     Scope,
-    assign,
     context_object,
     enter_state,
     exit_state,
     fail_in_state,
     input_path,
     jsonata_value,
-    output_path,
-    query_language,
-    result_path,
+    process_result,
     states_binding,
     template,
+    too_large,
+    transition,
 )
 from onceflow.sfn.engine.states.errors import handle_error
-from onceflow.sfn.engine.states.program import transition
 
-Fx = Generator[Any, Any, Any]
-MAX_PAYLOAD = 262144
 RESULT_TYPES = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "LambdaFunctionSucceeded", "LambdaFunctionFailed",
                 "LambdaFunctionTimedOut", "TaskStartFailed"}
 LOST_CAUSE = ("The task's result was not recorded before the service stopped, so the outcome of the call is "
@@ -46,15 +45,16 @@ LOST_CAUSE = ("The task's result was not recorded before the service stopped, so
               "Proxy: null)")
 
 
-def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
+def task_state(scope: Scope, state: State, raw: Any) -> Fx:
+    name = state.name
     entered, raw = enter_state(scope, "Task", name, raw)
-    integ = resolve_integration(state["Resource"])
-    ql = query_language(scope, state)
-    counts = [0] * len(state.get("Retry", []))
+    integ = integration(state.resource, state["Resource"])
+    ql = state.query_language
+    counts = [0] * len(state.retriers)
     attempt = 0
     after: int | None = None  # a retry's events chain on the failure it retries
     while True:
-        token = scope.rt.make_token(scope.fiber, entered.id, attempt) if integ.wait_for_token else None
+        token = token_for(scope.rt.arn, scope.fiber, entered.id, attempt) if integ.wait_for_token else None
         ctx = context_object(scope, name, entered, attempt, token)
         try:
             params, timeout, heartbeat = _parameters(scope, state, raw, ctx, ql)
@@ -66,7 +66,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
             raise fail_in_state(scope, name, entered, e) from None
         if outcome[0] == "ok":
             try:
-                output, assigned = _result(scope, state, raw, ctx, ql, outcome[1])
+                output, assigned = process_result(scope, state, raw, ctx, outcome[1])
             except StatesError as e:
                 raise fail_in_state(scope, name, entered, e) from None
             output = exit_state(scope, "Task", name, output, assigned)
@@ -80,7 +80,7 @@ def task_state(scope: Scope, name: str, state: dict[str, Any], raw: Any) -> Fx:
         return decision
 
 
-def _parameters(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any],
+def _parameters(scope: Scope, state: State, raw: Any, ctx: dict[str, Any],
                 ql: str) -> tuple[Any, int | None, int | None]:
     variables = scope.variables
     if ql == "JSONata":
@@ -96,17 +96,15 @@ def _parameters(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, An
     return params, timeout, heartbeat
 
 
-def _number_field(state: dict[str, Any], field: str, states: dict[str, Any], variables: dict[str, Any]) -> int | None:
+def _number_field(state: State, field: str, states: dict[str, Any], variables: dict[str, Any]) -> int | None:
     value = state.get(field)
     if isinstance(value, str):
         value = jsonata_value(value, states, variables, field)
     return value
 
 
-def _path_number(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any],
+def _path_number(state: State, field: str, raw: Any, ctx: dict[str, Any],
                  variables: dict[str, Any]) -> int | None:
-    from onceflow.sfn.asl.paths import resolve_path
-
     if field in state:
         return state[field]
     path = state.get(f"{field}Path")
@@ -119,25 +117,11 @@ def _path_number(state: dict[str, Any], field: str, raw: Any, ctx: dict[str, Any
     return value
 
 
-def _result(scope: Scope, state: dict[str, Any], raw: Any, ctx: dict[str, Any], ql: str,
-            result: Any) -> tuple[Any, dict[str, Any] | None]:
-    variables = scope.variables
-    if ql == "JSONata":
-        states = states_binding(raw, ctx, result=result)
-        assigned = assign(state, ql, result, ctx, variables, states)
-        output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else result
-        return output, assigned
-    if "ResultSelector" in state:
-        result = template(state["ResultSelector"], result, ctx, variables)
-    assigned = assign(state, ql, result, ctx, variables, None)
-    return output_path(state, result_path(state, raw, result), ctx, variables), assigned
-
-
 # ---------------------------------------------------------------------- the call and its events
 def _task_scheduled(scope: Scope, integ: Integration, params: Any, timeout: int | None,
                     heartbeat: int | None, after: int | None = None) -> ev.Event:
-    details = {"resourceType": integ.resource_type, "resource": integ.resource, "region": scope.rt.region,
-               "parameters": ev.dumps(params)}
+    details: dict[str, Any] = {"resourceType": integ.resource_type, "resource": integ.resource,
+                               "region": scope.rt.region, "parameters": ev.dumps(params)}
     if timeout is not None:
         details["timeoutInSeconds"] = timeout
     if heartbeat is not None:
@@ -159,14 +143,19 @@ def _schedule(scope: Scope, integ: Integration, params: Any, timeout: int | None
         return rt.emit(fiber, "LambdaFunctionStarted", None)
     scheduled = _task_scheduled(scope, integ, params, timeout, heartbeat, after)
     if token is not None and scheduled.id >= rt.first_live_id:
-        rt.write(lambda conn, t=token: rt.engine.store.insert_token(conn, t, rt.arn, scheduled.ts))
+        live_token = token
+
+        def token_row(conn: sqlite3.Connection) -> None:
+            rt.engine.insert_token(conn, live_token, rt.arn, scheduled.ts)
+
+        rt.write(token_row)
     return rt.emit(fiber, "TaskStarted", {"resourceType": integ.resource_type, "resource": integ.resource})
 
 
 def _lost(scope: Scope, integ: Integration, prev: int) -> tuple[Any, ...]:
     """A call started before the server stopped whose answer was never recorded: its outcome is
     unknown, so the task fails with the service's own 'something went wrong' error."""
-    rid = scope.rt.request_id()
+    rid = str(uuid.uuid4())
     if integ.kind == "dynamodb":
         return _fail(scope, integ, "DynamoDB.InternalServerErrorException",
                      LOST_CAUSE.format(rid=rid).replace("AWSLambda", "AmazonDynamoDBv2").replace(
@@ -184,11 +173,9 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     rt, fiber = scope.rt, scope.fiber
     if not integ.supported:
         return _not_run(scope, integ, params, timeout, heartbeat, after)
-    if integ.kind == "activity":  # sfnapi: an activity's own events and waits
-        from onceflow.sfn.engine.integrations.activity import run_activity
-
+    if integ.kind == "activity":  # an activity's own events and waits
         return (yield from run_activity(scope, integ, params, timeout, heartbeat, after))
-    mark: tuple[int, int, int, int] | None = rt.mark()
+    mark: Mark | None = rt.mark()
     started = _schedule(scope, integ, params, timeout, heartbeat, token, after)
     live = started.id >= rt.first_live_id
     handed = started.id in rt.dispatched
@@ -209,7 +196,8 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
         return _lost(scope, integ, started.id)
     if live:
         try:
-            result = yield Invoke(integ.make_call(rt, params, token), due, mark, started.id)
+            call = integ.make_call(rt.engine.stack, role_principal(rt), rt.region, params, rt.arn, token)
+            result = yield Invoke(call, due, mark, started.id)
         except InvokeTimeout:
             return _timed_out(scope, integ, prev=started.id)
         except StatesError as e:
@@ -226,7 +214,7 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
     if answer[0] == "FAILED":
         return _fail(scope, integ, answer[1], answer[2], anchor.id)
     if token is not None:  # a late SendTask* now gets TaskTimedOut
-        rt.write(lambda conn: rt.engine.store.complete_token(conn, token, "TIMED_OUT", None, None, None))
+        rt.write(lambda conn: rt.engine.time_out_token(conn, token))
     return _timed_out(scope, integ, "States.HeartbeatTimeout" if answer[0] == "HEARTBEAT" else "States.Timeout",
                       anchor.id)
 
@@ -250,7 +238,7 @@ def _recorded_outcome(got: ev.Event) -> tuple[Any, ...]:
 
 def _succeed(scope: Scope, integ: Integration, result: Any, prev: int | None = None) -> tuple[Any, ...]:
     out = ev.dumps(result)
-    if len(out.encode()) > MAX_PAYLOAD:
+    if too_large(out):
         name = integ.resource if integ.bare_lambda else integ.resource_type
         return _fail(scope, integ, "States.DataLimitExceeded",
                      f"The state/task '{name}' returned a result with a size exceeding the maximum number of bytes "
@@ -284,10 +272,4 @@ def _timed_out(scope: Scope, integ: Integration, error: str = "States.Timeout",
     return ("err", error, None, failed)
 
 
-def token_for(arn: str, fiber: str, entered_id: int, attempt: int) -> str:
-    """Deterministic, so that replay computes the token it recorded."""
-    digest = hashlib.sha256(f"{arn}|{fiber}|{entered_id}|{attempt}".encode()).hexdigest()
-    return "AQ" + digest + digest[:40][::-1]
-
-
-__all__ = ["Sleep", "run_integration", "task_state", "token_for"]
+__all__ = ["run_integration", "task_state"]
