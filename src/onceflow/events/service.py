@@ -18,7 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.events import errors, store
+from onceflow.events import errors, sfn_events, store
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.schedule import ScheduleError
 from onceflow.events.schedule import parse as parse_schedule
@@ -445,6 +445,14 @@ class EventsService:
         event = self.make_event(key, source, detail_type, detail, resources, None, now)
         if self._route(conn, key, DEFAULT_BUS, event, now):
             self.clock.poke()  # the clock claims in a write transaction: it sees the rows once this commits
+
+    def execution_changed(self, conn: sqlite3.Connection, row: Any) -> None:
+        """Step Functions' hook where an execution's status changes (inside its transaction)."""
+        if row is None or row["type"] != "STANDARD":
+            return
+        detail = sfn_events.status_change(row)
+        self.emit(conn, (row["account"], row["region"]), sfn_events.SOURCE, sfn_events.DETAIL_TYPE, detail,
+                  [row["arn"]])
 
     def test_event_pattern(self, pattern: str, event_text: str) -> dict[str, Any]:
         compiled = compile_or_raise(pattern)

@@ -285,6 +285,8 @@ class SfnService:
                 "input": text, "inputDetails": {"truncated": False}, "roleArn": machine["role_arn"],
             }, "r")
             self.store.append_events(conn, arn, [started])
+            if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
+                events.execution_changed(conn, self.store.get_execution(arn))
         self.engine.wake(arn)
         if sync:
             self.engine.wait_done(arn, 300)

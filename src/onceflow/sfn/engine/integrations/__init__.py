@@ -32,6 +32,7 @@ _SDK = re.compile(r"^arn:aws[a-z-]*:states:::aws-sdk:([a-z0-9]+):([A-Za-z0-9]+)(
 OPTIMIZED = {
     "lambda": {"invoke"},
     "dynamodb": {"putItem", "getItem", "updateItem", "deleteItem"},
+    "events": {"putEvents"},
 }
 UNSUPPORTED_ERROR = "States.TaskFailed"
 log = logging.getLogger("onceflow.sfn")
@@ -59,11 +60,12 @@ class Integration:
         from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
 
         return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
-                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem and aws-sdk "
+                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, events:putEvents "
+                "and aws-sdk "
                 f"calls to {', '.join(SERVICES)}.")
 
     def make_call(self, rt: Runtime, params: Any) -> Callable[[], Any]:
-        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
+        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, events, lambda_invoke
 
         principal = role_principal(rt)
         stack, region = rt.engine.stack, rt.region
@@ -73,6 +75,8 @@ class Integration:
             return lambda: lambda_invoke.invoke_optimized(stack, principal, region, params)
         if self.kind == "dynamodb":
             return lambda: dynamodb.call(stack, principal, region, self.action, params)
+        if self.kind == "events":
+            return lambda: events.call(stack, principal, region, params)
         return lambda: aws_sdk.call(stack, principal, region, self.resource_type.split(":", 1)[1], self.action,
                                     params)
 
