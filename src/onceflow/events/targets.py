@@ -113,8 +113,13 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
     account, region = job["account"], parsed.region or job["region"]
     principal_name = job.get("principal_service", "events.amazonaws.com")
     body: str = job["input"]
+    # A rule reaches Lambda, SQS and SNS through their resource policies; a schedule always acts as its role.
+    if job.get("origin") == "schedule":
+        direct = _assume(stack, account, target.get("RoleArn"), principal_name)
+    else:
+        direct = service_principal(account, principal_name)
     if parsed.kind == "lambda":
-        return _call(stack, service_principal(account, principal_name), "lambda", "Invoke",
+        return _call(stack, direct, "lambda", "Invoke",
                      {"FunctionName": arn, "InvocationType": "Event", "Payload": body.encode()}, region)
     if parsed.kind == "states":
         principal = _assume(stack, account, target.get("RoleArn"), principal_name)
@@ -123,10 +128,10 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
     if parsed.kind == "sqs":
         # A FIFO queue deduplicates by the event's id, as AWS does for EventBridge targets.
         dedup = job["event"].get("id") if arn.endswith(".fifo") else None
-        return send_to_queue(stack, service_principal(account, principal_name), arn, body,
+        return send_to_queue(stack, direct, arn, body,
                              (target.get("SqsParameters") or {}).get("MessageGroupId"), dedup_id=dedup)
     if parsed.kind == "sns":
-        return _call(stack, service_principal(account, principal_name), "sns", "Publish",
+        return _call(stack, direct, "sns", "Publish",
                      {"TopicArn": arn, "Message": body}, region)
     if parsed.kind == "events":
         if target.get("RoleArn"):
