@@ -205,6 +205,51 @@ def test_a_lambda_target_is_invoked_asynchronously_with_the_event(aws: Callable[
                            "detail"]
 
 
+def lambda_lines(aws: Callable[..., Any], name: str, count: int, timeout: float = 60) -> list[str]:
+    deadline = time.monotonic() + timeout
+    lines: list[str] = []
+    while time.monotonic() < deadline and len(lines) < count:
+        try:
+            found = aws("logs").filter_log_events(logGroupName=f"/aws/lambda/{name}")["events"]
+        except ClientError:
+            found = []
+        lines = [e["message"] for e in found if e["message"].startswith("EVENT ")]
+        time.sleep(0.1)
+    return lines
+
+
+def test_a_failed_delivery_is_retried_then_given_up_by_its_retry_policy(aws: Callable[..., Any],
+                                                                        endpoint: str) -> None:
+    from faults_client import faults, set_rules
+
+    role = aws("iam").create_role(RoleName=uid("fn"), AssumeRolePolicyDocument=trust("lambda.amazonaws.com"))
+    name = uid("evretry")
+    code = "import json\ndef handler(event, context):\n    print('EVENT ' + json.dumps(event))\n"
+    aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=role["Role"]["Arn"],
+                                  Handler="app.handler", Code={"ZipFile": make_zip(code)})
+    fn_arn = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:{name}"
+    fault = {"service": "lambda", "operation": "Invoke", "resource": fn_arn,
+             "error": {"code": "ServiceException", "statusCode": 500}}
+    source = uid("com.shop")
+    try:
+        # Two failures, then the third attempt gets through (AWS retries a 5xx).
+        set_rules(endpoint, [{**fault, "times": 2}])
+        name_rule = rule(aws, {"source": [source]}, [{"Id": "fn", "Arn": fn_arn}])
+        put(aws, source, {"n": 1})
+        assert len(lambda_lines(aws, name, 1)) == 1
+        assert "delivered (3 attempts" in console_rule_page(aws, name_rule, ("delivered (3 attempts",))
+        # With MaximumRetryAttempts 0 one failure is the end: the event is dropped, the console says why.
+        aws("events").put_targets(Rule=name_rule, Targets=[{"Id": "fn", "Arn": fn_arn,
+                                                            "RetryPolicy": {"MaximumRetryAttempts": 0}}])
+        set_rules(endpoint, [{**fault, "times": 1}])
+        put(aws, source, {"n": 2})
+        page = console_rule_page(aws, name_rule, ("given up: ServiceException",))
+        assert "given up: ServiceException" in page and "(1 attempt," in page
+        assert len(lambda_lines(aws, name, 1, timeout=1)) == 1  # only the first event reached the function
+    finally:
+        faults(endpoint, "DELETE")
+
+
 # ------------------------------------------------------------------------------ input shaping
 def test_input_transformer_and_input_path_reach_the_target(aws: Callable[..., Any]) -> None:
     group, arn = log_target(aws)
