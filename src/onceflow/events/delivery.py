@@ -102,7 +102,8 @@ class Dispatcher:
         self.clock = clock
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="events-deliver")
         self._busy = threading.Semaphore(threads * 4)  # claims held in memory at most
-        self.after_delivery: list[Callable[[dict[str, Any], dict[str, Any]], None]] = []
+        # (conn, job, result): called in the transaction that takes the job out of the outbox.
+        self.after_delivery: list[Callable[[Any, dict[str, Any], dict[str, Any]], None]] = []
 
     @property
     def scale(self) -> float:
@@ -113,6 +114,9 @@ class Dispatcher:
         return self.stack.db.read(store.next_due)
 
     def run_due(self, now: float) -> None:
+        due = self.next_due()  # a read first: most wake-ups find nothing, and then take no write lock
+        if due is None or due > now:
+            return
         while True:
             with self.stack.db.transaction() as conn:
                 jobs = store.claim_due(conn, now, CLAIM_BATCH)
@@ -141,8 +145,8 @@ class Dispatcher:
             else:
                 with self.stack.db.transaction() as conn:
                     store.finish(conn, job_id)
-                self._report(job, {"ok": True, "at": time.time(), "attempts": job.get("attempt", 0) + 1,
-                                   "answer": _short(answer)})
+                    self._report(conn, job, {"ok": True, "at": time.time(), "attempts": job.get("attempt", 0) + 1,
+                                             "answer": _short(answer)})
         finally:
             self._busy.release()
 
@@ -163,8 +167,8 @@ class Dispatcher:
         dead = self._dead_letter(job, failure, attempt, exhausted)
         with self.stack.db.transaction() as conn:
             store.finish(conn, job_id)
-        self._report(job, {"ok": False, "at": now, "attempts": attempt, "error": failure.code,
-                           "message": failure.message, "deadLettered": dead})
+            self._report(conn, job, {"ok": False, "at": now, "attempts": attempt, "error": failure.code,
+                                     "message": failure.message, "deadLettered": dead})
         log.info("event %s to %s given up after %d attempt(s): %s", job["event"].get("id"), job["target"]["Arn"],
                  attempt, failure)
 
@@ -190,10 +194,10 @@ class Dispatcher:
             log.warning("dead-letter queue %s refused event %s: %s", dlq, job["event"].get("id"), e)
             return False
 
-    def _report(self, job: dict[str, Any], result: dict[str, Any]) -> None:
+    def _report(self, conn: Any, job: dict[str, Any], result: dict[str, Any]) -> None:
         for hook in self.after_delivery:
             try:
-                hook(job, result)
+                hook(conn, job, result)
             except Exception:
                 log.exception("recording a delivery result failed")
 

@@ -466,6 +466,9 @@ class EventsService:
 
     # ------------------------------------------------------------------ schedules
     def fire_due_rules(self, now: float) -> None:
+        due = self.next_rule_fire()  # a read first: a poke for a delivery must not take the write lock here
+        if due is None or due > now:
+            return
         with self.db.transaction() as conn:
             for row in store.due_rules(conn, now):
                 key = (row["account"], row["region"])
@@ -526,10 +529,8 @@ class EventsService:
                 store.update_rule(conn, key, *ident, tags=json.dumps(tags))
 
     # ------------------------------------------------------------------ console
-    def _record_result(self, job: dict[str, Any], result: dict[str, Any]) -> None:
-        if job.get("origin") != "rule":
-            return
-        with self.db.transaction() as conn:
+    def _record_result(self, conn: sqlite3.Connection, job: dict[str, Any], result: dict[str, Any]) -> None:
+        if job.get("origin") == "rule":
             store.set_last_result(conn, (job["account"], job["region"]), job["bus"], job["rule"], job["target"]["Id"],
                                   result)
 

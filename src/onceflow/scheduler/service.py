@@ -229,6 +229,9 @@ class SchedulerService:
         return self.db.read(store.next_fire)
 
     def run_due(self, now: float) -> None:
+        due = self.next_due()  # a read first: most wake-ups are for deliveries, not schedules
+        if due is None or due > now:
+            return
         with self.db.transaction() as conn:
             for row in store.due(conn, now):
                 self._fire(conn, row, now)
