@@ -200,3 +200,39 @@ def test_scheduler_api_and_bad_input(aws: Callable[..., Any]) -> None:
     assert [s["Name"] for s in sch.list_schedules(GroupName=group)["Schedules"]] == [name]  # nothing was added
     sch.delete_schedule_group(Name=group)
     assert error(lambda: sch.get_schedule(Name=name, GroupName=group))[::2] == ("ResourceNotFoundException", 404)
+
+
+# ------------------------------------------------------------------------------ durability of PutEvents
+def test_an_accepted_event_is_delivered_after_kill_9(server_factory: Callable[..., ServerProcess],
+                                                     tmp_path: Any) -> None:
+    """StartExecution fails (an injected 500) while the event is put, so its delivery waits in the
+    outbox for a retry; the server is killed; after the restart the fault is lifted and the retry,
+    from the stored row, starts the execution - once."""
+    from faults_client import faults, set_rules
+
+    server = server_factory(tmp_path / "data", time_scale=10.0)
+    events, sfn, iam = (client(server.url, s) for s in ("events", "stepfunctions", "iam"))
+    sfn_role = iam.create_role(RoleName="sfn", AssumeRolePolicyDocument=trust("states.amazonaws.com"))["Role"]["Arn"]
+    machine = sfn.create_state_machine(name="m", roleArn=sfn_role, definition=json.dumps(
+        {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))["stateMachineArn"]
+    role = iam.create_role(RoleName="ev", AssumeRolePolicyDocument=trust("events.amazonaws.com"))["Role"]["Arn"]
+    iam.put_role_policy(RoleName="ev", PolicyName="p", PolicyDocument=json.dumps({"Version": "2012-10-17",
+                        "Statement": [{"Effect": "Allow", "Action": "states:StartExecution", "Resource": machine}]}))
+    set_rules(server.url, [{"service": "stepfunctions", "operation": "StartExecution",
+                            "error": {"code": "ServiceUnavailable", "statusCode": 503}}])
+    events.put_rule(Name="start", EventPattern=json.dumps({"source": ["com.shop"]}))
+    events.put_targets(Rule="start", Targets=[{"Id": "m", "Arn": machine, "RoleArn": role, "InputPath": "$.detail"}])
+    events.put_events(Entries=[{"Source": "com.shop", "DetailType": "Order", "Detail": '{"order": 1}'}])
+    deadline = time.monotonic() + 10
+    while faults(server.url)[1]["rules"][0]["fired"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the first attempt and a retry failed: the delivery is waiting in its row
+    assert faults(server.url)[1]["rules"][0]["fired"] >= 2
+    server.kill()
+    server = server_factory(tmp_path / "data", time_scale=10.0)
+    assert faults(server.url, "DELETE")[0] == 200
+    sfn = client(server.url, "stepfunctions")
+    deadline = time.monotonic() + 30
+    while not (runs := sfn.list_executions(stateMachineArn=machine)["executions"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(runs) == 1
+    assert json.loads(sfn.describe_execution(executionArn=runs[0]["executionArn"])["input"]) == {"order": 1}
