@@ -98,6 +98,31 @@ def test_a_disabled_schedule_rule_does_not_fire(scaled: ServerProcess) -> None:
     events.remove_targets(Rule=loud, Ids=["l"])
 
 
+def set_time_scale(url: str, scale: float) -> None:
+    import urllib.request
+
+    request = urllib.request.Request(f"{url}/_onceflow/time-scale", method="POST",
+                                     data=json.dumps({"timeScale": scale}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert json.loads(answer.read())["timeScale"] == scale
+
+
+def test_a_new_time_scale_shortens_the_wait_already_started(scaled: ServerProcess) -> None:
+    events, logs = client(scaled.url, "events"), client(scaled.url, "logs")
+    name = uid("hourly")
+    logs.create_log_group(logGroupName=f"/{name}")
+    set_time_scale(scaled.url, 1.0)
+    try:
+        events.put_rule(Name=name, ScheduleExpression="rate(1 hour)")  # an hour away at scale 1
+        events.put_targets(Rule=name, Targets=[{"Id": "l", "Arn": log_arn(f"/{name}")}])
+        set_time_scale(scaled.url, 36000.0)  # the rest of that hour is now a tenth of a second
+        assert len(messages(logs, f"/{name}", 1, timeout=10)) >= 1
+    finally:
+        events.remove_targets(Rule=name, Ids=["l"])
+        set_time_scale(scaled.url, SCALE)
+
+
 # ------------------------------------------------------------------------------ EventBridge Scheduler
 def test_scheduler_runs_recurring_one_time_and_universal_targets(scaled: ServerProcess) -> None:
     sch, sfn, iam, ddb = (client(scaled.url, s) for s in ("scheduler", "stepfunctions", "iam", "dynamodb"))

@@ -39,6 +39,8 @@ CLAIM_BATCH = 64
 class Source(Protocol):
     def next_due(self) -> float | None: ...
     def run_due(self, now: float) -> None: ...
+    # The time scale changed: what is still to wait becomes `factor` times as long.
+    def rescale(self, factor: float, now: float) -> None: ...
 
 
 class Clock:
@@ -59,6 +61,13 @@ class Clock:
         with self._cond:
             self._poked = True
             self._cond.notify()
+
+    def rescale(self, old: float, new: float) -> None:
+        """The server's time scale went from `old` to `new` (wire/time_scale.py)."""
+        now = time.time()
+        for source in self.sources:
+            source.rescale(old / new, now)
+        self.poke()
 
     def start(self) -> None:
         self._stopped = False
@@ -125,6 +134,10 @@ class Dispatcher:
                 self.pool.submit(self._run, job_id, job)
             if len(jobs) < CLAIM_BATCH:
                 return
+
+    def rescale(self, factor: float, now: float) -> None:
+        with self.stack.db.transaction() as conn:
+            store.rescale(conn, "events_outbox", "due", factor, now)
 
     def release_all(self) -> None:
         self.stack.db.write(store.release_all)

@@ -561,6 +561,10 @@ class _RuleSchedules:
     def run_due(self, now: float) -> None:
         self.service.fire_due_rules(now)
 
+    def rescale(self, factor: float, now: float) -> None:
+        with self.service.db.transaction() as conn:
+            store.rescale(conn, "events_rules", "next_fire", factor, now)
+
 
 # ---------------------------------------------------------------------- checks and helpers
 def _check_target(target: dict[str, Any]) -> None:

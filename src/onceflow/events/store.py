@@ -191,3 +191,9 @@ def release_all(conn: sqlite3.Connection) -> None:
 
 def pending_count(conn: sqlite3.Connection) -> int:
     return conn.execute("SELECT COUNT(*) FROM events_outbox").fetchone()[0]
+
+
+def rescale(conn: sqlite3.Connection, table: str, column: str, factor: float, now: float) -> None:
+    """Stretch the waits still ahead in `table.column` by `factor` (a new time scale). Table and
+    column are this package's own names, never a caller's input."""
+    conn.execute(f"UPDATE {table} SET {column} = ? + ({column} - ?) * ? WHERE {column} > ?", (now, now, factor, now))

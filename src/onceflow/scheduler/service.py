@@ -236,6 +236,10 @@ class SchedulerService:
             for row in store.due(conn, now):
                 self._fire(conn, row, now)
 
+    def rescale(self, factor: float, now: float) -> None:
+        with self.db.transaction() as conn:
+            events_store.rescale(conn, "scheduler_schedules", "next_fire", factor, now)
+
     def _fire(self, conn: sqlite3.Connection, row: sqlite3.Row, now: float) -> None:
         key, group, name = (row["account"], row["region"]), row["grp"], row["name"]
         body = json.loads(row["body"])
