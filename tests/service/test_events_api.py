@@ -56,7 +56,12 @@ def test_the_default_bus_always_exists_and_cannot_be_deleted(events: Any) -> Non
     assert (d["Name"], d["Arn"]) == ("default", "arn:aws:events:us-east-1:000000000000:event-bus/default")
     assert error(lambda: events.delete_event_bus(Name="default")) == (
         "ValidationException", "Cannot delete event bus default.", 400)
-    assert error(lambda: events.create_event_bus(Name="default"))[0] == "ResourceAlreadyExistsException"
+    assert error(lambda: events.create_event_bus(Name="default")) == (
+        "ResourceAlreadyExistsException", "Event bus default already exists.", 400)
+    assert error(lambda: events.create_event_bus(Name="a/b")) == (
+        "ValidationException", "Event bus name must not contain '/'.", 400)
+    assert error(lambda: events.create_event_bus(Name="aws.partner/x/y", EventSourceName="aws.partner/x/y")) == (
+        "ResourceNotFoundException", "Event source aws.partner/x/y does not exist.", 400)
 
 
 def test_bus_permissions(events: Any) -> None:

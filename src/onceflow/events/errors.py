@@ -17,6 +17,10 @@ def bus_not_found(name: str) -> ServiceError:
     return ServiceError("ResourceNotFoundException", f"Event bus {name} does not exist.", 400)
 
 
+def event_source_not_found(name: str) -> ServiceError:
+    return ServiceError("ResourceNotFoundException", f"Event source {name} does not exist.", 400)
+
+
 def rule_not_found(name: str, bus: str) -> ServiceError:
     return ServiceError("ResourceNotFoundException", f"Rule {name} does not exist on EventBus {bus}.", 400)
 

@@ -96,8 +96,10 @@ class EventsService:
 
     def create_bus(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
         name = p["Name"]
-        if "/" in name and not p.get("EventSourceName"):
-            raise errors.validation(f"Event bus name must not contain '/'. Invalid name: {name}")  # UNCONFIRMED
+        if p.get("EventSourceName"):  # partner event sources: onceflow has none
+            raise errors.event_source_not_found(p["EventSourceName"])
+        if "/" in name:
+            raise errors.validation("Event bus name must not contain '/'.")
         if name == DEFAULT_BUS:
             raise errors.bus_exists(name)
         extra = {k: p[k] for k in ("KmsKeyIdentifier", "DeadLetterConfig", "LogConfig", "EventSourceName") if k in p}
