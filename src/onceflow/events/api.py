@@ -102,6 +102,43 @@ class EventsApi:
     def test_event_pattern(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.test_event_pattern(p["EventPattern"], p["Event"])
 
+    # ------------------------------------------------------------------ archives and replays
+    @operation("CreateArchive")
+    def create_archive(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.create(_key(ctx), p)
+
+    @operation("DescribeArchive")
+    def describe_archive(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.describe(_key(ctx), p["ArchiveName"])
+
+    @operation("ListArchives")
+    def list_archives(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.list(_key(ctx), p)
+
+    @operation("UpdateArchive")
+    def update_archive(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.update(_key(ctx), p)
+
+    @operation("DeleteArchive")
+    def delete_archive(self, ctx: RequestContext, p: Params) -> None:
+        self.service.archives.delete(_key(ctx), p["ArchiveName"])
+
+    @operation("StartReplay")
+    def start_replay(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.start_replay(_key(ctx), p)
+
+    @operation("DescribeReplay")
+    def describe_replay(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.describe_replay(_key(ctx), p["ReplayName"])
+
+    @operation("ListReplays")
+    def list_replays(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.list_replays(_key(ctx), p)
+
+    @operation("CancelReplay")
+    def cancel_replay(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.archives.cancel_replay(_key(ctx), p["ReplayName"])
+
     # ------------------------------------------------------------------ tags
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, p: Params) -> None:
@@ -132,6 +169,10 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
     if op == "PutEvents":
         names = {bus_name(e.get("EventBusName")) for e in p.get("Entries") or []} or {DEFAULT_BUS}
         return [bus_arn(region, account, n) for n in sorted(names)]
+    if "Archive" in op and "ArchiveName" in p:
+        return [f"arn:aws:events:{region}:{account}:archive/{p['ArchiveName']}"]
+    if "Replay" in op and "ReplayName" in p:
+        return [f"arn:aws:events:{region}:{account}:replay/{p['ReplayName']}"]
     if op in ("TagResource", "UntagResource", "ListTagsForResource"):
         return [p.get("ResourceARN", "*")]
     return ["*"]

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.events import errors, sfn_events, store
+from onceflow.events.archives import Archives
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.schedule import ScheduleError
 from onceflow.events.schedule import parse as parse_schedule
@@ -73,6 +74,7 @@ class EventsService:
         self.clock = clock
         self.dispatcher = Dispatcher(stack, clock)
         self.dispatcher.after_delivery.append(self._record_result)
+        self.archives = Archives(self)
         clock.add(self.dispatcher)
         clock.add(_RuleSchedules(self))
 
@@ -81,7 +83,7 @@ class EventsService:
         return self.stack.settings.time_scale or 1.0
 
     # ------------------------------------------------------------------ buses
-    def _bus(self, conn: sqlite3.Connection, key: Key, name: str) -> sqlite3.Row | dict[str, Any]:
+    def bus_row(self, conn: sqlite3.Connection, key: Key, name: str) -> sqlite3.Row | dict[str, Any]:
         row = store.get_bus(conn, key, name)
         if row is None:
             if name == DEFAULT_BUS:
@@ -115,7 +117,7 @@ class EventsService:
 
     def describe_bus(self, key: Key, name: str | None) -> dict[str, Any]:
         name = bus_name(name)
-        row = self.db.read(lambda c: self._bus(c, key, name))
+        row = self.db.read(lambda c: self.bus_row(c, key, name))
         return self._bus_view(key, row)
 
     def _bus_view(self, key: Key, row: Any) -> dict[str, Any]:
@@ -137,7 +139,7 @@ class EventsService:
         rows = self.db.read(lambda c: store.list_buses(c, key))
         views = [self._bus_view(key, r) for r in rows]
         if not any(v["Name"] == DEFAULT_BUS for v in views):
-            views.insert(0, self._bus_view(key, self.db.read(lambda c: self._bus(c, key, DEFAULT_BUS))))
+            views.insert(0, self._bus_view(key, self.db.read(lambda c: self.bus_row(c, key, DEFAULT_BUS))))
         views = [v for v in views if v["Name"].startswith(prefix or "")]
         views.sort(key=lambda v: v["Name"])
         page, nxt = _page(views, limit, token)
@@ -154,7 +156,7 @@ class EventsService:
         with self.db.transaction() as conn:
             if name == DEFAULT_BUS:
                 self._ensure_default(conn, key)
-            row = self._bus(conn, key, name)
+            row = self.bus_row(conn, key, name)
             extra = json.loads(row["extra"] or "{}")
             extra.update({k: p[k] for k in ("KmsKeyIdentifier", "DeadLetterConfig", "LogConfig") if k in p})
             store.set_bus(conn, key, name, description=p.get("Description", row["description"]),
@@ -169,7 +171,7 @@ class EventsService:
         with self.db.transaction() as conn:
             if name == DEFAULT_BUS:
                 self._ensure_default(conn, key)
-            row = self._bus(conn, key, name)
+            row = self.bus_row(conn, key, name)
             if p.get("Policy") is not None:
                 try:
                     policy = json.loads(p["Policy"])
@@ -204,7 +206,7 @@ class EventsService:
     def remove_permission(self, key: Key, p: dict[str, Any]) -> None:
         name = bus_name(p.get("EventBusName"))
         with self.db.transaction() as conn:
-            row = self._bus(conn, key, name)
+            row = self.bus_row(conn, key, name)
             if not row["policy"]:
                 raise errors.policy_not_found()
             if p.get("RemoveAllPermissions"):
@@ -238,7 +240,7 @@ class EventsService:
         with self.db.transaction() as conn:
             existing = store.get_rule(conn, key, bus, name)
             if bus != DEFAULT_BUS:
-                self._bus(conn, key, bus)
+                self.bus_row(conn, key, bus)
             cols: dict[str, Any] = {
                 "pattern": pattern or None, "schedule": schedule or None, "state": state,
                 "description": p.get("Description"), "role_arn": p.get("RoleArn"),
@@ -322,7 +324,7 @@ class EventsService:
         bus = bus_name(bus)
 
         def read(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-            self._bus(conn, key, bus)
+            self.bus_row(conn, key, bus)
             return store.list_rules(conn, key, bus, prefix or "")
         views = [self._rule_view(key, r) for r in self.db.read(read)]
         page, nxt = _page(views, limit, token)
@@ -389,7 +391,7 @@ class EventsService:
                     results[index] = {"ErrorCode": "ResourceNotFoundException",  # UNCONFIRMED entry code
                                       "ErrorMessage": f"Event bus {bus} does not exist."}
                     continue
-                self._route(conn, key, bus, event, now)
+                self.route(conn, key, bus, event, now)
         self.clock.poke()
         failed = sum(1 for r in results if "ErrorCode" in r)
         return {"FailedEntryCount": failed, "Entries": results}
@@ -403,10 +405,15 @@ class EventsService:
             "resources": resources, "detail": detail,
         }
 
-    def _route(self, conn: sqlite3.Connection, key: Key, bus: str, event: dict[str, Any], now: float) -> int:
-        """Enqueue `event` for every target of every enabled rule on `bus` that matches it."""
+    def route(self, conn: sqlite3.Connection, key: Key, bus: str, event: dict[str, Any], now: float,
+              only: set[str] | None = None) -> int:
+        """Enqueue `event` for every target of every enabled rule on `bus` that matches it (of the
+        rules named in `only`, for a replay), and keep it in the bus's archives."""
+        self.archives.record(conn, key, bus, event, now)
         routed = 0
         for rule in store.pattern_rules(conn, key, bus):
+            if only is not None and rule["name"] not in only:
+                continue
             try:
                 if not compile_pattern(rule["pattern"]).matches(event):
                     continue
@@ -435,7 +442,7 @@ class EventsService:
         with self.db.transaction() as conn:
             if bus != DEFAULT_BUS and store.get_bus(conn, key, bus) is None:
                 raise DeliveryFailure("ResourceNotFoundException", f"Event bus {bus} does not exist.", False)
-            self._route(conn, key, bus, event, now)
+            self.route(conn, key, bus, event, now)
         self.clock.poke()
         return {"EventId": event.get("id")}
 
@@ -445,7 +452,7 @@ class EventsService:
         is delivered exactly when the change it reports is committed)."""
         now = time.time() if now is None else now
         event = self.make_event(key, source, detail_type, detail, resources, None, now)
-        if self._route(conn, key, DEFAULT_BUS, event, now):
+        if self.route(conn, key, DEFAULT_BUS, event, now):
             self.clock.poke()  # the clock claims in a write transaction: it sees the rows once this commits
 
     def execution_changed(self, conn: sqlite3.Connection, row: Any) -> None:

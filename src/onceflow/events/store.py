@@ -42,6 +42,25 @@ MIGRATIONS = [
         CREATE INDEX events_outbox_due ON events_outbox (claimed, due);
         """,
     ),
+    (
+        "events-0002",
+        """
+        CREATE TABLE events_archives (
+            account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL, bus TEXT NOT NULL,
+            description TEXT, pattern TEXT, retention INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL,
+            PRIMARY KEY (account, region, name)
+        );
+        CREATE TABLE events_archived (
+            id INTEGER PRIMARY KEY, account TEXT NOT NULL, region TEXT NOT NULL, archive TEXT NOT NULL,
+            ts REAL NOT NULL, event TEXT NOT NULL
+        );
+        CREATE INDEX events_archived_by_time ON events_archived (account, region, archive, ts);
+        CREATE TABLE events_replays (
+            account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+            PRIMARY KEY (account, region, name)
+        );
+        """,
+    ),
 ]
 
 Key = tuple[str, str]  # (account, region)
@@ -197,3 +216,67 @@ def rescale(conn: sqlite3.Connection, table: str, column: str, factor: float, no
     """Stretch the waits still ahead in `table.column` by `factor` (a new time scale). Table and
     column are this package's own names, never a caller's input."""
     conn.execute(f"UPDATE {table} SET {column} = ? + ({column} - ?) * ? WHERE {column} > ?", (now, now, factor, now))
+
+
+# ------------------------------------------------------------------------------ archives and replays
+
+
+def get_archive(conn: sqlite3.Connection, key: Key, name: str) -> sqlite3.Row | None:
+    return conn.execute("SELECT * FROM events_archives WHERE account=? AND region=? AND name=?",
+                        (*key, name)).fetchone()
+
+
+def put_archive(conn: sqlite3.Connection, key: Key, name: str, cols: dict[str, Any]) -> None:
+    names = ", ".join(cols)
+    marks = ", ".join("?" for _ in cols)
+    updates = ", ".join(f"{c}=excluded.{c}" for c in cols)
+    conn.execute(f"INSERT INTO events_archives (account, region, name, {names}) VALUES (?, ?, ?, {marks}) "
+                 f"ON CONFLICT (account, region, name) DO UPDATE SET {updates}", (*key, name, *cols.values()))
+
+
+def list_archives(conn: sqlite3.Connection, key: Key) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM events_archives WHERE account=? AND region=? ORDER BY name", key).fetchall()
+
+
+def bus_archives(conn: sqlite3.Connection, key: Key, bus: str) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM events_archives WHERE account=? AND region=? AND bus=?", (*key, bus)).fetchall()
+
+
+def delete_archive(conn: sqlite3.Connection, key: Key, name: str) -> None:
+    conn.execute("DELETE FROM events_archived WHERE account=? AND region=? AND archive=?", (*key, name))
+    conn.execute("DELETE FROM events_archives WHERE account=? AND region=? AND name=?", (*key, name))
+
+
+def archive_event(conn: sqlite3.Connection, key: Key, archive: str, ts: float, event: dict[str, Any]) -> None:
+    conn.execute("INSERT INTO events_archived (account, region, archive, ts, event) VALUES (?, ?, ?, ?, ?)",
+                 (*key, archive, ts, json.dumps(event)))
+
+
+def archive_stats(conn: sqlite3.Connection, key: Key, archive: str) -> tuple[int, int]:
+    row = conn.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(event)), 0) FROM events_archived WHERE account=? "
+                       "AND region=? AND archive=?", (*key, archive)).fetchone()
+    return row[0], row[1]
+
+
+def archived_between(conn: sqlite3.Connection, key: Key, archive: str, start: float,
+                     end: float) -> list[tuple[float, dict[str, Any]]]:
+    rows = conn.execute("SELECT ts, event FROM events_archived WHERE account=? AND region=? AND archive=? "
+                        "AND ts >= ? AND ts <= ? ORDER BY ts, id", (*key, archive, start, end)).fetchall()
+    return [(r[0], json.loads(r[1])) for r in rows]
+
+
+def get_replay(conn: sqlite3.Connection, key: Key, name: str) -> dict[str, Any] | None:
+    row = conn.execute("SELECT body FROM events_replays WHERE account=? AND region=? AND name=?",
+                       (*key, name)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def put_replay(conn: sqlite3.Connection, key: Key, name: str, body: dict[str, Any]) -> None:
+    conn.execute("INSERT INTO events_replays (account, region, name, body) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT (account, region, name) DO UPDATE SET body=excluded.body",
+                 (*key, name, json.dumps(body)))
+
+
+def list_replays(conn: sqlite3.Connection, key: Key) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT body FROM events_replays WHERE account=? AND region=? ORDER BY name", key).fetchall()
+    return [json.loads(r[0]) for r in rows]
