@@ -282,6 +282,20 @@ def test_a_disabled_rule_delivers_nothing_and_an_enabled_one_does(aws: Callable[
     assert [json.loads(m) for m in messages(aws, group, 2, timeout=0)] == [{"n": 2}] == [json.loads(found[0])]
 
 
+def test_many_events_to_many_targets_arrive_once_each(aws: Callable[..., Any]) -> None:
+    groups = [log_target(aws) for _ in range(3)]
+    source = uid("com.burst")
+    rule(aws, {"source": [source]}, [{"Id": f"t{i}", "Arn": arn, "InputPath": "$.detail"}
+                                      for i, (_, arn) in enumerate(groups)])
+    for batch in range(5):
+        out = aws("events").put_events(Entries=[{"Source": source, "DetailType": "n", "EventBusName": "default",
+                                                 "Detail": json.dumps({"n": batch * 10 + k})} for k in range(10)])
+        assert out["FailedEntryCount"] == 0
+    for group, _ in groups:
+        found = sorted(json.loads(m)["n"] for m in messages(aws, group, 50))
+        assert found == list(range(50))
+
+
 # ------------------------------------------------------------------------------ another bus
 def test_a_bus_target_routes_through_that_bus_rules(aws: Callable[..., Any]) -> None:
     bus = uid("bus")
