@@ -139,6 +139,51 @@ class EventsApi:
     def cancel_replay(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.archives.cancel_replay(_key(ctx), p["ReplayName"])
 
+    # ------------------------------------------------------------------ connections and API destinations
+    @operation("CreateConnection")
+    def create_connection(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.create_connection(_key(ctx), p)
+
+    @operation("DescribeConnection")
+    def describe_connection(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.describe_connection(_key(ctx), p["Name"])
+
+    @operation("ListConnections")
+    def list_connections(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.list_connections(_key(ctx), p)
+
+    @operation("UpdateConnection")
+    def update_connection(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.update_connection(_key(ctx), p)
+
+    @operation("DeauthorizeConnection")
+    def deauthorize_connection(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.deauthorize_connection(_key(ctx), p["Name"])
+
+    @operation("DeleteConnection")
+    def delete_connection(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.delete_connection(_key(ctx), p["Name"])
+
+    @operation("CreateApiDestination")
+    def create_api_destination(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.create_destination(_key(ctx), p)
+
+    @operation("DescribeApiDestination")
+    def describe_api_destination(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.describe_destination(_key(ctx), p["Name"])
+
+    @operation("ListApiDestinations")
+    def list_api_destinations(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.list_destinations(_key(ctx), p)
+
+    @operation("UpdateApiDestination")
+    def update_api_destination(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.destinations.update_destination(_key(ctx), p)
+
+    @operation("DeleteApiDestination")
+    def delete_api_destination(self, ctx: RequestContext, p: Params) -> None:
+        self.service.destinations.delete_destination(_key(ctx), p["Name"])
+
     # ------------------------------------------------------------------ tags
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, p: Params) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from onceflow.events import errors, sfn_events, store
 from onceflow.events.archives import Archives
 from onceflow.events.delivery import Clock, Dispatcher
+from onceflow.events.destinations import Destinations
 from onceflow.events.schedule import ScheduleError
 from onceflow.events.schedule import parse as parse_schedule
 from onceflow.events.targets import ROLE_KINDS, DeliveryFailure, parse_target_arn
@@ -75,6 +76,7 @@ class EventsService:
         self.dispatcher = Dispatcher(stack, clock)
         self.dispatcher.after_delivery.append(self._record_result)
         self.archives = Archives(self)
+        self.destinations = Destinations(self)
         clock.add(self.dispatcher)
         clock.add(_RuleSchedules(self))
 

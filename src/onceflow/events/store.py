@@ -61,6 +61,17 @@ MIGRATIONS = [
         );
         """,
     ),
+    ("events-0003",
+    """
+    CREATE TABLE events_connections (
+        account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (account, region, name)
+    );
+    CREATE TABLE events_destinations (
+        account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (account, region, name)
+    );
+    """),
 ]
 
 Key = tuple[str, str]  # (account, region)
@@ -280,3 +291,30 @@ def put_replay(conn: sqlite3.Connection, key: Key, name: str, body: dict[str, An
 def list_replays(conn: sqlite3.Connection, key: Key) -> list[dict[str, Any]]:
     rows = conn.execute("SELECT body FROM events_replays WHERE account=? AND region=? ORDER BY name", key).fetchall()
     return [json.loads(r[0]) for r in rows]
+
+
+# ------------------------------------------------------------------------------ connections, API destinations
+_JSON_TABLES = frozenset({"events_connections", "events_destinations"})  # name -> JSON body tables
+
+
+def json_get(conn: sqlite3.Connection, table: str, key: Key, name: str) -> dict[str, Any] | None:
+    assert table in _JSON_TABLES
+    row = conn.execute(f"SELECT body FROM {table} WHERE account=? AND region=? AND name=?", (*key, name)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def json_put(conn: sqlite3.Connection, table: str, key: Key, name: str, body: dict[str, Any]) -> None:
+    assert table in _JSON_TABLES
+    conn.execute(f"INSERT INTO {table} (account, region, name, body) VALUES (?, ?, ?, ?) ON CONFLICT (account, "
+                 "region, name) DO UPDATE SET body=excluded.body", (*key, name, json.dumps(body)))
+
+
+def json_all(conn: sqlite3.Connection, table: str, key: Key) -> list[dict[str, Any]]:
+    assert table in _JSON_TABLES
+    rows = conn.execute(f"SELECT body FROM {table} WHERE account=? AND region=? ORDER BY name", key).fetchall()
+    return [json.loads(r[0]) for r in rows]
+
+
+def json_delete(conn: sqlite3.Connection, table: str, key: Key, name: str) -> None:
+    assert table in _JSON_TABLES
+    conn.execute(f"DELETE FROM {table} WHERE account=? AND region=? AND name=?", (*key, name))

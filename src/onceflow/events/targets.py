@@ -30,7 +30,7 @@ _UNIVERSAL = re.compile(r"^arn:aws[a-z-]*:scheduler:::aws-sdk:([a-z0-9]+):([A-Za
 # aws-sdk service ids -> the boto3 names onceflow registers them under.
 SDK_SERVICES = {"sfn": "stepfunctions", "eventbridge": "events", "cloudwatchlogs": "logs"}
 # Targets that act as the target's role (the rest are reached through resource policies).
-ROLE_KINDS = frozenset({"states", "events", "universal"})
+ROLE_KINDS = frozenset({"states", "events", "universal", "api-destination"})
 
 
 class DeliveryFailure(Exception):
@@ -59,7 +59,8 @@ def parse_target_arn(arn: str) -> TargetArn | None:
         "lambda": "lambda" if resource.startswith("function:") else "other",
         "states": "states" if resource.startswith("stateMachine:") else "other",
         "sqs": "sqs", "sns": "sns",
-        "events": "events" if resource.startswith("event-bus/") else "other",
+        "events": "events" if resource.startswith("event-bus/") else
+        "api-destination" if resource.startswith("api-destination/") else "other",
         "logs": "logs" if resource.startswith("log-group:") else "other",
     }.get(service, "other")
     return TargetArn(kind, service, region, account or "", resource)
@@ -140,6 +141,8 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
         events = stack.services["events"]
         event = job["event"] if job.get("origin") == "rule" else _bus_event(job, target, body)
         return events.forward(parsed.account or account, region, bus, event)
+    if parsed.kind == "api-destination":
+        return _http(stack, job, target, arn, body, principal_name)
     if parsed.kind == "logs":
         group = parsed.resource.split(":", 1)[1].removesuffix(":*")
         stack.services["logs"].append(parsed.account or account, region, group, job["event"].get("id", "events"),
@@ -161,6 +164,24 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
         except ServiceError as e:
             raise DeliveryFailure(e.code, e.message, e.status >= 500) from None
     raise DeliveryFailure("UnsupportedTarget", f"onceflow does not deliver to {arn}", False)
+
+
+def _http(stack: Stack, job: dict[str, Any], target: dict[str, Any], arn: str, body: str,
+          principal_name: str) -> dict[str, Any]:
+    from onceflow.events.destinations import HttpFailure, send
+
+    account = job["account"]
+    role = target.get("RoleArn")
+    _assume(stack, account, role, principal_name)
+    iam = stack.services.get("iam")
+    if iam is not None and role and not iam.role_allows(account, role, "events:InvokeApiDestination", arn):
+        raise DeliveryFailure("AccessDeniedException", f"the role {role} is not authorized to perform: "
+                              f"events:InvokeApiDestination on resource: {arn}", False)
+    try:
+        dest, connection = stack.services["events"].destinations.resolve((account, job["region"]), arn)
+        return send(dest, connection, target, body)
+    except HttpFailure as e:
+        raise DeliveryFailure(e.code, e.message, e.retriable) from None
 
 
 def _bus_event(job: dict[str, Any], target: dict[str, Any], body: str) -> dict[str, Any]:
