@@ -312,6 +312,20 @@ def test_a_bus_target_routes_through_that_bus_rules(aws: Callable[..., Any]) -> 
     assert (event["id"], event["detail"]) == (second, {"n": 2}) and event["id"] != first
 
 
+def test_buses_forwarding_in_a_circle_stop(aws: Callable[..., Any]) -> None:
+    events = aws("events")
+    a, b = uid("bus-a"), uid("bus-b")
+    a_arn, b_arn = (events.create_event_bus(Name=n)["EventBusArn"] for n in (a, b))
+    group, log_arn = log_target(aws)
+    source = uid("com.loop")
+    rule(aws, {"source": [source]}, [{"Id": "b", "Arn": b_arn}], bus=a)
+    rule(aws, {"source": [source]}, [{"Id": "a", "Arn": a_arn}, {"Id": "log", "Arn": log_arn}], bus=b)
+    put(aws, source, {"n": 1}, bus=a)
+    found = messages(aws, group, 3)
+    time.sleep(0.5)  # more would arrive within this, were the circle not cut
+    assert len(messages(aws, group, 99, timeout=0)) == len(found) <= 3
+
+
 # ------------------------------------------------------------------------------ SQS and SNS
 def served(aws: Callable[..., Any], service: str) -> bool:
     try:

@@ -33,6 +33,7 @@ log = logging.getLogger("onceflow.events")
 
 DEFAULT_BUS = "default"
 MAX_TARGETS = 5
+MAX_HOPS = 5  # buses an event may be forwarded through (a loop guard; UNCONFIRMED what AWS does)
 MAX_ENTRIES_BYTES = 256 * 1024
 _BUS_NAME = re.compile(r"^[/\.\-_A-Za-z0-9]{1,256}$")
 REQUIRED_EVENT_FIELDS = ("id", "account", "source", "time", "region", "detail-type")
@@ -408,7 +409,7 @@ class EventsService:
         }
 
     def route(self, conn: sqlite3.Connection, key: Key, bus: str, event: dict[str, Any], now: float,
-              only: set[str] | None = None) -> int:
+              only: set[str] | None = None, hops: int = 0) -> int:
         """Enqueue `event` for every target of every enabled rule on `bus` that matches it (of the
         rules named in `only`, for a replay), and keep it in the bus's archives."""
         self.archives.record(conn, key, bus, event, now)
@@ -423,28 +424,32 @@ class EventsService:
                 continue
             arn = rule_arn(key[1], key[0], bus, rule["name"])
             for target in store.targets(conn, key, bus, rule["name"]):
-                self._enqueue(conn, key, bus, rule["name"], arn, target, event, now)
+                self._enqueue(conn, key, bus, rule["name"], arn, target, event, now, hops)
                 routed += 1
         return routed
 
     def _enqueue(self, conn: sqlite3.Connection, key: Key, bus: str, rule: str, arn: str, target: dict[str, Any],
-                 event: dict[str, Any], now: float) -> None:
+                 event: dict[str, Any], now: float, hops: int = 0) -> None:
         context = {"aws.events.rule-arn": arn, "aws.events.rule-name": rule,
                    "aws.events.event.ingestion-time": ingestion_time(now)}
         store.enqueue(conn, now, {
             "origin": "rule", "account": key[0], "region": key[1], "bus": bus, "rule": rule, "rule_arn": arn,
             "target": target, "event": event, "input": target_input(target, event, context), "first": now,
-            "attempt": 0,
+            "attempt": 0, "hops": hops,
         })
 
-    def forward(self, account: str, region: str, bus: str, event: dict[str, Any]) -> dict[str, Any]:
-        """An event delivered to a bus target: routed by that bus's rules."""
+    def forward(self, account: str, region: str, bus: str, event: dict[str, Any], hops: int = 0) -> dict[str, Any]:
+        """An event delivered to a bus target: routed by that bus's rules. Rules that send events
+        from bus to bus in a circle would go round for ever: past MAX_HOPS buses the event stops."""
         key = (account, region)
         now = time.time()
+        if hops >= MAX_HOPS:
+            raise DeliveryFailure("TooManyHops", f"the event went through {hops} event buses; onceflow stops it there "
+                                  "(rules sending events from bus to bus in a circle)", False)
         with self.db.transaction() as conn:
             if bus != DEFAULT_BUS and store.get_bus(conn, key, bus) is None:
                 raise DeliveryFailure("ResourceNotFoundException", f"Event bus {bus} does not exist.", False)
-            self.route(conn, key, bus, event, now)
+            self.route(conn, key, bus, event, now, hops=hops + 1)
         self.clock.poke()
         return {"EventId": event.get("id")}
 
