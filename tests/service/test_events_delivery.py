@@ -156,10 +156,11 @@ def test_a_target_role_that_may_not_act_starts_nothing(aws: Callable[..., Any], 
     assert sfn.list_executions(stateMachineArn=machines[2])["executions"] == []
 
 
-def console_rule_page(aws: Callable[..., Any], name: str, words: tuple[str, ...], timeout: float = 30) -> str:
+def console_rule_page(aws: Callable[..., Any], name: str, words: tuple[str, ...], timeout: float = 30,
+                      query: str = "") -> str:
     import urllib.request
 
-    url = aws("events").meta.endpoint_url + f"/events/rules/{name}"
+    url = aws("events").meta.endpoint_url + f"/events/rules/{name}" + (f"?{query}" if query else "")
     deadline = time.monotonic() + timeout
     while True:
         with urllib.request.urlopen(url) as answer:
@@ -310,6 +311,31 @@ def test_a_bus_target_routes_through_that_bus_rules(aws: Callable[..., Any]) -> 
     assert len(found) == 1
     event = json.loads(found[0])
     assert (event["id"], event["detail"]) == (second, {"n": 2}) and event["id"] != first
+
+
+def test_another_accounts_bus_takes_events_its_policy_allows(aws: Callable[..., Any]) -> None:
+    """Account 222222222222 (its 12-digit key selects it) puts events on this account's bus, by ARN
+    and through a bus target of its own rule: refused until the bus policy allows that account."""
+    other = "222222222222"
+    events, theirs = aws("events"), aws("events", access_key=other, secret_key="x")
+    bus = uid("shared")
+    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
+    group, arn = log_target(aws)
+    source = uid("com.partner")
+    rule(aws, {"source": [source]}, [{"Id": "log", "Arn": arn, "InputPath": "$.detail"}], bus=bus)
+    entry = {"Source": source, "DetailType": "x", "EventBusName": bus_arn}
+    denied = theirs.put_events(Entries=[{**entry, "Detail": '{"n": 0}'}])
+    assert denied["FailedEntryCount"] == 1 and denied["Entries"][0]["ErrorCode"] == "AccessDeniedException"
+    theirs.put_rule(Name="fwd", EventPattern=json.dumps({"source": [source]}))
+    theirs.put_targets(Rule="fwd", Targets=[{"Id": "b", "Arn": bus_arn}])
+    theirs.put_events(Entries=[{**entry, "Detail": '{"n": 1}', "EventBusName": "default"}])  # forwarded: refused
+    page = console_rule_page(aws, "fwd", ("given up: AccessDeniedException",), query=f"account={other}")
+    assert f"not let account {other} put events on it" in page
+    events.put_permission(EventBusName=bus, Action="events:PutEvents", Principal=other, StatementId="partner")
+    assert theirs.put_events(Entries=[{**entry, "Detail": '{"n": 2}'}])["FailedEntryCount"] == 0
+    theirs.put_events(Entries=[{**entry, "Detail": '{"n": 3}', "EventBusName": "default"}])
+    found = sorted(json.loads(m)["n"] for m in messages(aws, group, 2))
+    assert found == [2, 3]
 
 
 def test_buses_forwarding_in_a_circle_stop(aws: Callable[..., Any]) -> None:

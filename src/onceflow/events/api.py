@@ -212,8 +212,9 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
     if op in ("PutPermission", "RemovePermission", "ListRules", "ListRuleNamesByTarget"):
         return [bus_arn(region, account, bus_name(p.get("EventBusName")))]
     if op == "PutEvents":
-        names = {bus_name(e.get("EventBusName")) for e in p.get("Entries") or []} or {DEFAULT_BUS}
-        return [bus_arn(region, account, n) for n in sorted(names)]
+        arns = {e["EventBusName"] if str(e.get("EventBusName", "")).startswith("arn:")
+                else bus_arn(region, account, bus_name(e.get("EventBusName"))) for e in p.get("Entries") or []}
+        return sorted(arns) or [bus_arn(region, account, DEFAULT_BUS)]
     if "Archive" in op and "ArchiveName" in p:
         return [f"arn:aws:events:{region}:{account}:archive/{p['ArchiveName']}"]
     if "Replay" in op and "ReplayName" in p:

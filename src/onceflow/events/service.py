@@ -18,7 +18,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.events import errors, sfn_events, store
+from onceflow.events import bus_policy, errors, sfn_events, store
 from onceflow.events.archives import Archives
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.destinations import Destinations
@@ -56,6 +56,13 @@ def bus_name(value: str | None) -> str:
     if value.startswith("arn:"):
         return value.split(":event-bus/", 1)[-1]
     return value
+
+
+def bus_account(value: str | None, default: str) -> str:
+    """The account of an EventBusName given as an ARN (another account's bus), else `default`."""
+    if value and value.startswith("arn:") and value.count(":") >= 5:
+        return value.split(":")[4] or default
+    return default
 
 
 def iso(ts: float) -> str:
@@ -184,7 +191,7 @@ class EventsService:
                     raise errors.bad_policy_json()
             else:
                 policy = self._with_statement(key, name, row["policy"], p)
-            store.set_bus(conn, key, name, policy=json.dumps(policy), modified=time.time())
+            store.set_bus(conn, key, name, policy=json.dumps(policy, separators=(",", ":")), modified=time.time())
 
     def _with_statement(self, key: Key, name: str, current: str | None, p: dict[str, Any]) -> dict[str, Any]:
         principal, action, sid = p.get("Principal"), p.get("Action"), p.get("StatementId")
@@ -220,7 +227,8 @@ class EventsService:
             if len(kept) == len(policy.get("Statement", [])):
                 raise errors.statement_not_found()
             policy["Statement"] = kept
-            store.set_bus(conn, key, name, policy=json.dumps(policy) if kept else None, modified=time.time())
+            store.set_bus(conn, key, name, policy=json.dumps(policy, separators=(",", ":")) if kept else None,
+                          modified=time.time())
 
     # ------------------------------------------------------------------ rules
     def put_rule(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
@@ -386,15 +394,22 @@ class EventsService:
                 continue
             event = self.make_event(key, entry["Source"], entry["DetailType"], json.loads(entry["Detail"]),
                                     entry.get("Resources") or [], entry.get("Time"), now)
-            accepted.append((len(results), bus_name(entry.get("EventBusName")), event))
+            accepted.append((len(results), bus_account(entry.get("EventBusName"), key[0]),
+                             bus_name(entry.get("EventBusName")), event))
             results.append({"EventId": event["id"]})
         with self.db.transaction() as conn:
-            for index, bus, event in accepted:
-                if bus != DEFAULT_BUS and store.get_bus(conn, key, bus) is None:
+            for index, account, bus, event in accepted:
+                home = (account, key[1])
+                if bus != DEFAULT_BUS and store.get_bus(conn, home, bus) is None:
                     results[index] = {"ErrorCode": "ResourceNotFoundException",  # UNCONFIRMED entry code
                                       "ErrorMessage": f"Event bus {bus} does not exist."}
                     continue
-                self.route(conn, key, bus, event, now)
+                if account != key[0] and not self.bus_allows(conn, home, bus, key[0]):
+                    results[index] = {"ErrorCode": "AccessDeniedException",  # UNCONFIRMED entry code and text
+                                      "ErrorMessage": f"Account {key[0]} is not authorized to put events on "
+                                                      f"{bus_arn(home[1], home[0], bus)}: no bus policy allows it."}
+                    continue
+                self.route(conn, home, bus, event, now)
         self.clock.poke()
         failed = sum(1 for r in results if "ErrorCode" in r)
         return {"FailedEntryCount": failed, "Entries": results}
@@ -438,7 +453,13 @@ class EventsService:
             "attempt": 0, "hops": hops,
         })
 
-    def forward(self, account: str, region: str, bus: str, event: dict[str, Any], hops: int = 0) -> dict[str, Any]:
+    def bus_allows(self, conn: sqlite3.Connection, key: Key, bus: str, source_account: str) -> bool:
+        """Whether the bus's policy lets `source_account` put events on it."""
+        row = store.get_bus(conn, key, bus)
+        return bus_policy.allows(row["policy"] if row else None, source_account, bus_arn(key[1], key[0], bus))
+
+    def forward(self, account: str, region: str, bus: str, event: dict[str, Any], hops: int = 0,
+                source_account: str | None = None) -> dict[str, Any]:
         """An event delivered to a bus target: routed by that bus's rules. Rules that send events
         from bus to bus in a circle would go round for ever: past MAX_HOPS buses the event stops."""
         key = (account, region)
@@ -449,6 +470,9 @@ class EventsService:
         with self.db.transaction() as conn:
             if bus != DEFAULT_BUS and store.get_bus(conn, key, bus) is None:
                 raise DeliveryFailure("ResourceNotFoundException", f"Event bus {bus} does not exist.", False)
+            if source_account not in (None, account) and not self.bus_allows(conn, key, bus, source_account):
+                raise DeliveryFailure("AccessDeniedException", f"the policy of {bus_arn(region, account, bus)} does "
+                                      f"not let account {source_account} put events on it", False)
             self.route(conn, key, bus, event, now, hops=hops + 1)
         self.clock.poke()
         return {"EventId": event.get("id")}

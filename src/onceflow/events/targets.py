@@ -140,7 +140,8 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
         bus = parsed.resource.split("/", 1)[1]
         events = stack.services["events"]
         event = job["event"] if job.get("origin") == "rule" else _bus_event(job, target, body)
-        return events.forward(parsed.account or account, region, bus, event, job.get("hops", 0))
+        return events.forward(parsed.account or account, region, bus, event, job.get("hops", 0),
+                              source_account=account)
     if parsed.kind == "api-destination":
         return _http(stack, job, target, arn, body, principal_name)
     if parsed.kind == "logs":
