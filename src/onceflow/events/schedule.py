@@ -229,3 +229,20 @@ def parse(expression: str, tz_name: str | None = None, *, allow_at: bool = False
             raise ScheduleError(expression) from exc
         return Schedule(expression, at=when, tz=tz)
     raise ScheduleError(expression)
+
+
+def next_firing(schedule: Schedule, nominal: float, real: float, now: float, scale: float,
+                grace_s: float = 60.0) -> tuple[float | None, float | None]:
+    """After the firing planned for `nominal` on the schedule's clock and `real` on the server's
+    (the gap between firings divided by the time scale): the next (nominal, real) pair, or
+    (None, None). A firing a little late (a busy server, under `grace_s`) keeps the rhythm; after a
+    longer pause (the server was down) the missed firings are dropped, as AWS does not catch up."""
+    nxt = schedule.next_after(nominal)
+    if nxt is None:
+        return None, None
+    due = real + (nxt - nominal) / scale
+    if due >= now - grace_s:
+        return nxt, due
+    nominal_now = nominal + (now - real) * scale  # where the schedule's clock stands now
+    nxt = schedule.next_after(nominal_now)
+    return (None, None) if nxt is None else (nxt, real + (nxt - nominal) / scale)

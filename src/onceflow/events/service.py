@@ -22,7 +22,7 @@ from onceflow.events import bus_policy, errors, sfn_events, store
 from onceflow.events.archives import Archives
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.destinations import Destinations
-from onceflow.events.schedule import ScheduleError
+from onceflow.events.schedule import ScheduleError, next_firing
 from onceflow.events.schedule import parse as parse_schedule
 from onceflow.events.targets import ROLE_KINDS, DeliveryFailure, parse_target_arn
 from onceflow.events.transform import PREDEFINED, PathError, ingestion_time, parse_path, target_input
@@ -522,11 +522,7 @@ class EventsService:
                 event["time"] = iso(row["nominal_next"])
                 for target in store.targets(conn, key, row["bus"], row["name"]):
                     self._enqueue(conn, key, row["bus"], row["name"], arn, target, event, now)
-                nominal = parsed.next_after(row["nominal_next"])
-                nxt = None if nominal is None else row["next_fire"] + (nominal - row["nominal_next"]) / self.scale
-                if nxt is not None and nxt <= now:  # the server was down: no catching up, as AWS
-                    nominal = parsed.next_after(now)
-                    nxt = None if nominal is None else now + (nominal - now) / self.scale
+                nominal, nxt = next_firing(parsed, row["nominal_next"], row["next_fire"], now, self.scale)
                 store.update_rule(conn, key, row["bus"], row["name"], nominal_next=nominal, next_fire=nxt)
 
     def next_rule_fire(self) -> float | None:

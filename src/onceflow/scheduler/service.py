@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.events import store as events_store
-from onceflow.events.schedule import ScheduleError, parse, timezone
+from onceflow.events.schedule import ScheduleError, next_firing, parse, timezone
 from onceflow.events.targets import parse_target_arn
 from onceflow.events.transform import render_template
 from onceflow.scheduler import errors, store
@@ -261,11 +261,8 @@ class SchedulerService:
             "first": now, "attempt": 0,
         })
         parsed = parse(body["ScheduleExpression"], body.get("ScheduleExpressionTimezone"), allow_at=True)
-        nominal = None if parsed.one_time else parsed.next_after(row["nominal_next"])
-        nxt = None if nominal is None else row["next_fire"] + (nominal - row["nominal_next"]) / self.scale
-        if nxt is not None and nxt <= now:  # the server was down: the next firing after now, no catching up
-            nominal = parsed.next_after(now)
-            nxt = None if nominal is None else now + (nominal - now) / self.scale
+        nominal, nxt = (None, None) if parsed.one_time else \
+            next_firing(parsed, row["nominal_next"], row["next_fire"], now, self.scale)
         end = body.get("EndDate")
         if nominal is not None and end is not None and nominal > end:
             nominal = nxt = None

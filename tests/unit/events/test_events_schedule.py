@@ -84,3 +84,19 @@ def test_cron_in_a_timezone_follows_its_daylight_saving() -> None:
 def test_unknown_timezone() -> None:
     with pytest.raises(ScheduleError):
         parse("rate(1 minute)", "Mars/Olympus")
+
+
+def test_next_firing_keeps_the_rhythm_when_a_little_late_and_drops_what_a_long_pause_missed() -> None:
+    from onceflow.events.schedule import next_firing
+
+    every_minute = parse("rate(1 minute)")
+    # Scale 60: one nominal minute is a real second. On time and 5 s late keep the sequence.
+    assert next_firing(every_minute, 6000.0, 100.0, 100.0, 60.0) == (6060.0, 101.0)
+    assert next_firing(every_minute, 6000.0, 100.0, 105.0, 60.0) == (6060.0, 101.0)
+    # Two hours late (the server was off): the schedule's clock moved on 7200 nominal hours' worth;
+    # the next firing is the first one after where that clock stands now, in the future.
+    nominal, real = next_firing(every_minute, 6000.0, 100.0, 7300.0, 60.0)
+    assert nominal is not None and real is not None
+    assert real > 7300.0 and nominal == 6000.0 + (real - 100.0) * 60.0
+    assert next_firing(parse("at(2030-01-01T00:00:00)", allow_at=True), 1893456000.0, 100.0, 100.0, 1.0) == (
+        None, None)
