@@ -2,7 +2,8 @@
 
 - pattern matching (pure): matches per second of a compiled pattern with prefix, numeric, anything-but
   and $or against a typical event;
-- PutEvents: calls per second (one entry, one matching rule with a Logs target) from one client;
+- PutEvents: calls per second (one entry, one matching rule with a Logs target) from one client, beside
+  ListEventBuses on the same server as the per-call floor;
 - event to target: p50/p95 from PutEvents' answer to the event's arrival in a CloudWatch Logs target
   (read back by polling FilterLogEvents, so the figure includes up to one poll interval of ~5 ms).
 
@@ -59,14 +60,18 @@ def main() -> None:
         events.put_targets(Rule="bench", Targets=[{  # type: ignore[attr-defined]
             "Id": "l", "Arn": "arn:aws:logs:us-east-1:000000000000:log-group:/bench", "InputPath": "$.detail"}])
         entry = {"Source": "bench", "DetailType": "t", "Detail": '{"n": 0}'}
-        for _ in range(20):
-            events.put_events(Entries=[entry])  # type: ignore[attr-defined]
-        started = time.perf_counter()
-        for _ in range(args.calls):
-            events.put_events(Entries=[entry])  # type: ignore[attr-defined]
-        spent = time.perf_counter() - started
-        print(f"PutEvents, 1 client, 1 matching rule: {args.calls / spent:,.0f} calls/s "
-              f"({spent / args.calls * 1000:.2f} ms each)")
+        calls = {
+            "ListEventBuses (baseline: a read on the same server)": lambda: events.list_event_buses(),  # type: ignore[attr-defined]
+            "PutEvents, 1 matching rule, 1 target": lambda: events.put_events(Entries=[entry]),  # type: ignore[attr-defined]
+        }
+        for label, call in calls.items():
+            for _ in range(20):
+                call()
+            started = time.perf_counter()
+            for _ in range(args.calls):
+                call()
+            spent = time.perf_counter() - started
+            print(f"{label}, 1 client: {args.calls / spent:,.0f} calls/s ({spent / args.calls * 1000:.2f} ms each)")
         time.sleep(2)
         lags = []
         for i in range(args.latency):
