@@ -23,7 +23,7 @@ ALLOW_ALL = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow
 NOT_RUN = [
     "arn:aws:states:::sqs:sendMessage",
     "arn:aws:states:::sns:publish",
-    "arn:aws:states:::events:putEvents",
+    "arn:aws:states:::ecs:runTask",
     "arn:aws:states:::aws-sdk:s3:listBuckets",
 ]
 

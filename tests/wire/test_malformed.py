@@ -208,7 +208,8 @@ def test_s3_gets_a_501_in_rest_xml_naming_the_service(endpoint: str) -> None:
     root = ET.fromstring(data)
     assert root.tag == "Error" and root.findtext("Code") == "NotImplemented"
     assert root.findtext("Message") == ("onceflow does not serve s3 (Amazon Simple Storage Service); it serves "
-                                        "DynamoDB, Step Functions, Lambda, IAM, STS and CloudWatch Logs")
+                                        "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, EventBridge and "
+                                        "EventBridge Scheduler")
 
 
 def test_sns_gets_a_501_in_query_xml(endpoint: str) -> None:
@@ -219,7 +220,7 @@ def test_sns_gets_a_501_in_query_xml(endpoint: str) -> None:
 
 @pytest.mark.parametrize(("target", "signing", "named"), [
     ("AmazonSQS.ListQueues", "sqs", "sqs (Amazon Simple Queue Service)"),
-    ("AWSEvents.ListRules", "events", "events (Amazon EventBridge)"),
+    ("Kinesis_20131202.ListStreams", "kinesis", "kinesis (Amazon Kinesis)"),
     ("DynamoDBStreams_20120810.ListStreams", "dynamodb", "dynamodbstreams (Amazon DynamoDB Streams)"),
 ])
 def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: str, named: str) -> None:
@@ -232,8 +233,8 @@ def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: st
     ("s3", lambda c: c.list_buckets(), "Amazon Simple Storage Service"),
     ("sqs", lambda c: c.list_queues(), "Amazon Simple Queue Service"),
     ("sns", lambda c: c.list_topics(), "Amazon Simple Notification Service"),
-    ("events", lambda c: c.list_rules(), "Amazon EventBridge"),
-], ids=["s3", "sqs", "sns", "events"])
+    ("kinesis", lambda c: c.list_streams(), "Amazon Kinesis"),
+], ids=["s3", "sqs", "sns", "kinesis"])
 def test_boto3_clients_of_unserved_services_read_a_not_implemented_error(aws: Callable[..., Any], service: str,
                                                                          call: Callable[[Any], Any], full: str) -> None:
     with pytest.raises(botocore.exceptions.ClientError) as info:

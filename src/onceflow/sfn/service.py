@@ -349,6 +349,8 @@ class SfnService:
                 details["stateMachineAliasArn"] = target.alias_arn
             started = ev.Event(1, 0, "ExecutionStarted", now, details, "r")
             self.store.append_events(conn, arn, [started])
+            if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
+                events.execution_changed(conn, self.store.get_execution(arn))
         self.engine.wake(arn)
         if sync:
             self.engine.wait_done(arn, 300)

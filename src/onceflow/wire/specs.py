@@ -17,9 +17,11 @@ SERVICES = {
     "iam": "iam",
     "sts": "sts",
     "logs": "logs",
+    "events": "events",
+    "scheduler": "scheduler",
 }
 # How a 501 for an unserved service lists what onceflow serves.
-SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS and CloudWatch Logs"
+SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, EventBridge and EventBridge Scheduler"
 
 
 @dataclass

@@ -51,8 +51,11 @@ def state(stack: Stack) -> dict[str, Any]:
 
 
 def set_time_scale(stack: Stack, scale: float | None, skip_waits: bool | None) -> None:
+    old = stack.settings.time_scale
     if scale is not None:
         stack.settings = replace(stack.settings, time_scale=scale)  # internal.call reads it per call
+        if (clock := stack.services.get("events_clock")) is not None:  # EventBridge's and Scheduler's waits
+            clock.rescale(old, scale)
     engine = _engine(stack)
     if engine is not None:
         engine.set_time_scale(scale, skip_waits)

@@ -81,8 +81,10 @@ def test_nodes_are_frozen_and_loaded_once_per_text() -> None:
      "getObject.waitForTaskToken", True),
     ("arn:aws:states:::dynamodb:query", "unsupported", "", "arn:aws:states:::dynamodb:query", False),
     ("arn:aws:states:::lambda:invoke.sync", "lambda_invoke", "lambda", "invoke.sync", False),
-    ("arn:aws:states:us-east-1:000000000000:activity:a", "unsupported", "activity",
+    ("arn:aws:states:us-east-1:000000000000:activity:a", "activity", "activity",
      "arn:aws:states:us-east-1:000000000000:activity:a", False),
+    ("arn:aws:states:::states:startExecution", "states", "states", "startExecution", False),
+    ("arn:aws:states:::states:startExecution.sync:2", "states", "states", "startExecution.sync:2", True),
     ("not-an-arn", "unsupported", "", "not-an-arn", False),
 ])
 def test_integrations_come_from_the_one_resource_parser(resource: str, kind: str, rtype: str, res: str,

@@ -296,6 +296,8 @@ class Engine:
         self.store.set_timer(conn, arn, None)
         self.store.close_tokens(conn, arn)
         self.store.clear_dispatched(conn, arn)
+        if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
+            events.execution_changed(conn, self.store.get_execution(arn))
 
     def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None, *,
                   timed_out_at: float | None = None) -> bool:

@@ -25,7 +25,7 @@ from onceflow.context import Principal
 from onceflow.sfn.asl.load import load_definition
 from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.resources import Resource, parse_resource
-from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke, states
+from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, events, lambda_invoke, states
 from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
 from onceflow.stack import Stack
 
@@ -35,6 +35,7 @@ _SDK_SERVICE = re.compile(r"[a-z0-9]+")
 OPTIMIZED = {
     "lambda": {"invoke"},
     "dynamodb": {"putItem", "getItem", "updateItem", "deleteItem"},
+    "events": {"putEvents"},
 }
 UNSUPPORTED_ERROR = "States.TaskFailed"
 log = logging.getLogger("onceflow.sfn")
@@ -60,7 +61,8 @@ class Integration:
     @property
     def unsupported_cause(self) -> str:
         return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
-                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, activities, "
+                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, events:putEvents, "
+                "activities, "
                 f"states:startExecution and aws-sdk calls to {', '.join(SERVICES)}.")
 
     def make_call(self, stack: Stack, principal: Principal, region: str, params: Any, execution_arn: str = "",
@@ -73,6 +75,8 @@ class Integration:
             return lambda: lambda_invoke.invoke_optimized(stack, principal, region, params)
         if self.kind == "dynamodb":
             return lambda: dynamodb.call(stack, principal, region, self.action, params)
+        if self.kind == "events":
+            return lambda: events.call(stack, principal, region, params)
         return lambda: aws_sdk.call(stack, principal, region, self.resource_type.split(":", 1)[1], self.action,
                                     params)
 

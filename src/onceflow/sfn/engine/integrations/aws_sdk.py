@@ -25,6 +25,7 @@ SERVICES = {
     "sts": ("sts", "Sts"),
     "cloudwatchlogs": ("logs", "CloudWatchLogs"),
     "sfn": ("stepfunctions", "Sfn"),
+    "eventbridge": ("events", "EventBridge"),
 }
 
 

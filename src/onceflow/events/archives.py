@@ -1,0 +1,219 @@
+"""Archives and replays: a bus's events kept (all, or those an archive's pattern matches) and sent
+again to the same bus's rules.
+
+An event is archived in the transaction that accepts it. A replay routes the archived events whose
+ingestion time falls in its window to the destination bus's rules (only the rules of
+`FilterArns` when given), each with `replay-name` added as AWS does; replayed events are not
+archived again. onceflow runs a replay at once, inside StartReplay, so it answers STARTING and is
+COMPLETED when described. RetentionDays is kept but not enforced (UNCONFIRMED when AWS purges).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from onceflow.errors import ServiceError
+from onceflow.events import errors, store
+from onceflow.patterns.event_pattern import PatternError, compile_pattern
+
+if TYPE_CHECKING:
+    from onceflow.events.service import EventsService
+
+Key = tuple[str, str]
+
+
+def archive_arn(key: Key, name: str) -> str:
+    return f"arn:aws:events:{key[1]}:{key[0]}:archive/{name}"
+
+
+def replay_arn(key: Key, name: str) -> str:
+    return f"arn:aws:events:{key[1]}:{key[0]}:replay/{name}"
+
+
+def _when(ts: float | None) -> datetime | None:
+    return None if ts is None else datetime.fromtimestamp(ts, UTC)
+
+
+def _archive_exists(name: str) -> ServiceError:
+    return ServiceError("ResourceAlreadyExistsException", f"Archive {name} already exists.", 400)
+
+
+def _archive_missing(name: str) -> ServiceError:
+    return ServiceError("ResourceNotFoundException", f"Archive {name} does not exist.", 400)
+
+
+def _replay_missing(name: str) -> ServiceError:
+    return ServiceError("ResourceNotFoundException", f"Replay {name} does not exist.", 400)
+
+
+class Archives:
+    def __init__(self, events: EventsService) -> None:
+        self.events = events
+        self.db = events.db
+
+    # ------------------------------------------------------------------ archives
+    def _bus_of(self, conn: sqlite3.Connection, key: Key, arn: str) -> str:
+        prefix = f"arn:aws:events:{key[1]}:{key[0]}:event-bus/"
+        if not arn.startswith(prefix):
+            raise errors.validation("Parameter EventSourceArn is not valid. Reason: Must contain an event bus ARN.")
+        name = arn[len(prefix):]
+        self.events.bus_row(conn, key, name)
+        return name
+
+    def _pattern(self, text: str | None) -> str | None:
+        if text:
+            try:
+                compile_pattern(text)
+            except PatternError as e:
+                raise errors.invalid_pattern(e.reason) from None
+        return text or None
+
+    def create(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
+        name = p["ArchiveName"]
+        pattern = self._pattern(p.get("EventPattern"))
+        now = time.time()
+        with self.db.transaction() as conn:
+            bus = self._bus_of(conn, key, p["EventSourceArn"])
+            if store.get_archive(conn, key, name) is not None:
+                raise _archive_exists(name)
+            store.put_archive(conn, key, name, {"bus": bus, "description": p.get("Description"), "pattern": pattern,
+                                                "retention": p.get("RetentionDays", 0), "created": now})
+        return {"ArchiveArn": archive_arn(key, name), "State": "ENABLED", "CreationTime": _when(now)}
+
+    def _row(self, conn: sqlite3.Connection, key: Key, name: str) -> sqlite3.Row:
+        row = store.get_archive(conn, key, name)
+        if row is None:
+            raise _archive_missing(name)
+        return row
+
+    def _view(self, conn: sqlite3.Connection, key: Key, row: sqlite3.Row, full: bool) -> dict[str, Any]:
+        count, size = store.archive_stats(conn, key, row["name"])
+        out: dict[str, Any] = {}
+        if full:
+            out["ArchiveArn"] = archive_arn(key, row["name"])
+        out.update({"ArchiveName": row["name"],
+                    "EventSourceArn": f"arn:aws:events:{key[1]}:{key[0]}:event-bus/{row['bus']}"})
+        if full and row["description"]:
+            out["Description"] = row["description"]
+        if full and row["pattern"]:
+            out["EventPattern"] = row["pattern"]
+        out.update({"State": "ENABLED", "RetentionDays": row["retention"], "SizeBytes": size, "EventCount": count,
+                    "CreationTime": _when(row["created"])})
+        return out
+
+    def describe(self, key: Key, name: str) -> dict[str, Any]:
+        return self.db.read(lambda c: self._view(c, key, self._row(c, key, name), True))
+
+    def list(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
+        def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            return [self._view(conn, key, r, False) for r in store.list_archives(conn, key)]
+        found = [a for a in self.db.read(read) if a["ArchiveName"].startswith(p.get("NamePrefix") or "")
+                 and p.get("EventSourceArn", a["EventSourceArn"]) == a["EventSourceArn"]
+                 and p.get("State", "ENABLED") == "ENABLED"]
+        return {"Archives": found}
+
+    def update(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
+        name = p["ArchiveName"]
+        pattern = self._pattern(p.get("EventPattern")) if "EventPattern" in p else None
+        with self.db.transaction() as conn:
+            row = self._row(conn, key, name)
+            store.put_archive(conn, key, name, {
+                "bus": row["bus"], "description": p.get("Description", row["description"]),
+                "pattern": pattern if "EventPattern" in p else row["pattern"],
+                "retention": p.get("RetentionDays", row["retention"]), "created": row["created"]})
+        return {"ArchiveArn": archive_arn(key, name), "State": "ENABLED", "CreationTime": _when(row["created"])}
+
+    def delete(self, key: Key, name: str) -> None:
+        with self.db.transaction() as conn:
+            self._row(conn, key, name)
+            store.delete_archive(conn, key, name)
+
+    def record(self, conn: sqlite3.Connection, key: Key, bus: str, event: dict[str, Any], now: float) -> None:
+        """Keep an event accepted on `bus` in the bus's archives (inside the accepting transaction)."""
+        if "replay-name" in event:
+            return
+        for row in store.bus_archives(conn, key, bus):
+            try:
+                if row["pattern"] and not compile_pattern(row["pattern"]).matches(event):
+                    continue
+            except PatternError:
+                continue
+            store.archive_event(conn, key, row["name"], now, event)
+
+    # ------------------------------------------------------------------ replays
+    def start_replay(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
+        name, source = p["ReplayName"], p["EventSourceArn"]
+        start, end = p["EventStartTime"].timestamp(), p["EventEndTime"].timestamp()
+        destination = p["Destination"]
+        now = time.time()
+        with self.db.transaction() as conn:
+            prefix = f"arn:aws:events:{key[1]}:{key[0]}:archive/"
+            archive_name = source[len(prefix):] if source.startswith(prefix) else source.rsplit("/", 1)[-1]
+            archive = store.get_archive(conn, key, archive_name)
+            if archive is None:
+                raise errors.validation(f"Parameter EventSourceArn is not valid. Reason: Archive {archive_name} "
+                                        "does not exist.")
+            bus_prefix = f"arn:aws:events:{key[1]}:{key[0]}:event-bus/"
+            if not destination["Arn"].startswith(bus_prefix):
+                raise errors.validation("Parameter Destination.Arn is not valid. Reason: Must contain an event bus "
+                                        "ARN.")
+            bus = destination["Arn"][len(bus_prefix):]
+            self.events.bus_row(conn, key, bus)
+            if bus != archive["bus"]:
+                raise errors.validation("Parameter Destination.Arn is not valid. Reason: Cross event bus replay is "
+                                        "not permitted.")
+            if start > end:
+                raise errors.validation("Parameter EventEndTime is not valid. Reason: EventStartTime must be before "
+                                        "EventEndTime.")
+            if store.get_replay(conn, key, name) is not None:
+                raise ServiceError("ResourceAlreadyExistsException", f"Replay {name} already exists.", 400)
+            rules = {arn.rsplit("/", 1)[-1] for arn in destination.get("FilterArns") or []} or None
+            replayed = store.archived_between(conn, key, archive_name, start, end)
+            for _ts, event in replayed:
+                self.events.route(conn, key, bus, {**event, "replay-name": name}, time.time(), only=rules)
+            body = {"ReplayName": name, "ReplayArn": replay_arn(key, name), "Description": p.get("Description"),
+                    "State": "COMPLETED", "EventSourceArn": source, "Destination": destination,
+                    "EventStartTime": start, "EventEndTime": end,
+                    "EventLastReplayedTime": replayed[-1][0] if replayed else None,
+                    "ReplayStartTime": now, "ReplayEndTime": time.time()}
+            store.put_replay(conn, key, name, body)
+        self.events.clock.poke()
+        return {"ReplayArn": replay_arn(key, name), "State": "STARTING", "ReplayStartTime": _when(now)}
+
+    def _replay(self, conn: sqlite3.Connection, key: Key, name: str) -> dict[str, Any]:
+        body = store.get_replay(conn, key, name)
+        if body is None:
+            raise _replay_missing(name)
+        return body
+
+    @staticmethod
+    def _replay_view(body: dict[str, Any], full: bool) -> dict[str, Any]:
+        keys = ("ReplayName", "ReplayArn", "Description", "State", "StateReason", "EventSourceArn", "Destination",
+                "EventStartTime", "EventEndTime", "EventLastReplayedTime", "ReplayStartTime", "ReplayEndTime") if full \
+            else ("ReplayName", "EventSourceArn", "State", "StateReason", "EventStartTime", "EventEndTime",
+                  "EventLastReplayedTime", "ReplayStartTime", "ReplayEndTime")
+        times = {"EventStartTime", "EventEndTime", "EventLastReplayedTime", "ReplayStartTime", "ReplayEndTime"}
+        return {k: (_when(body[k]) if k in times else body[k]) for k in keys if body.get(k) is not None}
+
+    def describe_replay(self, key: Key, name: str) -> dict[str, Any]:
+        return self._replay_view(self.db.read(lambda c: self._replay(c, key, name)), True)
+
+    def list_replays(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
+        found = [self._replay_view(b, False) for b in self.db.read(lambda c: store.list_replays(c, key))
+                 if b["ReplayName"].startswith(p.get("NamePrefix") or "")
+                 and p.get("State", b["State"]) == b["State"]
+                 and p.get("EventSourceArn", b["EventSourceArn"]) == b["EventSourceArn"]]
+        return {"Replays": found}
+
+    def cancel_replay(self, key: Key, name: str) -> dict[str, Any]:
+        with self.db.transaction() as conn:
+            body = self._replay(conn, key, name)
+            if body["State"] not in ("STARTING", "RUNNING"):
+                raise ServiceError("IllegalStatusException",
+                                   f"Replay {name} is not in a valid state for this operation.", 400)
+            body["State"] = "CANCELLING"
+            store.put_replay(conn, key, name, body)
+        return {"ReplayArn": body["ReplayArn"], "State": "CANCELLING"}

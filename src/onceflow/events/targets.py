@@ -1,0 +1,214 @@
+"""Targets: which service a target ARN names, what PutTargets checks, and how one delivery is made.
+
+A delivery is an in-process call (`internal.call` / `stack.call_from_json`), so IAM decides as it
+would for the same call over HTTP:
+- Lambda, SQS, SNS and CloudWatch Logs are reached through their resource policies, as the service
+  principal (events.amazonaws.com / scheduler.amazonaws.com).
+- Step Functions, another event bus and Scheduler's universal (aws-sdk) targets are called as the
+  target's RoleArn: the role must trust the service principal (AWS assumes it), and its policies
+  are evaluated for the call, as for any role session.
+SQS and SNS are reached through whatever serves "sqs" / "sns" on this server; a target of a
+service that is not served fails its delivery (retried, then dead-lettered) with a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from onceflow import internal
+from onceflow.context import Principal
+from onceflow.errors import ServiceError
+from onceflow.stack import Stack
+
+_ARN = re.compile(r"^arn:aws[a-z-]*:([a-z0-9-]+):([a-z0-9-]*):(\d{12})?:(.+)$")
+# Scheduler's universal targets: arn:aws:scheduler:::aws-sdk:<service>:<apiAction>
+_UNIVERSAL = re.compile(r"^arn:aws[a-z-]*:scheduler:::aws-sdk:([a-z0-9]+):([A-Za-z0-9]+)$")
+# aws-sdk service ids -> the boto3 names onceflow registers them under.
+SDK_SERVICES = {"sfn": "stepfunctions", "eventbridge": "events", "cloudwatchlogs": "logs"}
+# Targets that act as the target's role (the rest are reached through resource policies).
+ROLE_KINDS = frozenset({"states", "events", "universal", "api-destination"})
+
+
+class DeliveryFailure(Exception):
+    def __init__(self, code: str, message: str, retriable: bool) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.retriable = code, message, retriable
+
+
+@dataclass(frozen=True)
+class TargetArn:
+    kind: str  # lambda | states | sqs | sns | events | logs | universal | other
+    service: str
+    region: str
+    account: str
+    resource: str
+
+
+def parse_target_arn(arn: str) -> TargetArn | None:
+    if m := _UNIVERSAL.match(arn):
+        return TargetArn("universal", SDK_SERVICES.get(m.group(1), m.group(1)), "", "", m.group(2))
+    m = _ARN.match(arn)
+    if m is None:
+        return None
+    service, region, account, resource = m.groups()
+    kind = {
+        "lambda": "lambda" if resource.startswith("function:") else "other",
+        "states": "states" if resource.startswith("stateMachine:") else "other",
+        "sqs": "sqs", "sns": "sns",
+        "events": "events" if resource.startswith("event-bus/") else
+        "api-destination" if resource.startswith("api-destination/") else "other",
+        "logs": "logs" if resource.startswith("log-group:") else "other",
+    }.get(service, "other")
+    return TargetArn(kind, service, region, account or "", resource)
+
+
+def service_principal(account: str, service: str) -> Principal:
+    return Principal(account, "service", service, service)
+
+
+def role_principal(role_arn: str, session: str) -> Principal:
+    account = role_arn.split(":")[4] if role_arn.count(":") >= 5 else ""
+    name = role_arn.rsplit("/", 1)[-1]
+    return Principal(account, "assumed-role", f"arn:aws:sts::{account}:assumed-role/{name}/{session}", session,
+                     role_arn=role_arn, session_name=session)
+
+
+def _assume(stack: Stack, account: str, role_arn: str | None, service: str) -> Principal:
+    if not role_arn:
+        raise DeliveryFailure("NoRole", "the target needs a RoleArn", False)
+    iam = stack.services.get("iam")
+    if iam is not None and not iam.role_trusts(account, role_arn, ("Service", service)):
+        raise DeliveryFailure("AccessDenied", f"{service} is not authorized to assume the role {role_arn}", False)
+    return role_principal(role_arn, uuid.uuid4().hex[:32])
+
+
+def _served(stack: Stack, service: str, operation: str) -> None:
+    if stack.registry.get(service, operation) is None:
+        raise DeliveryFailure("ServiceNotServed", f"onceflow does not serve {service} on this server, "
+                              f"so the target's {operation} cannot be made", True)
+
+
+def _call(stack: Stack, principal: Principal, service: str, operation: str, params: dict[str, Any],
+          region: str) -> dict[str, Any]:
+    _served(stack, service, operation)
+    try:
+        return internal.call(stack, principal, service, operation, params, region=region)
+    except ServiceError as e:
+        # Throttling and the service's own faults are worth retrying; a client error (no such
+        # function, access denied) will not heal by itself, and AWS gives up on it at once.
+        retriable = e.status >= 500 or e.status == 429 or "Throttl" in e.code or e.code == "TooManyRequestsException"
+        raise DeliveryFailure(e.code, e.message, retriable) from None
+
+
+def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
+    """Make one delivery; returns what the target answered; raises DeliveryFailure."""
+    target = job["target"]
+    arn = target["Arn"]
+    parsed = parse_target_arn(arn)
+    if parsed is None:
+        raise DeliveryFailure("InvalidArn", f"{arn} is not a target ARN", False)
+    account, region = job["account"], parsed.region or job["region"]
+    principal_name = job.get("principal_service", "events.amazonaws.com")
+    body: str = job["input"]
+    # A rule reaches Lambda, SQS and SNS through their resource policies; a schedule always acts as its role.
+    if job.get("origin") == "schedule":
+        direct = _assume(stack, account, target.get("RoleArn"), principal_name)
+    else:
+        direct = service_principal(account, principal_name)
+    if parsed.kind == "lambda":
+        return _call(stack, direct, "lambda", "Invoke",
+                     {"FunctionName": arn, "InvocationType": "Event", "Payload": body.encode()}, region)
+    if parsed.kind == "states":
+        principal = _assume(stack, account, target.get("RoleArn"), principal_name)
+        return _call(stack, principal, "stepfunctions", "StartExecution",
+                     {"stateMachineArn": arn, "input": body}, region)
+    if parsed.kind == "sqs":
+        # A FIFO queue deduplicates by the event's id, as AWS does for EventBridge targets.
+        dedup = job["event"].get("id") if arn.endswith(".fifo") else None
+        return send_to_queue(stack, direct, arn, body,
+                             (target.get("SqsParameters") or {}).get("MessageGroupId"), dedup_id=dedup)
+    if parsed.kind == "sns":
+        return _call(stack, direct, "sns", "Publish",
+                     {"TopicArn": arn, "Message": body}, region)
+    if parsed.kind == "events":
+        if target.get("RoleArn"):
+            _assume(stack, account, target["RoleArn"], principal_name)
+        bus = parsed.resource.split("/", 1)[1]
+        events = stack.services["events"]
+        event = job["event"] if job.get("origin") == "rule" else _bus_event(job, target, body)
+        return events.forward(parsed.account or account, region, bus, event, job.get("hops", 0),
+                              source_account=account)
+    if parsed.kind == "api-destination":
+        return _http(stack, job, target, arn, body, principal_name)
+    if parsed.kind == "logs":
+        group = parsed.resource.split(":", 1)[1].removesuffix(":*")
+        stack.services["logs"].append(parsed.account or account, region, group, job["event"].get("id", "events"),
+                                      [(int(job["first"] * 1000), body)])
+        return {}
+    if parsed.kind == "universal":
+        principal = _assume(stack, account, target.get("RoleArn"), principal_name)
+        operation = parsed.resource[0].upper() + parsed.resource[1:]
+        _served(stack, parsed.service, operation)
+        try:
+            params = json.loads(body) if body.strip() else {}
+        except ValueError:
+            raise DeliveryFailure("InvalidInput", "the target's Input is not JSON", False) from None
+        caller = stack.call_from_json
+        try:
+            if caller is not None:
+                return caller(principal, parsed.service, operation, params, region=job["region"])
+            return internal.call(stack, principal, parsed.service, operation, params, region=job["region"])
+        except ServiceError as e:
+            raise DeliveryFailure(e.code, e.message, e.status >= 500) from None
+    raise DeliveryFailure("UnsupportedTarget", f"onceflow does not deliver to {arn}", False)
+
+
+def _http(stack: Stack, job: dict[str, Any], target: dict[str, Any], arn: str, body: str,
+          principal_name: str) -> dict[str, Any]:
+    from onceflow.events.destinations import HttpFailure, send
+
+    account = job["account"]
+    role = target.get("RoleArn")
+    _assume(stack, account, role, principal_name)
+    iam = stack.services.get("iam")
+    if iam is not None and role and not iam.role_allows(account, role, "events:InvokeApiDestination", arn):
+        raise DeliveryFailure("AccessDeniedException", f"the role {role} is not authorized to perform: "
+                              f"events:InvokeApiDestination on resource: {arn}", False)
+    try:
+        dest, connection = stack.services["events"].destinations.resolve((account, job["region"]), arn)
+        return send(dest, connection, target, body)
+    except HttpFailure as e:
+        raise DeliveryFailure(e.code, e.message, e.retriable) from None
+
+
+def _bus_event(job: dict[str, Any], target: dict[str, Any], body: str) -> dict[str, Any]:
+    """An event a schedule puts on a bus (Scheduler's EventBridgeParameters)."""
+    params = target.get("EventBridgeParameters") or {}
+    try:
+        detail = json.loads(body) if body.strip() else {}
+    except ValueError:
+        detail = {}
+    return {**job["event"], "detail-type": params.get("DetailType", "Scheduled Event"),
+            "source": params.get("Source", "aws.scheduler"), "detail": detail if isinstance(detail, dict) else {}}
+
+
+def send_to_queue(stack: Stack, principal: Principal, queue_arn: str, body: str, group_id: str | None = None,
+                  attributes: dict[str, Any] | None = None, dedup_id: str | None = None) -> dict[str, Any]:
+    parsed = parse_target_arn(queue_arn)
+    if parsed is None or parsed.kind != "sqs":
+        raise DeliveryFailure("InvalidArn", f"{queue_arn} is not a queue ARN", False)
+    _served(stack, "sqs", "SendMessage")
+    url = _call(stack, principal, "sqs", "GetQueueUrl",
+                {"QueueName": parsed.resource, "QueueOwnerAWSAccountId": parsed.account}, parsed.region)["QueueUrl"]
+    params: dict[str, Any] = {"QueueUrl": url, "MessageBody": body}
+    if group_id:
+        params["MessageGroupId"] = group_id
+    if dedup_id:
+        params["MessageDeduplicationId"] = dedup_id
+    if attributes:
+        params["MessageAttributes"] = attributes
+    return _call(stack, principal, "sqs", "SendMessage", params, parsed.region)

@@ -1,0 +1,109 @@
+"""EventBridge archives and replays: events kept as they are accepted, replayed to the same bus's
+rules with `replay-name`, and AWS's errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+ACCOUNT = "000000000000"
+BUS = f"arn:aws:events:us-east-1:{ACCOUNT}:event-bus/"
+
+
+def uid(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def error(call: Callable[[], Any]) -> tuple[str, str, int]:
+    with pytest.raises(ClientError) as info:
+        call()
+    e = info.value.response
+    return e["Error"]["Code"], e["Error"]["Message"], e["ResponseMetadata"]["HTTPStatusCode"]
+
+
+def messages(aws: Callable[..., Any], group: str, count: int, timeout: float = 30) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [e["message"] for e in aws("logs").filter_log_events(logGroupName=group)["events"]]
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_archive_and_replay(aws: Callable[..., Any]) -> None:
+    events = aws("events")
+    bus = uid("bus")
+    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
+    name = uid("arch")
+    out = events.create_archive(ArchiveName=name, EventSourceArn=bus_arn, Description="all orders",
+                                EventPattern=json.dumps({"detail-type": ["Order Placed"]}))
+    assert out["ArchiveArn"] == f"arn:aws:events:us-east-1:{ACCOUNT}:archive/{name}" and out["State"] == "ENABLED"
+    before = datetime.now(UTC) - timedelta(seconds=5)
+    for n in range(3):
+        events.put_events(Entries=[{"Source": "shop", "DetailType": "Order Placed", "Detail": json.dumps({"n": n}),
+                                    "EventBusName": bus}])
+    events.put_events(Entries=[{"Source": "shop", "DetailType": "Other", "Detail": "{}", "EventBusName": bus}])
+    d = events.describe_archive(ArchiveName=name)
+    assert (d["EventCount"], d["Description"], d["EventSourceArn"]) == (3, "all orders", bus_arn)
+    assert d["SizeBytes"] > 0
+    assert [a["ArchiveName"] for a in events.list_archives(NamePrefix=name)["Archives"]] == [name]
+
+    group = f"/replay/{uuid.uuid4().hex[:8]}"
+    aws("logs").create_log_group(logGroupName=group)
+    rule = uid("rule")
+    events.put_rule(Name=rule, EventBusName=bus, EventPattern=json.dumps({"source": ["shop"]}))
+    events.put_targets(Rule=rule, EventBusName=bus, Targets=[
+        {"Id": "l", "Arn": f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{group}"}])
+    replay = uid("replay")
+    started = events.start_replay(ReplayName=replay, EventSourceArn=out["ArchiveArn"], EventStartTime=before,
+                                  EventEndTime=datetime.now(UTC) + timedelta(seconds=5),
+                                  Destination={"Arn": bus_arn})
+    assert started["State"] == "STARTING"
+    replayed = [json.loads(m) for m in messages(aws, group, 3)]
+    assert sorted(e["detail"]["n"] for e in replayed) == [0, 1, 2]
+    assert {e["replay-name"] for e in replayed} == {replay}
+    described = events.describe_replay(ReplayName=replay)
+    assert (described["State"], described["Destination"]) == ("COMPLETED", {"Arn": bus_arn})
+    assert events.describe_archive(ArchiveName=name)["EventCount"] == 3  # replays are not archived again
+    assert error(lambda: events.cancel_replay(ReplayName=replay)) == (
+        "IllegalStatusException", f"Replay {replay} is not in a valid state for this operation.", 400)
+    assert [r["ReplayName"] for r in events.list_replays(NamePrefix=replay)["Replays"]] == [replay]
+    events.delete_archive(ArchiveName=name)
+    assert error(lambda: events.describe_archive(ArchiveName=name)) == (
+        "ResourceNotFoundException", f"Archive {name} does not exist.", 400)
+
+
+def test_archive_and_replay_errors(aws: Callable[..., Any]) -> None:
+    events = aws("events")
+    name = uid("arch")
+    default = BUS + "default"
+    arn = events.create_archive(ArchiveName=name, EventSourceArn=default)["ArchiveArn"]
+    assert error(lambda: events.create_archive(ArchiveName=name, EventSourceArn=default)) == (
+        "ResourceAlreadyExistsException", f"Archive {name} already exists.", 400)
+    assert error(lambda: events.create_archive(ArchiveName=uid("a"), EventSourceArn=BUS + "nope")) == (
+        "ResourceNotFoundException", "Event bus nope does not exist.", 400)
+    assert error(lambda: events.create_archive(ArchiveName=uid("a"), EventSourceArn=default,
+                                               EventPattern='{"a": 1}'))[0] == "InvalidEventPatternException"
+    other = events.create_event_bus(Name=uid("bus"))["EventBusArn"]
+    window = {"EventStartTime": datetime(2021, 2, 1), "EventEndTime": datetime(2021, 2, 2)}
+    assert error(lambda: events.start_replay(ReplayName=uid("r"), EventSourceArn=arn, Destination={"Arn": other},
+                                             **window)) == (
+        "ValidationException", "Parameter Destination.Arn is not valid. Reason: Cross event bus replay is not "
+                               "permitted.", 400)
+    assert error(lambda: events.start_replay(ReplayName=uid("r"), EventSourceArn=arn, Destination={"Arn": default},
+                                             EventStartTime=datetime(2021, 2, 2), EventEndTime=datetime(2021, 2, 1))) \
+        == ("ValidationException", "Parameter EventEndTime is not valid. Reason: EventStartTime must be before "
+                                   "EventEndTime.", 400)
+    missing = f"arn:aws:events:us-east-1:{ACCOUNT}:archive/none"
+    assert error(lambda: events.start_replay(ReplayName=uid("r"), EventSourceArn=missing,
+                                             Destination={"Arn": default}, **window)) == (
+        "ValidationException", "Parameter EventSourceArn is not valid. Reason: Archive none does not exist.", 400)
+    assert error(lambda: events.describe_replay(ReplayName="none")) == (
+        "ResourceNotFoundException", "Replay none does not exist.", 400)
