@@ -27,6 +27,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import NotImplementedOperation, ServiceError
 from onceflow.faults import endpoint as faults_endpoint
 from onceflow.faults import wire as faults_wire
+from onceflow.longpoll import LongPoll
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json, sigv4
 from onceflow.wire import time_scale as time_scale_endpoint
@@ -221,6 +222,8 @@ class AwsApp:
         try:
             result = await loop.run_in_executor(self.executor_for(call.ctx), self._call, call.handler, call.ctx,
                                                 call.params)
+            if isinstance(result, LongPoll):  # waits on the loop, holding no thread (SQS ReceiveMessage)
+                result = await result.run(self.executor)
             return self._render(call.found, result, call.ctx.request_id)
         except ServiceError as err:
             return self._error(call.found.spec, err, call.ctx.request_id)

@@ -191,7 +191,7 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
     ns = spec.xml_namespace
     fault = "Sender" if err.sender_fault else "Receiver"
     body = (
-        f'<ErrorResponse xmlns="{ns}"><Error><Type>{fault}</Type><Code>{escape(err.code)}</Code>'
+        f'<ErrorResponse xmlns="{ns}"><Error><Type>{fault}</Type><Code>{escape(err.query_code or err.code)}</Code>'
         f"<Message>{escape(err.message)}</Message></Error><RequestId>{request_id}</RequestId></ErrorResponse>"
     )
     return Response(err.status, body.encode(), [("x-amzn-RequestId", request_id)], "text/xml")

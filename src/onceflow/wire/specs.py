@@ -17,9 +17,10 @@ SERVICES = {
     "iam": "iam",
     "sts": "sts",
     "logs": "logs",
+    "sqs": "sqs",
 }
 # How a 501 for an unserved service lists what onceflow serves.
-SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS and CloudWatch Logs"
+SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs and SQS"
 
 
 @dataclass
@@ -57,6 +58,7 @@ class ServiceSpec:
         return {
             "dynamodb": "com.amazonaws.dynamodb.v20120810",
             "stepfunctions": "com.amazonaws.swf.service.v2.model",
+            "sqs": "com.amazonaws.sqs",
         }.get(self.name, "")
 
 
