@@ -47,7 +47,7 @@ class Watch:
             future = self._future
         try:
             await asyncio.wait_for(asyncio.shield(future), max(timeout, 0.0))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
     def wait_blocking(self, timeout: float) -> None:
