@@ -157,13 +157,18 @@ def _xml(shape: Shape, value: Any, name: str, parts: list[str]) -> None:
             _xml(member, item, item_name, parts)
         parts.append(f"</{name}>")
     elif kind == "map":
-        parts.append(f"<{name}>")
+        kname = shape.key.serialization.get("name", "key")  # type: ignore[attr-defined]
+        vname = shape.value.serialization.get("name", "value")  # type: ignore[attr-defined]
+        flat = shape.serialization.get("flattened", False)  # SQS: <Attribute><Name/><Value/></Attribute>...
+        if not flat:
+            parts.append(f"<{name}>")
         for k, v in value.items():
-            parts.append("<entry>")
-            _xml(shape.key, k, "key", parts)  # type: ignore[attr-defined]
-            _xml(shape.value, v, "value", parts)  # type: ignore[attr-defined]
-            parts.append("</entry>")
-        parts.append(f"</{name}>")
+            parts.append(f"<{name}>" if flat else "<entry>")
+            _xml(shape.key, k, kname, parts)  # type: ignore[attr-defined]
+            _xml(shape.value, v, vname, parts)  # type: ignore[attr-defined]
+            parts.append(f"</{name}>" if flat else "</entry>")
+        if not flat:
+            parts.append(f"</{name}>")
     else:
         parts.append(f"<{name}>{escape(scalar_text(shape, value))}</{name}>")
 

@@ -57,7 +57,10 @@ def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
     if "x-www-form-urlencoded" in content_type or "Action=" in request.query_string:
         form = query.form_fields(request)
         service = scope.service if scope else ("sts" if form.get("Version") == "2011-06-15" else "iam")
-        spec = specs.by_signing_name.get(service) or specs.services["iam"]
+        spec = specs.query_compatible.get(service) or specs.by_signing_name.get(service) or specs.services["iam"]
+        if spec.name == "sqs" and "QueueUrl" not in form and request.path.count("/") >= 2:
+            # Query clients post to the queue's URL instead of naming it in the form.
+            form["QueueUrl"] = f"http://{request.headers.get('host', 'localhost')}{request.path}"
         if spec.protocol != "query":
             spec = specs.services["sts" if form.get("Version") == "2011-06-15" else "iam"]
         name = form.get("Action", "")
