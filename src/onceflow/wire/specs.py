@@ -20,9 +20,10 @@ SERVICES = {
     "sts": "sts",
     "logs": "logs",
     "sqs": "sqs",
+    "sns": "sns",
 }
 # How a 501 for an unserved service lists what onceflow serves.
-SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs and SQS"
+SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, SQS and SNS"
 
 
 @dataclass
