@@ -32,6 +32,8 @@ _SDK = re.compile(r"^arn:aws[a-z-]*:states:::aws-sdk:([a-z0-9]+):([A-Za-z0-9]+)(
 OPTIMIZED = {
     "lambda": {"invoke"},
     "dynamodb": {"putItem", "getItem", "updateItem", "deleteItem"},
+    "sqs": {"sendMessage"},  # messaging.py
+    "sns": {"publish"},
 }
 UNSUPPORTED_ERROR = "States.TaskFailed"
 log = logging.getLogger("onceflow.sfn")
@@ -63,7 +65,7 @@ class Integration:
                 f"calls to {', '.join(SERVICES)}.")
 
     def make_call(self, rt: Runtime, params: Any) -> Callable[[], Any]:
-        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke
+        from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, lambda_invoke, messaging
 
         principal = role_principal(rt)
         stack, region = rt.engine.stack, rt.region
@@ -73,6 +75,8 @@ class Integration:
             return lambda: lambda_invoke.invoke_optimized(stack, principal, region, params)
         if self.kind == "dynamodb":
             return lambda: dynamodb.call(stack, principal, region, self.action, params)
+        if self.kind in messaging.SERVICES:
+            return lambda: messaging.call(stack, principal, region, self.kind, self.action, params)
         return lambda: aws_sdk.call(stack, principal, region, self.resource_type.split(":", 1)[1], self.action,
                                     params)
 

@@ -25,6 +25,8 @@ SERVICES = {
     "sts": ("sts", "Sts"),
     "cloudwatchlogs": ("logs", "CloudWatchLogs"),
     "sfn": ("stepfunctions", "Sfn"),
+    "sqs": ("sqs", "Sqs"),
+    "sns": ("sns", "Sns"),
 }
 
 
