@@ -35,6 +35,19 @@ class SqsService:
         return self.messages.send(q, Outgoing(body, None, attributes, None, dedup_id, group_id),
                                   sender or q.account)
 
+    def peek(self, q: Queue, limit: int = 100) -> list[dict[str, Any]]:
+        """The queue's messages as they stand, changing nothing (the console's view; not an AWS API)."""
+        now = now_ms()
+        rows = self.db.query("SELECT message_id, body, sent_ms, visible_ms, receive_count, group_id, dlq_source "
+                             "FROM sqs_messages WHERE queue_id=? ORDER BY id LIMIT ?", (q.id, limit))
+        out = []
+        for r in rows:
+            state = "visible" if r[3] <= now else ("in flight" if r[4] else "delayed")
+            out.append({"MessageId": r[0], "Body": r[1], "SentTimestamp": r[2], "State": state,
+                        "VisibleInSeconds": max(0, (r[3] - now) // 1000), "ReceiveCount": r[4], "GroupId": r[5],
+                        "DeadLetterSource": r[6]})
+        return out
+
     # ------------------------------------------------------------------ receive with long polling
     def receive(self, q: Queue, params: dict[str, Any], *, blocking: bool) -> dict[str, Any] | LongPoll:
         limit = params.get("MaxNumberOfMessages", 1)

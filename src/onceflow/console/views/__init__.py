@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from onceflow.console.app import Handler
-from onceflow.console.views import ddb, executions, faults, home, iam, lambda_, logs, sfn
+from onceflow.console.views import ddb, executions, faults, home, iam, lambda_, logs, messaging, sfn
 
 NAME = r"(?P<name>[^/]+)"
 
@@ -26,4 +26,8 @@ ROUTES: list[tuple[str, Handler]] = [
     (r"/logs/group", logs.group),
     (r"/logs/stream", logs.stream),
     (r"/faults", faults.rules),
+    (r"/sqs", messaging.queues),
+    (rf"/sqs/{NAME}", messaging.queue),
+    (r"/sns", messaging.topics),
+    (r"/sns/topic", messaging.topic),
 ]
