@@ -28,6 +28,7 @@ DEDUP_WINDOW_MS = 5 * 60 * 1000
 SEQUENCE_BASE = 18_000_000_000_000_000_000  # FIFO sequence numbers: 20 digits, growing with the row id
 MAX_ATTRIBUTES = 10
 _INVALID_BODY = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_ATTRIBUTE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,256}$")
 _BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 SYSTEM_NAMES = ["SenderId", "SentTimestamp", "ApproximateReceiveCount", "ApproximateFirstReceiveTimestamp",
                 "SequenceNumber", "MessageDeduplicationId", "MessageGroupId", "AWSTraceHeader",
@@ -60,6 +61,9 @@ def check_attributes(values: dict[str, Any] | None, what: str = "user") -> dict[
         raise invalid_value(f"Number of message attributes [{len(values)}] exceeds the allowed maximum "
                             f"[{MAX_ATTRIBUTES}].")
     for name, value in values.items():
+        if not _ATTRIBUTE_NAME.match(name) or ".." in name or name.lower().startswith(("aws.", "amazon.")):
+            raise invalid_value(f"The message attribute name '{name}' is invalid. Attribute name can contain A-Z, "
+                                "a-z, 0-9, underscore (_), hyphen (-), and period (.) characters.")
         data_type = str(value.get("DataType", ""))
         base = data_type.split(".", 1)[0]
         if base not in ("String", "Number", "Binary"):
