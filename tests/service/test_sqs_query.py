@@ -69,3 +69,12 @@ def test_query_errors_carry_the_query_codes(endpoint: str) -> None:
     assert status == 400 and doc.findtext("q:Error/q:Code", namespaces=NS) == "InvalidAction"
 
 
+
+
+def test_query_long_poll_answers_an_empty_result(endpoint: str) -> None:
+    name = f"query-poll-{uuid.uuid4().hex[:8]}"
+    _, doc = post(endpoint + "/", {"Action": "CreateQueue", "QueueName": name})
+    url = doc.findtext("q:CreateQueueResult/q:QueueUrl", namespaces=NS) or ""
+    status, doc = post(url, {"Action": "ReceiveMessage", "WaitTimeSeconds": "1"})
+    assert status == 200 and doc.find("q:ReceiveMessageResult", NS) is not None
+    assert doc.findall("q:ReceiveMessageResult/q:Message", NS) == []

@@ -24,6 +24,7 @@ from onceflow.stack import Stack
 
 log = logging.getLogger("onceflow.sns")
 HTTP_TIMEOUT_S = 15
+IDLE_WAIT_S = 30.0
 LAMBDA_RETRY = {"numRetries": 3, "minDelayTarget": 1, "maxDelayTarget": 20, "backoffFunction": "exponential"}
 USER_AGENT = "Amazon Simple Notification Service Agent"
 
@@ -111,7 +112,9 @@ class Deliverer:
                 self._busy.add(row["id"])
             self._pool.submit(self._attempt, dict(row))
         nxt = self.db.query_one("SELECT MIN(due_ms) FROM sns_deliveries WHERE due_ms > ?", (now,))
-        return max(0.05, min(1.0, ((nxt[0] - now) / 1000) if nxt and nxt[0] else 1.0))
+        if not nxt or not nxt[0]:
+            return IDLE_WAIT_S  # nothing scheduled: a new row wakes the thread anyway
+        return max(0.05, min(IDLE_WAIT_S, (nxt[0] - now) / 1000))
 
     def _attempt(self, row: dict[str, Any]) -> None:
         try:
