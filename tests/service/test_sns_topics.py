@@ -56,6 +56,7 @@ def test_topic_lifecycle_and_attributes(sns: Any) -> None:
     sns.delete_topic(TopicArn=arn)
     with pytest.raises(sns.exceptions.NotFoundException):
         sns.get_topic_attributes(TopicArn=arn)
+    sns.delete_topic(TopicArn=arn)  # again: no error
 
 
 @pytest.mark.parametrize("bad", ["has space", "x" * 257, "a.fifo"])

@@ -105,9 +105,10 @@ class Queues:
         attrs.check_name(name, fifo)
         wanted = attrs.check(attributes, fifo)
         full = {**attrs.DEFAULTS, **(attrs.FIFO_DEFAULTS if fifo else {}), **wanted}
-        if "KmsMasterKeyId" in wanted:
+        if "KmsMasterKeyId" in wanted:  # KMS encryption replaces SQS-managed encryption
             full.setdefault("KmsDataKeyReusePeriodSeconds", "300")
-            full.pop("SqsManagedSseEnabled", None) if "SqsManagedSseEnabled" not in wanted else None
+            if "SqsManagedSseEnabled" not in wanted:
+                full.pop("SqsManagedSseEnabled", None)
         now = now_ms()
         with self.db.transaction() as conn:
             row = conn.execute("SELECT * FROM sqs_queues WHERE account=? AND region=? AND name=?",
