@@ -237,3 +237,18 @@ def test_many_long_polls_hold_no_threads(sqs: Any, aws: Any) -> None:
     for t in threads:
         t.join(30)
     assert sum(done) == 10
+
+
+def test_fifo_receive_request_attempt_id(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName=name() + ".fifo", Attributes={"FifoQueue": "true",
+                                                                     "ContentBasedDeduplication": "true"})["QueueUrl"]
+    for body in ("a", "b"):
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId=body)
+    first = sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-1")["Messages"]
+    again = sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-1")["Messages"]
+    assert [m["ReceiptHandle"] for m in again] == [m["ReceiptHandle"] for m in first]
+    other = sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-2")["Messages"]
+    assert [m["Body"] for m in other] != [m["Body"] for m in first]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
+    # Once its message is deleted, the attempt is a new one.
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-1")

@@ -17,4 +17,4 @@ def setup(stack: Stack) -> None:
     stack.resource_resolvers["sqs"] = resolve_resources
     # Long polls answer (empty) as soon as shutdown starts rather than at their deadline.
     stack.on_stopping.append(service.waiters.stop)
-    stack.on_reset.append(service.messages.forget_sweeps)
+    stack.on_reset.append(service.forget)

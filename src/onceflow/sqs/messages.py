@@ -342,6 +342,16 @@ class Messages:
                          (q.id, now - q.int_attribute("MessageRetentionPeriod") * 1000))
             conn.execute("DELETE FROM sqs_dedup WHERE queue_id=? AND expires_ms <= ?", (q.id, now))
 
+    def still_held(self, handles: list[str]) -> bool:
+        """Whether every handle's message is still in flight under that very receive."""
+        now = now_ms()
+        for handle in handles:
+            _, row_id, token = read_handle(handle)
+            row = self.db.query_one("SELECT token, visible_ms FROM sqs_messages WHERE id=?", (row_id,))
+            if row is None or row[0] != token or row[1] <= now:
+                return False
+        return True
+
     # ------------------------------------------------------------------ delete, visibility
     def delete(self, q: Queue, handle: str, conn: sqlite3.Connection | None = None) -> None:
         queue_id, row_id, token = read_handle(handle)

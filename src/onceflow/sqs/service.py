@@ -4,8 +4,10 @@ queues, messages, long-poll waiters and message move tasks, built once in setup(
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from onceflow.longpoll import LongPoll, Waiters
@@ -16,6 +18,31 @@ from onceflow.sqs.queues import Queue, Queues, now_ms
 from onceflow.store.db import Database
 
 MAX_WAIT_S = 20
+ATTEMPT_WINDOW_S = 300  # AWS keeps a FIFO ReceiveRequestAttemptId for 5 minutes
+
+
+class ReceiveAttempts:
+    """FIFO receives by ReceiveRequestAttemptId: a retry within 5 minutes gets the same messages
+    back while they are still held under the handles it was given (kept in memory: a restart
+    forgets them, and the retry then receives as a new attempt)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: dict[tuple[int, str], tuple[float, list[dict[str, Any]]]] = {}
+
+    def remember(self, queue_id: int, attempt_id: str, messages: list[dict[str, Any]]) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._seen = {k: v for k, v in self._seen.items() if v[0] > now}
+            self._seen[(queue_id, attempt_id)] = (now + ATTEMPT_WINDOW_S, messages)
+
+    def repeat(self, queue_id: int, attempt_id: str,
+               held: Callable[[list[str]], bool]) -> list[dict[str, Any]] | None:
+        with self._lock:
+            found = self._seen.get((queue_id, attempt_id))
+        if found is None or found[0] <= time.monotonic():
+            return None
+        return found[1] if held([m["ReceiptHandle"] for m in found[1]]) else None
 
 
 class SqsService:
@@ -24,6 +51,12 @@ class SqsService:
         self.queues = Queues(db, endpoint_url)
         self.waiters = Waiters()
         self.messages = Messages(db, self.queues, self.waiters.notify)
+        self._attempts = ReceiveAttempts()
+
+    def forget(self) -> None:
+        """On reset: the rows are gone, and queue ids start again, so memory of them goes too."""
+        self.messages.forget_sweeps()
+        self._attempts = ReceiveAttempts()
 
     # ------------------------------------------------------------------ for other services
     def send_to_arn(self, arn: str, body: str, *, attributes: dict[str, Any] | None = None,
@@ -71,7 +104,14 @@ class SqsService:
             found, ready_in = self.messages.receive(q, limit, visibility, system, names)
             return ({"Messages": found} if found else None), ready_in
 
+        attempt_id = params.get("ReceiveRequestAttemptId") if q.fifo else None
+        if attempt_id:
+            again = self._attempts.repeat(q.id, attempt_id, self.messages.still_held)
+            if again is not None:  # a retried receive (its answer was lost): the same messages
+                return {"Messages": again}
         found, _ = self.messages.receive(q, limit, visibility, system, names)
+        if found and attempt_id:
+            self._attempts.remember(q.id, attempt_id, found)
         if found or wait == 0:
             return {"Messages": found} if found else {}
         poll = LongPoll(self.waiters, q.id, deadline, attempt, {})
