@@ -17,6 +17,7 @@ class ServiceError(Exception):
         sender_fault: bool = True,
         extra: dict[str, Any] | None = None,
         namespace: str | None = None,
+        query_code: str | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
@@ -26,6 +27,9 @@ class ServiceError(Exception):
         self.extra = extra or {}
         # JSON protocols put a namespace before '#' in __type; None lets the wire layer pick the default.
         self.namespace = namespace
+        # A JSON service that was a query one (SQS) still names its errors the old way too: the
+        # query protocol's code, also sent in JSON answers' `x-amzn-query-error` header.
+        self.query_code = query_code
 
 
 def validation_error(message: str) -> ServiceError:

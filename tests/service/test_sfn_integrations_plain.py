@@ -21,8 +21,6 @@ TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
      "Action": "sts:AssumeRole"}]})
 ALLOW_ALL = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
 NOT_RUN = [
-    "arn:aws:states:::sqs:sendMessage",
-    "arn:aws:states:::sns:publish",
     "arn:aws:states:::ecs:runTask",
     "arn:aws:states:::aws-sdk:s3:listBuckets",
 ]
@@ -79,7 +77,7 @@ def test_catch_takes_the_failure(aws: Callable[..., Any], role_arn: str) -> None
 
 def test_the_server_log_says_it_once(server: ServerProcess, aws: Callable[..., Any], role_arn: str) -> None:
     sfn = aws("stepfunctions")
-    resource = f"arn:aws:states:::aws-sdk:sqs:{'x' + uuid.uuid4().hex[:8]}"  # an action no other test names
+    resource = f"arn:aws:states:::aws-sdk:glacier:{'x' + uuid.uuid4().hex[:8]}"  # an action no other test names
     definition = json.dumps({"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": resource, "End": True}}})
     for _ in range(2):
         sfn.create_state_machine(name=f"plain-{uuid.uuid4().hex[:8]}", definition=definition, roleArn=role_arn)

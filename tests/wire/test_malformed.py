@@ -16,6 +16,7 @@ from typing import Any
 
 import botocore.exceptions
 import botocore.session
+from onceflow.wire.specs import SERVED_NAMES
 import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -208,18 +209,16 @@ def test_s3_gets_a_501_in_rest_xml_naming_the_service(endpoint: str) -> None:
     root = ET.fromstring(data)
     assert root.tag == "Error" and root.findtext("Code") == "NotImplemented"
     assert root.findtext("Message") == ("onceflow does not serve s3 (Amazon Simple Storage Service); it serves "
-                                        "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, EventBridge and "
-                                        "EventBridge Scheduler")
+                                        + SERVED_NAMES)
 
 
-def test_sns_gets_a_501_in_query_xml(endpoint: str) -> None:
-    status, error = query_error(endpoint, "sns", {"Action": "ListTopics", "Version": "2010-03-31"})
+def test_ses_gets_a_501_in_query_xml(endpoint: str) -> None:
+    status, error = query_error(endpoint, "ses", {"Action": "ListIdentities", "Version": "2010-12-01"})
     assert status == 501 and error["Code"] == "NotImplemented" and error["Type"] == "Receiver"
-    assert error["Message"].startswith("onceflow does not serve sns (Amazon Simple Notification Service);")
+    assert error["Message"].startswith("onceflow does not serve ses (Amazon Simple Email Service);")
 
 
 @pytest.mark.parametrize(("target", "signing", "named"), [
-    ("AmazonSQS.ListQueues", "sqs", "sqs (Amazon Simple Queue Service)"),
     ("Kinesis_20131202.ListStreams", "kinesis", "kinesis (Amazon Kinesis)"),
     ("DynamoDBStreams_20120810.ListStreams", "dynamodb", "dynamodbstreams (Amazon DynamoDB Streams)"),
 ])
@@ -231,10 +230,9 @@ def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: st
 
 @pytest.mark.parametrize(("service", "call", "full"), [
     ("s3", lambda c: c.list_buckets(), "Amazon Simple Storage Service"),
-    ("sqs", lambda c: c.list_queues(), "Amazon Simple Queue Service"),
-    ("sns", lambda c: c.list_topics(), "Amazon Simple Notification Service"),
     ("kinesis", lambda c: c.list_streams(), "Amazon Kinesis"),
-], ids=["s3", "sqs", "sns", "kinesis"])
+    ("ses", lambda c: c.list_identities(), "Amazon Simple Email Service"),
+], ids=["s3", "kinesis", "ses"])
 def test_boto3_clients_of_unserved_services_read_a_not_implemented_error(aws: Callable[..., Any], service: str,
                                                                          call: Callable[[Any], Any], full: str) -> None:
     with pytest.raises(botocore.exceptions.ClientError) as info:

@@ -12,7 +12,7 @@ from typing import Any
 
 import botocore.session
 
-SERVED = ("dynamodb", "lambda", "stepfunctions", "logs", "iam", "sts")
+SERVED = ("dynamodb", "lambda", "stepfunctions", "logs", "iam", "sts", "sqs", "sns")
 
 # (status, message) AWS answers for codes every operation of any service may return.
 _COMMON: dict[str, tuple[int, str]] = {
@@ -44,6 +44,8 @@ _GENERIC: dict[str, dict[str, tuple[int, str]]] = {
     "iam": {"ServiceFailure": (500, "The request processing has failed because of an unknown error, exception "
                                     "or failure."), "Throttling": (400, "Rate exceeded")},
     "sts": {"Throttling": (400, "Rate exceeded")},
+    "sqs": {"RequestThrottled": (400, "Request is throttled.")},
+    "sns": {"InternalError": (500, "Internal Error"), "Throttled": (429, "Rate exceeded")},
 }
 # Messages AWS sends for modeled errors a fault is likely to name (others: the model's summary).
 _MESSAGES: dict[tuple[str, str], str] = {

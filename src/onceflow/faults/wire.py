@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.faults.engine import HTTP_HOLD_S, Faults, Fire
+from onceflow.longpoll import LongPoll
 
 if TYPE_CHECKING:
     from onceflow.wire.app import AwsApp, Call
@@ -50,6 +51,8 @@ async def run(app: AwsApp, faulted: FaultedCall, faults: Faults) -> Response:
 
     try:
         result = await loop.run_in_executor(executor, effect)
+        if isinstance(result, LongPoll):  # an SQS long poll waits on the loop, as in app.finish
+            result = await result.run(app.executor)
     except ServiceError as own:  # the call failed by itself: its own error is the answer
         return app._error(call.found.spec, own, ctx.request_id)
     except Exception:

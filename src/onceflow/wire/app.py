@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from onceflow import __version__
-from onceflow.context import RequestContext
+from onceflow.context import Principal, RequestContext
 from onceflow.errors import NotImplementedOperation, ServiceError
 from onceflow.faults import endpoint as faults_endpoint
 from onceflow.faults import wire as faults_wire
+from onceflow.longpoll import LongPoll
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json, sigv4
 from onceflow.wire import time_scale as time_scale_endpoint
@@ -35,7 +36,7 @@ from onceflow.wire.guard import FrontDoor, host_message, origin_message, refusal
 from onceflow.wire.intake import DRAIN_LIMIT, SMALL_BODY, BodyBudget, Busy, TimedOut, TooLarge, drain, read_body
 from onceflow.wire.json_calls import VALIDATION_CODES
 from onceflow.wire.request import Request, Response
-from onceflow.wire.routing import NotAnAwsRequest, Route, route
+from onceflow.wire.routing import UNSIGNED_SNS, NotAnAwsRequest, Route, route
 from onceflow.wire.sigv4 import Scope, Signed
 from onceflow.wire.specs import ServiceSpec, Specs, first_segment
 
@@ -222,6 +223,8 @@ class AwsApp:
         try:
             result = await loop.run_in_executor(self.executor_for(call.ctx), self._call, call.handler, call.ctx,
                                                 call.params)
+            if isinstance(result, LongPoll):  # waits on the loop, holding no thread (SQS ReceiveMessage)
+                result = await result.run(self.executor)
             return self._render(call.found, result, call.ctx.request_id)
         except ServiceError as err:
             return self._error(call.found.spec, err, call.ctx.request_id)
@@ -284,7 +287,11 @@ class AwsApp:
     def _context(self, found: Route, scope: Scope | None, signed: Signed | sigv4.Malformed | None,
                  request: Request, request_id: str) -> RequestContext:
         region = scope.region if scope else self.stack.settings.default_region
-        principal = self.auth.principal(request, signed, found.spec.protocol, found.spec.name)
+        if signed is None and found.spec.name == "sns" and found.operation_name in UNSIGNED_SNS:
+            # A SubscribeURL visited: anyone holding the token may confirm (AWS asks for no signature).
+            principal = Principal(self.stack.settings.account_id, "service", "anonymous", "anonymous")
+        else:
+            principal = self.auth.principal(request, signed, found.spec.protocol, found.spec.name)
         return RequestContext(found.spec.name, found.operation_name, principal.account, region, principal,
                               request_id=request_id, source_ip=request.client_host)
 

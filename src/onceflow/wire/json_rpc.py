@@ -92,5 +92,7 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
         body[message_key(spec, err.code)] = err.message
     body.update(err.extra)
     headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", err.code)]
+    if err.query_code:
+        headers.append(("x-amzn-query-error", f"{err.query_code};{'Sender' if err.sender_fault else 'Receiver'}"))
     data = json.dumps(body, default=json_default, separators=(",", ":")).encode()
     return Response(err.status, data, headers, spec.json_content_type)

@@ -157,13 +157,18 @@ def _xml(shape: Shape, value: Any, name: str, parts: list[str]) -> None:
             _xml(member, item, item_name, parts)
         parts.append(f"</{name}>")
     elif kind == "map":
-        parts.append(f"<{name}>")
+        kname = shape.key.serialization.get("name", "key")  # type: ignore[attr-defined]
+        vname = shape.value.serialization.get("name", "value")  # type: ignore[attr-defined]
+        flat = shape.serialization.get("flattened", False)  # SQS: <Attribute><Name/><Value/></Attribute>...
+        if not flat:
+            parts.append(f"<{name}>")
         for k, v in value.items():
-            parts.append("<entry>")
-            _xml(shape.key, k, "key", parts)  # type: ignore[attr-defined]
-            _xml(shape.value, v, "value", parts)  # type: ignore[attr-defined]
-            parts.append("</entry>")
-        parts.append(f"</{name}>")
+            parts.append(f"<{name}>" if flat else "<entry>")
+            _xml(shape.key, k, kname, parts)  # type: ignore[attr-defined]
+            _xml(shape.value, v, vname, parts)  # type: ignore[attr-defined]
+            parts.append(f"</{name}>" if flat else "</entry>")
+        if not flat:
+            parts.append(f"</{name}>")
     else:
         parts.append(f"<{name}>{escape(scalar_text(shape, value))}</{name}>")
 
@@ -191,7 +196,7 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
     ns = spec.xml_namespace
     fault = "Sender" if err.sender_fault else "Receiver"
     body = (
-        f'<ErrorResponse xmlns="{ns}"><Error><Type>{fault}</Type><Code>{escape(err.code)}</Code>'
+        f'<ErrorResponse xmlns="{ns}"><Error><Type>{fault}</Type><Code>{escape(err.query_code or err.code)}</Code>'
         f"<Message>{escape(err.message)}</Message></Error><RequestId>{request_id}</RequestId></ErrorResponse>"
     )
     return Response(err.status, body.encode(), [("x-amzn-RequestId", request_id)], "text/xml")

@@ -25,6 +25,10 @@ class Route:
     form: dict[str, str] | None = None  # query protocol: the parsed form fields
 
 
+# What SNS lets anyone do by visiting a link it sent (SubscribeURL), unsigned: the token is the proof.
+UNSIGNED_SNS = {"ConfirmSubscription"}
+
+
 class NotAnAwsRequest(Exception):
     """The request is not addressed to an AWS API (the console or a stray path)."""
 
@@ -57,7 +61,12 @@ def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
     if "x-www-form-urlencoded" in content_type or "Action=" in request.query_string:
         form = query.form_fields(request)
         service = scope.service if scope else ("sts" if form.get("Version") == "2011-06-15" else "iam")
-        spec = specs.by_signing_name.get(service) or specs.services["iam"]
+        if scope is None and form.get("Action") in UNSIGNED_SNS:  # an SNS SubscribeURL
+            service = "sns"
+        spec = specs.query_compatible.get(service) or specs.by_signing_name.get(service) or specs.services["iam"]
+        if spec.name == "sqs" and "QueueUrl" not in form and request.path.count("/") >= 2:
+            # Query clients post to the queue's URL instead of naming it in the form.
+            form["QueueUrl"] = f"http://{request.headers.get('host', 'localhost')}{request.path}"
         if spec.protocol != "query":
             spec = specs.services["sts" if form.get("Version") == "2011-06-15" else "iam"]
         name = form.get("Action", "")

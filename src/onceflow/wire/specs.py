@@ -9,6 +9,8 @@ from functools import cached_property
 import botocore.session
 from botocore.model import OperationModel, ServiceModel
 
+from onceflow.wire import query_compat
+
 # boto3 service name -> the name the SigV4 credential scope carries.
 SERVICES = {
     "dynamodb": "dynamodb",
@@ -19,9 +21,12 @@ SERVICES = {
     "logs": "logs",
     "events": "events",
     "scheduler": "scheduler",
+    "sqs": "sqs",
+    "sns": "sns",
 }
 # How a 501 for an unserved service lists what onceflow serves.
-SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, EventBridge and EventBridge Scheduler"
+SERVED_NAMES = ("DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, SQS, SNS, EventBridge and "
+                "EventBridge Scheduler")
 
 
 @dataclass
@@ -59,6 +64,7 @@ class ServiceSpec:
         return {
             "dynamodb": "com.amazonaws.dynamodb.v20120810",
             "stepfunctions": "com.amazonaws.swf.service.v2.model",
+            "sqs": "com.amazonaws.sqs",
         }.get(self.name, "")
 
 
@@ -78,6 +84,7 @@ class Specs:
         self.by_target_prefix: dict[str, ServiceSpec] = {}
         self.by_signing_name: dict[str, ServiceSpec] = {}
         self.rest_prefixes: dict[str, list[ServiceSpec]] = {}  # first path segment -> REST services
+        self.query_compatible: dict[str, ServiceSpec] = {}  # signing name -> the query flavour of a JSON service
         for name, signing in SERVICES.items():
             model = ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
             spec = ServiceSpec(name, model, model.protocol, model.metadata.get("targetPrefix"))
@@ -91,8 +98,11 @@ class Specs:
                 self.by_target_prefix[spec.target_prefix] = spec
             self.by_signing_name[signing] = spec
             self.by_signing_name[name] = spec
+            if name in query_compat.NAMESPACES:  # older clients still speak its former query protocol
+                data = query_compat.query_model(name, loader.load_service_model(name, "service-2"))
+                self.query_compatible[signing] = ServiceSpec(name, ServiceModel(data, service_name=name), "query", None)
         # Operation models are built lazily by botocore; build them all now, off the hot path.
-        for spec in self.services.values():
+        for spec in [*self.services.values(), *self.query_compatible.values()]:
             _ = spec.operations, spec.json_content_type, spec.xml_namespace, spec.error_namespace
 
 

@@ -125,7 +125,8 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
 }
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.
-SERVICE_CHECKED = {("lambda", "runtime", "enum")}
+# SQS checks attribute names itself (InvalidAttributeName "Unknown Attribute X.").
+SERVICE_CHECKED = {("lambda", "runtime", "enum"), ("sqs", "member", "enum")}
 # (service, member path): a member whose violations the service reports alone, dropping the others.
 # DynamoDB stops at an invalid table name (recorded by nubo-db/dynamodb-conformance).
 SERVICE_ALONE = {("dynamodb", "tableName")}

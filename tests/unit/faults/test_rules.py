@@ -16,7 +16,7 @@ def one(rule: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize(("rule", "field"), [
-    ({"service": "sqs"}, "rules[0].service"),
+    ({"service": "kinesis"}, "rules[0].service"),
     ({"service": "dynamodb", "operation": "PutItems"}, "rules[0].operation"),
     ({"operation": "PutItem"}, "rules[0].operation"),
     ({"service": "dynamodb", "operation": "PutItem", "error": {"code": "ServiceException"}}, "rules[0].error.code"),

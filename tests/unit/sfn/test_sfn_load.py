@@ -72,8 +72,9 @@ def test_nodes_are_frozen_and_loaded_once_per_text() -> None:
 
 
 @pytest.mark.parametrize(("resource", "kind", "rtype", "res", "token"), [
-    ("arn:aws:states:::sqs:sendMessage.waitForTaskToken", "unsupported", "sqs", "sendMessage.waitForTaskToken",
-     False),
+    ("arn:aws:states:::sqs:sendMessage.waitForTaskToken", "sqs", "sqs", "sendMessage.waitForTaskToken",
+     True),
+    ("arn:aws:states:::ecs:runTask.sync", "unsupported", "ecs", "runTask.sync", False),
     ("arn:aws:states:::aws-sdk:s3:getObject", "unsupported", "aws-sdk:s3", "getObject", False),
     ("arn:aws:states:::aws-sdk:dynamodb:getItem.waitForTaskToken", "aws_sdk", "aws-sdk:dynamodb",
      "getItem.waitForTaskToken", True),

@@ -65,8 +65,8 @@ UNSERVED = [
     # (botocore service, operation, params, signing name, full name in the message)
     ("s3", "ListBuckets", {}, "s3", "Amazon Simple Storage Service"),
     ("s3", "GetObject", {"Bucket": "b", "Key": "k"}, "s3", "Amazon Simple Storage Service"),
-    ("sqs", "ListQueues", {}, "sqs", "Amazon Simple Queue Service"),
-    ("sns", "ListTopics", {}, "sns", "Amazon Simple Notification Service"),
+    ("kinesis", "ListStreams", {}, "kinesis", "Amazon Kinesis"),
+    ("ses", "ListIdentities", {}, "ses", "Amazon Simple Email Service"),
     ("events", "ListRules", {}, "events", "Amazon EventBridge"),
     ("ec2", "DescribeInstances", {}, "ec2", "Amazon Elastic Compute Cloud"),
     ("cloudwatch", "ListDashboards", {}, "monitoring", "Amazon CloudWatch"),
@@ -105,11 +105,11 @@ def test_an_unserved_service_gets_a_501_its_client_parses(app: AwsApp, service: 
 
 
 def test_an_unknown_signing_name_still_gets_a_json_501(app: AwsApp) -> None:
-    request = _request("sqs", "ListQueues", {}, "sqs")
-    request.headers["authorization"] = request.headers["authorization"].replace("/sqs/", "/no-such-thing/")
+    request = _request("kinesis", "ListStreams", {}, "kinesis")
+    request.headers["authorization"] = request.headers["authorization"].replace("/kinesis/", "/no-such-thing/")
     response = asyncio.run(app.handle(request))
     assert response.status == 501
-    assert "onceflow does not serve no-such-thing;" in _parsed_error("sqs", "ListQueues", response)["Message"]
+    assert "onceflow does not serve no-such-thing;" in _parsed_error("kinesis", "ListStreams", response)["Message"]
 
 
 def test_a_hostile_signing_name_never_reaches_the_model_loader(app: AwsApp) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from onceflow.console.app import Handler
-from onceflow.console.views import ddb, events, executions, faults, home, iam, lambda_, logs, sfn
+from onceflow.console.views import ddb, events, executions, faults, home, iam, lambda_, logs, messaging, sfn
 
 NAME = r"(?P<name>[^/]+)"
 
@@ -28,4 +28,8 @@ ROUTES: list[tuple[str, Handler]] = [
     (r"/faults", faults.rules),
     (r"/events", events.rules),
     (rf"/events/rules/{NAME}", events.rule),
+    (r"/sqs", messaging.queues),
+    (rf"/sqs/{NAME}", messaging.queue),
+    (r"/sns", messaging.topics),
+    (r"/sns/topic", messaging.topic),
 ]

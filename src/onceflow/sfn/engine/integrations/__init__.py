@@ -25,7 +25,7 @@ from onceflow.context import Principal
 from onceflow.sfn.asl.load import load_definition
 from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.resources import Resource, parse_resource
-from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, events, lambda_invoke, states
+from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, events, lambda_invoke, messaging, states
 from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
 from onceflow.stack import Stack
 
@@ -36,6 +36,8 @@ OPTIMIZED = {
     "lambda": {"invoke"},
     "dynamodb": {"putItem", "getItem", "updateItem", "deleteItem"},
     "events": {"putEvents"},
+    "sqs": {"sendMessage"},  # messaging.py
+    "sns": {"publish"},
 }
 UNSUPPORTED_ERROR = "States.TaskFailed"
 log = logging.getLogger("onceflow.sfn")
@@ -61,9 +63,9 @@ class Integration:
     @property
     def unsupported_cause(self) -> str:
         return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
-                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, events:putEvents, "
-                "activities, "
-                f"states:startExecution and aws-sdk calls to {', '.join(SERVICES)}.")
+                "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, sqs:sendMessage, "
+                "sns:publish, events:putEvents, activities, states:startExecution and aws-sdk calls to "
+                f"{', '.join(SERVICES)}.")
 
     def make_call(self, stack: Stack, principal: Principal, region: str, params: Any, execution_arn: str = "",
                   token: str | None = None) -> Callable[[], Any]:
@@ -77,6 +79,8 @@ class Integration:
             return lambda: dynamodb.call(stack, principal, region, self.action, params)
         if self.kind == "events":
             return lambda: events.call(stack, principal, region, params)
+        if self.kind in messaging.SERVICES:
+            return lambda: messaging.call(stack, principal, region, self.kind, self.action, params)
         return lambda: aws_sdk.call(stack, principal, region, self.resource_type.split(":", 1)[1], self.action,
                                     params)
 

@@ -26,6 +26,8 @@ SERVICES = {
     "cloudwatchlogs": ("logs", "CloudWatchLogs"),
     "sfn": ("stepfunctions", "Sfn"),
     "eventbridge": ("events", "EventBridge"),
+    "sqs": ("sqs", "Sqs"),
+    "sns": ("sns", "Sns"),
 }
 
 

@@ -1,0 +1,349 @@
+"""SNS subscription filter policies: parsed and checked once, then matched against a message's
+attributes (FilterPolicyScope MessageAttributes) or its JSON body (MessageBody).
+
+A policy is a JSON object; each key names an attribute (or, for the body, a property, nested
+objects nesting the keys) and holds a list of conditions, one of which must match - every key
+must match. Conditions: a string or number (exact), null (body only), and the operators
+`prefix`, `suffix`, `equals-ignore-case`, `anything-but` (a value, a list, or `{"prefix"|"suffix"|
+"equals-ignore-case": ...}`), `numeric` (`=`, `<`, `<=`, `>`, `>=`, and ranges of two),
+`exists`, `cidr`; `$or` holds a list of alternative policies. A message value that is a list
+(String.Array, or an array in the body) matches when one of its elements does.
+
+Errors are `FilterPolicyError` with the text AWS puts after "Invalid parameter: FilterPolicy: ".
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MAX_KEYS = 5  # attribute keys per policy (AWS: 5 for the MessageAttributes scope; the body counts leaves)
+MAX_COMBINATIONS = 150
+MAX_NUMBER = 1e9  # AWS accepts numbers between -10^9 and 10^9
+NUMERIC_OPS = ("=", "<", "<=", ">", ">=")
+_MISSING = object()
+
+
+class FilterPolicyError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Condition:
+    kind: str  # exact, null, prefix, suffix, ignore-case, anything-but, numeric, exists, cidr
+    value: Any = None
+
+
+Conditions = tuple[Condition, ...]
+Node = dict[str, Any]  # key -> Conditions or a nested Node (the body scope)
+
+
+@dataclass(frozen=True)
+class FilterPolicy:
+    alternatives: tuple[Node, ...]  # $or expanded: the message matches when one alternative does
+    body: bool
+
+    def matches_attributes(self, attributes: Mapping[str, Mapping[str, Any]]) -> bool:
+        """attributes: SNS message attributes ({"DataType", "StringValue" | "BinaryValue"})."""
+        values = {name: _attribute_value(a) for name, a in attributes.items()}
+        return any(_match_node(alt, values) for alt in self.alternatives)
+
+    def matches_body(self, message: str) -> bool:
+        try:
+            doc = json.loads(message)
+        except ValueError:
+            return False
+        return isinstance(doc, dict) and any(_match_node(alt, doc) for alt in self.alternatives)
+
+
+def compile_policy(text: str, scope: str = "MessageAttributes") -> FilterPolicy:
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise FilterPolicyError("failed to parse JSON.") from None
+    if not isinstance(doc, dict):
+        raise FilterPolicyError("Filter policy must be a JSON object")
+    body = scope == "MessageBody"
+    alternatives = tuple(_expand(doc, body, top=True))
+    if not body and any(_count_keys(a) > MAX_KEYS for a in alternatives):
+        raise FilterPolicyError("Filter policy can not have more than 5 keys")
+    combos = sum(_combinations(a) for a in alternatives)
+    if combos > MAX_COMBINATIONS:
+        raise FilterPolicyError("Filter policy is too complex")
+    return FilterPolicy(alternatives, body)
+
+
+# ---------------------------------------------------------------------------------- parsing
+def _expand(doc: dict[str, Any], body: bool, top: bool = False) -> list[Node]:
+    """The policy's alternatives: `$or` multiplies them out into plain AND-nodes."""
+    if not doc:
+        raise FilterPolicyError("Filter policy can not be empty" if top else "Empty object is not allowed")
+    partial: list[Node] = [{}]
+    for key, value in doc.items():
+        if key == "$or":
+            if not isinstance(value, list) or len(value) < 2:
+                raise FilterPolicyError("$or must be an array of at least two objects")
+            options: list[Node] = []
+            for item in value:
+                if not isinstance(item, dict):
+                    raise FilterPolicyError("$or must be an array of at least two objects")
+                options.extend(_expand(item, body))
+            partial = [_merge(p, o) for p in partial for o in options]
+            continue
+        if isinstance(value, dict):
+            if not body:
+                raise FilterPolicyError(f'"{key}" must be an object or an array')  # nesting is for the body
+            nested = _expand(value, body)
+            partial = [_merge(p, {key: n}) for p in partial for n in nested]
+            continue
+        if not isinstance(value, list):
+            raise FilterPolicyError(f'"{key}" must be an object or an array')
+        conditions = tuple(_condition(key, item, body) for item in value)
+        if not conditions:
+            raise FilterPolicyError(f'"{key}" must not be an empty array')
+        partial = [_merge(p, {key: conditions}) for p in partial]
+    return partial
+
+
+def _merge(a: Node, b: Node) -> Node:
+    out = dict(a)
+    for key, value in b.items():
+        if key in out and isinstance(out[key], dict) and isinstance(value, dict):
+            out[key] = _merge(out[key], value)
+        elif key in out and isinstance(out[key], tuple) and isinstance(value, tuple):
+            # The same key in two places of an $or alternative: both must hold (AND of lists).
+            out[key] = ("and", out[key], value)  # type: ignore[assignment]
+        else:
+            out[key] = value
+    return out
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise FilterPolicyError(f"Value of {what} must be numeric")
+    if not -MAX_NUMBER <= value <= MAX_NUMBER:
+        raise FilterPolicyError("Numeric values must be between -1.0E9 and 1.0E9 inclusive")
+    return float(value)
+
+
+def _string(value: Any, operator: str) -> str:
+    if not isinstance(value, str):
+        raise FilterPolicyError(f"{operator} match pattern must be a string")
+    return value
+
+
+def _condition(key: str, item: Any, body: bool) -> Condition:
+    if item is None:
+        if not body:
+            raise FilterPolicyError("Null not allowed for a match type on message attributes")  # body only
+        return Condition("null")
+    if isinstance(item, bool):
+        raise FilterPolicyError("Match value must be String, number, true, false, or null")
+    if isinstance(item, str):
+        return Condition("exact", item)
+    if isinstance(item, int | float):
+        return Condition("numeric", (("=", _number(item, "numeric")),))
+    if isinstance(item, list):
+        raise FilterPolicyError(f'"{key}" must be an object or an array')
+    if not isinstance(item, dict) or len(item) != 1:
+        raise FilterPolicyError("Only one key allowed in match expression")
+    (operator, arg), = item.items()
+    if operator == "prefix":
+        return Condition("prefix", _string(arg, "prefix"))
+    if operator == "suffix":
+        return Condition("suffix", _string(arg, "suffix"))
+    if operator == "equals-ignore-case":
+        return Condition("ignore-case", _string(arg, "equals-ignore-case").lower())
+    if operator == "exists":
+        if not isinstance(arg, bool):
+            raise FilterPolicyError("exists match pattern must be either true or false.")
+        return Condition("exists", arg)
+    if operator == "numeric":
+        return Condition("numeric", _numeric(arg))
+    if operator == "cidr":
+        try:
+            return Condition("cidr", ipaddress.ip_network(_string(arg, "cidr"), strict=False))
+        except ValueError:
+            raise FilterPolicyError("Malformed CIDR, one '/' required") from None
+    if operator == "anything-but":
+        return Condition("anything-but", _anything_but(arg))
+    raise FilterPolicyError(f"Unrecognized match type {operator}")
+
+
+def _numeric(arg: Any) -> tuple[tuple[str, float], ...]:
+    if not isinstance(arg, list) or not arg:
+        raise FilterPolicyError("Value of numeric must be an array.")
+    if len(arg) not in (2, 4):
+        raise FilterPolicyError("Value of numeric must be an array of 2 or 4 elements.")
+    pairs: list[tuple[str, float]] = []
+    for i in range(0, len(arg), 2):
+        op = arg[i]
+        if op not in NUMERIC_OPS:
+            raise FilterPolicyError(f"Unrecognized numeric range operator: {op}")
+        pairs.append((op, _number(arg[i + 1], "numeric")))
+    if len(pairs) == 2:
+        (op1, low), (op2, high) = pairs
+        if op1 not in (">", ">=") or op2 not in ("<", "<="):
+            raise FilterPolicyError("Too many elements in numeric expression")
+        if low >= high:
+            raise FilterPolicyError("Bottom must be less than top")
+    elif pairs[0][0] == "=" and len(arg) != 2:
+        raise FilterPolicyError("Too many elements in numeric expression")
+    return tuple(pairs)
+
+
+def _anything_but(arg: Any) -> tuple[str, Any]:
+    if isinstance(arg, dict):
+        if len(arg) != 1:
+            raise FilterPolicyError("Only one key allowed in match expression")
+        (op, value), = arg.items()
+        if op == "prefix":
+            return "prefix", _string(value, "prefix")
+        if op == "suffix":
+            return "suffix", _string(value, "suffix")
+        if op == "equals-ignore-case":
+            values = value if isinstance(value, list) else [value]
+            return "ignore-case", frozenset(_string(v, "equals-ignore-case").lower() for v in values)
+        raise FilterPolicyError(f"Unsupported anything-but pattern: {op}")
+    values = arg if isinstance(arg, list) else [arg]
+    strings, numbers = set(), set()
+    for v in values:
+        if isinstance(v, str):
+            strings.add(v)
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            numbers.add(_number(v, "anything-but"))
+        else:
+            raise FilterPolicyError("Value of anything-but must be an array or single string/number value.")
+    return "values", (frozenset(strings), frozenset(numbers))
+
+
+def _count_keys(node: Node) -> int:
+    return sum(_count_keys(v) if isinstance(v, dict) else 1 for v in node.values())
+
+
+def _combinations(node: Node) -> int:
+    total = 1
+    for value in node.values():
+        if isinstance(value, dict):
+            total *= _combinations(value)
+        elif isinstance(value, tuple) and value and value[0] == "and":
+            total *= len(value[1]) * len(value[2])
+        else:
+            total *= len(value)
+    return total
+
+
+# ---------------------------------------------------------------------------------- matching
+def _attribute_value(attribute: Mapping[str, Any]) -> Any:
+    """A message attribute as the matcher sees it: Number -> float, String.Array -> list."""
+    data_type = str(attribute.get("DataType", "String"))
+    text = attribute.get("StringValue")
+    if data_type.startswith("Binary"):
+        return ("binary",)  # present, but no operator but `exists` applies to it
+    if text is None:
+        return _MISSING
+    if data_type.startswith("Number"):
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    if data_type.startswith("String.Array"):
+        try:
+            values = json.loads(text)
+        except ValueError:
+            return text
+        return values if isinstance(values, list) else text
+    return text
+
+
+def _match_node(node: Node, doc: Mapping[str, Any]) -> bool:
+    for key, spec in node.items():
+        value = doc.get(key, _MISSING) if isinstance(doc, Mapping) else _MISSING
+        if isinstance(spec, dict):
+            if isinstance(value, list):
+                if not any(isinstance(v, Mapping) and _match_node(spec, v) for v in value):
+                    return False
+            elif not isinstance(value, Mapping) or not _match_node(spec, value):
+                return False
+            continue
+        if isinstance(spec, tuple) and spec and spec[0] == "and":
+            if not (_match_key(spec[1], value) and _match_key(spec[2], value)):
+                return False
+            continue
+        if not _match_key(spec, value):
+            return False
+    return True
+
+
+def _match_key(conditions: Conditions, value: Any) -> bool:
+    return any(_match(c, value) for c in conditions)
+
+
+def _match(c: Condition, value: Any) -> bool:
+    if c.kind == "exists":
+        return (value is not _MISSING) == c.value
+    if value is _MISSING:
+        return False
+    if isinstance(value, list):
+        if c.kind == "anything-but":  # no element may be among the excluded ones
+            return all(_match(c, v) for v in value) if value else True
+        return any(_match(c, v) for v in value)
+    if c.kind == "null":
+        return value is None
+    if isinstance(value, tuple):  # a Binary attribute: only exists applies
+        return False
+    if c.kind == "exact":
+        return isinstance(value, str) and value == c.value
+    if c.kind == "prefix":
+        return isinstance(value, str) and value.startswith(c.value)
+    if c.kind == "suffix":
+        return isinstance(value, str) and value.endswith(c.value)
+    if c.kind == "ignore-case":
+        return isinstance(value, str) and value.lower() == c.value
+    if c.kind == "numeric":
+        number = _as_number(value)
+        return number is not None and all(_compare(op, number, bound) for op, bound in c.value)
+    if c.kind == "cidr":
+        try:
+            return isinstance(value, str) and ipaddress.ip_address(value) in c.value
+        except ValueError:
+            return False
+    if c.kind == "anything-but":
+        how, arg = c.value
+        if how == "values":
+            strings, numbers = arg
+            number = _as_number(value)
+            if isinstance(value, str) and value in strings:
+                return False
+            return not (number is not None and not isinstance(value, str) and number in numbers)
+        if not isinstance(value, str):
+            return True  # a number is none of the excluded strings
+        if how == "prefix":
+            return not value.startswith(arg)
+        if how == "suffix":
+            return not value.endswith(arg)
+        return value.lower() not in arg
+    return False
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def _compare(op: str, value: float, bound: float) -> bool:
+    if op == "=":
+        return value == bound
+    if op == "<":
+        return value < bound
+    if op == "<=":
+        return value <= bound
+    if op == ">":
+        return value > bound
+    return value >= bound

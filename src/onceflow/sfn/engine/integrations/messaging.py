@@ -1,0 +1,58 @@
+"""`arn:aws:states::::sqs:sendMessage` and `arn:aws:states:::sns:publish` (each also with
+`.waitForTaskToken`): the API response plus the SDK metadata AWS adds. A MessageBody or Message
+that is not a string is sent as its JSON text, as Step Functions does. Service errors become
+`SQS.<Exception>` / `SNS.<Exception>` with the Java SDK's cause format."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from onceflow.context import Principal
+from onceflow.errors import ServiceError
+from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.engine.integrations.calls import call_service, handed_over
+from onceflow.stack import Stack
+
+# integration -> (boto3 service, the member whose non-string value is sent as JSON, SDK names)
+SERVICES = {
+    "sqs": ("sqs", "MessageBody", "SQS", "AmazonSQS", "application/x-amz-json-1.0"),
+    "sns": ("sns", "Message", "SNS", "AmazonSNS", "text/xml"),
+}
+ACTIONS = {"sqs": {"sendMessage"}, "sns": {"publish"}}
+
+
+def _error(service: str, e: ServiceError) -> StatesError:
+    _, _, prefix, sdk, _ = SERVICES[service]
+    code = e.code
+    if code.startswith("AWS.SimpleQueueService.") or code in ("InvalidParameterValue", "MissingParameter"):
+        code = "AmazonSQSException"  # no modeled exception: the SDK's base one
+    name = code if code.endswith("Exception") else f"{code}Exception"
+    return StatesError(
+        f"{prefix}.{name}",
+        f"{e.message} (Service: {sdk}; Status Code: {e.status}; Error Code: {e.query_code or e.code}; "
+        f"Request ID: {uuid.uuid4()}; Proxy: null)",
+    )
+
+
+def call(stack: Stack, principal: Principal, region: str, service: str, action: str, params: Any) -> dict[str, Any]:
+    target, text_member, _, _, content_type = SERVICES[service]
+    params = dict(params or {})
+    if text_member in params and not isinstance(params[text_member], str):
+        params[text_member] = json.dumps(params[text_member], separators=(",", ":"), ensure_ascii=False)
+    operation = action[0].upper() + action[1:]
+    handed_over()
+    try:
+        out = call_service(stack, principal, region, target, operation, params)
+    except ServiceError as e:
+        raise _error(service, e) from None
+    rid = str(uuid.uuid4())
+    result = dict(out)
+    result["SdkHttpMetadata"] = {
+        "AllHttpHeaders": {"Content-Type": [content_type], "x-amzn-RequestId": [rid]},
+        "HttpHeaders": {"Content-Type": content_type, "x-amzn-RequestId": rid},
+        "HttpStatusCode": 200,
+    }
+    result["SdkResponseMetadata"] = {"RequestId": rid}
+    return result

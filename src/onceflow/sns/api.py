@@ -1,0 +1,129 @@
+"""SNS operations (query protocol): parsed request members in, output members out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.registry import operation
+from onceflow.sns.errors import invalid
+from onceflow.sns.service import SnsService
+
+Params = dict[str, Any]
+
+
+class SnsApi:
+    def __init__(self, service: SnsService) -> None:
+        self.service = service
+        self.topics = service.topics
+
+    # ------------------------------------------------------------------ topics
+    @operation("CreateTopic")
+    def create_topic(self, ctx: RequestContext, p: Params) -> Params:
+        return {"TopicArn": self.topics.create(ctx.account, ctx.region, p["Name"], dict(p.get("Attributes") or {}),
+                                               list(p.get("Tags") or []))}
+
+    @operation("DeleteTopic")
+    def delete_topic(self, ctx: RequestContext, p: Params) -> None:
+        self.topics.delete(p["TopicArn"])  # AWS: deleting a topic that does not exist is no error
+
+    @operation("ListTopics")
+    def list_topics(self, ctx: RequestContext, p: Params) -> Params:
+        return self.topics.list(ctx.account, ctx.region, p.get("NextToken"))
+
+    @operation("GetTopicAttributes")
+    def get_topic_attributes(self, ctx: RequestContext, p: Params) -> Params:
+        return {"Attributes": self.topics.attributes(p["TopicArn"])}
+
+    @operation("SetTopicAttributes")
+    def set_topic_attributes(self, ctx: RequestContext, p: Params) -> None:
+        self.topics.set_attribute(p["TopicArn"], p["AttributeName"], p.get("AttributeValue") or "")
+
+    @operation("AddPermission")
+    def add_permission(self, ctx: RequestContext, p: Params) -> None:
+        self.topics.add_permission(p["TopicArn"], p["Label"], list(p["AWSAccountId"]), list(p["ActionName"]))
+
+    @operation("RemovePermission")
+    def remove_permission(self, ctx: RequestContext, p: Params) -> None:
+        self.topics.remove_permission(p["TopicArn"], p["Label"])
+
+    # ------------------------------------------------------------------ tags
+    @operation("TagResource")
+    def tag_resource(self, ctx: RequestContext, p: Params) -> None:
+        tags = self.topics.tags(p["ResourceArn"])
+        tags.update({t["Key"]: t["Value"] for t in p["Tags"]})
+        self.topics.set_tags(p["ResourceArn"], tags)
+
+    @operation("UntagResource")
+    def untag_resource(self, ctx: RequestContext, p: Params) -> None:
+        tags = self.topics.tags(p["ResourceArn"])
+        for key in p["TagKeys"]:
+            tags.pop(key, None)
+        self.topics.set_tags(p["ResourceArn"], tags)
+
+    @operation("ListTagsForResource")
+    def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
+        try:
+            tags = self.topics.tags(p["ResourceArn"])
+        except Exception:
+            raise ServiceError("ResourceNotFound", "Resource does not exist", 404) from None
+        return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
+
+    # ------------------------------------------------------------------ subscriptions
+    @operation("Subscribe")
+    def subscribe(self, ctx: RequestContext, p: Params) -> Params:
+        sub = self.service.subscribe(ctx.account, p["TopicArn"], p["Protocol"], p.get("Endpoint"),
+                                     dict(p.get("Attributes") or {}))
+        if not sub.confirmed and not p.get("ReturnSubscriptionArn"):
+            return {"SubscriptionArn": "pending confirmation"}
+        return {"SubscriptionArn": sub.arn}
+
+    @operation("ConfirmSubscription")
+    def confirm_subscription(self, ctx: RequestContext, p: Params) -> Params:
+        return {"SubscriptionArn": self.topics.confirm(p["TopicArn"], p["Token"])}
+
+    @operation("Unsubscribe")
+    def unsubscribe(self, ctx: RequestContext, p: Params) -> None:
+        self.topics.unsubscribe(p["SubscriptionArn"])
+
+    @operation("ListSubscriptions")
+    def list_subscriptions(self, ctx: RequestContext, p: Params) -> Params:
+        return self.topics.subscriptions(None, ctx.account, p.get("NextToken"))
+
+    @operation("ListSubscriptionsByTopic")
+    def list_subscriptions_by_topic(self, ctx: RequestContext, p: Params) -> Params:
+        return self.topics.subscriptions(p["TopicArn"], ctx.account, p.get("NextToken"))
+
+    @operation("GetSubscriptionAttributes")
+    def get_subscription_attributes(self, ctx: RequestContext, p: Params) -> Params:
+        return {"Attributes": self.topics.subscription_attributes(p["SubscriptionArn"])}
+
+    @operation("SetSubscriptionAttributes")
+    def set_subscription_attributes(self, ctx: RequestContext, p: Params) -> None:
+        self.topics.set_subscription_attribute(p["SubscriptionArn"], p["AttributeName"], p.get("AttributeValue") or "")
+
+    # ------------------------------------------------------------------ publishing
+    @operation("Publish")
+    def publish(self, ctx: RequestContext, p: Params) -> Params:
+        if p.get("PhoneNumber") and not (p.get("TopicArn") or p.get("TargetArn")):
+            return {"MessageId": self.service.new_message_id()}  # SMS: accepted, not sent
+        arn = p.get("TopicArn") or p.get("TargetArn")
+        if not arn:
+            raise invalid("TopicArn or TargetArn Reason: no value for required parameter")
+        return self.service.publish(arn, p)
+
+    @operation("PublishBatch")
+    def publish_batch(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.publish_batch(p["TopicArn"], list(p["PublishBatchRequestEntries"]))
+
+
+def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
+    for key in ("TopicArn", "TargetArn", "ResourceArn"):
+        if p.get(key):
+            return [str(p[key])]
+    if p.get("SubscriptionArn"):
+        return [str(p["SubscriptionArn"]).rsplit(":", 1)[0]]
+    if ctx.operation == "CreateTopic":
+        return [f"arn:aws:sns:{ctx.region}:{ctx.account}:{p.get('Name', '')}"]
+    return ["*"]

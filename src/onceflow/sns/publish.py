@@ -1,0 +1,303 @@
+"""Publish: a message checked once, then fanned out to the topic's confirmed subscriptions
+whose filter policy it passes. Queues get it at once (in the publish's own transaction, so an
+answered Publish is in every subscribed queue); Lambda and HTTP deliveries are rows that the
+delivery thread (delivery.py) makes, with retries."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+from onceflow.errors import ServiceError
+from onceflow.patterns.sns_filter import FilterPolicy, compile_policy
+from onceflow.sns.errors import batch_error, invalid, invalid_value
+from onceflow.sns.topics import Subscription, Topic, Topics
+from onceflow.store.db import Database
+
+MAX_MESSAGE_BYTES = 256 * 1024
+DEDUP_WINDOW_MS = 5 * 60 * 1000
+SIGNING_CERT = "https://sns.{region}.amazonaws.com/SimpleNotificationService-onceflow.pem"
+
+
+@dataclass
+class Outgoing:
+    message: str
+    subject: str | None = None
+    structure: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    dedup_id: str | None = None
+    group_id: str | None = None
+
+
+@lru_cache(maxsize=512)
+def _policy(text: str, scope: str) -> FilterPolicy:
+    return compile_policy(text, scope)
+
+
+def passes(sub: Subscription, m: Outgoing) -> bool:
+    text = sub.attributes.get("FilterPolicy")
+    if not text:
+        return True
+    scope = sub.attributes.get("FilterPolicyScope", "MessageAttributes")
+    policy = _policy(text, scope)
+    return policy.matches_body(m.message) if scope == "MessageBody" else policy.matches_attributes(m.attributes)
+
+
+def timestamp() -> str:
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def envelope_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for name, value in attributes.items():
+        if "BinaryValue" in value:
+            out[name] = {"Type": value["DataType"], "Value": base64.b64encode(bytes(value["BinaryValue"])).decode()}
+        else:
+            out[name] = {"Type": value["DataType"], "Value": value.get("StringValue", "")}
+    return out
+
+
+def signature(fields: dict[str, Any]) -> str:
+    """A stand-in for AWS's RSA signature (onceflow holds no SNS signing key): same shape, not verifiable."""
+    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).digest()
+    return base64.b64encode(digest * 8).decode()
+
+
+class Publisher:
+    def __init__(self, db: Database, topics: Topics, endpoint_url: str,
+                 services: dict[str, Any], wake: Callable[[], None]) -> None:
+        self.db = db
+        self.topics = topics
+        self.endpoint = endpoint_url.rstrip("/")
+        self.services = services
+        self.wake = wake  # tells the delivery thread that rows are waiting
+
+    # ------------------------------------------------------------------ checks
+    def check(self, topic: Topic, m: Outgoing) -> None:
+        if m.message == "":
+            raise invalid("Empty message")
+        if len(m.message.encode()) > MAX_MESSAGE_BYTES:
+            raise invalid("Message too long")
+        if m.subject is not None and (m.subject == "" or len(m.subject) > 100 or not m.subject.isprintable()):
+            raise invalid("Subject")
+        if m.structure is not None:
+            if m.structure != "json":
+                raise invalid("MessageStructure")
+            try:
+                doc = json.loads(m.message)
+            except ValueError:
+                raise invalid("Message Structure - JSON message body failed to parse") from None
+            if not isinstance(doc, dict) or "default" not in doc:
+                raise invalid("Message Structure - No default entry in JSON message body")
+        self.check_attributes(m.attributes)
+        if topic.fifo:
+            if not m.group_id:
+                raise invalid("The MessageGroupId parameter is required for FIFO topics")
+            if not m.dedup_id and topic.attributes.get("ContentBasedDeduplication") != "true":
+                raise invalid("The topic should either have ContentBasedDeduplication enabled or "
+                              "MessageDeduplicationId provided explicitly")
+        elif m.dedup_id:
+            raise invalid("MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter "
+                          "that is not valid for this topic type")
+
+    @staticmethod
+    def check_attributes(attributes: dict[str, Any]) -> None:
+        for name, value in attributes.items():
+            data_type = str(value.get("DataType", ""))
+            base = data_type.split(".", 1)[0]
+            if base not in ("String", "Number", "Binary"):
+                raise invalid_value(f"The message attribute '{name}' has an invalid message attribute type, the "
+                                    "set of supported type prefixes is Binary, Number, and String.")
+            if base == "Binary":
+                if not value.get("BinaryValue"):
+                    raise invalid_value(f"The message attribute '{name}' must contain non-empty message attribute "
+                                        f"value for message attribute type '{base}'.")
+                continue
+            text = value.get("StringValue")
+            if text is None or text == "":
+                raise invalid_value(f"The message attribute '{name}' must contain non-empty message attribute "
+                                    f"value for message attribute type '{data_type}'.")
+            if base == "Number":
+                try:
+                    float(text)
+                except ValueError:
+                    raise invalid_value(f"Could not cast message attribute '{name}' value to number.") from None
+            if data_type == "String.Array":
+                try:
+                    array = json.loads(text)
+                except ValueError:
+                    array = None
+                if not isinstance(array, list):
+                    raise invalid_value(f"The message attribute '{name}' with type 'String.Array' must use a valid "
+                                        "JSON array.")
+
+    # ------------------------------------------------------------------ publishing
+    def publish(self, topic: Topic, m: Outgoing) -> dict[str, Any]:
+        self.check(topic, m)
+        with self.db.transaction() as conn:
+            out = self._fan_out(conn, topic, m)
+        self.wake()
+        return out
+
+    def publish_batch(self, topic: Topic, entries: list[dict[str, Any]]) -> dict[str, Any]:
+        if not entries:
+            raise batch_error("EmptyBatchRequest", "The batch request doesn't contain any entries.")
+        if len(entries) > 10:
+            raise batch_error("TooManyEntriesInBatchRequest", "The batch request contains more entries than "
+                              "permissible.")
+        ids = [e["Id"] for e in entries]
+        if len(set(ids)) != len(ids):
+            raise batch_error("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id.")
+        total = sum(len(e.get("Message", "").encode()) for e in entries)
+        if total > MAX_MESSAGE_BYTES:
+            raise batch_error("BatchRequestTooLong", "The length of all the messages put together is more than the "
+                              "limit.")
+        ok: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
+        with self.db.transaction() as conn:
+            for e in entries:
+                m = Outgoing(e.get("Message", ""), e.get("Subject"), e.get("MessageStructure"),
+                             dict(e.get("MessageAttributes") or {}), e.get("MessageDeduplicationId"),
+                             e.get("MessageGroupId"))
+                try:
+                    self.check(topic, m)
+                except ServiceError as exc:
+                    failed.append({"Id": e["Id"], "Code": exc.code, "Message": exc.message, "SenderFault": True})
+                    continue
+                ok.append({"Id": e["Id"], **self._fan_out(conn, topic, m)})
+        self.wake()
+        return {"Successful": ok, "Failed": failed}
+
+    def _fan_out(self, conn: sqlite3.Connection, topic: Topic, m: Outgoing) -> dict[str, Any]:
+        now = int(time.time() * 1000)
+        message_id = str(uuid.uuid4())
+        sequence = None
+        if topic.fifo:
+            dedup = m.dedup_id or hashlib.sha256(m.message.encode()).hexdigest()
+            m.dedup_id = dedup
+            seen = conn.execute("SELECT message_id, sequence FROM sns_dedup WHERE topic_arn=? AND dedup_id=? AND "
+                                "expires_ms > ?", (topic.arn, dedup, now)).fetchone()
+            if seen is not None:
+                return {"MessageId": seen[0], "SequenceNumber": seen[1]}
+            sequence = f"{10_000_000_000_000_000_000 + time.time_ns() // 1000:020d}"
+            conn.execute("INSERT OR REPLACE INTO sns_dedup VALUES (?,?,?,?,?)",
+                         (topic.arn, dedup, message_id, sequence, now + DEDUP_WINDOW_MS))
+        stamp = timestamp()
+        for sub in self.topics.confirmed_subscriptions(topic.arn, conn):
+            if passes(sub, m):
+                self._deliver(conn, topic, sub, m, message_id, sequence, stamp, now)
+        out: dict[str, Any] = {"MessageId": message_id}
+        if sequence:
+            out["SequenceNumber"] = sequence
+        return out
+
+    def notification(self, topic: Topic, sub: Subscription, m: Outgoing, message_id: str, sequence: str | None,
+                     stamp: str, *, lambda_style: bool = False) -> dict[str, Any]:
+        body = self.message_for(sub.protocol, m)
+        out: dict[str, Any] = {"Type": "Notification", "MessageId": message_id}
+        if sequence:
+            out["SequenceNumber"] = sequence
+        out["TopicArn"] = topic.arn
+        if m.subject is not None or lambda_style:
+            out["Subject"] = m.subject
+        out["Message"] = body
+        out["Timestamp"] = stamp
+        if not topic.fifo or lambda_style:
+            out["SignatureVersion"] = topic.attributes.get("SignatureVersion", "1")
+            out["Signature"] = signature(out)
+            cert = SIGNING_CERT.format(region=topic.region)
+            unsubscribe = f"{self.endpoint}/?Action=Unsubscribe&SubscriptionArn={sub.arn}"
+            if lambda_style:
+                out["SigningCertUrl"], out["UnsubscribeUrl"] = cert, unsubscribe
+            else:
+                out["SigningCertURL"], out["UnsubscribeURL"] = cert, unsubscribe
+        if m.attributes or lambda_style:
+            out["MessageAttributes"] = envelope_attributes(m.attributes)
+        return out
+
+    @staticmethod
+    def message_for(protocol: str, m: Outgoing) -> str:
+        if m.structure != "json":
+            return m.message
+        doc = json.loads(m.message)
+        chosen = doc.get(protocol, doc["default"])
+        return chosen if isinstance(chosen, str) else json.dumps(chosen)
+
+    def _deliver(self, conn: sqlite3.Connection, topic: Topic, sub: Subscription, m: Outgoing, message_id: str,
+                 sequence: str | None, stamp: str, now: int) -> None:
+        if sub.protocol == "sqs":
+            self._to_queue(topic, sub, m, message_id, sequence, stamp)
+        elif sub.protocol == "lambda":
+            event = {"Records": [{"EventSource": "aws:sns", "EventVersion": "1.0", "EventSubscriptionArn": sub.arn,
+                                  "Sns": self.notification(topic, sub, m, message_id, sequence, stamp,
+                                                           lambda_style=True)}]}
+            self._queue_delivery(conn, sub, "lambda", {"body": json.dumps(event)}, now)
+        elif sub.protocol in ("http", "https"):
+            body = self.message_for(sub.protocol, m) if sub.raw else json.dumps(
+                self.notification(topic, sub, m, message_id, sequence, stamp))
+            self._queue_delivery(conn, sub, "http", {"body": body, "type": "Notification", "message_id": message_id,
+                                                     "topic_arn": topic.arn}, now)
+        # email, sms, application and firehose subscriptions are kept but nothing is delivered to them.
+
+    def _to_queue(self, topic: Topic, sub: Subscription, m: Outgoing, message_id: str, sequence: str | None,
+                  stamp: str) -> None:
+        sqs = self.services.get("sqs")
+        if sqs is None:
+            return
+        if sub.raw:
+            body = self.message_for("sqs", m)
+            attributes = dict(m.attributes) or None
+        else:
+            body = json.dumps(self.notification(topic, sub, m, message_id, sequence, stamp))
+            attributes = None
+        fifo_queue = sub.endpoint.endswith(".fifo")
+        try:
+            sqs.send_to_arn(sub.endpoint, body, attributes=attributes,
+                            group_id=m.group_id if fifo_queue else None,
+                            dedup_id=(m.dedup_id or message_id) if fifo_queue else None, sender=topic.account)
+        except ServiceError:
+            self.dead_letter(sub, body)
+
+    def dead_letter(self, sub: Subscription, body: str) -> bool:
+        """Send an undeliverable message to the subscription's dead-letter queue, if it has one."""
+        policy = sub.attributes.get("RedrivePolicy")
+        sqs = self.services.get("sqs")
+        if not policy or sqs is None:
+            return False
+        try:
+            sqs.send_to_arn(json.loads(policy)["deadLetterTargetArn"], body)
+            return True
+        except (ServiceError, ValueError, KeyError):
+            return False
+
+    def _queue_delivery(self, conn: sqlite3.Connection, sub: Subscription, kind: str, payload: dict[str, Any],
+                        now: int) -> None:
+        conn.execute("INSERT INTO sns_deliveries (subscription_arn, kind, payload, due_ms) VALUES (?,?,?,?)",
+                     (sub.arn, kind, json.dumps(payload), now))
+
+    def confirmation(self, topic: Topic, sub: Subscription) -> None:
+        """Ask an HTTP(S) endpoint to confirm its subscription (it visits SubscribeURL or calls ConfirmSubscription)."""
+        message_id = str(uuid.uuid4())
+        url = f"{self.endpoint}/?Action=ConfirmSubscription&TopicArn={topic.arn}&Token={sub.token}"
+        doc: dict[str, Any] = {
+            "Type": "SubscriptionConfirmation", "MessageId": message_id, "Token": sub.token, "TopicArn": topic.arn,
+            "Message": f"You have chosen to subscribe to the topic {topic.arn}.\nTo confirm the subscription, visit "
+                       "the SubscribeURL included in this message.",
+            "SubscribeURL": url, "Timestamp": timestamp(), "SignatureVersion": "1"}
+        doc["Signature"] = signature(doc)
+        doc["SigningCertURL"] = SIGNING_CERT.format(region=topic.region)
+        with self.db.transaction() as conn:
+            self._queue_delivery(conn, sub, "http", {"body": json.dumps(doc), "type": "SubscriptionConfirmation",
+                                                     "message_id": message_id, "topic_arn": topic.arn},
+                                 int(time.time() * 1000))
+        self.wake()

@@ -1,0 +1,43 @@
+"""The SNS service object: topics, publishing and the delivery thread, for the API and for
+other services (Step Functions' sns:publish)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from onceflow.sns.delivery import Deliverer
+from onceflow.sns.publish import Outgoing, Publisher
+from onceflow.sns.topics import Subscription, Topics
+from onceflow.stack import Stack
+
+
+class SnsService:
+    def __init__(self, stack: Stack) -> None:
+        endpoint = stack.settings.endpoint_url
+        self.topics = Topics(stack.db, endpoint)
+        self.publisher = Publisher(stack.db, self.topics, endpoint, stack.services, self._wake)
+        self.deliverer = Deliverer(stack, self.topics, self.publisher)
+
+    def _wake(self) -> None:
+        self.deliverer.wake()
+
+    @staticmethod
+    def new_message_id() -> str:
+        return str(uuid.uuid4())
+
+    def subscribe(self, account: str, topic_arn: str, protocol: str, endpoint: str | None,
+                  attributes: dict[str, str]) -> Subscription:
+        sub = self.topics.subscribe(account, topic_arn, protocol, endpoint, attributes)
+        if not sub.confirmed and protocol in ("http", "https"):
+            self.publisher.confirmation(self.topics.get(topic_arn), sub)
+        return sub
+
+    def publish(self, arn: str, p: dict[str, Any]) -> dict[str, Any]:
+        topic = self.topics.get(arn)
+        return self.publisher.publish(topic, Outgoing(
+            p["Message"], p.get("Subject"), p.get("MessageStructure"), dict(p.get("MessageAttributes") or {}),
+            p.get("MessageDeduplicationId"), p.get("MessageGroupId")))
+
+    def publish_batch(self, arn: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+        return self.publisher.publish_batch(self.topics.get(arn), entries)

@@ -1,0 +1,52 @@
+"""SNS SQL: topics, subscriptions, FIFO deduplication ids and the deliveries still to make
+(Lambda and HTTP endpoints are called by the delivery thread; a row outlives a crash, so a
+delivery that was due is made after a restart - at least once, as SNS delivers)."""
+
+from __future__ import annotations
+
+MIGRATIONS = [
+    (
+        "sns-0001",
+        """
+        CREATE TABLE sns_topics (
+            arn TEXT PRIMARY KEY,
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            fifo INTEGER NOT NULL,
+            attributes TEXT NOT NULL,
+            tags TEXT NOT NULL DEFAULT '{}',
+            created INTEGER NOT NULL
+        );
+        CREATE TABLE sns_subscriptions (
+            arn TEXT PRIMARY KEY,
+            topic_arn TEXT NOT NULL,
+            account TEXT NOT NULL,
+            protocol TEXT NOT NULL,
+            endpoint TEXT NOT NULL,
+            attributes TEXT NOT NULL,
+            confirmed INTEGER NOT NULL,
+            token TEXT NOT NULL,
+            created INTEGER NOT NULL
+        );
+        CREATE INDEX sns_subscriptions_by_topic ON sns_subscriptions (topic_arn);
+        CREATE TABLE sns_dedup (
+            topic_arn TEXT NOT NULL,
+            dedup_id TEXT NOT NULL,
+            message_id TEXT NOT NULL,
+            sequence TEXT,
+            expires_ms INTEGER NOT NULL,
+            PRIMARY KEY (topic_arn, dedup_id)
+        );
+        CREATE TABLE sns_deliveries (
+            id INTEGER PRIMARY KEY,
+            subscription_arn TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            due_ms INTEGER NOT NULL
+        );
+        CREATE INDEX sns_deliveries_due ON sns_deliveries (due_ms);
+        """,
+    ),
+]
