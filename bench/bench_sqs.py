@@ -88,7 +88,7 @@ def long_poll_latency(url: str, polls: int) -> list[float]:
     for _ in range(polls):
         answered: dict[str, float] = {}
 
-        def poll() -> None:
+        def poll(answered: dict[str, float] = answered) -> None:
             got = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=20)
             answered["t"] = time.perf_counter()
             for m in got.get("Messages", []):

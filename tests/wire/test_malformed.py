@@ -16,11 +16,12 @@ from typing import Any
 
 import botocore.exceptions
 import botocore.session
-from onceflow.wire.specs import SERVED_NAMES
 import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+
+from onceflow.wire.specs import SERVED_NAMES
 
 DDB, SFN, LOGS = "DynamoDB_20120810.", "AWSStepFunctions.", "Logs_20140328."
 

@@ -67,7 +67,7 @@ UNSERVED = [
     ("s3", "GetObject", {"Bucket": "b", "Key": "k"}, "s3", "Amazon Simple Storage Service"),
     ("kinesis", "ListStreams", {}, "kinesis", "Amazon Kinesis"),
     ("ses", "ListIdentities", {}, "ses", "Amazon Simple Email Service"),
-    ("events", "ListRules", {}, "events", "Amazon EventBridge"),
+    ("ecs", "ListClusters", {}, "ecs", "Amazon EC2 Container Service"),
     ("ec2", "DescribeInstances", {}, "ec2", "Amazon Elastic Compute Cloud"),
     ("cloudwatch", "ListDashboards", {}, "monitoring", "Amazon CloudWatch"),
     ("apigateway", "GetRestApis", {}, "apigateway", "Amazon API Gateway"),
