@@ -75,6 +75,14 @@ class Authenticator:
             self._verify(secret, signed, request, protocol, service)
         return self._root(key)
 
+    def secret_for(self, key: str) -> str | None:
+        """The secret a key's signatures are checked with, or None where they are not checked (S3
+        checks the signatures of an aws-chunked body's chunks with it)."""
+        credential = self._credential(key)
+        if credential is not None:
+            return credential.secret
+        return self.root_secrets.get(key) if self.settings.enforce_iam else None
+
     def _credential(self, key: str) -> Credential | None:
         for resolve in self.resolvers:
             credential = resolve(key)

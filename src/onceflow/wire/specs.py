@@ -17,9 +17,10 @@ SERVICES = {
     "iam": "iam",
     "sts": "sts",
     "logs": "logs",
+    "s3": "s3",
 }
 # How a 501 for an unserved service lists what onceflow serves.
-SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS and CloudWatch Logs"
+SERVED_NAMES = "DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs and S3"
 
 
 @dataclass
