@@ -9,6 +9,7 @@ import base64
 import json
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
@@ -27,7 +28,6 @@ from onceflow.s3.service import (
     stored_header,
     when,
 )
-from onceflow.wire.rest_xml import url_encode
 
 # operation suffix -> (config name, input payload member, output member or None for the whole dict, absent error)
 CONFIGS: dict[str, tuple[str, str, str | None, Callable[[str], ServiceError] | None]] = {
@@ -340,7 +340,7 @@ class S3Api:
     @operation("GetObjectAttributes")
     def get_object_attributes(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         obj = self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
-        wanted = {a.strip() for v in params.get("ObjectAttributes", []) for a in v.split(",")}
+        wanted = set(params.get("ObjectAttributes", []))
         out: dict[str, Any] = {"LastModified": when(obj["modified"]), **_version_out(obj)}
         if "ETag" in wanted:
             out["ETag"] = obj["etag"]
@@ -559,6 +559,11 @@ def _content(obj: dict[str, Any], encode: Callable[[str], str], account: str | N
     if account:
         entry["Owner"] = owner(account)
     return entry
+
+
+def url_encode(text: str) -> str:
+    """A key or prefix as S3 writes it under `encoding-type=url` (botocore decodes it back)."""
+    return quote(text, safe="/~")
 
 
 def _encoder(params: dict[str, Any]) -> Callable[[str], str]:

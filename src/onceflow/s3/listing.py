@@ -16,6 +16,8 @@ def list_current(conn: sqlite3.Connection, bucket: str, prefix: str, delimiter: 
     objects: list[dict[str, Any]] = []
     prefixes: list[str] = []
     cursor = after
+    if delimiter and after and _common_prefix(after, prefix, delimiter) == after:
+        cursor = after + store.TOP  # a marker that is a common prefix: listed already, with all under it
     last = ""
     if limit <= 0:
         more = bool(store.current_keys(conn, bucket, cursor, prefix, 1))

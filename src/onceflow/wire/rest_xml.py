@@ -18,7 +18,7 @@ import email.utils
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote
+from urllib.parse import parse_qs, unquote
 from xml.etree import ElementTree
 
 from botocore.model import OperationModel, Shape
@@ -204,6 +204,8 @@ def _scalar(shape: Shape, text: str) -> Any:
 
 
 def _header_value(shape: Shape, text: str) -> Any:
+    if shape.type_name == "list":  # a header list is comma-separated (x-amz-object-attributes)
+        return [_header_value(shape.member, part.strip()) for part in text.split(",") if part.strip()]  # type: ignore[attr-defined]
     if shape.type_name == "timestamp":
         try:
             parsed = email.utils.parsedate_to_datetime(text)
@@ -279,7 +281,8 @@ class Rendered:
 
 def render(op: OperationModel, result: dict[str, Any] | None, request_id: str) -> Rendered:
     result = result or {}
-    status = int(op.http.get("responseCode", 200))
+    # An S3 answer whose status the model does not bind (206 for a range) names it `StatusCode`.
+    status = int(result.get("StatusCode") or op.http.get("responseCode", 200))
     headers = request_headers(request_id)
     shape = op.output_shape
     if shape is None:
@@ -408,11 +411,6 @@ def _text(shape: Shape, value: Any) -> str:
     if kind == "blob":
         return base64.b64encode(value).decode()
     return str(value)
-
-
-def url_encode(text: str) -> str:
-    """A key or prefix as S3 writes it under `encoding-type=url` (botocore decodes it back)."""
-    return quote(text, safe="/~")
 
 
 def query_of(query_string: str) -> dict[str, list[str]]:
