@@ -167,7 +167,8 @@ class S3Service:
 
     def _read_body(self, body: Any, content_md5: str | None, claimed: dict[str, str],
                    algorithm: str | None, inline_ok: bool = True) -> tuple[Written, dict[str, Any]]:
-        wanted = {a for a in claimed} | ({algorithm} if algorithm else set())
+        wanted = set(claimed) | ({algorithm} if algorithm else set())
+        wanted |= {a for a in getattr(body, "announced", ()) if a in checksums.ALGORITHMS}
         digests: dict[str, Any] = {"MD5": checksums.new("MD5")}
         for name in wanted:
             digests[name] = checksums.new(name)

@@ -130,6 +130,7 @@ class ChunkedBody:
         self.done = False
         self.total = 0
         self.trailers: dict[str, str] = {}
+        self.announced: tuple[str, ...] = ()  # checksum algorithms x-amz-trailer says will follow
 
     def read(self, n: int = 1024 * 1024) -> bytes:
         while self.left == 0:

@@ -22,7 +22,7 @@ from botocore.model import OperationModel
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.wire import rest_xml, sigv4
+from onceflow.wire import rest_xml, s3_sigv2, sigv4
 from onceflow.wire.guard import hostname, origin_message
 from onceflow.wire.intake import TimedOut, TooLarge, read_body
 from onceflow.wire.request import Request, Response
@@ -64,9 +64,10 @@ def host_bucket(host: str) -> str | None:
 
 def claims_s3(request: Request) -> bool:
     """Whether a request is S3's, from its head (cheap enough for every request)."""
-    if _SCOPE_IN_HEADER in request.headers.get("authorization", ""):
-        return True
-    if _SCOPE_IN_QUERY in request.query_string or _SCOPE_IN_HEADER in request.query_string:
+    if _SCOPE_IN_HEADER in request.headers.get("authorization", "") or "x-amz-content-sha256" in request.headers:
+        return True  # (no other service sends x-amz-content-sha256)
+    query = request.query_string
+    if _SCOPE_IN_QUERY in query or _SCOPE_IN_HEADER in query or ("AWSAccessKeyId=" in query and "Signature=" in query):
         return True
     return host_bucket(request.headers.get("host", "")) is not None
 
@@ -101,7 +102,8 @@ class S3Path:
         foreign = app.door.foreign_origin(request.headers)
         if foreign is not None:
             raise ServiceError("AccessDenied", origin_message(foreign), 403)
-        bucket, key = rest_xml.split_path(request.raw_path, host_bucket(request.headers.get("host", "")))
+        vhost = host_bucket(request.headers.get("host", ""))
+        bucket, key = rest_xml.split_path(request.raw_path, vhost)
         if key is not None and len(key.encode()) > 1024:
             raise ServiceError("KeyTooLongError", "Your key is too long", 400,
                                extra={"MaxSizeAllowed": 1024, "Size": len(key.encode())})
@@ -110,8 +112,12 @@ class S3Path:
         if op is None:
             raise ServiceError("MethodNotAllowed", "The specified method is not allowed against this resource.",
                                405, extra={"Method": request.method, "ResourceType": "OBJECT" if key else "BUCKET"})
-        signed = self._signature(request)
-        principal = self._principal(request, signed)
+        v2 = s3_sigv2.read(query)
+        if v2 is not None:
+            signed, principal = None, self._v2_principal(request, v2, vhost)
+        else:
+            signed = self._signature(request)
+            principal = self._principal(request, signed)
         labels = {k: v for k, v in (("Bucket", bucket), ("Key", key)) if v is not None}
         handler = app.stack.registry.get("s3", op.name)
         if handler is None:
@@ -163,6 +169,23 @@ class S3Path:
                                400)
         return signed
 
+    def _v2_principal(self, request: Request, v2: s3_sigv2.QuerySignature, vhost: str | None) -> Any:
+        if s3_sigv2.expired(v2):
+            raise ServiceError("AccessDenied", "Request has expired", 403, extra={"Expires": v2.expires})
+        secret = self.app.auth.secret_for(v2.access_key)
+        if secret is not None:
+            text = s3_sigv2.string_to_sign(request.method, request.raw_path, vhost, request.query_string,
+                                           request.headers, v2.expires)
+            if not s3_sigv2.valid(secret, v2, text):
+                raise ServiceError("SignatureDoesNotMatch", "The request signature we calculated does not match the "
+                                   "signature you provided. Check your key and signing method.", 403,
+                                   extra={"AWSAccessKeyId": v2.access_key, "StringToSign": text})
+        try:
+            return self.app.auth.key_principal(v2.access_key, v2.session_token, "rest-xml", "s3")
+        except ServiceError as err:
+            code, status = _AUTH_CODES.get(err.code, (err.code, err.status))
+            raise ServiceError(code, _AUTH_MESSAGES.get(code, err.message), status) from None
+
     def _principal(self, request: Request, signed: Signed | None) -> Any:
         try:
             return self.app.auth.principal(request, signed, "rest-xml", "s3")
@@ -177,8 +200,13 @@ class S3Path:
         if claimed in STREAMING or "aws-chunked" in headers.get("content-encoding", ""):
             decoded = headers.get("x-amz-decoded-content-length")
             secret = self.app.auth.secret_for(signed.scope.access_key) if signed is not None else None
-            return ChunkedBody(source, claimed or "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+            body = ChunkedBody(source, claimed or "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
                                int(decoded) if decoded and decoded.isdigit() else None, signed, secret)
+            # The checksums the trailer will carry: computed from the first byte on.
+            body.announced = tuple(name.strip()[len("x-amz-checksum-"):].upper()
+                                   for name in headers.get("x-amz-trailer", "").split(",")
+                                   if name.strip().lower().startswith("x-amz-checksum-"))
+            return body
         length = headers.get("content-length")
         if length is None or not length.isdigit():
             raise ServiceError("MissingContentLength", "You must provide the Content-Length HTTP header.", 411)
