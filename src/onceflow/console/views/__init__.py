@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from onceflow.console.app import Handler
-from onceflow.console.views import ddb, executions, faults, home, iam, lambda_, logs, sfn
+from onceflow.console.views import ddb, executions, faults, home, iam, lambda_, logs, s3, sfn
 
 NAME = r"(?P<name>[^/]+)"
 
@@ -25,5 +25,7 @@ ROUTES: list[tuple[str, Handler]] = [
     (r"/logs", logs.groups),
     (r"/logs/group", logs.group),
     (r"/logs/stream", logs.stream),
+    (r"/s3", s3.buckets),
+    (rf"/s3/{NAME}", s3.bucket),
     (r"/faults", faults.rules),
 ]
