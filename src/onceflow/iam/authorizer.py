@@ -35,6 +35,29 @@ PREFIXES = {
 ACTIONS = {
     ("lambda", "Invoke"): "InvokeFunction",
     ("lambda", "InvokeWithResponseStream"): "InvokeFunction",
+    # S3 (the Service Authorization Reference's "Actions defined by Amazon S3").
+    **{("s3", op): action for action, ops in {
+        "ListBucket": ("ListObjects", "ListObjectsV2", "HeadBucket"),
+        "ListBucketVersions": ("ListObjectVersions",),
+        "ListAllMyBuckets": ("ListBuckets",),
+        "GetObject": ("HeadObject", "GetObjectAttributes"),
+        "PutObject": ("CreateMultipartUpload", "UploadPart", "UploadPartCopy", "CompleteMultipartUpload",
+                      "CopyObject"),
+        "DeleteObject": ("DeleteObjects",),
+        "ListMultipartUploadParts": ("ListParts",),
+        "ListBucketMultipartUploads": ("ListMultipartUploads",),
+        "GetBucketCORS": ("GetBucketCors",), "PutBucketCORS": ("PutBucketCors", "DeleteBucketCors"),
+        "GetLifecycleConfiguration": ("GetBucketLifecycleConfiguration",),
+        "PutLifecycleConfiguration": ("PutBucketLifecycleConfiguration", "DeleteBucketLifecycle"),
+        "GetBucketNotification": ("GetBucketNotificationConfiguration",),
+        "PutBucketNotification": ("PutBucketNotificationConfiguration",),
+        "GetEncryptionConfiguration": ("GetBucketEncryption",),
+        "PutEncryptionConfiguration": ("PutBucketEncryption", "DeleteBucketEncryption"),
+        "PutBucketTagging": ("PutBucketTagging", "DeleteBucketTagging"),
+        "GetBucketPublicAccessBlock": ("GetPublicAccessBlock",),
+        "PutBucketPublicAccessBlock": ("PutPublicAccessBlock", "DeletePublicAccessBlock"),
+        "PutBucketOwnershipControls": ("PutBucketOwnershipControls", "DeleteBucketOwnershipControls"),
+    }.items() for op in ops},
 }
 # Calls that need no permission at all (IAM user guide: GetCallerIdentity, GetSessionToken).
 ALWAYS_ALLOWED = {("sts", "GetCallerIdentity"), ("sts", "GetSessionToken")}
@@ -46,6 +69,7 @@ DENIALS = {
     "lambda": ("AccessDeniedException", 403),
     "iam": ("AccessDenied", 403),
     "sts": ("AccessDenied", 403),
+    "s3": ("AccessDenied", 403),
 }
 
 

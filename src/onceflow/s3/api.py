@@ -133,7 +133,7 @@ class S3Api:
     @operation("GetBucketLocation")
     def get_bucket_location(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         region = self.s3.bucket(ctx.account, params["Bucket"])["region"]
-        return {"LocationConstraint": None if region == "us-east-1" else region}
+        return {"LocationConstraint": "" if region == "us-east-1" else region}  # us-east-1: an empty element
 
     @operation("PutBucketVersioning")
     def put_bucket_versioning(self, ctx: RequestContext, params: dict[str, Any]) -> None:
