@@ -1,6 +1,7 @@
 """S3: PutObject/GetObject of 1 KB (ops/s, one boto3 client) and of 100 MB (MB/s each way, and the
-server's peak RSS above its idle RSS during the transfer), onceflow (on a data folder: durable,
-fsynced) side by side with moto's server (in memory), in the same run.
+server's peak RSS above its idle RSS during the transfer), onceflow on a data folder (durable: each
+put waits for its fsync) and with --in-memory, side by side with moto's server (in memory), in the
+same run.
 
     python bench/bench_s3.py [--ops 500] [--mb 100]
 """
@@ -109,25 +110,27 @@ def main() -> None:
             for _ in range(args.mb):
                 f.write(os.urandom(1024 * 1024))
         once, once_url = spawn_onceflow(str(Path(tmp) / "data"))
+        mem, mem_url = spawn_onceflow(None)
         moto, moto_url = spawn_moto()
         try:
             results = {}
-            for name, url, proc in (("onceflow", once_url, once), ("moto", moto_url, moto)):
+            for name, url, proc in (("onceflow", once_url, once), ("in-memory", mem_url, mem),
+                                    ("moto", moto_url, moto)):
                 put, get = small_ops(url, args.ops)
                 results[name] = {"put_ops": put, "get_ops": get, **big_transfer(url, proc.pid, args.mb, source)}
         finally:
-            for proc in (once, moto):
+            for proc in (once, mem, moto):
                 proc.terminate()
                 proc.wait(30)
-    o, m = results["onceflow"], results["moto"]
-    print(f"{'':34}{'onceflow':>12}{'moto':>12}{'ratio':>9}")
+    o, i, m = results["onceflow"], results["in-memory"], results["moto"]
+    print(f"{'':34}{'onceflow':>10}{'x moto':>8}{'in-memory':>11}{'x moto':>8}{'moto':>10}")
     rows = [("PutObject 1 KB ops/s", "put_ops"), ("GetObject 1 KB ops/s", "get_ops"),
             (f"PutObject {args.mb} MB MB/s", "put_mb_s"), (f"GetObject {args.mb} MB MB/s", "get_mb_s"),
             ("server RSS idle MB", "idle_mb"), (f"RSS above idle, {args.mb} MB put", "put_rss_mb"),
             (f"RSS above idle, {args.mb} MB get", "get_rss_mb")]
     for label, key in rows:
-        ratio = o[key] / m[key] if m[key] else float("nan")
-        print(f"{label:34}{o[key]:>12.1f}{m[key]:>12.1f}{ratio:>8.2f}x")
+        ratio, mem_ratio = (o[key] / m[key], i[key] / m[key]) if m[key] else (float("nan"), float("nan"))
+        print(f"{label:34}{o[key]:>10.1f}{ratio:>7.2f}x{i[key]:>11.1f}{mem_ratio:>7.2f}x{m[key]:>10.1f}")
 
 
 if __name__ == "__main__":

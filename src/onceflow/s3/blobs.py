@@ -37,7 +37,7 @@ class Written:
 class BlobStore:
     def __init__(self, root: Path | None) -> None:
         self.root = root  # None: --in-memory
-        self.memory: dict[str, bytes] = {}
+        self.memory: dict[str, bytearray] = {}
         self.lock = threading.Lock()
         if root is not None:
             (root / "tmp").mkdir(parents=True, exist_ok=True)
@@ -80,13 +80,15 @@ class BlobStore:
                 temp_path = self.root / "tmp" / uuid.uuid4().hex
                 temp = open(temp_path, "wb")
             if temp is None:
-                data = b"".join(held)
                 if self.root is None and size > inline_max:
+                    blob = bytearray()
+                    while held:  # moved piece by piece: the body is never held twice
+                        blob += held.pop(0)
                     blob_id = uuid.uuid4().hex
                     with self.lock:
-                        self.memory[blob_id] = data
+                        self.memory[blob_id] = blob
                     return Written(size, None, blob_id)
-                return Written(size, data, None)
+                return Written(size, b"".join(held), None)
             temp.flush()
             os.fsync(temp.fileno())
             temp.close()
@@ -131,7 +133,7 @@ class BlobStore:
             with self.lock:
                 data = self.memory[blob_id]
             for i in range(a, b, PIECE):
-                yield data[i:min(i + PIECE, b)]
+                yield bytes(data[i:min(i + PIECE, b)])
             return
         with open(self._path(blob_id), "rb") as f:
             f.seek(a)
@@ -179,6 +181,19 @@ class BlobStore:
     def _path(self, blob_id: str) -> Path:
         assert self.root is not None
         return self.root / "blobs" / blob_id[:2] / blob_id
+
+
+class BytesReader:
+    """read(n) over bytes already in memory (an in-process caller's body)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = memoryview(data)
+        self.offset = 0
+
+    def read(self, n: int) -> bytes:
+        out = bytes(self.data[self.offset:self.offset + n])
+        self.offset += len(out)
+        return out
 
 
 class _Reader:

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, unquote
 
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums, errors, store
-from onceflow.s3.blobs import BlobStore, Written
+from onceflow.s3.blobs import BlobStore, BytesReader, Written
 from onceflow.s3.names import bucket_name_problem
 from onceflow.store.db import Database
 
@@ -138,9 +138,7 @@ class S3Service:
         """Store a body (bytes, or an object with read(n)) under `key`; the new version's facts."""
         row = self.bucket(account, bucket)
         if isinstance(body, (bytes, bytearray)):
-            from onceflow.wire.s3_body import BytesBody  # the same reader as the wire's, for in-process callers
-
-            body = BytesBody(bytes(body))
+            body = BytesReader(bytes(body))  # an in-process caller's body, read as the wire's streams are
         if if_none_match is not None and if_none_match != "*":
             raise ServiceError("NotImplemented", "A header you provided implies functionality that is not "
                                "implemented", 501, extra={"Header": "If-None-Match"})
@@ -301,7 +299,14 @@ class S3Service:
         return row
 
     def body(self, obj: dict[str, Any], start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The bytes [start, end) of an object version (from `object`), piece by piece."""
         return self.blobs.read(obj["segments"], obj["inline"], start, end)
+
+    def get_object(self, account: str, bucket: str, key: str,
+                   version_id: str | None = None) -> tuple[dict[str, Any], Iterator[bytes]]:
+        """An object's facts (size, etag, headers, metadata...) and its body as a stream."""
+        obj = self.object(account, bucket, key, version_id)
+        return obj, self.body(obj)
 
     # ------------------------------------------------------------------ deleting objects
     def delete_object(self, account: str, bucket: str, key: str, version_id: str | None = None,

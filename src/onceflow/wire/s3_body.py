@@ -205,18 +205,3 @@ class ChunkedBody:
             if not hmac.compare_digest(expected.encode(), signature.encode()):
                 raise ServiceError("SignatureDoesNotMatch", "The trailer signature we calculated does not match "
                                    "the signature you provided.", 403)
-
-
-class BytesBody:
-    """A body already in memory (an in-process call), with the same `read` as the streamed ones."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = memoryview(data)
-        self.size = len(data)
-        self.offset = 0
-        self.trailers: dict[str, str] = {}
-
-    def read(self, n: int = 1024 * 1024) -> bytes:
-        out = bytes(self.data[self.offset:self.offset + n])
-        self.offset += len(out)
-        return out
