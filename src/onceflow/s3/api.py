@@ -228,7 +228,7 @@ class S3Api:
         if (start, end) != (0, size):  # a piece's checksum is not the object's: S3 sends none
             out = {k: v for k, v in out.items() if not k.startswith("Checksum")}
         out["ContentLength"] = end - start
-        out["Body"] = self.s3.body(obj, start, end)
+        out["Body"] = obj["inline"][start:end] if obj["inline"] is not None else self.s3.body(obj, start, end)
         for name in ("ResponseContentType", "ResponseContentDisposition", "ResponseContentEncoding",
                      "ResponseContentLanguage", "ResponseCacheControl", "ResponseExpires"):
             if params.get(name) is not None:
