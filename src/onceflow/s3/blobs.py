@@ -49,6 +49,8 @@ class BlobStore:
         False always makes a blob (a part of a multipart upload: the object will name it)."""
         inline_max = INLINE_MAX if inline_ok else -1
         digests = list(digests)
+        if self.root is None:
+            return self._write_memory(body, digests, limit, inline_max)
         held: list[bytes] = []
         size = 0
         temp: Any = None
@@ -58,36 +60,23 @@ class BlobStore:
                 piece = body.read(PIECE)
                 if not piece:
                     break
-                size += len(piece)
-                if limit is not None and size > limit:
-                    from onceflow.s3.errors import entity_too_large
-
-                    raise entity_too_large(size, limit)
+                size = _grown(size, len(piece), limit)
                 for d in digests:
                     d.update(piece)
-                if temp is None and (self.root is None or size <= inline_max):
+                if temp is None and size <= inline_max:
                     held.append(piece)
                     continue
                 if temp is None:
-                    assert self.root is not None
                     temp_path = self.root / "tmp" / uuid.uuid4().hex
                     temp = open(temp_path, "wb")
                     for chunk in held:
                         temp.write(chunk)
                     held = []
                 temp.write(piece)
-            if temp is None and self.root is not None and not inline_ok:  # an empty part: still a blob
+            if temp is None and not inline_ok:  # an empty part: still a blob
                 temp_path = self.root / "tmp" / uuid.uuid4().hex
                 temp = open(temp_path, "wb")
             if temp is None:
-                if self.root is None and size > inline_max:
-                    blob = bytearray()
-                    while held:  # moved piece by piece: the body is never held twice
-                        blob += held.pop(0)
-                    blob_id = uuid.uuid4().hex
-                    with self.lock:
-                        self.memory[blob_id] = blob
-                    return Written(size, None, blob_id)
                 return Written(size, b"".join(held), None)
             temp.flush()
             os.fsync(temp.fileno())
@@ -106,6 +95,20 @@ class BlobStore:
                 temp.close()
             if temp_path is not None:
                 temp_path.unlink(missing_ok=True)
+
+    def _write_memory(self, body: Any, digests: list[Digest], limit: int | None, inline_max: int) -> Written:
+        buffer = bytearray()  # grown in place: the body is held once
+        while piece := body.read(PIECE):
+            _grown(len(buffer), len(piece), limit)
+            for d in digests:
+                d.update(piece)
+            buffer += piece
+        if len(buffer) <= inline_max:
+            return Written(len(buffer), bytes(buffer), None)
+        blob_id = uuid.uuid4().hex
+        with self.lock:
+            self.memory[blob_id] = buffer
+        return Written(len(buffer), None, blob_id)
 
     def copy(self, segments: list[list[Any]], inline: bytes | None) -> Written:
         """A copy of a body (CopyObject): its own blob, so each object owns what it names."""
@@ -208,6 +211,14 @@ class _Reader:
             self.rest = next(self.pieces, b"")
         out, self.rest = self.rest[:n], self.rest[n:]
         return out
+
+
+def _grown(size: int, more: int, limit: int | None) -> int:
+    if limit is not None and size + more > limit:
+        from onceflow.s3.errors import entity_too_large
+
+        raise entity_too_large(size + more, limit)
+    return size + more
 
 
 def _fsync_dir(path: Path) -> None:
