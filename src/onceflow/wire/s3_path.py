@@ -65,13 +65,18 @@ def host_bucket(host: str) -> str | None:
 
 
 def claims_s3(request: Request) -> bool:
-    """Whether a request is S3's, from its head (cheap enough for every request)."""
-    if _SCOPE_IN_HEADER in request.headers.get("authorization", "") or "x-amz-content-sha256" in request.headers:
-        return True  # (no other service sends x-amz-content-sha256)
+    """Whether a request is S3's, from its head (cheap enough for every request): a SigV4 scope
+    naming s3, S3's older presigned query, a `<bucket>.localhost` Host, or - unsigned - the
+    x-amz-content-sha256 header only S3 requires."""
+    auth = request.headers.get("authorization")
+    if auth is not None:
+        return _SCOPE_IN_HEADER in auth
     query = request.query_string
-    if _SCOPE_IN_QUERY in query or _SCOPE_IN_HEADER in query or ("AWSAccessKeyId=" in query and "Signature=" in query):
+    if "X-Amz-Credential" in query:
+        return _SCOPE_IN_QUERY in query or _SCOPE_IN_HEADER in query
+    if "AWSAccessKeyId=" in query and "Signature=" in query:
         return True
-    return host_bucket(request.headers.get("host", "")) is not None
+    return host_bucket(request.headers.get("host", "")) is not None or "x-amz-content-sha256" in request.headers
 
 
 class S3Path:
@@ -149,7 +154,9 @@ class S3Path:
             app.stack.authorize(ctx, params)
             return handler(ctx, params)
 
-        result = await loop.run_in_executor(app.executor, call)
+        # A handler that reads an upload from the connection waits on the client: it gets a thread
+        # of the long calls' pool, so slow uploads never hold the threads every other call needs.
+        result = await loop.run_in_executor(app.long_executor if streamed else app.executor, call)
         rendered = rest_xml.render(op, result, request_id)
         return rendered, bool(pull is not None and not pull.ended)
 
@@ -258,7 +265,7 @@ class S3Path:
         pieces: Iterator[bytes] = iter(body)
         try:
             while True:
-                piece = await loop.run_in_executor(self.app.executor, next, pieces, None)
+                piece = await loop.run_in_executor(self.app.long_executor, next, pieces, None)
                 if piece is None:
                     break
                 await send({"type": "http.response.body", "body": piece, "more_body": True})
