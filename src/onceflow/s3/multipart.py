@@ -93,8 +93,10 @@ class Multipart:
         if not listed:
             raise ServiceError("MalformedXML", "The XML you provided was not well-formed or did not validate against "
                                "our published schema", 400)
-        numbers = [p.get("PartNumber") for p in listed]
-        if any(n is None for n in numbers) or numbers != sorted(numbers) or len(set(numbers)) != len(numbers):
+        if any(p.get("PartNumber") is None for p in listed):
+            raise errors.invalid_part_order()
+        numbers = [int(p["PartNumber"]) for p in listed]
+        if numbers != sorted(numbers) or len(set(numbers)) != len(numbers):
             raise errors.invalid_part_order()
         stored = {p["number"]: p for p in self.db.read(lambda c: store.list_parts(c, upload_id, 0, MAX_PARTS + 1))}
         chosen = []

@@ -220,7 +220,8 @@ class S3Service:
                     live = current is not None and not current["delete_marker"]
                     if conditions[1] == "*" and live:
                         raise errors.precondition_failed("If-None-Match")
-                    if conditions[0] is not None and not (live and _etag_matches(conditions[0], current["etag"])):
+                    if conditions[0] is not None and not (current is not None and live
+                                                          and _etag_matches(conditions[0], current["etag"])):
                         raise errors.precondition_failed("If-Match")
                 if not versioned:
                     old = store.version(conn, bucket, key, NULL)

@@ -167,6 +167,7 @@ def current_keys(conn: sqlite3.Connection, bucket: str, after: str, prefix: str,
 def versions_after(conn: sqlite3.Connection, bucket: str, after_key: str, after_id: int | None, prefix: str,
                    limit: int) -> list[dict[str, Any]]:
     """Every version of keys under `prefix`, by key then newest first, from a (key, id) position."""
+    args: list[object]
     if after_id is None:
         cond, args = "key > ?", [after_key]
     else:

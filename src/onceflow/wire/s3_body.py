@@ -191,8 +191,8 @@ class ChunkedBody:
                 break
             lines.append(line.decode("latin-1"))
         signature = ""
-        for line in lines:
-            name, _, value = line.partition(":")
+        for text in lines:
+            name, _, value = text.partition(":")
             name = name.strip().lower()
             if name == "x-amz-trailer-signature":
                 signature = value.strip()

@@ -94,9 +94,9 @@ class S3Path:
             return
         except Exception:
             log.exception("internal failure in s3")
-            err = ServiceError("InternalError", "We encountered an internal error. Please try again.", 500,
-                               sender_fault=False)
-            await _send_plain(send, rest_xml.render_error(err, request_id, head), _has_body(request))
+            failure = ServiceError("InternalError", "We encountered an internal error. Please try again.", 500,
+                                   sender_fault=False)
+            await _send_plain(send, rest_xml.render_error(failure, request_id, head), _has_body(request))
             return
         if isinstance(rendered, Response):
             await _send_plain(send, rendered, unread)
@@ -135,19 +135,19 @@ class S3Path:
                              source_ip=request.client_host)
         loop = asyncio.get_running_loop()
         streamed = _streams_in(op)
+        pull: _Pull | _Given | None = None
         if streamed:
             params = rest_xml.parse(op, labels, query, request.headers, None)
             length = request.headers.get("content-length", "")
             if length.isdigit() and int(length) <= SMALL_UPLOAD and "content-encoding" not in request.headers:
                 # A small body is read here on the loop: no hop to it from the handler's thread.
-                pull: _Pull | _Given = _Given(await self._read_small(request, receive, check=False))
+                pull = _Given(await self._read_small(request, receive, check=False))
             else:
                 pull = _Pull(receive, loop, app.body_timeout)
             params["Body"] = self._body(request, Source(pull), signed)
         else:
             body = await self._read_small(request, receive)
             params = rest_xml.parse(op, labels, query, request.headers, body)
-            pull = None
         params = {k: v for k, v in params.items() if v is not None}
 
         def call() -> Any:
