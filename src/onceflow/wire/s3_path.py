@@ -101,7 +101,7 @@ class S3Path:
         if isinstance(rendered, Response):
             await _send_plain(send, rendered, unread)
         else:
-            await self._send_rendered(send, rendered, head, unread)
+            await self._send_rendered(send, rendered, head, unread, receive)
 
     async def _answer(self, request: Request, receive: Any,
                       request_id: str) -> tuple[Response | rest_xml.Rendered, bool]:
@@ -247,7 +247,8 @@ class S3Path:
                                    "match what was computed.", 400)
         return body
 
-    async def _send_rendered(self, send: Any, rendered: rest_xml.Rendered, head: bool, unread: bool) -> None:
+    async def _send_rendered(self, send: Any, rendered: rest_xml.Rendered, head: bool, unread: bool,
+                             receive: Any) -> None:
         headers = [(b"content-type", rendered.content_type.encode())]
         if rendered.status != 204 and rendered.length is not None:
             headers.append((b"content-length", str(rendered.length).encode()))
@@ -263,15 +264,23 @@ class S3Path:
             return
         loop = asyncio.get_running_loop()
         pieces: Iterator[bytes] = iter(body)
+        gone = asyncio.ensure_future(_disconnected(receive))  # uvicorn drops what is sent after it
         try:
-            while True:
+            while not gone.done():
                 piece = await loop.run_in_executor(self.app.long_executor, next, pieces, None)
                 if piece is None:
                     break
                 await send({"type": "http.response.body", "body": piece, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         finally:
+            gone.cancel()
             _close(pieces)
+
+
+async def _disconnected(receive: Any) -> None:
+    """Returns once the client has gone (a download it dropped is not read to its end)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _has_body(request: Request) -> bool:
