@@ -139,3 +139,28 @@ def test_a_role_session_is_held_to_s3_actions(aws: Callable[..., Any]) -> None:
     assert _code(info) == ("AccessDenied", 403)
     assert "s3:PutObject" in info.value.response["Error"]["Message"]
     assert [o["Key"] for o in s3.list_objects_v2(Bucket=name)["Contents"]] == ["readable"]
+
+
+def test_a_bucket_policy_grants_and_denies_to_a_role_session(aws: Callable[..., Any]) -> None:
+    s3, iam = aws("s3"), aws("iam")
+    name = _name()
+    s3.create_bucket(Bucket=name)
+    s3.put_object(Bucket=name, Key="shared/doc", Body=b"d")
+    s3.put_object(Bucket=name, Key="secret/doc", Body=b"s")
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"},
+                                                     "Action": "sts:AssumeRole"}]}
+    role = iam.create_role(RoleName=f"nopolicy-{uuid.uuid4().hex[:8]}", AssumeRolePolicyDocument=json.dumps(trust))
+    arn = role["Role"]["Arn"]
+    s3.put_bucket_policy(Bucket=name, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": arn}, "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{name}/*"},
+        {"Effect": "Deny", "Principal": "*", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{name}/secret/*"}]}))
+    creds = aws("sts").assume_role(RoleArn=arn, RoleSessionName="visitor")["Credentials"]
+    visitor = aws("s3", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+                  session_token=creds["SessionToken"])
+    assert visitor.get_object(Bucket=name, Key="shared/doc")["Body"].read() == b"d"  # the bucket policy grants
+    with pytest.raises(ClientError) as info:
+        visitor.get_object(Bucket=name, Key="secret/doc")  # its explicit deny wins
+    assert _code(info) == ("AccessDenied", 403)
+    with pytest.raises(ClientError) as info:
+        visitor.put_object(Bucket=name, Key="shared/new", Body=b"n")  # granted by neither
+    assert _code(info) == ("AccessDenied", 403)

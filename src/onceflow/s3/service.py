@@ -123,6 +123,15 @@ class S3Service:
     def config(self, account: str, name: str, config: str) -> Any:
         return self.bucket(account, name)["configs"].get(config)
 
+    def resource_policy(self, ctx: Any, params: dict[str, Any]) -> str | None:
+        """The bucket policy of a call's bucket, for the authorizer (iam/authorizer.py)."""
+        bucket = params.get("Bucket")
+        if not bucket or ctx.service != "s3":
+            return None
+        row = self.db.read(lambda c: store.get_bucket(c, bucket))
+        policy = row["configs"].get("policy") if row is not None else None
+        return policy if isinstance(policy, str) else None
+
     def set_versioning(self, account: str, name: str, status: str | None) -> None:
         self.bucket(account, name)
         if status not in ("Enabled", "Suspended"):
