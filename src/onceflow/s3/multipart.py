@@ -127,7 +127,7 @@ class Multipart:
         with self.db.transaction() as conn:
             if store.get_upload(conn, upload_id) is None:
                 raise errors.no_such_upload(upload_id)
-            self.s3._commit_object(bucket_row, obj, None, conditions=(if_match, if_none_match))
+            self.s3._commit_object(bucket_row, obj, None, conditions=(if_match, if_none_match), unreferenced=unused)
             conn.execute("DELETE FROM s3_parts WHERE upload_id = ?", (upload_id,))
             conn.execute("DELETE FROM s3_uploads WHERE upload_id = ?", (upload_id,))
         self.blobs.delete(unused)

@@ -216,8 +216,11 @@ class S3Service:
         }
 
     def _commit_object(self, bucket_row: dict[str, Any], obj: dict[str, Any], written: Written | None,
-                       conditions: tuple[str | None, str | None] = (None, None)) -> dict[str, Any]:
-        """Insert a new version (replacing the 'null' one unless versioning is on), in one transaction."""
+                       conditions: tuple[str | None, str | None] = (None, None),
+                       unreferenced: list[str] | None = None) -> dict[str, Any]:
+        """Insert a new version (replacing the 'null' one unless versioning is on), in one transaction.
+        The blobs it leaves unnamed are removed after the commit - or, when the caller's transaction
+        holds this one (`unreferenced` given), added to that list for the caller to remove after its own."""
         bucket, key = obj["bucket"], obj["key"]
         versioned = bucket_row["versioning"] == "Enabled"
         obj["version_id"] = new_version_id() if versioned else NULL
@@ -243,7 +246,10 @@ class S3Service:
             if written is not None and written.blob_id:
                 self.blobs.delete([written.blob_id])
             raise
-        self.blobs.delete(gone)
+        if unreferenced is not None:
+            unreferenced += gone
+        else:
+            self.blobs.delete(gone)
         return obj
 
     def copy_object(self, account: str, bucket: str, key: str, source: str, fields: dict[str, Any],
