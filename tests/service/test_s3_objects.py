@@ -222,10 +222,17 @@ def test_versions_and_delete_markers(s3: Any, bucket: str) -> None:
     with pytest.raises(ClientError) as info:
         s3.get_object(Bucket=bucket, Key="v")
     assert _code(info) == ("NoSuchKey", 404)
+    with pytest.raises(ClientError) as info:
+        s3.head_object(Bucket=bucket, Key="v")
+    answered = info.value.response["ResponseMetadata"]["HTTPHeaders"]
+    assert answered["x-amz-delete-marker"] == "true" and answered["x-amz-version-id"] == marker["VersionId"]
     listed = s3.list_object_versions(Bucket=bucket)
     assert [v["VersionId"] for v in listed["Versions"]] == [v2, v1]
     assert listed["DeleteMarkers"][0]["VersionId"] == marker["VersionId"] and listed["DeleteMarkers"][0]["IsLatest"]
     assert "Contents" not in s3.list_objects_v2(Bucket=bucket)
+    pages = s3.get_paginator("list_object_versions").paginate(Bucket=bucket, PaginationConfig={"PageSize": 1})
+    seen = [e["VersionId"] for page in pages for e in page.get("DeleteMarkers", []) + page.get("Versions", [])]
+    assert seen == [marker["VersionId"], v2, v1]  # by (key, version) markers: each once, newest first
     s3.delete_object(Bucket=bucket, Key="v", VersionId=marker["VersionId"])  # undelete
     assert s3.get_object(Bucket=bucket, Key="v")["Body"].read() == b"two"
     s3.delete_object(Bucket=bucket, Key="v", VersionId=v2)

@@ -58,6 +58,10 @@ ROOTS = {
 }
 
 
+# Error members S3 also sends as headers (the only thing a HEAD's 404 for a delete marker carries).
+ERROR_HEADERS = {"DeleteMarker": "x-amz-delete-marker", "VersionId": "x-amz-version-id"}
+
+
 class XmlInputError(Exception):
     """The XML body is not well formed or does not fit the shape (S3: MalformedXML)."""
 
@@ -421,6 +425,8 @@ def query_of(query_string: str) -> dict[str, list[str]]:
 def render_error(err: ServiceError, request_id: str, head: bool = False) -> Response:
     """S3's <Error>: Code, Message, the modeled extras (BucketName, Key, ...), RequestId, HostId."""
     headers = request_headers(request_id)
+    headers += [(name, str(err.extra[member]).lower() if member == "DeleteMarker" else str(err.extra[member]))
+                for member, name in ERROR_HEADERS.items() if err.extra.get(member) is not None]
     if head:  # a HEAD answer has no body: the client reads the code from the status alone
         return Response(err.status, b"", headers, "application/xml")
     extra = "".join(f"<{k}>{escape(str(v))}</{k}>" for k, v in err.extra.items() if v is not None)
