@@ -3,13 +3,17 @@ server's peak RSS above its idle RSS during the transfer), onceflow on a data fo
 put waits for its fsync) and with --in-memory, side by side with moto's server (in memory), in the
 same run.
 
-    python bench/bench_s3.py [--ops 500] [--mb 100]
+    python bench/bench_s3.py [--ops 500] [--mb 100] [--rounds 3]
+
+The 1 KB figures are the median of `--rounds` rounds that take the servers in turn (this machine's
+load swings from one second to the next); the 100 MB transfer runs once per server.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import threading
@@ -59,20 +63,21 @@ def client(url: str) -> Any:
                         aws_secret_access_key="test", config=CONFIG)
 
 
-def small_ops(url: str, ops: int) -> tuple[float, float]:
+def small_ops(url: str, ops: int, round_: int) -> tuple[float, float]:
     s3 = client(url)
-    s3.create_bucket(Bucket="bench-small")
+    bucket = f"bench-small-{round_}"
+    s3.create_bucket(Bucket=bucket)
     body = os.urandom(1024)
     for i in range(20):  # warm up connections and caches
-        s3.put_object(Bucket="bench-small", Key=f"warm{i}", Body=body)
-        s3.get_object(Bucket="bench-small", Key=f"warm{i}")["Body"].read()
+        s3.put_object(Bucket=bucket, Key=f"warm{i}", Body=body)
+        s3.get_object(Bucket=bucket, Key=f"warm{i}")["Body"].read()
     start = time.perf_counter()
     for i in range(ops):
-        s3.put_object(Bucket="bench-small", Key=f"k{i}", Body=body)
+        s3.put_object(Bucket=bucket, Key=f"k{i}", Body=body)
     put = ops / (time.perf_counter() - start)
     start = time.perf_counter()
     for i in range(ops):
-        s3.get_object(Bucket="bench-small", Key=f"k{i}")["Body"].read()
+        s3.get_object(Bucket=bucket, Key=f"k{i}")["Body"].read()
     get = ops / (time.perf_counter() - start)
     return put, get
 
@@ -103,6 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--ops", type=int, default=500)
     parser.add_argument("--mb", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "big.bin"
@@ -112,12 +118,17 @@ def main() -> None:
         once, once_url = spawn_onceflow(str(Path(tmp) / "data"))
         mem, mem_url = spawn_onceflow(None)
         moto, moto_url = spawn_moto()
+        servers = (("onceflow", once_url, once), ("in-memory", mem_url, mem), ("moto", moto_url, moto))
         try:
+            rates: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in servers}
+            for round_ in range(args.rounds):
+                for name, url, _ in servers:
+                    rates[name].append(small_ops(url, args.ops, round_))
             results = {}
-            for name, url, proc in (("onceflow", once_url, once), ("in-memory", mem_url, mem),
-                                    ("moto", moto_url, moto)):
-                put, get = small_ops(url, args.ops)
-                results[name] = {"put_ops": put, "get_ops": get, **big_transfer(url, proc.pid, args.mb, source)}
+            for name, url, proc in servers:
+                results[name] = {"put_ops": statistics.median(p for p, _ in rates[name]),
+                                 "get_ops": statistics.median(g for _, g in rates[name]),
+                                 **big_transfer(url, proc.pid, args.mb, source)}
         finally:
             for proc in (once, mem, moto):
                 proc.terminate()
