@@ -10,7 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CLI = Callable[..., Any]
+pytestmark = pytest.mark.slow  # each `aws` command starts an interpreter (1-5 s on a loaded machine)
 
 
 def _ok(result: Any) -> str:
