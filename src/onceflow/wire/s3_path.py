@@ -23,6 +23,7 @@ from botocore.model import OperationModel
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
+from onceflow.faults import wire as faults_wire
 from onceflow.wire import rest_xml, s3_sigv2, sigv4
 from onceflow.wire.guard import hostname, origin_message
 from onceflow.wire.intake import TimedOut, TooLarge, read_body
@@ -156,9 +157,33 @@ class S3Path:
 
         # A handler that reads an upload from the connection waits on the client: it gets a thread
         # of the long calls' pool, so slow uploads never hold the threads every other call needs.
-        result = await loop.run_in_executor(app.long_executor if streamed else app.executor, call)
+        executor = app.long_executor if streamed else app.executor
+        if app.faults is not None and app.faults.watches("s3", op.name):
+            result = await self._faulted(ctx, params, call, executor, receive)
+        else:
+            result = await loop.run_in_executor(executor, call)
         rendered = rest_xml.render(op, result, request_id)
         return rendered, bool(pull is not None and not pull.ended)
+
+    async def _faulted(self, ctx: RequestContext, params: dict[str, Any], call: Any, executor: Any,
+                       receive: Any) -> Any:
+        """A call some fault rule may match (onceflow.faults), as faults/wire.py runs the others':
+        `before` answers the rule's error instead of the call, `after` lets the call happen first."""
+        loop = asyncio.get_running_loop()
+        fire = await loop.run_in_executor(self.app.executor, self.app.faults.decide, ctx, params)
+        if fire is None:
+            return await loop.run_in_executor(executor, call)
+        rule = fire.rule
+        result = None
+        if rule.when != "before":
+            result = await loop.run_in_executor(executor, fire.after_effect, call)
+        await faults_wire._wait(rule.latency_ms / 1000, rule.timeout, receive)  # the same waits as theirs
+        err = fire.error()
+        if err is not None:
+            if isinstance(result, dict) and not isinstance(result.get("Body", b""), bytes):
+                _close(result["Body"])
+            raise err
+        return result if rule.when != "before" else await loop.run_in_executor(executor, call)
 
     def _signature(self, request: Request) -> Signed | None:
         try:
