@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import uvicorn
 
-from onceflow import console, ddb, events, faults, iam, lambda_, logs, scheduler, sfn, sns, sqs
+from onceflow import console, ddb, events, faults, iam, lambda_, logs, s3, scheduler, sfn, sns, sqs
 from onceflow.config import Settings
 from onceflow.stack import Stack
 from onceflow.store.db import Database
@@ -23,8 +23,8 @@ from onceflow.wire.specs import Specs
 log = logging.getLogger("onceflow")
 
 # The order matters: later services look up earlier ones in stack.services.
-SETUPS: list[Callable[[Stack], None]] = [iam.setup, logs.setup, ddb.setup, lambda_.setup, sqs.setup, sns.setup,
-                                         sfn.setup, faults.setup, events.setup, scheduler.setup, console.setup]
+SETUPS: list[Callable[[Stack], None]] = [iam.setup, logs.setup, ddb.setup, s3.setup, lambda_.setup, sqs.setup,
+                                         sns.setup, sfn.setup, faults.setup, events.setup, scheduler.setup, console.setup]
 
 
 class StartupError(Exception):

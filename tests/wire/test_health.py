@@ -11,5 +11,5 @@ def test_health_reports_services_and_version(endpoint: str) -> None:
         body = json.load(resp)
     assert body["status"] == "running"
     assert set(body["services"]) == {"dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs", "sqs", "sns", "events",
-                                    "scheduler"}
+                                    "scheduler", "s3"}
     assert body["version"]

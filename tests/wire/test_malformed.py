@@ -204,12 +204,12 @@ def test_huge_query_numbers_are_malformed_input(endpoint: str) -> None:
 
 
 # ------------------------------------------------------------------------- services onceflow does not serve
-def test_s3_gets_a_501_in_rest_xml_naming_the_service(endpoint: str) -> None:
-    status, headers, data = send(endpoint, "GET", "/", b"", {}, "s3")
+def test_route53_gets_a_501_in_rest_xml_naming_the_service(endpoint: str) -> None:
+    status, headers, data = send(endpoint, "GET", "/2013-04-01/hostedzone", b"", {}, "route53")
     assert status == 501 and headers["content-type"] == "application/xml"
     root = ET.fromstring(data)
     assert root.tag == "Error" and root.findtext("Code") == "NotImplemented"
-    assert root.findtext("Message") == ("onceflow does not serve s3 (Amazon Simple Storage Service); it serves "
+    assert root.findtext("Message") == ("onceflow does not serve route53 (Amazon Route 53); it serves "
                                         + SERVED_NAMES)
 
 
@@ -230,10 +230,10 @@ def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: st
 
 
 @pytest.mark.parametrize(("service", "call", "full"), [
-    ("s3", lambda c: c.list_buckets(), "Amazon Simple Storage Service"),
+    ("route53", lambda c: c.list_hosted_zones(), "Amazon Route 53"),
     ("kinesis", lambda c: c.list_streams(), "Amazon Kinesis"),
     ("ses", lambda c: c.list_identities(), "Amazon Simple Email Service"),
-], ids=["s3", "kinesis", "ses"])
+], ids=["route53", "kinesis", "ses"])
 def test_boto3_clients_of_unserved_services_read_a_not_implemented_error(aws: Callable[..., Any], service: str,
                                                                          call: Callable[[Any], Any], full: str) -> None:
     with pytest.raises(botocore.exceptions.ClientError) as info:
@@ -243,9 +243,9 @@ def test_boto3_clients_of_unserved_services_read_a_not_implemented_error(aws: Ca
     assert info.value.response["Error"]["Message"].startswith(f"onceflow does not serve {service} ({full});")
 
 
-def test_aws_s3_ls_prints_a_plain_error(aws_cli: Callable[..., Any]) -> None:
-    result = aws_cli("s3", "ls")
+def test_an_unserved_cli_command_prints_a_plain_error(aws_cli: Callable[..., Any]) -> None:
+    result = aws_cli("route53", "list-hosted-zones")
     assert result.returncode != 0
-    assert "An error occurred (NotImplemented) when calling the ListBuckets operation: onceflow does not serve s3 " \
-           "(Amazon Simple Storage Service)" in result.stderr
+    assert "An error occurred (NotImplemented) when calling the ListHostedZones operation: onceflow does not serve " \
+           "route53 (Amazon Route 53)" in result.stderr
     assert "Traceback" not in result.stderr and "<html" not in result.stderr.lower()

@@ -12,7 +12,7 @@ from typing import Any
 
 import botocore.session
 
-SERVED = ("dynamodb", "lambda", "stepfunctions", "logs", "iam", "sts", "sqs", "sns")
+SERVED = ("dynamodb", "lambda", "stepfunctions", "logs", "iam", "sts", "sqs", "sns", "s3")
 
 # (status, message) AWS answers for codes every operation of any service may return.
 _COMMON: dict[str, tuple[int, str]] = {
@@ -46,6 +46,9 @@ _GENERIC: dict[str, dict[str, tuple[int, str]]] = {
     "sts": {"Throttling": (400, "Rate exceeded")},
     "sqs": {"RequestThrottled": (400, "Request is throttled.")},
     "sns": {"InternalError": (500, "Internal Error"), "Throttled": (429, "Rate exceeded")},
+    "s3": {"InternalError": (500, "We encountered an internal error. Please try again."),
+           "SlowDown": (503, "Please reduce your request rate."),
+           "ServiceUnavailable": (503, "Please reduce your request rate.")},
 }
 # Messages AWS sends for modeled errors a fault is likely to name (others: the model's summary).
 _MESSAGES: dict[tuple[str, str], str] = {

@@ -17,7 +17,7 @@ from typing import Any
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.iam.policy import Decision, Request, evaluate
+from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
 from onceflow.stack import Authorizer, Stack
 
 log = logging.getLogger("onceflow.iam")
@@ -35,6 +35,29 @@ PREFIXES = {
 ACTIONS = {
     ("lambda", "Invoke"): "InvokeFunction",
     ("lambda", "InvokeWithResponseStream"): "InvokeFunction",
+    # S3 (the Service Authorization Reference's "Actions defined by Amazon S3").
+    **{("s3", op): action for action, ops in {
+        "ListBucket": ("ListObjects", "ListObjectsV2", "HeadBucket"),
+        "ListBucketVersions": ("ListObjectVersions",),
+        "ListAllMyBuckets": ("ListBuckets",),
+        "GetObject": ("HeadObject", "GetObjectAttributes"),
+        "PutObject": ("CreateMultipartUpload", "UploadPart", "UploadPartCopy", "CompleteMultipartUpload",
+                      "CopyObject"),
+        "DeleteObject": ("DeleteObjects",),
+        "ListMultipartUploadParts": ("ListParts",),
+        "ListBucketMultipartUploads": ("ListMultipartUploads",),
+        "GetBucketCORS": ("GetBucketCors",), "PutBucketCORS": ("PutBucketCors", "DeleteBucketCors"),
+        "GetLifecycleConfiguration": ("GetBucketLifecycleConfiguration",),
+        "PutLifecycleConfiguration": ("PutBucketLifecycleConfiguration", "DeleteBucketLifecycle"),
+        "GetBucketNotification": ("GetBucketNotificationConfiguration",),
+        "PutBucketNotification": ("PutBucketNotificationConfiguration",),
+        "GetEncryptionConfiguration": ("GetBucketEncryption",),
+        "PutEncryptionConfiguration": ("PutBucketEncryption", "DeleteBucketEncryption"),
+        "PutBucketTagging": ("PutBucketTagging", "DeleteBucketTagging"),
+        "GetBucketPublicAccessBlock": ("GetPublicAccessBlock",),
+        "PutBucketPublicAccessBlock": ("PutPublicAccessBlock", "DeletePublicAccessBlock"),
+        "PutBucketOwnershipControls": ("PutBucketOwnershipControls", "DeleteBucketOwnershipControls"),
+    }.items() for op in ops},
 }
 # Calls that need no permission at all (IAM user guide: GetCallerIdentity, GetSessionToken).
 ALWAYS_ALLOWED = {("sts", "GetCallerIdentity"), ("sts", "GetSessionToken")}
@@ -46,6 +69,7 @@ DENIALS = {
     "lambda": ("AccessDeniedException", 403),
     "iam": ("AccessDenied", 403),
     "sts": ("AccessDenied", 403),
+    "s3": ("AccessDenied", 403),
 }
 
 
@@ -119,16 +143,39 @@ def make_authorizer(stack: Stack) -> Authorizer:
             ("session policy", sts.session_policies(principal) if sts is not None else None),
         ]
         context = request_context(ctx)
+        granting = _resource_policy(stack, ctx, params)  # an S3 bucket policy, say
         for resource in _resources(stack, ctx, params):
             request = Request(action, resource, context)
+            # Within an account, a resource policy that allows the principal grants as an identity
+            # policy would; an explicit deny in it denies.
+            by_resource = Decision.IMPLICIT_DENY
+            if granting is not None:
+                who = Request(action, resource, context, principal=("AWS", principal.role_arn or principal.arn))
+                by_resource = evaluate([granting], who)
+                if by_resource is Decision.EXPLICIT_DENY:
+                    raise access_denied(ctx.service, denial_message(principal, action, resource, by_resource,
+                                                                    "resource-based policy"))
             for kind, policies in layers:
-                if policies is None:
+                if policies is None or (kind == "identity-based policy" and by_resource.allowed):
                     continue
                 decision = evaluate(policies, request)
                 if not decision.allowed:
                     raise access_denied(ctx.service, denial_message(principal, action, resource, decision, kind))
 
     return authorize
+
+
+def _resource_policy(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> Policy | None:
+    """The resource-based policy a service keeps for the call's resource (`resource_policy(ctx,
+    params)` -> JSON text or None on its service object), parsed; None when there is none."""
+    lookup = getattr(stack.services.get(ctx.service), "resource_policy", None)
+    text = lookup(ctx, params) if lookup is not None else None
+    if not text:
+        return None
+    try:
+        return parse(text, "resource")
+    except MalformedPolicy:  # stored before it was checked this way: it grants nothing
+        return None
 
 
 def _resources(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[str]:

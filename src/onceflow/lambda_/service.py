@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, names, zips
 from onceflow.lambda_.names import FunctionRef
@@ -53,6 +54,7 @@ class LambdaService:
         self.account_limit = account_limit
         self.on_change = on_change  # retires warm workers of a function
         self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
+        self.s3: Any = None  # stack.services["s3"]: code given as S3Bucket/S3Key is read from it
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -71,14 +73,11 @@ class LambdaService:
         if role is None or not _trusts_lambda(role.get("AssumeRolePolicyDocument")):
             raise errors.role_cannot_be_assumed()
 
-    def _zip(self, code: dict[str, Any], operation: str) -> zips.CheckedZip:
+    def _zip(self, code: dict[str, Any], operation: str, account: str = "") -> zips.CheckedZip:
         data = code.get("ZipFile")
+        if data is None and code.get("S3Bucket"):
+            data = self._from_s3(account, code)
         if data is None:
-            if code.get("S3Bucket"):  # onceflow has no S3: every bucket is one that does not exist
-                raise errors.invalid(
-                    "Error occurred while GetObject. S3 Error Code: NoSuchBucket. S3 Error Message: "
-                    "The specified bucket does not exist"
-                )
             raise errors.no_code()
         if isinstance(data, str):  # tolerate a base64 string from callers that did not decode it
             try:
@@ -88,6 +87,18 @@ class LambdaService:
         checked = zips.check_zip(bytes(data), operation)
         zips.unpack(checked, self.code_root)
         return checked
+
+    def _from_s3(self, account: str, code: dict[str, Any]) -> bytes:
+        """The zip an S3Bucket/S3Key(/S3ObjectVersion) names, read as the caller's account; S3's
+        error in the words Lambda wraps it in."""
+        try:
+            if self.s3 is None or not code.get("S3Key"):
+                raise ServiceError("NoSuchBucket", "The specified bucket does not exist", 404)
+            obj = self.s3.object(account, code["S3Bucket"], code["S3Key"], code.get("S3ObjectVersion"))
+            return b"".join(self.s3.body(obj))  # zips.check_zip holds it to Lambda's size quotas
+        except ServiceError as err:
+            raise errors.invalid(f"Error occurred while GetObject. S3 Error Code: {err.code}. S3 Error Message: "
+                                 f"{err.message}") from None
 
     def code_dir(self, config: dict[str, Any]) -> Path:
         return zips.ensure_unpacked(config["_code"], self.code_root, self.store.get_code)
@@ -108,7 +119,7 @@ class LambdaService:
         self._check_role(ctx.account, params["Role"])
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
-        checked = self._zip(params.get("Code") or {}, "CreateFunction")
+        checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         record = _new_record(ref, params, checked)
         with self.store.db.transaction() as conn:
             self.store.put_code(conn, checked.sha256_hex, checked.data)
@@ -161,7 +172,7 @@ class LambdaService:
         names.unqualified(ref)
         record = self._latest(ref)
         self._check_revision(record, params.get("RevisionId"))
-        checked = self._zip(params, "UpdateFunctionCode")
+        checked = self._zip(params, "UpdateFunctionCode", ctx.account)
         if params.get("DryRun"):
             preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
             return cfg.render(preview, ctx.account, ctx.region, "update")

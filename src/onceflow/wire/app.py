@@ -37,6 +37,7 @@ from onceflow.wire.intake import DRAIN_LIMIT, SMALL_BODY, BodyBudget, Busy, Time
 from onceflow.wire.json_calls import VALIDATION_CODES
 from onceflow.wire.request import Request, Response
 from onceflow.wire.routing import UNSIGNED_SNS, NotAnAwsRequest, Route, route
+from onceflow.wire.s3_path import S3Path, claims_s3
 from onceflow.wire.sigv4 import Scope, Signed
 from onceflow.wire.specs import ServiceSpec, Specs, first_segment
 
@@ -79,6 +80,8 @@ class AwsApp:
         self.auth = Authenticator(settings, stack.credential_resolvers)
         self.budget = BodyBudget(settings.max_bodies_in_flight_bytes)
         self.body_timeout = settings.body_timeout_s
+        # S3 streams its bodies in and out (wire/s3_path.py) instead of reading them whole.
+        self.s3 = S3Path(self) if "s3" in specs.services else None
 
     # ------------------------------------------------------------------ entries
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -95,6 +98,9 @@ class AwsApp:
             early = self.screen(request)
             if early is not None:
                 await _send(send, early)
+                return
+            if self.s3 is not None and claims_s3(request):
+                await self.s3.serve(request, receive, send, new_request_id())
                 return
             length, limit = _content_length(request.headers), self._limit_of_head(request)
             if length is not None and length > limit:  # refused before any of the body is kept

@@ -75,6 +75,14 @@ class Authenticator:
             self._verify(secret, signed, request, protocol, service)
         return self._root(key)
 
+    def secret_for(self, key: str) -> str | None:
+        """The secret a key's signatures are checked with, or None where they are not checked (S3
+        checks the signatures of an aws-chunked body's chunks with it)."""
+        credential = self._credential(key)
+        if credential is not None:
+            return credential.secret
+        return self.root_secrets.get(key) if self.settings.enforce_iam else None
+
     def _credential(self, key: str) -> Credential | None:
         for resolve in self.resolvers:
             credential = resolve(key)
@@ -84,15 +92,30 @@ class Authenticator:
 
     def _check_credential(self, credential: Credential, signed: Signed, request: Request, protocol: str,
                           service: str) -> None:
+        self._check_session(credential, signed.session_token, protocol, service)
+        self._verify(credential.secret, signed, request, protocol, service)
+
+    @staticmethod
+    def _check_session(credential: Credential, session_token: str | None, protocol: str, service: str) -> None:
         if not credential.active:
             raise auth_error("invalid", protocol, service, INVALID_TOKEN)
         expected_token = credential.session_token
         if expected_token is not None and not (
-                signed.session_token and hmac.compare_digest(signed.session_token.encode(), expected_token.encode())):
+                session_token and hmac.compare_digest(session_token.encode(), expected_token.encode())):
             raise auth_error("invalid", protocol, service, INVALID_TOKEN)
         if credential.expires_at is not None and time.time() >= credential.expires_at:
             raise auth_error("expired", protocol, service, EXPIRED)
-        self._verify(credential.secret, signed, request, protocol, service)
+
+    def key_principal(self, key: str, session_token: str | None, protocol: str, service: str) -> Principal:
+        """The principal of a key whose signature the caller checked itself with `secret_for(key)`
+        (S3's older query-string signatures, which are not SigV4)."""
+        credential = self._credential(key)
+        if credential is not None:
+            self._check_session(credential, session_token, protocol, service)
+            return credential.principal
+        if self.settings.enforce_iam and key not in self.root_secrets:
+            raise auth_error("invalid", protocol, service, INVALID_TOKEN)
+        return self._root(key)
 
     @staticmethod
     def _verify(secret: str, signed: Signed, request: Request, protocol: str, service: str) -> None:

@@ -8,7 +8,9 @@ chain) with the secret the caller's key is known by. The derived signing key dep
 
 The canonical path is the path as sent (botocore signs the raw, percent-encoded path, with dot
 segments and repeated slashes removed), percent-encoded once more, as AWS does for every service
-but S3.
+but S3. S3 signs the path exactly as sent, and checks the body against x-amz-content-sha256 itself
+while it streams the body in (`wire/s3_path.py`): its bodies never sit here whole. A streamed
+`aws-chunked` body signs each chunk after the seed signature (`chunk_signature`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from urllib.parse import quote, unquote
 
 ALGORITHM = "AWS4-HMAC-SHA256"
 UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD"
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 MAX_SKEW = timedelta(minutes=15)  # AWS refuses a signature dated further than this from its clock
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request")
 _PARTS = re.compile(r"(Credential|SignedHeaders|Signature)=([^,\s]*)")
@@ -171,7 +174,9 @@ def canonical_query(query_string: str, presigned: bool) -> str:
     return "&".join(f"{k}={v}" for k, v in pairs)
 
 
-def canonical_path(raw_path: str) -> str:
+def canonical_path(raw_path: str, service: str = "") -> str:
+    if service == "s3":
+        return raw_path or "/"
     return quote(_remove_dot_segments(raw_path) or "/", safe="/~")
 
 
@@ -197,8 +202,9 @@ def canonical_request(method: str, raw_path: str, query_string: str, headers: di
         if value is None:
             raise Mismatch(f"signed header {name} is missing")
         lines.append(f"{name}:{' '.join(value.split())}")
-    return "\n".join((method.upper(), canonical_path(raw_path), canonical_query(query_string, signed.presigned),
-                      "\n".join(lines) + "\n", ";".join(signed.signed_headers), payload_hash))
+    return "\n".join((method.upper(), canonical_path(raw_path, signed.scope.service),
+                      canonical_query(query_string, signed.presigned), "\n".join(lines) + "\n",
+                      ";".join(signed.signed_headers), payload_hash))
 
 
 def signature(secret: str, signed: Signed, request_hash: str) -> str:
@@ -215,7 +221,10 @@ def verify(secret: str, signed: Signed, method: str, raw_path: str, query_string
     would accept (within 15 minutes of the clock; a presigned URL until it expires)."""
     check_time(signed, now or datetime.now(UTC))
     claimed = headers.get("x-amz-content-sha256")
-    if claimed is not None and claimed != UNSIGNED_PAYLOAD and _HEX64.fullmatch(claimed):
+    s3 = signed.scope.service == "s3"  # S3 checks the body against the claimed hash as it streams in
+    if s3 and signed.presigned:
+        claimed = claimed or UNSIGNED_PAYLOAD
+    if claimed is not None and not s3 and claimed != UNSIGNED_PAYLOAD and _HEX64.fullmatch(claimed):
         if hashlib.sha256(body).hexdigest() != claimed:
             raise Mismatch("the body does not match x-amz-content-sha256")
     if claimed is not None:
@@ -230,6 +239,17 @@ def verify(secret: str, signed: Signed, method: str, raw_path: str, query_string
         if hmac.compare_digest(expected.encode(), signed.signature.encode()):  # bytes: any text the client sent
             return
     raise Mismatch("signature")
+
+
+def chunk_signature(secret: str, signed: Signed, previous: str, chunk_hash: str, trailer: bool = False) -> str:
+    """The signature of one chunk of a STREAMING-AWS4-HMAC-SHA256-PAYLOAD body (or of its trailer),
+    chained to the previous one (the seed signature for the first chunk)."""
+    scope = signed.scope
+    kind = "AWS4-HMAC-SHA256-TRAILER" if trailer else "AWS4-HMAC-SHA256-PAYLOAD"
+    lines = [kind, signed.amz_date, f"{signed.date}/{scope.region}/{scope.service}/aws4_request", previous]
+    lines += [chunk_hash] if trailer else [EMPTY_SHA256, chunk_hash]
+    key = signing_key(secret, signed.date, scope.region, scope.service)
+    return hmac.new(key, "\n".join(lines).encode(), hashlib.sha256).hexdigest()
 
 
 class Stale(Mismatch):

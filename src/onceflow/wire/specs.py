@@ -23,9 +23,10 @@ SERVICES = {
     "scheduler": "scheduler",
     "sqs": "sqs",
     "sns": "sns",
+    "s3": "s3",
 }
 # How a 501 for an unserved service lists what onceflow serves.
-SERVED_NAMES = ("DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, SQS, SNS, EventBridge and "
+SERVED_NAMES = ("DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, S3, SQS, SNS, EventBridge and "
                 "EventBridge Scheduler")
 
 

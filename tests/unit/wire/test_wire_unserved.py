@@ -63,8 +63,8 @@ def _parsed_error(service: str, operation: str, response: Response) -> dict[str,
 
 UNSERVED = [
     # (botocore service, operation, params, signing name, full name in the message)
-    ("s3", "ListBuckets", {}, "s3", "Amazon Simple Storage Service"),
-    ("s3", "GetObject", {"Bucket": "b", "Key": "k"}, "s3", "Amazon Simple Storage Service"),
+    ("route53", "ListHostedZones", {}, "route53", "Amazon Route 53"),
+    ("cloudfront", "GetDistribution", {"Id": "d"}, "cloudfront", "Amazon CloudFront"),
     ("kinesis", "ListStreams", {}, "kinesis", "Amazon Kinesis"),
     ("ses", "ListIdentities", {}, "ses", "Amazon Simple Email Service"),
     ("ecs", "ListClusters", {}, "ecs", "Amazon EC2 Container Service"),

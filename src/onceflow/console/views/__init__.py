@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from onceflow.console.app import Handler
-from onceflow.console.views import ddb, events, executions, faults, home, iam, lambda_, logs, messaging, sfn
+from onceflow.console.views import ddb, events, executions, faults, home, iam, lambda_, logs, messaging, s3, sfn
 
 NAME = r"(?P<name>[^/]+)"
 
@@ -25,6 +25,8 @@ ROUTES: list[tuple[str, Handler]] = [
     (r"/logs", logs.groups),
     (r"/logs/group", logs.group),
     (r"/logs/stream", logs.stream),
+    (r"/s3", s3.buckets),
+    (rf"/s3/{NAME}", s3.bucket),
     (r"/faults", faults.rules),
     (r"/events", events.rules),
     (rf"/events/rules/{NAME}", events.rule),

@@ -1,8 +1,9 @@
 """Policy documents: parse and validate once, giving an immutable Policy the evaluator walks.
 
 Validation follows IAM's MalformedPolicyDocument messages. The kind decides the rules:
-`identity` (role, user and managed policies: no Principal, Resource required) and `trust` (a role's
-AssumeRolePolicyDocument: Principal required, no Resource, only sts actions). Messages marked
+`identity` (role, user and managed policies: no Principal, Resource required), `trust` (a role's
+AssumeRolePolicyDocument: Principal required, no Resource, only sts actions) and `resource` (an S3
+bucket policy: Principal and Resource required). Messages marked
 UNCONFIRMED in docs are best guesses at AWS's wording.
 """
 
@@ -133,7 +134,9 @@ def _statement(raw: Any, kind: str) -> Statement:
         if "Principal" not in raw and "NotPrincipal" not in raw:
             raise MalformedPolicy(TRUST_NO_PRINCIPAL)
     else:
-        if "Principal" in raw or "NotPrincipal" in raw:
+        if kind == "resource" and "Principal" not in raw and "NotPrincipal" not in raw:
+            raise MalformedPolicy(TRUST_NO_PRINCIPAL)
+        if kind != "resource" and ("Principal" in raw or "NotPrincipal" in raw):
             raise MalformedPolicy(HAS_PRINCIPAL)
         resources, not_resources = _pair(raw, "Resource", "NotResource", NO_RESOURCES)
         for resource in resources or not_resources or ():

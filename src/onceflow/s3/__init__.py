@@ -1,0 +1,29 @@
+"""s3: buckets and objects, bodies on disk (or in memory with --in-memory). See setup()."""
+
+from __future__ import annotations
+
+import logging
+
+from onceflow.s3.api import S3Api, resolve_resources
+from onceflow.s3.blobs import BlobStore
+from onceflow.s3.multipart import Multipart
+from onceflow.s3.service import S3Service
+from onceflow.s3.store import MIGRATIONS
+from onceflow.stack import Stack
+
+log = logging.getLogger("onceflow.s3")
+
+
+def setup(stack: Stack) -> None:
+    """Build this service's store, service and API objects and register them on the stack."""
+    stack.db.migrate(MIGRATIONS)
+    settings = stack.settings
+    root = None if settings.in_memory or settings.data_dir is None else settings.data_dir / "s3"
+    service = S3Service(stack.db, BlobStore(root))
+    removed = service.sweep()  # files a crash left between their write and their commit
+    if removed:
+        log.info("s3: removed %d unreferenced body files", removed)
+    stack.registry.add_api("s3", S3Api(service, Multipart(service)))
+    stack.services["s3"] = service
+    stack.resource_resolvers["s3"] = resolve_resources
+    stack.on_reset.append(service.reset)

@@ -1,0 +1,496 @@
+"""S3's rules for buckets and objects: naming, versions, conditions, ranges, digests, copies.
+
+Its methods are also the Python API other parts of onceflow use (`stack.services["s3"]`):
+`put_object(account, bucket, key, body)`, `get_object(account, bucket, key)` (a body as an
+iterator of pieces), `list_objects(account, bucket, prefix)`, with the same rules and errors as
+the API. Writes commit their row in one transaction after the body is whole on disk (blobs.py);
+the blobs a write makes unreachable are removed after its commit.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+from onceflow.errors import ServiceError
+from onceflow.s3 import checksums, errors, store
+from onceflow.s3.blobs import BlobStore, BytesReader, Written
+from onceflow.s3.names import bucket_name_problem
+from onceflow.store.db import Database
+
+# Members of PutObject/CreateMultipartUpload kept with an object and returned by Get/HeadObject.
+SYSTEM_HEADERS = ("ContentType", "ContentEncoding", "ContentDisposition", "ContentLanguage", "CacheControl",
+                  "Expires", "WebsiteRedirectLocation", "StorageClass", "ServerSideEncryption", "SSEKMSKeyId",
+                  "BucketKeyEnabled", "ObjectLockMode", "ObjectLockRetainUntilDate", "ObjectLockLegalHoldStatus")
+MAX_OBJECT = 5 * 1024 ** 4  # 5 TiB
+NULL = "null"
+
+
+def canonical_id(account: str) -> str:
+    return hashlib.sha256(f"onceflow-{account}".encode()).hexdigest()
+
+
+def owner(account: str) -> dict[str, str]:
+    return {"DisplayName": "onceflow", "ID": canonical_id(account)}
+
+
+def new_version_id() -> str:
+    return base64.urlsafe_b64encode(os.urandom(24)).decode().rstrip("=")
+
+
+def quoted(etag: str) -> str:
+    return f'"{etag}"'
+
+
+def when(seconds: float) -> datetime:
+    return datetime.fromtimestamp(int(seconds), UTC)  # S3 keeps whole seconds in Last-Modified
+
+
+def parse_tagging(text: str) -> dict[str, str]:
+    """The x-amz-tagging header: a query string of tags."""
+    return {k: v[0] for k, v in parse_qs(text, keep_blank_values=True).items()}
+
+
+class S3Service:
+    def __init__(self, db: Database, blobs: BlobStore) -> None:
+        self.db = db
+        self.blobs = blobs
+
+    # ------------------------------------------------------------------ buckets
+    def bucket(self, account: str, name: str) -> dict[str, Any]:
+        """The bucket row, for a caller of the owning account (others get AccessDenied)."""
+        row = self.db.read(lambda c: store.get_bucket(c, name))
+        if row is None:
+            raise errors.no_such_bucket(name)
+        if row["account"] != account:
+            raise ServiceError("AccessDenied", "Access Denied", 403)
+        return row
+
+    def create_bucket(self, account: str, region: str, name: str, location: str | None,
+                      configs: dict[str, Any]) -> str:
+        if bucket_name_problem(name):
+            raise errors.invalid_bucket_name(name)
+        if location == "us-east-1" or (location is not None and location == ""):
+            raise errors.invalid_location(location)
+        if location is None and region != "us-east-1":
+            raise ServiceError("IllegalLocationConstraintException", "The unspecified location constraint is "
+                               "incompatible for the region specific endpoint this request was sent to.", 400)
+        if location is not None and location != region:
+            raise errors.illegal_location(location)
+        with self.db.transaction() as conn:
+            existing = store.get_bucket(conn, name)
+            if existing is not None:
+                if existing["account"] != account:
+                    raise errors.bucket_exists(name)
+                if region != "us-east-1":
+                    raise errors.bucket_owned(name)
+                return f"/{name}"  # us-east-1 answers 200 to its owner, for legacy compatibility
+            store.insert_bucket(conn, name, account, location or "us-east-1", time.time(), configs)
+        return f"/{name}"
+
+    def delete_bucket(self, account: str, name: str) -> None:
+        self.bucket(account, name)
+        with self.db.transaction() as conn:
+            if store.bucket_has_content(conn, name):
+                raise errors.bucket_not_empty(name)
+            store.delete_bucket(conn, name)
+
+    def list_buckets(self, account: str, prefix: str, after: str, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        rows = self.db.read(lambda c: store.list_buckets(c, account, after, prefix, limit + 1))
+        return rows[:limit], len(rows) > limit
+
+    def set_config(self, account: str, name: str, config: str, value: Any) -> None:
+        self.bucket(account, name)
+        with self.db.transaction() as conn:
+            row = store.get_bucket(conn, name)
+            if row is None:
+                raise errors.no_such_bucket(name)
+            configs = row["configs"]
+            if value is None:
+                configs.pop(config, None)
+            else:
+                configs[config] = value
+            store.set_configs(conn, name, configs)
+
+    def config(self, account: str, name: str, config: str) -> Any:
+        return self.bucket(account, name)["configs"].get(config)
+
+    def resource_policy(self, ctx: Any, params: dict[str, Any]) -> str | None:
+        """The bucket policy of a call's bucket, for the authorizer (iam/authorizer.py)."""
+        bucket = params.get("Bucket")
+        if not bucket or ctx.service != "s3":
+            return None
+        row = self.db.read(lambda c: store.get_bucket(c, bucket))
+        policy = row["configs"].get("policy") if row is not None else None
+        return policy if isinstance(policy, str) else None
+
+    def set_versioning(self, account: str, name: str, status: str | None) -> None:
+        self.bucket(account, name)
+        if status not in ("Enabled", "Suspended"):
+            raise malformed()
+        with self.db.transaction() as conn:
+            store.set_versioning(conn, name, status)
+
+    # ------------------------------------------------------------------ writing objects
+    def put_object(self, account: str, bucket: str, key: str, body: Any, fields: dict[str, Any] | None = None,
+                   *, content_md5: str | None = None, claimed: dict[str, str] | None = None,
+                   algorithm: str | None = None, if_match: str | None = None,
+                   if_none_match: str | None = None) -> dict[str, Any]:
+        """Store a body (bytes, or an object with read(n)) under `key`; the new version's facts."""
+        row = self.bucket(account, bucket)
+        if isinstance(body, (bytes, bytearray)):
+            body = BytesReader(bytes(body))  # an in-process caller's body, read as the wire's streams are
+        if if_none_match is not None and if_none_match != "*":
+            raise ServiceError("NotImplemented", "A header you provided implies functionality that is not "
+                               "implemented", 501, extra={"Header": "If-None-Match"})
+        self._check_write_condition(bucket, key, if_match, if_none_match)
+        written, digests = self._read_body(body, content_md5, claimed or {}, algorithm)
+        fields = dict(fields or {})
+        obj = self._object_row(bucket, key, written, digests["MD5"], fields)
+        obj["checksum"] = _checksum_record(digests, algorithm, claimed or {}, getattr(body, "trailers", {}))
+        return self._commit_object(row, obj, written, conditions=(if_match, if_none_match))
+
+    def _check_write_condition(self, bucket: str, key: str, if_match: str | None, if_none_match: str | None) -> None:
+        if if_match is None and if_none_match is None:
+            return
+        current = self.db.read(lambda c: store.latest(c, bucket, key))
+        live = current is not None and not current["delete_marker"]
+        if if_none_match == "*" and live:
+            raise errors.precondition_failed("If-None-Match")
+        if if_match is not None:
+            if not live:
+                raise errors.no_such_key(key)
+            assert current is not None
+            if not _etag_matches(if_match, current["etag"]):
+                raise errors.precondition_failed("If-Match")
+
+    def _read_body(self, body: Any, content_md5: str | None, claimed: dict[str, str],
+                   algorithm: str | None, inline_ok: bool = True) -> tuple[Written, dict[str, Any]]:
+        wanted = set(claimed) | ({algorithm} if algorithm else set())
+        wanted |= {a for a in getattr(body, "announced", ()) if a in checksums.ALGORITHMS}
+        digests: dict[str, Any] = {"MD5": checksums.new("MD5")}
+        for name in wanted:
+            digests[name] = checksums.new(name)
+        if content_md5 is not None:
+            try:
+                expected_md5 = base64.b64decode(content_md5, validate=True)
+            except (binascii.Error, ValueError):
+                raise errors.invalid_digest() from None
+            if len(expected_md5) != 16:
+                raise errors.invalid_digest()
+        written = self.blobs.write(body, digests.values(), MAX_OBJECT, inline_ok=inline_ok)
+        try:
+            if content_md5 is not None and digests["MD5"].digest() != base64.b64decode(content_md5):
+                raise errors.bad_digest()
+            trailers = getattr(body, "trailers", {})
+            for name in checksums.ALGORITHMS:
+                value = claimed.get(name) or trailers.get(f"x-amz-checksum-{name.lower()}")
+                if value is None:
+                    continue
+                if name not in digests:  # a trailer the request did not announce: too late to compute
+                    raise errors.invalid_argument(f"Unexpected checksum trailer x-amz-checksum-{name.lower()}")
+                if checksums.encoded(digests[name]) != value:
+                    raise errors.checksum_mismatch(name)
+        except ServiceError:
+            self.blobs.delete([written.blob_id] if written.blob_id else [])
+            raise
+        return written, digests
+
+    def _object_row(self, bucket: str, key: str, written: Written, md5: Any, fields: dict[str, Any]) -> dict[str, Any]:
+        headers = {k: _jsonable(fields[k]) for k in SYSTEM_HEADERS if fields.get(k) is not None}
+        headers.setdefault("ContentType", "binary/octet-stream")
+        return {
+            "bucket": bucket, "key": key, "version_id": NULL, "latest": 1, "delete_marker": 0,
+            "size": written.size, "etag": md5.hexdigest() if hasattr(md5, "hexdigest") else md5,
+            "modified": time.time(), "headers": headers, "metadata": fields.get("Metadata") or {},
+            "checksum": {}, "tags": fields.get("Tags") or {}, "parts": [],
+            "inline": written.inline, "segments": [[written.blob_id, written.size]] if written.blob_id else [],
+        }
+
+    def _commit_object(self, bucket_row: dict[str, Any], obj: dict[str, Any], written: Written | None,
+                       conditions: tuple[str | None, str | None] = (None, None),
+                       unreferenced: list[str] | None = None) -> dict[str, Any]:
+        """Insert a new version (replacing the 'null' one unless versioning is on), in one transaction.
+        The blobs it leaves unnamed are removed after the commit - or, when the caller's transaction
+        holds this one (`unreferenced` given), added to that list for the caller to remove after its own."""
+        bucket, key = obj["bucket"], obj["key"]
+        versioned = bucket_row["versioning"] == "Enabled"
+        obj["version_id"] = new_version_id() if versioned else NULL
+        gone: list[str] = []
+        try:
+            with self.db.transaction() as conn:
+                if any(conditions):  # checked again under the writers' lock: the conditional write is atomic
+                    current = store.latest(conn, bucket, key)
+                    live = current is not None and not current["delete_marker"]
+                    if conditions[1] == "*" and live:
+                        raise errors.precondition_failed("If-None-Match")
+                    if conditions[0] is not None and not (current is not None and live
+                                                          and _etag_matches(conditions[0], current["etag"])):
+                        raise errors.precondition_failed("If-Match")
+                if not versioned:
+                    old = store.version(conn, bucket, key, NULL)
+                    if old is not None:
+                        gone += [b for b, _ in old["segments"]]
+                        store.delete_version(conn, bucket, key, NULL)
+                store.unmark_latest(conn, bucket, key)
+                store.insert_object(conn, obj)
+        except BaseException:
+            if written is not None and written.blob_id:
+                self.blobs.delete([written.blob_id])
+            raise
+        if unreferenced is not None:
+            unreferenced += gone
+        else:
+            self.blobs.delete(gone)
+        return obj
+
+    def copy_object(self, account: str, bucket: str, key: str, source: str, fields: dict[str, Any],
+                    params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """CopyObject: (the new object, the source version)."""
+        row = self.bucket(account, bucket)
+        src_bucket, src_key, src_version = parse_copy_source(source)
+        src = self.object(account, src_bucket, src_key, src_version)
+        _copy_conditions(src, params)
+        directive = params.get("MetadataDirective", "COPY")
+        if (src_bucket, src_key) == (bucket, key) and directive != "REPLACE" and not src_version \
+                and not fields.get("StorageClass") and not fields.get("ServerSideEncryption") \
+                and not fields.get("WebsiteRedirectLocation"):
+            raise ServiceError("InvalidRequest", "This copy request is illegal because it is trying to copy an object "
+                               "to itself without changing the object's metadata, storage class, website redirect "
+                               "location or encryption attributes.", 400)
+        written = self.blobs.copy(src["segments"], src["inline"])
+        obj = dict(src)
+        obj.update({"bucket": bucket, "key": key, "latest": 1, "delete_marker": 0, "modified": time.time(),
+                    "inline": written.inline,
+                    "segments": [[written.blob_id, written.size]] if written.blob_id else []})
+        if directive == "REPLACE":
+            headers = {k: _jsonable(fields[k]) for k in SYSTEM_HEADERS if fields.get(k) is not None}
+            headers.setdefault("ContentType", "binary/octet-stream")
+            obj["headers"], obj["metadata"] = headers, fields.get("Metadata") or {}
+        elif fields.get("StorageClass"):
+            obj["headers"] = {**src["headers"], "StorageClass": fields["StorageClass"]}
+        if params.get("TaggingDirective") == "REPLACE":
+            obj["tags"] = fields.get("Tags") or {}
+        algorithm = params.get("ChecksumAlgorithm")
+        if algorithm and algorithm not in obj["checksum"]:
+            obj["checksum"] = {algorithm: self._digest_of(obj, algorithm), "type": "FULL_OBJECT"}
+        obj.pop("id", None)
+        return self._commit_object(row, obj, written), src
+
+    def _digest_of(self, obj: dict[str, Any], algorithm: str) -> str:
+        d = checksums.new(algorithm)
+        for piece in self.blobs.read(obj["segments"], obj["inline"], 0, None):
+            d.update(piece)
+        return checksums.encoded(d)
+
+    # ------------------------------------------------------------------ reading objects
+    def object(self, account: str, bucket: str, key: str, version_id: str | None = None) -> dict[str, Any]:
+        """The version asked for (the latest by default); a delete marker is 404 (405 by version)."""
+        self.bucket(account, bucket)
+        if version_id is not None:
+            row = self.db.read(lambda c: store.version(c, bucket, key, version_id))
+            if row is None:
+                if version_id != NULL and len(version_id) < 8:
+                    raise errors.invalid_version(version_id)
+                raise errors.no_such_version(key, version_id)
+            if row["delete_marker"]:
+                raise ServiceError("MethodNotAllowed", "The specified method is not allowed against this resource.",
+                                   405, extra={"Method": "GET", "ResourceType": "DeleteMarker",
+                                               "DeleteMarker": "true", "VersionId": version_id})
+            return row
+        row = self.db.read(lambda c: store.latest(c, bucket, key))
+        if row is None or row["delete_marker"]:
+            extra = {"DeleteMarker": "true", "VersionId": row["version_id"]} if row else {}
+            err = errors.no_such_key(key)
+            err.extra.update(extra)
+            raise err
+        return row
+
+    def body(self, obj: dict[str, Any], start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The bytes [start, end) of an object version (from `object`), piece by piece."""
+        return self.blobs.read(obj["segments"], obj["inline"], start, end)
+
+    def get_object(self, account: str, bucket: str, key: str,
+                   version_id: str | None = None) -> tuple[dict[str, Any], Iterator[bytes]]:
+        """An object's facts (size, etag, headers, metadata...) and its body as a stream."""
+        obj = self.object(account, bucket, key, version_id)
+        return obj, self.body(obj)
+
+    # ------------------------------------------------------------------ deleting objects
+    def delete_object(self, account: str, bucket: str, key: str, version_id: str | None = None,
+                      if_match: str | None = None) -> dict[str, Any]:
+        """Returns {DeleteMarker, VersionId} as DeleteObject answers."""
+        row = self.bucket(account, bucket)
+        gone: list[str] = []
+        out: dict[str, Any] = {}
+        with self.db.transaction() as conn:
+            current = store.latest(conn, bucket, key)
+            if if_match is not None and (current is None or current["delete_marker"]
+                                         or not _etag_matches(if_match, current["etag"])):
+                if current is None or current["delete_marker"]:
+                    raise errors.no_such_key(key)
+                raise errors.precondition_failed("If-Match")
+            if version_id is not None:
+                target = store.version(conn, bucket, key, version_id)
+                if target is None:
+                    if version_id != NULL and len(version_id) < 8:
+                        raise errors.invalid_version(version_id)
+                    return {"VersionId": version_id}
+                gone += [b for b, _ in target["segments"]]
+                store.delete_version(conn, bucket, key, version_id)
+                if target["latest"]:
+                    store.promote_newest(conn, bucket, key)
+                out = {"VersionId": version_id}
+                if target["delete_marker"]:
+                    out["DeleteMarker"] = True
+            elif row["versioning"] in ("Enabled", "Suspended"):
+                marker_id = new_version_id() if row["versioning"] == "Enabled" else NULL
+                if marker_id == NULL:
+                    old = store.version(conn, bucket, key, NULL)
+                    if old is not None:
+                        gone += [b for b, _ in old["segments"]]
+                        store.delete_version(conn, bucket, key, NULL)
+                store.unmark_latest(conn, bucket, key)
+                store.insert_object(conn, {
+                    "bucket": bucket, "key": key, "version_id": marker_id, "latest": 1, "delete_marker": 1,
+                    "size": 0, "etag": "", "modified": time.time(), "headers": {}, "metadata": {}, "checksum": {},
+                    "tags": {}, "parts": [], "inline": None, "segments": []})
+                out = {"DeleteMarker": True, "VersionId": marker_id}
+            elif current is not None:
+                gone += [b for b, _ in current["segments"]]
+                store.delete_version(conn, bucket, key, current["version_id"])
+        self.blobs.delete(gone)
+        return out
+
+    # ------------------------------------------------------------------ tags
+    def set_object_tags(self, account: str, bucket: str, key: str, version_id: str | None,
+                        tags: dict[str, str] | None) -> str:
+        obj = self.object(account, bucket, key, version_id)
+        with self.db.transaction() as conn:
+            store.set_tags(conn, bucket, key, obj["version_id"], tags or {})
+        return str(obj["version_id"])
+
+    # ------------------------------------------------------------------ listing
+    def list_objects(self, account: str, bucket: str, prefix: str = "", delimiter: str = "", after: str = "",
+                     limit: int = 1000) -> tuple[list[dict[str, Any]], list[str], bool, str]:
+        """(objects, common prefixes, truncated, the last key or prefix returned)."""
+        self.bucket(account, bucket)
+        from onceflow.s3.listing import list_current
+
+        return self.db.read(lambda c: list_current(c, bucket, prefix, delimiter, after, limit))
+
+    def reset(self) -> None:
+        self.blobs.clear()
+
+    def sweep(self) -> int:
+        return self.blobs.sweep(self.db.read(store.all_segments))
+
+
+def malformed() -> ServiceError:
+    return errors.malformed_xml()
+
+
+def parse_copy_source(source: str) -> tuple[str, str, str | None]:
+    """x-amz-copy-source: '[/]bucket/key[?versionId=...]', URL-encoded."""
+    path, _, query = source.partition("?")
+    path = unquote(path).lstrip("/")
+    bucket, _, key = path.partition("/")
+    if not bucket or not key:
+        raise errors.invalid_argument("Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
+                                      "x-amz-copy-source", source)
+    version = parse_qs(query).get("versionId", [None])[0] if query else None
+    return bucket, key, version
+
+
+def _etag_matches(condition: str, etag: str) -> bool:
+    wanted = [c.strip().strip('"') for c in condition.split(",")]
+    return "*" in wanted or etag in wanted
+
+
+def check_read_conditions(obj: dict[str, Any], params: dict[str, Any]) -> None:
+    """If-Match / If-None-Match / If-(Un)Modified-Since, as S3 weighs them together."""
+    etag, modified = obj["etag"], when(obj["modified"])
+    if_match, if_none = params.get("IfMatch"), params.get("IfNoneMatch")
+    since, unmodified = params.get("IfModifiedSince"), params.get("IfUnmodifiedSince")
+    if if_match is not None and not _etag_matches(if_match, etag):
+        raise errors.precondition_failed("If-Match")
+    if unmodified is not None and if_match is None and modified > unmodified:
+        raise errors.precondition_failed("If-Unmodified-Since")
+    if if_none is not None and _etag_matches(if_none, etag):
+        raise errors.not_modified()
+    if since is not None and if_none is None and modified <= since:
+        raise errors.not_modified()
+
+
+def _copy_conditions(src: dict[str, Any], params: dict[str, Any]) -> None:
+    etag, modified = src["etag"], when(src["modified"])
+    if_match, if_none = params.get("CopySourceIfMatch"), params.get("CopySourceIfNoneMatch")
+    since, unmodified = params.get("CopySourceIfModifiedSince"), params.get("CopySourceIfUnmodifiedSince")
+    if if_match is not None and not _etag_matches(if_match, etag):
+        raise errors.precondition_failed("x-amz-copy-source-If-Match")
+    if unmodified is not None and if_match is None and modified > unmodified:
+        raise errors.precondition_failed("x-amz-copy-source-If-Unmodified-Since")
+    if if_none is not None and _etag_matches(if_none, etag):
+        raise errors.precondition_failed("x-amz-copy-source-If-None-Match")
+    if since is not None and if_none is None and modified <= since:
+        raise errors.precondition_failed("x-amz-copy-source-If-Modified-Since")
+
+
+def parse_range(text: str, size: int) -> tuple[int, int] | None:
+    """[start, end) of a `bytes=` Range; None for a range S3 ignores (served whole)."""
+    if not text.startswith("bytes=") or "," in text:
+        return None
+    first, dash, last = text[6:].strip().partition("-")
+    if not dash:
+        return None
+    try:
+        if first == "":
+            if not last:
+                return None
+            n = int(last)
+            if n == 0:
+                raise errors.invalid_range(size, text)
+            return max(size - n, 0), size
+        start = int(first)
+        end = int(last) + 1 if last else size
+    except ValueError:
+        return None
+    if start >= size:
+        raise errors.invalid_range(size, text)
+    if end <= start:
+        return None
+    return start, min(end, size)
+
+
+def _checksum_record(digests: dict[str, Any], algorithm: str | None, claimed: dict[str, str],
+                     trailers: dict[str, str]) -> dict[str, Any]:
+    names = set(claimed) | ({algorithm} if algorithm else set())
+    names |= {a for a in checksums.ALGORITHMS if f"x-amz-checksum-{a.lower()}" in trailers}
+    record: dict[str, Any] = {a: checksums.encoded(digests[a]) for a in names if a in digests}
+    if record:
+        record["type"] = "FULL_OBJECT"
+    return record
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def stored_header(name: str, value: Any) -> Any:
+    if name in ("Expires", "ObjectLockRetainUntilDate") and isinstance(value, str):
+        return datetime.fromisoformat(value)
+    return value
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -1,0 +1,58 @@
+"""The S3 service's Python API (stack.services["s3"]), as other parts of onceflow call it, on an
+in-memory stack and on a data folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from onceflow import s3
+from onceflow.config import Settings
+from onceflow.errors import ServiceError
+from onceflow.stack import Stack
+from onceflow.store.db import Database
+
+
+@pytest.fixture(params=["memory", "disk"])
+def service(request: pytest.FixtureRequest, tmp_path: Path) -> s3.S3Service:
+    settings = Settings(in_memory=True) if request.param == "memory" else Settings(data_dir=tmp_path)
+    stack = Stack(settings, Database(settings.database_path))
+    s3.setup(stack)
+    return stack.services["s3"]  # type: ignore[no-any-return]
+
+
+def test_put_get_list_as_streams(service: s3.S3Service) -> None:
+    service.create_bucket("000000000000", "us-east-1", "api-bucket", None, {})
+    big = bytes(range(256)) * 4096  # 1 MB: a file on disk
+    row = service.put_object("000000000000", "api-bucket", "dir/big", big)
+    assert row["size"] == len(big)
+    service.put_object("000000000000", "api-bucket", "dir/small", b"tiny")
+    facts, pieces = service.get_object("000000000000", "api-bucket", "dir/big")
+    assert facts["etag"] == row["etag"] and b"".join(pieces) == big
+    objects, prefixes, truncated, _ = service.list_objects("000000000000", "api-bucket", "dir/")
+    assert [o["key"] for o in objects] == ["dir/big", "dir/small"] and not prefixes and not truncated
+    with pytest.raises(ServiceError) as info:
+        service.get_object("000000000000", "api-bucket", "missing")
+    assert info.value.code == "NoSuchKey"
+    with pytest.raises(ServiceError) as info:
+        service.get_object("111111111111", "api-bucket", "dir/big")  # another account's bucket
+    assert info.value.code == "AccessDenied"
+
+
+def test_suspended_versioning_replaces_the_null_version(service: s3.S3Service) -> None:
+    account = "000000000000"
+    service.create_bucket(account, "us-east-1", "suspended", None, {})
+    service.put_object(account, "suspended", "k", b"null-1")
+    service.set_versioning(account, "suspended", "Enabled")
+    kept = service.put_object(account, "suspended", "k", b"versioned")["version_id"]
+    service.set_versioning(account, "suspended", "Suspended")
+    service.put_object(account, "suspended", "k", b"null-2")
+    assert b"".join(service.get_object(account, "suspended", "k")[1]) == b"null-2"
+    assert b"".join(service.get_object(account, "suspended", "k", "null")[1]) == b"null-2"
+    assert b"".join(service.get_object(account, "suspended", "k", kept)[1]) == b"versioned"
+    marker = service.delete_object(account, "suspended", "k")
+    assert marker == {"DeleteMarker": True, "VersionId": "null"}  # the null version became the marker
+    with pytest.raises(ServiceError):
+        service.get_object(account, "suspended", "k")
+    assert b"".join(service.get_object(account, "suspended", "k", kept)[1]) == b"versioned"
