@@ -23,8 +23,10 @@ from onceflow.wire.specs import Specs
 log = logging.getLogger("onceflow")
 
 # The order matters: later services look up earlier ones in stack.services.
-SETUPS: list[Callable[[Stack], None]] = [iam.setup, logs.setup, ddb.setup, s3.setup, lambda_.setup, sqs.setup,
-                                         sns.setup, sfn.setup, faults.setup, events.setup, scheduler.setup, console.setup]
+SETUPS: list[Callable[[Stack], None]] = [
+    iam.setup, logs.setup, ddb.setup, s3.setup, lambda_.setup, sqs.setup, sns.setup, sfn.setup, faults.setup,
+    events.setup, scheduler.setup, console.setup,
+]
 
 
 class StartupError(Exception):
