@@ -6,6 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
+from onceflow.ddb.partiql import PartiQL, statement_tables
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
@@ -20,6 +21,7 @@ class DynamoDBApi:
         self.svc = svc
         self.reads = Reader(svc)
         self.batches = Batches(svc)
+        self.partiql = PartiQL(svc, self.reads, self.batches)
 
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
@@ -142,6 +144,19 @@ class DynamoDBApi:
     def transact_get_items(self, ctx: RequestContext, p: Params) -> Result:
         return self.batches.transact_get(ctx.account, ctx.region, p)
 
+    # ---------------------------------------------------------------- PartiQL
+    @operation("ExecuteStatement")
+    def execute_statement(self, ctx: RequestContext, p: Params) -> Result:
+        return self.partiql.execute(ctx.account, ctx.region, p, raw=not ctx.internal)
+
+    @operation("BatchExecuteStatement")
+    def batch_execute_statement(self, ctx: RequestContext, p: Params) -> Result:
+        return self.partiql.batch(ctx.account, ctx.region, p)
+
+    @operation("ExecuteTransaction")
+    def execute_transaction(self, ctx: RequestContext, p: Params) -> Result:
+        return self.partiql.transaction(ctx.account, ctx.region, p)
+
 
 def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     """The table ARNs a call acts on (every table of a batch or transaction)."""
@@ -154,6 +169,8 @@ def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     names: list[str] = []
     if "RequestItems" in p:
         names = list(p["RequestItems"])
+    if "Statement" in p or "Statements" in p or "TransactStatements" in p:
+        names = statement_tables(p)
     for ti in p.get("TransactItems") or []:
         for action in ti.values():
             if isinstance(action, dict) and "TableName" in action and action["TableName"] not in names:
