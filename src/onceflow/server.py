@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import uvicorn
 
-from onceflow import console, ddb, faults, iam, lambda_, logs, sfn
+from onceflow import console, ddb, ddbstreams, faults, iam, lambda_, logs, sfn
 from onceflow.config import Settings
 from onceflow.stack import Stack
 from onceflow.store.db import Database
@@ -23,8 +23,8 @@ from onceflow.wire.specs import Specs
 log = logging.getLogger("onceflow")
 
 # The order matters: later services look up earlier ones in stack.services.
-SETUPS: list[Callable[[Stack], None]] = [iam.setup, logs.setup, ddb.setup, lambda_.setup, sfn.setup, faults.setup,
-                                         console.setup]
+SETUPS: list[Callable[[Stack], None]] = [iam.setup, logs.setup, ddb.setup, ddbstreams.setup, lambda_.setup,
+                                         sfn.setup, faults.setup, console.setup]
 
 
 class StartupError(Exception):

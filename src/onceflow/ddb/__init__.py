@@ -14,8 +14,9 @@ def setup(stack: Stack) -> None:
     from onceflow.ddb.api import DynamoDBApi, resource_arns
     from onceflow.ddb.service import DynamoDB
     from onceflow.ddb.store import MIGRATIONS
+    from onceflow.ddb.streams import MIGRATIONS as STREAM_MIGRATIONS
 
-    stack.db.migrate(MIGRATIONS)
+    stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS)
     svc = DynamoDB(stack.db)
     stack.registry.add_api("dynamodb", DynamoDBApi(svc))
     stack.services["dynamodb"] = svc
@@ -25,10 +26,11 @@ def setup(stack: Stack) -> None:
     stop = threading.Event()
 
     def sweep() -> None:
-        # DynamoDB deletes expired items in the background; so do we, every few seconds.
+        # DynamoDB deletes expired items (and stream records past 24 hours) in the background; so do we.
         while not stop.wait(TTL_SWEEP_SECONDS):
             try:
                 svc.expire()
+                svc.streams.trim()
             except Exception:  # a closed database at shutdown ends the sweeper quietly
                 if stop.is_set():
                     return

@@ -79,6 +79,8 @@ class Table:
     pitr_days: int | None = None  # point-in-time recovery period when enabled (recorded, not acted on)
     sse: dict[str, Any] | None = None  # SSEDescription when encrypted with a KMS key (AWS-owned key: None)
     on_demand: dict[str, int] | None = None  # OnDemandThroughput (recorded, not enforced)
+    stream_id: int | None = None  # the enabled stream's row in ddb_streams (None: writes record nothing)
+    stream_label: str | None = None  # the latest stream's label, kept once it is disabled
 
     @property
     def arn(self) -> str:
@@ -134,6 +136,9 @@ class Table:
             out["GlobalSecondaryIndexes"] = gsis
         if self.stream and self.stream.get("StreamEnabled"):
             out["StreamSpecification"] = self.stream
+        if self.stream_label:
+            out["LatestStreamLabel"] = self.stream_label
+            out["LatestStreamArn"] = f"{self.arn}/stream/{self.stream_label}"
         out["TableClassSummary"] = {"TableClass": self.table_class}
         if self.sse:
             out["SSEDescription"] = self.sse

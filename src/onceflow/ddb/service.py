@@ -19,6 +19,7 @@ from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table, check_stream_update, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
+from onceflow.ddb.streams import TTL_IDENTITY, Streams
 from onceflow.ddb.values import Item, check_nesting, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
 from onceflow.raw_json import RawJson
@@ -33,6 +34,7 @@ class DynamoDB:
         self.db = db
         self.store = Store(db)
         self.clock = clock
+        self.streams = Streams(db, clock)
         self._tables: dict[tuple[str, str, str], Table] = {}
 
     # ================================================================ tables
@@ -54,6 +56,8 @@ class DynamoDB:
         with self.db.transaction() as conn:
             if self.store.load_table(account, region, t.name) is not None:
                 raise in_use(f"Table already exists: {t.name}")
+            if t.stream and t.stream.get("StreamEnabled"):
+                self.streams.open(conn, t, t.stream["StreamViewType"])
             t.id = self.store.insert_table(conn, t)
         self._tables[(account, region, t.name)] = t
         return {"TableDescription": t.describe("CREATING")}
@@ -70,6 +74,7 @@ class DynamoDB:
                                    "Disable deletion protection first.")
         count, size = self.store.stats(t.id)
         with self.db.transaction() as conn:
+            self.streams.close(conn, t)
             self.store.delete_table(conn, t)
         self._tables.pop((account, region, name), None)
         return {"TableDescription": t.describe("DELETING", count, size)}
@@ -112,6 +117,11 @@ class DynamoDB:
         if p.get("OnDemandThroughput"):
             t.on_demand = {**(t.on_demand or {}), **(on_demand_throughput(p["OnDemandThroughput"]) or {})}
         with self.db.transaction() as conn:
+            spec = p.get("StreamSpecification")
+            if spec and spec.get("StreamEnabled"):
+                self.streams.open(conn, t, spec["StreamViewType"])
+            elif spec:
+                self.streams.close(conn, t)
             for u in p.get("GlobalSecondaryIndexUpdates") or []:
                 self._index_update(conn, t, u)
             self.store.save_table(conn, t)
@@ -213,7 +223,10 @@ class DynamoDB:
             for table_id, hk, rk, text in rows:
                 t = by_id.get(table_id) or self.store.table_by_id(table_id)
                 if t is not None:
-                    self.store.replace_index_rows(conn, table_id, hk, rk, it.index_rows(t, loads(text)), [])
+                    old = loads(text)
+                    self.store.replace_index_rows(conn, table_id, hk, rk, it.index_rows(t, old), [])
+                    if t.stream_id is not None:
+                        self.streams.capture(conn, t, old, None, TTL_IDENTITY)
                 self.store.delete(conn, table_id, hk, rk)
         return len(rows)
 
@@ -245,6 +258,8 @@ class DynamoDB:
               new: Item | None, new_rows: list[Any] | None = None) -> None:
         """Store `new` (None deletes) in place of `old`, keeping the index entries in step."""
         old_rows = it.index_rows(t, old) if t.indexes else []
+        if t.stream_id is not None and old != new:  # a write that changes nothing records nothing
+            self.streams.capture(conn, t, old, new)
         if new is None:
             self.store.delete(conn, t.id, hk, rk)
             self.store.replace_index_rows(conn, t.id, hk, rk, old_rows, [])

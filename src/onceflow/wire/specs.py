@@ -12,6 +12,7 @@ from botocore.model import OperationModel, ServiceModel
 # boto3 service name -> the name the SigV4 credential scope carries.
 SERVICES = {
     "dynamodb": "dynamodb",
+    "dynamodbstreams": "dynamodb",  # signs as dynamodb; routed by its X-Amz-Target prefix
     "stepfunctions": "states",
     "lambda": "lambda",
     "iam": "iam",
@@ -87,7 +88,7 @@ class Specs:
             self.services[name] = spec
             if spec.target_prefix:
                 self.by_target_prefix[spec.target_prefix] = spec
-            self.by_signing_name[signing] = spec
+            self.by_signing_name.setdefault(signing, spec)  # a shared signing name stays the first service's
             self.by_signing_name[name] = spec
         # Operation models are built lazily by botocore; build them all now, off the hot path.
         for spec in self.services.values():
