@@ -220,7 +220,6 @@ def test_sns_gets_a_501_in_query_xml(endpoint: str) -> None:
 @pytest.mark.parametrize(("target", "signing", "named"), [
     ("AmazonSQS.ListQueues", "sqs", "sqs (Amazon Simple Queue Service)"),
     ("AWSEvents.ListRules", "events", "events (Amazon EventBridge)"),
-    ("DynamoDBStreams_20120810.ListStreams", "dynamodb", "dynamodbstreams (Amazon DynamoDB Streams)"),
 ])
 def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: str, named: str) -> None:
     status, code, message = json_call(endpoint, target, b"{}", signing)
