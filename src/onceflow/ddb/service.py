@@ -42,6 +42,8 @@ class DynamoDB:
         self._tables.clear()
 
     def table(self, account: str, region: str, name: str, describe: bool = False) -> Table:
+        if name.startswith("arn:"):
+            name = table_name_of(account, region, name, describe)
         key = (account, region, name)
         t = self._tables.get(key)
         if t is None:
@@ -76,7 +78,7 @@ class DynamoDB:
         with self.db.transaction() as conn:
             self.streams.close(conn, t)
             self.store.delete_table(conn, t)
-        self._tables.pop((account, region, name), None)
+        self._tables.pop((account, region, t.name), None)
         return {"TableDescription": t.describe("DELETING", count, size)}
 
     def list_tables(self, account: str, region: str, start: str | None, limit: int | None) -> dict[str, Any]:
@@ -207,7 +209,7 @@ class DynamoDB:
             self.store.save_table(conn, t)
             for hk, rk, text in list(self.store.all_items(conn, t.id)):
                 self.store.set_expiry(conn, t.id, hk, rk, it.expiry(t, loads(text)))
-        self._tables[(account, region, name)] = t
+        self._tables[(account, region, t.name)] = t
         return {"TimeToLiveSpecification": {"Enabled": enabled, "AttributeName": attr}}
 
     def expire(self) -> int:
@@ -357,6 +359,16 @@ class DynamoDB:
         if metrics:
             out["ItemCollectionMetrics"] = metrics
         return with_write_capacity(out, t, p, old, new)
+
+
+def table_name_of(account: str, region: str, arn: str, describe: bool) -> str:
+    """The table a table ARN names. An ARN of another account or region names no table of the caller's
+    (resource policies, which would open a table to other accounts, are not served)."""
+    prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+    name = arn[len(prefix):] if arn.startswith(prefix) else ""
+    if not name or "/" in name:
+        raise table_not_found(arn) if describe else not_found()
+    return name
 
 
 def unchanged_throughput(now: dict[str, int], asked: dict[str, int]) -> str:
