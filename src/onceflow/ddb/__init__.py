@@ -12,11 +12,12 @@ TTL_SWEEP_SECONDS = 5.0
 def setup(stack: Stack) -> None:
     """Build the store, service and API objects and register them on the stack."""
     from onceflow.ddb.api import DynamoDBApi, resource_arns
+    from onceflow.ddb.backups import MIGRATIONS as BACKUP_MIGRATIONS
     from onceflow.ddb.service import DynamoDB
     from onceflow.ddb.store import MIGRATIONS
     from onceflow.ddb.streams import MIGRATIONS as STREAM_MIGRATIONS
 
-    stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS)
+    stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS)
     svc = DynamoDB(stack.db)
     stack.registry.add_api("dynamodb", DynamoDBApi(svc))
     stack.services["dynamodb"] = svc

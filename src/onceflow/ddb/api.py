@@ -144,6 +144,33 @@ class DynamoDBApi:
     def transact_get_items(self, ctx: RequestContext, p: Params) -> Result:
         return self.batches.transact_get(ctx.account, ctx.region, p)
 
+    # ---------------------------------------------------------------- backups
+    @operation("CreateBackup")
+    def create_backup(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.create(ctx.account, ctx.region, p["TableName"], p["BackupName"])
+
+    @operation("DescribeBackup")
+    def describe_backup(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.describe(ctx.account, ctx.region, p["BackupArn"])
+
+    @operation("DeleteBackup")
+    def delete_backup(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.delete(ctx.account, ctx.region, p["BackupArn"])
+
+    @operation("ListBackups")
+    def list_backups(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.list(ctx.account, ctx.region, p)
+
+    @operation("RestoreTableFromBackup")
+    def restore_table_from_backup(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TargetTableName"])
+        return self.svc.backups.restore_from_backup(ctx.account, ctx.region, p)
+
+    @operation("RestoreTableToPointInTime")
+    def restore_table_to_point_in_time(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TargetTableName"])
+        return self.svc.backups.restore_to_time(ctx.account, ctx.region, p)
+
     # ---------------------------------------------------------------- PartiQL
     @operation("ExecuteStatement")
     def execute_statement(self, ctx: RequestContext, p: Params) -> Result:
@@ -163,6 +190,11 @@ def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     prefix = f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/"
     if "ResourceArn" in p:
         return [p["ResourceArn"]]
+    if "BackupArn" in p:
+        return [p["BackupArn"]]
+    if "TargetTableName" in p:  # a restore to a point in time acts on its source and its target
+        source = p.get("SourceTableArn") or p.get("SourceTableName")
+        return [n if n.startswith("arn:") else prefix + n for n in (source, p["TargetTableName"]) if n]
     if "TableName" in p:
         name = p["TableName"]
         return [name if name.startswith("arn:") else prefix + name]

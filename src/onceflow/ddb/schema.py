@@ -81,6 +81,8 @@ class Table:
     on_demand: dict[str, int] | None = None  # OnDemandThroughput (recorded, not enforced)
     stream_id: int | None = None  # the enabled stream's row in ddb_streams (None: writes record nothing)
     stream_label: str | None = None  # the latest stream's label, kept once it is disabled
+    pitr_since: float | None = None  # when point-in-time recovery was last enabled (its history starts there)
+    restore: dict[str, Any] | None = None  # RestoreSummary of a table made by a restore (RestoreDateTime: epoch)
 
     @property
     def arn(self) -> str:
@@ -139,6 +141,9 @@ class Table:
         if self.stream_label:
             out["LatestStreamLabel"] = self.stream_label
             out["LatestStreamArn"] = f"{self.arn}/stream/{self.stream_label}"
+        if self.restore:
+            out["RestoreSummary"] = {**self.restore, "RestoreDateTime": datetime.fromtimestamp(
+                self.restore["RestoreDateTime"], UTC), "RestoreInProgress": False}
         out["TableClassSummary"] = {"TableClass": self.table_class}
         if self.sse:
             out["SSEDescription"] = self.sse

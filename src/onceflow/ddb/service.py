@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.ddb import items as it
+from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
 from onceflow.ddb.errors import conditional_failed, ddb_error, in_use, invalid, not_found, table_not_found
 from onceflow.ddb.expr.evaluate import condition, project
@@ -35,11 +36,15 @@ class DynamoDB:
         self.store = Store(db)
         self.clock = clock
         self.streams = Streams(db, clock)
+        self.backups = Backups(self)
         self._tables: dict[tuple[str, str, str], Table] = {}
 
     # ================================================================ tables
     def forget_tables(self) -> None:
         self._tables.clear()
+
+    def remember(self, t: Table) -> None:
+        self._tables[(t.account, t.region, t.name)] = t
 
     def table(self, account: str, region: str, name: str, describe: bool = False) -> Table:
         if name.startswith("arn:"):
@@ -77,6 +82,7 @@ class DynamoDB:
         count, size = self.store.stats(t.id)
         with self.db.transaction() as conn:
             self.streams.close(conn, t)
+            self.backups.stop_history(conn, t)
             self.store.delete_table(conn, t)
         self._tables.pop((account, region, t.name), None)
         return {"TableDescription": t.describe("DELETING", count, size)}
@@ -229,6 +235,8 @@ class DynamoDB:
                     self.store.replace_index_rows(conn, table_id, hk, rk, it.index_rows(t, old), [])
                     if t.stream_id is not None:
                         self.streams.capture(conn, t, old, None, TTL_IDENTITY)
+                    if t.pitr_days is not None:
+                        self.backups.record(conn, t, hk, rk, None)
                 self.store.delete(conn, table_id, hk, rk)
         return len(rows)
 
@@ -242,15 +250,23 @@ class DynamoDB:
             raise ddb_error("TableNotFoundException", f"Table not found: {name}") from None
         if spec is not None:
             enabled = bool(spec["PointInTimeRecoveryEnabled"])
+            was = t.pitr_days is not None
             t.pitr_days = int(spec.get("RecoveryPeriodInDays") or 35) if enabled else None
             with self.db.transaction() as conn:
+                if enabled and not was:
+                    t.pitr_since = self.clock()
+                    self.backups.start_history(conn, t, t.pitr_since)
+                elif was and not enabled:
+                    t.pitr_since = None
+                    self.backups.stop_history(conn, t)
                 self.store.save_table(conn, t)
             self._tables[(account, region, t.name)] = t
         pitr: dict[str, Any] = {"PointInTimeRecoveryStatus": "ENABLED" if t.pitr_days else "DISABLED"}
         if t.pitr_days:
             now = self.clock()
             pitr["RecoveryPeriodInDays"] = t.pitr_days
-            pitr["EarliestRestorableDateTime"] = datetime.fromtimestamp(max(t.created, now - t.pitr_days * 86400), UTC)
+            since = t.pitr_since if t.pitr_since is not None else t.created
+            pitr["EarliestRestorableDateTime"] = datetime.fromtimestamp(max(since, now - t.pitr_days * 86400), UTC)
             pitr["LatestRestorableDateTime"] = datetime.fromtimestamp(now, UTC)
         return {"ContinuousBackupsDescription": {"ContinuousBackupsStatus": "ENABLED",
                                                  "PointInTimeRecoveryDescription": pitr}}
@@ -262,6 +278,8 @@ class DynamoDB:
         old_rows = it.index_rows(t, old) if t.indexes else []
         if t.stream_id is not None and old != new:  # a write that changes nothing records nothing
             self.streams.capture(conn, t, old, new)
+        if t.pitr_days is not None:
+            self.backups.record(conn, t, hk, rk, new)
         if new is None:
             self.store.delete(conn, t.id, hk, rk)
             self.store.replace_index_rows(conn, t.id, hk, rk, old_rows, [])
