@@ -86,6 +86,40 @@ def test_select_on_index(ddb: Any, table: str) -> None:
                            "Strongly consistent read is not supported on Global Secondary Indexes")
 
 
+def test_select_nested_paths_come_back_under_their_last_name(ddb: Any, fresh: str) -> None:
+    ddb.put_item(TableName=fresh, Item={"id": {"S": "n"}, "m": {"M": {"inner": {"S": "deep"}}}, "x": {"S": "no"}})
+    r = ddb.execute_statement(Statement=f'SELECT m.inner, id FROM "{fresh}" WHERE id = \'n\'')
+    assert r["Items"] == [{"inner": {"S": "deep"}, "id": {"S": "n"}}]
+
+
+def test_index_reads_name_only_what_the_index_holds(ddb: Any) -> None:
+    n = f"pqi-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"},
+                                           {"AttributeName": "g", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                     GlobalSecondaryIndexes=[{"IndexName": "keys", "KeySchema": [{"AttributeName": "g",
+                                                                                   "KeyType": "HASH"}],
+                                              "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    code, msg = refused(ddb.execute_statement, Statement=f'SELECT id FROM "{n}"."keys" WHERE g = \'y\' AND v = 1')
+    assert (code, msg) == ("ValidationException", "One or more parameter values were invalid: Secondary index keys "
+                                                  "does not project one or more filter attributes: [v]")
+    code, msg = refused(ddb.execute_statement, Statement=f'SELECT v FROM "{n}"."keys" WHERE g = \'y\'')
+    assert (code, msg) == ("ValidationException", "One or more parameter values were invalid: Global secondary index "
+                                                  "keys does not project [v]")
+    code, msg = refused(ddb.execute_statement, Statement=f'SELECT * FROM "{n}"."nope" WHERE g = \'y\'')
+    assert (code, msg) == ("ValidationException", "The table does not have the specified index")
+    code, msg = refused(ddb.execute_statement, Statement=f'SELECT * FROM "{n}"."keys"."x" WHERE g = \'y\'')
+    assert (code, msg) == ("ValidationException", "A path may contain at most 2 components in the FROM clause")
+
+
+def test_ordering_an_unordered_operand_is_refused_in_the_statement_words(ddb: Any, table: str) -> None:
+    code, msg = refused(ddb.execute_statement, Statement=f'SELECT pk FROM "{table}" WHERE pk = \'a\' AND v < ?',
+                        Parameters=[{"BOOL": True}])
+    assert (code, msg) == ("ValidationException", "Incorrect operand type for operator or function; operator or "
+                                                  "function: <, operand type: BOOL")
+
+
 def test_select_pages_with_limit_and_next_token(ddb: Any, table: str) -> None:
     stmt = f'SELECT sk FROM "{table}" WHERE pk = ?'
     seen, token = [], None
@@ -191,6 +225,7 @@ def test_batch_execute_statement(ddb: Any, fresh: str) -> None:
     ], ReturnConsumedCapacity="TOTAL")
     got = r["Responses"]
     assert got[0] == {"TableName": fresh}
+    assert got[1]["TableName"] == fresh  # it ran and failed
     assert got[1]["Error"] == {"Code": "DuplicateItem", "Message": "Duplicate primary key exists in table"}
     assert got[2]["Error"]["Code"] == "ConditionalCheckFailed"
     assert r["ConsumedCapacity"] == [{"TableName": fresh, "CapacityUnits": 1.0}]
@@ -200,6 +235,16 @@ def test_batch_execute_statement(ddb: Any, fresh: str) -> None:
     ])
     assert r["Responses"] == [{"TableName": fresh, "Item": {"id": {"S": "b1"}, "v": {"N": "1"}}},
                               {"TableName": fresh}]
+    r = ddb.batch_execute_statement(Statements=[
+        {"Statement": f"SELECT * FROM \"{fresh}\" WHERE v = 1"},
+        {"Statement": "SLECT * FROM x"},
+        {"Statement": f"DELETE FROM \"{fresh}\" WHERE id = 'b1' RETURNING ALL OLD *"},
+    ])
+    assert r["Responses"][0] == {"Error": {"Code": "ValidationError", "Message": "Select statements within "
+                                           "BatchExecuteStatement must specify the primary key in the where clause."}}
+    assert r["Responses"][1] == {"Error": {"Code": "ValidationError", "Message": "Statement wasn't well formed, "
+                                           "can't be processed: Expected data manipulation"}}
+    assert r["Responses"][2] == {"TableName": fresh, "Item": {"id": {"S": "b1"}, "v": {"N": "1"}}}
 
 
 def test_execute_transaction_writes_all_or_nothing(ddb: Any, fresh: str) -> None:
@@ -224,8 +269,12 @@ def test_execute_transaction_writes_all_or_nothing(ddb: Any, fresh: str) -> None
     stmts = [{"Statement": f"EXISTS(SELECT * FROM \"{fresh}\" WHERE id = 'x' AND v = 1)"},
              {"Statement": f"UPDATE \"{fresh}\" SET v = v + 1 WHERE id = 'w'"},
              {"Statement": f"INSERT INTO \"{fresh}\" VALUE {{'id': 'z'}}"}]
-    ddb.execute_transaction(TransactStatements=stmts, ClientRequestToken=token)
-    ddb.execute_transaction(TransactStatements=stmts, ClientRequestToken=token)  # the same request: done once
+    first = ddb.execute_transaction(TransactStatements=stmts, ClientRequestToken=token,
+                                    ReturnConsumedCapacity="INDEXES")["ConsumedCapacity"][0]
+    again = ddb.execute_transaction(TransactStatements=stmts, ClientRequestToken=token,  # the same request: done once
+                                    ReturnConsumedCapacity="INDEXES")["ConsumedCapacity"][0]
+    assert (first["WriteCapacityUnits"], first["ReadCapacityUnits"]) == (4.0, 2.0)  # 2 writes, 1 check, twice each
+    assert (again["ReadCapacityUnits"], "WriteCapacityUnits" in again) == (6.0, False)  # a replay reads
     assert get(ddb, fresh, "w") == {"id": {"S": "w"}, "v": {"N": "2"}}
     assert get(ddb, fresh, "z") == {"id": {"S": "z"}}
     code, _ = refused(ddb.execute_transaction, TransactStatements=stmts[1:2], ClientRequestToken=token)
@@ -241,5 +290,10 @@ def test_execute_transaction_reads(ddb: Any, fresh: str) -> None:
     assert r["Responses"] == [{"Item": {"v": {"N": "1"}}}, {}]
     code, msg = refused(ddb.execute_transaction, TransactStatements=[
         {"Statement": f"SELECT * FROM \"{fresh}\" WHERE v = 1"}])
-    assert (code, msg) == ("ValidationException", "Select statements within ExecuteTransaction must specify the "
-                                                  "primary key in the where clause.")
+    assert (code, msg) == ("ValidationException", "Validation failed in TransactStatements[0]: Select statements "
+                                                  "within ExecuteTransaction must specify the primary key in the "
+                                                  "where clause.")
+    code, msg = refused(ddb.execute_transaction, TransactStatements=[
+        {"Statement": f"UPDATE \"{fresh}\" SET v = 2 WHERE id = 'r' RETURNING ALL NEW *"}])
+    assert (code, msg) == ("ValidationException", "Validation failed in TransactStatements[0]: RETURNING clause is "
+                                                  "not supported in ExecuteTransaction.")

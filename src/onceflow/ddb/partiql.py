@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from onceflow.ddb.batch import Batches
-from onceflow.ddb.errors import ddb_error, transaction_canceled
+from onceflow.ddb.errors import ddb_error, invalid, transaction_canceled
 from onceflow.ddb.expr import ast
+from onceflow.ddb.expr.evaluate import resolve
 from onceflow.ddb.expr.partiql import PARAMS_MISMATCH, Statement, StatementError, bind, parse
+from onceflow.ddb.expr.validate import top_level_names
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB
@@ -29,6 +31,7 @@ INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key 
 DUPLICATE = "Duplicate primary key exists in table"
 ON_INDEX = "This operation is not supported on an index"
 # Not confirmed against AWS (see tests/unit/ddb/cases/UNCONFIRMED.md).
+BATCH_KEY = "Select statements within BatchExecuteStatement must specify the primary key in the where clause."
 MIXED_BATCH = "Batch statements must contain either all reads or all writes"
 MIXED_TRANSACTION = "Transactions must contain either all reads or all writes"
 BATCH_CODES = {"ConditionalCheckFailedException": "ConditionalCheckFailed", "DuplicateItemException": "DuplicateItem",
@@ -43,6 +46,17 @@ _RANGE_OPS = {"=", "<", "<=", ">", ">="}
 
 def _refused(e: StatementError) -> ServiceError:
     return validation_error(str(e))
+
+
+_KIND_PREFIX = re.compile(r"^Invalid (KeyConditionExpression|FilterExpression|ConditionExpression|UpdateExpression|"
+                          r"ProjectionExpression): ")
+
+
+def _as_statement_error(e: ServiceError) -> ServiceError:
+    """The native operations name the expression a problem is in; a statement has none of them."""
+    if e.code == "ValidationException" and _KIND_PREFIX.match(e.message):
+        return validation_error(_KIND_PREFIX.sub("", e.message))
+    return e
 
 
 # ------------------------------------------------------------------ rendering to expression text
@@ -180,6 +194,7 @@ class PartiQL:
             values = {ref: bind(v, params or []) for ref, v in st.values.items()}
         except StatementError as e:
             raise _refused(e) from None
+        _check_ordering(st.where, values)
         t = self.svc.table(account, region, st.table)
         if st.index is not None and st.kind != "SELECT":
             raise validation_error(ON_INDEX)
@@ -194,16 +209,19 @@ class PartiQL:
         r = _Render()
         if st.index is not None:
             if st.index not in t.indexes:
-                raise validation_error(f"The table does not have the specified index: {st.index}")
+                raise validation_error("The table does not have the specified index")
             ix = t.indexes[st.index]
             if ix.kind == "GSI" and p.get("ConsistentRead"):
                 raise validation_error("Strongly consistent read is not supported on Global Secondary Indexes")
+            _check_projected(t, st)
             p["IndexName"] = st.index
             hash_kd, range_kd = ix.hash, ix.range
         else:
             hash_kd, range_kd = t.hash, t.range
         if st.projection is not None:
-            p["ProjectionExpression"] = ", ".join(r.path(x) for x in st.projection)
+            # A nested path is answered under its last name (SELECT m.a gives {"a": ...}): projected here.
+            if all(len(x.elements) == 1 for x in st.projection):
+                p["ProjectionExpression"] = ", ".join(r.path(x) for x in st.projection)
         conj = _conjuncts(st.where)
         hash_eq = next((c for c in conj if _key_equality(c, (hash_kd[0],))), None)
         if hash_eq is None:
@@ -300,9 +318,7 @@ class PartiQL:
             q["ExclusiveStartKey"] = _unpack_token(p["NextToken"], digest)
         if p.get("Limit") is not None:
             q["Limit"] = p["Limit"]
-        account, region = plan.table.account, plan.table.region
-        got = (self.reads.scan(account, region, q, raw=raw) if plan.op == "Scan"
-               else self.reads.query(account, region, q, raw=raw))
+        got = self._run_read(plan, q, raw)
         out: dict[str, Any] = {"Items": got.get("Items", [])}
         if "LastEvaluatedKey" in got:
             out["NextToken"] = _pack_token(got["LastEvaluatedKey"], digest)
@@ -310,6 +326,19 @@ class PartiQL:
         if "ConsumedCapacity" in got:
             out["ConsumedCapacity"] = got["ConsumedCapacity"]
         return out
+
+    def _run_read(self, plan: Plan, q: dict[str, Any], raw: bool = False) -> dict[str, Any]:
+        account, region = plan.table.account, plan.table.region
+        nested = plan.st.projection is not None and "ProjectionExpression" not in q
+        try:
+            got = (self.reads.scan(account, region, q, raw=raw and not nested) if plan.op == "Scan"
+                   else self.reads.query(account, region, q, raw=raw and not nested))
+        except ServiceError as e:
+            raise _as_statement_error(e) from None
+        if nested and "Items" in got:
+            assert plan.st.projection is not None
+            got["Items"] = _flatten(got["Items"], plan.st.projection)
+        return got
 
     def _write(self, account: str, region: str, plan: Plan) -> dict[str, Any]:
         ops: dict[str, Callable[[str, str, dict[str, Any]], dict[str, Any]]] = {
@@ -319,7 +348,7 @@ class PartiQL:
         except ServiceError as e:
             if plan.op == "PutItem" and e.code == "ConditionalCheckFailedException":
                 raise ddb_error("DuplicateItemException", DUPLICATE) from None
-            raise
+            raise _as_statement_error(e) from None
         out: dict[str, Any] = {"Items": [got["Attributes"]] if got.get("Attributes") else []}
         if "ConsumedCapacity" in got:
             out["ConsumedCapacity"] = got["ConsumedCapacity"]
@@ -329,62 +358,73 @@ class PartiQL:
     def batch(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         planned: list[Plan | ServiceError] = []
         for s in p["Statements"]:
-            extra = {k: s[k] for k in ("ConsistentRead", "ReturnValuesOnConditionCheckFailure")
-                     if s.get(k) is not None}
+            # ReturnValuesOnConditionCheckFailure has no effect on a batch member (no Item comes back).
+            extra = {"ConsistentRead": s["ConsistentRead"]} if s.get("ConsistentRead") is not None else {}
             if p.get("ReturnConsumedCapacity"):
                 extra["ReturnConsumedCapacity"] = p["ReturnConsumedCapacity"]
             try:
-                planned.append(self.plan(account, region, s["Statement"], s.get("Parameters"), extra))
+                pl = self.plan(account, region, s["Statement"], s.get("Parameters"), extra)
+                if pl.op == "ConditionCheck":
+                    raise validation_error("EXISTS can only be used in ExecuteTransaction write requests.")
+                if pl.op in ("Query", "Scan") or (pl.op == "GetItem" and pl.st.index is not None):
+                    raise validation_error(BATCH_KEY)
+                planned.append(pl)
             except ServiceError as e:
                 planned.append(e)
-        kinds = {pl.op in ("GetItem", "Query", "Scan") for pl in planned if isinstance(pl, Plan)}
+        kinds = {pl.op == "GetItem" for pl in planned if isinstance(pl, Plan)}
         if len(kinds) > 1:
             raise validation_error(MIXED_BATCH)
         responses, consumed = [], _Capacity()
         for pl in planned:
-            if isinstance(pl, ServiceError):
+            if isinstance(pl, ServiceError):  # refused before it ran: no TableName
                 responses.append({"Error": _batch_error(pl)})
                 continue
             one: dict[str, Any] = {"TableName": pl.table.name}
             try:
-                if pl.op == "ConditionCheck":
-                    raise validation_error("EXISTS can only be used in ExecuteTransaction write requests.")
-                if pl.op in ("Query", "Scan"):
-                    raise validation_error(INCOMPLETE_KEY)
                 if pl.op == "GetItem":
-                    got = self.reads.query(account, region, _no_return_on_failure(pl.p))
+                    got = self._run_read(pl, dict(pl.p))
                     if got.get("Items"):
                         one["Item"] = got["Items"][0]
                 else:
                     got = self._write(account, region, pl)
+                    if got["Items"]:
+                        one["Item"] = got["Items"][0]
                 consumed.add(got.get("ConsumedCapacity"))
             except ServiceError as e:
-                one["Error"] = _batch_error(e)
+                one = {"Error": _batch_error(e), **one}
             responses.append(one)
         return consumed.report({"Responses": responses}, p)
 
     # -------------------------------------------------------------- ExecuteTransaction
     def transaction(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         plans = []
-        for s in p["TransactStatements"]:
+        for i, s in enumerate(p["TransactStatements"]):
             extra = {k: s[k] for k in ("ReturnValuesOnConditionCheckFailure",) if s.get(k) is not None}
-            plans.append(self.plan(account, region, s["Statement"], s.get("Parameters"), extra))
-        reads = [pl.op in ("GetItem", "Query", "Scan") for pl in plans]
+            try:
+                pl = self.plan(account, region, s["Statement"], s.get("Parameters"), extra)
+                if pl.st.returning is not None:
+                    raise validation_error("RETURNING clause is not supported in ExecuteTransaction.")
+                if pl.op in ("GetItem", "Query", "Scan") and pl.st.index is not None:
+                    raise validation_error("Reads on indices are not supported within transactions.")
+                if pl.op in ("Query", "Scan"):
+                    raise validation_error("Select statements within ExecuteTransaction must specify the primary "
+                                           "key in the where clause.")
+            except ServiceError as e:
+                if e.code != "ValidationException":
+                    raise
+                raise validation_error(f"Validation failed in TransactStatements[{i}]: {e.message}") from None
+            plans.append(pl)
+        reads = [pl.op == "GetItem" for pl in plans]
         if any(reads) and not all(reads):
             raise validation_error(MIXED_TRANSACTION)
         cc = {"ReturnConsumedCapacity": p["ReturnConsumedCapacity"]} if p.get("ReturnConsumedCapacity") else {}
         if all(reads):
-            items = []
-            for pl in plans:
-                if pl.st.index is not None:
-                    raise validation_error("Reads on indices are not supported within transactions.")
-                if pl.op != "GetItem":
-                    raise validation_error("Select statements within ExecuteTransaction must specify the primary "
-                                           "key in the where clause.")
-                items.append({"Get": _get_action(pl)})
-            got = self.batches.transact_get(account, region, {"TransactItems": items, **cc})
-            return {"Responses": got["Responses"], **({"ConsumedCapacity": got["ConsumedCapacity"]}
-                                                      if "ConsumedCapacity" in got else {})}
+            got = self.batches.transact_get(account, region, {"TransactItems": [{"Get": _get_action(pl)}
+                                                                                for pl in plans], **cc})
+            for pl, r in zip(plans, got["Responses"], strict=True):
+                if "Item" in r and pl.st.projection is not None and "ProjectionExpression" not in pl.p:
+                    r["Item"] = _flatten([r["Item"]], pl.st.projection)[0]
+            return {"Responses": got["Responses"], **_split_capacity(got)}
         actions = [_write_action(pl) for pl in plans]
         q: dict[str, Any] = {"TransactItems": actions, **cc}
         if p.get("ClientRequestToken"):
@@ -393,10 +433,70 @@ class PartiQL:
             got = self.batches.transact_write(account, region, q)
         except ServiceError as e:
             if e.code != "TransactionCanceledException":
-                raise
+                raise _as_statement_error(e) from None
             raise transaction_canceled([_inserted(r, pl) for r, pl in
                                         zip(e.extra["CancellationReasons"], plans, strict=True)]) from None
-        return {"ConsumedCapacity": got["ConsumedCapacity"]} if "ConsumedCapacity" in got else {}
+        return _split_capacity(got)
+
+
+def _split_capacity(got: dict[str, Any]) -> dict[str, Any]:
+    """ExecuteTransaction gives each table's read and write units beside its total."""
+    if "ConsumedCapacity" not in got:
+        return {}
+    out = []
+    for cc in got["ConsumedCapacity"]:
+        detail = cc.get("Table") or {}
+        out.append({**cc, **{k: detail[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits") if k in detail}})
+    return {"ConsumedCapacity": out}
+
+
+def _check_ordering(n: Any, values: dict[str, Any]) -> None:
+    """An ordering operator refuses a value whose type has no order (a statement-level check)."""
+    if isinstance(n, ast.And | ast.Or):
+        _check_ordering(n.left, values)
+        _check_ordering(n.right, values)
+    elif isinstance(n, ast.Not):
+        _check_ordering(n.operand, values)
+    elif isinstance(n, ast.Compare | ast.Between) and (isinstance(n, ast.Between) or n.op in _RANGE_OPS - {"="}):
+        operands = (n.left, n.right) if isinstance(n, ast.Compare) else (n.subject, n.low, n.high)
+        for x in operands:
+            if isinstance(x, ast.ValueRef):
+                kind = next(iter(values[x.name]))
+                if kind not in ("S", "N", "B"):
+                    op = n.op if isinstance(n, ast.Compare) else "BETWEEN"
+                    raise validation_error(f"Incorrect operand type for operator or function; operator or "
+                                           f"function: {op}, operand type: {kind}")
+
+
+def _check_projected(t: Table, st: Statement) -> None:
+    """A read of an index may only name what the index holds."""
+    ix = t.indexes[st.index or ""]
+    proj = ix.projection
+    if proj["ProjectionType"] == "ALL":
+        return
+    held = set(t.key_names) | set(ix.key_names) | set(proj.get("NonKeyAttributes", []))
+    missing = sorted(top_level_names(st.where) - held) if st.where is not None else []
+    if missing:
+        raise invalid(f"Secondary index {ix.name} does not project one or more filter attributes: "
+                      f"[{', '.join(missing)}]")
+    asked = [str(x.elements[0]) for x in st.projection or () if x.elements[0] not in held]
+    if asked:
+        kind = "Global" if ix.kind == "GSI" else "Local"
+        raise invalid(f"{kind} secondary index {ix.name} does not project [{', '.join(asked)}]")
+
+
+def _flatten(items: list[Any], paths: tuple[ast.Path, ...]) -> list[Any]:
+    """SELECT's projection of nested paths: each value under the path's last attribute name."""
+    out = []
+    for item in items:
+        row = {}
+        for path in paths:
+            v = resolve(path.elements, item)
+            names = [e for e in path.elements if isinstance(e, str)]
+            if v is not None:
+                row[str(names[-1])] = v
+        out.append(row)
+    return out
 
 
 def _exists_and(r: _Render, t: Table, rest: list[Any]) -> str:

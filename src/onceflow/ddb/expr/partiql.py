@@ -28,7 +28,7 @@ GRAMMAR = r"""
 
 select: SELECT projection FROM source [where] [order]
 projection: STAR | path ("," path)*
-source: name ("." name)?
+source: name ("." name)*
 insert: INSERT INTO source VALUE value
 update: UPDATE source action+ where [returning]
 delete: DELETE FROM source where [returning]
@@ -269,6 +269,8 @@ class _Build(Transformer[Token, Any]):
         return ast.Path(tuple(int(x) if isinstance(x, Token) else x for x in c))
 
     def source(self, c: list[str]) -> tuple[str, str | None]:
+        if len(c) > 2:
+            raise StatementError("A path may contain at most 2 components in the FROM clause")
         return (c[0], c[1] if len(c) > 1 else None)
 
     # conditions
