@@ -7,6 +7,7 @@ import threading
 from onceflow.stack import Stack
 
 TTL_SWEEP_SECONDS = 5.0
+HISTORY_SWEEPS = 720  # point-in-time recovery's old versions are dropped about hourly
 
 
 def setup(stack: Stack) -> None:
@@ -28,10 +29,14 @@ def setup(stack: Stack) -> None:
 
     def sweep() -> None:
         # DynamoDB deletes expired items (and stream records past 24 hours) in the background; so do we.
+        sweeps = 0
         while not stop.wait(TTL_SWEEP_SECONDS):
+            sweeps += 1
             try:
                 svc.expire()
                 svc.streams.trim()
+                if sweeps % HISTORY_SWEEPS == 0:
+                    svc.backups.trim()
             except Exception:  # a closed database at shutdown ends the sweeper quietly
                 if stop.is_set():
                     return

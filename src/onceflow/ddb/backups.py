@@ -284,6 +284,24 @@ class Backups:
     def stop_history(conn: sqlite3.Connection, t: Table) -> None:
         conn.execute("DELETE FROM ddb_item_history WHERE table_id=?", (t.id,))
 
+    def trim(self) -> int:
+        """Forget versions no restore can reach: before a table's window, only each item's last
+        version counts (and none for an item deleted by then). Returns the versions dropped."""
+        now = self.svc.clock()
+        dropped = 0
+        for table_id, meta in self.db.query("SELECT id, meta FROM ddb_tables"):
+            days = json.loads(meta).get("pitr_days")
+            if days is None:
+                continue
+            start = now - days * 86400
+            with self.db.transaction() as conn:
+                cur = conn.execute(
+                    "DELETE FROM ddb_item_history WHERE table_id=? AND at < ? AND (item IS NULL OR seq NOT IN "
+                    "(SELECT MAX(seq) FROM ddb_item_history WHERE table_id=? AND at < ? GROUP BY hk, rk))",
+                    (table_id, start, table_id, start))
+                dropped += cur.rowcount
+        return dropped
+
     def record(self, conn: sqlite3.Connection, t: Table, hk: bytes, rk: bytes, new: Item | None) -> None:
         conn.execute("INSERT INTO ddb_item_history (table_id, at, hk, rk, item) VALUES (?,?,?,?,?)",
                      (t.id, self.svc.clock(), hk, rk, dumps(new) if new is not None else None))
