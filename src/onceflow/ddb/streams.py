@@ -75,6 +75,10 @@ class Streams:
         """Start a new stream for `t` (CreateTable/UpdateTable enabling one); sets t.stream_id/label."""
         now = self.clock()
         label = _label(now)
+        while conn.execute("SELECT 1 FROM ddb_streams WHERE account=? AND region=? AND table_name=? AND label=?",
+                           (t.account, t.region, t.name, label)).fetchone():
+            now += 0.001  # a stream re-enabled within the same millisecond still gets a label of its own
+            label = _label(now)
         start = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM ddb_stream_records").fetchone()[0]
         keys = [{"AttributeName": t.hash[0], "KeyType": "HASH"}]
         if t.range:

@@ -120,3 +120,13 @@ def test_point_in_time_versions_outside_the_window_are_dropped(world: tuple[Dyna
         svc.backups.restore_to_time(A, R, {"SourceTableName": "p", "TargetTableName": "p3",
                                            "RestoreDateTime": datetime.fromtimestamp(clock.now - 25 * HOUR, UTC)})
     assert e.value.code == "InvalidRestoreTimeException"
+
+
+def test_a_stream_reenabled_in_the_same_millisecond_is_a_new_stream(world: tuple[DynamoDB, Clock]) -> None:
+    svc, _ = world
+    first = table(svc, "r", StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+    svc.update_table(A, R, {"TableName": "r", "StreamSpecification": {"StreamEnabled": False}})
+    again = svc.update_table(A, R, {"TableName": "r", "StreamSpecification": {"StreamEnabled": True,
+                                                                             "StreamViewType": "KEYS_ONLY"}})
+    assert again["TableDescription"]["LatestStreamArn"] != first["LatestStreamArn"]
+    assert len(svc.streams.list_streams(A, R, "r")["Streams"]) == 2
