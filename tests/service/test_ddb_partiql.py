@@ -113,6 +113,29 @@ def test_index_reads_name_only_what_the_index_holds(ddb: Any) -> None:
     assert (code, msg) == ("ValidationException", "A path may contain at most 2 components in the FROM clause")
 
 
+def test_unkeyed_index_reads_scan_the_index_and_a_local_index_reads_back(ddb: Any) -> None:
+    n = f"pql-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk", "l", "g")],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}],
+                     LocalSecondaryIndexes=[{"IndexName": "lsi", "KeySchema": [
+                         {"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "l", "KeyType": "RANGE"}],
+                         "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+                     GlobalSecondaryIndexes=[{"IndexName": "gsi", "KeySchema": [
+                         {"AttributeName": "g", "KeyType": "HASH"}], "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    ddb.put_item(TableName=n, Item={"pk": {"S": "p"}, "sk": {"S": "1"}, "l": {"S": "a"}, "g": {"S": "y"},
+                                    "x": {"S": "np"}})
+    # Unkeyed, the read scans the index, which has no x: the filter matches nothing (and NOT matches all).
+    assert ddb.execute_statement(Statement=f"SELECT pk FROM \"{n}\".\"gsi\" WHERE x = 'np'")["Items"] == []
+    got = ddb.execute_statement(Statement=f"SELECT sk FROM \"{n}\".\"gsi\" WHERE NOT x = 'np'")["Items"]
+    assert got == [{"sk": {"S": "1"}}]
+    got = ddb.execute_statement(Statement=f"SELECT x FROM \"{n}\".\"lsi\" WHERE pk = 'p'")["Items"]
+    assert got == [{"x": {"S": "np"}}]
+    got = ddb.execute_statement(Statement=f"SELECT * FROM \"{n}\".\"lsi\" WHERE pk = 'p'")["Items"]
+    assert got == [{"pk": {"S": "p"}, "sk": {"S": "1"}, "l": {"S": "a"}}]  # the index's own projection
+
+
 def test_ordering_an_unordered_operand_is_refused_in_the_statement_words(ddb: Any, table: str) -> None:
     code, msg = refused(ddb.execute_statement, Statement=f'SELECT pk FROM "{table}" WHERE pk = \'a\' AND v < ?',
                         Parameters=[{"BOOL": True}])

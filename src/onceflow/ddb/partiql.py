@@ -475,14 +475,18 @@ def _check_projected(t: Table, st: Statement) -> None:
     if proj["ProjectionType"] == "ALL":
         return
     held = set(t.key_names) | set(ix.key_names) | set(proj.get("NonKeyAttributes", []))
-    missing = sorted(top_level_names(st.where) - held) if st.where is not None else []
+    conj = _conjuncts(st.where)
+    # Only a read keyed on the index (its partition key by = or IN at the top level) refuses a filter on
+    # what the index lacks; unkeyed, it scans the index, where such an attribute is simply missing.
+    keyed = any(_key_equality(c, (ix.hash[0],)) or (isinstance(c, ast.In) and c.subject == ast.Path((ix.hash[0],)))
+                for c in conj)
+    missing = sorted(top_level_names(st.where) - held) if keyed else []
     if missing:
         raise invalid(f"Secondary index {ix.name} does not project one or more filter attributes: "
                       f"[{', '.join(missing)}]")
     asked = [str(x.elements[0]) for x in st.projection or () if x.elements[0] not in held]
-    if asked:
-        kind = "Global" if ix.kind == "GSI" else "Local"
-        raise invalid(f"{kind} secondary index {ix.name} does not project [{', '.join(asked)}]")
+    if asked and ix.kind == "GSI":  # a local index reads what it lacks from the table
+        raise invalid(f"Global secondary index {ix.name} does not project [{', '.join(asked)}]")
 
 
 def _flatten(items: list[Any], paths: tuple[ast.Path, ...]) -> list[Any]:
