@@ -195,3 +195,20 @@ def test_ttl_delete_is_recorded_as_the_service(ddb: Any, streams: Any) -> None:
     assert recs[1]["userIdentity"] == {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
     assert "userIdentity" not in recs[0]
     assert recs[1]["dynamodb"]["OldImage"]["pk"] == {"S": "old"}
+
+
+def test_the_cli_reads_a_stream(ddb: Any, aws_cli: Callable[..., Any]) -> None:
+    import json
+
+    name, d = make_table(ddb, "NEW_IMAGE")
+    r = aws_cli("dynamodb", "execute-statement", "--statement", f"INSERT INTO \"{name}\" VALUE {{'pk': 'cli'}}")
+    assert r.returncode == 0, r.stderr
+    r = aws_cli("dynamodbstreams", "describe-stream", "--stream-arn", d["LatestStreamArn"])
+    assert r.returncode == 0, r.stderr
+    shard = json.loads(r.stdout)["StreamDescription"]["Shards"][0]["ShardId"]
+    r = aws_cli("dynamodbstreams", "get-shard-iterator", "--stream-arn", d["LatestStreamArn"], "--shard-id", shard,
+                "--shard-iterator-type", "TRIM_HORIZON")
+    it = json.loads(r.stdout)["ShardIterator"]
+    r = aws_cli("dynamodbstreams", "get-records", "--shard-iterator", it)
+    assert r.returncode == 0, r.stderr
+    assert [x["dynamodb"]["NewImage"] for x in json.loads(r.stdout)["Records"]] == [{"pk": {"S": "cli"}}]

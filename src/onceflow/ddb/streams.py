@@ -293,6 +293,14 @@ class Streams:
         return out
 
     # -------------------------------------------------------------- for an event-source poller
+    def position(self, account: str, region: str, arn: str, start: str = "LATEST") -> str:
+        """The sequence number to read after for a mapping's StartingPosition (LATEST or TRIM_HORIZON)."""
+        s = self._stream(account, region, arn)
+        if start == "TRIM_HORIZON":
+            return seq_text(max(self._trimmed_below(), s["start"] - 1))
+        last = self.db.query_one("SELECT MAX(seq) FROM ddb_stream_records WHERE stream_id=?", (s["id"],))
+        return seq_text(last[0] if last and last[0] is not None else s["start"] - 1)
+
     def records_after(self, account: str, region: str, arn: str, after: str | None,
                       limit: int = 100) -> list[dict[str, Any]]:
         """Records of a stream after sequence number `after` (None: from the oldest kept), no iterator."""

@@ -130,3 +130,17 @@ def test_a_stream_reenabled_in_the_same_millisecond_is_a_new_stream(world: tuple
                                                                              "StreamViewType": "KEYS_ONLY"}})
     assert again["TableDescription"]["LatestStreamArn"] != first["LatestStreamArn"]
     assert len(svc.streams.list_streams(A, R, "r")["Streams"]) == 2
+
+
+def test_a_poller_reads_by_sequence_number_without_iterators(world: tuple[DynamoDB, Clock]) -> None:
+    svc, clock = world
+    arn = table(svc, "q", StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})["LatestStreamArn"]
+    put(svc, "q", "before")
+    latest = svc.streams.position(A, R, arn, "LATEST")
+    put(svc, "q", "after")
+    got = svc.streams.records_after(A, R, arn, latest)
+    assert [r["dynamodb"]["Keys"]["id"]["S"] for r in got] == ["after"]
+    oldest = svc.streams.position(A, R, arn, "TRIM_HORIZON")
+    assert len(svc.streams.records_after(A, R, arn, oldest)) == 2
+    clock.now += 30 * 60  # no iterator to expire
+    assert svc.streams.records_after(A, R, arn, got[0]["dynamodb"]["SequenceNumber"]) == []
