@@ -143,6 +143,19 @@ def test_ordering_an_unordered_operand_is_refused_in_the_statement_words(ddb: An
                                                   "function: <, operand type: BOOL")
 
 
+def test_index_reads_are_charged_to_the_index_and_writes_refuse_a_qualifier(ddb: Any, table: str) -> None:
+    r = ddb.execute_statement(Statement=f'SELECT sk FROM "{table}"."byg" WHERE g = \'odd\'',
+                              ReturnConsumedCapacity="INDEXES")
+    cc = r["ConsumedCapacity"]
+    assert cc["Table"] == {"CapacityUnits": 0.0}
+    assert cc["GlobalSecondaryIndexes"] == {"byg": {"CapacityUnits": cc["CapacityUnits"]}}
+    code, msg = refused(ddb.execute_statement, Statement=f"INSERT INTO \"{table}\".\"byg\" VALUE {{'pk': 'w'}}")
+    assert (code, msg) == ("ValidationException", "FROM clause may only contain a single table name in data "
+                                                  "manipulation statements")
+    code, msg = refused(ddb.execute_statement, Statement=f"DELETE FROM \"{table}\".\"byg\" WHERE pk = 'a' AND sk = 1")
+    assert (code, msg) == ("ValidationException", "This operation is not supported on an index")
+
+
 def test_select_pages_with_limit_and_next_token(ddb: Any, table: str) -> None:
     stmt = f'SELECT sk FROM "{table}" WHERE pk = ?'
     seen, token = [], None

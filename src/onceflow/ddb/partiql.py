@@ -195,6 +195,8 @@ class PartiQL:
         except StatementError as e:
             raise _refused(e) from None
         _check_ordering(st.where, values)
+        if st.kind == "INSERT" and st.index is not None:
+            raise validation_error("FROM clause may only contain a single table name in data manipulation statements")
         t = self.svc.table(account, region, st.table)
         if st.index is not None and st.kind != "SELECT":
             raise validation_error(ON_INDEX)

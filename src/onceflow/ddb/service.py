@@ -411,7 +411,13 @@ def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: Calla
         return out
     n = units()
     cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": n}
-    if mode == "INDEXES":
+    index = p.get("IndexName")
+    if mode == "INDEXES" and index in t.indexes:
+        # A read of an index is charged to the index; the table's arm is zero.
+        arm = "GlobalSecondaryIndexes" if t.indexes[index].kind == "GSI" else "LocalSecondaryIndexes"
+        cc["Table"] = {"CapacityUnits": 0.0}
+        cc[arm] = {index: {"CapacityUnits": n}}
+    elif mode == "INDEXES":
         cc["Table"] = {"CapacityUnits": n}
     out["ConsumedCapacity"] = cc
     return out
