@@ -123,7 +123,7 @@ def test_reset_answers_only_on_loopback(app: AwsApp) -> None:
 def test_health_lists_services_and_version(app: AwsApp) -> None:
     body = json.loads(_own(app, "GET", "/_onceflow/health", "10.1.1.1").body)
     assert body["status"] == "running" and body["version"]
-    assert set(body["services"]) == {"dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs"}
+    assert set(body["services"]) == {"dynamodb", "dynamodbstreams", "stepfunctions", "lambda", "iam", "sts", "logs"}
 
 
 # ---------------------------------------------------------------- commits=True handlers
