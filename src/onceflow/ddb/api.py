@@ -209,4 +209,4 @@ def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
                 names.append(action["TableName"])
     if not names:
         return ["*"]  # ListTables, DescribeEndpoints: IAM evaluates them against "*"
-    return [prefix + n for n in names]
+    return [n if n.startswith("arn:") else prefix + n for n in names]
