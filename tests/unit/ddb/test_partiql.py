@@ -78,3 +78,19 @@ def test_refusals(text: str, message: str) -> None:
     with pytest.raises(StatementError) as e:
         parse(text)
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT * FROM t WHERE a = " + "[" * 101 + "1" + "]" * 101,
+    "SELECT * FROM t WHERE " + "NOT " * 201 + "a = 1",
+    "SELECT * FROM t WHERE " + " AND ".join(["a = 1"] * 202),
+])
+def test_statements_nested_too_deeply_are_refused_not_crashed(text: str) -> None:
+    with pytest.raises(StatementError) as e:
+        parse(text)
+    assert str(e.value) == MALFORMED + "Statement nests too deeply"
+
+
+def test_nesting_inside_strings_does_not_count() -> None:
+    st = parse("SELECT * FROM t WHERE a = '" + "[(" * 200 + " and not or' AND b = 1")
+    assert isinstance(st.where, ast.And)

@@ -10,6 +10,7 @@ Messages are DynamoDB's: `Statement wasn't well formed, can't be processed: <det
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -478,10 +479,34 @@ def _first_token_start(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
+MAX_DEPTH = 100  # nested brackets and parentheses: far past DynamoDB's 32 levels of values
+MAX_OPERATORS = 200  # AND, OR and NOT: each nests the condition tree one level deeper
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
+_OPERATOR = re.compile(r"\b(?:not|and|or)\b", re.IGNORECASE)
+
+
+def _too_deep(text: str) -> bool:
+    """Whether the statement nests deeper than the limits (its tree is walked recursively)."""
+    bare = _QUOTED.sub("''", text)
+    if len(_OPERATOR.findall(bare)) > MAX_OPERATORS:
+        return True
+    depth = 0
+    for ch in bare:
+        if ch in "([{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif ch in ")]}":
+            depth -= 1
+    return False
+
+
 def parse(text: str) -> Statement:
     """The statement `text` says (cached by text; the result must not be changed)."""
     if not text.strip():
         raise StatementError(MALFORMED + "Unexpected end of statement")
+    if _too_deep(text):
+        raise StatementError(MALFORMED + "Statement nests too deeply")  # unconfirmed wording
     return _parse(text)
 
 
