@@ -221,7 +221,6 @@ def test_ses_gets_a_501_in_query_xml(endpoint: str) -> None:
 
 @pytest.mark.parametrize(("target", "signing", "named"), [
     ("Kinesis_20131202.ListStreams", "kinesis", "kinesis (Amazon Kinesis)"),
-    ("DynamoDBStreams_20120810.ListStreams", "dynamodb", "dynamodbstreams (Amazon DynamoDB Streams)"),
 ])
 def test_json_services_get_a_501_in_json(endpoint: str, target: str, signing: str, named: str) -> None:
     status, code, message = json_call(endpoint, target, b"{}", signing)

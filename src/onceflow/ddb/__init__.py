@@ -7,15 +7,18 @@ import threading
 from onceflow.stack import Stack
 
 TTL_SWEEP_SECONDS = 5.0
+HISTORY_SWEEPS = 720  # point-in-time recovery's old versions are dropped about hourly
 
 
 def setup(stack: Stack) -> None:
     """Build the store, service and API objects and register them on the stack."""
     from onceflow.ddb.api import DynamoDBApi, resource_arns
+    from onceflow.ddb.backups import MIGRATIONS as BACKUP_MIGRATIONS
     from onceflow.ddb.service import DynamoDB
     from onceflow.ddb.store import MIGRATIONS
+    from onceflow.ddb.streams import MIGRATIONS as STREAM_MIGRATIONS
 
-    stack.db.migrate(MIGRATIONS)
+    stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS)
     svc = DynamoDB(stack.db)
     stack.registry.add_api("dynamodb", DynamoDBApi(svc))
     stack.services["dynamodb"] = svc
@@ -25,10 +28,15 @@ def setup(stack: Stack) -> None:
     stop = threading.Event()
 
     def sweep() -> None:
-        # DynamoDB deletes expired items in the background; so do we, every few seconds.
+        # DynamoDB deletes expired items (and stream records past 24 hours) in the background; so do we.
+        sweeps = 0
         while not stop.wait(TTL_SWEEP_SECONDS):
+            sweeps += 1
             try:
                 svc.expire()
+                svc.streams.trim()
+                if sweeps % HISTORY_SWEEPS == 0:
+                    svc.backups.trim()
             except Exception:  # a closed database at shutdown ends the sweeper quietly
                 if stop.is_set():
                     return

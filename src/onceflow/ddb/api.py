@@ -6,6 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
+from onceflow.ddb.partiql import PartiQL, statement_tables
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
@@ -20,6 +21,7 @@ class DynamoDBApi:
         self.svc = svc
         self.reads = Reader(svc)
         self.batches = Batches(svc)
+        self.partiql = PartiQL(svc, self.reads, self.batches)
 
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
@@ -142,22 +144,69 @@ class DynamoDBApi:
     def transact_get_items(self, ctx: RequestContext, p: Params) -> Result:
         return self.batches.transact_get(ctx.account, ctx.region, p)
 
+    # ---------------------------------------------------------------- backups
+    @operation("CreateBackup")
+    def create_backup(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.create(ctx.account, ctx.region, p["TableName"], p["BackupName"])
+
+    @operation("DescribeBackup")
+    def describe_backup(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.describe(ctx.account, ctx.region, p["BackupArn"])
+
+    @operation("DeleteBackup")
+    def delete_backup(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.delete(ctx.account, ctx.region, p["BackupArn"])
+
+    @operation("ListBackups")
+    def list_backups(self, ctx: RequestContext, p: Params) -> Result:
+        return self.svc.backups.list(ctx.account, ctx.region, p)
+
+    @operation("RestoreTableFromBackup")
+    def restore_table_from_backup(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TargetTableName"])
+        return self.svc.backups.restore_from_backup(ctx.account, ctx.region, p)
+
+    @operation("RestoreTableToPointInTime")
+    def restore_table_to_point_in_time(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TargetTableName"])
+        return self.svc.backups.restore_to_time(ctx.account, ctx.region, p)
+
+    # ---------------------------------------------------------------- PartiQL
+    @operation("ExecuteStatement")
+    def execute_statement(self, ctx: RequestContext, p: Params) -> Result:
+        return self.partiql.execute(ctx.account, ctx.region, p, raw=not ctx.internal)
+
+    @operation("BatchExecuteStatement")
+    def batch_execute_statement(self, ctx: RequestContext, p: Params) -> Result:
+        return self.partiql.batch(ctx.account, ctx.region, p)
+
+    @operation("ExecuteTransaction")
+    def execute_transaction(self, ctx: RequestContext, p: Params) -> Result:
+        return self.partiql.transaction(ctx.account, ctx.region, p)
+
 
 def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     """The table ARNs a call acts on (every table of a batch or transaction)."""
     prefix = f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/"
     if "ResourceArn" in p:
         return [p["ResourceArn"]]
+    if "BackupArn" in p:
+        return [p["BackupArn"]]
+    if "TargetTableName" in p:  # a restore to a point in time acts on its source and its target
+        source = p.get("SourceTableArn") or p.get("SourceTableName")
+        return [n if n.startswith("arn:") else prefix + n for n in (source, p["TargetTableName"]) if n]
     if "TableName" in p:
         name = p["TableName"]
         return [name if name.startswith("arn:") else prefix + name]
     names: list[str] = []
     if "RequestItems" in p:
         names = list(p["RequestItems"])
+    if "Statement" in p or "Statements" in p or "TransactStatements" in p:
+        names = statement_tables(p)
     for ti in p.get("TransactItems") or []:
         for action in ti.values():
             if isinstance(action, dict) and "TableName" in action and action["TableName"] not in names:
                 names.append(action["TableName"])
     if not names:
         return ["*"]  # ListTables, DescribeEndpoints: IAM evaluates them against "*"
-    return [prefix + n for n in names]
+    return [n if n.startswith("arn:") else prefix + n for n in names]

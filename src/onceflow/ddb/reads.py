@@ -142,6 +142,14 @@ def _filter_on_keys(flt: Any, kd: tuple[Any, Any], label: str) -> None:
                                    f"Primary key attribute: {key[0]}")
 
 
+def _reaches_back(t: Table, index: str, paths: list[Any]) -> bool:
+    ix = t.indexes[index]
+    if ix.kind != "LSI" or ix.projection["ProjectionType"] == "ALL":
+        return False
+    held = set(t.key_names) | set(ix.key_names) | set(ix.projection.get("NonKeyAttributes", []))
+    return any(p.elements and p.elements[0] not in held for p in paths)
+
+
 class Reader:
     def __init__(self, svc: DynamoDB) -> None:
         self.svc = svc
@@ -260,6 +268,8 @@ class Reader:
         flt = prep.get("FilterExpression")
         # Whole items of the table itself, unfiltered: pass the stored wire JSON through undecoded.
         raw = raw and flt is None and paths is None and index is None
+        # A local index answers for attributes it does not project by reading the table's item.
+        fetches = index is not None and paths is not None and _reaches_back(t, index, paths)
         out: list[Any] = RawJsonList() if raw else []
         scanned = size = 0
         last: Item | None = None
@@ -276,7 +286,7 @@ class Reader:
                     item = None
                 else:
                     item = loads(text)
-                    if index is not None:
+                    if index is not None and not fetches:
                         item = it.project_index(t, index, item)
                     if flt is None or condition(flt, item, prep.values):
                         out.append(project(item, paths) if paths is not None else item)

@@ -79,6 +79,10 @@ class Table:
     pitr_days: int | None = None  # point-in-time recovery period when enabled (recorded, not acted on)
     sse: dict[str, Any] | None = None  # SSEDescription when encrypted with a KMS key (AWS-owned key: None)
     on_demand: dict[str, int] | None = None  # OnDemandThroughput (recorded, not enforced)
+    stream_id: int | None = None  # the enabled stream's row in ddb_streams (None: writes record nothing)
+    stream_label: str | None = None  # the latest stream's label, kept once it is disabled
+    pitr_since: float | None = None  # when point-in-time recovery was last enabled (its history starts there)
+    restore: dict[str, Any] | None = None  # RestoreSummary of a table made by a restore (RestoreDateTime: epoch)
 
     @property
     def arn(self) -> str:
@@ -134,6 +138,12 @@ class Table:
             out["GlobalSecondaryIndexes"] = gsis
         if self.stream and self.stream.get("StreamEnabled"):
             out["StreamSpecification"] = self.stream
+        if self.stream_label:
+            out["LatestStreamLabel"] = self.stream_label
+            out["LatestStreamArn"] = f"{self.arn}/stream/{self.stream_label}"
+        if self.restore:
+            out["RestoreSummary"] = {**self.restore, "RestoreDateTime": datetime.fromtimestamp(
+                self.restore["RestoreDateTime"], UTC), "RestoreInProgress": False}
         out["TableClassSummary"] = {"TableClass": self.table_class}
         if self.sse:
             out["SSEDescription"] = self.sse

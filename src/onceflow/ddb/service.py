@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.ddb import items as it
+from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
 from onceflow.ddb.errors import conditional_failed, ddb_error, in_use, invalid, not_found, table_not_found
 from onceflow.ddb.expr.evaluate import condition, project
@@ -19,6 +20,7 @@ from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table, check_stream_update, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
+from onceflow.ddb.streams import TTL_IDENTITY, Streams
 from onceflow.ddb.values import Item, check_nesting, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
 from onceflow.raw_json import RawJson
@@ -33,13 +35,20 @@ class DynamoDB:
         self.db = db
         self.store = Store(db)
         self.clock = clock
+        self.streams = Streams(db, clock)
+        self.backups = Backups(self)
         self._tables: dict[tuple[str, str, str], Table] = {}
 
     # ================================================================ tables
     def forget_tables(self) -> None:
         self._tables.clear()
 
+    def remember(self, t: Table) -> None:
+        self._tables[(t.account, t.region, t.name)] = t
+
     def table(self, account: str, region: str, name: str, describe: bool = False) -> Table:
+        if name.startswith("arn:"):
+            name = table_name_of(account, region, name, describe)
         key = (account, region, name)
         t = self._tables.get(key)
         if t is None:
@@ -54,6 +63,8 @@ class DynamoDB:
         with self.db.transaction() as conn:
             if self.store.load_table(account, region, t.name) is not None:
                 raise in_use(f"Table already exists: {t.name}")
+            if t.stream and t.stream.get("StreamEnabled"):
+                self.streams.open(conn, t, t.stream["StreamViewType"])
             t.id = self.store.insert_table(conn, t)
         self._tables[(account, region, t.name)] = t
         return {"TableDescription": t.describe("CREATING")}
@@ -70,8 +81,10 @@ class DynamoDB:
                                    "Disable deletion protection first.")
         count, size = self.store.stats(t.id)
         with self.db.transaction() as conn:
+            self.streams.close(conn, t)
+            self.backups.stop_history(conn, t)
             self.store.delete_table(conn, t)
-        self._tables.pop((account, region, name), None)
+        self._tables.pop((account, region, t.name), None)
         return {"TableDescription": t.describe("DELETING", count, size)}
 
     def list_tables(self, account: str, region: str, start: str | None, limit: int | None) -> dict[str, Any]:
@@ -112,6 +125,11 @@ class DynamoDB:
         if p.get("OnDemandThroughput"):
             t.on_demand = {**(t.on_demand or {}), **(on_demand_throughput(p["OnDemandThroughput"]) or {})}
         with self.db.transaction() as conn:
+            spec = p.get("StreamSpecification")
+            if spec and spec.get("StreamEnabled"):
+                self.streams.open(conn, t, spec["StreamViewType"])
+            elif spec:
+                self.streams.close(conn, t)
             for u in p.get("GlobalSecondaryIndexUpdates") or []:
                 self._index_update(conn, t, u)
             self.store.save_table(conn, t)
@@ -197,7 +215,7 @@ class DynamoDB:
             self.store.save_table(conn, t)
             for hk, rk, text in list(self.store.all_items(conn, t.id)):
                 self.store.set_expiry(conn, t.id, hk, rk, it.expiry(t, loads(text)))
-        self._tables[(account, region, name)] = t
+        self._tables[(account, region, t.name)] = t
         return {"TimeToLiveSpecification": {"Enabled": enabled, "AttributeName": attr}}
 
     def expire(self) -> int:
@@ -213,7 +231,12 @@ class DynamoDB:
             for table_id, hk, rk, text in rows:
                 t = by_id.get(table_id) or self.store.table_by_id(table_id)
                 if t is not None:
-                    self.store.replace_index_rows(conn, table_id, hk, rk, it.index_rows(t, loads(text)), [])
+                    old = loads(text)
+                    self.store.replace_index_rows(conn, table_id, hk, rk, it.index_rows(t, old), [])
+                    if t.stream_id is not None:
+                        self.streams.capture(conn, t, old, None, TTL_IDENTITY)
+                    if t.pitr_days is not None:
+                        self.backups.record(conn, t, hk, rk, None)
                 self.store.delete(conn, table_id, hk, rk)
         return len(rows)
 
@@ -227,15 +250,23 @@ class DynamoDB:
             raise ddb_error("TableNotFoundException", f"Table not found: {name}") from None
         if spec is not None:
             enabled = bool(spec["PointInTimeRecoveryEnabled"])
+            was = t.pitr_days is not None
             t.pitr_days = int(spec.get("RecoveryPeriodInDays") or 35) if enabled else None
             with self.db.transaction() as conn:
+                if enabled and not was:
+                    t.pitr_since = self.clock()
+                    self.backups.start_history(conn, t, t.pitr_since)
+                elif was and not enabled:
+                    t.pitr_since = None
+                    self.backups.stop_history(conn, t)
                 self.store.save_table(conn, t)
             self._tables[(account, region, t.name)] = t
         pitr: dict[str, Any] = {"PointInTimeRecoveryStatus": "ENABLED" if t.pitr_days else "DISABLED"}
         if t.pitr_days:
             now = self.clock()
             pitr["RecoveryPeriodInDays"] = t.pitr_days
-            pitr["EarliestRestorableDateTime"] = datetime.fromtimestamp(max(t.created, now - t.pitr_days * 86400), UTC)
+            since = t.pitr_since if t.pitr_since is not None else t.created
+            pitr["EarliestRestorableDateTime"] = datetime.fromtimestamp(max(since, now - t.pitr_days * 86400), UTC)
             pitr["LatestRestorableDateTime"] = datetime.fromtimestamp(now, UTC)
         return {"ContinuousBackupsDescription": {"ContinuousBackupsStatus": "ENABLED",
                                                  "PointInTimeRecoveryDescription": pitr}}
@@ -245,6 +276,10 @@ class DynamoDB:
               new: Item | None, new_rows: list[Any] | None = None) -> None:
         """Store `new` (None deletes) in place of `old`, keeping the index entries in step."""
         old_rows = it.index_rows(t, old) if t.indexes else []
+        if t.stream_id is not None and old != new:  # a write that changes nothing records nothing
+            self.streams.capture(conn, t, old, new)
+        if t.pitr_days is not None:
+            self.backups.record(conn, t, hk, rk, new)
         if new is None:
             self.store.delete(conn, t.id, hk, rk)
             self.store.replace_index_rows(conn, t.id, hk, rk, old_rows, [])
@@ -344,6 +379,16 @@ class DynamoDB:
         return with_write_capacity(out, t, p, old, new)
 
 
+def table_name_of(account: str, region: str, arn: str, describe: bool) -> str:
+    """The table a table ARN names. An ARN of another account or region names no table of the caller's
+    (resource policies, which would open a table to other accounts, are not served)."""
+    prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+    name = arn[len(prefix):] if arn.startswith(prefix) else ""
+    if not name or "/" in name:
+        raise table_not_found(arn) if describe else not_found()
+    return name
+
+
 def unchanged_throughput(now: dict[str, int], asked: dict[str, int]) -> str:
     return ("The provisioned throughput for the table will not change. The requested value equals the current value. "
             f"Current ReadCapacityUnits provisioned for the table: {now['ReadCapacityUnits']}. "
@@ -366,7 +411,13 @@ def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: Calla
         return out
     n = units()
     cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": n}
-    if mode == "INDEXES":
+    index = p.get("IndexName")
+    if mode == "INDEXES" and index in t.indexes:
+        # A read of an index is charged to the index; the table's arm is zero.
+        arm = "GlobalSecondaryIndexes" if t.indexes[index].kind == "GSI" else "LocalSecondaryIndexes"
+        cc["Table"] = {"CapacityUnits": 0.0}
+        cc[arm] = {index: {"CapacityUnits": n}}
+    elif mode == "INDEXES":
         cc["Table"] = {"CapacityUnits": n}
     out["ConsumedCapacity"] = cc
     return out

@@ -27,6 +27,7 @@ PREFIXES = {
     "stepfunctions": "states",
     "lambda": "lambda",
     "dynamodb": "dynamodb",
+    "dynamodbstreams": "dynamodb",
     "logs": "logs",
     "iam": "iam",
     "sts": "sts",

@@ -14,6 +14,7 @@ from onceflow.wire import query_compat
 # boto3 service name -> the name the SigV4 credential scope carries.
 SERVICES = {
     "dynamodb": "dynamodb",
+    "dynamodbstreams": "dynamodb",  # signs as dynamodb; routed by its X-Amz-Target prefix
     "stepfunctions": "states",
     "lambda": "lambda",
     "iam": "iam",
@@ -26,8 +27,8 @@ SERVICES = {
     "s3": "s3",
 }
 # How a 501 for an unserved service lists what onceflow serves.
-SERVED_NAMES = ("DynamoDB, Step Functions, Lambda, IAM, STS, CloudWatch Logs, S3, SQS, SNS, EventBridge and "
-                "EventBridge Scheduler")
+SERVED_NAMES = ("DynamoDB, DynamoDB Streams, Step Functions, Lambda, IAM, STS, CloudWatch Logs, S3, SQS, SNS, "
+                "EventBridge and EventBridge Scheduler")
 
 
 @dataclass
@@ -97,7 +98,7 @@ class Specs:
             self.services[name] = spec
             if spec.target_prefix:
                 self.by_target_prefix[spec.target_prefix] = spec
-            self.by_signing_name[signing] = spec
+            self.by_signing_name.setdefault(signing, spec)  # a shared signing name stays the first service's
             self.by_signing_name[name] = spec
             if name in query_compat.NAMESPACES:  # older clients still speak its former query protocol
                 data = query_compat.query_model(name, loader.load_service_model(name, "service-2"))

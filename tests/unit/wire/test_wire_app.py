@@ -123,8 +123,8 @@ def test_reset_answers_only_on_loopback(app: AwsApp) -> None:
 def test_health_lists_services_and_version(app: AwsApp) -> None:
     body = json.loads(_own(app, "GET", "/_onceflow/health", "10.1.1.1").body)
     assert body["status"] == "running" and body["version"]
-    assert set(body["services"]) == {"dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs", "sqs", "sns",
-                                     "events", "scheduler", "s3"}
+    assert set(body["services"]) == {"dynamodb", "dynamodbstreams", "stepfunctions", "lambda", "iam", "sts", "logs",
+                                     "sqs", "sns", "events", "scheduler", "s3"}
 
 
 # ---------------------------------------------------------------- commits=True handlers

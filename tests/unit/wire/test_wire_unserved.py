@@ -74,12 +74,9 @@ UNSERVED = [
 ]
 
 
-def test_dynamodb_streams_signs_as_dynamodb_and_still_gets_a_501_naming_it(app: AwsApp) -> None:
-    response = asyncio.run(app.handle(_request("dynamodbstreams", "ListStreams", {}, "dynamodb")))
-    assert response.status == 501
-    error = _parsed_error("dynamodbstreams", "ListStreams", response)
-    assert error["Code"] == "NotImplemented"
-    assert error["Message"].startswith("onceflow does not serve dynamodbstreams (Amazon DynamoDB Streams);")
+def test_dynamodb_streams_signs_as_dynamodb_and_is_routed_by_its_target_prefix() -> None:
+    assert specs().by_target_prefix["DynamoDBStreams_20120810"].name == "dynamodbstreams"
+    assert specs().by_signing_name["dynamodb"].name == "dynamodb"  # the shared signing name stays DynamoDB's
 
 
 def test_every_modeled_rest_path_of_lambda_is_routed_to_lambda() -> None:

@@ -236,6 +236,7 @@ def parse(text: str, start: str, redundant: bool = True) -> Any:
     KeyConditionExpression accepts `((#pk = :pk)) AND ((#sk = :sk))`."""
     if not text.strip():
         raise ExpressionError("The expression can not be empty;")
+    _count_operators(text, start)
     try:
         tree = _PARSER.parse(text, start=start)
         if redundant:
@@ -254,6 +255,19 @@ def parse(text: str, start: str, redundant: bool = True) -> Any:
         if isinstance(e.orig_exc, ExpressionError):
             raise e.orig_exc from None
         raise
+
+
+MAX_OPERATORS = 300  # DynamoDB's limit per expression (it also keeps the recursive tree walks shallow)
+_OPERATORS = {"AND", "OR", "NOT", "BETWEEN", "IN", "FUNC", "PLUS", "MINUS", "NE", "LT", "LE", "GT", "GE"}
+
+
+def _count_operators(text: str, start: str) -> None:
+    toks = tokenize(text)
+    counted = _OPERATORS if start == "update" else _OPERATORS | {"EQ"}  # SET's `=` is no operator
+    n = sum(1 for t in toks if t.type in counted)
+    if n > MAX_OPERATORS:
+        # Wording not recorded from AWS (tests/unit/ddb/cases/UNCONFIRMED.md).
+        raise ExpressionError(f"The expression contains too many operators; operator count: {n}")
 
 
 def _redundant_parentheses(toks: list[Token]) -> None:
