@@ -58,13 +58,14 @@ def test_create_function_with_a_missing_layer(aws: Callable[..., Any], role: str
 def test_update_function_configuration_with_a_missing_layer(aws: Callable[..., Any], role: str) -> None:
     lam = aws("lambda")
     name = f"layered-{uuid.uuid4().hex[:8]}"
-    created = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
-                                  Code={"ZipFile": function_zip()})
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                        Code={"ZipFile": function_zip()})
+    before = lam.get_function_configuration(FunctionName=name)
     with pytest.raises(ClientError) as excinfo:
         lam.update_function_configuration(FunctionName=name, Layers=[LAYER], Timeout=9)
     assert_no_such_layer(excinfo, LAYER)
     config = lam.get_function_configuration(FunctionName=name)
-    assert config["RevisionId"] == created["RevisionId"] and config["Timeout"] == 3 and "Layers" not in config
+    assert config["RevisionId"] == before["RevisionId"] and config["Timeout"] == 3 and "Layers" not in config
     # An empty list names no layer: accepted, as removing every layer is.
     updated = lam.update_function_configuration(FunctionName=name, Layers=[], Timeout=9)
     assert updated["Timeout"] == 9 and "Layers" not in updated

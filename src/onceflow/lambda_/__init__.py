@@ -47,6 +47,7 @@ def setup(stack: Stack) -> None:
         on_change=lambda key: pool.retire("/".join(key)),
         on_deploy=lambda config: pool.warm_up_soon(interpreters.get(config["Runtime"])),
     )
+    service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
