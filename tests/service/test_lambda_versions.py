@@ -145,7 +145,7 @@ def test_every_name_form_on_every_operation(aws: Callable[..., Any], fn: str) ->
         assert lam.get_function_concurrency(FunctionName=form)["ReservedConcurrentExecutions"] == 5
         lam.tag_resource(Resource=arn, Tags={"form": str(i)})
         assert lam.list_tags(Resource=arn)["Tags"] == {"form": str(i)}
-        assert [v["Version"] for v in lam.list_versions_by_function(FunctionName=form)["Versions"]][0] == "$LATEST"
+        assert lam.list_versions_by_function(FunctionName=form)["Versions"][0]["Version"] == "$LATEST"
         assert lam.publish_version(FunctionName=form)["Version"] == str(i + 1)
     lam.create_alias(FunctionName=f"{arn}:$LATEST", Name="live", FunctionVersion="1")
     for form in (f"{fn}:live", f"{arn}:live", f"{ACCOUNT}:function:{fn}:1", f"{arn}:1"):
