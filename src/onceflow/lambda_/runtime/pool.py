@@ -310,7 +310,7 @@ class Pool:
             zygote.start()  # what it found out about the machine decides the placement
             placement = self.sandbox.place(spec.function_id, spec.task_root, zygote)
             limits = self.sandbox.limits(placement, spec.memory_mb, spec.ephemeral_mb)
-            env["LAMBDA_TASK_ROOT"] = task_root = placement.task_root
+            env["LAMBDA_TASK_ROOT"] = env["PWD"] = task_root = placement.task_root
         else:
             limits, task_root = Limits(memory_mb=spec.memory_mb, ephemeral_mb=spec.ephemeral_mb), spec.task_root
         try:
@@ -415,7 +415,10 @@ class Pool:
         if error.get("died"):
             status = worker.zygote.exit_status(worker.pid, 0.5) or "signal: killed"
             return self._exited(outcome, request_id, status, 0.0)
-        error["requestId"] = request_id
+        # The runtime reports an init error before any request, so with an empty requestId; a
+        # missing handler is no init error there but raised by each invocation, with its id.
+        if error.get("errorType") == "Runtime.HandlerNotFound":
+            error["requestId"] = request_id
         outcome.payload = _runtime_json(error)
         outcome.status, outcome.error_type = "error", error.get("errorType")
         return outcome
