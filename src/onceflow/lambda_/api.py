@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.invoke import Invoker
+from onceflow.lambda_.permissions import Permissions
 from onceflow.lambda_.service import LambdaService
 from onceflow.registry import operation
 
@@ -16,6 +17,7 @@ class LambdaApi:
         self.service = service
         self.invoker = invoker
         self.account = account
+        self.permissions = Permissions(service)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -108,6 +110,19 @@ class LambdaApi:
     def delete_function_concurrency(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.delete_concurrency(ctx, params["FunctionName"])
 
+    # ------------------------------------------------------------------ resource policies
+    @operation("AddPermission")
+    def add_permission(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.add(ctx, params)
+
+    @operation("RemovePermission")
+    def remove_permission(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.permissions.remove(ctx, params)
+
+    @operation("GetPolicy")
+    def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.get(ctx, params)
+
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -126,6 +141,21 @@ class LambdaApi:
         return self.account.settings(ctx)
 
     # ------------------------------------------------------------------ for other services
+    def may_invoke(
+        self,
+        account: str,
+        function: str,
+        principal: str,
+        source_arn: str | None = None,
+        source_account: str | None = None,
+        region: str | None = None,
+    ) -> bool:
+        """Whether the function's resource policy (AddPermission) lets a service principal such as
+        "sns.amazonaws.com" invoke it for an event from `source_arn` (SNS, EventBridge and S3
+        check this before they invoke, as Lambda does on AWS). `function`: a name (then `region`,
+        default us-east-1) or an ARN, qualified or not."""
+        return self.permissions.may_invoke(account, function, principal, source_arn, source_account, region)
+
     def invoke_function(
         self,
         account: str,

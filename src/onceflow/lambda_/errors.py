@@ -40,6 +40,10 @@ def other_region(function_region: str, region: str) -> ServiceError:
     )
 
 
+def not_found(message: str) -> ServiceError:
+    return _err("ResourceNotFoundException", message, 404, capital=True)
+
+
 def alias_not_found(arn: str) -> ServiceError:
     return _err("ResourceNotFoundException", f"Alias not found: {arn}", 404, capital=True)
 

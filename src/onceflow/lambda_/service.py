@@ -409,6 +409,21 @@ class LambdaService:
         if number is None or self.store.get_version(ref.key, number) is None:
             raise errors.function_not_found(ref.arn(version))
 
+    def existing_qualifier(self, ref: FunctionRef) -> str:
+        """'' for the unqualified function (or $LATEST), else the version or alias named, which must
+        exist: what policies, invoke configs and URLs are stored under."""
+        self._latest(ref)
+        q = ref.qualifier
+        if q is None or q == "$LATEST":
+            return ""
+        number = _version_number(q)
+        if number is None:
+            if self.store.get_alias(ref.key, q) is None:
+                raise errors.function_not_found(ref.arn(q))
+        elif self.store.get_version(ref.key, number) is None:
+            raise errors.function_not_found(ref.arn(q))
+        return q
+
     # ------------------------------------------------------------------ resolution
     def resolve(self, account: str, region: str, name: str, qualifier: str | None, *, invoking: bool) -> Resolved:
         """The configuration a name + qualifier designates; Invoke's not-found names `:$LATEST`."""
