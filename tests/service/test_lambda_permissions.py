@@ -66,7 +66,8 @@ def test_add_get_remove(aws: Callable[..., Any], fn: str) -> None:
     statement = {
         "Sid": "s3", "Effect": "Allow", "Principal": {"Service": "s3.amazonaws.com"},
         "Action": "lambda:InvokeFunction", "Resource": arn,
-        "Condition": {"StringEquals": {"AWS:SourceAccount": ACCOUNT}, "ArnLike": {"AWS:SourceArn": "arn:aws:s3:::orders"}},
+        "Condition": {"StringEquals": {"AWS:SourceAccount": ACCOUNT},
+                      "ArnLike": {"AWS:SourceArn": "arn:aws:s3:::orders"}},
     }  # fmt: skip
     assert json.loads(added["Statement"]) == statement
     lam.add_permission(FunctionName=arn, StatementId="url", Action="lambda:InvokeFunctionUrl", Principal="*",
@@ -87,7 +88,8 @@ def test_add_get_remove(aws: Callable[..., Any], fn: str) -> None:
     with pytest.raises(ClientError) as excinfo:
         lam.add_permission(FunctionName=fn, StatementId="x", Action="lambda:InvokeFunction", Principal="nobody")
     assert refused(excinfo)[:2] == (
-        "InvalidParameterValueException", "The provided principal was invalid. Please check the principal and try again.")
+        "InvalidParameterValueException",
+        "The provided principal was invalid. Please check the principal and try again.")  # fmt: skip
     with pytest.raises(ClientError) as excinfo:
         lam.add_permission(FunctionName=fn, StatementId="x", Action="lambda:InvokeFunction", Principal="*",
                            RevisionId="stale")  # fmt: skip

@@ -27,7 +27,8 @@ def test_statement_shapes() -> None:
         },
     }
     assert stmt(Principal="111122223333")["Principal"] == {"AWS": "arn:aws:iam::111122223333:root"}
-    assert stmt(Principal="arn:aws:iam::111122223333:role/r")["Principal"] == {"AWS": "arn:aws:iam::111122223333:role/r"}
+    role = "arn:aws:iam::111122223333:role/r"
+    assert stmt(Principal=role)["Principal"] == {"AWS": role}
     assert stmt(Principal="*")["Principal"] == "*"
     assert "Condition" not in stmt(Principal="*")
     url = stmt(Principal="*", FunctionUrlAuthType="NONE", PrincipalOrgID="o-abc")
