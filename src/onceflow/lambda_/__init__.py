@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from onceflow import internal
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
@@ -53,6 +54,8 @@ def setup(stack: Stack) -> None:
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
     )  # fmt: skip
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
+    invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
+                                                                          region=region)  # fmt: skip
     stack.registry.add_api("lambda", api)
     stack.services["lambda"] = api
     stack.resource_resolvers["lambda"] = _resolver

@@ -6,6 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
+from onceflow.lambda_.async_config import InvokeConfigs
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.permissions import Permissions
 from onceflow.lambda_.service import LambdaService
@@ -18,6 +19,7 @@ class LambdaApi:
         self.invoker = invoker
         self.account = account
         self.permissions = Permissions(service)
+        self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -122,6 +124,27 @@ class LambdaApi:
     @operation("GetPolicy")
     def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.permissions.get(ctx, params)
+
+    # ------------------------------------------------------------------ asynchronous invocation
+    @operation("PutFunctionEventInvokeConfig")
+    def put_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.put(ctx, params, merge=False)
+
+    @operation("UpdateFunctionEventInvokeConfig")
+    def update_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.put(ctx, params, merge=True)
+
+    @operation("GetFunctionEventInvokeConfig")
+    def get_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.get(ctx, params)
+
+    @operation("DeleteFunctionEventInvokeConfig")
+    def delete_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.invoke_configs.delete(ctx, params)
+
+    @operation("ListFunctionEventInvokeConfigs")
+    def list_function_event_invoke_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.list(ctx, params)
 
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")

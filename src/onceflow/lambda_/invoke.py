@@ -25,7 +25,8 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors
+from onceflow.lambda_ import destinations, errors
+from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.logship import LogShipper
@@ -77,6 +78,8 @@ class Invoker:
         self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits
         self._timers: set[threading.Timer] = set()
         self._closed = False
+        self.async_configs: InvokeConfigs | None = None  # EventInvokeConfig (setup sets both)
+        self.call: destinations.Call | None = None  # internal.call bound to the stack, for destinations
 
     def shutdown(self) -> None:
         with self._lock:
@@ -122,27 +125,43 @@ class Invoker:
             self._leave(resolved)
         return self._response(resolved, outcome, log.tail() if log_type == "Tail" else None)
 
-    def _run_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0) -> None:
-        """An Event invocation; a function error or timeout is retried twice, ~1 then ~2 minutes later,
-        with the same request id (Lambda's default MaximumRetryAttempts)."""
+    def _run_async(
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0,
+        queued_at: float | None = None,
+    ) -> None:  # fmt: skip
+        """An Event invocation. A function error or timeout is retried MaximumRetryAttempts times
+        (2 by default), ~1 then ~2 minutes later, with the same request id, while the event is younger
+        than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination."""
+        queued_at = queued_at or time.time()
+        rules = self._async_rules(resolved)
+        if attempt > 0 and time.time() - queued_at > rules.max_age_s:
+            self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
+            return
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
         except Exception:  # an Event invocation has no caller to tell; keep the server alive
             if not self._closed:
                 log.exception("asynchronous invocation %s failed", request_id)
             return
-        if outcome.ok or attempt >= len(_ASYNC_RETRY_DELAYS_S):
+        if outcome.ok:
+            self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "Success")
+            return
+        if attempt >= min(rules.retries, len(_ASYNC_RETRY_DELAYS_S)):
+            self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "RetriesExhausted")
             return
         delay = _ASYNC_RETRY_DELAYS_S[attempt] / self.time_scale
         with self._lock:
             if self._closed:
                 return
-            timer = threading.Timer(delay, self._retry_async, (resolved, payload, request_id, context, attempt + 1))
+            timer = threading.Timer(delay, self._retry_async,
+                                    (resolved, payload, request_id, context, attempt + 1, queued_at))  # fmt: skip
             timer.daemon = True
             self._timers.add(timer)
         timer.start()
 
-    def _retry_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int) -> None:
+    def _retry_async(
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int, queued_at: float
+    ) -> None:
         with self._lock:
             self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
             if self._closed:
@@ -153,9 +172,30 @@ class Invoker:
         except ServiceError:
             return
         try:
-            self._executor.submit(self._run_async, current, payload, request_id, context, attempt)
+            self._executor.submit(self._run_async, current, payload, request_id, context, attempt, queued_at)
         except RuntimeError:  # shut down meanwhile
             pass
+
+    def _async_rules(self, resolved: Resolved) -> AsyncPolicy:
+        return self.async_configs.policy_for(resolved.ref) if self.async_configs is not None else AsyncPolicy()
+
+    def _conclude(
+        self, resolved: Resolved, rules: AsyncPolicy, payload: bytes, request_id: str, attempts: int,
+        outcome: Outcome | None, condition: str,
+    ) -> None:  # fmt: skip
+        """Send the invocation record to the destination for this outcome, if there is one."""
+        success = condition == "Success"
+        destination = rules.on_success if success else rules.on_failure
+        if destination is None or self.call is None:
+            return
+        ref = resolved.ref
+        doc = destinations.record(
+            request_id=request_id, function_arn=ref.arn(ref.qualifier or "$LATEST"), condition=condition,
+            attempts=attempts, payload=payload, executed_version=resolved.executed_version if outcome else None,
+            ok=bool(outcome and outcome.ok), response=outcome.payload if outcome else None,
+        )  # fmt: skip
+        principal = destinations.role_principal(resolved.config["Role"], ref.name)
+        destinations.deliver(self.call, principal, destination, doc, success)
 
     @staticmethod
     def _response(resolved: Resolved, outcome: Outcome, tail: str | None) -> dict[str, Any]:
