@@ -24,6 +24,7 @@ from onceflow.lambda_.runtime.pool import Pool
 from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
 from onceflow.lambda_.store import LambdaStore
+from onceflow.lambda_.urls import FunctionUrls
 from onceflow.stack import Stack
 
 
@@ -53,11 +54,13 @@ def setup(stack: Stack) -> None:
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
     )  # fmt: skip
-    api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
+    urls = FunctionUrls(service, invoker, settings.endpoint_url, lambda ctx, params: stack.authorize(ctx, params))
+    api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency), urls)
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
                                                                           region=region)  # fmt: skip
     stack.registry.add_api("lambda", api)
     stack.services["lambda"] = api
+    stack.services["lambda_urls"] = urls  # wire/app.py hands function URL calls to it
     stack.resource_resolvers["lambda"] = _resolver
     # The zygote costs a second of CPU to start: only when functions exist (or get created).
     stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))

@@ -10,16 +10,18 @@ from onceflow.lambda_.async_config import InvokeConfigs
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.permissions import Permissions
 from onceflow.lambda_.service import LambdaService
+from onceflow.lambda_.urls import FunctionUrls
 from onceflow.registry import operation
 
 
 class LambdaApi:
-    def __init__(self, service: LambdaService, invoker: Invoker, account: AccountService) -> None:
+    def __init__(self, service: LambdaService, invoker: Invoker, account: AccountService, urls: FunctionUrls) -> None:
         self.service = service
         self.invoker = invoker
         self.account = account
         self.permissions = Permissions(service)
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
+        self.urls = urls
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -145,6 +147,27 @@ class LambdaApi:
     @operation("ListFunctionEventInvokeConfigs")
     def list_function_event_invoke_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.invoke_configs.list(ctx, params)
+
+    # ------------------------------------------------------------------ function URLs
+    @operation("CreateFunctionUrlConfig")
+    def create_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.create(ctx, params)
+
+    @operation("GetFunctionUrlConfig")
+    def get_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.get(ctx, params)
+
+    @operation("UpdateFunctionUrlConfig")
+    def update_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.update(ctx, params)
+
+    @operation("DeleteFunctionUrlConfig")
+    def delete_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.urls.delete(ctx, params)
+
+    @operation("ListFunctionUrlConfigs")
+    def list_function_url_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.list(ctx, params)
 
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")
