@@ -19,6 +19,7 @@ from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
+from onceflow.lambda_.layers import Layers
 from onceflow.lambda_.names import parse
 from onceflow.lambda_.runtime.pool import Pool
 from onceflow.lambda_.runtime.sandbox import Sandbox
@@ -50,6 +51,7 @@ def setup(stack: Stack) -> None:
         on_deploy=lambda config: pool.warm_up_soon(interpreters.get(config["Runtime"])),
     )
     service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
+    service.layers = Layers(store, code_root)
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,

@@ -169,6 +169,31 @@ class LambdaApi:
     def list_function_url_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.urls.list(ctx, params)
 
+    # ------------------------------------------------------------------ layers
+    @operation("PublishLayerVersion")
+    def publish_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.publish(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("GetLayerVersion")
+    def get_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.get(ctx, params["LayerName"], params["VersionNumber"])  # type: ignore[no-any-return]
+
+    @operation("GetLayerVersionByArn")
+    def get_layer_version_by_arn(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.get_by_arn(ctx, params["Arn"])  # type: ignore[no-any-return]
+
+    @operation("DeleteLayerVersion")
+    def delete_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.layers.delete(ctx, params["LayerName"], params["VersionNumber"])
+
+    @operation("ListLayerVersions")
+    def list_layer_versions(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.list_versions(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("ListLayers")
+    def list_layers(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.list_layers(ctx, params)  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:

@@ -125,14 +125,6 @@ def merge_logging(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, 
     return {**(old or {}), **{k: v for k, v in new.items() if v is not None}}
 
 
-def check_layers(params: dict[str, Any]) -> None:
-    """onceflow serves no layers (no PublishLayerVersion), so any layer version a function names is
-    one Lambda would not find: AWS's answer for that, the first such ARN named."""
-    layers = params.get("Layers") or []
-    if layers:
-        raise errors.invalid(f"Layer version {layers[0]} does not exist.")
-
-
 def runtime_version_arn(region: str, runtime: str) -> str:
     # AWS names the runtime build by a hash; onceflow derives a stable one from the runtime name.
     return f"arn:aws:lambda:{region}::runtime:{hashlib.sha256(runtime.encode()).hexdigest()}"
@@ -173,7 +165,7 @@ def render(
     out["TracingConfig"] = {"Mode": (config.get("TracingConfig") or {}).get("Mode", "PassThrough")}
     out["RevisionId"] = revision or config["RevisionId"]
     if config.get("Layers"):
-        out["Layers"] = [{"Arn": arn, "CodeSize": 0} for arn in config["Layers"]]
+        out["Layers"] = [{"Arn": layer["Arn"], "CodeSize": layer["CodeSize"]} for layer in config["Layers"]]
     out.update(_state(phase))
     out["PackageType"] = "Zip"
     out["Architectures"] = list(config.get("Architectures") or ["x86_64"])

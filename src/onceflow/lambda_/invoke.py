@@ -268,6 +268,7 @@ class Invoker:
             interpreter=self.interpreters.get(config["Runtime"]),
             memory_mb=int(config.get("MemorySize", 128)),
             ephemeral_mb=int((config.get("EphemeralStorage") or {}).get("Size", 512)),
+            opt_root=self.service.layers.opt_dir(config.get("Layers") or []) if self.service.layers else None,
         )
 
     def _environment(self, resolved: Resolved, task_root: str, stream: str) -> dict[str, str]:

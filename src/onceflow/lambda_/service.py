@@ -21,7 +21,7 @@ from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
 
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
-                   "TracingConfig", "EphemeralStorage", "Layers", "VpcConfig")  # fmt: skip
+                   "TracingConfig", "EphemeralStorage", "VpcConfig")  # fmt: skip
 _MIN_UNRESERVED = 100
 
 
@@ -55,6 +55,7 @@ class LambdaService:
         self.on_change = on_change  # retires warm workers of a function
         self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
         self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
+        self.layers: Any = None  # layers.Layers, set by setup
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -72,6 +73,13 @@ class LambdaService:
         role = self.role_lookup(account, role_arn)
         if role is None or not _trusts_lambda(role.get("AssumeRolePolicyDocument")):
             raise errors.role_cannot_be_assumed()
+
+    def _layers(self, ctx: RequestContext, params: dict[str, Any]) -> list[dict[str, Any]] | None:
+        if params.get("Layers") is None:
+            return None
+        if self.layers is None:
+            raise errors.invalid(f"Layer version {params['Layers'][0]} does not exist.")
+        return self.layers.check(ctx.account, ctx.region, list(params["Layers"]))
 
     def _check_vpc(self, account: str, vpc: dict[str, Any] | None, role_arn: str) -> None:
         """A VPC onceflow cannot attach: AWS first wants the role to manage network interfaces, then
@@ -127,13 +135,14 @@ class LambdaService:
             )
         cfg.check_runtime(params["Runtime"], self.runtimes)
         cfg.check_limits(params)
-        cfg.check_layers(params)
+        layers = self._layers(ctx, params)
         self._check_role(ctx.account, params["Role"])
         self._check_vpc(ctx.account, params.get("VpcConfig"), params["Role"])
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
         checked = self._zip(params.get("Code") or {}, "CreateFunction")
         record = _new_record(ref, params, checked)
+        record["Layers"] = layers
         with self.store.db.transaction() as conn:
             self.store.put_code(conn, checked.sha256_hex, checked.data)
             if not self.store.insert_function(conn, ref.key, record):
@@ -200,7 +209,7 @@ class LambdaService:
         if "Runtime" in params:
             cfg.check_runtime(params["Runtime"], self.runtimes)
         cfg.check_limits(params)
-        cfg.check_layers(params)
+        layers = self._layers(ctx, params)
         if "Role" in params:
             self._check_role(ctx.account, params["Role"])
         if "VpcConfig" in params:
@@ -208,6 +217,8 @@ class LambdaService:
         for member in _CONFIG_MEMBERS:
             if member in params:
                 record[member] = params[member]
+        if layers is not None:
+            record["Layers"] = layers
         if "LoggingConfig" in params:
             record["LoggingConfig"] = cfg.merge_logging(record.get("LoggingConfig"), params["LoggingConfig"])
         return self._save_update(ctx, ref, record, False, None)

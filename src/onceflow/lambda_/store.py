@@ -77,6 +77,28 @@ MIGRATIONS = [
         );
         """,
     ),
+    (
+        # Layer versions (their zips live in lambda_code); next_version never goes back, as on AWS.
+        "lambda-0003",
+        """
+        CREATE TABLE lambda_layers (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            config TEXT NOT NULL,
+            code TEXT NOT NULL,
+            PRIMARY KEY (account, region, name, version)
+        );
+        CREATE TABLE lambda_layer_names (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            next_version INTEGER NOT NULL,
+            PRIMARY KEY (account, region, name)
+        );
+        """,
+    ),
 ]
 _PER_QUALIFIER = ("lambda_policies", "lambda_invoke_configs", "lambda_urls")
 
@@ -323,6 +345,48 @@ class LambdaStore:
             "DELETE FROM lambda_urls WHERE account=? AND region=? AND name=? AND qualifier=?", (*key, qualifier)
         )
 
+    # ------------------------------------------------------------------ layers
+    def next_layer_version(self, conn: sqlite3.Connection, key: Key) -> int:
+        row = conn.execute(
+            "SELECT next_version FROM lambda_layer_names WHERE account=? AND region=? AND name=?", key
+        ).fetchone()
+        number = int(row[0]) if row else 1
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_layer_names (account, region, name, next_version) VALUES (?, ?, ?, ?)",
+            (*key, number + 1),
+        )
+        return number
+
+    def put_layer(self, conn: sqlite3.Connection, key: Key, version: int, config: dict[str, Any], code: str) -> None:
+        conn.execute(
+            "INSERT INTO lambda_layers (account, region, name, version, config, code) VALUES (?, ?, ?, ?, ?, ?)",
+            (*key, version, json.dumps(config), code),
+        )
+
+    def get_layer(self, key: Key, version: int) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_layers WHERE account=? AND region=? AND name=? AND version=?", (*key, version)
+        )
+        return json.loads(row["config"]) if row else None
+
+    def list_layer_versions(self, key: Key) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_layers WHERE account=? AND region=? AND name=? ORDER BY version DESC", key
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def list_layer_names(self, account: str, region: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT DISTINCT name FROM lambda_layers WHERE account=? AND region=? ORDER BY name", (account, region)
+        )
+        return [r["name"] for r in rows]
+
+    def delete_layer(self, conn: sqlite3.Connection, key: Key, version: int) -> None:
+        conn.execute(
+            "DELETE FROM lambda_layers WHERE account=? AND region=? AND name=? AND version=?", (*key, version)
+        )
+        self._collect_code(conn)
+
     # ------------------------------------------------------------------ code
     def put_code(self, conn: sqlite3.Connection, sha256_hex: str, data: bytes) -> None:
         conn.execute("INSERT OR IGNORE INTO lambda_code (sha256, zip) VALUES (?, ?)", (sha256_hex, data))
@@ -339,6 +403,7 @@ class LambdaStore:
             json.loads(r[0]).get("_code")
             for r in conn.execute("SELECT config FROM lambda_functions UNION ALL SELECT config FROM lambda_versions")
         }
+        used |= {r[0] for r in conn.execute("SELECT code FROM lambda_layers")}
         for (sha,) in conn.execute("SELECT sha256 FROM lambda_code").fetchall():
             if sha not in used:
                 conn.execute("DELETE FROM lambda_code WHERE sha256=?", (sha,))

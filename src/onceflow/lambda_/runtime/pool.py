@@ -53,6 +53,7 @@ class WorkerSpec:
     interpreter: str | None = None
     memory_mb: int | None = None  # MemorySize: a hard limit (None: unbounded)
     ephemeral_mb: int | None = None  # EphemeralStorage: the size of /tmp
+    opt_root: str | None = None  # the function's layers laid out as /opt would hold them
 
 
 class LogSink(Protocol):
@@ -311,12 +312,13 @@ class Pool:
             placement = self.sandbox.place(spec.function_id, spec.task_root, zygote)
             limits = self.sandbox.limits(placement, spec.memory_mb, spec.ephemeral_mb)
             env["LAMBDA_TASK_ROOT"] = env["PWD"] = task_root = placement.task_root
+            opt_root = self.sandbox.place(spec.function_id, spec.opt_root, zygote).task_root if spec.opt_root else None
         else:
             limits, task_root = Limits(memory_mb=spec.memory_mb, ephemeral_mb=spec.ephemeral_mb), spec.task_root
+            opt_root = spec.opt_root
         try:
-            sock = zygote.spawn(
-                {"env": env, "task_root": task_root, "handler": spec.handler, "sandbox": limits.to_spec()}
-            )
+            sock = zygote.spawn({"env": env, "task_root": task_root, "handler": spec.handler,
+                                 "sandbox": limits.to_spec(), "opt_root": opt_root})  # fmt: skip
         except BaseException:
             Sandbox.drop_tmp(limits.tmp_dir)
             raise

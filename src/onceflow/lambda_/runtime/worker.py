@@ -308,7 +308,7 @@ class _CognitoIdentity:
 
 # ---------------------------------------------------------------------------------------- setup
 def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None:
-    extra = confine.apply(confine.Limits.from_spec(spec.get("sandbox")), spec["task_root"])
+    extra = confine.apply(confine.Limits.from_spec(spec.get("sandbox")), spec["task_root"], spec.get("opt_root"))
     os.environ.clear()
     os.environ.update(spec["env"])
     os.environ.update(extra)
@@ -316,6 +316,12 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     time.tzset()  # TZ=:UTC, as in Lambda, for time.localtime() and friends
     os.chdir(spec["task_root"])
     sys.path.insert(0, spec["task_root"])
+    opt = confine.OPT_AT[0]
+    if opt:
+        _OPT[0] = opt  # the layers, where Lambda's path has /opt: after the task root, before the runtime's own
+        version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        sys.path[1:1] = [os.path.join(opt, "python", "lib", version, "site-packages"), os.path.join(opt, "python")]
+        os.environ["PATH"] = os.environ.get("PATH", "").replace("/opt/bin", os.path.join(opt, "bin"))
     _streams[:] = [_LineStream(channel), _LineStream(channel)]
     sys.stdout, sys.stderr = _streams
     global _capture
@@ -403,6 +409,8 @@ def _aws_path(filename: str) -> str:
     root = os.environ.get("LAMBDA_TASK_ROOT", "")
     if root and filename.startswith(root + os.sep):
         return "/var/task" + filename[len(root) :]
+    if _OPT[0] and filename.startswith(_OPT[0] + os.sep):
+        return "/opt" + filename[len(_OPT[0]) :]
     runtime = os.environ.get("AWS_EXECUTION_ENV", "").removeprefix("AWS_Lambda_") or "python3"
     lang = f"/var/lang/lib/{runtime}"
     for prefix, kind in _host_prefixes():
@@ -416,6 +424,7 @@ def _aws_path(filename: str) -> str:
 
 
 _PREFIXES: list[tuple[str, str]] = []
+_OPT: list[str] = [""]  # the folder standing for /opt in this worker (its layers), if any
 
 
 def _host_prefixes() -> list[tuple[str, str]]:
