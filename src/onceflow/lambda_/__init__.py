@@ -17,6 +17,7 @@ from onceflow import internal
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
+from onceflow.lambda_.code_location import CodeLocations
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.layers import Layers
@@ -52,6 +53,7 @@ def setup(stack: Stack) -> None:
     )
     service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
     service.layers = Layers(store, code_root)
+    service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
@@ -96,7 +98,10 @@ def _role_lookup(stack: Stack) -> Any:
 
 
 def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
-    """The function ARN a call acts on, qualified when the call names a version or alias."""
+    """The function ARN a call acts on, qualified when the call names a version or alias (the layer
+    version's ARN for layer calls)."""
+    if params.get("LayerName") or ctx.operation == "GetLayerVersionByArn":
+        return [_layer_resource(ctx, params)]
     name = params.get("FunctionName") or params.get("Resource")
     if not name:
         return ["*"]
@@ -105,6 +110,15 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     except Exception:  # a malformed name is the handler's error to report, not authorization's
         return [f"arn:aws:lambda:{ctx.region}:{ctx.account}:function:{name}"]
     return [ref.arn(ref.qualifier)]
+
+
+def _layer_resource(ctx: RequestContext, params: dict[str, Any]) -> str:
+    if ctx.operation == "GetLayerVersionByArn":
+        return str(params.get("Arn") or "*")
+    name = str(params["LayerName"])
+    arn = name if name.startswith("arn:") else f"arn:aws:lambda:{ctx.region}:{ctx.account}:layer:{name}"
+    version = params.get("VersionNumber")
+    return f"{arn}:{version}" if version is not None and ctx.operation != "PublishLayerVersion" else arn
 
 
 def _runtimes() -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.async_config import InvokeConfigs
+from onceflow.lambda_.function_settings import FunctionSettings
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.permissions import Permissions
 from onceflow.lambda_.service import LambdaService
@@ -22,6 +23,7 @@ class LambdaApi:
         self.permissions = Permissions(service)
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
         self.urls = urls
+        self.settings = FunctionSettings(service, invoker.prewarm)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -193,6 +195,39 @@ class LambdaApi:
     @operation("ListLayers")
     def list_layers(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.service.layers.list_layers(ctx, params)  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------ provisioned concurrency, runtime, recursion
+    @operation("PutProvisionedConcurrencyConfig")
+    def put_provisioned_concurrency_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.put_provisioned(ctx, params)
+
+    @operation("GetProvisionedConcurrencyConfig")
+    def get_provisioned_concurrency_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.get_provisioned(ctx, params)
+
+    @operation("DeleteProvisionedConcurrencyConfig")
+    def delete_provisioned_concurrency_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.settings.delete_provisioned(ctx, params)
+
+    @operation("ListProvisionedConcurrencyConfigs")
+    def list_provisioned_concurrency_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.list_provisioned(ctx, params)
+
+    @operation("GetRuntimeManagementConfig")
+    def get_runtime_management_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.get_runtime_management(ctx, params)
+
+    @operation("PutRuntimeManagementConfig")
+    def put_runtime_management_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.put_runtime_management(ctx, params)
+
+    @operation("GetFunctionRecursionConfig")
+    def get_function_recursion_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.get_recursion(ctx, params)
+
+    @operation("PutFunctionRecursionConfig")
+    def put_function_recursion_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.put_recursion(ctx, params)
 
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")

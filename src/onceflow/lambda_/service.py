@@ -56,6 +56,7 @@ class LambdaService:
         self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
         self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
         self.layers: Any = None  # layers.Layers, set by setup
+        self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -119,6 +120,11 @@ class LambdaService:
         zips.unpack(checked, self.code_root)
         return checked
 
+    def _location(self, config: dict[str, Any]) -> str:
+        if self.code_locations is None:
+            return self.code_dir(config).as_uri()
+        return str(self.code_locations.url(config["_code"]))
+
     def code_dir(self, config: dict[str, Any]) -> Path:
         return zips.ensure_unpacked(config["_code"], self.code_root, self.store.get_code)
 
@@ -162,7 +168,7 @@ class LambdaService:
         resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
         out: dict[str, Any] = {
             "Configuration": cfg.render(resolved.config, ctx.account, ctx.region),
-            "Code": {"RepositoryType": "S3", "Location": self.code_dir(resolved.config).as_uri()},
+            "Code": {"RepositoryType": "S3", "Location": self._location(resolved.config)},
         }
         tags = self.store.get_tags(resolved.ref.key)
         if tags:

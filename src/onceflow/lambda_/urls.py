@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import errors, names, policy
+from onceflow.lambda_ import code_location, errors, names, policy
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.service import LambdaService
 
@@ -132,13 +132,16 @@ class FunctionUrls:
     # ------------------------------------------------------------------ HTTP calls
     @staticmethod
     def addressed(host: str, path: str) -> bool:
-        """Whether a request is for a function URL (cheap: every request is asked)."""
-        return path.startswith(PATH_PREFIX) or ".lambda-url." in host
+        """Whether a request is for a function URL or a Code.Location (cheap: every request is asked)."""
+        return path.startswith((PATH_PREFIX, code_location.PATH_PREFIX)) or ".lambda-url." in host
 
     def serve(self, request: Any, caller: Caller) -> Answer:
         """One HTTP call to a function URL. `request`: wire's Request (method, path, raw_path,
         query_string, headers, body, client_host)."""
         host = request.headers.get("host", "").lower()
+        if request.path.startswith(code_location.PATH_PREFIX) and ".lambda-url." not in host:
+            status, body, content_type = self.service.code_locations.serve(request.path, request.query_string)
+            return status, body, [], content_type
         found = _HOST.fullmatch(host)
         raw_path = request.raw_path
         if found is not None:

@@ -212,6 +212,35 @@ class Pool:
                 worker.retired = True
             self._cond.notify_all()
 
+    def prewarm(self, spec: WorkerSpec, count: int) -> int:
+        """Start up to `count` workers for spec and leave them idle (provisioned concurrency), within
+        the bound on live workers; returns how many started."""
+        held: list[Worker] = []
+        try:
+            for _ in range(count):
+                with self._cond:
+                    if self._closed or self._live >= self.max_workers:
+                        break
+                    self._live += 1
+                try:
+                    worker = self._spawn(spec, _Collect())
+                except BaseException:
+                    with self._cond:
+                        self._live -= 1
+                    break
+                if worker.init_error is not None:
+                    worker.kill()
+                    with self._cond:
+                        self._live -= 1
+                    break
+                held.append(worker)
+        finally:
+            with self._cond:
+                for worker in held:
+                    self._idle.setdefault(spec.key, []).append(worker)
+                self._cond.notify_all()
+        return len(held)
+
     def warm_up(self, interpreter: str | None = None) -> None:
         self._zygote(interpreter).start()
 
