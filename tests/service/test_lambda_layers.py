@@ -154,3 +154,33 @@ def test_layers_are_laid_out_in_order_on_the_path(aws: Callable[..., Any], role:
     with pytest.raises(ClientError) as excinfo:
         lam.update_function_configuration(FunctionName=name, Layers=[top["LayerVersionArn"]] * 6)
     assert excinfo.value.response["Error"]["Message"] == "Cannot reference more than 5 layers."
+
+
+def test_layer_version_permissions(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    name = f"shared-{uuid.uuid4().hex[:8]}"
+    arn = lam.publish_layer_version(LayerName=name, Content={"ZipFile": layer_zip({"python/x.py": ""})})[
+        "LayerVersionArn"]  # fmt: skip
+    with pytest.raises(ClientError) as excinfo:
+        lam.get_layer_version_policy(LayerName=name, VersionNumber=1)
+    assert excinfo.value.response["Error"]["Message"] == "No policy is associated with the given resource."
+    added = lam.add_layer_version_permission(LayerName=name, VersionNumber=1, StatementId="org",
+                                             Action="lambda:GetLayerVersion", Principal="*",
+                                             OrganizationId="o-abc1234567")  # fmt: skip
+    assert json.loads(added["Statement"]) == {
+        "Sid": "org", "Effect": "Allow", "Principal": "*", "Action": "lambda:GetLayerVersion", "Resource": arn,
+        "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-abc1234567"}},
+    }  # fmt: skip
+    lam.add_layer_version_permission(LayerName=name, VersionNumber=1, StatementId="acct",
+                                     Action="lambda:GetLayerVersion", Principal="123456789012")  # fmt: skip
+    got = lam.get_layer_version_policy(LayerName=name, VersionNumber=1)
+    statements = json.loads(got["Policy"])["Statement"]
+    assert [s["Sid"] for s in statements] == ["org", "acct"]
+    assert statements[1]["Principal"] == {"AWS": "arn:aws:iam::123456789012:root"}
+    with pytest.raises(ClientError) as excinfo:
+        lam.add_layer_version_permission(LayerName=name, VersionNumber=1, StatementId="acct",
+                                         Action="lambda:GetLayerVersion", Principal="*")  # fmt: skip
+    assert excinfo.value.response["Error"]["Code"] == "ResourceConflictException"
+    lam.remove_layer_version_permission(LayerName=name, VersionNumber=1, StatementId="org")
+    remaining = json.loads(lam.get_layer_version_policy(LayerName=name, VersionNumber=1)["Policy"])["Statement"]
+    assert [s["Sid"] for s in remaining] == ["acct"]

@@ -192,6 +192,18 @@ class LambdaApi:
     def list_layer_versions(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.service.layers.list_versions(ctx, params)  # type: ignore[no-any-return]
 
+    @operation("AddLayerVersionPermission")
+    def add_layer_version_permission(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.add_permission(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("RemoveLayerVersionPermission")
+    def remove_layer_version_permission(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.layers.remove_permission(ctx, params)
+
+    @operation("GetLayerVersionPolicy")
+    def get_layer_version_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.get_policy(ctx, params)  # type: ignore[no-any-return]
+
     @operation("ListLayers")
     def list_layers(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.service.layers.list_layers(ctx, params)  # type: ignore[no-any-return]

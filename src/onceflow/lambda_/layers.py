@@ -7,6 +7,7 @@ site-packages after the task root; /opt/bin on PATH).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shutil
 import tempfile
@@ -15,7 +16,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors, zips
+from onceflow.lambda_ import errors, policy, zips
 from onceflow.lambda_.store import Key, LambdaStore
 
 MAX_LAYERS = 5
@@ -103,6 +104,50 @@ class Layers:
                             "LatestMatchingVersion": self._item(key, matching[0])})  # fmt: skip
         return {"Layers": out}
 
+    # ------------------------------------------------------------------ layer version policies
+    def add_permission(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        key, version, config = self._version(ctx, params)
+        _check_revision(config, params.get("RevisionId"))
+        current = config.get("_policy") or policy.empty()
+        principal = params["Principal"]
+        stmt: dict[str, Any] = {
+            "Sid": params["StatementId"],
+            "Effect": "Allow",
+            "Principal": "*" if principal == "*" else {"AWS": _account_root(principal)},
+            "Action": params["Action"],
+            "Resource": layer_arn(*_arn_parts(key), version),
+        }
+        if params.get("OrganizationId"):
+            stmt["Condition"] = {"StringEquals": {"aws:PrincipalOrgID": params["OrganizationId"]}}
+        config["_policy"] = policy.add(current, stmt)
+        config["_policy_revision"] = cfg.new_revision()
+        with self.store.db.transaction() as conn:
+            self.store.update_layer(conn, key, version, config)
+        return {"Statement": json.dumps(stmt, separators=(",", ":")), "RevisionId": config["_policy_revision"]}
+
+    def remove_permission(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        key, version, config = self._version(ctx, params)
+        _check_revision(config, params.get("RevisionId"))
+        config["_policy"] = policy.remove(config.get("_policy"), params["StatementId"])
+        config["_policy_revision"] = cfg.new_revision()
+        with self.store.db.transaction() as conn:
+            self.store.update_layer(conn, key, version, config)
+
+    def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        _, _, config = self._version(ctx, params)
+        doc = config.get("_policy")
+        if not doc or not doc["Statement"]:
+            raise errors.not_found("No policy is associated with the given resource.")
+        return {"Policy": json.dumps(doc, separators=(",", ":")), "RevisionId": config["_policy_revision"]}
+
+    def _version(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[Key, int, dict[str, Any]]:
+        key = self._key(ctx, params["LayerName"])
+        version = int(params["VersionNumber"])
+        config = self.store.get_layer(key, version)
+        if config is None:
+            raise errors.not_found("The resource you requested does not exist.")
+        return key, version, config
+
     # ------------------------------------------------------------------ functions' layers
     def check(self, account: str, region: str, arns: list[str]) -> list[dict[str, Any]]:
         """The layer versions a function names, checked: [{"Arn", "CodeSize"}] as FunctionConfiguration
@@ -167,6 +212,15 @@ class Layers:
             if config.get(member):
                 out[member] = config[member]
         return out
+
+
+def _account_root(principal: str) -> str:
+    return principal if principal.startswith("arn:") else f"arn:aws:iam::{principal}:root"
+
+
+def _check_revision(config: dict[str, Any], wanted: str | None) -> None:
+    if wanted and wanted != config.get("_policy_revision"):
+        raise errors.revision_mismatch()
 
 
 def _arn_parts(key: Key) -> tuple[str, str, str]:

@@ -363,6 +363,12 @@ class LambdaStore:
             (*key, version, json.dumps(config), code),
         )
 
+    def update_layer(self, conn: sqlite3.Connection, key: Key, version: int, config: dict[str, Any]) -> None:
+        conn.execute(
+            "UPDATE lambda_layers SET config=? WHERE account=? AND region=? AND name=? AND version=?",
+            (json.dumps(config), *key, version),
+        )
+
     def get_layer(self, key: Key, version: int) -> dict[str, Any] | None:
         row = self.db.query_one(
             "SELECT config FROM lambda_layers WHERE account=? AND region=? AND name=? AND version=?", (*key, version)
