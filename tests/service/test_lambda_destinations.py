@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from serverproc import client_factory
+
 ACCOUNT, REGION = "000000000000", "us-east-1"
 TRUST = {
     "Version": "2012-10-17",
@@ -41,6 +43,10 @@ def make_zip(text: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
+    return make_role(aws)
+
+
+def make_role(aws: Callable[..., Any]) -> str:
     iam = aws("iam")
     name = f"dest-role-{uuid.uuid4().hex[:8]}"
     arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
@@ -155,3 +161,21 @@ def test_records_sent_to_a_lambda_destination(aws: Callable[..., Any], role: str
     assert failure["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"}
     assert failure["responsePayload"]["errorMessage"] == "cannot pay"
     assert failure["responsePayload"]["errorType"] == "RuntimeError"
+
+
+def test_an_event_too_old_to_retry_goes_to_on_failure(server_factory: Callable[..., Any]) -> None:
+    """MaximumEventAgeInSeconds=60 and a first retry due 60 s (scaled) after the event arrived: the
+    retry is not run, the record says EventAgeExceeded after the one attempt."""
+    server = server_factory(time_scale=100.0)
+    scoped = client_factory(server.url)
+    role_arn = make_role(scoped)
+    fn, recorder = deploy(scoped, role_arn, SOURCE), deploy(scoped, role_arn, RECORDER)
+    lam = scoped("lambda")
+    lam.put_function_event_invoke_config(FunctionName=fn, MaximumRetryAttempts=2, MaximumEventAgeInSeconds=60,
+                                         DestinationConfig={"OnFailure": {"Destination": arn(recorder)}})  # fmt: skip
+    out = lam.invoke(FunctionName=fn, InvocationType="Event", Payload=b'{"fail": "ship"}')
+    record = records(scoped, recorder, 1)[0]
+    assert record["requestContext"]["condition"] == "EventAgeExceeded"
+    assert record["requestContext"]["requestId"] == out["ResponseMetadata"]["RequestId"]
+    assert record["requestContext"]["approximateInvokeCount"] == 1
+    assert record["requestPayload"] == {"fail": "ship"} and "responseContext" not in record

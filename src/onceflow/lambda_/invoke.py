@@ -135,7 +135,8 @@ class Invoker:
         than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination."""
         queued_at = queued_at or time.time()
         rules = self._async_rules(resolved)
-        if attempt > 0 and time.time() - queued_at > rules.max_age_s:
+        # The event's age on the same clock as the retry delays (--time-scale divides both).
+        if attempt > 0 and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
             self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
             return
         try:
