@@ -157,6 +157,15 @@ def test_public_url_with_payload_format_2(aws: Callable[..., Any], fn: str, endp
     event = json.loads(body)
     assert event["isBase64Encoded"] is True and base64.b64decode(event["body"]) == b"\x00\xff"
 
+    # The URL's Cors configuration answers a page of an allowed origin, and no other.
+    aws("lambda").update_function_url_config(FunctionName=fn, Cors={"AllowOrigins": ["https://app.example"],
+                                                                    "ExposeHeaders": ["x-order"]})  # fmt: skip
+    _, headers, _ = http(endpoint, url + "?mode=plain", headers={"Origin": "https://app.example"})
+    assert headers["access-control-allow-origin"] == "https://app.example"
+    assert headers["access-control-expose-headers"] == "x-order"
+    _, headers, _ = http(endpoint, url + "?mode=plain", headers={"Origin": "https://other.example"})
+    assert "access-control-allow-origin" not in headers
+
     # The same URL at onceflow's own path.
     path_url = f"{endpoint}/_onceflow/lambda-url/{url_id}/orders/8?y=4"
     status, _, body = http(endpoint, path_url)

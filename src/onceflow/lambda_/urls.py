@@ -174,7 +174,8 @@ class FunctionUrls:
             return _message(502, "Internal Server Error")
         if out.get("FunctionError"):
             return _message(502, "Internal Server Error")
-        return _response(bytes(out.get("Payload") or b""), request_id)
+        status, body, headers, content_type = _response(bytes(out.get("Payload") or b""), request_id)
+        return status, body, headers + _cors(config.get("Cors"), request.headers.get("origin")), content_type
 
     def _refusal(
         self, config: dict[str, Any], account: str, region: str, name: str, qualifier: str,
@@ -297,6 +298,23 @@ def _response(payload: bytes, request_id: str) -> Answer:
     except (TypeError, ValueError):
         return _message(502, "Internal Server Error")
     return status, body, out, content_type
+
+
+def _cors(cors: dict[str, Any] | None, origin: str | None) -> list[tuple[str, str]]:
+    """The CORS headers a URL's Cors configuration adds for a request from `origin` (a preflight
+    OPTIONS is answered by onceflow's front door, not here)."""
+    if not cors or not origin:
+        return []
+    allowed = cors.get("AllowOrigins") or []
+    if "*" not in allowed and origin not in allowed:
+        return []
+    out = [("access-control-allow-origin", "*" if "*" in allowed and not cors.get("AllowCredentials") else origin)]
+    if cors.get("AllowCredentials"):
+        out.append(("access-control-allow-credentials", "true"))
+    if cors.get("ExposeHeaders"):
+        out.append(("access-control-expose-headers", ",".join(cors["ExposeHeaders"])))
+    out.append(("vary", "Origin"))
+    return out
 
 
 def _message(status: int, message: str) -> Answer:

@@ -6,7 +6,7 @@ import base64
 import json
 
 from onceflow.lambda_ import destinations
-from onceflow.lambda_.urls import _body, _response
+from onceflow.lambda_.urls import _body, _cors, _response
 
 
 def test_a_result_without_status_code_is_a_json_200() -> None:
@@ -44,3 +44,13 @@ def test_invocation_record() -> None:
     expired = destinations.record(request_id="r2", function_arn="arn:f", condition="EventAgeExceeded", attempts=1,
                                   payload=b"not json", executed_version=None, ok=False, response=None)  # fmt: skip
     assert "responseContext" not in expired and expired["requestPayload"] == "not json"
+
+
+def test_cors_headers() -> None:
+    cors = {"AllowOrigins": ["https://app.example"], "ExposeHeaders": ["x-order"], "AllowCredentials": True}
+    assert _cors(cors, "https://app.example") == [
+        ("access-control-allow-origin", "https://app.example"), ("access-control-allow-credentials", "true"),
+        ("access-control-expose-headers", "x-order"), ("vary", "Origin")]  # fmt: skip
+    assert _cors(cors, "https://evil.example") == []
+    assert _cors({"AllowOrigins": ["*"]}, "https://any.example")[0] == ("access-control-allow-origin", "*")
+    assert _cors(None, "https://app.example") == [] and _cors(cors, None) == []
