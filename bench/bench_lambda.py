@@ -10,7 +10,8 @@ Rows:
                   Lambda service + worker round trip (empty handler only)
   boto3 Invoke    a boto3 Invoke over HTTP to `onceflow serve` (what a user sees)
   boto3 GetFunctionConfiguration   the same client's cost for a call that runs no handler (HTTP floor)
-and the cold start of a handler that imports boto3 and creates a client at module level, and the
+and the cold start of a handler that imports boto3 and creates a client at module level (also with
+two layers mounted, the handler importing a module of each), a function URL's warm GET, and the
 server's memory while one handler prints 100 MB of log lines (--flood-mb; README "Lambda sandbox").
 """
 
@@ -232,6 +233,72 @@ def bench_cold(setup: Setup, args: argparse.Namespace) -> None:
     row("warm Invoke", warm)
 
 
+LAYERED = """
+import boto3
+import helper_a, helper_b
+
+client = boto3.client("dynamodb")
+
+
+def handler(event, context):
+    return helper_a.VALUE + helper_b.VALUE
+"""
+
+
+def bench_layers(setup: Setup, args: argparse.Namespace) -> None:
+    """Cold and warm invokes of COLD's work with two layers on /opt (the handler imports from both)."""
+    arns = []
+    for tag in ("a", "b"):
+        files = {f"python/helper_{tag}.py": "VALUE = 1\n"}
+        files.update({f"python/lib/python3.12/site-packages/pkg_{tag}/m{i}.py": "X = 1\n" for i in range(200)})
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            for path, text in files.items():
+                zf.writestr(path, text)
+        layer = setup.lam.publish_layer_version(LayerName=f"bench-{tag}-{uuid.uuid4().hex[:6]}",
+                                                Content={"ZipFile": buf.getvalue()})  # fmt: skip
+        arns.append(layer["LayerVersionArn"])
+    name = setup.deploy(LAYERED)
+    setup.lam.update_function_configuration(FunctionName=name, Layers=arns)
+    totals, inits = [], []
+    for i in range(args.cold):
+        setup.lam.update_function_configuration(FunctionName=name, Description=f"rev {i}")
+        t = time.perf_counter()
+        out = setup.lam.invoke(FunctionName=name, Payload=b"{}", LogType="Tail")
+        totals.append((time.perf_counter() - t) * 1000)
+        tail = base64.b64decode(out["LogResult"]).decode()
+        inits.append(float(re.search(r"Init Duration: ([\d.]+) ms", tail).group(1)))  # type: ignore[union-attr]
+    warm = timed(lambda: setup.lam.invoke(FunctionName=name, Payload=b"{}"), 200)
+    print(f"\nthe same with two layers mounted ({args.cold} cold starts)")
+    row("cold Invoke", totals)
+    row("Init Duration", inits)
+    row("warm Invoke", warm)
+
+
+def bench_url(setup: Setup, args: argparse.Namespace) -> None:
+    """A function URL (auth NONE) called with plain HTTP on a kept-alive connection."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    name = setup.deploy(EMPTY)
+    url = setup.lam.create_function_url_config(FunctionName=name, AuthType="NONE")["FunctionUrl"]
+    setup.lam.add_permission(FunctionName=name, StatementId="public", Action="lambda:InvokeFunctionUrl",
+                             Principal="*", FunctionUrlAuthType="NONE")  # fmt: skip
+    server = urlsplit(setup.url)
+    conn = http.client.HTTPConnection(server.hostname, server.port)
+    host = urlsplit(url).netloc
+
+    def get() -> None:
+        conn.request("GET", "/", headers={"Host": host})
+        response = conn.getresponse()
+        response.read()
+        assert response.status == 200, response.status
+
+    print(f"\nfunction URL, empty handler ({args.n} sequential GETs)")
+    row("GET function URL", timed(get, args.n))
+    conn.close()
+
+
 def local_stack() -> tuple[Any, Callable[[str], Callable[[], Any]]]:
     """A second, in-process stack for internal.call (its own zygote and workers)."""
     from onceflow import internal
@@ -297,6 +364,8 @@ def main() -> None:
         print(f"onceflow at {server.url} (data on disk)")
         bench_warm(setup, args, stack_call)
         bench_cold(setup, args)
+        bench_layers(setup, args)
+        bench_url(setup, args)
         if args.flood_mb:
             bench_flood(setup, server.proc.pid, args.flood_mb)
     finally:

@@ -212,12 +212,12 @@ def test_runtime_errors(aws: Callable[..., Any], deploy: Callable[..., str], fn:
     assert body == {
         "errorMessage": "Unable to import module 'missing': No module named 'missing'",
         "errorType": "Runtime.ImportModuleError",
-        "requestId": out["ResponseMetadata"]["RequestId"],
+        "requestId": "",  # reported by the init phase, before any request
         "stackTrace": [],
     }
     out, body = call(aws, deploy(handler="app.nothere"))
-    assert (body["errorType"], body["errorMessage"]) == (
-        "Runtime.HandlerNotFound", "Handler 'nothere' missing on module 'app'"
+    assert (body["errorType"], body["errorMessage"], body["requestId"]) == (
+        "Runtime.HandlerNotFound", "Handler 'nothere' missing on module 'app'", out["ResponseMetadata"]["RequestId"]
     )  # fmt: skip
     out, body = call(aws, fn, {"mode": "set"})
     assert out["FunctionError"] == "Unhandled"

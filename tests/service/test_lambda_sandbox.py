@@ -286,6 +286,8 @@ def test_environment_holds_only_what_lambda_gives(server: ServerProcess, deploy:
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME", "AWS_REGION",
         "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
         "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "TMPDIR", "MY_SETTING",
+        "PWD", "AWS_LAMBDA_RUNTIME_API", "AWS_XRAY_CONTEXT_MISSING", "AWS_XRAY_DAEMON_ADDRESS",
+        "_AWS_XRAY_DAEMON_ADDRESS", "_AWS_XRAY_DAEMON_PORT", "_X_AMZN_TRACE_ID",
     }  # fmt: skip
     assert set(env) <= lambda_defined, set(env) - lambda_defined
 

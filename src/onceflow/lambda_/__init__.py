@@ -13,16 +13,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from onceflow import internal
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
+from onceflow.lambda_.code_location import CodeLocations
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
+from onceflow.lambda_.layers import Layers
 from onceflow.lambda_.names import parse
 from onceflow.lambda_.runtime.pool import Pool
 from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
 from onceflow.lambda_.store import LambdaStore
+from onceflow.lambda_.urls import FunctionUrls
 from onceflow.stack import Stack
 
 
@@ -48,13 +52,20 @@ def setup(stack: Stack) -> None:
         on_deploy=lambda config: pool.warm_up_soon(interpreters.get(config["Runtime"])),
     )
     service.s3 = stack.services.get("s3")  # S3Bucket/S3Key code (s3 is set up before lambda_)
+    service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
+    service.layers = Layers(store, code_root)
+    service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
     )  # fmt: skip
-    api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
+    urls = FunctionUrls(service, invoker, settings.endpoint_url, lambda ctx, params: stack.authorize(ctx, params))
+    api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency), urls)
+    invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
+                                                                          region=region)  # fmt: skip
     stack.registry.add_api("lambda", api)
     stack.services["lambda"] = api
+    stack.services["lambda_urls"] = urls  # wire/app.py hands function URL calls to it
     stack.resource_resolvers["lambda"] = _resolver
     # The zygote costs a second of CPU to start: only when functions exist (or get created).
     stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))
@@ -88,7 +99,10 @@ def _role_lookup(stack: Stack) -> Any:
 
 
 def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
-    """The function ARN a call acts on, qualified when the call names a version or alias."""
+    """The function ARN a call acts on, qualified when the call names a version or alias (the layer
+    version's ARN for layer calls)."""
+    if params.get("LayerName") or ctx.operation == "GetLayerVersionByArn":
+        return [_layer_resource(ctx, params)]
     name = params.get("FunctionName") or params.get("Resource")
     if not name:
         return ["*"]
@@ -97,6 +111,15 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     except Exception:  # a malformed name is the handler's error to report, not authorization's
         return [f"arn:aws:lambda:{ctx.region}:{ctx.account}:function:{name}"]
     return [ref.arn(ref.qualifier)]
+
+
+def _layer_resource(ctx: RequestContext, params: dict[str, Any]) -> str:
+    if ctx.operation == "GetLayerVersionByArn":
+        return str(params.get("Arn") or "*")
+    name = str(params["LayerName"])
+    arn = name if name.startswith("arn:") else f"arn:aws:lambda:{ctx.region}:{ctx.account}:layer:{name}"
+    version = params.get("VersionNumber")
+    return f"{arn}:{version}" if version is not None and ctx.operation != "PublishLayerVersion" else arn
 
 
 def _runtimes() -> list[str]:

@@ -6,16 +6,24 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
+from onceflow.lambda_.async_config import InvokeConfigs
+from onceflow.lambda_.function_settings import FunctionSettings
 from onceflow.lambda_.invoke import Invoker
+from onceflow.lambda_.permissions import Permissions
 from onceflow.lambda_.service import LambdaService
+from onceflow.lambda_.urls import FunctionUrls
 from onceflow.registry import operation
 
 
 class LambdaApi:
-    def __init__(self, service: LambdaService, invoker: Invoker, account: AccountService) -> None:
+    def __init__(self, service: LambdaService, invoker: Invoker, account: AccountService, urls: FunctionUrls) -> None:
         self.service = service
         self.invoker = invoker
         self.account = account
+        self.permissions = Permissions(service)
+        self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
+        self.urls = urls
+        self.settings = FunctionSettings(service, invoker.prewarm)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -108,6 +116,131 @@ class LambdaApi:
     def delete_function_concurrency(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.delete_concurrency(ctx, params["FunctionName"])
 
+    # ------------------------------------------------------------------ resource policies
+    @operation("AddPermission")
+    def add_permission(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.add(ctx, params)
+
+    @operation("RemovePermission")
+    def remove_permission(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.permissions.remove(ctx, params)
+
+    @operation("GetPolicy")
+    def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.get(ctx, params)
+
+    # ------------------------------------------------------------------ asynchronous invocation
+    @operation("PutFunctionEventInvokeConfig")
+    def put_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.put(ctx, params, merge=False)
+
+    @operation("UpdateFunctionEventInvokeConfig")
+    def update_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.put(ctx, params, merge=True)
+
+    @operation("GetFunctionEventInvokeConfig")
+    def get_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.get(ctx, params)
+
+    @operation("DeleteFunctionEventInvokeConfig")
+    def delete_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.invoke_configs.delete(ctx, params)
+
+    @operation("ListFunctionEventInvokeConfigs")
+    def list_function_event_invoke_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.invoke_configs.list(ctx, params)
+
+    # ------------------------------------------------------------------ function URLs
+    @operation("CreateFunctionUrlConfig")
+    def create_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.create(ctx, params)
+
+    @operation("GetFunctionUrlConfig")
+    def get_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.get(ctx, params)
+
+    @operation("UpdateFunctionUrlConfig")
+    def update_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.update(ctx, params)
+
+    @operation("DeleteFunctionUrlConfig")
+    def delete_function_url_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.urls.delete(ctx, params)
+
+    @operation("ListFunctionUrlConfigs")
+    def list_function_url_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.urls.list(ctx, params)
+
+    # ------------------------------------------------------------------ layers
+    @operation("PublishLayerVersion")
+    def publish_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.publish(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("GetLayerVersion")
+    def get_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.get(ctx, params["LayerName"], params["VersionNumber"])  # type: ignore[no-any-return]
+
+    @operation("GetLayerVersionByArn")
+    def get_layer_version_by_arn(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.get_by_arn(ctx, params["Arn"])  # type: ignore[no-any-return]
+
+    @operation("DeleteLayerVersion")
+    def delete_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.layers.delete(ctx, params["LayerName"], params["VersionNumber"])
+
+    @operation("ListLayerVersions")
+    def list_layer_versions(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.list_versions(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("AddLayerVersionPermission")
+    def add_layer_version_permission(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.add_permission(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("RemoveLayerVersionPermission")
+    def remove_layer_version_permission(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.layers.remove_permission(ctx, params)
+
+    @operation("GetLayerVersionPolicy")
+    def get_layer_version_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.get_policy(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("ListLayers")
+    def list_layers(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.layers.list_layers(ctx, params)  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------ provisioned concurrency, runtime, recursion
+    @operation("PutProvisionedConcurrencyConfig")
+    def put_provisioned_concurrency_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.put_provisioned(ctx, params)
+
+    @operation("GetProvisionedConcurrencyConfig")
+    def get_provisioned_concurrency_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.get_provisioned(ctx, params)
+
+    @operation("DeleteProvisionedConcurrencyConfig")
+    def delete_provisioned_concurrency_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.settings.delete_provisioned(ctx, params)
+
+    @operation("ListProvisionedConcurrencyConfigs")
+    def list_provisioned_concurrency_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.list_provisioned(ctx, params)
+
+    @operation("GetRuntimeManagementConfig")
+    def get_runtime_management_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.get_runtime_management(ctx, params)
+
+    @operation("PutRuntimeManagementConfig")
+    def put_runtime_management_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.put_runtime_management(ctx, params)
+
+    @operation("GetFunctionRecursionConfig")
+    def get_function_recursion_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.get_recursion(ctx, params)
+
+    @operation("PutFunctionRecursionConfig")
+    def put_function_recursion_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.put_recursion(ctx, params)
+
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -126,6 +259,21 @@ class LambdaApi:
         return self.account.settings(ctx)
 
     # ------------------------------------------------------------------ for other services
+    def may_invoke(
+        self,
+        account: str,
+        function: str,
+        principal: str,
+        source_arn: str | None = None,
+        source_account: str | None = None,
+        region: str | None = None,
+    ) -> bool:
+        """Whether the function's resource policy (AddPermission) lets a service principal such as
+        "sns.amazonaws.com" invoke it for an event from `source_arn` (SNS, EventBridge and S3
+        check this before they invoke, as Lambda does on AWS). `function`: a name (then `region`,
+        default us-east-1) or an ARN, qualified or not."""
+        return self.permissions.may_invoke(account, function, principal, source_arn, source_account, region)
+
     def invoke_function(
         self,
         account: str,

@@ -3,13 +3,16 @@ rendering the FunctionConfiguration shape (aws-semantics.md 2.1), in the model's
 
 The stored record holds the FunctionConfiguration members plus private keys starting with `_`
 (`_code`: the zip's SHA-256 hex). State is not stored: updates take effect at once, so a response
-to CreateFunction says Pending / an update says InProgress, as AWS's first answer does, and every
-later read says Active / Successful (so `aws lambda wait function-active-v2` returns at once).
+to CreateFunction or PublishVersion says Pending / an update says InProgress, as AWS's first answer
+does, and every later read says Active / Successful (so `aws lambda wait function-active-v2`
+returns at once). On AWS the move to Active / Successful gives the function a new RevisionId; so
+here the first answer carries a revision of its own and the stored record the one later reads see.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +24,9 @@ PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "pytho
 RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
 MAX_TIMEOUT = 900
 MAX_MEMORY = 10240
+MAX_NAME = 64  # a bare function name; the model's 140 is for the whole ARN
+MAX_ENVIRONMENT_BYTES = 4096
+LOG_FORMATS = ("Text", "JSON")
 
 # Lambda sets these itself; a function may not (AWS docs: "Defined runtime environment variables").
 RESERVED_ENV = (
@@ -77,14 +83,46 @@ def check_limits(params: dict[str, Any]) -> None:
             "have provided contains reserved keys that are currently not supported for modification. "
             f"Reserved keys used in this request: {', '.join(reserved)}"
         )
+    check_environment(params)
 
 
-def check_layers(params: dict[str, Any]) -> None:
-    """onceflow serves no layers (no PublishLayerVersion), so any layer version a function names is
-    one Lambda would not find: AWS's answer for that, the first such ARN named."""
-    layers = params.get("Layers") or []
-    if layers:
-        raise errors.invalid(f"Layer version {layers[0]} does not exist.")
+def check_name(name: str) -> None:
+    if len(name) > MAX_NAME:
+        raise errors.invalid(
+            f"1 validation error detected: Value '{name}' at 'functionName' failed to satisfy constraint: "
+            f"Member must have length less than or equal to {MAX_NAME}"
+        )
+
+
+def check_environment(params: dict[str, Any]) -> None:
+    """Lambda measures the variables as a compact JSON object and names what it measured."""
+    variables = (params.get("Environment") or {}).get("Variables")
+    if not variables:
+        return
+    measured = json.dumps(variables, separators=(",", ":"), ensure_ascii=False)
+    if len(measured.encode()) > MAX_ENVIRONMENT_BYTES:
+        raise errors.invalid(
+            "Lambda was unable to configure your environment variables because the environment variables you "
+            f"have provided exceeded the 4KB limit. String measured: {measured}"
+        )
+
+
+def logging_config(stored: dict[str, Any] | None, name: str) -> dict[str, str]:
+    """LoggingConfig as AWS shows it: levels only in the JSON format (INFO by default), the group
+    /aws/lambda/<name> unless one was chosen."""
+    stored = stored or {}
+    fmt = stored.get("LogFormat") or "Text"
+    out: dict[str, str] = {"LogFormat": fmt}
+    if fmt == "JSON":
+        out["ApplicationLogLevel"] = stored.get("ApplicationLogLevel") or "INFO"
+        out["SystemLogLevel"] = stored.get("SystemLogLevel") or "INFO"
+    out["LogGroup"] = stored.get("LogGroup") or f"/aws/lambda/{name}"
+    return out
+
+
+def merge_logging(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """UpdateFunctionConfiguration changes only the LoggingConfig members it names."""
+    return {**(old or {}), **{k: v for k, v in new.items() if v is not None}}
 
 
 def runtime_version_arn(region: str, runtime: str) -> str:
@@ -92,8 +130,11 @@ def runtime_version_arn(region: str, runtime: str) -> str:
     return f"arn:aws:lambda:{region}::runtime:{hashlib.sha256(runtime.encode()).hexdigest()}"
 
 
-def render(config: dict[str, Any], account: str, region: str, phase: str = "steady") -> dict[str, Any]:
-    """FunctionConfiguration for a stored record. phase: 'create', 'update' or 'steady'."""
+def render(
+    config: dict[str, Any], account: str, region: str, phase: str = "steady", revision: str | None = None
+) -> dict[str, Any]:
+    """FunctionConfiguration for a stored record. phase: 'create', 'publish', 'update' or 'steady';
+    `revision` replaces the stored RevisionId (the first answer's, see the module's docstring)."""
     name = config["FunctionName"]
     version = config.get("Version", "$LATEST")
     qualifier = None if version == "$LATEST" else version
@@ -113,23 +154,38 @@ def render(config: dict[str, Any], account: str, region: str, phase: str = "stea
     }
     if config.get("Environment") is not None:
         out["Environment"] = {"Variables": dict(config["Environment"].get("Variables") or {})}
+    if config.get("VpcConfig") is not None:
+        vpc = config["VpcConfig"]
+        out["VpcConfig"] = {
+            "SubnetIds": list(vpc.get("SubnetIds") or []),
+            "SecurityGroupIds": list(vpc.get("SecurityGroupIds") or []),
+            "VpcId": "",
+            "Ipv6AllowedForDualStack": bool(vpc.get("Ipv6AllowedForDualStack")),
+        }
     out["TracingConfig"] = {"Mode": (config.get("TracingConfig") or {}).get("Mode", "PassThrough")}
-    out["RevisionId"] = config["RevisionId"]
+    out["RevisionId"] = revision or config["RevisionId"]
     if config.get("Layers"):
-        out["Layers"] = [{"Arn": arn, "CodeSize": 0} for arn in config["Layers"]]
+        out["Layers"] = [{"Arn": layer["Arn"], "CodeSize": layer["CodeSize"]} for layer in config["Layers"]]
     out.update(_state(phase))
     out["PackageType"] = "Zip"
     out["Architectures"] = list(config.get("Architectures") or ["x86_64"])
     out["EphemeralStorage"] = {"Size": (config.get("EphemeralStorage") or {}).get("Size", 512)}
     out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
     out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
-    out["LoggingConfig"] = {"LogFormat": "Text", "LogGroup": f"/aws/lambda/{name}"}
+    out["LoggingConfig"] = logging_config(config.get("LoggingConfig"), name)
     return out
 
 
 def _state(phase: str) -> dict[str, str]:
     if phase == "create":
         return {"State": "Pending", "StateReason": "The function is being created.", "StateReasonCode": "Creating"}
+    if phase == "publish":  # a new version starts Pending; the update that made $LATEST was a success
+        return {
+            "State": "Pending",
+            "StateReason": "The function is being created.",
+            "StateReasonCode": "Creating",
+            "LastUpdateStatus": "Successful",
+        }
     if phase == "update":
         return {
             "State": "Active",
@@ -140,7 +196,12 @@ def _state(phase: str) -> dict[str, str]:
     return {"State": "Active", "LastUpdateStatus": "Successful"}
 
 
+# What is not configuration: bookkeeping, and what changes on every write.
+_NOT_CONFIGURATION = ("Version", "RevisionId", "LastModified", "FunctionArn")
+
+
 def fingerprint(config: dict[str, Any]) -> str:
-    """What PublishVersion compares: a version is only published when code or configuration changed."""
-    keys = ("CodeSha256", "Runtime", "Role", "Handler", "Timeout", "MemorySize", "Environment", "Layers")
-    return repr([config.get(k) for k in keys])
+    """What PublishVersion compares: a version is only published when code or configuration
+    (any member, the description too) changed since the last one."""
+    kept = {k: v for k, v in config.items() if not k.startswith("_") and k not in _NOT_CONFIGURATION}
+    return json.dumps(kept, sort_keys=True, default=str)

@@ -31,6 +31,19 @@ def function_not_found(arn: str) -> ServiceError:
     return _err("ResourceNotFoundException", f"Function not found: {arn}", 404, capital=True)
 
 
+def other_region(function_region: str, region: str) -> ServiceError:
+    return _err(
+        "ResourceNotFoundException",
+        f"Functions from '{function_region}' are not reachable in this region ('{region}')",
+        404,
+        capital=True,
+    )
+
+
+def not_found(message: str) -> ServiceError:
+    return _err("ResourceNotFoundException", message, 404, capital=True)
+
+
 def alias_not_found(arn: str) -> ServiceError:
     return _err("ResourceNotFoundException", f"Alias not found: {arn}", 404, capital=True)
 

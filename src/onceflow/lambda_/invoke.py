@@ -24,10 +24,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import errors
+from onceflow.lambda_ import config as cfg
+from onceflow.lambda_ import destinations, errors
+from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.logship import LogShipper
+from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.runtime import protocol
 from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
@@ -40,6 +43,14 @@ _MAX_EVENT_BYTES = protocol.MAX_EVENT_BYTES
 _MAX_RESPONSE = protocol.MAX_RESULT_BYTES  # what Lambda's error message names as the response limit
 _BATCH_BYTES = 1 << 20  # log lines held per invocation before they are handed to the shipper
 _EVENT_OVERHEAD = 80  # what a (ts, msg) tuple costs beyond its text, for the byte counts
+# The X-Ray daemon's address as Lambda gives it (no daemon listens: segments sent there are lost,
+# as they are on AWS with tracing off).
+_XRAY = {
+    "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
+    "AWS_XRAY_DAEMON_ADDRESS": "169.254.79.129:2000",
+    "_AWS_XRAY_DAEMON_ADDRESS": "169.254.79.129",
+    "_AWS_XRAY_DAEMON_PORT": "2000",
+}
 
 
 class Invoker:
@@ -68,6 +79,8 @@ class Invoker:
         self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits
         self._timers: set[threading.Timer] = set()
         self._closed = False
+        self.async_configs: InvokeConfigs | None = None  # EventInvokeConfig (setup sets both)
+        self.call: destinations.Call | None = None  # internal.call bound to the stack, for destinations
 
     def shutdown(self) -> None:
         with self._lock:
@@ -113,27 +126,44 @@ class Invoker:
             self._leave(resolved)
         return self._response(resolved, outcome, log.tail() if log_type == "Tail" else None)
 
-    def _run_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0) -> None:
-        """An Event invocation; a function error or timeout is retried twice, ~1 then ~2 minutes later,
-        with the same request id (Lambda's default MaximumRetryAttempts)."""
+    def _run_async(
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0,
+        queued_at: float | None = None,
+    ) -> None:  # fmt: skip
+        """An Event invocation. A function error or timeout is retried MaximumRetryAttempts times
+        (2 by default), ~1 then ~2 minutes later, with the same request id, while the event is younger
+        than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination."""
+        queued_at = queued_at or time.time()
+        rules = self._async_rules(resolved)
+        # The event's age on the same clock as the retry delays (--time-scale divides both).
+        if attempt > 0 and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
+            self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
+            return
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
         except Exception:  # an Event invocation has no caller to tell; keep the server alive
             if not self._closed:
                 log.exception("asynchronous invocation %s failed", request_id)
             return
-        if outcome.ok or attempt >= len(_ASYNC_RETRY_DELAYS_S):
+        if outcome.ok:
+            self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "Success")
+            return
+        if attempt >= min(rules.retries, len(_ASYNC_RETRY_DELAYS_S)):
+            self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "RetriesExhausted")
             return
         delay = _ASYNC_RETRY_DELAYS_S[attempt] / self.time_scale
         with self._lock:
             if self._closed:
                 return
-            timer = threading.Timer(delay, self._retry_async, (resolved, payload, request_id, context, attempt + 1))
+            timer = threading.Timer(delay, self._retry_async,
+                                    (resolved, payload, request_id, context, attempt + 1, queued_at))  # fmt: skip
             timer.daemon = True
             self._timers.add(timer)
         timer.start()
 
-    def _retry_async(self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int) -> None:
+    def _retry_async(
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int, queued_at: float
+    ) -> None:
         with self._lock:
             self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
             if self._closed:
@@ -144,9 +174,40 @@ class Invoker:
         except ServiceError:
             return
         try:
-            self._executor.submit(self._run_async, current, payload, request_id, context, attempt)
+            self._executor.submit(self._run_async, current, payload, request_id, context, attempt, queued_at)
         except RuntimeError:  # shut down meanwhile
             pass
+
+    def prewarm(self, ref: FunctionRef, count: int) -> None:
+        """Provisioned concurrency: start `count` workers of the version or alias before answering
+        (a local cold start is ~0.1 s, and the next invocation then finds them warm, for sure)."""
+        try:
+            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
+            self.pool.prewarm(self._spec(resolved), count)
+        except Exception:  # best effort: invocations start workers anyway
+            if not self._closed:
+                log.exception("could not start provisioned workers for %s", ref.arn(ref.qualifier))
+
+    def _async_rules(self, resolved: Resolved) -> AsyncPolicy:
+        return self.async_configs.policy_for(resolved.ref) if self.async_configs is not None else AsyncPolicy()
+
+    def _conclude(
+        self, resolved: Resolved, rules: AsyncPolicy, payload: bytes, request_id: str, attempts: int,
+        outcome: Outcome | None, condition: str,
+    ) -> None:  # fmt: skip
+        """Send the invocation record to the destination for this outcome, if there is one."""
+        success = condition == "Success"
+        destination = rules.on_success if success else rules.on_failure
+        if destination is None or self.call is None:
+            return
+        ref = resolved.ref
+        doc = destinations.record(
+            request_id=request_id, function_arn=ref.arn(ref.qualifier or "$LATEST"), condition=condition,
+            attempts=attempts, payload=payload, executed_version=resolved.executed_version if outcome else None,
+            ok=bool(outcome and outcome.ok), response=outcome.payload if outcome else None,
+        )  # fmt: skip
+        principal = destinations.role_principal(resolved.config["Role"], ref.name)
+        destinations.deliver(self.call, principal, destination, doc, success)
 
     @staticmethod
     def _response(resolved: Resolved, outcome: Outcome, tail: str | None) -> dict[str, Any]:
@@ -219,27 +280,34 @@ class Invoker:
             interpreter=self.interpreters.get(config["Runtime"]),
             memory_mb=int(config.get("MemorySize", 128)),
             ephemeral_mb=int((config.get("EphemeralStorage") or {}).get("Size", 512)),
+            opt_root=self.service.layers.opt_dir(config.get("Layers") or []) if self.service.layers else None,
         )
 
     def _environment(self, resolved: Resolved, task_root: str, stream: str) -> dict[str, str]:
         """Lambda's defined runtime variables; nothing of the server's own environment."""
         config, ref = resolved.config, resolved.ref
         interpreter = self.interpreters.get(config["Runtime"]) or sys.executable
+        logging_config = cfg.logging_config(config.get("LoggingConfig"), ref.name)
         env = {
             # Lambda's PATH, with the folder of the interpreter that runs the function in /var/lang/bin's place
             "PATH": f"{os.path.dirname(interpreter)}:/usr/local/bin:/usr/bin/:/bin:/opt/bin",
             "LANG": "en_US.UTF-8",
             "TZ": ":UTC",
-            "LAMBDA_TASK_ROOT": task_root,  # the pool puts the sandbox's copy here
+            "LAMBDA_TASK_ROOT": task_root,  # the pool puts the sandbox's copy here (and in PWD)
+            "PWD": task_root,
             "LAMBDA_RUNTIME_DIR": "/var/runtime",
+            # Where Lambda's runtime API listens. onceflow's runtime speaks to the server over its
+            # socket instead; the variable is there for code that checks it is running in Lambda.
+            "AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",
             "_HANDLER": config["Handler"],
             "AWS_EXECUTION_ENV": f"AWS_Lambda_{config['Runtime']}",
             "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
             "AWS_LAMBDA_FUNCTION_NAME": ref.name,
             "AWS_LAMBDA_FUNCTION_VERSION": resolved.executed_version,
             "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(config.get("MemorySize", 128)),
-            "AWS_LAMBDA_LOG_GROUP_NAME": f"/aws/lambda/{ref.name}",
+            "AWS_LAMBDA_LOG_GROUP_NAME": logging_config["LogGroup"],
             "AWS_LAMBDA_LOG_STREAM_NAME": stream,
+            **_XRAY,
             "AWS_REGION": ref.region,
             "AWS_DEFAULT_REGION": ref.region,
             "AWS_ENDPOINT_URL": self.endpoint_url,
@@ -247,6 +315,9 @@ class Invoker:
             "AWS_CONFIG_FILE": os.devnull,
             "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
         }
+        if logging_config["LogFormat"] == "JSON":  # what the Python runtime reads to log in JSON
+            env["AWS_LAMBDA_LOG_FORMAT"] = "JSON"
+            env["AWS_LAMBDA_LOG_LEVEL"] = logging_config["ApplicationLogLevel"]
         env.update(self._credentials(ref.account, config["Role"], ref.name))
         env.update((config.get("Environment") or {}).get("Variables") or {})
         return env
@@ -299,6 +370,9 @@ class InvocationLog:
         self._batch_bytes = 0
         self._tail: deque[bytes] = deque()
         self._tail_bytes = 0
+        self._logging = cfg.logging_config(resolved.config.get("LoggingConfig"), resolved.ref.name)
+        self._json = self._logging["LogFormat"] == "JSON"
+        self._system_level = self._logging.get("SystemLogLevel", "INFO")
 
     # the pool's side
     def begin(self, log_stream: str, cold: bool) -> None:
@@ -308,15 +382,29 @@ class InvocationLog:
         self._allowed = self._invoker._may_write_logs(ref.account, ref.region, role, self.group, log_stream)
         if cold:
             runtime = self._resolved.config["Runtime"]
-            init_start = _init_start(runtime, ref.region)
             warning = self._invoker.interpreters.warning(runtime)
+            if self._json:
+                record: dict[str, Any] = {
+                    "initializationType": "on-demand", "phase": "init",
+                    "runtimeVersion": f"{runtime.replace('python', 'python:')}.v1",
+                    "runtimeVersionArn": runtime_version_arn(ref.region, runtime),
+                }  # fmt: skip
+                if warning:
+                    record["onceflowWarning"] = warning
+                self._platform(self._started_ms, "platform.initStart", record)
+                return
+            init_start = _init_start(runtime, ref.region)
             if warning:  # the runtime runs on another Python (lambda_/interpreters.py)
                 init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
-            self._add(self._started_ms, init_start)
+            self._system(self._started_ms, init_start)
 
     def start(self) -> None:
         # Logs sorts events by time: START must not sort before what init printed.
-        self._add(self._last_ms, f"START RequestId: {self._request_id} Version: {self._resolved.executed_version}\n")
+        version = self._resolved.executed_version
+        if self._json:
+            self._platform(self._last_ms, "platform.start", {"requestId": self._request_id, "version": version})
+        else:
+            self._system(self._last_ms, f"START RequestId: {self._request_id} Version: {version}\n")
 
     def line(self, ts: int, msg: str) -> None:
         self._add(ts, _fit(msg))
@@ -324,12 +412,28 @@ class InvocationLog:
     # the invoker's side
     @property
     def group(self) -> str:
-        return f"/aws/lambda/{self._resolved.ref.name}"
+        return self._logging["LogGroup"]
 
     def finish(self, outcome: Outcome) -> None:
         end_ms = max(self._last_ms, int(time.time() * 1000))
-        self._add(end_ms, f"END RequestId: {self._request_id}\n")
-        self._add(end_ms, _report(self._request_id, outcome, self._resolved.config))
+        config = self._resolved.config
+        if self._json:
+            self._platform(end_ms, "platform.report", _report_record(self._request_id, outcome, config))
+            return
+        if outcome.status == "timeout":  # the platform's line, as Lambda writes it before END
+            seconds = outcome.duration_ms / 1000
+            self._add(end_ms, f"{_iso(end_ms)} {self._request_id} Task timed out after {seconds:.2f} seconds\n")
+        self._system(end_ms, f"END RequestId: {self._request_id}\n")
+        self._system(end_ms, _report(self._request_id, outcome, config))
+
+    def _system(self, ts: int, msg: str) -> None:
+        """A platform line, at INFO: SystemLogLevel WARN leaves them out."""
+        if self._system_level != "WARN":
+            self._add(ts, msg)
+
+    def _platform(self, ts: int, kind: str, record: dict[str, Any]) -> None:
+        """A platform event in the JSON log format."""
+        self._system(ts, json.dumps({"time": _iso(ts), "type": kind, "record": record}, separators=(",", ":")))
 
     def flush(self) -> None:
         batch, self._batch, self._batch_bytes = self._batch, [], 0
@@ -373,6 +477,28 @@ def _init_start(runtime: str, region: str) -> str:
     # AWS numbers its runtime builds (python:3.12.v38); onceflow has one build per runtime: v1.
     version = runtime.replace("python", "python:")
     return f"INIT_START Runtime Version: {version}.v1\tRuntime Version ARN: {runtime_version_arn(region, runtime)}\n"
+
+
+def _iso(ts_ms: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts_ms / 1000)) + f".{ts_ms % 1000:03d}Z"
+
+
+def _report_record(request_id: str, outcome: Outcome, config: dict[str, Any]) -> dict[str, Any]:
+    """platform.report of the JSON log format: REPORT's figures as metrics."""
+    metrics: dict[str, Any] = {
+        "durationMs": round(outcome.duration_ms, 3),
+        "billedDurationMs": max(1, math.ceil(outcome.duration_ms)),
+        "memorySizeMB": int(config.get("MemorySize", 128)),
+        "maxMemoryUsedMB": outcome.mem_mb,
+    }
+    if outcome.init_ms is not None:
+        metrics["initDurationMs"] = round(outcome.init_ms, 3)
+    record: dict[str, Any] = {"requestId": request_id, "metrics": metrics, "status": outcome.status or "success"}
+    if outcome.status == "error" and outcome.error_type:
+        record["errorType"] = outcome.error_type
+    elif outcome.status == "timeout":
+        record["errorType"] = "Sandbox.Timedout"
+    return record
 
 
 def _report(request_id: str, outcome: Outcome, config: dict[str, Any]) -> str:

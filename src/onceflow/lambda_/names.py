@@ -44,14 +44,17 @@ def parse(value: str, account: str, region: str, qualifier: str | None = None) -
     in_region = match.group("region") or region
     in_account = match.group("account") or account
     ref = FunctionRef(in_account, in_region, match.group("name"), derived or qualifier or None)
-    if in_account != account or in_region != region:
-        # Functions live in the caller's account and region; another one's function is not found here.
+    if in_region != region:
+        raise errors.other_region(in_region, region)
+    if in_account != account:
+        # Functions live in the caller's account; another one's function is not found here.
         raise errors.function_not_found(ref.arn())
     return ref
 
 
 def unqualified(ref: FunctionRef) -> None:
-    """Operations on a whole function (UpdateFunctionCode, aliases, ...) refuse a qualified name."""
-    if ref.qualifier:
+    """Operations on a whole function (UpdateFunctionCode, aliases, ...) refuse a qualified name;
+    `:$LATEST` names the unpublished function itself, which AWS accepts there."""
+    if ref.qualifier and ref.qualifier != "$LATEST":
         # UNCONFIRMED wording: AWS refuses a qualified name here; its exact message was not recorded.
         raise errors.invalid(f"Unsupported qualified function name: {ref.arn(ref.qualifier)}")

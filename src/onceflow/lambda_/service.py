@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
 
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
-                   "TracingConfig", "EphemeralStorage", "Layers")  # fmt: skip
+                   "TracingConfig", "EphemeralStorage", "VpcConfig")  # fmt: skip
 _MIN_UNRESERVED = 100
 
 
@@ -55,6 +56,9 @@ class LambdaService:
         self.on_change = on_change  # retires warm workers of a function
         self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
         self.s3: Any = None  # stack.services["s3"]: code given as S3Bucket/S3Key is read from it
+        self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
+        self.layers: Any = None  # layers.Layers, set by setup
+        self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -72,6 +76,33 @@ class LambdaService:
         role = self.role_lookup(account, role_arn)
         if role is None or not _trusts_lambda(role.get("AssumeRolePolicyDocument")):
             raise errors.role_cannot_be_assumed()
+
+    def _layers(self, ctx: RequestContext, params: dict[str, Any]) -> list[dict[str, Any]] | None:
+        if params.get("Layers") is None:
+            return None
+        if self.layers is None:
+            raise errors.invalid(f"Layer version {params['Layers'][0]} does not exist.")
+        return self.layers.check(ctx.account, ctx.region, list(params["Layers"]))
+
+    def _check_vpc(self, account: str, vpc: dict[str, Any] | None, role_arn: str) -> None:
+        """A VPC onceflow cannot attach: AWS first wants the role to manage network interfaces, then
+        looks the subnets up in EC2, where none of them exists here. An empty one is accepted."""
+        subnets = (vpc or {}).get("SubnetIds") or []
+        if not subnets and not (vpc or {}).get("SecurityGroupIds"):
+            return
+        iam = self.role_checks
+        if iam is not None and not iam.role_allows(account, role_arn, "ec2:CreateNetworkInterface", "*"):
+            raise errors.invalid(
+                "The provided execution role does not have permissions to call CreateNetworkInterface on EC2"
+            )
+        if subnets:
+            raise errors.invalid(
+                "Error occurred while DescribeSubnets. EC2 Error Code: InvalidSubnetID.NotFound. "
+                f"EC2 Error Message: The subnet ID '{subnets[0]}' does not exist"
+            )
+        raise errors.invalid("Error occurred while DescribeSecurityGroups. EC2 Error Code: "
+                             "InvalidGroup.NotFound. EC2 Error Message: The security group "
+                             f"'{(vpc or {})['SecurityGroupIds'][0]}' does not exist")  # fmt: skip
 
     def _zip(self, code: dict[str, Any], operation: str, account: str = "") -> zips.CheckedZip:
         data = code.get("ZipFile")
@@ -100,6 +131,11 @@ class LambdaService:
             raise errors.invalid(f"Error occurred while GetObject. S3 Error Code: {err.code}. S3 Error Message: "
                                  f"{err.message}") from None
 
+    def _location(self, config: dict[str, Any]) -> str:
+        if self.code_locations is None:
+            return self.code_dir(config).as_uri()
+        return str(self.code_locations.url(config["_code"]))
+
     def code_dir(self, config: dict[str, Any]) -> Path:
         return zips.ensure_unpacked(config["_code"], self.code_root, self.store.get_code)
 
@@ -107,6 +143,7 @@ class LambdaService:
     def create_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = self._ref(ctx, params["FunctionName"])
         names.unqualified(ref)
+        cfg.check_name(ref.name)
         if params.get("PackageType") == "Image" or (params.get("Code") or {}).get("ImageUri"):
             raise errors.invalid("onceflow runs Zip packages only; container images are not supported")
         if not params.get("Runtime") or not params.get("Handler"):
@@ -115,12 +152,14 @@ class LambdaService:
             )
         cfg.check_runtime(params["Runtime"], self.runtimes)
         cfg.check_limits(params)
-        cfg.check_layers(params)
+        layers = self._layers(ctx, params)
         self._check_role(ctx.account, params["Role"])
+        self._check_vpc(ctx.account, params.get("VpcConfig"), params["Role"])
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         record = _new_record(ref, params, checked)
+        record["Layers"] = layers
         with self.store.db.transaction() as conn:
             self.store.put_code(conn, checked.sha256_hex, checked.data)
             if not self.store.insert_function(conn, ref.key, record):
@@ -130,7 +169,7 @@ class LambdaService:
             version = self._publish(conn, ref, record) if params.get("Publish") else None
         self.on_deploy(record)
         shown = version or record
-        return cfg.render(shown, ctx.account, ctx.region, "create")
+        return cfg.render(shown, ctx.account, ctx.region, "create", cfg.new_revision())
 
     def get_configuration(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
         resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
@@ -140,7 +179,7 @@ class LambdaService:
         resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
         out: dict[str, Any] = {
             "Configuration": cfg.render(resolved.config, ctx.account, ctx.region),
-            "Code": {"RepositoryType": "S3", "Location": self.code_dir(resolved.config).as_uri()},
+            "Code": {"RepositoryType": "S3", "Location": self._location(resolved.config)},
         }
         tags = self.store.get_tags(resolved.ref.key)
         if tags:
@@ -187,12 +226,18 @@ class LambdaService:
         if "Runtime" in params:
             cfg.check_runtime(params["Runtime"], self.runtimes)
         cfg.check_limits(params)
-        cfg.check_layers(params)
+        layers = self._layers(ctx, params)
         if "Role" in params:
             self._check_role(ctx.account, params["Role"])
+        if "VpcConfig" in params:
+            self._check_vpc(ctx.account, params["VpcConfig"], params.get("Role") or record["Role"])
         for member in _CONFIG_MEMBERS:
             if member in params:
                 record[member] = params[member]
+        if layers is not None:
+            record["Layers"] = layers
+        if "LoggingConfig" in params:
+            record["LoggingConfig"] = cfg.merge_logging(record.get("LoggingConfig"), params["LoggingConfig"])
         return self._save_update(ctx, ref, record, False, None)
 
     def _save_update(
@@ -206,7 +251,9 @@ class LambdaService:
             self.store.update_function(conn, ref.key, record)
             version = self._publish(conn, ref, record) if publish else None
         self.on_change(ref.key)
-        return cfg.render(version or record, ctx.account, ctx.region, "update")
+        if version is not None:
+            return cfg.render(version, ctx.account, ctx.region, "publish", cfg.new_revision())
+        return cfg.render(record, ctx.account, ctx.region, "update", cfg.new_revision())
 
     @staticmethod
     def _check_revision(record: dict[str, Any], revision: str | None) -> None:
@@ -247,23 +294,27 @@ class LambdaService:
             )
         with self.store.db.transaction() as conn:
             version = self._publish(conn, ref, record, params.get("Description"))
-        return cfg.render(version, ctx.account, ctx.region, "create")
+        return cfg.render(version, ctx.account, ctx.region, "publish", cfg.new_revision())
 
     def _publish(
         self, conn: Any, ref: FunctionRef, record: dict[str, Any], description: str | None = None
     ) -> dict[str, Any]:
         """Publish $LATEST as a new version, or return the last version when nothing changed."""
         latest = record.get("_published")
+        now = cfg.fingerprint(record)
         if latest is not None:
             last = self.store.get_version(ref.key, int(latest))
-            if last is not None and cfg.fingerprint(last) == cfg.fingerprint(record):
+            # $LATEST as it was when `last` was published (a version's own Description may differ)
+            then = record.get("_published_fp") or (cfg.fingerprint(last) if last is not None else None)
+            if last is not None and then == now:
                 return last
         number = self.store.next_version(conn, ref.key)
-        version = {**record, "Version": str(number), "RevisionId": cfg.new_revision(), "_published": None}
+        version = {**record, "Version": str(number), "RevisionId": cfg.new_revision(), "_published": None,
+                   "LastModified": cfg.now_lambda()}  # fmt: skip
         if description is not None:
             version["Description"] = description
         self.store.insert_version(conn, ref.key, number, version)
-        record["_published"] = number
+        record["_published"], record["_published_fp"] = number, now
         self.store.update_function(conn, ref.key, record)
         return version
 
@@ -310,6 +361,7 @@ class LambdaService:
         self._latest(ref)
         alias = params["Name"]
         self._check_version_exists(ref, params["FunctionVersion"])
+        self._check_routing(ref, params["FunctionVersion"], params.get("RoutingConfig"))
         if self.store.get_alias(ref.key, alias) is not None:
             raise errors.alias_exists(ref.arn(alias))
         record = {
@@ -338,6 +390,8 @@ class LambdaService:
         self._check_revision(record, params.get("RevisionId"))
         if "FunctionVersion" in params:
             self._check_version_exists(ref, params["FunctionVersion"])
+        self._check_routing(ref, params.get("FunctionVersion", record["FunctionVersion"]),
+                            params.get("RoutingConfig", record.get("RoutingConfig")))  # fmt: skip
         for member in ("FunctionVersion", "Description", "RoutingConfig"):
             if member in params:
                 record[member] = params[member]
@@ -359,12 +413,44 @@ class LambdaService:
             aliases = [a for a in aliases if a["FunctionVersion"] == params["FunctionVersion"]]
         return _page(aliases, params.get("Marker"), params.get("MaxItems") or 50, "Aliases", lambda a: a)
 
+    def _check_routing(self, ref: FunctionRef, primary: str, routing: dict[str, Any] | None) -> None:
+        """An alias may send a share of its invocations to one other published version."""
+        weights = (routing or {}).get("AdditionalVersionWeights") or {}
+        if not weights:
+            return
+        if primary == "$LATEST":
+            raise errors.invalid("$LATEST is not supported for an alias pointing to more than 1 version")
+        if len(weights) > 1:  # UNCONFIRMED wording
+            raise errors.invalid("Number of items in AdditionalVersionWeights cannot be greater than 1")
+        for version in weights:
+            if version == primary:  # UNCONFIRMED wording
+                raise errors.invalid(
+                    f"Invalid function version {version}. Function version {version} is already included "
+                    "in routing configuration."
+                )
+            self._check_version_exists(ref, version)
+
     def _check_version_exists(self, ref: FunctionRef, version: str) -> None:
         if version == "$LATEST":
             return
         number = _version_number(version)
         if number is None or self.store.get_version(ref.key, number) is None:
             raise errors.function_not_found(ref.arn(version))
+
+    def existing_qualifier(self, ref: FunctionRef) -> str:
+        """'' for the unqualified function (or $LATEST), else the version or alias named, which must
+        exist: what policies, invoke configs and URLs are stored under."""
+        self._latest(ref)
+        q = ref.qualifier
+        if q is None or q == "$LATEST":
+            return ""
+        number = _version_number(q)
+        if number is None:
+            if self.store.get_alias(ref.key, q) is None:
+                raise errors.function_not_found(ref.arn(q))
+        elif self.store.get_version(ref.key, number) is None:
+            raise errors.function_not_found(ref.arn(q))
+        return q
 
     # ------------------------------------------------------------------ resolution
     def resolve(self, account: str, region: str, name: str, qualifier: str | None, *, invoking: bool) -> Resolved:
@@ -382,7 +468,7 @@ class LambdaService:
             alias = self.store.get_alias(ref.key, q)
             if alias is None:
                 raise errors.function_not_found(ref.arn(q))
-            target = alias["FunctionVersion"]
+            target = _route(alias)
             config = latest if target == "$LATEST" else self.store.get_version(ref.key, int(target))
             if config is None:
                 raise errors.function_not_found(ref.arn(q))
@@ -391,6 +477,17 @@ class LambdaService:
         if config is None:
             raise errors.function_not_found(ref.arn(q))
         return Resolved(ref, config, q, ref.arn(q), reserved)
+
+
+def _route(alias: dict[str, Any]) -> str:
+    """The version one invocation of an alias runs: the additional version for its weight's share."""
+    weights = (alias.get("RoutingConfig") or {}).get("AdditionalVersionWeights") or {}
+    draw = random.random()
+    for version, weight in weights.items():
+        if draw < float(weight):
+            return str(version)
+        draw -= float(weight)
+    return str(alias["FunctionVersion"])
 
 
 def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZip) -> dict[str, Any]:
@@ -413,6 +510,8 @@ def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZ
         "Architectures": params.get("Architectures"),
         "EphemeralStorage": params.get("EphemeralStorage"),
         "Layers": params.get("Layers"),
+        "VpcConfig": params.get("VpcConfig"),
+        "LoggingConfig": cfg.merge_logging(None, params.get("LoggingConfig") or {}),
         "_code": checked.sha256_hex,
         "_published": None,
     }

@@ -44,7 +44,63 @@ MIGRATIONS = [
         );
         """,
     ),
+    (
+        # Per function and qualifier ('' for the unqualified function): the resource policy, the
+        # asynchronous invocation configuration and the function URL.
+        "lambda-0002",
+        """
+        CREATE TABLE lambda_policies (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            qualifier TEXT NOT NULL,
+            policy TEXT NOT NULL,
+            revision TEXT NOT NULL,
+            PRIMARY KEY (account, region, name, qualifier)
+        );
+        CREATE TABLE lambda_invoke_configs (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            qualifier TEXT NOT NULL,
+            config TEXT NOT NULL,
+            PRIMARY KEY (account, region, name, qualifier)
+        );
+        CREATE TABLE lambda_urls (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            qualifier TEXT NOT NULL,
+            url_id TEXT NOT NULL UNIQUE,
+            config TEXT NOT NULL,
+            PRIMARY KEY (account, region, name, qualifier)
+        );
+        """,
+    ),
+    (
+        # Layer versions (their zips live in lambda_code); next_version never goes back, as on AWS.
+        "lambda-0003",
+        """
+        CREATE TABLE lambda_layers (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            config TEXT NOT NULL,
+            code TEXT NOT NULL,
+            PRIMARY KEY (account, region, name, version)
+        );
+        CREATE TABLE lambda_layer_names (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            next_version INTEGER NOT NULL,
+            PRIMARY KEY (account, region, name)
+        );
+        """,
+    ),
 ]
+_PER_QUALIFIER = ("lambda_policies", "lambda_invoke_configs", "lambda_urls")
 
 Key = tuple[str, str, str]  # (account, region, function name)
 
@@ -94,7 +150,7 @@ class LambdaStore:
         )
 
     def delete_function(self, conn: sqlite3.Connection, key: Key) -> None:
-        for table in ("lambda_functions", "lambda_versions", "lambda_aliases"):
+        for table in ("lambda_functions", "lambda_versions", "lambda_aliases", *_PER_QUALIFIER):
             conn.execute(f"DELETE FROM {table} WHERE account=? AND region=? AND name=?", key)
         self._collect_code(conn)
 
@@ -166,7 +222,15 @@ class LambdaStore:
         conn.execute(
             "DELETE FROM lambda_versions WHERE account=? AND region=? AND name=? AND version=?", (*key, version)
         )
+        self.delete_qualified(conn, key, str(version))
         self._collect_code(conn)
+
+    def delete_qualified(self, conn: sqlite3.Connection, key: Key, qualifier: str) -> None:
+        """What belongs to a version or alias that is deleted: its policy, invoke config and URL."""
+        for table in _PER_QUALIFIER:
+            conn.execute(
+                f"DELETE FROM {table} WHERE account=? AND region=? AND name=? AND qualifier=?", (*key, qualifier)
+            )
 
     # ------------------------------------------------------------------ aliases
     def get_alias(self, key: Key, alias: str) -> dict[str, Any] | None:
@@ -189,9 +253,145 @@ class LambdaStore:
 
     def delete_alias(self, conn: sqlite3.Connection, key: Key, alias: str) -> None:
         conn.execute("DELETE FROM lambda_aliases WHERE account=? AND region=? AND name=? AND alias=?", (*key, alias))
+        self.delete_qualified(conn, key, alias)
 
     def alias_uses_version(self, key: Key, version: str) -> bool:
         return any(a.get("FunctionVersion") == version for a in self.list_aliases(key))
+
+    # ------------------------------------------------------------------ policies
+    def get_policy(self, key: Key, qualifier: str) -> tuple[dict[str, Any], str] | None:
+        row = self.db.query_one(
+            "SELECT policy, revision FROM lambda_policies WHERE account=? AND region=? AND name=? AND qualifier=?",
+            (*key, qualifier),
+        )
+        return (json.loads(row["policy"]), row["revision"]) if row else None
+
+    def put_policy(
+        self, conn: sqlite3.Connection, key: Key, qualifier: str, policy: dict[str, Any], revision: str
+    ) -> None:
+        if not policy["Statement"]:  # the last statement removed: the function has no policy
+            conn.execute(
+                "DELETE FROM lambda_policies WHERE account=? AND region=? AND name=? AND qualifier=?",
+                (*key, qualifier),
+            )
+            return
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_policies (account, region, name, qualifier, policy, revision) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (*key, qualifier, json.dumps(policy, separators=(",", ":")), revision),
+        )
+
+    # ------------------------------------------------------------------ asynchronous invocation configs
+    def get_invoke_config(self, key: Key, qualifier: str) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_invoke_configs WHERE account=? AND region=? AND name=? AND qualifier=?",
+            (*key, qualifier),
+        )
+        return json.loads(row["config"]) if row else None
+
+    def list_invoke_configs(self, key: Key) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_invoke_configs WHERE account=? AND region=? AND name=? ORDER BY qualifier",
+            key,
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def put_invoke_config(self, conn: sqlite3.Connection, key: Key, qualifier: str, config: dict[str, Any]) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_invoke_configs (account, region, name, qualifier, config) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (*key, qualifier, json.dumps(config)),
+        )
+
+    def delete_invoke_config(self, conn: sqlite3.Connection, key: Key, qualifier: str) -> None:
+        conn.execute(
+            "DELETE FROM lambda_invoke_configs WHERE account=? AND region=? AND name=? AND qualifier=?",
+            (*key, qualifier),
+        )
+
+    # ------------------------------------------------------------------ function URLs
+    def get_url(self, key: Key, qualifier: str) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_urls WHERE account=? AND region=? AND name=? AND qualifier=?",
+            (*key, qualifier),
+        )
+        return json.loads(row["config"]) if row else None
+
+    def url_by_id(self, url_id: str) -> tuple[Key, str, dict[str, Any]] | None:
+        row = self.db.query_one(
+            "SELECT account, region, name, qualifier, config FROM lambda_urls WHERE url_id=?", (url_id,)
+        )
+        if row is None:
+            return None
+        return (row["account"], row["region"], row["name"]), row["qualifier"], json.loads(row["config"])
+
+    def list_urls(self, key: Key) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_urls WHERE account=? AND region=? AND name=? ORDER BY qualifier", key
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def put_url(
+        self, conn: sqlite3.Connection, key: Key, qualifier: str, url_id: str, config: dict[str, Any]
+    ) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_urls (account, region, name, qualifier, url_id, config) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (*key, qualifier, url_id, json.dumps(config)),
+        )
+
+    def delete_url(self, conn: sqlite3.Connection, key: Key, qualifier: str) -> None:
+        conn.execute(
+            "DELETE FROM lambda_urls WHERE account=? AND region=? AND name=? AND qualifier=?", (*key, qualifier)
+        )
+
+    # ------------------------------------------------------------------ layers
+    def next_layer_version(self, conn: sqlite3.Connection, key: Key) -> int:
+        row = conn.execute(
+            "SELECT next_version FROM lambda_layer_names WHERE account=? AND region=? AND name=?", key
+        ).fetchone()
+        number = int(row[0]) if row else 1
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_layer_names (account, region, name, next_version) VALUES (?, ?, ?, ?)",
+            (*key, number + 1),
+        )
+        return number
+
+    def put_layer(self, conn: sqlite3.Connection, key: Key, version: int, config: dict[str, Any], code: str) -> None:
+        conn.execute(
+            "INSERT INTO lambda_layers (account, region, name, version, config, code) VALUES (?, ?, ?, ?, ?, ?)",
+            (*key, version, json.dumps(config), code),
+        )
+
+    def update_layer(self, conn: sqlite3.Connection, key: Key, version: int, config: dict[str, Any]) -> None:
+        conn.execute(
+            "UPDATE lambda_layers SET config=? WHERE account=? AND region=? AND name=? AND version=?",
+            (json.dumps(config), *key, version),
+        )
+
+    def get_layer(self, key: Key, version: int) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_layers WHERE account=? AND region=? AND name=? AND version=?", (*key, version)
+        )
+        return json.loads(row["config"]) if row else None
+
+    def list_layer_versions(self, key: Key) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_layers WHERE account=? AND region=? AND name=? ORDER BY version DESC", key
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def list_layer_names(self, account: str, region: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT DISTINCT name FROM lambda_layers WHERE account=? AND region=? ORDER BY name", (account, region)
+        )
+        return [r["name"] for r in rows]
+
+    def delete_layer(self, conn: sqlite3.Connection, key: Key, version: int) -> None:
+        conn.execute(
+            "DELETE FROM lambda_layers WHERE account=? AND region=? AND name=? AND version=?", (*key, version)
+        )
+        self._collect_code(conn)
 
     # ------------------------------------------------------------------ code
     def put_code(self, conn: sqlite3.Connection, sha256_hex: str, data: bytes) -> None:
@@ -209,6 +409,7 @@ class LambdaStore:
             json.loads(r[0]).get("_code")
             for r in conn.execute("SELECT config FROM lambda_functions UNION ALL SELECT config FROM lambda_versions")
         }
+        used |= {r[0] for r in conn.execute("SELECT code FROM lambda_layers")}
         for (sha,) in conn.execute("SELECT sha256 FROM lambda_code").fetchall():
             if sha not in used:
                 conn.execute("DELETE FROM lambda_code WHERE sha256=?", (sha,))

@@ -179,6 +179,9 @@ class AwsApp:
         """Everything that can be done on the event loop: route, parse, identify and, for handlers
         marked inline (or commits, when the writers' lock is free), the call itself. Returns the
         Response, a Durable answer waiting for its sync, a Call for the thread pool, or CONSOLE."""
+        urls = self.stack.services.get("lambda_urls")  # Lambda function URLs (lambda_/urls.py)
+        if urls is not None and urls.addressed(request.headers.get("host", ""), request.path):
+            return self._function_url(urls, request)
         if request.path.startswith("/_onceflow/"):
             return self._own_endpoint(request)
         signed: Signed | sigv4.Malformed | None
@@ -325,6 +328,28 @@ class AwsApp:
         if scope and scope.service in self.specs.by_signing_name:
             return self.specs.by_signing_name[scope.service]
         return self.specs.services["dynamodb"]
+
+    def _function_url(self, urls: Any, request: Request) -> Deferred:
+        """A call to a function URL: unsigned, or signed and then verified here (AWS_IAM); the
+        function's service decides the rest and invokes, in the thread pool."""
+
+        def caller() -> Any:
+            try:
+                signed: Signed | sigv4.Malformed | None = sigv4.read(request.headers, request.query_string)
+            except sigv4.Malformed as exc:
+                signed = exc
+            if signed is None:
+                return None
+            try:
+                return self.auth.principal(request, signed, "rest-json", "lambda")
+            except ServiceError as err:
+                return err
+
+        def answer() -> Response:
+            status, body, headers, content_type = urls.serve(request, caller)
+            return Response(status, body, headers, content_type)
+
+        return Deferred(answer)
 
     # ------------------------------------------------------------------ onceflow's own endpoints
     def _own_endpoint(self, request: Request) -> Response | Deferred:

@@ -58,7 +58,7 @@ _AUTH_MESSAGES = {
 def host_bucket(host: str) -> str | None:
     """The bucket of a virtual-hosted-style Host (`my-bucket.localhost:4566`), else None."""
     name = hostname(host)
-    if not name.endswith(".localhost"):
+    if not name.endswith(".localhost") or ".lambda-url." in name:  # a Lambda function URL's host is not a bucket
         return None
     bucket = name[: -len(".localhost")]
     bucket = bucket[:-3] if bucket.endswith(".s3") else bucket

@@ -163,21 +163,21 @@ def test_bounded_workers_wait_instead_of_failing(code: Path) -> None:
         pool.shutdown()
 
 
-def test_init_errors_report_the_invocation_request_id(pool: Pool, code: Path) -> None:
-    rid, out = run(pool, spec(code, key="x", handler="nope.handler"), {})
+def test_init_errors_report_an_empty_request_id(pool: Pool, code: Path) -> None:
+    _, out = run(pool, spec(code, key="x", handler="nope.handler"), {})
     assert json.loads(out.payload) == {
         "errorMessage": "Unable to import module 'nope': No module named 'nope'",
         "errorType": "Runtime.ImportModuleError",
-        "requestId": rid,
+        "requestId": "",
         "stackTrace": [],
     }
     assert out.error_type == "Runtime.ImportModuleError"
 
 
 def test_init_failures(pool: Pool, broken: Path) -> None:
-    rid, out = run(pool, spec(broken, key="raises", handler="raises.handler"), {})
+    _, out = run(pool, spec(broken, key="raises", handler="raises.handler"), {})
     doc = json.loads(out.payload)
-    assert (doc["errorType"], doc["errorMessage"], doc["requestId"]) == ("ValueError", "no config", rid)
+    assert (doc["errorType"], doc["errorMessage"], doc["requestId"]) == ("ValueError", "no config", "")
     last = doc["stackTrace"][-1]
     assert last == '  File "/var/task/raises.py", line 1, in <module>\n    raise ValueError(\'no config\')\n'
     _, out = run(pool, spec(broken, key="syntax", handler="syntax.handler"), {})

@@ -65,10 +65,16 @@ class Limits:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def apply(limits: Limits, task_root: str) -> dict[str, str]:
+# Where the function's layers are in this worker: /opt itself when the mount namespace could put
+# them there, else their folder as the server laid it out (set by apply, read by the worker).
+OPT_AT: list[str | None] = [None]
+
+
+def apply(limits: Limits, task_root: str, opt_root: str | None = None) -> dict[str, str]:
     """Confine this process; return environment variables the handler must see (TMPDIR)."""
     env: dict[str, str] = {}
-    if limits.private_tmp and not _private_tmp(limits, task_root):
+    OPT_AT[0] = opt_root
+    if limits.private_tmp and not _private_tmp(limits, task_root, opt_root):
         # The zygote's probe said namespaces work: fail closed rather than share the host's /tmp.
         raise OSError("cannot make the worker's mount namespace")
     if limits.tmp_dir:
@@ -180,11 +186,12 @@ def _open_tree(path: str) -> int:
     return int(libc().syscall(_SYS_OPEN_TREE, _AT_FDCWD, path.encode(), flags))
 
 
-def _private_tmp(limits: Limits, task_root: str) -> bool:
+def _private_tmp(limits: Limits, task_root: str, opt_root: str | None = None) -> bool:
     """A mount namespace with a private /tmp (a tmpfs of EphemeralStorage's size owned by the
     function), a private /dev/shm, an empty read-only /var/tmp (Lambda's file system is read-only
     outside /tmp), and the Python folders in EXPOSE and the task root put back where those or an
-    unreachable folder hid them. False (nothing changed) where namespaces are not allowed."""
+    unreachable folder hid them, and the function's layers on /opt, as Lambda mounts them. False
+    (nothing changed) where namespaces are not allowed."""
     lib = libc()
     if lib.unshare(_CLONE_NEWNS) != 0:
         return False
@@ -193,6 +200,11 @@ def _private_tmp(limits: Limits, task_root: str) -> bool:
         return False  # a namespace with nothing mounted in it yet is harmless
     expose = sorted({*EXPOSE, *([task_root] if _covered(task_root) or blocked_folder(task_root) else [])})
     clones = [(path, _open_tree(path)) for path in expose]  # detached copies: covering cannot hide them
+    if opt_root and os.path.isdir("/opt"):
+        clones.append(("/opt", _open_tree(opt_root)))
+        OPT_AT[0] = "/opt"
+    elif opt_root and (_covered(opt_root) or blocked_folder(opt_root)):
+        clones.append((opt_root, _open_tree(opt_root)))
     if any(fd < 0 for _, fd in clones):
         raise OSError(ctypes.get_errno(), "cannot clone the mounts a worker needs")
     owner = f",uid={limits.uid},gid={limits.gid}" if limits.uid is not None else ""

@@ -53,6 +53,7 @@ class WorkerSpec:
     interpreter: str | None = None
     memory_mb: int | None = None  # MemorySize: a hard limit (None: unbounded)
     ephemeral_mb: int | None = None  # EphemeralStorage: the size of /tmp
+    opt_root: str | None = None  # the function's layers laid out as /opt would hold them
 
 
 class LogSink(Protocol):
@@ -211,6 +212,35 @@ class Pool:
                 worker.retired = True
             self._cond.notify_all()
 
+    def prewarm(self, spec: WorkerSpec, count: int) -> int:
+        """Start up to `count` workers for spec and leave them idle (provisioned concurrency), within
+        the bound on live workers; returns how many started."""
+        held: list[Worker] = []
+        try:
+            for _ in range(count):
+                with self._cond:
+                    if self._closed or self._live >= self.max_workers:
+                        break
+                    self._live += 1
+                try:
+                    worker = self._spawn(spec, _Collect())
+                except BaseException:
+                    with self._cond:
+                        self._live -= 1
+                    break
+                if worker.init_error is not None:
+                    worker.kill()
+                    with self._cond:
+                        self._live -= 1
+                    break
+                held.append(worker)
+        finally:
+            with self._cond:
+                for worker in held:
+                    self._idle.setdefault(spec.key, []).append(worker)
+                self._cond.notify_all()
+        return len(held)
+
     def warm_up(self, interpreter: str | None = None) -> None:
         self._zygote(interpreter).start()
 
@@ -310,13 +340,14 @@ class Pool:
             zygote.start()  # what it found out about the machine decides the placement
             placement = self.sandbox.place(spec.function_id, spec.task_root, zygote)
             limits = self.sandbox.limits(placement, spec.memory_mb, spec.ephemeral_mb)
-            env["LAMBDA_TASK_ROOT"] = task_root = placement.task_root
+            env["LAMBDA_TASK_ROOT"] = env["PWD"] = task_root = placement.task_root
+            opt_root = self.sandbox.place(spec.function_id, spec.opt_root, zygote).task_root if spec.opt_root else None
         else:
             limits, task_root = Limits(memory_mb=spec.memory_mb, ephemeral_mb=spec.ephemeral_mb), spec.task_root
+            opt_root = spec.opt_root
         try:
-            sock = zygote.spawn(
-                {"env": env, "task_root": task_root, "handler": spec.handler, "sandbox": limits.to_spec()}
-            )
+            sock = zygote.spawn({"env": env, "task_root": task_root, "handler": spec.handler,
+                                 "sandbox": limits.to_spec(), "opt_root": opt_root})  # fmt: skip
         except BaseException:
             Sandbox.drop_tmp(limits.tmp_dir)
             raise
@@ -415,7 +446,10 @@ class Pool:
         if error.get("died"):
             status = worker.zygote.exit_status(worker.pid, 0.5) or "signal: killed"
             return self._exited(outcome, request_id, status, 0.0)
-        error["requestId"] = request_id
+        # The runtime reports an init error before any request, so with an empty requestId; a
+        # missing handler is no init error there but raised by each invocation, with its id.
+        if error.get("errorType") == "Runtime.HandlerNotFound":
+            error["requestId"] = request_id
         outcome.payload = _runtime_json(error)
         outcome.status, outcome.error_type = "error", error.get("errorType")
         return outcome

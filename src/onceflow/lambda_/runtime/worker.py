@@ -197,6 +197,40 @@ class _LambdaLogHandler(logging.Handler):
         self._channel.log(self.format(record))
 
 
+class _JsonFormatter(logging.Formatter):
+    """The Python runtime's JSON application log record (LoggingConfig LogFormat JSON): time, level,
+    message, logger, requestId, the exception if any, and the record's `extra` fields."""
+
+    _STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"aws_request_id", "message", "asctime"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        doc: dict[str, Any] = {
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "message": record.getMessage(),
+            "logger": record.name,
+        }
+        if record.exc_info and record.exc_info[0] is not None:
+            exc_type, exc, tb = record.exc_info
+            doc["errorType"] = exc_type.__name__
+            doc["errorMessage"] = str(exc)
+            doc["stackTrace"] = traceback.format_list(_as_var_task(traceback.extract_tb(tb)))
+        doc["requestId"] = getattr(record, "aws_request_id", "")
+        for key, value in vars(record).items():
+            if key not in self._STANDARD and not key.startswith("_"):
+                doc[key] = value
+        return json.dumps(doc, default=str)
+
+
+_JSON_LEVELS = {"TRACE": 5, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
+                "ERROR": logging.ERROR, "FATAL": logging.CRITICAL}  # fmt: skip
+
+
+def _json_logs() -> bool:
+    return os.environ.get("AWS_LAMBDA_LOG_FORMAT") == "JSON"
+
+
 class _RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.aws_request_id = _request_id
@@ -274,7 +308,7 @@ class _CognitoIdentity:
 
 # ---------------------------------------------------------------------------------------- setup
 def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None:
-    extra = confine.apply(confine.Limits.from_spec(spec.get("sandbox")), spec["task_root"])
+    extra = confine.apply(confine.Limits.from_spec(spec.get("sandbox")), spec["task_root"], spec.get("opt_root"))
     os.environ.clear()
     os.environ.update(spec["env"])
     os.environ.update(extra)
@@ -282,17 +316,28 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
     time.tzset()  # TZ=:UTC, as in Lambda, for time.localtime() and friends
     os.chdir(spec["task_root"])
     sys.path.insert(0, spec["task_root"])
+    opt = confine.OPT_AT[0]
+    if opt:
+        _OPT[0] = opt  # the layers, where Lambda's path has /opt: after the task root, before the runtime's own
+        version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        sys.path[1:1] = [os.path.join(opt, "python", "lib", version, "site-packages"), os.path.join(opt, "python")]
+        os.environ["PATH"] = os.environ.get("PATH", "").replace("/opt/bin", os.path.join(opt, "bin"))
     _streams[:] = [_LineStream(channel), _LineStream(channel)]
     sys.stdout, sys.stderr = _streams
     global _capture
     _capture = _FdCapture(channel)
     logging.Formatter.converter = time.gmtime
     handler = _LambdaLogHandler(channel)
-    handler.setFormatter(
-        logging.Formatter(
-            "[%(levelname)s]\t%(asctime)s.%(msecs)03dZ\t%(aws_request_id)s\t%(message)s\n", "%Y-%m-%dT%H:%M:%S"
+    if _json_logs():  # LoggingConfig JSON: the root logger at ApplicationLogLevel, records as JSON
+        handler.setFormatter(_JsonFormatter())
+        logging.addLevelName(5, "TRACE")
+        logging.getLogger().setLevel(_JSON_LEVELS.get(os.environ.get("AWS_LAMBDA_LOG_LEVEL", ""), logging.INFO))
+    else:
+        handler.setFormatter(
+            logging.Formatter(
+                "[%(levelname)s]\t%(asctime)s.%(msecs)03dZ\t%(aws_request_id)s\t%(message)s\n", "%Y-%m-%dT%H:%M:%S"
+            )
         )
-    )
     handler.addFilter(_RequestIdFilter())
     logging.getLogger().addHandler(handler)
     _fresh_boto3_session(loader)
@@ -364,6 +409,8 @@ def _aws_path(filename: str) -> str:
     root = os.environ.get("LAMBDA_TASK_ROOT", "")
     if root and filename.startswith(root + os.sep):
         return "/var/task" + filename[len(root) :]
+    if _OPT[0] and filename.startswith(_OPT[0] + os.sep):
+        return "/opt" + filename[len(_OPT[0]) :]
     runtime = os.environ.get("AWS_EXECUTION_ENV", "").removeprefix("AWS_Lambda_") or "python3"
     lang = f"/var/lang/lib/{runtime}"
     for prefix, kind in _host_prefixes():
@@ -377,6 +424,7 @@ def _aws_path(filename: str) -> str:
 
 
 _PREFIXES: list[tuple[str, str]] = []
+_OPT: list[str] = [""]  # the folder standing for /opt in this worker (its layers), if any
 
 
 def _host_prefixes() -> list[tuple[str, str]]:
@@ -403,7 +451,12 @@ def _host_prefixes() -> list[tuple[str, str]]:
 
 
 def _log_error(channel: _Channel, doc: dict[str, Any]) -> None:
-    """The `[ERROR] Type: message` event with the traceback, one event, indented with U+00A0."""
+    """The `[ERROR] Type: message` event with the traceback, one event, indented with U+00A0
+    (in the JSON log format: the error document as one JSON record)."""
+    if _json_logs():
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        channel.log(json.dumps({"timestamp": stamp, "log_level": "ERROR", **doc}))
+        return
     head = "[ERROR]"
     if doc["errorType"]:
         head += " " + doc["errorType"]
@@ -522,6 +575,7 @@ def _serve(channel: _Channel, handler: Any) -> None:
 
 def _invoke_once(channel: _Channel, handler: Any, header: dict[str, Any], body: bytes) -> tuple[bool, bytes]:
     request_id = header["id"]
+    os.environ["_X_AMZN_TRACE_ID"] = _trace_id()
     try:
         context = LambdaContext(request_id, header["arn"], header["deadline_ms"], header.get("client_context"))
         result = handler(_unmarshal(body), context)
@@ -537,6 +591,11 @@ def _invoke_once(channel: _Channel, handler: Any, header: dict[str, Any], body: 
     _log_error(channel, doc)
     ascii_only = os.environ.get("AWS_EXECUTION_ENV") != "AWS_Lambda_python3.12"
     return False, json.dumps(doc, ensure_ascii=ascii_only).encode()
+
+
+def _trace_id() -> str:
+    """An X-Ray trace header as Lambda sets one per invocation when the caller sent none (not sampled)."""
+    return f"Root=1-{int(time.time()):08x}-{os.urandom(12).hex()};Parent={os.urandom(8).hex()};Sampled=0"
 
 
 def _caused_by_memory(exc: BaseException) -> bool:

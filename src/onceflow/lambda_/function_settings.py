@@ -1,0 +1,126 @@
+"""A function's smaller settings: provisioned concurrency (per version or alias, with that many
+workers started ahead of the first invocation), the runtime management configuration and the
+recursive loop setting. They are kept in the function's record (private `_` keys), so they go
+with the function; a provisioned config whose version or alias is gone is not shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.lambda_ import config as cfg
+from onceflow.lambda_ import errors, names
+from onceflow.lambda_.names import FunctionRef
+from onceflow.lambda_.service import LambdaService
+
+
+def _provisioned_missing() -> ServiceError:
+    message = "No Provisioned Concurrency Config found for this function"
+    return ServiceError("ProvisionedConcurrencyConfigNotFoundException", message, 404,
+                        extra={"Type": "User", "message": message})  # fmt: skip
+
+
+class FunctionSettings:
+    def __init__(self, service: LambdaService, prewarm: Callable[[FunctionRef, int], None]) -> None:
+        self.service = service
+        self.store = service.store
+        self.prewarm = prewarm  # start n workers of the version or alias
+
+    def _record(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str, dict[str, Any]]:
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        qualifier = self.service.existing_qualifier(ref)
+        record = self.store.get_function(ref.key)
+        assert record is not None  # existing_qualifier found it
+        return ref, qualifier, record
+
+    def _save(self, ref: FunctionRef, record: dict[str, Any]) -> None:
+        with self.store.db.transaction() as conn:
+            self.store.update_function(conn, ref.key, record)
+
+    # ------------------------------------------------------------------ provisioned concurrency
+    def put_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier, record = self._record(ctx, params)
+        if not qualifier:
+            raise errors.invalid("Provisioned Concurrency Configs cannot be applied to unpublished function versions.")
+        wanted = int(params["ProvisionedConcurrentExecutions"])
+        entry = {"Requested": wanted, "LastModified": cfg.now_lambda()}
+        record["_provisioned"] = {**(record.get("_provisioned") or {}), qualifier: entry}
+        self._save(ref, record)
+        self.prewarm(FunctionRef(ref.account, ref.region, ref.name, qualifier), wanted)
+        return {"RequestedProvisionedConcurrentExecutions": wanted, "AllocatedProvisionedConcurrentExecutions": 0,
+                "AvailableProvisionedConcurrentExecutions": 0, "Status": "IN_PROGRESS",
+                "LastModified": entry["LastModified"]}  # fmt: skip
+
+    def get_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        _, qualifier, record = self._record(ctx, params)
+        entry = (record.get("_provisioned") or {}).get(qualifier)
+        if entry is None:
+            raise _provisioned_missing()
+        return _ready(entry)
+
+    def delete_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        ref, qualifier, record = self._record(ctx, params)
+        entries = dict(record.get("_provisioned") or {})
+        if entries.pop(qualifier, None) is None:
+            raise _provisioned_missing()
+        record["_provisioned"] = entries
+        self._save(ref, record)
+
+    def list_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
+        names.unqualified(ref)
+        self.service.existing_qualifier(ref)
+        record = self.store.get_function(ref.key) or {}
+        out = []
+        for qualifier, entry in sorted((record.get("_provisioned") or {}).items()):
+            try:
+                self.service.existing_qualifier(FunctionRef(ref.account, ref.region, ref.name, qualifier))
+            except ServiceError:
+                continue  # its version or alias was deleted
+            out.append({"FunctionArn": ref.arn(qualifier), **_ready(entry)})
+        return {"ProvisionedConcurrencyConfigs": out}
+
+    # ------------------------------------------------------------------ runtime management, recursion
+    def get_runtime_management(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier, record = self._record(ctx, params)
+        stored = (record.get("_runtime_management") or {}).get(qualifier) or {"UpdateRuntimeOn": "Auto"}
+        return _runtime_management(ref, stored)
+
+    def put_runtime_management(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier, record = self._record(ctx, params)
+        mode = params["UpdateRuntimeOn"]
+        if mode == "Manual" and not params.get("RuntimeVersionArn"):  # UNCONFIRMED wording
+            raise errors.invalid("RuntimeVersionArn must be provided when UpdateRuntimeOn is Manual.")
+        stored: dict[str, Any] = {"UpdateRuntimeOn": mode}
+        if mode == "Manual":
+            stored["RuntimeVersionArn"] = params["RuntimeVersionArn"]
+        record["_runtime_management"] = {**(record.get("_runtime_management") or {}), qualifier: stored}
+        self._save(ref, record)
+        return _runtime_management(ref, stored)
+
+    def get_recursion(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        _, _, record = self._record(ctx, params)
+        return {"RecursiveLoop": record.get("_recursive_loop") or "Terminate"}
+
+    def put_recursion(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, _, record = self._record(ctx, params)
+        record["_recursive_loop"] = params["RecursiveLoop"]
+        self._save(ref, record)
+        return {"RecursiveLoop": params["RecursiveLoop"]}
+
+
+def _ready(entry: dict[str, Any]) -> dict[str, Any]:
+    n = entry["Requested"]
+    return {"RequestedProvisionedConcurrentExecutions": n, "AvailableProvisionedConcurrentExecutions": n,
+            "AllocatedProvisionedConcurrentExecutions": n, "Status": "READY",
+            "LastModified": entry["LastModified"]}  # fmt: skip
+
+
+def _runtime_management(ref: FunctionRef, stored: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"UpdateRuntimeOn": stored["UpdateRuntimeOn"], "FunctionArn": ref.arn()}
+    if stored.get("RuntimeVersionArn"):
+        out["RuntimeVersionArn"] = stored["RuntimeVersionArn"]
+    return out

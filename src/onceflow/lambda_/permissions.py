@@ -1,0 +1,95 @@
+"""AddPermission, RemovePermission and GetPolicy, and the check other services make before they
+invoke a function as a service principal (`may_invoke`: SNS, EventBridge, S3 notifications).
+
+A policy belongs to the unqualified function or to one version or alias (stored under '' or the
+qualifier), as on AWS, where an invocation through an alias is authorized by the alias's policy.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.lambda_ import config as cfg
+from onceflow.lambda_ import errors, names, policy
+from onceflow.lambda_.names import FunctionRef
+from onceflow.lambda_.service import LambdaService
+
+
+class Permissions:
+    def __init__(self, service: LambdaService) -> None:
+        self.service = service
+        self.store = service.store
+
+    def _target(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str]:
+        """The function and the qualifier a policy call acts on ('' for the unqualified function)."""
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        return ref, self.service.existing_qualifier(ref)
+
+    def add(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier = self._target(ctx, params)
+        if ref.qualifier == "$LATEST":
+            raise errors.invalid("We currently do not support adding policies for $LATEST.")
+        current, revision = self.store.get_policy(ref.key, qualifier) or (policy.empty(), None)
+        _check_revision(revision, params.get("RevisionId"))
+        stmt = policy.statement(params, ref.arn(qualifier or None))
+        updated = policy.add(current, stmt)
+        with self.store.db.transaction() as conn:
+            self.store.put_policy(conn, ref.key, qualifier, updated, cfg.new_revision())
+        return {"Statement": _compact(stmt)}
+
+    def remove(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        ref, qualifier = self._target(ctx, params)
+        found = self.store.get_policy(ref.key, qualifier)
+        _check_revision(found[1] if found else None, params.get("RevisionId"))
+        updated = policy.remove(found[0] if found else None, params["StatementId"])
+        with self.store.db.transaction() as conn:
+            self.store.put_policy(conn, ref.key, qualifier, updated, cfg.new_revision())
+
+    def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier = self._target(ctx, params)
+        found = self.store.get_policy(ref.key, qualifier)
+        if found is None:
+            raise errors.not_found("The resource you requested does not exist.")
+        return {"Policy": _compact(found[0]), "RevisionId": found[1]}
+
+    def may_invoke(
+        self,
+        account: str,
+        function: str,
+        principal: str,
+        source_arn: str | None = None,
+        source_account: str | None = None,
+        region: str | None = None,
+        action: str = "lambda:InvokeFunction",
+    ) -> bool:
+        """Whether the function's resource policy lets `principal` ("sns.amazonaws.com", or an
+        account id / IAM ARN) invoke it for an event from `source_arn`. A name or ARN, qualified
+        or not; a function that does not exist may not be invoked."""
+        region = region or (function.split(":")[3] if function.startswith("arn:") else "us-east-1")
+        try:
+            ref = names.parse(function, account, region)
+            qualifier = self.service.existing_qualifier(ref)
+        except Exception:  # not found, malformed, another region: nothing to invoke
+            return False
+        found = self.store.get_policy(ref.key, qualifier)
+        who = ("Service", principal) if principal.endswith(".amazonaws.com") else ("AWS", principal)
+        context: dict[str, str] = {}
+        if source_arn:
+            context["AWS:SourceArn"] = source_arn
+            parts = source_arn.split(":")
+            if len(parts) > 4 and parts[4]:
+                context["AWS:SourceAccount"] = parts[4]
+        if source_account:
+            context["AWS:SourceAccount"] = source_account
+        return policy.allows(found[0] if found else None, action, who, context)
+
+
+def _check_revision(current: str | None, wanted: str | None) -> None:
+    if wanted and wanted != current:
+        raise errors.revision_mismatch()
+
+
+def _compact(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, separators=(",", ":"))

@@ -1,0 +1,142 @@
+"""A function's resource-based policy: the statements AddPermission writes, and whether one lets a
+principal invoke. Pure: no store, no I/O.
+
+A policy is the JSON document GetPolicy returns: {"Version", "Id": "default", "Statement": [...]}.
+Each statement is built as Lambda builds it from AddPermission's parameters: the principal as
+`"*"`, {"AWS": <arn>} or {"Service": <name>}, the function (or version/alias) ARN as Resource, and
+the source conditions (SourceAccount, SourceArn, PrincipalOrgID, FunctionUrlAuthType, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from onceflow.iam.policy.matching import action_matches, glob_match
+from onceflow.lambda_ import errors
+
+_ACCOUNT = re.compile(r"\d{12}")
+_IAM_ARN = re.compile(r"arn:aws[a-zA-Z-]*:(iam|sts)::\d{12}:\S+")
+_SERVICE = re.compile(r"[a-z0-9][a-z0-9.-]*\.amazonaws\.com(\.cn)?")
+INVOKE_ACTIONS = ("lambda:InvokeFunction", "lambda:InvokeFunctionUrl")
+
+
+def empty() -> dict[str, Any]:
+    return {"Version": "2012-10-17", "Id": "default", "Statement": []}
+
+
+def principal_element(principal: str) -> str | dict[str, str]:
+    if principal == "*":
+        return "*"
+    if _ACCOUNT.fullmatch(principal):
+        return {"AWS": f"arn:aws:iam::{principal}:root"}
+    if _IAM_ARN.fullmatch(principal):
+        return {"AWS": principal}
+    if _SERVICE.fullmatch(principal):
+        return {"Service": principal}
+    raise errors.invalid("The provided principal was invalid. Please check the principal and try again.")
+
+
+def statement(params: Mapping[str, Any], resource: str) -> dict[str, Any]:
+    """The statement AddPermission adds, in the member order Lambda writes."""
+    action = params["Action"]  # the model's pattern (lambda:X, lambda:*, *) was checked by the wire
+    out: dict[str, Any] = {
+        "Sid": params["StatementId"],
+        "Effect": "Allow",
+        "Principal": principal_element(params["Principal"]),
+        "Action": action,
+        "Resource": resource,
+    }
+    string_equals: dict[str, str] = {}
+    if params.get("SourceAccount"):
+        string_equals["AWS:SourceAccount"] = params["SourceAccount"]
+    if params.get("PrincipalOrgID"):
+        string_equals["aws:PrincipalOrgID"] = params["PrincipalOrgID"]
+    if params.get("FunctionUrlAuthType"):
+        string_equals["lambda:FunctionUrlAuthType"] = params["FunctionUrlAuthType"]
+    if params.get("EventSourceToken"):
+        string_equals["lambda:EventSourceToken"] = params["EventSourceToken"]
+    condition: dict[str, Any] = {}
+    if string_equals:
+        condition["StringEquals"] = string_equals
+    if params.get("SourceArn"):
+        condition["ArnLike"] = {"AWS:SourceArn": params["SourceArn"]}
+    if params.get("InvokedViaFunctionUrl"):
+        condition["Bool"] = {"lambda:InvokedViaFunctionUrl": "true"}
+    if condition:
+        out["Condition"] = condition
+    return out
+
+
+def add(policy: dict[str, Any], stmt: dict[str, Any]) -> dict[str, Any]:
+    if any(s.get("Sid") == stmt["Sid"] for s in policy["Statement"]):
+        raise errors.conflict(
+            "The statement id (sid) provided already exists. Please provide a new statement id, or remove the "
+            "existing statement."
+        )
+    return {**policy, "Statement": [*policy["Statement"], stmt]}
+
+
+def remove(policy: dict[str, Any] | None, sid: str) -> dict[str, Any]:
+    if policy is None or not policy["Statement"]:
+        raise errors.not_found("No policy is associated with the given resource.")
+    kept = [s for s in policy["Statement"] if s.get("Sid") != sid]
+    if len(kept) == len(policy["Statement"]):
+        raise errors.not_found(f"Statement {sid} is not found in resource policy.")
+    return {**policy, "Statement": kept}
+
+
+def allows(
+    policy: dict[str, Any] | None, action: str, principal: tuple[str, str], context: Mapping[str, str]
+) -> bool:
+    """Whether an Allow statement grants `action` to `principal` (("Service", "sns.amazonaws.com") or
+    ("AWS", <arn or account>)) with every condition holding on `context` (keys as in the policy,
+    compared case-insensitively, as IAM compares condition keys)."""
+    if not policy:
+        return False
+    keys = {k.lower(): v for k, v in context.items()}
+    for stmt in policy.get("Statement", []):
+        if stmt.get("Effect") != "Allow" or not _action(stmt.get("Action"), action):
+            continue
+        if _principal(stmt.get("Principal"), principal) and _conditions(stmt.get("Condition") or {}, keys):
+            return True
+    return False
+
+
+def _action(value: Any, action: str) -> bool:
+    actions = value if isinstance(value, list) else [value]
+    return any(isinstance(a, str) and action_matches(a, action) for a in actions)
+
+
+def _principal(element: Any, who: tuple[str, str]) -> bool:
+    if element == "*":
+        return True
+    if not isinstance(element, dict):
+        return False
+    kind, ident = who
+    names = element.get(kind)
+    names = names if isinstance(names, list) else [names]
+    if kind == "Service":
+        return ident in names or "*" in names
+    account = ident.split(":")[4] if ident.count(":") >= 5 else ident
+    return any(n in ("*", ident, f"arn:aws:iam::{account}:root") for n in names)
+
+
+def _conditions(condition: Mapping[str, Any], context: Mapping[str, str]) -> bool:
+    """The operators AddPermission writes; any other makes the statement not apply (fail closed)."""
+    for operator, clause in condition.items():
+        for key, expected in clause.items():
+            value = context.get(key.lower())
+            wanted = expected if isinstance(expected, list) else [expected]
+            if value is None:
+                return False
+            if operator == "StringEquals" or operator == "Bool":
+                ok = value in wanted
+            elif operator == "ArnLike":
+                ok = any(glob_match(w, value) for w in wanted)
+            else:
+                return False
+            if not ok:
+                return False
+    return True

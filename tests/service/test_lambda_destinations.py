@@ -1,0 +1,181 @@
+"""EventInvokeConfig through boto3: the CRUD operations, and Event invocations retried and their
+records sent to a Lambda destination as AWS sends them."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import uuid
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from serverproc import client_factory
+
+ACCOUNT, REGION = "000000000000", "us-east-1"
+TRUST = {
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+}
+SOURCE = '''
+def handler(event, context):
+    if event.get("fail"):
+        raise RuntimeError("cannot " + event["fail"])
+    return {"done": event}
+'''
+RECORDER = '''
+import json
+def handler(event, context):
+    print("RECORD " + json.dumps(event))
+'''
+
+
+def make_zip(text: str) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("app.py", text)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def role(aws: Callable[..., Any]) -> str:
+    return make_role(aws)
+
+
+def make_role(aws: Callable[..., Any]) -> str:
+    iam = aws("iam")
+    name = f"dest-role-{uuid.uuid4().hex[:8]}"
+    arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    iam.put_role_policy(RoleName=name, PolicyName="destinations", PolicyDocument=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": ["lambda:InvokeFunction", "sqs:SendMessage"], "Resource": "*"}],
+    }))  # fmt: skip
+    return arn
+
+
+def deploy(aws: Callable[..., Any], role: str, text: str) -> str:
+    name = f"dest-{uuid.uuid4().hex[:10]}"
+    aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                                  Code={"ZipFile": make_zip(text)})  # fmt: skip
+    return name
+
+
+def arn(name: str, qualifier: str | None = None) -> str:
+    base = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
+    return f"{base}:{qualifier}" if qualifier else base
+
+
+def refused(excinfo: pytest.ExceptionInfo[ClientError]) -> tuple[str, str]:
+    return excinfo.value.response["Error"]["Code"], excinfo.value.response["Error"]["Message"]
+
+
+def records(aws: Callable[..., Any], recorder: str, count: int) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + 30
+    found: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        try:
+            events = aws("logs").filter_log_events(logGroupName=f"/aws/lambda/{recorder}")["events"]
+        except ClientError:
+            events = []
+        found = [json.loads(e["message"][len("RECORD "):]) for e in events if e["message"].startswith("RECORD ")]
+        if len(found) >= count:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"expected {count} records, got {found}")
+
+
+def test_put_get_update_list_delete(aws: Callable[..., Any], role: str) -> None:
+    lam = aws("lambda")
+    fn, target = deploy(aws, role, SOURCE), deploy(aws, role, RECORDER)
+    with pytest.raises(ClientError) as excinfo:
+        lam.get_function_event_invoke_config(FunctionName=fn)
+    assert refused(excinfo) == ("ResourceNotFoundException",
+                                f"The function {arn(fn, '$LATEST')} doesn't have an EventInvokeConfig")  # fmt: skip
+    put = lam.put_function_event_invoke_config(FunctionName=fn, MaximumRetryAttempts=1)
+    assert put["FunctionArn"] == arn(fn, "$LATEST") and put["MaximumRetryAttempts"] == 1
+    assert put["DestinationConfig"] == {"OnSuccess": {}, "OnFailure": {}}
+    assert "MaximumEventAgeInSeconds" not in put and put["LastModified"]
+    updated = lam.update_function_event_invoke_config(
+        FunctionName=fn, MaximumEventAgeInSeconds=120, DestinationConfig={"OnFailure": {"Destination": arn(target)}})
+    assert (updated["MaximumRetryAttempts"], updated["MaximumEventAgeInSeconds"]) == (1, 120)
+    assert updated["DestinationConfig"] == {"OnSuccess": {}, "OnFailure": {"Destination": arn(target)}}
+    replaced = lam.put_function_event_invoke_config(FunctionName=fn, MaximumEventAgeInSeconds=60)
+    assert "MaximumRetryAttempts" not in replaced and replaced["DestinationConfig"]["OnFailure"] == {}
+    assert lam.get_function_event_invoke_config(FunctionName=arn(fn))["MaximumEventAgeInSeconds"] == 60
+
+    lam.publish_version(FunctionName=fn)
+    lam.put_function_event_invoke_config(FunctionName=fn, Qualifier="1", MaximumRetryAttempts=0)
+    listed = lam.list_function_event_invoke_configs(FunctionName=fn)["FunctionEventInvokeConfigs"]
+    assert [c["FunctionArn"] for c in listed] == [arn(fn, "$LATEST"), arn(fn, "1")]
+
+    with pytest.raises(ClientError) as excinfo:
+        lam.put_function_event_invoke_config(FunctionName=fn)
+    assert refused(excinfo) == ("InvalidParameterValueException",
+                                "You must specify at least one of error handling or destination setting.")  # fmt: skip
+    with pytest.raises(ClientError) as excinfo:
+        lam.put_function_event_invoke_config(FunctionName=fn, MaximumRetryAttempts=3)
+    assert refused(excinfo)[0] in ("ValidationException", "InvalidParameterValueException")
+    queue = f"arn:aws:sns:{REGION}:{ACCOUNT}:topic"
+    with pytest.raises(ClientError) as excinfo:  # the role may not publish to SNS
+        lam.put_function_event_invoke_config(FunctionName=fn, DestinationConfig={"OnSuccess": {"Destination": queue}})
+    assert refused(excinfo) == ("InvalidParameterValueException",
+                                f"The function's execution role does not have permissions to call Publish on {queue}")
+    assert lam.get_function_event_invoke_config(FunctionName=fn)["MaximumEventAgeInSeconds"] == 60  # unchanged
+    with pytest.raises(ClientError) as excinfo:
+        lam.update_function_event_invoke_config(FunctionName=target, MaximumRetryAttempts=0)
+    assert refused(excinfo)[0] == "ResourceNotFoundException"
+
+    deleted = lam.delete_function_event_invoke_config(FunctionName=fn)
+    assert deleted["ResponseMetadata"]["HTTPStatusCode"] == 204
+    with pytest.raises(ClientError):
+        lam.get_function_event_invoke_config(FunctionName=fn)
+    assert lam.get_function_event_invoke_config(FunctionName=fn, Qualifier="1")["MaximumRetryAttempts"] == 0
+
+
+def test_records_sent_to_a_lambda_destination(aws: Callable[..., Any], role: str) -> None:
+    lam = aws("lambda")
+    fn, recorder = deploy(aws, role, SOURCE), deploy(aws, role, RECORDER)
+    lam.put_function_event_invoke_config(FunctionName=fn, MaximumRetryAttempts=0, DestinationConfig={
+        "OnSuccess": {"Destination": arn(recorder)}, "OnFailure": {"Destination": arn(recorder)}})  # fmt: skip
+    ok = lam.invoke(FunctionName=fn, InvocationType="Event", Payload=b'{"order": 1}')
+    assert ok["StatusCode"] == 202
+    success = records(aws, recorder, 1)[0]
+    assert success["version"] == "1.0" and success["timestamp"].endswith("Z")
+    assert success["requestContext"] == {
+        "requestId": ok["ResponseMetadata"]["RequestId"], "functionArn": arn(fn, "$LATEST"),
+        "condition": "Success", "approximateInvokeCount": 1,
+    }  # fmt: skip
+    assert success["requestPayload"] == {"order": 1}
+    assert success["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST"}
+    assert success["responsePayload"] == {"done": {"order": 1}}
+
+    failed = lam.invoke(FunctionName=fn, InvocationType="Event", Payload=b'{"fail": "pay"}')
+    failure = next(r for r in records(aws, recorder, 2) if r["requestContext"]["condition"] != "Success")
+    assert failure["requestContext"]["condition"] == "RetriesExhausted"
+    assert failure["requestContext"]["requestId"] == failed["ResponseMetadata"]["RequestId"]
+    assert failure["requestContext"]["approximateInvokeCount"] == 1
+    assert failure["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"}
+    assert failure["responsePayload"]["errorMessage"] == "cannot pay"
+    assert failure["responsePayload"]["errorType"] == "RuntimeError"
+
+
+def test_an_event_too_old_to_retry_goes_to_on_failure(server_factory: Callable[..., Any]) -> None:
+    """MaximumEventAgeInSeconds=60 and a first retry due 60 s (scaled) after the event arrived: the
+    retry is not run, the record says EventAgeExceeded after the one attempt."""
+    server = server_factory(time_scale=100.0)
+    scoped = client_factory(server.url)
+    role_arn = make_role(scoped)
+    fn, recorder = deploy(scoped, role_arn, SOURCE), deploy(scoped, role_arn, RECORDER)
+    lam = scoped("lambda")
+    lam.put_function_event_invoke_config(FunctionName=fn, MaximumRetryAttempts=2, MaximumEventAgeInSeconds=60,
+                                         DestinationConfig={"OnFailure": {"Destination": arn(recorder)}})  # fmt: skip
+    out = lam.invoke(FunctionName=fn, InvocationType="Event", Payload=b'{"fail": "ship"}')
+    record = records(scoped, recorder, 1)[0]
+    assert record["requestContext"]["condition"] == "EventAgeExceeded"
+    assert record["requestContext"]["requestId"] == out["ResponseMetadata"]["RequestId"]
+    assert record["requestContext"]["approximateInvokeCount"] == 1
+    assert record["requestPayload"] == {"fail": "ship"} and "responseContext" not in record
