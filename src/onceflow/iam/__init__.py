@@ -1,4 +1,4 @@
-"""iam: IAM (roles, policies, users) and STS (sessions) on one store; see setup().
+"""iam: IAM (roles, policies, users, groups) and STS (sessions) on one store; see setup().
 
 What other services use (all by account, IAM being global):
   stack.services["iam"].get_role_by_arn(account, role_arn) -> dict | None
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from onceflow.iam.api import IamApi
 from onceflow.iam.authorizer import make_authorizer
+from onceflow.iam.groups import IamGroups
+from onceflow.iam.groups_api import GroupsApi
 from onceflow.iam.resources import iam_resolver, sts_resolver
 from onceflow.iam.service import IamService
 from onceflow.iam.simulate import SimulateApi
@@ -30,6 +32,7 @@ def setup(stack: Stack) -> None:
     sts = StsService(store, iam, stack.settings)
     stack.registry.add_api("iam", IamApi(iam, users))
     stack.registry.add_api("iam", SimulateApi(iam))
+    stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
     stack.registry.add_api("sts", StsApi(sts))
     stack.services["iam"] = iam
     stack.services["iam_users"] = users

@@ -92,6 +92,14 @@ def paged(name: str, items: list[Any], marker: str | None) -> Out:
     return out
 
 
+def attached_out(service: IamService, account: str, kind: str, owner: str, params: dict[str, Any]) -> Out:
+    """A ListAttached{Role,User,Group}Policies answer."""
+    prefix = params.get("PathPrefix", "/")
+    found = [a for a in service.attached(account, kind, owner) if a.pop("path").startswith(prefix)]
+    items, marker = page(found, params.get("Marker"), params.get("MaxItems"), lambda a: a["PolicyArn"])
+    return paged("AttachedPolicies", items, marker)
+
+
 class IamApi:
     def __init__(self, service: IamService, users: IamUsers) -> None:
         self.service = service
@@ -249,7 +257,7 @@ class IamApi:
     def list_entities_for_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         found = self.service.entities_for_policy(ctx.account, params["PolicyArn"], params)
         return {
-            "PolicyGroups": [],
+            "PolicyGroups": [{"GroupName": g["name"], "GroupId": g["group_id"]} for g in found["group"]],
             "PolicyUsers": [{"UserName": u["name"], "UserId": u["user_id"]} for u in found["user"]],
             "PolicyRoles": [{"RoleName": r["name"], "RoleId": r["role_id"]} for r in found["role"]],
             "IsTruncated": False,
@@ -284,10 +292,7 @@ class IamApi:
         return self._attached(ctx, "user", params["UserName"], params)
 
     def _attached(self, ctx: RequestContext, kind: str, owner: str, params: dict[str, Any]) -> Out:
-        prefix = params.get("PathPrefix", "/")
-        found = [a for a in self.service.attached(ctx.account, kind, owner) if a.pop("path").startswith(prefix)]
-        items, marker = page(found, params.get("Marker"), params.get("MaxItems"), lambda a: a["PolicyArn"])
-        return paged("AttachedPolicies", items, marker)
+        return attached_out(self.service, ctx.account, kind, owner, params)
 
     # ------------------------------------------------------------------ users and access keys
     @operation("CreateUser")

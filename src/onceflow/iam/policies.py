@@ -108,16 +108,17 @@ class ManagedPolicies:
         return policy
 
     def entities_for_policy(self, account: str, arn: str, params: dict[str, Any]) -> dict[str, list[Row]]:
-        """The roles and users a managed policy is attached to (or bounds, with PermissionsBoundary)."""
+        """The roles, users and groups a managed policy is attached to (or bounds, with PermissionsBoundary)."""
         self.policy(account, arn)
         prefix = params.get("PathPrefix", "/")
-        found: dict[str, list[Row]] = {"role": [], "user": []}
+        found: dict[str, list[Row]] = {"role": [], "user": [], "group": []}
         if params.get("PolicyUsageFilter") == "PermissionsBoundary":
             pairs = [(k, e["name"]) for k, e in self._bounded_by(account, arn)]
         else:
             pairs = self.store.entities_for_policy(account, arn)
         for kind, name in pairs:
-            entity = self.store.role(account, name) if kind == "role" else self.store.user(account, name)
+            lookup = {"role": self.store.role, "user": self.store.user, "group": self.store.group}[kind]
+            entity = lookup(account, name)
             if entity is not None and entity["path"].startswith(prefix):
                 found[kind].append(entity)
         wanted = params.get("EntityFilter")
@@ -200,6 +201,11 @@ class ManagedPolicies:
     def _owner(self, account: str, kind: str, name: str) -> Row:
         if kind == "role":
             return self.role(account, name)
+        if kind == "group":
+            group = self.store.group(account, name)
+            if group is None:
+                raise errors.group_not_found(name)
+            return group
         user = self.store.user(account, name)
         if user is None:
             raise errors.user_not_found(name)

@@ -1,4 +1,4 @@
-"""Which IAM/STS resources a call acts on (for authorization): role, user and policy ARNs."""
+"""Which IAM/STS resources a call acts on (for authorization): role, user, group and policy ARNs."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ def iam_resolver(store: IamStore) -> ResourceResolver:
             return [params["PolicyArn"]]
         if ctx.operation == "CreatePolicy":
             return [f"arn:aws:iam::{acct}:policy{params.get('Path', '/')}{params['PolicyName']}"]
+        if "GroupName" in params:  # before UserName: AddUserToGroup and RemoveUserFromGroup act on the group
+            group = store.group(acct, params["GroupName"])
+            path = params.get("Path", "/") if group is None else group["path"]
+            return [f"arn:aws:iam::{acct}:group{path}{params['GroupName']}"]
         if "RoleName" in params:
             role = store.role(acct, params["RoleName"])
             path = params.get("Path", "/") if role is None else role["path"]

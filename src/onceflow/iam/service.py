@@ -197,7 +197,7 @@ class IamService(ManagedPolicies):
         return evaluate([parse(role["trust"], "trust")], request).allowed
 
     def policies_for(self, principal: Principal) -> list[Policy]:
-        """The identity policies (inline and attached) of a role session's role or of a user."""
+        """The identity policies (inline and attached) of a role session's role or of a user (with its groups')."""
         return self._compiled(principal)[0]
 
     def boundary_for(self, principal: Principal) -> list[Policy] | None:
@@ -229,9 +229,14 @@ class IamService(ManagedPolicies):
         owner = entity["name"]
         table = "iam_role_policies" if kind == "role" else "iam_user_policies"
         docs = [d for _, d in self.store.inline_all(table, account, owner)]
-        for arn in self.store.attached(account, kind, owner):
-            if (doc := self.default_document(account, arn)) is not None:
-                docs.append(doc)
+        holders = [(kind, owner)]
+        if kind == "user":  # a user also has what its groups grant
+            holders += [("group", g["name"]) for g in self.store.groups_of(account, owner)]
+            docs += [d for _, g in holders[1:] for _, d in self.store.inline_all("iam_group_policies", account, g)]
+        for holder_kind, holder in holders:
+            for arn in self.store.attached(account, holder_kind, holder):
+                if (doc := self.default_document(account, arn)) is not None:
+                    docs.append(doc)
         boundary = None
         if entity.get("boundary"):
             # A boundary whose policy is gone allows nothing (never fail open).

@@ -66,6 +66,8 @@ class IamUsers:
                 raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
             if self.store.access_keys(account, name):
                 raise errors.delete_conflict("Cannot delete entity, must delete access keys first.")
+            if self.store.groups_of(account, name):
+                raise errors.delete_conflict("Cannot delete entity, must remove users from group first.")
             self.store.delete_user(conn, account, name)
 
     def tag_user(self, account: str, name: str, tags: list[dict[str, str]]) -> None:
