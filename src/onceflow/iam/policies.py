@@ -21,7 +21,7 @@ class ManagedPolicies:
     # ------------------------------------------------------------------ managed policies
     def create_policy(self, account: str, params: dict[str, Any]) -> Row:
         name, document = params["PolicyName"], params["PolicyDocument"]
-        validate(document)
+        validate(document, "managed")
         if policy_size(document) > MANAGED_LIMIT:
             raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
         path = params.get("Path", "/")
@@ -144,7 +144,7 @@ class ManagedPolicies:
         return policy, list(reversed(self.store.policy_versions(arn)))  # newest first
 
     def create_policy_version(self, account: str, arn: str, document: str, set_default: bool) -> tuple[str, str]:
-        validate(document)
+        validate(document, "managed")
         if policy_size(document) > MANAGED_LIMIT:
             raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
         created = now()

@@ -24,7 +24,7 @@ from onceflow.iam.common import (
     validate,
 )
 from onceflow.iam.policies import ManagedPolicies
-from onceflow.iam.policy import Decision, Policy, Request, evaluate, parse
+from onceflow.iam.policy import Decision, Policy, Request, evaluate, stored
 from onceflow.iam.store import IamStore, Row
 
 
@@ -194,7 +194,7 @@ class IamService(ManagedPolicies):
         if role is None or role["account"] != account:
             return False
         request = Request("sts:AssumeRole", principal=principal)
-        return evaluate([parse(role["trust"], "trust")], request).allowed
+        return evaluate([stored(role["trust"], "trust")], request).allowed
 
     def policies_for(self, principal: Principal) -> list[Policy]:
         """The identity policies (inline and attached) of a role session's role or of a user (with its groups')."""
@@ -216,8 +216,8 @@ class IamService(ManagedPolicies):
         if cached is not None and cached[0] == generation:
             return cached[1]
         docs, boundary = self._documents(*key)
-        bounds = None if boundary is None else [parse(boundary)] if boundary else [Policy("2012-10-17", ())]
-        compiled = ([parse(d) for d in docs], bounds)
+        bounds = None if boundary is None else [stored(boundary)] if boundary else [Policy("2012-10-17", ())]
+        compiled = ([stored(d) for d in docs], bounds)
         self._policies[key] = (generation, compiled)
         return compiled
 

@@ -18,7 +18,7 @@ from onceflow.context import Principal
 from onceflow.credentials import Credential
 from onceflow.iam import errors
 from onceflow.iam.common import new_id, validate
-from onceflow.iam.policy import Policy, parse
+from onceflow.iam.policy import Policy, stored
 from onceflow.iam.service import IamService
 from onceflow.iam.store import IamStore, Row
 
@@ -206,7 +206,7 @@ class StsService:
         if s.get("session_policy") or s.get("session_policy_arns"):
             docs = [s["session_policy"]] if s.get("session_policy") else []
             docs += [d for a in s["session_policy_arns"] if (d := self.iam.default_document(principal.account, a))]
-            policies = [parse(d) for d in docs]
+            policies = [stored(d) for d in docs]
         self._session_policies[key] = (generation, policies)
         return policies
 
