@@ -10,10 +10,16 @@ What other services use (all by account, IAM being global):
 
 from __future__ import annotations
 
+from onceflow.iam.account import AccountSettings
+from onceflow.iam.account_api import AccountApi
 from onceflow.iam.api import IamApi
 from onceflow.iam.authorizer import make_authorizer
 from onceflow.iam.groups import IamGroups
 from onceflow.iam.groups_api import GroupsApi
+from onceflow.iam.profiles import InstanceProfiles
+from onceflow.iam.profiles_api import InstanceProfilesApi
+from onceflow.iam.providers import IdentityProviders
+from onceflow.iam.providers_api import ProvidersApi
 from onceflow.iam.resources import iam_resolver, sts_resolver
 from onceflow.iam.service import IamService
 from onceflow.iam.simulate import SimulateApi
@@ -33,6 +39,11 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", IamApi(iam, users))
     stack.registry.add_api("iam", SimulateApi(iam))
     stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
+    stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
+    providers = IdentityProviders(store)
+    stack.registry.add_api("iam", ProvidersApi(providers))
+    stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
+    stack.services["iam_providers"] = providers
     stack.registry.add_api("sts", StsApi(sts))
     stack.services["iam"] = iam
     stack.services["iam_users"] = users

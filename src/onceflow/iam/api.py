@@ -151,11 +151,6 @@ class IamApi:
         items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
         return paged("Tags", items, marker)
 
-    @operation("ListInstanceProfilesForRole")
-    def list_instance_profiles_for_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        self.service.role(ctx.account, params["RoleName"])
-        return paged("InstanceProfiles", [], None)  # onceflow has no instance profiles
-
     @operation("PutRolePermissionsBoundary")
     def put_role_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.set_boundary(ctx.account, "role", params["RoleName"], params["PermissionsBoundary"])

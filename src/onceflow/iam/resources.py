@@ -16,6 +16,13 @@ def iam_resolver(store: IamStore) -> ResourceResolver:
             return [params["PolicyArn"]]
         if ctx.operation == "CreatePolicy":
             return [f"arn:aws:iam::{acct}:policy{params.get('Path', '/')}{params['PolicyName']}"]
+        for arn_param in ("OpenIDConnectProviderArn", "SAMLProviderArn"):
+            if arn_param in params:
+                return [params[arn_param]]
+        if "InstanceProfileName" in params:  # before RoleName: Add/RemoveRoleFromInstanceProfile act on it
+            profile = store.obj(acct, "instance-profile", params["InstanceProfileName"].lower())
+            path = params.get("Path", "/") if profile is None else profile["path"]
+            return [f"arn:aws:iam::{acct}:instance-profile{path}{params['InstanceProfileName']}"]
         if "GroupName" in params:  # before UserName: AddUserToGroup and RemoveUserFromGroup act on the group
             group = store.group(acct, params["GroupName"])
             path = params.get("Path", "/") if group is None else group["path"]

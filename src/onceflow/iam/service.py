@@ -128,6 +128,8 @@ class IamService(ManagedPolicies):
                 raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
             if self.store.attached(account, "role", name):
                 raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
+            if any(name.lower() in p["roles"] for p in self.store.objs(account, "instance-profile")):
+                raise errors.delete_conflict("Cannot delete entity, must remove roles from instance profile first.")
             self.store.delete_role(conn, account, name)
 
     def tag_role(self, account: str, name: str, tags: list[dict[str, str]]) -> None:

@@ -73,6 +73,14 @@ MIGRATIONS = [
             PRIMARY KEY (account, group_key, name));
         """,
     ),
+    (
+        "iam-0004",
+        """
+        CREATE TABLE iam_objects (
+            account TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY (account, kind, key));
+        """,
+    ),
 ]
 # The owner column of each inline-policy table.
 _OWNER_KEYS = {"iam_role_policies": "role_key", "iam_user_policies": "user_key", "iam_group_policies": "group_key"}
@@ -406,6 +414,23 @@ class IamStore:
             "DELETE FROM iam_group_members WHERE account=? AND group_key=? AND user_key=?",
             (account, group.lower(), user.lower()),
         )
+        return cur.rowcount
+
+    # ------------------------------------------------------------------ account objects kept whole as JSON
+    # (instance profiles, identity providers, account aliases, the password policy), by kind and key.
+    def obj(self, account: str, kind: str, key: str) -> Row | None:
+        r = self.db.query_one("SELECT data FROM iam_objects WHERE account=? AND kind=? AND key=?", (account, kind, key))
+        return json.loads(r[0]) if r else None
+
+    def objs(self, account: str, kind: str) -> list[Row]:
+        rows = self.db.query("SELECT data FROM iam_objects WHERE account=? AND kind=? ORDER BY key", (account, kind))
+        return [json.loads(r[0]) for r in rows]
+
+    def put_obj(self, conn: sqlite3.Connection, account: str, kind: str, key: str, data: Row) -> None:
+        conn.execute("INSERT OR REPLACE INTO iam_objects VALUES (?,?,?,?)", (account, kind, key, json.dumps(data)))
+
+    def delete_obj(self, conn: sqlite3.Connection, account: str, kind: str, key: str) -> int:
+        cur = conn.execute("DELETE FROM iam_objects WHERE account=? AND kind=? AND key=?", (account, kind, key))
         return cur.rowcount
 
     # ------------------------------------------------------------------ STS sessions
