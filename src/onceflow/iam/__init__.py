@@ -27,6 +27,7 @@ from onceflow.iam.store import IamStore
 from onceflow.iam.users import IamUsers
 from onceflow.stack import Stack
 from onceflow.sts.api import StsApi
+from onceflow.sts.federation import Federation
 from onceflow.sts.service import StsService
 
 
@@ -36,15 +37,15 @@ def setup(stack: Stack) -> None:
     iam = IamService(store)
     users = IamUsers(store, iam)
     sts = StsService(store, iam, stack.settings)
+    providers = IdentityProviders(store)
     stack.registry.add_api("iam", IamApi(iam, users))
     stack.registry.add_api("iam", SimulateApi(iam))
     stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
     stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
-    providers = IdentityProviders(store)
     stack.registry.add_api("iam", ProvidersApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
     stack.services["iam_providers"] = providers
-    stack.registry.add_api("sts", StsApi(sts))
+    stack.registry.add_api("sts", StsApi(sts, Federation(sts, store, providers)))
     stack.services["iam"] = iam
     stack.services["iam_users"] = users
     stack.services["sts"] = sts

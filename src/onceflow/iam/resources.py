@@ -45,4 +45,6 @@ def iam_resolver(store: IamStore) -> ResourceResolver:
 def sts_resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     if ctx.operation == "AssumeRole":
         return [params["RoleArn"]]
+    if ctx.operation == "GetFederationToken":
+        return [f"arn:aws:sts::{ctx.account}:federated-user/{params['Name']}"]
     return ["*"]

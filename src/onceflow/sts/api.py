@@ -6,12 +6,14 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.registry import operation
+from onceflow.sts.federation import Federation
 from onceflow.sts.service import StsService
 
 
 class StsApi:
-    def __init__(self, service: StsService) -> None:
+    def __init__(self, service: StsService, federation: Federation) -> None:
         self.service = service
+        self.federation = federation
 
     @operation("GetCallerIdentity", inline=True)  # the principal is already resolved: no I/O
     def get_caller_identity(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -24,3 +26,19 @@ class StsApi:
     @operation("GetSessionToken")
     def get_session_token(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.service.get_session_token(ctx.principal, params)
+
+    @operation("AssumeRoleWithWebIdentity")
+    def assume_role_with_web_identity(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.federation.assume_role_with_web_identity(params)
+
+    @operation("AssumeRoleWithSAML")
+    def assume_role_with_saml(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.federation.assume_role_with_saml(params)
+
+    @operation("GetFederationToken")
+    def get_federation_token(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.federation.get_federation_token(ctx.principal, params)
+
+    @operation("GetAccessKeyInfo")
+    def get_access_key_info(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return {"Account": self.service.access_key_account(params["AccessKeyId"], ctx.account)}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from onceflow import __version__
-from onceflow.context import RequestContext
+from onceflow.context import Principal, RequestContext
 from onceflow.errors import NotImplementedOperation, ServiceError
 from onceflow.faults import endpoint as faults_endpoint
 from onceflow.faults import wire as faults_wire
@@ -283,7 +283,12 @@ class AwsApp:
     def _context(self, found: Route, scope: Scope | None, signed: Signed | sigv4.Malformed | None,
                  request: Request, request_id: str) -> RequestContext:
         region = scope.region if scope else self.stack.settings.default_region
-        principal = self.auth.principal(request, signed, found.spec.protocol, found.spec.name)
+        if signed is None and found.operation is not None and found.operation.auth_type == "none":
+            # Operations the model marks unauthenticated (STS's AssumeRoleWithWebIdentity and
+            # AssumeRoleWithSAML): the token in the request is the proof, checked by the service.
+            principal = Principal(self.stack.settings.account_id, "service", "", "anonymous")
+        else:
+            principal = self.auth.principal(request, signed, found.spec.protocol, found.spec.name)
         return RequestContext(found.spec.name, found.operation_name, principal.account, region, principal,
                               request_id=request_id, source_ip=request.client_host)
 

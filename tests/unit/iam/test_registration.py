@@ -82,7 +82,16 @@ REQUIRED = {
         "UpdateAccountPasswordPolicy",
         "GetAccountPasswordPolicy",
     },
-    "sts": {"GetCallerIdentity", "AssumeRole", "GetSessionToken"},
+    "sts": {
+        "GetCallerIdentity",
+        "AssumeRole",
+        "GetSessionToken",
+        # issue 22: federation
+        "AssumeRoleWithWebIdentity",
+        "AssumeRoleWithSAML",
+        "GetFederationToken",
+        "GetAccessKeyInfo",
+    },
 }
 
 
