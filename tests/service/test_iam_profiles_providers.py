@@ -125,3 +125,22 @@ def test_account_alias_and_password_policy(server_factory: Callable[..., Any]) -
     iam.delete_account_password_policy()
     assert refused(iam.get_account_password_policy)[0] == "NoSuchEntity"
     assert refused(iam.delete_account_password_policy)[0] == "NoSuchEntity"
+
+
+def test_service_linked_roles(iam: Any) -> None:
+    suffix = uuid.uuid4().hex[:8]
+    role = iam.create_service_linked_role(AWSServiceName="autoscaling.amazonaws.com", CustomSuffix=suffix,
+                                          Description="scaling")["Role"]
+    name = f"AWSServiceRoleForAutoScaling_{suffix}"
+    assert role["RoleName"] == name and role["Path"] == "/aws-service-role/autoscaling.amazonaws.com/"
+    assert role["Arn"] == f"arn:aws:iam::{ACCOUNT}:role/aws-service-role/autoscaling.amazonaws.com/{name}"
+    trust = iam.get_role(RoleName=name)["Role"]["AssumeRolePolicyDocument"]
+    assert trust["Statement"][0]["Principal"] == {"Service": ["autoscaling.amazonaws.com"]}
+    assert refused(iam.create_service_linked_role, AWSServiceName="autoscaling.amazonaws.com",
+                   CustomSuffix=suffix)[0] == "InvalidInput"
+    assert refused(iam.delete_role, RoleName=name) == (
+        "UnmodifiableEntity",
+        f"Cannot perform the operation on the protected role '{name}' - this role is only modifiable by AWS", 400)
+    task = iam.delete_service_linked_role(RoleName=name)["DeletionTaskId"]
+    assert iam.get_service_linked_role_deletion_status(DeletionTaskId=task)["Status"] == "SUCCEEDED"
+    assert refused(iam.get_role, RoleName=name)[0] == "NoSuchEntity"

@@ -22,6 +22,7 @@ from onceflow.iam.providers import IdentityProviders
 from onceflow.iam.providers_api import ProvidersApi
 from onceflow.iam.resources import iam_resolver, sts_resolver
 from onceflow.iam.service import IamService
+from onceflow.iam.service_roles import ServiceLinkedRolesApi
 from onceflow.iam.simulate import SimulateApi
 from onceflow.iam.store import IamStore
 from onceflow.iam.users import IamUsers
@@ -44,6 +45,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
     stack.registry.add_api("iam", ProvidersApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
+    stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
     stack.services["iam_providers"] = providers
     stack.registry.add_api("sts", StsApi(sts, Federation(sts, store, providers)))
     stack.services["iam"] = iam

@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.iam import errors
 from onceflow.iam.common import page
 from onceflow.iam.service import IamService
@@ -131,6 +132,10 @@ class IamApi:
 
     @operation("DeleteRole")
     def delete_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        role = self.service.role(ctx.account, params["RoleName"])
+        if role["path"].startswith("/aws-service-role/"):  # DeleteServiceLinkedRole deletes those
+            raise ServiceError("UnmodifiableEntity", f"Cannot perform the operation on the protected role "
+                               f"'{role['name']}' - this role is only modifiable by AWS", 400)
         self.service.delete_role(ctx.account, params["RoleName"])
 
     @operation("UpdateAssumeRolePolicy")
