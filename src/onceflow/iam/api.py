@@ -11,7 +11,7 @@ from urllib.parse import quote
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
-from onceflow.iam.common import page
+from onceflow.iam.common import page, partition
 from onceflow.iam.service import IamService
 from onceflow.iam.store import Row
 from onceflow.iam.users import IamUsers
@@ -109,7 +109,7 @@ class IamApi:
     # ------------------------------------------------------------------ roles
     @operation("CreateRole")
     def create_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"Role": role_out(self.service.create_role(ctx.account, params), "create")}
+        return {"Role": role_out(self.service.create_role(ctx.account, params, partition(ctx.region)), "create")}
 
     @operation("GetRole")
     def get_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
@@ -195,7 +195,8 @@ class IamApi:
     # ------------------------------------------------------------------ managed policies
     @operation("CreatePolicy")
     def create_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"Policy": policy_out(self.service.create_policy(ctx.account, params), 0, "create")}
+        policy = self.service.create_policy(ctx.account, params, partition(ctx.region))
+        return {"Policy": policy_out(policy, 0, "create")}
 
     @operation("GetPolicy")
     def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
@@ -297,7 +298,7 @@ class IamApi:
     # ------------------------------------------------------------------ users and access keys
     @operation("CreateUser")
     def create_user(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"User": user_out(self.users.create_user(ctx.account, params))}
+        return {"User": user_out(self.users.create_user(ctx.account, params, partition(ctx.region)))}
 
     @operation("GetUser")
     def get_user(self, ctx: RequestContext, params: dict[str, Any]) -> Out:

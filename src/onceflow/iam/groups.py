@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.iam import errors
-from onceflow.iam.common import new_id, now, page, policy_size, validate
+from onceflow.iam.common import new_id, now, page, partition_of, policy_size, validate
 from onceflow.iam.store import IamStore, Row
 
 # IAM quota: the inline policies of one group total at most 5,120 characters (whitespace not counted).
@@ -15,8 +15,8 @@ GROUP_INLINE_LIMIT = 5120
 TABLE = "iam_group_policies"
 
 
-def group_arn(account: str, path: str, name: str) -> str:
-    return f"arn:aws:iam::{account}:group{path}{name}"
+def group_arn(account: str, path: str, name: str, partition: str = "aws") -> str:
+    return f"arn:{partition}:iam::{account}:group{path}{name}"
 
 
 class IamGroups:
@@ -35,14 +35,14 @@ class IamGroups:
             raise errors.user_not_found(name)
         return user
 
-    def create_group(self, account: str, params: dict[str, Any]) -> Row:
+    def create_group(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, path = params["GroupName"], params.get("Path", "/")
         group = {
             "account": account,
             "name": name,
             "group_id": new_id("AGPA"),
             "path": path,
-            "arn": group_arn(account, path, name),
+            "arn": group_arn(account, path, name, partition),
             "created": now(),
         }
         with self.store.writing() as conn:
@@ -75,7 +75,7 @@ class IamGroups:
             new_path = params.get("NewPath", group["path"])
             if new_name.lower() != group["name"].lower() and self.store.group(account, new_name):
                 raise errors.already_exists(f"Group with name {new_name} already exists.")
-            arn = group_arn(account, new_path, new_name)
+            arn = group_arn(account, new_path, new_name, partition_of(group["arn"]))
             self.store.rename_group(conn, account, group["name"], new_name, new_path, arn)
 
     def delete_group(self, account: str, name: str) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.iam.api import Out, _date, attached_out, encode, paged, user_out
-from onceflow.iam.common import page
+from onceflow.iam.common import page, partition
 from onceflow.iam.groups import IamGroups
 from onceflow.iam.service import IamService
 from onceflow.iam.store import Row
@@ -30,7 +30,7 @@ class GroupsApi:
 
     @operation("CreateGroup")
     def create_group(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"Group": group_out(self.groups.create_group(ctx.account, params))}
+        return {"Group": group_out(self.groups.create_group(ctx.account, params, partition(ctx.region)))}
 
     @operation("GetGroup")
     def get_group(self, ctx: RequestContext, params: dict[str, Any]) -> Out:

@@ -8,7 +8,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
 from onceflow.iam.common import MANAGED_LIMIT, check_policy_arn, merge_tags, new_id, now, page, policy_size, validate
-from onceflow.iam.managed import AWS_POLICIES
+from onceflow.iam.managed import AWS_POLICIES, aws_managed
 from onceflow.iam.store import IamStore, Row
 
 
@@ -19,7 +19,7 @@ class ManagedPolicies:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ managed policies
-    def create_policy(self, account: str, params: dict[str, Any]) -> Row:
+    def create_policy(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, document = params["PolicyName"], params["PolicyDocument"]
         validate(document, "managed")
         if policy_size(document) > MANAGED_LIMIT:
@@ -31,7 +31,7 @@ class ManagedPolicies:
             "name": name,
             "policy_id": new_id("ANPA"),
             "path": path,
-            "arn": f"arn:aws:iam::{account}:policy{path}{name}",
+            "arn": f"arn:{partition}:iam::{account}:policy{path}{name}",
             "description": params.get("Description"),
             "created": created,
             "updated": created,
@@ -47,7 +47,7 @@ class ManagedPolicies:
     def policy(self, account: str, arn: str) -> Row:
         """A customer managed policy of this account or an AWS managed policy."""
         check_policy_arn(arn)
-        found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+        found = aws_managed(arn) or self.store.policy(arn)
         if found is None or (not found.get("aws_managed") and found["account"] != account):
             raise errors.policy_not_found(arn)
         return found
@@ -177,7 +177,7 @@ class ManagedPolicies:
         check_policy_arn(arn)
         with self.store.writing() as conn:
             self._owner(account, kind, owner)
-            found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+            found = aws_managed(arn) or self.store.policy(arn)
             if found is None or (not found.get("aws_managed") and found["account"] != account):
                 raise errors.policy_not_attachable(arn)
             self.store.attach(conn, account, kind, owner, arn)
@@ -193,7 +193,7 @@ class ManagedPolicies:
         self._owner(account, kind, owner)
         out = []
         for arn in self.store.attached(account, kind, owner):
-            policy = AWS_POLICIES.get(arn) or self.store.policy(arn)
+            policy = aws_managed(arn) or self.store.policy(arn)
             if policy is not None:
                 out.append({"PolicyName": policy["name"], "PolicyArn": arn, "path": policy["path"]})
         return out
@@ -214,7 +214,7 @@ class ManagedPolicies:
     # ------------------------------------------------------------------ permissions boundaries
     def boundary_policy(self, account: str, arn: str) -> Row:
         check_policy_arn(arn)
-        found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+        found = aws_managed(arn) or self.store.policy(arn)
         if found is None or (not found.get("aws_managed") and found["account"] != account):
             # UNCONFIRMED wording.
             raise errors.no_such_entity(f"Scope ARN: {arn} does not exist or is not attachable.")

@@ -27,13 +27,13 @@ class InstanceProfiles:
             raise not_found(name)
         return found
 
-    def create(self, account: str, params: dict[str, Any]) -> Row:
+    def create(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, path = params["InstanceProfileName"], params.get("Path", "/")
         profile = {
             "name": name,
             "path": path,
             "profile_id": new_id("AIPA"),
-            "arn": f"arn:aws:iam::{account}:instance-profile{path}{name}",
+            "arn": f"arn:{partition}:iam::{account}:instance-profile{path}{name}",
             "created": now(),
             "roles": [],
             "tags": merge_tags([], params.get("Tags", [])),

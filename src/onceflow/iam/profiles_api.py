@@ -6,6 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.iam.api import Out, _date, paged, role_out
+from onceflow.iam.common import partition
 from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.service import IamService
 from onceflow.iam.store import Row
@@ -33,7 +34,8 @@ class InstanceProfilesApi:
 
     @operation("CreateInstanceProfile")
     def create_instance_profile(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"InstanceProfile": self._out(ctx.account, self.profiles.create(ctx.account, params))}
+        profile = self.profiles.create(ctx.account, params, partition(ctx.region))
+        return {"InstanceProfile": self._out(ctx.account, profile)}
 
     @operation("GetInstanceProfile")
     def get_instance_profile(self, ctx: RequestContext, params: dict[str, Any]) -> Out:

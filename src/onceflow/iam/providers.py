@@ -37,14 +37,14 @@ class IdentityProviders:
         self.store = store
 
     # ------------------------------------------------------------------ OpenID Connect
-    def create_oidc(self, account: str, params: dict[str, Any]) -> Row:
+    def create_oidc(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         url = params["Url"]
         if not url.startswith("https://") or not issuer(url):
             raise errors.invalid_input("Invalid Open ID Connect Provider URL")  # UNCONFIRMED wording
         thumbprints = params.get("ThumbprintList", [])
         clients = params.get("ClientIDList", [])
         self._check_lists(thumbprints, clients)
-        arn = f"arn:aws:iam::{account}:oidc-provider/{issuer(url)}"
+        arn = f"arn:{partition}:iam::{account}:oidc-provider/{issuer(url)}"
         provider = {
             "arn": arn,
             "url": issuer(url),
@@ -72,8 +72,8 @@ class IdentityProviders:
             raise oidc_not_found(arn)
         return found
 
-    def oidc_by_issuer(self, account: str, iss: str) -> Row | None:
-        return self.store.obj(account, OIDC, f"arn:aws:iam::{account}:oidc-provider/{issuer(iss)}")
+    def oidc_by_issuer(self, account: str, iss: str, partition: str = "aws") -> Row | None:
+        return self.store.obj(account, OIDC, f"arn:{partition}:iam::{account}:oidc-provider/{issuer(iss)}")
 
     def oidc_list(self, account: str) -> list[Row]:
         return self.store.objs(account, OIDC)
@@ -104,9 +104,9 @@ class IdentityProviders:
                 raise oidc_not_found(arn)
 
     # ------------------------------------------------------------------ SAML
-    def create_saml(self, account: str, params: dict[str, Any]) -> Row:
+    def create_saml(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name = params["Name"]
-        arn = f"arn:aws:iam::{account}:saml-provider/{name}"
+        arn = f"arn:{partition}:iam::{account}:saml-provider/{name}"
         provider = {
             "arn": arn,
             "name": name,

@@ -6,6 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.iam.api import Out, _date, paged
+from onceflow.iam.common import partition
 from onceflow.iam.providers import IdentityProviders, valid_until
 from onceflow.registry import operation
 
@@ -17,7 +18,7 @@ class ProvidersApi:
     # ------------------------------------------------------------------ OpenID Connect
     @operation("CreateOpenIDConnectProvider")
     def create_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        provider = self.providers.create_oidc(ctx.account, params)
+        provider = self.providers.create_oidc(ctx.account, params, partition(ctx.region))
         out: Out = {"OpenIDConnectProviderArn": provider["arn"]}
         if provider["tags"]:
             out["Tags"] = provider["tags"]
@@ -73,7 +74,7 @@ class ProvidersApi:
     # ------------------------------------------------------------------ SAML
     @operation("CreateSAMLProvider")
     def create_saml(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        provider = self.providers.create_saml(ctx.account, params)
+        provider = self.providers.create_saml(ctx.account, params, partition(ctx.region))
         out: Out = {"SAMLProviderArn": provider["arn"]}
         if provider["tags"]:
             out["Tags"] = provider["tags"]

@@ -58,7 +58,7 @@ class IamService(ManagedPolicies):
             return user is not None and user["arn"] == ident
         return True
 
-    def create_role(self, account: str, params: dict[str, Any]) -> Row:
+    def create_role(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, trust = params["RoleName"], params["AssumeRolePolicyDocument"]
         self.validate_trust(trust)
         if policy_size(trust) > TRUST_LIMIT:
@@ -73,7 +73,7 @@ class IamService(ManagedPolicies):
             "name": name,
             "role_id": new_id("AROA"),
             "path": path,
-            "arn": f"arn:aws:iam::{account}:role{path}{name}",
+            "arn": f"arn:{partition}:iam::{account}:role{path}{name}",
             "created": now(),
             "trust": trust,
             "description": params.get("Description"),

@@ -10,6 +10,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.iam import errors
 from onceflow.iam.api import Out, role_out
+from onceflow.iam.common import partition
 from onceflow.iam.service import IamService
 from onceflow.registry import operation
 
@@ -58,7 +59,7 @@ class ServiceLinkedRolesApi:
             "Path": f"{PREFIX}{service}/",
             "AssumeRolePolicyDocument": json.dumps(trust),
             **({"Description": params["Description"]} if "Description" in params else {}),
-        })
+        }, partition(ctx.region))
         return {"Role": role_out(role, "get")}
 
     @operation("DeleteServiceLinkedRole")

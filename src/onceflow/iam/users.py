@@ -31,7 +31,7 @@ class IamUsers:
             raise errors.user_not_found(name)
         return user
 
-    def create_user(self, account: str, params: dict[str, Any]) -> Row:
+    def create_user(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, path = params["UserName"], params.get("Path", "/")
         boundary = params.get("PermissionsBoundary")
         user = {
@@ -39,7 +39,7 @@ class IamUsers:
             "name": name,
             "user_id": new_id("AIDA"),
             "path": path,
-            "arn": f"arn:aws:iam::{account}:user{path}{name}",
+            "arn": f"arn:{partition}:iam::{account}:user{path}{name}",
             "created": now(),
             "tags": merge_tags([], params.get("Tags", [])),
             "boundary": boundary,

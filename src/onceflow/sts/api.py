@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.iam.common import partition
 from onceflow.registry import operation
 from onceflow.sts.federation import Federation
 from onceflow.sts.service import StsService
@@ -17,7 +18,7 @@ class StsApi:
 
     @operation("GetCallerIdentity", inline=True)  # the principal is already resolved: no I/O
     def get_caller_identity(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.caller_identity(ctx.principal)
+        return self.service.caller_identity(ctx.principal, partition(ctx.region))
 
     @operation("AssumeRole")
     def assume_role(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -37,7 +38,7 @@ class StsApi:
 
     @operation("GetFederationToken")
     def get_federation_token(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.federation.get_federation_token(ctx.principal, params)
+        return self.federation.get_federation_token(ctx.principal, params, partition(ctx.region))
 
     @operation("GetAccessKeyInfo")
     def get_access_key_info(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

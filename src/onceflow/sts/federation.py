@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
-from onceflow.iam.common import validate
+from onceflow.iam.common import partition_of, validate
 from onceflow.iam.policy import Request, evaluate, stored
 from onceflow.iam.providers import IdentityProviders, issuer
 from onceflow.iam.store import IamStore, Row
@@ -93,7 +93,7 @@ class Federation:
         creds = self.sts.issue_role_session(role["account"], role["arn"], session_name, duration, policy, policy_arns)
         user = {
             "AssumedRoleId": f"{role['role_id']}:{session_name}",
-            "Arn": assumed_role_arn(role["account"], role["name"], session_name),
+            "Arn": assumed_role_arn(role["account"], role["name"], session_name, partition_of(role["arn"])),
         }
         return creds, user
 
@@ -113,7 +113,7 @@ class Federation:
         if provider_id:  # an OAuth 2.0 provider AWS knows by name (www.amazon.com, graph.facebook.com)
             federated, prefix = provider_id, provider_id
         else:
-            provider = self.providers.oidc_by_issuer(role["account"], iss)
+            provider = self.providers.oidc_by_issuer(role["account"], iss, partition_of(role["arn"]))
             if provider is None:
                 raise invalid_token(f"No OpenIDConnect provider found in your account for {iss}")
             if not set(audiences) & set(provider["client_ids"]):
@@ -168,7 +168,7 @@ class Federation:
         }
 
     # ------------------------------------------------------------------ federation tokens
-    def get_federation_token(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
+    def get_federation_token(self, caller: Principal, params: dict[str, Any], partition: str = "aws") -> dict[str, Any]:
         temporary = (caller.access_key or "").startswith("ASIA")
         if caller.kind not in ("user", "root") or temporary:
             raise errors.access_denied(
@@ -184,7 +184,7 @@ class Federation:
         policy_arns = [d["arn"] for d in params.get("PolicyArns", [])]
         for arn in policy_arns:
             self.sts.iam.policy(caller.account, arn)
-        arn = f"arn:aws:sts::{caller.account}:federated-user/{name}"
+        arn = f"arn:{partition}:sts::{caller.account}:federated-user/{name}"
         # Acts as the calling user, narrowed by the session policies (none given: nothing allowed).
         session = {
             "kind": caller.kind,

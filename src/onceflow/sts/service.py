@@ -17,7 +17,7 @@ from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.credentials import Credential
 from onceflow.iam import errors
-from onceflow.iam.common import new_id, validate
+from onceflow.iam.common import new_id, partition_of, validate
 from onceflow.iam.policy import Policy, stored
 from onceflow.iam.service import IamService
 from onceflow.iam.store import IamStore, Row
@@ -27,8 +27,8 @@ _SECRET_CHARS = string.ascii_letters + string.digits + "+/"
 SERVICE_SESSION_S = 12 * 3600
 
 
-def assumed_role_arn(account: str, role_name: str, session_name: str) -> str:
-    return f"arn:aws:sts::{account}:assumed-role/{role_name}/{session_name}"
+def assumed_role_arn(account: str, role_name: str, session_name: str, partition: str = "aws") -> str:
+    return f"arn:{partition}:sts::{account}:assumed-role/{role_name}/{session_name}"
 
 
 class StsService:
@@ -61,7 +61,7 @@ class StsService:
         session = {
             "kind": "assumed-role",
             "account": account,
-            "arn": assumed_role_arn(account, role_name, session_name),
+            "arn": assumed_role_arn(account, role_name, session_name, partition_of(role_arn)),
             "name": role_name,
             "role_arn": role_arn,
             "session_name": session_name,
@@ -120,7 +120,7 @@ class StsService:
             "Credentials": creds,
             "AssumedRoleUser": {
                 "AssumedRoleId": f"{role['role_id']}:{session_name}",
-                "Arn": assumed_role_arn(caller.account, role["name"], session_name),
+                "Arn": assumed_role_arn(caller.account, role["name"], session_name, partition_of(role_arn)),
             },
         }
 
@@ -172,8 +172,10 @@ class StsService:
             return str(key["account"])
         return key_id if re.fullmatch(r"\d{12}", key_id) else default
 
-    def caller_identity(self, principal: Principal) -> dict[str, str]:
-        return {"UserId": self._user_id(principal), "Account": principal.account, "Arn": principal.arn}
+    def caller_identity(self, principal: Principal, partition: str = "aws") -> dict[str, str]:
+        # The account root is one principal in every partition: its ARN names the caller's.
+        arn = f"arn:{partition}:iam::{principal.account}:root" if principal.kind == "root" else principal.arn
+        return {"UserId": self._user_id(principal), "Account": principal.account, "Arn": arn}
 
     def principal_for(self, access_key: str) -> Principal | None:
         credential = self.credential_for(access_key)
