@@ -38,6 +38,9 @@ class LogsService(EventsMixin):
     def __init__(self, db: Database, clock: Clock = now_ms) -> None:
         self.db = db
         self.clock = clock
+        # Called with (account, region, group, stream, events) once events are committed
+        # (subscription delivery, filters.py); None until setup installs it.
+        self.on_events: Callable[[str, str, str, str, Sequence[tuple[int, str]]], None] | None = None
 
     # ------------------------------------------------------------------------------ lookups
     def _group(self, conn: sqlite3.Connection, account: str, region: str, name: str) -> sqlite3.Row:
@@ -222,6 +225,8 @@ class LogsService(EventsMixin):
             srow = store.get_stream(conn, group_id, stream)
             stream_id = srow["id"] if srow else store.insert_stream(conn, group_id, stream, now)
             store.insert_events(conn, group_id, stream_id, batch, now)
+        if self.on_events is not None:
+            self.on_events(account, region, group, stream, batch)
 
 
 # ---------------------------------------------------------------------------------- shapes
