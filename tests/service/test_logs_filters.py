@@ -54,6 +54,9 @@ def test_metric_filters(logs: Any) -> None:
     assert [(f["filterName"], f["filterPattern"], f["logGroupName"]) for f in found] == [
         ("errors", "ERROR", group), ("slow", "{ $.ms > 100 }", group)]
     assert found[0]["metricTransformations"] == TRANSFORM
+    described = logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"]
+    assert [g["metricFilterCount"] for g in described] == [2]
+    assert [g["metricFilterCount"] for g in logs.describe_log_groups(logGroupNamePattern=group[1:])["logGroups"]] == [2]
     assert [f["filterName"] for f in logs.describe_metric_filters(logGroupName=group, metricName="Slow")[
         "metricFilters"]] == ["slow"]
     assert [f["filterName"] for f in logs.describe_metric_filters(logGroupName=group, filterNamePrefix="err")[

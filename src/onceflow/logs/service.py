@@ -254,14 +254,14 @@ def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) ->
     arn = group_arn(region, account, row["name"])
     if brief:  # logGroupNamePattern: AWS returns only these members (snapshot 2026-02)
         return {
-            "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": 0,
+            "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": row["metric_filters"],
             "arn": arn + ":*", "logGroupClass": row["class"], "logGroupArn": arn,
         }
-    name, created, retention, kms_key_id, log_class, protection, stored = row
+    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters = row
     out: dict[str, Any] = {"logGroupName": name, "creationTime": created}
     if retention is not None:
         out["retentionInDays"] = retention
-    out["metricFilterCount"] = 0
+    out["metricFilterCount"] = metric_filters
     out["arn"] = arn + ":*"
     out["storedBytes"] = stored
     if kms_key_id:

@@ -108,7 +108,10 @@ def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
 
 
 # Column order is what service._group_shape unpacks.
-_LISTED = "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes"
+_LISTED = (
+    "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes, (SELECT COUNT(*) FROM"
+    " logs_filters f WHERE f.group_id = logs_groups.id AND f.kind = 'metric') AS metric_filters"
+)
 
 
 def list_groups(
@@ -332,7 +335,3 @@ def delete_filter(conn: sqlite3.Connection, group_id: int, kind: str, name: str)
     cur = conn.execute("DELETE FROM logs_filters WHERE group_id=? AND kind=? AND name=?", (group_id, kind, name))
     return cur.rowcount
 
-
-def metric_filter_count(conn: sqlite3.Connection, group_id: int) -> int:
-    row = conn.execute("SELECT COUNT(*) FROM logs_filters WHERE group_id=? AND kind='metric'", (group_id,)).fetchone()
-    return int(row[0])
