@@ -125,6 +125,8 @@ def test_federation_token_and_access_key_info(aws: Callable[..., Any]) -> None:
         "AccessDenied")
 
     sts = aws("sts")
+    assert refused(sts.decode_authorization_message, EncodedMessage="bm90LWVuY29kZWQ=")[0] == (
+        "InvalidAuthorizationMessageException")
     assert sts.get_access_key_info(AccessKeyId=key["AccessKeyId"])["Account"] == ACCOUNT
     assert sts.get_access_key_info(AccessKeyId=out["Credentials"]["AccessKeyId"])["Account"] == ACCOUNT
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.iam.common import partition
 from onceflow.registry import operation
 from onceflow.sts.federation import Federation
@@ -43,3 +44,10 @@ class StsApi:
     @operation("GetAccessKeyInfo")
     def get_access_key_info(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return {"Account": self.service.access_key_account(params["AccessKeyId"], ctx.account)}
+
+    @operation("DecodeAuthorizationMessage")
+    def decode_authorization_message(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        # onceflow's denials are plain text (as IAM's, Lambda's and DynamoDB's are on AWS); no
+        # service here issues encoded messages, so none can be decoded.
+        raise ServiceError("InvalidAuthorizationMessageException",
+                           "The encoded authorization message is invalid.", 400)  # UNCONFIRMED wording
