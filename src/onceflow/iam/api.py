@@ -9,8 +9,9 @@ from typing import Any
 from urllib.parse import quote
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.iam import errors
-from onceflow.iam.common import page
+from onceflow.iam.common import page, partition
 from onceflow.iam.service import IamService
 from onceflow.iam.store import Row
 from onceflow.iam.users import IamUsers
@@ -92,6 +93,14 @@ def paged(name: str, items: list[Any], marker: str | None) -> Out:
     return out
 
 
+def attached_out(service: IamService, account: str, kind: str, owner: str, params: dict[str, Any]) -> Out:
+    """A ListAttached{Role,User,Group}Policies answer."""
+    prefix = params.get("PathPrefix", "/")
+    found = [a for a in service.attached(account, kind, owner) if a.pop("path").startswith(prefix)]
+    items, marker = page(found, params.get("Marker"), params.get("MaxItems"), lambda a: a["PolicyArn"])
+    return paged("AttachedPolicies", items, marker)
+
+
 class IamApi:
     def __init__(self, service: IamService, users: IamUsers) -> None:
         self.service = service
@@ -100,7 +109,7 @@ class IamApi:
     # ------------------------------------------------------------------ roles
     @operation("CreateRole")
     def create_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"Role": role_out(self.service.create_role(ctx.account, params), "create")}
+        return {"Role": role_out(self.service.create_role(ctx.account, params, partition(ctx.region)), "create")}
 
     @operation("GetRole")
     def get_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
@@ -123,6 +132,10 @@ class IamApi:
 
     @operation("DeleteRole")
     def delete_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        role = self.service.role(ctx.account, params["RoleName"])
+        if role["path"].startswith("/aws-service-role/"):  # DeleteServiceLinkedRole deletes those
+            raise ServiceError("UnmodifiableEntity", f"Cannot perform the operation on the protected role "
+                               f"'{role['name']}' - this role is only modifiable by AWS", 400)
         self.service.delete_role(ctx.account, params["RoleName"])
 
     @operation("UpdateAssumeRolePolicy")
@@ -142,11 +155,6 @@ class IamApi:
         tags = self.service.role(ctx.account, params["RoleName"])["tags"]
         items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
         return paged("Tags", items, marker)
-
-    @operation("ListInstanceProfilesForRole")
-    def list_instance_profiles_for_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        self.service.role(ctx.account, params["RoleName"])
-        return paged("InstanceProfiles", [], None)  # onceflow has no instance profiles
 
     @operation("PutRolePermissionsBoundary")
     def put_role_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -187,7 +195,8 @@ class IamApi:
     # ------------------------------------------------------------------ managed policies
     @operation("CreatePolicy")
     def create_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"Policy": policy_out(self.service.create_policy(ctx.account, params), 0, "create")}
+        policy = self.service.create_policy(ctx.account, params, partition(ctx.region))
+        return {"Policy": policy_out(policy, 0, "create")}
 
     @operation("GetPolicy")
     def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
@@ -249,7 +258,7 @@ class IamApi:
     def list_entities_for_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         found = self.service.entities_for_policy(ctx.account, params["PolicyArn"], params)
         return {
-            "PolicyGroups": [],
+            "PolicyGroups": [{"GroupName": g["name"], "GroupId": g["group_id"]} for g in found["group"]],
             "PolicyUsers": [{"UserName": u["name"], "UserId": u["user_id"]} for u in found["user"]],
             "PolicyRoles": [{"RoleName": r["name"], "RoleId": r["role_id"]} for r in found["role"]],
             "IsTruncated": False,
@@ -284,15 +293,12 @@ class IamApi:
         return self._attached(ctx, "user", params["UserName"], params)
 
     def _attached(self, ctx: RequestContext, kind: str, owner: str, params: dict[str, Any]) -> Out:
-        prefix = params.get("PathPrefix", "/")
-        found = [a for a in self.service.attached(ctx.account, kind, owner) if a.pop("path").startswith(prefix)]
-        items, marker = page(found, params.get("Marker"), params.get("MaxItems"), lambda a: a["PolicyArn"])
-        return paged("AttachedPolicies", items, marker)
+        return attached_out(self.service, ctx.account, kind, owner, params)
 
     # ------------------------------------------------------------------ users and access keys
     @operation("CreateUser")
     def create_user(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"User": user_out(self.users.create_user(ctx.account, params))}
+        return {"User": user_out(self.users.create_user(ctx.account, params, partition(ctx.region)))}
 
     @operation("GetUser")
     def get_user(self, ctx: RequestContext, params: dict[str, Any]) -> Out:

@@ -18,6 +18,19 @@ MAX_ITEMS = 100
 _ID_CHARS = string.ascii_uppercase + string.digits
 
 
+def partition(region: str) -> str:
+    """The partition a region belongs to: IAM is global per partition, and its ARNs name it."""
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def partition_of(arn: str) -> str:
+    return arn.split(":", 2)[1] if arn.count(":") >= 2 else "aws"
+
+
 def new_id(prefix: str, length: int = 21) -> str:
     return prefix + "".join(secrets.choice(_ID_CHARS) for _ in range(length - len(prefix)))
 

@@ -17,6 +17,14 @@ def user_not_found(name: str) -> ServiceError:
     return no_such_entity(f"The user with name {name} cannot be found.")
 
 
+def group_not_found(name: str) -> ServiceError:
+    return no_such_entity(f"The group with name {name} cannot be found.")
+
+
+def group_policy_not_found(name: str) -> ServiceError:
+    return no_such_entity(f"The group policy with name {name} cannot be found.")
+
+
 def role_policy_not_found(name: str) -> ServiceError:
     return no_such_entity(f"The role policy with name {name} cannot be found.")
 

@@ -86,3 +86,12 @@ def _policy(name: str) -> dict[str, Any]:
 
 
 AWS_POLICIES: dict[str, dict[str, Any]] = {p["arn"]: p for p in (_policy(n) for n in _DOCS)}
+
+
+def aws_managed(arn: str) -> dict[str, Any] | None:
+    """The AWS managed policy `arn` names in any partition (arn:aws-cn:iam::aws:policy/... too)."""
+    parts = arn.split(":", 2)
+    if len(parts) < 3 or parts[1] == "aws":
+        return AWS_POLICIES.get(arn)
+    found = AWS_POLICIES.get(f"arn:aws:{parts[2]}")
+    return None if found is None else {**found, "arn": arn}

@@ -8,7 +8,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
 from onceflow.iam.common import MANAGED_LIMIT, check_policy_arn, merge_tags, new_id, now, page, policy_size, validate
-from onceflow.iam.managed import AWS_POLICIES
+from onceflow.iam.managed import AWS_POLICIES, aws_managed
 from onceflow.iam.store import IamStore, Row
 
 
@@ -19,9 +19,9 @@ class ManagedPolicies:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ managed policies
-    def create_policy(self, account: str, params: dict[str, Any]) -> Row:
+    def create_policy(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, document = params["PolicyName"], params["PolicyDocument"]
-        validate(document)
+        validate(document, "managed")
         if policy_size(document) > MANAGED_LIMIT:
             raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
         path = params.get("Path", "/")
@@ -31,7 +31,7 @@ class ManagedPolicies:
             "name": name,
             "policy_id": new_id("ANPA"),
             "path": path,
-            "arn": f"arn:aws:iam::{account}:policy{path}{name}",
+            "arn": f"arn:{partition}:iam::{account}:policy{path}{name}",
             "description": params.get("Description"),
             "created": created,
             "updated": created,
@@ -47,7 +47,7 @@ class ManagedPolicies:
     def policy(self, account: str, arn: str) -> Row:
         """A customer managed policy of this account or an AWS managed policy."""
         check_policy_arn(arn)
-        found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+        found = aws_managed(arn) or self.store.policy(arn)
         if found is None or (not found.get("aws_managed") and found["account"] != account):
             raise errors.policy_not_found(arn)
         return found
@@ -108,16 +108,17 @@ class ManagedPolicies:
         return policy
 
     def entities_for_policy(self, account: str, arn: str, params: dict[str, Any]) -> dict[str, list[Row]]:
-        """The roles and users a managed policy is attached to (or bounds, with PermissionsBoundary)."""
+        """The roles, users and groups a managed policy is attached to (or bounds, with PermissionsBoundary)."""
         self.policy(account, arn)
         prefix = params.get("PathPrefix", "/")
-        found: dict[str, list[Row]] = {"role": [], "user": []}
+        found: dict[str, list[Row]] = {"role": [], "user": [], "group": []}
         if params.get("PolicyUsageFilter") == "PermissionsBoundary":
             pairs = [(k, e["name"]) for k, e in self._bounded_by(account, arn)]
         else:
             pairs = self.store.entities_for_policy(account, arn)
         for kind, name in pairs:
-            entity = self.store.role(account, name) if kind == "role" else self.store.user(account, name)
+            lookup = {"role": self.store.role, "user": self.store.user, "group": self.store.group}[kind]
+            entity = lookup(account, name)
             if entity is not None and entity["path"].startswith(prefix):
                 found[kind].append(entity)
         wanted = params.get("EntityFilter")
@@ -143,7 +144,7 @@ class ManagedPolicies:
         return policy, list(reversed(self.store.policy_versions(arn)))  # newest first
 
     def create_policy_version(self, account: str, arn: str, document: str, set_default: bool) -> tuple[str, str]:
-        validate(document)
+        validate(document, "managed")
         if policy_size(document) > MANAGED_LIMIT:
             raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
         created = now()
@@ -176,7 +177,7 @@ class ManagedPolicies:
         check_policy_arn(arn)
         with self.store.writing() as conn:
             self._owner(account, kind, owner)
-            found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+            found = aws_managed(arn) or self.store.policy(arn)
             if found is None or (not found.get("aws_managed") and found["account"] != account):
                 raise errors.policy_not_attachable(arn)
             self.store.attach(conn, account, kind, owner, arn)
@@ -192,7 +193,7 @@ class ManagedPolicies:
         self._owner(account, kind, owner)
         out = []
         for arn in self.store.attached(account, kind, owner):
-            policy = AWS_POLICIES.get(arn) or self.store.policy(arn)
+            policy = aws_managed(arn) or self.store.policy(arn)
             if policy is not None:
                 out.append({"PolicyName": policy["name"], "PolicyArn": arn, "path": policy["path"]})
         return out
@@ -200,6 +201,11 @@ class ManagedPolicies:
     def _owner(self, account: str, kind: str, name: str) -> Row:
         if kind == "role":
             return self.role(account, name)
+        if kind == "group":
+            group = self.store.group(account, name)
+            if group is None:
+                raise errors.group_not_found(name)
+            return group
         user = self.store.user(account, name)
         if user is None:
             raise errors.user_not_found(name)
@@ -208,7 +214,7 @@ class ManagedPolicies:
     # ------------------------------------------------------------------ permissions boundaries
     def boundary_policy(self, account: str, arn: str) -> Row:
         check_policy_arn(arn)
-        found = AWS_POLICIES.get(arn) or self.store.policy(arn)
+        found = aws_managed(arn) or self.store.policy(arn)
         if found is None or (not found.get("aws_managed") and found["account"] != account):
             # UNCONFIRMED wording.
             raise errors.no_such_entity(f"Scope ARN: {arn} does not exist or is not attachable.")

@@ -24,7 +24,7 @@ from onceflow.iam.common import (
     validate,
 )
 from onceflow.iam.policies import ManagedPolicies
-from onceflow.iam.policy import Decision, Policy, Request, evaluate, parse
+from onceflow.iam.policy import Decision, Policy, Request, evaluate, stored
 from onceflow.iam.store import IamStore, Row
 
 
@@ -58,7 +58,7 @@ class IamService(ManagedPolicies):
             return user is not None and user["arn"] == ident
         return True
 
-    def create_role(self, account: str, params: dict[str, Any]) -> Row:
+    def create_role(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, trust = params["RoleName"], params["AssumeRolePolicyDocument"]
         self.validate_trust(trust)
         if policy_size(trust) > TRUST_LIMIT:
@@ -73,7 +73,7 @@ class IamService(ManagedPolicies):
             "name": name,
             "role_id": new_id("AROA"),
             "path": path,
-            "arn": f"arn:aws:iam::{account}:role{path}{name}",
+            "arn": f"arn:{partition}:iam::{account}:role{path}{name}",
             "created": now(),
             "trust": trust,
             "description": params.get("Description"),
@@ -128,6 +128,8 @@ class IamService(ManagedPolicies):
                 raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
             if self.store.attached(account, "role", name):
                 raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
+            if any(name.lower() in p["roles"] for p in self.store.objs(account, "instance-profile")):
+                raise errors.delete_conflict("Cannot delete entity, must remove roles from instance profile first.")
             self.store.delete_role(conn, account, name)
 
     def tag_role(self, account: str, name: str, tags: list[dict[str, str]]) -> None:
@@ -194,10 +196,10 @@ class IamService(ManagedPolicies):
         if role is None or role["account"] != account:
             return False
         request = Request("sts:AssumeRole", principal=principal)
-        return evaluate([parse(role["trust"], "trust")], request).allowed
+        return evaluate([stored(role["trust"], "trust")], request).allowed
 
     def policies_for(self, principal: Principal) -> list[Policy]:
-        """The identity policies (inline and attached) of a role session's role or of a user."""
+        """The identity policies (inline and attached) of a role session's role or of a user (with its groups')."""
         return self._compiled(principal)[0]
 
     def boundary_for(self, principal: Principal) -> list[Policy] | None:
@@ -216,8 +218,8 @@ class IamService(ManagedPolicies):
         if cached is not None and cached[0] == generation:
             return cached[1]
         docs, boundary = self._documents(*key)
-        bounds = None if boundary is None else [parse(boundary)] if boundary else [Policy("2012-10-17", ())]
-        compiled = ([parse(d) for d in docs], bounds)
+        bounds = None if boundary is None else [stored(boundary)] if boundary else [Policy("2012-10-17", ())]
+        compiled = ([stored(d) for d in docs], bounds)
         self._policies[key] = (generation, compiled)
         return compiled
 
@@ -229,9 +231,14 @@ class IamService(ManagedPolicies):
         owner = entity["name"]
         table = "iam_role_policies" if kind == "role" else "iam_user_policies"
         docs = [d for _, d in self.store.inline_all(table, account, owner)]
-        for arn in self.store.attached(account, kind, owner):
-            if (doc := self.default_document(account, arn)) is not None:
-                docs.append(doc)
+        holders = [(kind, owner)]
+        if kind == "user":  # a user also has what its groups grant
+            holders += [("group", g["name"]) for g in self.store.groups_of(account, owner)]
+            docs += [d for _, g in holders[1:] for _, d in self.store.inline_all("iam_group_policies", account, g)]
+        for holder_kind, holder in holders:
+            for arn in self.store.attached(account, holder_kind, holder):
+                if (doc := self.default_document(account, arn)) is not None:
+                    docs.append(doc)
         boundary = None
         if entity.get("boundary"):
             # A boundary whose policy is gone allows nothing (never fail open).

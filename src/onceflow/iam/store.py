@@ -58,7 +58,32 @@ MIGRATIONS = [
         ALTER TABLE iam_users ADD COLUMN boundary TEXT;
         """,
     ),
+    (
+        "iam-0003",
+        """
+        CREATE TABLE iam_groups (
+            account TEXT NOT NULL, name_key TEXT NOT NULL, name TEXT NOT NULL, group_id TEXT NOT NULL,
+            path TEXT NOT NULL, arn TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (account, name_key));
+        CREATE TABLE iam_group_members (
+            account TEXT NOT NULL, group_key TEXT NOT NULL, user_key TEXT NOT NULL,
+            PRIMARY KEY (account, group_key, user_key));
+        CREATE INDEX iam_group_members_user ON iam_group_members (account, user_key);
+        CREATE TABLE iam_group_policies (
+            account TEXT NOT NULL, group_key TEXT NOT NULL, name TEXT NOT NULL, document TEXT NOT NULL,
+            PRIMARY KEY (account, group_key, name));
+        """,
+    ),
+    (
+        "iam-0004",
+        """
+        CREATE TABLE iam_objects (
+            account TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY (account, kind, key));
+        """,
+    ),
 ]
+# The owner column of each inline-policy table.
+_OWNER_KEYS = {"iam_role_policies": "role_key", "iam_user_policies": "user_key", "iam_group_policies": "group_key"}
 
 Row = dict[str, Any]
 
@@ -157,28 +182,28 @@ class IamStore:
 
     # ------------------------------------------------------------------ inline policies (roles and users)
     def inline(self, table: str, account: str, owner: str, name: str) -> str | None:
-        key = "role_key" if table == "iam_role_policies" else "user_key"
+        key = _OWNER_KEYS[table]
         r = self.db.query_one(
             f"SELECT document FROM {table} WHERE account=? AND {key}=? AND name=?", (account, owner.lower(), name)
         )
         return r[0] if r else None
 
     def inline_all(self, table: str, account: str, owner: str) -> list[tuple[str, str]]:
-        key = "role_key" if table == "iam_role_policies" else "user_key"
+        key = _OWNER_KEYS[table]
         rows = self.db.query(
             f"SELECT name, document FROM {table} WHERE account=? AND {key}=? ORDER BY name", (account, owner.lower())
         )
         return [(r[0], r[1]) for r in rows]
 
     def put_inline(self, conn: sqlite3.Connection, table: str, account: str, owner: str, name: str, doc: str) -> None:
-        key = "role_key" if table == "iam_role_policies" else "user_key"
+        key = _OWNER_KEYS[table]
         conn.execute(
             f"INSERT OR REPLACE INTO {table} (account, {key}, name, document) VALUES (?,?,?,?)",
             (account, owner.lower(), name, doc),
         )
 
     def delete_inline(self, conn: sqlite3.Connection, table: str, account: str, owner: str, name: str) -> int:
-        key = "role_key" if table == "iam_role_policies" else "user_key"
+        key = _OWNER_KEYS[table]
         cur = conn.execute(
             f"DELETE FROM {table} WHERE account=? AND {key}=? AND name=?", (account, owner.lower(), name)
         )
@@ -331,6 +356,82 @@ class IamStore:
 
     def delete_access_key(self, conn: sqlite3.Connection, key_id: str) -> None:
         conn.execute("DELETE FROM iam_access_keys WHERE access_key_id=?", (key_id,))
+
+    # ------------------------------------------------------------------ groups and membership
+    def group(self, account: str, name: str) -> Row | None:
+        return _row(
+            self.db.query_one("SELECT * FROM iam_groups WHERE account=? AND name_key=?", (account, name.lower()))
+        )
+
+    def groups(self, account: str) -> list[Row]:
+        rows = self.db.query("SELECT * FROM iam_groups WHERE account=? ORDER BY name_key", (account,))
+        return [r for r in map(_row, rows) if r]
+
+    def insert_group(self, conn: sqlite3.Connection, g: Row) -> None:
+        conn.execute(
+            "INSERT INTO iam_groups (account, name_key, name, group_id, path, arn, created) VALUES (?,?,?,?,?,?,?)",
+            (g["account"], g["name"].lower(), g["name"], g["group_id"], g["path"], g["arn"], g["created"]),
+        )
+
+    def rename_group(self, conn: sqlite3.Connection, account: str, old: str, name: str, path: str, arn: str) -> None:
+        """A new name moves the group's memberships, inline policies and attachments with it."""
+        old_key, key = old.lower(), name.lower()
+        conn.execute(
+            "UPDATE iam_groups SET name_key=?, name=?, path=?, arn=? WHERE account=? AND name_key=?",
+            (key, name, path, arn, account, old_key),
+        )
+        for table in ("iam_group_members", "iam_group_policies"):
+            conn.execute(f"UPDATE {table} SET group_key=? WHERE account=? AND group_key=?", (key, account, old_key))
+        conn.execute(
+            "UPDATE iam_attachments SET entity_key=? WHERE account=? AND entity_kind='group' AND entity_key=?",
+            (key, account, old_key),
+        )
+
+    def delete_group(self, conn: sqlite3.Connection, account: str, name: str) -> None:
+        conn.execute("DELETE FROM iam_groups WHERE account=? AND name_key=?", (account, name.lower()))
+
+    def members(self, account: str, group: str) -> list[Row]:
+        rows = self.db.query(
+            "SELECT u.* FROM iam_group_members m JOIN iam_users u ON u.account=m.account AND u.name_key=m.user_key"
+            " WHERE m.account=? AND m.group_key=? ORDER BY u.name_key",
+            (account, group.lower()),
+        )
+        return [r for r in map(_row, rows) if r]
+
+    def groups_of(self, account: str, user: str) -> list[Row]:
+        rows = self.db.query(
+            "SELECT g.* FROM iam_group_members m JOIN iam_groups g ON g.account=m.account AND g.name_key=m.group_key"
+            " WHERE m.account=? AND m.user_key=? ORDER BY g.name_key",
+            (account, user.lower()),
+        )
+        return [r for r in map(_row, rows) if r]
+
+    def add_member(self, conn: sqlite3.Connection, account: str, group: str, user: str) -> None:
+        conn.execute("INSERT OR IGNORE INTO iam_group_members VALUES (?,?,?)", (account, group.lower(), user.lower()))
+
+    def remove_member(self, conn: sqlite3.Connection, account: str, group: str, user: str) -> int:
+        cur = conn.execute(
+            "DELETE FROM iam_group_members WHERE account=? AND group_key=? AND user_key=?",
+            (account, group.lower(), user.lower()),
+        )
+        return cur.rowcount
+
+    # ------------------------------------------------------------------ account objects kept whole as JSON
+    # (instance profiles, identity providers, account aliases, the password policy), by kind and key.
+    def obj(self, account: str, kind: str, key: str) -> Row | None:
+        r = self.db.query_one("SELECT data FROM iam_objects WHERE account=? AND kind=? AND key=?", (account, kind, key))
+        return json.loads(r[0]) if r else None
+
+    def objs(self, account: str, kind: str) -> list[Row]:
+        rows = self.db.query("SELECT data FROM iam_objects WHERE account=? AND kind=? ORDER BY key", (account, kind))
+        return [json.loads(r[0]) for r in rows]
+
+    def put_obj(self, conn: sqlite3.Connection, account: str, kind: str, key: str, data: Row) -> None:
+        conn.execute("INSERT OR REPLACE INTO iam_objects VALUES (?,?,?,?)", (account, kind, key, json.dumps(data)))
+
+    def delete_obj(self, conn: sqlite3.Connection, account: str, kind: str, key: str) -> int:
+        cur = conn.execute("DELETE FROM iam_objects WHERE account=? AND kind=? AND key=?", (account, kind, key))
+        return cur.rowcount
 
     # ------------------------------------------------------------------ STS sessions
     def session(self, key_id: str) -> Row | None:

@@ -31,7 +31,7 @@ class IamUsers:
             raise errors.user_not_found(name)
         return user
 
-    def create_user(self, account: str, params: dict[str, Any]) -> Row:
+    def create_user(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         name, path = params["UserName"], params.get("Path", "/")
         boundary = params.get("PermissionsBoundary")
         user = {
@@ -39,7 +39,7 @@ class IamUsers:
             "name": name,
             "user_id": new_id("AIDA"),
             "path": path,
-            "arn": f"arn:aws:iam::{account}:user{path}{name}",
+            "arn": f"arn:{partition}:iam::{account}:user{path}{name}",
             "created": now(),
             "tags": merge_tags([], params.get("Tags", [])),
             "boundary": boundary,
@@ -66,6 +66,8 @@ class IamUsers:
                 raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
             if self.store.access_keys(account, name):
                 raise errors.delete_conflict("Cannot delete entity, must delete access keys first.")
+            if self.store.groups_of(account, name):
+                raise errors.delete_conflict("Cannot delete entity, must remove users from group first.")
             self.store.delete_user(conn, account, name)
 
     def tag_user(self, account: str, name: str, tags: list[dict[str, str]]) -> None:

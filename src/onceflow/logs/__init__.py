@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from onceflow import internal
+from onceflow.context import Principal
 from onceflow.logs.api import LogsApi, resolve_resources
+from onceflow.logs.filters import LogFilters
+from onceflow.logs.filters_api import FiltersApi
 from onceflow.logs.service import LogsService
 from onceflow.logs.store import MIGRATIONS
 from onceflow.stack import Stack
@@ -12,6 +19,18 @@ def setup(stack: Stack) -> None:
     """Build this service's store, service and API objects and register them on the stack."""
     stack.db.migrate(MIGRATIONS)
     service = LogsService(stack.db)
+    filters = LogFilters(service)
+
+    def invoke(account: str, region: str, function_arn: str, payload: dict[str, Any]) -> None:
+        # CloudWatch Logs invokes a subscription's function asynchronously, as the service itself.
+        logs = Principal(account, "service", "logs.amazonaws.com", "logs.amazonaws.com")
+        params = {"FunctionName": function_arn, "InvocationType": "Event", "Payload": json.dumps(payload).encode()}
+        internal.call(stack, logs, "lambda", "Invoke", params, region=region)
+
+    filters.invoke = invoke
+    service.on_events = filters.deliver
     stack.registry.add_api("logs", LogsApi(service))
+    stack.registry.add_api("logs", FiltersApi(filters))
     stack.services["logs"] = service
     stack.resource_resolvers["logs"] = resolve_resources(service)
+    stack.on_shutdown.append(filters.shutdown)

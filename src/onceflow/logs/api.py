@@ -125,6 +125,8 @@ class LogsApi:
 GROUP_LEVEL = {
     "CreateLogGroup", "DeleteLogGroup", "DescribeLogStreams", "PutRetentionPolicy", "DeleteRetentionPolicy",
     "FilterLogEvents", "TagLogGroup", "UntagLogGroup", "ListTagsLogGroup",
+    "PutMetricFilter", "DescribeMetricFilters", "DeleteMetricFilter",
+    "PutSubscriptionFilter", "DescribeSubscriptionFilters", "DeleteSubscriptionFilter",
 }
 STREAM_LEVEL = {"CreateLogStream", "DeleteLogStream", "PutLogEvents", "GetLogEvents"}
 ARN_LEVEL = {"TagResource", "UntagResource", "ListTagsForResource"}

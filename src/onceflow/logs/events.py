@@ -63,6 +63,7 @@ def check_batch(events: Sequence[dict[str, Any]]) -> None:
 class EventsMixin:
     db: Database
     clock: Callable[[], int]
+    on_events: Callable[[str, str, str, str, Sequence[tuple[int, str]]], None] | None
 
     def _group(self, conn: sqlite3.Connection, account: str, region: str, name: str) -> sqlite3.Row:
         raise NotImplementedError
@@ -85,6 +86,8 @@ class EventsMixin:
                 raise errors.span_too_long()
             store.insert_events(conn, grow["id"], srow["id"], accepted, now)
             seq = srow["upload_seq"] + (1 if accepted else 0)
+        if accepted and self.on_events is not None:
+            self.on_events(account, region, group, stream, accepted)
         result: dict[str, Any] = {"nextSequenceToken": tokens.sequence_token(seq)}
         if rejected:
             result["rejectedLogEventsInfo"] = rejected

@@ -38,6 +38,9 @@ class LogsService(EventsMixin):
     def __init__(self, db: Database, clock: Clock = now_ms) -> None:
         self.db = db
         self.clock = clock
+        # Called with (account, region, group, stream, events) once events are committed
+        # (subscription delivery, filters.py); None until setup installs it.
+        self.on_events: Callable[[str, str, str, str, Sequence[tuple[int, str]]], None] | None = None
 
     # ------------------------------------------------------------------------------ lookups
     def _group(self, conn: sqlite3.Connection, account: str, region: str, name: str) -> sqlite3.Row:
@@ -222,6 +225,8 @@ class LogsService(EventsMixin):
             srow = store.get_stream(conn, group_id, stream)
             stream_id = srow["id"] if srow else store.insert_stream(conn, group_id, stream, now)
             store.insert_events(conn, group_id, stream_id, batch, now)
+        if self.on_events is not None:
+            self.on_events(account, region, group, stream, batch)
 
 
 # ---------------------------------------------------------------------------------- shapes
@@ -249,14 +254,14 @@ def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) ->
     arn = group_arn(region, account, row["name"])
     if brief:  # logGroupNamePattern: AWS returns only these members (snapshot 2026-02)
         return {
-            "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": 0,
+            "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": row["metric_filters"],
             "arn": arn + ":*", "logGroupClass": row["class"], "logGroupArn": arn,
         }
-    name, created, retention, kms_key_id, log_class, protection, stored = row
+    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters = row
     out: dict[str, Any] = {"logGroupName": name, "creationTime": created}
     if retention is not None:
         out["retentionInDays"] = retention
-    out["metricFilterCount"] = 0
+    out["metricFilterCount"] = metric_filters
     out["arn"] = arn + ":*"
     out["storedBytes"] = stored
     if kms_key_id:

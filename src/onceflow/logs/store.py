@@ -53,6 +53,19 @@ MIGRATIONS = [
         CREATE INDEX logs_events_by_group ON logs_events (group_id, ts, id);
         """,
     ),
+    (
+        "logs-0002",
+        """
+        CREATE TABLE logs_filters (
+            group_id INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (group_id, kind, name)
+        );
+        """,
+    ),
 ]
 
 Key = tuple[int, int]  # (timestamp, event id): a position in a stream or a group
@@ -88,13 +101,17 @@ def insert_group(
 
 
 def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
+    conn.execute("DELETE FROM logs_filters WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_events WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_streams WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_groups WHERE id=?", (group_id,))
 
 
 # Column order is what service._group_shape unpacks.
-_LISTED = "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes"
+_LISTED = (
+    "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes, (SELECT COUNT(*) FROM"
+    " logs_filters f WHERE f.group_id = logs_groups.id AND f.kind = 'metric') AS metric_filters"
+)
 
 
 def list_groups(
@@ -295,3 +312,26 @@ def _bounds(
     if before is not None:
         sql.append("AND (ts, id) < (?, ?)")
         args += list(before)
+
+
+# ---------------------------------------------------------------------------------- metric and subscription filters
+def filters(conn: sqlite3.Connection, group_id: int, kind: str) -> list[dict[str, Any]]:
+    """A group's filters of one kind ('metric' or 'subscription'), by name."""
+    rows = conn.execute(
+        "SELECT name, created, data FROM logs_filters WHERE group_id=? AND kind=? ORDER BY name", (group_id, kind)
+    ).fetchall()
+    return [{"name": r[0], "created": r[1], **json.loads(r[2])} for r in rows]
+
+
+def put_filter(conn: sqlite3.Connection, group_id: int, kind: str, name: str, created: int, data: Any) -> None:
+    conn.execute(
+        "INSERT INTO logs_filters (group_id, kind, name, created, data) VALUES (?,?,?,?,?)"
+        " ON CONFLICT (group_id, kind, name) DO UPDATE SET data=excluded.data",
+        (group_id, kind, name, created, json.dumps(data)),
+    )
+
+
+def delete_filter(conn: sqlite3.Connection, group_id: int, kind: str, name: str) -> int:
+    cur = conn.execute("DELETE FROM logs_filters WHERE group_id=? AND kind=? AND name=?", (group_id, kind, name))
+    return cur.rowcount
+

@@ -17,8 +17,8 @@ from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.credentials import Credential
 from onceflow.iam import errors
-from onceflow.iam.common import new_id, validate
-from onceflow.iam.policy import Policy, parse
+from onceflow.iam.common import new_id, partition_of, validate
+from onceflow.iam.policy import Policy, stored
 from onceflow.iam.service import IamService
 from onceflow.iam.store import IamStore, Row
 
@@ -27,8 +27,8 @@ _SECRET_CHARS = string.ascii_letters + string.digits + "+/"
 SERVICE_SESSION_S = 12 * 3600
 
 
-def assumed_role_arn(account: str, role_name: str, session_name: str) -> str:
-    return f"arn:aws:sts::{account}:assumed-role/{role_name}/{session_name}"
+def assumed_role_arn(account: str, role_name: str, session_name: str, partition: str = "aws") -> str:
+    return f"arn:{partition}:sts::{account}:assumed-role/{role_name}/{session_name}"
 
 
 class StsService:
@@ -61,7 +61,7 @@ class StsService:
         session = {
             "kind": "assumed-role",
             "account": account,
-            "arn": assumed_role_arn(account, role_name, session_name),
+            "arn": assumed_role_arn(account, role_name, session_name, partition_of(role_arn)),
             "name": role_name,
             "role_arn": role_arn,
             "session_name": session_name,
@@ -70,6 +70,10 @@ class StsService:
         if policy is not None or policy_arns:
             session["session_policy"] = policy
             session["session_policy_arns"] = policy_arns or []
+        return self._issue(session, duration_s)
+
+    def issue(self, session: Row, duration_s: int) -> dict[str, Any]:
+        """Credentials for a session described by `session` (federation builds its own)."""
         return self._issue(session, duration_s)
 
     def _issue(self, session: Row, duration_s: int) -> dict[str, Any]:
@@ -116,7 +120,7 @@ class StsService:
             "Credentials": creds,
             "AssumedRoleUser": {
                 "AssumedRoleId": f"{role['role_id']}:{session_name}",
-                "Arn": assumed_role_arn(caller.account, role["name"], session_name),
+                "Arn": assumed_role_arn(caller.account, role["name"], session_name, partition_of(role_arn)),
             },
         }
 
@@ -150,17 +154,28 @@ class StsService:
     def _user_id(self, principal: Principal) -> str:
         if principal.kind == "root":
             return principal.account
+        if principal.access_key and principal.access_key.startswith("ASIA"):
+            session = self.store.session(principal.access_key)
+            if session:  # a role session, a session token or a federated user
+                return str(session["user_id"])
         if principal.kind == "user":
             user = self.store.user(principal.account, principal.name)
             return user["user_id"] if user else principal.name
-        if principal.access_key:
-            session = self.store.session(principal.access_key)
-            if session:
-                return str(session["user_id"])
         return principal.name
 
-    def caller_identity(self, principal: Principal) -> dict[str, str]:
-        return {"UserId": self._user_id(principal), "Account": principal.account, "Arn": principal.arn}
+    def access_key_account(self, key_id: str, default: str) -> str:
+        """The account an access key belongs to (GetAccessKeyInfo): onceflow's own keys by lookup,
+        a 12-digit key names its account, any other key is the default account's root."""
+        if (session := self.store.session(key_id)) is not None:
+            return str(session["account"])
+        if (key := self.store.access_key(key_id)) is not None:
+            return str(key["account"])
+        return key_id if re.fullmatch(r"\d{12}", key_id) else default
+
+    def caller_identity(self, principal: Principal, partition: str = "aws") -> dict[str, str]:
+        # The account root is one principal in every partition: its ARN names the caller's.
+        arn = f"arn:{partition}:iam::{principal.account}:root" if principal.kind == "root" else principal.arn
+        return {"UserId": self._user_id(principal), "Account": principal.account, "Arn": arn}
 
     def principal_for(self, access_key: str) -> Principal | None:
         credential = self.credential_for(access_key)
@@ -195,7 +210,7 @@ class StsService:
     def session_policies(self, principal: Principal) -> list[Policy] | None:
         """The session policies AssumeRole was given (None when there are none): they limit what the
         role's own policies allow. Managed ones are read at their current default version."""
-        if principal.kind != "assumed-role" or not principal.access_key:
+        if principal.kind not in ("assumed-role", "user", "root") or not principal.access_key:
             return None
         key, generation = principal.access_key, self.store.generation
         cached = self._session_policies.get(key)
@@ -203,12 +218,18 @@ class StsService:
             return cached[1]
         s = self.store.session(key) or {}
         policies: list[Policy] | None = None
-        if s.get("session_policy") or s.get("session_policy_arns"):
-            docs = [s["session_policy"]] if s.get("session_policy") else []
-            docs += [d for a in s["session_policy_arns"] if (d := self.iam.default_document(principal.account, a))]
-            policies = [parse(d) for d in docs]
+        if s.get("federated"):  # a federation token allows only what its session policies allow
+            policies = [stored(d) for d in self._session_documents(principal, s)]
+        elif s.get("session_policy") or s.get("session_policy_arns"):
+            policies = [stored(d) for d in self._session_documents(principal, s)]
         self._session_policies[key] = (generation, policies)
         return policies
+
+    def _session_documents(self, principal: Principal, s: Row) -> list[str]:
+        docs = [s["session_policy"]] if s.get("session_policy") else []
+        return docs + [
+            d for a in s.get("session_policy_arns") or [] if (d := self.iam.default_document(principal.account, a))
+        ]
 
     def role_is_current(self, principal: Principal) -> bool:
         """Whether a role session still belongs to its role: sessions are bound to the role's unique

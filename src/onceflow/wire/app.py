@@ -299,6 +299,10 @@ class AwsApp:
         if signed is None and found.spec.name == "sns" and found.operation_name in UNSIGNED_SNS:
             # A SubscribeURL visited: anyone holding the token may confirm (AWS asks for no signature).
             principal = Principal(self.stack.settings.account_id, "service", "anonymous", "anonymous")
+        elif signed is None and found.operation is not None and found.operation.auth_type == "none":
+            # Operations the model marks unauthenticated (STS's AssumeRoleWithWebIdentity and
+            # AssumeRoleWithSAML): the token in the request is the proof, checked by the service.
+            principal = Principal(self.stack.settings.account_id, "service", "", "anonymous")
         else:
             principal = self.auth.principal(request, signed, found.spec.protocol, found.spec.name)
         return RequestContext(found.spec.name, found.operation_name, principal.account, region, principal,

@@ -4,7 +4,7 @@ A pure package: no I/O, no store, no wire. `parse` is cached by document text, s
 compiled once however often it is evaluated.
 """
 
-from onceflow.iam.policy.document import MalformedPolicy, Policy, Statement, parse
+from onceflow.iam.policy.document import MalformedPolicy, Policy, Statement, parse, stored
 from onceflow.iam.policy.evaluate import Decision, Request, evaluate
 
-__all__ = ["Decision", "MalformedPolicy", "Policy", "Request", "Statement", "evaluate", "parse"]
+__all__ = ["Decision", "MalformedPolicy", "Policy", "Request", "Statement", "evaluate", "parse", "stored"]

@@ -12,8 +12,10 @@ import base64
 import ipaddress
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from onceflow.iam.policy.document import ConditionClause
+if TYPE_CHECKING:  # document.py imports validation.py, which imports this module
+    from onceflow.iam.policy.document import ConditionClause
 from onceflow.iam.policy.matching import arn_matches, glob_match
 
 Context = Mapping[str, list[str]]

@@ -1,0 +1,65 @@
+"""Account-wide IAM settings: the account alias (at most one) and the password policy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.iam import errors
+from onceflow.iam.store import IamStore, Row
+
+ALIAS = "account-alias"
+PASSWORD = "password-policy"
+# UpdateAccountPasswordPolicy: a member left out takes its documented default.
+PASSWORD_DEFAULTS: dict[str, Any] = {
+    "MinimumPasswordLength": 6,
+    "RequireSymbols": False,
+    "RequireNumbers": False,
+    "RequireUppercaseCharacters": False,
+    "RequireLowercaseCharacters": False,
+    "AllowUsersToChangePassword": False,
+    "HardExpiry": False,
+}
+
+
+class AccountSettings:
+    def __init__(self, store: IamStore) -> None:
+        self.store = store
+
+    def aliases(self, account: str) -> list[str]:
+        return [a["alias"] for a in self.store.objs(account, ALIAS)]
+
+    def create_alias(self, account: str, alias: str) -> None:
+        with self.store.writing() as conn:
+            current = self.aliases(account)
+            if alias in current:
+                return  # the account already has it
+            if current:
+                raise errors.limit_exceeded("Cannot exceed quota for AccountAliasesPerAccount: 1")
+            self.store.put_obj(conn, account, ALIAS, alias, {"alias": alias})
+
+    def delete_alias(self, account: str, alias: str) -> None:
+        with self.store.writing() as conn:
+            if not self.store.delete_obj(conn, account, ALIAS, alias):
+                raise errors.no_such_entity(f"The account alias {alias} cannot be found.")
+
+    def password_policy(self, account: str) -> Row:
+        policy = self.store.obj(account, PASSWORD, "")
+        if policy is None:
+            raise errors.no_such_entity(f"The Password Policy with domain name {account} cannot be found.")
+        return policy
+
+    def update_password_policy(self, account: str, params: dict[str, Any]) -> None:
+        policy = {**PASSWORD_DEFAULTS, **params}
+        max_age = policy.get("MaxPasswordAge", 0)
+        policy["ExpirePasswords"] = max_age > 0
+        if not max_age:
+            policy.pop("MaxPasswordAge", None)
+        if not policy.get("PasswordReusePrevention"):
+            policy.pop("PasswordReusePrevention", None)
+        with self.store.writing() as conn:
+            self.store.put_obj(conn, account, PASSWORD, "", policy)
+
+    def delete_password_policy(self, account: str) -> None:
+        with self.store.writing() as conn:
+            if not self.store.delete_obj(conn, account, PASSWORD, ""):
+                raise errors.no_such_entity(f"The Password Policy with domain name {account} cannot be found.")

@@ -1,0 +1,42 @@
+"""Account alias and password policy operations (query protocol)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.iam.account import AccountSettings
+from onceflow.iam.api import Out, paged
+from onceflow.iam.common import page
+from onceflow.registry import operation
+
+
+class AccountApi:
+    def __init__(self, settings: AccountSettings) -> None:
+        self.settings = settings
+
+    @operation("CreateAccountAlias")
+    def create_account_alias(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.settings.create_alias(ctx.account, params["AccountAlias"])
+
+    @operation("DeleteAccountAlias")
+    def delete_account_alias(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.settings.delete_alias(ctx.account, params["AccountAlias"])
+
+    @operation("ListAccountAliases")
+    def list_account_aliases(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        items, marker = page(self.settings.aliases(ctx.account), params.get("Marker"), params.get("MaxItems"),
+                             lambda a: a)
+        return paged("AccountAliases", items, marker)
+
+    @operation("UpdateAccountPasswordPolicy")
+    def update_account_password_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.settings.update_password_policy(ctx.account, params)
+
+    @operation("GetAccountPasswordPolicy")
+    def get_account_password_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return {"PasswordPolicy": self.settings.password_policy(ctx.account)}
+
+    @operation("DeleteAccountPasswordPolicy")
+    def delete_account_password_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.settings.delete_password_policy(ctx.account)

@@ -1,0 +1,155 @@
+"""Identity providers an account trusts for federation: OpenID Connect providers (by issuer URL)
+and SAML providers (by name). Kept whole as JSON in iam_objects, keyed by ARN."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+from onceflow.errors import ServiceError
+from onceflow.iam import errors
+from onceflow.iam.common import merge_tags, now
+from onceflow.iam.store import IamStore, Row
+
+OIDC = "oidc-provider"
+SAML = "saml-provider"
+THUMBPRINTS = 5
+CLIENT_IDS = 100
+_VALID_UNTIL = re.compile(r'validUntil\s*=\s*"([^"]+)"')
+
+
+def oidc_not_found(arn: str) -> ServiceError:
+    return errors.no_such_entity(f"OpenIDConnect Provider not found for arn {arn}")  # UNCONFIRMED wording
+
+
+def saml_not_found(arn: str) -> ServiceError:
+    return errors.no_such_entity(f"SAMLProvider {arn} not found")  # UNCONFIRMED wording
+
+
+def issuer(url: str) -> str:
+    """The provider's identity in its ARN and in tokens' `iss`: the URL without its scheme."""
+    return url.split("://", 1)[-1].rstrip("/")
+
+
+class IdentityProviders:
+    def __init__(self, store: IamStore) -> None:
+        self.store = store
+
+    # ------------------------------------------------------------------ OpenID Connect
+    def create_oidc(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
+        url = params["Url"]
+        if not url.startswith("https://") or not issuer(url):
+            raise errors.invalid_input("Invalid Open ID Connect Provider URL")  # UNCONFIRMED wording
+        thumbprints = params.get("ThumbprintList", [])
+        clients = params.get("ClientIDList", [])
+        self._check_lists(thumbprints, clients)
+        arn = f"arn:{partition}:iam::{account}:oidc-provider/{issuer(url)}"
+        provider = {
+            "arn": arn,
+            "url": issuer(url),
+            "client_ids": list(dict.fromkeys(clients)),
+            "thumbprints": list(dict.fromkeys(thumbprints)),
+            "tags": merge_tags([], params.get("Tags", [])),
+            "created": now(),
+        }
+        with self.store.writing() as conn:
+            if self.store.obj(account, OIDC, arn):
+                raise errors.already_exists(f"Provider with url {url} already exists.")
+            self.store.put_obj(conn, account, OIDC, arn, provider)
+        return provider
+
+    @staticmethod
+    def _check_lists(thumbprints: list[str], clients: list[str]) -> None:
+        if len(thumbprints) > THUMBPRINTS:
+            raise errors.invalid_input(f"Thumbprint list must contain fewer than {THUMBPRINTS} entries.")
+        if len(clients) > CLIENT_IDS:
+            raise errors.limit_exceeded(f"Cannot exceed quota for ClientIdsPerOpenIdConnectProvider: {CLIENT_IDS}")
+
+    def oidc(self, account: str, arn: str) -> Row:
+        found = self.store.obj(account, OIDC, arn)
+        if found is None:
+            raise oidc_not_found(arn)
+        return found
+
+    def oidc_by_issuer(self, account: str, iss: str, partition: str = "aws") -> Row | None:
+        return self.store.obj(account, OIDC, f"arn:{partition}:iam::{account}:oidc-provider/{issuer(iss)}")
+
+    def oidc_list(self, account: str) -> list[Row]:
+        return self.store.objs(account, OIDC)
+
+    def update_oidc(self, account: str, arn: str, change: str, value: Any) -> None:
+        """change: 'add-client', 'remove-client', 'thumbprints', 'tag' or 'untag'."""
+        with self.store.writing() as conn:
+            provider = self.oidc(account, arn)
+            if change == "add-client" and value not in provider["client_ids"]:
+                self._check_lists([], [*provider["client_ids"], value])
+                provider["client_ids"].append(value)
+            elif change == "remove-client" and value in provider["client_ids"]:
+                provider["client_ids"].remove(value)
+            elif change == "thumbprints":
+                self._check_lists(value, [])
+                provider["thumbprints"] = list(dict.fromkeys(value))
+            elif change == "tag":
+                provider["tags"] = merge_tags(provider["tags"], value)
+            elif change == "untag":
+                keys = {k.lower() for k in value}
+                provider["tags"] = [t for t in provider["tags"] if t["Key"].lower() not in keys]
+            self.store.put_obj(conn, account, OIDC, arn, provider)
+
+    def delete_oidc(self, account: str, arn: str) -> None:
+        # IAM answers a delete of an unknown provider with NoSuchEntity.
+        with self.store.writing() as conn:
+            if not self.store.delete_obj(conn, account, OIDC, arn):
+                raise oidc_not_found(arn)
+
+    # ------------------------------------------------------------------ SAML
+    def create_saml(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
+        name = params["Name"]
+        arn = f"arn:{partition}:iam::{account}:saml-provider/{name}"
+        provider = {
+            "arn": arn,
+            "name": name,
+            "uuid": str(uuid.uuid4()),
+            "metadata": params["SAMLMetadataDocument"],
+            "tags": merge_tags([], params.get("Tags", [])),
+            "created": now(),
+        }
+        with self.store.writing() as conn:
+            if self.store.obj(account, SAML, arn):
+                raise errors.already_exists(f"SAMLProvider {name} already exists")  # UNCONFIRMED wording
+            self.store.put_obj(conn, account, SAML, arn, provider)
+        return provider
+
+    def saml(self, account: str, arn: str) -> Row:
+        found = self.store.obj(account, SAML, arn)
+        if found is None:
+            raise saml_not_found(arn)
+        return found
+
+    def saml_list(self, account: str) -> list[Row]:
+        return self.store.objs(account, SAML)
+
+    def update_saml(self, account: str, arn: str, change: str, value: Any) -> None:
+        """change: 'metadata', 'tag' or 'untag'."""
+        with self.store.writing() as conn:
+            provider = self.saml(account, arn)
+            if change == "metadata":
+                provider["metadata"] = value
+            elif change == "tag":
+                provider["tags"] = merge_tags(provider["tags"], value)
+            elif change == "untag":
+                keys = {k.lower() for k in value}
+                provider["tags"] = [t for t in provider["tags"] if t["Key"].lower() not in keys]
+            self.store.put_obj(conn, account, SAML, arn, provider)
+
+    def delete_saml(self, account: str, arn: str) -> None:
+        with self.store.writing() as conn:
+            if not self.store.delete_obj(conn, account, SAML, arn):
+                raise saml_not_found(arn)
+
+
+def valid_until(metadata: str) -> str | None:
+    """The metadata's validUntil attribute (ISO 8601), when it has one."""
+    m = _VALID_UNTIL.search(metadata)
+    return m.group(1) if m else None

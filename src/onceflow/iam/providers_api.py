@@ -1,0 +1,130 @@
+"""Identity provider operations (query protocol): OpenID Connect and SAML providers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.iam.api import Out, _date, paged
+from onceflow.iam.common import partition
+from onceflow.iam.providers import IdentityProviders, valid_until
+from onceflow.registry import operation
+
+
+class ProvidersApi:
+    def __init__(self, providers: IdentityProviders) -> None:
+        self.providers = providers
+
+    # ------------------------------------------------------------------ OpenID Connect
+    @operation("CreateOpenIDConnectProvider")
+    def create_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        provider = self.providers.create_oidc(ctx.account, params, partition(ctx.region))
+        out: Out = {"OpenIDConnectProviderArn": provider["arn"]}
+        if provider["tags"]:
+            out["Tags"] = provider["tags"]
+        return out
+
+    @operation("GetOpenIDConnectProvider")
+    def get_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        p = self.providers.oidc(ctx.account, params["OpenIDConnectProviderArn"])
+        out: Out = {
+            "Url": p["url"],
+            "ClientIDList": p["client_ids"],
+            "ThumbprintList": p["thumbprints"],
+            "CreateDate": _date(p["created"]),
+        }
+        if p["tags"]:
+            out["Tags"] = p["tags"]
+        return out
+
+    @operation("ListOpenIDConnectProviders")
+    def list_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return {"OpenIDConnectProviderList": [{"Arn": p["arn"]} for p in self.providers.oidc_list(ctx.account)]}
+
+    @operation("DeleteOpenIDConnectProvider")
+    def delete_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.delete_oidc(ctx.account, params["OpenIDConnectProviderArn"])
+
+    @operation("AddClientIDToOpenIDConnectProvider")
+    def add_client_id(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.update_oidc(ctx.account, params["OpenIDConnectProviderArn"], "add-client", params["ClientID"])
+
+    @operation("RemoveClientIDFromOpenIDConnectProvider")
+    def remove_client_id(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        arn = params["OpenIDConnectProviderArn"]
+        self.providers.update_oidc(ctx.account, arn, "remove-client", params["ClientID"])
+
+    @operation("UpdateOpenIDConnectProviderThumbprint")
+    def update_thumbprints(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        arn = params["OpenIDConnectProviderArn"]
+        self.providers.update_oidc(ctx.account, arn, "thumbprints", params["ThumbprintList"])
+
+    @operation("TagOpenIDConnectProvider")
+    def tag_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.update_oidc(ctx.account, params["OpenIDConnectProviderArn"], "tag", params["Tags"])
+
+    @operation("UntagOpenIDConnectProvider")
+    def untag_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.update_oidc(ctx.account, params["OpenIDConnectProviderArn"], "untag", params["TagKeys"])
+
+    @operation("ListOpenIDConnectProviderTags")
+    def list_oidc_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return paged("Tags", self.providers.oidc(ctx.account, params["OpenIDConnectProviderArn"])["tags"], None)
+
+    # ------------------------------------------------------------------ SAML
+    @operation("CreateSAMLProvider")
+    def create_saml(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        provider = self.providers.create_saml(ctx.account, params, partition(ctx.region))
+        out: Out = {"SAMLProviderArn": provider["arn"]}
+        if provider["tags"]:
+            out["Tags"] = provider["tags"]
+        return out
+
+    @operation("GetSAMLProvider")
+    def get_saml(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        p = self.providers.saml(ctx.account, params["SAMLProviderArn"])
+        out: Out = {
+            "SAMLProviderUUID": p["uuid"],
+            "SAMLMetadataDocument": p["metadata"],
+            "CreateDate": _date(p["created"]),
+        }
+        if (until := valid_until(p["metadata"])) is not None:
+            out["ValidUntil"] = _date(until.replace("Z", "+00:00"))
+        if p["tags"]:
+            out["Tags"] = p["tags"]
+        return out
+
+    @operation("ListSAMLProviders")
+    def list_saml(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        entries = []
+        for p in self.providers.saml_list(ctx.account):
+            entry: Out = {"Arn": p["arn"], "CreateDate": _date(p["created"])}
+            if (until := valid_until(p["metadata"])) is not None:
+                entry["ValidUntil"] = _date(until.replace("Z", "+00:00"))
+            entries.append(entry)
+        return {"SAMLProviderList": entries}
+
+    @operation("UpdateSAMLProvider")
+    def update_saml(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        arn = params["SAMLProviderArn"]
+        if "SAMLMetadataDocument" in params:
+            self.providers.update_saml(ctx.account, arn, "metadata", params["SAMLMetadataDocument"])
+        else:
+            self.providers.saml(ctx.account, arn)
+        return {"SAMLProviderArn": arn}
+
+    @operation("DeleteSAMLProvider")
+    def delete_saml(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.delete_saml(ctx.account, params["SAMLProviderArn"])
+
+    @operation("TagSAMLProvider")
+    def tag_saml(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.update_saml(ctx.account, params["SAMLProviderArn"], "tag", params["Tags"])
+
+    @operation("UntagSAMLProvider")
+    def untag_saml(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.update_saml(ctx.account, params["SAMLProviderArn"], "untag", params["TagKeys"])
+
+    @operation("ListSAMLProviderTags")
+    def list_saml_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return paged("Tags", self.providers.saml(ctx.account, params["SAMLProviderArn"])["tags"], None)

@@ -1,0 +1,177 @@
+"""Metric filters and subscription filters of log groups, and delivery of the events a
+subscription filter matches to its destination (a Lambda function), as CloudWatch Logs sends them:
+`{"awslogs": {"data": base64(gzip(json))}}` with a DATA_MESSAGE of the matching events.
+
+Delivery runs after the events are committed, on one background thread, with the Lambda event
+invocation type, so a log write never waits on a function (and a function's own log lines,
+shipped through `append`, cannot deadlock on its invocation).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from onceflow.errors import ServiceError
+from onceflow.logs import errors, store
+from onceflow.logs.filter_pattern import FilterPatternError, compile_pattern
+from onceflow.logs.service import LogsService
+
+log = logging.getLogger("onceflow.logs")
+
+METRIC = "metric"
+SUBSCRIPTION = "subscription"
+METRIC_FILTERS_PER_GROUP = 100
+SUBSCRIPTIONS_PER_GROUP = 2
+# (account, region, function ARN, payload) -> None: invokes the destination (installed by setup).
+Invoker = Callable[[str, str, str, dict[str, Any]], None]
+
+
+def not_found(kind: str) -> ServiceError:
+    return ServiceError("ResourceNotFoundException", f"The specified {kind} filter does not exist.", 400)
+
+
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    try:
+        return compile_pattern(pattern)
+    except FilterPatternError as exc:
+        raise errors.invalid_parameter(str(exc)) from None
+
+
+class LogFilters:
+    def __init__(self, service: LogsService) -> None:
+        self.service = service
+        self.db = service.db
+        self.invoke: Invoker | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="logs-subscriptions")
+
+    # ------------------------------------------------------------------ metric filters
+    def put_metric_filter(self, account: str, region: str, p: dict[str, Any]) -> None:
+        _matcher(p["filterPattern"])
+        data = {"filterPattern": p["filterPattern"], "metricTransformations": p["metricTransformations"]}
+        self._put(account, region, p["logGroupName"], METRIC, p["filterName"], data, METRIC_FILTERS_PER_GROUP)
+
+    def describe_metric_filters(self, account: str, region: str, p: dict[str, Any]) -> list[dict[str, Any]]:
+        def read(conn: Any) -> list[dict[str, Any]]:
+            if p.get("logGroupName"):
+                groups = [self.service._group(conn, account, region, p["logGroupName"])]
+            else:
+                groups = conn.execute(
+                    "SELECT * FROM logs_groups WHERE account=? AND region=? ORDER BY name", (account, region)
+                ).fetchall()
+            return [{**f, "group": g["name"]} for g in groups for f in store.filters(conn, g["id"], METRIC)]
+
+        found = self.db.read(read)
+        prefix = p.get("filterNamePrefix", "")
+        found = [f for f in found if f["name"].startswith(prefix)]
+        if "metricName" in p or "metricNamespace" in p:
+            found = [
+                f for f in found if any(
+                    t["metricName"] == p.get("metricName", t["metricName"])
+                    and t["metricNamespace"] == p.get("metricNamespace", t["metricNamespace"])
+                    for t in f["metricTransformations"]
+                )
+            ]
+        return [
+            {
+                "filterName": f["name"],
+                "filterPattern": f["filterPattern"],
+                "metricTransformations": f["metricTransformations"],
+                "creationTime": f["created"],
+                "logGroupName": f["group"],
+            }
+            for f in found
+        ]
+
+    # ------------------------------------------------------------------ subscription filters
+    def put_subscription_filter(self, account: str, region: str, p: dict[str, Any]) -> None:
+        _matcher(p["filterPattern"])
+        destination = p["destinationArn"]
+        if destination.split(":")[2:3] != ["lambda"]:
+            # Kinesis, Firehose and Logs destinations are not served by onceflow.
+            raise errors.invalid_parameter(f"Invalid destination ARN: {destination}")  # UNCONFIRMED wording
+        data = {"filterPattern": p["filterPattern"], "destinationArn": destination,
+                "distribution": p.get("distribution", "ByLogStream")}
+        if p.get("roleArn"):
+            data["roleArn"] = p["roleArn"]
+        self._put(account, region, p["logGroupName"], SUBSCRIPTION, p["filterName"], data, SUBSCRIPTIONS_PER_GROUP)
+
+    def describe_subscription_filters(self, account: str, region: str, p: dict[str, Any]) -> list[dict[str, Any]]:
+        def read(conn: Any) -> list[dict[str, Any]]:
+            return store.filters(conn, self.service._group(conn, account, region, p["logGroupName"])["id"],
+                                 SUBSCRIPTION)
+
+        prefix = p.get("filterNamePrefix", "")
+        out = []
+        for f in self.db.read(read):
+            if not f["name"].startswith(prefix):
+                continue
+            item = {"filterName": f["name"], "logGroupName": p["logGroupName"], "filterPattern": f["filterPattern"],
+                    "destinationArn": f["destinationArn"]}
+            if "roleArn" in f:
+                item["roleArn"] = f["roleArn"]
+            item.update({"distribution": f["distribution"], "creationTime": f["created"]})
+            out.append(item)
+        return out
+
+    # ------------------------------------------------------------------ shared
+    def _put(self, account: str, region: str, group: str, kind: str, name: str, data: Any, limit: int) -> None:
+        with self.db.transaction() as conn:
+            grow = self.service._group(conn, account, region, group)
+            existing = {f["name"] for f in store.filters(conn, grow["id"], kind)}
+            if name not in existing and len(existing) >= limit:
+                raise ServiceError("LimitExceededException", "Resource limit exceeded.", 400)
+            store.put_filter(conn, grow["id"], kind, name, self.service.clock(), data)
+
+    def delete(self, account: str, region: str, group: str, kind: str, name: str) -> None:
+        with self.db.transaction() as conn:
+            grow = self.service._group(conn, account, region, group)
+            if not store.delete_filter(conn, grow["id"], kind, name):
+                raise not_found(kind)
+
+    # ------------------------------------------------------------------ delivery
+    def deliver(self, account: str, region: str, group: str, stream: str, events: Sequence[tuple[int, str]]) -> None:
+        """Send the events each subscription filter of `group` matches to its destination."""
+        if self.invoke is None or not events:
+            return
+
+        def read(conn: Any) -> list[dict[str, Any]]:
+            grow = store.get_group(conn, account, region, group)
+            return [] if grow is None else store.filters(conn, grow["id"], SUBSCRIPTION)
+
+        for f in self.db.read(read):
+            matches = compile_pattern(f["filterPattern"])
+            chosen = [(ts, msg) for ts, msg in events if matches(msg)]
+            if chosen:
+                payload = {"awslogs": {"data": encode(account, group, stream, f["name"], chosen)}}
+                self._pool.submit(self._send, account, region, f["destinationArn"], payload)
+
+    def _send(self, account: str, region: str, destination: str, payload: dict[str, Any]) -> None:
+        assert self.invoke is not None
+        try:
+            self.invoke(account, region, destination, payload)
+        except Exception:  # a missing or failing destination loses the batch, as AWS reports nowhere
+            log.warning("subscription delivery to %s failed", destination, exc_info=True)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def encode(account: str, group: str, stream: str, filter_name: str, events: Sequence[tuple[int, str]]) -> str:
+    """The `awslogs.data` CloudWatch Logs sends a subscription's Lambda function."""
+    message = {
+        "messageType": "DATA_MESSAGE",
+        "owner": account,
+        "logGroup": group,
+        "logStream": stream,
+        "subscriptionFilters": [filter_name],
+        "logEvents": [
+            {"id": f"{ts:020d}{n:016d}"[:56], "timestamp": ts, "message": msg} for n, (ts, msg) in enumerate(events)
+        ],
+    }
+    return base64.b64encode(gzip.compress(json.dumps(message).encode())).decode()

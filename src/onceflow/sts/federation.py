@@ -1,0 +1,233 @@
+"""STS federation: role sessions for identities another provider vouches for (OpenID Connect
+tokens, SAML assertions) and federation tokens for users' applications.
+
+Web identity tokens are read, not verified: onceflow fetches no provider keys, so a token's
+signature is accepted as AWS's documentation allows a local endpoint to (the claims, the
+provider, the audience and the role's trust policy are all checked as AWS checks them).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import time
+from datetime import UTC, datetime
+from typing import Any
+from xml.etree import ElementTree
+
+from onceflow.context import Principal
+from onceflow.errors import ServiceError
+from onceflow.iam import errors
+from onceflow.iam.common import partition_of, validate
+from onceflow.iam.policy import Request, evaluate, stored
+from onceflow.iam.providers import IdentityProviders, issuer
+from onceflow.iam.store import IamStore, Row
+from onceflow.sts.service import StsService, assumed_role_arn
+
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
+_SAML = {
+    "p": "urn:oasis:names:tc:SAML:2.0:protocol",
+    "a": "urn:oasis:names:tc:SAML:2.0:assertion",
+}
+ROLE_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/Role"
+SESSION_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/RoleSessionName"
+NOT_JWT = "The ID Token provided is not a valid JWT. (You may see this error if you sent an Access Token)"
+
+
+def invalid_token(message: str) -> ServiceError:
+    return ServiceError("InvalidIdentityToken", message, 400)
+
+
+def _b64url(part: str) -> bytes:
+    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+
+def jwt_claims(token: str) -> dict[str, Any]:
+    parts = token.split(".")
+    if len(parts) != 3:
+        raise invalid_token(NOT_JWT)
+    try:
+        header, claims = json.loads(_b64url(parts[0])), json.loads(_b64url(parts[1]))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise invalid_token(NOT_JWT) from None
+    if not isinstance(header, dict) or not isinstance(claims, dict):
+        raise invalid_token(NOT_JWT)
+    return claims
+
+
+class Federation:
+    def __init__(self, sts: StsService, store: IamStore, providers: IdentityProviders) -> None:
+        self.sts = sts
+        self.store = store
+        self.providers = providers
+
+    def _role(self, role_arn: str, action: str) -> Row:
+        m = _ROLE_ARN.fullmatch(role_arn)
+        if m is None:
+            raise errors.validation_error(f"{role_arn} is invalid")
+        role = self.store.role_by_arn(role_arn)
+        if role is None:
+            raise errors.access_denied("AccessDenied", 403, f"Not authorized to perform {action}")
+        return role
+
+    def _trusted(self, role: Row, action: str, principal: tuple[str, str], context: dict[str, list[str]]) -> None:
+        request = Request(action, principal=principal, context=context)
+        if not evaluate([stored(role["trust"], "trust")], request).allowed:
+            raise errors.access_denied("AccessDenied", 403, f"Not authorized to perform {action}")
+
+    def _session(self, role: Row, session_name: str, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        duration = params.get("DurationSeconds", 3600)
+        if duration > role["max_session"]:
+            raise errors.validation_error(
+                "The requested DurationSeconds exceeds the MaxSessionDuration set for this role."
+            )
+        policy = params.get("Policy")
+        if policy is not None:
+            validate(policy)
+        policy_arns = [d["arn"] for d in params.get("PolicyArns", [])]
+        for arn in policy_arns:
+            self.sts.iam.policy(role["account"], arn)
+        creds = self.sts.issue_role_session(role["account"], role["arn"], session_name, duration, policy, policy_arns)
+        user = {
+            "AssumedRoleId": f"{role['role_id']}:{session_name}",
+            "Arn": assumed_role_arn(role["account"], role["name"], session_name, partition_of(role["arn"])),
+        }
+        return creds, user
+
+    # ------------------------------------------------------------------ OpenID Connect / OAuth 2.0
+    def assume_role_with_web_identity(self, params: dict[str, Any]) -> dict[str, Any]:
+        action = "sts:AssumeRoleWithWebIdentity"
+        claims = jwt_claims(params["WebIdentityToken"])
+        role = self._role(params["RoleArn"], action)
+        iss, sub = str(claims.get("iss", "")), str(claims.get("sub", ""))
+        aud = claims.get("aud", "")
+        audiences = [str(a) for a in aud] if isinstance(aud, list) else [str(aud)]
+        exp = claims.get("exp")
+        if isinstance(exp, (int, float)) and exp < time.time():
+            raise ServiceError("ExpiredTokenException", "Token expired: current date/time must be before the "
+                               "expiration date/time", 400)  # UNCONFIRMED wording
+        provider_id = params.get("ProviderId")
+        if provider_id:  # an OAuth 2.0 provider AWS knows by name (www.amazon.com, graph.facebook.com)
+            federated, prefix = provider_id, provider_id
+        else:
+            provider = self.providers.oidc_by_issuer(role["account"], iss, partition_of(role["arn"]))
+            if provider is None:
+                raise invalid_token(f"No OpenIDConnect provider found in your account for {iss}")
+            if not set(audiences) & set(provider["client_ids"]):
+                raise invalid_token("Incorrect token audience")
+            federated, prefix = provider["arn"], issuer(iss)
+        context = {f"{prefix}:aud": audiences, f"{prefix}:sub": [sub]}
+        if "azp" in claims:
+            context[f"{prefix}:azp"] = [str(claims["azp"])]
+        context = {k.lower(): v for k, v in context.items()}
+        self._trusted(role, action, ("Federated", federated), context)
+        creds, user = self._session(role, params["RoleSessionName"], params)
+        return {
+            "Credentials": creds,
+            "SubjectFromWebIdentityToken": sub,
+            "AssumedRoleUser": user,
+            "Provider": provider_id or iss,
+            "Audience": audiences[0],
+        }
+
+    # ------------------------------------------------------------------ SAML 2.0
+    def assume_role_with_saml(self, params: dict[str, Any]) -> dict[str, Any]:
+        action = "sts:AssumeRoleWithSAML"
+        assertion = _saml(params["SAMLAssertion"])
+        role = self._role(params["RoleArn"], action)
+        provider_arn = params["PrincipalArn"]
+        provider = self.store.obj(role["account"], "saml-provider", provider_arn)
+        if provider is None:
+            raise invalid_token("SAML Assertion doesn't contain the requested Role and Provider")  # UNCONFIRMED
+        pairs = {frozenset(v.split(",")) for v in assertion["attributes"].get(ROLE_ATTRIBUTE, [])}
+        if frozenset({role["arn"], provider_arn}) not in pairs:
+            raise invalid_token("SAML Assertion doesn't contain the requested Role and Provider")  # UNCONFIRMED
+        until = assertion["not_on_or_after"]
+        if until and datetime.fromisoformat(until.replace("Z", "+00:00")) < datetime.now(UTC):
+            raise ServiceError("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance",
+                               400)  # UNCONFIRMED wording
+        session_name = (assertion["attributes"].get(SESSION_ATTRIBUTE) or [assertion["subject"]])[0]
+        context = {"saml:aud": [assertion["audience"]], "saml:sub": [assertion["subject"]],
+                   "saml:iss": [assertion["issuer"]], "saml:sub_type": [assertion["subject_type"]]}
+        self._trusted(role, action, ("Federated", provider_arn), context)
+        creds, user = self._session(role, session_name, params)
+        qualifier = base64.b64encode(
+            hashlib.sha1(f"{assertion['issuer']}{role['account']}/{provider['name']}".encode()).digest()
+        ).decode()
+        return {
+            "Credentials": creds,
+            "AssumedRoleUser": user,
+            "Subject": assertion["subject"],
+            "SubjectType": assertion["subject_type"],
+            "Issuer": assertion["issuer"],
+            "Audience": assertion["audience"],
+            "NameQualifier": qualifier,
+        }
+
+    # ------------------------------------------------------------------ federation tokens
+    def get_federation_token(self, caller: Principal, params: dict[str, Any], partition: str = "aws") -> dict[str, Any]:
+        temporary = (caller.access_key or "").startswith("ASIA")
+        if caller.kind not in ("user", "root") or temporary:
+            raise errors.access_denied(
+                "AccessDenied", 403, "Cannot call GetFederationToken with session credentials"
+            )  # UNCONFIRMED wording
+        name = params["Name"]
+        duration = params.get("DurationSeconds", 43200)
+        if caller.kind == "root":
+            duration = min(duration, 3600)
+        policy = params.get("Policy")
+        if policy is not None:
+            validate(policy)
+        policy_arns = [d["arn"] for d in params.get("PolicyArns", [])]
+        for arn in policy_arns:
+            self.sts.iam.policy(caller.account, arn)
+        arn = f"arn:{partition}:sts::{caller.account}:federated-user/{name}"
+        # Acts as the calling user, narrowed by the session policies (none given: nothing allowed).
+        session = {
+            "kind": caller.kind,
+            "account": caller.account,
+            "arn": arn,
+            "name": caller.name,
+            "role_arn": None,
+            "session_name": name,
+            "user_id": f"{caller.account}:{name}",
+            "federated": True,
+            "session_policy": policy,
+            "session_policy_arns": policy_arns,
+        }
+        out: dict[str, Any] = {
+            "Credentials": self.sts.issue(session, duration),
+            "FederatedUser": {"FederatedUserId": f"{caller.account}:{name}", "Arn": arn},
+        }
+        return out
+
+
+def _saml(encoded: str) -> dict[str, Any]:
+    """The parts of a base64 SAML Response STS reads."""
+    bad = invalid_token("Invalid SAML assertion")  # UNCONFIRMED wording
+    try:
+        root = ElementTree.fromstring(base64.b64decode(encoded, validate=True))
+    except (ValueError, binascii.Error, ElementTree.ParseError):
+        raise bad from None
+    assertion = root if root.tag == f"{{{_SAML['a']}}}Assertion" else root.find("a:Assertion", _SAML)
+    if assertion is None:
+        raise bad
+    name_id = assertion.find("a:Subject/a:NameID", _SAML)
+    attributes: dict[str, list[str]] = {}
+    for attr in assertion.iterfind("a:AttributeStatement/a:Attribute", _SAML):
+        attributes[attr.get("Name", "")] = [(v.text or "").strip() for v in attr.iterfind("a:AttributeValue", _SAML)]
+    conditions = assertion.find("a:Conditions", _SAML)
+    audience = assertion.find("a:Conditions/a:AudienceRestriction/a:Audience", _SAML)
+    issuer_el = assertion.find("a:Issuer", _SAML)
+    fmt = name_id.get("Format", "") if name_id is not None else ""
+    return {
+        "subject": (name_id.text or "").strip() if name_id is not None else "",
+        "subject_type": fmt.rsplit(":", 1)[-1] if fmt else "transient",
+        "issuer": (issuer_el.text or "").strip() if issuer_el is not None else "",
+        "audience": (audience.text or "").strip() if audience is not None else "https://signin.aws.amazon.com/saml",
+        "not_on_or_after": conditions.get("NotOnOrAfter") if conditions is not None else None,
+        "attributes": attributes,
+    }

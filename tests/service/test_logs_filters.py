@@ -1,0 +1,121 @@
+"""Metric filters and subscription filters (issue 22): stored, described, deleted, tested with
+the filter-pattern engine; a subscription delivers the matching events to a Lambda function as
+the gzipped, base64 DATA_MESSAGE CloudWatch Logs sends."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import uuid
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+ACCOUNT = "000000000000"
+TRANSFORM = [{"metricName": "Errors", "metricNamespace": "App", "metricValue": "1"}]
+HANDLER = '''
+import base64, gzip, json
+
+def handler(event, context):
+    data = json.loads(gzip.decompress(base64.b64decode(event["awslogs"]["data"])))
+    print("DELIVERED " + json.dumps(data))
+'''
+TRUST = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def logs(aws: Callable[..., Any]) -> Any:
+    return aws("logs")
+
+
+def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str]:
+    with pytest.raises(ClientError) as exc:
+        call(**params)
+    return exc.value.response["Error"]["Code"], exc.value.response["Error"]["Message"]
+
+
+def test_metric_filters(logs: Any) -> None:
+    group = unique("/app/metrics")
+    logs.create_log_group(logGroupName=group)
+    logs.put_metric_filter(logGroupName=group, filterName="errors", filterPattern="ERROR",
+                           metricTransformations=TRANSFORM)
+    logs.put_metric_filter(logGroupName=group, filterName="slow", filterPattern="{ $.ms > 100 }",
+                           metricTransformations=[{**TRANSFORM[0], "metricName": "Slow"}])
+    found = logs.describe_metric_filters(logGroupName=group)["metricFilters"]
+    assert [(f["filterName"], f["filterPattern"], f["logGroupName"]) for f in found] == [
+        ("errors", "ERROR", group), ("slow", "{ $.ms > 100 }", group)]
+    assert found[0]["metricTransformations"] == TRANSFORM
+    described = logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"]
+    assert [g["metricFilterCount"] for g in described] == [2]
+    assert [g["metricFilterCount"] for g in logs.describe_log_groups(logGroupNamePattern=group[1:])["logGroups"]] == [2]
+    assert [f["filterName"] for f in logs.describe_metric_filters(logGroupName=group, metricName="Slow")[
+        "metricFilters"]] == ["slow"]
+    assert [f["filterName"] for f in logs.describe_metric_filters(logGroupName=group, filterNamePrefix="err")[
+        "metricFilters"]] == ["errors"]
+    assert refused(logs.put_metric_filter, logGroupName=group, filterName="bad", filterPattern="{ $.a = }",
+                   metricTransformations=TRANSFORM)[0] == "InvalidParameterException"
+    assert refused(logs.put_metric_filter, logGroupName=unique("/none"), filterName="x", filterPattern="",
+                   metricTransformations=TRANSFORM)[0] == "ResourceNotFoundException"
+    logs.delete_metric_filter(logGroupName=group, filterName="errors")
+    assert [f["filterName"] for f in logs.describe_metric_filters(logGroupName=group)["metricFilters"]] == ["slow"]
+    assert refused(logs.delete_metric_filter, logGroupName=group, filterName="errors") == (
+        "ResourceNotFoundException", "The specified metric filter does not exist.")
+
+    tested = logs.test_metric_filter(filterPattern="ERROR -timeout",
+                                     logEventMessages=["ERROR disk", "INFO ok", "ERROR timeout"])["matches"]
+    assert [(m["eventNumber"], m["eventMessage"]) for m in tested] == [(1, "ERROR disk")]
+
+
+def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..., Any], logs: Any) -> None:
+    iam, lam = aws("iam"), aws("lambda")
+    fn = unique("sub")
+    role = iam.create_role(RoleName=fn, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("app.py", HANDLER)
+    arn = lam.create_function(FunctionName=fn, Runtime="python3.12", Role=role, Handler="app.handler",
+                              Code={"ZipFile": buf.getvalue()})["FunctionArn"]
+    group, stream = unique("/app/sub"), "s1"
+    logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName=stream)
+    logs.put_subscription_filter(logGroupName=group, filterName="errors", filterPattern="ERROR", destinationArn=arn)
+    described = logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"]
+    assert [(f["filterName"], f["destinationArn"], f["distribution"]) for f in described] == [
+        ("errors", arn, "ByLogStream")]
+    logs.put_subscription_filter(logGroupName=group, filterName="second", filterPattern="", destinationArn=arn)
+    assert refused(logs.put_subscription_filter, logGroupName=group, filterName="third", filterPattern="",
+                   destinationArn=arn) == ("LimitExceededException", "Resource limit exceeded.")
+    logs.delete_subscription_filter(logGroupName=group, filterName="second")
+
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=[
+        {"timestamp": now, "message": "ERROR one"}, {"timestamp": now + 1, "message": "INFO two"},
+        {"timestamp": now + 2, "message": "ERROR three"}])
+    delivered = None
+    deadline = time.monotonic() + 60
+    while delivered is None and time.monotonic() < deadline:
+        try:
+            events = logs.filter_log_events(logGroupName=f"/aws/lambda/{fn}", filterPattern="DELIVERED")["events"]
+        except ClientError:  # the function's group appears with its first log line
+            events = []
+        if events:
+            delivered = json.loads(events[0]["message"].split("DELIVERED ", 1)[1])
+        else:
+            time.sleep(0.2)
+    assert delivered is not None, "the subscription's function never ran"
+    assert (delivered["messageType"], delivered["owner"], delivered["logGroup"], delivered["logStream"]) == (
+        "DATA_MESSAGE", ACCOUNT, group, stream)
+    assert delivered["subscriptionFilters"] == ["errors"]
+    assert [(e["timestamp"], e["message"]) for e in delivered["logEvents"]] == [(now, "ERROR one"),
+                                                                                (now + 2, "ERROR three")]
+    logs.delete_subscription_filter(logGroupName=group, filterName="errors")
+    assert logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"] == []

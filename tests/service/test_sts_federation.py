@@ -1,0 +1,153 @@
+"""STS federation (issue 22): AssumeRoleWithWebIdentity against an account's OIDC provider,
+AssumeRoleWithSAML against its SAML provider, GetFederationToken and GetAccessKeyInfo."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+ACCOUNT = "000000000000"
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str, int]:
+    with pytest.raises(ClientError) as exc:
+        call(**params)
+    r = exc.value.response
+    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
+
+
+def b64url(data: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+
+def jwt(**claims: Any) -> str:
+    return f"{b64url({'alg': 'RS256', 'kid': 'k1'})}.{b64url(claims)}.c2lnbmF0dXJl"
+
+
+def session_client(aws: Callable[..., Any], service: str, creds: dict[str, Any]) -> Any:
+    return aws(service, access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+               session_token=creds["SessionToken"])
+
+
+def test_assume_role_with_web_identity(aws: Callable[..., Any]) -> None:
+    iam, sts = aws("iam"), aws("sts")
+    host = f"{unique('idp')}.example.com"
+    provider = iam.create_open_id_connect_provider(Url=f"https://{host}", ClientIDList=["my-app"],
+                                                   ThumbprintList=["c" * 40])["OpenIDConnectProviderArn"]
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Federated": provider}, "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {"StringEquals": {f"{host}:aud": "my-app", f"{host}:sub": "alice"}}}]}
+    role = unique("web")
+    role_arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    token = jwt(iss=f"https://{host}", aud="my-app", sub="alice", exp=int(time.time()) + 600)
+
+    out = sts.assume_role_with_web_identity(RoleArn=role_arn, RoleSessionName="s1", WebIdentityToken=token)
+    assert out["SubjectFromWebIdentityToken"] == "alice" and out["Audience"] == "my-app"
+    assert out["Provider"] == f"https://{host}"
+    assert out["AssumedRoleUser"]["Arn"] == f"arn:aws:sts::{ACCOUNT}:assumed-role/{role}/s1"
+    ident = session_client(aws, "sts", out["Credentials"]).get_caller_identity()
+    assert ident["Arn"] == out["AssumedRoleUser"]["Arn"]
+
+    def attempt(tok: str) -> tuple[str, str, int]:
+        return refused(sts.assume_role_with_web_identity, RoleArn=role_arn, RoleSessionName="s2",
+                       WebIdentityToken=tok)
+
+    assert attempt(jwt(iss=f"https://{host}", aud="other-app", sub="alice")) == (
+        "InvalidIdentityToken", "Incorrect token audience", 400)
+    assert attempt(jwt(iss="https://nobody.example.com", aud="my-app", sub="alice")) == (
+        "InvalidIdentityToken", "No OpenIDConnect provider found in your account for https://nobody.example.com", 400)
+    assert attempt(jwt(iss=f"https://{host}", aud="my-app", sub="mallory")) == (
+        "AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity", 403)
+    assert attempt("not-a-jwt")[0] == "InvalidIdentityToken"
+
+
+SAML_ASSERTION = """<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">
+<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">
+<saml:Issuer>https://idp.example.com</saml:Issuer>
+<saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">bob</saml:NameID>
+</saml:Subject>
+<saml:Conditions NotOnOrAfter="2099-01-01T00:00:00Z"><saml:AudienceRestriction>
+<saml:Audience>https://signin.aws.amazon.com/saml</saml:Audience></saml:AudienceRestriction></saml:Conditions>
+<saml:AttributeStatement>
+<saml:Attribute Name="https://aws.amazon.com/SAML/Attributes/Role"><saml:AttributeValue>{role},{provider}</saml:AttributeValue>
+</saml:Attribute>
+<saml:Attribute Name="https://aws.amazon.com/SAML/Attributes/RoleSessionName">
+<saml:AttributeValue>bob@example.com</saml:AttributeValue></saml:Attribute>
+</saml:AttributeStatement></saml:Assertion></samlp:Response>"""
+
+
+def test_assume_role_with_saml(aws: Callable[..., Any]) -> None:
+    iam, sts = aws("iam"), aws("sts")
+    metadata = '<EntityDescriptor entityID="https://idp.example.com">' + " " * 1000 + "</EntityDescriptor>"
+    provider = iam.create_saml_provider(Name=unique("idp"), SAMLMetadataDocument=metadata)["SAMLProviderArn"]
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Federated": provider}, "Action": "sts:AssumeRoleWithSAML",
+        "Condition": {"StringEquals": {"SAML:aud": "https://signin.aws.amazon.com/saml"}}}]}
+    role = unique("saml")
+    role_arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    assertion = base64.b64encode(SAML_ASSERTION.format(role=role_arn, provider=provider).encode()).decode()
+
+    out = sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=assertion)
+    assert (out["Subject"], out["SubjectType"], out["Issuer"]) == ("bob", "persistent", "https://idp.example.com")
+    assert out["AssumedRoleUser"]["Arn"] == f"arn:aws:sts::{ACCOUNT}:assumed-role/{role}/bob@example.com"
+    assert session_client(aws, "sts", out["Credentials"]).get_caller_identity()["Arn"] == out["AssumedRoleUser"]["Arn"]
+
+    other = iam.create_role(RoleName=unique("saml"), AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    assert refused(sts.assume_role_with_saml, RoleArn=other, PrincipalArn=provider,
+                   SAMLAssertion=assertion)[0] == "InvalidIdentityToken"  # the assertion names another role
+    assert refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
+                   SAMLAssertion=base64.b64encode(b"<nope/>").decode())[0] == "InvalidIdentityToken"
+
+
+def test_federation_token_and_access_key_info(aws: Callable[..., Any]) -> None:
+    iam = aws("iam")
+    user = unique("fed")
+    iam.create_user(UserName=user)
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    as_user = aws("sts", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+    out = as_user.get_federation_token(Name="app-user", DurationSeconds=900)
+    assert out["FederatedUser"] == {"FederatedUserId": f"{ACCOUNT}:app-user",
+                                    "Arn": f"arn:aws:sts::{ACCOUNT}:federated-user/app-user"}
+    ident = session_client(aws, "sts", out["Credentials"]).get_caller_identity()
+    assert (ident["Arn"], ident["UserId"]) == (out["FederatedUser"]["Arn"], f"{ACCOUNT}:app-user")
+    assert refused(session_client(aws, "sts", out["Credentials"]).get_federation_token, Name="again")[0] == (
+        "AccessDenied")
+
+    sts = aws("sts")
+    assert refused(sts.decode_authorization_message, EncodedMessage="bm90LWVuY29kZWQ=")[0] == (
+        "InvalidAuthorizationMessageException")
+    assert sts.get_access_key_info(AccessKeyId=key["AccessKeyId"])["Account"] == ACCOUNT
+    assert sts.get_access_key_info(AccessKeyId=out["Credentials"]["AccessKeyId"])["Account"] == ACCOUNT
+
+
+def test_a_federation_token_allows_only_its_session_policy(server_factory: Callable[..., Any]) -> None:
+    server = server_factory(extra_args=("--enforce-iam",))
+    iam = server.client("iam")
+    iam.create_user(UserName="fed")
+    allow = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["iam:ListRoles", "iam:ListUsers", "sts:GetFederationToken"], "Resource": "*"}]}
+    iam.put_user_policy(UserName="fed", PolicyName="p", PolicyDocument=json.dumps(allow))
+    key = iam.create_access_key(UserName="fed")["AccessKey"]
+    sts = server.client("sts", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+
+    def as_federated(**params: Any) -> Any:
+        creds = sts.get_federation_token(Name="app", **params)["Credentials"]
+        return server.client("iam", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+                             session_token=creds["SessionToken"])
+
+    assert refused(as_federated().list_roles)[0] == "AccessDenied"  # no session policy: nothing
+    narrow = as_federated(Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "iam:ListRoles", "Resource": "*"}]}))
+    assert "Roles" in narrow.list_roles()
+    assert refused(narrow.list_users)[0] == "AccessDenied"  # the user may, the session may not
