@@ -50,6 +50,7 @@ class HandlerWrite:
     table: str
     skip: int
     task: str | None = None  # "StoreOrder#2": the Task attempt whose invocation wrote it, when known
+    state: str | None = None  # that Task's state
 
     @property
     def point(self) -> str:
@@ -111,7 +112,7 @@ def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: 
             task = f"{where}#{entry['attempt']}"
         key = (role, entry["via"], entry["table"])
         out.append(HandlerWrite(role, per_invocation[invocation], entry["via"], entry["table"], seen.get(key, 0),
-                                task))
+                                task, entry.get("state")))
         seen[key] = seen.get(key, 0) + 1
     return out
 

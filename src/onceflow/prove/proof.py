@@ -7,13 +7,14 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from onceflow.config import default_data_dir
-from onceflow.prove import plans
+from onceflow.prove import plans, records
 from onceflow.prove.crash import CrashRun, crash_rule
 from onceflow.prove.effects import Snapshot, Tables
 from onceflow.prove.model import DEFAULT_KINDS, KINDS, REPLACED, SAME, ProveError, Report, Run
@@ -22,6 +23,7 @@ from onceflow.prove.sandbox import TIME_SCALE, Sandbox
 
 RUN_TIMEOUT_S = 120.0  # a run still going after this is stopped and reported TIMED_OUT
 Progress = Callable[[int, int, Run], None]
+Planned = tuple[str, str, str | None, list[dict[str, Any]], list[str]]  # kind, point, state, plan, inputs
 
 
 def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: str | Path | None = None,
@@ -38,10 +40,23 @@ def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: 
         raise ProveError("--time-scale must be greater than 0")
     sandbox = Sandbox(source, time_scale=time_scale).start()
     try:
-        return _Proof(sandbox, chosen, ignored_attrs, progress, CrashRun(source, time_scale)).run(
+        report = _Proof(sandbox, chosen, ignored_attrs, progress, CrashRun(source, time_scale)).run(
             state_machine, text, conflict_text, list(business_tables), list(ignore_tables))
     finally:
         sandbox.close()
+    _keep(report, source.parent)
+    return report
+
+
+def _keep(report: Report, data_dir: Path) -> None:
+    """Leave the report where the data folder's console reads it (prove/records.py). A folder the
+    prover may not write to costs the console page, not the proof."""
+    now = datetime.now(UTC)
+    report.id, report.created = records.new_id(now), now.isoformat(timespec="seconds")
+    try:
+        report.saved = str(records.save(report.as_dict(), data_dir))
+    except OSError:
+        report.saved = None
 
 
 def _kinds(kinds: Iterable[str] | None) -> list[str]:
@@ -111,7 +126,8 @@ class _Proof:
             ignore: list[str]) -> Report:
         started = time.monotonic()
         self.arn = self._state_machine(state_machine)
-        self.role_arn = str(self.sfn.describe_state_machine(stateMachineArn=self.arn)["roleArn"])
+        described = self.sfn.describe_state_machine(stateMachineArn=self.arn)
+        self.role_arn = str(described["roleArn"])
         self._stop_copied_executions()
         names = self.tables.names()
         for table in [*business, *ignore, *self.ignored_attrs]:
@@ -134,46 +150,48 @@ class _Proof:
                              f"(its TimeoutSeconds divided by it): prove with a smaller --time-scale")
         runs: list[Run] = []
         todo = self._plans(history, baseline.ledger, conflict)
-        for n, (kind, point, plan, inputs) in enumerate(todo, 1):
+        for n, (kind, point, state, plan, inputs) in enumerate(todo, 1):
             if kind == "crash":
                 run, got = self._execute_crash(point, plan)
             else:
                 run, got = self._execute(kind, point, plan, inputs), None
+            run.state = state
             self._judge(run, conflict=kind == "conflict-input", got=got)
             runs.append(run)
             if self.progress is not None:
                 self.progress(n, len(todo), run)
-        return Report(self.arn, json.loads(text), self.business, baseline, runs, time.monotonic() - started)
+        return Report(self.arn, json.loads(text), self.business, baseline, runs, time.monotonic() - started,
+                      definition=str(described.get("definition", "")))
 
     def _plans(self, history: list[dict[str, Any]], ledger: list[dict[str, Any]],
-               conflict: str | None) -> list[tuple[str, str, list[dict[str, Any]], list[str]]]:
+               conflict: str | None) -> list[Planned]:
         calls = plans.task_calls(history)
         sfn_role = plans.role_of(self._role_session())
         writes = plans.handler_writes(ledger, set(self.business), {sfn_role} if sfn_role else set())
-        out: list[tuple[str, str, list[dict[str, Any]], list[str]]] = []
+        out: list[Planned] = []
         one = [self.text]
         for call in calls:
             if "lost-response" in self.kinds:
-                out.append(("lost-response", call.point, plans.lost_response(call), one))
+                out.append(("lost-response", call.point, call.state, plans.lost_response(call), one))
             if "fail-before" in self.kinds:
-                out.append(("fail-before", call.point, plans.fail_before(call), one))
+                out.append(("fail-before", call.point, call.state, plans.fail_before(call), one))
             held = plans.timeout(call, self.box.settings.time_scale)
             if "timeout" in self.kinds and held is not None:
-                out.append(("timeout", call.point, held, one))
+                out.append(("timeout", call.point, call.state, held, one))
             if "crash" in self.kinds:
-                out.append(("crash", call.point, [crash_rule(r) for r in plans.lost_response(call)], one))
+                out.append(("crash", call.point, call.state, [crash_rule(r) for r in plans.lost_response(call)], one))
             dup = plans.duplicate_delivery(call)
             if "duplicate-delivery" in self.kinds and dup is not None:
-                out.append(("duplicate-delivery", call.point, dup, one))
+                out.append(("duplicate-delivery", call.point, call.state, dup, one))
         if "fail-after-write" in self.kinds:
             for write in writes:
-                out.append(("fail-after-write", write.point, plans.fail_after_write(write), one))
+                out.append(("fail-after-write", write.point, write.state, plans.fail_after_write(write), one))
         if "re-execution" in self.kinds:
-            out.append(("re-execution", "workflow", [], [self.text, self.text]))
+            out.append(("re-execution", "workflow", None, [], [self.text, self.text]))
         if "concurrent-execution" in self.kinds:
-            out.append(("concurrent-execution", "workflow", [], ["concurrent", self.text, self.text]))
+            out.append(("concurrent-execution", "workflow", None, [], ["concurrent", self.text, self.text]))
         if conflict is not None:
-            out.append(("conflict-input", "workflow", [], [self.text, conflict]))
+            out.append(("conflict-input", "workflow", None, [], [self.text, conflict]))
         return out
 
     # ------------------------------------------------------------------ one run

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from onceflow.console.app import Handler
-from onceflow.console.views import ddb, executions, faults, home, iam, lambda_, logs, sfn
+from onceflow.console.views import ddb, executions, faults, home, iam, lambda_, logs, proofs, sfn
 
 NAME = r"(?P<name>[^/]+)"
 
@@ -26,4 +26,6 @@ ROUTES: list[tuple[str, Handler]] = [
     (r"/logs/group", logs.group),
     (r"/logs/stream", logs.stream),
     (r"/faults", faults.rules),
+    (r"/proofs", proofs.proofs),
+    (r"/proofs/(?P<proof>[^/]+)", proofs.proof),
 ]
