@@ -13,6 +13,7 @@ import uvicorn
 
 from onceflow import console, ddb, faults, iam, lambda_, logs, sfn
 from onceflow.config import Settings
+from onceflow.prove import ledger
 from onceflow.stack import Stack
 from onceflow.store.db import Database
 from onceflow.wire.app import AwsApp
@@ -24,7 +25,7 @@ log = logging.getLogger("onceflow")
 
 # The order matters: later services look up earlier ones in stack.services.
 SETUPS: list[Callable[[Stack], None]] = [iam.setup, logs.setup, ddb.setup, lambda_.setup, sfn.setup, faults.setup,
-                                         console.setup]
+                                         ledger.setup, console.setup]
 
 
 class StartupError(Exception):

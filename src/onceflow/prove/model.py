@@ -44,8 +44,11 @@ class Run:
     recovered: bool = True  # False: FAILED (or worse) where the baseline SUCCEEDED
     differences: list[Difference] = field(default_factory=list)
     ledger: list[dict[str, Any]] = field(default_factory=list)  # every DynamoDB write of the run
+    invocations: list[dict[str, Any]] = field(default_factory=list)  # Lambda invocations, in start order
+    calls: list[dict[str, Any]] = field(default_factory=list)  # every call a handler made (not in the JSON)
     executions: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    started_ms: int = 0  # wall clock, for the faults log of the private server
 
     @property
     def outcome(self) -> str:
@@ -56,6 +59,7 @@ class Run:
                 "outcomes": self.outcomes,
                 "recovered": self.recovered, "verdict": self.verdict, "plan": self.plan,
                 "differences": [d.as_dict() for d in self.differences], "ledger": self.ledger,
+                "invocations": self.invocations,
                 "executions": self.executions, "seconds": round(self.seconds, 3)}
 
 

@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn.engine import events as ev
-from onceflow.sfn.engine.integrations.calls import HANDED_OVER, NotDispatched
+from onceflow.sfn.engine.integrations.calls import HANDED_OVER, TASK_CALL, NotDispatched
 from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.pool import DrivePool
 from onceflow.sfn.engine.runner import UNSET, AwaitToken, Fiber, Invoke, Runtime
@@ -276,6 +276,7 @@ class Engine:
         def run() -> None:
             value, exc = None, None
             token = HANDED_OVER.set(handed_over)
+            task = TASK_CALL.set((rt.arn, eff.task_id) if eff.task_id is not None else None)
             try:
                 if self.draining:
                     raise NotDispatched
@@ -286,6 +287,7 @@ class Engine:
                 exc = e
             finally:
                 HANDED_OVER.reset(token)
+                TASK_CALL.reset(task)
                 with self._calls_mu:
                     self._calls -= 1
             rt.completions.append((fib, eff, value, exc))
