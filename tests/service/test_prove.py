@@ -171,6 +171,15 @@ def test_two_writes_without_a_transaction_are_lost_after_the_first(lab_server: S
     assert second.point == "StoreOrder#1 write 2 (UpdateItem pv-two-orders)"
     assert first.verdict == "lost" and not first.recovered
     assert first.differences[0].run is not None and "shipped" not in first.differences[0].run
+    # The first write's answer arrives; the call after it (the UpdateItem) is the one that fails.
+    (rule,) = first.plan
+    assert (rule["operation"], rule["when"], rule["error"]["code"]) == ("UpdateItem", "before", "InternalServerError")
+    assert "next SDK call (UpdateItem)" in rule["description"]
+    assert [e["operation"] for e in first.ledger] == ["PutItem"]
+    # No call follows the second write: the handler's worker dies as it returns, the write stands.
+    (last,) = second.plan
+    assert (last["service"], last["kind"], last["when"]) == ("lambda", "crash", "after")
+    assert [e["operation"] for e in second.ledger] == ["PutItem", "UpdateItem"]
     # Failing after the last write leaves the whole order: not recovered, but nothing lost.
     assert second.verdict == "same" and not second.recovered
 

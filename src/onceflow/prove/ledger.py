@@ -28,6 +28,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.prove.recorders import RECORDERS, Effect
+from onceflow.sfn.engine.integrations.calls import TASK_CALL
 from onceflow.stack import Stack
 
 MIGRATIONS = [
@@ -115,8 +116,6 @@ class Ledger:
 
     # ------------------------------------------------------------------ attribution
     def _where(self, ctx: RequestContext) -> Where | None:
-        from onceflow.sfn.engine.integrations.calls import TASK_CALL
-
         task = TASK_CALL.get()
         if task is not None:
             return task[0], task[1], None
@@ -138,8 +137,6 @@ class Ledger:
     def _wrap_invoke(self, handler: Any) -> Any:
         @functools.wraps(handler)
         def recorded(ctx: RequestContext, params: dict[str, Any]) -> Any:
-            from onceflow.sfn.engine.integrations.calls import TASK_CALL
-
             task, rid = TASK_CALL.get(), ctx.request_id
             if task is None and not self.collecting:
                 return handler(ctx, params)
