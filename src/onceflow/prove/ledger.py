@@ -99,10 +99,11 @@ class Ledger:
         return entries, invocations, calls
 
     # ------------------------------------------------------------------ reading (the console)
-    def writes_of(self, execution: str) -> list[dict[str, Any]]:
+    def writes_of(self, execution: str, limit: int = -1) -> list[dict[str, Any]]:
+        """The execution's recorded writes in the order they took effect (at most `limit`; -1: all)."""
         rows = self.stack.db.query(
             "SELECT seq, task_id, lambda_request_id, request_id, caller, service, resource, operation, via, item_key, "
-            "at FROM prove_ledger WHERE execution=? ORDER BY seq", (execution,))
+            "at FROM prove_ledger WHERE execution=? ORDER BY seq LIMIT ?", (execution, limit))
         names = ("seq", "taskId", "lambdaRequestId", "requestId", "caller", "service", "resource", "operation", "via",
                  "key", "at")
         return [dict(zip(names, row, strict=True)) for row in rows]

@@ -18,6 +18,8 @@ from onceflow.errors import ServiceError
 MAX_EVENTS = 25_000  # Step Functions' own history limit
 KEY_SCAN = 200  # executions examined by the business-key view
 NOT_TRUNCATED = {"truncated": False}
+MAX_WRITES = 5000  # ledger rows shown per execution (a large Map's page stays light)
+MAX_ELSEWHERE = 500  # writes whose item is looked up in other executions' ledger rows
 EVENTS_PAGE = 1000  # history rows per page: keeps a 25,000-event execution's page light
 
 
@@ -135,10 +137,13 @@ def ledger_rows(v: View, data: dict[str, Any]) -> tuple[list[idempotency.Row], l
         v.notes.append("the effect ledger is not installed in this server: no write is attributed")
         entries: list[dict[str, Any]] = []
     else:
-        entries = ledger.writes_of(arn)
+        entries = ledger.writes_of(arn, MAX_WRITES + 1)
+        if len(entries) > MAX_WRITES:
+            v.notes.append(f"only this execution's first {MAX_WRITES:,} business writes are shown")
+            entries = entries[:MAX_WRITES]
     rows, stray = idempotency.attribute(data["run"].attempts, data["events"], entries, data["invocations"])
     if ledger is not None:
-        for write in [w for r in rows for w in r.writes] + stray:
+        for write in ([w for r in rows for w in r.writes] + stray)[:MAX_ELSEWHERE]:
             others = ledger.other_writers(arn, *write.item)
             write.others = [o.rsplit(":", 1)[-1] for o in others]
     return rows, stray
