@@ -177,6 +177,7 @@ def test_idempotency_views(page: Callable[[str], Page], seeded: dict[str, Lab]) 
     first = execution(page, idem, "after-write-order", "/idempotency").text
     assert decisions(first) == ["wrote", "repeated a write", "no business write"]
     assert "<b>3</b> task attempts" in first and "<b>3</b> business writes" in first
+    assert "<b>2</b> items written" in first
     assert "<b>1</b> repeated writes" in first and "attempt 1 of StoreOrder wrote this item first" in first
     rows = first.split("<tbody>", 1)[1].split("</tbody>", 1)[0].split("<tr ")[1:]
     assert f">{orders}</a>" in rows[0] and f">{attempts}</a>" in rows[0] and f">{orders}</a>" not in rows[1]

@@ -273,7 +273,7 @@ def test_idempotency_rows_come_from_the_ledger() -> None:
     assert rows[1].writes[0].repeats == "attempt 1 of StoreOrder wrote this item first"
     assert rows[0].request_id == "r1" and rows[1].request_id == "r2"
     assert [w.entry["seq"] for w in stray] == [4]  # a task id no attempt of this history has
-    assert idempotency.summary(rows) == {"attempts": 3, "writes": 3, "repeated": 1, "items": 2, "elsewhere": 0,
+    assert idempotency.summary(rows) == {"attempts": 3, "writes": 3, "repeated": 1, "distinct": 2, "elsewhere": 0,
                                          "not_invoked": 0}
     denied = [attempt("StoreOrder", 1, "failed", 5, "Lambda.AWSLambdaException")]
     assert [r.decision for r in idempotency.attribute(denied, [], [], {})[0]] == ["not-invoked"]

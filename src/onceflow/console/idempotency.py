@@ -94,7 +94,7 @@ def summary(rows: list[Row]) -> dict[str, int]:
         "attempts": len(rows),
         "writes": len(writes),
         "repeated": sum(1 for w in writes if w.repeats),
-        "items": len({w.item for w in writes}),
+        "distinct": len({w.item for w in writes}),  # not "items": a template would read dict.items
         "elsewhere": sum(1 for w in writes if w.others),
         "not_invoked": sum(1 for r in rows if r.decision == "not-invoked"),
     }
