@@ -93,7 +93,7 @@ def test_execution_denied_before_the_worker_ran(page: Callable[[str], Page], see
     assert '<span class="muted">not invoked</span>' in attempts and "<details>" not in attempts
     idem = execution(page, lab, "denied-order", "/idempotency").text
     assert decisions(idem) == ["not invoked"]
-    assert "<b>0</b> worker invocations" in idem and "<b>1</b> not invoked" in idem
+    assert "<b>0</b> business writes" in idem and "<b>1</b> not invoked" in idem
     assert '<p class="empty">No item.</p>' in idem  # nothing under denied-order in the orders table
     worker = page(f"/lambda/{lab.prefix}-worker").text
     # flaky 2 + summary 1 + permanent 1; the denied call never ran
@@ -170,21 +170,31 @@ def decisions(text: str) -> list[str]:
 
 
 def test_idempotency_views(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:
+    """The effect ledger's writes per attempt: the protected worker counts its attempts in the
+    attempts table (ADD: a repeated write on every retry) and writes the order once."""
     idem, retry = seeded["idempotency"], seeded["retry"]
+    orders, attempts = f"{idem.prefix}-orders", f"{idem.prefix}-attempts"
     first = execution(page, idem, "after-write-order", "/idempotency").text
-    assert decisions(first) == ["wrote, then failed", "found a duplicate (no new write)", "no write reported"]
-    assert "<b>3</b> worker invocations" in first and "<b>1</b> business writes" in first
+    assert decisions(first) == ["wrote", "repeated a write", "no business write"]
+    assert "<b>3</b> task attempts" in first and "<b>3</b> business writes" in first
+    assert "<b>2</b> items written" in first
+    assert "<b>1</b> repeated writes" in first and "attempt 1 of StoreOrder wrote this item first" in first
+    rows = first.split("<tbody>", 1)[1].split("</tbody>", 1)[0].split("<tr ")[1:]
+    assert f">{orders}</a>" in rows[0] and f">{attempts}</a>" in rows[0] and f">{orders}</a>" not in rows[1]
     assert "&#34;N&#34;: &#34;1100&#34;" in first  # the item under the key, read from the orders table
     assert f'class="by-key" href="/states/{idem.machine}/keys?field=id&amp;value=protected-order"' in first
     repeated = execution(page, idem, "repeated-order", "/idempotency").text
-    assert decisions(repeated)[0] == "found a duplicate (no new write)" and "earlier execution" in repeated
+    # Its order write was refused by the condition (no effect, no ledger row); it counted one more attempt.
+    assert decisions(repeated) == ["wrote", "no business write"] and f">{orders}</a>" not in repeated.split(
+        "<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert "also written by" in repeated and "after-write-order</a>" in repeated
     different = execution(page, idem, "different-order", "/idempotency").text
-    assert decisions(different) == ["wrote the item", "no write reported"]
+    assert decisions(different) == ["wrote", "no business write"]
     flaky = execution(page, retry, "flaky-order", "/idempotency").text
-    assert decisions(flaky) == ["failed before writing", "wrote the item", "no write reported"]
+    assert decisions(flaky) == ["wrote", "repeated a write", "no business write"]
     by_key = page(f"/states/{idem.machine}/keys?field=id&value=protected-order")
     assert by_key.status == 200 and "2 of 3 executions carry it" in by_key.text
-    assert "<b>5</b> worker invocations" in by_key.text and "<b>1</b> business writes" in by_key.text
+    assert "<b>5</b> task attempts" in by_key.text and "<b>4</b> business writes" in by_key.text
 
 
 def test_dynamodb_pages_with_paging_query_and_item_json(page: Callable[[str], Page], seeded: dict[str, Lab]) -> None:

@@ -243,32 +243,40 @@ def test_invocations_are_split_by_start_and_end_lines_per_stream() -> None:
 
 
 # ---------------------------------------------------------------------------------------- idempotency
-def attempt(state: str, number: int, outcome: str, payload: Any = None, error: str = "",
-            request_id: str = "r") -> history.Attempt:
-    a = history.Attempt(state, number, number * 10 + len(state), "lambda", "invoke", "worker")
-    a.outcome, a.payload, a.error, a.request_id = outcome, payload, error, request_id
+def attempt(state: str, number: int, outcome: str, event_id: int, error: str = "",
+            request_id: str = "") -> history.Attempt:
+    a = history.Attempt(state, number, event_id, "lambda", "invoke", "worker")
+    a.outcome, a.error, a.request_id = outcome, error, request_id
     return a
 
 
-def decisions(attempts: list[history.Attempt]) -> list[str]:
-    return [r.decision for r in idempotency.classify(attempts, {})]
+def started(scheduled: int) -> dict[str, Any]:
+    return {"id": scheduled + 1, "previousEventId": scheduled, "type": "TaskStarted"}
 
 
-def test_idempotency_decisions_for_the_labs() -> None:
-    after_write = [attempt("StoreOrder", 1, "failed", error="TransientOrderError"),
-                   attempt("StoreOrder", 2, "succeeded", {"result": {"duplicate": True}}),
-                   attempt("ReadSummary", 1, "succeeded", {"completed": True})]
-    assert decisions(after_write) == ["wrote-then-failed", "duplicate", "no-write"]
-    flaky = [attempt("StoreOrder", 1, "failed", error="TransientOrderError"),
-             attempt("StoreOrder", 2, "succeeded", {"duplicate": False})]
-    assert decisions(flaky) == ["failed-before-write", "wrote"]
-    repeated = idempotency.classify([attempt("StoreOrder", 1, "succeeded", {"duplicate": True})], {})
-    assert repeated[0].decision == "duplicate" and "earlier execution" in repeated[0].why
-    denied = [attempt("StoreOrder", 1, "failed", error="Lambda.AWSLambdaException", request_id="")]
-    assert decisions(denied) == ["not-invoked"]
-    rows = idempotency.classify(after_write + flaky, {})
-    assert idempotency.summary(rows) == {"invocations": 5, "writes": 2, "duplicates": 1,
-                                         "failed_before_write": 1, "not_invoked": 0}
+def write(seq: int, task: int, table: str, key: str, rid: str = "r1") -> dict[str, Any]:
+    return {"seq": seq, "taskId": task, "lambdaRequestId": rid, "service": "dynamodb", "resource": table,
+            "operation": "PutItem", "via": "PutItem", "key": key, "requestId": f"d{seq}", "caller": "c"}
+
+
+def test_idempotency_rows_come_from_the_ledger() -> None:
+    # The seed's after-write order: attempt 1 counts and writes the order, then fails; attempt 2
+    # counts again (its PutItem is refused by the condition: no ledger row); ReadSummary only reads.
+    attempts = [attempt("StoreOrder", 1, "failed", 5, "TransientOrderError"), attempt("StoreOrder", 2, "succeeded", 9),
+                attempt("ReadSummary", 1, "succeeded", 14)]
+    events = [started(5), started(9), started(14)]
+    ledger = [write(1, 6, "attempts", '{"id":{"S":"o"}}'), write(2, 6, "orders", '{"id":{"S":"o"}}'),
+              write(3, 10, "attempts", '{"id":{"S":"o"}}', rid="r2"), write(4, 99, "orders", '{"id":{"S":"x"}}')]
+    rows, stray = idempotency.attribute(attempts, events, ledger, {})
+    assert [r.decision for r in rows] == ["wrote", "repeated", "no-write"]
+    assert [w.entry["resource"] for w in rows[0].writes] == ["attempts", "orders"]
+    assert rows[1].writes[0].repeats == "attempt 1 of StoreOrder wrote this item first"
+    assert rows[0].request_id == "r1" and rows[1].request_id == "r2"
+    assert [w.entry["seq"] for w in stray] == [4]  # a task id no attempt of this history has
+    assert idempotency.summary(rows) == {"attempts": 3, "writes": 3, "repeated": 1, "distinct": 2, "elsewhere": 0,
+                                         "not_invoked": 0}
+    denied = [attempt("StoreOrder", 1, "failed", 5, "Lambda.AWSLambdaException")]
+    assert [r.decision for r in idempotency.attribute(denied, [], [], {})[0]] == ["not-invoked"]
 
 
 # ---------------------------------------------------------------------------------------- key tokens

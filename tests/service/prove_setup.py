@@ -70,3 +70,21 @@ def table_workflow(url: str, prefix: str, definition: dict[str, Any]) -> dict[st
     sfn = session.client("stepfunctions", endpoint_url=url)
     arn = sfn.create_state_machine(name=f"{prefix}-direct", roleArn=role, definition=text)["stateMachineArn"]
     return {**made, "state_machine_arn": arn, "state_machine": f"{prefix}-direct"}
+
+
+def concurrent_template() -> dict[str, Any]:
+    """A Map of two concurrent iterations, then a Parallel of two branches: four invocations of
+    one worker, two at a time."""
+    retry = [{"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 2}]
+    invoke = {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": True, "Retry": retry}
+
+    def branch(name: str, order: str) -> dict[str, Any]:
+        return {"StartAt": name, "States": {name: {**invoke, "Parameters": {
+            "FunctionName": "WORKER_NAME", "Payload": {"id": order, "quantity": 1}}}}}
+
+    return {"StartAt": "Each", "States": {
+        "Each": {"Type": "Map", "ItemsPath": "$.orders", "MaxConcurrency": 2, "ResultPath": None, "Next": "Both",
+                 "Iterator": {"StartAt": "Store", "States": {"Store": {
+                     **invoke, "OutputPath": "$.Payload", "Parameters": {"FunctionName": "WORKER_NAME",
+                                                                         "Payload.$": "$"}}}}},
+        "Both": {"Type": "Parallel", "End": True, "Branches": [branch("Audit", "audit"), branch("Bill", "bill")]}}}

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from prove_setup import HERE, orders_lab, table_workflow
+from prove_setup import HERE, concurrent_template, orders_lab, table_workflow
 
 from onceflow.faults.rules import parse_rules
 from onceflow.prove import ProveError, prove
@@ -171,6 +171,15 @@ def test_two_writes_without_a_transaction_are_lost_after_the_first(lab_server: S
     assert second.point == "StoreOrder#1 write 2 (UpdateItem pv-two-orders)"
     assert first.verdict == "lost" and not first.recovered
     assert first.differences[0].run is not None and "shipped" not in first.differences[0].run
+    # The first write's answer arrives; the call after it (the UpdateItem) is the one that fails.
+    (rule,) = first.plan
+    assert (rule["operation"], rule["when"], rule["error"]["code"]) == ("UpdateItem", "before", "InternalServerError")
+    assert "next SDK call (UpdateItem)" in rule["description"]
+    assert [e["operation"] for e in first.ledger] == ["PutItem"]
+    # No call follows the second write: the handler's worker dies as it returns, the write stands.
+    (last,) = second.plan
+    assert (last["service"], last["kind"], last["when"]) == ("lambda", "crash", "after")
+    assert [e["operation"] for e in second.ledger] == ["PutItem", "UpdateItem"]
     # Failing after the last write leaves the whole order: not recovered, but nothing lost.
     assert second.verdict == "same" and not second.recovered
 
@@ -221,6 +230,25 @@ def test_map_iterations_and_parallel_branches_are_fault_points(lab_server: Serve
                         "Audit#1": ("same", [])}
     assert [(e["state"], e["iteration"]) for e in report.baseline.ledger] == [("Store", 0), ("Store", 1),
                                                                                ("Audit", None)]
+
+
+def test_concurrent_iterations_and_branches_get_their_own_writes(lab_server: ServerProcess) -> None:
+    """Each write is attributed through its worker's own role session to the invocation it
+    made, and that invocation to its task call: two at a time, each still lands on its own
+    iteration or branch, and each lost answer duplicates its own order only."""
+    lab = orders_lab(lab_server.url, "pv-conc", "counter", concurrent_template())
+    orders = {"orders": [{"id": "c-1", "quantity": 1}, {"id": "c-2", "quantity": 2}]}
+    report = prove(lab["state_machine"], orders, data=lab_server.data_dir, ignore_tables=[lab["attempts_table"]],
+                   kinds=["lost-response"])
+    where = {e["key"]["id"]["S"]: (e["state"], e["iteration"], e["attempt"]) for e in report.baseline.ledger}
+    assert where == {"c-1": ("Store", 0, 1), "c-2": ("Store", 1, 1), "audit": ("Audit", None, 1),
+                     "bill": ("Bill", None, 1)}
+    assert len({e["lambdaRequestId"] for e in report.baseline.ledger}) == 4
+    verdicts = {r.point: (r.verdict, [d.key for d in r.differences]) for r in report.runs}
+    assert verdicts == {"Store[0]#1": ("duplicated", ['{"id":{"S":"c-1"}}']),
+                        "Store[1]#1": ("duplicated", ['{"id":{"S":"c-2"}}']),
+                        "Audit#1": ("duplicated", ['{"id":{"S":"audit"}}']),
+                        "Bill#1": ("duplicated", ['{"id":{"S":"bill"}}'])}
 
 
 def test_an_execution_running_in_the_users_store_keeps_running_there(lab_server: ServerProcess) -> None:

@@ -1,109 +1,100 @@
-"""Worker invocations beside business writes: what each Lambda task attempt did to the business key.
+"""Task attempts beside the business writes the effect ledger attributed to them.
 
-Pure, and derived only from what an execution records (its history and the function's logs), so
-each decision says what it rests on:
-- a result with `"duplicate": false` wrote; with `"duplicate": true` found the item already there;
-- a failed attempt followed, in the same state entry, by one that found a duplicate (and no attempt
-  between that wrote) wrote before it failed - nothing else could have written the item;
-- any other failed attempt made no write that a later attempt saw ("failed before writing");
-- a task refused before the function ran (an API error, no log lines) was never invoked;
-- a result without a `duplicate` field reported no write (a read such as the summary stage).
+The ledger (prove/ledger.py) records every write a workflow makes, with the task call that made it
+(a `dynamodb:` task) or whose Lambda invocation did (a handler's write, through its worker's own
+role session), so nothing here reads a worker's own report of what it did. Pure: given the
+execution's attempts, its history and its ledger rows, each attempt gets its writes, and a write of
+an item that an earlier attempt or invocation of the same execution already wrote is flagged as a
+repeat. Writes of the same item by other executions (a re-execution under a new name) are listed
+beside it by the view, from the ledger too. A refused write (a conditional check that failed) had
+no effect and is not in the ledger.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from onceflow.console.history import Attempt
 from onceflow.console.lambda_logs import Invocation
 
 LABELS = {
-    "wrote": "wrote the item",
-    "duplicate": "found a duplicate (no new write)",
-    "wrote-then-failed": "wrote, then failed",
-    "failed-before-write": "failed before writing",
+    "wrote": "wrote",
+    "repeated": "repeated a write",
+    "no-write": "no business write",
     "not-invoked": "not invoked",
-    "no-write": "no write reported",
     "running": "running",
 }
+
+
+@dataclass
+class Write:
+    entry: dict[str, Any]  # a ledger row: resource, operation, via, key, lambdaRequestId, requestId, caller, seq
+    repeats: str = ""  # why this write repeats an earlier one of the execution ("" for a first write)
+    others: list[str] = field(default_factory=list)  # names of other executions that wrote the same item
+
+    @property
+    def item(self) -> tuple[str, str, str]:
+        return self.entry["service"], self.entry["resource"], self.entry["key"]
 
 
 @dataclass
 class Row:
     attempt: Attempt
     invocation: Invocation | None
-    decision: str
-    why: str
+    writes: list[Write] = field(default_factory=list)
+    request_id: str = ""  # the Lambda request id the ledger saw (else the history's)
+
+    @property
+    def decision(self) -> str:
+        if any(w.repeats for w in self.writes):
+            return "repeated"
+        if self.writes:
+            return "wrote"
+        if self.attempt.outcome == "running":
+            return "running"
+        if self.attempt.function and self.invocation is None and not self.request_id \
+                and self.attempt.error.startswith("Lambda."):
+            return "not-invoked"
+        return "no-write"
 
     @property
     def label(self) -> str:
         return LABELS[self.decision]
 
-    @property
-    def writes(self) -> bool:
-        return self.decision in ("wrote", "wrote-then-failed")
 
-
-def duplicate_flag(payload: Any) -> bool | None:
-    """The worker's `duplicate` flag, wherever a ResultSelector-free result puts it."""
-    if isinstance(payload, dict):
-        if isinstance(payload.get("duplicate"), bool):
-            return bool(payload["duplicate"])
-        for key in ("result", "Payload"):
-            inner = payload.get(key)
-            if isinstance(inner, dict) and isinstance(inner.get("duplicate"), bool):
-                return bool(inner["duplicate"])
-    return None
-
-
-def classify(attempts: list[Attempt], invocations: dict[int, Invocation]) -> list[Row]:
-    lambda_attempts = [a for a in attempts if a.resource_type == "lambda"]
-    rows = [_first_pass(a, invocations.get(a.event_id)) for a in lambda_attempts]
-    for i, row in enumerate(rows):
-        if row.decision != "failed-before-write":
+def attribute(attempts: list[Attempt], events: list[dict[str, Any]], ledger: list[dict[str, Any]],
+              invocations: dict[int, Invocation]) -> tuple[list[Row], list[Write]]:
+    """(one Row per task attempt with its writes, writes of no attempt of this history). A ledger
+    row names its task by the TaskStarted event id; the attempt is keyed by its TaskScheduled."""
+    scheduled_of = {e["id"]: e.get("previousEventId") for e in events if e.get("type") == "TaskStarted"}
+    rows = {a.event_id: Row(a, invocations.get(a.event_id), request_id=a.request_id) for a in attempts}
+    stray: list[Write] = []
+    first: dict[tuple[str, str, str], tuple[int, str]] = {}  # item -> (attempt event id, Lambda request id)
+    for entry in sorted(ledger, key=lambda e: e["seq"]):
+        write = Write(entry)
+        row = rows.get(scheduled_of.get(entry.get("taskId"), -1))
+        if row is None:
+            stray.append(write)
             continue
-        for later in rows[i + 1:]:
-            if later.attempt.state != row.attempt.state or later.attempt.number <= row.attempt.number:
-                break  # a new entry of the state (or another state): no longer the same try
-            if later.decision == "wrote":
-                break
-            if later.decision == "duplicate":
-                row.decision = "wrote-then-failed"
-                row.why = (f"attempt {later.attempt.number} of {later.attempt.state} found the item already "
-                           "written, and no attempt in between wrote it")
-                break
-    seen_write = False
-    for row in rows:
-        if row.decision == "duplicate" and not seen_write:
-            row.why += "; the item was there before this execution wrote anything (an earlier execution wrote it)"
-        seen_write = seen_write or row.writes
-    return rows
-
-
-def _first_pass(attempt: Attempt, invocation: Invocation | None) -> Row:
-    if attempt.outcome == "running":
-        return Row(attempt, invocation, "running", "the task has not finished")
-    if attempt.outcome == "succeeded":
-        flag = duplicate_flag(attempt.payload)
-        if flag is True:
-            return Row(attempt, invocation, "duplicate", "the result says duplicate: true")
-        if flag is False:
-            return Row(attempt, invocation, "wrote", "the result says duplicate: false")
-        return Row(attempt, invocation, "no-write", "the result has no duplicate field")
-    if invocation is None and attempt.error.startswith("Lambda.") and not attempt.request_id:
-        return Row(attempt, None, "not-invoked",
-                   f"{attempt.error}: the call was refused before the function ran (no log lines)")
-    why = f"{attempt.error or attempt.outcome}; no later attempt found its write"
-    return Row(attempt, invocation, "failed-before-write", why)
+        if entry.get("lambdaRequestId"):
+            row.request_id = entry["lambdaRequestId"]
+        who = (row.attempt.event_id, entry.get("lambdaRequestId") or "")
+        earlier = first.setdefault(write.item, who)
+        if earlier != who:
+            before = rows[earlier[0]].attempt
+            write.repeats = f"attempt {before.number} of {before.state} wrote this item first"
+        row.writes.append(write)
+    return list(rows.values()), stray
 
 
 def summary(rows: list[Row]) -> dict[str, int]:
-    invoked = [r for r in rows if r.decision != "not-invoked"]
+    writes = [w for r in rows for w in r.writes]
     return {
-        "invocations": len(invoked),
-        "writes": sum(1 for r in rows if r.writes),
-        "duplicates": sum(1 for r in rows if r.decision == "duplicate"),
-        "failed_before_write": sum(1 for r in rows if r.decision == "failed-before-write"),
+        "attempts": len(rows),
+        "writes": len(writes),
+        "repeated": sum(1 for w in writes if w.repeats),
+        "distinct": len({w.item for w in writes}),  # not "items": a template would read dict.items
+        "elsewhere": sum(1 for w in writes if w.others),
         "not_invoked": sum(1 for r in rows if r.decision == "not-invoked"),
     }

@@ -17,15 +17,26 @@ import types
 from typing import Any
 
 from onceflow.prove.model import KINDS, ProveError, Report, Run
-from onceflow.prove.proof import prove
 
 __all__ = ["KINDS", "ProveError", "Report", "Run", "prove"]
+
+
+def __getattr__(name: str) -> Any:
+    # prove() (boto3, a whole private server) is imported when first used: `onceflow serve` imports
+    # this package for the effect ledger alone.
+    if name == "prove":
+        from onceflow.prove.proof import prove
+
+        return prove
+    raise AttributeError(name)
 
 
 class _CallableModule(types.ModuleType):
     """`onceflow.prove(...)` calls prove(): the issue's spelling, without a second name."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Report:
+        from onceflow.prove.proof import prove
+
         return prove(*args, **kwargs)
 
 

@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         print("\r" + " " * 100 + "\r", end="", file=sys.stderr)
     print(table(report))
     print(report.summary())
+    if report.saved:
+        print(f"kept for the console at /proofs/{report.id} ({report.saved})")
     if args.json is not None:
         write_json(report, args.json)
     return 0 if report.safe else 1

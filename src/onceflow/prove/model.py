@@ -38,22 +38,28 @@ class Run:
     kind: str  # "baseline" or a fault kind
     point: str  # where the fault was put: "StoreOrder#1", "StoreOrder#1 write 1 (PutItem orders)", "workflow"
     plan: list[dict[str, Any]]  # fault rules `onceflow serve --faults` replays
+    state: str | None = None  # the state of the fault point (None: the whole workflow), for the console's graph
     outcomes: list[str] = field(default_factory=list)  # each execution's status, in start order
     verdict: str = SAME
     recovered: bool = True  # False: FAILED (or worse) where the baseline SUCCEEDED
     differences: list[Difference] = field(default_factory=list)
     ledger: list[dict[str, Any]] = field(default_factory=list)  # every DynamoDB write of the run
+    invocations: list[dict[str, Any]] = field(default_factory=list)  # Lambda invocations, in start order
+    calls: list[dict[str, Any]] = field(default_factory=list)  # every call a handler made (not in the JSON)
     executions: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    started_ms: int = 0  # wall clock, for the faults log of the private server
 
     @property
     def outcome(self) -> str:
         return "/".join(self.outcomes) or "-"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "point": self.point, "outcome": self.outcome, "outcomes": self.outcomes,
+        return {"kind": self.kind, "point": self.point, "state": self.state, "outcome": self.outcome,
+                "outcomes": self.outcomes,
                 "recovered": self.recovered, "verdict": self.verdict, "plan": self.plan,
                 "differences": [d.as_dict() for d in self.differences], "ledger": self.ledger,
+                "invocations": self.invocations,
                 "executions": self.executions, "seconds": round(self.seconds, 3)}
 
 
@@ -65,6 +71,10 @@ class Report:
     baseline: Run
     runs: list[Run]  # the fault runs, not the baseline
     seconds: float = 0.0
+    definition: str = ""  # the definition proved (the console draws it)
+    id: str = ""  # set once the report is kept for the console (prove/records.py)
+    created: str = ""  # ISO 8601, UTC
+    saved: str | None = None  # the file the console reads, when it could be written
 
     @property
     def safe(self) -> bool:
@@ -90,7 +100,8 @@ class Report:
         return f"UNSAFE: {len(bad)} of {len(self.runs)} runs changed the effect ({what}){tail} ({self.seconds:.1f} s)"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"stateMachine": self.state_machine, "input": self.input, "safe": self.safe,
+        return {"id": self.id, "created": self.created, "stateMachine": self.state_machine, "input": self.input,
+                "safe": self.safe,
                 "summary": self.summary(), "businessTables": self.business_tables,
                 "baseline": self.baseline.as_dict(), "runs": [r.as_dict() for r in self.runs],
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), "definition": self.definition}

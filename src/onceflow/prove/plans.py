@@ -32,7 +32,8 @@ class TaskCall:
     resource: str  # the FunctionName or TableName as the task passed it
     skip: int  # earlier baseline calls the same rule would match
     timeout_s: int | None = None  # the Task's TimeoutSeconds, when it has one
-    iteration: int | None = None  # the Map iteration it ran in (the last one started, in history order)
+    iteration: int | None = None  # the Map iteration it ran in
+    started_id: int | None = None  # its TaskStarted event: what the ledger names a task call by
 
     @property
     def point(self) -> str:
@@ -50,27 +51,32 @@ class HandlerWrite:
     table: str
     skip: int
     task: str | None = None  # "StoreOrder#2": the Task attempt whose invocation wrote it, when known
+    state: str | None = None  # that Task's state
+    lambda_request_id: str | None = None  # the invocation that wrote it
+    request_id: str = ""  # the write call's own request id
 
     @property
     def point(self) -> str:
         return f"{self.task or self.role} write {self.k} ({self.operation} {self.table})"
 
 
+# Walking back from a state's entry to its Map iteration stops here: outside any iteration.
+OUTSIDE_ITERATIONS = ("MapStateStarted", "MapStateExited", "ExecutionStarted")
+
+
 def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
+    """The baseline's Task calls in history order. Each TaskScheduled's state and Map iteration
+    come from its own chain of previousEventId (concurrent branches and iterations interleave
+    in the history, so "the last state entered" could be another branch's)."""
+    by_id = {e["id"]: e for e in events}
+    started = {e.get("previousEventId"): e["id"] for e in events if e["type"] == "TaskStarted"}
     calls: list[TaskCall] = []
-    state = "?"
-    iteration: int | None = None
     attempts: dict[tuple[str, int | None], int] = {}
     seen: dict[tuple[str, str, str], int] = {}
     for event in events:
-        if event["type"].endswith("StateEntered"):
-            state = event["stateEnteredEventDetails"]["name"]
-        elif event["type"] == "MapIterationStarted":
-            iteration = event.get("mapIterationStartedEventDetails", {}).get("index")
-        elif event["type"] == "MapStateExited":
-            iteration = None
         if event["type"] != "TaskScheduled":
             continue
+        state, iteration = _where(by_id, event)
         details = event["taskScheduledEventDetails"]
         try:
             params = json.loads(details.get("parameters") or "{}")
@@ -86,9 +92,24 @@ def task_calls(events: list[dict[str, Any]]) -> list[TaskCall]:
         attempts[(state, iteration)] = attempts.get((state, iteration), 0) + 1
         key = (service, operation, resource)
         calls.append(TaskCall(state, attempts[(state, iteration)], service, operation, resource, seen.get(key, 0),
-                              details.get("timeoutInSeconds"), iteration))
+                              details.get("timeoutInSeconds"), iteration, started.get(event["id"])))
         seen[key] = seen.get(key, 0) + 1
     return calls
+
+
+def _where(by_id: dict[int, dict[str, Any]], event: dict[str, Any]) -> tuple[str, int | None]:
+    """(the state, the Map iteration index or None) of a TaskScheduled event, by its chain."""
+    state: str | None = None
+    current: dict[str, Any] | None = event
+    for _ in range(len(by_id) + 1):  # a chain never loops; the bound makes sure of it
+        current = by_id.get(current.get("previousEventId") or 0) if current is not None else None
+        if current is None or current["type"] in OUTSIDE_ITERATIONS:
+            break
+        if state is None and current["type"].endswith("StateEntered"):
+            state = current["stateEnteredEventDetails"]["name"]
+        elif state is not None and current["type"] == "MapIterationStarted":
+            return state, current.get("mapIterationStartedEventDetails", {}).get("index")
+    return state or "?", None
 
 
 def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: set[str]) -> list[HandlerWrite]:
@@ -111,7 +132,7 @@ def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: 
             task = f"{where}#{entry['attempt']}"
         key = (role, entry["via"], entry["table"])
         out.append(HandlerWrite(role, per_invocation[invocation], entry["via"], entry["table"], seen.get(key, 0),
-                                task))
+                                task, entry.get("state"), entry.get("lambdaRequestId"), entry["requestId"]))
         seen[key] = seen.get(key, 0) + 1
     return out
 
@@ -160,11 +181,43 @@ def duplicate_delivery(call: TaskCall) -> list[dict[str, Any]] | None:
     return [_task_rule(call, "after", None, "duplicate", "duplicate-delivery")]
 
 
-def fail_after_write(write: HandlerWrite) -> list[dict[str, Any]]:
-    """The kth write takes effect and the handler gets an error for it. The status is 400 so the
-    SDK in the worker does not retry it (it retries 5xx): the handler fails right after the write,
-    as the issue's "the next SDK call fails" wants, instead of the SDK hiding the fault."""
-    return [{"service": "dynamodb", "operation": write.operation, "resource": write.table,
-             "caller": f"arn:aws:sts::*:assumed-role/{write.role}/*", "when": "after", "skip": write.skip,
-             "times": 1, "error": {"code": LOST_ANSWER["dynamodb"], "statusCode": 400},
-             "description": f"onceflow prove: fail-after-write at {write.point}"}]
+# The service's own internal error for the call after a write. Answered with status 400: the SDK
+# retries a 5xx, and a retry that succeeds would hide the fault (the report says so).
+INTERNAL = {"dynamodb": "InternalServerError", "lambda": "ServiceException", "logs": "ServiceUnavailableException",
+            "iam": "ServiceFailure"}
+
+
+def fail_after_write(write: HandlerWrite, calls: list[dict[str, Any]],
+                     invocations: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The kth write takes effect and its answer arrives; then the handler's NEXT SDK call fails
+    before any effect, with its service's internal error (status 400, so the worker's SDK does not
+    retry it away), and the handler meets it as it would a real failure. The rule counts that
+    call among the baseline's calls of the same operation by the function's role. When no call
+    follows the write in the baseline, nothing can fail after it but the handler itself: its
+    worker dies as it returns (the Invoke's `crash` kind: the write stands, the answer is
+    Runtime.ExitError). None when the write's invocation is unknown."""
+    mine = [c for c in calls if c["lambdaRequestId"] == write.lambda_request_id]
+    at = next((i for i, c in enumerate(mine) if c["requestId"] == write.request_id), None)
+    if write.lambda_request_id is None or at is None:
+        return None
+    caller = f"arn:aws:sts::*:assumed-role/{write.role}/*"
+    what = f"onceflow prove: fail-after-write at {write.point}"
+    if at + 1 < len(mine):
+        nxt = mine[at + 1]
+        op = (nxt["service"], nxt["operation"])
+        skip = sum(1 for c in calls[: calls.index(nxt)]
+                   if (c["service"], c["operation"]) == op and role_of(c["caller"]) == write.role)
+        code = INTERNAL.get(op[0], "InternalFailure")
+        return [{"service": op[0], "operation": op[1], "caller": caller, "when": "before", "skip": skip, "times": 1,
+                 "error": {"code": code, "statusCode": 400},
+                 "description": f"{what}: the handler's next SDK call ({op[1]}) fails with {code} (status 400: "
+                                f"not retried by the SDK)"}]
+    invocation = next((i for i in invocations if i["requestId"] == write.lambda_request_id), None)
+    if invocation is None:
+        return None
+    function = invocation["function"]
+    skip = sum(1 for i in invocations[: invocations.index(invocation)] if i["function"] == function)
+    return [{"service": "lambda", "operation": "Invoke", "resource": function, "when": "after", "kind": "crash",
+             "skip": skip, "times": 1,
+             "description": f"{what}: no SDK call follows this write, so the handler fails as it returns "
+                            f"(its worker dies: Runtime.ExitError; the write stands)"}]

@@ -7,13 +7,14 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from onceflow.config import default_data_dir
-from onceflow.prove import plans
+from onceflow.prove import plans, records
 from onceflow.prove.crash import CrashRun, crash_rule
 from onceflow.prove.effects import Snapshot, Tables
 from onceflow.prove.model import DEFAULT_KINDS, KINDS, REPLACED, SAME, ProveError, Report, Run
@@ -21,7 +22,10 @@ from onceflow.prove.oracle import judge, strip, swallowed_conflict
 from onceflow.prove.sandbox import TIME_SCALE, Sandbox
 
 RUN_TIMEOUT_S = 120.0  # a run still going after this is stopped and reported TIMED_OUT
+AIM_TRIES = 4  # runs of a task point whose nth-call rule may fire at a concurrent sibling's call
+TASK_KINDS = ("lost-response", "fail-before", "timeout", "duplicate-delivery")
 Progress = Callable[[int, int, Run], None]
+Planned = tuple[str, str, str | None, list[dict[str, Any]], list[str]]  # kind, point, state, plan, inputs
 
 
 def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: str | Path | None = None,
@@ -38,10 +42,23 @@ def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: 
         raise ProveError("--time-scale must be greater than 0")
     sandbox = Sandbox(source, time_scale=time_scale).start()
     try:
-        return _Proof(sandbox, chosen, ignored_attrs, progress, CrashRun(source, time_scale)).run(
+        report = _Proof(sandbox, chosen, ignored_attrs, progress, CrashRun(source, time_scale)).run(
             state_machine, text, conflict_text, list(business_tables), list(ignore_tables))
     finally:
         sandbox.close()
+    _keep(report, source.parent)
+    return report
+
+
+def _keep(report: Report, data_dir: Path) -> None:
+    """Leave the report where the data folder's console reads it (prove/records.py). A folder the
+    prover may not write to costs the console page, not the proof."""
+    now = datetime.now(UTC)
+    report.id, report.created = records.new_id(now), now.isoformat(timespec="seconds")
+    try:
+        report.saved = str(records.save(report.as_dict(), data_dir))
+    except OSError:
+        report.saved = None
 
 
 def _kinds(kinds: Iterable[str] | None) -> list[str]:
@@ -102,6 +119,8 @@ class _Proof:
         self.tables = Tables(sandbox.client("dynamodb"))
         assert sandbox.stack is not None
         self.faults = sandbox.stack.services["faults"]
+        assert sandbox.ledger is not None
+        self.ledger = sandbox.ledger
         self.token = uuid.uuid4().hex[:8]
         self.count = 0
         self.dirty: set[str] = set()  # tables some run wrote: put back before the next run
@@ -111,7 +130,8 @@ class _Proof:
             ignore: list[str]) -> Report:
         started = time.monotonic()
         self.arn = self._state_machine(state_machine)
-        self.role_arn = str(self.sfn.describe_state_machine(stateMachineArn=self.arn)["roleArn"])
+        described = self.sfn.describe_state_machine(stateMachineArn=self.arn)
+        self.role_arn = str(described["roleArn"])
         self._stop_copied_executions()
         names = self.tables.names()
         for table in [*business, *ignore, *self.ignored_attrs]:
@@ -133,57 +153,99 @@ class _Proof:
             raise ProveError(f"a task of the baseline run timed out at --time-scale {self.box.settings.time_scale:g} "
                              f"(its TimeoutSeconds divided by it): prove with a smaller --time-scale")
         runs: list[Run] = []
-        todo = self._plans(history, baseline.ledger, conflict)
-        for n, (kind, point, plan, inputs) in enumerate(todo, 1):
+        todo = self._plans(history, baseline, conflict)
+        for n, (kind, point, state, plan, inputs) in enumerate(todo, 1):
             if kind == "crash":
                 run, got = self._execute_crash(point, plan)
             else:
-                run, got = self._execute(kind, point, plan, inputs), None
+                run, got = self._aimed(kind, point, plan, inputs), None
+            run.state = state if run.state is None else run.state
             self._judge(run, conflict=kind == "conflict-input", got=got)
             runs.append(run)
             if self.progress is not None:
                 self.progress(n, len(todo), run)
-        return Report(self.arn, json.loads(text), self.business, baseline, runs, time.monotonic() - started)
+        return Report(self.arn, json.loads(text), self.business, baseline, runs, time.monotonic() - started,
+                      definition=str(described.get("definition", "")))
 
-    def _plans(self, history: list[dict[str, Any]], ledger: list[dict[str, Any]],
-               conflict: str | None) -> list[tuple[str, str, list[dict[str, Any]], list[str]]]:
+    def _plans(self, history: list[dict[str, Any]], baseline: Run, conflict: str | None) -> list[Planned]:
         calls = plans.task_calls(history)
         sfn_role = plans.role_of(self._role_session())
-        writes = plans.handler_writes(ledger, set(self.business), {sfn_role} if sfn_role else set())
-        out: list[tuple[str, str, list[dict[str, Any]], list[str]]] = []
+        writes = plans.handler_writes(baseline.ledger, set(self.business), {sfn_role} if sfn_role else set())
+        out: list[Planned] = []
         one = [self.text]
         for call in calls:
             if "lost-response" in self.kinds:
-                out.append(("lost-response", call.point, plans.lost_response(call), one))
+                out.append(("lost-response", call.point, call.state, plans.lost_response(call), one))
             if "fail-before" in self.kinds:
-                out.append(("fail-before", call.point, plans.fail_before(call), one))
+                out.append(("fail-before", call.point, call.state, plans.fail_before(call), one))
             held = plans.timeout(call, self.box.settings.time_scale)
             if "timeout" in self.kinds and held is not None:
-                out.append(("timeout", call.point, held, one))
+                out.append(("timeout", call.point, call.state, held, one))
             if "crash" in self.kinds:
-                out.append(("crash", call.point, [crash_rule(r) for r in plans.lost_response(call)], one))
+                out.append(("crash", call.point, call.state, [crash_rule(r) for r in plans.lost_response(call)], one))
             dup = plans.duplicate_delivery(call)
             if "duplicate-delivery" in self.kinds and dup is not None:
-                out.append(("duplicate-delivery", call.point, dup, one))
+                out.append(("duplicate-delivery", call.point, call.state, dup, one))
         if "fail-after-write" in self.kinds:
             for write in writes:
-                out.append(("fail-after-write", write.point, plans.fail_after_write(write), one))
+                rules = plans.fail_after_write(write, baseline.calls, baseline.invocations)
+                if rules is not None:
+                    out.append(("fail-after-write", write.point, write.state, rules, one))
         if "re-execution" in self.kinds:
-            out.append(("re-execution", "workflow", [], [self.text, self.text]))
+            out.append(("re-execution", "workflow", None, [], [self.text, self.text]))
         if "concurrent-execution" in self.kinds:
-            out.append(("concurrent-execution", "workflow", [], ["concurrent", self.text, self.text]))
+            out.append(("concurrent-execution", "workflow", None, [], ["concurrent", self.text, self.text]))
         if conflict is not None:
-            out.append(("conflict-input", "workflow", [], [self.text, conflict]))
+            out.append(("conflict-input", "workflow", None, [], [self.text, conflict]))
         return out
 
     # ------------------------------------------------------------------ one run
+    def _aimed(self, kind: str, point: str, plan: list[dict[str, Any]], inputs: list[str]) -> Run:
+        """A task point's run, made again (up to AIM_TRIES) when its fault fired at another call:
+        a rule counts the nth call of its kind, and concurrent branches or iterations race for
+        it. A run that still missed is reported where its fault fired, "aimed at" its point."""
+        run = self._execute(kind, point, plan, inputs)
+        if kind not in TASK_KINDS:
+            return run
+        for attempt in range(AIM_TRIES):
+            fired = self._fired_at(run)
+            if fired is None or fired[0] == point:
+                return run
+            if attempt + 1 < AIM_TRIES:
+                run = self._execute(kind, point, plan, inputs)
+        run.point, run.state = f"{fired[0]} (aimed at {point})", fired[1]
+        return run
+
+    def _fired_at(self, run: Run) -> tuple[str, str] | None:
+        """(the point, its state) of the task call the run's fault fired at, from the faults log
+        group (each injected fault's request id) and the ledger (which task made that call)."""
+        from onceflow.faults.engine import LOG_GROUP
+
+        try:
+            events = self.box.client("logs").filter_log_events(logGroupName=LOG_GROUP,
+                                                               startTime=run.started_ms)["events"]
+        except ClientError:
+            return None
+        tasks = {i["requestId"]: (i["execution"], i["taskId"]) for i in run.invocations if i.get("execution")}
+        tasks.update({e["requestId"]: (e["execution"], e["taskId"]) for e in run.ledger
+                      if e.get("execution") and not e.get("lambdaRequestId")})
+        for event in events:
+            where = tasks.get(json.loads(event["message"]).get("requestId"))
+            if where is None:
+                continue
+            for call in plans.task_calls(self._history(where[0])):
+                if call.started_id == where[1]:
+                    return call.point, call.state
+        return None
+
     def _execute(self, kind: str, point: str, plan: list[dict[str, Any]], inputs: list[str]) -> Run:
         started = time.monotonic()
         for table in sorted(self.dirty):
             self.tables.restore(table, self.initial_all.get(table, {}))
         self.faults.clear()
-        self.box.ledger.reset()
+        self.ledger.reset()
         run = Run(kind, point, plan)
+        run.started_ms = int(time.time() * 1000) - 1  # the faults log's clock: milliseconds
         if plan:
             self.faults.replace(plan)
         concurrent = inputs[:1] == ["concurrent"]
@@ -197,41 +259,24 @@ class _Proof:
                 run.executions.append(arn)
                 run.outcomes.append(self._wait(arn))
         self.faults.clear()
-        run.ledger, invocations = self.box.ledger.reset()
+        run.ledger, run.invocations, run.calls = self.ledger.reset()
         self.dirty |= {e["table"] for e in run.ledger}
-        self._attribute(run, invocations)
+        self._attribute(run)
         run.seconds = time.monotonic() - started
         return run
 
-    def _attribute(self, run: Run, invocations: list[dict[str, Any]]) -> None:
-        """Give each write its execution, state and attempt: Step Functions calls a task through the
-        execution's own role session, so the nth Lambda invocation (DynamoDB task write) under that
-        session is the execution's nth Lambda (DynamoDB) Task attempt; a handler's writes carry
-        the request id of the invocation their worker was serving."""
-        where: dict[str, dict[str, Any]] = {}  # request id -> {execution, state, attempt}
-        for arn in run.executions:
-            session = self._execution_session(arn)
-            calls = plans.task_calls(self._history(arn))
-            ours = [i["requestId"] for i in invocations if i["caller"] == session]
-            for rid, call in zip(ours, [c for c in calls if c.service == "lambda"], strict=False):
-                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt,
-                              "iteration": call.iteration}
-            task_writes = list(dict.fromkeys(e["requestId"] for e in run.ledger if e["caller"] == session))
-            for rid, call in zip(task_writes, [c for c in calls if c.service == "dynamodb"], strict=False):
-                where[rid] = {"execution": arn, "state": call.state, "attempt": call.attempt,
-                              "iteration": call.iteration}
+    def _attribute(self, run: Run) -> None:
+        """Give each write its execution's state, attempt and Map iteration: the ledger names the
+        task call (execution, TaskStarted event id) that made it or whose invocation did, and the
+        execution's history names the state of that event."""
+        calls: dict[tuple[str, int], plans.TaskCall] = {}
+        for arn in {e["execution"] for e in run.ledger if e.get("execution")}:
+            calls.update({(arn, c.started_id): c for c in plans.task_calls(self._history(arn)) if c.started_id})
         for entry in run.ledger:
-            found = where.get(entry.get("lambdaRequestId") or entry["requestId"])
-            entry.update(found or {"execution": None, "state": None, "attempt": None, "iteration": None})
+            call = calls.get((entry.get("execution"), entry.get("taskId")))  # type: ignore[arg-type]
+            entry.update({"state": call.state, "attempt": call.attempt, "iteration": call.iteration} if call else
+                         {"state": None, "attempt": None, "iteration": None})
             entry["run"] = f"{run.kind} {run.point}"
-
-    def _execution_session(self, execution_arn: str) -> str:
-        from types import SimpleNamespace
-
-        from onceflow.sfn.engine.integrations import role_principal
-
-        row = {"role_arn": self.role_arn, "account": execution_arn.split(":")[4]}
-        return role_principal(SimpleNamespace(row=row, arn=execution_arn)).arn  # type: ignore[arg-type]
 
     def _execute_crash(self, point: str, plan: list[dict[str, Any]]) -> tuple[Run, Snapshot]:
         started = time.monotonic()

@@ -57,8 +57,8 @@ class Sandbox:
         self.source = source
         self.settings = Settings(port=0, in_memory=True, account_id=account_id, default_region=region,
                                  time_scale=time_scale)
-        self.ledger = Ledger()
         self.stack: Stack | None = None
+        self.ledger: Ledger | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._clients: dict[str, Any] = {}
@@ -79,7 +79,8 @@ class Sandbox:
         for setup in SETUPS:
             setup(stack)
         self.stack = stack
-        self.ledger.install(stack)
+        self.ledger = stack.services["ledger"]  # installed by the setups, as in `onceflow serve`
+        self.ledger.collect()
         app = build_app(stack)
         config = uvicorn.Config(app, log_level="error", lifespan="on", loop="asyncio", access_log=False,
                                 proxy_headers=False, server_header=False, timeout_graceful_shutdown=5)

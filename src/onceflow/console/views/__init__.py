@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from onceflow.console.app import Handler
-from onceflow.console.views import ddb, events, executions, faults, home, iam, lambda_, logs, messaging, s3, sfn
+from onceflow.console.views import (
+    ddb,
+    events,
+    executions,
+    faults,
+    home,
+    iam,
+    lambda_,
+    logs,
+    messaging,
+    proofs,
+    s3,
+    sfn,
+)
 
 NAME = r"(?P<name>[^/]+)"
 
@@ -34,4 +47,6 @@ ROUTES: list[tuple[str, Handler]] = [
     (rf"/sqs/{NAME}", messaging.queue),
     (r"/sns", messaging.topics),
     (r"/sns/topic", messaging.topic),
+    (r"/proofs", proofs.proofs),
+    (r"/proofs/(?P<proof>[^/]+)", proofs.proof),
 ]

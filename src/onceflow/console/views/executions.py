@@ -18,6 +18,8 @@ from onceflow.errors import ServiceError
 MAX_EVENTS = 25_000  # Step Functions' own history limit
 KEY_SCAN = 200  # executions examined by the business-key view
 NOT_TRUNCATED = {"truncated": False}
+MAX_WRITES = 5000  # ledger rows shown per execution (a large Map's page stays light)
+MAX_ELSEWHERE = 500  # writes whose item is looked up in other executions' ledger rows
 EVENTS_PAGE = 1000  # history rows per page: keeps a 25,000-event execution's page light
 
 
@@ -127,16 +129,36 @@ def status(v: View) -> Response:
     })
 
 
+def ledger_rows(v: View, data: dict[str, Any]) -> tuple[list[idempotency.Row], list[idempotency.Write]]:
+    """The execution's attempts with the writes the effect ledger attributed to them (prove/ledger.py)."""
+    ledger = v.stack.services.get("ledger")
+    arn = data["execution"]["executionArn"]
+    if ledger is None:
+        v.notes.append("the effect ledger is not installed in this server: no write is attributed")
+        entries: list[dict[str, Any]] = []
+    else:
+        entries = ledger.writes_of(arn, MAX_WRITES + 1)
+        if len(entries) > MAX_WRITES:
+            v.notes.append(f"only this execution's first {MAX_WRITES:,} business writes are shown")
+            entries = entries[:MAX_WRITES]
+    rows, stray = idempotency.attribute(data["run"].attempts, data["events"], entries, data["invocations"])
+    if ledger is not None:
+        for write in ([w for r in rows for w in r.writes] + stray)[:MAX_ELSEWHERE]:
+            others = ledger.other_writers(arn, *write.item)
+            write.others = [o.rsplit(":", 1)[-1] for o in others]
+    return rows, stray
+
+
 def idempotency_page(v: View) -> Response:
     machine, name = v.match["name"], v.match["execution"]
     data = load(v, machine, name)
-    rows = idempotency.classify(data["run"].attempts, data["invocations"])
+    rows, stray = ledger_rows(v, data)
     key_field = v.arg("field", "id")
     key = _business_key(data["execution"].get("input", ""), key_field)
     items = business_items(v, rows, key_field, key) if key is not None else []
     return v.page("idempotency.html", title=f"{name}: idempotency", machine_name=machine, executions=[
-        {"execution": data["execution"], "rows": rows}], summary=idempotency.summary(rows), key_field=key_field,
-        key=key, items=items, scanned=0)
+        {"execution": data["execution"], "rows": rows, "stray": stray}], summary=idempotency.summary(rows),
+        key_field=key_field, key=key, items=items, scanned=0)
 
 
 def business_key(v: View) -> Response:
@@ -155,8 +177,8 @@ def business_key(v: View) -> Response:
         if _business_key(described.get("input", ""), key_field) != key:
             continue
         data = load(v, machine, described["name"])
-        rows = idempotency.classify(data["run"].attempts, data["invocations"])
-        shown.append({"execution": described, "rows": rows})
+        rows, stray = ledger_rows(v, data)
+        shown.append({"execution": described, "rows": rows, "stray": stray})
         all_rows += rows
     items = business_items(v, all_rows, key_field, key) if key else []
     return v.page("idempotency.html", title=f"{machine}: business key", machine_name=machine, executions=shown,
@@ -180,9 +202,10 @@ def _business_key(text: str, key_field: str) -> str | None:
 
 
 def business_items(v: View, rows: list[idempotency.Row], key_field: str, key: str) -> list[dict[str, Any]]:
-    """The item under the business key in each table the worker's environment names (its real writes)."""
+    """The item under the business key in each table the ledger saw written, or the worker's environment names."""
     functions = sorted({r.attempt.function for r in rows if r.attempt.function})
-    tables: list[str] = []
+    tables: list[str] = list(dict.fromkeys(w.entry["resource"] for r in rows for w in r.writes
+                                           if w.entry["service"] == "dynamodb"))
     for fn in functions:
         try:
             config = v.optional(lambda f=fn: v.aws.call("lambda", "GetFunctionConfiguration", {"FunctionName": f}), {})

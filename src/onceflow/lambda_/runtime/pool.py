@@ -115,6 +115,7 @@ class Worker:
     init_error: dict[str, Any] | None = None
     mem_mb: int = 0
     access_key: str | None = None  # the credentials the handler calls with (recognizes nested invokes)
+    serving: str | None = None  # the request id it runs now (the effect ledger attributes its calls by it)
     retired: bool = False
     dead: bool = False
 
@@ -165,6 +166,7 @@ class Pool:
         sink = sink or collect
         assert sink is not None
         worker, cold = self._acquire(spec, sink, caller_key)
+        worker.serving = request_id
         try:
             if not cold:
                 sink.begin(worker.log_stream, False)
@@ -268,6 +270,14 @@ class Pool:
             zygote.close()
         if self.sandbox is not None:
             self.sandbox.close()
+
+    def serving(self, access_key: str | None) -> str | None:
+        """The request id that the busy worker calling with this access key runs: each worker has
+        its own role session, so a handler's call names its invocation (the effect ledger's use)."""
+        if access_key is None:
+            return None
+        with self._cond:
+            return next((w.serving for w in self._busy if w.access_key == access_key), None)
 
     def live_workers(self) -> int:
         with self._cond:
@@ -482,6 +492,7 @@ class Pool:
         return outcome
 
     def _release(self, worker: Worker) -> None:
+        worker.serving = None
         with self._cond:
             self._busy.discard(worker)
             if worker.dead or worker.retired or self._closed or self._live > self.max_workers:

@@ -24,7 +24,7 @@ from typing import Any
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.clock import SYSTEM, Clock
 from onceflow.sfn.engine.effects import UNSET, AwaitToken, Fx, Invoke
-from onceflow.sfn.engine.integrations.calls import HANDED_OVER, NotDispatched
+from onceflow.sfn.engine.integrations.calls import HANDED_OVER, TASK_CALL, NotDispatched
 from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.pool import DrivePool
 from onceflow.sfn.engine.runner import Fiber, Runtime
@@ -219,6 +219,7 @@ class Engine:
         def run() -> None:
             value, exc = None, None
             token = HANDED_OVER.set(handed_over)
+            task = TASK_CALL.set((rt.arn, eff.task_id) if eff.task_id is not None else None)
             try:
                 if self.draining:
                     raise NotDispatched
@@ -229,6 +230,7 @@ class Engine:
                 exc = e
             finally:
                 HANDED_OVER.reset(token)
+                TASK_CALL.reset(task)
                 with self._calls_mu:
                     self._calls -= 1
             rt.completions.append((fib, eff, value, exc))
