@@ -121,3 +121,115 @@ def test_no_tolerance_fails_on_the_first_failure(sfn: Any, role: str) -> None:
     sm = machine(sfn, role, {"ItemProcessor": processor(FAIL_ODD), "ItemSelector": {"n.$": "$$.Map.Item.Value"}})
     d = run(sfn, sm, [2, 3])
     assert (d["status"], d["error"], d["cause"]) == ("FAILED", "Odd", "odd number")
+
+
+# ---------------------------------------------------------------------- ItemReader / ResultWriter over S3
+@pytest.fixture(scope="module")
+def bucket(s3: Any) -> str:
+    name = f"map-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=name)
+    return name
+
+
+def read_json(s3: Any, bucket: str, key: str) -> Any:
+    return json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
+
+
+def test_a_csv_of_1000_lines_read_and_written_back(sfn: Any, s3: Any, role: str, bucket: str) -> None:
+    text = io.StringIO()
+    w = csv.writer(text)
+    w.writerow(["id", "name"])
+    for i in range(1000):
+        w.writerow([i, f"name {i}"])
+    s3.put_object(Bucket=bucket, Key="in/data.csv", Body=text.getvalue().encode())
+    sm = machine(sfn, role, {
+        "ItemProcessor": processor({"StartAt": "P", "States": {"P": {
+            "Type": "Pass", "Parameters": {"id.$": "States.StringToJson($.id)", "name.$": "$.name"}, "End": True}}}),
+        "ItemReader": {"Resource": "arn:aws:states:::s3:getObject",
+                       "ReaderConfig": {"InputType": "CSV", "CSVHeaderLocation": "FIRST_ROW"},
+                       "Parameters": {"Bucket.$": "$.bucket", "Key": "in/data.csv"}},
+        "ResultWriter": {"Resource": "arn:aws:states:::s3:putObject",
+                         "Parameters": {"Bucket.$": "$.bucket", "Prefix": "out"}}})
+    d = run(sfn, sm, {"bucket": bucket})
+    assert d["status"] == "SUCCEEDED", d
+    out = json.loads(d["output"])
+    run_arn = out["MapRunArn"]
+    run_id = run_arn.rsplit(":", 1)[1]
+    assert ":mapRun:" in run_arn and run_arn.split(":mapRun:")[1].startswith(sm.rsplit(":", 1)[1] + "/M:")
+    assert out["ResultWriterDetails"] == {"Bucket": bucket, "Key": f"out/{run_id}/manifest.json"}
+    manifest = read_json(s3, bucket, f"out/{run_id}/manifest.json")
+    key = f"out/{run_id}/SUCCEEDED_0.json"
+    size = s3.head_object(Bucket=bucket, Key=key)["ContentLength"]
+    assert manifest == {"DestinationBucket": bucket, "MapRunArn": run_arn,
+                        "ResultFiles": {"FAILED": [], "PENDING": [], "SUCCEEDED": [{"Key": key, "Size": size}]}}
+    records = read_json(s3, bucket, key)
+    assert len(records) == 1000
+    assert sorted(json.loads(r["Output"])["id"] for r in records) == list(range(1000))
+    first = next(r for r in records if json.loads(r["Input"]) == {"id": "0", "name": "name 0"})
+    assert json.loads(first["Output"]) == {"id": 0, "name": "name 0"}
+    assert first["Status"] == "SUCCEEDED" and first["InputDetails"] == {"Included": True}
+    assert first["ExecutionArn"].split(":execution:")[1].startswith(sm.rsplit(":", 1)[1] + "/M:")
+    assert first["StateMachineArn"].endswith(f":stateMachine:{sm.rsplit(':', 1)[1]}/M")
+    assert {"StartDate", "StopDate", "Name", "RedriveCount", "RedriveStatus"} <= set(first)
+
+
+@pytest.mark.parametrize(("body", "config", "expected"), [
+    (b'[{"a": 1}, {"a": 2}, {"a": 3}]', {"InputType": "JSON"}, [{"a": 1}, {"a": 2}, {"a": 3}]),
+    (b'{"a": 1}\n{"a": 2}\n\n{"a": 3}\n', {"InputType": "JSONL", "MaxItems": 2}, [{"a": 1}, {"a": 2}]),
+    (b"1,x\n2,y\n", {"InputType": "CSV", "CSVHeaderLocation": "GIVEN", "CSVHeaders": ["n", "s"]},
+     [{"n": "1", "s": "x"}, {"n": "2", "s": "y"}]),
+    (b"n;s\n1;x\n", {"InputType": "CSV", "CSVHeaderLocation": "FIRST_ROW", "CSVDelimiter": "SEMICOLON"},
+     [{"n": "1", "s": "x"}]),
+])
+def test_object_formats(sfn: Any, s3: Any, role: str, bucket: str, body: bytes, config: dict[str, Any],
+                        expected: list[Any]) -> None:
+    key = f"formats/{uuid.uuid4().hex}"
+    s3.put_object(Bucket=bucket, Key=key, Body=body)
+    sm = machine(sfn, role, {"ItemProcessor": processor(PASS), "ItemReader": {
+        "Resource": "arn:aws:states:::s3:getObject", "ReaderConfig": config,
+        "Parameters": {"Bucket": bucket, "Key": key}}})
+    d = run(sfn, sm, {})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == expected
+
+
+def test_list_objects_v2_with_max_items_from_a_path(sfn: Any, s3: Any, role: str, bucket: str) -> None:
+    for name in ("a", "b", "c"):
+        s3.put_object(Bucket=bucket, Key=f"listed/{name}.txt", Body=name.encode() * 3)
+    sm = machine(sfn, role, {"ItemProcessor": processor(PASS), "ItemReader": {
+        "Resource": "arn:aws:states:::s3:listObjectsV2", "ReaderConfig": {"MaxItemsPath": "$.max"},
+        "Parameters": {"Bucket": bucket, "Prefix": "listed/"}}})
+    d = run(sfn, sm, {"max": 2})
+    assert d["status"] == "SUCCEEDED", d
+    out = json.loads(d["output"])
+    listed = s3.list_objects_v2(Bucket=bucket, Prefix="listed/")["Contents"]
+    assert [o["Key"] for o in out] == ["listed/a.txt", "listed/b.txt"]
+    assert out[0]["Etag"] == listed[0]["ETag"] and out[0]["Size"] == 3 and out[0]["StorageClass"] == "STANDARD"
+    assert out[0]["LastModified"] == int(listed[0]["LastModified"].timestamp())
+
+
+def test_a_missing_object_fails_the_reader(sfn: Any, role: str, bucket: str) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor(PASS), "ItemReader": {
+        "Resource": "arn:aws:states:::s3:getObject", "ReaderConfig": {"InputType": "JSON"},
+        "Parameters": {"Bucket": bucket, "Key": "nope.json"}}})
+    d = run(sfn, sm, {})
+    assert (d["status"], d["error"]) == ("FAILED", "States.ItemReaderFailed")
+    assert "NoSuchKey" in d["cause"]
+
+
+def test_failed_iterations_within_tolerance_go_to_failed_0(sfn: Any, s3: Any, role: str, bucket: str) -> None:
+    sm = machine(sfn, role, {
+        "ItemProcessor": processor(FAIL_ODD), "ItemSelector": {"n.$": "$$.Map.Item.Value"},
+        "ToleratedFailureCount": 5,
+        "ResultWriter": {"Resource": "arn:aws:states:::s3:putObject",
+                         "Parameters": {"Bucket": bucket, "Prefix": "tolerated/"}}})
+    d = run(sfn, sm, [1, 2, 3])
+    assert d["status"] == "SUCCEEDED", d
+    manifest = read_json(s3, bucket, json.loads(d["output"])["ResultWriterDetails"]["Key"])
+    assert [len(manifest["ResultFiles"][k]) for k in ("FAILED", "PENDING", "SUCCEEDED")] == [1, 0, 1]
+    failed = read_json(s3, bucket, manifest["ResultFiles"]["FAILED"][0]["Key"])
+    assert sorted(json.loads(r["Input"])["n"] for r in failed) == [1, 3]
+    assert {(r["Status"], r["Error"], r["Cause"]) for r in failed} == {("FAILED", "Odd", "odd number")}
+    assert all("Output" not in r for r in failed)
+    ok = read_json(s3, bucket, manifest["ResultFiles"]["SUCCEEDED"][0]["Key"])
+    assert [json.loads(r["Output"]) for r in ok] == [{"n": 2}]
