@@ -233,3 +233,31 @@ def test_failed_iterations_within_tolerance_go_to_failed_0(sfn: Any, s3: Any, ro
     assert all("Output" not in r for r in failed)
     ok = read_json(s3, bucket, manifest["ResultFiles"]["SUCCEEDED"][0]["Key"])
     assert [json.loads(r["Output"]) for r in ok] == [{"n": 2}]
+
+
+# ---------------------------------------------------------------------- CreateStateMachine's checks
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"ItemBatcher": {}}, "At least one of these fields is required: [MaxItemsPerBatch, MaxItemsPerBatchPath, "
+                          "MaxInputBytesPerBatch, MaxInputBytesPerBatchPath] at /States/M/ItemBatcher"),
+    ({"ItemBatcher": {"MaxItemsPerBatch": 2, "MaxItemsPerBatchPath": "$.n"}},
+     "Only one of these fields is allowed: [MaxItemsPerBatch, MaxItemsPerBatchPath] at /States/M/ItemBatcher"),
+    ({"ItemBatcher": {"MaxItemsPerBatch": 0}},
+     "The value for the field 'MaxItemsPerBatch' must be a positive integer at /States/M/ItemBatcher/MaxItemsPerBatch"),
+    ({"ItemBatcher": {"MaxInputBytesPerBatch": 262145}}, "The value for the field 'MaxInputBytesPerBatch' must be a "
+     "positive integer between 1 and 262144 at /States/M/ItemBatcher/MaxInputBytesPerBatch"),
+    ({"ItemBatcher": {"MaxItemsPerBatch": 2, "Size": 3}}, "Field 'Size' is not supported at /States/M/ItemBatcher"),
+    ({"ItemReader": {"Resource": "arn:aws:states:::s3:getObject", "Parameters": {"Bucket": "b", "Key": "k"}}},
+     "These fields are required: [InputType] at /States/M/ItemReader/ReaderConfig"),
+    ({"ItemReader": {"Resource": "arn:aws:states:::s3:getObject", "ReaderConfig": {"InputType": "XML"}}},
+     "The field 'InputType' should have one of these values: [CSV, JSON, JSONL, MANIFEST] at "
+     "/States/M/ItemReader/ReaderConfig/InputType"),
+    ({"ResultWriter": {"Resource": "arn:aws:states:::s3:getObject", "Parameters": {"Bucket": "b"}}},
+     "The field 'Resource' should have one of these values: [arn:aws:states:::s3:putObject] at "
+     "/States/M/ResultWriter/Resource"),
+])
+def test_bad_map_fields_are_refused(sfn: Any, role: str, fields: dict[str, Any], message: str) -> None:
+    before = len(sfn.list_state_machines()["stateMachines"])
+    with pytest.raises(sfn.exceptions.InvalidDefinition) as info:
+        machine(sfn, role, {"ItemProcessor": processor(PASS), **fields})
+    assert message in info.value.response["Error"]["Message"]
+    assert len(sfn.list_state_machines()["stateMachines"]) == before

@@ -87,7 +87,9 @@ def _parse(body: bytes, config: dict[str, Any], max_items: int | None) -> list[A
             except ValueError:
                 raise failed(f"Attempting to map line {n} of the S3 object content to JSON failed") from None
         return out
-    return _csv(text, config, max_items)
+    if kind == "CSV":
+        return _csv(text, config, max_items)
+    raise failed(f"InputType {kind} is not supported by onceflow")
 
 
 def _csv(text: str, config: dict[str, Any], max_items: int | None) -> list[dict[str, str]]:

@@ -51,7 +51,6 @@ def _reason(status: str) -> str:
 
 
 def execution_record(map_run_arn: str, sm_arn: str, rec: Record) -> dict[str, Any]:
-    run_id = map_run_arn.rsplit(":", 1)[1]
     name = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{map_run_arn}#{rec.index}"))
     label_path = map_run_arn.split(":mapRun:", 1)[1].rsplit(":", 1)[0]  # <machine>/<label>
     prefix = sm_arn.split(":stateMachine:", 1)[0]
@@ -76,7 +75,6 @@ def execution_record(map_run_arn: str, sm_arn: str, rec: Record) -> dict[str, An
     out["Status"] = rec.status
     if rec.stop is not None:
         out["StopDate"] = _iso(rec.stop)
-    del run_id
     return out
 
 
