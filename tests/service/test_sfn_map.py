@@ -261,3 +261,32 @@ def test_bad_map_fields_are_refused(sfn: Any, role: str, fields: dict[str, Any],
         machine(sfn, role, {"ItemProcessor": processor(PASS), **fields})
     assert message in info.value.response["Error"]["Message"]
     assert len(sfn.list_state_machines()["stateMachines"]) == before
+
+
+# ---------------------------------------------------------------------- aws-sdk:s3:*
+def test_aws_sdk_s3_put_get_list(sfn: Any, s3: Any, role: str, bucket: str) -> None:
+    definition = {"StartAt": "Put", "States": {
+        "Put": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:putObject",
+                "Parameters": {"Bucket": bucket, "Key": "sdk/hello.txt", "Body.$": "$.text"},
+                "ResultPath": "$.put", "Next": "Get"},
+        "Get": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
+                "Parameters": {"Bucket": bucket, "Key": "sdk/hello.txt"}, "ResultPath": "$.got", "Next": "List"},
+        "List": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:listObjectsV2",
+                 "Parameters": {"Bucket": bucket, "Prefix": "sdk/"}, "ResultPath": "$.listed", "Next": "Missing"},
+        "Missing": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
+                    "Parameters": {"Bucket": bucket, "Key": "sdk/none"},
+                    "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": "Done"}],
+                    "End": True},
+        "Done": {"Type": "Succeed"}}}
+    sm = sfn.create_state_machine(name=f"sdk-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                  roleArn=role)["stateMachineArn"]
+    d = run(sfn, sm, {"text": "hello from a workflow"})
+    assert d["status"] == "SUCCEEDED", (d.get("error"), d.get("cause"))
+    out = json.loads(d["output"])
+    assert s3.get_object(Bucket=bucket, Key="sdk/hello.txt")["Body"].read() == b"hello from a workflow"
+    assert out["got"]["Body"] == "hello from a workflow"
+    assert out["put"]["ETag"] == s3.head_object(Bucket=bucket, Key="sdk/hello.txt")["ETag"]
+    assert [o["Key"] for o in out["listed"]["Contents"]] == ["sdk/hello.txt"]
+    assert out["error"]["Error"] == "S3.NoSuchKeyException"
+    assert out["error"]["Cause"].startswith(
+        "The specified key does not exist. (Service: S3, Status Code: 404, Request ID: ")
