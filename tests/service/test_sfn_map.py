@@ -290,3 +290,54 @@ def test_aws_sdk_s3_put_get_list(sfn: Any, s3: Any, role: str, bucket: str) -> N
     assert out["error"]["Error"] == "S3.NoSuchKeyException"
     assert out["error"]["Cause"].startswith(
         "The specified key does not exist. (Service: S3, Status Code: 404, Request ID: ")
+
+
+# ---------------------------------------------------------------------- WriterConfig, Label, JSONata
+PAIRS = {"StartAt": "P", "States": {"P": {"Type": "Pass", "Parameters": ["$$.Map.Item.Value"], "End": True}}}
+PAIR = {"StartAt": "P", "States": {"P": {"Type": "Pass", "Parameters": {"pair.$": "States.Array($.v, $.v)"},
+                                         "OutputPath": "$.pair", "End": True}}}
+
+
+@pytest.mark.parametrize(("transformation", "expected"), [
+    ("FLATTEN", [1, 1, 2, 2]),
+    ("COMPACT", [[1, 1], [2, 2]]),
+])
+def test_writer_config_alone_shapes_the_result(sfn: Any, role: str, transformation: str, expected: Any) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor(PAIR), "ItemSelector": {"v.$": "$$.Map.Item.Value"},
+                             "ResultWriter": {"WriterConfig": {"Transformation": transformation,
+                                                               "OutputType": "JSON"}}})
+    d = run(sfn, sm, [1, 2])
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == expected
+
+
+def test_compact_json_lines_in_s3_and_the_label_in_the_map_run(sfn: Any, s3: Any, role: str, bucket: str) -> None:
+    sm = machine(sfn, role, {
+        "ItemProcessor": processor(PASS), "Label": "Rows",
+        "ResultWriter": {"Resource": "arn:aws:states:::s3:putObject", "Parameters": {"Bucket": bucket},
+                         "WriterConfig": {"Transformation": "COMPACT", "OutputType": "JSONL"}}})
+    d = run(sfn, sm, [{"a": 1}, {"a": 2}])
+    assert d["status"] == "SUCCEEDED", d
+    out = json.loads(d["output"])
+    assert out["MapRunArn"].split(":mapRun:")[1].startswith(sm.rsplit(":", 1)[1] + "/Rows:")
+    manifest = read_json(s3, bucket, out["ResultWriterDetails"]["Key"])
+    key = manifest["ResultFiles"]["SUCCEEDED"][0]["Key"]
+    assert key == f"{out['MapRunArn'].rsplit(':', 1)[1]}/SUCCEEDED_0.json"  # no Prefix: under the run's id
+    body = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+    assert body == '{"a":1}\n{"a":2}\n'
+
+
+def test_jsonata_reader_arguments_and_max_items(sfn: Any, s3: Any, role: str, bucket: str) -> None:
+    s3.put_object(Bucket=bucket, Key="jsonata/items.json", Body=b"[10, 20, 30, 40]")
+    definition = {"QueryLanguage": "JSONata", "StartAt": "M", "States": {"M": {
+        "Type": "Map", "End": True,
+        "ItemProcessor": {"ProcessorConfig": DISTRIBUTED, "StartAt": "P",
+                          "States": {"P": {"Type": "Pass", "Output": "{% $states.input * 2 %}", "End": True}}},
+        "ItemReader": {"Resource": "arn:aws:states:::s3:getObject",
+                       "ReaderConfig": {"InputType": "JSON", "MaxItems": "{% $states.input.max %}"},
+                       "Arguments": {"Bucket": "{% $states.input.bucket %}", "Key": "jsonata/items.json"}}}}}
+    sm = sfn.create_state_machine(name=f"map-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                  roleArn=role)["stateMachineArn"]
+    d = run(sfn, sm, {"bucket": bucket, "max": 3})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == [20, 40, 60]

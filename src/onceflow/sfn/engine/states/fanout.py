@@ -37,10 +37,12 @@ from onceflow.sfn.engine.states.errors import catch, maybe_retry
 from onceflow.sfn.engine.states.item_batcher import batches
 from onceflow.sfn.engine.states.item_reader import read_items
 from onceflow.sfn.engine.states.program import Failure, run_program
-from onceflow.sfn.engine.states.result_writer import Record, write_results
+from onceflow.sfn.engine.states.result_writer import Record, preview, write_results
 
 
-def _map_run_arn(scope: Scope, name: str, entered_id: int) -> str:
+def _map_run_arn(scope: Scope, state: State, entered_id: int) -> str:
+    """mapRun:<machine>/<Label, or the state's name>:<id>, stable across replays."""
+    name = state.get("Label") or state.name
     row = scope.rt.row
     sm_name = row["sm_arn"].rsplit(":", 1)[1]
     run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{row['arn']}#{entered_id}")
@@ -275,8 +277,9 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             limit = _max_concurrency(state, raw, ctx, scope, ql)
             tolerance = _tolerance(scope, state, raw, ctx, ql, len(inputs))
             writer = state.get("ResultWriter")
+            writer = writer if isinstance(writer, dict) else None
             writer_params = _arguments(writer, raw, data, ctx, scope, ql, "ResultWriter") \
-                if isinstance(writer, dict) and "Resource" in writer else None
+                if writer is not None and "Resource" in writer else None
         except StatesError as e:
             err = fail_in_state(scope, name, entered, e)
             if err.error != "States.QueryEvaluationError":
@@ -284,14 +287,19 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             rt.emit(scope.fiber, "MapStateFailed", None)
             raise err from None
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(inputs)})
-        records = [Record(i, v) for i, v in enumerate(inputs)] if writer_params is not None else None
+        records = [Record(i, v) for i, v in enumerate(inputs)] if writer is not None else None
         select = None if batched else functools.partial(_item_input, scope, state, data, ctx, ql)
         outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerance,
                                       records)
-        if records is not None and writer_params is not None:
+        if records is not None and writer is not None:
+            run_arn, sm_arn = _map_run_arn(scope, state, entered.id), rt.row["sm_arn"]
+            config = writer.get("WriterConfig") or {}
             try:
-                written = write_results(rt.engine.stack.services["s3"], rt.row["account"], writer_params,
-                                        _map_run_arn(scope, name, entered.id), rt.row["sm_arn"], records)
+                if writer_params is None:
+                    written: Any = preview(records, config, run_arn, sm_arn)
+                else:
+                    written = write_results(rt.engine.stack.services["s3"], rt.row["account"], writer_params,
+                                            run_arn, sm_arn, records, config)
             except StatesError as e:
                 outcome = ("err", e.error, e.cause)
             else:
@@ -318,7 +326,7 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
     rt, fiber = scope.rt, scope.fiber
     distributed = state.distributed
     if distributed:
-        rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, name, entered.id)})
+        rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, state, entered.id)})
     n = len(inputs)
     results: list[Any] = [None] * n
     running: dict[Fiber, int] = {}

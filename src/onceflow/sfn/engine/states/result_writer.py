@@ -1,8 +1,9 @@
 """ResultWriter: a Distributed Map's child results exported to S3, as AWS lays them out.
 
 Under `<Prefix>/<map run id>/`: SUCCEEDED_0.json, FAILED_0.json and PENDING_0.json (only those
-with entries), each a JSON array of child execution records (Transformation NONE, the default
-when exporting), and manifest.json listing them. The Map's result becomes
+with entries), each a JSON array (or JSON Lines, WriterConfig.OutputType) of child execution
+records (Transformation NONE, the default when exporting) or of their outputs (COMPACT, FLATTEN),
+and manifest.json listing them. The Map's result becomes
 `{"MapRunArn", "ResultWriterDetails": {"Bucket", "Key"}}` pointing at the manifest.
 
 onceflow runs a Distributed Map's iterations inline, not as child executions: the records carry
@@ -78,8 +79,39 @@ def execution_record(map_run_arn: str, sm_arn: str, rec: Record) -> dict[str, An
     return out
 
 
+def transformed(records: list[Record], status: str, transformation: str, map_run_arn: str,
+                sm_arn: str) -> list[Any]:
+    """The entries of one status as WriterConfig.Transformation shapes them: NONE keeps each child's
+    record; COMPACT keeps its output and FLATTEN also spreads an array output (a failed child's
+    record stays whole under both)."""
+    out: list[Any] = []
+    for r in records:
+        if r.status != status:
+            continue
+        if transformation == "NONE" or r.status != "SUCCEEDED":
+            out.append(execution_record(map_run_arn, sm_arn, r))
+        elif transformation == "FLATTEN" and isinstance(r.output, list):
+            out.extend(r.output)
+        else:
+            out.append(r.output)
+    return out
+
+
+def preview(records: list[Record], config: dict[str, Any], map_run_arn: str, sm_arn: str) -> list[Any]:
+    """A ResultWriter with only WriterConfig: the transformed results become the Map's result."""
+    transformation = config.get("Transformation", "COMPACT")
+    return [e for status in ("SUCCEEDED", "FAILED", "PENDING")
+            for e in transformed(records, status, transformation, map_run_arn, sm_arn)]
+
+
+def _encode(entries: list[Any], output_type: str) -> bytes:
+    if output_type == "JSONL":
+        return "".join(json.dumps(e, separators=(",", ":"), ensure_ascii=False) + "\n" for e in entries).encode()
+    return json.dumps(entries, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def write_results(s3: Any, account: str, params: dict[str, Any], map_run_arn: str, sm_arn: str,
-                  records: list[Record]) -> dict[str, Any]:
+                  records: list[Record], config: dict[str, Any] | None = None) -> dict[str, Any]:
     bucket = params.get("Bucket")
     if not isinstance(bucket, str):
         raise StatesError("States.ResultWriterFailed", "The field 'Bucket' is required in the ResultWriter's "
@@ -87,14 +119,15 @@ def write_results(s3: Any, account: str, params: dict[str, Any], map_run_arn: st
     prefix = params.get("Prefix") or ""
     run_id = map_run_arn.rsplit(":", 1)[1]
     base = f"{prefix.rstrip('/')}/{run_id}" if prefix else run_id
+    config = config or {}
     files: dict[str, list[dict[str, Any]]] = {s: [] for s in ("FAILED", "PENDING", "SUCCEEDED")}
     try:
         for status in STATUSES:
-            chosen = [execution_record(map_run_arn, sm_arn, r) for r in records if r.status == status]
+            chosen = transformed(records, status, config.get("Transformation", "NONE"), map_run_arn, sm_arn)
             if not chosen:
                 continue
             key = f"{base}/{status}_0.json"
-            body = json.dumps(chosen, separators=(",", ":"), ensure_ascii=False).encode()
+            body = _encode(chosen, config.get("OutputType", "JSON"))
             s3.put_object(account, bucket, key, body, {"ContentType": "application/json"})
             files[status].append({"Key": key, "Size": len(body)})
         manifest = {"DestinationBucket": bucket, "MapRunArn": map_run_arn, "ResultFiles": files}
