@@ -341,3 +341,17 @@ def test_jsonata_reader_arguments_and_max_items(sfn: Any, s3: Any, role: str, bu
     d = run(sfn, sm, {"bucket": bucket, "max": 3})
     assert d["status"] == "SUCCEEDED", d
     assert json.loads(d["output"]) == [20, 40, 60]
+
+
+def test_a_failed_batch_counts_all_its_items(sfn: Any, role: str) -> None:
+    fails_with_one = {"StartAt": "C", "States": {
+        "C": {"Type": "Choice", "Choices": [{"Variable": "$.Items[0]", "NumericEquals": 1, "Next": "Bad"}],
+              "Default": "Ok"},
+        "Bad": {"Type": "Fail", "Error": "Bad", "Cause": "a batch with 1"},
+        "Ok": {"Type": "Pass", "End": True}}}
+    for tolerated, status in ((2, "FAILED"), (3, "SUCCEEDED")):  # the failed batch holds 3 of the 6 items
+        sm = machine(sfn, role, {"ItemProcessor": processor(fails_with_one), "ItemBatcher": {"MaxItemsPerBatch": 3},
+                                 "ToleratedFailureCount": tolerated})
+        d = run(sfn, sm, [1, 2, 3, 4, 5, 6])
+        assert d["status"] == status, (tolerated, d.get("error"))
+    assert json.loads(d["output"]) == [{"Error": "Bad", "Cause": "a batch with 1"}, {"Items": [4, 5, 6]}]

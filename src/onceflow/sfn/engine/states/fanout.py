@@ -275,7 +275,8 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             batched = isinstance(state.get("ItemBatcher"), dict)
             inputs = _batched(scope, state, raw, data, ctx, ql, items) if batched else items
             limit = _max_concurrency(state, raw, ctx, scope, ql)
-            tolerance = _tolerance(scope, state, raw, ctx, ql, len(inputs))
+            # The threshold counts items (AWS: a failed batch fails all its items), of all items.
+            tolerance = _tolerance(scope, state, raw, ctx, ql, len(items))
             writer = state.get("ResultWriter")
             writer = writer if isinstance(writer, dict) else None
             writer_params = _arguments(writer, raw, data, ctx, scope, ql, "ResultWriter") \
@@ -325,6 +326,7 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
     iteration's outcome."""
     rt, fiber = scope.rt, scope.fiber
     distributed = state.distributed
+    batched = isinstance(state.get("ItemBatcher"), dict)
     if distributed:
         rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, state, entered.id)})
     n = len(inputs)
@@ -354,7 +356,7 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
             rec.status, rec.error, rec.cause = "FAILED", error, cause
         if not distributed:
             rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
-        failures += 1
+        failures += len(inputs[index]["Items"]) if batched else 1
         results[index] = {k: v for k, v in (("Error", error), ("Cause", cause)) if v is not None}
         if tolerance is None:
             return error, cause
