@@ -355,3 +355,26 @@ def test_a_failed_batch_counts_all_its_items(sfn: Any, role: str) -> None:
         d = run(sfn, sm, [1, 2, 3, 4, 5, 6])
         assert d["status"] == status, (tolerated, d.get("error"))
     assert json.loads(d["output"]) == [{"Error": "Bad", "Cause": "a batch with 1"}, {"Items": [4, 5, 6]}]
+
+
+def test_a_tolerance_path_to_a_string_fails_the_execution(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor(PASS), "ItemsPath": "$.xs",
+                             "ToleratedFailurePercentagePath": "$.p"})
+    d = run(sfn, sm, {"xs": [1], "p": "ten"})
+    assert (d["status"], d["error"]) == ("FAILED", "States.Runtime")
+    assert d["cause"].endswith('The ToleratedFailurePercentagePath field refers to value "ten" which is not a valid '
+                               'number: $.p')
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"ToleratedFailurePercentage": 101}, "The value for the field 'ToleratedFailurePercentage' must be a number "
+                                          "between 0 and 100 at /States/M/ToleratedFailurePercentage"),
+    ({"ToleratedFailureCount": -1}, "The value for the field 'ToleratedFailureCount' must be a non-negative "
+                                    "integer at /States/M/ToleratedFailureCount"),
+    ({"ToleratedFailureCount": 1, "ToleratedFailureCountPath": "$.n"},
+     "Only one of these fields is allowed: [ToleratedFailureCount, ToleratedFailureCountPath] at /States/M"),
+])
+def test_bad_tolerances_are_refused(sfn: Any, role: str, fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(sfn.exceptions.InvalidDefinition) as info:
+        machine(sfn, role, {"ItemProcessor": processor(PASS), **fields})
+    assert message in info.value.response["Error"]["Message"]

@@ -69,8 +69,25 @@ def _integer(obj: dict, key: str, loc: str, lang: str, add: Add, upper: int | No
             add(f"The value for the field '{path}' must be a valid JSONPath", f"{loc}/{path}")
 
 
+def _tolerance(state: dict, loc: str, add: Add) -> None:
+    for key in ("ToleratedFailureCount", "ToleratedFailurePercentage"):
+        if key in state and f"{key}Path" in state:
+            add(f"Only one of these fields is allowed: [{key}, {key}Path]", loc)
+    count = state.get("ToleratedFailureCount")
+    if count is not None and not is_jsonata(count) and not (
+            isinstance(count, int) and not isinstance(count, bool) and count >= 0):
+        add("The value for the field 'ToleratedFailureCount' must be a non-negative integer",
+            f"{loc}/ToleratedFailureCount")
+    pct = state.get("ToleratedFailurePercentage")
+    if pct is not None and not is_jsonata(pct) and not (
+            isinstance(pct, int | float) and not isinstance(pct, bool) and 0 <= pct <= 100):
+        add("The value for the field 'ToleratedFailurePercentage' must be a number between 0 and 100",
+            f"{loc}/ToleratedFailurePercentage")
+
+
 def check_map_fields(state: dict, loc: str, lang: str, add: Add, template: Callable[[Any, str], None]) -> None:
     """`template` checks a JSONPath payload template (Parameters, BatchInput) as the state's own."""
+    _tolerance(state, loc, add)
     if "ItemBatcher" in state:
         b, bloc = state["ItemBatcher"], f"{loc}/ItemBatcher"
         if _object(b, "ItemBatcher", bloc, add):

@@ -177,6 +177,14 @@ def _item_input(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ql: 
     return template(selector, data, item_ctx, scope.variables)
 
 
+def _is_number(value: Any, key: str) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if key == "ToleratedFailureCount":
+        return value >= 0 and float(value).is_integer()
+    return 0 <= value <= 100
+
+
 def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
     """How many failed iterations the Map tolerates (None: the first failure fails it)."""
     if not any(k.startswith("ToleratedFailure") for k in state.fields):
@@ -185,9 +193,21 @@ def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: st
     for key in ("ToleratedFailureCount", "ToleratedFailurePercentage"):
         value = state.get(key)
         if ql == "JSONata" and isinstance(value, str):
+            expr = value
             value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
+            if not _is_number(value, key):
+                err = StatesError("States.QueryEvaluationError", f"The JSONata expression '{expr[2:-2].strip()}' "
+                                  f"specified for the field '{key}' returned an unexpected data type.")
+                err.location = key  # type: ignore[attr-defined]
+                raise _data_error(err)
         elif f"{key}Path" in state:
-            value = resolve_path(state[f"{key}Path"], raw, ctx, scope.variables)
+            path = state[f"{key}Path"]
+            value = resolve_path(path, raw, ctx, scope.variables)
+            if not _is_number(value, key):
+                kind = "integer" if key == "ToleratedFailureCount" else "number"
+                raise _data_error(StatesError(
+                    "States.Runtime",
+                    f"The {key}Path field refers to value \"{value}\" which is not a valid {kind}: {path}"))
         if value is not None:
             values[key] = value
     limit = values.get("ToleratedFailureCount", n)
