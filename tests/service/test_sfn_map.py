@@ -378,3 +378,16 @@ def test_bad_tolerances_are_refused(sfn: Any, role: str, fields: dict[str, Any],
     with pytest.raises(sfn.exceptions.InvalidDefinition) as info:
         machine(sfn, role, {"ItemProcessor": processor(PASS), **fields})
     assert message in info.value.response["Error"]["Message"]
+
+
+def test_a_jsonata_batch_size_that_is_not_a_number_fails_the_state(sfn: Any, role: str) -> None:
+    definition = {"QueryLanguage": "JSONata", "StartAt": "M", "States": {"M": {
+        "Type": "Map", "End": True, "Items": [1, 2],
+        "ItemProcessor": {"ProcessorConfig": DISTRIBUTED, "StartAt": "P", "States": {"P": {"Type": "Pass",
+                                                                                           "End": True}}},
+        "ItemBatcher": {"MaxItemsPerBatch": "{% 'two' %}"}}}}
+    sm = sfn.create_state_machine(name=f"map-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                  roleArn=role)["stateMachineArn"]
+    d = run(sfn, sm, {})
+    assert (d["status"], d["error"]) == ("FAILED", "States.QueryEvaluationError")
+    assert "specified for the field 'MaxItemsPerBatch' returned an unexpected data type." in d["cause"]

@@ -177,6 +177,13 @@ def _item_input(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ql: 
     return template(selector, data, item_ctx, scope.variables)
 
 
+def _unexpected_type(expr: str, key: str) -> StatesError:
+    err = StatesError("States.QueryEvaluationError", f"The JSONata expression '{expr[2:-2].strip()}' specified "
+                      f"for the field '{key}' returned an unexpected data type.")
+    err.location = key  # type: ignore[attr-defined]
+    return _data_error(err)
+
+
 def _is_number(value: Any, key: str) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
@@ -196,10 +203,7 @@ def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: st
             expr = value
             value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
             if not _is_number(value, key):
-                err = StatesError("States.QueryEvaluationError", f"The JSONata expression '{expr[2:-2].strip()}' "
-                                  f"specified for the field '{key}' returned an unexpected data type.")
-                err.location = key  # type: ignore[attr-defined]
-                raise _data_error(err)
+                raise _unexpected_type(expr, key)
         elif f"{key}Path" in state:
             path = state[f"{key}Path"]
             value = resolve_path(path, raw, ctx, scope.variables)
@@ -222,7 +226,11 @@ def _dynamic_int(state: State, fields: dict[str, Any], key: str, raw: Any, ctx: 
     expression, or its `<key>Path` in the state's input."""
     value = fields.get(key)
     if ql == "JSONata" and isinstance(value, str):
+        expr = value
         value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
+        if not isinstance(value, int | float) or isinstance(value, bool) or value < 0 \
+                or not float(value).is_integer():
+            raise _unexpected_type(expr, key)
     elif f"{key}Path" in fields:
         path = fields[f"{key}Path"]
         value = resolve_path(path, raw, ctx, scope.variables)
