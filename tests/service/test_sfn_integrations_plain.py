@@ -22,7 +22,7 @@ TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
 ALLOW_ALL = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
 NOT_RUN = [
     "arn:aws:states:::ecs:runTask",
-    "arn:aws:states:::aws-sdk:s3:listBuckets",
+    "arn:aws:states:::aws-sdk:ec2:describeInstances",
 ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from onceflow.sfn.asl.check_map import check_map_fields
 from onceflow.sfn.asl.choice import OPERATORS
 from onceflow.sfn.asl.diagnostics import SchemaErrors
 from onceflow.sfn.asl.intrinsics import is_intrinsic, is_valid_intrinsic
@@ -314,6 +315,7 @@ class StateChecker:
         elif isinstance(state[key], dict):
             processor = {k: v for k, v in state[key].items() if k != "ProcessorConfig"}
             self._container(processor, f"{loc}/{key}")
+        check_map_fields(state, loc, lang, self.add, self._template)
         label = state.get("Label")
         if isinstance(label, str):
             bad = _LABEL_BAD.search(label)

@@ -13,7 +13,7 @@ from typing import Any
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
-from onceflow.sfn.engine.integrations import lambda_invoke
+from onceflow.sfn.engine.integrations import lambda_invoke, s3_sdk
 from onceflow.sfn.engine.integrations.calls import call_service, handed_over
 from onceflow.stack import Stack
 
@@ -28,6 +28,7 @@ SERVICES = {
     "eventbridge": ("events", "EventBridge"),
     "sqs": ("sqs", "Sqs"),
     "sns": ("sns", "Sns"),
+    "s3": ("s3", "S3"),
 }
 
 
@@ -49,6 +50,8 @@ def call(stack: Stack, principal: Principal, region: str, service: str, action: 
             with lambda_invoke.watched_dispatch():  # handed over when a worker gets it
                 return call_service(stack, principal, region, target, operation, params)
         handed_over()
+        if target == "s3":  # bodies as text, errors as the Java SDK names them (integrations/s3_sdk.py)
+            return s3_sdk.call(stack, principal, region, operation, params, _modeled_errors("s3"))
         return call_service(stack, principal, region, target, operation, params)
     except ServiceError as e:
         # Errors the service's model declares keep their name; others surface as the SDK's base

@@ -8,6 +8,7 @@ MapIterationSucceeded. Failed attempts that a retrier takes emit no <Type>StateF
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -33,10 +34,15 @@ from onceflow.sfn.engine.states.common import (
     transition,
 )
 from onceflow.sfn.engine.states.errors import catch, maybe_retry
+from onceflow.sfn.engine.states.item_batcher import batches
+from onceflow.sfn.engine.states.item_reader import read_items
 from onceflow.sfn.engine.states.program import Failure, run_program
+from onceflow.sfn.engine.states.result_writer import Record, preview, write_results
 
 
-def _map_run_arn(scope: Scope, name: str, entered_id: int) -> str:
+def _map_run_arn(scope: Scope, state: State, entered_id: int) -> str:
+    """mapRun:<machine>/<Label, or the state's name>:<id>, stable across replays."""
+    name = state.get("Label") or state.name
     row = scope.rt.row
     sm_name = row["sm_arn"].rsplit(":", 1)[1]
     run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{row['arn']}#{entered_id}")
@@ -171,6 +177,21 @@ def _item_input(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ql: 
     return template(selector, data, item_ctx, scope.variables)
 
 
+def _unexpected_type(expr: str, key: str) -> StatesError:
+    err = StatesError("States.QueryEvaluationError", f"The JSONata expression '{expr[2:-2].strip()}' specified "
+                      f"for the field '{key}' returned an unexpected data type.")
+    err.location = key  # type: ignore[attr-defined]
+    return _data_error(err)
+
+
+def _is_number(value: Any, key: str) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if key == "ToleratedFailureCount":
+        return value >= 0 and float(value).is_integer()
+    return 0 <= value <= 100
+
+
 def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
     """How many failed iterations the Map tolerates (None: the first failure fails it)."""
     if not any(k.startswith("ToleratedFailure") for k in state.fields):
@@ -179,15 +200,86 @@ def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: st
     for key in ("ToleratedFailureCount", "ToleratedFailurePercentage"):
         value = state.get(key)
         if ql == "JSONata" and isinstance(value, str):
+            expr = value
             value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
+            if not _is_number(value, key):
+                raise _unexpected_type(expr, key)
         elif f"{key}Path" in state:
-            value = resolve_path(state[f"{key}Path"], raw, ctx, scope.variables)
+            path = state[f"{key}Path"]
+            value = resolve_path(path, raw, ctx, scope.variables)
+            if not _is_number(value, key):
+                kind = "integer" if key == "ToleratedFailureCount" else "number"
+                raise _data_error(StatesError(
+                    "States.Runtime",
+                    f"The {key}Path field refers to value \"{value}\" which is not a valid {kind}: {path}"))
         if value is not None:
             values[key] = value
     limit = values.get("ToleratedFailureCount", n)
     if "ToleratedFailurePercentage" in values:
         limit = min(limit, int(n * values["ToleratedFailurePercentage"] / 100))
     return limit
+
+
+def _dynamic_int(state: State, fields: dict[str, Any], key: str, raw: Any, ctx: dict[str, Any], scope: Scope,
+                 ql: str) -> int | None:
+    """An integer field of a Map sub-object (ItemBatcher, ReaderConfig): the value, its JSONata
+    expression, or its `<key>Path` in the state's input."""
+    value = fields.get(key)
+    if ql == "JSONata" and isinstance(value, str):
+        expr = value
+        value = jsonata_value(value, states_binding(raw, ctx), scope.variables, key)
+        if not isinstance(value, int | float) or isinstance(value, bool) or value < 0 \
+                or not float(value).is_integer():
+            raise _unexpected_type(expr, key)
+    elif f"{key}Path" in fields:
+        path = fields[f"{key}Path"]
+        value = resolve_path(path, raw, ctx, scope.variables)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise _data_error(StatesError(
+                "States.Runtime",
+                f"The {key}Path field refers to value \"{to_json(value)}\" which is not a valid integer: {path}"))
+    if value is None:
+        return None
+    return int(value)
+
+
+def _arguments(spec: dict[str, Any], raw: Any, data: Any, ctx: dict[str, Any], scope: Scope, ql: str,
+               where: str) -> dict[str, Any]:
+    """An ItemReader's or ResultWriter's Parameters (JSONPath) or Arguments (JSONata)."""
+    if ql == "JSONata":
+        value = spec.get("Arguments", {})
+        out = jsonata_value(value, states_binding(raw, ctx), scope.variables, f"{where}/Arguments")
+    else:
+        out = template(spec.get("Parameters", {}), data, ctx, scope.variables)
+    return out if isinstance(out, dict) else {}
+
+
+def _reader_items(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str) -> tuple[list[Any], Any]:
+    reader = state["ItemReader"]
+    data = raw if ql == "JSONata" else input_path(state, raw, ctx, scope.variables)
+    config = reader.get("ReaderConfig") or {}
+    params = _arguments(reader, raw, data, ctx, scope, ql, "ItemReader")
+    max_items = _dynamic_int(state, config, "MaxItems", raw, ctx, scope, ql)
+    s3 = scope.rt.engine.stack.services["s3"]
+    items = read_items(s3, scope.rt.row["account"], reader.get("Resource", ""), params, config, max_items or None)
+    return items, data
+
+
+def _batched(scope: Scope, state: State, raw: Any, data: Any, ctx: dict[str, Any], ql: str,
+             items: list[Any]) -> list[Any]:
+    """One input per batch of (selected) items with ItemBatcher."""
+    inputs = [_item_input(scope, state, data, ctx, ql, i, item) for i, item in enumerate(items)]
+    batcher = state["ItemBatcher"]
+    max_items = _dynamic_int(state, batcher, "MaxItemsPerBatch", raw, ctx, scope, ql)
+    max_bytes = _dynamic_int(state, batcher, "MaxInputBytesPerBatch", raw, ctx, scope, ql)
+    if "BatchInput" not in batcher:
+        return batches(inputs, max_items, max_bytes)
+    spec = batcher["BatchInput"]
+    if ql == "JSONata":
+        extra = jsonata_value(spec, states_binding(raw, ctx), scope.variables, "ItemBatcher/BatchInput")
+    else:
+        extra = template(spec, data, ctx, scope.variables)
+    return batches(inputs, max_items, max_bytes, extra)
 
 
 def map_state(scope: Scope, state: State, raw: Any) -> Fx:
@@ -202,17 +294,46 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
     while True:
         ctx = context_object(scope, name, entered, attempt)
         try:
-            items, data = _items(scope, state, raw, ctx, ql)
+            if "ItemReader" in state:
+                items, data = _reader_items(scope, state, raw, ctx, ql)
+            else:
+                items, data = _items(scope, state, raw, ctx, ql)
+            # Without a batcher each item's ItemSelector runs as its iteration starts (as AWS records
+            # a failing one: after the earlier iterations' events).
+            batched = isinstance(state.get("ItemBatcher"), dict)
+            inputs = _batched(scope, state, raw, data, ctx, ql, items) if batched else items
             limit = _max_concurrency(state, raw, ctx, scope, ql)
+            # The threshold counts items (AWS: a failed batch fails all its items), of all items.
             tolerance = _tolerance(scope, state, raw, ctx, ql, len(items))
+            writer = state.get("ResultWriter")
+            writer = writer if isinstance(writer, dict) else None
+            writer_params = _arguments(writer, raw, data, ctx, scope, ql, "ResultWriter") \
+                if writer is not None and "Resource" in writer else None
         except StatesError as e:
             err = fail_in_state(scope, name, entered, e)
             if err.error != "States.QueryEvaluationError":
                 raise err from None
             rt.emit(scope.fiber, "MapStateFailed", None)
             raise err from None
-        rt.emit(scope.fiber, "MapStateStarted", {"length": len(items)})
-        outcome = yield from _iterate(scope, state, name, entered, program, data, ctx, ql, items, limit, tolerance)
+        rt.emit(scope.fiber, "MapStateStarted", {"length": len(inputs)})
+        records = [Record(i, v) for i, v in enumerate(inputs)] if writer is not None else None
+        select = None if batched else functools.partial(_item_input, scope, state, data, ctx, ql)
+        outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerance,
+                                      records)
+        if records is not None and writer is not None:
+            run_arn, sm_arn = _map_run_arn(scope, state, entered.id), rt.row["sm_arn"]
+            config = writer.get("WriterConfig") or {}
+            try:
+                if writer_params is None:
+                    written: Any = preview(records, config, run_arn, sm_arn)
+                else:
+                    written = write_results(rt.engine.stack.services["s3"], rt.row["account"], writer_params,
+                                            run_arn, sm_arn, records, config)
+            except StatesError as e:
+                outcome = ("err", e.error, e.cause)
+            else:
+                if outcome[0] == "ok":
+                    outcome = ("ok", written)
         if outcome[0] == "ok":
             return _finish(scope, state, "Map", name, entered, raw, ctx, outcome[1])
         error, cause = outcome[1], outcome[2]
@@ -223,17 +344,20 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
-def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, data: Any,
-             ctx: dict[str, Any], ql: str, items: list[Any], limit: int, tolerance: int | None) -> Fx:
+def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
+             select: Callable[[int, Any], Any] | None, limit: int, tolerance: int | None,
+             records: list[Record] | None) -> Fx:
     """Run the iterations; returns ('ok', results) or ('err', error, cause).
 
     A Distributed Map's iterations are a map run: its own events stay out of this history, which
-    only shows MapRunStarted and MapRunSucceeded/Failed."""
+    only shows MapRunStarted and MapRunSucceeded/Failed. `records` (for a ResultWriter) gets each
+    iteration's outcome."""
     rt, fiber = scope.rt, scope.fiber
     distributed = state.distributed
+    batched = isinstance(state.get("ItemBatcher"), dict)
     if distributed:
-        rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, name, entered.id)})
-    n = len(items)
+        rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, state, entered.id)})
+    n = len(inputs)
     results: list[Any] = [None] * n
     running: dict[Fiber, int] = {}
     failures = 0
@@ -244,16 +368,23 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
     def settle(kid: Fiber) -> tuple[str | None, str | None] | None:
         nonlocal failures, last_success
         index = running.pop(kid)
+        rec = records[index] if records is not None else None
+        if rec is not None:
+            rec.stop = rt.clock.time()
         if kid.error is None:
             results[index] = kid.result
+            if rec is not None:
+                rec.status, rec.output = "SUCCEEDED", kid.result
             if not distributed:
                 last_success = rt.emit(fiber, "MapIterationSucceeded", {"index": index, "name": name},
                                        update=False)
             return None
         error, cause = _error_of(kid.error)
+        if rec is not None:
+            rec.status, rec.error, rec.cause = "FAILED", error, cause
         if not distributed:
             rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
-        failures += 1
+        failures += len(inputs[index]["Items"]) if batched else 1
         results[index] = {k: v for k, v in (("Error", error), ("Cause", cause)) if v is not None}
         if tolerance is None:
             return error, cause
@@ -272,12 +403,16 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
         while failure is None and next_index < n and (limit <= 0 or len(running) < limit):
             index = next_index
             next_index += 1
-            try:
-                item_input = _item_input(scope, state, data, ctx, ql, index, items[index])
-            except StatesError as e:
-                raise fail_in_state(scope, name, entered, e) from None
+            item_input = inputs[index]
+            if select is not None:
+                try:
+                    item_input = select(index, item_input)
+                except StatesError as e:
+                    raise fail_in_state(scope, name, entered, e) from None
             if not distributed:
                 rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
+            if records is not None:
+                records[index].input, records[index].start = item_input, rt.clock.time()
             kid = (yield Spawn([_child(scope, program, item_input)], hidden=distributed))[0]
             running[kid] = index
             replaying = rt.replaying(fiber) and not distributed
