@@ -16,6 +16,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
+from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.names import parse
@@ -54,6 +55,7 @@ def setup(stack: Stack) -> None:
     )  # fmt: skip
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency))
     stack.registry.add_api("lambda", api)
+    setup_mappings(stack, service, invoker)  # event source mappings (lambda_/esm_setup.py)
     stack.services["lambda"] = api
     stack.resource_resolvers["lambda"] = _resolver
     # The zygote costs a second of CPU to start: only when functions exist (or get created).

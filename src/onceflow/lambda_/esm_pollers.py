@@ -1,0 +1,297 @@
+"""The pollers of enabled event source mappings: threads that read a queue or a stream and invoke
+the mapping's function with batches.
+
+SQS pollers wait in SQS's own long poll (woken by a send, or by the mapping changing); a failed
+batch is left in the queue, where it becomes visible again after the visibility timeout and the
+queue's redrive policy decides when it goes to a dead-letter queue. A stream poller reads after
+the position stored in its row and checkpoints there after each batch (a restarted server resumes
+from it); it sleeps a quarter second between reads of an idle stream, as Lambda polls shards four
+times a second, because DynamoDB has no wake-up to offer."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow import internal
+from onceflow.context import Principal
+from onceflow.errors import ServiceError
+from onceflow.lambda_.esm_events import (
+    compile_filters,
+    failed_items,
+    passes,
+    sqs_filter_view,
+    sqs_record,
+    stream_record,
+)
+from onceflow.lambda_.mappings import MappingStore
+from onceflow.stack import Stack
+
+log = logging.getLogger(__name__)
+
+STREAM_IDLE_S = 0.25
+MISSING_SOURCE_RETRY_S = 5.0
+MAX_BACKOFF_S = 5.0
+DEFAULT_SQS_POLLERS = 2
+OK = "OK"
+FAILED = "PROBLEM: Function call failed"
+
+
+class Pollers:
+    def __init__(self, stack: Stack, store: MappingStore, invoker: Any) -> None:
+        self.stack = stack
+        self.store = store
+        self.invoker = invoker
+        self._lock = threading.Lock()
+        self._running: dict[str, _Poller] = {}
+        self._closed = False
+
+    def start_all(self) -> None:
+        for row in self.store.all_enabled():
+            self.sync(row["uuid"])
+
+    def sync(self, key: str) -> None:
+        """Make the pollers of mapping `key` follow its row: stopped, restarted with a new
+        configuration, or started."""
+        with self._lock:
+            old = self._running.pop(key, None)
+            if old is not None:
+                old.stop()
+            row = self.store.by_uuid(key)
+            if self._closed or row is None or not row["enabled"]:
+                return
+            poller = (SqsPoller if row["kind"] == "sqs" else StreamPoller)(self, row)
+            self._running[key] = poller
+        poller.start()
+
+    def stop_all(self) -> None:
+        with self._lock:
+            running, self._running = list(self._running.values()), {}
+        for p in running:
+            p.stop()
+
+    def close(self) -> None:
+        self._closed = True
+        self.stop_all()
+
+    # ------------------------------------------------------------------ shared by pollers
+    def invoke(self, row: dict[str, Any], event: dict[str, Any]) -> tuple[bool, bytes, dict[str, Any]]:
+        """(succeeded, the function's answer, Invoke's response); a throttle or a missing function fails too."""
+        try:
+            out = self.invoker.invoke(row["account"], row["region"], row["function_arn"],
+                                      json.dumps(event, separators=(",", ":")))
+        except ServiceError as exc:
+            return False, b"", {"StatusCode": exc.status, "FunctionError": exc.code}
+        payload = out.get("Payload") or b""
+        return "FunctionError" not in out, bytes(payload), out
+
+
+class _Poller:
+    def __init__(self, owner: Pollers, row: dict[str, Any]) -> None:
+        self.owner = owner
+        self.row = row
+        self.config = row["config"]
+        self.filters = compile_filters(self.config.get("FilterCriteria"))
+        self.reports_items = "ReportBatchItemFailures" in (self.config.get("FunctionResponseTypes") or [])
+        self.stopped = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+    def count(self) -> int:
+        return 1
+
+    def start(self) -> None:
+        for i in range(self.count()):
+            t = threading.Thread(target=self._main, name=f"esm-{self.row['uuid'][:8]}-{i}", daemon=True)
+            self.threads.append(t)
+            t.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def _main(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                self.run_once()
+            except Exception:  # a poller must outlive any one bad batch; the row's result tells the user
+                if self.stopped.is_set():
+                    return
+                log.exception("event source mapping %s", self.row["uuid"])
+                self.stopped.wait(MISSING_SOURCE_RETRY_S)
+
+    def run_once(self) -> None:
+        raise NotImplementedError
+
+
+class SqsPoller(_Poller):
+    def count(self) -> int:
+        limit = (self.config.get("ScalingConfig") or {}).get("MaximumConcurrency") or DEFAULT_SQS_POLLERS
+        return max(1, min(limit, self.owner.stack.settings.lambda_max_workers))
+
+    def stop(self) -> None:
+        super().stop()
+        sqs = self.owner.stack.services.get("sqs")
+        q = sqs.queues.by_arn(self.row["source_arn"]) if sqs else None
+        if q is not None:
+            sqs.waiters.notify(q.id)  # wake our long polls now rather than in up to 20 s
+
+    def run_once(self) -> None:
+        sqs = self.owner.stack.services["sqs"]
+        q = sqs.queues.by_arn(self.row["source_arn"])
+        if q is None:  # deleted since: wait for it to come back, as Lambda keeps the mapping
+            self.stopped.wait(MISSING_SOURCE_RETRY_S)
+            return
+        messages = self._collect(sqs, q)
+        if not messages:
+            return
+        if self.stopped.is_set():  # changed meanwhile: hand the messages back at once
+            for m in messages:
+                _quietly(sqs.messages.change_visibility, q, m["ReceiptHandle"], 0)
+            return
+        records = [sqs_record(m, q.arn, q.region) for m in messages]
+        chosen = [r for r in records if passes(self.filters, sqs_filter_view(r))]
+        done = [r for r in records if r not in chosen]  # filtered out: Lambda deletes them
+        if chosen:
+            ok, payload, _ = self.owner.invoke(self.row, {"Records": chosen})
+            failed = failed_items(payload) if ok and self.reports_items else []
+            if ok and failed is not None:
+                done += [r for r in chosen if r["messageId"] not in set(failed)]
+            self.owner.store.progress(self.row["uuid"], None, OK if ok else FAILED)
+        for r in done:
+            _quietly(sqs.messages.delete, q, r["receiptHandle"])
+
+    def _collect(self, sqs: Any, q: Any) -> list[dict[str, Any]]:
+        """A batch: up to BatchSize messages, gathered for up to MaximumBatchingWindowInSeconds."""
+        size = self.config["BatchSize"]
+        window = self.config.get("MaximumBatchingWindowInSeconds") or 0
+        got = self._receive(sqs, q, min(size, 10), 20)
+        deadline = time.monotonic() + window
+        while got and len(got) < size and not self.stopped.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            got += self._receive(sqs, q, min(size - len(got), 10), min(20, math.ceil(left)))
+        return got
+
+    def _receive(self, sqs: Any, q: Any, n: int, wait: int) -> list[dict[str, Any]]:
+        out = sqs.receive(q, {"MaxNumberOfMessages": n, "WaitTimeSeconds": wait, "AttributeNames": ["All"],
+                              "MessageAttributeNames": ["All"]}, blocking=True)
+        return list(out.get("Messages") or [])
+
+
+class StreamPoller(_Poller):
+    def run_once(self) -> None:
+        streams = self.owner.stack.services["dynamodbstreams"]
+        row, size = self.row, self.config["BatchSize"]
+        read = lambda: streams.records_after(row["account"], row["region"], row["source_arn"], row["position"], size)  # noqa: E731
+        records = read()
+        window = self.config.get("MaximumBatchingWindowInSeconds") or 0
+        if records and len(records) < size and window:
+            self.stopped.wait(window)
+            records = read()
+        if not records:
+            self.stopped.wait(STREAM_IDLE_S)
+            return
+        batch = [stream_record(r, row["source_arn"]) for r in records]
+        chosen = [r for r in batch if passes(self.filters, r)]
+        result = self._handle(chosen, 0) if chosen else None
+        if result is None and self.stopped.is_set():
+            return  # stopped mid-batch: not checkpointed, the next poller reads it again
+        row["position"] = batch[-1]["dynamodb"]["SequenceNumber"]
+        self.owner.store.progress(row["uuid"], row["position"], result or OK)
+
+    def _handle(self, batch: list[dict[str, Any]], tries: int) -> str | None:
+        """Invoke with `batch` until it succeeds, is split, or runs out of retries or age; the result
+        to report, or None when stopped."""
+        retries, max_age = self.config.get("MaximumRetryAttempts", -1), self.config.get("MaximumRecordAgeInSeconds", -1)
+        while not self.stopped.is_set():
+            if max_age not in (-1, None):
+                oldest = batch[0]["dynamodb"]["ApproximateCreationDateTime"]
+                if time.time() - oldest > max_age and tries:
+                    self._on_failure(batch, tries, "RecordAgeExceeded", {})
+                    return FAILED
+            ok, payload, response = self.owner.invoke(self.row, {"Records": batch})
+            tries += 1
+            if ok:
+                failed = failed_items(payload) if self.reports_items else []
+                if failed == []:
+                    return OK
+                if failed is not None:  # retry from the first failed record on, as Lambda does
+                    seqs = [r["dynamodb"]["SequenceNumber"] for r in batch]
+                    first = min((s for s in failed if s in seqs), default=None)
+                    if first is None:
+                        return OK
+                    batch = batch[seqs.index(first):]
+            if retries not in (-1, None) and tries > retries:
+                self._on_failure(batch, tries, "RetryAttemptsExhausted", response)
+                return FAILED
+            if self.config.get("BisectBatchOnFunctionError") and len(batch) > 1:
+                half = len(batch) // 2
+                first_half = self._handle(batch[:half], tries)
+                if first_half is None:
+                    return None
+                rest = self._handle(batch[half:], tries)
+                return None if rest is None else (FAILED if FAILED in (first_half, rest) else OK)
+            scale = self.owner.stack.settings.time_scale or 1.0
+            self.stopped.wait(min(0.2 * 2 ** tries, MAX_BACKOFF_S) / scale)
+        return None
+
+    def _on_failure(self, batch: list[dict[str, Any]], tries: int, condition: str, response: dict[str, Any]) -> None:
+        """The batch's description to the OnFailure destination (the records stay in the stream)."""
+        dest = ((self.config.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
+        if not dest:
+            return
+        row = self.row
+        first, last = batch[0]["dynamodb"], batch[-1]["dynamodb"]
+        body = json.dumps({
+            "requestContext": {"requestId": str(uuid.uuid4()), "functionArn": row["function_arn"],
+                               "condition": condition, "approximateInvokeCount": tries},
+            "responseContext": {"statusCode": response.get("StatusCode", 200),
+                                "executedVersion": response.get("ExecutedVersion", "$LATEST"),
+                                "functionError": response.get("FunctionError", "Unhandled")},
+            "version": "1.0",
+            "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+            "DDBStreamBatchInfo": {
+                "shardId": self._shard_id(), "startSequenceNumber": first["SequenceNumber"],
+                "endSequenceNumber": last["SequenceNumber"],
+                "approximateArrivalOfFirstRecord": _iso(first["ApproximateCreationDateTime"]),
+                "approximateArrivalOfLastRecord": _iso(last["ApproximateCreationDateTime"]),
+                "batchSize": len(batch), "streamArn": row["source_arn"]},
+        })
+        stack = self.owner.stack
+        try:
+            if ":sqs:" in dest:
+                stack.services["sqs"].send_to_arn(dest, body)
+            else:
+                role = self.owner.invoker.service.resolve(row["account"], row["region"], row["function_arn"], None,
+                                                          invoking=False).config.get("Role")
+                internal.call(stack, Principal(row["account"], "assumed-role", role_arn=role), "sns", "Publish",
+                              {"TopicArn": dest, "Message": body}, region=row["region"])
+        except Exception:  # the destination is best effort, as in Lambda: the batch is skipped either way
+            log.warning("event source mapping %s: on-failure destination %s refused the record", row["uuid"], dest)
+
+    def _shard_id(self) -> str:
+        try:
+            desc = self.owner.stack.services["dynamodbstreams"].describe_stream(
+                self.row["account"], self.row["region"], self.row["source_arn"])
+            return desc["StreamDescription"]["Shards"][0]["ShardId"]
+        except Exception:
+            return ""
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _quietly(fn: Any, *args: Any) -> None:
+    """Deleting or releasing a message whose handle went stale (its visibility ran out) is not an error
+    for a poller: the message is simply received again."""
+    try:
+        fn(*args)
+    except ServiceError:
+        pass
