@@ -66,7 +66,7 @@ class Pollers:
             row = self.store.by_uuid(key)
             if self._closed or row is None or not row["enabled"]:
                 return
-            poller = (SqsPoller if row["kind"] == "sqs" else StreamPoller)(self, row)
+            poller = (SqsPoller if row["kind"] == "sqs" else StreamPoller)(self, row, old)
             self._running[key] = poller
         poller.start()
 
@@ -93,9 +93,10 @@ class Pollers:
 
 
 class _Poller:
-    def __init__(self, owner: Pollers, row: dict[str, Any]) -> None:
+    def __init__(self, owner: Pollers, row: dict[str, Any], previous: _Poller | None) -> None:
         self.owner = owner
         self.row = row
+        self.previous = previous  # still finishing a batch: it must checkpoint before we read
         self.config = row["config"]
         self.filters = compile_filters(self.config.get("FilterCriteria"))
         self.reports_items = "ReportBatchItemFailures" in (self.config.get("FunctionResponseTypes") or [])
@@ -115,6 +116,14 @@ class _Poller:
         self.stopped.set()
 
     def _main(self) -> None:
+        if self.previous is not None:
+            for t in self.previous.threads:
+                t.join()
+            self.previous = None
+            current = self.owner.store.by_uuid(self.row["uuid"])
+            if current is None:
+                return
+            self.row["position"] = current["position"]
         while not self.stopped.is_set():
             try:
                 self.run_once()
