@@ -18,13 +18,16 @@ from botocore.exceptions import ClientError
 TRUST = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
 READS = {"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Action": ["sqs:*", "dynamodb:*", "logs:*"], "Resource": "*"}]}
-# Prints each event; a record whose body (or item id) is "bad" is reported as a failed item.
+    {"Effect": "Allow", "Action": ["sqs:*", "dynamodb:*", "logs:*", "sns:*"], "Resource": "*"}]}
+# Prints each event; a record whose body (or item id) is "bad" is reported as a failed item, and a
+# batch with the item "poison" fails as a whole.
 APP = """
 import json
 
 def handler(event, context):
     print("EVENT " + json.dumps(event))
+    if any(r.get("dynamodb", {}).get("Keys", {}).get("id", {}).get("S") == "poison" for r in event["Records"]):
+        raise ValueError("poison")
     failed = []
     for r in event["Records"]:
         if r.get("body") == "bad":
@@ -196,6 +199,43 @@ def test_a_stream_triggers_a_function_with_retries_and_an_on_failure_queue(aws: 
                        for r in e["Records"]), "a later record delivered past the skipped batch")
     got = lam.get_event_source_mapping(UUID=created["UUID"])
     assert got["State"] == "Enabled" and got["LastProcessingResult"] == "OK"
+
+
+def _table(aws: Callable[..., Any]) -> tuple[str, str]:
+    table = _name("esm-t")
+    stream = aws("dynamodb").create_table(
+        TableName=table, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
+    )["TableDescription"]["LatestStreamArn"]
+    return table, stream
+
+
+def test_bisect_isolates_a_poison_record_and_publishes_it_to_an_sns_topic(aws: Callable[..., Any],
+                                                                         role: str) -> None:
+    function = _function(aws, role)
+    table, stream = _table(aws)
+    sink_url, sink_arn = _queue(aws)
+    sns = aws("sns")
+    topic = sns.create_topic(Name=_name("esm-topic"))["TopicArn"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=sink_arn, Attributes={"RawMessageDelivery": "true"})
+    aws("lambda").create_event_source_mapping(
+        EventSourceArn=stream, FunctionName=function, StartingPosition="TRIM_HORIZON", BatchSize=10,
+        MaximumBatchingWindowInSeconds=1, BisectBatchOnFunctionError=True, MaximumRetryAttempts=0,
+        DestinationConfig={"OnFailure": {"Destination": topic}})
+    for key in ("a", "poison", "b", "c"):
+        aws("dynamodb").put_item(TableName=table, Item={"id": {"S": key}})
+    found = _until(lambda: aws("sqs").receive_message(QueueUrl=sink_url, WaitTimeSeconds=1).get("Messages"),
+                   "the poison record's batch on the topic")
+    info = json.loads(found[0]["Body"])["DDBStreamBatchInfo"]
+    assert info["batchSize"] == 1
+    batches = [[r["dynamodb"]["Keys"]["id"]["S"] for r in e["Records"]] for e in _events(aws, function)]
+    assert batches[0] == ["a", "poison", "b", "c"]
+    _until(lambda: ["b", "c"] in [[r["dynamodb"]["Keys"]["id"]["S"] for r in e["Records"]]
+                                  for e in _events(aws, function)], "the healthy half delivered")
+    keys = [[r["dynamodb"]["Keys"]["id"]["S"] for r in e["Records"]] for e in _events(aws, function)]
+    assert keys[:4] == [["a", "poison", "b", "c"], ["a", "poison"], ["a"], ["poison"]]
 
 
 def _code(call: Callable[[], Any]) -> tuple[str, str]:

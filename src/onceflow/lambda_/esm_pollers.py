@@ -236,16 +236,17 @@ class StreamPoller(_Poller):
                     if first is None:
                         return OK
                     batch = batch[seqs.index(first):]
+            if self.config.get("BisectBatchOnFunctionError") and len(batch) > 1:
+                # each half is retried on its own; a split does not count toward the retry quota
+                half = len(batch) // 2
+                first_half = self._handle(batch[:half], tries - 1)
+                if first_half is None:
+                    return None
+                rest = self._handle(batch[half:], tries - 1)
+                return None if rest is None else (FAILED if FAILED in (first_half, rest) else OK)
             if retries not in (-1, None) and tries > retries:
                 self._on_failure(batch, tries, "RetryAttemptsExhausted", response)
                 return FAILED
-            if self.config.get("BisectBatchOnFunctionError") and len(batch) > 1:
-                half = len(batch) // 2
-                first_half = self._handle(batch[:half], tries)
-                if first_half is None:
-                    return None
-                rest = self._handle(batch[half:], tries)
-                return None if rest is None else (FAILED if FAILED in (first_half, rest) else OK)
             scale = self.owner.stack.settings.time_scale or 1.0
             self.stopped.wait(min(0.2 * 2 ** tries, MAX_BACKOFF_S) / scale)
         return None
