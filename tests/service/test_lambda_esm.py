@@ -52,13 +52,17 @@ def role(aws: Callable[..., Any]) -> str:
     return str(arn)
 
 
-def _function(aws: Callable[..., Any], role: str) -> str:
+def _zip() -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("app.py", APP)
+    return buf.getvalue()
+
+
+def _function(aws: Callable[..., Any], role: str) -> str:
     name = _name("esm-fn")
     aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
-                                  Code={"ZipFile": buf.getvalue()})
+                                  Code={"ZipFile": _zip()})
     # warm, so a first batch is not still in its cold start when a short visibility timeout runs out
     aws("lambda").invoke(FunctionName=name, Payload=b'{"Records": []}')
     return name
@@ -270,7 +274,38 @@ def test_bad_input_is_refused_and_changes_nothing(aws: Callable[..., Any], role:
     assert code == "InvalidParameterValueException"
     assert message == "The function execution role does not have permissions to call ReceiveMessage on SQS"
 
-    lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=function)
+    fifo_url = aws("sqs").create_queue(QueueName=_name("esm-q") + ".fifo", Attributes={"FifoQueue": "true"})
+    fifo = aws("sqs").get_queue_attributes(QueueUrl=fifo_url["QueueUrl"],
+                                           AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    code, _ = _code(lambda: lam.create_event_source_mapping(EventSourceArn=fifo, FunctionName=function,
+                                                            BatchSize=20, MaximumBatchingWindowInSeconds=1))
+    assert code == "InvalidParameterValueException"
+    code, _ = _code(lambda: lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=function,
+                                                            StartingPosition="LATEST"))
+    assert code == "InvalidParameterValueException"  # a stream's parameter on a queue
+
+    key = lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=function)["UUID"]
     code, _ = _code(lambda: lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=function))
     assert code == "ResourceConflictException"
+    code, _ = _code(lambda: lam.update_event_source_mapping(UUID=key, BatchSize=50))
+    assert code == "InvalidParameterValueException"
+    assert lam.get_event_source_mapping(UUID=key)["BatchSize"] == 10
     assert len(lam.list_event_source_mappings(EventSourceArn=arn)["EventSourceMappings"]) == 1
+
+
+def test_the_cli_lists_mappings_by_function(aws_cli: Callable[..., Any], aws: Callable[..., Any],
+                                            role: str) -> None:
+    function = _function(aws, role)
+    longer = function + "x"  # a name that starts with the other must not be listed with it
+    aws("lambda").create_function(FunctionName=longer, Runtime="python3.12", Role=role, Handler="app.handler",
+                                  Code={"ZipFile": _zip()})
+    _, arn = _queue(aws)
+    created = aws_cli("lambda", "create-event-source-mapping", "--function-name", function,
+                      "--event-source-arn", arn, "--batch-size", "5")
+    assert created.returncode == 0, created.stderr
+    key = json.loads(created.stdout)["UUID"]
+    aws("lambda").create_event_source_mapping(EventSourceArn=arn, FunctionName=longer)
+    listed = aws_cli("lambda", "list-event-source-mappings", "--function-name", function)
+    assert listed.returncode == 0, listed.stderr
+    mappings = json.loads(listed.stdout)["EventSourceMappings"]
+    assert [(m["UUID"], m["BatchSize"], m["State"]) for m in mappings] == [(key, 5, "Enabled")]

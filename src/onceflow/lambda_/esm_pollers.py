@@ -219,11 +219,13 @@ class StreamPoller(_Poller):
         to report, or None when stopped."""
         retries, max_age = self.config.get("MaximumRetryAttempts", -1), self.config.get("MaximumRecordAgeInSeconds", -1)
         while not self.stopped.is_set():
-            if max_age not in (-1, None):
-                oldest = batch[0]["dynamodb"]["ApproximateCreationDateTime"]
-                if time.time() - oldest > max_age and tries:
-                    self._on_failure(batch, tries, "RecordAgeExceeded", {})
-                    return FAILED
+            if max_age not in (-1, None):  # records older than that are discarded (in order: the oldest first)
+                young = [r for r in batch if time.time() - r["dynamodb"]["ApproximateCreationDateTime"] <= max_age]
+                if len(young) < len(batch):
+                    self._on_failure(batch[:len(batch) - len(young)], tries, "RecordAgeExceeded", {})
+                    if not young:
+                        return FAILED
+                    batch = young
             ok, payload, response = self.owner.invoke(self.row, {"Records": batch})
             tries += 1
             if ok:

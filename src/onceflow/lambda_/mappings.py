@@ -150,7 +150,7 @@ class MappingsApi:
                     f"existing mapping with UUID {row['uuid']}")
         config = {k: p[k] for k in _KEPT if k in p}
         config = _with_defaults(kind, config)
-        _validate(kind, config)
+        _validate(kind, config, source.endswith(".fifo"))
         self._check_source(ctx, kind, source, function_arn)
         position = None
         if kind == "ddb":
@@ -173,9 +173,10 @@ class MappingsApi:
         if p.get("EventSourceArn"):
             rows = [r for r in rows if r["source_arn"] == p["EventSourceArn"]]
         if p.get("FunctionName"):
-            arn = names.parse(p["FunctionName"], ctx.account, ctx.region)
-            rows = [r for r in rows if r["function_arn"].startswith(arn.arn(arn.qualifier))
-                    and (arn.qualifier or r["function_arn"].count(":") == 6)]
+            ref = names.parse(p["FunctionName"], ctx.account, ctx.region)
+            target = ref.arn(ref.qualifier)  # unqualified: the function's mappings through any qualifier
+            rows = [r for r in rows if r["function_arn"] == target
+                    or (ref.qualifier is None and r["function_arn"].startswith(target + ":"))]
         start = int(p["Marker"]) if str(p.get("Marker") or "").isdigit() else 0
         size = p.get("MaxItems") or 100
         page = rows[start:start + size]
@@ -191,7 +192,7 @@ class MappingsApi:
         for k in _KEPT:
             if k in p and k not in ("StartingPosition", "StartingPositionTimestamp"):
                 config[k] = p[k]
-        _validate(row["kind"], config)
+        _validate(row["kind"], config, row["source_arn"].endswith(".fifo"))
         function_arn = self._function_arn(ctx, p["FunctionName"]) if p.get("FunctionName") else row["function_arn"]
         enabled = p.get("Enabled", row["enabled"])
         self.store.update(row["uuid"], config, enabled, function_arn, row["position"])
@@ -257,7 +258,7 @@ def _with_defaults(kind: str, config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _validate(kind: str, c: dict[str, Any]) -> None:
+def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
     """Lambda's own rules beyond the model's ranges (which the wire layer checks)."""
     other = _STREAM_ONLY if kind == "sqs" else _SQS_ONLY
     for member in other:
@@ -271,6 +272,9 @@ def _validate(kind: str, c: dict[str, Any]) -> None:
                                  "is greater than 10")
         if size > 10000:
             raise errors.invalid(f"BatchSize must be less than or equal to 10000 for SQS, got {size}.")
+        if fifo and (size > 10 or window):
+            raise errors.invalid("Batch size for FIFO SQS queues must be less than or equal to 10, and "
+                                 "MaximumBatchingWindowInSeconds is not supported for FIFO queues.")
     else:
         if size > 10000:
             raise errors.invalid(f"BatchSize must be less than or equal to 10000 for DynamoDB Streams, got {size}.")
