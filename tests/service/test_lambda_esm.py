@@ -10,6 +10,7 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -26,6 +27,8 @@ import json
 
 def handler(event, context):
     print("EVENT " + json.dumps(event))
+    if "window" in event:  # a tumbling window: count the records seen in it
+        return {"state": {"n": event["state"].get("n", 0) + len(event["Records"])}}
     if any(r.get("dynamodb", {}).get("Keys", {}).get("id", {}).get("S") == "poison" for r in event["Records"]):
         raise ValueError("poison")
     failed = []
@@ -74,7 +77,7 @@ def _events(aws: Callable[..., Any], function: str) -> list[dict[str, Any]]:
     except ClientError:
         return []
     events = [json.loads(e["message"][len("EVENT "):]) for e in found if e["message"].startswith("EVENT ")]
-    return [e for e in events if e["Records"]]  # not the warm-up
+    return [e for e in events if e["Records"] or "window" in e]  # not the warm-up
 
 
 def _until(check: Callable[[], Any], what: str, timeout: float = 60) -> Any:
@@ -240,6 +243,33 @@ def test_bisect_isolates_a_poison_record_and_publishes_it_to_an_sns_topic(aws: C
                                   for e in _events(aws, function)], "the healthy half delivered")
     keys = [[r["dynamodb"]["Keys"]["id"]["S"] for r in e["Records"]] for e in _events(aws, function)]
     assert keys[:4] == [["a", "poison", "b", "c"], ["a", "poison"], ["a"], ["poison"]]
+
+
+def test_a_tumbling_window_carries_state_to_its_final_invocation(aws: Callable[..., Any], role: str) -> None:
+    function = _function(aws, role)
+    table, stream = _table(aws)
+    aws("lambda").create_event_source_mapping(EventSourceArn=stream, FunctionName=function,
+                                              StartingPosition="TRIM_HORIZON", TumblingWindowInSeconds=2)
+    for key in ("a", "b", "c"):
+        aws("dynamodb").put_item(TableName=table, Item={"id": {"S": key}})
+
+    def finals() -> list[dict[str, Any]]:
+        done = [e for e in _events(aws, function) if e.get("isFinalInvokeForWindow")]
+        return done if sum(e["state"].get("n", 0) for e in done) == 3 else []
+
+    closing = _until(finals, "the windows' final invocations with every record counted")
+    assert all(e["Records"] == [] and e["eventSourceARN"] == stream and e["shardId"] for e in closing)
+    window = closing[0]["window"]
+    start, end = (datetime.fromisoformat(window[k].replace("Z", "+00:00")) for k in ("start", "end"))
+    assert (end - start).total_seconds() == 2
+    # within a window, each invocation sees the state the previous one returned
+    counted: dict[str, int] = {}
+    for e in _events(aws, function):
+        assert e["isWindowTerminatedEarly"] is False
+        seen = counted.get(e["window"]["start"], 0)
+        assert e["state"].get("n", 0) == seen
+        counted[e["window"]["start"]] = seen + len(e["Records"])
+    assert sum(counted.values()) == 3
 
 
 def _code(call: Callable[[], Any]) -> tuple[str, str]:

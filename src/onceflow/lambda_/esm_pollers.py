@@ -194,6 +194,31 @@ class SqsPoller(_Poller):
 
 
 class StreamPoller(_Poller):
+    def __init__(self, owner: Pollers, row: dict[str, Any], previous: _Poller | None) -> None:
+        super().__init__(owner, row, previous)
+        self.tumbling = int(self.config.get("TumblingWindowInSeconds") or 0)
+        self.window: tuple[int, int] | None = None  # the open tumbling window (start, end), epoch seconds
+        self.state: Any = {}  # what the function returned as "state" within it (kept in memory only)
+        self.shard = ""
+
+    def _window_of(self, record: dict[str, Any]) -> tuple[int, int]:
+        start = int(record["dynamodb"]["ApproximateCreationDateTime"]) // self.tumbling * self.tumbling
+        return start, start + self.tumbling
+
+    def _envelope(self, batch: list[dict[str, Any]], final: bool = False) -> dict[str, Any]:
+        if not self.tumbling or self.window is None:
+            return {"Records": batch}
+        if not self.shard:
+            self.shard = self._shard_id()
+        return {"Records": batch, "window": {"start": _iso(self.window[0]), "end": _iso(self.window[1])},
+                "state": self.state, "shardId": self.shard, "eventSourceARN": self.row["source_arn"],
+                "isFinalInvokeForWindow": final, "isWindowTerminatedEarly": False}
+
+    def _close_window(self) -> None:
+        """The window's final invocation: no records, the state it reached."""
+        self.owner.invoke(self.row, self._envelope([], final=True))
+        self.window, self.state = None, {}
+
     def run_once(self) -> None:
         streams = self.owner.stack.services["dynamodbstreams"]
         row, size = self.row, self.config["BatchSize"]
@@ -204,9 +229,17 @@ class StreamPoller(_Poller):
             self.stopped.wait(window)
             records = read()
         if not records:
+            if self.window is not None and time.time() >= self.window[1]:
+                self._close_window()
             self.stopped.wait(STREAM_IDLE_S)
             return
         batch = [stream_record(r, row["source_arn"]) for r in records]
+        if self.tumbling:  # one window per invocation: a record of a later one closes the open one first
+            first = self._window_of(batch[0])
+            if self.window is not None and self.window != first:
+                self._close_window()
+            self.window = first
+            batch = [r for r in batch if self._window_of(r) == first]
         chosen = [r for r in batch if passes(self.filters, r)]
         result = self._handle(chosen, 0) if chosen else None
         if result is None and self.stopped.is_set():
@@ -226,8 +259,10 @@ class StreamPoller(_Poller):
                     if not young:
                         return FAILED
                     batch = young
-            ok, payload, response = self.owner.invoke(self.row, {"Records": batch})
+            ok, payload, response = self.owner.invoke(self.row, self._envelope(batch))
             tries += 1
+            if ok and self.tumbling:
+                self.state = _state(payload, self.state)
             if ok:
                 failed = failed_items(payload) if self.reports_items else []
                 if failed == []:
@@ -294,6 +329,15 @@ class StreamPoller(_Poller):
             return desc["StreamDescription"]["Shards"][0]["ShardId"]
         except Exception:
             return ""
+
+
+def _state(payload: bytes, before: Any) -> Any:
+    """The "state" a function returned within a tumbling window (kept as it was when it returned none)."""
+    try:
+        answer = json.loads(payload or b"null")
+    except ValueError:
+        return before
+    return answer["state"] if isinstance(answer, dict) and isinstance(answer.get("state"), dict) else before
 
 
 def _iso(epoch: float) -> str:
