@@ -20,8 +20,9 @@ TRUST = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
 READS = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Action": ["sqs:*", "dynamodb:*", "logs:*", "sns:*"], "Resource": "*"}]}
-# Prints each event; a record whose body (or item id) is "bad" is reported as a failed item, and a
-# batch with the item "poison" fails as a whole.
+# Prints each event; a record whose body (or item id) is "bad" is reported as a failed item, one
+# whose body is "unknown" makes it report an id not in the batch, and a batch with the item "poison"
+# fails as a whole.
 APP = """
 import json
 
@@ -35,6 +36,8 @@ def handler(event, context):
     for r in event["Records"]:
         if r.get("body") == "bad":
             failed.append({"itemIdentifier": r["messageId"]})
+        if r.get("body") == "unknown":
+            failed.append({"itemIdentifier": "not-in-this-batch"})
         image = r.get("dynamodb", {}).get("NewImage", {})
         if image.get("id", {}).get("S") == "bad":
             failed.append({"itemIdentifier": r["dynamodb"]["SequenceNumber"]})
@@ -135,6 +138,29 @@ def test_a_queue_triggers_a_function_and_failed_items_go_to_the_dlq(aws: Callabl
     assert got["State"] == "Enabled"
     assert created["UUID"] in [m["UUID"] for m in lam.list_event_source_mappings(FunctionName=function)
                                ["EventSourceMappings"]]
+
+
+def test_an_unknown_item_identifier_fails_the_whole_batch(aws: Callable[..., Any], role: str) -> None:
+    function = _function(aws, role)
+    dlq_url, dlq_arn = _queue(aws)
+    url, arn = _queue(aws, VisibilityTimeout="2",
+                      RedrivePolicy=json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 1}))
+    aws("lambda").create_event_source_mapping(EventSourceArn=arn, FunctionName=function, BatchSize=10,
+                                              MaximumBatchingWindowInSeconds=1,
+                                              FunctionResponseTypes=["ReportBatchItemFailures"])
+    aws("sqs").send_message_batch(QueueUrl=url, Entries=[{"Id": "1", "MessageBody": "fine"},
+                                                         {"Id": "2", "MessageBody": "unknown"}])
+    moved: list[str] = []
+
+    def both_moved() -> bool:
+        found = aws("sqs").receive_message(QueueUrl=dlq_url, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+        moved.extend(m["Body"] for m in found.get("Messages") or [])
+        return len(moved) == 2
+
+    _until(both_moved, "both messages of the failed batch in the DLQ")
+    assert sorted(moved) == ["fine", "unknown"]
+    first = _events(aws, function)[0]
+    assert sorted(r["body"] for r in first["Records"]) == ["fine", "unknown"]
 
 
 def test_filter_criteria_drop_messages_that_do_not_match(aws: Callable[..., Any], role: str) -> None:

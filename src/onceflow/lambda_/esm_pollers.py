@@ -168,7 +168,8 @@ class SqsPoller(_Poller):
         if chosen:
             ok, payload, _ = self.owner.invoke(self.row, {"Records": chosen})
             failed = failed_items(payload) if ok and self.reports_items else []
-            if ok and failed is not None:
+            ids = {r["messageId"] for r in chosen}
+            if ok and failed is not None and set(failed) <= ids:  # an unknown id fails the whole batch
                 done += [r for r in chosen if r["messageId"] not in set(failed)]
             self.owner.store.progress(self.row["uuid"], None, OK if ok else FAILED)
         for r in done:
@@ -267,12 +268,9 @@ class StreamPoller(_Poller):
                 failed = failed_items(payload) if self.reports_items else []
                 if failed == []:
                     return OK
-                if failed is not None:  # retry from the first failed record on, as Lambda does
-                    seqs = [r["dynamodb"]["SequenceNumber"] for r in batch]
-                    first = min((s for s in failed if s in seqs), default=None)
-                    if first is None:
-                        return OK
-                    batch = batch[seqs.index(first):]
+                seqs = [r["dynamodb"]["SequenceNumber"] for r in batch]
+                if failed is not None and set(failed) <= set(seqs):  # else the whole batch failed
+                    batch = batch[seqs.index(min(failed)):]  # retried from the first failed record on
             if self.config.get("BisectBatchOnFunctionError") and len(batch) > 1:
                 # each half is retried on its own; a split does not count toward the retry quota
                 half = len(batch) // 2
