@@ -191,6 +191,11 @@ def test_disabling_a_mapping_stops_delivery(aws: Callable[..., Any], role: str) 
     with pytest.raises(ClientError) as err:
         lam.get_event_source_mapping(UUID=key)
     assert err.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    # the deleted mapping's pollers left their long poll: a message sent now is received first by us
+    sqs = aws("sqs")
+    sqs.send_message(QueueUrl=url, MessageBody="after delete")
+    got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=5, MessageSystemAttributeNames=["All"])["Messages"]
+    assert [(m["Body"], m["Attributes"]["ApproximateReceiveCount"]) for m in got] == [("after delete", "1")]
 
 
 def test_a_stream_triggers_a_function_with_retries_and_an_on_failure_queue(aws: Callable[..., Any],

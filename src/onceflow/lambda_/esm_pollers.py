@@ -142,12 +142,17 @@ class SqsPoller(_Poller):
         limit = (self.config.get("ScalingConfig") or {}).get("MaximumConcurrency") or DEFAULT_SQS_POLLERS
         return max(1, min(limit, self.owner.stack.settings.lambda_max_workers))
 
+    def __init__(self, owner: Pollers, row: dict[str, Any], previous: _Poller | None) -> None:
+        super().__init__(owner, row, previous)
+        self._watch_lock = threading.Lock()
+        self._watches: set[Any] = set()  # our threads' long polls, ended at once by stop()
+
     def stop(self) -> None:
         super().stop()
-        sqs = self.owner.stack.services.get("sqs")
-        q = sqs.queues.by_arn(self.row["source_arn"]) if sqs else None
-        if q is not None:
-            sqs.waiters.notify(q.id)  # wake our long polls now rather than in up to 20 s
+        with self._watch_lock:
+            watches = list(self._watches)
+        for w in watches:
+            w.fire()
 
     def run_once(self) -> None:
         sqs = self.owner.stack.services["sqs"]
@@ -189,9 +194,27 @@ class SqsPoller(_Poller):
         return got
 
     def _receive(self, sqs: Any, q: Any, n: int, wait: int) -> list[dict[str, Any]]:
-        out = sqs.receive(q, {"MaxNumberOfMessages": n, "WaitTimeSeconds": wait, "AttributeNames": ["All"],
-                              "MessageAttributeNames": ["All"]}, blocking=True)
-        return list(out.get("Messages") or [])
+        """SQS's long poll, as ReceiveMessage runs it (woken by a send, or when a message's delay or
+        visibility runs out), that also ends the moment this poller is stopped."""
+        deadline = time.monotonic() + wait
+        visibility = q.int_attribute("VisibilityTimeout")
+        while not self.stopped.is_set():
+            watch = sqs.waiters.watch(q.id)  # before looking, so a send in between is not missed
+            with self._watch_lock:
+                self._watches.add(watch)
+            try:
+                found, ready_in = sqs.messages.receive(q, n, visibility, ["All"], ["All"])
+                left = deadline - time.monotonic()
+                if found or left <= 0 or sqs.waiters.stopping:
+                    return list(found)
+                if self.stopped.is_set():
+                    return []
+                watch.wait_blocking(min(left, ready_in) if ready_in is not None else left)
+            finally:
+                sqs.waiters.forget(q.id, watch)
+                with self._watch_lock:
+                    self._watches.discard(watch)
+        return []
 
 
 class StreamPoller(_Poller):
