@@ -18,6 +18,7 @@ from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
 from onceflow.lambda_.code_location import CodeLocations
+from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.layers import Layers
@@ -64,6 +65,7 @@ def setup(stack: Stack) -> None:
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
                                                                           region=region)  # fmt: skip
     stack.registry.add_api("lambda", api)
+    setup_mappings(stack, service, invoker)  # event source mappings (lambda_/esm_setup.py)
     stack.services["lambda"] = api
     stack.services["lambda_urls"] = urls  # wire/app.py hands function URL calls to it
     stack.resource_resolvers["lambda"] = _resolver

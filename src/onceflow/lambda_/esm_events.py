@@ -1,0 +1,103 @@
+"""What an event source mapping hands a function: the SQS and DynamoDB Streams event shapes
+Lambda sends, the FilterCriteria check (EventBridge's pattern language), and the reading of a
+function's batchItemFailures answer."""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import datetime
+from typing import Any
+
+from onceflow.patterns.event_pattern import EventPattern, PatternError, compile_pattern
+
+MAX_FILTERS = 5
+
+
+def compile_filters(criteria: dict[str, Any] | None) -> list[EventPattern]:
+    """The mapping's filters (an empty list: every record passes); PatternError when one is invalid."""
+    filters = (criteria or {}).get("Filters") or []
+    if len(filters) > MAX_FILTERS:
+        raise PatternError("too many filters")
+    return [compile_pattern(f.get("Pattern") or "") for f in filters]
+
+
+def passes(filters: list[EventPattern], record: dict[str, Any]) -> bool:
+    """A record is processed when any filter matches it (OR), or when there are no filters."""
+    return not filters or any(f.matches(record) for f in filters)
+
+
+# ------------------------------------------------------------------ SQS
+def sqs_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+    """One received message in the shape of an SQS event record (lower-camel keys)."""
+    rec: dict[str, Any] = {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message.get("Body", ""),
+        "attributes": dict(message.get("Attributes") or {}),
+        "messageAttributes": {k: _sqs_attribute(v) for k, v in (message.get("MessageAttributes") or {}).items()},
+        "md5OfBody": message.get("MD5OfBody"),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    }
+    if message.get("MD5OfMessageAttributes"):
+        rec["md5OfMessageAttributes"] = message["MD5OfMessageAttributes"]
+    return rec
+
+
+def _sqs_attribute(value: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"stringListValues": [], "binaryListValues": [], "dataType": value.get("DataType")}
+    if "StringValue" in value:
+        out["stringValue"] = value["StringValue"]
+    if "BinaryValue" in value:
+        raw = value["BinaryValue"]
+        out["binaryValue"] = base64.b64encode(raw).decode() if isinstance(raw, bytes) else raw
+    return out
+
+
+def sqs_filter_view(record: dict[str, Any]) -> dict[str, Any]:
+    """What a filter sees of an SQS record: its metadata, with the body parsed when it is JSON."""
+    view = dict(record)
+    try:
+        view["body"] = json.loads(record["body"])
+    except (ValueError, TypeError):
+        pass
+    return view
+
+
+# ------------------------------------------------------------------ DynamoDB Streams
+def stream_record(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
+    """A GetRecords record as Lambda sends it: JSON only, with the stream's ARN added."""
+    rec = dict(record)
+    d = dict(rec["dynamodb"])
+    when = d.get("ApproximateCreationDateTime")
+    if isinstance(when, datetime):
+        d["ApproximateCreationDateTime"] = int(when.timestamp())
+    rec["dynamodb"] = d
+    rec["eventSourceARN"] = stream_arn
+    return rec
+
+
+# ------------------------------------------------------------------ the function's answer
+def failed_items(payload: bytes) -> list[str] | None:
+    """The itemIdentifiers of a ReportBatchItemFailures answer; None when the answer is malformed
+    (Lambda then counts the whole batch as failed)."""
+    try:
+        answer = json.loads(payload or b"null")
+    except ValueError:
+        return None
+    if answer is None or not isinstance(answer, dict):
+        return []
+    failures = answer.get("batchItemFailures")
+    if failures is None:
+        return []
+    if not isinstance(failures, list):
+        return None
+    out = []
+    for f in failures:
+        ident = f.get("itemIdentifier") if isinstance(f, dict) else None
+        if not isinstance(ident, str) or not ident:
+            return None  # an empty or missing identifier fails the whole batch, as Lambda does
+        out.append(ident)
+    return out

@@ -1,0 +1,67 @@
+"""The pure parts of event source mappings: event shapes, filters, batchItemFailures answers."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from onceflow.lambda_.esm_events import (
+    compile_filters,
+    failed_items,
+    passes,
+    sqs_filter_view,
+    sqs_record,
+    stream_record,
+)
+from onceflow.patterns.event_pattern import PatternError
+
+MESSAGE = {"MessageId": "m1", "ReceiptHandle": "h1", "Body": '{"kind": "keep", "n": 5}', "MD5OfBody": "x",
+           "Attributes": {"ApproximateReceiveCount": "1"}, "MD5OfMessageAttributes": "y",
+           "MessageAttributes": {"b": {"DataType": "Binary", "BinaryValue": b"\x00\x01"}}}
+
+
+def test_an_sqs_record_has_lambdas_keys() -> None:
+    r = sqs_record(MESSAGE, "arn:aws:sqs:us-east-1:1:q", "us-east-1")
+    assert r["eventSource"] == "aws:sqs" and r["eventSourceARN"] == "arn:aws:sqs:us-east-1:1:q"
+    assert r["messageAttributes"]["b"] == {"binaryValue": "AAE=", "stringListValues": [], "binaryListValues": [],
+                                           "dataType": "Binary"}
+    assert r["md5OfMessageAttributes"] == "y" and r["receiptHandle"] == "h1"
+
+
+def test_filters_see_a_json_body_parsed_and_match_any_filter() -> None:
+    r = sqs_record(MESSAGE, "arn", "us-east-1")
+    keep = compile_filters({"Filters": [{"Pattern": '{"body": {"n": [{"numeric": [">", 9]}]}}'},
+                                        {"Pattern": '{"body": {"kind": ["keep"]}}'}]})
+    drop = compile_filters({"Filters": [{"Pattern": '{"body": {"kind": ["drop"]}}'}]})
+    assert passes(keep, sqs_filter_view(r)) and not passes(drop, sqs_filter_view(r))
+    assert passes([], r)
+    plain = sqs_record({**MESSAGE, "Body": "not json"}, "arn", "us-east-1")
+    assert passes(compile_filters({"Filters": [{"Pattern": '{"body": ["not json"]}'}]}), sqs_filter_view(plain))
+
+
+def test_bad_filters_are_pattern_errors() -> None:
+    with pytest.raises(PatternError):
+        compile_filters({"Filters": [{"Pattern": "{nope"}]})
+    with pytest.raises(PatternError):
+        compile_filters({"Filters": [{"Pattern": "{}"}] * 6})
+
+
+def test_a_stream_record_is_plain_json_with_its_stream() -> None:
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    rec = stream_record({"eventName": "INSERT", "dynamodb": {"ApproximateCreationDateTime": when}}, "arn:s")
+    assert rec["dynamodb"]["ApproximateCreationDateTime"] == int(when.timestamp())
+    assert rec["eventSourceARN"] == "arn:s"
+
+
+@pytest.mark.parametrize(("payload", "expected"), [
+    (b'{"batchItemFailures": [{"itemIdentifier": "a"}, {"itemIdentifier": "b"}]}', ["a", "b"]),
+    (b'{"batchItemFailures": []}', []),
+    (b"null", []),
+    (b'"ok"', []),
+    (b'{"batchItemFailures": [{"itemIdentifier": ""}]}', None),
+    (b'{"batchItemFailures": "all"}', None),
+    (b"not json", None),
+])
+def test_batch_item_failures(payload: bytes, expected: list[str] | None) -> None:
+    assert failed_items(payload) == expected
