@@ -513,7 +513,7 @@ class SfnService:
 
     # ------------------------------------------------------------------ TestState
     def test_state(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        from onceflow.sfn.engine.teststate import run_test_state
+        from onceflow.sfn.engine.teststate import run_test_state, test_state_mock
 
         try:
             definition = _loads(p["definition"])
@@ -529,10 +529,14 @@ class SfnService:
             raise E.invalid_definition(f"SCHEMA_VALIDATION_FAILED: The state '{name}' is not a valid state at /")
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
+        mocked = test_state_mock(p.get("mock"), definition)
         state_input = self._json_input(p.get("input"))
         variables = self._json_input(p.get("variables"))
+        retries = (p.get("stateConfiguration") or {}).get("retrierRetryCount") or 0
         return run_test_state(self.engine, ctx.account, ctx.region, definition, name, p.get("roleArn") or "",
-                              state_input, variables if isinstance(variables, dict) else {}, language)
+                              state_input, variables if isinstance(variables, dict) else {}, language,
+                              mocked=mocked, inspection_level=p.get("inspectionLevel") or "INFO",
+                              retry_count=retries)
 
     @staticmethod
     def _json_input(text: str | None) -> Any:
