@@ -24,7 +24,7 @@ from onceflow.sfn.engine.integrations.activity import START_SUFFIX
 from onceflow.sfn.engine.integrations.states import PARENT
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.exec_logging import ExecLogger, check_logging
-from onceflow.sfn.mocks import MockConfig, load_file, split_case
+from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_case
 from onceflow.sfn.names import ts, valid_name
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
@@ -102,6 +102,7 @@ class SfnService:
         # Step Functions Local's mock configuration: loaded at start, replaced by /_onceflow/mock-config.
         file = stack.settings.mock_config_file
         self.mock_config: MockConfig | None = load_file(file) if file is not None else None
+        stack.on_reset.append(self._reset_mock_config)
 
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -362,6 +363,14 @@ class SfnService:
             self.engine.wait_done(arn, 300)
             return self._sync_result(arn)
         return {"executionArn": arn, "startDate": ts(now)}
+
+    def _reset_mock_config(self) -> None:
+        """A reset puts back the configuration the server started with (one set at run time goes)."""
+        file = self.stack.settings.mock_config_file
+        try:
+            self.mock_config = load_file(file) if file is not None else None
+        except MockConfigError:  # the file changed into a bad one since the start: keep none
+            self.mock_config = None
 
     def _mock_case(self, given: str, machine_name: str, case_name: str | None) -> str | None:
         """The test case `<arn>#<case>` names, as stored with the execution (sfn/mocks.py)."""
