@@ -9,6 +9,7 @@ run). The server is started with `--mock-config FILE`; executions select a test 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -39,6 +40,8 @@ MOCK_CONFIG: dict[str, Any] = {
         "CatchFlow": {"TestCases": {
             "CatchPath": {"LambdaState": "LambdaMockedResourceNotReady"},
         }},
+        "MapFlow": {"TestCases": {"EachItem": {"Inner": "MockedThree"}}},
+        "SyncFlow": {"TestCases": {"HappyPath": {"LambdaState": "MockedLambdaSuccess"}}},
         "AnyTask": {"TestCases": {
             "AllMocked": {"DdbState": "MockedItem", "ActivityState": "MockedActivity", "GlueState": "MockedGlue"},
         }},
@@ -53,6 +56,7 @@ MOCK_CONFIG: dict[str, Any] = {
             "1-2": {"Throw": {"Error": "Lambda.TimeoutException", "Cause": "Lambda timed out."}},
             "3": {"Return": LAMBDA_OK},
         },
+        "MockedThree": {"0-2": {"Return": {"n": "mocked"}}},
         "MockedItem": {"0": {"Return": {"Item": {"id": {"S": "42"}, "name": {"S": "mocked"}}}}},
         "MockedActivity": {"0": {"Return": {"done": True}}},
         "MockedGlue": {"0": {"Return": {"JobRunState": "SUCCEEDED"}}},
@@ -81,6 +85,13 @@ CATCH_FLOW = {"StartAt": "LambdaState", "States": {
                     "End": True},
     "Fallback": {"Type": "Pass", "End": True},
 }}
+
+
+MAP_FLOW = {"StartAt": "Each", "States": {"Each": {
+    "Type": "Map", "ItemsPath": "$.items", "MaxConcurrency": 1, "End": True,
+    "ItemProcessor": {"StartAt": "Inner", "States": {"Inner": {
+        "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+        "Parameters": {"FunctionName": "f", "Payload.$": "$"}, "End": True}}}}}}
 
 
 def any_task(activity_arn: str) -> dict[str, Any]:
@@ -125,9 +136,9 @@ def machines(mocked_server: ServerProcess, sfn: Any) -> dict[str, str]:
     activity = sfn.create_activity(name="mocked-activity")["activityArn"]
     out = {}
     for name, definition in (("LambdaSQSIntegration", lambda_sqs(queue_url)), ("CatchFlow", CATCH_FLOW),
-                             ("AnyTask", any_task(activity))):
-        out[name] = sfn.create_state_machine(name=name, definition=json.dumps(definition),
-                                             roleArn=role)["stateMachineArn"]
+                             ("AnyTask", any_task(activity)), ("MapFlow", MAP_FLOW), ("SyncFlow", CATCH_FLOW)):
+        out[name] = sfn.create_state_machine(name=name, definition=json.dumps(definition), roleArn=role,
+                                             type="EXPRESS" if name == "SyncFlow" else "STANDARD")["stateMachineArn"]
     out["queue"] = queue_url
     return out
 
@@ -221,6 +232,24 @@ def test_any_task_kind_can_be_mocked(sfn: Any, machines: dict[str, str]) -> None
     assert types(events).count("TaskSucceeded") == 3
 
 
+def test_invocations_count_across_map_iterations(sfn: Any, machines: dict[str, str]) -> None:
+    d, _ = run(sfn, machines["MapFlow"], "EachItem", {"items": [1, 2, 3]})
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == [{"n": "mocked"}] * 3
+    d, _ = run(sfn, machines["MapFlow"], "EachItem", {"items": [1, 2, 3, 4]})  # "0-2" has no fourth answer
+    assert (d["status"], d["error"]) == ("FAILED", "States.Runtime")
+
+
+def test_start_sync_execution_runs_a_test_case(mocked_server: ServerProcess, machines: dict[str, str]) -> None:
+    import botocore.config
+
+    sync = mocked_server.client("stepfunctions", config=botocore.config.Config(inject_host_prefix=False))
+    out = sync.start_sync_execution(stateMachineArn=f"{machines['SyncFlow']}#HappyPath", input='{"a": 1}')
+    assert out["status"] == "SUCCEEDED", out
+    assert json.loads(out["output"]) == LAMBDA_OK
+    assert out["stateMachineArn"] == machines["SyncFlow"]
+
+
 def test_without_a_test_case_the_calls_are_real(sfn: Any, machines: dict[str, str]) -> None:
     started = sfn.start_execution(stateMachineArn=machines["CatchFlow"], input="{}")
     deadline = time.time() + 60
@@ -268,3 +297,35 @@ def test_a_bad_mock_config_stops_serve_with_one_line(tmp_path: Path, content: st
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("onceflow: mock configuration:") and fragment in lines[0]
+
+
+def test_sfn_mock_config_variable_is_read_like_the_flag(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"MockedResponses": {"R": {"0": {"Return": 1, "Throw": {"Error": "E"}}}}}')
+    env = {**os.environ, "SFN_MOCK_CONFIG": str(path)}
+    done = subprocess.run([sys.executable, "-m", "onceflow", "serve", "--port", "0", "--in-memory"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2
+    assert "exactly one of Return or Throw" in done.stderr
+
+
+def test_a_running_test_case_survives_a_restart_without_the_file(server_factory: Callable[..., ServerProcess],
+                                                                 mock_file: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = server_factory(data, extra_args=("--mock-config", str(mock_file)))
+    sfn = first.client("stepfunctions")
+    role = first.client("iam").create_role(RoleName="r", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    lambda_state = {k: v for k, v in CATCH_FLOW["States"]["LambdaState"].items() if k != "Catch"}
+    napping = {"StartAt": "Nap", "States": {"Nap": {"Type": "Wait", "Seconds": 3, "Next": "LambdaState"},
+                                            "LambdaState": lambda_state}}
+    arn = sfn.create_state_machine(name="CatchFlow", definition=json.dumps(napping), roleArn=role)["stateMachineArn"]
+    started = sfn.start_execution(stateMachineArn=f"{arn}#CatchPath", input="{}")
+    first.stop()
+    second = server_factory(data)  # no mock configuration now: the execution still runs its case
+    sfn = second.client("stepfunctions")
+    deadline = time.time() + 60
+    while (d := sfn.describe_execution(executionArn=started["executionArn"]))["status"] == "RUNNING":
+        assert time.time() < deadline
+        time.sleep(0.1)
+    assert (d["status"], d["error"], d["cause"]) == ("FAILED", "Lambda.ResourceNotReadyException",
+                                                     "Lambda resource is not ready.")
