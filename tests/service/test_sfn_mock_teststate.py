@@ -118,3 +118,32 @@ def test_a_mock_on_a_pass_state_is_refused(sfn: Any) -> None:
     with pytest.raises(ClientError) as exc:
         probe(sfn, {"Type": "Pass", "End": True}, mock={"result": "{}"})
     assert exc.value.response["Error"]["Code"] == "ValidationException"
+
+
+DESCRIBE = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:sfn:describeExecution",
+            "Parameters": {"ExecutionArn": "arn:aws:states:us-east-1:000000000000:execution:m:e"}, "End": True}
+
+
+def test_strict_field_validation_wants_the_required_fields(sfn: Any) -> None:
+    partial = json.dumps({"Status": "SUCCEEDED"})
+    with pytest.raises(ClientError) as exc:
+        probe(sfn, DESCRIBE, mock={"result": partial})  # STRICT is the default
+    assert exc.value.response["Error"]["Code"] == "ValidationException"
+    assert "lacks the required field" in exc.value.response["Error"]["Message"]
+    out = probe(sfn, DESCRIBE, mock={"result": partial, "fieldValidationMode": "PRESENT"})
+    assert out["status"] == "SUCCEEDED" and json.loads(out["output"]) == {"Status": "SUCCEEDED"}
+
+
+@pytest.mark.parametrize("result, fragment", [
+    ({"StatusCode": "200"}, "$.StatusCode must be an integer"),
+    ({"StatusCode": 200, "Bogus": 1}, "'Bogus'"),
+])
+def test_present_fields_must_conform_to_the_api(sfn: Any, result: dict[str, Any], fragment: str) -> None:
+    for mode in ("STRICT", "PRESENT"):
+        with pytest.raises(ClientError) as exc:
+            probe(sfn, mock={"result": json.dumps(result), "fieldValidationMode": mode})
+        assert exc.value.response["Error"]["Code"] == "ValidationException"
+        assert fragment in exc.value.response["Error"]["Message"]
+    out = probe(sfn, {**LAMBDA_TASK, "ResultSelector": {"s.$": "$.StatusCode"}},
+                mock={"result": json.dumps(result), "fieldValidationMode": "NONE"})
+    assert out["status"] == "SUCCEEDED"

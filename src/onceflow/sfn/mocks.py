@@ -137,6 +137,71 @@ def split_case(arn: str) -> tuple[str, str | None]:
     return (base, case) if sep else (arn, None)
 
 
+# ---------------------------------------------------------------------- TestState fieldValidationMode
+# Fields Step Functions adds to every service result besides the API's own output members.
+SDK_METADATA = frozenset({"SdkHttpMetadata", "SdkResponseMetadata"})
+
+
+def check_result(result: Any, shapes: dict[str, Any], output: str, strict: bool) -> str | None:
+    """Why a mocked result does not conform to an operation's output shape (botocore's model
+    `shapes`, the output shape's name), or None. PRESENT (strict=False) checks the fields given:
+    known members of the right JSON types; STRICT also wants every required member."""
+    if not isinstance(result, dict):
+        return "the result must be a JSON object"
+    return _check(result, shapes, shapes[output], "$", strict, top=True)
+
+
+def _check(value: Any, shapes: dict[str, Any], shape: dict[str, Any], where: str, strict: bool,
+           top: bool = False) -> str | None:
+    kind = shape.get("type")
+    if kind == "structure":
+        if not isinstance(value, dict):
+            return f"{where} must be an object"
+        # aws-sdk results name camelCase APIs' members in PascalCase: the first letter's case is free.
+        members = {_fold(name): member for name, member in shape.get("members", {}).items()}
+        for key, item in value.items():
+            if _fold(key) not in members:
+                if top and key in SDK_METADATA:
+                    continue
+                return f"{where} has the field '{key}', which the API does not define"
+            problem = _check(item, shapes, shapes[members[_fold(key)]["shape"]], f"{where}.{key}", strict)
+            if problem:
+                return problem
+        if strict:
+            given = {_fold(key) for key in value}
+            missing = [name for name in shape.get("required", []) if _fold(name) not in given]
+            if missing:
+                return f"{where} lacks the required field '{missing[0]}'"
+        return None
+    if kind == "list":
+        if not isinstance(value, list):
+            return f"{where} must be an array"
+        member = shapes[shape["member"]["shape"]]
+        return next((p for i, v in enumerate(value) if (p := _check(v, shapes, member, f"{where}[{i}]", strict))),
+                    None)
+    if kind == "map":
+        if not isinstance(value, dict):
+            return f"{where} must be an object"
+        member = shapes[shape["value"]["shape"]]
+        return next((p for k, v in value.items() if (p := _check(v, shapes, member, f"{where}.{k}", strict))), None)
+    expected = _SCALARS.get(kind or "")
+    if expected is not None and not ((isinstance(value, expected[0]) and not isinstance(value, bool)) or
+                                     (kind == "boolean" and isinstance(value, bool))):
+        return f"{where} must be {expected[1]}"
+    return None  # blobs (Lambda's Payload is JSON), documents
+
+
+def _fold(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+_SCALARS: dict[str, tuple[tuple[type, ...], str]] = {
+    "string": ((str,), "a string"), "integer": ((int,), "an integer"), "long": ((int,), "an integer"),
+    "float": ((int, float), "a number"), "double": ((int, float), "a number"), "boolean": ((), "a boolean"),
+    "timestamp": ((str, int, float), "a timestamp"),
+}
+
+
 def _object(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise MockConfigError(f"{where} must be a JSON object")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from onceflow.sfn.mocks import MockCase, MockConfigError, Mocked, load_file, parse, split_case
+from onceflow.sfn.mocks import MockCase, MockConfigError, Mocked, check_result, load_file, parse, split_case
 
 DOC: dict[str, Any] = {
     "StateMachines": {"M": {"TestCases": {"T": {"A": "Retry", "B": "Ok"}}}},
@@ -83,3 +83,30 @@ def test_load_file_reports_unreadable_and_non_json_files(tmp_path: Path) -> None
     good = tmp_path / "good.json"
     good.write_text(json.dumps(DOC))
     assert load_file(good).test_case("M", "T") is not None
+
+
+SHAPES: dict[str, Any] = {
+    "Out": {"type": "structure", "required": ["Id"], "members": {
+        "Id": {"shape": "S"}, "count": {"shape": "I"}, "Tags": {"shape": "L"}, "Attrs": {"shape": "M"},
+        "On": {"shape": "B"}, "Body": {"shape": "Blob"}}},
+    "S": {"type": "string"}, "I": {"type": "integer"}, "B": {"type": "boolean"}, "Blob": {"type": "blob"},
+    "L": {"type": "list", "member": {"shape": "S"}},
+    "M": {"type": "map", "key": {"shape": "S"}, "value": {"shape": "I"}},
+}
+
+
+@pytest.mark.parametrize("result, strict, problem", [
+    ({"Id": "a", "Count": 1, "Tags": ["x"], "Attrs": {"k": 1}, "On": True, "Body": {"any": 1}}, True, None),
+    ({"Count": 1}, False, None),
+    ({"Count": 1}, True, "$ lacks the required field 'Id'"),
+    ({"Id": "a", "SdkHttpMetadata": {}}, True, None),
+    ({"Id": 1}, True, "$.Id must be a string"),
+    ({"Id": "a", "count": True}, True, "$.count must be an integer"),
+    ({"Id": "a", "On": 1}, True, "$.On must be a boolean"),
+    ({"Id": "a", "Tags": ["x", 2]}, True, "$.Tags[1] must be a string"),
+    ({"Id": "a", "Attrs": {"k": "v"}}, True, "$.Attrs.k must be an integer"),
+    ({"Id": "a", "Other": 1}, False, "$ has the field 'Other', which the API does not define"),
+    ([], False, "the result must be a JSON object"),
+])
+def test_check_result(result: Any, strict: bool, problem: str | None) -> None:
+    assert check_result(result, SHAPES, "Out", strict) == problem

@@ -12,7 +12,11 @@ import json
 import time
 import uuid
 from collections.abc import Generator
+from functools import lru_cache
 from typing import Any
+
+import botocore.exceptions
+import botocore.loaders
 
 from onceflow.sfn import errors as E
 from onceflow.sfn.asl.errors import StatesError
@@ -20,12 +24,13 @@ from onceflow.sfn.asl.load import load_state
 from onceflow.sfn.asl.nodes import State
 from onceflow.sfn.asl.retry import find_retrier, should_retry
 from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.integrations import resolve_integration
 from onceflow.sfn.engine.memory import MemoryEngine
 from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
 from onceflow.sfn.engine.states import HANDLERS
 from onceflow.sfn.engine.states.common import Scope, input_path, result_path, template
-from onceflow.sfn.mocks import MockCase, Mocked
+from onceflow.sfn.mocks import MockCase, Mocked, check_result
 
 FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
                   "MapStateFailed", "ParallelStateFailed", "TaskStartFailed"}
@@ -53,9 +58,45 @@ def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any]) -> Mocke
             raise E.validation("mock.errorOutput.error is required when mock.errorOutput is specified")
         return Mocked(True, error=error, cause=mock["errorOutput"].get("cause"))
     try:
-        return Mocked(False, result=json.loads(mock["result"]))
+        result = json.loads(mock["result"])
     except ValueError:
         raise E.validation("mock.result is not valid JSON") from None
+    mode = mock.get("fieldValidationMode") or "STRICT"
+    model = _output_model(state.get("Resource")) if mode != "NONE" else None
+    if model is not None:
+        shapes, output, label = model
+        problem = check_result(result, shapes, output, strict=mode == "STRICT")
+        if problem:
+            raise E.validation(f"The mocked result does not conform to the output of {label} "
+                               f"(fieldValidationMode {mode}): {problem}")
+    return Mocked(False, result=result)
+
+
+# aws-sdk service names that botocore spells otherwise
+_BOTOCORE_NAMES = {"sfn": "stepfunctions", "eventbridge": "events"}
+
+
+@lru_cache(maxsize=256)
+def _output_model(resource: Any) -> tuple[dict[str, Any], str, str] | None:
+    """(botocore shapes, output shape name, 'service:Operation') of a Task resource's API call;
+    None when there is none to check against: bare Lambda ARNs and activities (any JSON), .sync
+    results (another call's output), or an operation botocore does not know."""
+    if not isinstance(resource, str):
+        return None
+    integ = resolve_integration(resource)
+    if integ.kind in ("bare_lambda", "activity") or not integ.resource_type or "." in integ.resource:
+        return None
+    service = integ.resource_type.split(":", 1)[-1]
+    service = _BOTOCORE_NAMES.get(service, service)
+    action = integ.resource[:1].upper() + integ.resource[1:]
+    try:
+        model = botocore.loaders.create_loader().load_service_model(service, "service-2")
+    except botocore.exceptions.DataNotFoundError:
+        return None
+    op = model["operations"].get(action)
+    if op is None or "output" not in op:
+        return None
+    return model["shapes"], op["output"]["shape"], f"{service}:{action}"
 
 
 def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any], name: str, role_arn: str,
