@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from serverproc import ServerProcess
+from serverproc import ServerProcess, client_factory
 
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
@@ -329,3 +329,24 @@ def test_a_running_test_case_survives_a_restart_without_the_file(server_factory:
         time.sleep(0.1)
     assert (d["status"], d["error"], d["cause"]) == ("FAILED", "Lambda.ResourceNotReadyException",
                                                      "Lambda resource is not ready.")
+
+
+def test_iam_authorizes_a_test_case_as_its_state_machine(server_factory: Callable[..., ServerProcess],
+                                                         mock_file: Path) -> None:
+    server = server_factory(extra_args=("--mock-config", str(mock_file), "--enforce-iam"))
+    iam = server.client("iam")
+    role = iam.create_role(RoleName="r", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    arn = server.client("stepfunctions").create_state_machine(
+        name="CatchFlow", definition=json.dumps(CATCH_FLOW), roleArn=role)["stateMachineArn"]
+    iam.create_user(UserName="tester")
+    iam.put_user_policy(UserName="tester", PolicyName="start", PolicyDocument=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "states:StartExecution", "Resource": arn}]}))
+    key = iam.create_access_key(UserName="tester")["AccessKey"]
+    as_user = client_factory(server.url)("stepfunctions", access_key=key["AccessKeyId"],
+                                         secret_key=key["SecretAccessKey"])
+    assert as_user.start_execution(stateMachineArn=f"{arn}#CatchPath", input="{}")["executionArn"]
+    other = arn.replace(":CatchFlow", ":AnyTask")
+    with pytest.raises(ClientError) as exc:
+        as_user.start_execution(stateMachineArn=f"{other}#AllMocked", input="{}")
+    assert exc.value.response["Error"]["Code"] == "AccessDeniedException"
