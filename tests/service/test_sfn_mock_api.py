@@ -103,5 +103,6 @@ def test_a_web_page_cannot_change_it(of: Onceflow) -> None:
     with pytest.raises(urllib.error.HTTPError) as exc:
         urllib.request.urlopen(req, timeout=10)
     assert exc.value.code == 403
+    exc.value.close()  # its socket, else a ResourceWarning lands on a later test
     with urllib.request.urlopen(of.endpoint + "/_onceflow/mock-config", timeout=10) as resp:
         assert json.loads(resp.read()) == {"mockConfig": None}  # nothing was loaded
