@@ -147,3 +147,16 @@ def test_present_fields_must_conform_to_the_api(sfn: Any, result: dict[str, Any]
     out = probe(sfn, {**LAMBDA_TASK, "ResultSelector": {"s.$": "$.StatusCode"}},
                 mock={"result": json.dumps(result), "fieldValidationMode": "NONE"})
     assert out["status"] == "SUCCEEDED"
+
+
+def test_debug_shows_a_pass_states_steps(sfn: Any) -> None:
+    state = {"Type": "Pass", "InputPath": "$.order", "Parameters": {"copy.$": "$.id"}, "ResultPath": "$.p",
+             "End": True}
+    data = probe(sfn, state, inspectionLevel="DEBUG")["inspectionData"]
+    assert json.loads(data["afterInputPath"]) == {"id": 7}
+    assert json.loads(data["afterParameters"]) == {"copy": 7}
+    assert json.loads(data["result"]) == {"copy": 7}
+    assert json.loads(data["afterResultPath"]) == {"order": {"id": 7}, "p": {"copy": 7}}
+    fixed = probe(sfn, {"Type": "Pass", "Result": {"r": 1}, "End": True}, inspectionLevel="DEBUG")
+    assert json.loads(fixed["inspectionData"]["result"]) == {"r": 1}
+    assert json.loads(fixed["inspectionData"]["afterResultPath"]) == {"r": 1}

@@ -140,8 +140,8 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
 
 
 def _debug_data(state: State, state_input: Any, variables: dict[str, Any], events: list[Event]) -> dict[str, str]:
-    """DEBUG's data-processing steps of a Task: the effective input after InputPath and Parameters
-    (Arguments in JSONata), and the result after ResultSelector and ResultPath."""
+    """DEBUG's data-processing steps of a Task or Pass: the effective input after InputPath and
+    Parameters (Arguments in JSONata), and the result after ResultSelector and ResultPath."""
     data: dict[str, str] = {}
     scheduled = next((e for e in events if e.type in ("TaskScheduled", "LambdaFunctionScheduled")), None)
     params = None
@@ -153,7 +153,16 @@ def _debug_data(state: State, state_input: Any, variables: dict[str, Any], event
         return data
     ctx: dict[str, Any] = {}
     try:
-        data["afterInputPath"] = _compact(input_path(state, state_input, ctx, variables))
+        effective = input_path(state, state_input, ctx, variables)
+        data["afterInputPath"] = _compact(effective)
+        if state.type == "Pass":  # no call: Parameters, then Result, then ResultPath
+            if "Parameters" in state:
+                effective = template(state["Parameters"], effective, ctx, variables)
+            data["afterParameters"] = _compact(effective)
+            result = state["Result"] if "Result" in state else effective
+            data["result"] = _compact(result)
+            data["afterResultPath"] = _compact(result_path(state, state_input, result))
+            return data
     except StatesError:
         return data
     if params is not None:
