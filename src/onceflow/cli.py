@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
     parser.add_argument("--faults", type=Path, default=None, metavar="FILE",
                         help="fault injection rules to load at start (JSON, or YAML with PyYAML installed)")
+    parser.add_argument("--mock-config", type=Path, default=None, metavar="FILE",
+                        help="Step Functions Local mock configuration (default $SFN_MOCK_CONFIG): start executions "
+                             "on '<state machine arn>#<test case>' to run its mocked Task answers")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -50,6 +54,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         from onceflow.faults.cli import read_rules_file
 
         read_rules_file(args.faults)
+    mock_config = _mock_config_file(args)
     account = str(args.account_id)
     if not (len(account) == 12 and account.isdigit()):
         raise SystemExit("onceflow: --account-id must be 12 digits")
@@ -82,8 +87,25 @@ def settings_from(args: argparse.Namespace) -> Settings:
         enforce_iam=args.enforce_iam,
         lambda_interpreters=tuple(interpreters),
         faults_file=args.faults,
+        mock_config_file=mock_config,
         **extra,
     )
+
+
+def _mock_config_file(args: argparse.Namespace) -> Path | None:
+    """--mock-config, else $SFN_MOCK_CONFIG (Step Functions Local's variable); a bad file stops here
+    with one line and exit status 2, before the server starts."""
+    path = args.mock_config or (Path(env) if (env := os.environ.get("SFN_MOCK_CONFIG")) else None)
+    if path is None:
+        return None
+    from onceflow.sfn.mocks import MockConfigError, load_file
+
+    try:
+        load_file(path)
+    except MockConfigError as exc:
+        print(f"onceflow: mock configuration: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return path
 
 
 def _security_args(args: argparse.Namespace) -> dict[str, Any]:

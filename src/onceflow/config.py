@@ -29,6 +29,8 @@ class Settings:
     enforce_iam: bool = False
     # `serve --faults FILE`: fault injection rules that replace the stored ones at start.
     faults_file: Path | None = None
+    # `serve --mock-config FILE` or $SFN_MOCK_CONFIG: Step Functions Local's mock configuration (sfn/mocks.py).
+    mock_config_file: Path | None = None
     # Upper bound on live Lambda worker processes across all functions (sized for the machine).
     lambda_max_workers: int = max(4, (os.cpu_count() or 2) * 4)
     lambda_account_concurrency: int = 1000

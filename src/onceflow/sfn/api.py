@@ -184,6 +184,7 @@ def resolve_resources(ctx: RequestContext, params: Params) -> list[str]:
 
 
 def _unqualified(arn: str) -> str:
-    """A stateMachine ARN without its version or alias qualifier."""
+    """A stateMachine ARN without its version or alias qualifier (or mocked test case, '#Case')."""
+    arn = arn.partition("#")[0]
     parts = arn.split(":")
     return ":".join(parts[:7]) if len(parts) == 8 and parts[5] == "stateMachine" else arn

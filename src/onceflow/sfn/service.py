@@ -24,6 +24,7 @@ from onceflow.sfn.engine.integrations.activity import START_SUFFIX
 from onceflow.sfn.engine.integrations.states import PARENT
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.exec_logging import ExecLogger, check_logging
+from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_case
 from onceflow.sfn.names import ts, valid_name
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
@@ -98,6 +99,10 @@ class SfnService:
         stack.on_reset.append(self.exec_logs.reset)
         engine.on_closed.append(self.nested.closed)  # a .sync parent waits for its child's end
         store.on_token_timed_out.append(self.nested.task_timed_out)
+        # Step Functions Local's mock configuration: loaded at start, replaced by /_onceflow/mock-config.
+        file = stack.settings.mock_config_file
+        self.mock_config: MockConfig | None = load_file(file) if file is not None else None
+        stack.on_reset.append(self._reset_mock_config)
 
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -301,8 +306,10 @@ class SfnService:
 
     # ------------------------------------------------------------------ executions
     def start_execution(self, ctx: RequestContext, p: dict[str, Any], sync: bool = False) -> dict[str, Any]:
-        target = self.versions.target(p["stateMachineArn"])
+        sm_arn_given, case_name = split_case(p["stateMachineArn"])
+        target = self.versions.target(sm_arn_given)
         machine = target.machine
+        mock_case = self._mock_case(p["stateMachineArn"], machine["name"], case_name)
         sm_arn = machine["arn"]
         name = p.get("name") or str(uuid.uuid4())
         if not valid_name(name):
@@ -336,7 +343,7 @@ class SfnService:
                 "status": "RUNNING", "input": text, "output": None, "error": None, "cause": None, "start": now,
                 "stop": None, "definition": target.definition, "role_arn": target.role_arn,
                 "type": machine["type"], "redrive_count": 0, "redrive_date": None,
-                "version_arn": target.version_arn, "alias_arn": target.alias_arn,
+                "version_arn": target.version_arn, "alias_arn": target.alias_arn, "mock_case": mock_case,
             })
             parent = PARENT.get()  # started by a states:startExecution task: linked with the row itself
             if parent is not None:
@@ -356,6 +363,23 @@ class SfnService:
             self.engine.wait_done(arn, 300)
             return self._sync_result(arn)
         return {"executionArn": arn, "startDate": ts(now)}
+
+    def _reset_mock_config(self) -> None:
+        """A reset puts back the configuration the server started with (one set at run time goes)."""
+        file = self.stack.settings.mock_config_file
+        try:
+            self.mock_config = load_file(file) if file is not None else None
+        except MockConfigError:  # the file changed into a bad one since the start: keep none
+            self.mock_config = None
+
+    def _mock_case(self, given: str, machine_name: str, case_name: str | None) -> str | None:
+        """The test case `<arn>#<case>` names, as stored with the execution (sfn/mocks.py)."""
+        if case_name is None:
+            return None
+        case = self.mock_config.test_case(machine_name, case_name) if self.mock_config is not None else None
+        if case is None:  # as Step Functions Local answers a test case its configuration lacks
+            raise E.state_machine_does_not_exist(given)
+        return case.to_json()
 
     def _sync_result(self, arn: str) -> dict[str, Any]:
         out = self.describe_execution(arn)
@@ -498,7 +522,7 @@ class SfnService:
 
     # ------------------------------------------------------------------ TestState
     def test_state(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        from onceflow.sfn.engine.teststate import run_test_state
+        from onceflow.sfn.engine.teststate import run_test_state, test_state_mock
 
         try:
             definition = _loads(p["definition"])
@@ -514,10 +538,14 @@ class SfnService:
             raise E.invalid_definition(f"SCHEMA_VALIDATION_FAILED: The state '{name}' is not a valid state at /")
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
+        mocked = test_state_mock(p.get("mock"), definition)
         state_input = self._json_input(p.get("input"))
         variables = self._json_input(p.get("variables"))
+        retries = (p.get("stateConfiguration") or {}).get("retrierRetryCount") or 0
         return run_test_state(self.engine, ctx.account, ctx.region, definition, name, p.get("roleArn") or "",
-                              state_input, variables if isinstance(variables, dict) else {}, language)
+                              state_input, variables if isinstance(variables, dict) else {}, language,
+                              mocked=mocked, inspection_level=p.get("inspectionLevel") or "INFO",
+                              retry_count=retries)
 
     @staticmethod
     def _json_input(text: str | None) -> Any:

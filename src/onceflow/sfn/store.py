@@ -97,11 +97,16 @@ CREATE INDEX sfn_children_by_parent ON sfn_children (parent_arn);
 CREATE INDEX sfn_children_by_token ON sfn_children (token);
 """,
     ),
+    (
+        "sfn-mock-0001",
+        # The mocked test case an execution runs (sfn/mocks.py TestCase JSON), NULL for a real one.
+        "ALTER TABLE sfn_executions ADD COLUMN mock_case TEXT;",
+    ),
 ]
 
 EXEC_COLUMNS = (
     "arn, sm_arn, account, region, name, status, input, output, error, cause, start, stop, "
-    "definition, role_arn, type, redrive_count, redrive_date, seq, version_arn, alias_arn"
+    "definition, role_arn, type, redrive_count, redrive_date, seq, version_arn, alias_arn, mock_case"
 )
 
 

@@ -200,23 +200,40 @@ class Onceflow:
         finally:
             self.skip_time(False)
 
+    def mock_config(self, config: str | Path | Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """Load a Step Functions Local mock configuration (a file or the decoded JSON) into the
+        server; start executions with `start_execution(..., test_case=NAME)` to run one of its test
+        cases. None unloads it; a reset puts back the one the server started with."""
+        if config is None:
+            return self._own("DELETE", "/_onceflow/mock-config")["mockConfig"]
+        if isinstance(config, str | Path):
+            try:
+                config = json.loads(Path(config).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise OnceflowError(f"mock configuration {config}: {exc}") from None
+        return self._own("POST", "/_onceflow/mock-config", dict(config))["mockConfig"]
+
     # ------------------------------------------------------------------ executions and logs
     def state_machine_arn(self, name_or_arn: str) -> str:
         if name_or_arn.startswith("arn:"):
             return name_or_arn
         return f"arn:aws:states:{self.region}:{self.account}:stateMachine:{name_or_arn}"
 
-    def start_execution(self, state_machine: str, input: Any = None, *, name: str | None = None) -> str:
-        params: dict[str, Any] = {"stateMachineArn": self.state_machine_arn(state_machine),
+    def start_execution(self, state_machine: str, input: Any = None, *, name: str | None = None,
+                        test_case: str | None = None) -> str:
+        """`test_case` runs that test case of the loaded mock configuration (`<arn>#<test case>`)."""
+        arn = self.state_machine_arn(state_machine)
+        params: dict[str, Any] = {"stateMachineArn": f"{arn}#{test_case}" if test_case else arn,
                                   "input": json.dumps({} if input is None else input)}
         if name is not None:
             params["name"] = name
         return str(self.client("stepfunctions").start_execution(**params)["executionArn"])
 
     def execute(self, state_machine: str, input: Any = None, *, name: str | None = None,
-                timeout: float = WAIT_TIMEOUT_S) -> dict[str, Any]:
+                timeout: float = WAIT_TIMEOUT_S, test_case: str | None = None) -> dict[str, Any]:
         """Start an execution and return its finished DescribeExecution."""
-        return self.wait_execution(self.start_execution(state_machine, input, name=name), timeout=timeout)
+        return self.wait_execution(self.start_execution(state_machine, input, name=name, test_case=test_case),
+                                   timeout=timeout)
 
     def wait_execution(self, arn: str, timeout: float = WAIT_TIMEOUT_S) -> dict[str, Any]:
         """The DescribeExecution of `arn` once it is no longer RUNNING."""

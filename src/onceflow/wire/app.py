@@ -30,6 +30,7 @@ from onceflow.faults import wire as faults_wire
 from onceflow.longpoll import LongPoll
 from onceflow.stack import Stack
 from onceflow.wire import json_rpc, query, rest_json, sigv4
+from onceflow.wire import mock_config as mock_config_endpoint
 from onceflow.wire import time_scale as time_scale_endpoint
 from onceflow.wire.authenticate import Authenticator
 from onceflow.wire.guard import FrontDoor, host_message, origin_message, refusal
@@ -377,6 +378,12 @@ class AwsApp:
                 if refused is not None:
                     return Response(403, json.dumps({"message": refused}).encode())
             return Deferred(lambda: time_scale_endpoint.answer(self.stack, request))
+        if request.path == mock_config_endpoint.PATH:
+            if request.method not in ("GET", "HEAD"):
+                refused = self.door.own_tool_refusal(request, "the mock configuration")
+                if refused is not None:
+                    return Response(403, json.dumps({"message": refused}).encode())
+            return Deferred(lambda: mock_config_endpoint.answer(self.stack, request))
         return Response(404, b'{"message":"Unknown onceflow endpoint"}')
 
     def _reset(self) -> Response:

@@ -45,6 +45,7 @@ from onceflow.sfn.engine.effects import (
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.state import History
+from onceflow.sfn.mocks import MockCase
 from onceflow.stack import Stack
 
 log = logging.getLogger(__name__)
@@ -250,6 +251,11 @@ class Runtime:
         self._restarted: set[str] = set()  # preempted fibers replaying: their events move no pointer
         self.servicing = False
         self.budget = DriveBudget(self)
+        # A mocked test case (sfn/mocks.py) and its invocation numbers per state, keyed by
+        # (fiber, entered id, attempt) so a replayed attempt gets the number it had.
+        case = _field(row, "mock_case")
+        self.mock_case: MockCase | None = MockCase.from_json(case) if case else None
+        self.mock_calls: dict[str, dict[tuple[str, int, int], int]] = {}
 
     # ------------------------------------------------------------------ helpers for states
     def scaled_due(self, ref: float, nominal_due: float) -> float:

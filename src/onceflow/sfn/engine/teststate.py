@@ -12,18 +12,25 @@ import json
 import time
 import uuid
 from collections.abc import Generator
+from functools import lru_cache
 from typing import Any
 
+import botocore.exceptions
+import botocore.loaders
+
+from onceflow.sfn import errors as E
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.asl.load import load_state
 from onceflow.sfn.asl.nodes import State
 from onceflow.sfn.asl.retry import find_retrier, should_retry
 from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.integrations import resolve_integration
 from onceflow.sfn.engine.memory import MemoryEngine
 from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
 from onceflow.sfn.engine.states import HANDLERS
-from onceflow.sfn.engine.states.common import Scope
+from onceflow.sfn.engine.states.common import Scope, input_path, result_path, template
+from onceflow.sfn.mocks import MockCase, Mocked, check_result
 
 FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
                   "MapStateFailed", "ParallelStateFailed", "TaskStartFailed"}
@@ -32,8 +39,70 @@ FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaF
 TEST_STATE_LIMIT_S = 60.0
 
 
+def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any]) -> Mocked | None:
+    """TestState's `mock` (result or errorOutput) as the answer its Task gives instead of the call;
+    ValidationException for a mock that is not one."""
+    if mock is None:
+        return None
+    has_result, has_error = mock.get("result") is not None, mock.get("errorOutput") is not None
+    if has_result == has_error:
+        raise E.validation("A mock must specify exactly one of result or errorOutput")
+    if state.get("Type") in ("Map", "Parallel"):
+        raise E.validation(f"onceflow mocks Task states in TestState; mocking a {state['Type']} state is "
+                           "not supported yet")
+    if state.get("Type") != "Task":
+        raise E.validation(f"A mock can only be specified for a Task, Map or Parallel state, not {state.get('Type')}")
+    if has_error:
+        error = mock["errorOutput"].get("error")
+        if not error:
+            raise E.validation("mock.errorOutput.error is required when mock.errorOutput is specified")
+        return Mocked(True, error=error, cause=mock["errorOutput"].get("cause"))
+    try:
+        result = json.loads(mock["result"])
+    except ValueError:
+        raise E.validation("mock.result is not valid JSON") from None
+    mode = mock.get("fieldValidationMode") or "STRICT"
+    model = _output_model(state.get("Resource")) if mode != "NONE" else None
+    if model is not None:
+        shapes, output, label = model
+        problem = check_result(result, shapes, output, strict=mode == "STRICT")
+        if problem:
+            raise E.validation(f"The mocked result does not conform to the output of {label} "
+                               f"(fieldValidationMode {mode}): {problem}")
+    return Mocked(False, result=result)
+
+
+# aws-sdk service names that botocore spells otherwise
+_BOTOCORE_NAMES = {"sfn": "stepfunctions", "eventbridge": "events"}
+
+
+@lru_cache(maxsize=256)
+def _output_model(resource: Any) -> tuple[dict[str, Any], str, str] | None:
+    """(botocore shapes, output shape name, 'service:Operation') of a Task resource's API call;
+    None when there is none to check against: bare Lambda ARNs and activities (any JSON), .sync
+    results (another call's output), or an operation botocore does not know."""
+    if not isinstance(resource, str):
+        return None
+    integ = resolve_integration(resource)
+    if integ.kind in ("bare_lambda", "activity") or not integ.resource_type or "." in integ.resource:
+        return None
+    service = integ.resource_type.split(":", 1)[-1]
+    service = _BOTOCORE_NAMES.get(service, service)
+    action = integ.resource[:1].upper() + integ.resource[1:]
+    try:
+        model = botocore.loaders.create_loader().load_service_model(service, "service-2")
+    except botocore.exceptions.DataNotFoundError:
+        return None
+    op = model["operations"].get(action)
+    if op is None or "output" not in op:
+        return None
+    return model["shapes"], op["output"]["shape"], f"{service}:{action}"
+
+
 def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any], name: str, role_arn: str,
-                   state_input: Any, variables: dict[str, Any], query_language: str) -> dict[str, Any]:
+                   state_input: Any, variables: dict[str, Any], query_language: str, *,
+                   mocked: Mocked | None = None, inspection_level: str = "INFO",
+                   retry_count: int = 0) -> dict[str, Any]:
     inline = MemoryEngine(engine.stack, scale=1e9, halting=engine)  # a Wait state does not wait in TestState
     now = time.time()
     row = {
@@ -42,6 +111,8 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
         "region": region, "name": "TestState", "input": json.dumps(state_input), "start": now,
         "role_arn": role_arn, "redrive_count": 0, "definition": json.dumps({"StartAt": name, "States": {}}),
     }
+    if mocked is not None:  # the Task answers the mock for its one invocation (no retry is taken here)
+        row["mock_case"] = MockCase("TestStateMachine", "TestState", {name: ("mock", ((0, 0, mocked),))}).to_json()
     inline.events.append(Event(1, 0, "ExecutionStarted", now, None, "r"))
     node = load_state(name, state, query_language)
     tested = load_state(name, {k: v for k, v in state.items() if k != "Retry"}, query_language)
@@ -62,10 +133,60 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
         pass
     if inline.closed is not None and "error" not in outcome:
         outcome["error"], outcome["cause"] = inline.closed
-    return _result(node, state_input, outcome, inline.events)
+    out = _result(node, state_input, outcome, inline.events, retry_count)
+    if inspection_level in ("DEBUG", "TRACE"):
+        out["inspectionData"].update(_debug_data(node, state_input, variables, inline.events))
+    return out
 
 
-def _result(state: State, state_input: Any, outcome: dict[str, Any], events: list[Event]) -> dict[str, Any]:
+def _debug_data(state: State, state_input: Any, variables: dict[str, Any], events: list[Event]) -> dict[str, str]:
+    """DEBUG's data-processing steps of a Task or Pass: the effective input after InputPath and
+    Parameters (Arguments in JSONata), and the result after ResultSelector and ResultPath."""
+    data: dict[str, str] = {}
+    scheduled = next((e for e in events if e.type in ("TaskScheduled", "LambdaFunctionScheduled")), None)
+    params = None
+    if scheduled is not None and scheduled.details:
+        params = scheduled.details.get("parameters", scheduled.details.get("input"))
+    if state.query_language == "JSONata":
+        if params is not None:
+            data["afterArguments"] = _compact(json.loads(params))
+        return data
+    ctx: dict[str, Any] = {}
+    try:
+        effective = input_path(state, state_input, ctx, variables)
+        data["afterInputPath"] = _compact(effective)
+        if state.type == "Pass":  # no call: Parameters, then Result, then ResultPath
+            if "Parameters" in state:
+                effective = template(state["Parameters"], effective, ctx, variables)
+            data["afterParameters"] = _compact(effective)
+            result = state["Result"] if "Result" in state else effective
+            data["result"] = _compact(result)
+            data["afterResultPath"] = _compact(result_path(state, state_input, result))
+            return data
+    except StatesError:
+        return data
+    if params is not None:
+        data["afterParameters"] = _compact(json.loads(params))
+    succeeded = next((e for e in events if e.type in ("TaskSucceeded", "LambdaFunctionSucceeded")), None)
+    if succeeded is None or not succeeded.details or "output" not in succeeded.details:
+        return data
+    result = json.loads(succeeded.details["output"])
+    try:
+        if "ResultSelector" in state:
+            result = template(state["ResultSelector"], result, ctx, variables)
+        data["afterResultSelector"] = _compact(result)
+        data["afterResultPath"] = _compact(result_path(state, state_input, result))
+    except StatesError:
+        pass
+    return data
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _result(state: State, state_input: Any, outcome: dict[str, Any], events: list[Event],
+            retry_count: int = 0) -> dict[str, Any]:
     failure = next((e for e in events if e.type in FAILURE_EVENTS), None)
     error = outcome.get("error") or ((failure.details or {}).get("error") if failure else None)
     cause = outcome.get("cause") or ((failure.details or {}).get("cause") if failure else None)
@@ -77,7 +198,7 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
         inspection["variables"] = json.dumps(outcome["variables"], separators=(",", ":"))
     out: dict[str, Any] = {}
     retrier = find_retrier(state.retriers, error) if failure is not None else None
-    retriable = retrier is not None and should_retry(state.retriers[retrier], 0)
+    retriable = retrier is not None and should_retry(state.retriers[retrier], retry_count)
     if retriable:
         out.update({"error": error, "cause": cause, "status": "RETRIABLE"})
     elif "error" in outcome or ("output" not in outcome):
@@ -97,4 +218,4 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
     return out
 
 
-__all__ = ["run_test_state"]
+__all__ = ["run_test_state", "test_state_mock"]

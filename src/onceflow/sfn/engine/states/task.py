@@ -37,6 +37,7 @@ from onceflow.sfn.engine.states.common import (
     transition,
 )
 from onceflow.sfn.engine.states.errors import handle_error
+from onceflow.sfn.mocks import Mocked
 
 RESULT_TYPES = {"TaskSucceeded", "TaskFailed", "TaskTimedOut", "LambdaFunctionSucceeded", "LambdaFunctionFailed",
                 "LambdaFunctionTimedOut", "TaskStartFailed"}
@@ -61,7 +62,11 @@ def task_state(scope: Scope, state: State, raw: Any) -> Fx:
         except StatesError as e:
             raise fail_in_state(scope, name, entered, e) from None
         try:
-            outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token, after)
+            mocked = mock_answer(scope, name, entered.id, attempt)
+            if mocked is not None:  # a mocked test case answers instead of the call
+                outcome = run_mocked(scope, integ, params, timeout, heartbeat, mocked, after)
+            else:
+                outcome = yield from run_integration(scope, integ, params, timeout, heartbeat, token, after)
         except StateDataError as e:  # sfnapi: an integration's runtime failure (a deleted activity)
             raise fail_in_state(scope, name, entered, e) from None
         if outcome[0] == "ok":
@@ -219,6 +224,33 @@ def run_integration(scope: Scope, integ: Integration, params: Any, timeout: int 
                       anchor.id)
 
 
+def mock_answer(scope: Scope, name: str, entered_id: int, attempt: int) -> Mocked | None:
+    """The mocked answer of this attempt of state `name`, None when the execution runs no test case
+    or the case does not mock the state. Invocations count per state per execution, from 0."""
+    case = scope.rt.mock_case
+    if case is None or name not in case.states:
+        return None
+    calls = scope.rt.mock_calls.setdefault(name, {})
+    number = calls.setdefault((scope.fiber, entered_id, attempt), len(calls))
+    try:
+        return case.answer(name, number)
+    except LookupError as e:
+        raise StateDataError("States.Runtime", str(e)) from None
+
+
+def run_mocked(scope: Scope, integ: Integration, params: Any, timeout: int | None, heartbeat: int | None,
+               mocked: Mocked, after: int | None) -> tuple[Any, ...]:
+    """The task's events as Step Functions Local records a mocked task (scheduled, started, then
+    succeeded with the Return or failed with the Throw); no call is made, no token is waited for."""
+    started = _schedule(scope, integ, params, timeout, heartbeat, None, after)
+    recorded = scope.rt.peek(scope.fiber)
+    if recorded is not None and recorded.type in RESULT_TYPES:  # replay
+        return _recorded_outcome(scope.rt.emit(scope.fiber, recorded.type, None))
+    if mocked.throws:
+        return _fail(scope, integ, mocked.error, mocked.cause, started.id)
+    return _succeed(scope, integ, mocked.result, started.id)
+
+
 def _not_run(scope: Scope, integ: Integration, params: Any, timeout: int | None,
              heartbeat: int | None, after: int | None) -> tuple[Any, ...]:
     """A resource onceflow does not run: the task is scheduled and fails to start, plainly."""
@@ -272,4 +304,4 @@ def _timed_out(scope: Scope, integ: Integration, error: str = "States.Timeout",
     return ("err", error, None, failed)
 
 
-__all__ = ["run_integration", "task_state"]
+__all__ = ["mock_answer", "run_integration", "run_mocked", "task_state"]
