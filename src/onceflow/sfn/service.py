@@ -25,6 +25,7 @@ from onceflow.sfn.engine.integrations.states import PARENT
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.exec_logging import ExecLogger, check_logging
 from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_case
+from onceflow.sfn.mocks import parse as parse_mock_config
 from onceflow.sfn.names import ts, valid_name
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
@@ -363,6 +364,11 @@ class SfnService:
             self.engine.wait_done(arn, 300)
             return self._sync_result(arn)
         return {"executionArn": arn, "startDate": ts(now)}
+
+    def load_mock_config(self, doc: Any) -> None:
+        """Replace the loaded mock configuration (`/_onceflow/mock-config`); a document not in the
+        format raises MockConfigError (a ValueError) and changes nothing."""
+        self.mock_config = parse_mock_config(doc)
 
     def _reset_mock_config(self) -> None:
         """A reset puts back the configuration the server started with (one set at run time goes)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from onceflow.sfn.mocks import MockConfigError, parse
 from onceflow.stack import Stack
 from onceflow.wire.request import Request, Response
 
@@ -36,8 +35,8 @@ def answer(stack: Stack, request: Request) -> Response:
     except ValueError as exc:
         return _json(400, {"message": f"the body is not JSON: {exc}"})
     try:
-        service.mock_config = parse(doc)
-    except MockConfigError as exc:
+        service.load_mock_config(doc)  # sfn/mocks.py checks the format
+    except ValueError as exc:
         return _json(400, {"message": f"mock configuration: {exc}"})
     return _json(200, state(service))
 

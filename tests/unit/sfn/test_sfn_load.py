@@ -97,7 +97,8 @@ def test_integrations_come_from_the_one_resource_parser(resource: str, kind: str
 
 
 def test_tasks_onceflow_does_not_run_are_logged_once_each(caplog: pytest.LogCaptureFixture) -> None:
-    sqs, sns = "arn:aws:states:::sqs:sendMessage.waitForTaskToken", "arn:aws:states:::sns:publish"
+    # Two resources onceflow does not run (SQS and SNS run since they are served).
+    sqs, sns = "arn:aws:states:::glue:startJobRun.sync", "arn:aws:states:::aws-sdk:ec2:describeInstances"
     nested = {"StartAt": "M", "States": {"M": {"Type": "Map", "End": True, "ItemProcessor": {
         "StartAt": "S", "States": {"S": {"Type": "Task", "Resource": sns, "End": True}}}}}}
     definition = {"StartAt": "P", "States": {
