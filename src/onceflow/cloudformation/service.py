@@ -1,0 +1,421 @@
+"""Stacks: creating them (directly or through a change set), rolling back a failed create,
+deleting them, with the events and statuses CloudFormation reports.
+
+A stack operation runs to its end inside the request that starts it (the statuses it passes
+through are all recorded as events), so a client's waiter finds it finished on its first poll.
+Fields of a stack document whose names start with '_' are onceflow's own and never answered.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from typing import Any
+from urllib.parse import urlparse
+
+from onceflow.cloudformation import errors
+from onceflow.cloudformation.resources import PROVIDERS, Caller
+from onceflow.cloudformation.store import CfnStore
+from onceflow.cloudformation.template import (
+    Env,
+    Template,
+    TemplateError,
+    conditions,
+    evaluate,
+    included,
+    order,
+    resolve_parameters,
+)
+from onceflow.cloudformation.template import load as load_template
+from onceflow.cloudformation.template import outputs as template_outputs
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.stack import Stack
+
+Doc = dict[str, Any]
+SAM = "AWS::Serverless-2016-10-31"
+
+
+class CfnService:
+    def __init__(self, stack: Stack, store: CfnStore) -> None:
+        self.stack = stack
+        self.store = store
+        self._lock = threading.Lock()  # one stack operation starts at a time (name checks, statuses)
+
+    # ------------------------------------------------------------------ lookups
+    def find(self, ctx: RequestContext, name_or_id: str) -> Doc:
+        doc = self.store.by_id(name_or_id) if name_or_id.startswith("arn:") else \
+            self.store.live(ctx.account, ctx.region, name_or_id)
+        if doc is None:
+            raise errors.no_stack(name_or_id)
+        return doc
+
+    # ------------------------------------------------------------------ templates
+    def template_text(self, ctx: RequestContext, p: dict[str, Any]) -> str:
+        if p.get("TemplateBody") is not None:
+            if p.get("TemplateURL") is not None:
+                raise errors.validation("Specify exactly one of TemplateBody or TemplateUrl.")
+            return str(p["TemplateBody"])
+        url = p.get("TemplateURL")
+        if url is None:
+            raise errors.validation("Either Template URL or Template Body must be specified.")
+        return self._from_s3(ctx, str(url))
+
+    def _from_s3(self, ctx: RequestContext, url: str) -> str:
+        parts = urlparse(url)
+        host, path = parts.netloc, parts.path.lstrip("/")
+        if ".s3" in host and not host.startswith("s3"):  # virtual-hosted style
+            bucket, key = host.split(".s3", 1)[0], path
+        else:
+            bucket, _, key = path.partition("/")
+        try:
+            _, pieces = self.stack.services["s3"].get_object(ctx.account, bucket, key)
+            return b"".join(pieces).decode("utf-8")
+        except (ServiceError, UnicodeDecodeError):
+            raise errors.validation(f"TemplateURL must be a supported URL.: {url}") from None
+
+    def load(self, ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
+        """The template as it will be made: transforms applied, checked."""
+        try:
+            template = load_template(text) if SAM not in text else _sam(ctx, text, given)
+        except TemplateError as exc:
+            raise errors.validation(exc.message) from None
+        return template
+
+    @staticmethod
+    def capabilities_needed(template: Template) -> tuple[str | None, list[str]]:
+        needed, types = None, []
+        for body in template.resources.values():
+            provider = PROVIDERS.get(str(body.get("Type")))
+            if provider is not None and provider.iam:
+                types.append(str(body["Type"]))
+                if provider.named_iam and (body.get("Properties") or {}).get(provider.named_iam):
+                    needed = "CAPABILITY_NAMED_IAM"
+                elif needed is None:
+                    needed = "CAPABILITY_IAM"
+        return needed, sorted(set(types))
+
+    def _check_capabilities(self, template: Template, given: list[str]) -> None:
+        needed, _ = self.capabilities_needed(template)
+        if needed == "CAPABILITY_NAMED_IAM" and "CAPABILITY_NAMED_IAM" not in given:
+            raise errors.insufficient_capabilities(needed)
+        if needed == "CAPABILITY_IAM" and not {"CAPABILITY_IAM", "CAPABILITY_NAMED_IAM"} & set(given):
+            raise errors.insufficient_capabilities(needed)
+
+    def _prepare(self, ctx: RequestContext, p: dict[str, Any], doc: Doc) -> tuple[Template, dict[str, Any]]:
+        given = {x["ParameterKey"]: x.get("ParameterValue", "") for x in p.get("Parameters") or []}
+        text = self.template_text(ctx, p)
+        template = self.load(ctx, text, given)
+        try:
+            values = resolve_parameters(template, given)
+        except TemplateError as exc:
+            raise errors.validation(exc.message) from None
+        self._check_capabilities(template, list(p.get("Capabilities") or []))
+        doc["_template"], doc["_processed"] = text, template.doc
+        doc["_parameters"] = values
+        doc["Parameters"] = [{"ParameterKey": k, "ParameterValue": "****" if template.parameters[k].get("NoEcho")
+                              in (True, "true") else (",".join(v) if isinstance(v, list) else v)}
+                             for k, v in values.items()]
+        if template.description is not None:
+            doc["Description"] = template.description
+        return template, values
+
+    # ------------------------------------------------------------------ stacks
+    def _new_doc(self, ctx: RequestContext, p: dict[str, Any], status: str) -> Doc:
+        name = p["StackName"]
+        doc: Doc = {
+            "StackId": f"arn:aws:cloudformation:{ctx.region}:{ctx.account}:stack/{name}/{uuid.uuid4()}",
+            "StackName": name, "CreationTime": time.time(), "StackStatus": status,
+            "DisableRollback": bool(p.get("DisableRollback", False)) or p.get("OnFailure") == "DO_NOTHING",
+            "NotificationARNs": list(p.get("NotificationARNs") or []),
+            "Capabilities": list(p.get("Capabilities") or []), "Tags": list(p.get("Tags") or []),
+            "EnableTerminationProtection": bool(p.get("EnableTerminationProtection", False)),
+            "DriftInformation": {"StackDriftStatus": "NOT_CHECKED"}, "_resources": {},
+        }
+        if p.get("OnFailure") == "DELETE":
+            doc["_on_failure"] = "DELETE"
+        if not doc["Capabilities"]:
+            del doc["Capabilities"]
+        return doc
+
+    def create_stack(self, ctx: RequestContext, p: dict[str, Any]) -> str:
+        with self._lock:
+            if self.store.live(ctx.account, ctx.region, p["StackName"]) is not None:
+                raise errors.already_exists(p["StackName"])
+            doc = self._new_doc(ctx, p, "CREATE_IN_PROGRESS")
+            template, _ = self._prepare(ctx, p, doc)
+            self.store.put(ctx.account, ctx.region, doc)
+        self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
+        self._create(ctx, doc, template)
+        return str(doc["StackId"])
+
+    def _create(self, ctx: RequestContext, doc: Doc, template: Template) -> None:
+        env = self._env(ctx, doc, template)
+        caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
+        failed = None
+        try:
+            conditions(template, env)
+            names = [n for n in order(template) if included(template.resources[n], env)]
+        except TemplateError as exc:
+            names, failed = [], exc.message
+        for logical in names:
+            reason = self._create_one(caller, doc, template, env, logical)
+            if reason is not None:
+                failed = reason
+                break
+        if failed is None:
+            try:
+                doc["Outputs"] = template_outputs(template, env)
+            except TemplateError as exc:
+                failed = exc.message
+        if failed is None:
+            if not doc["Outputs"]:
+                del doc["Outputs"]
+            self._status(ctx, doc, "CREATE_COMPLETE", None)
+            return
+        self._roll_back(ctx, caller, doc, failed)
+
+    def _create_one(self, caller: Caller, doc: Doc, template: Template, env: Env, logical: str) -> str | None:
+        """Make one resource; the reason it failed, or None."""
+        body = template.resources[logical]
+        kind = str(body["Type"])
+        res: Doc = {"LogicalResourceId": logical, "PhysicalResourceId": "", "ResourceType": kind}
+        doc["_resources"][logical] = res
+        self._resource_event(doc, res, "CREATE_IN_PROGRESS", None)
+        provider = PROVIDERS.get(kind)
+        try:
+            if provider is None:
+                raise TemplateError(f"Resource type {kind} is not supported by onceflow (it serves the types: "
+                                    f"{', '.join(sorted(PROVIDERS))})")
+            props = evaluate(body.get("Properties") or {}, env)
+            res["_props"] = props
+            physical, attrs = provider.create(caller, logical, props)
+        except (ServiceError, TemplateError) as exc:
+            reason = exc.message if isinstance(exc, TemplateError) else \
+                f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {_handler_code(exc)})'
+            self._resource_event(doc, res, "CREATE_FAILED", reason)
+            return f"The following resource(s) failed to create: [{logical}]. "
+        except KeyError as exc:
+            reason = f"Properties validation failed for resource {logical} with message: " \
+                     f"[#: required key [{exc.args[0]}] not found]"
+            self._resource_event(doc, res, "CREATE_FAILED", reason)
+            return f"The following resource(s) failed to create: [{logical}]. "
+        res["PhysicalResourceId"], res["_attrs"] = physical, attrs
+        env.resources[logical] = physical
+        self._resource_event(doc, res, "CREATE_IN_PROGRESS", "Resource creation Initiated")
+        self._resource_event(doc, res, "CREATE_COMPLETE", None)
+        return None
+
+    def _roll_back(self, ctx: RequestContext, caller: Caller, doc: Doc, reason: str) -> None:
+        if doc["DisableRollback"]:
+            self._status(ctx, doc, "CREATE_FAILED", reason)
+            return
+        self._status(ctx, doc, "ROLLBACK_IN_PROGRESS", reason + "Rollback requested by user." if
+                     reason.endswith(". ") else reason)
+        self._delete_resources(caller, doc)
+        doc.pop("Outputs", None)
+        self._status(ctx, doc, "ROLLBACK_COMPLETE", None)
+
+    def _delete_resources(self, caller: Caller, doc: Doc) -> bool:
+        """Delete a stack's resources, last made first; whether all went."""
+        ok = True
+        for res in reversed(list(doc["_resources"].values())):
+            if res.get("ResourceStatus") == "DELETE_COMPLETE":
+                continue
+            if not res.get("PhysicalResourceId"):
+                self._resource_event(doc, res, "DELETE_COMPLETE", None)
+                continue
+            self._resource_event(doc, res, "DELETE_IN_PROGRESS", None)
+            try:
+                PROVIDERS[res["ResourceType"]].delete(caller, res["PhysicalResourceId"], res.get("_props") or {})
+            except ServiceError as exc:
+                self._resource_event(doc, res, "DELETE_FAILED", f'Resource handler returned message: '
+                                     f'"{exc.message}" (HandlerErrorCode: {_handler_code(exc)})')
+                ok = False
+                continue
+            self._resource_event(doc, res, "DELETE_COMPLETE", None)
+        return ok
+
+    def delete_stack(self, ctx: RequestContext, name_or_id: str) -> None:
+        try:
+            doc = self.find(ctx, name_or_id)
+        except ServiceError:
+            return  # deleting a stack that does not exist succeeds, as on AWS
+        if doc["StackStatus"] == "DELETE_COMPLETE":
+            return
+        if doc.get("EnableTerminationProtection"):
+            raise errors.validation(f"Stack [{doc['StackName']}] cannot be deleted while TerminationProtection "
+                                    "is enabled")
+        self._status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
+        if self._delete_resources(caller, doc):
+            doc["DeletionTime"] = time.time()
+            self._status(ctx, doc, "DELETE_COMPLETE", None)
+            self.store.drop_change_sets(doc["StackId"])
+        else:
+            failed = [r["LogicalResourceId"] for r in doc["_resources"].values()
+                      if r.get("ResourceStatus") == "DELETE_FAILED"]
+            self._status(ctx, doc, "DELETE_FAILED", f"The following resource(s) failed to delete: "
+                         f"[{', '.join(failed)}]. ")
+
+    # ------------------------------------------------------------------ change sets
+    def create_change_set(self, ctx: RequestContext, p: dict[str, Any]) -> tuple[str, str]:
+        kind = p.get("ChangeSetType") or "UPDATE"
+        with self._lock:
+            existing = self.store.live(ctx.account, ctx.region, p["StackName"]) if not \
+                str(p["StackName"]).startswith("arn:") else self.store.by_id(p["StackName"])
+            if kind == "CREATE":
+                if existing is not None and existing["StackStatus"] != "REVIEW_IN_PROGRESS":
+                    raise errors.already_exists(p["StackName"])
+                doc = existing or self._new_doc(ctx, p, "REVIEW_IN_PROGRESS")
+            elif existing is None:
+                raise errors.no_stack(p["StackName"])
+            else:
+                doc = existing
+            staged: Doc = {"_resources": {}}
+            template, _ = self._prepare(ctx, p, staged)
+            change_set_id = f"arn:aws:cloudformation:{ctx.region}:{ctx.account}:changeSet/{p['ChangeSetName']}/" \
+                            f"{uuid.uuid4()}"
+            cs: Doc = {
+                "ChangeSetName": p["ChangeSetName"], "ChangeSetId": change_set_id, "StackId": doc["StackId"],
+                "StackName": doc["StackName"], "Parameters": staged["Parameters"], "CreationTime": time.time(),
+                "ExecutionStatus": "AVAILABLE", "Status": "CREATE_COMPLETE",
+                "NotificationARNs": list(p.get("NotificationARNs") or []),
+                "Capabilities": list(p.get("Capabilities") or []), "Tags": list(p.get("Tags") or []),
+                "IncludeNestedStacks": False, "_type": kind, "_request": _request_of(p, staged),
+            }
+            if p.get("Description"):
+                cs["Description"] = p["Description"]
+            if kind == "CREATE":
+                cs["Changes"] = [_add_change(logical, str(body["Type"]))
+                                 for logical, body in template.resources.items()]
+                if existing is None:
+                    self.store.put(ctx.account, ctx.region, doc)
+                    self._event(doc, None, "REVIEW_IN_PROGRESS", "User Initiated")
+            elif staged["_template"] == doc.get("_template") and staged["_parameters"] == doc.get("_parameters"):
+                cs.update(Status="FAILED", ExecutionStatus="UNAVAILABLE", Changes=[],
+                          StatusReason="The submitted information didn't contain changes. Submit different "
+                                       "information to create a change set.")
+            else:
+                cs.update(Status="FAILED", ExecutionStatus="UNAVAILABLE", Changes=[],
+                          StatusReason="onceflow does not update stacks yet: delete the stack and create it again.")
+            self.store.put_change_set(cs)
+        return change_set_id, str(doc["StackId"])
+
+    def change_set(self, ctx: RequestContext, name: str, stack_name: str | None) -> Doc:
+        stack_id = None
+        if not name.startswith("arn:"):
+            if stack_name is None:
+                raise errors.validation("StackName must be specified if ChangeSetName is not specified as an ARN.")
+            try:
+                stack_id = self.find(ctx, stack_name)["StackId"]
+            except ServiceError:
+                raise errors.change_set_not_found(name) from None
+        cs = self.store.change_set(stack_id, name)
+        if cs is None:
+            raise errors.change_set_not_found(name)
+        return cs
+
+    def execute_change_set(self, ctx: RequestContext, p: dict[str, Any]) -> None:
+        cs = self.change_set(ctx, p["ChangeSetName"], p.get("StackName"))
+        if cs["ExecutionStatus"] != "AVAILABLE":
+            raise errors.invalid_change_set_status(f"ChangeSet [{cs['ChangeSetId']}] cannot be executed in its "
+                                                   f"current status of [{cs['Status']}]")
+        with self._lock:
+            doc = self.find(ctx, cs["StackId"])
+            request = dict(cs["_request"])
+            if "DisableRollback" in p:
+                request["DisableRollback"] = p["DisableRollback"]
+            doc["DisableRollback"] = bool(request.get("DisableRollback", False))
+            template, _ = self._prepare(ctx, request, doc)
+            doc["ChangeSetId"] = cs["ChangeSetId"]
+            cs.update(ExecutionStatus="EXECUTE_IN_PROGRESS")
+            self.store.put_change_set(cs)
+            self._status(ctx, doc, "CREATE_IN_PROGRESS", "User Initiated")
+        self._create(ctx, doc, template)
+        cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] == "CREATE_COMPLETE" else
+                  "EXECUTE_FAILED")
+        self.store.put_change_set(cs)
+
+    # ------------------------------------------------------------------ events and statuses
+    def _env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env:
+        env = Env(ctx.account, ctx.region, doc["StackName"], doc["StackId"], dict(doc["_parameters"]),
+                  mappings=template.doc.get("Mappings") or {})
+
+        def attribute(logical: str, name: str) -> Any:
+            attrs = doc["_resources"].get(logical, {}).get("_attrs") or {}
+            if name not in attrs:
+                raise TemplateError(f"Template error: resource {logical} does not support attribute type {name} "
+                                    "in Fn::GetAtt")
+            return attrs[name]
+
+        env.attributes = attribute
+        return env
+
+    def _status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None:
+        doc["StackStatus"] = status
+        if reason is None or (status.endswith("_COMPLETE") and reason == "User Initiated"):
+            doc.pop("StackStatusReason", None)
+        else:
+            doc["StackStatusReason"] = reason
+        if status == "DELETE_IN_PROGRESS":
+            doc.pop("StackStatusReason", None)
+        self.store.put(ctx.account, ctx.region, doc)
+        self._event(doc, None, status, reason)
+
+    def _resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None:
+        res["ResourceStatus"], res["Timestamp"] = status, time.time()
+        if reason is None:
+            res.pop("ResourceStatusReason", None)
+        else:
+            res["ResourceStatusReason"] = reason
+        self._event(doc, res, status, reason)
+
+    def _event(self, doc: Doc, res: Doc | None, status: str, reason: str | None) -> None:
+        event: Doc = {"StackId": doc["StackId"], "EventId": str(uuid.uuid4()), "StackName": doc["StackName"]}
+        if res is None:
+            event.update(LogicalResourceId=doc["StackName"], PhysicalResourceId=doc["StackId"],
+                         ResourceType="AWS::CloudFormation::Stack")
+        else:
+            event.update(LogicalResourceId=res["LogicalResourceId"], PhysicalResourceId=res["PhysicalResourceId"],
+                         ResourceType=res["ResourceType"])
+            if res.get("_props") is not None:
+                event["ResourceProperties"] = json.dumps(res["_props"])
+            event["EventId"] = f"{res['LogicalResourceId']}-{status}-{event['EventId']}"
+        event.update(Timestamp=time.time(), ResourceStatus=status)
+        if reason is not None:
+            event["ResourceStatusReason"] = reason
+        self.store.add_event(doc["StackId"], event)
+
+
+def _handler_code(exc: ServiceError) -> str:
+    if "AlreadyExists" in exc.code or "InUse" in exc.code or "Exists" in exc.code:
+        return "AlreadyExists"
+    if "NotFound" in exc.code or "NoSuch" in exc.code:
+        return "NotFound"
+    if "AccessDenied" in exc.code:
+        return "AccessDenied"
+    return "InvalidRequest"
+
+
+def _add_change(logical: str, kind: str) -> Doc:
+    return {"Type": "Resource", "ResourceChange": {"Action": "Add", "LogicalResourceId": logical,
+                                                   "ResourceType": kind, "Scope": [], "Details": []}}
+
+
+def _request_of(p: dict[str, Any], staged: Doc) -> Doc:
+    """What executing the change set will create the stack from (the template as given)."""
+    return {"StackName": p["StackName"], "TemplateBody": staged["_template"],
+            "Parameters": [{"ParameterKey": k, "ParameterValue": ",".join(v) if isinstance(v, list) else v}
+                           for k, v in staged["_parameters"].items()
+                           if k in {x["ParameterKey"] for x in p.get("Parameters") or []}],
+            "Capabilities": list(p.get("Capabilities") or [])}
+
+
+def _sam(ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
+    """A SAM template turned into plain CloudFormation by AWS's own translator."""
+    from onceflow.cloudformation.sam import translate
+
+    return translate(ctx, text, given)
