@@ -26,6 +26,7 @@ from onceflow.cloudformation.template import (
     evaluate,
     included,
     order,
+    parse,
     resolve_parameters,
 )
 from onceflow.cloudformation.template import load as load_template
@@ -79,7 +80,7 @@ class CfnService:
     def load(self, ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
         """The template as it will be made: transforms applied, checked."""
         try:
-            template = load_template(text) if SAM not in text else _sam(ctx, text, given)
+            template = load_template(text) if SAM not in text else _sam(self.stack, ctx, text, given)
         except TemplateError as exc:
             raise errors.validation(exc.message) from None
         return template
@@ -146,6 +147,10 @@ class CfnService:
                 raise errors.already_exists(p["StackName"])
             doc = self._new_doc(ctx, p, "CREATE_IN_PROGRESS")
             template, _ = self._prepare(ctx, p, doc)
+            # CreateStack runs a template's transforms only when told it may (change sets show them).
+            if parse(doc["_template"]).get("Transform") and "CAPABILITY_AUTO_EXPAND" not in (p.get("Capabilities")
+                                                                                         or []):
+                raise errors.insufficient_capabilities("CAPABILITY_AUTO_EXPAND")
             self.store.put(ctx.account, ctx.region, doc)
         self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
         self._create(ctx, doc, template)
@@ -414,8 +419,8 @@ def _request_of(p: dict[str, Any], staged: Doc) -> Doc:
             "Capabilities": list(p.get("Capabilities") or [])}
 
 
-def _sam(ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
+def _sam(stack: Stack, ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
     """A SAM template turned into plain CloudFormation by AWS's own translator."""
     from onceflow.cloudformation.sam import translate
 
-    return translate(ctx, text, given)
+    return translate(stack, ctx, text, given)
