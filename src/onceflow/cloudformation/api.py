@@ -38,6 +38,10 @@ class CfnApi:
     def create_stack(self, ctx: RequestContext, p: Params) -> Params:
         return {"StackId": self.service.create_stack(ctx, p)}
 
+    @operation("UpdateStack")
+    def update_stack(self, ctx: RequestContext, p: Params) -> Params:
+        return {"StackId": self.service.update_stack(ctx, p)}
+
     @operation("DescribeStacks")
     def describe_stacks(self, ctx: RequestContext, p: Params) -> Params:
         name = p.get("StackName")

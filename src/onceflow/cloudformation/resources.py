@@ -176,8 +176,7 @@ def function_delete(c: Caller, physical: str, props: Props) -> None:
 
 
 # ------------------------------------------------------------------ Step Functions
-def state_machine_create(c: Caller, logical: str, p: Props) -> Made:
-    name = p.get("StateMachineName") or c.name(logical, 80)
+def state_machine_params(logical: str, name: str, p: Props) -> Props:
     if "DefinitionString" in p:
         text = str(p["DefinitionString"])
     elif "Definition" in p:
@@ -200,7 +199,12 @@ def state_machine_create(c: Caller, logical: str, p: Props) -> Made:
         params["tracingConfiguration"] = {"enabled": bool(p["TracingConfiguration"].get("Enabled"))}
     if p.get("Tags"):
         params["tags"] = _tags(p, "key", "value")
-    arn = c("stepfunctions", "CreateStateMachine", params)["stateMachineArn"]
+    return params
+
+
+def state_machine_create(c: Caller, logical: str, p: Props) -> Made:
+    name = p.get("StateMachineName") or c.name(logical, 80)
+    arn = c("stepfunctions", "CreateStateMachine", state_machine_params(logical, name, p))["stateMachineArn"]
     return arn, {"Arn": arn, "Name": name}
 
 
@@ -215,12 +219,15 @@ _QUEUE_PROPS = ("DelaySeconds", "MaximumMessageSize", "MessageRetentionPeriod", 
                 "SqsManagedSseEnabled")
 
 
+def queue_attributes(p: Props) -> dict[str, str]:
+    return {k: (str(v).lower() if isinstance(v, bool) else _json_text(v) if isinstance(v, dict) else str(v))
+            for k, v in p.items() if k in _QUEUE_PROPS}
+
+
 def queue_create(c: Caller, logical: str, p: Props) -> Made:
     fifo = str(p.get("FifoQueue", "false")).lower() == "true"
     name = p.get("QueueName") or c.name(logical, 80, suffix=".fifo" if fifo else "")
-    attributes = {k: (str(v).lower() if isinstance(v, bool) else _json_text(v) if isinstance(v, dict) else str(v))
-                  for k, v in p.items() if k in _QUEUE_PROPS}
-    params: Props = {"QueueName": name, "Attributes": attributes}
+    params: Props = {"QueueName": name, "Attributes": queue_attributes(p)}
     if p.get("Tags"):
         params["tags"] = {t["Key"]: t["Value"] for t in _tags(p)}
     url = c("sqs", "CreateQueue", params)["QueueUrl"]

@@ -8,6 +8,7 @@ Fields of a stack document whose names start with '_' are onceflow's own and nev
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
@@ -17,6 +18,7 @@ from urllib.parse import urlparse
 
 from onceflow.cloudformation import errors
 from onceflow.cloudformation.resources import PROVIDERS, Caller
+from onceflow.cloudformation.stack_updates import StackUpdate, changes, check_updatable
 from onceflow.cloudformation.store import CfnStore
 from onceflow.cloudformation.template import (
     Env,
@@ -105,8 +107,20 @@ class CfnService:
         if needed == "CAPABILITY_IAM" and not {"CAPABILITY_IAM", "CAPABILITY_NAMED_IAM"} & set(given):
             raise errors.insufficient_capabilities(needed)
 
-    def _prepare(self, ctx: RequestContext, p: dict[str, Any], doc: Doc) -> tuple[Template, dict[str, Any]]:
-        given = {x["ParameterKey"]: x.get("ParameterValue", "") for x in p.get("Parameters") or []}
+    def _prepare(self, ctx: RequestContext, p: dict[str, Any], doc: Doc,
+                 previous: dict[str, Any] | None = None) -> tuple[Template, dict[str, Any]]:
+        given = {}
+        for x in p.get("Parameters") or []:
+            key = x["ParameterKey"]
+            if x.get("UsePreviousValue"):
+                if previous is None or key not in previous:
+                    raise errors.validation(f"Invalid input for parameter key {key}. Cannot specify "
+                                            "usePreviousValue as true for a parameter key not in the previous "
+                                            "template")
+                value = previous[key]
+                given[key] = ",".join(value) if isinstance(value, list) else value
+            else:
+                given[key] = x.get("ParameterValue", "")
         text = self.template_text(ctx, p)
         template = self.load(ctx, text, given)
         try:
@@ -157,7 +171,7 @@ class CfnService:
         return str(doc["StackId"])
 
     def _create(self, ctx: RequestContext, doc: Doc, template: Template) -> None:
-        env = self._env(ctx, doc, template)
+        env = self.env(ctx, doc, template)
         caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
         failed = None
         try:
@@ -178,7 +192,7 @@ class CfnService:
         if failed is None:
             if not doc["Outputs"]:
                 del doc["Outputs"]
-            self._status(ctx, doc, "CREATE_COMPLETE", None)
+            self.status(ctx, doc, "CREATE_COMPLETE", None)
             return
         self._roll_back(ctx, caller, doc, failed)
 
@@ -188,7 +202,7 @@ class CfnService:
         kind = str(body["Type"])
         res: Doc = {"LogicalResourceId": logical, "PhysicalResourceId": "", "ResourceType": kind}
         doc["_resources"][logical] = res
-        self._resource_event(doc, res, "CREATE_IN_PROGRESS", None)
+        self.resource_event(doc, res, "CREATE_IN_PROGRESS", None)
         provider = PROVIDERS.get(kind)
         try:
             if provider is None:
@@ -199,49 +213,51 @@ class CfnService:
             physical, attrs = provider.create(caller, logical, props)
         except (ServiceError, TemplateError) as exc:
             reason = exc.message if isinstance(exc, TemplateError) else \
-                f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {_handler_code(exc)})'
-            self._resource_event(doc, res, "CREATE_FAILED", reason)
+                f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {handler_code(exc)})'
+            self.resource_event(doc, res, "CREATE_FAILED", reason)
             return f"The following resource(s) failed to create: [{logical}]. "
         except KeyError as exc:
             reason = f"Properties validation failed for resource {logical} with message: " \
                      f"[#: required key [{exc.args[0]}] not found]"
-            self._resource_event(doc, res, "CREATE_FAILED", reason)
+            self.resource_event(doc, res, "CREATE_FAILED", reason)
             return f"The following resource(s) failed to create: [{logical}]. "
         res["PhysicalResourceId"], res["_attrs"] = physical, attrs
         env.resources[logical] = physical
-        self._resource_event(doc, res, "CREATE_IN_PROGRESS", "Resource creation Initiated")
-        self._resource_event(doc, res, "CREATE_COMPLETE", None)
+        self.resource_event(doc, res, "CREATE_IN_PROGRESS", "Resource creation Initiated")
+        self.resource_event(doc, res, "CREATE_COMPLETE", None)
         return None
 
     def _roll_back(self, ctx: RequestContext, caller: Caller, doc: Doc, reason: str) -> None:
         if doc["DisableRollback"]:
-            self._status(ctx, doc, "CREATE_FAILED", reason)
+            self.status(ctx, doc, "CREATE_FAILED", reason)
             return
-        self._status(ctx, doc, "ROLLBACK_IN_PROGRESS", reason + "Rollback requested by user." if
+        self.status(ctx, doc, "ROLLBACK_IN_PROGRESS", reason + "Rollback requested by user." if
                      reason.endswith(". ") else reason)
         self._delete_resources(caller, doc)
         doc.pop("Outputs", None)
-        self._status(ctx, doc, "ROLLBACK_COMPLETE", None)
+        self.status(ctx, doc, "ROLLBACK_COMPLETE", None)
 
     def _delete_resources(self, caller: Caller, doc: Doc) -> bool:
         """Delete a stack's resources, last made first; whether all went."""
         ok = True
         for res in reversed(list(doc["_resources"].values())):
-            if res.get("ResourceStatus") == "DELETE_COMPLETE":
-                continue
-            if not res.get("PhysicalResourceId"):
-                self._resource_event(doc, res, "DELETE_COMPLETE", None)
-                continue
-            self._resource_event(doc, res, "DELETE_IN_PROGRESS", None)
-            try:
-                PROVIDERS[res["ResourceType"]].delete(caller, res["PhysicalResourceId"], res.get("_props") or {})
-            except ServiceError as exc:
-                self._resource_event(doc, res, "DELETE_FAILED", f'Resource handler returned message: '
-                                     f'"{exc.message}" (HandlerErrorCode: {_handler_code(exc)})')
-                ok = False
-                continue
-            self._resource_event(doc, res, "DELETE_COMPLETE", None)
+            if res.get("ResourceStatus") != "DELETE_COMPLETE":
+                ok = self.delete_one(caller, doc, res) and ok
         return ok
+
+    def delete_one(self, caller: Caller, doc: Doc, res: Doc) -> bool:
+        if not res.get("PhysicalResourceId"):
+            self.resource_event(doc, res, "DELETE_COMPLETE", None)
+            return True
+        self.resource_event(doc, res, "DELETE_IN_PROGRESS", None)
+        try:
+            PROVIDERS[res["ResourceType"]].delete(caller, res["PhysicalResourceId"], res.get("_props") or {})
+        except ServiceError as exc:
+            self.resource_event(doc, res, "DELETE_FAILED", f"Resource handler returned message: "
+                                 f'"{exc.message}" (HandlerErrorCode: {handler_code(exc)})')
+            return False
+        self.resource_event(doc, res, "DELETE_COMPLETE", None)
+        return True
 
     def delete_stack(self, ctx: RequestContext, name_or_id: str) -> None:
         try:
@@ -253,17 +269,32 @@ class CfnService:
         if doc.get("EnableTerminationProtection"):
             raise errors.validation(f"Stack [{doc['StackName']}] cannot be deleted while TerminationProtection "
                                     "is enabled")
-        self._status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
         caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
         if self._delete_resources(caller, doc):
             doc["DeletionTime"] = time.time()
-            self._status(ctx, doc, "DELETE_COMPLETE", None)
+            self.status(ctx, doc, "DELETE_COMPLETE", None)
             self.store.drop_change_sets(doc["StackId"])
         else:
             failed = [r["LogicalResourceId"] for r in doc["_resources"].values()
                       if r.get("ResourceStatus") == "DELETE_FAILED"]
-            self._status(ctx, doc, "DELETE_FAILED", f"The following resource(s) failed to delete: "
+            self.status(ctx, doc, "DELETE_FAILED", f"The following resource(s) failed to delete: "
                          f"[{', '.join(failed)}]. ")
+
+    def update_stack(self, ctx: RequestContext, p: dict[str, Any]) -> str:
+        with self._lock:
+            doc = self.find(ctx, p["StackName"])
+            check_updatable(doc)
+            if p.get("UsePreviousTemplate"):
+                p = dict(p, TemplateBody=doc["_template"])
+            old = copy.deepcopy(doc)
+            template, _ = self._prepare(ctx, p, doc, old.get("_parameters"))
+            if doc["_template"] == old["_template"] and doc["_parameters"] == old["_parameters"]:
+                raise errors.validation("No updates are to be performed.")
+            if "DisableRollback" in p:
+                doc["DisableRollback"] = bool(p["DisableRollback"])
+        StackUpdate(self, ctx, old, doc, template).run()
+        return str(doc["StackId"])
 
     # ------------------------------------------------------------------ change sets
     def create_change_set(self, ctx: RequestContext, p: dict[str, Any]) -> tuple[str, str]:
@@ -279,8 +310,11 @@ class CfnService:
                 raise errors.no_stack(p["StackName"])
             else:
                 doc = existing
+                check_updatable(doc)
+                if p.get("UsePreviousTemplate"):
+                    p = dict(p, TemplateBody=doc["_template"])
             staged: Doc = {"_resources": {}}
-            template, _ = self._prepare(ctx, p, staged)
+            template, values = self._prepare(ctx, p, staged, doc.get("_parameters"))
             change_set_id = f"arn:aws:cloudformation:{ctx.region}:{ctx.account}:changeSet/{p['ChangeSetName']}/" \
                             f"{uuid.uuid4()}"
             cs: Doc = {
@@ -304,8 +338,11 @@ class CfnService:
                           StatusReason="The submitted information didn't contain changes. Submit different "
                                        "information to create a change set.")
             else:
-                cs.update(Status="FAILED", ExecutionStatus="UNAVAILABLE", Changes=[],
-                          StatusReason="onceflow does not update stacks yet: delete the stack and create it again.")
+                cs["Changes"] = changes(doc, template, values)
+                if not cs["Changes"]:
+                    cs.update(Status="FAILED", ExecutionStatus="UNAVAILABLE",
+                              StatusReason="The submitted information didn't contain changes. Submit different "
+                                           "information to create a change set.")
             self.store.put_change_set(cs)
         return change_set_id, str(doc["StackId"])
 
@@ -332,20 +369,24 @@ class CfnService:
             doc = self.find(ctx, cs["StackId"])
             request = dict(cs["_request"])
             if "DisableRollback" in p:
-                request["DisableRollback"] = p["DisableRollback"]
-            doc["DisableRollback"] = bool(request.get("DisableRollback", False))
-            template, _ = self._prepare(ctx, request, doc)
+                doc["DisableRollback"] = bool(p["DisableRollback"])
+            old = copy.deepcopy(doc)
+            template, _ = self._prepare(ctx, request, doc, old.get("_parameters"))
             doc["ChangeSetId"] = cs["ChangeSetId"]
             cs.update(ExecutionStatus="EXECUTE_IN_PROGRESS")
             self.store.put_change_set(cs)
-            self._status(ctx, doc, "CREATE_IN_PROGRESS", "User Initiated")
-        self._create(ctx, doc, template)
-        cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] == "CREATE_COMPLETE" else
-                  "EXECUTE_FAILED")
+            if cs["_type"] == "CREATE":
+                self.status(ctx, doc, "CREATE_IN_PROGRESS", "User Initiated")
+        if cs["_type"] == "CREATE":
+            self._create(ctx, doc, template)
+        else:
+            StackUpdate(self, ctx, old, doc, template).run()
+        cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] in ("CREATE_COMPLETE", "UPDATE_COMPLETE")
+                  else "EXECUTE_FAILED")
         self.store.put_change_set(cs)
 
     # ------------------------------------------------------------------ events and statuses
-    def _env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env:
+    def env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env:
         env = Env(ctx.account, ctx.region, doc["StackName"], doc["StackId"], dict(doc["_parameters"]),
                   mappings=template.doc.get("Mappings") or {})
 
@@ -359,7 +400,7 @@ class CfnService:
         env.attributes = attribute
         return env
 
-    def _status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None:
+    def status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None:
         doc["StackStatus"] = status
         if reason is None or (status.endswith("_COMPLETE") and reason == "User Initiated"):
             doc.pop("StackStatusReason", None)
@@ -370,7 +411,7 @@ class CfnService:
         self.store.put(ctx.account, ctx.region, doc)
         self._event(doc, None, status, reason)
 
-    def _resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None:
+    def resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None:
         res["ResourceStatus"], res["Timestamp"] = status, time.time()
         if reason is None:
             res.pop("ResourceStatusReason", None)
@@ -395,7 +436,7 @@ class CfnService:
         self.store.add_event(doc["StackId"], event)
 
 
-def _handler_code(exc: ServiceError) -> str:
+def handler_code(exc: ServiceError) -> str:
     if "AlreadyExists" in exc.code or "InUse" in exc.code or "Exists" in exc.code:
         return "AlreadyExists"
     if "NotFound" in exc.code or "NoSuch" in exc.code:
