@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.cloudformation.errors import validation
 from onceflow.cloudformation.service import CfnService, Doc
 from onceflow.cloudformation.template import TemplateError, parse
 from onceflow.context import RequestContext
@@ -97,8 +98,6 @@ class CfnApi:
                               LastUpdatedTimestamp=_public(r, ("Timestamp",))["Timestamp"],
                               DriftInformation={"StackResourceDriftStatus": "NOT_CHECKED"})
                 return {"StackResourceDetail": detail}
-        from onceflow.cloudformation.errors import validation
-
         raise validation(f"Resource {p['LogicalResourceId']} does not exist for stack {p['StackName']}")
 
     @operation("ListStackResources")
@@ -177,6 +176,36 @@ class CfnApi:
     @operation("DescribeChangeSet")
     def describe_change_set(self, ctx: RequestContext, p: Params) -> Params:
         return _public(self.service.change_set(ctx, p["ChangeSetName"], p.get("StackName")))
+
+    @operation("DeleteChangeSet")
+    def delete_change_set(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.delete_change_set(ctx, p["ChangeSetName"], p.get("StackName"))
+        return {}
+
+    @operation("ListChangeSets")
+    def list_change_sets(self, ctx: RequestContext, p: Params) -> Params:
+        doc = self.service.find(ctx, p["StackName"])
+        return {"Summaries": [_public(cs, ("StackId", "StackName", "ChangeSetId", "ChangeSetName", "ExecutionStatus",
+                                           "Status", "StatusReason", "CreationTime", "Description",
+                                           "IncludeNestedStacks")) for cs in self.service.store.change_sets(
+                                               doc["StackId"])]}
+
+    # ------------------------------------------------------------------ exports
+    @operation("ListExports")
+    def list_exports(self, ctx: RequestContext, p: Params) -> Params:
+        return {"Exports": [{"ExportingStackId": d["StackId"], "Name": name, "Value": value}
+                            for name, (d, value) in sorted(self.service.exports(ctx).items())]}
+
+    @operation("ListImports")
+    def list_imports(self, ctx: RequestContext, p: Params) -> Params:
+        name = p["ExportName"]
+        exported = self.service.exports(ctx).get(name)
+        if exported is None:
+            raise validation(f"Export '{name}' is not imported by any stack.")
+        users = sorted(s for n, s in self.service.importers(ctx, exported[0]) if n == name)
+        if not users:
+            raise validation(f"Export '{name}' is not imported by any stack.")
+        return {"Imports": users}
 
     @operation("ExecuteChangeSet")
     def execute_change_set(self, ctx: RequestContext, p: Params) -> Params:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import threading
 import time
 import uuid
@@ -37,6 +38,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.stack import Stack
 
+log = logging.getLogger("onceflow")
 Doc = dict[str, Any]
 SAM = "AWS::Serverless-2016-10-31"
 
@@ -189,6 +191,7 @@ class CfnService:
                 doc["Outputs"] = template_outputs(template, env)
             except TemplateError as exc:
                 failed = exc.message
+            failed = failed or self.export_conflict(ctx, doc)
         if failed is None:
             if not doc["Outputs"]:
                 del doc["Outputs"]
@@ -200,7 +203,8 @@ class CfnService:
         """Make one resource; the reason it failed, or None."""
         body = template.resources[logical]
         kind = str(body["Type"])
-        res: Doc = {"LogicalResourceId": logical, "PhysicalResourceId": "", "ResourceType": kind}
+        res: Doc = {"LogicalResourceId": logical, "PhysicalResourceId": "", "ResourceType": kind,
+                    "_policy": body.get("DeletionPolicy"), "_replace_policy": body.get("UpdateReplacePolicy")}
         doc["_resources"][logical] = res
         self.resource_event(doc, res, "CREATE_IN_PROGRESS", None)
         provider = PROVIDERS.get(kind)
@@ -220,6 +224,10 @@ class CfnService:
             reason = f"Properties validation failed for resource {logical} with message: " \
                      f"[#: required key [{exc.args[0]}] not found]"
             self.resource_event(doc, res, "CREATE_FAILED", reason)
+            return f"The following resource(s) failed to create: [{logical}]. "
+        except Exception:  # a property of a shape onceflow did not expect: the stack fails, not the server
+            log.exception("cloudformation: creating %s (%s) failed", logical, kind)
+            self.resource_event(doc, res, "CREATE_FAILED", "Internal Failure")
             return f"The following resource(s) failed to create: [{logical}]. "
         res["PhysicalResourceId"], res["_attrs"] = physical, attrs
         env.resources[logical] = physical
@@ -245,7 +253,10 @@ class CfnService:
                 ok = self.delete_one(caller, doc, res) and ok
         return ok
 
-    def delete_one(self, caller: Caller, doc: Doc, res: Doc) -> bool:
+    def delete_one(self, caller: Caller, doc: Doc, res: Doc, policy: str = "_policy") -> bool:
+        if res.get(policy) == "Retain" and res.get("PhysicalResourceId"):  # DeletionPolicy: Retain keeps it
+            self.resource_event(doc, res, "DELETE_SKIPPED", None)
+            return True
         if not res.get("PhysicalResourceId"):
             self.resource_event(doc, res, "DELETE_COMPLETE", None)
             return True
@@ -270,6 +281,11 @@ class CfnService:
             raise errors.validation(f"Stack [{doc['StackName']}] cannot be deleted while TerminationProtection "
                                     "is enabled")
         self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        in_use = self.importers(ctx, doc)
+        if in_use:
+            self.status(ctx, doc, "DELETE_FAILED", f"Export {in_use[0][0]} cannot be deleted as it is in use by "
+                        f"{in_use[0][1]}")
+            return
         caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
         if self._delete_resources(caller, doc):
             doc["DeletionTime"] = time.time()
@@ -346,6 +362,13 @@ class CfnService:
             self.store.put_change_set(cs)
         return change_set_id, str(doc["StackId"])
 
+    def delete_change_set(self, ctx: RequestContext, name: str, stack_name: str | None) -> None:
+        cs = self.change_set(ctx, name, stack_name)
+        if cs["ExecutionStatus"] == "EXECUTE_IN_PROGRESS":
+            raise errors.invalid_change_set_status(f"Cannot delete ChangeSet {cs['ChangeSetId']} as it is in "
+                                                   "EXECUTE_IN_PROGRESS status")
+        self.store.drop_change_set(cs["ChangeSetId"])
+
     def change_set(self, ctx: RequestContext, name: str, stack_name: str | None) -> Doc:
         stack_id = None
         if not name.startswith("arn:"):
@@ -397,8 +420,42 @@ class CfnService:
                                     "in Fn::GetAtt")
             return attrs[name]
 
-        env.attributes = attribute
+        doc["_imports"] = []  # what this operation's template imports, found as it is evaluated
+
+        def imported(name: str) -> Any:
+            found = self.exports(ctx).get(name)
+            if found is None:
+                raise TemplateError(f"No export named {name} found")
+            if name not in doc["_imports"]:
+                doc["_imports"].append(name)
+            return found[1]
+
+        env.attributes, env.imports = attribute, imported
         return env
+
+    def exports(self, ctx: RequestContext) -> dict[str, tuple[Doc, str]]:
+        """Export name -> (exporting stack, value), over the account's live stacks in this region."""
+        out = {}
+        for d in self.store.all(ctx.account, ctx.region, False):
+            for o in d.get("Outputs") or []:
+                if "ExportName" in o:
+                    out[o["ExportName"]] = (d, o["OutputValue"])
+        return out
+
+    def export_conflict(self, ctx: RequestContext, doc: Doc) -> str | None:
+        """AWS's reason when one of the stack's exports is already another stack's."""
+        taken = self.exports(ctx)
+        for o in doc.get("Outputs") or []:
+            name = o.get("ExportName")
+            if name in taken and taken[name][0]["StackId"] != doc["StackId"]:
+                return f"Export with name {name} is already exported by stack {taken[name][0]['StackName']}"
+        return None
+
+    def importers(self, ctx: RequestContext, doc: Doc) -> list[tuple[str, str]]:
+        """(export name, importing stack name) for this stack's exports other stacks import."""
+        names = {o["ExportName"] for o in doc.get("Outputs") or [] if "ExportName" in o}
+        return [(n, d["StackName"]) for d in self.store.all(ctx.account, ctx.region, False)
+                if d["StackId"] != doc["StackId"] for n in d.get("_imports") or [] if n in names]
 
     def status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None:
         doc["StackStatus"] = status

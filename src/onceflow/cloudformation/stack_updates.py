@@ -107,6 +107,13 @@ class StackUpdate:
             except TemplateError as exc:
                 failed = exc.message
         if failed is None:
+            failed = self.svc.export_conflict(self.ctx, doc)
+            gone = {o["ExportName"] for o in self.old.get("Outputs") or [] if "ExportName" in o} - \
+                {o["ExportName"] for o in doc.get("Outputs") or [] if "ExportName" in o}
+            in_use = [(n, s) for n, s in self.svc.importers(self.ctx, self.old) if n in gone]
+            if failed is None and in_use:
+                failed = f"Cannot delete export {in_use[0][0]} as it is in use by {in_use[0][1]}."
+        if failed is None:
             self._finish(names)
         else:
             self._roll_back(failed)
@@ -134,10 +141,11 @@ class StackUpdate:
             else:
                 physical, attrs = UPDATERS[kind](self.caller, logical, prev["PhysicalResourceId"],
                                                  prev.get("_props") or {}, props, prev.get("_attrs") or {})
-        except (ServiceError, TemplateError) as exc:
+        except (ServiceError, TemplateError, KeyError) as exc:
             self.svc.resource_event(self.doc, res, "UPDATE_FAILED", _reason(exc))
             return f"The following resource(s) failed to update: [{logical}]. "
-        res.update(PhysicalResourceId=physical, ResourceType=kind, _props=props, _attrs=attrs)
+        res.update(PhysicalResourceId=physical, ResourceType=kind, _props=props, _attrs=attrs,
+                   _policy=body.get("DeletionPolicy"), _replace_policy=body.get("UpdateReplacePolicy"))
         env.resources[logical] = physical
         self.svc.resource_event(self.doc, res, "UPDATE_COMPLETE", None)
         return None
@@ -153,7 +161,7 @@ class StackUpdate:
                 svc.delete_one(self.caller, doc, res)
                 del doc["_resources"][logical]
         for res in self.retired:
-            svc.delete_one(self.caller, doc, res)
+            svc.delete_one(self.caller, doc, res, "_replace_policy")
         doc["LastUpdatedTime"] = time.time()
         svc.status(self.ctx, doc, "UPDATE_COMPLETE", None)
 
@@ -180,7 +188,7 @@ class StackUpdate:
                     pass  # best effort: the stack still records the resource as it was
             doc["_resources"][logical] = copy.deepcopy(prev)
             svc.resource_event(doc, doc["_resources"][logical], "UPDATE_COMPLETE", None)
-        for key in ("_template", "_processed", "_parameters", "Parameters", "Outputs", "Description"):
+        for key in ("_template", "_processed", "_parameters", "_imports", "Parameters", "Outputs", "Description"):
             if key in old:
                 doc[key] = old[key]
             else:
@@ -193,9 +201,11 @@ class StackUpdate:
         svc.status(self.ctx, doc, "UPDATE_ROLLBACK_COMPLETE", None)
 
 
-def _reason(exc: ServiceError | TemplateError) -> str:
+def _reason(exc: ServiceError | TemplateError | KeyError) -> str:
     if isinstance(exc, TemplateError):
         return exc.message
+    if isinstance(exc, KeyError):
+        return f"Properties validation failed with message: [#: required key [{exc.args[0]}] not found]"
     from onceflow.cloudformation.service import handler_code
 
     return f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {handler_code(exc)})'

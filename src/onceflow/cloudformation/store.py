@@ -85,6 +85,14 @@ class CfnStore:
                                     "ORDER BY rowid DESC", (stack_id, name_or_id))
         return json.loads(row["doc"]) if row else None
 
+    def change_sets(self, stack_id: str) -> list[dict[str, Any]]:
+        rows = self.db.query("SELECT doc FROM cfn_change_sets WHERE stack_id=? ORDER BY rowid", (stack_id,))
+        return [json.loads(r["doc"]) for r in rows]
+
+    def drop_change_set(self, change_set_id: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM cfn_change_sets WHERE change_set_id=?", (change_set_id,))
+
     def drop_change_sets(self, stack_id: str) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM cfn_change_sets WHERE stack_id=?", (stack_id,))

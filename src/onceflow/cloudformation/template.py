@@ -260,6 +260,7 @@ class Env:
     conditions: dict[str, bool] = field(default_factory=dict)
     resources: dict[str, str] = field(default_factory=dict)  # logical id -> Ref value
     attributes: Callable[[str, str], Any] | None = None  # (logical id, attribute) -> value
+    imports: Callable[[str], Any] | None = None  # export name -> value (Fn::ImportValue)
 
     def pseudo(self, name: str) -> Any:
         return {
@@ -425,6 +426,11 @@ def _function(key: str, arg: Any, env: Env, condition: Callable[[str], bool] | N
         return [f"{region}{z}" for z in "abc"]
     if key == "Fn::Base64":
         return base64.b64encode(_text(ev(arg)).encode()).decode()
+    if key == "Fn::ImportValue":
+        name = _text(ev(arg))
+        if env.imports is None:
+            raise TemplateError(f"No export named {name} found")
+        return env.imports(name)
     if key == "Fn::Length":
         return len(ev(arg))
     if key == "Fn::ToJsonString":
