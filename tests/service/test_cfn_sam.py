@@ -65,3 +65,40 @@ def test_an_invalid_sam_template_gets_the_translator_error(aws: Any) -> None:
     assert err.value.response["Error"]["Code"] == "ValidationError"
     assert err.value.response["Error"]["Message"].startswith(
         "Transform AWS::Serverless-2016-10-31 failed with: Invalid Serverless Application Specification document.")
+
+
+EVENTS = Path(__file__).with_name("cfn_sam_events.yaml")
+
+
+def _failures(cfn: Any, name: str) -> list[str]:
+    """Why a stack failed, from its events (for the assertion's message)."""
+    return [f"{e['LogicalResourceId']}: {e.get('ResourceStatusReason')}"
+            for e in cfn.describe_stack_events(StackName=name)["StackEvents"] if e["ResourceStatus"].endswith("FAILED")]
+
+
+def test_sam_events_wire_a_topic_to_the_function(aws: Any, aws_cli: Any) -> None:
+    name = f"sam{uuid.uuid4().hex[:8]}"
+    done = aws_cli("cloudformation", "deploy", "--template-file", str(EVENTS), "--stack-name", name,
+                   "--capabilities", "CAPABILITY_IAM")
+    cfn = aws("cloudformation")
+    assert done.returncode == 0, _failures(cfn, name)
+    stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    out = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
+    types = sorted(r["ResourceType"] for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"])
+    assert types == sorted(["AWS::DynamoDB::Table", "AWS::SNS::Topic", "AWS::Lambda::Function", "AWS::IAM::Role",
+                            "AWS::Lambda::Version", "AWS::Lambda::Alias", "AWS::SNS::Subscription",
+                            "AWS::Lambda::Permission"])
+    aws("lambda").get_alias(FunctionName=next(r["PhysicalResourceId"] for r in cfn.list_stack_resources(
+        StackName=name)["StackResourceSummaries"] if r["LogicalResourceId"] == "Consumer"), Name="live")
+    aws("sns").publish(TopicArn=out["TopicArn"], Message="from-sns")
+    table = aws("dynamodb")
+    seen: set[str] = set()
+    for _ in range(200):  # SNS delivers from its own thread
+        seen = {i["id"]["S"] for i in table.scan(TableName=out["TableName"])["Items"]}
+        if seen:
+            break
+        time.sleep(0.1)
+    assert seen == {"from-sns"}
+    done = aws_cli("cloudformation", "delete-stack", "--stack-name", name)
+    assert done.returncode == 0, done.stderr
+    assert cfn.describe_stacks(StackName=stack["StackId"])["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"

@@ -287,23 +287,3 @@ def log_group_create(c: Caller, logical: str, p: Props) -> Made:
 
 def log_group_delete(c: Caller, physical: str, props: Props) -> None:
     _ignore_missing(lambda: c("logs", "DeleteLogGroup", {"logGroupName": physical}))
-
-
-@dataclass(frozen=True)
-class Provider:
-    create: Callable[[Caller, str, Props], Made]
-    delete: Callable[[Caller, str, Props], None]
-    iam: bool = False  # needs CAPABILITY_IAM
-    named_iam: str | None = None  # the property that, when set, needs CAPABILITY_NAMED_IAM
-
-
-PROVIDERS: dict[str, Provider] = {
-    "AWS::IAM::Role": Provider(role_create, role_delete, iam=True, named_iam="RoleName"),
-    "AWS::DynamoDB::Table": Provider(table_create, table_delete),
-    "AWS::Lambda::Function": Provider(function_create, function_delete),
-    "AWS::StepFunctions::StateMachine": Provider(state_machine_create, state_machine_delete),
-    "AWS::SQS::Queue": Provider(queue_create, queue_delete),
-    "AWS::SNS::Topic": Provider(topic_create, topic_delete),
-    "AWS::S3::Bucket": Provider(bucket_create, bucket_delete),
-    "AWS::Logs::LogGroup": Provider(log_group_create, log_group_delete),
-}

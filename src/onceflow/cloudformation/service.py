@@ -18,7 +18,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from onceflow.cloudformation import errors
-from onceflow.cloudformation.resources import PROVIDERS, Caller
+from onceflow.cloudformation.providers import PROVIDERS
+from onceflow.cloudformation.resources import Caller
 from onceflow.cloudformation.stack_updates import StackUpdate, changes, check_updatable
 from onceflow.cloudformation.store import CfnStore
 from onceflow.cloudformation.template import (

@@ -8,7 +8,8 @@ import copy
 import time
 from typing import TYPE_CHECKING, Any
 
-from onceflow.cloudformation.resources import PROVIDERS, Caller
+from onceflow.cloudformation.providers import PROVIDERS
+from onceflow.cloudformation.resources import Caller
 from onceflow.cloudformation.template import Template, TemplateError, conditions, evaluate, included, order, refs
 from onceflow.cloudformation.template import outputs as template_outputs
 from onceflow.cloudformation.updates import REPLACE_ON, UPDATERS, needs_replacement
