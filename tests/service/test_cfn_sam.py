@@ -102,3 +102,39 @@ def test_sam_events_wire_a_topic_to_the_function(aws: Any, aws_cli: Any) -> None
     done = aws_cli("cloudformation", "delete-stack", "--stack-name", name)
     assert done.returncode == 0, done.stderr
     assert cfn.describe_stacks(StackName=stack["StackId"])["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
+
+
+PACKAGED = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Hello:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: python3.12
+      Handler: app.handler
+      CodeUri: ./code
+Outputs:
+  Name:
+    Value: !Ref Hello
+"""
+
+
+def test_package_uploads_the_code_to_s3_and_deploy_makes_the_function_from_it(aws: Any, aws_cli: Any,
+                                                                               tmp_path: Path) -> None:
+    name, bucket = f"pkg{uuid.uuid4().hex[:8]}", f"pkg-{uuid.uuid4().hex[:10]}"
+    aws("s3").create_bucket(Bucket=bucket)
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "app.py").write_text("def handler(event, context):\n    return {'hello': event['who']}\n")
+    (tmp_path / "t.yaml").write_text(PACKAGED)
+    done = aws_cli("cloudformation", "package", "--template-file", "t.yaml", "--s3-bucket", bucket,
+                   "--output-template-file", "packaged.yaml", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert f"s3://{bucket}/" in (tmp_path / "packaged.yaml").read_text()
+    done = aws_cli("cloudformation", "deploy", "--template-file", str(tmp_path / "packaged.yaml"), "--stack-name",
+                   name, "--capabilities", "CAPABILITY_IAM")
+    cfn = aws("cloudformation")
+    assert done.returncode == 0, _failures(cfn, name)
+    fn = cfn.describe_stacks(StackName=name)["Stacks"][0]["Outputs"][0]["OutputValue"]
+    answer = aws("lambda").invoke(FunctionName=fn, Payload=b'{"who": "s3"}')["Payload"].read()
+    assert json.loads(answer) == {"hello": "s3"}
+    cfn.delete_stack(StackName=name)
