@@ -15,3 +15,4 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("cloudformation", CfnApi(service))
     stack.services["cloudformation"] = service
     stack.resource_resolvers["cloudformation"] = resolve_resources
+    stack.on_start.append(service.recover)

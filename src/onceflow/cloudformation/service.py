@@ -42,6 +42,7 @@ from onceflow.stack import Stack
 log = logging.getLogger("onceflow")
 Doc = dict[str, Any]
 SAM = "AWS::Serverless-2016-10-31"
+INTERRUPTED = "onceflow stopped while this stack operation ran"
 
 
 class CfnService:
@@ -49,6 +50,18 @@ class CfnService:
         self.stack = stack
         self.store = store
         self._lock = threading.Lock()  # one stack operation starts at a time (name checks, statuses)
+
+    def recover(self) -> None:
+        """At start: a stack operation a stop interrupted cannot go on (it ran in its request), so
+        its stack is marked failed - resources as its events show - and can be deleted."""
+        for account, region, doc in self.store.unfinished():
+            status = doc["StackStatus"]
+            failed = "DELETE_FAILED" if status.startswith("DELETE") else "ROLLBACK_FAILED" if \
+                status.startswith("ROLLBACK") else "CREATE_FAILED" if status.startswith("CREATE") else \
+                "UPDATE_ROLLBACK_FAILED"
+            doc["StackStatus"], doc["StackStatusReason"] = failed, INTERRUPTED
+            self.store.put(account, region, doc)
+            self._event(doc, None, failed, INTERRUPTED)
 
     # ------------------------------------------------------------------ lookups
     def find(self, ctx: RequestContext, name_or_id: str) -> Doc:
@@ -310,7 +323,9 @@ class CfnService:
                 raise errors.validation("No updates are to be performed.")
             if "DisableRollback" in p:
                 doc["DisableRollback"] = bool(p["DisableRollback"])
-        StackUpdate(self, ctx, old, doc, template).run()
+            update = StackUpdate(self, ctx, old, doc, template)
+            update.start()  # UPDATE_IN_PROGRESS before the lock goes: a second update is refused
+        update.run()
         return str(doc["StackId"])
 
     # ------------------------------------------------------------------ change sets
@@ -385,12 +400,14 @@ class CfnService:
         return cs
 
     def execute_change_set(self, ctx: RequestContext, p: dict[str, Any]) -> None:
-        cs = self.change_set(ctx, p["ChangeSetName"], p.get("StackName"))
-        if cs["ExecutionStatus"] != "AVAILABLE":
-            raise errors.invalid_change_set_status(f"ChangeSet [{cs['ChangeSetId']}] cannot be executed in its "
-                                                   f"current status of [{cs['Status']}]")
         with self._lock:
+            cs = self.change_set(ctx, p["ChangeSetName"], p.get("StackName"))
+            if cs["ExecutionStatus"] != "AVAILABLE":
+                raise errors.invalid_change_set_status(f"ChangeSet [{cs['ChangeSetId']}] cannot be executed in its "
+                                                       f"current status of [{cs['Status']}]")
             doc = self.find(ctx, cs["StackId"])
+            if cs["_type"] != "CREATE":
+                check_updatable(doc)
             request = dict(cs["_request"])
             if "DisableRollback" in p:
                 doc["DisableRollback"] = bool(p["DisableRollback"])
@@ -399,12 +416,16 @@ class CfnService:
             doc["ChangeSetId"] = cs["ChangeSetId"]
             cs.update(ExecutionStatus="EXECUTE_IN_PROGRESS")
             self.store.put_change_set(cs)
+            update = None
             if cs["_type"] == "CREATE":
                 self.status(ctx, doc, "CREATE_IN_PROGRESS", "User Initiated")
-        if cs["_type"] == "CREATE":
+            else:
+                update = StackUpdate(self, ctx, old, doc, template)
+                update.start()
+        if update is None:
             self._create(ctx, doc, template)
         else:
-            StackUpdate(self, ctx, old, doc, template).run()
+            update.run()
         cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] in ("CREATE_COMPLETE", "UPDATE_COMPLETE")
                   else "EXECUTE_FAILED")
         self.store.put_change_set(cs)

@@ -77,10 +77,12 @@ class StackUpdate:
         self.touched: list[tuple[str, str, Doc | None]] = []  # (logical, add|update|replace, resource before)
         self.retired: list[Doc] = []  # old physical resources to delete in the cleanup
 
+    def start(self) -> None:
+        self.doc["_resources"] = copy.deepcopy(self.old["_resources"])
+        self.svc.status(self.ctx, self.doc, "UPDATE_IN_PROGRESS", "User Initiated")
+
     def run(self) -> None:
         svc, doc = self.svc, self.doc
-        doc["_resources"] = copy.deepcopy(self.old["_resources"])
-        svc.status(self.ctx, doc, "UPDATE_IN_PROGRESS", "User Initiated")
         env = svc.env(self.ctx, doc, self.template)
         env.resources = {k: r["PhysicalResourceId"] for k, r in doc["_resources"].items()
                          if r.get("PhysicalResourceId") and r.get("ResourceStatus") != "DELETE_COMPLETE"}

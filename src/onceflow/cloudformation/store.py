@@ -55,6 +55,13 @@ class CfnStore:
         sql = "SELECT doc FROM cfn_stacks WHERE account=? AND region=?" + ("" if deleted else " AND deleted=0")
         return [json.loads(r["doc"]) for r in self.db.query(sql + " ORDER BY rowid DESC", (account, region))]
 
+    def unfinished(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(account, region, stack) for every stack an operation was running on."""
+        rows = self.db.query("SELECT account, region, doc FROM cfn_stacks WHERE deleted=0")
+        docs = [(r["account"], r["region"], json.loads(r["doc"])) for r in rows]
+        return [d for d in docs if d[2]["StackStatus"].endswith("_IN_PROGRESS") and
+                d[2]["StackStatus"] != "REVIEW_IN_PROGRESS"]
+
     def put(self, account: str, region: str, doc: dict[str, Any]) -> None:
         deleted = 1 if doc["StackStatus"] == "DELETE_COMPLETE" else 0
         with self.db.transaction() as conn:
