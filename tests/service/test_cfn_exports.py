@@ -97,3 +97,20 @@ def test_change_sets_are_listed_described_and_deleted(aws: Any) -> None:
     assert err.value.response["Error"]["Code"] == "ChangeSetNotFound"
     assert err.value.response["Error"]["Message"] == f"ChangeSet [{made['Id']}] does not exist"
     cfn.delete_stack(StackName=name)
+
+
+def test_resources_are_found_by_their_physical_id(aws: Any) -> None:
+    cfn = aws("cloudformation")
+    name = _name()
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps({"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}))
+    url = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Q")["StackResourceDetail"][
+        "PhysicalResourceId"]
+    found = cfn.describe_stack_resources(PhysicalResourceId=url)["StackResources"]
+    assert [(r["StackName"], r["LogicalResourceId"]) for r in found] == [(name, "Q")]
+    with pytest.raises(ClientError) as err:
+        cfn.describe_stack_resources()
+    assert err.value.response["Error"]["Message"] == "Either StackName or PhysicalResourceId must be specified."
+    with pytest.raises(ClientError) as err:
+        cfn.describe_stack_resource(StackName=name, LogicalResourceId="Nope")
+    assert err.value.response["Error"]["Message"] == f"Resource Nope does not exist for stack {name}"
+    cfn.delete_stack(StackName=name)

@@ -78,7 +78,17 @@ class CfnApi:
 
     @operation("DescribeStackResources")
     def describe_stack_resources(self, ctx: RequestContext, p: Params) -> Params:
-        doc, resources = self._resources(ctx, p["StackName"])
+        name = p.get("StackName")
+        if name is None:
+            physical = p.get("PhysicalResourceId")
+            if physical is None:
+                raise validation("Either StackName or PhysicalResourceId must be specified.")
+            owner = next((d for d in self.service.store.all(ctx.account, ctx.region, False)
+                          if any(r.get("PhysicalResourceId") == physical for r in d["_resources"].values())), None)
+            if owner is None:
+                raise validation(f"Stack for {physical} does not exist")
+            name = owner["StackId"]
+        doc, resources = self._resources(ctx, name)
         logical = p.get("LogicalResourceId")
         out = [dict(_public(r, ("LogicalResourceId", "PhysicalResourceId", "ResourceType", "Timestamp",
                                 "ResourceStatus", "ResourceStatusReason")),
@@ -120,7 +130,9 @@ class CfnApi:
         if p.get("ChangeSetName"):
             doc = self.service.change_set(ctx, p["ChangeSetName"], p.get("StackName"))["_request"]
             return {"TemplateBody": doc["TemplateBody"], "StagesAvailable": ["Original", "Processed"]}
-        doc = self.service.find(ctx, p.get("StackName") or "")
+        if not p.get("StackName"):
+            raise validation("Either StackName or ChangeSetName must be specified.")
+        doc = self.service.find(ctx, p["StackName"])
         if p.get("TemplateStage") == "Processed":
             body = json.dumps(doc["_processed"])
         else:
