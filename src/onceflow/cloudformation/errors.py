@@ -27,3 +27,19 @@ def insufficient_capabilities(capability: str) -> ServiceError:
 
 def invalid_change_set_status(message: str) -> ServiceError:
     return ServiceError("InvalidChangeSetStatus", message, 400)
+
+
+def handler_code(exc: ServiceError) -> str:
+    """The HandlerErrorCode a resource's failure reason names, from the service's error code."""
+    if "AlreadyExists" in exc.code or "InUse" in exc.code or "Exists" in exc.code:
+        return "AlreadyExists"
+    if "NotFound" in exc.code or "NoSuch" in exc.code:
+        return "NotFound"
+    if "AccessDenied" in exc.code:
+        return "AccessDenied"
+    return "InvalidRequest"
+
+
+def handler_reason(exc: ServiceError) -> str:
+    """A resource's failure reason as CloudFormation words it."""
+    return f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {handler_code(exc)})'

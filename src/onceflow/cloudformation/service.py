@@ -196,7 +196,7 @@ class CfnService:
         except TemplateError as exc:
             names, failed = [], exc.message
         for logical in names:
-            reason = self._create_one(caller, doc, template, env, logical)
+            reason = self.create_one(caller, doc, template, env, logical)
             if reason is not None:
                 failed = reason
                 break
@@ -213,7 +213,7 @@ class CfnService:
             return
         self._roll_back(ctx, caller, doc, failed)
 
-    def _create_one(self, caller: Caller, doc: Doc, template: Template, env: Env, logical: str) -> str | None:
+    def create_one(self, caller: Caller, doc: Doc, template: Template, env: Env, logical: str) -> str | None:
         """Make one resource; the reason it failed, or None."""
         body = template.resources[logical]
         kind = str(body["Type"])
@@ -231,7 +231,7 @@ class CfnService:
             physical, attrs = provider.create(caller, logical, props)
         except (ServiceError, TemplateError) as exc:
             reason = exc.message if isinstance(exc, TemplateError) else \
-                f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {handler_code(exc)})'
+                errors.handler_reason(exc)
             self.resource_event(doc, res, "CREATE_FAILED", reason)
             return f"The following resource(s) failed to create: [{logical}]. "
         except KeyError as exc:
@@ -278,8 +278,7 @@ class CfnService:
         try:
             PROVIDERS[res["ResourceType"]].delete(caller, res["PhysicalResourceId"], res.get("_props") or {})
         except ServiceError as exc:
-            self.resource_event(doc, res, "DELETE_FAILED", f"Resource handler returned message: "
-                                 f'"{exc.message}" (HandlerErrorCode: {handler_code(exc)})')
+            self.resource_event(doc, res, "DELETE_FAILED", errors.handler_reason(exc))
             return False
         self.resource_event(doc, res, "DELETE_COMPLETE", None)
         return True
@@ -513,16 +512,6 @@ class CfnService:
         if reason is not None:
             event["ResourceStatusReason"] = reason
         self.store.add_event(doc["StackId"], event)
-
-
-def handler_code(exc: ServiceError) -> str:
-    if "AlreadyExists" in exc.code or "InUse" in exc.code or "Exists" in exc.code:
-        return "AlreadyExists"
-    if "NotFound" in exc.code or "NoSuch" in exc.code:
-        return "NotFound"
-    if "AccessDenied" in exc.code:
-        return "AccessDenied"
-    return "InvalidRequest"
 
 
 def _add_change(logical: str, kind: str) -> Doc:

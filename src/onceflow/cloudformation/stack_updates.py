@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import copy
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from onceflow.cloudformation.errors import handler_reason, validation
 from onceflow.cloudformation.providers import PROVIDERS
 from onceflow.cloudformation.resources import Caller
-from onceflow.cloudformation.template import Template, TemplateError, conditions, evaluate, included, order, refs
+from onceflow.cloudformation.template import Env, Template, TemplateError, conditions, evaluate, included, order, refs
 from onceflow.cloudformation.template import outputs as template_outputs
 from onceflow.cloudformation.updates import REPLACE_ON, UPDATERS, needs_replacement
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-
-if TYPE_CHECKING:
-    from onceflow.cloudformation.service import CfnService
+from onceflow.stack import Stack
 
 Doc = dict[str, Any]
 UPDATABLE = {"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE"}
@@ -25,8 +24,6 @@ REPLACING = "Requested update requires the creation of a new physical resource; 
 
 
 def check_updatable(doc: Doc) -> None:
-    from onceflow.cloudformation.errors import validation
-
     if doc["StackStatus"] not in UPDATABLE:
         raise validation(f"Stack:{doc['StackId']} is in {doc['StackStatus']} state and can not be updated.")
 
@@ -68,10 +65,24 @@ def _change(action: str, logical: str, kind: str, physical: str | None = None, r
     return {"Type": "Resource", "ResourceChange": rc}
 
 
+class StackOps(Protocol):
+    """What an update needs of the service that runs it (service.CfnService)."""
+
+    stack: Stack
+
+    def status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None: ...
+    def resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None: ...
+    def env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env: ...
+    def create_one(self, caller: Caller, doc: Doc, template: Template, env: Env, logical: str) -> str | None: ...
+    def delete_one(self, caller: Caller, doc: Doc, res: Doc, policy: str = "_policy") -> bool: ...
+    def export_conflict(self, ctx: RequestContext, doc: Doc) -> str | None: ...
+    def importers(self, ctx: RequestContext, doc: Doc) -> list[tuple[str, str]]: ...
+
+
 class StackUpdate:
     """One update of `doc` (already holding the new template and parameters) from `old`."""
 
-    def __init__(self, svc: CfnService, ctx: RequestContext, old: Doc, doc: Doc, template: Template) -> None:
+    def __init__(self, svc: StackOps, ctx: RequestContext, old: Doc, doc: Doc, template: Template) -> None:
         self.svc, self.ctx, self.old, self.doc, self.template = svc, ctx, old, doc, template
         self.caller = Caller(svc.stack, ctx.principal, ctx.region, doc["StackName"])
         self.touched: list[tuple[str, str, Doc | None]] = []  # (logical, add|update|replace, resource before)
@@ -96,7 +107,7 @@ class StackUpdate:
             prev = self.old["_resources"].get(logical)
             if prev is None or prev.get("ResourceStatus") == "DELETE_COMPLETE":
                 self.touched.append((logical, "add", None))
-                if svc._create_one(self.caller, doc, self.template, env, logical) is not None:
+                if svc.create_one(self.caller, doc, self.template, env, logical) is not None:
                     failed = f"The following resource(s) failed to create: [{logical}]. "
                     break
                 continue
@@ -209,6 +220,4 @@ def _reason(exc: ServiceError | TemplateError | KeyError) -> str:
         return exc.message
     if isinstance(exc, KeyError):
         return f"Properties validation failed with message: [#: required key [{exc.args[0]}] not found]"
-    from onceflow.cloudformation.service import handler_code
-
-    return f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {handler_code(exc)})'
+    return handler_reason(exc)
