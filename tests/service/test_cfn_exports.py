@@ -114,3 +114,20 @@ def test_resources_are_found_by_their_physical_id(aws: Any) -> None:
         cfn.describe_stack_resource(StackName=name, LogicalResourceId="Nope")
     assert err.value.response["Error"]["Message"] == f"Resource Nope does not exist for stack {name}"
     cfn.delete_stack(StackName=name)
+
+
+def test_termination_protection_refuses_the_delete(aws: Any) -> None:
+    cfn = aws("cloudformation")
+    name = _name()
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps({"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}),
+                     EnableTerminationProtection=True)
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["EnableTerminationProtection"] is True
+    with pytest.raises(ClientError) as err:
+        cfn.delete_stack(StackName=name)
+    assert err.value.response["Error"]["Message"] == (f"Stack [{name}] cannot be deleted while "
+                                                      "TerminationProtection is enabled")
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+    cfn.update_termination_protection(StackName=name, EnableTerminationProtection=False)
+    cfn.delete_stack(StackName=name)
+    with pytest.raises(ClientError):
+        cfn.describe_stacks(StackName=name)

@@ -43,6 +43,11 @@ class CfnApi:
     def update_stack(self, ctx: RequestContext, p: Params) -> Params:
         return {"StackId": self.service.update_stack(ctx, p)}
 
+    @operation("UpdateTerminationProtection")
+    def update_termination_protection(self, ctx: RequestContext, p: Params) -> Params:
+        return {"StackId": self.service.set_termination_protection(ctx, p["StackName"],
+                                                                   bool(p["EnableTerminationProtection"]))}
+
     @operation("DescribeStacks")
     def describe_stacks(self, ctx: RequestContext, p: Params) -> Params:
         name = p.get("StackName")

@@ -327,6 +327,13 @@ class CfnService:
         update.run()
         return str(doc["StackId"])
 
+    def set_termination_protection(self, ctx: RequestContext, name: str, enabled: bool) -> str:
+        with self._lock:
+            doc = self.find(ctx, name)
+            doc["EnableTerminationProtection"] = enabled
+            self.store.put(ctx.account, ctx.region, doc)
+        return str(doc["StackId"])
+
     # ------------------------------------------------------------------ change sets
     def create_change_set(self, ctx: RequestContext, p: dict[str, Any]) -> tuple[str, str]:
         kind = p.get("ChangeSetType") or "UPDATE"
