@@ -131,3 +131,16 @@ def test_termination_protection_refuses_the_delete(aws: Any) -> None:
     cfn.delete_stack(StackName=name)
     with pytest.raises(ClientError):
         cfn.describe_stacks(StackName=name)
+
+
+def test_a_broken_condition_is_refused_before_anything_is_made(aws: Any) -> None:
+    cfn = aws("cloudformation")
+    name = _name()
+    body = {"Conditions": {"A": {"Condition": "Missing"}},
+            "Resources": {"Q": {"Type": "AWS::SQS::Queue", "Condition": "A"}}}
+    with pytest.raises(ClientError) as err:
+        cfn.create_stack(StackName=name, TemplateBody=json.dumps(body))
+    assert err.value.response["Error"]["Message"] == ("Template format error: Unresolved condition dependencies "
+                                                      "[Missing] in the Conditions block of the template")
+    with pytest.raises(ClientError):
+        cfn.describe_stacks(StackName=name)

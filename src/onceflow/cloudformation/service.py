@@ -141,6 +141,8 @@ class CfnService:
         template = self.load(ctx, text, given)
         try:
             values = resolve_parameters(template, given)
+            # Conditions depend on parameters only: a broken one is refused before anything is made.
+            conditions(template, Env(ctx.account, ctx.region, str(p.get("StackName", "")), "", values))
         except TemplateError as exc:
             raise errors.validation(exc.message) from None
         self._check_capabilities(template, list(p.get("Capabilities") or []))
