@@ -37,4 +37,9 @@ PROVIDERS: dict[str, Provider] = {
     "AWS::S3::Bucket": Provider(r.bucket_create, r.bucket_delete),
     "AWS::Logs::LogGroup": Provider(r.log_group_create, r.log_group_delete),
     "AWS::Events::Rule": Provider(w.rule_create, w.rule_delete),
+    "AWS::Events::EventBus": Provider(w.event_bus_create, w.event_bus_delete),
+    "AWS::Scheduler::Schedule": Provider(w.schedule_create, w.schedule_delete),
+    "AWS::StepFunctions::Activity": Provider(w.activity_create, w.activity_delete),
+    "AWS::SNS::TopicPolicy": Provider(w.topic_policy_create, w.topic_policy_delete),
+    "AWS::S3::BucketPolicy": Provider(w.bucket_policy_create, w.bucket_policy_delete),
 }

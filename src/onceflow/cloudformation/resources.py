@@ -204,8 +204,17 @@ def state_machine_params(logical: str, name: str, p: Props) -> Props:
 
 def state_machine_create(c: Caller, logical: str, p: Props) -> Made:
     name = p.get("StateMachineName") or c.name(logical, 80)
+    if "DefinitionS3Location" in p and "DefinitionString" not in p and "Definition" not in p:
+        p = dict(p, DefinitionString=_definition_from_s3(c, p["DefinitionS3Location"]))
     arn = c("stepfunctions", "CreateStateMachine", state_machine_params(logical, name, p))["stateMachineArn"]
     return arn, {"Arn": arn, "Name": name}
+
+
+def _definition_from_s3(c: Caller, location: dict[str, Any]) -> str:
+    """DefinitionS3Location: the definition's text, read from onceflow's S3 as the caller's account."""
+    _, pieces = c.stack.services["s3"].get_object(c.account, location["Bucket"], location["Key"],
+                                                  location.get("Version"))
+    return b"".join(pieces).decode("utf-8")
 
 
 def state_machine_delete(c: Caller, physical: str, props: Props) -> None:

@@ -171,3 +171,65 @@ def rule_delete(c: Caller, physical: str, p: Props) -> None:
     if ids:
         _ignore_missing(lambda: c("events", "RemoveTargets", {"Rule": name, **where, "Ids": ids}))
     _ignore_missing(lambda: c("events", "DeleteRule", {"Name": name, **where}))
+
+
+# ------------------------------------------------------------------ more of the services onceflow serves
+def topic_policy_create(c: Caller, logical: str, p: Props) -> Made:
+    for arn in p["Topics"]:
+        c("sns", "SetTopicAttributes", {"TopicArn": arn, "AttributeName": "Policy",
+                                        "AttributeValue": _json_text(p["PolicyDocument"])})
+    return c.name(logical, 64), {}
+
+
+def topic_policy_delete(c: Caller, physical: str, p: Props) -> None:
+    pass  # the topics keep their default policy back on AWS; onceflow does not act on topic policies
+
+
+def bucket_policy_create(c: Caller, logical: str, p: Props) -> Made:
+    c("s3", "PutBucketPolicy", {"Bucket": p["Bucket"], "Policy": _json_text(p["PolicyDocument"])})
+    return p["Bucket"], {}
+
+
+def bucket_policy_delete(c: Caller, physical: str, p: Props) -> None:
+    _ignore_missing(lambda: c("s3", "DeleteBucketPolicy", {"Bucket": physical}))
+
+
+def activity_create(c: Caller, logical: str, p: Props) -> Made:
+    params: Props = {"name": p["Name"]}
+    if p.get("Tags"):
+        params["tags"] = [{"key": t["Key"], "value": t["Value"]} for t in p["Tags"]]
+    arn = c("stepfunctions", "CreateActivity", params)["activityArn"]
+    return arn, {"Name": p["Name"]}
+
+
+def activity_delete(c: Caller, physical: str, p: Props) -> None:
+    _ignore_missing(lambda: c("stepfunctions", "DeleteActivity", {"activityArn": physical}))
+
+
+def event_bus_create(c: Caller, logical: str, p: Props) -> Made:
+    params = {k: p[k] for k in ("Name", "EventSourceName", "Description", "DeadLetterConfig") if k in p}
+    if p.get("Tags"):
+        params["Tags"] = p["Tags"]
+    arn = c("events", "CreateEventBus", params)["EventBusArn"]
+    return p["Name"], {"Arn": arn, "Name": p["Name"]}
+
+
+def event_bus_delete(c: Caller, physical: str, p: Props) -> None:
+    _ignore_missing(lambda: c("events", "DeleteEventBus", {"Name": physical}))
+
+
+def schedule_create(c: Caller, logical: str, p: Props) -> Made:
+    name = p.get("Name") or c.name(logical, 64)
+    params = {k: p[k] for k in ("GroupName", "ScheduleExpression", "StartDate", "EndDate", "Description",
+                                "ScheduleExpressionTimezone", "State", "KmsKeyArn", "Target", "FlexibleTimeWindow",
+                                "ActionAfterCompletion") if k in p}
+    arn = c("scheduler", "CreateSchedule", dict(params, Name=name))["ScheduleArn"]
+    return name, {"Arn": arn}
+
+
+def schedule_delete(c: Caller, physical: str, p: Props) -> None:
+    params: Props = {"Name": physical}
+    if "GroupName" in p:
+        params["GroupName"] = p["GroupName"]
+    _ignore_missing(lambda: c("scheduler", "DeleteSchedule", params))
+
