@@ -11,7 +11,22 @@ from collections.abc import Callable
 
 import uvicorn
 
-from onceflow import console, ddb, ddbstreams, events, faults, iam, lambda_, logs, s3, scheduler, sfn, sns, sqs
+from onceflow import (
+    cloudformation,
+    console,
+    ddb,
+    ddbstreams,
+    events,
+    faults,
+    iam,
+    lambda_,
+    logs,
+    s3,
+    scheduler,
+    sfn,
+    sns,
+    sqs,
+)
 from onceflow.config import Settings
 from onceflow.prove import ledger
 from onceflow.stack import Stack
@@ -26,7 +41,7 @@ log = logging.getLogger("onceflow")
 # The order matters: later services look up earlier ones in stack.services.
 SETUPS: list[Callable[[Stack], None]] = [
     iam.setup, logs.setup, ddb.setup, ddbstreams.setup, s3.setup, lambda_.setup, sqs.setup, sns.setup, sfn.setup,
-    faults.setup, ledger.setup, events.setup, scheduler.setup, console.setup,
+    faults.setup, ledger.setup, events.setup, scheduler.setup, cloudformation.setup, console.setup,
 ]
 
 

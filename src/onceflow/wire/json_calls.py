@@ -17,7 +17,8 @@ from onceflow.wire.shapes import SerializationError, from_json
 from onceflow.wire.specs import Specs
 from onceflow.wire.validate import Problems, validation_failure
 
-VALIDATION_CODES = {"iam": "ValidationError", "sts": "ValidationError", "logs": "InvalidParameterException"}
+VALIDATION_CODES = {"iam": "ValidationError", "sts": "ValidationError", "logs": "InvalidParameterException",
+                    "cloudformation": "ValidationError"}
 
 JsonCaller = Callable[..., dict[str, Any]]
 

@@ -25,10 +25,11 @@ SERVICES = {
     "sqs": "sqs",
     "sns": "sns",
     "s3": "s3",
+    "cloudformation": "cloudformation",
 }
 # How a 501 for an unserved service lists what onceflow serves.
 SERVED_NAMES = ("DynamoDB, DynamoDB Streams, Step Functions, Lambda, IAM, STS, CloudWatch Logs, S3, SQS, SNS, "
-                "EventBridge and EventBridge Scheduler")
+                "EventBridge, EventBridge Scheduler and CloudFormation")
 
 
 @dataclass

@@ -124,7 +124,7 @@ def test_health_lists_services_and_version(app: AwsApp) -> None:
     body = json.loads(_own(app, "GET", "/_onceflow/health", "10.1.1.1").body)
     assert body["status"] == "running" and body["version"]
     assert set(body["services"]) == {"dynamodb", "dynamodbstreams", "stepfunctions", "lambda", "iam", "sts", "logs",
-                                     "sqs", "sns", "events", "scheduler", "s3"}
+                                     "sqs", "sns", "events", "scheduler", "s3", "cloudformation"}
 
 
 # ---------------------------------------------------------------- commits=True handlers

@@ -1,0 +1,223 @@
+"""Updating a stack: what a new template (or new parameters) changes, made in dependency order -
+added resources created, changed ones updated in place or replaced, removed ones deleted in the
+cleanup - and a failed update rolled back to the stack as it was (UPDATE_ROLLBACK_COMPLETE)."""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any, Protocol
+
+from onceflow.cloudformation.errors import handler_reason, validation
+from onceflow.cloudformation.providers import PROVIDERS
+from onceflow.cloudformation.resources import Caller
+from onceflow.cloudformation.template import Env, Template, TemplateError, conditions, evaluate, included, order, refs
+from onceflow.cloudformation.template import outputs as template_outputs
+from onceflow.cloudformation.updates import REPLACE_ON, UPDATERS, needs_replacement
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.stack import Stack
+
+Doc = dict[str, Any]
+UPDATABLE = {"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE"}
+REPLACING = "Requested update requires the creation of a new physical resource; hence creating one."
+
+
+def check_updatable(doc: Doc) -> None:
+    if doc["StackStatus"] not in UPDATABLE:
+        raise validation(f"Stack:{doc['StackId']} is in {doc['StackStatus']} state and can not be updated.")
+
+
+def changes(old: Doc, new: Template, values: dict[str, Any]) -> list[Doc]:
+    """The change set's changes: Add, Modify (with whether it replaces) and Remove, as AWS lists them."""
+    before = (old.get("_processed") or {}).get("Resources") or {}
+    params_changed = {k for k, v in values.items() if (old.get("_parameters") or {}).get(k) != v}
+    out = []
+    for logical, body in new.resources.items():
+        kind = str(body["Type"])
+        if logical not in before:
+            out.append(_change("Add", logical, kind))
+            continue
+        if body == before[logical] and not refs(body) & params_changed:
+            continue
+        props_old, props_new = before[logical].get("Properties") or {}, body.get("Properties") or {}
+        # A replacing property that changed, or that names a parameter whose value changed.
+        replaces = kind not in UPDATERS or any(props_old.get(k) != props_new.get(k) or
+                                               refs(props_new.get(k)) & params_changed
+                                               for k in REPLACE_ON.get(kind, ()))
+        physical = (old["_resources"].get(logical) or {}).get("PhysicalResourceId")
+        out.append(_change("Modify", logical, kind, physical, "True" if replaces else "False"))
+    for logical, body in before.items():
+        if logical not in new.resources:
+            physical = (old["_resources"].get(logical) or {}).get("PhysicalResourceId")
+            out.append(_change("Remove", logical, str(body["Type"]), physical))
+    return out
+
+
+def _change(action: str, logical: str, kind: str, physical: str | None = None, replacement: str | None = None) -> Doc:
+    rc: Doc = {"Action": action, "LogicalResourceId": logical}
+    if physical:
+        rc["PhysicalResourceId"] = physical
+    rc["ResourceType"] = kind
+    if replacement is not None:
+        rc["Replacement"] = replacement
+    rc.update(Scope=["Properties"] if action == "Modify" else [], Details=[])
+    return {"Type": "Resource", "ResourceChange": rc}
+
+
+class StackOps(Protocol):
+    """What an update needs of the service that runs it (service.CfnService)."""
+
+    stack: Stack
+
+    def status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None: ...
+    def resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None: ...
+    def env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env: ...
+    def create_one(self, caller: Caller, doc: Doc, template: Template, env: Env, logical: str) -> str | None: ...
+    def delete_one(self, caller: Caller, doc: Doc, res: Doc, policy: str = "_policy") -> bool: ...
+    def export_conflict(self, ctx: RequestContext, doc: Doc) -> str | None: ...
+    def importers(self, ctx: RequestContext, doc: Doc) -> list[tuple[str, str]]: ...
+
+
+class StackUpdate:
+    """One update of `doc` (already holding the new template and parameters) from `old`."""
+
+    def __init__(self, svc: StackOps, ctx: RequestContext, old: Doc, doc: Doc, template: Template) -> None:
+        self.svc, self.ctx, self.old, self.doc, self.template = svc, ctx, old, doc, template
+        self.caller = Caller(svc.stack, ctx.principal, ctx.region, doc["StackName"])
+        self.touched: list[tuple[str, str, Doc | None]] = []  # (logical, add|update|replace, resource before)
+        self.retired: list[Doc] = []  # old physical resources to delete in the cleanup
+
+    def start(self) -> None:
+        self.doc["_resources"] = copy.deepcopy(self.old["_resources"])
+        self.svc.status(self.ctx, self.doc, "UPDATE_IN_PROGRESS", "User Initiated")
+
+    def run(self) -> None:
+        svc, doc = self.svc, self.doc
+        env = svc.env(self.ctx, doc, self.template)
+        env.resources = {k: r["PhysicalResourceId"] for k, r in doc["_resources"].items()
+                         if r.get("PhysicalResourceId") and r.get("ResourceStatus") != "DELETE_COMPLETE"}
+        failed = None
+        try:
+            conditions(self.template, env)
+            names = [n for n in order(self.template) if included(self.template.resources[n], env)]
+        except TemplateError as exc:
+            names, failed = [], exc.message
+        for logical in names:
+            prev = self.old["_resources"].get(logical)
+            if prev is None or prev.get("ResourceStatus") == "DELETE_COMPLETE":
+                self.touched.append((logical, "add", None))
+                if svc.create_one(self.caller, doc, self.template, env, logical) is not None:
+                    failed = f"The following resource(s) failed to create: [{logical}]. "
+                    break
+                continue
+            reason = self._change(env, logical, prev)
+            if reason is not None:
+                failed = reason
+                break
+        if failed is None:
+            try:
+                doc["Outputs"] = template_outputs(self.template, env)
+            except TemplateError as exc:
+                failed = exc.message
+        if failed is None:
+            failed = self.svc.export_conflict(self.ctx, doc)
+            gone = {o["ExportName"] for o in self.old.get("Outputs") or [] if "ExportName" in o} - \
+                {o["ExportName"] for o in doc.get("Outputs") or [] if "ExportName" in o}
+            in_use = [(n, s) for n, s in self.svc.importers(self.ctx, self.old) if n in gone]
+            if failed is None and in_use:
+                failed = f"Cannot delete export {in_use[0][0]} as it is in use by {in_use[0][1]}."
+        if failed is None:
+            self._finish(names)
+        else:
+            self._roll_back(failed)
+
+    def _change(self, env: Any, logical: str, prev: Doc) -> str | None:
+        body = self.template.resources[logical]
+        kind = str(body["Type"])
+        res = self.doc["_resources"][logical]
+        try:
+            props = evaluate(body.get("Properties") or {}, env)
+        except TemplateError as exc:
+            return exc.message
+        if props == prev.get("_props") and kind == prev["ResourceType"]:
+            return None
+        replace = kind != prev["ResourceType"] or needs_replacement(kind, prev.get("_props") or {}, props)
+        self.touched.append((logical, "replace" if replace else "update", prev))
+        self.svc.resource_event(self.doc, res, "UPDATE_IN_PROGRESS", REPLACING if replace else None)
+        try:
+            if replace:
+                provider = PROVIDERS.get(kind)
+                if provider is None:
+                    raise TemplateError(f"Resource type {kind} is not supported by onceflow")
+                physical, attrs = provider.create(self.caller, logical, props)
+                self.retired.append(copy.deepcopy(prev))
+            else:
+                physical, attrs = UPDATERS[kind](self.caller, logical, prev["PhysicalResourceId"],
+                                                 prev.get("_props") or {}, props, prev.get("_attrs") or {})
+        except (ServiceError, TemplateError, KeyError) as exc:
+            self.svc.resource_event(self.doc, res, "UPDATE_FAILED", _reason(exc))
+            return f"The following resource(s) failed to update: [{logical}]. "
+        res.update(PhysicalResourceId=physical, ResourceType=kind, _props=props, _attrs=attrs,
+                   _policy=body.get("DeletionPolicy"), _replace_policy=body.get("UpdateReplacePolicy"))
+        env.resources[logical] = physical
+        self.svc.resource_event(self.doc, res, "UPDATE_COMPLETE", None)
+        return None
+
+    def _finish(self, names: list[str]) -> None:
+        svc, doc = self.svc, self.doc
+        if not doc.get("Outputs"):
+            doc.pop("Outputs", None)
+        svc.status(self.ctx, doc, "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS", None)
+        for logical in reversed(list(doc["_resources"])):
+            res = doc["_resources"][logical]
+            if logical not in names and res.get("ResourceStatus") != "DELETE_COMPLETE":
+                svc.delete_one(self.caller, doc, res)
+                del doc["_resources"][logical]
+        for res in self.retired:
+            svc.delete_one(self.caller, doc, res, "_replace_policy")
+        doc["LastUpdatedTime"] = time.time()
+        svc.status(self.ctx, doc, "UPDATE_COMPLETE", None)
+
+    def _roll_back(self, reason: str) -> None:
+        svc, doc, old = self.svc, self.doc, self.old
+        svc.status(self.ctx, doc, "UPDATE_ROLLBACK_IN_PROGRESS", reason)
+        made: list[Doc] = []
+        for logical, action, prev in reversed(self.touched):
+            res = doc["_resources"][logical]
+            if action == "add":
+                made.append(res)
+                continue
+            assert prev is not None
+            svc.resource_event(doc, res, "UPDATE_IN_PROGRESS", None)
+            if action == "replace":
+                if res.get("PhysicalResourceId") != prev["PhysicalResourceId"]:
+                    made.append(dict(res))
+            else:
+                try:
+                    UPDATERS[prev["ResourceType"]](self.caller, logical, prev["PhysicalResourceId"],
+                                                   res.get("_props") or {}, prev.get("_props") or {},
+                                                   prev.get("_attrs") or {})
+                except (ServiceError, TemplateError):
+                    pass  # best effort: the stack still records the resource as it was
+            doc["_resources"][logical] = copy.deepcopy(prev)
+            svc.resource_event(doc, doc["_resources"][logical], "UPDATE_COMPLETE", None)
+        for key in ("_template", "_processed", "_parameters", "_imports", "Parameters", "Outputs", "Description"):
+            if key in old:
+                doc[key] = old[key]
+            else:
+                doc.pop(key, None)
+        svc.status(self.ctx, doc, "UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS", None)
+        for res in made:
+            svc.delete_one(self.caller, doc, res)
+        for logical in [k for k in doc["_resources"] if k not in old["_resources"]]:
+            del doc["_resources"][logical]
+        svc.status(self.ctx, doc, "UPDATE_ROLLBACK_COMPLETE", None)
+
+
+def _reason(exc: ServiceError | TemplateError | KeyError) -> str:
+    if isinstance(exc, TemplateError):
+        return exc.message
+    if isinstance(exc, KeyError):
+        return f"Properties validation failed with message: [#: required key [{exc.args[0]}] not found]"
+    return handler_reason(exc)

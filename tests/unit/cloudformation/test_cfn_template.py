@@ -1,0 +1,134 @@
+"""The template engine: reading JSON/YAML, intrinsic functions, conditions, ordering, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from onceflow.cloudformation.template import (
+    NO_VALUE,
+    Env,
+    TemplateError,
+    conditions,
+    evaluate,
+    load,
+    order,
+    outputs,
+    parse,
+    resolve_parameters,
+)
+
+YAML = """\
+AWSTemplateFormatVersion: 2010-09-09
+Parameters:
+  Env: {Type: String, Default: dev}
+  Size: {Type: Number, Default: 3}
+  Zones: {Type: CommaDelimitedList, Default: "a,b"}
+Mappings:
+  Sizes: {dev: {Mem: 128}, prod: {Mem: 1024}}
+Conditions:
+  IsProd: !Equals [!Ref Env, prod]
+  NotProd: !Not [!Condition IsProd]
+Resources:
+  Fn:
+    Type: AWS::Lambda::Function
+    Properties:
+      Role: !GetAtt Role.Arn
+      MemorySize: !FindInMap [Sizes, !Ref Env, Mem]
+      Description: !If [IsProd, production, !Ref AWS::NoValue]
+  Role:
+    Type: AWS::IAM::Role
+Outputs:
+  Name: {Value: !Sub "${AWS::StackName}-${Env}-${Role.Arn}"}
+  Only: {Value: x, Condition: IsProd}
+"""
+
+
+def _env(template: Any, **params: str) -> Env:
+    env = Env("123456789012", "eu-west-1", "app", "arn:aws:cloudformation:eu-west-1:123456789012:stack/app/1",
+              resolve_parameters(template, params), mappings=template.doc.get("Mappings") or {})
+    env.resources = {"Role": "app-Role-X"}
+    env.attributes = lambda logical, name: f"arn:aws:iam::123456789012:role/{env.resources[logical]}"
+    conditions(template, env)
+    return env
+
+
+def test_yaml_short_forms_and_dates_kept_as_text() -> None:
+    t = load(YAML)
+    assert t.doc["AWSTemplateFormatVersion"] == "2010-09-09"
+    fn = t.resources["Fn"]["Properties"]
+    assert fn["Role"] == {"Fn::GetAtt": ["Role", "Arn"]}
+    assert fn["MemorySize"] == {"Fn::FindInMap": ["Sizes", {"Ref": "Env"}, "Mem"]}
+    assert t.doc["Conditions"]["NotProd"] == {"Fn::Not": [{"Condition": "IsProd"}]}
+
+
+def test_dependencies_order_resources() -> None:
+    assert order(load(YAML)) == ["Role", "Fn"]
+
+
+def test_intrinsics_with_defaults_and_conditions() -> None:
+    t = load(YAML)
+    env = _env(t)
+    assert env.conditions == {"IsProd": False, "NotProd": True}
+    assert env.parameters == {"Env": "dev", "Size": "3", "Zones": ["a", "b"]}
+    props = evaluate(t.resources["Fn"]["Properties"], env)
+    assert props == {"Role": "arn:aws:iam::123456789012:role/app-Role-X", "MemorySize": 128}
+    assert outputs(t, env) == [{"OutputKey": "Name",
+                                "OutputValue": "app-dev-arn:aws:iam::123456789012:role/app-Role-X"}]
+    prod = _env(t, Env="prod")
+    assert evaluate(t.resources["Fn"]["Properties"], prod)["Description"] == "production"
+    assert [o["OutputKey"] for o in outputs(t, prod)] == ["Name", "Only"]
+
+
+@pytest.mark.parametrize(("node", "value"), [
+    ({"Fn::Join": ["-", ["a", {"Ref": "AWS::Region"}]]}, "a-eu-west-1"),
+    ({"Fn::Select": [1, {"Fn::Split": [",", "x,y,z"]}]}, "y"),
+    ({"Fn::Sub": ["${A}/${!Literal}", {"A": {"Ref": "AWS::AccountId"}}]}, "123456789012/${Literal}"),
+    ({"Fn::Base64": "hi"}, "aGk="),
+    ({"Fn::GetAZs": ""}, ["eu-west-1a", "eu-west-1b", "eu-west-1c"]),
+    ({"Fn::And": [{"Fn::Equals": [1, "1"]}, {"Fn::Or": [False, True]}]}, True),
+    ({"Ref": "AWS::NoValue"}, NO_VALUE),
+    (["a", {"Ref": "AWS::NoValue"}], ["a"]),
+    ({"Ref": "AWS::Partition"}, "aws"),
+])
+def test_functions(node: Any, value: Any) -> None:
+    assert evaluate(node, _env(load(YAML))) == value
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("{bad", "Template format error: JSON not well-formed. (line 1, column 2)"),
+    ("Resources: [a\n", "Template format error: YAML not well-formed. (line 2, column 1)"),
+    ("Description: x\n", "Template format error: At least one Resources member must be defined."),
+    ("Resources:\n  A: {Properties: {}}\n", "Template format error: [/Resources/A] Every Resources object must "
+                                          "contain a Type member."),
+    ("Resources:\n  A: {Type: T, Properties: {X: !Ref B}}\n  B: {Type: T, Properties: {X: !Sub '${A.Arn}'}}\n",
+     "Circular dependency between resources: [A, B]"),
+    ("Resources:\n  A: {Type: T, DependsOn: Z}\n", "Template format error: Unresolved resource dependencies [Z] in "
+                                                  "the Resources block of the template"),
+])
+def test_template_errors(text: str, message: str) -> None:
+    with pytest.raises(TemplateError) as err:
+        load(text)
+    assert err.value.message == message
+
+
+def test_parameter_errors() -> None:
+    t = load("Parameters:\n  A: {Type: String}\n  B: {Type: String, AllowedValues: [x]}\n"
+             "Resources:\n  R: {Type: T}\n")
+    for given, message in [({}, "Parameters: [A, B] must have values"),
+                           ({"A": "1", "C": "2"}, "Parameters: [C] do not exist in the template"),
+                           ({"A": "1", "B": "y"}, "Parameter 'B' must be one of AllowedValues")]:
+        with pytest.raises(TemplateError) as err:
+            resolve_parameters(t, given)
+        assert err.value.message == message
+
+
+def test_unknown_function() -> None:
+    with pytest.raises(TemplateError) as err:
+        evaluate({"Fn::Nope": 1}, _env(load(YAML)))
+    assert err.value.message.startswith("Template error: Encountered unsupported function: Fn::Nope")
+
+
+def test_json_parses_like_yaml() -> None:
+    assert parse('{"Resources": {"A": {"Type": "T"}}}') == parse("Resources:\n  A:\n    Type: T\n")
