@@ -11,5 +11,5 @@ def test_health_reports_services_and_version(endpoint: str) -> None:
         body = json.load(resp)
     assert body["status"] == "running"
     assert set(body["services"]) == {"dynamodb", "dynamodbstreams", "stepfunctions", "lambda", "iam", "sts", "logs",
-                                     "sqs", "sns", "events", "scheduler", "s3"}
+                                     "sqs", "sns", "events", "scheduler", "s3", "cloudformation"}
     assert body["version"]
