@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.prove.model import KINDS, ProveError, Report, Run
-from onceflow.prove.proof import prove
+
+if TYPE_CHECKING:
+    from onceflow.prove.proof import prove
 
 __all__ = ["KINDS", "ProveError", "Report", "Run", "prove"]
 
@@ -26,7 +28,19 @@ class _CallableModule(types.ModuleType):
     """`onceflow.prove(...)` calls prove(): the issue's spelling, without a second name."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Report:
+        from onceflow.prove.proof import prove
+
         return prove(*args, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    # proof.py imports boto3 (a second of CPU): only when a proof is asked for, not whenever a
+    # part of the package is (`onceflow serve` builds prove's CLI options).
+    if name == "prove":
+        from onceflow.prove.proof import prove
+
+        return prove
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 sys.modules[__name__].__class__ = _CallableModule
