@@ -7,7 +7,9 @@ connection), and reads the process's RSS after 1 s idle. Bytecode is cached (as 
 package has it) in a private folder, even under PYTHONDONTWRITEBYTECODE, and one unmeasured start
 of each server warms that cache, onceflow's model index and the OS's file cache.
 
-    PYTHONPATH=src python3 bench/bench_startup.py [--rounds 3] [--no-moto]
+    PYTHONPATH=src python3 bench/bench_startup.py [--rounds 3] [--no-moto] [--base OTHER/src]
+
+--base adds "base": onceflow from another checkout's src (before/after in the same run).
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def free_port() -> int:
 
 
 def command(kind: str, port: int) -> list[str]:
-    if kind == "onceflow":
+    if kind in ("onceflow", "base"):
         return [sys.executable, "-m", "onceflow", "serve", "--port", str(port), "--in-memory"]
     return [sys.executable, "-c", NULL_SERVER if kind == "null" else MOTO_SERVER, str(port)]
 
@@ -122,10 +124,15 @@ def rss_mb(pid: int) -> float:
 PYC = tempfile.mkdtemp(prefix="onceflow-bench-pyc-")
 
 
+BASE_SRC: str | None = None
+
+
 def one(kind: str) -> dict[str, float]:
     port = free_port()
     env = dict(os.environ, AWS_ACCESS_KEY_ID="test", AWS_SECRET_ACCESS_KEY="test", PYTHONPYCACHEPREFIX=PYC)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if kind == "base" and BASE_SRC:
+        env["PYTHONPATH"] = BASE_SRC
     t0 = time.perf_counter()
     proc = subprocess.Popen(command(kind, port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
@@ -151,8 +158,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-moto", action="store_true")
     parser.add_argument("--only", choices=["onceflow", "null", "moto"])
+    parser.add_argument("--base", help="another checkout's src folder, measured as 'base'")
     args = parser.parse_args()
     kinds = [args.only] if args.only else ["onceflow", "null"] + ([] if args.no_moto else ["moto"])
+    if args.base:
+        global BASE_SRC
+        BASE_SRC = args.base
+        kinds.insert(1, "base")
     results: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
     for kind in kinds:
         one(kind)  # warm-up, not counted
