@@ -5,12 +5,14 @@ and the message AWS uses for each."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-import botocore.session
+import botocore.loaders
+from botocore.model import ServiceModel
 
 SERVED = ("dynamodb", "lambda", "stepfunctions", "logs", "iam", "sts", "sqs", "sns", "s3")
 
@@ -68,13 +70,14 @@ class ErrorSpec:
 
 
 @lru_cache(maxsize=1)
-def _session() -> botocore.session.Session:
-    return botocore.session.get_session()
+def _loader() -> botocore.loaders.Loader:
+    # The loader alone, not a botocore session: a session imports clients, urllib3 and waiters.
+    return botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
 
 
 @cache
 def _model(service: str) -> Any:
-    return _session().get_service_model(service)
+    return ServiceModel(_loader().load_service_model(service, "service-2"), service_name=service)
 
 
 @lru_cache(maxsize=1)

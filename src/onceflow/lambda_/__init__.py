@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -125,8 +127,21 @@ def _layer_resource(ctx: RequestContext, params: dict[str, Any]) -> str:
 
 
 def _runtimes() -> list[str]:
-    """The Runtime enum of the botocore model, for Lambda's 'must satisfy enum value set' message."""
-    import botocore.loaders
+    """The Runtime enum of the botocore model, for Lambda's 'must satisfy enum value set' message,
+    read on first use (reading the model at start-up costs a tenth of a second)."""
+    return _Runtimes()  # type: ignore[return-value]
 
-    model = botocore.loaders.create_loader().load_service_model("lambda", "service-2")
-    return list(model["shapes"]["Runtime"]["enum"])
+
+class _Runtimes(Sequence[str]):
+    @cached_property
+    def names(self) -> list[str]:
+        import botocore.loaders
+
+        model = botocore.loaders.create_loader().load_service_model("lambda", "service-2")
+        return list(model["shapes"]["Runtime"]["enum"])
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.names[index]
+
+    def __len__(self) -> int:
+        return len(self.names)

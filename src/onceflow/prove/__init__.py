@@ -14,21 +14,14 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.prove.model import KINDS, ProveError, Report, Run
 
+if TYPE_CHECKING:
+    from onceflow.prove.proof import prove
+
 __all__ = ["KINDS", "ProveError", "Report", "Run", "prove"]
-
-
-def __getattr__(name: str) -> Any:
-    # prove() (boto3, a whole private server) is imported when first used: `onceflow serve` imports
-    # this package for the effect ledger alone.
-    if name == "prove":
-        from onceflow.prove.proof import prove
-
-        return prove
-    raise AttributeError(name)
 
 
 class _CallableModule(types.ModuleType):
@@ -38,6 +31,16 @@ class _CallableModule(types.ModuleType):
         from onceflow.prove.proof import prove
 
         return prove(*args, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    # proof.py imports boto3 (a second of CPU): only when a proof is asked for, not whenever a
+    # part of the package is (`onceflow serve` builds prove's CLI options and keeps the effect ledger).
+    if name == "prove":
+        from onceflow.prove.proof import prove
+
+        return prove
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 sys.modules[__name__].__class__ = _CallableModule

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from onceflow.prove.model import DEFAULT_KINDS, KINDS, ProveError, Run
-from onceflow.prove.sandbox import TIME_SCALE
+from onceflow.prove.model import DEFAULT_KINDS, KINDS, TIME_SCALE, ProveError, Run
 
 
 def add_parser(sub: Any) -> None:

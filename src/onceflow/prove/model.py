@@ -12,6 +12,11 @@ KINDS = ("lost-response", "fail-before", "fail-after-write", "duplicate-delivery
          "re-execution", "concurrent-execution")
 # `crash` restarts a child server twice per point (seconds each): asked for by name (--faults), not by default.
 DEFAULT_KINDS = tuple(k for k in KINDS if k != "crash")
+# Step Functions' waits, retry intervals and task timeouts are divided by this: a 1 s IntervalSeconds
+# becomes 50 ms. Not more by default: a TimeoutSeconds of 5 becomes 250 ms, and a real Lambda call
+# (a cold worker's first one too) must still fit in it (`--time-scale` changes it). Kept here, not
+# in sandbox.py, so the CLI's parser reads it without importing boto3.
+TIME_SCALE = 20.0
 
 
 class ProveError(Exception):

@@ -19,14 +19,10 @@ import uvicorn
 
 from onceflow.config import Settings
 from onceflow.prove.ledger import Ledger
-from onceflow.prove.model import ProveError
+from onceflow.prove.model import TIME_SCALE, ProveError
 from onceflow.stack import Stack
 from onceflow.store.db import Database
 
-# Step Functions' waits, retry intervals and task timeouts are divided by this: a 1 s IntervalSeconds
-# becomes 50 ms. Not more by default: a TimeoutSeconds of 5 becomes 250 ms, and a real Lambda call
-# (a cold worker's first one too) must still fit in it (`--time-scale` changes it).
-TIME_SCALE = 20.0
 CLIENT_CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=300,
                                        connect_timeout=10)
 

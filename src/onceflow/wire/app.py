@@ -20,6 +20,7 @@ import os
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from onceflow import __version__
@@ -81,8 +82,13 @@ class AwsApp:
         self.auth = Authenticator(settings, stack.credential_resolvers)
         self.budget = BodyBudget(settings.max_bodies_in_flight_bytes)
         self.body_timeout = settings.body_timeout_s
-        # S3 streams its bodies in and out (wire/s3_path.py) instead of reading them whole.
-        self.s3 = S3Path(self) if "s3" in specs.services else None
+        # S3 streams its bodies in and out (wire/s3_path.py) instead of reading them whole; its
+        # tables are built on the first S3 request, not at start-up.
+        self.serves_s3 = "s3" in specs.services
+
+    @cached_property
+    def s3(self) -> S3Path:
+        return S3Path(self)
 
     # ------------------------------------------------------------------ entries
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -100,7 +106,7 @@ class AwsApp:
             if early is not None:
                 await _send(send, early)
                 return
-            if self.s3 is not None and claims_s3(request):
+            if self.serves_s3 and claims_s3(request):
                 await self.s3.serve(request, receive, send, new_request_id())
                 return
             length, limit = _content_length(request.headers), self._limit_of_head(request)

@@ -1,15 +1,22 @@
-"""The botocore service models, loaded once at start: the specification of every shape we speak."""
+"""The botocore service models, each loaded when its service's first request needs it.
+
+Routing needs a few facts about every served service at once (protocol, X-Amz-Target prefix, the
+first path segments of its REST operations); reading and building every model for them costs most
+of a second, so they come from a small index cached per botocore version (wire/spec_index.py).
+"""
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 
-import botocore.session
+import botocore.loaders
 from botocore.model import OperationModel, ServiceModel
 
-from onceflow.wire import query_compat
+from onceflow.wire import query_compat, spec_index
 
 # boto3 service name -> the name the SigV4 credential scope carries.
 SERVICES = {
@@ -41,13 +48,27 @@ class RestRoute:
     specificity: tuple[int, int]
 
 
-@dataclass
 class ServiceSpec:
-    name: str  # boto3 name
-    model: ServiceModel
-    protocol: str
-    target_prefix: str | None
-    routes: list[RestRoute] = field(default_factory=list)
+    """One service's model and the facts derived from it. `model` may be a function that loads it:
+    then it is loaded on first use, and the routing facts given here are trusted until then."""
+
+    def __init__(self, name: str, model: ServiceModel | Callable[[], ServiceModel], protocol: str,
+                 target_prefix: str | None) -> None:
+        self.name = name  # boto3 name
+        self.protocol = protocol
+        self.target_prefix = target_prefix
+        if isinstance(model, ServiceModel):
+            self.__dict__["model"] = model
+        else:
+            self._load = model
+
+    @cached_property
+    def model(self) -> ServiceModel:
+        return self._load()
+
+    @cached_property
+    def routes(self) -> list[RestRoute]:
+        return _rest_routes(self) if self.protocol == "rest-json" else []
 
     @cached_property
     def operations(self) -> dict[str, OperationModel]:
@@ -80,33 +101,39 @@ class Specs:
     """
 
     def __init__(self) -> None:
-        session = botocore.session.get_session()
-        loader = session.get_component("data_loader")
+        # The loader alone, not a botocore session: a session imports clients, urllib3 and waiters.
+        loader = botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
         self.loader = loader  # also reads the models of services onceflow does not serve (unserved.py)
         self.services: dict[str, ServiceSpec] = {}
         self.by_target_prefix: dict[str, ServiceSpec] = {}
         self.by_signing_name: dict[str, ServiceSpec] = {}
         self.rest_prefixes: dict[str, list[ServiceSpec]] = {}  # first path segment -> REST services
         self.query_compatible: dict[str, ServiceSpec] = {}  # signing name -> the query flavour of a JSON service
+        index = spec_index.load(loader, list(SERVICES), first_segment)
         for name, signing in SERVICES.items():
-            model = ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
-            spec = ServiceSpec(name, model, model.protocol, model.metadata.get("targetPrefix"))
-            if spec.protocol == "rest-json":
-                spec.routes = _rest_routes(spec)
-                for segment in sorted({first_segment(op.http["requestUri"]) for op in spec.operations.values()}):
-                    # A template that starts with a label ('/{Bucket}') may be any path: keyed "{".
-                    self.rest_prefixes.setdefault("{" if "{" in segment else segment, []).append(spec)
+            facts = index[name]
+            spec = ServiceSpec(name, _model_loader(loader, name), facts["protocol"], facts["target_prefix"])
+            for segment in facts["segments"]:
+                # A template that starts with a label ('/{Bucket}') may be any path: keyed "{".
+                self.rest_prefixes.setdefault("{" if "{" in segment else segment, []).append(spec)
             self.services[name] = spec
             if spec.target_prefix:
                 self.by_target_prefix[spec.target_prefix] = spec
             self.by_signing_name.setdefault(signing, spec)  # a shared signing name stays the first service's
             self.by_signing_name[name] = spec
             if name in query_compat.NAMESPACES:  # older clients still speak its former query protocol
-                data = query_compat.query_model(name, loader.load_service_model(name, "service-2"))
-                self.query_compatible[signing] = ServiceSpec(name, ServiceModel(data, service_name=name), "query", None)
-        # Operation models are built lazily by botocore; build them all now, off the hot path.
-        for spec in [*self.services.values(), *self.query_compatible.values()]:
-            _ = spec.operations, spec.json_content_type, spec.xml_namespace, spec.error_namespace
+                self.query_compatible[signing] = ServiceSpec(name, _query_model_loader(loader, name), "query", None)
+
+
+def _model_loader(loader: botocore.loaders.Loader, name: str) -> Callable[[], ServiceModel]:
+    return lambda: ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
+
+
+def _query_model_loader(loader: botocore.loaders.Loader, name: str) -> Callable[[], ServiceModel]:
+    def load() -> ServiceModel:
+        data = query_compat.query_model(name, loader.load_service_model(name, "service-2"))
+        return ServiceModel(data, service_name=name)
+    return load
 
 
 def first_segment(path: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from lark import Lark, Token, Transformer
@@ -225,7 +226,12 @@ def _pairs(c: list[Any], cls: Any) -> list[Any]:
     return [cls(items[i], items[i + 1]) for i in range(0, len(items), 2)]
 
 
-_PARSER = Lark(GRAMMAR, parser="lalr", lexer=_Lexer, start=["condition", "update", "projection"])
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    # Built on first use, not at import: the LALR tables cost more than the rest of server start-up.
+    return Lark(GRAMMAR, parser="lalr", lexer=_Lexer, start=["condition", "update", "projection"])
+
+
 _BUILD = _Build()
 
 
@@ -238,7 +244,7 @@ def parse(text: str, start: str, redundant: bool = True) -> Any:
         raise ExpressionError("The expression can not be empty;")
     _count_operators(text, start)
     try:
-        tree = _PARSER.parse(text, start=start)
+        tree = _parser().parse(text, start=start)
         if redundant:
             _redundant_parentheses(tokenize(text))
         return _BUILD.transform(tree)

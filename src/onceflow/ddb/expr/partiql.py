@@ -441,13 +441,16 @@ def _unquote(text: str, q: str) -> str:
     return text[1:-1].replace(q + q, q)
 
 
-_PARSER = Lark(GRAMMAR, parser="lalr", maybe_placeholders=True)
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    # Built on first use, not at import: the LALR tables cost more than the rest of server start-up.
+    return Lark(GRAMMAR, parser="lalr", maybe_placeholders=True)
 
 
 @lru_cache(maxsize=1024)
 def _parse(text: str) -> Statement:
     try:
-        tree = _PARSER.parse(text)
+        tree = _parser().parse(text)
     except UnexpectedToken as e:
         raise StatementError(MALFORMED + _unexpected(e.token, set(e.accepts or e.expected), text)) from None
     except UnexpectedEOF:

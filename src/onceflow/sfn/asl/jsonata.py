@@ -8,6 +8,7 @@ Failures are States.QueryEvaluationError with AWS's wording; the engine adds the
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import random
 import threading
@@ -15,15 +16,27 @@ import uuid
 from functools import lru_cache
 from typing import Any
 
-import jsonata
-from jsonata import utils as jsonata_utils
-
 from onceflow.sfn.asl import budget as _budget
 from onceflow.sfn.asl.errors import StateDataError
 from onceflow.sfn.asl.jsonata_regex import regex_engine
 from onceflow.sfn.asl.paths import to_json
 
 _NOTHING = object()
+
+
+class _OnFirstUse:
+    """A module imported when first used: jsonata-python costs a tenth of a second of server
+    start-up, and most runs evaluate no JSONata."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self.name), attr)
+
+
+jsonata: Any = _OnFirstUse("jsonata")
+jsonata_utils: Any = _OnFirstUse("jsonata.utils")
 
 
 def is_jsonata(value: Any) -> bool:
@@ -35,8 +48,10 @@ def expression_text(value: str) -> str:
     return value[2:-2].strip()
 
 
-# What jsonata-js says when recursion runs out of stack (jsonata-python's wording of D1011).
-STACK_OVERFLOW = jsonata.JException("D1011", -1)
+@lru_cache(maxsize=1)
+def _stack_overflow() -> Any:
+    """What jsonata-js says when recursion runs out of stack (jsonata-python's wording of D1011)."""
+    return jsonata.JException("D1011", -1)
 
 
 class _Compiled:
@@ -105,7 +120,7 @@ def evaluate_jsonata(text: str, states: dict, variables: dict | None = None, *,
     except jsonata.JException as e:
         raise _threw(expr, field, f"{e.error}: {e}") from None
     except RecursionError:  # a non-terminating recursive function: jsonata's stack overflow error
-        raise _threw(expr, field, f"{STACK_OVERFLOW.error}: {STACK_OVERFLOW}") from None
+        raise _threw(expr, field, f"{_stack_overflow().error}: {_stack_overflow()}") from None
     except Exception as e:  # jsonata-python surfaces some evaluation errors as plain exceptions
         raise _threw(expr, field, str(e) or type(e).__name__) from None
     if raw is None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonata.regex_engine import RegexFlags
+if TYPE_CHECKING:  # jsonata-python is imported on the first expression (sfn/asl/jsonata.py)
+    from jsonata.regex_engine import RegexFlags
 
 from onceflow.patterns.regex import UnsupportedRegex, compile_linear
 
