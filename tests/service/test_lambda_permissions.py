@@ -3,15 +3,14 @@ the check SNS, EventBridge and S3 make before they invoke, on an in-process stac
 
 from __future__ import annotations
 
-import io
 import json
 import uuid
-import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from lambda_setup import ECHO, LAMBDA_TRUST, lambda_role, zip_of
 
 from onceflow import internal
 from onceflow.config import Settings
@@ -20,23 +19,15 @@ from onceflow.server import build_stack
 from onceflow.stack import Stack
 
 ACCOUNT, REGION = "000000000000", "us-east-1"
-TRUST = {
-    "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-}
 
 
 def make_zip() -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("app.py", "def handler(event, context):\n    return event\n")
-    return buf.getvalue()
+    return zip_of(ECHO)
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"perm-role-{uuid.uuid4().hex[:8]}"
-    return aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    return lambda_role(aws, "perm-role")
 
 
 @pytest.fixture
@@ -147,8 +138,8 @@ def test_may_invoke(stack: Stack) -> None:
     def call(operation: str, **params: Any) -> dict[str, Any]:
         return internal.call(stack, root, "lambda", operation, params, region=REGION)
 
-    internal.call(stack, root, "iam", "CreateRole", {"RoleName": "r", "AssumeRolePolicyDocument": json.dumps(TRUST)},
-                  region=REGION)  # fmt: skip
+    trust = json.dumps(LAMBDA_TRUST)
+    internal.call(stack, root, "iam", "CreateRole", {"RoleName": "r", "AssumeRolePolicyDocument": trust}, region=REGION)
     call("CreateFunction", FunctionName="target", Runtime="python3.12", Role=f"arn:aws:iam::{ACCOUNT}:role/r",
          Handler="app.handler", Code={"ZipFile": make_zip()})  # fmt: skip
     may = stack.services["lambda"].may_invoke

@@ -4,36 +4,26 @@ the recursive loop setting, through boto3."""
 from __future__ import annotations
 
 import base64
-import io
-import json
 import urllib.error
 import urllib.request
 import uuid
-import zipfile
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from lambda_setup import lambda_role, zip_of
 
 ACCOUNT, REGION = "000000000000", "us-east-1"
-TRUST = {
-    "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-}
 
 
 def make_zip() -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("app.py", "def handler(event, context):\n    return 'ok'\n")
-    return buf.getvalue()
+    return zip_of("def handler(event, context):\n    return 'ok'\n")
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"settings-role-{uuid.uuid4().hex[:8]}"
-    return aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    return lambda_role(aws, "settings-role")
 
 
 @pytest.fixture

@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-import io
 import json
 import uuid
-import zipfile
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-
-TRUST = {
-    "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-}
+from lambda_setup import ECHO, lambda_role, zip_of
 
 
 def make_zip() -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("app.py", "def handler(event, context):\n    return event\n")
-    return buf.getvalue()
+    return zip_of(ECHO)
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"validation-role-{uuid.uuid4().hex[:8]}"
-    return aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    return lambda_role(aws, "validation-role")
 
 
 def create(aws: Callable[..., Any], role: str, name: str, **extra: Any) -> dict[str, Any]:

@@ -1,0 +1,29 @@
+"""What Lambda service tests build first: a role Lambda may assume, and a zip of one handler file."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+LAMBDA_TRUST = {
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+}
+ECHO = "def handler(event, context):\n    return event\n"
+
+
+def zip_of(source: str = ECHO, name: str = "app.py") -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(name, source)
+    return buf.getvalue()
+
+
+def lambda_role(aws: Callable[..., Any], prefix: str) -> str:
+    """A new role (unique name) that trusts Lambda; its ARN."""
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    return str(aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(LAMBDA_TRUST))["Role"]["Arn"])
