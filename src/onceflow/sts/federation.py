@@ -25,7 +25,7 @@ from onceflow.iam.common import partition_of, validate
 from onceflow.iam.policy import Request, evaluate, stored
 from onceflow.iam.providers import IdentityProviders, issuer
 from onceflow.iam.store import IamStore, Row
-from onceflow.sts.service import StsService, assumed_role_arn
+from onceflow.sts.service import StsService
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
 _SAML = {
@@ -78,25 +78,6 @@ class Federation:
         if not evaluate([stored(role["trust"], "trust")], request).allowed:
             raise errors.access_denied("AccessDenied", 403, f"Not authorized to perform {action}")
 
-    def _session(self, role: Row, session_name: str, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-        duration = params.get("DurationSeconds", 3600)
-        if duration > role["max_session"]:
-            raise errors.validation_error(
-                "The requested DurationSeconds exceeds the MaxSessionDuration set for this role."
-            )
-        policy = params.get("Policy")
-        if policy is not None:
-            validate(policy)
-        policy_arns = [d["arn"] for d in params.get("PolicyArns", [])]
-        for arn in policy_arns:
-            self.sts.iam.policy(role["account"], arn)
-        creds = self.sts.issue_role_session(role["account"], role["arn"], session_name, duration, policy, policy_arns)
-        user = {
-            "AssumedRoleId": f"{role['role_id']}:{session_name}",
-            "Arn": assumed_role_arn(role["account"], role["name"], session_name, partition_of(role["arn"])),
-        }
-        return creds, user
-
     # ------------------------------------------------------------------ OpenID Connect / OAuth 2.0
     def assume_role_with_web_identity(self, params: dict[str, Any]) -> dict[str, Any]:
         action = "sts:AssumeRoleWithWebIdentity"
@@ -124,7 +105,7 @@ class Federation:
             context[f"{prefix}:azp"] = [str(claims["azp"])]
         context = {k.lower(): v for k, v in context.items()}
         self._trusted(role, action, ("Federated", federated), context)
-        creds, user = self._session(role, params["RoleSessionName"], params)
+        creds, user = self.sts.role_session(role, params["RoleSessionName"], params)
         return {
             "Credentials": creds,
             "SubjectFromWebIdentityToken": sub,
@@ -153,7 +134,7 @@ class Federation:
         context = {"saml:aud": [assertion["audience"]], "saml:sub": [assertion["subject"]],
                    "saml:iss": [assertion["issuer"]], "saml:sub_type": [assertion["subject_type"]]}
         self._trusted(role, action, ("Federated", provider_arn), context)
-        creds, user = self._session(role, session_name, params)
+        creds, user = self.sts.role_session(role, session_name, params)
         qualifier = base64.b64encode(
             hashlib.sha1(f"{assertion['issuer']}{role['account']}/{provider['name']}".encode()).digest()
         ).decode()

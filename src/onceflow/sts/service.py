@@ -104,6 +104,14 @@ class StsService:
             raise denied
         if self._checks_trust(caller) and not self._trusted(caller, role_arn):
             raise denied
+        creds, user = self.role_session(role, session_name, params)
+        return {"Credentials": creds, "AssumedRoleUser": user}
+
+    def role_session(self, role: Any, session_name: str,
+                     params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """A session of `role` (a row of the IAM store) once the caller may assume it: the
+        duration, session policy and policy ARNs of AssumeRole* checked, the credentials and the
+        AssumedRoleUser. Every AssumeRole* call ends here."""
         duration = params.get("DurationSeconds", 3600)
         if duration > role["max_session"]:
             raise errors.validation_error(
@@ -114,15 +122,13 @@ class StsService:
             validate(policy)
         policy_arns = [d["arn"] for d in params.get("PolicyArns", [])]
         for arn in policy_arns:
-            self.iam.policy(caller.account, arn)
-        creds = self.issue_role_session(caller.account, role_arn, session_name, duration, policy, policy_arns)
-        return {
-            "Credentials": creds,
-            "AssumedRoleUser": {
-                "AssumedRoleId": f"{role['role_id']}:{session_name}",
-                "Arn": assumed_role_arn(caller.account, role["name"], session_name, partition_of(role_arn)),
-            },
+            self.iam.policy(role["account"], arn)
+        creds = self.issue_role_session(role["account"], role["arn"], session_name, duration, policy, policy_arns)
+        user = {
+            "AssumedRoleId": f"{role['role_id']}:{session_name}",
+            "Arn": assumed_role_arn(role["account"], role["name"], session_name, partition_of(role["arn"])),
         }
+        return creds, user
 
     def _checks_trust(self, caller: Principal) -> bool:
         # The account root of a default (lenient) server may assume any of its roles, so scripts that
