@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import urllib.error
+import urllib.request
 import uuid
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urlencode
-
-import requests
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from serverproc import signed_headers
@@ -21,8 +21,13 @@ NS = {"q": "http://queue.amazonaws.com/doc/2012-11-05/"}
 def post(url: str, fields: dict[str, str]) -> tuple[int, ET.Element]:
     body = urlencode({**fields, "Version": "2012-11-05"}).encode()
     headers = signed_headers("POST", url, "sqs", body, {"Content-Type": "application/x-www-form-urlencoded"})
-    r = requests.post(url, data=body, headers=headers, timeout=30)
-    return r.status_code, ET.fromstring(r.content)
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            return resp.status, ET.fromstring(resp.read())
+    except urllib.error.HTTPError as err:  # a 4xx still carries the query error document
+        with err:
+            return err.code, ET.fromstring(err.read())
 
 
 def test_query_round_trip(endpoint: str) -> None:
