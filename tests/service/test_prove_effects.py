@@ -53,7 +53,7 @@ def test_a_message_sent_again_on_a_retried_lost_answer_is_duplicated(lab_server:
     lab = orders_lab(lab_server.url, "pe-sqs", "outbox", retrying_template())
     allow_worker(lab_server.url, "pe-sqs", ["sqs:GetQueueUrl", "sqs:SendMessage"])
     report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir,
-                   kinds=["lost-response", "fail-before", "re-execution"])
+                   kinds=["lost-response", "fail-before", "re-execution", "fail-after-write", "crash"])
     # Nothing else was written: the queue is the business effect, found by the ledger.
     assert report.business_tables == ["sqs:pe-sqs-outbox"]
     sends = [e for e in report.baseline.ledger if e["table"] == "sqs:pe-sqs-outbox"]
@@ -67,6 +67,11 @@ def test_a_message_sent_again_on_a_retried_lost_answer_is_duplicated(lab_server:
     # Each run starts from the queue as it was: a refused, retried call sends once, like the baseline.
     assert [r.verdict for r in by_kind(report, "fail-before")] == ["same", "same"]
     assert by_kind(report, "re-execution")[0].verdict == "duplicated"
+    assert [(r.point, r.verdict) for r in by_kind(report, "fail-after-write")] == [
+        ("StoreOrder#1 write 1 (SendMessage sqs:pe-sqs-outbox)", "duplicated")]
+    # A server killed after the send and restarted runs the attempt again (messages read from its store).
+    crashed = [r for r in by_kind(report, "crash") if r.point == "StoreOrder#1"]
+    assert [(r.verdict, r.outcomes) for r in crashed] == [("duplicated", ["SUCCEEDED"])]
     assert not report.safe
     # The user's queue never saw a message.
     attrs = aws("sqs").get_queue_attributes(QueueUrl=queue_url, AttributeNames=["ApproximateNumberOfMessages"])
