@@ -117,3 +117,25 @@ def test_queues_and_buckets_are_named_like_tables_on_the_command_line(lab_server
     assert [(r.kind, r.verdict) for r in report.runs] == [("re-execution", "duplicated")]
     with pytest.raises(ProveError, match="'sqs:pe-names-nothing' does not exist"):
         prove(lab["state_machine"], ORDER, data=lab_server.data_dir, business_tables=["sqs:pe-names-nothing"])
+
+
+def test_a_topic_is_judged_by_the_queue_its_publishes_reach(lab_server: ServerProcess) -> None:
+    aws = client_factory(lab_server.url)
+    topic = aws("sns").create_topic(Name="pe-sns-news")["TopicArn"]
+    queue_url = aws("sqs").create_queue(QueueName="pe-sns-inbox")["QueueUrl"]
+    queue_arn = aws("sqs").get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"]
+    aws("sns").subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
+    lab = orders_lab(lab_server.url, "pe-sns", "announce", retrying_template())
+    allow_worker(lab_server.url, "pe-sns", ["sns:CreateTopic", "sns:Publish"])
+    report = prove(lab["state_machine"], ORDER, data=lab_server.data_dir, kinds=["lost-response", "fail-before"])
+    # The publish reached the queue through SNS's delivery, which the ledger does not see: the
+    # baseline's change to the queue makes it a business effect.
+    assert report.business_tables == ["sqs:pe-sns-inbox"]
+    (lost,) = [r for r in by_kind(report, "lost-response") if r.point == "StoreOrder#1"]
+    assert lost.verdict == "duplicated"
+    (extra,) = lost.differences
+    assert extra.key.endswith("#2") and json.loads(json.loads(extra.run["Body"])["Message"]) == ORDER
+    # The same publish in another run is the same message, though SNS gave it another id and time;
+    # and the queue is put back between runs.
+    assert [r.verdict for r in by_kind(report, "fail-before")] == ["same", "same"]

@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 from onceflow.config import default_data_dir
 from onceflow.prove import plans, records
 from onceflow.prove.crash import CrashRun, crash_rule
-from onceflow.prove.effects import Effects, Snapshot
+from onceflow.prove.effects import S3, SQS, Effects, Snapshot
 from onceflow.prove.model import DEFAULT_KINDS, KINDS, REPLACED, SAME, ProveError, Report, Run
 from onceflow.prove.oracle import judge, strip, swallowed_conflict
 from onceflow.prove.sandbox import TIME_SCALE, Sandbox
@@ -145,8 +145,14 @@ class _Proof:
         baseline = self._execute("baseline", "-", [], [text])
         if any(o in ("RUNNING", "TIMED_OUT_WAITING") for o in baseline.outcomes):
             raise ProveError(f"the baseline run did not finish in {RUN_TIMEOUT_S:.0f} s ({baseline.executions[0]})")
-        written = sorted({e["table"] for e in baseline.ledger})
+        written = {e["table"] for e in baseline.ledger}
+        # Queues and buckets other services wrote for the workflow (a topic's publish delivered to
+        # a subscribed queue): not in the ledger, but the baseline changed them.
+        delivered = [n for n in names if n.startswith((SQS, S3)) and n not in written]
+        after = self.tables.snapshot(delivered)
+        written = sorted(written | {n for n in delivered if after[n] != self.initial_all.get(n)})
         self.business = sorted(set(business or written) - set(ignore))
+        self.dirty |= {n for n in written if n.startswith((SQS, S3))}  # delivered ones: no ledger entry says so
         self.initial = strip({t: self.initial_all[t] for t in self.business}, self.ignored_attrs)
         self.expected = strip(self.tables.snapshot(self.business), self.ignored_attrs)
         self.baseline_status = baseline.outcomes[0]
