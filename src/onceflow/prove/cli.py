@@ -20,8 +20,10 @@ def add_parser(sub: Any) -> None:
                    "default data folder); never written")
     p.add_argument("--endpoint", default=None, help="a running server (needs --data: its store is copied, not used)")
     p.add_argument("--business-table", action="append", default=[], metavar="T",
-                   help="a business table (repeatable; default: every table the baseline wrote)")
-    p.add_argument("--ignore-table", action="append", default=[], metavar="T", help="leave table T out (repeatable)")
+                   help="a business table, or queue sqs:NAME, or bucket s3:NAME (repeatable; default: every one "
+                        "the baseline wrote)")
+    p.add_argument("--ignore-table", action="append", default=[], metavar="T",
+                   help="leave table (sqs:QUEUE, s3:BUCKET) T out (repeatable)")
     p.add_argument("--ignore-attribute", action="append", default=[], metavar="TABLE.ATTR",
                    help="leave an attribute out of the comparison (repeatable)")
     p.add_argument("--faults", default=None, metavar="KIND,...",

@@ -117,12 +117,14 @@ def crash_rule(rule: dict[str, Any]) -> dict[str, Any]:
 class CrashRun:
     """One crash run: returns (execution outcomes, the business tables' items after recovery)."""
 
-    def __init__(self, source: Path, time_scale: float) -> None:
+    def __init__(self, source: Path, time_scale: float, where: tuple[str, str] = ("000000000000", "us-east-1")) -> None:
         self.source, self.time_scale = source, time_scale
+        self.where = where  # the (account, region) whose queues are read
 
     def run(self, plan: list[dict[str, Any]], state_machine_arn: str, text: str, name: str,
             tables: list[str], wait_s: float) -> tuple[list[str], list[str], dict[str, Any]]:
-        from onceflow.prove.effects import Tables
+        from onceflow.prove.effects import SQS, Effects, Queues
+        from onceflow.store.db import Database
 
         folder = Path(tempfile.mkdtemp(prefix="onceflow-prove-crash-"))
         try:
@@ -153,9 +155,17 @@ class CrashRun:
                 while status == "RUNNING" and time.monotonic() < deadline:
                     status = str(sfn.describe_execution(executionArn=arn)["status"])
                     time.sleep(0.01)
-                got = Tables(child.client("dynamodb")).snapshot(tables)
+                effects = Effects(child.client("dynamodb"), child.client("s3"), None, *self.where)
+                got = {t: effects.items(t) for t in tables if not t.startswith(SQS)}
             finally:
                 child.stop()
+            if any(t.startswith(SQS) for t in tables):  # messages are read from their rows, the server gone
+                db = Database(str(data / "onceflow.db"))
+                try:
+                    queues = Queues(db, *self.where)
+                    got.update({t: queues.items(t) for t in tables if t.startswith(SQS)})
+                finally:
+                    db.close()
             return [status if status != "RUNNING" else "TIMED_OUT_WAITING"], [arn], got
         finally:
             shutil.rmtree(folder, ignore_errors=True)

@@ -1,4 +1,6 @@
-"""The oracle: one run's business items against the baseline's, item by item.
+"""The oracle: one run's business items against the baseline's, item by item. An item is a
+table's item, a queue's message (`sqs:<queue>`: a second identical send is one more message,
+`duplicated`) or a bucket's object (`s3:<bucket>`: other content under its key is `replaced`).
 
 - `duplicated`: an item the baseline does not have, or a number / list that the baseline changed
   went further in the same direction (a repeated increment or append);

@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 from onceflow.config import default_data_dir
 from onceflow.prove import plans, records
 from onceflow.prove.crash import CrashRun, crash_rule
-from onceflow.prove.effects import Snapshot, Tables
+from onceflow.prove.effects import S3, SQS, Effects, Snapshot
 from onceflow.prove.model import DEFAULT_KINDS, KINDS, REPLACED, SAME, ProveError, Report, Run
 from onceflow.prove.oracle import judge, strip, swallowed_conflict
 from onceflow.prove.sandbox import TIME_SCALE, Sandbox
@@ -41,8 +41,9 @@ def prove(state_machine: str, input: Any, *, endpoint: str | None = None, data: 
     if not time_scale > 0:
         raise ProveError("--time-scale must be greater than 0")
     sandbox = Sandbox(source, time_scale=time_scale).start()
+    where = (sandbox.settings.account_id, sandbox.settings.default_region)
     try:
-        report = _Proof(sandbox, chosen, ignored_attrs, progress, CrashRun(source, time_scale)).run(
+        report = _Proof(sandbox, chosen, ignored_attrs, progress, CrashRun(source, time_scale, where)).run(
             state_machine, text, conflict_text, list(business_tables), list(ignore_tables))
     finally:
         sandbox.close()
@@ -111,13 +112,14 @@ class _Proof:
     def __init__(self, sandbox: Sandbox, kinds: list[str], ignored_attrs: dict[str, set[str]],
                  progress: Progress | None, crash: CrashRun) -> None:
         self.box = sandbox
+        assert sandbox.stack is not None
         self.crash = crash
         self.kinds = kinds
         self.ignored_attrs = ignored_attrs
         self.progress = progress
         self.sfn = sandbox.client("stepfunctions")
-        self.tables = Tables(sandbox.client("dynamodb"))
-        assert sandbox.stack is not None
+        self.tables = Effects(sandbox.client("dynamodb"), sandbox.client("s3"), sandbox.stack.db,
+                              sandbox.settings.account_id, sandbox.settings.default_region)
         self.faults = sandbox.stack.services["faults"]
         assert sandbox.ledger is not None
         self.ledger = sandbox.ledger
@@ -136,15 +138,21 @@ class _Proof:
         names = self.tables.names()
         for table in [*business, *ignore, *self.ignored_attrs]:
             if table not in names:
-                raise ProveError(f"table {table!r} does not exist in the store")
-        self.initial_all = self.tables.snapshot(names)
+                raise ProveError(f"table {table!r} does not exist in the store (queues are sqs:NAME, buckets s3:NAME)")
+        self.initial_all = self.tables.snapshot(names, keep=True)
         self.faults.clear()  # the copy's own rules are the user's business, not this proof's
         self.text = text
         baseline = self._execute("baseline", "-", [], [text])
         if any(o in ("RUNNING", "TIMED_OUT_WAITING") for o in baseline.outcomes):
             raise ProveError(f"the baseline run did not finish in {RUN_TIMEOUT_S:.0f} s ({baseline.executions[0]})")
-        written = sorted({e["table"] for e in baseline.ledger})
+        written = {e["table"] for e in baseline.ledger}
+        # Queues and buckets other services wrote for the workflow (a topic's publish delivered to
+        # a subscribed queue): not in the ledger, but the baseline changed them.
+        delivered = [n for n in names if n.startswith((SQS, S3)) and n not in written]
+        after = self.tables.snapshot(delivered)
+        written = sorted(written | {n for n in delivered if after[n] != self.initial_all.get(n)})
         self.business = sorted(set(business or written) - set(ignore))
+        self.dirty |= {n for n in written if n.startswith((SQS, S3))}  # delivered ones: no ledger entry says so
         self.initial = strip({t: self.initial_all[t] for t in self.business}, self.ignored_attrs)
         self.expected = strip(self.tables.snapshot(self.business), self.ignored_attrs)
         self.baseline_status = baseline.outcomes[0]
@@ -292,7 +300,7 @@ class _Proof:
         got = strip(got if got is not None else self.tables.snapshot(self.business), self.ignored_attrs)
         judged = run.outcomes[:1] if conflict else run.outcomes
         run.recovered = all(o == self.baseline_status for o in judged)
-        keys = {t: self.tables.key_names(t) for t in self.business}
+        keys = {t: k for t in self.business if (k := self.tables.key_names(t)) is not None}
         run.verdict, run.differences = judge(self.initial, self.expected, got, recovered=run.recovered,
                                              conflict=conflict, keys=keys)
         stored_elsewhere = any(set(got.get(t, {})) - set(items) for t, items in self.expected.items())

@@ -3,15 +3,10 @@
 The ledger (prove/ledger.py) wraps every (service, operation) registered here, in `onceflow serve`
 and in the prover's copy alike. A recorder runs after its handler returned (the write took effect)
 and gets the stack, the request context and the parsed parameters; it returns one Effect per item
-the call changed. The oracle compares DynamoDB tables today; a service whose effects the prover
-should see registers its writes the same way, in its own package, e.g. SQS:
-
-    from onceflow.prove.recorders import Effect, register
-
-    def _sent(stack, ctx, params):
-        return [Effect(params["QueueUrl"], "SendMessage", key={"MessageDeduplicationId": ...})]
-
-    register("sqs", "SendMessage", _sent)
+the call changed. DynamoDB's item writes, SQS's sends and S3's object writes are
+registered below (queues and buckets named `sqs:<queue>` / `s3:<bucket>`, as the oracle names
+them); SNS's publishes reach the prover through the queues and functions they deliver to. Another
+service registers its writes the same way: `register("svc", "Operation", fn)`.
 
 `key` names the item inside `resource` (the same item must always give the same key: the console
 flags repeated writes by it); `item` is what was written, when the call says (the prover's report
@@ -109,3 +104,35 @@ for _op in ("PutItem", "UpdateItem", "DeleteItem"):
     register("dynamodb", _op, _ddb_single(_op))
 register("dynamodb", "BatchWriteItem", _ddb_batch)
 register("dynamodb", "TransactWriteItems", _ddb_transaction)
+
+
+# ---------------------------------------------------------------------- SQS messages, S3 objects
+def _queue(params: dict[str, Any]) -> str:
+    return "sqs:" + str(params.get("QueueUrl", "")).rstrip("/").rsplit("/", 1)[-1]
+
+
+def _sqs_send(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[Effect]:
+    return [Effect(_queue(params), "SendMessage", {"body": params.get("MessageBody")})]
+
+
+def _sqs_batch(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[Effect]:
+    return [Effect(_queue(params), "SendMessage", {"body": e.get("MessageBody")}) for e in params.get("Entries") or []]
+
+
+def _s3_one(operation: str) -> Recorder:
+    def recorder(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[Effect]:
+        return [Effect(f"s3:{params.get('Bucket')}", operation, {"key": params.get("Key")})]
+
+    return recorder
+
+
+def _s3_deletes(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[Effect]:
+    return [Effect(f"s3:{params.get('Bucket')}", "DeleteObject", {"key": o.get("Key")})
+            for o in (params.get("Delete") or {}).get("Objects") or []]
+
+
+register("sqs", "SendMessage", _sqs_send)
+register("sqs", "SendMessageBatch", _sqs_batch)
+for _op in ("PutObject", "CopyObject", "DeleteObject"):
+    register("s3", _op, _s3_one(_op))
+register("s3", "DeleteObjects", _s3_deletes)
