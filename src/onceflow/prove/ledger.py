@@ -31,6 +31,9 @@ from onceflow.prove.recorders import RECORDERS, Effect
 from onceflow.sfn.engine.integrations.calls import TASK_CALL
 from onceflow.stack import Stack
 
+# Services whose writes stream a body in before they commit (their ledger row is written after).
+STREAMED = frozenset({"s3"})
+
 MIGRATIONS = [
     ("prove-0001", """CREATE TABLE prove_ledger (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT NOT NULL, task_id INTEGER,
@@ -181,11 +184,20 @@ class Ledger:
             where = self._where(ctx)
             if where is None and not self.collecting:
                 return handler(ctx, params)  # not a workflow's write: nothing to keep
-            with self.stack.db.transaction() as conn:  # the handler's own transaction joins this one
+            if service in STREAMED:
+                # An upload streams its body before it commits: holding the writers' lock that long
+                # would stall every other write, so its row follows in a transaction of its own.
                 result = handler(ctx, params)
                 effects = recorder(self.stack, ctx, params)
                 if where is not None:
-                    self._insert(conn, ctx, service, operation, where, effects)
+                    with self.stack.db.transaction() as conn:
+                        self._insert(conn, ctx, service, operation, where, effects)
+            else:
+                with self.stack.db.transaction() as conn:  # the handler's own transaction joins this one
+                    result = handler(ctx, params)
+                    effects = recorder(self.stack, ctx, params)
+                    if where is not None:
+                        self._insert(conn, ctx, service, operation, where, effects)
             if self.collecting:
                 self._collect(ctx, service, operation, where, effects)
             return result
