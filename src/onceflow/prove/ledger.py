@@ -11,7 +11,8 @@ item writes; other services register theirs) and Lambda's Invoke. Attribution, w
 So concurrent Parallel branches and Map iterations each get their own writes.
 
 In `onceflow serve` only attributed writes are kept (the prove_ledger table, in the write's own
-transaction, so the row and the effect are durable together); any other write (a script's PutItem
+transaction, so the row and the effect are durable together - except S3's, whose row follows the
+commit: see STREAMED); any other write (a script's PutItem
 as root) costs a context lookup and nothing else. The prover also collects every write in memory
 (`collect()`), with the item itself. A write is recorded once its handler returned: a refused
 write (ConditionalCheckFailed, an injected `before` fault) has no effect and no entry; a write
