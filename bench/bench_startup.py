@@ -28,39 +28,11 @@ from pathlib import Path
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+from servers import NULL_SERVER
 
-NULL_SERVER = r'''
-import asyncio
-BODY = b'{"TableNames":[]}'
-RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: "
-            + str(len(BODY)).encode() + b"\r\n\r\n" + BODY)
-
-class Null(asyncio.Protocol):
-    def connection_made(self, transport):
-        self.transport, self.buf = transport, b""
-    def data_received(self, data):
-        self.buf += data
-        while True:
-            end = self.buf.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            length = 0
-            for line in self.buf[:end].split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            if len(self.buf) < end + 4 + length:
-                return
-            self.buf = self.buf[end + 4 + length:]
-            self.transport.write(RESPONSE)
-
-async def main(port):
-    server = await asyncio.get_running_loop().create_server(Null, "127.0.0.1", port)
-    await server.serve_forever()
-
-import sys
-asyncio.run(main(int(sys.argv[1])))
-'''
+NULL_BODY = b'{"TableNames":[]}'
+NULL_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: "
+                 + str(len(NULL_BODY)).encode() + b"\r\n\r\n" + NULL_BODY)
 
 MOTO_SERVER = r'''
 import sys
@@ -81,7 +53,8 @@ def free_port() -> int:
 def command(kind: str, port: int) -> list[str]:
     if kind in ("onceflow", "base"):
         return [sys.executable, "-m", "onceflow", "serve", "--port", str(port), "--in-memory"]
-    return [sys.executable, "-c", NULL_SERVER if kind == "null" else MOTO_SERVER, str(port)]
+    return ([sys.executable, "-c", NULL_SERVER, NULL_RESPONSE.hex(), str(port)] if kind == "null"
+            else [sys.executable, "-c", MOTO_SERVER, str(port)])
 
 
 def list_tables(port: int, path: str = "/") -> int:

@@ -32,6 +32,8 @@ import boto3
 import botocore.config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from servers import NULL_SERVER
+
 from serverproc import ServerProcess, signed_headers
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=16)
@@ -45,37 +47,6 @@ CAPTURE = {
              b"{}"),
 }
 
-NULL_SERVER = r'''
-import asyncio, sys
-RESPONSE = sys.stdin.buffer.read()
-
-class Null(asyncio.Protocol):
-    def connection_made(self, transport):
-        self.transport, self.buf = transport, b""
-
-    def data_received(self, data):
-        self.buf += data
-        while True:
-            end = self.buf.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            length = 0
-            for line in self.buf[:end].split(b"\r\n")[1:]:
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            if len(self.buf) < end + 4 + length:
-                return
-            self.buf = self.buf[end + 4 + length:]
-            self.transport.write(RESPONSE)
-
-async def main():
-    server = await asyncio.get_running_loop().create_server(Null, "127.0.0.1", 0)
-    print(server.sockets[0].getsockname()[1], flush=True)
-    await server.serve_forever()
-
-asyncio.run(main())
-'''
 
 
 def capture(url: str, call: str) -> bytes:
@@ -94,10 +65,8 @@ def capture(url: str, call: str) -> bytes:
 
 
 def null_server(response: bytes) -> tuple[subprocess.Popen[bytes], str]:
-    proc = subprocess.Popen([sys.executable, "-c", NULL_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(response)
-    proc.stdin.close()
+    proc = subprocess.Popen([sys.executable, "-c", NULL_SERVER, response.hex()], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
     return proc, f"http://127.0.0.1:{int(proc.stdout.readline())}"
 
 

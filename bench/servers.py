@@ -12,6 +12,41 @@ import threading
 import time
 import urllib.request
 
+# A null HTTP server: answers every request with the same bytes (what boto3 alone costs).
+# argv: the response as hex, then the port (0: any free one, printed on stdout).
+NULL_SERVER = r'''
+import asyncio, sys
+RESPONSE = bytes.fromhex(sys.argv[1])
+
+class Null(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport, self.buf = transport, b""
+
+    def data_received(self, data):
+        self.buf += data
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            length = 0
+            for line in self.buf[:end].split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if len(self.buf) < end + 4 + length:
+                return
+            self.buf = self.buf[end + 4 + length:]
+            self.transport.write(RESPONSE)
+
+async def main(port):
+    server = await asyncio.get_running_loop().create_server(Null, "127.0.0.1", port)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await server.serve_forever()
+
+asyncio.run(main(int(sys.argv[2]) if len(sys.argv) > 2 else 0))
+'''
+
+
 MOTO_SERVER = r'''
 import socket, sys, time
 from moto.server import ThreadedMotoServer
