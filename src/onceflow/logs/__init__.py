@@ -34,3 +34,4 @@ def setup(stack: Stack) -> None:
     stack.services["logs"] = service
     stack.resource_resolvers["logs"] = resolve_resources(service)
     stack.on_shutdown.append(filters.shutdown)
+    stack.on_reset.append(filters.forget_subscriptions)

@@ -13,6 +13,7 @@ import base64
 import gzip
 import json
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -49,6 +50,10 @@ class LogFilters:
         self.db = service.db
         self.invoke: Invoker | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="logs-subscriptions")
+        # Whether any subscription filter may exist (None: not known, ask the store once). Every log
+        # write - Lambda's log shipping too - asks it, so a server without subscriptions pays no query.
+        self._subscribed: bool | None = None
+        self._subscribed_mu = threading.Lock()
 
     # ------------------------------------------------------------------ metric filters
     def put_metric_filter(self, account: str, region: str, p: dict[str, Any]) -> None:
@@ -121,6 +126,9 @@ class LogFilters:
 
     # ------------------------------------------------------------------ shared
     def _put(self, account: str, region: str, group: str, kind: str, name: str, data: Any, limit: int) -> None:
+        if kind == SUBSCRIPTION:
+            with self._subscribed_mu:  # before the row exists: a delivery may look for it too early, never too late
+                self._subscribed = True
         with self.db.transaction() as conn:
             grow = self.service._group(conn, account, region, group)
             existing = {f["name"] for f in store.filters(conn, grow["id"], kind)}
@@ -133,11 +141,24 @@ class LogFilters:
             grow = self.service._group(conn, account, region, group)
             if not store.delete_filter(conn, grow["id"], kind, name):
                 raise not_found(kind)
+        self.forget_subscriptions()
+
+    def forget_subscriptions(self) -> None:
+        """Ask the store again whether subscriptions exist (after a delete or a reset)."""
+        with self._subscribed_mu:
+            self._subscribed = None
+
+    def _any_subscriptions(self) -> bool:
+        with self._subscribed_mu:
+            if self._subscribed is None:
+                self._subscribed = self.db.read(lambda conn: conn.execute(
+                    "SELECT 1 FROM logs_filters WHERE kind=? LIMIT 1", (SUBSCRIPTION,)).fetchone() is not None)
+            return self._subscribed
 
     # ------------------------------------------------------------------ delivery
     def deliver(self, account: str, region: str, group: str, stream: str, events: Sequence[tuple[int, str]]) -> None:
         """Send the events each subscription filter of `group` matches to its destination."""
-        if self.invoke is None or not events:
+        if self.invoke is None or not events or not self._any_subscriptions():
             return
 
         def read(conn: Any) -> list[dict[str, Any]]:
