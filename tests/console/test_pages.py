@@ -354,4 +354,5 @@ def test_an_express_machine_page_lists_no_executions(page: Callable[[str], Page]
     assert page("/").status == 200
     shown = page("/states/console-express")
     assert shown.status == 200
-    assert "EXPRESS executions are not recorded" in shown.text
+    assert "EXPRESS executions leave no history in Step Functions" in shown.text
+    assert "/states/console-express/express/" not in shown.text

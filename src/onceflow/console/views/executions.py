@@ -12,7 +12,7 @@ from onceflow.console.app import HttpError, Response, View
 from onceflow.console.aws import NotFound
 from onceflow.console.render import epoch_ms
 from onceflow.console.views import faults
-from onceflow.console.views.sfn import describe, parse_definition
+from onceflow.console.views.machines import describe, parse_definition
 from onceflow.errors import ServiceError
 
 MAX_EVENTS = 25_000  # Step Functions' own history limit
@@ -99,14 +99,55 @@ def execution(v: View) -> Response:
     machine, name = v.match["name"], v.match["execution"]
     data = load(v, machine, name)
     drawing = graph.layout(data["definition"])
-    first = _event_page(v, len(data["events"]))
+    first = event_page(v, len(data["events"]))
     shown = data["events"][first:first + EVENTS_PAGE]  # the graph and attempts use them all
     return v.page("execution.html", title=name, machine_name=machine, drawing=drawing,
                   status_url=v.url(f"/states/{_q(machine)}/executions/{_q(name)}/status.json"),
-                  rows=event_rows(shown, data["run"]), first=first, page_size=EVENTS_PAGE, **data)
+                  rows=event_rows(shown, data["run"]), first=first, page_size=EVENTS_PAGE, express=False,
+                  family=family(v, data), **data)
 
 
-def _event_page(v: View, total: int) -> int:
+STARTED_BY = "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"  # what states:startExecution puts in a child's input
+
+
+def family(v: View, data: dict[str, Any]) -> dict[str, Any]:
+    """The execution that started this one (from the child's input, as Step Functions passes it) and the
+    executions this one started (from its states:startExecution task results), each with its page."""
+    parent = None
+    try:
+        given = json.loads(data["execution"].get("input") or "null")
+    except ValueError:
+        given = None
+    if isinstance(given, dict) and isinstance(given.get(STARTED_BY), str):
+        parent = {"arn": given[STARTED_BY], "href": execution_href(v, given[STARTED_BY])}
+    children: dict[str, dict[str, Any]] = {}
+    for event in data["events"]:
+        det = history.details(event)
+        if det.get("resourceType") != "states" or not str(det.get("resource", "")).startswith("startExecution"):
+            continue
+        try:
+            out = json.loads(det.get("output") or "null")
+        except ValueError:
+            continue
+        arn = out.get("ExecutionArn") if isinstance(out, dict) else None
+        if isinstance(arn, str) and arn not in children:
+            children[arn] = {"arn": arn, "href": execution_href(v, arn)}
+    return {"parent": parent, "children": list(children.values())}
+
+
+def execution_href(v: View, arn: str) -> str | None:
+    """The console page of an execution ARN in this page's account and region, or None."""
+    parts = arn.split(":")
+    if len(parts) < 8 or parts[:3] != ["arn", "aws", "states"] or parts[3] != v.region or parts[4] != v.account:
+        return None
+    if parts[5] == "execution":
+        return v.url(f"/states/{_q(parts[6])}/executions/{_q(parts[7])}")
+    if parts[5] == "express":
+        return v.url(f"/states/{_q(parts[6])}/express/{_q(':'.join(parts[7:]))}")
+    return None
+
+
+def event_page(v: View, total: int) -> int:
     """The index of the first history event shown: ?from=<event id>, in pages of EVENTS_PAGE."""
     text = v.arg("from", "1")
     if not text.isdigit() or not 1 <= int(text) <= max(1, total):

@@ -12,7 +12,7 @@ from typing import Any
 
 from onceflow.console import graph
 from onceflow.console.app import HttpError, Response, View
-from onceflow.console.views.sfn import parse_definition
+from onceflow.console.views.machines import parse_definition
 
 # Worst last; "unrecovered": every run at the point kept the effect, some did not finish as the baseline.
 VERDICTS = ("same", "unrecovered", "duplicated", "replaced", "lost")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from onceflow.console import graph
 from onceflow.console.app import HttpError, Response, View
+from onceflow.console.views import express
+from onceflow.console.views.machines import describe, parse_definition
 
 STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"]
 PAGE = 50
@@ -15,18 +16,6 @@ PAGE = 50
 def machines(v: View) -> Response:
     found = v.optional(lambda: v.aws.all("stepfunctions", "ListStateMachines", {}, "stateMachines"), [])
     return v.page("states.html", title="State machines", machines=found)
-
-
-def describe(v: View, name: str) -> dict[str, Any]:
-    return v.aws.call("stepfunctions", "DescribeStateMachine", {"stateMachineArn": v.aws.state_machine_arn(name)})
-
-
-def parse_definition(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def machine(v: View) -> Response:
@@ -42,8 +31,9 @@ def machine(v: View) -> Response:
     if v.arg("next"):
         params["nextToken"] = v.arg("next")
     if described.get("type") == "EXPRESS":
-        v.notes.append("EXPRESS executions are not recorded by Step Functions; they have no list or history")
-        listed: dict[str, Any] = {}
+        listed: dict[str, Any] = {"executions": express.listing(v, described)}
+        if status:
+            listed["executions"] = [e for e in listed["executions"] if e["status"] == status]
     else:
         listed = v.optional(lambda: v.aws.call("stepfunctions", "ListExecutions", params), {})
     return v.page("state_machine.html", title=name, machine=described, definition=definition,
