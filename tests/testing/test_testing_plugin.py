@@ -27,6 +27,14 @@ def plugin_args() -> list[str]:
     return ["-p", "onceflow.testing.plugin"]
 
 
+@pytest.fixture(autouse=True)
+def _outside_xdist(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run below is a pytest session of its own: run from an xdist worker, it would inherit the
+    worker's variables and take itself for one (worker usage errors are reported differently)."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", *args, timeout=240)
 
