@@ -189,7 +189,7 @@ class AwsApp:
         urls = self.stack.services.get("lambda_urls")  # Lambda function URLs (lambda_/urls.py)
         if urls is not None and urls.addressed(request.headers.get("host", ""), request.path):
             return self._function_url(urls, request)
-        if request.path.startswith("/_onceflow/"):
+        if request.path.startswith("/_onceflow/") or _moto_reset(request):
             return self._own_endpoint(request)
         signed: Signed | sigv4.Malformed | None
         try:
@@ -368,7 +368,7 @@ class AwsApp:
             services = {name: "running" for name in self.specs.services}
             body = {"status": "running", "version": __version__, "services": services}
             return Response(200, json.dumps(body).encode())
-        if request.path == "/_onceflow/reset":
+        if request.path == "/_onceflow/reset" or _moto_reset(request):
             # It wipes everything: only the user's own tools on this machine may ask, never a web page.
             if request.method != "POST":
                 return Response(405, b'{"message":"reset takes POST"}', [("allow", "POST")])
@@ -563,3 +563,14 @@ async def _send(send: Any, response: Response, extra: tuple[tuple[str, str], ...
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in extra]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})
+
+
+MOTO_RESET = "/moto-api/reset"
+
+
+def _moto_reset(request: Request) -> bool:
+    """moto's server-mode test harness resets its server with an unsigned POST /moto-api/reset before
+    each test: answered as /_onceflow/reset, so suites written for moto run against onceflow as they
+    are. Signed requests to that path stay S3 calls (a bucket may be named moto-api)."""
+    return (request.path == MOTO_RESET and "authorization" not in request.headers
+            and "X-Amz-Signature" not in request.query_string)

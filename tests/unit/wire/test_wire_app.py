@@ -120,6 +120,19 @@ def test_reset_answers_only_on_loopback(app: AwsApp) -> None:
     assert resets == [True, True]
 
 
+def test_motos_reset_path_is_the_reset_for_suites_written_for_moto(app: AwsApp) -> None:
+    resets: list[bool] = []
+    app.stack.on_reset.append(lambda: resets.append(True))
+    assert _own(app, "POST", "/moto-api/reset", "10.0.0.1").status == 403  # the same guard
+    assert _own(app, "GET", "/moto-api/reset", "127.0.0.1").status == 405
+    assert resets == []
+    assert _own(app, "POST", "/moto-api/reset", "127.0.0.1").status == 200
+    assert resets == [True]
+    signed = Request("POST", "/moto-api/reset", "/moto-api/reset", "", {"authorization": "AWS4-HMAC-SHA256 x"}, b"",
+                     "127.0.0.1")
+    assert asyncio.run(app.handle(signed)).status != 200 and resets == [True]  # a signed call is an S3 call
+
+
 def test_health_lists_services_and_version(app: AwsApp) -> None:
     body = json.loads(_own(app, "GET", "/_onceflow/health", "10.1.1.1").body)
     assert body["status"] == "running" and body["version"]
