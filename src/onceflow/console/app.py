@@ -87,7 +87,7 @@ class View:
     def json(self, value: Any) -> Response:
         return Response(200, render.json_bytes(value), "application/json")
 
-    def optional(self, fn: Callable[[], Any], default: Any = None) -> Any:
+    def optional(self, fn: Callable[..., Any], default: Any = None) -> Any:
         """Run fn; when it needs an operation onceflow lacks, note that and return default."""
         try:
             return fn()

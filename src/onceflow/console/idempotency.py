@@ -73,7 +73,7 @@ def attribute(attempts: list[Attempt], events: list[dict[str, Any]], ledger: lis
     first: dict[tuple[str, str, str], tuple[int, str]] = {}  # item -> (attempt event id, Lambda request id)
     for entry in sorted(ledger, key=lambda e: e["seq"]):
         write = Write(entry)
-        row = rows.get(scheduled_of.get(entry.get("taskId"), -1))
+        row = rows.get(scheduled_of.get(entry.get("taskId")) or -1)
         if row is None:
             stray.append(write)
             continue

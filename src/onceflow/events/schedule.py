@@ -224,7 +224,8 @@ def parse(expression: str, tz_name: str | None = None, *, allow_at: bool = False
         return Schedule(expression, cron=_cron(m.group(1)), tz=tz)
     if allow_at and (m := _AT.match(expression)):
         try:
-            when = datetime(*(int(g) for g in m.groups()), tzinfo=tz)  # type: ignore[misc]
+            year, month, day, hour, minute, second = (int(g) for g in m.groups())
+            when = datetime(year, month, day, hour, minute, second, tzinfo=tz)
         except ValueError as exc:
             raise ScheduleError(expression) from exc
         return Schedule(expression, at=when, tz=tz)

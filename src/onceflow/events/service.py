@@ -209,7 +209,7 @@ class EventsService:
         }
         if condition:
             statement["Condition"] = {condition["Type"]: {condition["Key"]: condition["Value"]}}
-        policy = json.loads(current) if current else {"Version": "2012-10-17", "Statement": []}
+        policy: dict[str, Any] = json.loads(current) if current else {"Version": "2012-10-17", "Statement": []}
         policy["Statement"] = [s for s in policy.get("Statement", []) if s.get("Sid") != sid] + [statement]
         return policy
 
@@ -386,7 +386,7 @@ class EventsService:
             raise errors.entries_too_large()
         now = time.time()
         results: list[dict[str, Any]] = []
-        accepted: list[tuple[int, str, dict[str, Any]]] = []
+        accepted: list[tuple[int, str, str, dict[str, Any]]] = []
         for entry in entries:
             problem = _entry_problem(entry)
             if problem is not None:
@@ -470,7 +470,8 @@ class EventsService:
         with self.db.transaction() as conn:
             if bus != DEFAULT_BUS and store.get_bus(conn, key, bus) is None:
                 raise DeliveryFailure("ResourceNotFoundException", f"Event bus {bus} does not exist.", False)
-            if source_account not in (None, account) and not self.bus_allows(conn, key, bus, source_account):
+            if (source_account is not None and source_account != account
+                    and not self.bus_allows(conn, key, bus, source_account)):
                 raise DeliveryFailure("AccessDeniedException", f"the policy of {bus_arn(region, account, bus)} does "
                                       f"not let account {source_account} put events on it", False)
             self.route(conn, key, bus, event, now, hops=hops + 1)
@@ -551,12 +552,14 @@ class EventsService:
         with self.db.transaction() as conn:
             kind, ident = self._tagged(conn, key, arn)
             row = store.get_bus(conn, key, ident[0]) if kind == "bus" else store.get_rule(conn, key, *ident)
+            assert row is not None  # _tagged found it in this transaction
             return json.loads(row["tags"])
 
     def set_tags(self, key: Key, arn: str, add: dict[str, str], remove: list[str]) -> None:
         with self.db.transaction() as conn:
             kind, ident = self._tagged(conn, key, arn)
             row = store.get_bus(conn, key, ident[0]) if kind == "bus" else store.get_rule(conn, key, *ident)
+            assert row is not None  # _tagged found it in this transaction
             tags = {k: v for k, v in json.loads(row["tags"]).items() if k not in remove}
             tags.update(add)
             if kind == "bus":

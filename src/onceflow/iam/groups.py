@@ -71,8 +71,8 @@ class IamGroups:
         name = params["GroupName"]
         with self.store.writing() as conn:
             group = self.group(account, name)
-            new_name = params.get("NewGroupName", group["name"])
-            new_path = params.get("NewPath", group["path"])
+            new_name: str = params["NewGroupName"] if "NewGroupName" in params else group["name"]
+            new_path: str = params["NewPath"] if "NewPath" in params else group["path"]
             if new_name.lower() != group["name"].lower() and self.store.group(account, new_name):
                 raise errors.already_exists(f"Group with name {new_name} already exists.")
             arn = group_arn(account, new_path, new_name, partition_of(group["arn"]))

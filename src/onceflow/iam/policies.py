@@ -127,8 +127,8 @@ class ManagedPolicies:
         return found
 
     def _bounded_by(self, account: str, arn: str) -> list[tuple[str, Row]]:
-        roles = self.db.query("SELECT name FROM iam_roles WHERE account=? AND boundary=?", (account, arn))
-        users = self.db.query("SELECT name FROM iam_users WHERE account=? AND boundary=?", (account, arn))
+        roles = self.store.db.query("SELECT name FROM iam_roles WHERE account=? AND boundary=?", (account, arn))
+        users = self.store.db.query("SELECT name FROM iam_users WHERE account=? AND boundary=?", (account, arn))
         return [("role", {"name": r[0]}) for r in roles] + [("user", {"name": u[0]}) for u in users]
 
     # ------------------------------------------------------------------ policy versions

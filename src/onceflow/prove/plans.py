@@ -117,7 +117,7 @@ def handler_writes(ledger: list[dict[str, Any]], business: set[str], sfn_roles: 
     out: list[HandlerWrite] = []
     per_invocation: dict[str, int] = {}
     seen: dict[tuple[str, str, str], int] = {}
-    calls = {}
+    calls: dict[str, dict[str, Any]] = {}
     for entry in ledger:  # one call (request id) may write several items: fault the call once
         calls.setdefault(entry["requestId"], entry)
     for entry in calls.values():

@@ -145,14 +145,14 @@ class _Proof:
         baseline = self._execute("baseline", "-", [], [text])
         if any(o in ("RUNNING", "TIMED_OUT_WAITING") for o in baseline.outcomes):
             raise ProveError(f"the baseline run did not finish in {RUN_TIMEOUT_S:.0f} s ({baseline.executions[0]})")
-        written = {e["table"] for e in baseline.ledger}
+        written: set[str] = {e["table"] for e in baseline.ledger}
         # Queues and buckets other services wrote for the workflow (a topic's publish delivered to
         # a subscribed queue): not in the ledger, but the baseline changed them.
         delivered = [n for n in names if n.startswith((SQS, S3)) and n not in written]
         after = self.tables.snapshot(delivered)
-        written = sorted(written | {n for n in delivered if after[n] != self.initial_all.get(n)})
-        self.business = sorted(set(business or written) - set(ignore))
-        self.dirty |= {n for n in written if n.startswith((SQS, S3))}  # delivered ones: no ledger entry says so
+        changed = sorted(written | {n for n in delivered if after[n] != self.initial_all.get(n)})
+        self.business = sorted(set(business or changed) - set(ignore))
+        self.dirty |= {n for n in changed if n.startswith((SQS, S3))}  # delivered ones: no ledger entry says so
         self.initial = strip({t: self.initial_all[t] for t in self.business}, self.ignored_attrs)
         self.expected = strip(self.tables.snapshot(self.business), self.ignored_attrs)
         self.baseline_status = baseline.outcomes[0]
@@ -221,6 +221,7 @@ class _Proof:
                 return run
             if attempt + 1 < AIM_TRIES:
                 run = self._execute(kind, point, plan, inputs)
+        assert fired is not None  # the loop returned on every other path
         run.point, run.state = f"{fired[0]} (aimed at {point})", fired[1]
         return run
 

@@ -24,7 +24,7 @@ def _outcome(run: Run) -> str:
 
 
 def table(report: Report) -> str:
-    rows = [(report.baseline.point, "baseline", report.baseline.outcome, "-", "")]
+    rows: list[tuple[str, ...]] = [(report.baseline.point, "baseline", report.baseline.outcome, "-", "")]
     rows += [(r.point, r.kind, _outcome(r), r.verdict, _differing(r)) for r in report.runs]
     rows = [tuple(c if len(c) <= MAX_CELL else c[: MAX_CELL - 3] + "..." for c in row) for row in rows]
     widths = [max(len(COLUMNS[i]), *(len(row[i]) for row in rows)) for i in range(len(COLUMNS))]

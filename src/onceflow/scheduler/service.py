@@ -215,13 +215,17 @@ class SchedulerService:
 
     def tags(self, key: Key, arn: str) -> list[dict[str, str]]:
         def read(conn: sqlite3.Connection) -> dict[str, str]:
-            return json.loads(store.get_group(conn, key, self._tagged_group(conn, key, arn))["tags"])
+            group = store.get_group(conn, key, self._tagged_group(conn, key, arn))
+            assert group is not None  # _tagged_group found it in this read
+            return dict(json.loads(group["tags"]))
         return [{"Key": k, "Value": v} for k, v in self.db.read(read).items()]
 
     def set_tags(self, key: Key, arn: str, add: dict[str, str], remove: list[str]) -> None:
         with self.db.transaction() as conn:
             name = self._tagged_group(conn, key, arn)
-            tags = {k: v for k, v in json.loads(store.get_group(conn, key, name)["tags"]).items() if k not in remove}
+            group = store.get_group(conn, key, name)
+            assert group is not None  # _tagged_group found it in this transaction
+            tags = {k: v for k, v in json.loads(group["tags"]).items() if k not in remove}
             store.set_group_tags(conn, key, name, {**tags, **add})
 
     # ------------------------------------------------------------------ firing (a source of the clock)

@@ -32,6 +32,8 @@ def _summary(attrs: dict[str, str]) -> dict[str, Any]:
 def queue(v: View) -> Response:
     name = v.match["name"]
     service = v.stack.services.get("sqs")
+    if service is None:
+        raise HttpError(501, "Not available", "This onceflow serves no SQS.")
     try:
         q = service.queues.by_name(v.account, v.region, name)
     except Exception:
@@ -57,7 +59,7 @@ def topic(v: View) -> Response:
     service = v.stack.services.get("sns")
     details = []
     for s in subs:
-        extra = {}
+        extra: dict[str, Any] = {}
         if s["SubscriptionArn"] != "PendingConfirmation" and service is not None:
             extra = v.optional(lambda a=s["SubscriptionArn"]: service.topics.subscription_attributes(a), {}) or {}
         details.append({**s, "filter": extra.get("FilterPolicy", ""), "raw": extra.get("RawMessageDelivery", "")})
