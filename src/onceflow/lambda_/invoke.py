@@ -25,7 +25,7 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import destinations, errors
+from onceflow.lambda_ import dead_letter, destinations, errors
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.interpreters import Interpreters
@@ -195,8 +195,14 @@ class Invoker:
         self, resolved: Resolved, rules: AsyncPolicy, payload: bytes, request_id: str, attempts: int,
         outcome: Outcome | None, condition: str,
     ) -> None:  # fmt: skip
-        """Send the invocation record to the destination for this outcome, if there is one."""
+        """Send the invocation record to the destination for this outcome, if there is one, and a
+        failed event to the dead-letter queue, if there is one (both when both are configured)."""
         success = condition == "Success"
+        dlq = dead_letter.target_of(resolved.config.get("DeadLetterConfig"))
+        if not success and dlq is not None:
+            message = dead_letter.error_message(outcome.payload) if outcome is not None else None
+            dead_letter.send(self.services, self.service.role_checks, resolved.config["Role"], dlq, payload,
+                             request_id, message)  # fmt: skip
         destination = rules.on_success if success else rules.on_failure
         if destination is None or self.call is None:
             return
@@ -207,7 +213,10 @@ class Invoker:
             ok=bool(outcome and outcome.ok), response=outcome.payload if outcome else None,
         )  # fmt: skip
         principal = destinations.role_principal(resolved.config["Role"], ref.name)
-        destinations.deliver(self.call, principal, destination, doc, success)
+        destinations.deliver(self.call, principal, destination, doc, success, self._queue_url)
+
+    def _queue_url(self, account: str, name: str) -> str:
+        return str(self.services["sqs"].queues.url_of(account, name))
 
     @staticmethod
     def _response(resolved: Resolved, outcome: Outcome, tail: str | None) -> dict[str, Any]:

@@ -17,12 +17,12 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors, names, zips
+from onceflow.lambda_ import dead_letter, errors, names, zips
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
 
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
-                   "TracingConfig", "EphemeralStorage", "VpcConfig")  # fmt: skip
+                   "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig")  # fmt: skip
 _MIN_UNRESERVED = 100
 
 
@@ -155,6 +155,7 @@ class LambdaService:
         layers = self._layers(ctx, params)
         self._check_role(ctx.account, params["Role"])
         self._check_vpc(ctx.account, params.get("VpcConfig"), params["Role"])
+        dead_letter.check(params.get("DeadLetterConfig"), ctx.account, params["Role"], self.role_checks)
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
@@ -231,6 +232,9 @@ class LambdaService:
             self._check_role(ctx.account, params["Role"])
         if "VpcConfig" in params:
             self._check_vpc(ctx.account, params["VpcConfig"], params.get("Role") or record["Role"])
+        if "DeadLetterConfig" in params or "Role" in params:  # a new role must still reach the queue
+            dead_letter.check(params.get("DeadLetterConfig", record.get("DeadLetterConfig")), ctx.account,
+                              params.get("Role") or record["Role"], self.role_checks)  # fmt: skip
         for member in _CONFIG_MEMBERS:
             if member in params:
                 record[member] = params[member]
@@ -511,6 +515,7 @@ def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZ
         "EphemeralStorage": params.get("EphemeralStorage"),
         "Layers": params.get("Layers"),
         "VpcConfig": params.get("VpcConfig"),
+        "DeadLetterConfig": params.get("DeadLetterConfig"),
         "LoggingConfig": cfg.merge_logging(None, params.get("LoggingConfig") or {}),
         "_code": checked.sha256_hex,
         "_published": None,
