@@ -56,7 +56,7 @@ def setup(stack: Stack) -> None:
     )
     service.s3 = stack.services.get("s3")  # S3Bucket/S3Key code (s3 is set up before lambda_)
     service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
-    service.layers = Layers(store, code_root)
+    service.layers = Layers(store, code_root, service.from_s3 if service.s3 is not None else None)
     service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,

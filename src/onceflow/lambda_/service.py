@@ -107,7 +107,7 @@ class LambdaService:
     def _zip(self, code: dict[str, Any], operation: str, account: str = "") -> zips.CheckedZip:
         data = code.get("ZipFile")
         if data is None and code.get("S3Bucket"):
-            data = self._from_s3(account, code)
+            data = self.from_s3(account, code)
         if data is None:
             raise errors.no_code()
         if isinstance(data, str):  # tolerate a base64 string from callers that did not decode it
@@ -119,7 +119,7 @@ class LambdaService:
         zips.unpack(checked, self.code_root)
         return checked
 
-    def _from_s3(self, account: str, code: dict[str, Any]) -> bytes:
+    def from_s3(self, account: str, code: dict[str, Any]) -> bytes:
         """The zip an S3Bucket/S3Key(/S3ObjectVersion) names, read as the caller's account; S3's
         error in the words Lambda wraps it in."""
         try:
