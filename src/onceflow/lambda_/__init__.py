@@ -20,6 +20,7 @@ from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
 from onceflow.lambda_.code_location import CodeLocations
+from onceflow.lambda_.code_signing import CodeSigning
 from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
@@ -58,6 +59,7 @@ def setup(stack: Stack) -> None:
     service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
     service.layers = Layers(store, code_root, service.from_s3 if service.s3 is not None else None)
     service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
+    service.code_signing = CodeSigning(service)
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
@@ -109,7 +111,7 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
         return [_layer_resource(ctx, params)]
     name = params.get("FunctionName") or params.get("Resource")
     if not name:
-        return ["*"]
+        return [str(params["CodeSigningConfigArn"])] if params.get("CodeSigningConfigArn") else ["*"]
     try:
         ref = parse(name, ctx.account, ctx.region, params.get("Qualifier"))
     except Exception:  # a malformed name is the handler's error to report, not authorization's

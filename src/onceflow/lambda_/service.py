@@ -59,6 +59,7 @@ class LambdaService:
         self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
         self.layers: Any = None  # layers.Layers, set by setup
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
+        self.code_signing: Any = None  # code_signing.CodeSigning, set by setup
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -158,8 +159,14 @@ class LambdaService:
         dead_letter.check(params.get("DeadLetterConfig"), ctx.account, params["Role"], self.role_checks)
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
+        csc = params.get("CodeSigningConfigArn")
+        if csc and self.code_signing is not None:
+            csc = self.code_signing.linkable(csc)
+            self.code_signing.check_deploy(csc, ref.name)
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         record = _new_record(ref, params, checked)
+        if csc and self.code_signing is not None:
+            record["_csc"] = csc
         record["Layers"] = layers
         with self.store.db.transaction() as conn:
             self.store.put_code(conn, checked.sha256_hex, checked.data)
@@ -212,6 +219,8 @@ class LambdaService:
         names.unqualified(ref)
         record = self._latest(ref)
         self._check_revision(record, params.get("RevisionId"))
+        if self.code_signing is not None:
+            self.code_signing.check_deploy(record.get("_csc"), ref.name)
         checked = self._zip(params, "UpdateFunctionCode", ctx.account)
         if params.get("DryRun"):
             preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
