@@ -64,6 +64,12 @@ def setup(stack: Stack) -> None:
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
     )  # fmt: skip
+
+    def changed(key: tuple[str, str, str]) -> None:
+        invoker.reconcile_provisioned(key)  # first: retire spares the workers still provisioned
+        pool.retire("/".join(key))
+
+    service.on_change = changed
     urls = FunctionUrls(service, invoker, settings.endpoint_url, lambda ctx, params: stack.authorize(ctx, params))
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency), urls)
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import logging
 import math
@@ -180,13 +181,31 @@ class Invoker:
 
     def prewarm(self, ref: FunctionRef, count: int) -> None:
         """Provisioned concurrency: start `count` workers of the version or alias before answering
-        (a local cold start is ~0.1 s, and the next invocation then finds them warm, for sure)."""
+        (a local cold start is ~0.1 s, and the next invocation then finds them warm, for sure),
+        marked as such (AWS_LAMBDA_INITIALIZATION_TYPE) and kept while the config lasts."""
         try:
-            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
-            self.pool.prewarm(self._spec(resolved), count)
+            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=False)
+            spec = self._spec(resolved)
+            make_env = spec.make_env
+            marked = dataclasses.replace(spec, make_env=lambda stream: {
+                **make_env(stream), "AWS_LAMBDA_INITIALIZATION_TYPE": "provisioned-concurrency"})  # fmt: skip
+            self.pool.prewarm(marked, count, provisioned=True)
         except Exception:  # best effort: invocations start workers anyway
             if not self._closed:
                 log.exception("could not start provisioned workers for %s", ref.arn(ref.qualifier))
+
+    def reconcile_provisioned(self, key: tuple[str, str, str]) -> None:
+        """Tell the pool which worker keys of a function have provisioned concurrency now (after a
+        change: a deleted function, version or config keeps none; an alias follows its version)."""
+        record = self.service.store.get_function(key) or {}
+        reserved: dict[str, int] = {}
+        for qualifier, entry in (record.get("_provisioned") or {}).items():
+            try:
+                resolved = self.service.resolve(key[0], key[1], key[2], qualifier, invoking=False)
+            except ServiceError:
+                continue
+            reserved[_spec_key(resolved)] = int(entry["Requested"])
+        self.pool.provision("/".join(key), reserved)
 
     def _async_rules(self, resolved: Resolved) -> AsyncPolicy:
         return self.async_configs.policy_for(resolved.ref) if self.async_configs is not None else AsyncPolicy()
@@ -279,7 +298,7 @@ class Invoker:
         task_root = str(self.service.code_dir(config))
         version = resolved.executed_version
         return WorkerSpec(
-            key=f"{ref.account}/{ref.region}/{ref.name}/{version}/{config['RevisionId']}",
+            key=_spec_key(resolved),
             function_id="/".join(ref.key),
             version=version,
             task_root=task_root,
@@ -465,6 +484,12 @@ class InvocationLog:
             self._tail_bytes -= len(self._tail.popleft())
         if self._batch_bytes >= _BATCH_BYTES:
             self.flush()
+
+
+def _spec_key(resolved: Resolved) -> str:
+    """Workers are shared by the invocations of one version as it is configured (its RevisionId)."""
+    ref = resolved.ref
+    return f"{ref.account}/{ref.region}/{ref.name}/{resolved.executed_version}/{resolved.config['RevisionId']}"
 
 
 def _fit(message: str) -> str:
