@@ -91,7 +91,7 @@ def test_shown_validated_and_cleared(aws: Callable[..., Any], role: str, bare_ro
 
     topic = aws("sns").create_topic(Name=f"dlq-{uuid.uuid4().hex[:8]}")["TopicArn"]
     with pytest.raises(ClientError) as excinfo:
-        lam.update_function_configuration(FunctionName=name, Role=bare_role)
+        lam.update_function_configuration(FunctionName=name, Role=bare_role, DeadLetterConfig={"TargetArn": qarn})
     assert refused(excinfo) == ("InvalidParameterValueException",
                                 "The provided execution role does not have permissions to call SendMessage on SQS")
     with pytest.raises(ClientError) as excinfo:
@@ -148,3 +148,15 @@ def test_failed_event_goes_to_the_topic(aws: Callable[..., Any], role: str) -> N
     assert envelope["TopicArn"] == topic and json.loads(envelope["Message"]) == {"fail": "topic"}
     assert envelope["MessageAttributes"]["RequestID"]["Value"] == failed["ResponseMetadata"]["RequestId"]
     assert envelope["MessageAttributes"]["ErrorMessage"] == {"Type": "String", "Value": "cannot topic"}
+
+
+def test_reserved_concurrency_zero_sends_events_straight_to_the_queue(aws: Callable[..., Any], role: str) -> None:
+    url, qarn = queue(aws)
+    name = deploy(aws, role, DeadLetterConfig={"TargetArn": qarn})
+    lam = aws("lambda")
+    lam.put_function_concurrency(FunctionName=name, ReservedConcurrentExecutions=0)
+    sent = lam.invoke(FunctionName=name, InvocationType="Event", Payload=b'{"fine": 2}')  # would succeed if run
+    message = receive(aws, url)
+    assert json.loads(message["Body"]) == {"fine": 2}
+    assert message["MessageAttributes"]["RequestID"]["StringValue"] == sent["ResponseMetadata"]["RequestId"]
+    assert message["MessageAttributes"]["ErrorCode"]["StringValue"] == "429"

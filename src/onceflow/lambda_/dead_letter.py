@@ -77,13 +77,13 @@ def error_message(response: bytes | None) -> str | None:
 
 def send(
     services: dict[str, Any], iam: Any, role_arn: str, arn: str, payload: bytes, request_id: str,
-    message: str | None,
+    message: str | None, status: int = 200,
 ) -> bool:  # fmt: skip
     """Send one failed event to the dead-letter target; False (and a warning) when it is lost."""
     parts = arn.split(":")
     target = _TARGETS.get(parts[2]) if len(parts) >= 6 else None
     body = payload.decode("utf-8", "replace") or "{}"
-    attrs = attributes(request_id, message)
+    attrs = attributes(request_id, message, status)
     try:
         if target is None:
             raise ValueError("not an SQS queue or SNS topic")

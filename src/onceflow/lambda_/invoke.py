@@ -136,6 +136,12 @@ class Invoker:
         than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination."""
         queued_at = queued_at or time.time()
         rules = self._async_rules(resolved)
+        if resolved.reserved == 0:  # docs: "Lambda begins sending new events to the configured
+            # dead-letter queue or the on-failure event destination, without any retries"
+            # UNCONFIRMED: the record's condition and the DLQ's ErrorCode / ErrorMessage for them
+            self._conclude(resolved, rules, payload, request_id, 0, None, "RetriesExhausted",
+                           throttled=True)  # fmt: skip
+            return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
         if attempt > 0 and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
             self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
@@ -212,7 +218,7 @@ class Invoker:
 
     def _conclude(
         self, resolved: Resolved, rules: AsyncPolicy, payload: bytes, request_id: str, attempts: int,
-        outcome: Outcome | None, condition: str,
+        outcome: Outcome | None, condition: str, throttled: bool = False,
     ) -> None:  # fmt: skip
         """Send the invocation record to the destination for this outcome, if there is one, and a
         failed event to the dead-letter queue, if there is one (both when both are configured)."""
@@ -220,8 +226,9 @@ class Invoker:
         dlq = dead_letter.target_of(resolved.config.get("DeadLetterConfig"))
         if not success and dlq is not None:
             message = dead_letter.error_message(outcome.payload) if outcome is not None else None
+            status = 429 if throttled else 200
             dead_letter.send(self.services, self.service.role_checks, resolved.config["Role"], dlq, payload,
-                             request_id, message)  # fmt: skip
+                             request_id, "Rate Exceeded." if throttled else message, status)  # fmt: skip
         destination = rules.on_success if success else rules.on_failure
         if destination is None or self.call is None:
             return

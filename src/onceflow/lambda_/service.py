@@ -241,9 +241,9 @@ class LambdaService:
             self._check_role(ctx.account, params["Role"])
         if "VpcConfig" in params:
             self._check_vpc(ctx.account, params["VpcConfig"], params.get("Role") or record["Role"])
-        if "DeadLetterConfig" in params or "Role" in params:  # a new role must still reach the queue
-            dead_letter.check(params.get("DeadLetterConfig", record.get("DeadLetterConfig")), ctx.account,
-                              params.get("Role") or record["Role"], self.role_checks)  # fmt: skip
+        if "DeadLetterConfig" in params:  # checked when given, as the VPC is (against the role it will have)
+            dead_letter.check(params["DeadLetterConfig"], ctx.account, params.get("Role") or record["Role"],
+                              self.role_checks)  # fmt: skip
         for member in _CONFIG_MEMBERS:
             if member in params:
                 record[member] = params[member]
