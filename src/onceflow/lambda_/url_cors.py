@@ -3,7 +3,8 @@ resource sharing (CORS)" in "Creating and managing Lambda function URLs"):
 
 - a preflight (OPTIONS with Origin and Access-Control-Request-Method) to a URL with Cors is answered
   by Lambda itself, 200 and no body, without invoking the function and before authentication (a
-  browser never signs a preflight); with no Cors configured it reaches the function as any request;
+  browser never signs a preflight; UNCONFIRMED that AWS_IAM URLs answer it unauthenticated); with no
+  Cors configured it reaches the function as any request;
 - every other answer through the URL carries the CORS headers for an allowed Origin, and they take
   precedence over the same headers set by the function ("If there are conflicting headers, the
   configured CORS headers on the function URL take precedence").
