@@ -215,8 +215,9 @@ class FunctionUrls:
 
     def _identity_allows(self, principal: Principal, action: str, arn: str, region: str) -> bool:
         """The caller's own policies (boundary and session policies too, through the stack's
-        authorizer); lambda:InvokeFunction also as IAM sees a URL call, with
-        lambda:InvokedViaFunctionUrl set (which the authorizer's request context does not carry)."""
+        authorizer); for lambda:InvokeFunction, else its identity policies alone weighed with
+        lambda:InvokedViaFunctionUrl set, which the authorizer's request context does not carry (so
+        a boundary or session policy is not applied to a statement that needs that key)."""
         operation = "InvokeFunctionUrl" if action == "lambda:InvokeFunctionUrl" else "Invoke"
         try:
             ctx = RequestContext("lambda", operation, principal.account, region, principal)
