@@ -1,6 +1,7 @@
 """Provisioned concurrency keeps its workers: on a server bounded to two workers, a version's
-provisioned worker is marked (AWS_LAMBDA_INITIALIZATION_TYPE) and survives other functions' cold
-starts and a change of $LATEST, until the config is deleted (then it is an ordinary, evictable one)."""
+provisioned worker is marked (AWS_LAMBDA_INITIALIZATION_TYPE), survives other functions' cold starts
+and a change of $LATEST, is started again by a restart, until the config is deleted (then it is an
+ordinary, evictable one)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,15 @@ def test_provisioned_worker_is_kept(server_factory: Callable[..., Any]) -> None:
         run(name)
     assert run(kept, "1")["pid"] == first["pid"]
 
+    # A restart starts the provisioned worker again before the server says it is ready.
+    server.stop()
+    server = server_factory(extra_args=("--lambda-max-workers", "2"))
+    lam = server.client("lambda")
+    restarted = run(kept, "1")
+    assert restarted["init"] == "provisioned-concurrency" and restarted["pid"] != first["pid"]
+
     # Without the config the worker is evictable like any other.
     lam.delete_provisioned_concurrency_config(FunctionName=kept, Qualifier="1")
     for name in others:
         run(name)
-    assert run(kept, "1")["pid"] != first["pid"]
+    assert run(kept, "1")["pid"] != restarted["pid"]

@@ -25,7 +25,7 @@ from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.layers import Layers
-from onceflow.lambda_.names import parse
+from onceflow.lambda_.names import FunctionRef, parse
 from onceflow.lambda_.runtime.pool import Pool
 from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
@@ -81,6 +81,9 @@ def setup(stack: Stack) -> None:
     stack.resource_resolvers["lambda"] = _resolver
     # The zygote costs a second of CPU to start: only when functions exist (or get created).
     stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))
+    # Provisioned concurrency is ready before traffic, after a restart too (costs start-up time only
+    # when such configs exist).
+    stack.on_start.append(lambda: _provision_existing(store, invoker))
     stack.on_reset.append(invoker.logs.flush)  # before the tables are emptied, not after
     stack.on_reset.append(pool.retire_all)
 
@@ -96,6 +99,12 @@ def setup(stack: Stack) -> None:
 def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: Interpreters) -> None:
     for runtime in store.runtimes_in_use():
         pool.warm_up_soon(interpreters.get(runtime))
+
+
+def _provision_existing(store: LambdaStore, invoker: Invoker) -> None:
+    for (account, region, name), entries in store.provisioned():
+        for qualifier, entry in entries.items():
+            invoker.prewarm(FunctionRef(account, region, name, qualifier), int(entry["Requested"]))
 
 
 def _role_lookup(stack: Stack) -> Any:

@@ -196,6 +196,8 @@ class Invoker:
             marked = dataclasses.replace(spec, make_env=lambda stream: {
                 **make_env(stream), "AWS_LAMBDA_INITIALIZATION_TYPE": "provisioned-concurrency"})  # fmt: skip
             self.pool.prewarm(marked, count, provisioned=True)
+        except ServiceError:  # its version or alias is gone: nothing to provision
+            return
         except Exception:  # best effort: invocations start workers anyway
             if not self._closed:
                 log.exception("could not start provisioned workers for %s", ref.arn(ref.qualifier))

@@ -142,6 +142,15 @@ class LambdaStore:
         )
         return [json.loads(r["config"]) for r in rows]
 
+    def provisioned(self) -> list[tuple[Key, dict[str, Any]]]:
+        """Every function with provisioned concurrency configs: (key, {qualifier: entry})."""
+        rows = self.db.query(
+            "SELECT account, region, name, json_extract(config, '$._provisioned') AS p FROM lambda_functions "
+            "WHERE json_extract(config, '$._provisioned') IS NOT NULL"
+        )
+        out = [((r["account"], r["region"], r["name"]), json.loads(r["p"])) for r in rows]
+        return [(key, entries) for key, entries in out if entries]
+
     def runtimes_in_use(self) -> list[str]:
         rows = self.db.query("SELECT DISTINCT json_extract(config, '$.Runtime') AS r FROM lambda_functions")
         return [r["r"] for r in rows]

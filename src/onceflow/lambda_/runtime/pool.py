@@ -236,6 +236,7 @@ class Pool:
 
     def retire_all(self) -> None:
         with self._cond:
+            self._reserved.clear()
             for workers in self._idle.values():
                 for worker in workers:
                     worker.kill()
