@@ -48,6 +48,9 @@ def test_configs_and_functions(aws: Callable[..., Any], role: str) -> None:
     assert created["AllowedPublishers"] == {"SigningProfileVersionArns": [PROFILE]}
     assert lam.get_code_signing_config(CodeSigningConfigArn=arn)["CodeSigningConfig"] == created
     assert arn in [c["CodeSigningConfigArn"] for c in lam.list_code_signing_configs()["CodeSigningConfigs"]]
+    lam.tag_resource(Resource=arn, Tags={"team": "a", "tier": "1"})
+    lam.untag_resource(Resource=arn, TagKeys=["tier"])
+    assert lam.list_tags(Resource=arn)["Tags"] == {"team": "a"}
 
     # Warn: code onceflow cannot verify is deployed.
     name = f"csc-fn-{uuid.uuid4().hex[:8]}"

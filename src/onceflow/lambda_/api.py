@@ -281,14 +281,22 @@ class LambdaApi:
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.account.tag(ctx, params["Resource"], params["Tags"])
+        if self.service.code_signing.names(params["Resource"]):
+            self.service.code_signing.tag(params["Resource"], new=params["Tags"])
+        else:
+            self.account.tag(ctx, params["Resource"], params["Tags"])
 
     @operation("UntagResource")
     def untag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.account.untag(ctx, params["Resource"], params["TagKeys"])
+        if self.service.code_signing.names(params["Resource"]):
+            self.service.code_signing.tag(params["Resource"], removed=params["TagKeys"])
+        else:
+            self.account.untag(ctx, params["Resource"], params["TagKeys"])
 
     @operation("ListTags")
     def list_tags(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        if self.service.code_signing.names(params["Resource"]):
+            return self.service.code_signing.list_tags(params["Resource"])  # type: ignore[no-any-return]
         return self.account.list_tags(ctx, params["Resource"])
 
     @operation("GetAccountSettings")

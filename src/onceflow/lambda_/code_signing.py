@@ -118,6 +118,21 @@ class CodeSigning:
             raise _not_found(arn)
         return key, config
 
+    # ------------------------------------------------------------------ tags (TagResource & co. on its ARN)
+    @staticmethod
+    def names(resource: str) -> bool:
+        return ":code-signing-config:" in resource
+
+    def list_tags(self, arn: str) -> dict[str, Any]:
+        return {"Tags": dict(self._stored(arn)[1].get("_tags") or {})}
+
+    def tag(self, arn: str, new: dict[str, str] | None = None, removed: list[str] | None = None) -> None:
+        key, config = self._stored(arn)
+        tags = {**(config.get("_tags") or {}), **(new or {})}
+        config["_tags"] = {k: v for k, v in tags.items() if k not in (removed or [])}
+        with self.store.db.transaction() as conn:
+            self.store.put_csc(conn, *key, config)
+
     # ------------------------------------------------------------------ a function's
     def put_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
