@@ -284,6 +284,8 @@ def bench_url(setup: Setup, args: argparse.Namespace) -> None:
     url = setup.lam.create_function_url_config(FunctionName=name, AuthType="NONE")["FunctionUrl"]
     setup.lam.add_permission(FunctionName=name, StatementId="public", Action="lambda:InvokeFunctionUrl",
                              Principal="*", FunctionUrlAuthType="NONE")  # fmt: skip
+    setup.lam.add_permission(FunctionName=name, StatementId="public-invoke", Action="lambda:InvokeFunction",
+                             Principal="*", InvokedViaFunctionUrl=True)  # fmt: skip
     server = urlsplit(setup.url)
     conn = http.client.HTTPConnection(server.hostname, server.port)
     host = urlsplit(url).netloc

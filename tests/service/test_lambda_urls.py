@@ -38,6 +38,9 @@ def handler(event, context):
                 "cookies": ["a=1", "b=2"], "isBase64Encoded": True, "body": base64.b64encode(b"\\x89PNG").decode()}
     if mode == "fail":
         raise RuntimeError("broken")
+    if mode == "cors":
+        return {"statusCode": 200, "headers": {"Access-Control-Allow-Origin": "https://evil.example",
+                                               "X-Order": "o-2"}, "body": "own"}
     return {"statusCode": 200, "headers": {"content-type": "application/json"}, "body": json.dumps(event)}
 '''
 
@@ -82,6 +85,15 @@ def http(endpoint: str, url: str, method: str = "GET", body: bytes = b"", header
 
 
 def allow_public(aws: Callable[..., Any], fn: str, **extra: str) -> None:
+    """The two statements a public URL needs since October 2025 (docs: "Control access to Lambda
+    function URLs"): lambda:InvokeFunctionUrl for AuthType NONE, lambda:InvokeFunction via a URL."""
+    allow_public_url_only(aws, fn, **extra)
+    aws("lambda").add_permission(FunctionName=fn, StatementId=f"fn-{uuid.uuid4().hex[:6]}",
+                                 Action="lambda:InvokeFunction", Principal="*", InvokedViaFunctionUrl=True,
+                                 **extra)  # fmt: skip
+
+
+def allow_public_url_only(aws: Callable[..., Any], fn: str, **extra: str) -> None:
     aws("lambda").add_permission(FunctionName=fn, StatementId=f"url-{uuid.uuid4().hex[:6]}",
                                  Action="lambda:InvokeFunctionUrl", Principal="*", FunctionUrlAuthType="NONE",
                                  **extra)  # fmt: skip
@@ -128,7 +140,10 @@ def test_public_url_with_payload_format_2(aws: Callable[..., Any], fn: str, endp
     url = aws("lambda").create_function_url_config(FunctionName=fn, AuthType="NONE")["FunctionUrl"]
     status, _, body = http(endpoint, url + "orders/7?x=1&x=2&y=3")
     assert (status, json.loads(body)) == (403, {"Message": "Forbidden"})  # no resource policy for it yet
-    allow_public(aws, fn)
+    allow_public_url_only(aws, fn)
+    assert http(endpoint, url)[0] == 403  # lambda:InvokeFunction is needed too
+    aws("lambda").add_permission(FunctionName=fn, StatementId="fn-public", Action="lambda:InvokeFunction",
+                                 Principal="*", InvokedViaFunctionUrl=True)  # fmt: skip
     status, headers, body = http(endpoint, url + "orders/7?x=1&x=2&y=3", "POST", b'{"a": 1}',
                                  {"Content-Type": "application/json", "Cookie": "s=1; t=2"})  # fmt: skip
     assert status == 200 and headers["content-type"] == "application/json"
@@ -181,7 +196,8 @@ def test_iam_url(aws: Callable[..., Any], fn: str, endpoint: str) -> None:
     authorizer = json.loads(body)["requestContext"]["authorizer"]["iam"]
     assert authorizer["accountId"] == ACCOUNT and authorizer["userArn"] == f"arn:aws:iam::{ACCOUNT}:root"
 
-    # A role session is evaluated: without lambda:InvokeFunctionUrl it is refused, with it served.
+    # A role session is evaluated: it needs lambda:InvokeFunctionUrl and lambda:InvokeFunction (the
+    # latter may be limited to URL calls by lambda:InvokedViaFunctionUrl).
     iam, sts = aws("iam"), aws("sts")
     name = f"url-caller-{uuid.uuid4().hex[:6]}"
     trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": ACCOUNT},
@@ -193,7 +209,54 @@ def test_iam_url(aws: Callable[..., Any], fn: str, endpoint: str) -> None:
     iam.put_role_policy(RoleName=name, PolicyName="url", PolicyDocument=json.dumps({
         "Version": "2012-10-17",
         "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunctionUrl", "Resource": "*"}]}))  # fmt: skip
+    assert http(endpoint, url, sign=session)[0] == 403
+    iam.put_role_policy(RoleName=name, PolicyName="invoke", PolicyDocument=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": "*",
+                       "Condition": {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}}}]}))  # fmt: skip
     assert http(endpoint, url, sign=session)[0] == 200
+    # the condition keeps the session from invoking the function directly
+    direct = aws("lambda", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+                 session_token=creds["SessionToken"])  # fmt: skip
+    with pytest.raises(ClientError) as excinfo:
+        direct.invoke(FunctionName=fn, Payload=b"{}")
+    assert excinfo.value.response["Error"]["Code"] == "AccessDeniedException"
     bad = Credentials(creds["AccessKeyId"], "wrong-secret", creds["SessionToken"])
     assert http(endpoint, url, sign=bad)[0] == 403
 
+
+
+def test_cors_preflight_and_headers(aws: Callable[..., Any], fn: str, endpoint: str) -> None:
+    lam = aws("lambda")
+    cors = {"AllowOrigins": ["https://app.example"], "AllowMethods": ["GET", "POST"],
+            "AllowHeaders": ["content-type", "x-token"], "ExposeHeaders": ["x-order"], "MaxAge": 300,
+            "AllowCredentials": True}  # fmt: skip
+    url = lam.create_function_url_config(FunctionName=fn, AuthType="NONE")["FunctionUrl"]
+    allow_public(aws, fn)
+    ask = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST",
+           "Access-Control-Request-Headers": "x-token"}  # fmt: skip
+    # Without Cors the preflight is a request like any other: the function answers it.
+    status, _, body = http(endpoint, url + "p", "OPTIONS", headers=ask)
+    assert status == 200 and json.loads(body)["requestContext"]["http"]["method"] == "OPTIONS"
+
+    lam.update_function_url_config(FunctionName=fn, Cors=cors, AuthType="AWS_IAM")
+    # With Cors Lambda answers it itself, unsigned although the URL is AWS_IAM, and runs nothing.
+    status, headers, body = http(endpoint, url + "p", "OPTIONS", headers=ask)
+    assert (status, body) == (200, b"")
+    assert headers["access-control-allow-origin"] == "https://app.example"
+    assert headers["access-control-allow-methods"] == "GET,POST"
+    assert headers["access-control-allow-headers"] == "content-type,x-token"
+    assert headers["access-control-max-age"] == "300" and headers["access-control-allow-credentials"] == "true"
+    status, headers, body = http(endpoint, url, "OPTIONS", headers={**ask, "Origin": "https://other.example"})
+    assert (status, body) == (200, b"") and "access-control-allow-origin" not in headers
+
+    # An answer carries the headers, replacing the function's own; a refusal carries them too.
+    status, headers, body = http(endpoint, url + "?mode=cors", headers={"Origin": "https://app.example"},
+                                 sign=Credentials("test", "test"))  # fmt: skip
+    assert (status, body, headers["x-order"]) == (200, b"own", "o-2")
+    assert headers["access-control-allow-origin"] == "https://app.example"
+    assert headers["access-control-expose-headers"] == "x-order"
+    assert headers["access-control-allow-credentials"] == "true"
+    assert "access-control-allow-methods" not in headers  # a preflight's header only
+    status, headers, _ = http(endpoint, url, headers={"Origin": "https://app.example"})  # unsigned
+    assert status == 403 and headers["access-control-allow-origin"] == "https://app.example"

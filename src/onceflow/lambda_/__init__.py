@@ -20,11 +20,12 @@ from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
 from onceflow.lambda_.code_location import CodeLocations
+from onceflow.lambda_.code_signing import CodeSigning
 from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.layers import Layers
-from onceflow.lambda_.names import parse
+from onceflow.lambda_.names import FunctionRef, parse
 from onceflow.lambda_.runtime.pool import Pool
 from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
@@ -56,12 +57,19 @@ def setup(stack: Stack) -> None:
     )
     service.s3 = stack.services.get("s3")  # S3Bucket/S3Key code (s3 is set up before lambda_)
     service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
-    service.layers = Layers(store, code_root)
+    service.layers = Layers(store, code_root, service.from_s3 if service.s3 is not None else None)
     service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
+    service.code_signing = CodeSigning(service)
     invoker = Invoker(
         service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
     )  # fmt: skip
+
+    def changed(key: tuple[str, str, str]) -> None:
+        invoker.reconcile_provisioned(key)  # first: retire spares the workers still provisioned
+        pool.retire("/".join(key))
+
+    service.on_change = changed
     urls = FunctionUrls(service, invoker, settings.endpoint_url, lambda ctx, params: stack.authorize(ctx, params))
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency), urls)
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
@@ -73,6 +81,9 @@ def setup(stack: Stack) -> None:
     stack.resource_resolvers["lambda"] = _resolver
     # The zygote costs a second of CPU to start: only when functions exist (or get created).
     stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))
+    # Provisioned concurrency is ready before traffic, after a restart too (costs start-up time only
+    # when such configs exist).
+    stack.on_start.append(lambda: _provision_existing(store, invoker))
     stack.on_reset.append(invoker.logs.flush)  # before the tables are emptied, not after
     stack.on_reset.append(pool.retire_all)
 
@@ -88,6 +99,12 @@ def setup(stack: Stack) -> None:
 def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: Interpreters) -> None:
     for runtime in store.runtimes_in_use():
         pool.warm_up_soon(interpreters.get(runtime))
+
+
+def _provision_existing(store: LambdaStore, invoker: Invoker) -> None:
+    for (account, region, name), entries in store.provisioned():
+        for qualifier, entry in entries.items():
+            invoker.prewarm(FunctionRef(account, region, name, qualifier), int(entry["Requested"]))
 
 
 def _role_lookup(stack: Stack) -> Any:
@@ -109,7 +126,7 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
         return [_layer_resource(ctx, params)]
     name = params.get("FunctionName") or params.get("Resource")
     if not name:
-        return ["*"]
+        return [str(params["CodeSigningConfigArn"])] if params.get("CodeSigningConfigArn") else ["*"]
     try:
         ref = parse(name, ctx.account, ctx.region, params.get("Qualifier"))
     except Exception:  # a malformed name is the handler's error to report, not authorization's

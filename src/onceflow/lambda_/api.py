@@ -23,7 +23,7 @@ class LambdaApi:
         self.permissions = Permissions(service)
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
         self.urls = urls
-        self.settings = FunctionSettings(service, invoker.prewarm)
+        self.settings = FunctionSettings(service, invoker.prewarm, invoker.reconcile_provisioned)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -208,6 +208,43 @@ class LambdaApi:
     def list_layers(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.service.layers.list_layers(ctx, params)  # type: ignore[no-any-return]
 
+    # ------------------------------------------------------------------ code signing configs
+    @operation("CreateCodeSigningConfig")
+    def create_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.code_signing.create(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("GetCodeSigningConfig")
+    def get_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.code_signing.get(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("UpdateCodeSigningConfig")
+    def update_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.code_signing.update(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("DeleteCodeSigningConfig")
+    def delete_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.code_signing.delete(ctx, params)
+
+    @operation("ListCodeSigningConfigs")
+    def list_code_signing_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.code_signing.list(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("ListFunctionsByCodeSigningConfig")
+    def list_functions_by_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.code_signing.functions(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("PutFunctionCodeSigningConfig")
+    def put_function_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.code_signing.put_function(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("GetFunctionCodeSigningConfig")
+    def get_function_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.service.code_signing.get_function(ctx, params)  # type: ignore[no-any-return]
+
+    @operation("DeleteFunctionCodeSigningConfig")
+    def delete_function_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.code_signing.delete_function(ctx, params)
+
     # ------------------------------------------------------------------ provisioned concurrency, runtime, recursion
     @operation("PutProvisionedConcurrencyConfig")
     def put_provisioned_concurrency_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -244,14 +281,22 @@ class LambdaApi:
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.account.tag(ctx, params["Resource"], params["Tags"])
+        if self.service.code_signing.names(params["Resource"]):
+            self.service.code_signing.tag(params["Resource"], new=params["Tags"])
+        else:
+            self.account.tag(ctx, params["Resource"], params["Tags"])
 
     @operation("UntagResource")
     def untag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.account.untag(ctx, params["Resource"], params["TagKeys"])
+        if self.service.code_signing.names(params["Resource"]):
+            self.service.code_signing.tag(params["Resource"], removed=params["TagKeys"])
+        else:
+            self.account.untag(ctx, params["Resource"], params["TagKeys"])
 
     @operation("ListTags")
     def list_tags(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        if self.service.code_signing.names(params["Resource"]):
+            return self.service.code_signing.list_tags(params["Resource"])  # type: ignore[no-any-return]
         return self.account.list_tags(ctx, params["Resource"])
 
     @operation("GetAccountSettings")

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.errors import validation_error
-from onceflow.lambda_ import errors
+from onceflow.lambda_ import dead_letter, errors
 
 PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
 RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
@@ -162,6 +162,9 @@ def render(
             "VpcId": "",
             "Ipv6AllowedForDualStack": bool(vpc.get("Ipv6AllowedForDualStack")),
         }
+    dlq = dead_letter.render(config.get("DeadLetterConfig"))
+    if dlq is not None:
+        out["DeadLetterConfig"] = dlq
     out["TracingConfig"] = {"Mode": (config.get("TracingConfig") or {}).get("Mode", "PassThrough")}
     out["RevisionId"] = revision or config["RevisionId"]
     if config.get("Layers"):

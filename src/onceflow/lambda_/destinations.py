@@ -59,7 +59,12 @@ def role_principal(role_arn: str, function_name: str) -> Principal:
     )  # fmt: skip
 
 
-def deliver(call: Call, principal: Principal, destination: str, doc: dict[str, Any], success: bool) -> None:
+def deliver(
+    call: Call, principal: Principal, destination: str, doc: dict[str, Any], success: bool,
+    queue_url: Callable[[str, str], str] | None = None,
+) -> None:  # fmt: skip
+    """queue_url: (account, name) -> the queue's URL, found without a GetQueueUrl call as the role
+    (AWS asks the execution role for sqs:SendMessage only)."""
     parts = destination.split(":")
     service, region, account = parts[2], parts[3], parts[4]
     body = json.dumps(doc, separators=(",", ":"))
@@ -69,8 +74,11 @@ def deliver(call: Call, principal: Principal, destination: str, doc: dict[str, A
             call(principal, "lambda", "Invoke", params, region)
         elif service == "sqs":
             name = parts[5]
-            url = call(principal, "sqs", "GetQueueUrl", {"QueueName": name, "QueueOwnerAWSAccountId": account},
-                       region)["QueueUrl"]  # fmt: skip
+            if queue_url is not None:
+                url = queue_url(account, name)
+            else:
+                url = call(principal, "sqs", "GetQueueUrl", {"QueueName": name, "QueueOwnerAWSAccountId": account},
+                           region)["QueueUrl"]  # fmt: skip
             call(principal, "sqs", "SendMessage", {"QueueUrl": url, "MessageBody": body}, region)
         elif service == "sns":
             call(principal, "sns", "Publish", {"TopicArn": destination, "Message": body}, region)

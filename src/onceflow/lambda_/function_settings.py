@@ -24,10 +24,14 @@ def _provisioned_missing() -> ServiceError:
 
 
 class FunctionSettings:
-    def __init__(self, service: LambdaService, prewarm: Callable[[FunctionRef, int], None]) -> None:
+    def __init__(
+        self, service: LambdaService, prewarm: Callable[[FunctionRef, int], None],
+        reconcile: Callable[[tuple[str, str, str]], None] = lambda _key: None,
+    ) -> None:  # fmt: skip
         self.service = service
         self.store = service.store
         self.prewarm = prewarm  # start n workers of the version or alias
+        self.reconcile = reconcile  # the pool's provisioned workers follow the function's configs
 
     def _record(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str, dict[str, Any]]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
@@ -68,6 +72,7 @@ class FunctionSettings:
             raise _provisioned_missing()
         record["_provisioned"] = entries
         self._save(ref, record)
+        self.reconcile(ref.key)
 
     def list_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import logging
 import math
@@ -25,7 +26,7 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import destinations, errors
+from onceflow.lambda_ import dead_letter, destinations, errors
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.interpreters import Interpreters
@@ -135,6 +136,12 @@ class Invoker:
         than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination."""
         queued_at = queued_at or time.time()
         rules = self._async_rules(resolved)
+        if resolved.reserved == 0:  # docs: "Lambda begins sending new events to the configured
+            # dead-letter queue or the on-failure event destination, without any retries"
+            # UNCONFIRMED: the record's condition and the DLQ's ErrorCode / ErrorMessage for them
+            self._conclude(resolved, rules, payload, request_id, 0, None, "RetriesExhausted",
+                           throttled=True)  # fmt: skip
+            return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
         if attempt > 0 and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
             self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
@@ -180,23 +187,50 @@ class Invoker:
 
     def prewarm(self, ref: FunctionRef, count: int) -> None:
         """Provisioned concurrency: start `count` workers of the version or alias before answering
-        (a local cold start is ~0.1 s, and the next invocation then finds them warm, for sure)."""
+        (a local cold start is ~0.1 s, and the next invocation then finds them warm, for sure),
+        marked as such (AWS_LAMBDA_INITIALIZATION_TYPE) and kept while the config lasts."""
         try:
-            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
-            self.pool.prewarm(self._spec(resolved), count)
+            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=False)
+            spec = self._spec(resolved)
+            make_env = spec.make_env
+            marked = dataclasses.replace(spec, make_env=lambda stream: {
+                **make_env(stream), "AWS_LAMBDA_INITIALIZATION_TYPE": "provisioned-concurrency"})  # fmt: skip
+            self.pool.prewarm(marked, count, provisioned=True)
+        except ServiceError:  # its version or alias is gone: nothing to provision
+            return
         except Exception:  # best effort: invocations start workers anyway
             if not self._closed:
                 log.exception("could not start provisioned workers for %s", ref.arn(ref.qualifier))
+
+    def reconcile_provisioned(self, key: tuple[str, str, str]) -> None:
+        """Tell the pool which worker keys of a function have provisioned concurrency now (after a
+        change: a deleted function, version or config keeps none; an alias follows its version)."""
+        record = self.service.store.get_function(key) or {}
+        reserved: dict[str, int] = {}
+        for qualifier, entry in (record.get("_provisioned") or {}).items():
+            try:
+                resolved = self.service.resolve(key[0], key[1], key[2], qualifier, invoking=False)
+            except ServiceError:
+                continue
+            reserved[_spec_key(resolved)] = int(entry["Requested"])
+        self.pool.provision("/".join(key), reserved)
 
     def _async_rules(self, resolved: Resolved) -> AsyncPolicy:
         return self.async_configs.policy_for(resolved.ref) if self.async_configs is not None else AsyncPolicy()
 
     def _conclude(
         self, resolved: Resolved, rules: AsyncPolicy, payload: bytes, request_id: str, attempts: int,
-        outcome: Outcome | None, condition: str,
+        outcome: Outcome | None, condition: str, throttled: bool = False,
     ) -> None:  # fmt: skip
-        """Send the invocation record to the destination for this outcome, if there is one."""
+        """Send the invocation record to the destination for this outcome, if there is one, and a
+        failed event to the dead-letter queue, if there is one (both when both are configured)."""
         success = condition == "Success"
+        dlq = dead_letter.target_of(resolved.config.get("DeadLetterConfig"))
+        if not success and dlq is not None:
+            message = dead_letter.error_message(outcome.payload) if outcome is not None else None
+            status = 429 if throttled else 200
+            dead_letter.send(self.services, self.service.role_checks, resolved.config["Role"], dlq, payload,
+                             request_id, "Rate Exceeded." if throttled else message, status)  # fmt: skip
         destination = rules.on_success if success else rules.on_failure
         if destination is None or self.call is None:
             return
@@ -207,7 +241,10 @@ class Invoker:
             ok=bool(outcome and outcome.ok), response=outcome.payload if outcome else None,
         )  # fmt: skip
         principal = destinations.role_principal(resolved.config["Role"], ref.name)
-        destinations.deliver(self.call, principal, destination, doc, success)
+        destinations.deliver(self.call, principal, destination, doc, success, self._queue_url)
+
+    def _queue_url(self, account: str, name: str) -> str:
+        return str(self.services["sqs"].queues.url_of(account, name))
 
     @staticmethod
     def _response(resolved: Resolved, outcome: Outcome, tail: str | None) -> dict[str, Any]:
@@ -270,7 +307,7 @@ class Invoker:
         task_root = str(self.service.code_dir(config))
         version = resolved.executed_version
         return WorkerSpec(
-            key=f"{ref.account}/{ref.region}/{ref.name}/{version}/{config['RevisionId']}",
+            key=_spec_key(resolved),
             function_id="/".join(ref.key),
             version=version,
             task_root=task_root,
@@ -456,6 +493,12 @@ class InvocationLog:
             self._tail_bytes -= len(self._tail.popleft())
         if self._batch_bytes >= _BATCH_BYTES:
             self.flush()
+
+
+def _spec_key(resolved: Resolved) -> str:
+    """Workers are shared by the invocations of one version as it is configured (its RevisionId)."""
+    ref = resolved.ref
+    return f"{ref.account}/{ref.region}/{ref.name}/{resolved.executed_version}/{resolved.config['RevisionId']}"
 
 
 def _fit(message: str) -> str:

@@ -17,12 +17,12 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors, names, zips
+from onceflow.lambda_ import dead_letter, errors, names, zips
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
 
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
-                   "TracingConfig", "EphemeralStorage", "VpcConfig")  # fmt: skip
+                   "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig")  # fmt: skip
 _MIN_UNRESERVED = 100
 
 
@@ -59,6 +59,7 @@ class LambdaService:
         self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
         self.layers: Any = None  # layers.Layers, set by setup
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
+        self.code_signing: Any = None  # code_signing.CodeSigning, set by setup
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -107,7 +108,7 @@ class LambdaService:
     def _zip(self, code: dict[str, Any], operation: str, account: str = "") -> zips.CheckedZip:
         data = code.get("ZipFile")
         if data is None and code.get("S3Bucket"):
-            data = self._from_s3(account, code)
+            data = self.from_s3(account, code)
         if data is None:
             raise errors.no_code()
         if isinstance(data, str):  # tolerate a base64 string from callers that did not decode it
@@ -119,7 +120,7 @@ class LambdaService:
         zips.unpack(checked, self.code_root)
         return checked
 
-    def _from_s3(self, account: str, code: dict[str, Any]) -> bytes:
+    def from_s3(self, account: str, code: dict[str, Any]) -> bytes:
         """The zip an S3Bucket/S3Key(/S3ObjectVersion) names, read as the caller's account; S3's
         error in the words Lambda wraps it in."""
         try:
@@ -155,10 +156,17 @@ class LambdaService:
         layers = self._layers(ctx, params)
         self._check_role(ctx.account, params["Role"])
         self._check_vpc(ctx.account, params.get("VpcConfig"), params["Role"])
+        dead_letter.check(params.get("DeadLetterConfig"), ctx.account, params["Role"], self.role_checks)
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
+        csc = params.get("CodeSigningConfigArn")
+        if csc and self.code_signing is not None:
+            csc = self.code_signing.linkable(csc)
+            self.code_signing.check_deploy(csc, ref.name)
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         record = _new_record(ref, params, checked)
+        if csc and self.code_signing is not None:
+            record["_csc"] = csc
         record["Layers"] = layers
         with self.store.db.transaction() as conn:
             self.store.put_code(conn, checked.sha256_hex, checked.data)
@@ -211,6 +219,8 @@ class LambdaService:
         names.unqualified(ref)
         record = self._latest(ref)
         self._check_revision(record, params.get("RevisionId"))
+        if self.code_signing is not None:
+            self.code_signing.check_deploy(record.get("_csc"), ref.name)
         checked = self._zip(params, "UpdateFunctionCode", ctx.account)
         if params.get("DryRun"):
             preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
@@ -231,6 +241,9 @@ class LambdaService:
             self._check_role(ctx.account, params["Role"])
         if "VpcConfig" in params:
             self._check_vpc(ctx.account, params["VpcConfig"], params.get("Role") or record["Role"])
+        if "DeadLetterConfig" in params:  # checked when given, as the VPC is (against the role it will have)
+            dead_letter.check(params["DeadLetterConfig"], ctx.account, params.get("Role") or record["Role"],
+                              self.role_checks)  # fmt: skip
         for member in _CONFIG_MEMBERS:
             if member in params:
                 record[member] = params[member]
@@ -511,6 +524,7 @@ def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZ
         "EphemeralStorage": params.get("EphemeralStorage"),
         "Layers": params.get("Layers"),
         "VpcConfig": params.get("VpcConfig"),
+        "DeadLetterConfig": params.get("DeadLetterConfig"),
         "LoggingConfig": cfg.merge_logging(None, params.get("LoggingConfig") or {}),
         "_code": checked.sha256_hex,
         "_published": None,

@@ -99,6 +99,19 @@ MIGRATIONS = [
         );
         """,
     ),
+    (
+        # Code signing configs (a function names its own in its record's `_csc`).
+        "lambda-0004",
+        """
+        CREATE TABLE lambda_code_signing_configs (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            id TEXT NOT NULL,
+            config TEXT NOT NULL,
+            PRIMARY KEY (account, region, id)
+        );
+        """,
+    ),
 ]
 _PER_QUALIFIER = ("lambda_policies", "lambda_invoke_configs", "lambda_urls")
 
@@ -128,6 +141,15 @@ class LambdaStore:
             (account, region, after or "", limit),
         )
         return [json.loads(r["config"]) for r in rows]
+
+    def provisioned(self) -> list[tuple[Key, dict[str, Any]]]:
+        """Every function with provisioned concurrency configs: (key, {qualifier: entry})."""
+        rows = self.db.query(
+            "SELECT account, region, name, json_extract(config, '$._provisioned') AS p FROM lambda_functions "
+            "WHERE json_extract(config, '$._provisioned') IS NOT NULL"
+        )
+        out = [((r["account"], r["region"], r["name"]), json.loads(r["p"])) for r in rows]
+        return [(key, entries) for key, entries in out if entries]
 
     def runtimes_in_use(self) -> list[str]:
         rows = self.db.query("SELECT DISTINCT json_extract(config, '$.Runtime') AS r FROM lambda_functions")
@@ -394,6 +416,40 @@ class LambdaStore:
         self._collect_code(conn)
 
     # ------------------------------------------------------------------ code
+    # ------------------------------------------------------------------ code signing configs
+    def get_csc(self, account: str, region: str, csc_id: str) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_code_signing_configs WHERE account=? AND region=? AND id=?",
+            (account, region, csc_id),
+        )
+        return json.loads(row["config"]) if row is not None else None
+
+    def list_cscs(self, account: str, region: str) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_code_signing_configs WHERE account=? AND region=? ORDER BY id",
+            (account, region),
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def put_csc(self, conn: sqlite3.Connection, account: str, region: str, csc_id: str, config: dict[str, Any]) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_code_signing_configs (account, region, id, config) VALUES (?, ?, ?, ?)",
+            (account, region, csc_id, _dump(config)),
+        )
+
+    def delete_csc(self, conn: sqlite3.Connection, account: str, region: str, csc_id: str) -> None:
+        conn.execute(
+            "DELETE FROM lambda_code_signing_configs WHERE account=? AND region=? AND id=?", (account, region, csc_id)
+        )
+
+    def functions_signed_by(self, account: str, region: str, csc_arn: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT name FROM lambda_functions WHERE account=? AND region=? AND json_extract(config, '$._csc')=? "
+            "ORDER BY name",
+            (account, region, csc_arn),
+        )
+        return [r["name"] for r in rows]
+
     def put_code(self, conn: sqlite3.Connection, sha256_hex: str, data: bytes) -> None:
         conn.execute("INSERT OR IGNORE INTO lambda_code (sha256, zip) VALUES (?, ?)", (sha256_hex, data))
 

@@ -6,9 +6,11 @@ A URL is served at `http://<url-id>.lambda-url.<region>.localhost:<port>/...` (t
 onceflow's own domain) and at `http://<endpoint>/_onceflow/lambda-url/<url-id>/...`. wire/app.py
 hands such requests here before AWS routing, with the caller's verified principal (or None when
 unsigned) or the authentication error; everything else about the call is decided here:
-AWS_IAM needs a signed caller allowed `lambda:InvokeFunctionUrl` (by its own policies in the
-function's account, else by the function's resource policy); NONE needs a resource policy
-statement for it, as on AWS (CreateFunctionUrlConfig does not add one; the console does).
+AWS_IAM needs a signed caller allowed `lambda:InvokeFunctionUrl` and `lambda:InvokeFunction` (by
+its own policies in the function's account, else by the function's resource policy); NONE needs
+resource policy statements for both, as on AWS for URLs created since October 2025 (docs: "Control
+access to Lambda function URLs"; CreateFunctionUrlConfig adds neither, the console does). Every
+onceflow URL counts as new. The Cors configuration is applied as url_cors.py says.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import code_location, errors, names, policy
+from onceflow.lambda_ import code_location, errors, names, policy, url_cors
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.service import LambdaService
 
@@ -37,6 +39,8 @@ _PATH = re.compile(r"/_onceflow/lambda-url/([a-z0-9]{32})(/.*)?")
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript",
                "application/x-www-form-urlencoded", "+json", "+xml")  # fmt: skip
 
+# Both are needed to call a URL created since October 2025, whatever its AuthType.
+_URL_ACTIONS = ("lambda:InvokeFunctionUrl", "lambda:InvokeFunction")
 # (status, body, headers, content type): what wire turns into its Response
 Answer = tuple[int, bytes, list[tuple[str, str]], str]
 Caller = Callable[[], "Principal | ServiceError | None"]
@@ -156,6 +160,16 @@ class FunctionUrls:
         if stored is None:
             return _message(404, "Not Found")  # UNCONFIRMED: AWS's answer for an unknown URL id
         key, qualifier, config = stored
+        cors, origin = config.get("Cors"), request.headers.get("origin")
+        if url_cors.is_preflight(request.method, request.headers, cors):
+            return 200, b"", url_cors.preflight(cors, origin), "application/json"
+        status, body, headers, content_type = self._call(request, raw_path, url_id, config, key, qualifier, caller)
+        return status, body, url_cors.response(cors, origin, headers), content_type
+
+    def _call(
+        self, request: Any, raw_path: str, url_id: str, config: dict[str, Any], key: tuple[str, str, str],
+        qualifier: str, caller: Caller,
+    ) -> Answer:  # fmt: skip
         account, region, name = key
         principal = caller()
         refused = self._refusal(config, account, region, name, qualifier, principal)
@@ -174,8 +188,7 @@ class FunctionUrls:
             return _message(502, "Internal Server Error")
         if out.get("FunctionError"):
             return _message(502, "Internal Server Error")
-        status, body, headers, content_type = _response(bytes(out.get("Payload") or b""), request_id)
-        return status, body, headers + _cors(config.get("Cors"), request.headers.get("origin")), content_type
+        return _response(bytes(out.get("Payload") or b""), request_id)
 
     def _refusal(
         self, config: dict[str, Any], account: str, region: str, name: str, qualifier: str,
@@ -184,26 +197,38 @@ class FunctionUrls:
         auth = config["AuthType"]
         found = self.store.get_policy((account, region, name), qualifier)
         doc = found[0] if found else None
+        # what the resource policy's conditions see: the URL's auth type, and that it is a URL call
+        context = {"lambda:FunctionUrlAuthType": auth, "lambda:InvokedViaFunctionUrl": "true"}
         if auth == "NONE":
-            context = {"lambda:FunctionUrlAuthType": "NONE"}
             who = ("AWS", principal.arn) if isinstance(principal, Principal) else ("AWS", "*")
-            if policy.allows(doc, "lambda:InvokeFunctionUrl", who, context):
+            if all(policy.allows(doc, action, who, context) for action in _URL_ACTIONS):
                 return None
             return _message(403, "Forbidden")
         if not isinstance(principal, Principal):
             return _message(403, "Forbidden")
         arn = errors.function_arn(region, account, name, qualifier or None)
-        if principal.account == account:
-            ctx = RequestContext("lambda", "InvokeFunctionUrl", account, region, principal)
-            try:
-                self.authorize(ctx, {"FunctionName": arn})
-                return None
-            except ServiceError:
-                pass
-        context = {"lambda:FunctionUrlAuthType": "AWS_IAM"}
-        if policy.allows(doc, "lambda:InvokeFunctionUrl", ("AWS", principal.arn), context):
-            return None
-        return _message(403, "Forbidden")
+        for action in _URL_ACTIONS:
+            by_identity = principal.account == account and self._identity_allows(principal, action, arn, region)
+            if not by_identity and not policy.allows(doc, action, ("AWS", principal.arn), context):
+                return _message(403, "Forbidden")
+        return None
+
+    def _identity_allows(self, principal: Principal, action: str, arn: str, region: str) -> bool:
+        """The caller's own policies (boundary and session policies too, through the stack's
+        authorizer); for lambda:InvokeFunction, else its identity policies alone weighed with
+        lambda:InvokedViaFunctionUrl set, which the authorizer's request context does not carry (so
+        a boundary or session policy is not applied to a statement that needs that key)."""
+        operation = "InvokeFunctionUrl" if action == "lambda:InvokeFunctionUrl" else "Invoke"
+        try:
+            ctx = RequestContext("lambda", operation, principal.account, region, principal)
+            self.authorize(ctx, {"FunctionName": arn})
+            return True
+        except ServiceError:
+            pass
+        iam = self.service.role_checks
+        if iam is None or action != "lambda:InvokeFunction":
+            return False
+        return bool(iam.check(principal, action, arn, {"lambda:invokedviafunctionurl": ["true"]}).allowed)
 
 
 def _event(
@@ -298,23 +323,6 @@ def _response(payload: bytes, request_id: str) -> Answer:
     except (TypeError, ValueError):
         return _message(502, "Internal Server Error")
     return status, body, out, content_type
-
-
-def _cors(cors: dict[str, Any] | None, origin: str | None) -> list[tuple[str, str]]:
-    """The CORS headers a URL's Cors configuration adds for a request from `origin` (a preflight
-    OPTIONS is answered by onceflow's front door, not here)."""
-    if not cors or not origin:
-        return []
-    allowed = cors.get("AllowOrigins") or []
-    if "*" not in allowed and origin not in allowed:
-        return []
-    out = [("access-control-allow-origin", "*" if "*" in allowed and not cors.get("AllowCredentials") else origin)]
-    if cors.get("AllowCredentials"):
-        out.append(("access-control-allow-credentials", "true"))
-    if cors.get("ExposeHeaders"):
-        out.append(("access-control-expose-headers", ",".join(cors["ExposeHeaders"])))
-    out.append(("vary", "Origin"))
-    return out
 
 
 def _message(status: int, message: str) -> Answer:

@@ -403,7 +403,10 @@ class AwsApp:
         host = request.headers.get("host", "")
         if not self.door.host_allowed(host):
             return self._refuse(request, host_message(host))
-        if request.method == "OPTIONS" and "access-control-request-method" in request.headers:
+        urls = self.stack.services.get("lambda_urls")  # a function URL's preflight is its own (url_cors.py)
+        if request.method == "OPTIONS" and "access-control-request-method" in request.headers and not (
+            urls is not None and urls.addressed(host, request.path)
+        ):
             status, headers = self.door.preflight(request.headers)
             return Response(status, b"", headers)
         return None

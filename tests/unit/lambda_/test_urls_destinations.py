@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import json
 
-from onceflow.lambda_ import destinations
-from onceflow.lambda_.urls import _body, _cors, _response
+from onceflow.lambda_ import destinations, url_cors
+from onceflow.lambda_.urls import _body, _response
 
 
 def test_a_result_without_status_code_is_a_json_200() -> None:
@@ -48,9 +48,29 @@ def test_invocation_record() -> None:
 
 def test_cors_headers() -> None:
     cors = {"AllowOrigins": ["https://app.example"], "ExposeHeaders": ["x-order"], "AllowCredentials": True}
-    assert _cors(cors, "https://app.example") == [
-        ("access-control-allow-origin", "https://app.example"), ("access-control-allow-credentials", "true"),
-        ("access-control-expose-headers", "x-order"), ("vary", "Origin")]  # fmt: skip
-    assert _cors(cors, "https://evil.example") == []
-    assert _cors({"AllowOrigins": ["*"]}, "https://any.example")[0] == ("access-control-allow-origin", "*")
-    assert _cors(None, "https://app.example") == [] and _cors(cors, None) == []
+    own = [("access-control-allow-origin", "*"), ("x-order", "o-1")]
+    assert url_cors.response(cors, "https://app.example", own) == [
+        ("x-order", "o-1"), ("access-control-allow-origin", "https://app.example"),
+        ("access-control-allow-credentials", "true"), ("access-control-expose-headers", "x-order"),
+        ("vary", "Origin")]  # fmt: skip
+    assert url_cors.response(cors, "https://evil.example", own) == own
+    star = url_cors.response({"AllowOrigins": ["*"]}, "https://any.example", [])
+    assert star[0] == ("access-control-allow-origin", "*")
+    assert url_cors.response(None, "https://app.example", own) == own and url_cors.response(cors, None, []) == []
+    # a credentialed answer for "*" names the origin (a browser refuses "*" with credentials)
+    both = {"AllowOrigins": ["*"], "AllowCredentials": True}
+    assert url_cors.response(both, "https://any.example", [])[0] == ("access-control-allow-origin", "https://any.example")
+    # the function's Vary naming Origin is kept, not doubled
+    varied = url_cors.response(cors, "https://app.example", [("Vary", "Origin, Accept")])
+    assert [v for k, v in varied if k.lower() == "vary"] == ["Origin, Accept"]
+
+
+def test_cors_preflight() -> None:
+    cors = {"AllowOrigins": ["https://app.example"], "AllowMethods": ["*"], "MaxAge": 0}
+    headers = {"origin": "https://app.example", "access-control-request-method": "PUT"}
+    assert url_cors.is_preflight("OPTIONS", headers, cors)
+    assert not url_cors.is_preflight("OPTIONS", headers, None) and not url_cors.is_preflight("GET", headers, cors)
+    assert url_cors.preflight(cors, "https://app.example") == [
+        ("access-control-allow-origin", "https://app.example"), ("access-control-allow-methods", "*"),
+        ("access-control-max-age", "0"), ("vary", "Origin")]  # fmt: skip
+    assert url_cors.preflight(cors, "https://evil.example") == []

@@ -6,6 +6,13 @@ timeout (the worker is killed) or the worker's death. The number of live workers
 the bound an invocation first evicts an idle worker of another function, else waits for one to be
 released. Workers of an older revision are retired (killed) when the function changes.
 
+Provisioned concurrency reserves workers per key (`provision`): those started by `prewarm(...,
+provisioned=True)` are marked and, while their key stays reserved, neither evicted for another
+function nor retired by a change of the function (a published version's code does not change).
+Only when every idle worker is a reserved one does an invocation evict one of them, rather than wait
+for ever on a pool that provisioned workers fill. They are still replaced when their role session
+nears its end (_MAX_AGE_S), as Lambda recycles provisioned environments too.
+
 Log lines go to the invocation's LogSink as they arrive (never gathered whole: a handler printing
 100 MB costs the server a batch, not 100 MB). With a Sandbox, each worker runs from the place and
 as the uid the sandbox gives its function, within the spec's MemorySize and EphemeralStorage.
@@ -118,6 +125,7 @@ class Worker:
     serving: str | None = None  # the request id it runs now (the effect ledger attributes its calls by it)
     retired: bool = False
     dead: bool = False
+    provisioned: bool = False  # started for provisioned concurrency (kept while its key is reserved)
 
     def kill(self) -> None:
         if not self.dead:
@@ -147,6 +155,7 @@ class Pool:
         self._busy: set[Worker] = set()
         self._live = 0
         self._closed = False
+        self._reserved: dict[str, tuple[str, int]] = {}  # spec key -> (function id, provisioned count)
 
     # ------------------------------------------------------------------ public
     def invoke(
@@ -184,12 +193,13 @@ class Pool:
             self._release(worker)
 
     def retire(self, function_id: str) -> None:
-        """Kill the idle workers of a function and mark its busy ones to die when released."""
+        """Kill the idle workers of a function and mark its busy ones to die when released, but for
+        the provisioned workers of keys still reserved."""
         with self._cond:
             for key in list(self._idle):
                 keep = []
                 for worker in self._idle[key]:
-                    if worker.spec.function_id == function_id:
+                    if worker.spec.function_id == function_id and not self._kept(worker):
                         worker.kill()
                         self._live -= 1
                     else:
@@ -199,12 +209,34 @@ class Pool:
                 else:
                     del self._idle[key]
             for worker in self._busy:
-                if worker.spec.function_id == function_id:
+                if worker.spec.function_id == function_id and not self._kept(worker):
                     worker.retired = True
             self._cond.notify_all()
 
+    def provision(self, function_id: str, reserved: dict[str, int]) -> None:
+        """The keys of a function that have provisioned concurrency now, with their counts; the
+        marked workers of keys no longer reserved become ordinary (evictable, retired on change)."""
+        with self._cond:
+            self._reserved = {k: v for k, v in self._reserved.items() if v[0] != function_id}
+            self._reserved.update({key: (function_id, count) for key, count in reserved.items() if count > 0})
+            for worker in [*self._busy, *(w for ws in self._idle.values() for w in ws)]:
+                if worker.spec.function_id == function_id and worker.spec.key not in self._reserved:
+                    worker.provisioned = False
+
+    def provisioned_workers(self, key: str) -> int:
+        with self._cond:
+            return self._marked(key)
+
+    def _kept(self, worker: Worker) -> bool:
+        return worker.provisioned and worker.spec.key in self._reserved
+
+    def _marked(self, key: str) -> int:
+        idle = sum(1 for w in self._idle.get(key, ()) if w.provisioned)
+        return idle + sum(1 for w in self._busy if w.spec.key == key and w.provisioned)
+
     def retire_all(self) -> None:
         with self._cond:
+            self._reserved.clear()
             for workers in self._idle.values():
                 for worker in workers:
                     worker.kill()
@@ -214,12 +246,17 @@ class Pool:
                 worker.retired = True
             self._cond.notify_all()
 
-    def prewarm(self, spec: WorkerSpec, count: int) -> int:
-        """Start up to `count` workers for spec and leave them idle (provisioned concurrency), within
-        the bound on live workers; returns how many started."""
+    def prewarm(self, spec: WorkerSpec, count: int, provisioned: bool = False) -> int:
+        """Start up to `count` workers for spec and leave them idle, within the bound on live workers;
+        returns how many started. `provisioned`: the key is reserved for `count` marked workers, and
+        only the missing ones start."""
         held: list[Worker] = []
+        if provisioned:
+            with self._cond:
+                self._reserved[spec.key] = (spec.function_id, count)
+                count -= self._marked(spec.key)
         try:
-            for _ in range(count):
+            for _ in range(max(0, count)):
                 with self._cond:
                     if self._closed or self._live >= self.max_workers:
                         break
@@ -235,6 +272,7 @@ class Pool:
                     with self._cond:
                         self._live -= 1
                     break
+                worker.provisioned = provisioned
                 held.append(worker)
         finally:
             with self._cond:
@@ -330,10 +368,10 @@ class Pool:
         return None
 
     def _evict_one_idle(self) -> bool:
-        oldest: Worker | None = None
-        for workers in self._idle.values():
-            if workers and (oldest is None or workers[0].born < oldest.born):
-                oldest = workers[0]
+        """Kill the oldest idle worker, one that is not kept for provisioned concurrency if any is."""
+        idle = [w for workers in self._idle.values() for w in workers]
+        candidates = [w for w in idle if not self._kept(w)] or idle
+        oldest = min(candidates, key=lambda w: w.born, default=None)
         if oldest is None:
             return False
         self._idle[oldest.spec.key].remove(oldest)

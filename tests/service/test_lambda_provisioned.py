@@ -1,0 +1,70 @@
+"""Provisioned concurrency keeps its workers: on a server bounded to two workers, a version's
+provisioned worker is marked (AWS_LAMBDA_INITIALIZATION_TYPE), survives other functions' cold starts
+and a change of $LATEST, is started again by a restart, until the config is deleted (then it is an
+ordinary, evictable one)."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+TRUST = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+APP = '''
+import os
+def handler(event, context):
+    return {"pid": os.getpid(), "init": os.environ["AWS_LAMBDA_INITIALIZATION_TYPE"]}
+'''
+
+
+def code() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("app.py", APP)
+    return buf.getvalue()
+
+
+def test_provisioned_worker_is_kept(server_factory: Callable[..., Any]) -> None:
+    server = server_factory(extra_args=("--lambda-max-workers", "2"))
+    lam, iam = server.client("lambda"), server.client("iam")
+    role = iam.create_role(RoleName=f"pc-{uuid.uuid4().hex[:8]}", AssumeRolePolicyDocument=json.dumps(TRUST))
+    names = [f"pc-{i}-{uuid.uuid4().hex[:6]}" for i in range(3)]
+    for name in names:
+        lam.create_function(FunctionName=name, Runtime="python3.12", Role=role["Role"]["Arn"], Handler="app.handler",
+                            Code={"ZipFile": code()})  # fmt: skip
+    kept, *others = names
+
+    def run(name: str, qualifier: str | None = None) -> dict[str, Any]:
+        extra = {"Qualifier": qualifier} if qualifier else {}
+        return dict(json.loads(lam.invoke(FunctionName=name, Payload=b"{}", **extra)["Payload"].read()))
+
+    lam.publish_version(FunctionName=kept)
+    lam.put_provisioned_concurrency_config(FunctionName=kept, Qualifier="1", ProvisionedConcurrentExecutions=1)
+    first = run(kept, "1")
+    assert first["init"] == "provisioned-concurrency"
+    # Two other functions need both workers' places: the oldest idle worker, the provisioned one, stays.
+    for name in others:
+        assert run(name)["init"] == "on-demand"
+    # A change of $LATEST retires $LATEST's workers, not version 1's provisioned one.
+    lam.update_function_configuration(FunctionName=kept, Description="changed")
+    lam.get_waiter("function_updated_v2").wait(FunctionName=kept)
+    for name in others:
+        run(name)
+    assert run(kept, "1")["pid"] == first["pid"]
+
+    # A restart starts the provisioned worker again before the server says it is ready.
+    server.stop()
+    server = server_factory(extra_args=("--lambda-max-workers", "2"))
+    lam = server.client("lambda")
+    restarted = run(kept, "1")
+    assert restarted["init"] == "provisioned-concurrency" and restarted["pid"] != first["pid"]
+
+    # Without the config the worker is evictable like any other.
+    lam.delete_provisioned_concurrency_config(FunctionName=kept, Qualifier="1")
+    for name in others:
+        run(name)
+    assert run(kept, "1")["pid"] != restarted["pid"]
