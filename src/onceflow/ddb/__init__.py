@@ -20,7 +20,9 @@ def setup(stack: Stack) -> None:
 
     stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS)
     svc = DynamoDB(stack.db)
-    stack.registry.add_api("dynamodb", DynamoDBApi(svc))
+    api = DynamoDBApi(svc)
+    stack.registry.add_api("dynamodb", api)
+    stack.action_resolvers["dynamodb"] = api.authorization_requests
     stack.services["dynamodb"] = svc
     stack.resource_resolvers["dynamodb"] = resource_arns
     stack.on_reset.append(svc.forget_tables)

@@ -6,7 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
-from onceflow.ddb.partiql import PartiQL, statement_tables
+from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
@@ -183,6 +183,12 @@ class DynamoDBApi:
     @operation("ExecuteTransaction")
     def execute_transaction(self, ctx: RequestContext, p: Params) -> Result:
         return self.partiql.transaction(ctx.account, ctx.region, p)
+
+    def authorization_requests(self, ctx: RequestContext, p: Params) -> AuthRequests | None:
+        """PartiQL calls are authorized per statement, by its kind (stack.action_resolvers)."""
+        if ctx.operation not in PARTIQL_OPERATIONS:
+            return None
+        return self.partiql.authorization(ctx.account, ctx.region, ctx.operation, p)
 
 
 def resource_arns(ctx: RequestContext, p: Params) -> list[str]:

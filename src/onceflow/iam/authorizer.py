@@ -133,7 +133,6 @@ def make_authorizer(stack: Stack) -> Authorizer:
             return
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:
             return
-        action = action_name(ctx.service, ctx.operation)
         iam = stack.services["iam"]
         sts = stack.services.get("sts")
         # Identity policies grant; a permissions boundary and session policies can only narrow.
@@ -145,13 +144,13 @@ def make_authorizer(stack: Stack) -> Authorizer:
         ]
         context = request_context(ctx)
         granting = _resource_policy(stack, ctx, params)  # an S3 bucket policy, say
-        for resource in _resources(stack, ctx, params):
-            request = Request(action, resource, context)
+        for action, resource, keys in _requests(stack, ctx, params):
+            request = Request(action, resource, {**context, **keys} if keys else context)
             # Within an account, a resource policy that allows the principal grants as an identity
             # policy would; an explicit deny in it denies.
             by_resource = Decision.IMPLICIT_DENY
             if granting is not None:
-                who = Request(action, resource, context, principal=("AWS", principal.role_arn or principal.arn))
+                who = Request(action, resource, request.context, principal=("AWS", principal.role_arn or principal.arn))
                 by_resource = evaluate([granting], who)
                 if by_resource is Decision.EXPLICIT_DENY:
                     raise access_denied(ctx.service, denial_message(principal, action, resource, by_resource,
@@ -177,6 +176,17 @@ def _resource_policy(stack: Stack, ctx: RequestContext, params: dict[str, Any]) 
         return parse(text, "resource")
     except MalformedPolicy:  # stored before it was checked this way: it grants nothing
         return None
+
+
+def _requests(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(action, resource, extra condition keys) to evaluate: the service's own say where the action
+    depends on the request (PartiQL), else the operation's action on each resource."""
+    per_request = stack.action_resolvers.get(ctx.service)
+    pairs = per_request(ctx, params) if per_request is not None else None
+    if pairs is not None:
+        return pairs
+    action = action_name(ctx.service, ctx.operation)
+    return [(action, resource, {}) for resource in _resources(stack, ctx, params)]
 
 
 def _resources(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[str]:
