@@ -140,15 +140,6 @@ def _needs_json(q: Query) -> bool:
     return not shown
 
 
-def event_row(e: Event, with_json: bool) -> Row:
-    row: Row = {"@timestamp": Time(e.ts), "@message": e.message, "@logStream": e.stream, "@log": e.group,
-                "@ingestionTime": Time(e.ingested), "@ptr": str(e.id)}
-    if with_json:
-        for k, v in discover(e.message).items():
-            row.setdefault(k, v)
-    return row
-
-
 # ------------------------------------------------------------------ stages
 Stage = Callable[[Iterator[Row]], Iterator[Row]]
 
@@ -246,15 +237,28 @@ def _stats(c: Stats) -> tuple[Stage, list[str]]:
              _percentile(call)) for call in calls]
     groups = [(i.name, compile_expr(i.expr)) for i in c.groups]
 
+    keyfns = [g for _, g in groups]
+    only = keyfns[0] if len(keyfns) == 1 else None
+    updaters = [_updater(kind, arg) for kind, arg, _ in args]
+    counts_only = all(arg is None for _, arg, _ in args)  # count(*) alone: the common case, kept tight
+
     def stage(rows: Iterator[Row]) -> Iterator[Row]:
         table: dict[tuple[Any, ...], list[_Agg]] = {}
+        counts: dict[tuple[Any, ...], int] = {}
         for row in rows:
-            key = tuple(g(row) for _, g in groups)
+            key = (only(row),) if only is not None else tuple(g(row) for g in keyfns)
+            if counts_only:
+                counts[key] = counts.get(key, 0) + 1
+                continue
             aggs = table.get(key)
             if aggs is None:
                 aggs = table[key] = [_Agg() for _ in args]
-            for (kind, arg, _), a in zip(args, aggs, strict=True):
-                _add(kind, a, row, arg)
+            for up, a in zip(updaters, aggs, strict=True):
+                up(a, row)
+        for key, n in counts.items():
+            table[key] = [_Agg() for _ in args]
+            for a in table[key]:
+                a.n = n
         for key in sorted(table, key=_sort_key):
             out: Row = {name: v for (name, _), v in zip(groups, key, strict=True)}
             done = {f"\0agg{i}": _result(kind, a, pct) for i, ((kind, _, pct), a) in
@@ -274,11 +278,15 @@ def _percentile(call: Call) -> float | None:
     return float(p)
 
 
-def _add(kind: str, a: _Agg, row: Row, arg: Callable[[Row], Any] | None) -> None:
+def _updater(kind: str, arg: Callable[[Row], Any] | None) -> Callable[[_Agg, Row], None]:
     if arg is None:  # count(*)
-        a.n += 1
-        return
-    v = arg(row)
+        def count(a: _Agg, row: Row) -> None:
+            a.n += 1
+        return count
+    return lambda a, row: _add(kind, a, row, arg(row))
+
+
+def _add(kind: str, a: _Agg, row: Row, v: Any) -> None:
     if v is None:
         return
     if kind == "count":
@@ -391,19 +399,30 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
     out = Outcome([])
 
     def rows() -> Iterator[Row]:
-        for e in events:
-            out.scanned += 1
-            out.bytes += len(e.message.encode("utf-8"))
-            yield event_row(e, with_json)
+        scanned = size = 0
+        try:
+            for e in events:
+                scanned += 1
+                size += len(e.message.encode("utf-8"))
+                row = {"@timestamp": Time(e.ts), "@message": e.message, "@logStream": e.stream, "@log": e.group,
+                       "@ingestionTime": Time(e.ingested), "@ptr": str(e.id)}
+                if with_json:
+                    for k, v in discover(e.message).items():
+                        row.setdefault(k, v)
+                yield row
+        finally:
+            out.scanned, out.bytes = scanned, size
 
-    stream: Iterator[Row] = rows()
+    source = rows()
+    stream: Iterator[Row] = source
     shown: list[str] | None = None
     matched: Counter | None = None
     cap = min(limit, MAX_RESULTS)
-    aggregated = False
+    aggregated = filtered = False
     for c in q.commands:
         if isinstance(c, Filter):
             stream = _filter(c)(stream)
+            filtered = True
             continue
         if isinstance(c, Fields | Parse):
             stage, names = _fields(c) if isinstance(c, Fields) else _parse(c)
@@ -411,9 +430,10 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
             if isinstance(c, Fields):
                 shown = (shown or []) + [n for n in names if n not in (shown or [])]
             continue
-        if matched is None and not aggregated:
+        if matched is None and not aggregated and filtered:
             matched = Counter()
             stream = matched.through(stream)
+        filtered = False
         if isinstance(c, Stats):
             stage, names = _stats(c)
             stream = stage(stream)
@@ -427,7 +447,7 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
             stream = _dedup(c)(stream)
         elif isinstance(c, Display):
             shown = list(c.names)
-    if matched is None:
+    if matched is None and filtered:
         matched = Counter()
         stream = matched.through(stream)
     for row in islice(stream, cap):
@@ -436,5 +456,6 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
         if not aggregated:
             result.append({"field": "@ptr", "value": row["@ptr"]})
         out.rows.append(result)
-    out.matched = matched.n
+    source.close()  # what a limit left unread is not scanned; `rows` records what was
+    out.matched = matched.n if matched is not None else out.scanned
     return out

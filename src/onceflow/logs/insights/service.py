@@ -8,6 +8,7 @@ queries (AWS keeps results for 7 days): a restart forgets them, as it ends the q
 
 from __future__ import annotations
 
+import heapq
 import json
 import threading
 import time
@@ -147,22 +148,25 @@ class Insights:
         qr.status = "Cancelled" if qr.cancel.is_set() else "Complete"
 
     def _events(self, qr: QueryRun, groups: dict[int, str], start: int, end: int) -> Iterator[Event]:
+        """Every group's events in the range, merged in (timestamp, id) order."""
+        each = [self._group_events(qr, gid, name, start, end) for gid, name in groups.items()]
+        return each[0] if len(each) == 1 else heapq.merge(*each, key=lambda e: (e.ts, e.id))
+
+    def _group_events(self, qr: QueryRun, group_id: int, name: str, start: int, end: int) -> Iterator[Event]:
+        log = f"{qr.account}:{name}"
         streams: dict[int, str] = {}
         after = (start - 1, 0)
         while True:
             if qr.cancel.is_set():
                 raise _Cancelled
-            rows = self.db.read(lambda conn, a=after: store.event_page(conn, list(groups), start, end, a, PAGE))
-            missing = {r["stream_id"] for r in rows} - set(streams)
-            if missing:
-                for gid in groups:
-                    streams.update(self.db.read(lambda conn, g=gid: logs_store.stream_names(conn, g)))
-            for r in rows:
-                yield Event(r["id"], f"{qr.account}:{groups[r['group_id']]}", streams.get(r["stream_id"], ""),
-                            r["ts"], r["ingested"], r["message"])
+            rows = self.db.read(lambda conn, a=after: store.event_page(conn, group_id, start, end, a, PAGE))
+            if any(r[1] not in streams for r in rows):
+                streams = self.db.read(lambda conn: logs_store.stream_names(conn, group_id))
+            for event_id, stream_id, ts, ingested, message in rows:
+                yield Event(event_id, log, streams.get(stream_id, ""), ts, ingested, message)
             if len(rows) < PAGE:
                 return
-            after = (rows[-1]["ts"], rows[-1]["id"])
+            after = (rows[-1][2], rows[-1][0])
 
     def _get(self, account: str, region: str, query_id: str) -> QueryRun:
         qr = self.queries.get(query_id)
