@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
 from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
+from onceflow.ddb.policies import ResourcePolicies
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
@@ -22,6 +23,7 @@ class DynamoDBApi:
         self.reads = Reader(svc)
         self.batches = Batches(svc)
         self.partiql = PartiQL(svc, self.reads, self.batches)
+        self.policies = ResourcePolicies(svc.db, svc)
 
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
@@ -183,6 +185,19 @@ class DynamoDBApi:
     @operation("ExecuteTransaction")
     def execute_transaction(self, ctx: RequestContext, p: Params) -> Result:
         return self.partiql.transaction(ctx.account, ctx.region, p)
+
+    # ---------------------------------------------------------------- resource-based policies
+    @operation("PutResourcePolicy")
+    def put_resource_policy(self, ctx: RequestContext, p: Params) -> Result:
+        return self.policies.put(ctx.account, ctx.region, p)
+
+    @operation("GetResourcePolicy")
+    def get_resource_policy(self, ctx: RequestContext, p: Params) -> Result:
+        return self.policies.get(ctx.account, ctx.region, p["ResourceArn"])
+
+    @operation("DeleteResourcePolicy")
+    def delete_resource_policy(self, ctx: RequestContext, p: Params) -> Result:
+        return self.policies.delete(ctx.account, ctx.region, p)
 
     def authorization_requests(self, ctx: RequestContext, p: Params) -> AuthRequests | None:
         """PartiQL calls are authorized per statement, by its kind (stack.action_resolvers)."""
