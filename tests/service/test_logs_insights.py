@@ -148,3 +148,27 @@ def test_query_definitions(logs: Any) -> None:
     with pytest.raises(ClientError) as e:
         logs.delete_query_definition(queryDefinitionId=qid)
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_start_query_is_authorized_on_each_log_group(aws: Callable[..., Any], group: str) -> None:
+    role = f"insights-{uuid.uuid4().hex[:8]}"
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"}, "Action": "sts:AssumeRole"}]}
+    policy = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "logs:StartQuery",
+         "Resource": f"arn:aws:logs:us-east-1:000000000000:log-group:{group}:*"},
+        {"Effect": "Allow", "Action": "logs:GetQueryResults", "Resource": "*"}]}
+    aws("iam").create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))
+    aws("iam").put_role_policy(RoleName=role, PolicyName="q", PolicyDocument=json.dumps(policy))
+    creds = aws("sts").assume_role(RoleArn=f"arn:aws:iam::000000000000:role/{role}", RoleSessionName="s1")[
+        "Credentials"]
+    mine = aws("logs", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+               session_token=creds["SessionToken"])
+    assert _query(mine, group, "stats count(*)")["status"] == "Complete"
+    other = f"/insights-other/{uuid.uuid4().hex[:6]}"
+    aws("logs").create_log_group(logGroupName=other)
+    with pytest.raises(ClientError) as e:
+        mine.start_query(logGroupNames=[group, other], startTime=0, endTime=10, queryString="stats count(*)")
+    assert e.value.response["Error"]["Message"].endswith(
+        f"on resource: arn:aws:logs:us-east-1:000000000000:log-group:{other}:* because no identity-based policy "
+        "allows the logs:StartQuery action")

@@ -69,3 +69,17 @@ def test_aggregates_and_expressions_over_them() -> None:
         {"mean": "4", "count_distinct(k)": "2", "pct(v, 50)": "2", "earliest(k)": "x", "latest(k)": "y"}]
     assert _rows("stats max(v) as top by k | sort top desc", msgs) == [{"k": "y", "top": "10"},
                                                                         {"k": "x", "top": "2"}]
+
+
+def test_sort_by_an_aggregate_as_written_after_stats() -> None:
+    msgs = [json.dumps({"k": k}) for k in "abacaa"]
+    assert _rows("stats count(*) by k | sort count(*) desc | limit 2", msgs) == [
+        {"k": "a", "count(*)": "4"}, {"k": "b", "count(*)": "1"}]
+
+
+def test_lambda_report_lines_are_discovered() -> None:
+    report = ("REPORT RequestId: r1\tDuration: 12.50 ms\tBilled Duration: 13 ms\tMemory Size: 128 MB\t"
+              "Max Memory Used: 50 MB\t")
+    rows = _rows('filter @type = "REPORT" | stats avg(@duration), max(@memorySize) as mem, count(*)',
+                 ["START RequestId: r1 Version: $LATEST", "hello", report])
+    assert rows == [{"avg(@duration)": "12.5", "mem": "128000000", "count(*)": "1"}]

@@ -177,7 +177,7 @@ class Stats:
 
 @dataclass(frozen=True)
 class Sort:
-    keys: tuple[tuple[Any, bool], ...]  # (expression, descending)
+    keys: tuple[tuple[Any, bool, str], ...]  # (expression, descending, as written: a stats column's name)
 
 
 @dataclass(frozen=True)
@@ -256,9 +256,6 @@ class _Build(Transformer[Token, Any]):
     def filter(self, children: list[Any]) -> Filter:
         return Filter(children[0])
 
-    def sort(self, orders: list[tuple[Any, bool]]) -> Sort:
-        return Sort(tuple(orders))
-
     def limit(self, children: list[Token]) -> Limit:
         return Limit(int(children[0]))
 
@@ -274,10 +271,6 @@ class _Build(Transformer[Token, Any]):
 
     def dedup(self, fields: list[Field]) -> Dedup:
         return Dedup(tuple(f.name for f in fields))
-
-    def order(self, children: list[Any]) -> tuple[Any, bool]:
-        direction = children[1]
-        return children[0], direction is None or str(direction).lower() == "desc"
 
     # ---- expressions
     def field(self, children: list[Token]) -> Field:
@@ -346,6 +339,14 @@ def _command(b: _Build, tree: Any, text: str) -> Any:
     """Commands whose items are named as written (fields, stats) are built here; others transform."""
     if tree.data == "fields":
         return Fields(_columns(b, tree.children, text))
+    if tree.data == "sort":
+        out = []
+        for node in tree.children:
+            expr, direction = node.children
+            written = _field_name(str(expr)) if isinstance(expr, Token) else " ".join(
+                text[expr.meta.start_pos:expr.meta.end_pos].split())
+            out.append((b.transform(expr), direction is None or str(direction).lower() == "desc", written))
+        return Sort(tuple(out))
     if tree.data == "stats":
         aggs, groups = tree.children
         return Stats(_columns(b, aggs.children, text), _columns(b, groups.children, text) if groups else ())

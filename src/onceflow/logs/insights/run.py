@@ -94,6 +94,27 @@ def _flatten(v: Any, prefix: str, out: dict[str, Any]) -> None:
             out[f"{prefix}{k}"] = x
 
 
+LAMBDA_LINES = ("REPORT RequestId: ", "START RequestId: ", "END RequestId: ")
+_REPORT_FIELDS = {"Duration": ("@duration", 1), "Billed Duration": ("@billedDuration", 1),
+                  "Memory Size": ("@memorySize", 1_000_000), "Max Memory Used": ("@maxMemoryUsed", 1_000_000),
+                  "Init Duration": ("@initDuration", 1)}
+
+
+def lambda_fields(message: str) -> dict[str, Any]:
+    """What Insights discovers in Lambda's START/END/REPORT lines: @type, @requestId and the report's
+    figures (@duration ms, @memorySize and @maxMemoryUsed in bytes, as AWS gives them)."""
+    kind, _, rest = message.partition(" RequestId: ")
+    parts = rest.rstrip().split("\t")
+    out: dict[str, Any] = {"@type": kind, "@requestId": parts[0].split(" ")[0]}
+    for part in parts[1:]:
+        label, _, value = part.partition(": ")
+        known = _REPORT_FIELDS.get(label)
+        figure = number(value.split(" ")[0]) if known else None
+        if known and figure is not None:
+            out[known[0]] = figure * known[1]
+    return out
+
+
 def _mentions(node: Any) -> set[str]:
     """Every field an expression reads."""
     if isinstance(node, Field):
@@ -132,7 +153,7 @@ def _needs_json(q: Query) -> bool:
         elif isinstance(c, Filter):
             names = _mentions(c.cond)
         elif isinstance(c, Sort):
-            names = _mentions([k for k, _ in c.keys])
+            names = _mentions([k for k, _, _ in c.keys])
         elif isinstance(c, Parse | Dedup):
             names = {c.source} if isinstance(c, Parse) else set(c.names)
         if any(not n.startswith("@") for n in names):
@@ -351,8 +372,17 @@ def _sort_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
                  for v in key)
 
 
+def _sort_value(expr: Any, name: str) -> Callable[[Row], Any]:
+    """A sort key: a column by the name it was written as (`sort count(*) desc` after stats), else the
+    expression's value."""
+    if isinstance(expr, Call) and expr.name in AGGREGATES:
+        return lambda row: row.get(name)
+    fn = compile_expr(expr)
+    return lambda row: row[name] if name in row else fn(row)
+
+
 def _sort(c: Sort) -> Stage:
-    keys = [(compile_expr(e), desc) for e, desc in c.keys]
+    keys = [(_sort_value(e, name), desc) for e, desc, name in c.keys]
 
     def stage(rows: Iterator[Row]) -> Iterator[Row]:
         out = list(rows)
@@ -409,6 +439,8 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
                 if with_json:
                     for k, v in discover(e.message).items():
                         row.setdefault(k, v)
+                if e.message.startswith(LAMBDA_LINES):
+                    row.update(lambda_fields(e.message))
                 yield row
         finally:
             out.scanned, out.bytes = scanned, size

@@ -104,14 +104,7 @@ class Insights:
             # UNCONFIRMED wording: AWS wants exactly one of the three (or a SOURCE command, not modelled).
             raise errors.invalid_parameter("Exactly one of logGroupName, logGroupNames or logGroupIdentifiers "
                                            "must be specified")
-        kind = given[0]
-        if kind == "logGroupName":
-            return [p["logGroupName"]]
-        if kind == "logGroupNames":
-            names = list(dict.fromkeys(p["logGroupNames"]))
-        else:
-            names = list(dict.fromkeys(self.logs.resolve_group_name(account, region, None, i)
-                                       for i in p["logGroupIdentifiers"]))
+        names = list(dict.fromkeys(self.logs.query_group_names(account, region, p)))
         if len(names) > MAX_GROUPS:
             raise ServiceError("LimitExceededException", f"A query can search at most {MAX_GROUPS} log groups", 400)
         return names
