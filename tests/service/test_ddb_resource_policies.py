@@ -15,7 +15,7 @@ from botocore.exceptions import ClientError
 ACCT, REGION = "000000000000", "us-east-1"
 
 
-def _role(aws: Callable[..., Any], statements: list[dict[str, Any]]) -> tuple[str, Any]:
+def _role(aws: Callable[..., Any], statements: list[dict[str, Any]], service: str = "dynamodb") -> tuple[str, Any]:
     name = f"rp-{uuid.uuid4().hex[:8]}"
     trust = {"Version": "2012-10-17", "Statement": [
         {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCT}:root"}, "Action": "sts:AssumeRole"}]}
@@ -26,7 +26,7 @@ def _role(aws: Callable[..., Any], statements: list[dict[str, Any]]) -> tuple[st
             {"Version": "2012-10-17", "Statement": statements}))
     arn = f"arn:aws:iam::{ACCT}:role/{name}"
     creds = aws("sts").assume_role(RoleArn=arn, RoleSessionName="s1")["Credentials"]
-    return arn, aws("dynamodb", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+    return arn, aws(service, access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
                     session_token=creds["SessionToken"])
 
 
@@ -113,3 +113,29 @@ def test_an_explicit_deny_in_either_policy_wins(aws: Callable[..., Any]) -> None
         ddb.delete_item(TableName=name, Key={"pk": {"S": "a"}})
     assert "with an explicit deny in an identity-based policy" in e.value.response["Error"]["Message"]
     assert ddb.get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"] == {"pk": {"S": "a"}}
+
+
+def test_create_table_with_a_policy_and_a_stream_policy(aws: Callable[..., Any]) -> None:
+    ddb = aws("dynamodb")
+    role_arn, mine = _role(aws, [])
+    streams_role, streams = _role(aws, [], "dynamodbstreams")
+    name = f"rp-{uuid.uuid4().hex[:8]}"
+    arn = f"arn:aws:dynamodb:{REGION}:{ACCT}:table/{name}"
+    spec: dict[str, Any] = {"TableName": name, "BillingMode": "PAY_PER_REQUEST",
+                            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                            "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}}
+    with pytest.raises(ClientError) as e:
+        ddb.create_table(**spec, ResourcePolicy='{"Statement": []}')
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    assert name not in ddb.list_tables()["TableNames"]  # a refused policy creates nothing
+    doc = _policy("Allow", role_arn, ["dynamodb:DescribeTable"], arn)
+    stream_arn = ddb.create_table(**spec, ResourcePolicy=doc)["TableDescription"]["LatestStreamArn"]
+    assert ddb.get_resource_policy(ResourceArn=arn)["Policy"] == doc
+    assert mine.describe_table(TableName=name)["Table"]["TableName"] == name
+    with pytest.raises(ClientError) as e:
+        streams.describe_stream(StreamArn=stream_arn)
+    assert e.value.response["Error"]["Code"] == "AccessDeniedException"
+    ddb.put_resource_policy(ResourceArn=stream_arn, Policy=_policy("Allow", streams_role,
+                                                                   ["dynamodb:DescribeStream"], stream_arn))
+    assert streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["StreamArn"] == stream_arn

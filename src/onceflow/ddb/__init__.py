@@ -26,6 +26,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("dynamodb", api)
     stack.action_resolvers["dynamodb"] = api.authorization_requests
     stack.resource_policies["dynamodb"] = api.policies.lookup
+    stack.resource_policies["dynamodbstreams"] = api.policies.lookup  # a stream's policy governs its reads
     stack.services["dynamodb"] = svc
     stack.resource_resolvers["dynamodb"] = resource_arns
     stack.on_reset.append(svc.forget_tables)

@@ -32,7 +32,13 @@ class DynamoDBApi:
     @operation("CreateTable")
     def create_table(self, ctx: RequestContext, p: Params) -> Result:
         check_table_name(p["TableName"])
-        return self.svc.create_table(ctx.account, ctx.region, p)
+        if p.get("ResourcePolicy") is None:
+            return self.svc.create_table(ctx.account, ctx.region, p)
+        self.policies.check(p["ResourcePolicy"])  # a bad policy refuses the table: nothing is created
+        out = self.svc.create_table(ctx.account, ctx.region, {k: v for k, v in p.items() if k != "ResourcePolicy"})
+        self.policies.put(ctx.account, ctx.region, {"ResourceArn": out["TableDescription"]["TableArn"],
+                                                     "Policy": p["ResourcePolicy"]})
+        return out
 
     @operation("DescribeTable")
     def describe_table(self, ctx: RequestContext, p: Params) -> Result:

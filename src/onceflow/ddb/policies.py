@@ -67,9 +67,9 @@ class ResourcePolicies:
         row = self.db.query_one("SELECT * FROM ddb_resource_policies WHERE arn=?", (arn,))
         return row if row is not None and row["table_id"] == t.table_id else None
 
-    def put(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
-        arn, text = p["ResourceArn"], p["Policy"]
-        t = self._resource(account, region, arn)
+    @staticmethod
+    def check(text: str) -> None:
+        """Refuse a document DynamoDB would refuse (too large, or not a valid resource policy)."""
         if len(text.encode()) > MAX_SIZE:
             # UNCONFIRMED wording.
             raise validation_error(f"Resource-based policy document exceeds the maximum size of {MAX_SIZE} bytes")
@@ -78,6 +78,11 @@ class ResourcePolicies:
         except MalformedPolicy as e:
             # UNCONFIRMED wording: DynamoDB refuses a document IAM would refuse.
             raise validation_error(f"Invalid policy document: {e.message}") from None
+
+    def put(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        arn, text = p["ResourceArn"], p["Policy"]
+        t = self._resource(account, region, arn)
+        self.check(text)
         with self.db.transaction() as conn:
             row = conn.execute("SELECT * FROM ddb_resource_policies WHERE arn=?", (arn,)).fetchone()
             current = row if row is not None and row["table_id"] == t.table_id else None
