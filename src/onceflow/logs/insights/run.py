@@ -77,9 +77,12 @@ def discover(message: str) -> dict[str, Any]:
         doc = json.loads(message)
     except ValueError:
         return {}
+    if not isinstance(doc, dict):
+        return {}
+    if len(doc) <= MAX_DISCOVERED and not any(isinstance(v, dict | list) for v in doc.values()):
+        return {k: v for k, v in doc.items() if v is not None}  # a flat object, the usual log line
     out: dict[str, Any] = {}
-    if isinstance(doc, dict):
-        _flatten(doc, "", out)
+    _flatten(doc, "", out)
     return out
 
 
