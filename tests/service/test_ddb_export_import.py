@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -110,3 +112,23 @@ def test_refusals_and_failures(aws: Callable[..., Any]) -> None:
             "TableName": name, "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"})
     assert e.value.response["Error"]["Code"] == "ResourceInUseException"
+
+
+def test_an_export_holds_the_items_as_they_were_at_export_time(aws: Callable[..., Any]) -> None:
+    ddb, s3 = aws("dynamodb"), aws("s3")
+    bucket = f"asof-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    name = _table(ddb)
+    ddb.put_item(TableName=name, Item={"pk": {"S": "old"}, "sk": {"N": "1"}})
+    time.sleep(0.05)
+    at = datetime.now(UTC)
+    time.sleep(0.05)
+    ddb.put_item(TableName=name, Item={"pk": {"S": "new"}, "sk": {"N": "2"}})
+    ddb.delete_item(TableName=name, Key={"pk": {"S": "old"}, "sk": {"N": "1"}})
+    arn = ddb.export_table_to_point_in_time(TableArn=_arn(ddb, name), S3Bucket=bucket, ExportTime=at)[
+        "ExportDescription"]["ExportArn"]
+    done = ddb.describe_export(ExportArn=arn)["ExportDescription"]
+    summary = json.loads(s3.get_object(Bucket=bucket, Key=done["ExportManifest"])["Body"].read())
+    files = s3.get_object(Bucket=bucket, Key=summary["manifestFilesS3Key"])["Body"].read().decode().splitlines()
+    data = gzip.decompress(s3.get_object(Bucket=bucket, Key=json.loads(files[0])["dataFileS3Key"])["Body"].read())
+    assert [json.loads(line)["Item"]["pk"]["S"] for line in data.decode().splitlines()] == ["old"]
