@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import logging
 import threading
 import time
 import uuid
@@ -29,6 +30,7 @@ from onceflow.logs.insights.run import Event, discover, run
 from onceflow.logs.service import LogsService
 from onceflow.store.db import Database
 
+log = logging.getLogger("onceflow.logs")
 MAX_KEPT = 1000
 MAX_GROUPS = 50
 PAGE = 5000
@@ -130,9 +132,10 @@ class Insights:
         except _Cancelled:
             qr.status = "Cancelled"
             return
-        except Exception:
+        except Exception:  # a bug, not the query's fault (it compiled): Failed, and the trace logged
+            log.exception("Logs Insights query %s failed", qr.id)
             qr.status = "Failed"
-            raise
+            return
         finally:
             qr.duration = int((time.monotonic() - began) * 1000)
         qr.statistics.update(recordsMatched=float(outcome.matched), recordsScanned=float(outcome.scanned),
