@@ -22,9 +22,9 @@ Authorizer = Callable[[RequestContext, dict[str, Any]], None]
 ResourceResolver = Callable[[RequestContext, dict[str, Any]], list[str]]
 # (ctx, params) -> [(IAM action, resource ARN, extra condition keys)] for a call whose action depends on
 # what it asks (a PartiQL statement's kind), or None for the operation's own action on the resolver's ARNs.
+ActionResolver = Callable[[RequestContext, dict[str, Any]], "list[tuple[str, str, dict[str, list[str]]]] | None"]
 # (ctx, resource ARN) -> the resource-based policy (JSON text) on that resource, or None.
 ResourcePolicyLookup = Callable[[RequestContext, str], "str | None"]
-ActionResolver = Callable[[RequestContext, dict[str, Any]], "list[tuple[str, str, dict[str, list[str]]]] | None"]
 
 
 def allow_all(ctx: RequestContext, params: dict[str, Any]) -> None:
