@@ -30,6 +30,7 @@ def setup(stack: Stack) -> None:
     stack.services["dynamodb"] = svc
     stack.resource_resolvers["dynamodb"] = resource_arns
     stack.on_reset.append(svc.forget_tables)
+    stack.on_reset.append(api.policies.forget)
 
     stop = threading.Event()
 

@@ -47,6 +47,20 @@ class ResourcePolicies:
     def __init__(self, db: Database, svc: DynamoDB) -> None:
         self.db = db
         self.svc = svc
+        # ARN -> (TableId, document) or None: every role's DynamoDB call asks, so the answer is kept
+        # (this process is the only writer; put/delete and reset keep it true).
+        self._cache: dict[str, tuple[str, str] | None] = {}
+        self._generation = 0  # bumped by every change: a read that raced one is not kept
+
+    def _changed(self, arn: str | None = None) -> None:
+        self._generation += 1
+        if arn is None:
+            self._cache.clear()
+        else:
+            self._cache.pop(arn, None)
+
+    def forget(self) -> None:
+        self._changed()
 
     def _resource(self, account: str, region: str, arn: str) -> Table:
         """The table a table or stream ARN names (ResourceNotFoundException when there is none)."""
@@ -95,6 +109,7 @@ class ResourcePolicies:
             conn.execute("INSERT INTO ddb_resource_policies (arn, table_id, policy, revision) VALUES (?, ?, ?, ?) "
                          "ON CONFLICT (arn) DO UPDATE SET table_id=excluded.table_id, policy=excluded.policy, "
                          "revision=excluded.revision", (arn, t.table_id, text, revision))
+        self._changed(arn)
         return {"RevisionId": revision}
 
     def get(self, account: str, region: str, arn: str) -> dict[str, Any]:
@@ -114,6 +129,7 @@ class ResourcePolicies:
             if expected is not None and row["revision"] != expected:
                 raise _revision_mismatch(arn)
             conn.execute("DELETE FROM ddb_resource_policies WHERE arn=?", (arn,))
+        self._changed(arn)
         return {"RevisionId": row["revision"]}
 
     def lookup(self, ctx: RequestContext, resource: str) -> str | None:
@@ -121,10 +137,16 @@ class ResourcePolicies:
         ARN is governed by its table's policy."""
         if not resource.startswith("arn:aws:dynamodb:"):
             return None
-        base, _, rest = resource.partition("/index/")
-        del rest
-        row = self.db.query_one("SELECT * FROM ddb_resource_policies WHERE arn=?", (base,))
-        if row is None:
+        base = resource.partition("/index/")[0]
+        if base in self._cache:
+            found = self._cache[base]
+        else:
+            generation = self._generation
+            row = self.db.query_one("SELECT table_id, policy FROM ddb_resource_policies WHERE arn=?", (base,))
+            found = (row[0], row[1]) if row is not None else None
+            if generation == self._generation:
+                self._cache[base] = found
+        if found is None:
             return None
         parts = base.split(":")
         name = parts[5].split("/")[1] if len(parts) > 5 else ""
@@ -132,4 +154,4 @@ class ResourcePolicies:
             t = self.svc.table(parts[4], parts[3], name)
         except ServiceError:
             return None
-        return str(row["policy"]) if row["table_id"] == t.table_id else None
+        return found[1] if found[0] == t.table_id else None
