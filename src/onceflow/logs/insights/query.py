@@ -390,8 +390,8 @@ def parse(text: str) -> Query:
 
 
 def _syntax_error(e: UnexpectedInput, text: str) -> QuerySyntaxError:
-    # Not confirmed against AWS: Insights words a syntax error "unexpected symbol found <token> at line
-    # <n> and position <m>" (as quoted in public reports); offsets are the token's characters.
+    # UNCONFIRMED wording (recalled, not checked against AWS): "unexpected symbol found <token> at line
+    # <n> and position <m>"; the offsets are the token's characters.
     if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
         end = len(text)
         return QuerySyntaxError(f"unexpected end of query at line 1 and position {end}", end, end)
