@@ -8,7 +8,7 @@ import pytest
 
 from onceflow.logs.insights.evaluate import QueryError
 from onceflow.logs.insights.query import Fields, QuerySyntaxError, Stats, parse
-from onceflow.logs.insights.run import Event, regex_of_glob, run
+from onceflow.logs.insights.run import Event, needs_message, regex_of_glob, run
 
 T0 = 1_700_000_000_000
 
@@ -83,3 +83,12 @@ def test_lambda_report_lines_are_discovered() -> None:
     rows = _rows('filter @type = "REPORT" | stats avg(@duration), max(@memorySize) as mem, count(*)',
                  ["START RequestId: r1 Version: $LATEST", "hello", report])
     assert rows == [{"avg(@duration)": "12.5", "mem": "128000000", "count(*)": "1"}]
+
+
+@pytest.mark.parametrize(("text", "needed"), [
+    ("stats count(*) by bin(1m)", False), ("stats count(*) by @logStream | sort @logStream", False),
+    ("stats avg(latency) by bin(5m)", True), ("filter @message like /x/ | stats count(*)", True),
+    ("filter @duration > 5 | fields @timestamp", True), ("limit 5", True),
+])
+def test_whether_a_query_needs_the_message_text(text: str, needed: bool) -> None:
+    assert needs_message(parse(text)) is needed

@@ -57,7 +57,8 @@ class Event(NamedTuple):
     stream: str
     ts: int
     ingested: int
-    message: str
+    message: str  # "" when the query reads no message (needs_message)
+    size: int = -1  # the message's UTF-8 bytes, when the store measured them (else from `message`)
 
 
 @dataclass
@@ -137,6 +138,39 @@ def _mentions(node: Any) -> set[str]:
     if isinstance(node, Call):
         return _mentions(node.args)
     return set()
+
+
+def needs_message(q: Query) -> bool:
+    """Whether the query reads @message or anything found in it (the store may then leave the text
+    out: `stats count(*) by bin(1m)` needs only timestamps)."""
+    names, shown = _reads(q)
+    return not shown or any(n not in BASE_FIELDS for n in names)
+
+
+BASE_FIELDS = {"@timestamp", "@logStream", "@log", "@ingestionTime", "@ptr"}
+
+
+def _reads(q: Query) -> tuple[set[str], bool]:
+    """Every field the commands read or show, and whether some command chooses what is shown."""
+    out: set[str] = set()
+    shown = False
+    for c in q.commands:
+        if isinstance(c, Fields):
+            out |= _mentions([i.expr for i in c.items])
+        elif isinstance(c, Display):
+            out |= set(c.names)
+        elif isinstance(c, Stats):
+            out |= _mentions([i.expr for i in c.aggregates + c.groups])
+        elif isinstance(c, Filter):
+            out |= _mentions(c.cond)
+        elif isinstance(c, Sort):
+            out |= _mentions([k for k, _, _ in c.keys])
+        elif isinstance(c, Parse):
+            out.add(c.source)
+        elif isinstance(c, Dedup):
+            out |= set(c.names)
+        shown = shown or isinstance(c, Fields | Display | Stats)
+    return out, shown
 
 
 def _needs_json(q: Query) -> bool:
@@ -436,7 +470,7 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
         try:
             for e in events:
                 scanned += 1
-                size += len(e.message.encode("utf-8"))
+                size += e.size if e.size >= 0 else len(e.message.encode("utf-8"))
                 row = {"@timestamp": Time(e.ts), "@message": e.message, "@logStream": e.stream, "@log": e.group,
                        "@ingestionTime": Time(e.ingested), "@ptr": str(e.id)}
                 if with_json:

@@ -26,7 +26,7 @@ from onceflow.logs import store as logs_store
 from onceflow.logs.insights import store
 from onceflow.logs.insights.evaluate import QueryError
 from onceflow.logs.insights.query import QuerySyntaxError, parse
-from onceflow.logs.insights.run import Event, discover, run
+from onceflow.logs.insights.run import Event, discover, needs_message, run
 from onceflow.logs.service import LogsService
 from onceflow.store.db import Database
 
@@ -128,7 +128,8 @@ class Insights:
             return
         qr.status = "Running"
         try:
-            outcome = run(parse(qr.text), self._events(qr, groups, start, end), limit or 10_000)
+            q = parse(qr.text)
+            outcome = run(q, self._events(qr, groups, start, end, needs_message(q)), limit or 10_000)
         except _Cancelled:
             qr.status = "Cancelled"
             return
@@ -143,23 +144,26 @@ class Insights:
         qr.results = outcome.rows
         qr.status = "Cancelled" if qr.cancel.is_set() else "Complete"
 
-    def _events(self, qr: QueryRun, groups: dict[int, str], start: int, end: int) -> Iterator[Event]:
+    def _events(self, qr: QueryRun, groups: dict[int, str], start: int, end: int,
+                with_message: bool) -> Iterator[Event]:
         """Every group's events in the range, merged in (timestamp, id) order."""
-        each = [self._group_events(qr, gid, name, start, end) for gid, name in groups.items()]
+        each = [self._group_events(qr, gid, name, start, end, with_message) for gid, name in groups.items()]
         return each[0] if len(each) == 1 else heapq.merge(*each, key=lambda e: (e.ts, e.id))
 
-    def _group_events(self, qr: QueryRun, group_id: int, name: str, start: int, end: int) -> Iterator[Event]:
+    def _group_events(self, qr: QueryRun, group_id: int, name: str, start: int, end: int,
+                      with_message: bool) -> Iterator[Event]:
         log = f"{qr.account}:{name}"
         streams: dict[int, str] = {}
         after = (start - 1, 0)
         while True:
             if qr.cancel.is_set():
                 raise _Cancelled
-            rows = self.db.read(lambda conn, a=after: store.event_page(conn, group_id, start, end, a, PAGE))
+            rows = self.db.read(lambda conn, a=after: store.event_page(conn, group_id, start, end, a, PAGE,
+                                                                       with_message))
             if any(r[1] not in streams for r in rows):
                 streams = self.db.read(lambda conn: logs_store.stream_names(conn, group_id))
-            for event_id, stream_id, ts, ingested, message in rows:
-                yield Event(event_id, log, streams.get(stream_id, ""), ts, ingested, message)
+            for event_id, stream_id, ts, ingested, message, size in rows:
+                yield Event(event_id, log, streams.get(stream_id, ""), ts, ingested, message, size)
             if len(rows) < PAGE:
                 return
             after = (rows[-1][2], rows[-1][0])
