@@ -20,6 +20,11 @@ from onceflow.store.db import Database
 Authorizer = Callable[[RequestContext, dict[str, Any]], None]
 # (ctx, params) -> the resource ARNs a call acts on, for IAM evaluation.
 ResourceResolver = Callable[[RequestContext, dict[str, Any]], list[str]]
+# (ctx, params) -> [(IAM action, resource ARN, extra condition keys)] for a call whose action depends on
+# what it asks (a PartiQL statement's kind), or None for the operation's own action on the resolver's ARNs.
+ActionResolver = Callable[[RequestContext, dict[str, Any]], "list[tuple[str, str, dict[str, list[str]]]] | None"]
+# (ctx, resource ARN) -> the resource-based policy (JSON text) on that resource, or None.
+ResourcePolicyLookup = Callable[[RequestContext, str], "str | None"]
 
 
 def allow_all(ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -38,6 +43,8 @@ class Stack:
     services: dict[str, Any] = field(default_factory=dict)
     authorize: Authorizer = allow_all
     resource_resolvers: dict[str, ResourceResolver] = field(default_factory=dict)
+    action_resolvers: dict[str, ActionResolver] = field(default_factory=dict)
+    resource_policies: dict[str, ResourcePolicyLookup] = field(default_factory=dict)
     # (access key id) -> onceflow.credentials.Credential or None: IAM (users' keys) and STS (sessions)
     # register how the keys they issued map to principals, secrets and session tokens.
     credential_resolvers: list[Callable[[str], Any]] = field(default_factory=list)

@@ -14,16 +14,23 @@ def setup(stack: Stack) -> None:
     """Build the store, service and API objects and register them on the stack."""
     from onceflow.ddb.api import DynamoDBApi, resource_arns
     from onceflow.ddb.backups import MIGRATIONS as BACKUP_MIGRATIONS
+    from onceflow.ddb.export import MIGRATIONS as EXPORT_MIGRATIONS
+    from onceflow.ddb.policies import MIGRATIONS as POLICY_MIGRATIONS
     from onceflow.ddb.service import DynamoDB
     from onceflow.ddb.store import MIGRATIONS
     from onceflow.ddb.streams import MIGRATIONS as STREAM_MIGRATIONS
 
-    stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS)
+    stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS + POLICY_MIGRATIONS + EXPORT_MIGRATIONS)
     svc = DynamoDB(stack.db)
-    stack.registry.add_api("dynamodb", DynamoDBApi(svc))
+    api = DynamoDBApi(svc, lambda: stack.services["s3"])  # S3 is set up after DynamoDB
+    stack.registry.add_api("dynamodb", api)
+    stack.action_resolvers["dynamodb"] = api.authorization_requests
+    stack.resource_policies["dynamodb"] = api.policies.lookup
+    stack.resource_policies["dynamodbstreams"] = api.policies.lookup  # a stream's policy governs its reads
     stack.services["dynamodb"] = svc
     stack.resource_resolvers["dynamodb"] = resource_arns
     stack.on_reset.append(svc.forget_tables)
+    stack.on_reset.append(api.policies.forget)
 
     stop = threading.Event()
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
-from onceflow.ddb.partiql import PartiQL, statement_tables
+from onceflow.ddb.export import Transfers
+from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
+from onceflow.ddb.policies import ResourcePolicies
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
@@ -17,17 +20,25 @@ Result = dict[str, Any]
 
 
 class DynamoDBApi:
-    def __init__(self, svc: DynamoDB) -> None:
+    def __init__(self, svc: DynamoDB, s3: Callable[[], Any] = lambda: None) -> None:
         self.svc = svc
         self.reads = Reader(svc)
         self.batches = Batches(svc)
         self.partiql = PartiQL(svc, self.reads, self.batches)
+        self.policies = ResourcePolicies(svc.db, svc)
+        self.transfers = Transfers(svc, s3)
 
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
     def create_table(self, ctx: RequestContext, p: Params) -> Result:
         check_table_name(p["TableName"])
-        return self.svc.create_table(ctx.account, ctx.region, p)
+        if p.get("ResourcePolicy") is None:
+            return self.svc.create_table(ctx.account, ctx.region, p)
+        self.policies.check(p["ResourcePolicy"])  # a bad policy refuses the table: nothing is created
+        out = self.svc.create_table(ctx.account, ctx.region, {k: v for k, v in p.items() if k != "ResourcePolicy"})
+        self.policies.put(ctx.account, ctx.region, {"ResourceArn": out["TableDescription"]["TableArn"],
+                                                     "Policy": p["ResourcePolicy"]})
+        return out
 
     @operation("DescribeTable")
     def describe_table(self, ctx: RequestContext, p: Params) -> Result:
@@ -184,6 +195,51 @@ class DynamoDBApi:
     def execute_transaction(self, ctx: RequestContext, p: Params) -> Result:
         return self.partiql.transaction(ctx.account, ctx.region, p)
 
+    # ---------------------------------------------------------------- resource-based policies
+    @operation("PutResourcePolicy")
+    def put_resource_policy(self, ctx: RequestContext, p: Params) -> Result:
+        return self.policies.put(ctx.account, ctx.region, p)
+
+    @operation("GetResourcePolicy")
+    def get_resource_policy(self, ctx: RequestContext, p: Params) -> Result:
+        return self.policies.get(ctx.account, ctx.region, p["ResourceArn"])
+
+    @operation("DeleteResourcePolicy")
+    def delete_resource_policy(self, ctx: RequestContext, p: Params) -> Result:
+        return self.policies.delete(ctx.account, ctx.region, p)
+
+    # ---------------------------------------------------------------- export to and import from S3
+    @operation("ExportTableToPointInTime")
+    def export_table(self, ctx: RequestContext, p: Params) -> Result:
+        return self.transfers.export(ctx.account, ctx.region, p)
+
+    @operation("DescribeExport")
+    def describe_export(self, ctx: RequestContext, p: Params) -> Result:
+        return self.transfers.describe_export(ctx.account, ctx.region, p["ExportArn"])
+
+    @operation("ListExports")
+    def list_exports(self, ctx: RequestContext, p: Params) -> Result:
+        return self.transfers.list_exports(ctx.account, ctx.region, p)
+
+    @operation("ImportTable")
+    def import_table(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableCreationParameters"]["TableName"])
+        return self.transfers.import_table(ctx.account, ctx.region, p)
+
+    @operation("DescribeImport")
+    def describe_import(self, ctx: RequestContext, p: Params) -> Result:
+        return self.transfers.describe_import(ctx.account, ctx.region, p["ImportArn"])
+
+    @operation("ListImports")
+    def list_imports(self, ctx: RequestContext, p: Params) -> Result:
+        return self.transfers.list_imports(ctx.account, ctx.region, p)
+
+    def authorization_requests(self, ctx: RequestContext, p: Params) -> AuthRequests | None:
+        """PartiQL calls are authorized per statement, by its kind (stack.action_resolvers)."""
+        if ctx.operation not in PARTIQL_OPERATIONS:
+            return None
+        return self.partiql.authorization(ctx.account, ctx.region, ctx.operation, p)
+
 
 def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     """The table ARNs a call acts on (every table of a batch or transaction)."""
@@ -192,6 +248,11 @@ def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
         return [p["ResourceArn"]]
     if "BackupArn" in p:
         return [p["BackupArn"]]
+    for member in ("TableArn", "ExportArn", "ImportArn"):  # exports and imports act on their table
+        if isinstance(p.get(member), str):
+            return [p[member].split("/export/")[0].split("/import/")[0]]
+    if "TableCreationParameters" in p:
+        return [prefix + p["TableCreationParameters"]["TableName"]]
     if "TargetTableName" in p:  # a restore to a point in time acts on its source and its target
         source = p.get("SourceTableArn") or p.get("SourceTableName")
         return [n if n.startswith("arn:") else prefix + n for n in (source, p["TargetTableName"]) if n]

@@ -40,6 +40,13 @@ BATCH_CODES = {"ConditionalCheckFailedException": "ConditionalCheckFailed", "Dup
                "TransactionConflictException": "TransactionConflict",
                "ProvisionedThroughputExceededException": "ProvisionedThroughputExceeded",
                "RequestLimitExceeded": "RequestLimitExceeded", "AccessDeniedException": "AccessDenied"}
+# The IAM action each statement kind needs on its table or index (developer guide, "IAM security policies
+# with PartiQL for DynamoDB"). EXISTS reads the item it checks: PartiQLSelect (not confirmed against AWS).
+STATEMENT_ACTIONS = {"SELECT": "dynamodb:PartiQLSelect", "EXISTS": "dynamodb:PartiQLSelect",
+                     "INSERT": "dynamodb:PartiQLInsert", "UPDATE": "dynamodb:PartiQLUpdate",
+                     "DELETE": "dynamodb:PartiQLDelete"}
+PARTIQL_OPERATIONS = ("ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction")
+AuthRequests = list[tuple[str, str, dict[str, list[str]]]]  # (action, resource ARN, condition keys)
 _REF = re.compile(r":p\d+")
 _RANGE_OPS = {"=", "<", "<=", ">", ">="}
 
@@ -300,6 +307,35 @@ class PartiQL:
             return Plan("DeleteItem", t, st, _finish(p, r, values))
         p["ConditionExpression"] = _exists_and(r, t, rest)
         return Plan("ConditionCheck", t, st, _finish(p, r, values))
+
+    # -------------------------------------------------------------- IAM
+    def authorization(self, account: str, region: str, operation: str,
+                      p: dict[str, Any]) -> AuthRequests:
+        """(action, table or index ARN, condition keys) for each statement of a PartiQL call. A statement
+        that does not parse is left out: its call refuses it with a ValidationException and does nothing."""
+        statements = [p] if "Statement" in p else p.get("Statements") or p.get("TransactStatements") or []
+        out: AuthRequests = []
+        for s in statements:
+            try:
+                st = parse(s["Statement"])
+            except StatementError:
+                continue
+            arn = f"arn:aws:dynamodb:{region}:{account}:table/{st.table}"
+            keys: dict[str, list[str]] = {}
+            if st.index is not None:
+                arn += f"/index/{st.index}"
+            if st.kind == "SELECT":  # dynamodb:FullTableScan: whether the read scans instead of using a key
+                keys["dynamodb:fulltablescan"] = ["true" if self._scans(account, region, s) else "false"]
+            if operation == "ExecuteTransaction":
+                keys["dynamodb:enclosingoperation"] = [operation]
+            out.append((STATEMENT_ACTIONS[st.kind], arn, keys))
+        return out
+
+    def _scans(self, account: str, region: str, s: dict[str, Any]) -> bool:
+        try:
+            return self.plan(account, region, s["Statement"], s.get("Parameters"), {}).op == "Scan"
+        except ServiceError:  # refused when it runs, having read nothing
+            return False
 
     # -------------------------------------------------------------- ExecuteStatement
     def execute(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
@@ -609,4 +645,4 @@ def statement_tables(p: dict[str, Any]) -> list[str]:
     return out
 
 
-__all__ = ["PartiQL", "statement_tables"]
+__all__ = ["PARTIQL_OPERATIONS", "AuthRequests", "PartiQL", "statement_tables"]

@@ -133,7 +133,6 @@ def make_authorizer(stack: Stack) -> Authorizer:
             return
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:
             return
-        action = action_name(ctx.service, ctx.operation)
         iam = stack.services["iam"]
         sts = stack.services.get("sts")
         # Identity policies grant; a permissions boundary and session policies can only narrow.
@@ -144,39 +143,68 @@ def make_authorizer(stack: Stack) -> Authorizer:
             ("session policy", sts.session_policies(principal) if sts is not None else None),
         ]
         context = request_context(ctx)
-        granting = _resource_policy(stack, ctx, params)  # an S3 bucket policy, say
-        for resource in _resources(stack, ctx, params):
-            request = Request(action, resource, context)
+        per_resource = stack.resource_policies.get(ctx.service)  # DynamoDB: each table its own policy
+        granting = None if per_resource else _resource_policy(stack, ctx, params)  # an S3 bucket policy, say
+        for action, resource, keys in _requests(stack, ctx, params):
+            request = Request(action, resource, {**context, **keys} if keys else context)
             # Within an account, a resource policy that allows the principal grants as an identity
-            # policy would; an explicit deny in it denies.
+            # policy would; across accounts both must allow. An explicit deny in either denies.
             by_resource = Decision.IMPLICIT_DENY
-            if granting is not None:
-                who = Request(action, resource, context, principal=("AWS", principal.role_arn or principal.arn))
-                by_resource = evaluate([granting], who)
+            policy = _parsed(per_resource(ctx, resource)) if per_resource else granting
+            if policy is not None:
+                who = Request(action, resource, request.context, principal=("AWS", principal.role_arn or principal.arn))
+                by_resource = evaluate([policy], who)
                 if by_resource is Decision.EXPLICIT_DENY:
                     raise access_denied(ctx.service, denial_message(principal, action, resource, by_resource,
                                                                     "resource-based policy"))
+            foreign = per_resource is not None and _account_of(resource) not in ("", principal.account)
+            if foreign and not by_resource.allowed:
+                raise access_denied(ctx.service, denial_message(principal, action, resource, by_resource,
+                                                                "resource-based policy"))
             for kind, policies in layers:
-                if policies is None or (kind == "identity-based policy" and by_resource.allowed):
+                if policies is None:
                     continue
                 decision = evaluate(policies, request)
+                if kind == "identity-based policy" and by_resource.allowed and not foreign and (
+                        decision is not Decision.EXPLICIT_DENY):
+                    continue
                 if not decision.allowed:
                     raise access_denied(ctx.service, denial_message(principal, action, resource, decision, kind))
 
     return authorize
 
 
+def _account_of(arn: str) -> str:
+    """The account field of an ARN ("" for "*" and for ARNs without one, as S3's)."""
+    parts = arn.split(":", 5)
+    return parts[4] if len(parts) > 5 and parts[0] == "arn" else ""
+
+
 def _resource_policy(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> Policy | None:
     """The resource-based policy a service keeps for the call's resource (`resource_policy(ctx,
     params)` -> JSON text or None on its service object), parsed; None when there is none."""
     lookup = getattr(stack.services.get(ctx.service), "resource_policy", None)
-    text = lookup(ctx, params) if lookup is not None else None
+    return _parsed(lookup(ctx, params) if lookup is not None else None)
+
+
+def _parsed(text: str | None) -> Policy | None:
     if not text:
         return None
     try:
         return parse(text, "resource")
     except MalformedPolicy:  # stored before it was checked this way: it grants nothing
         return None
+
+
+def _requests(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(action, resource, extra condition keys) to evaluate: the service's own say where the action
+    depends on the request (PartiQL), else the operation's action on each resource."""
+    per_request = stack.action_resolvers.get(ctx.service)
+    pairs = per_request(ctx, params) if per_request is not None else None
+    if pairs is not None:
+        return pairs
+    action = action_name(ctx.service, ctx.operation)
+    return [(action, resource, {}) for resource in _resources(stack, ctx, params)]
 
 
 def _resources(stack: Stack, ctx: RequestContext, params: dict[str, Any]) -> list[str]:

@@ -10,6 +10,11 @@ from onceflow.context import Principal
 from onceflow.logs.api import LogsApi, resolve_resources
 from onceflow.logs.filters import LogFilters
 from onceflow.logs.filters_api import FiltersApi
+from onceflow.logs.insights.api import InsightsApi
+from onceflow.logs.insights.service import Insights
+from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS_MIGRATIONS
+from onceflow.logs.resource_policies import MIGRATIONS as POLICY_MIGRATIONS
+from onceflow.logs.resource_policies import ResourcePoliciesApi
 from onceflow.logs.service import LogsService
 from onceflow.logs.store import MIGRATIONS
 from onceflow.stack import Stack
@@ -17,8 +22,9 @@ from onceflow.stack import Stack
 
 def setup(stack: Stack) -> None:
     """Build this service's store, service and API objects and register them on the stack."""
-    stack.db.migrate(MIGRATIONS)
+    stack.db.migrate(MIGRATIONS + INSIGHTS_MIGRATIONS + POLICY_MIGRATIONS)
     service = LogsService(stack.db)
+    insights = Insights(stack.db, service)
     filters = LogFilters(service)
 
     def invoke(account: str, region: str, function_arn: str, payload: dict[str, Any]) -> None:
@@ -31,7 +37,11 @@ def setup(stack: Stack) -> None:
     service.on_events = filters.deliver
     stack.registry.add_api("logs", LogsApi(service))
     stack.registry.add_api("logs", FiltersApi(filters))
+    stack.registry.add_api("logs", InsightsApi(insights))
+    stack.registry.add_api("logs", ResourcePoliciesApi(stack.db, service))
     stack.services["logs"] = service
     stack.resource_resolvers["logs"] = resolve_resources(service)
     stack.on_shutdown.append(filters.shutdown)
     stack.on_reset.append(filters.forget_subscriptions)
+    stack.on_reset.append(insights.forget)
+    stack.on_shutdown.append(insights.shutdown)

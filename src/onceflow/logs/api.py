@@ -141,6 +141,12 @@ def resolve_resources(service: LogsService) -> Any:
         op = ctx.operation
         if op in ARN_LEVEL:
             return [str(p.get("resourceArn", ""))]
+        if op == "StartQuery":  # on every log group it reads (the log-group resource type's ARN)
+            try:
+                names = service.query_group_names(ctx.account, ctx.region, p)
+            except ServiceError:
+                return [f"arn:aws:logs:{ctx.region}:{ctx.account}:log-group:*"]
+            return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names]
         if op == "DescribeLogGroups":
             return [f"arn:aws:logs:{ctx.region}:{ctx.account}:log-group::log-stream:"]
         if op not in GROUP_LEVEL and op not in STREAM_LEVEL:

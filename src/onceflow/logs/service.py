@@ -72,6 +72,14 @@ class LogsService(EventsMixin):
             raise errors.group_not_found()  # cross-account observability is not modelled
         return parsed[2]
 
+    def query_group_names(self, account: str, region: str, p: dict[str, Any]) -> list[str]:
+        """The log groups a StartQuery names (logGroupName, logGroupNames or logGroupIdentifiers)."""
+        if p.get("logGroupName"):
+            return [p["logGroupName"]]
+        if p.get("logGroupNames"):
+            return list(p["logGroupNames"])
+        return [self.resolve_group_name(account, region, None, i) for i in p.get("logGroupIdentifiers") or []]
+
     # ------------------------------------------------------------------------------ groups
     def create_group(
         self,

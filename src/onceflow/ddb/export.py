@@ -1,0 +1,344 @@
+"""ExportTableToPointInTime to onceflow's S3 and ImportTable from it.
+
+An export writes what AWS writes under `<prefix>/AWSDynamoDB/<export id>/`: `data/<n>.json.gz`
+(gzipped lines `{"Item": {...}}` in DynamoDB JSON), `manifest-files.json` (a line per data file)
+and `manifest-summary.json` (ExportManifest names it). The items are the table's at ExportTime,
+from point-in-time recovery's history (so recovery must be enabled, as on AWS). An import reads
+every object under the key prefix (DynamoDB JSON lines or CSV, optionally gzipped) into a new table
+made by CreateTable's rules; a line it cannot read counts in ErrorCount and is skipped.
+
+Both run to completion inside the call (AWS runs them for minutes): the first answer says
+IN_PROGRESS, Describe* say COMPLETED or FAILED with AWS's failure codes. S3 is reached through
+`stack.services["s3"]` (CONTRACTS.md), as the caller's account; the caller's S3 permissions are
+not evaluated (AWS checks them for the export's writes and the import's reads).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.ddb import items as it
+from onceflow.ddb.errors import ddb_error
+from onceflow.ddb.schema import Table, new_table
+from onceflow.ddb.service import DynamoDB
+from onceflow.ddb.values import Item, dumps, item_size, loads
+from onceflow.errors import ServiceError, validation_error
+
+MIGRATIONS = [
+    ("ddb-export-0001", """
+        CREATE TABLE ddb_exports (
+            arn TEXT PRIMARY KEY,
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            table_arn TEXT NOT NULL,
+            created REAL NOT NULL,
+            description TEXT NOT NULL
+        );
+        CREATE TABLE ddb_imports (
+            arn TEXT PRIMARY KEY,
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            table_arn TEXT NOT NULL,
+            created REAL NOT NULL,
+            description TEXT NOT NULL
+        );
+    """),
+]
+LINES_PER_FILE = 10_000
+
+
+def _ts(x: float) -> datetime:
+    return datetime.fromtimestamp(x, UTC)
+
+
+class Transfers:
+    def __init__(self, svc: DynamoDB, s3: Callable[[], Any]) -> None:
+        self.svc = svc
+        self.db = svc.db
+        self.s3 = s3  # stack.services["s3"], looked up when used (S3 is set up after DynamoDB)
+
+    # -------------------------------------------------------------- export
+    def export(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        try:
+            t = self.svc.table(account, region, p["TableArn"])
+        except ServiceError:
+            raise ddb_error("TableNotFoundException", f"Table not found: {p['TableArn']}") from None
+        if (p.get("ExportFormat") or "DYNAMODB_JSON") != "DYNAMODB_JSON":
+            raise validation_error("Only the DYNAMODB_JSON export format is supported by onceflow")
+        if (p.get("ExportType") or "FULL_EXPORT") != "FULL_EXPORT":
+            raise validation_error("Only FULL_EXPORT is supported by onceflow")
+        if t.pitr_days is None or t.pitr_since is None:
+            raise ddb_error("PointInTimeRecoveryUnavailableException",
+                            f"Point in time recovery is not enabled for table '{t.name}'")
+        now = self.svc.clock()
+        at = p["ExportTime"].timestamp() if p.get("ExportTime") else now
+        if not max(t.pitr_since, now - t.pitr_days * 86400) - 1 <= at <= now + 1:
+            # UNCONFIRMED wording.
+            raise ddb_error("InvalidExportTimeException", "Export time is outside the point in time recovery window")
+        token = p.get("ClientToken")
+        if token:
+            same = self._by_token("ddb_exports", account, region, token)
+            if same is not None:
+                return {"ExportDescription": same}
+        export_id = f"{int(now * 1000):014d}-{uuid.uuid4().hex[:8]}"
+        arn = f"{t.arn}/export/{export_id}"
+        prefix = (p.get("S3Prefix") or "").strip("/")
+        base = f"{prefix}/AWSDynamoDB/{export_id}" if prefix else f"AWSDynamoDB/{export_id}"
+        d: dict[str, Any] = {"ExportArn": arn, "ExportStatus": "IN_PROGRESS", "StartTime": now, "TableArn": t.arn,
+                             "TableId": t.table_id, "ExportTime": at, "S3Bucket": p["S3Bucket"],
+                             "S3SseAlgorithm": p.get("S3SseAlgorithm") or "AES256", "ExportFormat": "DYNAMODB_JSON",
+                             "ExportType": "FULL_EXPORT"}
+        for k in ("ClientToken", "S3BucketOwner", "S3SseKmsKeyId"):
+            if p.get(k):
+                d[k] = p[k]
+        if prefix:
+            d["S3Prefix"] = prefix
+        first = dict(d)
+        try:
+            d.update(self._write_export(account, t, at, d, base))
+            d["ExportStatus"] = "COMPLETED"
+        except ServiceError as e:  # the bucket is missing, say: the export fails, the call does not
+            d.update(ExportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
+        d["EndTime"] = self.svc.clock()
+        with self.db.transaction() as conn:
+            conn.execute("INSERT INTO ddb_exports VALUES (?,?,?,?,?,?)",
+                         (arn, account, region, t.arn, now, json.dumps(d)))
+        return {"ExportDescription": _times(first)}
+
+    def _items_at(self, t: Table, at: float) -> list[str]:
+        rows = self.db.query(
+            "SELECT h.item FROM ddb_item_history h WHERE h.table_id=? AND h.seq = (SELECT MAX(seq) FROM "
+            "ddb_item_history x WHERE x.table_id=h.table_id AND x.hk=h.hk AND x.rk=h.rk AND x.at <= ?)",
+            (t.id, at))
+        return [r[0] for r in rows if r[0] is not None]
+
+    def _write_export(self, account: str, t: Table, at: float, d: dict[str, Any], base: str) -> dict[str, Any]:
+        s3 = self.s3()
+        bucket = d["S3Bucket"]
+        texts = self._items_at(t, at)
+        manifest_lines, size = [], 0
+        for n in range(0, max(len(texts), 1), LINES_PER_FILE):
+            chunk = texts[n:n + LINES_PER_FILE]
+            body = "".join(f'{{"Item":{text}}}\n' for text in chunk).encode()
+            size += len(body)
+            key = f"{base}/data/{uuid.uuid4().hex}.json.gz"
+            packed = gzip.compress(body, mtime=0)
+            put = s3.put_object(account, bucket, key, packed)
+            manifest_lines.append(json.dumps({"itemCount": len(chunk), "md5Checksum": hashlib.md5(
+                packed, usedforsecurity=False).hexdigest(), "etag": put["etag"].strip('"'), "dataFileS3Key": key}))
+        files_key = f"{base}/manifest-files.json"
+        s3.put_object(account, bucket, files_key, ("\n".join(manifest_lines) + "\n").encode())
+        summary_key = f"{base}/manifest-summary.json"
+        summary = {"version": "2020-06-30", "exportArn": d["ExportArn"], "startTime": _iso(d["StartTime"]),
+                   "endTime": _iso(self.svc.clock()), "tableArn": t.arn, "tableId": t.table_id,
+                   "exportTime": _iso(at), "s3Bucket": bucket, "s3Prefix": d.get("S3Prefix"),
+                   "s3SseAlgorithm": d["S3SseAlgorithm"], "s3SseKmsKeyId": d.get("S3SseKmsKeyId"),
+                   "manifestFilesS3Key": files_key, "billedSizeBytes": size, "itemCount": len(texts),
+                   "outputFormat": "DYNAMODB_JSON", "exportType": "FULL_EXPORT"}
+        s3.put_object(account, bucket, summary_key, json.dumps(summary).encode())
+        return {"ExportManifest": summary_key, "BilledSizeBytes": size, "ItemCount": len(texts)}
+
+    def describe_export(self, account: str, region: str, arn: str) -> dict[str, Any]:
+        row = self.db.query_one("SELECT description FROM ddb_exports WHERE arn=? AND account=? AND region=?",
+                                (arn, account, region))
+        if row is None:
+            raise ddb_error("ExportNotFoundException", f"Export not found: {arn}")  # UNCONFIRMED wording
+        return {"ExportDescription": _times(json.loads(row[0]))}
+
+    def list_exports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        rows = self._list("ddb_exports", account, region, p.get("TableArn"))
+        page, token = _page(rows, p.get("NextToken"), p.get("MaxResults") or 25)
+        out: dict[str, Any] = {"ExportSummaries": [{k: d[k] for k in ("ExportArn", "ExportStatus", "ExportType")}
+                                                   for d in page]}
+        if token:
+            out["NextToken"] = token
+        return out
+
+    # -------------------------------------------------------------- import
+    def import_table(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        fmt = p["InputFormat"]
+        if fmt not in ("DYNAMODB_JSON", "CSV"):
+            raise validation_error(f"Input format {fmt} is not supported by onceflow: use DYNAMODB_JSON or CSV")
+        compression = p.get("InputCompressionType") or "NONE"
+        if compression == "ZSTD":
+            raise validation_error("ZSTD input is not supported by onceflow: use GZIP or NONE")
+        token = p.get("ClientToken")
+        if token:
+            same = self._by_token("ddb_imports", account, region, token)
+            if same is not None:
+                return {"ImportTableDescription": same}
+        params = p["TableCreationParameters"]
+        name = params["TableName"]
+        if self.svc.store.load_table(account, region, name) is not None:
+            raise ddb_error("ResourceInUseException", f"Table already exists: {name}")
+        now = self.svc.clock()
+        t = new_table(account, region, dict(params), now)  # CreateTable's own checks on the schema
+        arn = f"{t.arn}/import/{int(now * 1000):014d}-{uuid.uuid4().hex[:8]}"
+        d: dict[str, Any] = {"ImportArn": arn, "ImportStatus": "IN_PROGRESS", "TableArn": t.arn,
+                             "TableId": t.table_id, "S3BucketSource": p["S3BucketSource"], "ErrorCount": 0,
+                             "CloudWatchLogGroupArn": f"arn:aws:logs:{region}:{account}:log-group:"
+                                                      f"/aws-dynamodb/imports:*",
+                             "InputFormat": fmt, "InputCompressionType": compression,
+                             "TableCreationParameters": params, "StartTime": now, "ProcessedSizeBytes": 0,
+                             "ProcessedItemCount": 0, "ImportedItemCount": 0}
+        for k in ("ClientToken", "InputFormatOptions"):
+            if p.get(k):
+                d[k] = p[k]
+        first = dict(d)
+        try:
+            items, errors, size = self._read_source(account, p, t)
+        except ServiceError as e:
+            d.update(ImportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
+            items = None
+        if items is not None:
+            self._create(t, items)
+            d.update(ImportStatus="COMPLETED", ErrorCount=errors, ProcessedSizeBytes=size,
+                     ProcessedItemCount=len(items) + errors, ImportedItemCount=len(items))
+        d["EndTime"] = self.svc.clock()
+        with self.db.transaction() as conn:
+            conn.execute("INSERT INTO ddb_imports VALUES (?,?,?,?,?,?)",
+                         (arn, account, region, t.arn, now, json.dumps(d)))
+        return {"ImportTableDescription": _times(first)}
+
+    def _read_source(self, account: str, p: dict[str, Any], t: Table) -> tuple[list[Item], int, int]:
+        s3 = self.s3()
+        src = p["S3BucketSource"]
+        bucket, prefix = src["S3Bucket"], src.get("S3KeyPrefix") or ""
+        items: list[Item] = []
+        errors = size = 0
+        after = ""
+        while True:
+            objects, _, truncated, last = s3.list_objects(account, bucket, prefix, "", after, 1000)
+            for obj in objects:
+                _, pieces = s3.get_object(account, bucket, obj["key"])
+                body = b"".join(pieces)
+                size += len(body)
+                if (p.get("InputCompressionType") or "NONE") == "GZIP":
+                    try:
+                        body = gzip.decompress(body)
+                    except (OSError, EOFError):
+                        errors += 1
+                        continue
+                got, bad = _parse_objects(body, p, t)
+                items += got
+                errors += bad
+            if not truncated:
+                return items, errors, size
+            after = last
+
+    def _create(self, t: Table, items: list[Item]) -> None:
+        with self.db.transaction() as conn:
+            t.id = self.svc.store.insert_table(conn, t)
+            for item in items:
+                hk, rk = it.item_key_bytes(t, item)
+                try:
+                    self.svc.write(conn, t, hk, rk, None, item)
+                except ServiceError:  # an index attribute of another type: the item stays out of the index
+                    self.svc.store.put(conn, t.id, hk, rk, dumps(item), item_size(item), it.expiry(t, item))
+        self.svc.remember(t)
+
+    def describe_import(self, account: str, region: str, arn: str) -> dict[str, Any]:
+        row = self.db.query_one("SELECT description FROM ddb_imports WHERE arn=? AND account=? AND region=?",
+                                (arn, account, region))
+        if row is None:
+            raise ddb_error("ImportNotFoundException", f"Import not found: {arn}")  # UNCONFIRMED wording
+        return {"ImportTableDescription": _times(json.loads(row[0]))}
+
+    def list_imports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        rows = self._list("ddb_imports", account, region, p.get("TableArn"))
+        page, token = _page(rows, p.get("NextToken"), p.get("PageSize") or 25)
+        keep = ("ImportArn", "ImportStatus", "TableArn", "S3BucketSource", "CloudWatchLogGroupArn", "InputFormat",
+                "StartTime", "EndTime")
+        out: dict[str, Any] = {"ImportSummaryList": [_times({k: d[k] for k in keep if k in d}) for d in page]}
+        if token:
+            out["NextToken"] = token
+        return out
+
+    # -------------------------------------------------------------- shared
+    def _by_token(self, table: str, account: str, region: str, token: str) -> dict[str, Any] | None:
+        for row in self.db.query(f"SELECT description FROM {table} WHERE account=? AND region=?", (account, region)):
+            d = json.loads(row[0])
+            if d.get("ClientToken") == token:
+                return _times(d)
+        return None
+
+    def _list(self, table: str, account: str, region: str, table_arn: str | None) -> list[dict[str, Any]]:
+        sql = f"SELECT description FROM {table} WHERE account=? AND region=?"
+        args: list[Any] = [account, region]
+        if table_arn:
+            sql += " AND table_arn=?"
+            args.append(table_arn)
+        return [json.loads(r[0]) for r in self.db.query(sql + " ORDER BY created, arn", args)]
+
+
+def _parse_objects(body: bytes, p: dict[str, Any], t: Table) -> tuple[list[Item], int]:
+    """The items of one source object, and how many of its lines could not be read."""
+    text = body.decode("utf-8", "replace")
+    if p["InputFormat"] == "CSV":
+        return _csv_items(text, p.get("InputFormatOptions", {}).get("Csv", {}), t)
+    items, bad = [], 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            doc = loads(line)
+            item = doc["Item"]
+            it.item_key_bytes(t, item)  # the key must be there with its declared type
+        except (ValueError, KeyError, TypeError, ServiceError):
+            bad += 1
+            continue
+        items.append(item)
+    return items, bad
+
+
+def _csv_items(text: str, options: dict[str, Any], t: Table) -> tuple[list[Item], int]:
+    """CSV rows as items: key attributes typed by AttributeDefinitions, every other value a string."""
+    rows: Iterator[list[str]] = csv.reader(io.StringIO(text), delimiter=options.get("Delimiter") or ",")
+    header = options.get("HeaderList") or next(rows, None)
+    if not header:
+        return [], 0
+    items, bad = [], 0
+    for row in rows:
+        if not row:
+            continue
+        item = {name: {t.attributes.get(name, "S"): value} for name, value in zip(header, row, strict=False)
+                if value != ""}
+        try:
+            it.item_key_bytes(t, item)
+        except (ServiceError, ValueError, KeyError):
+            bad += 1
+            continue
+        items.append(item)
+    return items, bad
+
+
+def _s3_failure(e: ServiceError) -> str:
+    return {"NoSuchBucket": "S3NoSuchBucket", "AccessDenied": "S3AccessDenied"}.get(e.code, e.code)
+
+
+def _iso(x: float) -> str:
+    return _ts(x).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _times(d: dict[str, Any]) -> dict[str, Any]:
+    """Stored epoch seconds as the datetimes the wire renders."""
+    return {k: _ts(v) if k in ("StartTime", "EndTime", "ExportTime") and isinstance(v, int | float) else v
+            for k, v in d.items()}
+
+
+def _page(rows: list[dict[str, Any]], token: str | None, size: int) -> tuple[list[dict[str, Any]], str | None]:
+    start = 0
+    if token:
+        if not token.isdigit():
+            raise validation_error("Invalid NextToken")
+        start = int(token)
+    end = start + size
+    return rows[start:end], (str(end) if end < len(rows) else None)

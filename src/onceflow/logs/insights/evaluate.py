@@ -1,0 +1,261 @@
+"""Insights expressions compiled once into Python closures over a row (a dict of field -> value).
+
+Values are what the fields hold: str, int, float, bool, or None for a field the row lacks. A
+comparison with a missing field is false; a number compares with a numeric string as numbers (values
+that `parse` extracted are strings). Regexes run on RE2 (onceflow.patterns.regex), linear in the text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from onceflow.logs.insights.query import Binary, Call, Duration, Field, In, Like, ListOf, Literal, Not, Regex
+from onceflow.patterns.regex import UnsupportedRegex, compile_linear
+
+Row = dict[str, Any]
+Fn = Callable[[Row], Any]
+
+
+class Time(int):
+    """Milliseconds since the epoch that results show as a timestamp (@timestamp, bin(), datefloor())."""
+
+
+class QueryError(ValueError):
+    """A query that parses but cannot run (an unknown function, a bad regex, a misplaced aggregate)."""
+
+
+AGGREGATES = {"count", "count_distinct", "sum", "avg", "min", "max", "earliest", "latest", "pct", "stddev"}
+
+
+def number(v: Any) -> float | int | None:
+    """A value as a number, or None when it is not one."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return v
+    if isinstance(v, str):
+        try:
+            f = float(v)
+        except ValueError:
+            return None
+        return int(f) if f.is_integer() and "." not in v and "e" not in v.lower() else f
+    return None
+
+
+def text(v: Any) -> str:
+    """A value as the string GetQueryResults shows."""
+    if isinstance(v, Time):
+        return timestamp_text(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
+    return str(v)
+
+
+def timestamp_text(ms: int) -> str:
+    """@timestamp as Insights shows it: `2024-01-31 12:00:00.000` (UTC)."""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S.") + f"{ms % 1000:03d}"
+
+
+def regex(r: Regex) -> Any:
+    try:
+        return compile_linear(r.pattern, ignore_case=r.ignore_case)
+    except UnsupportedRegex as e:
+        raise QueryError(f"Invalid regular expression /{r.pattern}/: {e}") from None
+
+
+def _compare(op: str) -> Callable[[Any, Any], bool]:
+    def cmp(a: Any, b: Any) -> bool:
+        if a is None or b is None:  # a field the row lacks meets no comparison, not even !=
+            return False
+        if not (isinstance(a, str) and isinstance(b, str)):
+            na, nb = number(a), number(b)
+            if na is not None and nb is not None:
+                a, b = na, nb
+            else:
+                a, b = text(a), text(b)
+        if op == "=":
+            return bool(a == b)
+        if op == "!=":
+            return bool(a != b)
+        if op == "<":
+            return bool(a < b)
+        if op == "<=":
+            return bool(a <= b)
+        if op == ">":
+            return bool(a > b)
+        return bool(a >= b)
+    return cmp
+
+
+def _arith(op: str) -> Callable[[Any, Any], Any]:
+    def calc(a: Any, b: Any) -> Any:
+        na, nb = number(a), number(b)
+        if na is None or nb is None:
+            return None
+        if op == "+":
+            return na + nb
+        if op == "-":
+            return na - nb
+        if op == "*":
+            return na * nb
+        if nb == 0:
+            return None
+        return na / nb if op == "/" else na % nb
+    return calc
+
+
+def truthy(v: Any) -> bool:
+    return v is not None and v is not False and v != 0 and v != ""
+
+
+def _s(f: Callable[..., Any]) -> Callable[..., Any]:
+    """A string function: None in, None out."""
+    return lambda *a: None if a and a[0] is None else f(*[text(x) if x is not None else None for x in a])
+
+
+def _n(f: Callable[..., Any]) -> Callable[..., Any]:
+    """A numeric function: a non-number in, None out."""
+    def call(*a: Any) -> Any:
+        nums = [number(x) for x in a]
+        return None if any(n is None for n in nums) else f(*nums)
+    return call
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "ispresent": lambda v: v is not None,
+    "isempty": lambda v: v is None or v == "",
+    "isblank": lambda v: v is None or (isinstance(v, str) and not v.strip()),
+    "strlen": _s(len),
+    "toupper": _s(str.upper),
+    "tolower": _s(str.lower),
+    "trim": _s(str.strip),
+    "ltrim": _s(str.lstrip),
+    "rtrim": _s(str.rstrip),
+    "concat": lambda *a: "".join(text(x) for x in a if x is not None),
+    "strcontains": lambda a, b: None if a is None or b is None else text(b) in text(a),
+    "substr": lambda s, start, n=None: None if s is None or number(start) is None else (
+        text(s)[int(number(start) or 0):] if n is None else
+        text(s)[int(number(start) or 0):int(number(start) or 0) + int(number(n) or 0)]),
+    "replace": lambda s, a, b: None if s is None else text(s).replace(text(a), text(b)),
+    "abs": _n(abs),
+    "ceil": _n(math.ceil),
+    "floor": _n(math.floor),
+    "sqrt": _n(lambda x: math.sqrt(x) if x >= 0 else None),
+    "log": _n(lambda x: math.log(x) if x > 0 else None),
+    "pow": _n(lambda x, y: x ** y),
+    "greatest": lambda *a: max((n for n in map(number, a) if n is not None), default=None),
+    "least": lambda *a: min((n for n in map(number, a) if n is not None), default=None),
+    "coalesce": lambda *a: next((x for x in a if x is not None), None),
+    "tonumber": number,
+    "tostring": lambda v: None if v is None else text(v),
+    "frommillis": _n(lambda ms: datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+                     + f"{int(ms) % 1000:03d}Z"),
+}
+
+
+def compile_expr(node: Any) -> Fn:
+    """A closure computing the node's value for a row."""
+    if isinstance(node, Field):
+        name = node.name
+        return lambda row: row.get(name)
+    if isinstance(node, Literal):
+        value = node.value
+        return lambda row: value
+    if isinstance(node, Duration):
+        ms = node.ms
+        return lambda row: ms
+    if isinstance(node, Not):
+        inner = compile_expr(node.operand)
+        return lambda row: not truthy(inner(row))
+    if isinstance(node, Binary):
+        return _binary(node)
+    if isinstance(node, Like):
+        return _like(node)
+    if isinstance(node, In):
+        subject = compile_expr(node.subject)
+        options = [compile_expr(o) for o in node.options]
+        eq = _compare("=")
+        return lambda row: any(eq(subject(row), o(row)) for o in options)
+    if isinstance(node, ListOf):
+        items = [compile_expr(i) for i in node.items]
+        return lambda row: [i(row) for i in items]
+    if isinstance(node, Call):
+        return _call(node)
+    raise QueryError(f"unsupported expression {node!r}")
+
+
+def _binary(node: Binary) -> Fn:
+    left, right = compile_expr(node.left), compile_expr(node.right)
+    if node.op == "and":
+        return lambda row: truthy(left(row)) and truthy(right(row))
+    if node.op == "or":
+        return lambda row: truthy(left(row)) or truthy(right(row))
+    if node.op in "+-*/%":
+        calc = _arith(node.op)
+        return lambda row: calc(left(row), right(row))
+    cmp = _compare(node.op)
+    return lambda row: cmp(left(row), right(row))
+
+
+_META = set(".^$*+?{}[]\\|()")
+
+
+def _like(node: Like) -> Fn:
+    subject = compile_expr(node.subject)
+    if isinstance(node.pattern, Regex) and not _META & set(node.pattern.pattern) and not node.pattern.ignore_case:
+        node = Like(node.subject, Literal(node.pattern.pattern))  # a plain word: a substring test, same answer
+    if isinstance(node.pattern, Regex):
+        rx = regex(node.pattern)
+        search = rx.search
+
+        def matches(row: Row) -> bool:
+            v = subject(row)
+            return v is not None and search(v if isinstance(v, str) else text(v)) is not None
+        return matches
+    needle = str(node.pattern.value)
+
+    def contains(row: Row) -> bool:
+        v = subject(row)
+        return v is not None and needle in (v if isinstance(v, str) else text(v))
+    return contains
+
+
+def _call(node: Call) -> Fn:
+    if node.name in AGGREGATES:
+        raise QueryError(f"Aggregate function {node.name} is only allowed in a stats command")
+    if node.name == "bin":
+        return bin_of(node)
+    if node.name in ("datefloor", "dateceil"):
+        if len(node.args) != 2 or not isinstance(node.args[1], Duration):
+            raise QueryError(f"{node.name} takes a field and a period such as 5m")
+        value, ms, up = compile_expr(node.args[0]), node.args[1].ms, node.name == "dateceil"
+
+        def rounded(row: Row) -> Any:
+            t = number(value(row))
+            return None if t is None else Time((-(-int(t) // ms) if up else int(t) // ms) * ms)
+        return rounded
+    fn = FUNCTIONS.get(node.name)
+    if fn is None:
+        raise QueryError(f"Unrecognized function name: {node.name}")
+    args = [compile_expr(a) for a in node.args]
+    try_fn = fn
+
+    def call(row: Row) -> Any:
+        try:
+            return try_fn(*[a(row) for a in args])
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return call
+
+
+def bin_of(node: Call) -> Fn:
+    """bin(period): @timestamp rounded down to the period (a number of ms, shown as a timestamp)."""
+    if len(node.args) != 1 or not isinstance(node.args[0], Duration) or node.args[0].ms <= 0:
+        raise QueryError("bin() takes one period such as 5m")
+    ms = node.args[0].ms
+    return lambda row: Time(row["@timestamp"] // ms * ms)

@@ -1,0 +1,530 @@
+"""A parsed Insights query run over log events: each command a stage of a pipeline of rows.
+
+Row-at-a-time stages (fields, filter, parse) stream; stats, sort and dedup consume what reaches
+them. An event's row holds @timestamp, @message, @logStream, @log, @ingestionTime and @ptr, and the
+fields discovered in a JSON message (nested keys joined with `.`, list items by index), parsed only
+when the query may need them. Pure: the caller hands in the events and reads the results.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any, NamedTuple
+
+from onceflow.logs.insights.evaluate import (
+    AGGREGATES,
+    QueryError,
+    Row,
+    Time,
+    compile_expr,
+    number,
+    regex,
+    text,
+    truthy,
+)
+from onceflow.logs.insights.query import (
+    Binary,
+    Call,
+    Dedup,
+    Display,
+    Field,
+    Fields,
+    Filter,
+    In,
+    Like,
+    Limit,
+    ListOf,
+    Not,
+    Parse,
+    Query,
+    Regex,
+    Sort,
+    Stats,
+)
+
+MAX_RESULTS = 10_000  # GetQueryResults' cap whatever the query asks
+MAX_DISCOVERED = 200  # Insights discovers at most this many fields of a JSON event
+BASE = ("@timestamp", "@message", "@logStream", "@log")
+
+
+class Event(NamedTuple):
+    id: int
+    group: str  # "<account>:<group name>", as @log shows it
+    stream: str
+    ts: int
+    ingested: int
+    message: str  # "" when the query reads no message (needs_message)
+    size: int = -1  # the message's UTF-8 bytes, when the store measured them (else from `message`)
+
+
+@dataclass
+class Outcome:
+    rows: list[list[dict[str, str]]]
+    matched: int = 0
+    scanned: int = 0
+    bytes: int = 0
+    fields: list[str] = field(default_factory=list)
+
+
+def discover(message: str) -> dict[str, Any]:
+    """The fields of a JSON object message (nothing for other messages)."""
+    if not message.startswith("{"):
+        return {}
+    try:
+        doc = json.loads(message)
+    except ValueError:
+        return {}
+    if not isinstance(doc, dict):
+        return {}
+    if len(doc) <= MAX_DISCOVERED and not any(isinstance(v, dict | list) for v in doc.values()):
+        return {k: v for k, v in doc.items() if v is not None}  # a flat object, the usual log line
+    out: dict[str, Any] = {}
+    _flatten(doc, "", out)
+    return out
+
+
+def _flatten(v: Any, prefix: str, out: dict[str, Any]) -> None:
+    if len(out) >= MAX_DISCOVERED:
+        return
+    pairs = v.items() if isinstance(v, dict) else enumerate(v)
+    for k, x in pairs:
+        if isinstance(x, dict | list):
+            _flatten(x, f"{prefix}{k}.", out)
+        elif x is not None and len(out) < MAX_DISCOVERED:
+            out[f"{prefix}{k}"] = x
+
+
+LAMBDA_LINES = ("REPORT RequestId: ", "START RequestId: ", "END RequestId: ")
+_REPORT_FIELDS = {"Duration": ("@duration", 1), "Billed Duration": ("@billedDuration", 1),
+                  "Memory Size": ("@memorySize", 1_000_000), "Max Memory Used": ("@maxMemoryUsed", 1_000_000),
+                  "Init Duration": ("@initDuration", 1)}
+
+
+def lambda_fields(message: str) -> dict[str, Any]:
+    """What Insights discovers in Lambda's START/END/REPORT lines: @type, @requestId and the report's
+    figures (@duration ms, @memorySize and @maxMemoryUsed in bytes, as AWS gives them)."""
+    kind, _, rest = message.partition(" RequestId: ")
+    parts = rest.rstrip().split("\t")
+    out: dict[str, Any] = {"@type": kind, "@requestId": parts[0].split(" ")[0]}
+    for part in parts[1:]:
+        label, _, value = part.partition(": ")
+        known = _REPORT_FIELDS.get(label)
+        figure = number(value.split(" ")[0]) if known else None
+        if known and figure is not None:
+            out[known[0]] = figure * known[1]
+    return out
+
+
+def _mentions(node: Any) -> set[str]:
+    """Every field an expression reads."""
+    if isinstance(node, Field):
+        return {node.name}
+    if isinstance(node, tuple | list):
+        return set().union(*(_mentions(x) for x in node)) if node else set()
+    if isinstance(node, Binary):
+        return _mentions(node.left) | _mentions(node.right)
+    if isinstance(node, Not):
+        return _mentions(node.operand)
+    if isinstance(node, Like):
+        return _mentions(node.subject)
+    if isinstance(node, In):
+        return _mentions(node.subject) | _mentions(node.options)
+    if isinstance(node, ListOf):
+        return _mentions(node.items)
+    if isinstance(node, Call):
+        return _mentions(node.args)
+    return set()
+
+
+def needs_message(q: Query) -> bool:
+    """Whether the query reads @message or anything found in it (the store may then leave the text
+    out: `stats count(*) by bin(1m)` needs only timestamps)."""
+    names, shown = _reads(q)
+    return not shown or any(n not in BASE_FIELDS for n in names)
+
+
+BASE_FIELDS = {"@timestamp", "@logStream", "@log", "@ingestionTime", "@ptr"}
+
+
+def _reads(q: Query) -> tuple[set[str], bool]:
+    """Every field the commands read or show, and whether some command chooses what is shown."""
+    out: set[str] = set()
+    shown = False
+    for c in q.commands:
+        if isinstance(c, Fields):
+            out |= _mentions([i.expr for i in c.items])
+        elif isinstance(c, Display):
+            out |= set(c.names)
+        elif isinstance(c, Stats):
+            out |= _mentions([i.expr for i in c.aggregates + c.groups])
+        elif isinstance(c, Filter):
+            out |= _mentions(c.cond)
+        elif isinstance(c, Sort):
+            out |= _mentions([k for k, _, _ in c.keys])
+        elif isinstance(c, Parse):
+            out.add(c.source)
+        elif isinstance(c, Dedup):
+            out |= set(c.names)
+        shown = shown or isinstance(c, Fields | Display | Stats)
+    return out, shown
+
+
+def _needs_json(q: Query) -> bool:
+    """Whether any command reads a field that is not a built-in one (or shows every field)."""
+    shown = False
+    for c in q.commands:
+        names: set[str] = set()
+        if isinstance(c, Fields):
+            shown = True
+            names = _mentions([i.expr for i in c.items])
+        elif isinstance(c, Display):
+            shown = True
+            names = set(c.names)
+        elif isinstance(c, Stats):
+            shown = True
+            names = _mentions([i.expr for i in c.aggregates + c.groups])
+        elif isinstance(c, Filter):
+            names = _mentions(c.cond)
+        elif isinstance(c, Sort):
+            names = _mentions([k for k, _, _ in c.keys])
+        elif isinstance(c, Parse | Dedup):
+            names = {c.source} if isinstance(c, Parse) else set(c.names)
+        if any(not n.startswith("@") for n in names):
+            return True
+    return not shown
+
+
+# ------------------------------------------------------------------ stages
+Stage = Callable[[Iterator[Row]], Iterator[Row]]
+
+
+def _fields(c: Fields) -> tuple[Stage, list[str]]:
+    computed = [(i.name, compile_expr(i.expr)) for i in c.items]
+
+    def stage(rows: Iterator[Row]) -> Iterator[Row]:
+        for row in rows:
+            for name, fn in computed:
+                row[name] = fn(row)
+            yield row
+    return stage, [i.name for i in c.items]
+
+
+def _filter(c: Filter) -> Stage:
+    cond = compile_expr(c.cond)
+    return lambda rows: (r for r in rows if truthy(cond(r)))
+
+
+def _parse(c: Parse) -> tuple[Stage, list[str]]:
+    if c.regex is not None:
+        rx = regex(c.regex)
+        names = [n for n, _ in sorted(rx.groupindex.items(), key=lambda kv: kv[1])]
+        if not names:
+            raise QueryError("parse with a regular expression needs named capturing groups such as (?<name>...)")
+    else:
+        assert c.glob is not None
+        stars = c.glob.count("*")
+        if stars != len(c.names):
+            raise QueryError(f"parse pattern has {stars} wildcards but {len(c.names)} fields were named")
+        rx = regex_of_glob(c.glob)
+        names = list(c.names)
+    source = c.source
+    search = rx.search
+
+    def stage(rows: Iterator[Row]) -> Iterator[Row]:
+        for row in rows:
+            v = row.get(source)
+            m = search(v if isinstance(v, str) else text(v)) if v is not None else None
+            if m is not None:
+                for i, name in enumerate(names, start=1):
+                    row[name] = m.group(i)
+            yield row
+    return stage, names
+
+
+def regex_of_glob(pattern: str) -> Any:
+    """`parse`'s pattern: literal text around `*`s that each capture as little as they can, but a
+    trailing `*` takes the rest of the value."""
+    parts = [_quote(p) for p in pattern.split("*")]
+    body = "(.*?)".join(parts)
+    if pattern.endswith("*"):
+        body = body[: -len("(.*?)")] + "(.*)"
+    return regex(Regex(body))
+
+
+def _quote(s: str) -> str:
+    return "".join("\\" + c if not c.isalnum() and c != " " else c for c in s)
+
+
+class _Agg:
+    """One aggregate's state in one group."""
+
+    __slots__ = ("first", "high", "low", "n", "seen", "sq", "total", "values")
+
+    def __init__(self) -> None:
+        self.n, self.total, self.sq = 0, 0.0, 0.0
+        self.low: Any = None
+        self.high: Any = None
+        self.seen: set[Any] | None = None
+        self.first: tuple[int, Any] | None = None
+        self.values: list[float] | None = None
+
+
+def _stats(c: Stats) -> tuple[Stage, list[str]]:
+    calls: list[Call] = []
+
+    def lift(node: Any) -> Any:
+        """Each aggregate call becomes a reference to its result; what is around it runs per group."""
+        if isinstance(node, Call) and node.name in AGGREGATES:
+            calls.append(node)
+            return Field(f"\0agg{len(calls) - 1}")
+        if isinstance(node, Binary):
+            return Binary(node.op, lift(node.left), lift(node.right))
+        if isinstance(node, Call):
+            return Call(node.name, tuple(lift(a) for a in node.args), node.star)
+        if isinstance(node, Field):
+            raise QueryError(f"Field {node.name} in stats must be inside an aggregate function")
+        return node
+    outputs = [(i.name, compile_expr(lift(i.expr))) for i in c.aggregates]
+    if not calls:
+        raise QueryError("stats needs at least one aggregate function")
+    args = [(call.name, None if call.star or not call.args else compile_expr(call.args[0]),
+             _percentile(call)) for call in calls]
+    groups = [(i.name, compile_expr(i.expr)) for i in c.groups]
+
+    keyfns = [g for _, g in groups]
+    only = keyfns[0] if len(keyfns) == 1 else None
+    updaters = [_updater(kind, arg) for kind, arg, _ in args]
+    counts_only = all(arg is None for _, arg, _ in args)  # count(*) alone: the common case, kept tight
+
+    def stage(rows: Iterator[Row]) -> Iterator[Row]:
+        table: dict[tuple[Any, ...], list[_Agg]] = {}
+        counts: dict[tuple[Any, ...], int] = {}
+        for row in rows:
+            key = (only(row),) if only is not None else tuple(g(row) for g in keyfns)
+            if counts_only:
+                counts[key] = counts.get(key, 0) + 1
+                continue
+            aggs = table.get(key)
+            if aggs is None:
+                aggs = table[key] = [_Agg() for _ in args]
+            for up, a in zip(updaters, aggs, strict=True):
+                up(a, row)
+        for key, n in counts.items():
+            table[key] = [_Agg() for _ in args]
+            for a in table[key]:
+                a.n = n
+        for key in sorted(table, key=_sort_key):
+            out: Row = {name: v for (name, _), v in zip(groups, key, strict=True)}
+            done = {f"\0agg{i}": _result(kind, a, pct) for i, ((kind, _, pct), a) in
+                    enumerate(zip(args, table[key], strict=True))}
+            for name, fn in outputs:
+                out[name] = fn(done)
+            yield out
+    return stage, [name for name, _ in groups] + [name for name, _ in outputs]
+
+
+def _percentile(call: Call) -> float | None:
+    if call.name != "pct":
+        return None
+    p = number(getattr(call.args[1], "value", None)) if len(call.args) == 2 else None
+    if p is None or not 0 <= p <= 100:
+        raise QueryError("pct takes a field and a percentile between 0 and 100")
+    return float(p)
+
+
+def _updater(kind: str, arg: Callable[[Row], Any] | None) -> Callable[[_Agg, Row], None]:
+    if arg is None:  # count(*)
+        def count(a: _Agg, row: Row) -> None:
+            a.n += 1
+        return count
+    return lambda a, row: _add(kind, a, row, arg(row))
+
+
+def _add(kind: str, a: _Agg, row: Row, v: Any) -> None:
+    if v is None:
+        return
+    if kind == "count":
+        a.n += 1
+    elif kind == "count_distinct":
+        if a.seen is None:
+            a.seen = set()
+        a.seen.add(v)
+    elif kind in ("earliest", "latest"):
+        ts = row.get("@timestamp", 0)
+        if a.first is None or (ts < a.first[0] if kind == "earliest" else ts >= a.first[0]):
+            a.first = (ts, v)
+    elif kind in ("min", "max") and number(v) is None:
+        if a.low is None or text(v) < text(a.low):
+            a.low = v
+        if a.high is None or text(v) > text(a.high):
+            a.high = v
+    else:
+        n = number(v)
+        if n is None:
+            return
+        a.n += 1
+        a.total += n
+        a.sq += n * n
+        a.low = n if a.low is None or n < a.low else a.low
+        a.high = n if a.high is None or n > a.high else a.high
+        if kind == "pct":
+            if a.values is None:
+                a.values = []
+            a.values.append(n)
+        if isinstance(v, Time):
+            a.low, a.high = Time(a.low), Time(a.high)
+
+
+def _result(kind: str, a: _Agg, pct: float | None) -> Any:
+    if kind == "count":
+        return a.n
+    if kind == "count_distinct":
+        return len(a.seen or ())
+    if kind in ("earliest", "latest"):
+        return a.first[1] if a.first else None
+    if kind == "min":
+        return a.low
+    if kind == "max":
+        return a.high
+    if a.n == 0:
+        return None
+    if kind == "sum":
+        return int(a.total) if a.total.is_integer() else a.total
+    if kind == "avg":
+        return a.total / a.n
+    if kind == "stddev":
+        mean = a.total / a.n
+        return math.sqrt(max(a.sq / a.n - mean * mean, 0.0))
+    values = sorted(a.values or [])
+    assert pct is not None
+    return values[min(len(values) - 1, max(0, math.ceil(pct / 100 * len(values)) - 1))]
+
+
+def _sort_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple((0, number(v)) if number(v) is not None else (1, "") if v is None else (1, text(v))
+                 for v in key)
+
+
+def _sort_value(expr: Any, name: str) -> Callable[[Row], Any]:
+    """A sort key: a column by the name it was written as (`sort count(*) desc` after stats), else the
+    expression's value."""
+    if isinstance(expr, Call) and expr.name in AGGREGATES:
+        return lambda row: row.get(name)
+    fn = compile_expr(expr)
+    return lambda row: row[name] if name in row else fn(row)
+
+
+def _sort(c: Sort) -> Stage:
+    keys = [(_sort_value(e, name), desc) for e, desc, name in c.keys]
+
+    def stage(rows: Iterator[Row]) -> Iterator[Row]:
+        out = list(rows)
+        for fn, desc in reversed(keys):  # stable sorts, last key first
+            present = [r for r in out if fn(r) is not None]
+            missing = [r for r in out if fn(r) is None]
+            present.sort(key=lambda r, f=fn: _sort_key((f(r),)), reverse=desc)
+            out = present + missing
+        return iter(out)
+    return stage
+
+
+def _dedup(c: Dedup) -> Stage:
+    names = c.names
+
+    def stage(rows: Iterator[Row]) -> Iterator[Row]:
+        seen: set[tuple[Any, ...]] = set()
+        for row in rows:
+            key = tuple(row.get(n) for n in names)
+            if None in key:  # a row lacking a field is never a duplicate
+                yield row
+            elif key not in seen:
+                seen.add(key)
+                yield row
+    return stage
+
+
+# ------------------------------------------------------------------ the whole query
+class Counter:
+    """Counts what passes (records matched) without holding it."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def through(self, rows: Iterable[Row]) -> Iterator[Row]:
+        for r in rows:
+            self.n += 1
+            yield r
+
+
+def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
+    """Results (GetQueryResults' shape) and statistics of the query over the events."""
+    with_json = _needs_json(q)
+    out = Outcome([])
+
+    def rows() -> Iterator[Row]:
+        scanned = size = 0
+        try:
+            for e in events:
+                scanned += 1
+                size += e.size if e.size >= 0 else len(e.message.encode("utf-8"))
+                row = {"@timestamp": Time(e.ts), "@message": e.message, "@logStream": e.stream, "@log": e.group,
+                       "@ingestionTime": Time(e.ingested), "@ptr": str(e.id)}
+                if with_json:
+                    for k, v in discover(e.message).items():
+                        row.setdefault(k, v)
+                if e.message.startswith(LAMBDA_LINES):
+                    row.update(lambda_fields(e.message))
+                yield row
+        finally:
+            out.scanned, out.bytes = scanned, size
+
+    source = rows()
+    stream: Iterator[Row] = source
+    shown: list[str] | None = None
+    matched: Counter | None = None
+    cap = min(limit, MAX_RESULTS)
+    aggregated = filtered = False
+    for c in q.commands:
+        if isinstance(c, Filter):
+            stream = _filter(c)(stream)
+            filtered = True
+            continue
+        if isinstance(c, Fields | Parse):
+            stage, names = _fields(c) if isinstance(c, Fields) else _parse(c)
+            stream = stage(stream)
+            if isinstance(c, Fields):
+                shown = (shown or []) + [n for n in names if n not in (shown or [])]
+            continue
+        if matched is None and not aggregated and filtered:
+            matched = Counter()
+            stream = matched.through(stream)
+        filtered = False
+        if isinstance(c, Stats):
+            stage, names = _stats(c)
+            stream = stage(stream)
+            shown, aggregated = names, True
+        elif isinstance(c, Sort):
+            stream = _sort(c)(stream)
+        elif isinstance(c, Limit):
+            cap = min(cap, c.count)
+            stream = islice(stream, c.count)
+        elif isinstance(c, Dedup):
+            stream = _dedup(c)(stream)
+        elif isinstance(c, Display):
+            shown = list(c.names)
+    if matched is None and filtered:
+        matched = Counter()
+        stream = matched.through(stream)
+    for row in islice(stream, cap):
+        names = shown if shown is not None else [k for k in row if k != "@ptr" and k != "@ingestionTime"]
+        result = [{"field": n, "value": text(row[n])} for n in names if row.get(n) is not None]
+        if not aggregated:
+            result.append({"field": "@ptr", "value": row["@ptr"]})
+        out.rows.append(result)
+    source.close()  # what a limit left unread is not scanned; `rows` records what was
+    out.matched = matched.n if matched is not None else out.scanned
+    return out

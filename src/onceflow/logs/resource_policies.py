@@ -1,0 +1,146 @@
+"""CloudWatch Logs resource policies: Put/Describe/DeleteResourcePolicy, stored per account and
+region, either account-wide (at most 10, by name) or on one log group (one per group ARN).
+
+AWS applies them only to AWS service principals writing logs (Route 53, EventBridge...); onceflow's
+services write their logs through LogsService.append, which no policy stands between, so the
+policies are kept and answered, not evaluated.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.logs import errors
+from onceflow.logs.service import LogsService, parse_group_arn
+from onceflow.registry import operation
+from onceflow.store.db import Database
+
+MIGRATIONS = [
+    (
+        "logs-0004",
+        """
+        CREATE TABLE logs_resource_policies (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            resource TEXT NOT NULL,  -- the log group ARN, '' for an account-wide policy
+            name TEXT NOT NULL,
+            document TEXT NOT NULL,
+            updated INTEGER NOT NULL,
+            revision TEXT NOT NULL,
+            PRIMARY KEY (account, region, resource, name)
+        );
+        """,
+    ),
+]
+MAX_ACCOUNT_POLICIES = 10
+Params = dict[str, Any]
+
+
+def _shape(row: Any) -> Params:
+    out: Params = {"policyName": row["name"], "policyDocument": row["document"], "lastUpdatedTime": row["updated"],
+                   "policyScope": "RESOURCE" if row["resource"] else "ACCOUNT", "revisionId": row["revision"]}
+    if row["resource"]:
+        out["resourceArn"] = row["resource"]
+    return out
+
+
+def _not_found(name: str) -> ServiceError:
+    # UNCONFIRMED wording (as emulators quote it).
+    return ServiceError("ResourceNotFoundException", f"Policy with name [{name}] does not exist", 400)
+
+
+class ResourcePoliciesApi:
+    def __init__(self, db: Database, logs: LogsService) -> None:
+        self.db = db
+        self.logs = logs
+
+    def _resource(self, ctx: RequestContext, arn: str | None) -> str:
+        if not arn:
+            return ""
+        parsed = parse_group_arn(arn)
+        if parsed is None:
+            raise errors.invalid_arn(arn)
+        region, account, name = parsed
+        if (region, account) != (ctx.region, ctx.account) or self.db.query_one(
+                "SELECT 1 FROM logs_groups WHERE account=? AND region=? AND name=?", (account, region, name)) is None:
+            raise errors.group_not_found()
+        return arn
+
+    @operation("PutResourcePolicy")
+    def put_resource_policy(self, ctx: RequestContext, p: Params) -> Params:
+        resource = self._resource(ctx, p.get("resourceArn"))
+        name = p.get("policyName") or ""
+        if not name and not resource:
+            raise errors.invalid_parameter("policyName is required for an account-level resource policy")
+        document = p.get("policyDocument") or ""
+        try:
+            doc = json.loads(document)
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict):
+            # UNCONFIRMED wording.
+            raise errors.invalid_parameter("Policy document must be a valid JSON object")
+        with self.db.transaction() as conn:
+            key = (ctx.account, ctx.region, resource)
+            rows = conn.execute("SELECT * FROM logs_resource_policies WHERE account=? AND region=? AND resource=?",
+                                key).fetchall()
+            same = next((r for r in rows if r["name"] == name or resource), None)
+            expected = p.get("expectedRevisionId")
+            if expected is not None and (same is None or same["revision"] != expected):
+                # UNCONFIRMED wording; the model's error for a concurrent change.
+                raise ServiceError("OperationAbortedException", "The revision id does not match the current policy",
+                                   400)
+            if same is None and not resource and len(rows) >= MAX_ACCOUNT_POLICIES:
+                raise ServiceError("LimitExceededException", "Resource limit exceeded.", 400)
+            if same is not None:
+                conn.execute("DELETE FROM logs_resource_policies WHERE account=? AND region=? AND resource=? "
+                             "AND name=?", (*key, same["name"]))
+            conn.execute("INSERT INTO logs_resource_policies VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (*key, name, document, int(time.time() * 1000), uuid.uuid4().hex))
+            row = conn.execute("SELECT * FROM logs_resource_policies WHERE account=? AND region=? AND resource=? "
+                               "AND name=?", (*key, name)).fetchone()
+        shaped = _shape(row)
+        return {"resourcePolicy": shaped, "revisionId": shaped["revisionId"]}
+
+    @operation("DescribeResourcePolicies")
+    def describe_resource_policies(self, ctx: RequestContext, p: Params) -> Params:
+        sql = "SELECT * FROM logs_resource_policies WHERE account=? AND region=?"
+        args: list[Any] = [ctx.account, ctx.region]
+        if p.get("resourceArn"):
+            sql += " AND resource=?"
+            args.append(p["resourceArn"])
+        elif p.get("policyScope") == "RESOURCE":
+            sql += " AND resource != ''"
+        elif p.get("policyScope") == "ACCOUNT":
+            sql += " AND resource = ''"
+        rows = self.db.query(sql + " ORDER BY resource, name", args)
+        token = p.get("nextToken")
+        if token and not token.isdigit():
+            raise errors.invalid_token()
+        start = int(token) if token else 0
+        limit = p.get("limit") or 50
+        out: Params = {"resourcePolicies": [_shape(r) for r in rows[start:start + limit]]}
+        if start + limit < len(rows):
+            out["nextToken"] = str(start + limit)
+        return out
+
+    @operation("DeleteResourcePolicy")
+    def delete_resource_policy(self, ctx: RequestContext, p: Params) -> None:
+        resource = p.get("resourceArn") or ""
+        name = p.get("policyName") or ""
+        with self.db.transaction() as conn:
+            key = (ctx.account, ctx.region, resource)
+            row = conn.execute("SELECT * FROM logs_resource_policies WHERE account=? AND region=? AND resource=?"
+                               + ("" if resource else " AND name=?"), key if resource else (*key, name)).fetchone()
+            if row is None:
+                raise _not_found(name or resource)
+            if p.get("expectedRevisionId") is not None and row["revision"] != p["expectedRevisionId"]:
+                raise ServiceError("OperationAbortedException", "The revision id does not match the current policy",
+                                   400)
+            conn.execute("DELETE FROM logs_resource_policies WHERE account=? AND region=? AND resource=? AND name=?",
+                         (*key, row["name"]))

@@ -1,0 +1,134 @@
+"""ExportTableToPointInTime writes AWS's export layout to onceflow's S3, and ImportTable reads it
+back (and CSV) into a new table."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+def _table(ddb: Any, pitr: bool = True) -> str:
+    name = f"ex-{uuid.uuid4().hex[:8]}"
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "N"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}])
+    if pitr:
+        ddb.update_continuous_backups(TableName=name, PointInTimeRecoverySpecification={
+            "PointInTimeRecoveryEnabled": True})
+    return name
+
+
+def _arn(ddb: Any, name: str) -> str:
+    return str(ddb.describe_table(TableName=name)["Table"]["TableArn"])
+
+
+def _items(ddb: Any, name: str) -> list[dict[str, Any]]:
+    return sorted(ddb.scan(TableName=name)["Items"], key=lambda i: (i["pk"]["S"], i["sk"]["N"]))
+
+
+def test_export_then_import_round_trips_the_items(aws: Callable[..., Any]) -> None:
+    ddb, s3 = aws("dynamodb"), aws("s3")
+    bucket = f"exports-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    name = _table(ddb)
+    for i in range(3):
+        ddb.put_item(TableName=name, Item={"pk": {"S": f"k{i}"}, "sk": {"N": str(i)}, "b": {"B": b"\x00\x01"},
+                                           "m": {"M": {"l": {"L": [{"BOOL": True}, {"NULL": True}]}}}})
+    started = ddb.export_table_to_point_in_time(TableArn=_arn(ddb, name), S3Bucket=bucket, S3Prefix="snap")[
+        "ExportDescription"]
+    assert started["ExportStatus"] == "IN_PROGRESS" and started["ExportFormat"] == "DYNAMODB_JSON"
+    done = ddb.describe_export(ExportArn=started["ExportArn"])["ExportDescription"]
+    assert done["ExportStatus"] == "COMPLETED" and done["ItemCount"] == 3
+    summary = json.loads(s3.get_object(Bucket=bucket, Key=done["ExportManifest"])["Body"].read())
+    assert summary["itemCount"] == 3 and summary["exportArn"] == started["ExportArn"]
+    export_id = started["ExportArn"].rsplit("/", 1)[1]
+    assert done["ExportManifest"] == f"snap/AWSDynamoDB/{export_id}/manifest-summary.json"
+    files = [json.loads(line) for line in s3.get_object(Bucket=bucket, Key=summary["manifestFilesS3Key"])[
+        "Body"].read().decode().splitlines()]
+    lines = gzip.decompress(s3.get_object(Bucket=bucket, Key=files[0]["dataFileS3Key"])["Body"].read()).decode()
+    assert sorted(json.loads(x)["Item"]["pk"]["S"] for x in lines.splitlines()) == ["k0", "k1", "k2"]
+    assert [e["ExportArn"] for e in ddb.list_exports(TableArn=_arn(ddb, name))["ExportSummaries"]] == [
+        started["ExportArn"]]
+
+    target = f"im-{uuid.uuid4().hex[:8]}"
+    imp = ddb.import_table(
+        S3BucketSource={"S3Bucket": bucket, "S3KeyPrefix": f"snap/AWSDynamoDB/{export_id}/data/"},
+        InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
+        TableCreationParameters={"TableName": target, "BillingMode": "PAY_PER_REQUEST",
+                                 "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                                          {"AttributeName": "sk", "AttributeType": "N"}],
+                                 "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                               {"AttributeName": "sk", "KeyType": "RANGE"}]})["ImportTableDescription"]
+    got = ddb.describe_import(ImportArn=imp["ImportArn"])["ImportTableDescription"]
+    assert (got["ImportStatus"], got["ImportedItemCount"], got["ErrorCount"]) == ("COMPLETED", 3, 0)
+    assert _items(ddb, target) == _items(ddb, name)
+    assert imp["ImportArn"] in [i["ImportArn"] for i in ddb.list_imports()["ImportSummaryList"]]
+
+
+def test_csv_import_types_keys_by_their_definitions(aws: Callable[..., Any]) -> None:
+    ddb, s3 = aws("dynamodb"), aws("s3")
+    bucket = f"csv-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="in/a.csv", Body=b"pk,sk,note\nx,1,hello\ny,2,\nbroken\n")
+    target = f"csv-{uuid.uuid4().hex[:8]}"
+    ddb.import_table(S3BucketSource={"S3Bucket": bucket, "S3KeyPrefix": "in/"}, InputFormat="CSV",
+                     TableCreationParameters={"TableName": target, "BillingMode": "PAY_PER_REQUEST",
+                                              "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                                                       {"AttributeName": "sk", "AttributeType": "N"}],
+                                              "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                            {"AttributeName": "sk", "KeyType": "RANGE"}]})
+    assert _items(ddb, target) == [{"pk": {"S": "x"}, "sk": {"N": "1"}, "note": {"S": "hello"}},
+                                   {"pk": {"S": "y"}, "sk": {"N": "2"}}]
+    imports = ddb.list_imports(TableArn=_arn(ddb, target))["ImportSummaryList"]
+    got = ddb.describe_import(ImportArn=imports[0]["ImportArn"])["ImportTableDescription"]
+    assert (got["ImportedItemCount"], got["ErrorCount"]) == (2, 1)
+
+
+def test_refusals_and_failures(aws: Callable[..., Any]) -> None:
+    ddb = aws("dynamodb")
+    plain = _table(ddb, pitr=False)
+    with pytest.raises(ClientError) as e:
+        ddb.export_table_to_point_in_time(TableArn=_arn(ddb, plain), S3Bucket="any")
+    assert e.value.response["Error"]["Code"] == "PointInTimeRecoveryUnavailableException"
+    with pytest.raises(ClientError) as e:
+        ddb.export_table_to_point_in_time(TableArn=_arn(ddb, plain) + "-gone", S3Bucket="any")
+    assert e.value.response["Error"]["Code"] == "TableNotFoundException"
+    name = _table(ddb)
+    started = ddb.export_table_to_point_in_time(TableArn=_arn(ddb, name), S3Bucket=f"gone-{uuid.uuid4().hex[:8]}")
+    failed = ddb.describe_export(ExportArn=started["ExportDescription"]["ExportArn"])["ExportDescription"]
+    assert (failed["ExportStatus"], failed["FailureCode"]) == ("FAILED", "S3NoSuchBucket")
+    with pytest.raises(ClientError) as e:
+        ddb.import_table(S3BucketSource={"S3Bucket": "any"}, InputFormat="CSV", TableCreationParameters={
+            "TableName": name, "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"})
+    assert e.value.response["Error"]["Code"] == "ResourceInUseException"
+
+
+def test_an_export_holds_the_items_as_they_were_at_export_time(aws: Callable[..., Any]) -> None:
+    ddb, s3 = aws("dynamodb"), aws("s3")
+    bucket = f"asof-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    name = _table(ddb)
+    ddb.put_item(TableName=name, Item={"pk": {"S": "old"}, "sk": {"N": "1"}})
+    time.sleep(0.05)
+    at = datetime.now(UTC)
+    time.sleep(0.05)
+    ddb.put_item(TableName=name, Item={"pk": {"S": "new"}, "sk": {"N": "2"}})
+    ddb.delete_item(TableName=name, Key={"pk": {"S": "old"}, "sk": {"N": "1"}})
+    arn = ddb.export_table_to_point_in_time(TableArn=_arn(ddb, name), S3Bucket=bucket, ExportTime=at)[
+        "ExportDescription"]["ExportArn"]
+    done = ddb.describe_export(ExportArn=arn)["ExportDescription"]
+    summary = json.loads(s3.get_object(Bucket=bucket, Key=done["ExportManifest"])["Body"].read())
+    files = s3.get_object(Bucket=bucket, Key=summary["manifestFilesS3Key"])["Body"].read().decode().splitlines()
+    data = gzip.decompress(s3.get_object(Bucket=bucket, Key=json.loads(files[0])["dataFileS3Key"])["Body"].read())
+    assert [json.loads(line)["Item"]["pk"]["S"] for line in data.decode().splitlines()] == ["old"]

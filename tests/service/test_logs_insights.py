@@ -1,0 +1,174 @@
+"""Logs Insights against a real server: StartQuery over stored events, GetQueryResults' rows and
+statistics, StopQuery, DescribeQueries, GetLogRecord, MalformedQueryException, query definitions."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+BASE = (int(time.time()) // 3600 - 2) * 3_600_000  # an hour boundary: PutLogEvents refuses events weeks old
+
+
+def _at(minute: int) -> str:
+    return datetime.fromtimestamp(BASE / 1000 + minute * 60, UTC).strftime("%Y-%m-%d %H:%M:%S.000")
+
+
+@pytest.fixture(scope="module")
+def logs(aws: Callable[..., Any]) -> Any:
+    return aws("logs")
+
+
+@pytest.fixture(scope="module")
+def group(logs: Any) -> str:
+    name = f"/insights/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=name)
+    for stream in ("a", "b"):
+        logs.create_log_stream(logGroupName=name, logStreamName=stream)
+    events: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+    for i in range(12):  # one event every 20 s: 3 per minute
+        message = json.dumps({"level": "ERROR" if i % 3 == 0 else "INFO", "latency": i * 10,
+                              "req": {"path": f"/p{i % 2}"}})
+        events["a" if i % 2 == 0 else "b"].append({"timestamp": BASE + i * 20_000, "message": message})
+    events["b"].append({"timestamp": BASE + 300_000, "message": "user=alice action=login took 7ms"})
+    for stream, batch in events.items():
+        logs.put_log_events(logGroupName=name, logStreamName=stream, logEvents=batch)
+    return name
+
+
+def _query(logs: Any, group: str, text: str, **extra: Any) -> dict[str, Any]:
+    qid = logs.start_query(logGroupName=group, startTime=BASE // 1000, endTime=BASE // 1000 + 3600,
+                           queryString=text, **extra)["queryId"]
+    for _ in range(200):
+        got = logs.get_query_results(queryId=qid)
+        if got["status"] not in ("Scheduled", "Running"):
+            got["queryId"] = qid
+            return got
+        time.sleep(0.05)
+    raise AssertionError("query did not finish")
+
+
+def _rows(got: dict[str, Any]) -> list[dict[str, str]]:
+    return [{f["field"]: f["value"] for f in row if f["field"] != "@ptr"} for row in got["results"]]
+
+
+def test_filter_fields_sort_limit_over_json_fields(logs: Any, group: str) -> None:
+    got = _query(logs, group, 'fields @timestamp, latency, req.path | filter level = "ERROR" and latency > 0 '
+                              "| sort latency desc | limit 2")
+    assert got["status"] == "Complete"
+    assert _rows(got) == [
+        {"@timestamp": _at(3), "latency": "90", "req.path": "/p1"},
+        {"@timestamp": _at(2), "latency": "60", "req.path": "/p0"}]
+    assert all(any(f["field"] == "@ptr" for f in row) for row in got["results"])
+    stats = got["statistics"]
+    assert stats["recordsScanned"] == 13.0 and stats["recordsMatched"] == 3.0
+    assert stats["bytesScanned"] > 0
+
+
+def test_stats_by_bin_and_by_field(logs: Any, group: str) -> None:
+    got = _query(logs, group, "filter ispresent(level) | stats count(*) as n, sum(latency), max(latency) by bin(1m)")
+    assert _rows(got) == [
+        {"bin(1m)": _at(0), "n": "3", "sum(latency)": "30", "max(latency)": "20"},
+        {"bin(1m)": _at(1), "n": "3", "sum(latency)": "120", "max(latency)": "50"},
+        {"bin(1m)": _at(2), "n": "3", "sum(latency)": "210", "max(latency)": "80"},
+        {"bin(1m)": _at(3), "n": "3", "sum(latency)": "300", "max(latency)": "110"}]
+    assert all(f["field"] != "@ptr" for row in got["results"] for f in row)
+    # The event without a level is a group of its own, with no value for it.
+    got = _query(logs, group, "stats avg(latency) as mean, min(latency), count(*) by level | sort level asc")
+    assert _rows(got) == [{"level": "ERROR", "mean": "45", "min(latency)": "0", "count(*)": "4"},
+                          {"level": "INFO", "mean": "60", "min(latency)": "10", "count(*)": "8"},
+                          {"count(*)": "1"}]
+
+
+def test_parse_glob_and_regex_like_in_display_dedup(logs: Any, group: str) -> None:
+    got = _query(logs, group, 'parse @message "user=* action=* took *" as who, act, took | filter ispresent(who) '
+                              "| display who, act, took, @logStream")
+    assert _rows(got) == [{"who": "alice", "act": "login", "took": "7ms", "@logStream": "b"}]
+    got = _query(logs, group, r"parse @message /action=(?<act>\w+)/ | filter act like /^log/ | fields act")
+    assert _rows(got) == [{"act": "login"}]
+    got = _query(logs, group, 'filter req.path in ["/p1"] and @message like "ERROR" | fields latency')
+    assert _rows(got) == [{"latency": "30"}, {"latency": "90"}]
+    got = _query(logs, group, "filter ispresent(level) | dedup level | display level, @log")
+    assert _rows(got) == [{"level": "ERROR", "@log": f"000000000000:{group}"}, {"level": "INFO",
+                                                                              "@log": f"000000000000:{group}"}]
+
+
+def test_get_log_record_from_a_result_pointer(logs: Any, group: str) -> None:
+    got = _query(logs, group, "filter @message like /alice/ | fields @message")
+    ptr = next(f["value"] for f in got["results"][0] if f["field"] == "@ptr")
+    record = logs.get_log_record(logRecordPointer=ptr)["logRecord"]
+    assert record["@message"] == "user=alice action=login took 7ms" and record["@logStream"] == "b"
+
+
+def test_malformed_queries_are_refused_with_the_offending_location(logs: Any, group: str) -> None:
+    for text, start in (("fields @message | filter a = = 3", 29), ("stats count(*) by", 17)):
+        with pytest.raises(ClientError) as e:
+            logs.start_query(logGroupName=group, startTime=0, endTime=10, queryString=text)
+        err = e.value.response
+        assert err["Error"]["Code"] == "MalformedQueryException"
+        assert err["queryCompileError"]["location"]["startCharOffset"] == start
+        assert err["queryCompileError"]["message"] == err["Error"]["Message"]
+    with pytest.raises(ClientError) as e:
+        logs.start_query(logGroupName=group, startTime=0, endTime=10, queryString="fields nosuch(x)")
+    assert e.value.response["Error"]["Code"] == "MalformedQueryException"
+    with pytest.raises(ClientError) as e:
+        logs.start_query(logGroupName="/no/such/group", startTime=0, endTime=10, queryString="fields @message")
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as e:
+        logs.get_query_results(queryId="00000000-0000-0000-0000-000000000000")
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_describe_and_stop_queries(logs: Any, group: str) -> None:
+    done = _query(logs, group, "fields @message | limit 1")
+    listed = logs.describe_queries(logGroupName=group, status="Complete")["queries"]
+    mine = next(q for q in listed if q["queryId"] == done["queryId"])
+    assert mine["queryString"] == "fields @message | limit 1" and mine["logGroupName"] == group
+    with pytest.raises(ClientError) as e:
+        logs.stop_query(queryId=done["queryId"])  # it has finished
+    assert e.value.response["Error"]["Code"] == "InvalidParameterException"
+
+
+def test_query_definitions(logs: Any) -> None:
+    name = f"saved-{uuid.uuid4().hex[:6]}"
+    qid = logs.put_query_definition(name=name, queryString="fields @message", logGroupNames=["/a"])[
+        "queryDefinitionId"]
+    assert logs.put_query_definition(name=name, queryDefinitionId=qid, queryString="stats count(*)")[
+        "queryDefinitionId"] == qid
+    found = logs.describe_query_definitions(queryDefinitionNamePrefix=name)["queryDefinitions"]
+    assert [(d["queryDefinitionId"], d["queryString"]) for d in found] == [(qid, "stats count(*)")]
+    assert logs.delete_query_definition(queryDefinitionId=qid)["success"] is True
+    assert logs.describe_query_definitions(queryDefinitionNamePrefix=name)["queryDefinitions"] == []
+    with pytest.raises(ClientError) as e:
+        logs.delete_query_definition(queryDefinitionId=qid)
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_start_query_is_authorized_on_each_log_group(aws: Callable[..., Any], group: str) -> None:
+    role = f"insights-{uuid.uuid4().hex[:8]}"
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"}, "Action": "sts:AssumeRole"}]}
+    policy = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "logs:StartQuery",
+         "Resource": f"arn:aws:logs:us-east-1:000000000000:log-group:{group}:*"},
+        {"Effect": "Allow", "Action": "logs:GetQueryResults", "Resource": "*"}]}
+    aws("iam").create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))
+    aws("iam").put_role_policy(RoleName=role, PolicyName="q", PolicyDocument=json.dumps(policy))
+    creds = aws("sts").assume_role(RoleArn=f"arn:aws:iam::000000000000:role/{role}", RoleSessionName="s1")[
+        "Credentials"]
+    mine = aws("logs", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+               session_token=creds["SessionToken"])
+    assert _query(mine, group, "stats count(*)")["status"] == "Complete"
+    other = f"/insights-other/{uuid.uuid4().hex[:6]}"
+    aws("logs").create_log_group(logGroupName=other)
+    with pytest.raises(ClientError) as e:
+        mine.start_query(logGroupNames=[group, other], startTime=0, endTime=10, queryString="stats count(*)")
+    assert e.value.response["Error"]["Message"].endswith(
+        f"on resource: arn:aws:logs:us-east-1:000000000000:log-group:{other}:* because no identity-based policy "
+        "allows the logs:StartQuery action")

@@ -1,0 +1,94 @@
+"""The Insights query language: parsing (names, errors with offsets) and running over events."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from onceflow.logs.insights.evaluate import QueryError
+from onceflow.logs.insights.query import Fields, QuerySyntaxError, Stats, parse
+from onceflow.logs.insights.run import Event, needs_message, regex_of_glob, run
+
+T0 = 1_700_000_000_000
+
+
+def _events(messages: list[str]) -> list[Event]:
+    return [Event(i, "1:/g", "s", T0 + i * 1000, T0 + i * 1000, m) for i, m in enumerate(messages)]
+
+
+def _rows(text: str, messages: list[str]) -> list[dict[str, str]]:
+    return [{f["field"]: f["value"] for f in r if f["field"] != "@ptr"} for r in run(parse(text),
+                                                                                     _events(messages)).rows]
+
+
+def test_columns_are_named_by_alias_or_as_written() -> None:
+    q = parse("FIELDS a.b,  x * 2 AS y | Stats count(*), pct(l,  95) BY bin(5m)")
+    fields, stats = q.commands
+    assert isinstance(fields, Fields) and [i.name for i in fields.items] == ["a.b", "y"]
+    assert isinstance(stats, Stats) and [i.name for i in stats.aggregates] == ["count(*)", "pct(l, 95)"]
+    assert [i.name for i in stats.groups] == ["bin(5m)"]
+
+
+@pytest.mark.parametrize(("text", "start", "message"), [
+    ("fields a | filter b = = 1", 22, "unexpected symbol found = at line 1 and position 23"),
+    ("fields a |", 10, "unexpected end of query at line 1 and position 10"),
+    ("fields a # b", 9, "unexpected symbol found # at line 1 and position 10"),
+])
+def test_syntax_errors_name_the_token_and_its_offset(text: str, start: int, message: str) -> None:
+    with pytest.raises(QuerySyntaxError) as e:
+        parse(text)
+    assert (e.value.start, str(e.value)) == (start, message)
+
+
+@pytest.mark.parametrize("text", ["fields nosuch(a)", "filter a like /(/", "fields count(*)", "stats a by b",
+                                  'parse @message "a=*" as x, y'])
+def test_queries_that_parse_but_cannot_run(text: str) -> None:
+    with pytest.raises(QueryError):
+        run(parse(text), [])
+
+
+def test_comparisons_coerce_numeric_strings_and_skip_missing_fields() -> None:
+    msgs = [json.dumps({"n": 5}), "n=12", json.dumps({"n": "7"}), "no n here"]
+    assert _rows("parse @message 'n=*' as n | filter n > 6 | fields n", msgs) == [{"n": "12"}, {"n": "7"}]
+    assert _rows("filter n != 5 | fields n", msgs) == [{"n": "7"}]
+
+
+def test_glob_pattern_captures_lazily_but_a_trailing_star_takes_the_rest() -> None:
+    m = regex_of_glob("[*] user * said: *").search("[INFO] user bob said: a: b [c]")
+    assert m.groups() == ("INFO", "bob", "a: b [c]")
+
+
+def test_regex_like_is_linear_on_a_catastrophic_pattern() -> None:
+    assert _rows("filter @message like /(a+)+$/ | fields @message", ["a" * 5000 + "b"]) == []
+
+
+def test_aggregates_and_expressions_over_them() -> None:
+    msgs = [json.dumps({"v": v, "k": k}) for v, k in ((1, "x"), (2, "x"), (3, "y"), (10, "y"))]
+    assert _rows("stats sum(v) / count(*) as mean, count_distinct(k), pct(v, 50), earliest(k), latest(k)", msgs) == [
+        {"mean": "4", "count_distinct(k)": "2", "pct(v, 50)": "2", "earliest(k)": "x", "latest(k)": "y"}]
+    assert _rows("stats max(v) as top by k | sort top desc", msgs) == [{"k": "y", "top": "10"},
+                                                                        {"k": "x", "top": "2"}]
+
+
+def test_sort_by_an_aggregate_as_written_after_stats() -> None:
+    msgs = [json.dumps({"k": k}) for k in "abacaa"]
+    assert _rows("stats count(*) by k | sort count(*) desc | limit 2", msgs) == [
+        {"k": "a", "count(*)": "4"}, {"k": "b", "count(*)": "1"}]
+
+
+def test_lambda_report_lines_are_discovered() -> None:
+    report = ("REPORT RequestId: r1\tDuration: 12.50 ms\tBilled Duration: 13 ms\tMemory Size: 128 MB\t"
+              "Max Memory Used: 50 MB\t")
+    rows = _rows('filter @type = "REPORT" | stats avg(@duration), max(@memorySize) as mem, count(*)',
+                 ["START RequestId: r1 Version: $LATEST", "hello", report])
+    assert rows == [{"avg(@duration)": "12.5", "mem": "128000000", "count(*)": "1"}]
+
+
+@pytest.mark.parametrize(("text", "needed"), [
+    ("stats count(*) by bin(1m)", False), ("stats count(*) by @logStream | sort @logStream", False),
+    ("stats avg(latency) by bin(5m)", True), ("filter @message like /x/ | stats count(*)", True),
+    ("filter @duration > 5 | fields @timestamp", True), ("limit 5", True),
+])
+def test_whether_a_query_needs_the_message_text(text: str, needed: bool) -> None:
+    assert needs_message(parse(text)) is needed
