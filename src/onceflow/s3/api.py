@@ -17,6 +17,7 @@ from onceflow.registry import operation
 from onceflow.s3 import errors
 from onceflow.s3.listing import list_versions
 from onceflow.s3.multipart import Multipart
+from onceflow.s3.notify import Notifier, check_shape
 from onceflow.s3.service import (
     SYSTEM_HEADERS,
     S3Service,
@@ -88,9 +89,10 @@ def _version_out(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 class S3Api:
-    def __init__(self, service: S3Service, multipart: Multipart) -> None:
+    def __init__(self, service: S3Service, multipart: Multipart, notifier: Notifier) -> None:
         self.s3 = service
         self.mp = multipart
+        self.notifier = notifier
 
     # ------------------------------------------------------------------ buckets
     @operation("CreateBucket")
@@ -106,6 +108,7 @@ class S3Api:
     @operation("DeleteBucket")
     def delete_bucket(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.s3.delete_bucket(ctx.account, params["Bucket"])
+        self.notifier.forget(params["Bucket"])
 
     @operation("HeadBucket")
     def head_bucket(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +164,8 @@ class S3Api:
 
     @operation("PutObjectAcl")
     def put_object_acl(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
+        obj = self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
+        self.notifier.notify(ctx, params["Bucket"], "ObjectAcl:Put", params["Key"], obj)
 
     def _put_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> None:
         name, member, _, _ = CONFIGS[suffix]
@@ -179,7 +183,18 @@ class S3Api:
             keys = [t.get("Key") for t in tags]
             if len(set(keys)) != len(keys):
                 raise errors.invalid_argument("Cannot provide multiple Tags with the same key")
+        if name == "notification":
+            self._put_notification(ctx, params, value or {})
+            return
         self.s3.set_config(ctx.account, params["Bucket"], name, value if value is not None else {})
+
+    def _put_notification(self, ctx: RequestContext, params: dict[str, Any], config: dict[str, Any]) -> None:
+        row = self.s3.bucket(ctx.account, params["Bucket"])
+        check_shape(config)
+        if not params.get("SkipDestinationValidation"):
+            self.notifier.check_destinations(row, config)
+        self.s3.set_config(ctx.account, params["Bucket"], "notification", config)
+        self.notifier.configured(row, config, ctx.request_id)
 
     def _get_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> dict[str, Any]:
         name, _, out_member, absent = CONFIGS[suffix]
@@ -207,6 +222,7 @@ class S3Api:
                                  _fields(params), content_md5=params.get("ContentMD5"), claimed=_claimed(params),
                                  algorithm=params.get("ChecksumAlgorithm"), if_match=params.get("IfMatch"),
                                  if_none_match=params.get("IfNoneMatch"))
+        self.notifier.notify(ctx, params["Bucket"], "ObjectCreated:Put", params["Key"], obj)
         return {"ETag": quoted(obj["etag"]), **_checksum_out(obj["checksum"]), **_version_out(obj),
                 "Size": obj["size"]}
 
@@ -272,8 +288,16 @@ class S3Api:
 
     @operation("DeleteObject")
     def delete_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.s3.delete_object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"),
-                                     params.get("IfMatch"))
+        out = self.s3.delete_object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"),
+                                    params.get("IfMatch"))
+        self._deleted(ctx, params["Bucket"], params["Key"], params.get("VersionId"), out)
+        return out
+
+    def _deleted(self, ctx: RequestContext, bucket: str, key: str, version_id: str | None,
+                 out: dict[str, Any]) -> None:
+        marker = out.get("DeleteMarker") and not version_id
+        self.notifier.notify(ctx, bucket, "ObjectRemoved:DeleteMarkerCreated" if marker else "ObjectRemoved:Delete",
+                             key, version_id=out.get("VersionId"))
 
     @operation("DeleteObjects")
     def delete_objects(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -292,6 +316,7 @@ class S3Api:
                 failed.append({"Key": key, "Code": err.code, "Message": err.message,
                                **({"VersionId": item["VersionId"]} if item.get("VersionId") else {})})
                 continue
+            self._deleted(ctx, bucket, key, item.get("VersionId"), result)
             if quiet:
                 continue
             entry: dict[str, Any] = {"Key": key}
@@ -313,6 +338,7 @@ class S3Api:
     def copy_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         obj, src = self.s3.copy_object(ctx.account, params["Bucket"], params["Key"], params["CopySource"],
                                        _fields(params), params)
+        self.notifier.notify(ctx, params["Bucket"], "ObjectCreated:Copy", params["Key"], obj)
         out: dict[str, Any] = {"CopyObjectResult": {"ETag": quoted(obj["etag"]), "LastModified": when(obj["modified"]),
                                                     **_checksum_out(obj["checksum"])}, **_version_out(obj)}
         if src["version_id"] != "null":
@@ -325,6 +351,7 @@ class S3Api:
         if len(tags) > 10:
             raise ServiceError("BadRequest", "Object tags cannot be greater than 10", 400)
         version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), tags)
+        self.notifier.notify(ctx, params["Bucket"], "ObjectTagging:Put", params["Key"], version_id=version)
         return {"VersionId": version} if version != "null" else {}
 
     @operation("GetObjectTagging")
@@ -335,6 +362,7 @@ class S3Api:
     @operation("DeleteObjectTagging")
     def delete_object_tagging(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), {})
+        self.notifier.notify(ctx, params["Bucket"], "ObjectTagging:Delete", params["Key"], version_id=version)
         return {"VersionId": version} if version != "null" else {}
 
     @operation("GetObjectAttributes")
@@ -477,6 +505,7 @@ class S3Api:
         listed = (params.get("MultipartUpload") or {}).get("Parts") or []
         obj = self.mp.complete(ctx.account, params["Bucket"], params["Key"], params["UploadId"], listed,
                                params.get("IfNoneMatch"), params.get("IfMatch"))
+        self.notifier.notify(ctx, params["Bucket"], "ObjectCreated:CompleteMultipartUpload", params["Key"], obj)
         return {"Location": f"/{params['Bucket']}/{params['Key']}", "Bucket": params["Bucket"], "Key": params["Key"],
                 "ETag": quoted(obj["etag"]), **_checksum_out(obj["checksum"]), **_version_out(obj)}
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from onceflow.errors import ServiceError
+from onceflow.iam.resource_access import service_may
 from onceflow.sns.delivery import Deliverer
 from onceflow.sns.publish import Outgoing, Publisher
 from onceflow.sns.topics import Subscription, Topics
@@ -32,6 +34,16 @@ class SnsService:
         if not sub.confirmed and protocol in ("http", "https"):
             self.publisher.confirmation(self.topics.get(topic_arn), sub)
         return sub
+
+    def service_may_publish(self, arn: str, service: str, source_arn: str | None,
+                            source_account: str | None = None) -> bool | None:
+        """Whether the topic's policy lets an AWS service (S3, EventBridge) publish to it for an
+        event from `source_arn`; None when there is no such topic."""
+        try:
+            topic = self.topics.get(arn)
+        except ServiceError:
+            return None
+        return service_may(topic.attributes.get("Policy"), service, "sns:Publish", arn, source_arn, source_account)
 
     def publish(self, arn: str, p: dict[str, Any]) -> dict[str, Any]:
         topic = self.topics.get(arn)

@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.iam.resource_access import service_may
 from onceflow.longpoll import LongPoll, Waiters
 from onceflow.sqs import attributes as attrs
 from onceflow.sqs.errors import bad_parameter, invalid_value, sqs_error
@@ -67,6 +68,15 @@ class SqsService:
             raise sqs_error("QueueDoesNotExist", "The specified queue does not exist.")
         return self.messages.send(q, Outgoing(body, None, attributes, None, dedup_id, group_id),
                                   sender or q.account)
+
+    def service_may_send(self, arn: str, service: str, source_arn: str | None,
+                         source_account: str | None = None) -> bool | None:
+        """Whether the queue's policy lets an AWS service (S3, SNS, EventBridge) send to it for an
+        event from `source_arn`; None when there is no such queue."""
+        q = self.queues.by_arn(arn)
+        if q is None:
+            return None
+        return service_may(q.attributes.get("Policy"), service, "sqs:SendMessage", arn, source_arn, source_account)
 
     def peek(self, q: Queue, limit: int = 100) -> list[dict[str, Any]]:
         """The queue's messages as they stand, changing nothing (the console's view; not an AWS API)."""
