@@ -1,7 +1,8 @@
 """Queue and topic policies enforced for AWS services delivering: SNS reaches a subscribed queue,
 and an EventBridge rule a queue or topic target, only when the resource's policy lets that
 service principal in (for events from that topic or rule); otherwise the message is dropped
-(SNS: to the subscription's DLQ; EventBridge: a failed delivery, to the target's DLQ)."""
+(SNS: to the subscription's DLQ; EventBridge: a failed delivery, to the target's DLQ). A principal
+of another account gets in only through the policy too (AddPermission)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import time
 import uuid
 from collections.abc import Callable
 from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
 
 Aws = Callable[..., Any]
 
@@ -97,3 +101,30 @@ def test_an_eventbridge_rule_reaches_a_queue_or_topic_only_through_its_policy(aw
     put(2)
     assert [json.loads(m["Body"]) for m in bodies(aws, url, wait=10)] == [{"n": 2}]
     assert [json.loads(m["Body"]) for m in bodies(aws, fan_url, wait=10)] == [{"n": 2}]
+
+
+def test_another_account_sends_or_publishes_only_through_the_resource_policy(aws: Aws) -> None:
+    theirs = "111111111111"  # a 12-digit access key selects that account's root
+    their_sqs, their_sns = aws("sqs", access_key=theirs), aws("sns", access_key=theirs)
+    url, arn = queue(aws)
+    with pytest.raises(ClientError) as info:
+        their_sqs.send_message(QueueUrl=url, MessageBody="uninvited")
+    err = info.value.response
+    assert (err["Error"]["Code"], err["ResponseMetadata"]["HTTPStatusCode"]) == ("AccessDenied", 403)
+    assert err["Error"]["Message"] == (f"User: arn:aws:iam::{theirs}:root is not authorized to perform: "
+                                       f"sqs:sendmessage on resource: {arn} because no resource-based policy "
+                                       "allows the sqs:sendmessage action")
+    aws("sqs").add_permission(QueueUrl=url, Label="theirs", AWSAccountIds=[theirs], Actions=["SendMessage"])
+    their_sqs.send_message(QueueUrl=url, MessageBody="invited")
+    their_sqs.send_message_batch(QueueUrl=url, Entries=[{"Id": "1", "MessageBody": "batched"}])
+    with pytest.raises(ClientError) as info:  # SendMessage was granted, ReceiveMessage was not
+        their_sqs.receive_message(QueueUrl=url)
+    assert info.value.response["Error"]["Code"] == "AccessDenied"
+    assert sorted(m["Body"] for m in bodies(aws, url)) == ["batched", "invited"]
+
+    topic = aws("sns").create_topic(Name=uid("xacct"))["TopicArn"]
+    with pytest.raises(ClientError) as info:
+        their_sns.publish(TopicArn=topic, Message="uninvited")
+    assert info.value.response["Error"]["Code"] == "AuthorizationError"
+    aws("sns").add_permission(TopicArn=topic, Label="theirs", AWSAccountId=[theirs], ActionName=["Publish"])
+    assert their_sns.publish(TopicArn=topic, Message="invited")["MessageId"]

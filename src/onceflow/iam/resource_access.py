@@ -36,3 +36,18 @@ def service_may(policy_text: str | None, service: str, action: str, resource_arn
         context["aws:sourceowner"] = [source_account]  # SNS's older name for the same fact
     request = Request(action, resource_arn, context, principal=("Service", service))
     return evaluate([policy], request).allowed
+
+
+def principal_may(policy_text: str | None, principal_arn: str, action: str, resource_arn: str) -> bool:
+    """Whether `policy_text` lets a principal of another account (its IAM ARN: a user, a role
+    session's role, an account root) do `action` on `resource_arn`. Across accounts the resource
+    policy must grant (and the caller's own identity policies too, where onceflow evaluates them)."""
+    if not policy_text:
+        return False
+    try:
+        policy = stored(policy_text, "resource")
+    except MalformedPolicy:
+        return False
+    account = principal_arn.split(":")[4] if principal_arn.count(":") >= 5 else ""
+    context = {"aws:principalarn": [principal_arn], "aws:principalaccount": [account]}
+    return evaluate([policy], Request(action, resource_arn, context, principal=("AWS", principal_arn))).allowed
