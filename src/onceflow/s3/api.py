@@ -14,7 +14,7 @@ from urllib.parse import quote
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import errors
+from onceflow.s3 import acl, errors
 from onceflow.s3.listing import list_versions
 from onceflow.s3.multipart import Multipart
 from onceflow.s3.notify import Notifier, check_shape
@@ -101,6 +101,12 @@ class S3Api:
         configs: dict[str, Any] = {}
         if params.get("ObjectOwnership"):
             configs["ownership"] = {"Rules": [{"ObjectOwnership": params["ObjectOwnership"]}]}
+        grants = acl.requested(params, owner(ctx.account), BUCKET_CANNED)
+        if grants is not None:
+            if acl.ownership(configs) == "BucketOwnerEnforced" and not acl.owner_only(grants, owner(ctx.account)):
+                raise ServiceError("InvalidBucketAclWithObjectOwnership", "Bucket cannot have ACLs set with "
+                                   "ObjectOwnership's BucketOwnerEnforced setting", 400)
+            configs["acl"] = grants
         location = self.s3.create_bucket(ctx.account, ctx.region, params["Bucket"], config.get("LocationConstraint"),
                                          configs)
         return {"Location": location}
@@ -151,21 +157,41 @@ class S3Api:
     @operation("GetBucketAcl")
     def get_bucket_acl(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         row = self.s3.bucket(ctx.account, params["Bucket"])
-        return _acl(row["account"])
+        me = owner(row["account"])
+        return {"Owner": me, "Grants": row["configs"].get("acl") or acl.private(me)}
 
     @operation("PutBucketAcl")
     def put_bucket_acl(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.s3.bucket(ctx.account, params["Bucket"])  # accepted; onceflow grants by bucket owner only
+        row = self.s3.bucket(ctx.account, params["Bucket"])
+        me = owner(row["account"])
+        grants = _required(acl.requested(params, me, BUCKET_CANNED))
+        acl.check_writable(grants, me, row["configs"])
+        self.s3.set_config(ctx.account, params["Bucket"], "acl", grants)
 
     @operation("GetObjectAcl")
     def get_object_acl(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
-        return _acl(ctx.account)
+        obj = self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
+        me = owner(ctx.account)
+        return {"Owner": me, "Grants": acl.stored(obj.get("acl"), me)}
 
     @operation("PutObjectAcl")
-    def put_object_acl(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        obj = self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
+    def put_object_acl(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        row = self.s3.bucket(ctx.account, params["Bucket"])
+        me = owner(ctx.account)
+        grants = _required(acl.requested(params, me))
+        acl.check_writable(grants, me, row["configs"])
+        obj = self.s3.set_object_acl(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), grants)
         self.notifier.notify(ctx, params["Bucket"], "ObjectAcl:Put", params["Key"], obj)
+        return {}
+
+    def _with_acl(self, ctx: RequestContext, params: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+        """An object write's fields with the grants its ACL headers ask for (checked against the bucket)."""
+        me = owner(ctx.account)
+        grants = acl.requested(params, me)
+        if grants is not None:
+            acl.check_writable(grants, me, self.s3.bucket(ctx.account, params["Bucket"])["configs"])
+            fields["Grants"] = grants
+        return fields
 
     def _put_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> None:
         name, member, _, _ = CONFIGS[suffix]
@@ -219,7 +245,8 @@ class S3Api:
         if length is not None and length > 5 * 1024 ** 3:
             raise errors.entity_too_large(length, 5 * 1024 ** 3)
         obj = self.s3.put_object(ctx.account, params["Bucket"], params["Key"], params.get("Body", b""),
-                                 _fields(params), content_md5=params.get("ContentMD5"), claimed=_claimed(params),
+                                 self._with_acl(ctx, params, _fields(params)),
+                                 content_md5=params.get("ContentMD5"), claimed=_claimed(params),
                                  algorithm=params.get("ChecksumAlgorithm"), if_match=params.get("IfMatch"),
                                  if_none_match=params.get("IfNoneMatch"))
         self.notifier.notify(ctx, params["Bucket"], "ObjectCreated:Put", params["Key"], obj)
@@ -337,7 +364,7 @@ class S3Api:
     @operation("CopyObject")
     def copy_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         obj, src = self.s3.copy_object(ctx.account, params["Bucket"], params["Key"], params["CopySource"],
-                                       _fields(params), params)
+                                       self._with_acl(ctx, params, _fields(params)), params)
         self.notifier.notify(ctx, params["Bucket"], "ObjectCreated:Copy", params["Key"], obj)
         out: dict[str, Any] = {"CopyObjectResult": {"ETag": quoted(obj["etag"]), "LastModified": when(obj["modified"]),
                                                     **_checksum_out(obj["checksum"])}, **_version_out(obj)}
@@ -477,7 +504,8 @@ class S3Api:
     # ------------------------------------------------------------------ multipart uploads
     @operation("CreateMultipartUpload")
     def create_multipart_upload(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        upload_id = self.mp.create(ctx.account, params["Bucket"], params["Key"], _fields(params))
+        upload_id = self.mp.create(ctx.account, params["Bucket"], params["Key"],
+                                   self._with_acl(ctx, params, _fields(params)))
         out = {"Bucket": params["Bucket"], "Key": params["Key"], "UploadId": upload_id}
         if params.get("ChecksumAlgorithm"):
             out["ChecksumAlgorithm"] = params["ChecksumAlgorithm"]
@@ -572,9 +600,14 @@ def _install_configs() -> None:
 _install_configs()
 
 
-def _acl(account: str) -> dict[str, Any]:
-    me = owner(account)
-    return {"Owner": me, "Grants": [{"Grantee": {**me, "Type": "CanonicalUser"}, "Permission": "FULL_CONTROL"}]}
+BUCKET_CANNED = ("private", "public-read", "public-read-write", "authenticated-read", "log-delivery-write")
+
+
+def _required(grants: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    if grants is None:  # neither a canned ACL, grant headers nor a body
+        raise ServiceError("MissingSecurityHeader", "Your request was missing a required header", 400,
+                           extra={"MissingHeaderName": "x-amz-acl"})
+    return grants
 
 
 def _content(obj: dict[str, Any], encode: Callable[[str], str], account: str | None) -> dict[str, Any]:

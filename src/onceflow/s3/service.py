@@ -211,7 +211,7 @@ class S3Service:
             "bucket": bucket, "key": key, "version_id": NULL, "latest": 1, "delete_marker": 0,
             "size": written.size, "etag": md5.hexdigest() if hasattr(md5, "hexdigest") else md5,
             "modified": time.time(), "headers": headers, "metadata": fields.get("Metadata") or {},
-            "checksum": {}, "tags": fields.get("Tags") or {}, "parts": [],
+            "checksum": {}, "tags": fields.get("Tags") or {}, "parts": [], "acl": _acl_text(fields),
             "inline": written.inline, "segments": [[written.blob_id, written.size]] if written.blob_id else [],
         }
 
@@ -269,7 +269,7 @@ class S3Service:
         written = self.blobs.copy(src["segments"], src["inline"])
         obj = dict(src)
         obj.update({"bucket": bucket, "key": key, "latest": 1, "delete_marker": 0, "modified": time.time(),
-                    "inline": written.inline,
+                    "inline": written.inline, "acl": _acl_text(fields),  # a copy is private unless it asks
                     "segments": [[written.blob_id, written.size]] if written.blob_id else []})
         if directive == "REPLACE":
             headers = {k: _jsonable(fields[k]) for k in SYSTEM_HEADERS if fields.get(k) is not None}
@@ -378,6 +378,13 @@ class S3Service:
             store.set_tags(conn, bucket, key, obj["version_id"], tags or {})
         return str(obj["version_id"])
 
+    def set_object_acl(self, account: str, bucket: str, key: str, version_id: str | None,
+                       grants: list[dict[str, Any]]) -> dict[str, Any]:
+        obj = self.object(account, bucket, key, version_id)
+        with self.db.transaction() as conn:
+            store.set_acl(conn, bucket, key, obj["version_id"], json.dumps(grants))
+        return obj
+
     # ------------------------------------------------------------------ listing
     def list_objects(self, account: str, bucket: str, prefix: str = "", delimiter: str = "", after: str = "",
                      limit: int = 1000) -> tuple[list[dict[str, Any]], list[str], bool, str]:
@@ -478,6 +485,11 @@ def _checksum_record(digests: dict[str, Any], algorithm: str | None, claimed: di
     if record:
         record["type"] = "FULL_OBJECT"
     return record
+
+
+def _acl_text(fields: dict[str, Any]) -> str:
+    """The ACL column of a new version: the grants its request asked for, '' for private."""
+    return json.dumps(fields["Grants"]) if fields.get("Grants") else ""
 
 
 def _jsonable(value: Any) -> Any:
