@@ -30,4 +30,5 @@ def setup(stack: Stack) -> None:
     stack.resource_resolvers["s3"] = resolve_resources
     stack.on_reset.append(service.reset)
     stack.on_reset.append(notifier.forget)
+    stack.on_start.append(notifier.wake)  # events a stop or crash left in the outbox are delivered now
     stack.on_shutdown.append(notifier.stop)

@@ -11,7 +11,16 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums, errors, store
-from onceflow.s3.service import NULL, SYSTEM_HEADERS, S3Service, _acl_text, _jsonable, parse_copy_source, parse_range
+from onceflow.s3.service import (
+    NULL,
+    SYSTEM_HEADERS,
+    Hook,
+    S3Service,
+    _acl_text,
+    _jsonable,
+    parse_copy_source,
+    parse_range,
+)
 
 MIN_PART = 5 * 1024 * 1024
 MAX_PARTS = 10000
@@ -87,7 +96,8 @@ class Multipart:
         return part
 
     def complete(self, account: str, bucket: str, key: str, upload_id: str, listed: list[dict[str, Any]],
-                 if_none_match: str | None = None, if_match: str | None = None) -> dict[str, Any]:
+                 if_none_match: str | None = None, if_match: str | None = None,
+                 hook: Hook | None = None) -> dict[str, Any]:
         bucket_row = self.s3.bucket(account, bucket)
         upload = self.upload(account, bucket, key, upload_id)
         if not listed:
@@ -128,7 +138,8 @@ class Multipart:
         with self.db.transaction() as conn:
             if store.get_upload(conn, upload_id) is None:
                 raise errors.no_such_upload(upload_id)
-            self.s3._commit_object(bucket_row, obj, None, conditions=(if_match, if_none_match), unreferenced=unused)
+            self.s3._commit_object(bucket_row, obj, None, conditions=(if_match, if_none_match), unreferenced=unused,
+                                   hook=hook, event="ObjectCreated:CompleteMultipartUpload")
             conn.execute("DELETE FROM s3_parts WHERE upload_id = ?", (upload_id,))
             conn.execute("DELETE FROM s3_uploads WHERE upload_id = ?", (upload_id,))
         self.blobs.delete(unused)

@@ -2,23 +2,24 @@
 messages AWS sends (the `Records` event, s3:TestEvent, EventBridge's "Object Created"...), the
 checks PutBucketNotificationConfiguration makes, and the thread that delivers.
 
-Deliveries are made after the write committed, from one thread of their own (in order, never
-inside the writers' lock, never holding up the request that caused them). S3 reaches SQS, SNS and
+An event is a row of an outbox (s3_notify_outbox) written inside the transaction of the change it
+reports, so it exists exactly when that change commits and survives kill -9. One thread of its own
+delivers the rows in order after the commit (never inside the writers' lock, never holding up the
+request) and deletes each once made: at least once, as AWS promises. S3 reaches SQS, SNS and
 Lambda as the service principal `s3.amazonaws.com`, so the destination's resource policy must let
 it (iam/resource_access.py for queues and topics, Lambda's `may_invoke`); a delivery the policy
-refuses is dropped and logged, as AWS drops it. Like AWS's, delivery is at most once here: events
-queued in memory when the server stops are lost (AWS promises at least once; it rarely matters for
-a local stack, and it keeps the write path free of an outbox row per event).
+refuses is dropped and logged, as AWS drops it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import queue
+import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote_plus
@@ -27,6 +28,7 @@ from onceflow import internal
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import errors
+from onceflow.s3.service import Hook
 from onceflow.stack import Stack
 from onceflow.store.db import Database
 
@@ -43,6 +45,11 @@ REASONS = {"ObjectCreated:Put": "PutObject", "ObjectCreated:Copy": "CopyObject",
            "ObjectCreated:CompleteMultipartUpload": "CompleteMultipartUpload",
            "ObjectRemoved:Delete": "DeleteObject", "ObjectRemoved:DeleteMarkerCreated": "DeleteObject"}
 UNVALIDATED = "Unable to validate the following destination configurations"
+IDLE_WAIT_S = 30.0  # a commit that adds jobs wakes the thread; this only bounds a missed wake-up
+
+
+def _enqueue(conn: sqlite3.Connection, job: dict[str, Any]) -> None:
+    conn.execute("INSERT INTO s3_notify_outbox (job) VALUES (?)", (json.dumps(job, separators=(",", ":")),))
 
 
 @dataclass(frozen=True)
@@ -192,7 +199,8 @@ class Notifier:
         self._configs: dict[str, dict[str, Any] | None] = {}
         self._generation = 0  # bumped by forget(): a read that raced a change is not cached
         self._lock = threading.Lock()
-        self._jobs: queue.SimpleQueue[tuple[str, Any] | None] = queue.SimpleQueue()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ configurations
@@ -266,59 +274,95 @@ class Notifier:
         """After a new configuration is stored: the s3:TestEvent to each queue and topic."""
         self.forget(bucket_row["name"])
         body = test_event(bucket_row["name"], request_id)
-        for member, arn_member, kind in KINDS[:2]:
-            for conf in config.get(member) or []:
-                self._submit(("send", (kind, conf.get(arn_member, ""), body, bucket_row["name"],
-                                       bucket_row["account"])))
+        jobs = [{"kind": "send", "args": [kind, conf.get(arn_member, ""), body, bucket_row["name"],
+                                          bucket_row["account"]]}
+                for member, arn_member, kind in KINDS[:2] for conf in config.get(member) or []]
+        if jobs:
+            with self.db.transaction() as conn:
+                for job in jobs:
+                    _enqueue(conn, job)
+            self.wake()
 
-    def notify(self, ctx: RequestContext, bucket: str, event: str, key: str, obj: dict[str, Any] | None = None,
-               version_id: str | None = None) -> None:
-        """An object event that committed: queue its deliveries (nothing when the bucket has no configuration)."""
+    def hook(self, ctx: RequestContext, bucket: str, key: str) -> Hook | None:
+        """What an object write runs inside its transaction to record the event's deliveries in the
+        outbox (so they happen exactly when it commits, and survive a crash); None when the bucket
+        has no configuration (the common case costs a dict lookup)."""
         facts = self.cached(bucket)
         if facts is None:
-            return
+            return None
         config = facts["config"]
-        targets = matching(config, event, key)
         bridge = "EventBridgeConfiguration" in config
-        if targets or bridge:
-            self._submit(("event", (change(ctx, facts, event, key, obj, version_id), targets, bridge)))
+
+        def record(conn: sqlite3.Connection, event: str, obj: dict[str, Any]) -> None:
+            targets = matching(config, event, key)
+            if targets or bridge:
+                c = change(ctx, facts, event, key, obj)
+                _enqueue(conn, {"kind": "event", "change": asdict(c), "targets": targets, "bridge": bridge})
+
+        return record
 
     # ------------------------------------------------------------------ the delivery thread
-    def _submit(self, job: tuple[str, Any]) -> None:
+    def wake(self) -> None:
+        """After a commit that may have added jobs: the thread looks at the outbox."""
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
+                self._stop.clear()
                 self._thread = threading.Thread(target=self._run, name="onceflow-s3-notify", daemon=True)
                 self._thread.start()
-        self._jobs.put(job)
+        self._wake.set()
 
     def stop(self) -> None:
         with self._lock:
             thread, self._thread = self._thread, None
+        self._stop.set()
+        self._wake.set()
         if thread is not None:
-            self._jobs.put(None)
             thread.join(5)
 
     def _run(self) -> None:
-        while (job := self._jobs.get()) is not None:
+        while not self._stop.is_set():
+            self._wake.clear()
             try:
-                kind, args = job
-                if kind == "send":
-                    self._send(*args)
-                else:
-                    self._deliver(*args)
+                while self._drain() and not self._stop.is_set():
+                    pass
             except Exception:
                 log.exception("s3 notification delivery failed")
+            self._wake.wait(IDLE_WAIT_S)
 
-    def _deliver(self, c: Change, targets: list[tuple[str, str, str]], bridge: bool) -> None:
+    def _drain(self) -> bool:
+        """Deliver a batch of the outbox, oldest first, each row deleted once made; False when empty."""
+        rows = self.db.query("SELECT id, job FROM s3_notify_outbox ORDER BY id LIMIT 100")
+        for row_id, text in rows:
+            job = json.loads(text)
+            try:
+                if job["kind"] == "send":
+                    self._send(*job["args"])
+                    emit = None
+                else:
+                    emit = self._deliver(Change(**job["change"]), [tuple(t) for t in job["targets"]], job["bridge"])
+            except Exception:
+                log.exception("s3 notification %s failed", row_id)
+                emit = None
+            with self.db.transaction() as conn:
+                if emit is not None:
+                    emit(conn)  # EventBridge's own outbox row, in the transaction that retires ours
+                conn.execute("DELETE FROM s3_notify_outbox WHERE id = ?", (row_id,))
+        return bool(rows)
+
+    def _deliver(self, c: Change, targets: list[tuple[str, str, str]],
+                 bridge: bool) -> Callable[[sqlite3.Connection], None] | None:
         for kind, arn, config_id in targets:
             self._send(kind, arn, json.dumps(record_event(c, config_id)), c.bucket, c.account)
-        if bridge:
-            events = self.stack.services.get("events")
-            made = eventbridge_event(c)
-            if events is not None and made is not None:
-                with self.db.transaction() as conn:
-                    events.emit(conn, (c.account, c.region), "aws.s3", made[0], made[1],
-                                [f"arn:aws:s3:::{c.bucket}"], now=c.at)
+        events = self.stack.services.get("events") if bridge else None
+        made = eventbridge_event(c) if events is not None else None
+        if events is None or made is None:
+            return None
+
+        def emit(conn: sqlite3.Connection) -> None:
+            events.emit(conn, (c.account, c.region), "aws.s3", made[0], made[1], [f"arn:aws:s3:::{c.bucket}"],
+                        now=c.at)
+
+        return emit
 
     def _send(self, kind: str, arn: str, body: str, bucket: str, account: str) -> None:
         source = f"arn:aws:s3:::{bucket}"

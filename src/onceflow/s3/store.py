@@ -68,6 +68,8 @@ MIGRATIONS = [
     ),
     # An object version's ACL grants (JSON), '' for the default private ACL (acl.py).
     ("s3-0002", "ALTER TABLE s3_objects ADD COLUMN acl TEXT NOT NULL DEFAULT ''"),
+    # Event notifications to deliver (notify.py): written in the change's own transaction, deleted once sent.
+    ("s3-0003", "CREATE TABLE s3_notify_outbox (id INTEGER PRIMARY KEY, job TEXT NOT NULL)"),
 ]
 
 TOP = "\U0010ffff"  # above every character: `key < prefix + TOP` bounds a prefix range
