@@ -330,23 +330,26 @@ class Notifier:
             self._wake.wait(IDLE_WAIT_S)
 
     def _drain(self) -> bool:
-        """Deliver a batch of the outbox, oldest first, each row deleted once made; False when empty."""
-        rows = self.db.query("SELECT id, job FROM s3_notify_outbox ORDER BY id LIMIT 100")
+        """Deliver a batch of the outbox, oldest first, then retire the batch in one transaction (a
+        crash in between delivers the batch again: at least once); False when the outbox is empty."""
+        rows = self.db.query("SELECT id, job FROM s3_notify_outbox ORDER BY id LIMIT 50")
+        emits = []
         for row_id, text in rows:
             job = json.loads(text)
             try:
                 if job["kind"] == "send":
                     self._send(*job["args"])
-                    emit = None
                 else:
                     emit = self._deliver(Change(**job["change"]), [tuple(t) for t in job["targets"]], job["bridge"])
-            except Exception:
+                    if emit is not None:
+                        emits.append(emit)
+            except Exception:  # a bug must not wedge the outbox: logged, and the row retired
                 log.exception("s3 notification %s failed", row_id)
-                emit = None
+        if rows:
             with self.db.transaction() as conn:
-                if emit is not None:
-                    emit(conn)  # EventBridge's own outbox row, in the transaction that retires ours
-                conn.execute("DELETE FROM s3_notify_outbox WHERE id = ?", (row_id,))
+                for emit in emits:
+                    emit(conn)  # EventBridge's own outbox rows, in the transaction that retires ours
+                conn.executemany("DELETE FROM s3_notify_outbox WHERE id = ?", [(r[0],) for r in rows])
         return bool(rows)
 
     def _deliver(self, c: Change, targets: list[tuple[str, str, str]],
