@@ -45,6 +45,18 @@ REASONS = {"ObjectCreated:Put": "PutObject", "ObjectCreated:Copy": "CopyObject",
            "ObjectCreated:CompleteMultipartUpload": "CompleteMultipartUpload",
            "ObjectRemoved:Delete": "DeleteObject", "ObjectRemoved:DeleteMarkerCreated": "DeleteObject"}
 UNVALIDATED = "Unable to validate the following destination configurations"
+# The S3 model's Event enum (what a configuration may name; only some of them happen here).
+EVENTS = frozenset({
+    "s3:ReducedRedundancyLostObject", "s3:ObjectCreated:*", "s3:ObjectCreated:Put", "s3:ObjectCreated:Post",
+    "s3:ObjectCreated:Copy", "s3:ObjectCreated:CompleteMultipartUpload", "s3:ObjectRemoved:*",
+    "s3:ObjectRemoved:Delete", "s3:ObjectRemoved:DeleteMarkerCreated", "s3:ObjectRestore:*",
+    "s3:ObjectRestore:Post", "s3:ObjectRestore:Completed", "s3:ObjectRestore:Delete", "s3:Replication:*",
+    "s3:Replication:OperationFailedReplication", "s3:Replication:OperationNotTracked",
+    "s3:Replication:OperationMissedThreshold", "s3:Replication:OperationReplicatedAfterThreshold",
+    "s3:LifecycleTransition", "s3:IntelligentTiering", "s3:ObjectAcl:Put", "s3:LifecycleExpiration:*",
+    "s3:LifecycleExpiration:Delete", "s3:LifecycleExpiration:DeleteMarkerCreated", "s3:ObjectTagging:*",
+    "s3:ObjectTagging:Put", "s3:ObjectTagging:Delete", "s3:ObjectAnnotation:*", "s3:ObjectAnnotation:Put",
+    "s3:ObjectAnnotation:Delete", "s3:ObjectRetention:Put"})
 IDLE_WAIT_S = 30.0  # a commit that adds jobs wakes the thread; this only bounds a missed wake-up
 
 
@@ -177,8 +189,17 @@ def check_shape(config: dict[str, Any]) -> None:
     """Filter rules and overlapping configurations, as S3 refuses them."""
     confs = [c for member, _, _ in KINDS for c in config.get(member) or []]
     for conf in confs:
+        if not conf.get("Events"):
+            raise errors.malformed_xml()
+        for event in conf["Events"]:
+            if event not in EVENTS:
+                raise errors.invalid_argument("The event is not supported for notifications", "Event", event)
         rules = ((conf.get("Filter") or {}).get("Key") or {}).get("FilterRules") or []
         names = [str(r.get("Name", "")).lower() for r in rules]
+        for rule, name in zip(rules, names, strict=True):
+            if name not in ("prefix", "suffix"):
+                raise errors.invalid_argument("filter rule name must be either prefix or suffix", "FilterRule.Name",
+                                              str(rule.get("Name", "")))
         for name in ("prefix", "suffix"):
             if names.count(name) > 1:
                 raise errors.invalid_argument(f"Cannot specify more than one {name} rule in a filter.",

@@ -58,3 +58,22 @@ def test_records_url_encode_the_key_and_eventbridge_does_not() -> None:
     detail_type, detail = made
     assert detail_type == "Object Deleted" and detail["object"]["key"] == "dir/a b+c=d.txt"
     assert (detail["reason"], detail["deletion-type"]) == ("DeleteObject", "Delete Marker Created")
+
+
+@pytest.mark.parametrize(("config", "code", "message"), [
+    ({"QueueConfigurations": [conf("q", ["s3:Bogus"])]}, "InvalidArgument",
+     "The event is not supported for notifications"),
+    ({"QueueConfigurations": [{**conf("q", ["s3:ObjectCreated:*"]),
+                               "Filter": {"Key": {"FilterRules": [{"Name": "middle", "Value": "x"}]}}}]},
+     "InvalidArgument", "filter rule name must be either prefix or suffix"),
+    ({"QueueConfigurations": [{**conf("q", ["s3:ObjectCreated:*"]), "Filter": {"Key": {"FilterRules": [
+        {"Name": "prefix", "Value": "a"}, {"Name": "prefix", "Value": "b"}]}}}]},
+     "InvalidArgument", "Cannot specify more than one prefix rule in a filter."),
+    ({"QueueConfigurations": [conf("q", [])]}, "MalformedXML", None),
+])
+def test_bad_configurations_get_s3s_errors(config: dict[str, Any], code: str, message: str | None) -> None:
+    with pytest.raises(ServiceError) as info:
+        check_shape(config)
+    assert info.value.code == code
+    if message is not None:
+        assert info.value.message == message
