@@ -27,7 +27,7 @@ from urllib.parse import quote_plus
 from onceflow import internal
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import errors
+from onceflow.s3 import errors, store
 from onceflow.s3.service import Hook
 from onceflow.stack import Stack
 from onceflow.store.db import Database
@@ -239,8 +239,6 @@ class Notifier:
             if bucket in self._configs:
                 return self._configs[bucket]
             generation = self._generation
-        from onceflow.s3 import store
-
         row = self.db.read(lambda c: store.get_bucket(c, bucket))
         facts = None
         if row is not None and row["configs"].get("notification"):
