@@ -363,6 +363,12 @@ def served(aws: Callable[..., Any], service: str) -> bool:
     return True
 
 
+def let_in(aws: Callable[..., Any], service: str, url: str, arn: str) -> None:
+    """The queue policy AWS needs before `service` may send to a queue."""
+    aws("sqs").set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps({"Statement": [{
+        "Effect": "Allow", "Principal": {"Service": service}, "Action": "sqs:SendMessage", "Resource": arn}]})})
+
+
 def test_an_sqs_target_and_a_dead_letter_queue(aws: Callable[..., Any]) -> None:
     if not served(aws, "sqs"):
         pytest.skip("this server does not serve SQS yet (another part of issue 19): the SQS target is untested")
@@ -371,6 +377,8 @@ def test_an_sqs_target_and_a_dead_letter_queue(aws: Callable[..., Any]) -> None:
     dlq = sqs.create_queue(QueueName=uid("evdlq"))["QueueUrl"]
     q_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    let_in(aws, "events.amazonaws.com", queue, q_arn)
+    let_in(aws, "events.amazonaws.com", dlq, dlq_arn)
     missing_fn = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:{uid('none')}"
     source = uid("com.shop")
     rule(aws, {"source": [source]}, [
@@ -394,6 +402,10 @@ def test_an_sns_target(aws: Callable[..., Any]) -> None:
     queue = sqs.create_queue(QueueName=uid("evsnsq"))["QueueUrl"]
     q_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     topic = sns.create_topic(Name=uid("evtopic"))["TopicArn"]
+    let_in(aws, "sns.amazonaws.com", queue, q_arn)
+    sns.set_topic_attributes(TopicArn=topic, AttributeName="Policy", AttributeValue=json.dumps({"Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "events.amazonaws.com"}, "Action": "sns:Publish",
+        "Resource": topic}]}))
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=q_arn, Attributes={"RawMessageDelivery": "true"})
     source = uid("com.shop")
     rule(aws, {"source": [source]}, [{"Id": "t", "Arn": topic, "InputPath": "$.detail"}])

@@ -257,6 +257,9 @@ def test_bisect_isolates_a_poison_record_and_publishes_it_to_an_sns_topic(aws: C
     sink_url, sink_arn = _queue(aws)
     sns = aws("sns")
     topic = sns.create_topic(Name=_name("esm-topic"))["TopicArn"]
+    aws("sqs").set_queue_attributes(QueueUrl=sink_url, Attributes={"Policy": json.dumps({"Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage",
+        "Resource": sink_arn}]})})  # SNS may send only where the queue's policy lets it, as on AWS
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=sink_arn, Attributes={"RawMessageDelivery": "true"})
     aws("lambda").create_event_source_mapping(
         EventSourceArn=stream, FunctionName=function, StartingPosition="TRIM_HORIZON", BatchSize=10,

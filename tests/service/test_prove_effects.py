@@ -125,6 +125,9 @@ def test_a_topic_is_judged_by_the_queue_its_publishes_reach(lab_server: ServerPr
     queue_url = aws("sqs").create_queue(QueueName="pe-sns-inbox")["QueueUrl"]
     queue_arn = aws("sqs").get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"][
         "QueueArn"]
+    aws("sqs").set_queue_attributes(QueueUrl=queue_url, Attributes={"Policy": json.dumps({"Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage",
+        "Resource": queue_arn}]})})  # SNS may send only where the queue's policy lets it, as on AWS
     aws("sns").subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
     lab = orders_lab(lab_server.url, "pe-sns", "announce", retrying_template())
     allow_worker(lab_server.url, "pe-sns", ["sns:CreateTopic", "sns:Publish"])

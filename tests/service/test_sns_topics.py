@@ -30,7 +30,11 @@ def sqs(aws: Any) -> Any:
 def make_queue(sqs: Any, fifo: bool = False) -> tuple[str, str]:
     attrs = {"FifoQueue": "true"} if fifo else {}
     url = sqs.create_queue(QueueName=name("q") + (".fifo" if fifo else ""), Attributes=attrs)["QueueUrl"]
-    return url, sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps({"Statement": [{  # as on AWS: SNS may send
+        "Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage",
+        "Resource": arn}]})})
+    return url, arn
 
 
 def bodies(sqs: Any, url: str) -> list[str]:

@@ -87,6 +87,9 @@ def test_sns_publish_and_sdk_calls(aws: Callable[..., Any], role_arn: str) -> No
     url = sqs.create_queue(QueueName=name)["QueueUrl"]
     qarn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     topic = sns.create_topic(Name=name)["TopicArn"]
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps({"Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage",
+        "Resource": qarn}]})})  # SNS may send only where the queue's policy lets it, as on AWS
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=qarn, Attributes={"RawMessageDelivery": "true"})
     arn = start(sfn, role_arn, {
         "Publish": {"Type": "Task", "Resource": "arn:aws:states:::sns:publish",

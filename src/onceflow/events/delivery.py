@@ -201,7 +201,8 @@ class Dispatcher:
             send_to_queue(self.stack, service_principal(job["account"], job.get("principal_service",
                                                                                 "events.amazonaws.com")),
                           dlq, json.dumps(job["event"], separators=(",", ":")),
-                          attributes={k: {"DataType": "String", "StringValue": v} for k, v in attributes.items() if v})
+                          attributes={k: {"DataType": "String", "StringValue": v} for k, v in attributes.items() if v},
+                          source_arn=job.get("rule_arn"))
             return True
         except DeliveryFailure as e:
             log.warning("dead-letter queue %s refused event %s: %s", dlq, job["event"].get("id"), e)

@@ -130,8 +130,11 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
         # A FIFO queue deduplicates by the event's id, as AWS does for EventBridge targets.
         dedup = job["event"].get("id") if arn.endswith(".fifo") else None
         return send_to_queue(stack, direct, arn, body,
-                             (target.get("SqsParameters") or {}).get("MessageGroupId"), dedup_id=dedup)
+                             (target.get("SqsParameters") or {}).get("MessageGroupId"), dedup_id=dedup,
+                             source_arn=job.get("rule_arn"))
     if parsed.kind == "sns":
+        if direct.kind == "service" and job.get("rule_arn"):
+            _policy_lets(stack, "sns", "service_may_publish", direct, arn, job["rule_arn"])
         return _call(stack, direct, "sns", "Publish",
                      {"TopicArn": arn, "Message": body}, region)
     if parsed.kind == "events":
@@ -196,12 +199,25 @@ def _bus_event(job: dict[str, Any], target: dict[str, Any], body: str) -> dict[s
             "source": params.get("Source", "aws.scheduler"), "detail": detail if isinstance(detail, dict) else {}}
 
 
+def _policy_lets(stack: Stack, service: str, check: str, principal: Principal, arn: str, source_arn: str) -> None:
+    """A rule reaches a queue or topic as events.amazonaws.com: only when the resource's policy lets
+    it (for events from this rule); AWS counts a refused delivery as failed (retries, then the DLQ)."""
+    allowed = getattr(stack.services[service], check)(arn, principal.arn, source_arn, principal.account)
+    if allowed is False:
+        raise DeliveryFailure("AccessDenied", f"the resource policy of {arn} does not allow {principal.arn} to "
+                              f"deliver events from {source_arn}", False)
+
+
 def send_to_queue(stack: Stack, principal: Principal, queue_arn: str, body: str, group_id: str | None = None,
-                  attributes: dict[str, Any] | None = None, dedup_id: str | None = None) -> dict[str, Any]:
+                  attributes: dict[str, Any] | None = None, dedup_id: str | None = None,
+                  source_arn: str | None = None) -> dict[str, Any]:
+    """Send as `principal`; a service principal sending for `source_arn` (a rule) needs the queue policy."""
     parsed = parse_target_arn(queue_arn)
     if parsed is None or parsed.kind != "sqs":
         raise DeliveryFailure("InvalidArn", f"{queue_arn} is not a queue ARN", False)
     _served(stack, "sqs", "SendMessage")
+    if principal.kind == "service" and source_arn:
+        _policy_lets(stack, "sqs", "service_may_send", principal, queue_arn, source_arn)
     url = _call(stack, principal, "sqs", "GetQueueUrl",
                 {"QueueName": parsed.resource, "QueueOwnerAWSAccountId": parsed.account}, parsed.region)["QueueUrl"]
     params: dict[str, Any] = {"QueueUrl": url, "MessageBody": body}

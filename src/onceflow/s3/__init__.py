@@ -7,6 +7,7 @@ import logging
 from onceflow.s3.api import S3Api, resolve_resources
 from onceflow.s3.blobs import BlobStore
 from onceflow.s3.multipart import Multipart
+from onceflow.s3.notify import Notifier
 from onceflow.s3.service import S3Service
 from onceflow.s3.store import MIGRATIONS
 from onceflow.stack import Stack
@@ -23,7 +24,11 @@ def setup(stack: Stack) -> None:
     removed = service.sweep()  # files a crash left between their write and their commit
     if removed:
         log.info("s3: removed %d unreferenced body files", removed)
-    stack.registry.add_api("s3", S3Api(service, Multipart(service)))
+    notifier = Notifier(stack, stack.db)
+    stack.registry.add_api("s3", S3Api(service, Multipart(service), notifier))
     stack.services["s3"] = service
     stack.resource_resolvers["s3"] = resolve_resources
     stack.on_reset.append(service.reset)
+    stack.on_reset.append(notifier.forget)
+    stack.on_start.append(notifier.wake)  # events a stop or crash left in the outbox are delivered now
+    stack.on_shutdown.append(notifier.stop)

@@ -14,11 +14,13 @@ from urllib.parse import quote
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import errors
+from onceflow.s3 import acl, errors
 from onceflow.s3.listing import list_versions
 from onceflow.s3.multipart import Multipart
+from onceflow.s3.notify import Notifier, check_shape
 from onceflow.s3.service import (
     SYSTEM_HEADERS,
+    Hook,
     S3Service,
     check_read_conditions,
     owner,
@@ -88,9 +90,10 @@ def _version_out(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 class S3Api:
-    def __init__(self, service: S3Service, multipart: Multipart) -> None:
+    def __init__(self, service: S3Service, multipart: Multipart, notifier: Notifier) -> None:
         self.s3 = service
         self.mp = multipart
+        self.notifier = notifier
 
     # ------------------------------------------------------------------ buckets
     @operation("CreateBucket")
@@ -99,6 +102,12 @@ class S3Api:
         configs: dict[str, Any] = {}
         if params.get("ObjectOwnership"):
             configs["ownership"] = {"Rules": [{"ObjectOwnership": params["ObjectOwnership"]}]}
+        grants = acl.requested(params, owner(ctx.account), BUCKET_CANNED)
+        if grants is not None:
+            if acl.ownership(configs) == "BucketOwnerEnforced" and not acl.owner_only(grants, owner(ctx.account)):
+                raise ServiceError("InvalidBucketAclWithObjectOwnership", "Bucket cannot have ACLs set with "
+                                   "ObjectOwnership's BucketOwnerEnforced setting", 400)
+            configs["acl"] = grants
         location = self.s3.create_bucket(ctx.account, ctx.region, params["Bucket"], config.get("LocationConstraint"),
                                          configs)
         return {"Location": location}
@@ -106,6 +115,7 @@ class S3Api:
     @operation("DeleteBucket")
     def delete_bucket(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.s3.delete_bucket(ctx.account, params["Bucket"])
+        self.notifier.forget(params["Bucket"])
 
     @operation("HeadBucket")
     def head_bucket(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -148,20 +158,47 @@ class S3Api:
     @operation("GetBucketAcl")
     def get_bucket_acl(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         row = self.s3.bucket(ctx.account, params["Bucket"])
-        return _acl(row["account"])
+        me = owner(row["account"])
+        return {"Owner": me, "Grants": row["configs"].get("acl") or acl.private(me)}
 
     @operation("PutBucketAcl")
     def put_bucket_acl(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.s3.bucket(ctx.account, params["Bucket"])  # accepted; onceflow grants by bucket owner only
+        row = self.s3.bucket(ctx.account, params["Bucket"])
+        me = owner(row["account"])
+        grants = _required(acl.requested(params, me, BUCKET_CANNED))
+        acl.check_writable(grants, me, row["configs"])
+        self.s3.set_config(ctx.account, params["Bucket"], "acl", grants)
 
     @operation("GetObjectAcl")
     def get_object_acl(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
-        return _acl(ctx.account)
+        obj = self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
+        me = owner(ctx.account)
+        return {"Owner": me, "Grants": acl.stored(obj.get("acl"), me)}
 
     @operation("PutObjectAcl")
-    def put_object_acl(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.s3.object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"))
+    def put_object_acl(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        row = self.s3.bucket(ctx.account, params["Bucket"])
+        me = owner(ctx.account)
+        grants = _required(acl.requested(params, me))
+        acl.check_writable(grants, me, row["configs"])
+        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
+        self.s3.set_object_acl(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), grants, hook)
+        self._woken(hook)
+        return {}
+
+    def _woken(self, hook: Hook | None) -> None:
+        """After a write that ran a notification hook has committed: the delivery thread looks."""
+        if hook is not None:
+            self.notifier.wake()
+
+    def _with_acl(self, ctx: RequestContext, params: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+        """An object write's fields with the grants its ACL headers ask for (checked against the bucket)."""
+        me = owner(ctx.account)
+        grants = acl.requested(params, me)
+        if grants is not None:
+            acl.check_writable(grants, me, self.s3.bucket(ctx.account, params["Bucket"])["configs"])
+            fields["Grants"] = grants
+        return fields
 
     def _put_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> None:
         name, member, _, _ = CONFIGS[suffix]
@@ -179,7 +216,18 @@ class S3Api:
             keys = [t.get("Key") for t in tags]
             if len(set(keys)) != len(keys):
                 raise errors.invalid_argument("Cannot provide multiple Tags with the same key")
+        if name == "notification":
+            self._put_notification(ctx, params, value or {})
+            return
         self.s3.set_config(ctx.account, params["Bucket"], name, value if value is not None else {})
+
+    def _put_notification(self, ctx: RequestContext, params: dict[str, Any], config: dict[str, Any]) -> None:
+        row = self.s3.bucket(ctx.account, params["Bucket"])
+        check_shape(config)
+        if not params.get("SkipDestinationValidation"):
+            self.notifier.check_destinations(row, config)
+        self.s3.set_config(ctx.account, params["Bucket"], "notification", config)
+        self.notifier.configured(row, config, ctx.request_id)
 
     def _get_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> dict[str, Any]:
         name, _, out_member, absent = CONFIGS[suffix]
@@ -203,10 +251,13 @@ class S3Api:
         length = params.get("ContentLength")
         if length is not None and length > 5 * 1024 ** 3:
             raise errors.entity_too_large(length, 5 * 1024 ** 3)
+        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         obj = self.s3.put_object(ctx.account, params["Bucket"], params["Key"], params.get("Body", b""),
-                                 _fields(params), content_md5=params.get("ContentMD5"), claimed=_claimed(params),
+                                 self._with_acl(ctx, params, _fields(params)),
+                                 content_md5=params.get("ContentMD5"), claimed=_claimed(params),
                                  algorithm=params.get("ChecksumAlgorithm"), if_match=params.get("IfMatch"),
-                                 if_none_match=params.get("IfNoneMatch"))
+                                 if_none_match=params.get("IfNoneMatch"), hook=hook)
+        self._woken(hook)
         return {"ETag": quoted(obj["etag"]), **_checksum_out(obj["checksum"]), **_version_out(obj),
                 "Size": obj["size"]}
 
@@ -272,8 +323,11 @@ class S3Api:
 
     @operation("DeleteObject")
     def delete_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.s3.delete_object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"),
-                                     params.get("IfMatch"))
+        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
+        out = self.s3.delete_object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"),
+                                    params.get("IfMatch"), hook)
+        self._woken(hook)
+        return out
 
     @operation("DeleteObjects")
     def delete_objects(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -287,7 +341,9 @@ class S3Api:
         for item in wanted:
             key = item.get("Key", "")
             try:
-                result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"))
+                hook = self.notifier.hook(ctx, bucket, key)
+                result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"), hook=hook)
+                self._woken(hook)
             except ServiceError as err:
                 failed.append({"Key": key, "Code": err.code, "Message": err.message,
                                **({"VersionId": item["VersionId"]} if item.get("VersionId") else {})})
@@ -311,8 +367,10 @@ class S3Api:
 
     @operation("CopyObject")
     def copy_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         obj, src = self.s3.copy_object(ctx.account, params["Bucket"], params["Key"], params["CopySource"],
-                                       _fields(params), params)
+                                       self._with_acl(ctx, params, _fields(params)), params, hook)
+        self._woken(hook)
         out: dict[str, Any] = {"CopyObjectResult": {"ETag": quoted(obj["etag"]), "LastModified": when(obj["modified"]),
                                                     **_checksum_out(obj["checksum"])}, **_version_out(obj)}
         if src["version_id"] != "null":
@@ -324,7 +382,10 @@ class S3Api:
         tags = {t["Key"]: t.get("Value", "") for t in (params.get("Tagging") or {}).get("TagSet", [])}
         if len(tags) > 10:
             raise ServiceError("BadRequest", "Object tags cannot be greater than 10", 400)
-        version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), tags)
+        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
+        version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), tags,
+                                          hook)
+        self._woken(hook)
         return {"VersionId": version} if version != "null" else {}
 
     @operation("GetObjectTagging")
@@ -334,7 +395,10 @@ class S3Api:
 
     @operation("DeleteObjectTagging")
     def delete_object_tagging(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), {})
+        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
+        version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), {},
+                                          hook)
+        self._woken(hook)
         return {"VersionId": version} if version != "null" else {}
 
     @operation("GetObjectAttributes")
@@ -449,7 +513,8 @@ class S3Api:
     # ------------------------------------------------------------------ multipart uploads
     @operation("CreateMultipartUpload")
     def create_multipart_upload(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        upload_id = self.mp.create(ctx.account, params["Bucket"], params["Key"], _fields(params))
+        upload_id = self.mp.create(ctx.account, params["Bucket"], params["Key"],
+                                   self._with_acl(ctx, params, _fields(params)))
         out = {"Bucket": params["Bucket"], "Key": params["Key"], "UploadId": upload_id}
         if params.get("ChecksumAlgorithm"):
             out["ChecksumAlgorithm"] = params["ChecksumAlgorithm"]
@@ -475,8 +540,10 @@ class S3Api:
     @operation("CompleteMultipartUpload")
     def complete_multipart_upload(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         listed = (params.get("MultipartUpload") or {}).get("Parts") or []
+        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         obj = self.mp.complete(ctx.account, params["Bucket"], params["Key"], params["UploadId"], listed,
-                               params.get("IfNoneMatch"), params.get("IfMatch"))
+                               params.get("IfNoneMatch"), params.get("IfMatch"), hook)
+        self._woken(hook)
         return {"Location": f"/{params['Bucket']}/{params['Key']}", "Bucket": params["Bucket"], "Key": params["Key"],
                 "ETag": quoted(obj["etag"]), **_checksum_out(obj["checksum"]), **_version_out(obj)}
 
@@ -543,9 +610,14 @@ def _install_configs() -> None:
 _install_configs()
 
 
-def _acl(account: str) -> dict[str, Any]:
-    me = owner(account)
-    return {"Owner": me, "Grants": [{"Grantee": {**me, "Type": "CanonicalUser"}, "Permission": "FULL_CONTROL"}]}
+BUCKET_CANNED = ("private", "public-read", "public-read-write", "authenticated-read", "log-delivery-write")
+
+
+def _required(grants: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    if grants is None:  # neither a canned ACL, grant headers nor a body
+        raise ServiceError("MissingSecurityHeader", "Your request was missing a required header", 400,
+                           extra={"MissingHeaderName": "x-amz-acl"})
+    return grants
 
 
 def _content(obj: dict[str, Any], encode: Callable[[str], str], account: str | None) -> dict[str, Any]:

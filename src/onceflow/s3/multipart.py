@@ -11,7 +11,16 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums, errors, store
-from onceflow.s3.service import NULL, SYSTEM_HEADERS, S3Service, _jsonable, parse_copy_source, parse_range
+from onceflow.s3.service import (
+    NULL,
+    SYSTEM_HEADERS,
+    Hook,
+    S3Service,
+    _acl_text,
+    _jsonable,
+    parse_copy_source,
+    parse_range,
+)
 
 MIN_PART = 5 * 1024 * 1024
 MAX_PARTS = 10000
@@ -28,7 +37,7 @@ class Multipart:
         upload_id = base64.urlsafe_b64encode(hashlib.sha256(f"{bucket}/{key}/{time.time_ns()}".encode()).digest()
                                              + bytes(8)).decode().rstrip("=")
         kept = {k: _jsonable(fields[k]) for k in (*SYSTEM_HEADERS, "Metadata", "Tags", "ChecksumAlgorithm",
-                                                  "ChecksumType") if fields.get(k) is not None}
+                                                  "ChecksumType", "Grants") if fields.get(k) is not None}
         kept["Owner"] = account
         with self.db.transaction() as conn:
             store.insert_upload(conn, upload_id, bucket, key, time.time(), kept)
@@ -87,7 +96,8 @@ class Multipart:
         return part
 
     def complete(self, account: str, bucket: str, key: str, upload_id: str, listed: list[dict[str, Any]],
-                 if_none_match: str | None = None, if_match: str | None = None) -> dict[str, Any]:
+                 if_none_match: str | None = None, if_match: str | None = None,
+                 hook: Hook | None = None) -> dict[str, Any]:
         bucket_row = self.s3.bucket(account, bucket)
         upload = self.upload(account, bucket, key, upload_id)
         if not listed:
@@ -121,13 +131,15 @@ class Multipart:
                "size": sum(p["size"] for p in chosen), "etag": etag, "modified": time.time(), "headers": headers,
                "metadata": fields.get("Metadata") or {}, "checksum": checksum, "tags": fields.get("Tags") or {},
                "parts": [[p["number"], p["size"]] for p in chosen], "inline": None,
+               "acl": _acl_text(fields),
                "segments": [seg for p in chosen for seg in p["segments"]]}
         used = {seg[0] for seg in obj["segments"]}
         unused = [seg[0] for p in stored.values() for seg in p["segments"] if seg[0] not in used]
         with self.db.transaction() as conn:
             if store.get_upload(conn, upload_id) is None:
                 raise errors.no_such_upload(upload_id)
-            self.s3._commit_object(bucket_row, obj, None, conditions=(if_match, if_none_match), unreferenced=unused)
+            self.s3._commit_object(bucket_row, obj, None, conditions=(if_match, if_none_match), unreferenced=unused,
+                                   hook=hook, event="ObjectCreated:CompleteMultipartUpload")
             conn.execute("DELETE FROM s3_parts WHERE upload_id = ?", (upload_id,))
             conn.execute("DELETE FROM s3_uploads WHERE upload_id = ?", (upload_id,))
         self.blobs.delete(unused)

@@ -14,8 +14,9 @@ import binascii
 import hashlib
 import json
 import os
+import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote
@@ -31,6 +32,8 @@ SYSTEM_HEADERS = ("ContentType", "ContentEncoding", "ContentDisposition", "Conte
                   "Expires", "WebsiteRedirectLocation", "StorageClass", "ServerSideEncryption", "SSEKMSKeyId",
                   "BucketKeyEnabled", "ObjectLockMode", "ObjectLockRetainUntilDate", "ObjectLockLegalHoldStatus")
 MAX_OBJECT = 5 * 1024 ** 4  # 5 TiB
+# (connection, event name, the version's facts): run inside a change's transaction (notify.py).
+Hook = Callable[[sqlite3.Connection, str, dict[str, Any]], None]
 NULL = "null"
 
 
@@ -143,8 +146,9 @@ class S3Service:
     def put_object(self, account: str, bucket: str, key: str, body: Any, fields: dict[str, Any] | None = None,
                    *, content_md5: str | None = None, claimed: dict[str, str] | None = None,
                    algorithm: str | None = None, if_match: str | None = None,
-                   if_none_match: str | None = None) -> dict[str, Any]:
-        """Store a body (bytes, or an object with read(n)) under `key`; the new version's facts."""
+                   if_none_match: str | None = None, hook: Hook | None = None) -> dict[str, Any]:
+        """Store a body (bytes, or an object with read(n)) under `key`; the new version's facts.
+        `hook(conn, event, obj)` runs inside the commit (notify.py records the event there)."""
         row = self.bucket(account, bucket)
         if isinstance(body, (bytes, bytearray)):
             body = BytesReader(bytes(body))  # an in-process caller's body, read as the wire's streams are
@@ -156,7 +160,8 @@ class S3Service:
         fields = dict(fields or {})
         obj = self._object_row(bucket, key, written, digests["MD5"], fields)
         obj["checksum"] = _checksum_record(digests, algorithm, claimed or {}, getattr(body, "trailers", {}))
-        return self._commit_object(row, obj, written, conditions=(if_match, if_none_match))
+        return self._commit_object(row, obj, written, conditions=(if_match, if_none_match), hook=hook,
+                                   event="ObjectCreated:Put")
 
     def _check_write_condition(self, bucket: str, key: str, if_match: str | None, if_none_match: str | None) -> None:
         if if_match is None and if_none_match is None:
@@ -211,13 +216,14 @@ class S3Service:
             "bucket": bucket, "key": key, "version_id": NULL, "latest": 1, "delete_marker": 0,
             "size": written.size, "etag": md5.hexdigest() if hasattr(md5, "hexdigest") else md5,
             "modified": time.time(), "headers": headers, "metadata": fields.get("Metadata") or {},
-            "checksum": {}, "tags": fields.get("Tags") or {}, "parts": [],
+            "checksum": {}, "tags": fields.get("Tags") or {}, "parts": [], "acl": _acl_text(fields),
             "inline": written.inline, "segments": [[written.blob_id, written.size]] if written.blob_id else [],
         }
 
     def _commit_object(self, bucket_row: dict[str, Any], obj: dict[str, Any], written: Written | None,
                        conditions: tuple[str | None, str | None] = (None, None),
-                       unreferenced: list[str] | None = None) -> dict[str, Any]:
+                       unreferenced: list[str] | None = None, hook: Hook | None = None,
+                       event: str = "") -> dict[str, Any]:
         """Insert a new version (replacing the 'null' one unless versioning is on), in one transaction.
         The blobs it leaves unnamed are removed after the commit - or, when the caller's transaction
         holds this one (`unreferenced` given), added to that list for the caller to remove after its own."""
@@ -242,6 +248,8 @@ class S3Service:
                         store.delete_version(conn, bucket, key, NULL)
                 store.unmark_latest(conn, bucket, key)
                 store.insert_object(conn, obj)
+                if hook is not None:
+                    hook(conn, event, obj)
         except BaseException:
             if written is not None and written.blob_id:
                 self.blobs.delete([written.blob_id])
@@ -253,7 +261,7 @@ class S3Service:
         return obj
 
     def copy_object(self, account: str, bucket: str, key: str, source: str, fields: dict[str, Any],
-                    params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+                    params: dict[str, Any], hook: Hook | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """CopyObject: (the new object, the source version)."""
         row = self.bucket(account, bucket)
         src_bucket, src_key, src_version = parse_copy_source(source)
@@ -269,7 +277,7 @@ class S3Service:
         written = self.blobs.copy(src["segments"], src["inline"])
         obj = dict(src)
         obj.update({"bucket": bucket, "key": key, "latest": 1, "delete_marker": 0, "modified": time.time(),
-                    "inline": written.inline,
+                    "inline": written.inline, "acl": _acl_text(fields),  # a copy is private unless it asks
                     "segments": [[written.blob_id, written.size]] if written.blob_id else []})
         if directive == "REPLACE":
             headers = {k: _jsonable(fields[k]) for k in SYSTEM_HEADERS if fields.get(k) is not None}
@@ -283,7 +291,7 @@ class S3Service:
         if algorithm and algorithm not in obj["checksum"]:
             obj["checksum"] = {algorithm: self._digest_of(obj, algorithm), "type": "FULL_OBJECT"}
         obj.pop("id", None)
-        return self._commit_object(row, obj, written), src
+        return self._commit_object(row, obj, written, hook=hook, event="ObjectCreated:Copy"), src
 
     def _digest_of(self, obj: dict[str, Any], algorithm: str) -> str:
         d = checksums.new(algorithm)
@@ -326,7 +334,7 @@ class S3Service:
 
     # ------------------------------------------------------------------ deleting objects
     def delete_object(self, account: str, bucket: str, key: str, version_id: str | None = None,
-                      if_match: str | None = None) -> dict[str, Any]:
+                      if_match: str | None = None, hook: Hook | None = None) -> dict[str, Any]:
         """Returns {DeleteMarker, VersionId} as DeleteObject answers."""
         row = self.bucket(account, bucket)
         gone: list[str] = []
@@ -367,16 +375,31 @@ class S3Service:
             elif current is not None:
                 gone += [b for b, _ in current["segments"]]
                 store.delete_version(conn, bucket, key, current["version_id"])
+            if hook is not None:
+                marker = out.get("DeleteMarker") and version_id is None
+                hook(conn, "ObjectRemoved:DeleteMarkerCreated" if marker else "ObjectRemoved:Delete",
+                     {"version_id": out.get("VersionId")})
         self.blobs.delete(gone)
         return out
 
     # ------------------------------------------------------------------ tags
     def set_object_tags(self, account: str, bucket: str, key: str, version_id: str | None,
-                        tags: dict[str, str] | None) -> str:
+                        tags: dict[str, str] | None, hook: Hook | None = None) -> str:
         obj = self.object(account, bucket, key, version_id)
         with self.db.transaction() as conn:
             store.set_tags(conn, bucket, key, obj["version_id"], tags or {})
+            if hook is not None:
+                hook(conn, "ObjectTagging:Put" if tags else "ObjectTagging:Delete", obj)
         return str(obj["version_id"])
+
+    def set_object_acl(self, account: str, bucket: str, key: str, version_id: str | None,
+                       grants: list[dict[str, Any]], hook: Hook | None = None) -> dict[str, Any]:
+        obj = self.object(account, bucket, key, version_id)
+        with self.db.transaction() as conn:
+            store.set_acl(conn, bucket, key, obj["version_id"], json.dumps(grants))
+            if hook is not None:
+                hook(conn, "ObjectAcl:Put", obj)
+        return obj
 
     # ------------------------------------------------------------------ listing
     def list_objects(self, account: str, bucket: str, prefix: str = "", delimiter: str = "", after: str = "",
@@ -478,6 +501,11 @@ def _checksum_record(digests: dict[str, Any], algorithm: str | None, claimed: di
     if record:
         record["type"] = "FULL_OBJECT"
     return record
+
+
+def _acl_text(fields: dict[str, Any]) -> str:
+    """The ACL column of a new version: the grants its request asked for, '' for private."""
+    return json.dumps(fields["Grants"]) if fields.get("Grants") else ""
 
 
 def _jsonable(value: Any) -> Any:

@@ -66,12 +66,16 @@ MIGRATIONS = [
         );
         """,
     ),
+    # An object version's ACL grants (JSON), '' for the default private ACL (acl.py).
+    ("s3-0002", "ALTER TABLE s3_objects ADD COLUMN acl TEXT NOT NULL DEFAULT ''"),
+    # Event notifications to deliver (notify.py): written in the change's own transaction, deleted once sent.
+    ("s3-0003", "CREATE TABLE s3_notify_outbox (id INTEGER PRIMARY KEY, job TEXT NOT NULL)"),
 ]
 
 TOP = "\U0010ffff"  # above every character: `key < prefix + TOP` bounds a prefix range
 
 _OBJECT_COLUMNS = ("bucket", "key", "version_id", "latest", "delete_marker", "size", "etag", "modified", "headers",
-                   "metadata", "checksum", "tags", "parts", "inline", "segments")
+                   "metadata", "checksum", "tags", "parts", "inline", "segments", "acl")
 _JSON = {"headers", "metadata", "checksum", "tags", "parts", "segments", "configs", "fields"}
 
 
@@ -131,7 +135,7 @@ def version(conn: sqlite3.Connection, bucket: str, key: str, version_id: str) ->
 
 
 def insert_object(conn: sqlite3.Connection, obj: dict[str, Any]) -> None:
-    values = [json.dumps(obj[c]) if c in _JSON else obj[c] for c in _OBJECT_COLUMNS]
+    values = [json.dumps(obj[c]) if c in _JSON else obj.get(c, "") for c in _OBJECT_COLUMNS]
     conn.execute(f"INSERT INTO s3_objects ({', '.join(_OBJECT_COLUMNS)}) VALUES ({', '.join('?' * len(values))})",
                  values)
 
@@ -148,6 +152,11 @@ def promote_newest(conn: sqlite3.Connection, bucket: str, key: str) -> None:
     """After the latest version went: the newest one left becomes the latest."""
     conn.execute("UPDATE s3_objects SET latest = 1 WHERE id = (SELECT id FROM s3_objects WHERE bucket = ? AND key = ? "
                  "ORDER BY id DESC LIMIT 1)", (bucket, key))
+
+
+def set_acl(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, acl: str) -> None:
+    conn.execute("UPDATE s3_objects SET acl = ? WHERE bucket = ? AND key = ? AND version_id = ?",
+                 (acl, bucket, key, version_id))
 
 
 def set_tags(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, tags: dict[str, str]) -> None:

@@ -73,6 +73,7 @@ class SnsApi:
     # ------------------------------------------------------------------ subscriptions
     @operation("Subscribe")
     def subscribe(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.check_cross_account(ctx, p["TopicArn"], "Subscribe")
         sub = self.service.subscribe(ctx.account, p["TopicArn"], p["Protocol"], p.get("Endpoint"),
                                      dict(p.get("Attributes") or {}))
         if not sub.confirmed and not p.get("ReturnSubscriptionArn"):
@@ -111,10 +112,12 @@ class SnsApi:
         arn = p.get("TopicArn") or p.get("TargetArn")
         if not arn:
             raise invalid("TopicArn or TargetArn Reason: no value for required parameter")
+        self.service.check_cross_account(ctx, arn, "Publish")
         return self.service.publish(arn, p)
 
     @operation("PublishBatch")
     def publish_batch(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.check_cross_account(ctx, p["TopicArn"], "Publish")
         return self.service.publish_batch(p["TopicArn"], list(p["PublishBatchRequestEntries"]))
 
 

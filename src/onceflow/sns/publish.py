@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import sqlite3
 import time
 import uuid
@@ -22,6 +23,9 @@ from onceflow.patterns.sns_filter import FilterPolicy, compile_policy
 from onceflow.sns.errors import batch_error, invalid, invalid_value
 from onceflow.sns.topics import Subscription, Topic, Topics
 from onceflow.store.db import Database
+
+log = logging.getLogger("onceflow.sns")
+SNS_PRINCIPAL = "sns.amazonaws.com"
 
 MAX_MESSAGE_BYTES = 256 * 1024
 DEDUP_WINDOW_MS = 5 * 60 * 1000
@@ -261,6 +265,11 @@ class Publisher:
             body = json.dumps(self.notification(topic, sub, m, message_id, sequence, stamp))
             attributes = None
         fifo_queue = sub.endpoint.endswith(".fifo")
+        if sqs.service_may_send(sub.endpoint, SNS_PRINCIPAL, topic.arn, topic.account) is False:
+            # AWS counts it a client-side error: not retried, dead-lettered when the subscription has a DLQ.
+            log.warning("sns: the policy of %s does not let %s send to it", sub.endpoint, topic.arn)
+            self.dead_letter(sub, body)
+            return
         try:
             sqs.send_to_arn(sub.endpoint, body, attributes=attributes,
                             group_id=m.group_id if fifo_queue else None,
@@ -275,9 +284,13 @@ class Publisher:
         if not policy or sqs is None:
             return False
         try:
-            sqs.send_to_arn(json.loads(policy)["deadLetterTargetArn"], body)
+            dlq = json.loads(policy)["deadLetterTargetArn"]
+            if not sqs.service_may_send(dlq, SNS_PRINCIPAL, sub.topic_arn):  # the DLQ's policy must let SNS in too
+                log.warning("sns: the dead-letter queue %s does not let %s send to it", dlq, sub.topic_arn)
+                return False
+            sqs.send_to_arn(dlq, body)
             return True
-        except (ServiceError, ValueError, KeyError):
+        except (ServiceError, ValueError, KeyError, TypeError):
             return False
 
     def _queue_delivery(self, conn: sqlite3.Connection, sub: Subscription, kind: str, payload: dict[str, Any],

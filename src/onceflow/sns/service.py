@@ -6,6 +6,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.sns.delivery import Deliverer
 from onceflow.sns.publish import Outgoing, Publisher
 from onceflow.sns.topics import Subscription, Topics
@@ -32,6 +35,33 @@ class SnsService:
         if not sub.confirmed and protocol in ("http", "https"):
             self.publisher.confirmation(self.topics.get(topic_arn), sub)
         return sub
+
+    def service_may_publish(self, arn: str, service: str, source_arn: str | None,
+                            source_account: str | None = None) -> bool | None:
+        """Whether the topic's policy lets an AWS service (S3, EventBridge) publish to it for an
+        event from `source_arn`; None when there is no such topic."""
+        try:
+            topic = self.topics.get(arn)
+        except ServiceError:
+            return None
+        return service_may(topic.attributes.get("Policy"), service, "sns:Publish", arn, source_arn, source_account)
+
+    def check_cross_account(self, ctx: RequestContext, arn: str, action: str) -> None:
+        """A principal of another account publishes or subscribes only through the topic's policy."""
+        parts = arn.split(":")
+        if ctx.principal.kind == "service" or (len(parts) > 4 and parts[4] == ctx.account):
+            return  # the owner's own calls (identity policies apply); services were checked where they deliver
+        try:
+            topic = self.topics.get(arn)
+        except ServiceError:
+            return  # the operation itself answers NotFound
+        if topic.account == ctx.account:
+            return
+        who = ctx.principal.role_arn or ctx.principal.arn
+        if not principal_may(topic.attributes.get("Policy"), who, f"sns:{action}", arn):
+            raise ServiceError("AuthorizationError", f"User: {who} is not authorized to perform: SNS:{action} on "
+                               f"resource: {arn} because no resource-based policy allows the SNS:{action} action",
+                               403)
 
     def publish(self, arn: str, p: dict[str, Any]) -> dict[str, Any]:
         topic = self.topics.get(arn)

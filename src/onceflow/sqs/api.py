@@ -29,7 +29,10 @@ class SqsApi:
         self.messages = service.messages
 
     def _queue(self, ctx: RequestContext, p: Params) -> Queue:
-        return self.queues.by_url(ctx.region, p["QueueUrl"])
+        q = self.queues.by_url(ctx.region, p["QueueUrl"])
+        if q.account != ctx.account:
+            self.service.check_cross_account(ctx, q)
+        return q
 
     # ------------------------------------------------------------------ queues
     @operation("CreateQueue")
@@ -41,6 +44,8 @@ class SqsApi:
     @operation("GetQueueUrl")
     def get_queue_url(self, ctx: RequestContext, p: Params) -> Params:
         q = self.queues.by_name(p.get("QueueOwnerAWSAccountId") or ctx.account, ctx.region, p["QueueName"])
+        if q.account != ctx.account:
+            self.service.check_cross_account(ctx, q)
         return {"QueueUrl": self.queues.url(q)}
 
     @operation("DeleteQueue")

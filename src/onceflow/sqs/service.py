@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.context import RequestContext
+from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.longpoll import LongPoll, Waiters
 from onceflow.sqs import attributes as attrs
 from onceflow.sqs.errors import bad_parameter, invalid_value, sqs_error
@@ -18,6 +20,9 @@ from onceflow.sqs.queues import Queue, Queues, now_ms
 from onceflow.store.db import Database
 
 MAX_WAIT_S = 20
+# A batch is authorized as its single-message action (IAM has no *Batch actions for SQS).
+POLICY_ACTIONS = {"SendMessageBatch": "SendMessage", "DeleteMessageBatch": "DeleteMessage",
+                  "ChangeMessageVisibilityBatch": "ChangeMessageVisibility"}
 ATTEMPT_WINDOW_S = 300  # AWS keeps a FIFO ReceiveRequestAttemptId for 5 minutes
 
 
@@ -67,6 +72,27 @@ class SqsService:
             raise sqs_error("QueueDoesNotExist", "The specified queue does not exist.")
         return self.messages.send(q, Outgoing(body, None, attributes, None, dedup_id, group_id),
                                   sender or q.account)
+
+    def service_may_send(self, arn: str, service: str, source_arn: str | None,
+                         source_account: str | None = None) -> bool | None:
+        """Whether the queue's policy lets an AWS service (S3, SNS, EventBridge) send to it for an
+        event from `source_arn`; None when there is no such queue."""
+        q = self.queues.by_arn(arn)
+        if q is None:
+            return None
+        return service_may(q.attributes.get("Policy"), service, "sqs:SendMessage", arn, source_arn, source_account)
+
+    def check_cross_account(self, ctx: RequestContext, q: Queue) -> None:
+        """A principal of another account reaches a queue only through its policy (AddPermission or
+        a Policy attribute). Services were checked where they deliver (service_may_send)."""
+        if ctx.principal.kind == "service":
+            return
+        action = "sqs:" + POLICY_ACTIONS.get(ctx.operation, ctx.operation)
+        who = ctx.principal.role_arn or ctx.principal.arn
+        if not principal_may(q.attributes.get("Policy"), who, action, q.arn):
+            raise sqs_error("AccessDenied", f"User: {who} is not authorized to perform: {action.lower()} on "
+                            f"resource: {q.arn} because no resource-based policy allows the {action.lower()} "
+                            "action", 403)
 
     def peek(self, q: Queue, limit: int = 100) -> list[dict[str, Any]]:
         """The queue's messages as they stand, changing nothing (the console's view; not an AWS API)."""
