@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from serverproc import cli_env
 
 APP = Path(__file__).with_name("sam_app")
