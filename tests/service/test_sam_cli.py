@@ -7,6 +7,7 @@ boto3/botocore/cfn-lint to ranges that conflict with onceflow's own, so it canno
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -37,10 +38,20 @@ def sam() -> Path:
     return exe
 
 
+def _python312() -> str:
+    """The folder of a working python3.12: `sam build` (no container) needs the function's runtime
+    on PATH, and a pyenv shim answers only for the selected version, so pyenv's own folders too."""
+    pyenv = sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.12*/bin/python3.12")))
+    found = [str(Path(p).parent) for p in (shutil.which("python3.12"), *pyenv, "/usr/bin/python3.12") if p]
+    for folder in found:
+        if subprocess.run([f"{folder}/python3.12", "-m", "pip", "--version"], capture_output=True).returncode == 0:
+            return folder
+    raise AssertionError("sam build needs a python3.12 with pip on PATH (the template's runtime)")
+
+
 def _run(sam: Path, endpoint: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = cli_env(endpoint, SAM_CLI_TELEMETRY="0", SAM_CLI_POLL_DELAY="0.2")
-    # `sam build` looks for the function's runtime (python3.11) on PATH; ours comes first.
-    env["PATH"] = os.pathsep.join([str(VENV / "bin"), env["PATH"]])
+    env["PATH"] = os.pathsep.join([_python312(), env["PATH"]])
     done = subprocess.run([str(sam), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, f"sam {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
