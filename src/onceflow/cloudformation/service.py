@@ -1,19 +1,25 @@
 """Stacks: creating them (directly or through a change set), rolling back a failed create,
 deleting them, with the events and statuses CloudFormation reports.
 
-A stack operation runs to its end inside the request that starts it (the statuses it passes
-through are all recorded as events), so a client's waiter finds it finished on its first poll.
+A stack operation is checked in its request (bad input changes nothing), then runs on a thread of
+its own, as on AWS: the request answers when the operation ends or after `answer_within_s`
+(`serve --stack-answer-within`), whichever comes first, so a waiter's first poll usually finds a
+small stack done (`aws cloudformation deploy` polls every 30 s) while a long one answers at once
+with *_IN_PROGRESS. The stack document is stored at every event, so DescribeStack* show progress.
+A stop cuts the operation; the next start finishes it as AWS would have (recover()).
 Fields of a stack document whose names start with '_' are onceflow's own and never answered.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
@@ -35,7 +41,7 @@ from onceflow.cloudformation.template import (
 )
 from onceflow.cloudformation.template import load as load_template
 from onceflow.cloudformation.template import outputs as template_outputs
-from onceflow.context import RequestContext
+from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.stack import Stack
 
@@ -46,22 +52,62 @@ INTERRUPTED = "onceflow stopped while this stack operation ran"
 
 
 class CfnService:
-    def __init__(self, stack: Stack, store: CfnStore) -> None:
+    def __init__(self, stack: Stack, store: CfnStore, answer_within_s: float = 10.0) -> None:
         self.stack = stack
         self.store = store
+        self.answer_within_s = answer_within_s
         self._lock = threading.Lock()  # one stack operation starts at a time (name checks, statuses)
+        self._running: dict[str, Doc] = {}  # stack id -> the document its operation is changing
+
+    # ------------------------------------------------------------------ running operations
+    def _background(self, ctx: RequestContext, doc: Doc, work: Callable[[], None]) -> None:
+        """Run a stack operation on its own thread; return when it ends or after answer_within_s."""
+        doc["_principal"] = dataclasses.asdict(ctx.principal)  # who a restart finishes it as
+        self._running[doc["StackId"]] = doc
+
+        def run() -> None:
+            try:
+                work()
+            except Exception:  # a bug, or the database closed under a stopping server
+                log.exception("cloudformation: the operation on stack %s failed", doc["StackName"])
+                try:
+                    status = doc["StackStatus"]
+                    failed = "DELETE_FAILED" if status.startswith("DELETE") else "CREATE_FAILED" if \
+                        status.startswith("CREATE") else "ROLLBACK_FAILED" if status.startswith("ROLLBACK") else \
+                        "UPDATE_ROLLBACK_FAILED"
+                    self.status(ctx, doc, failed, "Internal Failure")
+                except Exception:
+                    log.debug("cloudformation: could not record the failure", exc_info=True)
+            finally:
+                self._running.pop(doc["StackId"], None)
+
+        thread = threading.Thread(target=run, name=f"cfn-{doc['StackName']}", daemon=True)
+        thread.start()
+        thread.join(self.answer_within_s)
 
     def recover(self) -> None:
-        """At start: a stack operation a stop interrupted cannot go on (it ran in its request), so
-        its stack is marked failed - resources as its events show - and can be deleted."""
+        """At start: finish what a stop cut, as AWS (which does not stop) would have ended it. A
+        create is rolled back (ROLLBACK_COMPLETE; CREATE_FAILED with DisableRollback), a rollback
+        or a delete is carried on to its end, a finished update's cleanup is taken as done
+        (UPDATE_COMPLETE; a replaced resource's old copy may be left), and an update or its
+        rollback ends UPDATE_ROLLBACK_FAILED (the resources are as its events show; it can be
+        deleted). The reason names the stop."""
         for account, region, doc in self.store.unfinished():
+            principal = Principal(**doc["_principal"]) if "_principal" in doc else Principal.root(account)
+            ctx = RequestContext("cloudformation", "Recover", account, region, principal, internal=True)
+            caller = Caller(self.stack, principal, region, doc["StackName"])
             status = doc["StackStatus"]
-            failed = "DELETE_FAILED" if status.startswith("DELETE") else "ROLLBACK_FAILED" if \
-                status.startswith("ROLLBACK") else "CREATE_FAILED" if status.startswith("CREATE") else \
-                "UPDATE_ROLLBACK_FAILED"
-            doc["StackStatus"], doc["StackStatusReason"] = failed, INTERRUPTED
-            self.store.put(account, region, doc)
-            self._event(doc, None, failed, INTERRUPTED)
+            if status == "CREATE_IN_PROGRESS" and doc.get("DisableRollback"):
+                self.status(ctx, doc, "CREATE_FAILED", INTERRUPTED)
+            elif status in ("CREATE_IN_PROGRESS", "ROLLBACK_IN_PROGRESS"):
+                doc["DisableRollback"] = False
+                self._roll_back(ctx, caller, doc, INTERRUPTED)
+            elif status == "DELETE_IN_PROGRESS":
+                self._delete(ctx, caller, doc)
+            elif status == "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS":
+                self.status(ctx, doc, "UPDATE_COMPLETE", None)
+            else:
+                self.status(ctx, doc, "UPDATE_ROLLBACK_FAILED", INTERRUPTED)
 
     # ------------------------------------------------------------------ lookups
     def find(self, ctx: RequestContext, name_or_id: str) -> Doc:
@@ -184,8 +230,8 @@ class CfnService:
                                                                                          or []):
                 raise errors.insufficient_capabilities("CAPABILITY_AUTO_EXPAND")
             self.store.put(ctx.account, ctx.region, doc)
-        self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
-        self._create(ctx, doc, template)
+            self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
+        self._background(ctx, doc, lambda: self._create(ctx, doc, template))
         return str(doc["StackId"])
 
     def _create(self, ctx: RequestContext, doc: Doc, template: Template) -> None:
@@ -290,18 +336,26 @@ class CfnService:
             doc = self.find(ctx, name_or_id)
         except ServiceError:
             return  # deleting a stack that does not exist succeeds, as on AWS
-        if doc["StackStatus"] == "DELETE_COMPLETE":
-            return
-        if doc.get("EnableTerminationProtection"):
-            raise errors.validation(f"Stack [{doc['StackName']}] cannot be deleted while TerminationProtection "
-                                    "is enabled")
-        self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        with self._lock:
+            doc = self.store.by_id(doc["StackId"]) or doc  # as it is now, not before the lock
+            status = doc["StackStatus"]
+            if status in ("DELETE_COMPLETE", "DELETE_IN_PROGRESS"):
+                return  # AWS answers a repeated delete as it did the first
+            if doc.get("EnableTerminationProtection"):
+                raise errors.validation(f"Stack [{doc['StackName']}] cannot be deleted while TerminationProtection "
+                                        "is enabled")
+            if status.endswith("_IN_PROGRESS") and status != "REVIEW_IN_PROGRESS":
+                raise errors.validation(f"Stack [{doc['StackId']}] cannot be deleted while in status {status}")
+            self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
+        self._background(ctx, doc, lambda: self._delete(ctx, caller, doc))
+
+    def _delete(self, ctx: RequestContext, caller: Caller, doc: Doc) -> None:
         in_use = self.importers(ctx, doc)
         if in_use:
             self.status(ctx, doc, "DELETE_FAILED", f"Export {in_use[0][0]} cannot be deleted as it is in use by "
                         f"{in_use[0][1]}")
             return
-        caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
         if self._delete_resources(caller, doc):
             doc["DeletionTime"] = time.time()
             self.status(ctx, doc, "DELETE_COMPLETE", None)
@@ -326,13 +380,13 @@ class CfnService:
                 doc["DisableRollback"] = bool(p["DisableRollback"])
             update = StackUpdate(self, ctx, old, doc, template)
             update.start()  # UPDATE_IN_PROGRESS before the lock goes: a second update is refused
-        update.run()
+        self._background(ctx, doc, update.run)
         return str(doc["StackId"])
 
     def set_termination_protection(self, ctx: RequestContext, name: str, enabled: bool) -> str:
         with self._lock:
-            doc = self.find(ctx, name)
-            doc["EnableTerminationProtection"] = enabled
+            doc = self._running.get(self.find(ctx, name)["StackId"]) or self.find(ctx, name)
+            doc["EnableTerminationProtection"] = enabled  # on the running operation's copy too
             self.store.put(ctx.account, ctx.region, doc)
         return str(doc["StackId"])
 
@@ -430,13 +484,18 @@ class CfnService:
             else:
                 update = StackUpdate(self, ctx, old, doc, template)
                 update.start()
-        if update is None:
-            self._create(ctx, doc, template)
-        else:
-            update.run()
-        cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] in ("CREATE_COMPLETE", "UPDATE_COMPLETE")
-                  else "EXECUTE_FAILED")
-        self.store.put_change_set(cs)
+
+        def work() -> None:
+            if update is None:
+                self._create(ctx, doc, template)
+            else:
+                update.run()
+            cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] in ("CREATE_COMPLETE",
+                                                                                    "UPDATE_COMPLETE")
+                      else "EXECUTE_FAILED")
+            self.store.put_change_set(cs)
+
+        self._background(ctx, doc, work)
 
     # ------------------------------------------------------------------ events and statuses
     def env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env:
@@ -504,6 +563,9 @@ class CfnService:
             res.pop("ResourceStatusReason", None)
         else:
             res["ResourceStatusReason"] = reason
+        if res in doc["_resources"].values():  # DescribeStackResources shows the operation's progress
+            _, _, region, account, _ = str(doc["StackId"]).split(":", 4)
+            self.store.put(account, region, doc)
         self._event(doc, res, status, reason)
 
     def _event(self, doc: Doc, res: Doc | None, status: str, reason: str | None) -> None:
