@@ -18,7 +18,8 @@ Params = dict[str, Any]
 TIMES = ("CreationTime", "DeletionTime", "LastUpdatedTime", "Timestamp", "LastUpdatedTimestamp")
 STACK_MEMBERS = ("StackId", "StackName", "ChangeSetId", "Description", "Parameters", "CreationTime", "DeletionTime",
                  "LastUpdatedTime", "StackStatus", "StackStatusReason", "DisableRollback", "NotificationARNs",
-                 "Capabilities", "Outputs", "Tags", "EnableTerminationProtection", "DriftInformation")
+                 "Capabilities", "Outputs", "Tags", "EnableTerminationProtection", "ParentId", "RootId",
+                 "DriftInformation")
 
 
 PAGE = 100  # what one page of a CloudFormation list holds

@@ -234,6 +234,36 @@ class CfnService:
         self._background(ctx, doc, lambda: self._create(ctx, doc, template))
         return str(doc["StackId"])
 
+    def create_nested(self, caller: Caller, name: str, p: dict[str, Any]) -> Doc:
+        """A nested stack (nested.py), made to its end in the parent's operation. It may do what its
+        parent may: onceflow does not track the parent's capabilities, so all are granted."""
+        ctx = RequestContext("cloudformation", "CreateStack", caller.account, caller.region, caller.principal,
+                             internal=True)
+        p = dict(p, StackName=name, Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"])
+        with self._lock:
+            doc = self._new_doc(ctx, p, "CREATE_IN_PROGRESS")
+            template, _ = self._prepare(ctx, p, doc)
+            doc["_principal"] = dataclasses.asdict(ctx.principal)
+            parent = self.store.live(ctx.account, ctx.region, caller.stack_name)
+            if parent is not None:
+                doc["ParentId"], doc["RootId"] = parent["StackId"], parent.get("RootId", parent["StackId"])
+            self.store.put(ctx.account, ctx.region, doc)
+            self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
+        self._create(ctx, doc, template)
+        return doc
+
+    def delete_nested(self, caller: Caller, stack_id: str) -> None:
+        doc = self.store.by_id(stack_id)
+        if doc is None or doc["StackStatus"] == "DELETE_COMPLETE":
+            return
+        ctx = RequestContext("cloudformation", "DeleteStack", caller.account, caller.region, caller.principal,
+                             internal=True)
+        self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        self._delete(ctx, Caller(self.stack, caller.principal, caller.region, doc["StackName"]), doc)
+        if doc["StackStatus"] != "DELETE_COMPLETE":
+            raise ServiceError("InvalidRequest", f"Embedded stack {stack_id} was not successfully deleted: "
+                               f"{doc.get('StackStatusReason', '')}", 400)
+
     def _create(self, ctx: RequestContext, doc: Doc, template: Template) -> None:
         env = self.env(ctx, doc, template)
         caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
@@ -298,6 +328,7 @@ class CfnService:
         return None
 
     def _roll_back(self, ctx: RequestContext, caller: Caller, doc: Doc, reason: str) -> None:
+        doc["_failure"] = reason  # what a nested stack's parent says of it
         if doc["DisableRollback"]:
             self.status(ctx, doc, "CREATE_FAILED", reason)
             return
