@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from onceflow.cloudformation import errors
+from onceflow.cloudformation.language import LANGUAGE, expand
 from onceflow.cloudformation.providers import PROVIDERS
 from onceflow.cloudformation.resources import Caller
 from onceflow.cloudformation.stack_updates import StackUpdate, changes, check_updatable
@@ -144,6 +145,8 @@ class CfnService:
     def load(self, ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
         """The template as it will be made: transforms applied, checked."""
         try:
+            if LANGUAGE in text:  # Fn::ForEach first: AWS runs a template's transforms in order
+                text = json.dumps(expand(parse(text), given), default=str)
             template = load_template(text) if SAM not in text else _sam(self.stack, ctx, text, given)
         except TemplateError as exc:
             raise errors.validation(exc.message) from None

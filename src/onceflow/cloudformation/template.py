@@ -9,6 +9,7 @@ ServiceErrors. Values a resource exposes (its Ref and attributes) come from the 
 from __future__ import annotations
 
 import base64
+import ipaddress
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -431,12 +432,29 @@ def _function(key: str, arg: Any, env: Env, condition: Callable[[str], bool] | N
         if env.imports is None:
             raise TemplateError(f"No export named {name} found")
         return env.imports(name)
+    if key == "Fn::Cidr":
+        return _cidr(*_args(key, ev(arg), 3))
     if key == "Fn::Length":
         return len(ev(arg))
     if key == "Fn::ToJsonString":
         return json.dumps(ev(arg), separators=(",", ":"))
     raise TemplateError(f"Template error: Encountered unsupported function: {key} Supported functions are: "
                         f"[{', '.join(['Ref', *FUNCTIONS[:12]])}]")
+
+
+def _cidr(block: Any, count: Any, bits: Any) -> list[str]:
+    """Fn::Cidr: the first `count` subnets of `block` with `bits` host bits each."""
+    try:
+        network = ipaddress.ip_network(str(block), strict=False)
+        n, host_bits = int(count), int(bits)
+    except ValueError:
+        raise TemplateError("Template error: Fn::Cidr requires an IP block in CIDR notation, a count and the "
+                            "number of subnet bits") from None
+    prefix = network.max_prefixlen - host_bits
+    if not 1 <= n <= 256 or prefix < network.prefixlen or host_bits < 0 or n > 2 ** (prefix - network.prefixlen):
+        raise TemplateError(f"Template error: Fn::Cidr cannot make {n} subnets of {host_bits} bits in {block}")
+    subnets = network.subnets(new_prefix=prefix)
+    return [str(next(subnets)) for _ in range(n)]
 
 
 def _args(key: str, arg: Any, n: int) -> list[Any]:
