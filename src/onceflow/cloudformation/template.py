@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from onceflow.patterns.regex import UnsupportedRegex, compile_linear
+
 PSEUDO = ("AWS::AccountId", "AWS::Region", "AWS::StackName", "AWS::StackId", "AWS::Partition",
           "AWS::URLSuffix", "AWS::NoValue", "AWS::NotificationARNs")
 FUNCTIONS = ("Fn::GetAtt", "Fn::Sub", "Fn::Join", "Fn::Select", "Fn::Split", "Fn::If", "Fn::Equals", "Fn::And",
@@ -230,6 +232,8 @@ def resolve_parameters(template: Template, given: Mapping[str, str]) -> dict[str
             continue
         raw = "" if raw is None else raw
         kind = str(spec.get("Type", "String"))
+        if kind.startswith("AWS::SSM::Parameter::Value<"):  # onceflow serves no SSM: no parameter exists
+            raise TemplateError(f"Unable to fetch parameters [{raw}] from parameter store for this account.")
         if kind.startswith("List<") or kind == "CommaDelimitedList":
             values[name] = raw if isinstance(raw, list) else [s.strip() for s in str(raw).split(",")] if raw else []
         else:
@@ -243,9 +247,42 @@ def resolve_parameters(template: Template, given: Mapping[str, str]) -> dict[str
                 float(values[name])
             except ValueError:
                 raise TemplateError(f"Parameter '{name}' must be a number.") from None
+        _constraints(name, spec, values[name])
     if missing:
         raise TemplateError(f"Parameters: [{', '.join(missing)}] must have values")
     return values
+
+
+def _constraints(name: str, spec: Mapping[str, Any], value: Any) -> None:
+    """AllowedPattern, Min/MaxLength and Min/MaxValue, with AWS's messages (ConstraintDescription
+    when the template gives one)."""
+    texts = value if isinstance(value, list) else [value]
+    problem = None
+    for text in texts:
+        if "AllowedPattern" in spec:
+            try:
+                matched = compile_linear(str(spec["AllowedPattern"])).fullmatch(text) is not None
+            except UnsupportedRegex:
+                matched = False
+            if not matched:
+                problem = f"Parameter '{name}' must match pattern {spec['AllowedPattern']}"
+        if "MinLength" in spec and len(text) < int(spec["MinLength"]):
+            problem = f"Parameter '{name}' must contain at least {spec['MinLength']} characters"
+        if "MaxLength" in spec and len(text) > int(spec["MaxLength"]):
+            problem = f"Parameter '{name}' must contain at most {spec['MaxLength']} characters"
+        if "MinValue" in spec and _number(text) < float(spec["MinValue"]):
+            problem = f"Parameter '{name}' must be a number not less than {spec['MinValue']}"
+        if "MaxValue" in spec and _number(text) > float(spec["MaxValue"]):
+            problem = f"Parameter '{name}' must be a number not greater than {spec['MaxValue']}"
+        if problem is not None:
+            raise TemplateError(spec.get("ConstraintDescription") or problem)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return float("nan")  # compares false both ways: a Number parameter is checked as one already
 
 
 @dataclass

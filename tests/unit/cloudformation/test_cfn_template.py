@@ -177,3 +177,27 @@ def test_for_each_expands_resources_and_outputs() -> None:
     }
     assert doc["Outputs"] == {"ordersUrl": {"Value": {"Ref": "Queueorders"}}}
     assert list(expand(parse(FOR_EACH), {"Names": "x"})["Resources"]) == ["Queuex"]
+
+
+@pytest.mark.parametrize(("spec", "value", "message"), [
+    ("{Type: String, AllowedPattern: '[a-z]+'}", "Ab", "Parameter 'P' must match pattern [a-z]+"),
+    ("{Type: String, MinLength: 3}", "ab", "Parameter 'P' must contain at least 3 characters"),
+    ("{Type: String, MaxLength: 1}", "ab", "Parameter 'P' must contain at most 1 characters"),
+    ("{Type: Number, MinValue: 5}", "4", "Parameter 'P' must be a number not less than 5"),
+    ("{Type: Number, MaxValue: 5}", "6", "Parameter 'P' must be a number not greater than 5"),
+    ("{Type: String, MaxLength: 1, ConstraintDescription: one letter}", "ab", "one letter"),
+    ("{Type: CommaDelimitedList, AllowedPattern: '[a-z]+'}", "ok,NO", "Parameter 'P' must match pattern [a-z]+"),
+    ("{Type: 'AWS::SSM::Parameter::Value<String>'}", "/app/x",
+     "Unable to fetch parameters [/app/x] from parameter store for this account."),
+])
+def test_parameter_constraints(spec: str, value: str, message: str) -> None:
+    t = load(f"Parameters:\n  P: {spec}\nResources:\n  R: {{Type: T}}\n")
+    with pytest.raises(TemplateError) as err:
+        resolve_parameters(t, {"P": value})
+    assert err.value.message == message
+
+
+def test_parameter_constraints_met() -> None:
+    t = load("Parameters:\n  P: {Type: String, AllowedPattern: '[a-z0-9-]{1,40}', MinLength: 2}\n"
+             "Resources:\n  R: {Type: T}\n")
+    assert resolve_parameters(t, {"P": "labex-ev05"}) == {"P": "labex-ev05"}
