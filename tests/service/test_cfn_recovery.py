@@ -1,7 +1,7 @@
 """Stack operations run in the background, as on AWS: with `--stack-answer-within 0` CreateStack
 answers at once, DescribeStacks shows CREATE_IN_PROGRESS while a resource is being made (fault
 injection slows that resource's create call), a delete then is refused with AWS's message, and a
-waiter sees the end. A stop (kill -9) in the middle of a create: the next start rolls it back,
+waiter sees the end. A stop (kill -9) in the middle of a create or an update: the next start rolls it back,
 deleting what it had made (ROLLBACK_COMPLETE, the stop named in the events)."""
 
 from __future__ import annotations
@@ -71,3 +71,41 @@ def test_operations_run_in_the_background_and_a_cut_create_is_rolled_back_at_sta
     cfn.delete_stack(StackName="cut")
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack["StackId"], WaiterConfig={"Delay": 1})
     assert cfn.describe_stacks(StackName=stack["StackId"])["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
+
+
+def test_a_cut_update_is_rolled_back_at_start(server_factory: Any, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.json"  # the update's new queue never comes: the server is killed meanwhile
+    rules.write_text(json.dumps({"rules": [{"service": "sqs", "operation": "CreateQueue", "latency_ms": 600000,
+                                            "skip": 1, "times": 1}]}))
+    data = tmp_path / "data"
+    server = server_factory(data, extra_args=("--stack-answer-within", "0", "--faults", str(rules)))
+    cfn, sqs = server.client("cloudformation"), server.client("sqs")
+    first = {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 30}}
+    cfn.create_stack(StackName="upd", TemplateBody=json.dumps({"Resources": {"First": first}}))
+    cfn.get_waiter("stack_create_complete").wait(StackName="upd", WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    url = _resources(cfn, "upd")["First"]["PhysicalResourceId"]
+    cfn.update_stack(StackName="upd", TemplateBody=json.dumps({"Resources": {
+        "First": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 60}},
+        "Second": {"Type": "AWS::SQS::Queue", "DependsOn": "First"}}}))
+    for _ in range(600):
+        made = _resources(cfn, "upd")
+        if made.get("Second", {}).get("ResourceStatus") == "CREATE_IN_PROGRESS":
+            break
+        time.sleep(0.05)
+    assert made["First"]["ResourceStatus"] == "UPDATE_COMPLETE", made
+    assert sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"] == {
+        "VisibilityTimeout": "60"}
+    server.kill()
+
+    server = server_factory(data)
+    cfn, sqs = server.client("cloudformation"), server.client("sqs")
+    stack = cfn.describe_stacks(StackName="upd")["Stacks"][0]
+    assert stack["StackStatus"] == "UPDATE_ROLLBACK_COMPLETE"
+    events = [(e["LogicalResourceId"], e["ResourceStatus"], e.get("ResourceStatusReason"))
+              for e in cfn.describe_stack_events(StackName="upd")["StackEvents"]]
+    assert ("upd", "UPDATE_ROLLBACK_IN_PROGRESS", INTERRUPTED) in events
+    assert sorted(_resources(cfn, "upd")) == ["First"]
+    assert sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"] == {
+        "VisibilityTimeout": "30"}
+    assert json.loads(json.dumps(cfn.get_template(StackName="upd")["TemplateBody"]))["Resources"] == {
+        "First": first}

@@ -91,8 +91,8 @@ class CfnService:
         create is rolled back (ROLLBACK_COMPLETE; CREATE_FAILED with DisableRollback), a rollback
         or a delete is carried on to its end, a finished update's cleanup is taken as done
         (UPDATE_COMPLETE; a replaced resource's old copy may be left), and an update or its
-        rollback ends UPDATE_ROLLBACK_FAILED (the resources are as its events show; it can be
-        deleted). The reason names the stop."""
+        rollback is rolled back to the stack as it was (UPDATE_ROLLBACK_COMPLETE). The reason
+        names the stop."""
         for account, region, doc in self.store.unfinished():
             principal = Principal(**doc["_principal"]) if "_principal" in doc else Principal.root(account)
             ctx = RequestContext("cloudformation", "Recover", account, region, principal, internal=True)
@@ -106,7 +106,10 @@ class CfnService:
             elif status == "DELETE_IN_PROGRESS":
                 self._delete(ctx, caller, doc)
             elif status == "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS":
+                doc.pop("_previous", None)
                 self.status(ctx, doc, "UPDATE_COMPLETE", None)
+            elif "_previous" in doc:
+                StackUpdate.resume(self, ctx, doc).roll_back(INTERRUPTED)
             else:
                 self.status(ctx, doc, "UPDATE_ROLLBACK_FAILED", INTERRUPTED)
 
