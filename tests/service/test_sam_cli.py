@@ -1,6 +1,7 @@
 """The SAM CLI from PyPI, unchanged, against a real server: `sam build` (no container) then
 `sam deploy --resolve-s3` (its managed bucket stack, the code uploaded to our S3, a change set),
-the deployed function and state machine used through their own APIs, then `sam delete`.
+the deployed function and state machine used through their own APIs, changed code built and
+deployed again (an update), `sam list stack-outputs`, then `sam delete`.
 
 The SAM CLI lives in a virtualenv of its own (made once, kept in the user's cache): it pins
 boto3/botocore/cfn-lint to ranges that conflict with onceflow's own, so it cannot share our env."""
@@ -85,10 +86,14 @@ def test_sam_build_deploy_run_delete(sam: Path, endpoint: str, aws: Any, tmp_pat
     assert run["status"] == "SUCCEEDED", run
     assert json.loads(run["output"]) == {"greeting": "hello, sam"}
 
-    # A second deploy of the same build has nothing to change.
-    done = _run(sam, endpoint, app, "deploy", "--stack-name", name, "--resolve-s3", "--no-confirm-changeset",
-                "--capabilities", "CAPABILITY_IAM", "--region", "us-east-1", "--no-fail-on-empty-changeset")
-    assert "No changes to deploy" in done.stdout + done.stderr
+    # Changed code: built and deployed again, the stack is updated and the function runs the new code.
+    (app / "src" / "helper.py").write_text("def greet(name: str) -> str:\n    return f'hi again, {name}'\n")
+    _run(sam, endpoint, app, "build")
+    _run(sam, endpoint, app, "deploy", "--stack-name", name, "--resolve-s3", "--no-confirm-changeset",
+         "--capabilities", "CAPABILITY_IAM", "--region", "us-east-1", "--no-fail-on-empty-changeset")
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    answer = aws("lambda").invoke(FunctionName=out["GreeterName"], Payload=b'{"name": "sam"}')["Payload"].read()
+    assert json.loads(answer) == {"greeting": "hi again, sam"}
 
     listed = _run(sam, endpoint, app, "list", "stack-outputs", "--stack-name", name, "--output", "json")
     assert {o["OutputKey"] for o in json.loads(listed.stdout)} == {"FlowArn", "GreeterName"}
