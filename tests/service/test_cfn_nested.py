@@ -1,5 +1,6 @@
 """AWS::CloudFormation::Stack: a nested stack from a template in onceflow's S3, its outputs read
-by the parent, deleted with it; a failing nested stack fails and rolls back its parent."""
+by the parent, updated in place with new parameters, deleted with it; a failing nested stack fails
+and rolls back its parent."""
 
 from __future__ import annotations
 
@@ -42,6 +43,16 @@ def test_a_nested_stack_is_made_read_and_deleted_with_its_parent(aws: Any) -> No
     child = cfn.describe_stacks(StackName=child_id)["Stacks"][0]
     assert child["StackStatus"] == "CREATE_COMPLETE" and child["StackName"].startswith(f"{name}-Child-")
     assert child["ParentId"] == child["RootId"] == stack["StackId"]
+
+    # New parameters: the nested stack is updated in place (the same stack, the same queue).
+    cfn.update_stack(StackName=name, TemplateBody=_parent(f"https://s3.amazonaws.com/{bucket}/child.json",
+                                                          Visibility=90))
+    cfn.get_waiter("stack_update_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    assert cfn.describe_stack_resource(StackName=name, LogicalResourceId="Child")[
+        "StackResourceDetail"]["PhysicalResourceId"] == child_id
+    assert cfn.describe_stacks(StackName=child_id)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    attrs = aws("sqs").get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"]
+    assert attrs == {"VisibilityTimeout": "90"}
 
     cfn.delete_stack(StackName=name)
     cfn.get_waiter("stack_delete_complete").wait(StackName=stack["StackId"], WaiterConfig={"Delay": 1})

@@ -1,6 +1,7 @@
 """AWS::CloudFormation::Stack: a nested stack, made from a template in onceflow's S3 (TemplateURL)
-as a stack of its own named `parent-Logical-RANDOM`, created and deleted inside the parent's
-operation; `Fn::GetAtt Child.Outputs.Key` reads its outputs. Same contract as resources.py."""
+as a stack of its own named `parent-Logical-RANDOM`, created, updated in place (a new TemplateURL
+or new parameters) and deleted inside the parent's operation; `Fn::GetAtt Child.Outputs.Key` reads
+its outputs. Same contracts as resources.py and updates.py."""
 
 from __future__ import annotations
 
@@ -27,8 +28,20 @@ def stack_create(c: Caller, logical: str, p: Props) -> Made:
         why = child.get("_failure") or ""
         service.delete_nested(c, child["StackId"])  # the parent's rollback cannot name it: it never got an id
         raise TemplateError(f"Embedded stack {child['StackId']} was not successfully created: {why}")
-    attrs: dict[str, Any] = {f"Outputs.{o['OutputKey']}": o["OutputValue"] for o in child.get("Outputs") or []}
-    return str(child["StackId"]), attrs
+    return str(child["StackId"]), _outputs(child)
+
+
+def _outputs(child: dict[str, Any]) -> dict[str, Any]:
+    return {f"Outputs.{o['OutputKey']}": o["OutputValue"] for o in child.get("Outputs") or []}
+
+
+def stack_update(c: Caller, logical: str, physical: str, old: Props, new: Props, attrs: dict[str, Any]) -> Made:
+    child = c.stack.services["cloudformation"].update_nested(c, physical, {
+        "TemplateURL": new["TemplateURL"], "Parameters": _params(new), "Tags": list(new.get("Tags") or [])})
+    if child["StackStatus"] not in ("UPDATE_COMPLETE", "CREATE_COMPLETE"):
+        raise TemplateError(f"Embedded stack {physical} was not successfully updated. Currently in "
+                            f"{child['StackStatus']} with reason: {child.get('_failure') or ''}")
+    return physical, _outputs(child)
 
 
 def stack_delete(c: Caller, physical: str, p: Props) -> None:

@@ -258,6 +258,29 @@ class CfnService:
         self._create(ctx, doc, template)
         return doc
 
+    def update_nested(self, caller: Caller, stack_id: str, p: dict[str, Any]) -> Doc:
+        """A nested stack's update, run to its end in the parent's operation; the stack as it is
+        when the template and parameters are what it has already."""
+        ctx = RequestContext("cloudformation", "UpdateStack", caller.account, caller.region, caller.principal,
+                             internal=True)
+        with self._lock:
+            doc = self.find(ctx, stack_id)
+            check_updatable(doc)
+            old = copy.deepcopy(doc)
+            p = dict(p, StackName=doc["StackName"], Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM",
+                                                                  "CAPABILITY_AUTO_EXPAND"])
+            template, _ = self._prepare(ctx, p, doc, old.get("_parameters"))
+            if doc["_template"] == old["_template"] and doc["_parameters"] == old["_parameters"]:
+                return old
+            update = StackUpdate(self, ctx, old, doc, template)
+            update.start()
+        update.run()
+        if doc["StackStatus"] != "UPDATE_COMPLETE":
+            doc["_failure"] = doc.get("StackStatusReason") or next(
+                (e.get("ResourceStatusReason") for e in self.store.events(doc["StackId"])
+                 if e["ResourceStatus"] == "UPDATE_ROLLBACK_IN_PROGRESS"), "")
+        return doc
+
     def delete_nested(self, caller: Caller, stack_id: str) -> None:
         doc = self.store.by_id(stack_id)
         if doc is None or doc["StackStatus"] == "DELETE_COMPLETE":
