@@ -169,6 +169,11 @@ def test_bad_input_gets_aws_errors(aws: Any) -> None:
     with pytest.raises(ClientError) as err:
         cfn.describe_stack_events(StackName="never-made")
     assert err.value.response["Error"]["Message"] == "Stack with id never-made does not exist"
+    with pytest.raises(ClientError) as err:
+        cfn.create_change_set(StackName=name, ChangeSetName="adopt", ChangeSetType="IMPORT",
+                              TemplateBody=json.dumps(queue))
+    assert err.value.response["Error"]["Code"] == "ValidationError"
+    assert [c["ChangeSetName"] for c in cfn.list_change_sets(StackName=name)["Summaries"]] == []
     cfn.delete_stack(StackName=name)
 
 

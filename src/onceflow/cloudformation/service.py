@@ -453,6 +453,9 @@ class CfnService:
     # ------------------------------------------------------------------ change sets
     def create_change_set(self, ctx: RequestContext, p: dict[str, Any]) -> tuple[str, str]:
         kind = p.get("ChangeSetType") or "UPDATE"
+        if kind == "IMPORT":  # taken as an update it would make new resources, not adopt existing ones
+            raise errors.validation("ChangeSetType IMPORT is not supported by onceflow: it does not import "
+                                    "existing resources into a stack")
         with self._lock:
             existing = self.store.live(ctx.account, ctx.region, p["StackName"]) if not \
                 str(p["StackName"]).startswith("arn:") else self.store.by_id(p["StackName"])
