@@ -1,7 +1,8 @@
 """The SAM CLI from PyPI, unchanged, against a real server: `sam build` (no container) then
 `sam deploy --resolve-s3` (its managed bucket stack, the code uploaded to our S3, a change set),
 the deployed function and state machine used through their own APIs, changed code built and
-deployed again (an update), `sam list stack-outputs`, then `sam delete`.
+deployed again (an update), `sam logs` of the function, `sam list stack-outputs`, then
+`sam delete`.
 
 The SAM CLI lives in a virtualenv of its own (made once, kept in the user's cache): it pins
 boto3/botocore/cfn-lint to ranges that conflict with onceflow's own, so it cannot share our env."""
@@ -94,6 +95,9 @@ def test_sam_build_deploy_run_delete(sam: Path, endpoint: str, aws: Any, tmp_pat
     assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
     answer = aws("lambda").invoke(FunctionName=out["GreeterName"], Payload=b'{"name": "sam"}')["Payload"].read()
     assert json.loads(answer) == {"greeting": "hi again, sam"}
+
+    logs = _run(sam, endpoint, app, "logs", "--stack-name", name, "--name", "Greeter", "--start-time", "10min ago")
+    assert "START RequestId" in logs.stdout, logs.stdout
 
     listed = _run(sam, endpoint, app, "list", "stack-outputs", "--stack-name", name, "--output", "json")
     assert {o["OutputKey"] for o in json.loads(listed.stdout)} == {"FlowArn", "GreeterName"}
