@@ -73,7 +73,7 @@ def test_operations_run_in_the_background_and_a_cut_create_is_rolled_back_at_sta
     assert cfn.describe_stacks(StackName=stack["StackId"])["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
 
 
-def test_a_cut_update_is_rolled_back_at_start(server_factory: Any, tmp_path: Path) -> None:
+def test_a_cut_change_set_update_is_rolled_back_at_start(server_factory: Any, tmp_path: Path) -> None:
     rules = tmp_path / "rules.json"  # the update's new queue never comes: the server is killed meanwhile
     rules.write_text(json.dumps({"rules": [{"service": "sqs", "operation": "CreateQueue", "latency_ms": 600000,
                                             "skip": 1, "times": 1}]}))
@@ -84,9 +84,12 @@ def test_a_cut_update_is_rolled_back_at_start(server_factory: Any, tmp_path: Pat
     cfn.create_stack(StackName="upd", TemplateBody=json.dumps({"Resources": {"First": first}}))
     cfn.get_waiter("stack_create_complete").wait(StackName="upd", WaiterConfig={"Delay": 1, "MaxAttempts": 60})
     url = _resources(cfn, "upd")["First"]["PhysicalResourceId"]
-    cfn.update_stack(StackName="upd", TemplateBody=json.dumps({"Resources": {
+    cfn.create_change_set(StackName="upd", ChangeSetName="grow", TemplateBody=json.dumps({"Resources": {
         "First": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 60}},
         "Second": {"Type": "AWS::SQS::Queue", "DependsOn": "First"}}}))
+    cfn.get_waiter("change_set_create_complete").wait(StackName="upd", ChangeSetName="grow",
+                                                      WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    cfn.execute_change_set(StackName="upd", ChangeSetName="grow")
     for _ in range(600):
         made = _resources(cfn, "upd")
         if made.get("Second", {}).get("ResourceStatus") == "CREATE_IN_PROGRESS":
@@ -101,6 +104,7 @@ def test_a_cut_update_is_rolled_back_at_start(server_factory: Any, tmp_path: Pat
     cfn, sqs = server.client("cloudformation"), server.client("sqs")
     stack = cfn.describe_stacks(StackName="upd")["Stacks"][0]
     assert stack["StackStatus"] == "UPDATE_ROLLBACK_COMPLETE"
+    assert cfn.describe_change_set(StackName="upd", ChangeSetName="grow")["ExecutionStatus"] == "EXECUTE_FAILED"
     events = [(e["LogicalResourceId"], e["ResourceStatus"], e.get("ResourceStatusReason"))
               for e in cfn.describe_stack_events(StackName="upd")["StackEvents"]]
     assert ("upd", "UPDATE_ROLLBACK_IN_PROGRESS", INTERRUPTED) in events

@@ -112,6 +112,10 @@ class CfnService:
                 StackUpdate.resume(self, ctx, doc).roll_back(INTERRUPTED)
             else:
                 self.status(ctx, doc, "UPDATE_ROLLBACK_FAILED", INTERRUPTED)
+            for cs in self.store.change_sets(doc["StackId"]):  # the one being executed did not finish
+                if cs["ExecutionStatus"] == "EXECUTE_IN_PROGRESS":
+                    cs["ExecutionStatus"] = "EXECUTE_FAILED"
+                    self.store.put_change_set(cs)
 
     # ------------------------------------------------------------------ lookups
     def find(self, ctx: RequestContext, name_or_id: str) -> Doc:
