@@ -621,8 +621,7 @@ class CfnService:
             doc["StackStatusReason"] = reason
         if status == "DELETE_IN_PROGRESS":
             doc.pop("StackStatusReason", None)
-        self.store.put(ctx.account, ctx.region, doc)
-        self._event(doc, None, status, reason)
+        self._event(doc, None, status, reason, store_doc=True)
 
     def resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None:
         res["ResourceStatus"], res["Timestamp"] = status, time.time()
@@ -630,12 +629,10 @@ class CfnService:
             res.pop("ResourceStatusReason", None)
         else:
             res["ResourceStatusReason"] = reason
-        if res in doc["_resources"].values():  # DescribeStackResources shows the operation's progress
-            _, _, region, account, _ = str(doc["StackId"]).split(":", 4)
-            self.store.put(account, region, doc)
-        self._event(doc, res, status, reason)
+        # Stored with the event, so DescribeStackResources shows the operation's progress.
+        self._event(doc, res, status, reason, store_doc=res in doc["_resources"].values())
 
-    def _event(self, doc: Doc, res: Doc | None, status: str, reason: str | None) -> None:
+    def _event(self, doc: Doc, res: Doc | None, status: str, reason: str | None, store_doc: bool = False) -> None:
         event: Doc = {"StackId": doc["StackId"], "EventId": str(uuid.uuid4()), "StackName": doc["StackName"]}
         if res is None:
             event.update(LogicalResourceId=doc["StackName"], PhysicalResourceId=doc["StackId"],
@@ -649,7 +646,7 @@ class CfnService:
         event.update(Timestamp=time.time(), ResourceStatus=status)
         if reason is not None:
             event["ResourceStatusReason"] = reason
-        self.store.add_event(doc["StackId"], event)
+        self.store.add_event(doc["StackId"], event, doc if store_doc else None)
 
 
 def _add_change(logical: str, kind: str) -> Doc:
