@@ -113,3 +113,4 @@ def test_a_cut_change_set_update_is_rolled_back_at_start(server_factory: Any, tm
         "VisibilityTimeout": "30"}
     assert json.loads(json.dumps(cfn.get_template(StackName="upd")["TemplateBody"]))["Resources"] == {
         "First": first}
+

@@ -18,7 +18,7 @@ Params = dict[str, Any]
 TIMES = ("CreationTime", "DeletionTime", "LastUpdatedTime", "Timestamp", "LastUpdatedTimestamp")
 STACK_MEMBERS = ("StackId", "StackName", "ChangeSetId", "Description", "Parameters", "CreationTime", "DeletionTime",
                  "LastUpdatedTime", "StackStatus", "StackStatusReason", "DisableRollback", "NotificationARNs",
-                 "Capabilities", "Outputs", "Tags", "EnableTerminationProtection", "ParentId", "RootId",
+                 "Capabilities", "Outputs", "RoleARN", "Tags", "EnableTerminationProtection", "ParentId", "RootId",
                  "DriftInformation")
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+from onceflow import internal
 from onceflow.cloudformation import errors
 from onceflow.cloudformation.language import LANGUAGE, expand
 from onceflow.cloudformation.providers import PROVIDERS
@@ -239,10 +240,30 @@ class CfnService:
             if parse(doc["_template"]).get("Transform") and "CAPABILITY_AUTO_EXPAND" not in (p.get("Capabilities")
                                                                                          or []):
                 raise errors.insufficient_capabilities("CAPABILITY_AUTO_EXPAND")
+            ctx = self._acting(ctx, doc, p)
             self.store.put(ctx.account, ctx.region, doc)
             self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
         self._background(ctx, doc, lambda: self._create(ctx, doc, template))
         return str(doc["StackId"])
+
+    def _acting(self, ctx: RequestContext, doc: Doc, p: dict[str, Any]) -> RequestContext:
+        """Who the operation acts as: the stack's service role (RoleARN, given now or before) as an
+        AWSCloudFormation session of it, else the caller."""
+        role = p.get("RoleARN")
+        if role:
+            try:
+                internal.call(self.stack, Principal.root(ctx.account), "iam", "GetRole",
+                              {"RoleName": str(role).rsplit("/", 1)[-1]}, region=ctx.region)
+            except ServiceError:
+                raise errors.validation(f"Role {role} is invalid or cannot be assumed") from None
+            doc["RoleARN"] = str(role)
+        role = doc.get("RoleARN")
+        if not role:
+            return ctx
+        name, session = role.rsplit("/", 1)[-1], "AWSCloudFormation"
+        principal = Principal(ctx.account, "assumed-role", f"arn:aws:sts::{ctx.account}:assumed-role/{name}/{session}",
+                              session, role_arn=role, session_name=session)
+        return dataclasses.replace(ctx, principal=principal)
 
     def create_nested(self, caller: Caller, name: str, p: dict[str, Any]) -> Doc:
         """A nested stack (nested.py), made to its end in the parent's operation. It may do what its
@@ -411,6 +432,7 @@ class CfnService:
             if status.endswith("_IN_PROGRESS") and status != "REVIEW_IN_PROGRESS":
                 raise errors.validation(f"Stack [{doc['StackId']}] cannot be deleted while in status {status}")
             self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        ctx = self._acting(ctx, doc, {})
         caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
         self._background(ctx, doc, lambda: self._delete(ctx, caller, doc))
 
@@ -442,6 +464,7 @@ class CfnService:
                 raise errors.validation("No updates are to be performed.")
             if "DisableRollback" in p:
                 doc["DisableRollback"] = bool(p["DisableRollback"])
+            ctx = self._acting(ctx, doc, p)
             update = StackUpdate(self, ctx, old, doc, template)
             update.start()  # UPDATE_IN_PROGRESS before the lock goes: a second update is refused
         self._background(ctx, doc, update.run)
@@ -543,6 +566,7 @@ class CfnService:
             old = copy.deepcopy(doc)
             template, _ = self._prepare(ctx, request, doc, old.get("_parameters"))
             doc["ChangeSetId"] = cs["ChangeSetId"]
+            ctx = self._acting(ctx, doc, request)
             cs.update(ExecutionStatus="EXECUTE_IN_PROGRESS")
             self.store.put_change_set(cs)
             update = None
@@ -660,7 +684,8 @@ def _request_of(p: dict[str, Any], staged: Doc) -> Doc:
             "Parameters": [{"ParameterKey": k, "ParameterValue": ",".join(v) if isinstance(v, list) else v}
                            for k, v in staged["_parameters"].items()
                            if k in {x["ParameterKey"] for x in p.get("Parameters") or []}],
-            "Capabilities": list(p.get("Capabilities") or [])}
+            "Capabilities": list(p.get("Capabilities") or []),
+            **({"RoleARN": p["RoleARN"]} if p.get("RoleARN") else {})}
 
 
 def _sam(stack: Stack, ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
