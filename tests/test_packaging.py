@@ -15,6 +15,7 @@ NEEDED = [
     "onceflow/examples/orders/starter/app.py",
     "onceflow/examples/orders/protected/app.py",
     "onceflow/examples/orders/workflow-template.json",
+    "onceflow/examples/orders/template.yaml",
     "onceflow/console/templates/base.html",
     "onceflow/console/static/console.js",
     "onceflow/lambda_/runtime/zygote.py",

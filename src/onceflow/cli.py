@@ -39,6 +39,9 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root-key", action="append", default=[], metavar="ID:SECRET",
                         help="under --enforce-iam, the access keys that act as the account root, their signatures "
                              "verified with SECRET (default test:test); repeatable")
+    parser.add_argument("--stack-answer-within", type=float, default=10.0, metavar="SECONDS",
+                        help="CloudFormation stack operations answer when done or after this long, running on in "
+                             "the background (default 10; 0 answers at once, as AWS does)")
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
     parser.add_argument("--faults", type=Path, default=None, metavar="FILE",
                         help="fault injection rules to load at start (JSON, or YAML with PyYAML installed)")
@@ -76,6 +79,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
             raise SystemExit("onceflow: --lambda-max-workers must be at least 1")
         extra["lambda_max_workers"] = args.lambda_max_workers
     extra.update(_security_args(args))
+    if args.stack_answer_within < 0:
+        raise SystemExit("onceflow: --stack-answer-within must be 0 or more")
+    extra["stack_answer_within_s"] = args.stack_answer_within
     return Settings(
         host=args.host,
         port=args.port,

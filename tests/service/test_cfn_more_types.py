@@ -70,3 +70,27 @@ def test_more_types_are_made_and_deleted(aws: Any) -> None:
     assert cfn.describe_stacks(StackName=stack["StackId"])["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
     assert f"{name}-bus" not in [b["Name"] for b in aws("events").list_event_buses()["EventBuses"]]
     assert res["Tick"] not in [s["Name"] for s in aws("scheduler").list_schedules()["Schedules"]]
+
+
+def test_language_extensions_for_each_and_cidr_in_a_stack(aws: Any) -> None:
+    cfn, name = aws("cloudformation"), f"le{uuid.uuid4().hex[:8]}"
+    body = {
+        "Transform": "AWS::LanguageExtensions",
+        "Parameters": {"Topics": {"Type": "CommaDelimitedList", "Default": "a,b"}},
+        "Resources": {"Fn::ForEach::Topics": ["T", {"Ref": "Topics"}, {"Topic${T}": {
+            "Type": "AWS::SNS::Topic", "Properties": {"TopicName": {"Fn::Sub": "${AWS::StackName}-${T}"}}}}]},
+        "Outputs": {"Subnets": {"Value": {"Fn::Join": [",", {"Fn::Cidr": ["10.1.0.0/16", 2, 12]}]}}},
+    }
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(body), Capabilities=["CAPABILITY_AUTO_EXPAND"],
+                     Parameters=[{"ParameterKey": "Topics", "ParameterValue": "x,y,z"}])
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    made = {r["LogicalResourceId"]: r["PhysicalResourceId"]
+            for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"]}
+    assert sorted(made) == ["Topicx", "Topicy", "Topicz"]
+    topics = {t["TopicArn"] for t in aws("sns").list_topics()["Topics"]}
+    assert {f"arn:aws:sns:us-east-1:000000000000:{name}-{x}" for x in "xyz"} <= topics
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["Outputs"][0]["OutputValue"] == \
+        "10.1.0.0/20,10.1.16.0/20"
+    processed = cfn.get_template(StackName=name, TemplateStage="Processed")["TemplateBody"]
+    assert "Transform" not in processed and "Topicx" in processed["Resources"]
+    cfn.delete_stack(StackName=name)

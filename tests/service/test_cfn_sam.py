@@ -138,3 +138,41 @@ def test_package_uploads_the_code_to_s3_and_deploy_makes_the_function_from_it(aw
     answer = aws("lambda").invoke(FunctionName=fn, Payload=b'{"who": "s3"}')["Payload"].read()
     assert json.loads(answer) == {"hello": "s3"}
     cfn.delete_stack(StackName=name)
+
+
+SQS_EVENT = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  Consumer:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: python3.12
+      Handler: index.handler
+      InlineCode: "def handler(event, context):\\n    return len(event['Records'])\\n"
+      Events:
+        FromQueue:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+            BatchSize: 5
+"""
+
+
+def test_an_sqs_event_attaches_aws_managed_sqs_execution_role(aws: Any) -> None:
+    name = f"sqsev{uuid.uuid4().hex[:8]}"
+    cfn = aws("cloudformation")
+    cfn.create_stack(StackName=name, TemplateBody=SQS_EVENT, Capabilities=["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"])
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    made = {r["LogicalResourceId"]: r["PhysicalResourceId"]
+            for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"]}
+    attached = aws("iam").list_attached_role_policies(RoleName=made["ConsumerRole"])["AttachedPolicies"]
+    assert {p["PolicyArn"] for p in attached} == {
+        "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+        "arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole"}
+    mappings = aws("lambda").list_event_source_mappings(FunctionName=made["Consumer"])["EventSourceMappings"]
+    assert [(m["BatchSize"], m["EventSourceArn"].rsplit(":", 1)[1]) for m in mappings] == [
+        (5, made["Jobs"].rsplit("/", 1)[1])]
+    cfn.delete_stack(StackName=name)
+    cfn.get_waiter("stack_delete_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})

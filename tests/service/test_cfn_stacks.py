@@ -169,6 +169,11 @@ def test_bad_input_gets_aws_errors(aws: Any) -> None:
     with pytest.raises(ClientError) as err:
         cfn.describe_stack_events(StackName="never-made")
     assert err.value.response["Error"]["Message"] == "Stack with id never-made does not exist"
+    with pytest.raises(ClientError) as err:
+        cfn.create_change_set(StackName=name, ChangeSetName="adopt", ChangeSetType="IMPORT",
+                              TemplateBody=json.dumps(queue))
+    assert err.value.response["Error"]["Code"] == "ValidationError"
+    assert [c["ChangeSetName"] for c in cfn.list_change_sets(StackName=name)["Summaries"]] == []
     cfn.delete_stack(StackName=name)
 
 
@@ -236,3 +241,22 @@ def test_aws_cloudformation_deploy_with_a_yaml_template(aws: Any, aws_cli: Any, 
     assert done.returncode == 0, done.stderr
     with pytest.raises(ClientError):
         aws("dynamodb").describe_table(TableName=f"web-{name}-orders")
+
+
+def test_stack_events_and_lists_come_in_pages_of_100(aws: Any) -> None:
+    cfn, name = aws("cloudformation"), _name()
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(
+        {"Resources": {f"Q{i}": {"Type": "AWS::SQS::Queue"} for i in range(40)}}))
+    cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    pages = list(cfn.get_paginator("describe_stack_events").paginate(StackName=name))
+    assert [len(p["StackEvents"]) for p in pages] == [100, 22]  # 3 events a queue, 2 of the stack
+    events = [e for p in pages for e in p["StackEvents"]]
+    assert len({e["EventId"] for e in events}) == 122
+    assert (events[0]["LogicalResourceId"], events[0]["ResourceStatus"]) == (name, "CREATE_COMPLETE")
+    assert (events[-1]["LogicalResourceId"], events[-1]["ResourceStatus"]) == (name, "CREATE_IN_PROGRESS")
+    resources = cfn.list_stack_resources(StackName=name)
+    assert len(resources["StackResourceSummaries"]) == 40 and "NextToken" not in resources
+    with pytest.raises(ClientError) as err:
+        cfn.describe_stack_events(StackName=name, NextToken="not-a-token")
+    assert err.value.response["Error"]["Code"] == "ValidationError"
+    cfn.delete_stack(StackName=name)

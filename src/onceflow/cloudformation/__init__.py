@@ -11,7 +11,7 @@ from onceflow.stack import Stack
 def setup(stack: Stack) -> None:
     """Build this service's store, service and API objects and register them on the stack."""
     stack.db.migrate(MIGRATIONS)
-    service = CfnService(stack, CfnStore(stack.db))
+    service = CfnService(stack, CfnStore(stack.db), stack.settings.stack_answer_within_s)
     stack.registry.add_api("cloudformation", CfnApi(service))
     stack.services["cloudformation"] = service
     stack.resource_resolvers["cloudformation"] = resolve_resources

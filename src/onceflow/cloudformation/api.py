@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -16,7 +18,26 @@ Params = dict[str, Any]
 TIMES = ("CreationTime", "DeletionTime", "LastUpdatedTime", "Timestamp", "LastUpdatedTimestamp")
 STACK_MEMBERS = ("StackId", "StackName", "ChangeSetId", "Description", "Parameters", "CreationTime", "DeletionTime",
                  "LastUpdatedTime", "StackStatus", "StackStatusReason", "DisableRollback", "NotificationARNs",
-                 "Capabilities", "Outputs", "Tags", "EnableTerminationProtection", "DriftInformation")
+                 "Capabilities", "Outputs", "RoleARN", "Tags", "EnableTerminationProtection", "ParentId", "RootId",
+                 "DriftInformation")
+
+
+PAGE = 100  # what one page of a CloudFormation list holds
+
+
+def _page(p: Params, items: list[Any], key: str) -> Params:
+    """One page of `items` from the request's NextToken; the next page's token while more remain."""
+    token = p.get("NextToken")
+    start = 0
+    if token:
+        try:
+            start = int(base64.urlsafe_b64decode(str(token).encode()).decode().removeprefix("cfn:"))
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            raise validation("Invalid NextToken") from None
+    out: Params = {key: items[start:start + PAGE]}
+    if start + PAGE < len(items):
+        out["NextToken"] = base64.urlsafe_b64encode(f"cfn:{start + PAGE}".encode()).decode()
+    return out
 
 
 def _public(doc: Doc, members: tuple[str, ...] | None = None) -> Doc:
@@ -52,7 +73,7 @@ class CfnApi:
     def describe_stacks(self, ctx: RequestContext, p: Params) -> Params:
         name = p.get("StackName")
         docs = [self.service.find(ctx, name)] if name else self.service.store.all(ctx.account, ctx.region, False)
-        return {"Stacks": [_public(d, STACK_MEMBERS) for d in docs]}
+        return _page(p, [_public(d, STACK_MEMBERS) for d in docs], "Stacks")
 
     @operation("ListStacks")
     def list_stacks(self, ctx: RequestContext, p: Params) -> Params:
@@ -66,7 +87,7 @@ class CfnApi:
             if d.get("Description") is not None:
                 summary["TemplateDescription"] = d["Description"]
             out.append(summary)
-        return {"StackSummaries": out}
+        return _page(p, out, "StackSummaries")
 
     @operation("DeleteStack")
     def delete_stack(self, ctx: RequestContext, p: Params) -> None:
@@ -75,7 +96,7 @@ class CfnApi:
     @operation("DescribeStackEvents")
     def describe_stack_events(self, ctx: RequestContext, p: Params) -> Params:
         doc = self.service.find(ctx, p["StackName"])
-        return {"StackEvents": [_public(e) for e in self.service.store.events(doc["StackId"])]}
+        return _page(p, [_public(e) for e in self.service.store.events(doc["StackId"])], "StackEvents")
 
     def _resources(self, ctx: RequestContext, name: str) -> tuple[Doc, list[Doc]]:
         doc = self.service.find(ctx, name)
@@ -127,7 +148,7 @@ class CfnApi:
             summary["LastUpdatedTimestamp"] = _public(r, ("Timestamp",))["Timestamp"]
             summary["DriftInformation"] = {"StackResourceDriftStatus": "NOT_CHECKED"}
             out.append(summary)
-        return {"StackResourceSummaries": out}
+        return _page(p, out, "StackResourceSummaries")
 
     # ------------------------------------------------------------------ templates
     @operation("GetTemplate")
@@ -202,16 +223,16 @@ class CfnApi:
     @operation("ListChangeSets")
     def list_change_sets(self, ctx: RequestContext, p: Params) -> Params:
         doc = self.service.find(ctx, p["StackName"])
-        return {"Summaries": [_public(cs, ("StackId", "StackName", "ChangeSetId", "ChangeSetName", "ExecutionStatus",
+        return _page(p, [_public(cs, ("StackId", "StackName", "ChangeSetId", "ChangeSetName", "ExecutionStatus",
                                            "Status", "StatusReason", "CreationTime", "Description",
                                            "IncludeNestedStacks")) for cs in self.service.store.change_sets(
-                                               doc["StackId"])]}
+                                               doc["StackId"])], "Summaries")
 
     # ------------------------------------------------------------------ exports
     @operation("ListExports")
     def list_exports(self, ctx: RequestContext, p: Params) -> Params:
-        return {"Exports": [{"ExportingStackId": d["StackId"], "Name": name, "Value": value}
-                            for name, (d, value) in sorted(self.service.exports(ctx).items())]}
+        return _page(p, [{"ExportingStackId": d["StackId"], "Name": name, "Value": value}
+                         for name, (d, value) in sorted(self.service.exports(ctx).items())], "Exports")
 
     @operation("ListImports")
     def list_imports(self, ctx: RequestContext, p: Params) -> Params:
@@ -222,7 +243,7 @@ class CfnApi:
         users = sorted(s for n, s in self.service.importers(ctx, exported[0]) if n == name)
         if not users:
             raise validation(f"Export '{name}' is not imported by any stack.")
-        return {"Imports": users}
+        return _page(p, users, "Imports")
 
     @operation("ExecuteChangeSet")
     def execute_change_set(self, ctx: RequestContext, p: Params) -> Params:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from onceflow.cloudformation import nested as n
 from onceflow.cloudformation import resources as r
 from onceflow.cloudformation import wiring as w
 from onceflow.cloudformation.resources import Caller, Made, Props
@@ -42,4 +43,5 @@ PROVIDERS: dict[str, Provider] = {
     "AWS::StepFunctions::Activity": Provider(w.activity_create, w.activity_delete),
     "AWS::SNS::TopicPolicy": Provider(w.topic_policy_create, w.topic_policy_delete),
     "AWS::S3::BucketPolicy": Provider(w.bucket_policy_create, w.bucket_policy_delete),
+    "AWS::CloudFormation::Stack": Provider(n.stack_create, n.stack_delete),
 }

@@ -1,23 +1,31 @@
 """Stacks: creating them (directly or through a change set), rolling back a failed create,
 deleting them, with the events and statuses CloudFormation reports.
 
-A stack operation runs to its end inside the request that starts it (the statuses it passes
-through are all recorded as events), so a client's waiter finds it finished on its first poll.
+A stack operation is checked in its request (bad input changes nothing), then runs on a thread of
+its own, as on AWS: the request answers when the operation ends or after `answer_within_s`
+(`serve --stack-answer-within`), whichever comes first, so a waiter's first poll usually finds a
+small stack done (`aws cloudformation deploy` polls every 30 s) while a long one answers at once
+with *_IN_PROGRESS. The stack document is stored at every event, so DescribeStack* show progress.
+A stop cuts the operation; the next start finishes it as AWS would have (recover()).
 Fields of a stack document whose names start with '_' are onceflow's own and never answered.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+from onceflow import internal
 from onceflow.cloudformation import errors
+from onceflow.cloudformation.language import LANGUAGE, expand
 from onceflow.cloudformation.providers import PROVIDERS
 from onceflow.cloudformation.resources import Caller
 from onceflow.cloudformation.stack_updates import StackUpdate, changes, check_updatable
@@ -35,7 +43,7 @@ from onceflow.cloudformation.template import (
 )
 from onceflow.cloudformation.template import load as load_template
 from onceflow.cloudformation.template import outputs as template_outputs
-from onceflow.context import RequestContext
+from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.stack import Stack
 
@@ -46,22 +54,69 @@ INTERRUPTED = "onceflow stopped while this stack operation ran"
 
 
 class CfnService:
-    def __init__(self, stack: Stack, store: CfnStore) -> None:
+    def __init__(self, stack: Stack, store: CfnStore, answer_within_s: float = 10.0) -> None:
         self.stack = stack
         self.store = store
+        self.answer_within_s = answer_within_s
         self._lock = threading.Lock()  # one stack operation starts at a time (name checks, statuses)
+        self._running: dict[str, Doc] = {}  # stack id -> the document its operation is changing
+
+    # ------------------------------------------------------------------ running operations
+    def _background(self, ctx: RequestContext, doc: Doc, work: Callable[[], None]) -> None:
+        """Run a stack operation on its own thread; return when it ends or after answer_within_s."""
+        doc["_principal"] = dataclasses.asdict(ctx.principal)  # who a restart finishes it as
+        self._running[doc["StackId"]] = doc
+
+        def run() -> None:
+            try:
+                work()
+            except Exception:  # a bug, or the database closed under a stopping server
+                log.exception("cloudformation: the operation on stack %s failed", doc["StackName"])
+                try:
+                    status = doc["StackStatus"]
+                    failed = "DELETE_FAILED" if status.startswith("DELETE") else "CREATE_FAILED" if \
+                        status.startswith("CREATE") else "ROLLBACK_FAILED" if status.startswith("ROLLBACK") else \
+                        "UPDATE_ROLLBACK_FAILED"
+                    self.status(ctx, doc, failed, "Internal Failure")
+                except Exception:
+                    log.debug("cloudformation: could not record the failure", exc_info=True)
+            finally:
+                self._running.pop(doc["StackId"], None)
+
+        thread = threading.Thread(target=run, name=f"cfn-{doc['StackName']}", daemon=True)
+        thread.start()
+        thread.join(self.answer_within_s)
 
     def recover(self) -> None:
-        """At start: a stack operation a stop interrupted cannot go on (it ran in its request), so
-        its stack is marked failed - resources as its events show - and can be deleted."""
+        """At start: finish what a stop cut, as AWS (which does not stop) would have ended it. A
+        create is rolled back (ROLLBACK_COMPLETE; CREATE_FAILED with DisableRollback), a rollback
+        or a delete is carried on to its end, a finished update's cleanup is taken as done
+        (UPDATE_COMPLETE; a replaced resource's old copy may be left), and an update or its
+        rollback is rolled back to the stack as it was (UPDATE_ROLLBACK_COMPLETE). The reason
+        names the stop."""
         for account, region, doc in self.store.unfinished():
+            principal = Principal(**doc["_principal"]) if "_principal" in doc else Principal.root(account)
+            ctx = RequestContext("cloudformation", "Recover", account, region, principal, internal=True)
+            caller = Caller(self.stack, principal, region, doc["StackName"])
             status = doc["StackStatus"]
-            failed = "DELETE_FAILED" if status.startswith("DELETE") else "ROLLBACK_FAILED" if \
-                status.startswith("ROLLBACK") else "CREATE_FAILED" if status.startswith("CREATE") else \
-                "UPDATE_ROLLBACK_FAILED"
-            doc["StackStatus"], doc["StackStatusReason"] = failed, INTERRUPTED
-            self.store.put(account, region, doc)
-            self._event(doc, None, failed, INTERRUPTED)
+            if status == "CREATE_IN_PROGRESS" and doc.get("DisableRollback"):
+                self.status(ctx, doc, "CREATE_FAILED", INTERRUPTED)
+            elif status in ("CREATE_IN_PROGRESS", "ROLLBACK_IN_PROGRESS"):
+                doc["DisableRollback"] = False
+                self._roll_back(ctx, caller, doc, INTERRUPTED)
+            elif status == "DELETE_IN_PROGRESS":
+                self._delete(ctx, caller, doc)
+            elif status == "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS":
+                doc.pop("_previous", None)
+                self.status(ctx, doc, "UPDATE_COMPLETE", None)
+            elif "_previous" in doc:
+                StackUpdate.resume(self, ctx, doc).roll_back(INTERRUPTED)
+            else:
+                self.status(ctx, doc, "UPDATE_ROLLBACK_FAILED", INTERRUPTED)
+            for cs in self.store.change_sets(doc["StackId"]):  # the one being executed did not finish
+                if cs["ExecutionStatus"] == "EXECUTE_IN_PROGRESS":
+                    cs["ExecutionStatus"] = "EXECUTE_FAILED"
+                    self.store.put_change_set(cs)
 
     # ------------------------------------------------------------------ lookups
     def find(self, ctx: RequestContext, name_or_id: str) -> Doc:
@@ -98,6 +153,8 @@ class CfnService:
     def load(self, ctx: RequestContext, text: str, given: dict[str, str]) -> Template:
         """The template as it will be made: transforms applied, checked."""
         try:
+            if LANGUAGE in text:  # Fn::ForEach first: AWS runs a template's transforms in order
+                text = json.dumps(expand(parse(text), given), default=str)
             template = load_template(text) if SAM not in text else _sam(self.stack, ctx, text, given)
         except TemplateError as exc:
             raise errors.validation(exc.message) from None
@@ -183,10 +240,83 @@ class CfnService:
             if parse(doc["_template"]).get("Transform") and "CAPABILITY_AUTO_EXPAND" not in (p.get("Capabilities")
                                                                                          or []):
                 raise errors.insufficient_capabilities("CAPABILITY_AUTO_EXPAND")
+            ctx = self._acting(ctx, doc, p)
             self.store.put(ctx.account, ctx.region, doc)
-        self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
-        self._create(ctx, doc, template)
+            self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
+        self._background(ctx, doc, lambda: self._create(ctx, doc, template))
         return str(doc["StackId"])
+
+    def _acting(self, ctx: RequestContext, doc: Doc, p: dict[str, Any]) -> RequestContext:
+        """Who the operation acts as: the stack's service role (RoleARN, given now or before) as an
+        AWSCloudFormation session of it, else the caller."""
+        role = p.get("RoleARN")
+        if role:
+            try:
+                internal.call(self.stack, Principal.root(ctx.account), "iam", "GetRole",
+                              {"RoleName": str(role).rsplit("/", 1)[-1]}, region=ctx.region)
+            except ServiceError:
+                raise errors.validation(f"Role {role} is invalid or cannot be assumed") from None
+            doc["RoleARN"] = str(role)
+        role = doc.get("RoleARN")
+        if not role:
+            return ctx
+        name, session = role.rsplit("/", 1)[-1], "AWSCloudFormation"
+        principal = Principal(ctx.account, "assumed-role", f"arn:aws:sts::{ctx.account}:assumed-role/{name}/{session}",
+                              session, role_arn=role, session_name=session)
+        return dataclasses.replace(ctx, principal=principal)
+
+    def create_nested(self, caller: Caller, name: str, p: dict[str, Any]) -> Doc:
+        """A nested stack (nested.py), made to its end in the parent's operation. It may do what its
+        parent may: onceflow does not track the parent's capabilities, so all are granted."""
+        ctx = RequestContext("cloudformation", "CreateStack", caller.account, caller.region, caller.principal,
+                             internal=True)
+        p = dict(p, StackName=name, Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"])
+        with self._lock:
+            doc = self._new_doc(ctx, p, "CREATE_IN_PROGRESS")
+            template, _ = self._prepare(ctx, p, doc)
+            doc["_principal"] = dataclasses.asdict(ctx.principal)
+            parent = self.store.live(ctx.account, ctx.region, caller.stack_name)
+            if parent is not None:
+                doc["ParentId"], doc["RootId"] = parent["StackId"], parent.get("RootId", parent["StackId"])
+            self.store.put(ctx.account, ctx.region, doc)
+            self._event(doc, None, "CREATE_IN_PROGRESS", "User Initiated")
+        self._create(ctx, doc, template)
+        return doc
+
+    def update_nested(self, caller: Caller, stack_id: str, p: dict[str, Any]) -> Doc:
+        """A nested stack's update, run to its end in the parent's operation; the stack as it is
+        when the template and parameters are what it has already."""
+        ctx = RequestContext("cloudformation", "UpdateStack", caller.account, caller.region, caller.principal,
+                             internal=True)
+        with self._lock:
+            doc = self.find(ctx, stack_id)
+            check_updatable(doc)
+            old = copy.deepcopy(doc)
+            p = dict(p, StackName=doc["StackName"], Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM",
+                                                                  "CAPABILITY_AUTO_EXPAND"])
+            template, _ = self._prepare(ctx, p, doc, old.get("_parameters"))
+            if doc["_template"] == old["_template"] and doc["_parameters"] == old["_parameters"]:
+                return old
+            update = StackUpdate(self, ctx, old, doc, template)
+            update.start()
+        update.run()
+        if doc["StackStatus"] != "UPDATE_COMPLETE":
+            doc["_failure"] = doc.get("StackStatusReason") or next(
+                (e.get("ResourceStatusReason") for e in self.store.events(doc["StackId"])
+                 if e["ResourceStatus"] == "UPDATE_ROLLBACK_IN_PROGRESS"), "")
+        return doc
+
+    def delete_nested(self, caller: Caller, stack_id: str) -> None:
+        doc = self.store.by_id(stack_id)
+        if doc is None or doc["StackStatus"] == "DELETE_COMPLETE":
+            return
+        ctx = RequestContext("cloudformation", "DeleteStack", caller.account, caller.region, caller.principal,
+                             internal=True)
+        self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        self._delete(ctx, Caller(self.stack, caller.principal, caller.region, doc["StackName"]), doc)
+        if doc["StackStatus"] != "DELETE_COMPLETE":
+            raise ServiceError("InvalidRequest", f"Embedded stack {stack_id} was not successfully deleted: "
+                               f"{doc.get('StackStatusReason', '')}", 400)
 
     def _create(self, ctx: RequestContext, doc: Doc, template: Template) -> None:
         env = self.env(ctx, doc, template)
@@ -252,6 +382,7 @@ class CfnService:
         return None
 
     def _roll_back(self, ctx: RequestContext, caller: Caller, doc: Doc, reason: str) -> None:
+        doc["_failure"] = reason  # what a nested stack's parent says of it
         if doc["DisableRollback"]:
             self.status(ctx, doc, "CREATE_FAILED", reason)
             return
@@ -290,18 +421,27 @@ class CfnService:
             doc = self.find(ctx, name_or_id)
         except ServiceError:
             return  # deleting a stack that does not exist succeeds, as on AWS
-        if doc["StackStatus"] == "DELETE_COMPLETE":
-            return
-        if doc.get("EnableTerminationProtection"):
-            raise errors.validation(f"Stack [{doc['StackName']}] cannot be deleted while TerminationProtection "
-                                    "is enabled")
-        self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        with self._lock:
+            doc = self.store.by_id(doc["StackId"]) or doc  # as it is now, not before the lock
+            status = doc["StackStatus"]
+            if status in ("DELETE_COMPLETE", "DELETE_IN_PROGRESS"):
+                return  # AWS answers a repeated delete as it did the first
+            if doc.get("EnableTerminationProtection"):
+                raise errors.validation(f"Stack [{doc['StackName']}] cannot be deleted while TerminationProtection "
+                                        "is enabled")
+            if status.endswith("_IN_PROGRESS") and status != "REVIEW_IN_PROGRESS":
+                raise errors.validation(f"Stack [{doc['StackId']}] cannot be deleted while in status {status}")
+            self.status(ctx, doc, "DELETE_IN_PROGRESS", "User Initiated")
+        ctx = self._acting(ctx, doc, {})
+        caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
+        self._background(ctx, doc, lambda: self._delete(ctx, caller, doc))
+
+    def _delete(self, ctx: RequestContext, caller: Caller, doc: Doc) -> None:
         in_use = self.importers(ctx, doc)
         if in_use:
             self.status(ctx, doc, "DELETE_FAILED", f"Export {in_use[0][0]} cannot be deleted as it is in use by "
                         f"{in_use[0][1]}")
             return
-        caller = Caller(self.stack, ctx.principal, ctx.region, doc["StackName"])
         if self._delete_resources(caller, doc):
             doc["DeletionTime"] = time.time()
             self.status(ctx, doc, "DELETE_COMPLETE", None)
@@ -324,21 +464,25 @@ class CfnService:
                 raise errors.validation("No updates are to be performed.")
             if "DisableRollback" in p:
                 doc["DisableRollback"] = bool(p["DisableRollback"])
+            ctx = self._acting(ctx, doc, p)
             update = StackUpdate(self, ctx, old, doc, template)
             update.start()  # UPDATE_IN_PROGRESS before the lock goes: a second update is refused
-        update.run()
+        self._background(ctx, doc, update.run)
         return str(doc["StackId"])
 
     def set_termination_protection(self, ctx: RequestContext, name: str, enabled: bool) -> str:
         with self._lock:
-            doc = self.find(ctx, name)
-            doc["EnableTerminationProtection"] = enabled
+            doc = self._running.get(self.find(ctx, name)["StackId"]) or self.find(ctx, name)
+            doc["EnableTerminationProtection"] = enabled  # on the running operation's copy too
             self.store.put(ctx.account, ctx.region, doc)
         return str(doc["StackId"])
 
     # ------------------------------------------------------------------ change sets
     def create_change_set(self, ctx: RequestContext, p: dict[str, Any]) -> tuple[str, str]:
         kind = p.get("ChangeSetType") or "UPDATE"
+        if kind == "IMPORT":  # taken as an update it would make new resources, not adopt existing ones
+            raise errors.validation("ChangeSetType IMPORT is not supported by onceflow: it does not import "
+                                    "existing resources into a stack")
         with self._lock:
             existing = self.store.live(ctx.account, ctx.region, p["StackName"]) if not \
                 str(p["StackName"]).startswith("arn:") else self.store.by_id(p["StackName"])
@@ -422,6 +566,7 @@ class CfnService:
             old = copy.deepcopy(doc)
             template, _ = self._prepare(ctx, request, doc, old.get("_parameters"))
             doc["ChangeSetId"] = cs["ChangeSetId"]
+            ctx = self._acting(ctx, doc, request)
             cs.update(ExecutionStatus="EXECUTE_IN_PROGRESS")
             self.store.put_change_set(cs)
             update = None
@@ -430,13 +575,18 @@ class CfnService:
             else:
                 update = StackUpdate(self, ctx, old, doc, template)
                 update.start()
-        if update is None:
-            self._create(ctx, doc, template)
-        else:
-            update.run()
-        cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] in ("CREATE_COMPLETE", "UPDATE_COMPLETE")
-                  else "EXECUTE_FAILED")
-        self.store.put_change_set(cs)
+
+        def work() -> None:
+            if update is None:
+                self._create(ctx, doc, template)
+            else:
+                update.run()
+            cs.update(ExecutionStatus="EXECUTE_COMPLETE" if doc["StackStatus"] in ("CREATE_COMPLETE",
+                                                                                    "UPDATE_COMPLETE")
+                      else "EXECUTE_FAILED")
+            self.store.put_change_set(cs)
+
+        self._background(ctx, doc, work)
 
     # ------------------------------------------------------------------ events and statuses
     def env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env:
@@ -495,8 +645,7 @@ class CfnService:
             doc["StackStatusReason"] = reason
         if status == "DELETE_IN_PROGRESS":
             doc.pop("StackStatusReason", None)
-        self.store.put(ctx.account, ctx.region, doc)
-        self._event(doc, None, status, reason)
+        self._event(doc, None, status, reason, store_doc=True)
 
     def resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None:
         res["ResourceStatus"], res["Timestamp"] = status, time.time()
@@ -504,9 +653,10 @@ class CfnService:
             res.pop("ResourceStatusReason", None)
         else:
             res["ResourceStatusReason"] = reason
-        self._event(doc, res, status, reason)
+        # Stored with the event, so DescribeStackResources shows the operation's progress.
+        self._event(doc, res, status, reason, store_doc=res in doc["_resources"].values())
 
-    def _event(self, doc: Doc, res: Doc | None, status: str, reason: str | None) -> None:
+    def _event(self, doc: Doc, res: Doc | None, status: str, reason: str | None, store_doc: bool = False) -> None:
         event: Doc = {"StackId": doc["StackId"], "EventId": str(uuid.uuid4()), "StackName": doc["StackName"]}
         if res is None:
             event.update(LogicalResourceId=doc["StackName"], PhysicalResourceId=doc["StackId"],
@@ -520,7 +670,7 @@ class CfnService:
         event.update(Timestamp=time.time(), ResourceStatus=status)
         if reason is not None:
             event["ResourceStatusReason"] = reason
-        self.store.add_event(doc["StackId"], event)
+        self.store.add_event(doc["StackId"], event, doc if store_doc else None)
 
 
 def _add_change(logical: str, kind: str) -> Doc:
@@ -534,7 +684,8 @@ def _request_of(p: dict[str, Any], staged: Doc) -> Doc:
             "Parameters": [{"ParameterKey": k, "ParameterValue": ",".join(v) if isinstance(v, list) else v}
                            for k, v in staged["_parameters"].items()
                            if k in {x["ParameterKey"] for x in p.get("Parameters") or []}],
-            "Capabilities": list(p.get("Capabilities") or [])}
+            "Capabilities": list(p.get("Capabilities") or []),
+            **({"RoleARN": p["RoleARN"]} if p.get("RoleARN") else {})}
 
 
 def _sam(stack: Stack, ctx: RequestContext, text: str, given: dict[str, str]) -> Template:

@@ -90,7 +90,25 @@ class StackUpdate:
 
     def start(self) -> None:
         self.doc["_resources"] = copy.deepcopy(self.old["_resources"])
+        # The stack as it was, stored with it while the update runs: what a restart rolls back to.
+        self.doc["_previous"] = {k: v for k, v in self.old.items() if k != "_previous"}
         self.svc.status(self.ctx, self.doc, "UPDATE_IN_PROGRESS", "User Initiated")
+
+    @classmethod
+    def resume(cls, svc: StackOps, ctx: RequestContext, doc: Doc) -> StackUpdate:
+        """The update a stop cut, rebuilt from the stored stack (see start) for rolling it back:
+        what it added, replaced or changed is read off the resources as they now are."""
+        old = doc["_previous"]
+        update = cls(svc, ctx, old, doc, Template(old.get("_processed") or {}))
+        for logical, res in doc["_resources"].items():
+            prev = old["_resources"].get(logical)
+            if prev is None or prev.get("ResourceStatus") == "DELETE_COMPLETE":
+                update.touched.append((logical, "add", None))
+            elif res.get("PhysicalResourceId") != prev.get("PhysicalResourceId"):
+                update.touched.append((logical, "replace", prev))
+            elif res.get("_props") != prev.get("_props"):
+                update.touched.append((logical, "update", prev))
+        return update
 
     def run(self) -> None:
         svc, doc = self.svc, self.doc
@@ -130,7 +148,7 @@ class StackUpdate:
         if failed is None:
             self._finish(names)
         else:
-            self._roll_back(failed)
+            self.roll_back(failed)
 
     def _change(self, env: Any, logical: str, prev: Doc) -> str | None:
         body = self.template.resources[logical]
@@ -177,9 +195,10 @@ class StackUpdate:
         for res in self.retired:
             svc.delete_one(self.caller, doc, res, "_replace_policy")
         doc["LastUpdatedTime"] = time.time()
+        doc.pop("_previous", None)
         svc.status(self.ctx, doc, "UPDATE_COMPLETE", None)
 
-    def _roll_back(self, reason: str) -> None:
+    def roll_back(self, reason: str) -> None:
         svc, doc, old = self.svc, self.doc, self.old
         svc.status(self.ctx, doc, "UPDATE_ROLLBACK_IN_PROGRESS", reason)
         made: list[Doc] = []
@@ -212,6 +231,7 @@ class StackUpdate:
             svc.delete_one(self.caller, doc, res)
         for logical in [k for k in doc["_resources"] if k not in old["_resources"]]:
             del doc["_resources"][logical]
+        doc.pop("_previous", None)
         svc.status(self.ctx, doc, "UPDATE_ROLLBACK_COMPLETE", None)
 
 

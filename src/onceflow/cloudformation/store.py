@@ -63,16 +63,16 @@ class CfnStore:
                 d[2]["StackStatus"] != "REVIEW_IN_PROGRESS"]
 
     def put(self, account: str, region: str, doc: dict[str, Any]) -> None:
-        deleted = 1 if doc["StackStatus"] == "DELETE_COMPLETE" else 0
         with self.db.transaction() as conn:
-            conn.execute("INSERT INTO cfn_stacks (stack_id, account, region, name, deleted, doc) VALUES "
-                         "(?, ?, ?, ?, ?, ?) ON CONFLICT (stack_id) DO UPDATE SET deleted=excluded.deleted, "
-                         "doc=excluded.doc", (doc["StackId"], account, region, doc["StackName"], deleted,
-                                              json.dumps(doc)))
+            _put(conn, account, region, doc)
 
-    def add_event(self, stack_id: str, event: dict[str, Any]) -> None:
+    def add_event(self, stack_id: str, event: dict[str, Any], doc: dict[str, Any] | None = None) -> None:
+        """An event, and with it (one transaction) the stack as it stands after it."""
         with self.db.transaction() as conn:
             conn.execute("INSERT INTO cfn_events (stack_id, doc) VALUES (?, ?)", (stack_id, json.dumps(event)))
+            if doc is not None:
+                _, _, region, account, _ = str(doc["StackId"]).split(":", 4)
+                _put(conn, account, region, doc)
 
     def events(self, stack_id: str) -> list[dict[str, Any]]:
         rows = self.db.query("SELECT doc FROM cfn_events WHERE stack_id=? ORDER BY seq DESC", (stack_id,))
@@ -103,3 +103,10 @@ class CfnStore:
     def drop_change_sets(self, stack_id: str) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM cfn_change_sets WHERE stack_id=?", (stack_id,))
+
+
+def _put(conn: Any, account: str, region: str, doc: dict[str, Any]) -> None:
+    deleted = 1 if doc["StackStatus"] == "DELETE_COMPLETE" else 0
+    conn.execute("INSERT INTO cfn_stacks (stack_id, account, region, name, deleted, doc) VALUES (?, ?, ?, ?, ?, ?) "
+                 "ON CONFLICT (stack_id) DO UPDATE SET deleted=excluded.deleted, doc=excluded.doc",
+                 (doc["StackId"], account, region, doc["StackName"], deleted, json.dumps(doc)))

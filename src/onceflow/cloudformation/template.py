@@ -9,6 +9,7 @@ ServiceErrors. Values a resource exposes (its Ref and attributes) come from the 
 from __future__ import annotations
 
 import base64
+import ipaddress
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from onceflow.patterns.regex import UnsupportedRegex, compile_linear
 
 PSEUDO = ("AWS::AccountId", "AWS::Region", "AWS::StackName", "AWS::StackId", "AWS::Partition",
           "AWS::URLSuffix", "AWS::NoValue", "AWS::NotificationARNs")
@@ -229,6 +232,8 @@ def resolve_parameters(template: Template, given: Mapping[str, str]) -> dict[str
             continue
         raw = "" if raw is None else raw
         kind = str(spec.get("Type", "String"))
+        if kind.startswith("AWS::SSM::Parameter::Value<"):  # onceflow serves no SSM: no parameter exists
+            raise TemplateError(f"Unable to fetch parameters [{raw}] from parameter store for this account.")
         if kind.startswith("List<") or kind == "CommaDelimitedList":
             values[name] = raw if isinstance(raw, list) else [s.strip() for s in str(raw).split(",")] if raw else []
         else:
@@ -242,9 +247,42 @@ def resolve_parameters(template: Template, given: Mapping[str, str]) -> dict[str
                 float(values[name])
             except ValueError:
                 raise TemplateError(f"Parameter '{name}' must be a number.") from None
+        _constraints(name, spec, values[name])
     if missing:
         raise TemplateError(f"Parameters: [{', '.join(missing)}] must have values")
     return values
+
+
+def _constraints(name: str, spec: Mapping[str, Any], value: Any) -> None:
+    """AllowedPattern, Min/MaxLength and Min/MaxValue, with AWS's messages (ConstraintDescription
+    when the template gives one)."""
+    texts = value if isinstance(value, list) else [value]
+    problem = None
+    for text in texts:
+        if "AllowedPattern" in spec:
+            try:
+                matched = compile_linear(str(spec["AllowedPattern"])).fullmatch(text) is not None
+            except UnsupportedRegex:
+                matched = False
+            if not matched:
+                problem = f"Parameter '{name}' must match pattern {spec['AllowedPattern']}"
+        if "MinLength" in spec and len(text) < int(spec["MinLength"]):
+            problem = f"Parameter '{name}' must contain at least {spec['MinLength']} characters"
+        if "MaxLength" in spec and len(text) > int(spec["MaxLength"]):
+            problem = f"Parameter '{name}' must contain at most {spec['MaxLength']} characters"
+        if "MinValue" in spec and _number(text) < float(spec["MinValue"]):
+            problem = f"Parameter '{name}' must be a number not less than {spec['MinValue']}"
+        if "MaxValue" in spec and _number(text) > float(spec["MaxValue"]):
+            problem = f"Parameter '{name}' must be a number not greater than {spec['MaxValue']}"
+        if problem is not None:
+            raise TemplateError(spec.get("ConstraintDescription") or problem)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return float("nan")  # compares false both ways: a Number parameter is checked as one already
 
 
 @dataclass
@@ -431,12 +469,29 @@ def _function(key: str, arg: Any, env: Env, condition: Callable[[str], bool] | N
         if env.imports is None:
             raise TemplateError(f"No export named {name} found")
         return env.imports(name)
+    if key == "Fn::Cidr":
+        return _cidr(*_args(key, ev(arg), 3))
     if key == "Fn::Length":
         return len(ev(arg))
     if key == "Fn::ToJsonString":
         return json.dumps(ev(arg), separators=(",", ":"))
     raise TemplateError(f"Template error: Encountered unsupported function: {key} Supported functions are: "
                         f"[{', '.join(['Ref', *FUNCTIONS[:12]])}]")
+
+
+def _cidr(block: Any, count: Any, bits: Any) -> list[str]:
+    """Fn::Cidr: the first `count` subnets of `block` with `bits` host bits each."""
+    try:
+        network = ipaddress.ip_network(str(block), strict=False)
+        n, host_bits = int(count), int(bits)
+    except ValueError:
+        raise TemplateError("Template error: Fn::Cidr requires an IP block in CIDR notation, a count and the "
+                            "number of subnet bits") from None
+    prefix = network.max_prefixlen - host_bits
+    if not 1 <= n <= 256 or prefix < network.prefixlen or host_bits < 0 or n > 2 ** (prefix - network.prefixlen):
+        raise TemplateError(f"Template error: Fn::Cidr cannot make {n} subnets of {host_bits} bits in {block}")
+    subnets = network.subnets(new_prefix=prefix)
+    return [str(next(subnets)) for _ in range(n)]
 
 
 def _args(key: str, arg: Any, n: int) -> list[Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.cloudformation.nested import stack_update
 from onceflow.cloudformation.resources import (
     Caller,
     Made,
@@ -149,4 +150,5 @@ UPDATERS: dict[str, Updater] = {
     "AWS::Logs::LogGroup": log_group_update,
     "AWS::SNS::Topic": unchanged,
     "AWS::S3::Bucket": unchanged,
+    "AWS::CloudFormation::Stack": stack_update,
 }

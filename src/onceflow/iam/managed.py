@@ -65,6 +65,57 @@ _DOCS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
             ],
         },
     ),
+    # SAM's SQS and Kinesis event sources attach these to the function's role. Their policy ids are
+    # onceflow's (AWS does not publish them); the documents are AWS's default versions.
+    "AWSLambdaSQSQueueExecutionRole": (
+        "/service-role/",
+        "ANPAONCEFLOWSQSQUEUEEX",
+        "Provides receive message, delete message, and read attribute access to SQS queues, and write "
+        "permissions to CloudWatch logs.",
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": [
+                        "sqs:ReceiveMessage",
+                        "sqs:DeleteMessage",
+                        "sqs:GetQueueAttributes",
+                        "logs:CreateLogGroup",
+                        "logs:CreateLogStream",
+                        "logs:PutLogEvents",
+                    ],
+                    "Resource": "*",
+                }
+            ],
+        },
+    ),
+    "AWSLambdaKinesisExecutionRole": (
+        "/service-role/",
+        "ANPAONCEFLOWKINESISEX",
+        "Provides list and read access to Kinesis streams and write permissions to CloudWatch logs.",
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": [
+                        "kinesis:DescribeStream",
+                        "kinesis:DescribeStreamSummary",
+                        "kinesis:GetRecords",
+                        "kinesis:GetShardIterator",
+                        "kinesis:ListShards",
+                        "kinesis:ListStreams",
+                        "kinesis:SubscribeToShard",
+                        "logs:CreateLogGroup",
+                        "logs:CreateLogStream",
+                        "logs:PutLogEvents",
+                    ],
+                    "Resource": "*",
+                }
+            ],
+        },
+    ),
 }
 
 

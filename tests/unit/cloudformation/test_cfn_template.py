@@ -91,6 +91,9 @@ def test_intrinsics_with_defaults_and_conditions() -> None:
     ({"Ref": "AWS::NoValue"}, NO_VALUE),
     (["a", {"Ref": "AWS::NoValue"}], ["a"]),
     ({"Ref": "AWS::Partition"}, "aws"),
+    ({"Fn::Cidr": ["10.0.0.0/16", 3, 8]}, ["10.0.0.0/24", "10.0.1.0/24", "10.0.2.0/24"]),
+    ({"Fn::Cidr": ["192.168.0.0/24", 2, "6"]}, ["192.168.0.0/26", "192.168.0.64/26"]),
+    ({"Fn::Cidr": ["2001:db8::/56", 2, 64]}, ["2001:db8::/64", "2001:db8:0:1::/64"]),
 ])
 def test_functions(node: Any, value: Any) -> None:
     assert evaluate(node, _env(load(YAML))) == value
@@ -132,3 +135,69 @@ def test_unknown_function() -> None:
 
 def test_json_parses_like_yaml() -> None:
     assert parse('{"Resources": {"A": {"Type": "T"}}}') == parse("Resources:\n  A:\n    Type: T\n")
+
+
+def test_cidr_that_does_not_fit() -> None:
+    with pytest.raises(TemplateError) as err:
+        evaluate({"Fn::Cidr": ["10.0.0.0/24", 5, 7]}, _env(load(YAML)))
+    assert err.value.message == "Template error: Fn::Cidr cannot make 5 subnets of 7 bits in 10.0.0.0/24"
+
+
+FOR_EACH = """\
+Transform: [AWS::LanguageExtensions, AWS::Serverless-2016-10-31]
+Parameters:
+  Names: {Type: CommaDelimitedList, Default: "orders,audit-log"}
+Resources:
+  Fn::ForEach::Queues:
+    - Name
+    - !Ref Names
+    - Queue&{Name}:
+        Type: AWS::SQS::Queue
+        Properties:
+          QueueName: !Sub "${AWS::StackName}-${Name}"
+          Tags: [{Key: kind, Value: !Ref Name}]
+Outputs:
+  Fn::ForEach::Urls:
+    - Name
+    - [orders]
+    - ${Name}Url: {Value: !Ref Queueorders}
+"""
+
+
+def test_for_each_expands_resources_and_outputs() -> None:
+    from onceflow.cloudformation.language import expand
+
+    doc = expand(parse(FOR_EACH), {"Names": "orders,audit-log"})
+    assert doc["Transform"] == "AWS::Serverless-2016-10-31"
+    assert doc["Resources"] == {
+        "Queueorders": {"Type": "AWS::SQS::Queue", "Properties": {
+            "QueueName": {"Fn::Sub": "${AWS::StackName}-orders"}, "Tags": [{"Key": "kind", "Value": "orders"}]}},
+        "Queueauditlog": {"Type": "AWS::SQS::Queue", "Properties": {
+            "QueueName": {"Fn::Sub": "${AWS::StackName}-audit-log"}, "Tags": [{"Key": "kind", "Value": "audit-log"}]}},
+    }
+    assert doc["Outputs"] == {"ordersUrl": {"Value": {"Ref": "Queueorders"}}}
+    assert list(expand(parse(FOR_EACH), {"Names": "x"})["Resources"]) == ["Queuex"]
+
+
+@pytest.mark.parametrize(("spec", "value", "message"), [
+    ("{Type: String, AllowedPattern: '[a-z]+'}", "Ab", "Parameter 'P' must match pattern [a-z]+"),
+    ("{Type: String, MinLength: 3}", "ab", "Parameter 'P' must contain at least 3 characters"),
+    ("{Type: String, MaxLength: 1}", "ab", "Parameter 'P' must contain at most 1 characters"),
+    ("{Type: Number, MinValue: 5}", "4", "Parameter 'P' must be a number not less than 5"),
+    ("{Type: Number, MaxValue: 5}", "6", "Parameter 'P' must be a number not greater than 5"),
+    ("{Type: String, MaxLength: 1, ConstraintDescription: one letter}", "ab", "one letter"),
+    ("{Type: CommaDelimitedList, AllowedPattern: '[a-z]+'}", "ok,NO", "Parameter 'P' must match pattern [a-z]+"),
+    ("{Type: 'AWS::SSM::Parameter::Value<String>'}", "/app/x",
+     "Unable to fetch parameters [/app/x] from parameter store for this account."),
+])
+def test_parameter_constraints(spec: str, value: str, message: str) -> None:
+    t = load(f"Parameters:\n  P: {spec}\nResources:\n  R: {{Type: T}}\n")
+    with pytest.raises(TemplateError) as err:
+        resolve_parameters(t, {"P": value})
+    assert err.value.message == message
+
+
+def test_parameter_constraints_met() -> None:
+    t = load("Parameters:\n  P: {Type: String, AllowedPattern: '[a-z0-9-]{1,40}', MinLength: 2}\n"
+             "Resources:\n  R: {Type: T}\n")
+    assert resolve_parameters(t, {"P": "labex-ev05"}) == {"P": "labex-ev05"}

@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-TEMPLATES = sorted([*ROOT.glob("tests/service/cfn_*.yaml"), *ROOT.glob("src/onceflow/examples/**/template.yaml")])
+TEMPLATES = sorted([*ROOT.glob("tests/service/cfn_*.yaml"), *ROOT.glob("tests/service/sam_app/template.yaml"),
+                    *ROOT.glob("src/onceflow/examples/**/template.yaml")])
 
 
 def test_there_are_templates_to_lint() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from onceflow.console.app import Handler
 from onceflow.console.views import (
+    cloudformation,
     ddb,
     events,
     executions,
@@ -50,6 +51,8 @@ ROUTES: list[tuple[str, Handler]] = [
     (rf"/sqs/{NAME}", messaging.queue),
     (r"/sns", messaging.topics),
     (r"/sns/topic", messaging.topic),
+    (r"/cloudformation", cloudformation.stacks),
+    (rf"/cloudformation/{NAME}", cloudformation.stack),
     (r"/proofs", proofs.proofs),
     (r"/proofs/(?P<proof>[^/]+)", proofs.proof),
 ]

@@ -1,0 +1,5 @@
+import helper
+
+
+def handler(event, context):
+    return {"greeting": helper.greet(event["name"])}
