@@ -9,7 +9,6 @@ boto3/botocore/cfn-lint to ranges that conflict with onceflow's own, so it canno
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
@@ -40,20 +39,22 @@ def sam() -> Path:
     return exe
 
 
-def _python312() -> str:
-    """The folder of a working python3.12: `sam build` (no container) needs the function's runtime
-    on PATH, and a pyenv shim answers only for the selected version, so pyenv's own folders too."""
-    pyenv = sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.12*/bin/python3.12")))
-    found = [str(Path(p).parent) for p in (shutil.which("python3.12"), *pyenv, "/usr/bin/python3.12") if p]
-    for folder in found:
-        if subprocess.run([f"{folder}/python3.12", "-m", "pip", "--version"], capture_output=True).returncode == 0:
-            return folder
-    raise AssertionError("sam build needs a python3.12 with pip on PATH (the template's runtime)")
+RUNTIME = f"python3.{sys.version_info.minor}"  # the runtime `sam build` finds on PATH: this interpreter
+
+
+def _interpreters() -> str:
+    """A folder holding `python3.N` of the interpreter running the tests (a venv has the link), put
+    first on PATH: `sam build` (no container) runs the function's runtime from there, so the app is
+    deployed with that runtime whatever Python this machine has."""
+    folder = Path(sys.executable).parent
+    if not (folder / RUNTIME).exists():
+        raise AssertionError(f"sam build needs {RUNTIME} on PATH beside {sys.executable}")
+    return str(folder)
 
 
 def _run(sam: Path, endpoint: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = cli_env(endpoint, SAM_CLI_TELEMETRY="0", SAM_CLI_POLL_DELAY="0.2")
-    env["PATH"] = os.pathsep.join([_python312(), env["PATH"]])
+    env["PATH"] = os.pathsep.join([_interpreters(), env["PATH"]])
     done = subprocess.run([str(sam), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, f"sam {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
@@ -62,6 +63,8 @@ def _run(sam: Path, endpoint: str, cwd: Path, *args: str) -> subprocess.Complete
 def test_sam_build_deploy_run_delete(sam: Path, endpoint: str, aws: Any, tmp_path: Path) -> None:
     app = tmp_path / "app"
     shutil.copytree(APP, app)
+    template = app / "template.yaml"  # linted as committed (python3.12); deployed on this interpreter's runtime
+    template.write_text(template.read_text().replace("Runtime: python3.12", f"Runtime: {RUNTIME}"))
     name = f"sam{uuid.uuid4().hex[:8]}"
     _run(sam, endpoint, app, "build")
     assert (app / ".aws-sam" / "build" / "Greeter" / "helper.py").exists()
