@@ -29,7 +29,7 @@ import boto3
 import botocore.config
 from servers import spawn_moto, spawn_onceflow, wait_port
 
-COMMITTING = ("PutItem", "UpdateItem ADD")  # operations whose answer waits for a durable commit
+COMMITTING = ("PutItem", "UpdateItem ADD", "DeleteItem")  # operations whose answer waits for a durable commit
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=16)
 TABLE = "bench"
 
@@ -40,6 +40,7 @@ ITEM = {"pk": {"S": "p"}, "sk": {"N": "1"}, "v": {"S": "x" * 100}}
 BODIES = {
     "PutItem": (200, {}), "GetItem": (200, {"Item": ITEM}), "UpdateItem": (200, {"Attributes": {"n": {"N": "1"}}}),
     "Query": (200, {"Items": [ITEM] * 100, "Count": 100, "ScannedCount": 100}),
+    "Query1": (200, {"Items": [ITEM], "Count": 1, "ScannedCount": 1}),
     "Fail": (400, {"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
                    "message": "The conditional request failed"}),
 }
@@ -68,6 +69,7 @@ class P(asyncio.Protocol):
             body = self.buf[head_end + 4: head_end + 4 + n]
             self.buf = self.buf[head_end + 4 + n:]
             if target == "PutItem" and b"ConditionExpression" in body: target = "Fail"
+            if target == "Query" and b'"q"' not in body: target = "Query1"
             self.t.write(RESP.get(target, RESP["PutItem"]))
 
 async def main():
@@ -90,7 +92,9 @@ def client(url: str) -> Any:
                         aws_secret_access_key="test", config=CONFIG)
 
 
-def setup(url: str, real: bool) -> None:
+def setup(url: str, real: bool, deletes: dict[int, int] | None = None) -> None:
+    """The table, 100 items to query, the item read; `deletes` (clients: calls each) the items the
+    DeleteItem cells delete, so that every one of their calls removes an item and commits."""
     if not real:
         return
     c = client(url)
@@ -103,17 +107,25 @@ def setup(url: str, real: bool) -> None:
             {"PutRequest": {"Item": {"pk": {"S": "q"}, "sk": {"N": str(i)}, "v": {"S": "x" * 100}}}}
             for i in range(start, start + 25)]})
     c.put_item(TableName=TABLE, Item={"pk": {"S": "p"}, "sk": {"N": "1"}, "v": {"S": "x" * 100}})
+    doomed = [{"pk": {"S": f"d{thread}"}, "sk": {"N": str(n * 1_000_000 + i)}, "v": {"S": "x" * 100}}
+              for n, per in (deletes or {}).items() for thread in range(n) for i in range(per)]
+    for start in range(0, len(doomed), 25):
+        c.batch_write_item(RequestItems={TABLE: [{"PutRequest": {"Item": item}} for item in doomed[start:start + 25]]})
 
 
-def operations(c: Any, thread: int) -> dict[str, Callable[[int], Any]]:
+def operations(c: Any, thread: int, clients: int = 1) -> dict[str, Callable[[int], Any]]:
     item = {"pk": {"S": f"w{thread}"}, "v": {"S": "x" * 100}}
     return {
         "PutItem": lambda i: c.put_item(TableName=TABLE, Item={**item, "sk": {"N": str(i)}}),
         "GetItem": lambda i: c.get_item(TableName=TABLE, Key={"pk": {"S": "p"}, "sk": {"N": "1"}}),
+        "Query 1 item": lambda i: c.query(TableName=TABLE, KeyConditionExpression="pk = :p",
+                                          ExpressionAttributeValues={":p": {"S": "p"}}),
         "PutItem (condition fails)": lambda i: _fail(c),
         "UpdateItem ADD": lambda i: c.update_item(
             TableName=TABLE, Key={"pk": {"S": "counter"}, "sk": {"N": str(thread)}}, UpdateExpression="ADD n :one",
             ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValues="UPDATED_NEW"),
+        "DeleteItem": lambda i: c.delete_item(
+            TableName=TABLE, Key={"pk": {"S": f"d{thread}"}, "sk": {"N": str(clients * 1_000_000 + i)}}),
         "Query 100 items": lambda i: c.query(TableName=TABLE, KeyConditionExpression="pk = :p",
                                              ExpressionAttributeValues={":p": {"S": "q"}}),
     }
@@ -143,20 +155,24 @@ class Clients:
             self.pipes.append(parent)
             self.procs.append(proc)
 
-    def measure(self, url: str, op: str, n: int, ops: int, budget: float) -> dict[str, float]:
-        """ops/s and latency percentiles of `ops` calls spread over the first `n` clients."""
+    def measure(self, url: str, pid: int, op: str, n: int, ops: int, budget: float) -> dict[str, float]:
+        """ops/s and latency percentiles of `ops` calls spread over the first `n` clients, and the CPU
+        time per call of the server (process `pid`) and of the clients."""
         per = ops // n
         for pipe in self.pipes[:n]:
-            pipe.send(("warm", url, op, per, budget))
+            pipe.send(("warm", url, op, per, budget, n))
         for pipe in self.pipes[:n]:
             assert pipe.recv() == "ready"
+        cpu0 = cpu_seconds(pid)
         for pipe in self.pipes[:n]:
             pipe.send(("go",))
         runs = [pipe.recv() for pipe in self.pipes[:n]]
-        wall = max(end for _, end, _ in runs) - min(start for start, _, _ in runs)
-        lat = sorted(x for _, _, xs in runs for x in xs)
+        server_cpu = cpu_seconds(pid) - cpu0
+        wall = max(end for _, end, _, _ in runs) - min(start for start, _, _, _ in runs)
+        lat = sorted(x for _, _, xs, _ in runs for x in xs)
         return {"ops_s": len(lat) / wall, "p50_ms": 1000 * lat[len(lat) // 2],
-                "p99_ms": 1000 * lat[int(len(lat) * 0.99)]}
+                "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "server_cpu_us": 1e6 * server_cpu / len(lat),
+                "client_cpu_us": 1e6 * sum(cpu for _, _, _, cpu in runs) / len(lat)}
 
     def close(self) -> None:
         for pipe in self.pipes:
@@ -172,15 +188,16 @@ def _client_main(index: int, pipe: Any) -> None:
         cmd = pipe.recv()
         if cmd[0] == "stop":
             return
-        _, url, op, per, budget = cmd
+        _, url, op, per, budget, n = cmd
         if url not in clients:
             clients[url] = client(url)
-        f = operations(clients[url], index)[op]
+        f = operations(clients[url], index, n)[op]
         for i in range(20):
             f(10_000_000 + i)
         pipe.send("ready")
         pipe.recv()  # "go"
         lat: list[float] = []
+        cpu = time.process_time()
         start = time.perf_counter()  # CLOCK_MONOTONIC: comparable across processes
         deadline = start + budget
         for i in range(per):
@@ -189,7 +206,13 @@ def _client_main(index: int, pipe: Any) -> None:
             lat.append(time.perf_counter() - t0)
             if t0 > deadline:
                 break
-        pipe.send((start, time.perf_counter(), lat))
+        pipe.send((start, time.perf_counter(), lat, time.process_time() - cpu))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` so far (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def disk_sync_ms(folder: str, n: int = 300) -> float:
@@ -283,6 +306,8 @@ def in_process(ops: int) -> dict[str, float]:
         "PutItem": ("PutItem", {"TableName": TABLE,
                                 "Item": {"pk": {"S": "p"}, "sk": {"N": "1"}, "v": {"S": "x" * 100}}}),
         "GetItem": ("GetItem", {"TableName": TABLE, "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}}),
+        "Query 1 item": ("Query", {"TableName": TABLE, "KeyConditionExpression": "pk = :p",
+                                   "ExpressionAttributeValues": {":p": {"S": "p"}}}),
         "PutItem (condition fails)": ("PutItem", {
             "TableName": TABLE, "Item": {"pk": {"S": "p"}, "sk": {"N": "1"}},
             "ConditionExpression": "attribute_not_exists(pk)", "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}),
@@ -339,6 +364,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,100000")
     ap.add_argument("--json", help="write the figures to this file too")
     ap.add_argument("--in-memory", action="store_true", help="serve onceflow without a data folder (no fsync)")
+    ap.add_argument("--only", default="", help="comma-separated operations to run (default: all)")
+    ap.add_argument("--no-moto", action="store_true", help="leave moto out (it is slow to measure)")
     args = ap.parse_args()
     counts = [int(x) for x in args.clients.split(",")]
     data = tempfile.mkdtemp(prefix="onceflow-bench-")
@@ -346,31 +373,42 @@ def main() -> None:
     clients = Clients(max(counts))
     once_proc, once_url = spawn_onceflow(None if args.in_memory else data)
     null_proc, null_url = spawn(NULL_SERVER)
-    moto_proc, moto_url = spawn_moto()
-    wait_port(moto_url)
-    targets = {"null floor": null_url, "onceflow": once_url, "moto": moto_url}
+    procs = [once_proc, null_proc]
+    targets = {"null floor": (null_url, null_proc.pid), "onceflow": (once_url, once_proc.pid)}
+    if not args.no_moto:
+        moto_proc, moto_url = spawn_moto()
+        wait_port(moto_url)
+        procs.append(moto_proc)
+        targets["moto"] = (moto_url, moto_proc.pid)
     results: dict[str, Any] = {}
     try:
-        setup(once_url, True)
-        setup(moto_url, True)
-        ops = list(operations(client(once_url), 0))
+        ops = [op for op in operations(client(once_url), 0) if not args.only or op in args.only.split(",")]
+        deletes = {n: args.ops // n for n in counts} if "DeleteItem" in ops else {}
+        for name, (url, _) in targets.items():
+            setup(url, name != "null floor", deletes)
         where = "in memory" if args.in_memory else f"data dir {data} (durable, group commit)"
         print(f"onceflow {where}; {args.ops} calls per cell; cpu={os.cpu_count()}; "
               f"fsync of 4 KB in the data folder: {sync_ms:.3f} ms p50")
         results["disk_sync_ms"] = sync_ms
         head = f"{'operation':<27}{'cli':>4}" + "".join(f"{t + ' ops/s':>17}{'p50/p99 ms':>16}" for t in targets)
         print(head + f"{'x floor':>9}{'x fl+sync':>10}{'x moto':>8}")
+        print(" " * 31 + "then each server's CPU per call (us), the clients' own, and the throughput ratio "
+              "to the floor those CPU costs allow (what a quiet machine would show)")
         for op in ops if args.ops else []:
             for n in counts:
-                row = {t: clients.measure(url, op, n, args.ops, args.budget) for t, url in targets.items()}
+                row = {t: clients.measure(url, pid, op, n, args.ops, args.budget) for t, (url, pid) in targets.items()}
                 results[f"{op} x{n}"] = row
                 cells = "".join(f"{r['ops_s']:>17.0f}{r['p50_ms']:>8.2f}/{r['p99_ms']:<7.2f}" for r in row.values())
                 floor = row["null floor"]["p50_ms"]
                 vs_floor = row["onceflow"]["p50_ms"] / floor
                 # A durable write can't be answered before the disk has synced it: the floor plus one fsync.
                 vs_synced = row["onceflow"]["p50_ms"] / (floor + (sync_ms if op in COMMITTING else 0.0))
-                vs_moto = row["onceflow"]["ops_s"] / row["moto"]["ops_s"]
+                vs_moto = row["onceflow"]["ops_s"] / row["moto"]["ops_s"] if "moto" in row else float("nan")
                 print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_synced:>9.2f}x{vs_moto:>7.1f}x", flush=True)
+                fl, of = row["null floor"], row["onceflow"]
+                by_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (of["client_cpu_us"] + of["server_cpu_us"])
+                print(" " * 31 + "".join(f"{r['server_cpu_us']:>17.0f}{'/' + format(r['client_cpu_us'], '.0f'):<16}"
+                                          for r in row.values()) + f"{by_cpu:>8.2f}x by cpu", flush=True)
         if args.ops:
             own = in_process(min(args.ops, 1000))
             results["in_process_ms"] = own
@@ -388,7 +426,7 @@ def main() -> None:
                 print(f"slope: {per_decade * 1000:+.1f} us per 10x items")
     finally:
         clients.close()
-        for p in (once_proc, null_proc, moto_proc):
+        for p in procs:
             p.kill()
             p.wait()
     if args.json:

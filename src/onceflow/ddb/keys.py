@@ -11,6 +11,7 @@ of a longer one is the smaller magnitude; for negatives the 0xff terminator inve
 
 from __future__ import annotations
 
+import functools
 from decimal import Context, Decimal
 
 from onceflow.ddb.values import Value
@@ -18,6 +19,7 @@ from onceflow.ddb.values import Value
 _CTX = Context(prec=100)
 
 
+@functools.lru_cache(maxsize=4096)  # the same few key numbers come back on every call; bytes are immutable
 def encode_number(text: str) -> bytes:
     d = Decimal(text)
     if d.is_zero():

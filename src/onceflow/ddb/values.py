@@ -9,6 +9,7 @@ and are compared and added as exact Decimals.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -86,6 +87,19 @@ def format_number(d: Decimal) -> str:
 
 
 def normalize_number(text: str) -> str:
+    if text.__class__ is str and len(text) <= 64:  # a cache of short texts only: its memory stays small
+        return _normalized(text)
+    return _normalize(text)
+
+
+# Keys and counters repeat the same few numbers, and their Decimal round trip (parse, check, render)
+# is most of a GetItem's key work; the answer depends on the text alone. Errors are not cached.
+@functools.lru_cache(maxsize=4096)
+def _normalized(text: str) -> str:
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
     d = parse_number(text)
     if d.is_zero():
         _check_range(d)

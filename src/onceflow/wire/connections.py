@@ -1,6 +1,7 @@
 """Connections that cannot be held forever: uvicorn's httptools protocol with a deadline for each
 request's line and headers (uvicorn has none: a client that sends half a request line keeps its
-connection, and its file descriptor, until it goes away) and a cap on open connections.
+connection, and its file descriptor, until it goes away) and a cap on open connections. Each
+response's head and body leave in one write (wire/coalesce.py).
 
 Idle kept-alive connections are uvicorn's own `timeout_keep_alive`; half-sent bodies are
 wire/intake.py's per-piece deadline.
@@ -14,6 +15,8 @@ import resource
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from onceflow.wire.coalesce import CoalescingTransport
 
 log = logging.getLogger("onceflow.wire")
 
@@ -40,7 +43,8 @@ def guarded_protocol(header_timeout_s: float, max_connections: int) -> type[asyn
         _head_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
+            # uvicorn keeps the transport it is given: every response then goes out in one segment.
+            super().connection_made(CoalescingTransport(transport, self.loop))
             if len(self.connections) > max_connections:
                 log.warning("refusing a connection: %d are open already", len(self.connections) - 1)
                 transport.abort()

@@ -61,10 +61,15 @@ def render(spec: ServiceSpec, result: dict[str, Any] | None, request_id: str) ->
     return Response(200, body, [("x-amzn-RequestId", request_id)], spec.json_content_type)
 
 
+# What json.dumps(value, default=json_default, separators=(",", ":")) builds on every call (~10 us a
+# response); its state lives in each encode() call, so one instance serves every thread.
+_ENCODER = json.JSONEncoder(default=json_default, separators=(",", ":"))
+
+
 def _encode(result: dict[str, Any]) -> str:
     """The result as JSON; top-level RawJson members are spliced in as the text they already are."""
     if not any(v.__class__ is RawJson or v.__class__ is RawJsonList for v in result.values()):
-        return json.dumps(result, default=json_default, separators=(",", ":"))
+        return _ENCODER.encode(result)
     members = []
     for key, value in result.items():
         if value.__class__ is RawJson:
@@ -72,7 +77,7 @@ def _encode(result: dict[str, Any]) -> str:
         elif value.__class__ is RawJsonList:
             text = "[" + ",".join(value) + "]"
         else:
-            text = json.dumps(value, default=json_default, separators=(",", ":"))
+            text = _ENCODER.encode(value)
         members.append(f"{json.dumps(key)}:{text}")
     return "{" + ",".join(members) + "}"
 
@@ -94,5 +99,5 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
     headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", err.code)]
     if err.query_code:
         headers.append(("x-amzn-query-error", f"{err.query_code};{'Sender' if err.sender_fault else 'Receiver'}"))
-    data = json.dumps(body, default=json_default, separators=(",", ":")).encode()
+    data = _ENCODER.encode(body).encode()
     return Response(err.status, data, headers, spec.json_content_type)

@@ -87,7 +87,7 @@ def _parse(
             body_members = {
                 k: v for k, v in body.items() if k in shape.members and "location" not in shape.members[k].serialization
             }
-            params.update(from_json(_BodyView(shape), body_members, "", problems))
+            params.update(from_json(_body_view(shape), body_members, "", problems))
     except SerializationError as exc:
         raise ServiceError("InvalidRequestContentException", f"Could not parse request body into json: {exc}",
                            400) from exc
@@ -98,6 +98,15 @@ def _parse(
     if problems.found and problems.outcome(spec.name) is not None:
         raise validation_failure(spec.name, validation_code, problems)
     return params
+
+
+def _body_view(shape: Any) -> _BodyView:
+    """The shape's body view, built once and kept on the shape (its converter is compiled once too)."""
+    view = shape.__dict__.get("_onceflow_body_view")
+    if view is None:
+        view = _BodyView(shape)
+        shape._onceflow_body_view = view
+    return view  # type: ignore[no-any-return]
 
 
 class _BodyView:

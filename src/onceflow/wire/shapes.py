@@ -12,6 +12,7 @@ import binascii
 import datetime as dt
 import email.utils
 import math
+from collections.abc import Callable
 from typing import Any
 
 from botocore.model import ListShape, MapShape, Shape, StructureShape
@@ -97,49 +98,128 @@ _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 
 def from_json(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
     """Convert one JSON value of `shape`; `path` names it in validation messages."""
+    convert = shape.__dict__.get(_CONVERTER)
+    if convert is None:
+        convert = _compile(shape)
+    return convert(value, path, problems)
+
+
+# Each shape's converter is built once and kept on the (long-lived, model-owned) shape itself: the
+# walk then skips the dispatch on the shape's type, the checks of shapes without constraints and the
+# member-name spelling, which were most of a small request's parse.
+_CONVERTER = "_onceflow_from_json"
+Converter = Callable[[Any, str, Problems], Any]
+
+
+def _compile(shape: Shape) -> Converter:
     kind = shape.type_name
+    checked = bool(shape.metadata)  # check_scalar returns at once for a shape without constraints
+    convert: Converter
     if kind == "structure":
+        convert = _structure_converter(shape)  # type: ignore[arg-type]
+    elif kind == "timestamp":
+        def convert(value: Any, path: str, problems: Problems) -> Any:
+            return parse_timestamp(value)
+    elif kind in _SCALARS or kind in ("list", "map"):
+        read = _list_reader(shape) if kind == "list" else _map_reader(shape) if kind == "map" else _SCALARS[kind]
+
+        def convert(value: Any, path: str, problems: Problems) -> Any:
+            out = read(value, path, problems)
+            if checked:
+                check_scalar(shape, out, path, problems)
+            return out
+    else:  # document and others pass through
+        def convert(value: Any, path: str, problems: Problems) -> Any:
+            return value
+    setattr(shape, _CONVERTER, convert)
+    return convert
+
+
+def _structure_converter(shape: StructureShape) -> Converter:
+    members = shape.members
+    steps = {name: member_path("", name) for name in members}
+    required = [(name, member_path("", name)) for name in shape.required_members]
+
+    def convert(value: Any, path: str, problems: Problems) -> Any:
         if not isinstance(value, dict):
             raise _mismatch(value, "Structure")
-        return _structure(shape, value, path, problems)  # type: ignore[arg-type]
-    if kind == "string":
-        if value.__class__ is not str:
-            raise _mismatch(value, "String")
-        out = value
-    elif kind == "list":
+        out: dict[str, Any] = {}
+        for name, step in required:
+            if value.get(name) is None:
+                problems.add(None, f"{path}.{step}" if path else step, "Member must not be null")
+        for name, raw in value.items():
+            mshape = members.get(name)
+            if mshape is None or raw is None:
+                continue  # AWS ignores members it does not know
+            step = steps[name]
+            out[name] = from_json(mshape, raw, f"{path}.{step}" if path else step, problems)
+        return out
+
+    return convert
+
+
+def _list_reader(shape: ListShape) -> Converter:
+    member = shape.member
+
+    def read(value: Any, path: str, problems: Problems) -> Any:
         if not isinstance(value, list):
             raise _mismatch(value, "List")
-        member = shape.member  # type: ignore[attr-defined]
-        out = [_element(member, v, f"{path}.{i + 1}.member", problems) for i, v in enumerate(value)]
-    elif kind == "map":
+        return [_element(member, v, f"{path}.{i + 1}.member", problems) for i, v in enumerate(value)]
+
+    return read
+
+
+def _map_reader(shape: MapShape) -> Converter:
+    vshape = shape.value
+
+    def read(value: Any, path: str, problems: Problems) -> Any:
         if not isinstance(value, dict):
             raise _mismatch(value, "Map")
-        vshape = shape.value  # type: ignore[attr-defined]
-        out = {k: _element(vshape, v, f"{path}.{k}.member", problems) for k, v in value.items()}
-    elif kind == "boolean":
-        if value.__class__ is float:
-            value = abs(value) >= 1  # coral reads a fractional number as a boolean
-        elif value.__class__ is not bool:
-            raise _mismatch(value, "Boolean")
-        out = value
-    elif kind in ("integer", "long"):
+        return {k: _element(vshape, v, f"{path}.{k}.member", problems) for k, v in value.items()}
+
+    return read
+
+
+def _string(value: Any, path: str, problems: Problems) -> Any:
+    if value.__class__ is not str:
+        raise _mismatch(value, "String")
+    return value
+
+
+def _boolean(value: Any, path: str, problems: Problems) -> Any:
+    if value.__class__ is float:
+        return abs(value) >= 1  # coral reads a fractional number as a boolean
+    if value.__class__ is not bool:
+        raise _mismatch(value, "Boolean")
+    return value
+
+
+def _integer_reader(kind: str) -> Converter:
+    name = "Integer" if kind == "integer" else "Long"
+
+    def read(value: Any, path: str, problems: Problems) -> Any:
         if value.__class__ is float:
             value = _java_cast(value, kind)
         elif value.__class__ is not int:
-            raise _mismatch(value, "Integer" if kind == "integer" else "Long")
-        out = _in_range(value, kind)
-    elif kind in ("double", "float"):
+            raise _mismatch(value, name)
+        return _in_range(value, kind)
+
+    return read
+
+
+def _double_reader(kind: str) -> Converter:
+    name = "Double" if kind == "double" else "Float"
+
+    def read(value: Any, path: str, problems: Problems) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _mismatch(value, "Double" if kind == "double" else "Float")
-        out = _finite(value)
-    elif kind == "blob":
-        out = _blob(value)
-    elif kind == "timestamp":
-        return parse_timestamp(value)
-    else:  # document and others pass through
-        return value
-    check_scalar(shape, out, path, problems)
-    return out
+            raise _mismatch(value, name)
+        return _finite(value)
+
+    return read
+
+
+def _blob_reader(value: Any, path: str, problems: Problems) -> Any:
+    return _blob(value)
 
 
 _RANGES = {"integer": ("int", -(2**31), 2**31 - 1), "long": ("long", -(2**63), 2**63 - 1)}
@@ -182,18 +262,10 @@ def _element(shape: Shape, value: Any, path: str, problems: Problems) -> Any:
     return from_json(shape, value, path, problems)
 
 
-def _structure(shape: StructureShape, value: dict[str, Any], path: str, problems: Problems) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    members = shape.members
-    for name in shape.required_members:
-        if value.get(name) is None:
-            problems.add(None, member_path(path, name), "Member must not be null")
-    for name, raw in value.items():
-        mshape = members.get(name)
-        if mshape is None or raw is None:
-            continue  # AWS ignores members it does not know
-        out[name] = from_json(mshape, raw, member_path(path, name), problems)
-    return out
+_SCALARS: dict[str, Converter] = {
+    "string": _string, "boolean": _boolean, "integer": _integer_reader("integer"), "long": _integer_reader("long"),
+    "double": _double_reader("double"), "float": _double_reader("float"), "blob": _blob_reader,
+}
 
 
 # ---------------------------------------------------------------------------------- output
