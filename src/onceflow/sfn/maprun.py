@@ -1,0 +1,300 @@
+"""Map Runs: the child workflow executions a Distributed Map state starts, as AWS shows them.
+
+A child runs as a hidden fiber of its parent's runtime (engine/states/fanout.py): its events are
+the parent's rows of that fiber (negative ids, see runner.emit), and its summary row here
+(sfn_map_children) is written in the parent's own commits, so a map run and its children are
+never out of step with the parent's history. A child's history is read back from those rows,
+framed by the ExecutionStarted / ExecutionSucceeded|Failed|Aborted events a child execution has.
+
+UpdateMapRun changes the run's row and an in-memory override the running Map reads at its next
+step (the next child that ends), as AWS applies a new concurrency to children not started yet.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from onceflow.sfn import errors as E
+from onceflow.sfn.engine import events as ev
+from onceflow.sfn.engine.state import event_from_row
+from onceflow.sfn.names import ts
+
+if TYPE_CHECKING:
+    from onceflow.sfn.service import SfnService
+
+RUN_COLUMNS = ("arn, exec_arn, sm_arn, label, child_type, status, start, stop, max_concurrency, tolerated_count, "
+               "tolerated_percentage, total_items, total_execs, written, error, cause, seq")
+CHILD_COLUMNS = "arn, run_arn, idx, name, fiber, items, status, input, output, error, cause, start, stop"
+FINISHED = ("SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED")
+
+
+@dataclass(frozen=True, slots=True)
+class RunIds:
+    """The names of one map run and of its children (stable across replays: uuid5 of the parent)."""
+
+    arn: str  # arn:aws:states:<region>:<account>:mapRun:<machine>/<label>:<uuid>
+    sm_arn: str  # the children's labelled state machine, stateMachine:<machine>/<label>
+    prefix: str  # a child's ARN is prefix + its name
+    run_id: uuid.UUID
+
+    @classmethod
+    def of(cls, row: Any, label: str, seed: str, express: bool) -> RunIds:
+        region, account = row["region"], row["account"]
+        machine = row["sm_arn"].rsplit(":", 1)[1]
+        run_id = uuid.uuid5(uuid.NAMESPACE_URL, seed)
+        kind = "express" if express else "execution"
+        return cls(f"arn:aws:states:{region}:{account}:mapRun:{machine}/{label}:{run_id}",
+                   f"arn:aws:states:{region}:{account}:stateMachine:{machine}/{label}",
+                   f"arn:aws:states:{region}:{account}:{kind}:{machine}/{label}:", run_id)
+
+    def child_name(self, index: int) -> str:
+        return str(uuid.uuid5(self.run_id, str(index)))
+
+
+# ---------------------------------------------------------------------- writes (in the parent's commit)
+def insert_run(conn: sqlite3.Connection, ids: RunIds, exec_arn: str, label: str, child_type: str, now: float,
+               max_concurrency: int, count: int | None, percentage: float | None, total_items: int,
+               total_execs: int) -> None:
+    """A replayed Map writes its run again: the first row (its start, its updates) stays."""
+    conn.execute(
+        f"INSERT OR IGNORE INTO sfn_map_runs ({RUN_COLUMNS}) VALUES (?,?,?,?,?,'RUNNING',?,NULL,?,?,?,?,?,0,NULL,NULL,"
+        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_map_runs))",
+        (ids.arn, exec_arn, ids.sm_arn, label, child_type, now, max_concurrency, count, percentage, total_items,
+         total_execs))
+
+
+def close_run(conn: sqlite3.Connection, run_arn: str, status: str, now: float, error: str | None,
+              cause: str | None) -> None:
+    conn.execute("UPDATE sfn_map_runs SET status=?, stop=?, error=?, cause=? WHERE arn=? AND status='RUNNING'",
+                 (status, now, error, cause, run_arn))
+    conn.execute("UPDATE sfn_map_children SET status='ABORTED', stop=? WHERE run_arn=? AND status='RUNNING'",
+                 (now, run_arn))
+
+
+def results_written(conn: sqlite3.Connection, run_arn: str) -> None:
+    conn.execute("UPDATE sfn_map_runs SET written=1 WHERE arn=?", (run_arn,))
+
+
+def insert_child(conn: sqlite3.Connection, ids: RunIds, index: int, fiber: str, items: int, input_text: str,
+                 now: float) -> None:
+    name = ids.child_name(index)
+    conn.execute(f"INSERT OR IGNORE INTO sfn_map_children ({CHILD_COLUMNS}) "
+                 "VALUES (?,?,?,?,?,?,'RUNNING',?,NULL,NULL,NULL,?,NULL)",
+                 (ids.prefix + name, ids.arn, index, name, fiber, items, input_text, now))
+
+
+def close_child(conn: sqlite3.Connection, ids: RunIds, index: int, status: str, output: str | None,
+                error: str | None, cause: str | None, now: float) -> None:
+    conn.execute("UPDATE sfn_map_children SET status=?, output=?, error=?, cause=?, stop=? "
+                 "WHERE arn=? AND status='RUNNING'",
+                 (status, output, error, cause, now, ids.prefix + ids.child_name(index)))
+
+
+# ---------------------------------------------------------------------- the API
+class MapRuns:
+    def __init__(self, service: SfnService) -> None:
+        self.svc = service
+        self.db = service.stack.db
+        # UpdateMapRun's values for runs in progress: {run arn: (maxConcurrency, count, percentage)}
+        self.overrides: dict[str, tuple[int, int | None, float | None]] = {}
+        self._mu = threading.Lock()
+        service.stack.on_reset.append(self.overrides.clear)
+
+    # ------------------------------------------------------------------ engine side
+    def stored_settings(self, run_arn: str) -> tuple[int, int | None, float | None] | None:
+        """A run's settings as stored (a Map replayed after a restart keeps UpdateMapRun's values)."""
+        if run_arn in self.overrides:
+            return self.overrides[run_arn]
+        row = self.db.query_one("SELECT max_concurrency, tolerated_count, tolerated_percentage FROM sfn_map_runs "
+                                "WHERE arn=?", (run_arn,))
+        return None if row is None else (row[0], row[1], row[2])
+
+    def parent_closed(self, exec_arn: str) -> None:
+        """The parent ended (stopped, timed out, failed elsewhere): its runs still going are aborted."""
+        if self.db.query_one("SELECT 1 FROM sfn_map_runs WHERE exec_arn=? AND status='RUNNING'", (exec_arn,)) is None:
+            return  # most executions have no map run: a read tells
+        now = time.time()
+        with self.db.transaction() as conn:
+            for (arn,) in conn.execute("SELECT arn FROM sfn_map_runs WHERE exec_arn=? AND status='RUNNING'",
+                                       (exec_arn,)).fetchall():
+                close_run(conn, arn, "ABORTED", now, None, None)
+                self.overrides.pop(arn, None)
+
+    # ------------------------------------------------------------------ rows
+    def run(self, arn: str) -> sqlite3.Row:
+        parts = arn.split(":")
+        if not arn.startswith("arn:") or len(parts) < 8 or parts[2] != "states" or parts[5] != "mapRun":
+            raise E.invalid_arn(arn)
+        row = self.db.query_one(f"SELECT {RUN_COLUMNS} FROM sfn_map_runs WHERE arn=?", (arn,))
+        if row is None:
+            raise E.resource_not_found(arn)
+        return row
+
+    def child(self, arn: str) -> sqlite3.Row | None:
+        return self.db.query_one(
+            f"SELECT c.{CHILD_COLUMNS.replace(', ', ', c.')}, r.sm_arn AS sm_arn, r.exec_arn AS parent_arn, "
+            "r.child_type AS child_type FROM sfn_map_children c JOIN sfn_map_runs r ON r.arn=c.run_arn "
+            "WHERE c.arn=?", (arn,))
+
+    # ------------------------------------------------------------------ DescribeMapRun
+    def describe(self, arn: str) -> dict[str, Any]:
+        row = self.run(arn)
+        items: dict[str, int] = {k: 0 for k in ("running", "succeeded", "failed", "timedOut", "aborted")}
+        execs = dict(items)
+        key = {"RUNNING": "running", "SUCCEEDED": "succeeded", "FAILED": "failed", "TIMED_OUT": "timedOut",
+               "ABORTED": "aborted"}
+        for status, n, n_items in self.db.query(
+                "SELECT status, COUNT(*), SUM(items) FROM sfn_map_children WHERE run_arn=? GROUP BY status", (arn,)):
+            execs[key[status]] += n
+            items[key[status]] += n_items or 0
+
+        def counts(values: dict[str, int], total: int) -> dict[str, int]:
+            started = sum(values.values())
+            done = started - values["running"]
+            return {"pending": max(0, total - started), **values, "total": total,
+                    "resultsWritten": done if row["written"] else 0}
+
+        out: dict[str, Any] = {
+            "mapRunArn": row["arn"], "executionArn": row["exec_arn"], "status": row["status"],
+            "startDate": ts(row["start"]),
+        }
+        if row["stop"] is not None:
+            out["stopDate"] = ts(row["stop"])
+        out.update({
+            "maxConcurrency": row["max_concurrency"],
+            "toleratedFailurePercentage": float(row["tolerated_percentage"] or 0),
+            "toleratedFailureCount": int(row["tolerated_count"] or 0),
+            "itemCounts": counts(items, row["total_items"]),
+            "executionCounts": counts(execs, row["total_execs"]),
+            "redriveCount": 0,
+        })
+        return out
+
+    # ------------------------------------------------------------------ ListMapRuns
+    def list(self, p: dict[str, Any]) -> dict[str, Any]:
+        exec_arn = p["executionArn"]
+        parent = self.svc.execution(exec_arn)
+        rows = self.db.query(f"SELECT {RUN_COLUMNS} FROM sfn_map_runs WHERE exec_arn=? ORDER BY seq DESC",
+                             (exec_arn,))
+        items = []
+        for r in rows:
+            item = {"executionArn": r["exec_arn"], "mapRunArn": r["arn"], "stateMachineArn": parent["sm_arn"],
+                    "startDate": ts(r["start"])}
+            if r["stop"] is not None:
+                item["stopDate"] = ts(r["stop"])
+            items.append(item)
+        return self.svc.page(items, "mapRuns", p)
+
+    # ------------------------------------------------------------------ UpdateMapRun
+    def update(self, p: dict[str, Any]) -> None:
+        arn = p["mapRunArn"]
+        keys = ("maxConcurrency", "toleratedFailureCount", "toleratedFailurePercentage")
+        if not any(p.get(k) is not None for k in keys):
+            raise E.validation("Must provide at least one of maxConcurrency, toleratedFailurePercentage or "
+                               "toleratedFailureCount")
+        with self._mu, self.db.transaction() as conn:
+            row = self.run(arn)
+            if row["status"] != "RUNNING":
+                raise E.validation(f"Map Run is not RUNNING: {arn}")
+            concurrency = p["maxConcurrency"] if p.get("maxConcurrency") is not None else row["max_concurrency"]
+            count = p["toleratedFailureCount"] if p.get("toleratedFailureCount") is not None \
+                else row["tolerated_count"]
+            pct = p["toleratedFailurePercentage"] if p.get("toleratedFailurePercentage") is not None \
+                else row["tolerated_percentage"]
+            conn.execute("UPDATE sfn_map_runs SET max_concurrency=?, tolerated_count=?, tolerated_percentage=? "
+                         "WHERE arn=?", (concurrency, count, pct, arn))
+            self.overrides[arn] = (concurrency, count, pct)
+        self.svc.engine.wake(row["exec_arn"])
+
+    # ------------------------------------------------------------------ child executions
+    def describe_child(self, row: sqlite3.Row) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "executionArn": row["arn"], "stateMachineArn": row["sm_arn"], "name": row["name"],
+            "status": row["status"], "startDate": ts(row["start"]),
+        }
+        if row["stop"] is not None:
+            out["stopDate"] = ts(row["stop"])
+        out["input"] = row["input"]
+        out["inputDetails"] = {"included": True}
+        if row["status"] == "SUCCEEDED":
+            out["output"] = row["output"]
+            out["outputDetails"] = {"included": True}
+        out["mapRunArn"] = row["run_arn"]
+        if row["error"] is not None:
+            out["error"] = row["error"]
+        if row["cause"] is not None:
+            out["cause"] = row["cause"]
+        out["redriveCount"] = 0
+        if row["status"] in ("FAILED", "ABORTED", "TIMED_OUT"):
+            out["redriveStatus"] = "REDRIVABLE_BY_MAP_RUN"
+        else:
+            out["redriveStatus"] = "NOT_REDRIVABLE"
+            out["redriveStatusReason"] = f"Execution is {row['status']} and cannot be redriven"
+        return out
+
+    def list_children(self, p: dict[str, Any]) -> dict[str, Any]:
+        run = self.run(p["mapRunArn"])
+        sql = f"SELECT {CHILD_COLUMNS} FROM sfn_map_children WHERE run_arn=?"
+        args: list[Any] = [run["arn"]]
+        if p.get("statusFilter"):
+            sql += " AND status=?"
+            args.append(p["statusFilter"])
+        if p.get("redriveFilter") == "REDRIVEN":
+            return {"executions": []}
+        rows = self.db.query(sql + " ORDER BY start DESC, idx DESC", args)
+        items = []
+        for r in rows:
+            item = {"executionArn": r["arn"], "stateMachineArn": run["sm_arn"], "name": r["name"],
+                    "status": r["status"], "startDate": ts(r["start"])}
+            if r["stop"] is not None:
+                item["stopDate"] = ts(r["stop"])
+            item["mapRunArn"] = run["arn"]
+            item["itemCount"] = r["items"]
+            items.append(item)
+        return self.svc.page(items, "executions", p)
+
+    def child_history(self, row: sqlite3.Row, p: dict[str, Any]) -> dict[str, Any]:
+        """The child's own history: its fiber's rows in the parent, numbered from 1 and chained in
+        order, between ExecutionStarted and the event that closed it."""
+        fiber = row["fiber"]
+        rows = self.db.query(
+            "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id<0 "
+            "AND (fiber=? OR fiber LIKE ?) ORDER BY id DESC", (row["parent_arn"], fiber, fiber + ".%"))
+        parent = self.svc.store.get_execution(row["parent_arn"])
+        started = {"input": row["input"], "inputDetails": {"truncated": False},
+                   "roleArn": parent["role_arn"] if parent is not None else ""}
+        events = [ev.Event(1, 0, "ExecutionStarted", row["start"], started, "r")]
+        for r in rows:
+            e = event_from_row(r)
+            events.append(ev.Event(len(events) + 1, len(events), e.type, e.ts, e.details, e.fiber))
+        closing = {"SUCCEEDED": ("ExecutionSucceeded", {"output": row["output"],
+                                                        "outputDetails": {"truncated": False}}),
+                   "FAILED": ("ExecutionFailed", ev.error_cause(row["error"], row["cause"])),
+                   "ABORTED": ("ExecutionAborted", {}), "TIMED_OUT": ("ExecutionTimedOut", {})}
+        if row["status"] in closing:
+            kind, details = closing[row["status"]]
+            events.append(ev.Event(len(events) + 1, len(events), kind, row["stop"] or row["start"], details, "r"))
+        if p.get("reverseOrder"):
+            events.reverse()
+        start = _offset(p.get("nextToken"))
+        size = p.get("maxResults") or 100
+        include = p.get("includeExecutionData", True)
+        out: dict[str, Any] = {"events": [e.to_api(include) for e in events[start:start + size]]}
+        if start + size < len(events):
+            out["nextToken"] = _token(start + size)
+        return out
+
+
+def _offset(token: str | None) -> int:
+    from onceflow.sfn.service import _offset as offset
+    return offset(token)
+
+
+def _token(offset: int) -> str:
+    from onceflow.sfn.service import _token as token
+    return token(offset)

@@ -1,0 +1,215 @@
+"""Distributed Map runs through boto3: the map run, its child executions, their histories, and
+DescribeMapRun / ListMapRuns / UpdateMapRun, as the Step Functions API reference describes them."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+ALLOW_ALL = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
+@pytest.fixture(scope="module")
+def role(aws: Callable[..., Any]) -> str:
+    iam = aws("iam")
+    name = f"sfn-maprun-{uuid.uuid4().hex[:8]}"
+    arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    iam.put_role_policy(RoleName=name, PolicyName="all", PolicyDocument=ALLOW_ALL)
+    return arn
+
+
+@pytest.fixture(scope="module")
+def sfn(aws: Callable[..., Any]) -> Any:
+    return aws("stepfunctions")
+
+
+def machine(sfn: Any, role: str, map_state: dict[str, Any], name: str | None = None) -> str:
+    definition = {"StartAt": "M", "States": {"M": {"Type": "Map", "End": True, **map_state}}}
+    return sfn.create_state_machine(name=name or f"mr-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                    roleArn=role)["stateMachineArn"]
+
+
+def processor(states: dict[str, Any], execution_type: str = "STANDARD") -> dict[str, Any]:
+    return {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": execution_type},
+            "StartAt": next(iter(states)), "States": states}
+
+
+def wait(sfn: Any, arn: str) -> dict[str, Any]:
+    deadline = time.time() + 60
+    while (d := sfn.describe_execution(executionArn=arn))["status"] == "RUNNING":
+        assert time.time() < deadline, d
+        time.sleep(0.05)
+    return d
+
+
+def start(sfn: Any, sm: str, data: Any) -> str:
+    return sfn.start_execution(stateMachineArn=sm, input=json.dumps(data))["executionArn"]
+
+
+def test_a_map_run_and_its_child_executions(sfn: Any, role: str) -> None:
+    name = f"mr-{uuid.uuid4().hex[:10]}"
+    sm = machine(sfn, role, {"Label": "Doubler", "ItemProcessor": processor({
+        "Double": {"Type": "Pass", "Parameters": {"v.$": "States.MathAdd($.v, $.v)"}, "End": True}})}, name)
+    arn = start(sfn, sm, [{"v": 1}, {"v": 2}, {"v": 3}])
+    d = wait(sfn, arn)
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == [{"v": 2}, {"v": 4}, {"v": 6}]
+
+    events = sfn.get_execution_history(executionArn=arn)["events"]
+    assert [e["type"] for e in events] == [
+        "ExecutionStarted", "MapStateEntered", "MapStateStarted", "MapRunStarted", "MapRunSucceeded",
+        "MapStateSucceeded", "MapStateExited", "ExecutionSucceeded"]
+    run_arn = events[3]["mapRunStartedEventDetails"]["mapRunArn"]
+    assert re.fullmatch(rf"arn:aws:states:us-east-1:\d{{12}}:mapRun:{name}/Doubler:{UUID}", run_arn)
+
+    runs = sfn.list_map_runs(executionArn=arn)["mapRuns"]
+    assert [(r["mapRunArn"], r["executionArn"], r["stateMachineArn"]) for r in runs] == [(run_arn, arn, sm)]
+    assert "stopDate" in runs[0]
+
+    run = sfn.describe_map_run(mapRunArn=run_arn)
+    assert run["status"] == "SUCCEEDED"
+    assert run["executionArn"] == arn
+    assert (run["maxConcurrency"], run["toleratedFailureCount"], run["toleratedFailurePercentage"]) == (0, 0, 0.0)
+    counts = {"pending": 0, "running": 0, "succeeded": 3, "failed": 0, "timedOut": 0, "aborted": 0, "total": 3,
+              "resultsWritten": 0}
+    assert run["itemCounts"] == counts
+    assert run["executionCounts"] == counts
+
+    children = sfn.list_executions(mapRunArn=run_arn)["executions"]
+    assert len(children) == 3
+    labelled = sm.replace(f":stateMachine:{name}", f":stateMachine:{name}/Doubler")
+    for child in children:
+        assert child["stateMachineArn"] == labelled
+        assert child["mapRunArn"] == run_arn
+        assert child["itemCount"] == 1
+        assert child["status"] == "SUCCEEDED"
+        assert re.fullmatch(rf"arn:aws:states:us-east-1:\d{{12}}:execution:{name}/Doubler:{UUID}",
+                            child["executionArn"])
+        assert child["executionArn"].endswith(":" + child["name"])
+    outputs = sorted(json.loads(sfn.describe_execution(executionArn=c["executionArn"])["output"])["v"]
+                     for c in children)
+    assert outputs == [2, 4, 6]
+
+    one = sfn.describe_execution(executionArn=children[0]["executionArn"])
+    assert one["mapRunArn"] == run_arn
+    assert one["stateMachineArn"] == labelled
+    history = sfn.get_execution_history(executionArn=one["executionArn"])["events"]
+    assert [(e["type"], e["id"], e["previousEventId"]) for e in history] == [
+        ("ExecutionStarted", 1, 0), ("PassStateEntered", 2, 1), ("PassStateExited", 3, 2),
+        ("ExecutionSucceeded", 4, 3)]
+    assert history[0]["executionStartedEventDetails"]["input"] == one["input"]
+    assert history[3]["executionSucceededEventDetails"]["output"] == one["output"]
+
+
+def test_a_failing_child_fails_the_map_run(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor({
+        "C": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 2, "Next": "Boom"}],
+              "Default": "Ok"},
+        "Ok": {"Type": "Pass", "End": True},
+        "Boom": {"Type": "Fail", "Error": "Bad", "Cause": "two"}}), "MaxConcurrency": 1})
+    arn = start(sfn, sm, [1, 2, 3])
+    d = wait(sfn, arn)
+    assert d["status"] == "FAILED"
+    assert (d["error"], d["cause"]) == ("Bad", "two")
+    types = [e["type"] for e in sfn.get_execution_history(executionArn=arn)["events"]]
+    assert types[-4:] == ["MapRunStarted", "MapRunFailed", "MapStateFailed", "ExecutionFailed"]
+    run_arn = sfn.list_map_runs(executionArn=arn)["mapRuns"][0]["mapRunArn"]
+    run = sfn.describe_map_run(mapRunArn=run_arn)
+    assert run["status"] == "FAILED"
+    assert run["maxConcurrency"] == 1
+    # One at a time: item 3 never started.
+    assert run["executionCounts"] | {} == {"pending": 1, "running": 0, "succeeded": 1, "failed": 1, "timedOut": 0,
+                                          "aborted": 0, "total": 3, "resultsWritten": 0}
+    failed = sfn.list_executions(mapRunArn=run_arn, statusFilter="FAILED")["executions"]
+    assert len(failed) == 1
+    child = sfn.describe_execution(executionArn=failed[0]["executionArn"])
+    assert (child["error"], child["cause"], child["redriveStatus"]) == ("Bad", "two", "REDRIVABLE_BY_MAP_RUN")
+    last = sfn.get_execution_history(executionArn=child["executionArn"], reverseOrder=True)["events"][0]
+    assert last["type"] == "ExecutionFailed"
+    assert last["executionFailedEventDetails"] == {"error": "Bad", "cause": "two"}
+
+
+def test_batches_count_items_and_executions_apart(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"ItemBatcher": {"MaxItemsPerBatch": 2}, "ToleratedFailurePercentage": 50,
+                             "ItemProcessor": processor({"P": {"Type": "Pass", "End": True}}, "EXPRESS")})
+    arn = start(sfn, sm, [1, 2, 3, 4, 5])
+    assert wait(sfn, arn)["status"] == "SUCCEEDED"
+    run_arn = sfn.list_map_runs(executionArn=arn)["mapRuns"][0]["mapRunArn"]
+    run = sfn.describe_map_run(mapRunArn=run_arn)
+    assert run["toleratedFailurePercentage"] == 50.0
+    assert (run["itemCounts"]["succeeded"], run["itemCounts"]["total"]) == (5, 5)
+    assert (run["executionCounts"]["succeeded"], run["executionCounts"]["total"]) == (3, 3)
+    children = sfn.list_executions(mapRunArn=run_arn)["executions"]
+    assert sorted(c["itemCount"] for c in children) == [1, 2, 2]
+    assert all(":express:" in c["executionArn"] for c in children)
+
+
+def test_update_map_run_while_it_runs(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"MaxConcurrency": 1, "ItemProcessor": processor({
+        "W": {"Type": "Wait", "Seconds": 1, "End": True}})})
+    arn = start(sfn, sm, [1, 2, 3, 4])
+    deadline = time.time() + 30
+    while not (runs := sfn.list_map_runs(executionArn=arn)["mapRuns"]):
+        assert time.time() < deadline
+        time.sleep(0.05)
+    run_arn = runs[0]["mapRunArn"]
+    running = sfn.describe_map_run(mapRunArn=run_arn)
+    assert running["status"] == "RUNNING"
+    assert running["executionCounts"]["running"] == 1
+    sfn.update_map_run(mapRunArn=run_arn, maxConcurrency=4, toleratedFailureCount=2)
+    updated = sfn.describe_map_run(mapRunArn=run_arn)
+    assert (updated["maxConcurrency"], updated["toleratedFailureCount"]) == (4, 2)
+    assert wait(sfn, arn)["status"] == "SUCCEEDED"
+    done = sfn.describe_map_run(mapRunArn=run_arn)
+    assert done["executionCounts"]["succeeded"] == 4
+    # Once the first child ended, the other three ran side by side (their spans overlap).
+    spans = sorted((c["startDate"], c["stopDate"]) for c in sfn.list_executions(mapRunArn=run_arn)["executions"])
+    assert spans[0][1] <= spans[1][0]
+    assert spans[2][0] < spans[1][1] and spans[3][0] < spans[1][1]
+    with pytest.raises(ClientError) as e:
+        sfn.update_map_run(mapRunArn=run_arn, maxConcurrency=2)
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+
+
+def test_stopping_the_parent_aborts_the_run(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor({"W": {"Type": "Wait", "Seconds": 60, "End": True}})})
+    arn = start(sfn, sm, [1, 2])
+    deadline = time.time() + 30
+    while not (runs := sfn.list_map_runs(executionArn=arn)["mapRuns"]):
+        assert time.time() < deadline
+        time.sleep(0.05)
+    sfn.stop_execution(executionArn=arn)
+    run = sfn.describe_map_run(mapRunArn=runs[0]["mapRunArn"])
+    assert run["status"] == "ABORTED"
+    assert run["executionCounts"]["aborted"] == 2
+    statuses = {c["status"] for c in sfn.list_executions(mapRunArn=runs[0]["mapRunArn"])["executions"]}
+    assert statuses == {"ABORTED"}
+
+
+@pytest.mark.parametrize(("call", "code"), [
+    (lambda s: s.describe_map_run(mapRunArn="arn:aws:states:us-east-1:000000000000:mapRun:nope/M:" + str(uuid.uuid4())),
+     "ResourceNotFound"),
+    (lambda s: s.describe_map_run(mapRunArn="nope"), "InvalidArn"),
+    (lambda s: s.update_map_run(mapRunArn="arn:aws:states:us-east-1:000000000000:mapRun:nope/M:x"),
+     "ValidationException"),
+    (lambda s: s.list_map_runs(executionArn="arn:aws:states:us-east-1:000000000000:execution:nope:x"),
+     "ExecutionDoesNotExist"),
+    (lambda s: s.list_executions(mapRunArn="arn:aws:states:us-east-1:000000000000:mapRun:nope/M:x",
+                                 stateMachineArn="arn:aws:states:us-east-1:000000000000:stateMachine:nope"),
+     "ValidationException"),
+])
+def test_bad_map_run_requests(sfn: Any, call: Callable[[Any], Any], code: str) -> None:
+    with pytest.raises(ClientError) as e:
+        call(sfn)
+    assert e.value.response["Error"]["Code"] == code
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
