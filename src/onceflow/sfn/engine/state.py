@@ -109,6 +109,11 @@ def redrive_superseded(events: list[Event]) -> list[int]:
     out = [e.id for e in events if e.fiber not in ("r",) and not e.fiber.startswith("r.")]  # StopExecution's
     out += [e.id for e in events if e.type in TERMINAL]
     if start_id is not None:
+        from onceflow.sfn.engine.states.fanout_redrive import fanout_superseded  # Map/Parallel: failed children only
+
+        partial = fanout_superseded(root, events, start_id)
+        if partial is not None:
+            return sorted(set(out + partial))
         first: dict[str, int] = {}
         for e in events:
             first.setdefault(e.fiber, e.id)

@@ -1,0 +1,54 @@
+"""What a redrive sets aside of an unfinished Map or Parallel state, so that only its failed or
+aborted iterations and branches run again (AWS: "RedriveExecution reschedules and redrives only
+the iterations and branches that failed or aborted").
+
+A redrive replays the history (engine/state.py History): the state's opening events and its
+successful children stay, so their replay gives back their results without running them; what
+the state emitted when it failed (and everything after it), and every event of the children that
+did not succeed, are superseded, so those children start over live. A child succeeded when its
+program's last event is a ...StateExited (an End state, or Succeed): a failed one ends on a Fail
+state or a failed Task; an aborted one stopped inside a state.
+
+Only a state whose run was a single attempt (no Retry round) is redriven this way; otherwise,
+and for a Distributed Map (its children are a map run), the whole state runs again.
+"""
+
+from __future__ import annotations
+
+from onceflow.sfn.engine.events import Event
+
+# The state's own events kept for the replay: they precede or record its successful children.
+_KEPT = {
+    "MapStateEntered": ("MapStateEntered", "MapStateStarted", "MapIterationStarted", "MapIterationSucceeded"),
+    "ParallelStateEntered": ("ParallelStateEntered", "ParallelStateStarted"),
+}
+_STARTED = {"MapStateEntered": "MapStateStarted", "ParallelStateEntered": "ParallelStateStarted"}
+
+
+def _direct_child(fiber: str) -> bool:
+    """A fiber the root spawned itself ("r.<n>"), not a grandchild or a map run's hidden child."""
+    head, _, rest = fiber.partition(".")
+    return head == "r" and rest.isdigit()
+
+
+def fanout_superseded(root: list[Event], events: list[Event], start_id: int) -> list[int] | None:
+    """The ids to set aside for a partial redrive of the fan-out state entered at `start_id`
+    (a top-level event), or None when the whole state must run again."""
+    entered = next((e for e in root if e.id == start_id), None)
+    if entered is None or entered.type not in _KEPT:
+        return None
+    mine = [e for e in root if e.id >= start_id]
+    if sum(e.type == _STARTED[entered.type] for e in mine) != 1:
+        return None  # retried, or failed before its children started
+    first: dict[str, int] = {}
+    last: dict[str, Event] = {}
+    for e in events:
+        first.setdefault(e.fiber, e.id)
+        last[e.fiber] = e
+    kids = [f for f, i in first.items() if i > start_id and f != "r" and f.startswith("r.")]
+    if any("~" in f for f in kids):
+        return None  # a Distributed Map's run
+    failed = [f for f in kids if _direct_child(f) and not last[f].type.endswith("StateExited")]
+    out = [e.id for e in mine if e.type not in _KEPT[entered.type]]
+    out += [e.id for e in events if any(e.fiber == f or e.fiber.startswith(f + ".") for f in failed)]
+    return out
