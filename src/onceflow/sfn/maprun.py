@@ -28,8 +28,10 @@ if TYPE_CHECKING:
     from onceflow.sfn.service import SfnService
 
 RUN_COLUMNS = ("arn, exec_arn, sm_arn, label, child_type, status, start, stop, max_concurrency, tolerated_count, "
-               "tolerated_percentage, total_items, total_execs, written, error, cause, seq")
-CHILD_COLUMNS = "arn, run_arn, idx, name, fiber, items, status, input, output, error, cause, start, stop"
+               "tolerated_percentage, total_items, total_execs, written, error, cause, seq, redrive_count, "
+               "redrive_date")
+CHILD_COLUMNS = ("arn, run_arn, idx, name, fiber, items, status, input, output, error, cause, start, stop, "
+                 "redrive_count, redrive_date")
 FINISHED = ("SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED")
 
 
@@ -63,7 +65,7 @@ def insert_run(conn: sqlite3.Connection, ids: RunIds, exec_arn: str, label: str,
     """A replayed Map writes its run again: the first row (its start, its updates) stays."""
     conn.execute(
         f"INSERT OR IGNORE INTO sfn_map_runs ({RUN_COLUMNS}) VALUES (?,?,?,?,?,'RUNNING',?,NULL,?,?,?,?,?,0,NULL,NULL,"
-        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_map_runs))",
+        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_map_runs), 0, NULL)",
         (ids.arn, exec_arn, ids.sm_arn, label, child_type, now, max_concurrency, count, percentage, total_items,
          total_execs))
 
@@ -82,10 +84,21 @@ def results_written(conn: sqlite3.Connection, run_arn: str) -> None:
 
 def insert_child(conn: sqlite3.Connection, ids: RunIds, index: int, fiber: str, items: int, input_text: str,
                  now: float) -> None:
+    """A child starts (again, after its run was redriven); a replayed start changes nothing."""
     name = ids.child_name(index)
-    conn.execute(f"INSERT OR IGNORE INTO sfn_map_children ({CHILD_COLUMNS}) "
-                 "VALUES (?,?,?,?,?,?,'RUNNING',?,NULL,NULL,NULL,?,NULL)",
+    conn.execute(f"INSERT INTO sfn_map_children ({CHILD_COLUMNS}) "
+                 "VALUES (?,?,?,?,?,?,'RUNNING',?,NULL,NULL,NULL,?,NULL,0,NULL) "
+                 "ON CONFLICT (arn) DO UPDATE SET status='RUNNING', output=NULL, error=NULL, cause=NULL, stop=NULL "
+                 "WHERE status='PENDING_REDRIVE'",
                  (ids.prefix + name, ids.arn, index, name, fiber, items, input_text, now))
+
+
+def redrive_run(conn: sqlite3.Connection, run_arn: str, now: float) -> None:
+    """The parent was redriven: the run goes on, and its unsuccessful children wait to run again."""
+    conn.execute("UPDATE sfn_map_runs SET status='RUNNING', stop=NULL, error=NULL, cause=NULL, "
+                 "redrive_count=redrive_count+1, redrive_date=? WHERE arn=?", (now, run_arn))
+    conn.execute("UPDATE sfn_map_children SET status='PENDING_REDRIVE', redrive_count=redrive_count+1, "
+                 "redrive_date=? WHERE run_arn=? AND status<>'SUCCEEDED'", (now, run_arn))
 
 
 def close_child(conn: sqlite3.Connection, ids: RunIds, index: int, status: str, output: str | None,
@@ -106,6 +119,10 @@ class MapRuns:
         service.stack.on_reset.append(self.overrides.clear)
 
     # ------------------------------------------------------------------ engine side
+    def run_status(self, run_arn: str) -> str | None:
+        row = self.db.query_one("SELECT status FROM sfn_map_runs WHERE arn=?", (run_arn,))
+        return None if row is None else row[0]
+
     def stored_settings(self, run_arn: str) -> tuple[int, int | None, float | None] | None:
         """A run's settings as stored (a Map replayed after a restart keeps UpdateMapRun's values)."""
         if run_arn in self.overrides:
@@ -148,16 +165,23 @@ class MapRuns:
         execs = dict(items)
         key = {"RUNNING": "running", "SUCCEEDED": "succeeded", "FAILED": "failed", "TIMED_OUT": "timedOut",
                "ABORTED": "aborted"}
+        redrive = {"items": 0, "execs": 0}  # children of a redriven run not started again yet
         for status, n, n_items in self.db.query(
                 "SELECT status, COUNT(*), SUM(items) FROM sfn_map_children WHERE run_arn=? GROUP BY status", (arn,)):
+            if status == "PENDING_REDRIVE":
+                redrive["execs"], redrive["items"] = n, n_items or 0
+                continue
             execs[key[status]] += n
             items[key[status]] += n_items or 0
 
-        def counts(values: dict[str, int], total: int) -> dict[str, int]:
+        def counts(values: dict[str, int], total: int, pending_redrive: int) -> dict[str, int]:
             started = sum(values.values())
             done = started - values["running"]
-            return {"pending": max(0, total - started), **values, "total": total,
-                    "resultsWritten": done if row["written"] else 0}
+            out = {"pending": max(0, total - started - pending_redrive), **values, "total": total,
+                   "resultsWritten": done if row["written"] else 0}
+            if row["redrive_count"]:
+                out.update({"failuresNotRedrivable": 0, "pendingRedrive": pending_redrive})
+            return out
 
         out: dict[str, Any] = {
             "mapRunArn": row["arn"], "executionArn": row["exec_arn"], "status": row["status"],
@@ -169,10 +193,12 @@ class MapRuns:
             "maxConcurrency": row["max_concurrency"],
             "toleratedFailurePercentage": float(row["tolerated_percentage"] or 0),
             "toleratedFailureCount": int(row["tolerated_count"] or 0),
-            "itemCounts": counts(items, row["total_items"]),
-            "executionCounts": counts(execs, row["total_execs"]),
-            "redriveCount": 0,
+            "itemCounts": counts(items, row["total_items"], redrive["items"]),
+            "executionCounts": counts(execs, row["total_execs"], redrive["execs"]),
+            "redriveCount": row["redrive_count"],
         })
+        if row["redrive_date"] is not None:
+            out["redriveDate"] = ts(row["redrive_date"])
         return out
 
     # ------------------------------------------------------------------ ListMapRuns
@@ -229,7 +255,9 @@ class MapRuns:
             out["error"] = row["error"]
         if row["cause"] is not None:
             out["cause"] = row["cause"]
-        out["redriveCount"] = 0
+        out["redriveCount"] = row["redrive_count"]
+        if row["redrive_date"] is not None:
+            out["redriveDate"] = ts(row["redrive_date"])
         if row["status"] in ("FAILED", "ABORTED", "TIMED_OUT"):
             out["redriveStatus"] = "REDRIVABLE_BY_MAP_RUN"
         else:
@@ -244,8 +272,8 @@ class MapRuns:
         if p.get("statusFilter"):
             sql += " AND status=?"
             args.append(p["statusFilter"])
-        if p.get("redriveFilter") == "REDRIVEN":
-            return {"executions": []}
+        if p.get("redriveFilter"):
+            sql += " AND redrive_count>0" if p["redriveFilter"] == "REDRIVEN" else " AND redrive_count=0"
         rows = self.db.query(sql + " ORDER BY start DESC, idx DESC", args)
         items = []
         for r in rows:
@@ -255,6 +283,9 @@ class MapRuns:
                 item["stopDate"] = ts(r["stop"])
             item["mapRunArn"] = run["arn"]
             item["itemCount"] = r["items"]
+            if r["redrive_count"]:
+                item["redriveCount"] = r["redrive_count"]
+                item["redriveDate"] = ts(r["redrive_date"])
             items.append(item)
         return self.svc.page(items, "executions", p)
 
@@ -264,7 +295,8 @@ class MapRuns:
         fiber = row["fiber"]
         rows = self.db.query(
             "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id<0 "
-            "AND (fiber=? OR fiber LIKE ?) ORDER BY id DESC", (row["parent_arn"], fiber, fiber + ".%"))
+            "AND (fiber=? OR fiber LIKE ?) AND id NOT IN (SELECT id FROM sfn_superseded WHERE exec_arn=?) "
+            "ORDER BY id DESC", (row["parent_arn"], fiber, fiber + ".%", row["parent_arn"]))
         parent = self.svc.store.get_execution(row["parent_arn"])
         started = {"input": row["input"], "inputDetails": {"truncated": False},
                    "roleArn": parent["role_arn"] if parent is not None else ""}

@@ -32,6 +32,15 @@ def event_from_row(row: Any) -> Event:
     return Event(row["id"], row["prev"], row["type"], row["ts"], json.loads(details) if details else None, row["fiber"])
 
 
+def emission_order(events: list[Event]) -> list[Event]:
+    """Events sorted by id in the order they were emitted: hidden ones (a map run's children,
+    negative ids) count down, so they come first and reversed."""
+    hidden = [e for e in events if e.id < 0]
+    if not hidden:
+        return events
+    return sorted(hidden, key=lambda e: -e.id) + [e for e in events if e.id >= 0]
+
+
 @dataclass
 class History:
     """The recorded events of one execution, grouped by the fiber that emitted them."""
@@ -42,7 +51,7 @@ class History:
     by_fiber: dict[str, deque[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for ev in self.events:
+        for ev in emission_order(self.events):
             if ev.id not in self.superseded:
                 self.by_fiber.setdefault(ev.fiber, deque()).append(ev)
 

@@ -368,6 +368,20 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
+def _redriven(scope: Scope, ids: RunIds, runs: MapRuns | None) -> None:
+    """A redriven parent goes on with its failed map run (fanout_redrive.py keeps its successful
+    children): MapRunRedriven, the run reopened, its unsuccessful children to be run again."""
+    rt, fiber = scope.rt, scope.fiber
+    count = 0
+    while (recorded := rt.peek(fiber)) is not None and recorded.type == "MapRunRedriven":
+        count = int((recorded.details or {}).get("redriveCount", count + 1))
+        rt.emit(fiber, "MapRunRedriven", recorded.details)
+    if runs is None or rt.replaying(fiber) or runs.run_status(ids.arn) not in ("FAILED", "ABORTED"):
+        return
+    rt.emit(fiber, "MapRunRedriven", {"mapRunArn": ids.arn, "redriveCount": count + 1})
+    rt.write(functools.partial(maprun.redrive_run, run_arn=ids.arn, now=rt.clock.time()))
+
+
 def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
              select: Callable[[int, Any], Any] | None, limit: int, tolerated: dict[str, Any] | None,
              n_items: int, records: list[Record] | None, ids: RunIds) -> Fx:
@@ -395,6 +409,7 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
             child_type=config.get("ExecutionType") or "STANDARD", now=rt.clock.time(), max_concurrency=limit,
             count=count, percentage=pct, total_items=n_items, total_execs=len(inputs)))
         settings = runs.stored_settings(ids.arn) if runs is not None else None  # after a restart
+        _redriven(scope, ids, runs)
 
     def apply(new: tuple[int, int | None, float | None] | None) -> None:
         """UpdateMapRun's values (or those stored before a restart) replace the Map's."""

@@ -9,26 +9,29 @@ did not succeed, are superseded, so those children start over live. A child succ
 program's last event is a ...StateExited (an End state, or Succeed): a failed one ends on a Fail
 state or a failed Task; an aborted one stopped inside a state.
 
-Only a state whose run was a single attempt (no Retry round) is redriven this way; otherwise,
-and for a Distributed Map (its children are a map run), the whole state runs again.
+A Distributed Map's run goes on the same way: its children are hidden fibers of the parent, and
+the Map records MapRunRedriven (fanout._redriven). Only a state whose run was a single attempt
+(no Retry round) is redriven this way; otherwise the whole state runs again.
 """
 
 from __future__ import annotations
 
 from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.state import emission_order
 
 # The state's own events kept for the replay: they precede or record its successful children.
 _KEPT = {
-    "MapStateEntered": ("MapStateEntered", "MapStateStarted", "MapIterationStarted", "MapIterationSucceeded"),
+    "MapStateEntered": ("MapStateEntered", "MapStateStarted", "MapIterationStarted", "MapIterationSucceeded",
+                        "MapRunStarted", "MapRunRedriven"),
     "ParallelStateEntered": ("ParallelStateEntered", "ParallelStateStarted"),
 }
 _STARTED = {"MapStateEntered": "MapStateStarted", "ParallelStateEntered": "ParallelStateStarted"}
 
 
 def _direct_child(fiber: str) -> bool:
-    """A fiber the root spawned itself ("r.<n>"), not a grandchild or a map run's hidden child."""
+    """A fiber the root spawned itself ("r.<n>", or "r.~<n>" for a map run's child), not a grandchild."""
     head, _, rest = fiber.partition(".")
-    return head == "r" and rest.isdigit()
+    return head == "r" and rest.removeprefix("~").isdigit()
 
 
 def fanout_superseded(root: list[Event], events: list[Event], start_id: int) -> list[int] | None:
@@ -40,14 +43,15 @@ def fanout_superseded(root: list[Event], events: list[Event], start_id: int) -> 
     mine = [e for e in root if e.id >= start_id]
     if sum(e.type == _STARTED[entered.type] for e in mine) != 1:
         return None  # retried, or failed before its children started
-    first: dict[str, int] = {}
+    first: dict[str, Event] = {}
     last: dict[str, Event] = {}
-    for e in events:
-        first.setdefault(e.fiber, e.id)
+    for e in emission_order(events):
+        first.setdefault(e.fiber, e)
         last[e.fiber] = e
-    kids = [f for f, i in first.items() if i > start_id and f != "r" and f.startswith("r.")]
-    if any("~" in f for f in kids):
-        return None  # a Distributed Map's run
+    # Hidden events (a map run's children) have ids of their own, counting down: theirs belong
+    # to the state when they came after it was entered.
+    kids = [f for f, e in first.items() if f.startswith("r.")
+            and (e.ts >= entered.ts if e.id < 0 else e.id > start_id)]
     failed = [f for f in kids if _direct_child(f) and not last[f].type.endswith("StateExited")]
     out = [e.id for e in mine if e.type not in _KEPT[entered.type]]
     out += [e.id for e in events if any(e.fiber == f or e.fiber.startswith(f + ".") for f in failed)]
