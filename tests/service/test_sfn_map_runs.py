@@ -213,3 +213,23 @@ def test_bad_map_run_requests(sfn: Any, call: Callable[[Any], Any], code: str) -
         call(sfn)
     assert e.value.response["Error"]["Code"] == code
     assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+
+
+def test_a_child_is_an_execution_of_its_own(sfn: Any, role: str) -> None:
+    name = f"mr-{uuid.uuid4().hex[:10]}"
+    inner = processor({"Who": {"Type": "Pass", "Parameters": {
+        "id.$": "$$.Execution.Id", "name.$": "$$.Execution.Name", "input.$": "$$.Execution.Input",
+        "machine.$": "$$.StateMachine.Id"}, "End": True}})
+    sm = machine(sfn, role, {"Label": "L", "ItemProcessor": inner}, name)
+    arn = start(sfn, sm, [{"k": 1}])
+    d = wait(sfn, arn)
+    assert d["status"] == "SUCCEEDED", d
+    child = sfn.list_executions(mapRunArn=sfn.list_map_runs(executionArn=arn)["mapRuns"][0]["mapRunArn"])[
+        "executions"][0]
+    assert json.loads(d["output"]) == [{"id": child["executionArn"], "name": child["name"], "input": {"k": 1},
+                                        "machine": child["stateMachineArn"]}]
+    described = sfn.describe_state_machine_for_execution(executionArn=child["executionArn"])
+    assert described["stateMachineArn"] == child["stateMachineArn"]
+    assert (described["label"], described["mapRunArn"]) == ("L", child["mapRunArn"])
+    assert json.loads(described["definition"]) == inner
+    assert described["roleArn"] == role

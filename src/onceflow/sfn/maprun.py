@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 RUN_COLUMNS = ("arn, exec_arn, sm_arn, label, child_type, status, start, stop, max_concurrency, tolerated_count, "
                "tolerated_percentage, total_items, total_execs, written, error, cause, seq, redrive_count, "
-               "redrive_date")
+               "redrive_date, definition")
 CHILD_COLUMNS = ("arn, run_arn, idx, name, fiber, items, status, input, output, error, cause, start, stop, "
                  "redrive_count, redrive_date")
 FINISHED = ("SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED")
@@ -61,13 +61,13 @@ class RunIds:
 # ---------------------------------------------------------------------- writes (in the parent's commit)
 def insert_run(conn: sqlite3.Connection, ids: RunIds, exec_arn: str, label: str, child_type: str, now: float,
                max_concurrency: int, count: int | None, percentage: float | None, total_items: int,
-               total_execs: int) -> None:
+               total_execs: int, definition: str) -> None:
     """A replayed Map writes its run again: the first row (its start, its updates) stays."""
     conn.execute(
         f"INSERT OR IGNORE INTO sfn_map_runs ({RUN_COLUMNS}) VALUES (?,?,?,?,?,'RUNNING',?,NULL,?,?,?,?,?,0,NULL,NULL,"
-        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_map_runs), 0, NULL)",
+        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_map_runs), 0, NULL, ?)",
         (ids.arn, exec_arn, ids.sm_arn, label, child_type, now, max_concurrency, count, percentage, total_items,
-         total_execs))
+         total_execs, definition))
 
 
 def close_run(conn: sqlite3.Connection, run_arn: str, status: str, now: float, error: str | None,
@@ -155,7 +155,8 @@ class MapRuns:
     def child(self, arn: str) -> sqlite3.Row | None:
         return self.db.query_one(
             f"SELECT c.{CHILD_COLUMNS.replace(', ', ', c.')}, r.sm_arn AS sm_arn, r.exec_arn AS parent_arn, "
-            "r.child_type AS child_type FROM sfn_map_children c JOIN sfn_map_runs r ON r.arn=c.run_arn "
+            "r.child_type AS child_type, r.label AS label, r.definition AS definition "
+            "FROM sfn_map_children c JOIN sfn_map_runs r ON r.arn=c.run_arn "
             "WHERE c.arn=?", (arn,))
 
     # ------------------------------------------------------------------ DescribeMapRun
@@ -264,6 +265,15 @@ class MapRuns:
             out["redriveStatus"] = "NOT_REDRIVABLE"
             out["redriveStatusReason"] = f"Execution is {row['status']} and cannot be redriven"
         return out
+
+    def machine_for_child(self, row: sqlite3.Row) -> dict[str, Any]:
+        """DescribeStateMachineForExecution of a child: the Map's ItemProcessor, as its own machine."""
+        parent = self.svc.store.get_execution(row["parent_arn"])
+        machine = self.svc.store.get_machine(parent["sm_arn"]) if parent is not None else None
+        updated = (machine["updated"] or machine["created"]) if machine is not None else row["start"]
+        return {"stateMachineArn": row["sm_arn"], "name": row["sm_arn"].rsplit(":", 1)[1],
+                "definition": row["definition"], "roleArn": parent["role_arn"] if parent is not None else "",
+                "updateDate": ts(updated), "mapRunArn": row["run_arn"], "label": row["label"]}
 
     def list_children(self, p: dict[str, Any]) -> dict[str, Any]:
         run = self.run(p["mapRunArn"])

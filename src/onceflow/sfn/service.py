@@ -439,6 +439,8 @@ class SfnService:
         return out
 
     def machine_for_execution(self, arn: str) -> dict[str, Any]:
+        if (child := self.map_child(arn)) is not None:
+            return self.map_runs.machine_for_child(child)
         row = self.execution(arn)
         machine = self.store.get_machine(row["sm_arn"])
         out = {

@@ -112,7 +112,8 @@ CREATE TABLE sfn_map_runs (
   child_type TEXT NOT NULL, status TEXT NOT NULL, start REAL NOT NULL, stop REAL,
   max_concurrency INTEGER NOT NULL, tolerated_count INTEGER, tolerated_percentage REAL,
   total_items INTEGER NOT NULL, total_execs INTEGER NOT NULL, written INTEGER NOT NULL DEFAULT 0,
-  error TEXT, cause TEXT, seq INTEGER NOT NULL, redrive_count INTEGER NOT NULL DEFAULT 0, redrive_date REAL);
+  error TEXT, cause TEXT, seq INTEGER NOT NULL, redrive_count INTEGER NOT NULL DEFAULT 0, redrive_date REAL,
+  definition TEXT NOT NULL);
 CREATE INDEX sfn_map_runs_by_exec ON sfn_map_runs (exec_arn, status);
 CREATE TABLE sfn_map_children (
   arn TEXT PRIMARY KEY, run_arn TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, fiber TEXT NOT NULL,

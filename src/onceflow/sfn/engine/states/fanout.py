@@ -27,6 +27,7 @@ from onceflow.sfn.engine.states.common import (
     exit_state,
     fail_in_state,
     input_path,
+    iso,
     jsonata_value,
     process_result,
     states_binding,
@@ -65,9 +66,11 @@ def _next_spawn(scope: Scope) -> int:
     return fib.spawned + 1
 
 
-def _child(scope: Scope, program: Program, data: Any) -> Callable[[str], Fx]:
+def _child(scope: Scope, program: Program, data: Any,
+           execution: dict[str, Any] | None = None) -> Callable[[str], Fx]:
     def factory(key: str) -> Fx:
-        child = Scope(scope.rt, key, dict(scope.variables), program.query_language, scope.handlers)
+        child = Scope(scope.rt, key, dict(scope.variables), program.query_language, scope.handlers,
+                      execution=execution or scope.execution)
         return run_program(child, program, data)
 
     return factory
@@ -368,6 +371,16 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
+def _child_context(rt: Any, ids: RunIds, label: str, index: int, item_input: Any) -> dict[str, Any]:
+    """A map run's child is an execution of its own in the context object ($$.Execution.Id...)."""
+    name = ids.child_name(index)
+    return {
+        "Execution": {"Id": ids.prefix + name, "Input": item_input, "StartTime": iso(rt.clock.time()), "Name": name,
+                      "RoleArn": rt.row["role_arn"], "RedriveCount": 0},
+        "StateMachine": {"Id": ids.sm_arn, "Name": f"{rt.row['sm_arn'].rsplit(':', 1)[1]}/{label}"},
+    }
+
+
 def _redriven(scope: Scope, ids: RunIds, runs: MapRuns | None) -> None:
     """A redriven parent goes on with its failed map run (fanout_redrive.py keeps its successful
     children): MapRunRedriven, the run reopened, its unsuccessful children to be run again."""
@@ -407,7 +420,8 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
         rt.write(functools.partial(
             maprun.insert_run, ids=ids, exec_arn=rt.arn, label=state.get("Label") or name,
             child_type=config.get("ExecutionType") or "STANDARD", now=rt.clock.time(), max_concurrency=limit,
-            count=count, percentage=pct, total_items=n_items, total_execs=len(inputs)))
+            count=count, percentage=pct, total_items=n_items, total_execs=len(inputs),
+            definition=to_json(state.get("ItemProcessor"))))
         settings = runs.stored_settings(ids.arn) if runs is not None else None  # after a restart
         _redriven(scope, ids, runs)
 
@@ -492,7 +506,8 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                 rt.write(functools.partial(maprun.insert_child, ids=ids, index=index,
                                            fiber=f"{fiber}.~{_next_spawn(scope)}", items=items,
                                            input_text=to_json(item_input), now=rt.clock.time()))
-            kid = (yield Spawn([_child(scope, program, item_input)], hidden=distributed))[0]
+            context = _child_context(rt, ids, state.get("Label") or name, index, item_input) if distributed else None
+            kid = (yield Spawn([_child(scope, program, item_input, context)], hidden=distributed))[0]
             running[kid] = index
             replaying = rt.replaying(fiber) and not distributed
             if kid.done and (not replaying or recorded_settle() == index):
