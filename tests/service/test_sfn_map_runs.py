@@ -233,3 +233,30 @@ def test_a_child_is_an_execution_of_its_own(sfn: Any, role: str) -> None:
     assert (described["label"], described["mapRunArn"]) == ("L", child["mapRunArn"])
     assert json.loads(described["definition"]) == inner
     assert described["roleArn"] == role
+
+
+def test_an_s3_inventory_manifest_is_read_row_by_row(aws: Callable[..., Any], sfn: Any, role: str) -> None:
+    import gzip
+
+    s3 = aws("s3")
+    bucket = f"inv-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    rows = ['"src","a.txt","3","2026-11-16T00:29:32.000Z"\n', '"src","b/c.txt","10","2026-11-16T00:29:33.000Z"\n',
+            '"src","d.txt","0","2026-11-16T00:29:34.000Z"\n']
+    s3.put_object(Bucket=bucket, Key="inv/data/one.csv.gz", Body=gzip.compress("".join(rows[:2]).encode()))
+    s3.put_object(Bucket=bucket, Key="inv/data/two.csv.gz", Body=gzip.compress(rows[2].encode()))
+    manifest = {"sourceBucket": "src", "destinationBucket": f"arn:aws:s3:::{bucket}", "version": "2016-11-30",
+                "fileFormat": "CSV", "fileSchema": "Bucket, Key, Size, LastModifiedDate",
+                "files": [{"key": "inv/data/one.csv.gz", "size": 1, "MD5checksum": "x"},
+                          {"key": "inv/data/two.csv.gz", "size": 1, "MD5checksum": "y"}]}
+    s3.put_object(Bucket=bucket, Key="inv/manifest.json", Body=json.dumps(manifest).encode())
+    sm = machine(sfn, role, {
+        "ItemReader": {"Resource": "arn:aws:states:::s3:getObject", "ReaderConfig": {"InputType": "MANIFEST"},
+                       "Parameters": {"Bucket": bucket, "Key": "inv/manifest.json"}},
+        "ItemProcessor": processor({"P": {"Type": "Pass", "End": True}})})
+    d = wait(sfn, start(sfn, sm, {}))
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == [
+        {"Bucket": "src", "Key": "a.txt", "Size": "3", "LastModifiedDate": "2026-11-16T00:29:32.000Z"},
+        {"Bucket": "src", "Key": "b/c.txt", "Size": "10", "LastModifiedDate": "2026-11-16T00:29:33.000Z"},
+        {"Bucket": "src", "Key": "d.txt", "Size": "0", "LastModifiedDate": "2026-11-16T00:29:34.000Z"}]

@@ -55,7 +55,8 @@ class RunIds:
                    f"arn:aws:states:{region}:{account}:{kind}:{machine}/{label}:", run_id)
 
     def child_name(self, index: int) -> str:
-        return str(uuid.uuid5(self.run_id, str(index)))
+        """As the ResultWriter's records name it (engine/states/result_writer.py)."""
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.arn}#{index}"))
 
 
 # ---------------------------------------------------------------------- writes (in the parent's commit)
