@@ -260,3 +260,31 @@ def test_an_s3_inventory_manifest_is_read_row_by_row(aws: Callable[..., Any], sf
         {"Bucket": "src", "Key": "a.txt", "Size": "3", "LastModifiedDate": "2026-11-16T00:29:32.000Z"},
         {"Bucket": "src", "Key": "b/c.txt", "Size": "10", "LastModifiedDate": "2026-11-16T00:29:33.000Z"},
         {"Bucket": "src", "Key": "d.txt", "Size": "0", "LastModifiedDate": "2026-11-16T00:29:34.000Z"}]
+
+
+def test_a_map_run_goes_on_after_a_kill_9(server_factory: Any, tmp_path: Any) -> None:
+    data = tmp_path / "data"
+    server = server_factory(data)
+    sfn, iam = server.client("stepfunctions"), server.client("iam")
+    role = iam.create_role(RoleName="r", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    sm = machine(sfn, role, {"MaxConcurrency": 2, "ItemProcessor": processor({
+        "A": {"Type": "Pass", "Next": "W"}, "W": {"Type": "Wait", "Seconds": 1, "Next": "B"},
+        "B": {"Type": "Pass", "End": True}})})
+    arn = start(sfn, sm, [1, 2, 3, 4])
+    deadline = time.time() + 30
+    while not (runs := sfn.list_map_runs(executionArn=arn)["mapRuns"]) or \
+            sfn.describe_map_run(mapRunArn=runs[0]["mapRunArn"])["executionCounts"]["running"] == 0:
+        assert time.time() < deadline
+        time.sleep(0.05)
+    server.kill()
+    server = server_factory(data)
+    sfn = server.client("stepfunctions")
+    d = wait(sfn, arn)
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == [1, 2, 3, 4]
+    run = sfn.describe_map_run(mapRunArn=runs[0]["mapRunArn"])
+    assert (run["status"], run["executionCounts"]["succeeded"], run["itemCounts"]["succeeded"]) == ("SUCCEEDED", 4, 4)
+    for child in sfn.list_executions(mapRunArn=run["mapRunArn"])["executions"]:
+        types = [e["type"] for e in sfn.get_execution_history(executionArn=child["executionArn"])["events"]]
+        assert types == ["ExecutionStarted", "PassStateEntered", "PassStateExited", "WaitStateEntered",
+                         "WaitStateExited", "PassStateEntered", "PassStateExited", "ExecutionSucceeded"], types
