@@ -571,7 +571,7 @@ class SfnService:
         return run_test_state(self.engine, ctx.account, ctx.region, definition, name, p.get("roleArn") or "",
                               state_input, variables if isinstance(variables, dict) else {}, language,
                               mocked=mocked, inspection_level=p.get("inspectionLevel") or "INFO",
-                              retry_count=retries)
+                              retry_count=retries, reveal_secrets=bool(p.get("revealSecrets")))
 
     @staticmethod
     def _json_input(text: str | None) -> Any:

@@ -25,6 +25,7 @@ from onceflow.sfn.asl.nodes import State
 from onceflow.sfn.asl.retry import find_retrier, should_retry
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.integrations import resolve_integration
+from onceflow.sfn.engine.integrations.http_task import TRACE as HTTP_TRACE
 from onceflow.sfn.engine.memory import MemoryEngine
 from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
@@ -102,7 +103,7 @@ def _output_model(resource: Any) -> tuple[dict[str, Any], str, str] | None:
 def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any], name: str, role_arn: str,
                    state_input: Any, variables: dict[str, Any], query_language: str, *,
                    mocked: Mocked | None = None, inspection_level: str = "INFO",
-                   retry_count: int = 0) -> dict[str, Any]:
+                   retry_count: int = 0, reveal_secrets: bool = False) -> dict[str, Any]:
     inline = MemoryEngine(engine.stack, scale=1e9, halting=engine)  # a Wait state does not wait in TestState
     now = time.time()
     row = {
@@ -129,13 +130,21 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
 
     rt = Runtime(inline, row, History(list(inline.events)), root)
     rt.deadline = now + TEST_STATE_LIMIT_S
-    while rt.drive() == "inflight":
-        pass
+    traced: list[dict[str, Any]] = []  # TRACE: an HTTP Task's request and response (inline calls see it)
+    token = HTTP_TRACE.set((traced, reveal_secrets)) if inspection_level == "TRACE" else None
+    try:
+        while rt.drive() == "inflight":
+            pass
+    finally:
+        if token is not None:
+            HTTP_TRACE.reset(token)
     if inline.closed is not None and "error" not in outcome:
         outcome["error"], outcome["cause"] = inline.closed
     out = _result(node, state_input, outcome, inline.events, retry_count)
     if inspection_level in ("DEBUG", "TRACE"):
         out["inspectionData"].update(_debug_data(node, state_input, variables, inline.events))
+    if traced:
+        out["inspectionData"].update(traced[-1])
     return out
 
 
