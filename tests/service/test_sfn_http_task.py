@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
 import botocore.config
+import botocore.exceptions
 import pytest
 
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
@@ -123,3 +124,24 @@ def test_test_state_traces_the_request_and_the_response(aws: Callable[..., Any],
     assert (response["statusCode"], response["statusMessage"]) == ("200", "OK")
     assert json.loads(response["body"])["body"] == '{"a":1}'
     assert json.loads(response["headers"])["content-type"] == ["application/json"]
+
+
+def test_reveal_secrets_needs_its_own_permission(aws: Callable[..., Any], role: str, web: str,
+                                                 connection: str) -> None:
+    iam, sts = aws("iam"), aws("sts")
+    name = f"tester-{uuid.uuid4().hex[:8]}"
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"}, "Action": "sts:AssumeRole"}]}
+    tester = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    allow = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["states:TestState", "iam:PassRole"], "Resource": "*"}]}
+    iam.put_role_policy(RoleName=name, PolicyName="test", PolicyDocument=json.dumps(allow))
+    creds = sts.assume_role(RoleArn=tester, RoleSessionName="tester")["Credentials"]
+    sfn = aws("stepfunctions", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+              session_token=creds["SessionToken"], config=botocore.config.Config(inject_host_prefix=False))
+    state = json.dumps(task(f"{web}/t", connection))
+    assert sfn.test_state(definition=state, roleArn=role, inspectionLevel="TRACE")["status"] == "SUCCEEDED"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        sfn.test_state(definition=state, roleArn=role, inspectionLevel="TRACE", revealSecrets=True)
+    assert e.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert "states:RevealSecrets" in e.value.response["Error"]["Message"]

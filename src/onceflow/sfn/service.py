@@ -7,6 +7,7 @@ execution row and its ExecutionStarted event together and hands the execution to
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import re
 import time
@@ -565,6 +566,9 @@ class SfnService:
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
         mocked = test_state_mock(p.get("mock"), definition)
+        if p.get("revealSecrets"):
+            # AWS: revealSecrets needs states:RevealSecrets besides states:TestState
+            self.stack.authorize(dataclasses.replace(ctx, operation="RevealSecrets"), p)
         state_input = self._json_input(p.get("input"))
         variables = self._json_input(p.get("variables"))
         retries = (p.get("stateConfiguration") or {}).get("retrierRetryCount") or 0
