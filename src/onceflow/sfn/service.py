@@ -571,11 +571,14 @@ class SfnService:
             self.stack.authorize(dataclasses.replace(ctx, operation="RevealSecrets"), p)
         state_input = self._json_input(p.get("input"))
         variables = self._json_input(p.get("variables"))
-        retries = (p.get("stateConfiguration") or {}).get("retrierRetryCount") or 0
+        config = p.get("stateConfiguration") or {}
+        retries = config.get("retrierRetryCount") or 0
+        reader_data = self._json_input(config["mapItemReaderData"]) if "mapItemReaderData" in config else None
         return run_test_state(self.engine, ctx.account, ctx.region, definition, name, p.get("roleArn") or "",
                               state_input, variables if isinstance(variables, dict) else {}, language,
                               mocked=mocked, inspection_level=p.get("inspectionLevel") or "INFO",
-                              retry_count=retries, reveal_secrets=bool(p.get("revealSecrets")))
+                              retry_count=retries, reveal_secrets=bool(p.get("revealSecrets")),
+                              map_failures=config.get("mapIterationFailureCount"), reader_data=reader_data)
 
     @staticmethod
     def _json_input(text: str | None) -> Any:
