@@ -288,3 +288,26 @@ def test_a_map_run_goes_on_after_a_kill_9(server_factory: Any, tmp_path: Any) ->
         types = [e["type"] for e in sfn.get_execution_history(executionArn=child["executionArn"])["events"]]
         assert types == ["ExecutionStarted", "PassStateEntered", "PassStateExited", "WaitStateEntered",
                          "WaitStateExited", "PassStateEntered", "PassStateExited", "ExecutionSucceeded"], types
+
+
+def test_a_map_run_inside_a_child_belongs_to_that_child(sfn: Any, role: str) -> None:
+    inner = {"Type": "Map", "ItemsPath": "$.xs", "End": True,
+             "ItemProcessor": processor({"P": {"Type": "Pass", "End": True}})}
+    sm = machine(sfn, role, {"ItemProcessor": processor({"Inner": inner})})
+    arn = start(sfn, sm, [{"xs": [1, 2]}, {"xs": [3]}])
+    d = wait(sfn, arn)
+    assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", [[1, 2], [3]]), d
+    runs = sfn.list_map_runs(executionArn=arn)["mapRuns"]
+    assert len(runs) == 1  # the nested runs are the children's
+    children = sfn.list_executions(mapRunArn=runs[0]["mapRunArn"])["executions"]
+    sizes = []
+    for child in children:
+        nested = sfn.list_map_runs(executionArn=child["executionArn"])["mapRuns"]
+        assert [(r["executionArn"], r["stateMachineArn"]) for r in nested] == [
+            (child["executionArn"], child["stateMachineArn"])]
+        run = sfn.describe_map_run(mapRunArn=nested[0]["mapRunArn"])
+        sizes.append(run["executionCounts"]["succeeded"])
+        types = [e["type"] for e in sfn.get_execution_history(executionArn=child["executionArn"])["events"]]
+        assert types == ["ExecutionStarted", "MapStateEntered", "MapStateStarted", "MapRunStarted", "MapRunSucceeded",
+                         "MapStateSucceeded", "MapStateExited", "ExecutionSucceeded"]
+    assert sorted(sizes) == [1, 2]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 RUN_COLUMNS = ("arn, exec_arn, sm_arn, label, child_type, status, start, stop, max_concurrency, tolerated_count, "
                "tolerated_percentage, total_items, total_execs, written, error, cause, seq, redrive_count, "
-               "redrive_date, definition")
+               "redrive_date, definition, root_arn")
 CHILD_COLUMNS = ("arn, run_arn, idx, name, fiber, items, status, input, output, error, cause, start, stop, "
                  "redrive_count, redrive_date")
 FINISHED = ("SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED")
@@ -62,13 +62,13 @@ class RunIds:
 # ---------------------------------------------------------------------- writes (in the parent's commit)
 def insert_run(conn: sqlite3.Connection, ids: RunIds, exec_arn: str, label: str, child_type: str, now: float,
                max_concurrency: int, count: int | None, percentage: float | None, total_items: int,
-               total_execs: int, definition: str) -> None:
+               total_execs: int, definition: str, root_arn: str) -> None:
     """A replayed Map writes its run again: the first row (its start, its updates) stays."""
     conn.execute(
         f"INSERT OR IGNORE INTO sfn_map_runs ({RUN_COLUMNS}) VALUES (?,?,?,?,?,'RUNNING',?,NULL,?,?,?,?,?,0,NULL,NULL,"
-        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_map_runs), 0, NULL, ?)",
+        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_map_runs), 0, NULL, ?, ?)",
         (ids.arn, exec_arn, ids.sm_arn, label, child_type, now, max_concurrency, count, percentage, total_items,
-         total_execs, definition))
+         total_execs, definition, root_arn))
 
 
 def close_run(conn: sqlite3.Connection, run_arn: str, status: str, now: float, error: str | None,
@@ -134,11 +134,11 @@ class MapRuns:
 
     def parent_closed(self, exec_arn: str) -> None:
         """The parent ended (stopped, timed out, failed elsewhere): its runs still going are aborted."""
-        if self.db.query_one("SELECT 1 FROM sfn_map_runs WHERE exec_arn=? AND status='RUNNING'", (exec_arn,)) is None:
+        if self.db.query_one("SELECT 1 FROM sfn_map_runs WHERE root_arn=? AND status='RUNNING'", (exec_arn,)) is None:
             return  # most executions have no map run: a read tells
         now = time.time()
         with self.db.transaction() as conn:
-            for (arn,) in conn.execute("SELECT arn FROM sfn_map_runs WHERE exec_arn=? AND status='RUNNING'",
+            for (arn,) in conn.execute("SELECT arn FROM sfn_map_runs WHERE root_arn=? AND status='RUNNING'",
                                        (exec_arn,)).fetchall():
                 close_run(conn, arn, "ABORTED", now, None, None)
                 self.overrides.pop(arn, None)
@@ -155,7 +155,7 @@ class MapRuns:
 
     def child(self, arn: str) -> sqlite3.Row | None:
         return self.db.query_one(
-            f"SELECT c.{CHILD_COLUMNS.replace(', ', ', c.')}, r.sm_arn AS sm_arn, r.exec_arn AS parent_arn, "
+            f"SELECT c.{CHILD_COLUMNS.replace(', ', ', c.')}, r.sm_arn AS sm_arn, r.root_arn AS parent_arn, "
             "r.child_type AS child_type, r.label AS label, r.definition AS definition "
             "FROM sfn_map_children c JOIN sfn_map_runs r ON r.arn=c.run_arn "
             "WHERE c.arn=?", (arn,))
@@ -206,7 +206,7 @@ class MapRuns:
     # ------------------------------------------------------------------ ListMapRuns
     def list(self, p: dict[str, Any]) -> dict[str, Any]:
         exec_arn = p["executionArn"]
-        parent = self.svc.execution(exec_arn)
+        parent = self.svc.map_child(exec_arn) or self.svc.execution(exec_arn)  # a child's own map runs too
         rows = self.db.query(f"SELECT {RUN_COLUMNS} FROM sfn_map_runs WHERE exec_arn=? ORDER BY seq DESC",
                              (exec_arn,))
         items = []
@@ -237,7 +237,7 @@ class MapRuns:
             conn.execute("UPDATE sfn_map_runs SET max_concurrency=?, tolerated_count=?, tolerated_percentage=? "
                          "WHERE arn=?", (concurrency, count, pct, arn))
             self.overrides[arn] = (concurrency, count, pct)
-        self.svc.engine.wake(row["exec_arn"])
+        self.svc.engine.wake(row["root_arn"])
 
     # ------------------------------------------------------------------ child executions
     def describe_child(self, row: sqlite3.Row) -> dict[str, Any]:
@@ -302,12 +302,14 @@ class MapRuns:
 
     def child_history(self, row: sqlite3.Row, p: dict[str, Any]) -> dict[str, Any]:
         """The child's own history: its fiber's rows in the parent, numbered from 1 and chained in
-        order, between ExecutionStarted and the event that closed it."""
+        order, between ExecutionStarted and the event that closed it (a map run of its own keeps
+        its children's events to them)."""
         fiber = row["fiber"]
         rows = self.db.query(
             "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id<0 "
-            "AND (fiber=? OR fiber LIKE ?) AND id NOT IN (SELECT id FROM sfn_superseded WHERE exec_arn=?) "
-            "ORDER BY id DESC", (row["parent_arn"], fiber, fiber + ".%", row["parent_arn"]))
+            "AND (fiber=? OR (fiber LIKE ? AND instr(substr(fiber, ?), '~')=0)) "
+            "AND id NOT IN (SELECT id FROM sfn_superseded WHERE exec_arn=?) ORDER BY id DESC",
+            (row["parent_arn"], fiber, fiber + ".%", len(fiber) + 1, row["parent_arn"]))
         parent = self.svc.store.get_execution(row["parent_arn"])
         started = {"input": row["input"], "inputDetails": {"truncated": False},
                    "roleArn": parent["role_arn"] if parent is not None else ""}

@@ -418,7 +418,8 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
         count = (tolerated or {}).get("ToleratedFailureCount")
         pct = (tolerated or {}).get("ToleratedFailurePercentage")
         rt.write(functools.partial(
-            maprun.insert_run, ids=ids, exec_arn=rt.arn, label=state.get("Label") or name,
+            maprun.insert_run, ids=ids, exec_arn=scope.execution["Execution"]["Id"] if scope.execution else rt.arn,
+            root_arn=rt.arn, label=state.get("Label") or name,
             child_type=config.get("ExecutionType") or "STANDARD", now=rt.clock.time(), max_concurrency=limit,
             count=count, percentage=pct, total_items=n_items, total_execs=len(inputs),
             definition=to_json(state.get("ItemProcessor"))))
