@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn import errors as E
@@ -56,7 +57,13 @@ class RunIds:
 
     def child_name(self, index: int) -> str:
         """As the ResultWriter's records name it (engine/states/result_writer.py)."""
-        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.arn}#{index}"))
+        return _child_name(self.arn, index)
+
+
+@lru_cache(maxsize=1 << 16)
+def _child_name(run_arn: str, index: int) -> str:
+    """Cached: a child's start, end and context object each need it."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{run_arn}#{index}"))
 
 
 # ---------------------------------------------------------------------- writes (in the parent's commit)
