@@ -328,7 +328,7 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             inputs = _batched(scope, state, raw, data, ctx, ql, items) if batched else items
             limit = _max_concurrency(state, raw, ctx, scope, ql)
             # The threshold counts items (AWS: a failed batch fails all its items), of all items.
-            tolerance = _tolerance(scope, state, raw, ctx, ql)
+            tolerated = _tolerance(scope, state, raw, ctx, ql)
             writer = state.get("ResultWriter")
             writer = writer if isinstance(writer, dict) else None
             writer_params = _arguments(writer, raw, data, ctx, scope, ql, "ResultWriter") \
@@ -343,7 +343,7 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         records = [Record(i, v) for i, v in enumerate(inputs)] if writer is not None else None
         select = None if batched else functools.partial(_item_input, scope, state, data, ctx, ql)
         ids = _run_ids(scope, state, entered.id, attempt)
-        outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerance,
+        outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerated,
                                       len(items), records, ids)
         if records is not None and writer is not None:
             run_arn, sm_arn = ids.arn, rt.row["sm_arn"]
