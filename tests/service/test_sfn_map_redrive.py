@@ -156,8 +156,13 @@ def test_redrive_goes_on_with_the_failed_map_run(aws: Callable[..., Any], role: 
     assert (after["executionCounts"]["succeeded"], after["executionCounts"]["total"]) == (3, 3)
     child = sfn.describe_execution(executionArn=failed)
     assert (child["status"], child["redriveCount"]) == ("SUCCEEDED", 1)
-    child_types = [e["type"] for e in sfn.get_execution_history(executionArn=failed)["events"]]
-    assert child_types == ["ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded",
-                           "TaskStateExited", "ExecutionSucceeded"]
+    child_events = sfn.get_execution_history(executionArn=failed)["events"]
+    assert [e["type"] for e in child_events] == [
+        "ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskFailed", "ExecutionFailed",
+        "ExecutionRedriven", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSucceeded", "TaskStateExited",
+        "ExecutionSucceeded"]
+    assert child_events[5]["executionFailedEventDetails"]["error"] == "DynamoDB.ResourceNotFoundException"
+    assert child_events[6]["executionRedrivenEventDetails"] == {"redriveCount": 1}
+    assert [e["id"] for e in child_events] == list(range(1, 14))
     redriven = sfn.list_executions(mapRunArn=run_arn, redriveFilter="REDRIVEN")["executions"]
     assert [c["executionArn"] for c in redriven] == [failed]

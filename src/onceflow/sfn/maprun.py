@@ -12,6 +12,7 @@ step (the next child that ends), as AWS applies a new concurrency to children no
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -32,7 +33,7 @@ RUN_COLUMNS = ("arn, exec_arn, sm_arn, label, child_type, status, start, stop, m
                "tolerated_percentage, total_items, total_execs, written, error, cause, seq, redrive_count, "
                "redrive_date, definition, root_arn")
 CHILD_COLUMNS = ("arn, run_arn, idx, name, fiber, items, status, input, output, error, cause, start, stop, "
-                 "redrive_count, redrive_date")
+                 "redrive_count, redrive_date, attempts")
 FINISHED = ("SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED")
 
 
@@ -95,7 +96,7 @@ def insert_child(conn: sqlite3.Connection, ids: RunIds, index: int, fiber: str, 
     """A child starts (again, after its run was redriven); a replayed start changes nothing."""
     name = ids.child_name(index)
     conn.execute(f"INSERT INTO sfn_map_children ({CHILD_COLUMNS}) "
-                 "VALUES (?,?,?,?,?,?,'RUNNING',?,NULL,NULL,NULL,?,NULL,0,NULL) "
+                 "VALUES (?,?,?,?,?,?,'RUNNING',?,NULL,NULL,NULL,?,NULL,0,NULL,'[]') "
                  "ON CONFLICT (arn) DO UPDATE SET status='RUNNING', output=NULL, error=NULL, cause=NULL, stop=NULL "
                  "WHERE status='PENDING_REDRIVE'",
                  (ids.prefix + name, ids.arn, index, name, fiber, items, input_text, now))
@@ -105,8 +106,11 @@ def redrive_run(conn: sqlite3.Connection, run_arn: str, now: float) -> None:
     """The parent was redriven: the run goes on, and its unsuccessful children wait to run again."""
     conn.execute("UPDATE sfn_map_runs SET status='RUNNING', stop=NULL, error=NULL, cause=NULL, "
                  "redrive_count=redrive_count+1, redrive_date=? WHERE arn=?", (now, run_arn))
+    # Each redriven child keeps how its earlier attempts ended, for its history.
     conn.execute("UPDATE sfn_map_children SET status='PENDING_REDRIVE', redrive_count=redrive_count+1, "
-                 "redrive_date=? WHERE run_arn=? AND status<>'SUCCEEDED'", (now, run_arn))
+                 "redrive_date=?, attempts=json_insert(attempts, '$[#]', json_object('status', status, "
+                 "'error', error, 'cause', cause, 'stop', COALESCE(stop, ?))) "
+                 "WHERE run_arn=? AND status<>'SUCCEEDED'", (now, now, run_arn))
 
 
 def close_child(conn: sqlite3.Connection, ids: RunIds, index: int, status: str, output: str | None,
@@ -314,23 +318,37 @@ class MapRuns:
         fiber = row["fiber"]
         rows = self.db.query(
             "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id<0 "
-            "AND (fiber=? OR (fiber LIKE ? AND instr(substr(fiber, ?), '~')=0)) "
-            "AND id NOT IN (SELECT id FROM sfn_superseded WHERE exec_arn=?) ORDER BY id DESC",
-            (row["parent_arn"], fiber, fiber + ".%", len(fiber) + 1, row["parent_arn"]))
+            "AND (fiber=? OR (fiber LIKE ? AND instr(substr(fiber, ?), '~')=0)) ORDER BY id DESC",
+            (row["parent_arn"], fiber, fiber + ".%", len(fiber) + 1))
         parent = self.svc.store.get_execution(row["parent_arn"])
         started = {"input": row["input"], "inputDetails": {"truncated": False},
                    "roleArn": parent["role_arn"] if parent is not None else ""}
         events = [ev.Event(1, 0, "ExecutionStarted", row["start"], started, "r")]
+
+        def add(kind: str, ts_: float, details: dict[str, Any] | None) -> None:
+            events.append(ev.Event(len(events) + 1, len(events), kind, ts_, details, "r"))
+
+        # Earlier attempts (a redriven run): their events, how each ended, ExecutionRedriven.
+        attempts = json.loads(row["attempts"] or "[]")
+        done = 0
+
+        def close_attempts(before: float | None) -> None:
+            nonlocal done
+            while done < len(attempts) and (before is None or before > attempts[done]["stop"]):
+                a = attempts[done]
+                kind, details = _closing(a["status"], None, a["error"], a["cause"])
+                add(kind, a["stop"], details)
+                done += 1
+                add("ExecutionRedriven", a["stop"], {"redriveCount": done})
+
         for r in rows:
             e = event_from_row(r)
-            events.append(ev.Event(len(events) + 1, len(events), e.type, e.ts, e.details, e.fiber))
-        closing = {"SUCCEEDED": ("ExecutionSucceeded", {"output": row["output"],
-                                                        "outputDetails": {"truncated": False}}),
-                   "FAILED": ("ExecutionFailed", ev.error_cause(row["error"], row["cause"])),
-                   "ABORTED": ("ExecutionAborted", {}), "TIMED_OUT": ("ExecutionTimedOut", {})}
-        if row["status"] in closing:
-            kind, details = closing[row["status"]]
-            events.append(ev.Event(len(events) + 1, len(events), kind, row["stop"] or row["start"], details, "r"))
+            close_attempts(e.ts)
+            add(e.type, e.ts, e.details)
+        close_attempts(None)
+        if row["status"] in FINISHED:
+            kind, details = _closing(row["status"], row["output"], row["error"], row["cause"])
+            add(kind, row["stop"] or row["start"], details)
         if p.get("reverseOrder"):
             events.reverse()
         start = _offset(p.get("nextToken"))
@@ -340,6 +358,15 @@ class MapRuns:
         if start + size < len(events):
             out["nextToken"] = _token(start + size)
         return out
+
+
+def _closing(status: str, output: str | None, error: str | None, cause: str | None) -> tuple[str, dict[str, Any]]:
+    """The event that ended a child (or one of its attempts) and its details."""
+    if status == "SUCCEEDED":
+        return "ExecutionSucceeded", {"output": output, "outputDetails": {"truncated": False}}
+    if status == "FAILED":
+        return "ExecutionFailed", ev.error_cause(error, cause)
+    return ("ExecutionTimedOut" if status == "TIMED_OUT" else "ExecutionAborted"), {}
 
 
 def _offset(token: str | None) -> int:

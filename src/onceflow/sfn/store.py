@@ -120,7 +120,8 @@ CREATE INDEX sfn_map_runs_by_root ON sfn_map_runs (root_arn, status);
 CREATE TABLE sfn_map_children (
   arn TEXT PRIMARY KEY, run_arn TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, fiber TEXT NOT NULL,
   items INTEGER NOT NULL, status TEXT NOT NULL, input TEXT NOT NULL, output TEXT, error TEXT, cause TEXT,
-  start REAL NOT NULL, stop REAL, redrive_count INTEGER NOT NULL DEFAULT 0, redrive_date REAL);
+  start REAL NOT NULL, stop REAL, redrive_count INTEGER NOT NULL DEFAULT 0, redrive_date REAL,
+  attempts TEXT NOT NULL DEFAULT '[]');
 CREATE INDEX sfn_map_children_by_run ON sfn_map_children (run_arn, status);
 """,
     ),
