@@ -171,6 +171,8 @@ def test_a_csv_of_1000_lines_read_and_written_back(sfn: Any, s3: Any, role: str,
     assert first["ExecutionArn"].split(":execution:")[1].startswith(sm.rsplit(":", 1)[1] + "/M:")
     assert first["StateMachineArn"].endswith(f":stateMachine:{sm.rsplit(':', 1)[1]}/M")
     assert {"StartDate", "StopDate", "Name", "RedriveCount", "RedriveStatus"} <= set(first)
+    children = sfn.list_executions(mapRunArn=run_arn, maxResults=1000)["executions"]
+    assert {r["ExecutionArn"] for r in records} == {c["executionArn"] for c in children}
 
 
 @pytest.mark.parametrize(("body", "config", "expected"), [

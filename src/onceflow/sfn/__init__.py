@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from onceflow.sfn.api import SfnApi, resolve_resources
+from onceflow.sfn.api_maprun import MapRunApi
 from onceflow.sfn.engine.engine import Engine
 from onceflow.sfn.engine.states import run_execution
 from onceflow.sfn.service import SfnService
@@ -17,6 +18,7 @@ def setup(stack: Stack) -> None:
     engine = Engine(stack, store, run_execution)  # the root program handed in
     service = SfnService(stack, store, engine)
     stack.registry.add_api("stepfunctions", SfnApi(service))
+    stack.registry.add_api("stepfunctions", MapRunApi(service.map_runs))
     stack.services["stepfunctions"] = service
     stack.resource_resolvers["stepfunctions"] = resolve_resources
     stack.on_start.append(engine.start)

@@ -171,7 +171,7 @@ def resolve_resources(ctx: RequestContext, params: Params) -> list[str]:
     for key in ("stateMachineArn", "stateMachineVersionArn", "stateMachineAliasArn"):
         if params.get(key):  # a version or alias is authorized as its machine [AWS]
             return [_unqualified(str(params[key]))]
-    for key in ("executionArn", "resourceArn", "activityArn"):
+    for key in ("executionArn", "resourceArn", "activityArn", "mapRunArn"):
         if params.get(key):
             return [params[key]]
     if ctx.operation == "CreateStateMachine" and params.get("name"):

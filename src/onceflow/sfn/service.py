@@ -7,6 +7,7 @@ execution row and its ExecutionStarted event together and hands the execution to
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import re
 import time
@@ -24,6 +25,7 @@ from onceflow.sfn.engine.integrations.activity import START_SUFFIX
 from onceflow.sfn.engine.integrations.states import PARENT
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.exec_logging import ExecLogger, check_logging
+from onceflow.sfn.maprun import MapRuns
 from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_case
 from onceflow.sfn.mocks import parse as parse_mock_config
 from onceflow.sfn.names import ts, valid_name
@@ -95,6 +97,8 @@ class SfnService:
         self.versions = Versions(self)
         self.activities = Activities(self)
         self.nested = Nested(self)
+        self.map_runs = MapRuns(self)  # Distributed Map runs and their child executions
+        engine.on_closed.append(self.map_runs.parent_closed)
         self.exec_logs = ExecLogger(stack)
         store.on_append.append(self.exec_logs.on_append)
         stack.on_reset.append(self.exec_logs.reset)
@@ -395,7 +399,16 @@ class SfnService:
         result["billingDetails"] = {"billedMemoryUsedInMB": 64, "billedDurationInMilliseconds": 100}
         return result
 
+    def map_child(self, arn: str) -> Any:
+        """A Distributed Map's child execution (execution:<machine>/<label>:<name>), or None."""
+        parts = arn.split(":")
+        if len(parts) < 8 or "/" not in parts[6] or parts[5] not in ("execution", "express"):
+            return None
+        return self.map_runs.child(arn)
+
     def describe_execution(self, arn: str) -> dict[str, Any]:
+        if (child := self.map_child(arn)) is not None:
+            return self.map_runs.describe_child(child)
         row = self.execution(arn)
         out: dict[str, Any] = {
             "executionArn": row["arn"], "stateMachineArn": row["sm_arn"], "name": row["name"],
@@ -427,6 +440,8 @@ class SfnService:
         return out
 
     def machine_for_execution(self, arn: str) -> dict[str, Any]:
+        if (child := self.map_child(arn)) is not None:
+            return self.map_runs.machine_for_child(child)
         row = self.execution(arn)
         machine = self.store.get_machine(row["sm_arn"])
         out = {
@@ -445,6 +460,10 @@ class SfnService:
 
     def list_executions(self, p: dict[str, Any]) -> dict[str, Any]:
         sm_arn = p.get("stateMachineArn")
+        if p.get("mapRunArn"):
+            if sm_arn:
+                raise E.validation("Must provide either a StateMachine ARN or a MapRun ARN, not both")
+            return self.map_runs.list_children(p)
         if not sm_arn:
             raise E.validation("Must provide a StateMachine ARN or MapRun ARN")
         self.check_arn(sm_arn, "stateMachine")
@@ -485,6 +504,8 @@ class SfnService:
 
     def history(self, p: dict[str, Any]) -> dict[str, Any]:
         arn = p["executionArn"]
+        if (child := self.map_child(arn)) is not None:
+            return self.map_runs.child_history(child, p)
         self.execution(arn)
         start = _offset(p.get("nextToken"))
         size = p.get("maxResults") or 100
@@ -545,13 +566,19 @@ class SfnService:
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
         mocked = test_state_mock(p.get("mock"), definition)
+        if p.get("revealSecrets"):
+            # AWS: revealSecrets needs states:RevealSecrets besides states:TestState
+            self.stack.authorize(dataclasses.replace(ctx, operation="RevealSecrets"), p)
         state_input = self._json_input(p.get("input"))
         variables = self._json_input(p.get("variables"))
-        retries = (p.get("stateConfiguration") or {}).get("retrierRetryCount") or 0
+        config = p.get("stateConfiguration") or {}
+        retries = config.get("retrierRetryCount") or 0
+        reader_data = self._json_input(config["mapItemReaderData"]) if "mapItemReaderData" in config else None
         return run_test_state(self.engine, ctx.account, ctx.region, definition, name, p.get("roleArn") or "",
                               state_input, variables if isinstance(variables, dict) else {}, language,
                               mocked=mocked, inspection_level=p.get("inspectionLevel") or "INFO",
-                              retry_count=retries)
+                              retry_count=retries, reveal_secrets=bool(p.get("revealSecrets")),
+                              map_failures=config.get("mapIterationFailureCount"), reader_data=reader_data)
 
     @staticmethod
     def _json_input(text: str | None) -> Any:

@@ -102,6 +102,29 @@ CREATE INDEX sfn_children_by_token ON sfn_children (token);
         # The mocked test case an execution runs (sfn/mocks.py TestCase JSON), NULL for a real one.
         "ALTER TABLE sfn_executions ADD COLUMN mock_case TEXT;",
     ),
+    (
+        "sfn-maprun-0001",
+        # Distributed Map runs and their child executions (sfn/maprun.py), written in the parent's
+        # commits; a child's events are the rows of its hidden fiber in the execution that runs it
+        # (root_arn: exec_arn itself, or for a map run inside a child, the top execution).
+        """
+CREATE TABLE sfn_map_runs (
+  arn TEXT PRIMARY KEY, exec_arn TEXT NOT NULL, sm_arn TEXT NOT NULL, label TEXT NOT NULL,
+  child_type TEXT NOT NULL, status TEXT NOT NULL, start REAL NOT NULL, stop REAL,
+  max_concurrency INTEGER NOT NULL, tolerated_count INTEGER, tolerated_percentage REAL,
+  total_items INTEGER NOT NULL, total_execs INTEGER NOT NULL, written INTEGER NOT NULL DEFAULT 0,
+  error TEXT, cause TEXT, seq INTEGER NOT NULL, redrive_count INTEGER NOT NULL DEFAULT 0, redrive_date REAL,
+  definition TEXT NOT NULL, root_arn TEXT NOT NULL);
+CREATE INDEX sfn_map_runs_by_exec ON sfn_map_runs (exec_arn, status);
+CREATE INDEX sfn_map_runs_by_root ON sfn_map_runs (root_arn, status);
+CREATE TABLE sfn_map_children (
+  arn TEXT PRIMARY KEY, run_arn TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, fiber TEXT NOT NULL,
+  items INTEGER NOT NULL, status TEXT NOT NULL, input TEXT NOT NULL, output TEXT, error TEXT, cause TEXT,
+  start REAL NOT NULL, stop REAL, redrive_count INTEGER NOT NULL DEFAULT 0, redrive_date REAL,
+  attempts TEXT NOT NULL DEFAULT '[]');
+CREATE INDEX sfn_map_children_by_run ON sfn_map_children (run_arn, status);
+""",
+    ),
 ]
 
 EXEC_COLUMNS = (

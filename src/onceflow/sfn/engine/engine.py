@@ -29,7 +29,7 @@ from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.pool import DrivePool
 from onceflow.sfn.engine.runner import Fiber, Runtime
 from onceflow.sfn.engine.scheduler import Scheduler
-from onceflow.sfn.engine.state import History, event_from_row
+from onceflow.sfn.engine.state import History, emission_order, event_from_row
 from onceflow.sfn.store import SfnStore
 from onceflow.stack import Stack
 
@@ -200,8 +200,8 @@ class Engine:
     def fiber_events(self, arn: str, key: str) -> list[ev.Event]:
         """The recorded events of fiber `key` and its descendants, as a History replays them."""
         superseded = self.store.superseded(arn)
-        return [e for e in (event_from_row(r) for r in self.store.events(arn))
-                if e.id not in superseded and (e.fiber == key or e.fiber.startswith(key + "."))]
+        return emission_order([e for e in (event_from_row(r) for r in self.store.events(arn))
+                               if e.id not in superseded and (e.fiber == key or e.fiber.startswith(key + "."))])
 
     def submit_invoke(self, rt: Runtime, fib: Fiber, eff: Invoke) -> None:
         def handed_over(request_id: str | None) -> None:

@@ -158,7 +158,10 @@ class DriveBudget(Budget):
             rt.engine.release_seat()
         if rt.engine.draining:  # shutting down: a long evaluation is redone after the restart
             raise Interrupted("shutdown")
-        if fib is not None and rt.preemptible(fib):
+        # Only a step that itself ran long is preempted: in a long drive (a Map spawning thousands of
+        # quick iterations) a fresh iteration's first check would otherwise restart it, and each
+        # restart re-reads the whole history (quadratic).
+        if fib is not None and now - rt.step_started >= self.SLICE and rt.preemptible(fib):
             raise Interrupted("preempt")
         self._take_turn(now)
         if now >= self.next_service and not rt.servicing:
@@ -250,6 +253,7 @@ class Runtime:
         self._advancing: list[Fiber] = []  # fibers whose _advance is on the stack (a Spawn nests them)
         self._restarted: set[str] = set()  # preempted fibers replaying: their events move no pointer
         self.servicing = False
+        self.step_started = 0.0  # when the executing fiber's generator was last resumed (monotonic)
         self.budget = DriveBudget(self)
         # A mocked test case (sfn/mocks.py) and its invocation numbers per state, keyed by
         # (fiber, entered id, attempt) so a replayed attempt gets the number it had.
@@ -478,6 +482,7 @@ class Runtime:
         while True:
             outer, self.executing = self.executing, fib
             self._on_stack.append(fib)
+            outer_step, self.step_started = self.step_started, self.clock.monotonic()
             try:
                 eff = fib.gen.throw(exc) if exc is not None else fib.gen.send(value)
             except StopIteration as stop:
@@ -494,7 +499,7 @@ class Runtime:
                     return
                 raise
             finally:
-                self.executing = outer
+                self.executing, self.step_started = outer, outer_step
                 self._on_stack.pop()
             value, exc = None, None
             if isinstance(eff, Spawn):

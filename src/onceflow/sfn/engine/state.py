@@ -32,6 +32,15 @@ def event_from_row(row: Any) -> Event:
     return Event(row["id"], row["prev"], row["type"], row["ts"], json.loads(details) if details else None, row["fiber"])
 
 
+def emission_order(events: list[Event]) -> list[Event]:
+    """Events sorted by id in the order they were emitted: hidden ones (a map run's children,
+    negative ids) count down, so they come first and reversed."""
+    hidden = [e for e in events if e.id < 0]
+    if not hidden:
+        return events
+    return sorted(hidden, key=lambda e: -e.id) + [e for e in events if e.id >= 0]
+
+
 @dataclass
 class History:
     """The recorded events of one execution, grouped by the fiber that emitted them."""
@@ -42,7 +51,7 @@ class History:
     by_fiber: dict[str, deque[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for ev in self.events:
+        for ev in emission_order(self.events):
             if ev.id not in self.superseded:
                 self.by_fiber.setdefault(ev.fiber, deque()).append(ev)
 
@@ -109,6 +118,11 @@ def redrive_superseded(events: list[Event]) -> list[int]:
     out = [e.id for e in events if e.fiber not in ("r",) and not e.fiber.startswith("r.")]  # StopExecution's
     out += [e.id for e in events if e.type in TERMINAL]
     if start_id is not None:
+        from onceflow.sfn.engine.states.fanout_redrive import fanout_superseded  # Map/Parallel: failed children only
+
+        partial = fanout_superseded(root, events, start_id)
+        if partial is not None:
+            return sorted(set(out + partial))
         first: dict[str, int] = {}
         for e in events:
             first.setdefault(e.fiber, e.id)

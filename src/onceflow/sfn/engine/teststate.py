@@ -25,11 +25,13 @@ from onceflow.sfn.asl.nodes import State
 from onceflow.sfn.asl.retry import find_retrier, should_retry
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.integrations import resolve_integration
+from onceflow.sfn.engine.integrations.http_task import TRACE as HTTP_TRACE
 from onceflow.sfn.engine.memory import MemoryEngine
 from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
 from onceflow.sfn.engine.states import HANDLERS
 from onceflow.sfn.engine.states.common import Scope, input_path, result_path, template
+from onceflow.sfn.engine.states.fanout_test import map_inspection, mocked_fanout
 from onceflow.sfn.mocks import MockCase, Mocked, check_result
 
 FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
@@ -47,10 +49,7 @@ def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any]) -> Mocke
     has_result, has_error = mock.get("result") is not None, mock.get("errorOutput") is not None
     if has_result == has_error:
         raise E.validation("A mock must specify exactly one of result or errorOutput")
-    if state.get("Type") in ("Map", "Parallel"):
-        raise E.validation(f"onceflow mocks Task states in TestState; mocking a {state['Type']} state is "
-                           "not supported yet")
-    if state.get("Type") != "Task":
+    if state.get("Type") not in ("Task", "Map", "Parallel"):
         raise E.validation(f"A mock can only be specified for a Task, Map or Parallel state, not {state.get('Type')}")
     if has_error:
         error = mock["errorOutput"].get("error")
@@ -62,7 +61,8 @@ def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any]) -> Mocke
     except ValueError:
         raise E.validation("mock.result is not valid JSON") from None
     mode = mock.get("fieldValidationMode") or "STRICT"
-    model = _output_model(state.get("Resource")) if mode != "NONE" else None
+    # A Map's or Parallel's result has no API model to check it against.
+    model = _output_model(state.get("Resource")) if mode != "NONE" and state.get("Type") == "Task" else None
     if model is not None:
         shapes, output, label = model
         problem = check_result(result, shapes, output, strict=mode == "STRICT")
@@ -102,7 +102,8 @@ def _output_model(resource: Any) -> tuple[dict[str, Any], str, str] | None:
 def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any], name: str, role_arn: str,
                    state_input: Any, variables: dict[str, Any], query_language: str, *,
                    mocked: Mocked | None = None, inspection_level: str = "INFO",
-                   retry_count: int = 0) -> dict[str, Any]:
+                   retry_count: int = 0, reveal_secrets: bool = False, map_failures: int | None = None,
+                   reader_data: Any = None) -> dict[str, Any]:
     inline = MemoryEngine(engine.stack, scale=1e9, halting=engine)  # a Wait state does not wait in TestState
     now = time.time()
     row = {
@@ -121,21 +122,37 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
     def root(rt: Runtime) -> Generator[Any, Any, None]:
         rt.emit("r", "ExecutionStarted", None, update=False)
         scope = Scope(rt, "r", dict(variables), query_language, HANDLERS)
+        fanout = tested.type in ("Map", "Parallel") and (mocked is not None or map_failures is not None)
         try:
-            outcome["next"], outcome["output"] = yield from HANDLERS[tested.type](scope, tested, state_input)
+            if fanout:  # mocked: its iterations or branches do not run (fanout_test.py)
+                outcome["next"], outcome["output"] = yield from mocked_fanout(
+                    scope, tested, state_input, mocked, map_failures, reader_data, outcome)
+            else:
+                outcome["next"], outcome["output"] = yield from HANDLERS[tested.type](scope, tested, state_input)
         except StatesError as e:
             outcome["error"], outcome["cause"] = e.error or None, e.cause or None
         outcome["variables"] = scope.variables
 
     rt = Runtime(inline, row, History(list(inline.events)), root)
     rt.deadline = now + TEST_STATE_LIMIT_S
-    while rt.drive() == "inflight":
-        pass
+    traced: list[dict[str, Any]] = []  # TRACE: an HTTP Task's request and response (inline calls see it)
+    token = HTTP_TRACE.set((traced, reveal_secrets)) if inspection_level == "TRACE" else None
+    try:
+        while rt.drive() == "inflight":
+            pass
+    finally:
+        if token is not None:
+            HTTP_TRACE.reset(token)
     if inline.closed is not None and "error" not in outcome:
         outcome["error"], outcome["cause"] = inline.closed
     out = _result(node, state_input, outcome, inline.events, retry_count)
     if inspection_level in ("DEBUG", "TRACE"):
         out["inspectionData"].update(_debug_data(node, state_input, variables, inline.events))
+    if traced:
+        out["inspectionData"].update(traced[-1])
+    if inspection_level in ("DEBUG", "TRACE") and node.type == "Map":
+        scope = Scope(rt, "r", dict(variables), query_language, HANDLERS)
+        out["inspectionData"].update(map_inspection(scope, node, state_input, reader_data))
     return out
 
 
@@ -188,8 +205,9 @@ def _compact(value: Any) -> str:
 def _result(state: State, state_input: Any, outcome: dict[str, Any], events: list[Event],
             retry_count: int = 0) -> dict[str, Any]:
     failure = next((e for e in events if e.type in FAILURE_EVENTS), None)
-    error = outcome.get("error") or ((failure.details or {}).get("error") if failure else None)
-    cause = outcome.get("cause") or ((failure.details or {}).get("cause") if failure else None)
+    caught = outcome.get("caught") or (None, None)  # a mocked Map/Parallel error (its Failed event has no details)
+    error = outcome.get("error") or ((failure.details or {}).get("error") if failure else None) or caught[0]
+    cause = outcome.get("cause") or ((failure.details or {}).get("cause") if failure else None) or caught[1]
     inspection: dict[str, Any] = {"input": json.dumps(state_input, separators=(",", ":"))}
     succeeded = next((e for e in events if e.type in ("TaskSucceeded", "LambdaFunctionSucceeded")), None)
     if succeeded is not None and succeeded.details:

@@ -55,9 +55,14 @@ def test_redrive_sets_aside_the_unfinished_state_and_its_children() -> None:
         Event(9, 7, "MapStateFailed", 0.0, None, "r"),
         Event(10, 9, "ExecutionFailed", 0.0, {"error": "E"}, "r"),
     ]
-    assert redrive_superseded(events) == [4, 5, 6, 7, 8, 9, 10]
+    # The Map goes on (its opening events replay); only its failed iteration runs again.
+    assert redrive_superseded(events) == [7, 8, 9, 10]
     queues = History(events, set(redrive_superseded(events))).by_fiber
-    assert [e.id for e in queues["r"]] == [1, 2, 3] and "r.1" not in queues
+    assert [e.id for e in queues["r"]] == [1, 2, 3, 4, 5, 6] and "r.1" not in queues
+    # A retried Map (two MapStateStarted) runs again whole.
+    retried = [*events[:6], Event(11, 6, "MapStateStarted", 0.0, {"length": 1}, "r"),
+               Event(12, 11, "ExecutionFailed", 0.0, {"error": "E"}, "r")]
+    assert redrive_superseded(retried) == [4, 5, 6, 11, 12]
 
 
 @pytest.mark.parametrize(("resource", "kind", "rtype", "res", "token"), [

@@ -25,7 +25,7 @@ from onceflow.context import Principal
 from onceflow.sfn.asl.load import load_definition
 from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.resources import Resource, parse_resource
-from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, events, lambda_invoke, messaging, states
+from onceflow.sfn.engine.integrations import aws_sdk, dynamodb, events, http_task, lambda_invoke, messaging, states
 from onceflow.sfn.engine.integrations.aws_sdk import SERVICES
 from onceflow.stack import Stack
 
@@ -38,6 +38,7 @@ OPTIMIZED = {
     "events": {"putEvents"},
     "sqs": {"sendMessage"},  # messaging.py
     "sns": {"publish"},
+    "http": {"invoke"},  # http_task.py
 }
 UNSUPPORTED_ERROR = "States.TaskFailed"
 log = logging.getLogger("onceflow.sfn")
@@ -64,7 +65,7 @@ class Integration:
     def unsupported_cause(self) -> str:
         return (f"onceflow does not run the Task resource '{self.arn}'. It runs Lambda functions "
                 "(function ARNs, lambda:invoke), dynamodb:getItem/putItem/updateItem/deleteItem, sqs:sendMessage, "
-                "sns:publish, events:putEvents, activities, states:startExecution and aws-sdk calls to "
+                "sns:publish, events:putEvents, http:invoke, activities, states:startExecution and aws-sdk calls to "
                 f"{', '.join(SERVICES)}.")
 
     def make_call(self, stack: Stack, principal: Principal, region: str, params: Any, execution_arn: str = "",
@@ -81,6 +82,8 @@ class Integration:
             return lambda: events.call(stack, principal, region, params)
         if self.kind in messaging.SERVICES:
             return lambda: messaging.call(stack, principal, region, self.kind, self.action, params)
+        if self.kind == "http":
+            return lambda: http_task.call(stack, principal.account, region, params)
         return lambda: aws_sdk.call(stack, principal, region, self.resource_type.split(":", 1)[1], self.action,
                                     params)
 

@@ -36,6 +36,7 @@ class Scope:
     query_language: str  # the definition's default: JSONPath or JSONata
     handlers: Mapping[str, Handler]  # state type -> its handler (handed in at the root: no import circle)
     map_item: dict[str, Any] | None = None
+    execution: dict[str, Any] | None = None  # a map run's child: its own Execution and StateMachine context
     children: int = field(default=0)
 
 
@@ -56,6 +57,8 @@ def context_object(scope: Scope, name: str, entered: Event, retry_count: int | N
         "StateMachine": {"Id": row["sm_arn"], "Name": sm_name},
         "State": {"Name": name, "EnteredTime": iso(entered.ts)},
     }
+    if scope.execution is not None:
+        ctx.update(scope.execution)
     if retry_count is not None:  # only states that can retry have it
         ctx["State"]["RetryCount"] = retry_count
     if token is not None:

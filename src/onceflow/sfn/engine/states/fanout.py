@@ -9,10 +9,10 @@ MapIterationSucceeded. Failed attempts that a retrier takes emit no <Type>StateF
 from __future__ import annotations
 
 import functools
-import uuid
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.sfn import maprun
 from onceflow.sfn.asl.errors import StateDataError, StatesError
 from onceflow.sfn.asl.jsonata import expect_type
 from onceflow.sfn.asl.nodes import Program, State
@@ -27,6 +27,7 @@ from onceflow.sfn.engine.states.common import (
     exit_state,
     fail_in_state,
     input_path,
+    iso,
     jsonata_value,
     process_result,
     states_binding,
@@ -38,20 +39,38 @@ from onceflow.sfn.engine.states.item_batcher import batches
 from onceflow.sfn.engine.states.item_reader import read_items
 from onceflow.sfn.engine.states.program import Failure, run_program
 from onceflow.sfn.engine.states.result_writer import Record, preview, write_results
+from onceflow.sfn.maprun import MapRuns, RunIds
 
 
-def _map_run_arn(scope: Scope, state: State, entered_id: int) -> str:
-    """mapRun:<machine>/<Label, or the state's name>:<id>, stable across replays."""
-    name = state.get("Label") or state.name
-    row = scope.rt.row
-    sm_name = row["sm_arn"].rsplit(":", 1)[1]
-    run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{row['arn']}#{entered_id}")
-    return f"arn:aws:states:{row['region']}:{row['account']}:mapRun:{sm_name}/{name}:{run_id}"
+def _run_ids(scope: Scope, state: State, entered_id: int, attempt: int) -> RunIds:
+    """mapRun:<machine>/<Label, or the state's name>:<id>, stable across replays; a retried Map
+    starts a new run."""
+    seed = f"{scope.rt.row['arn']}#{entered_id}" + (f"#{attempt}" if attempt else "")
+    config = (state.get("ItemProcessor") or {}).get("ProcessorConfig") or {}
+    return RunIds.of(scope.rt.row, state.get("Label") or state.name, seed, config.get("ExecutionType") == "EXPRESS")
 
 
-def _child(scope: Scope, program: Program, data: Any) -> Callable[[str], Fx]:
+def _map_runs(scope: Scope) -> MapRuns | None:
+    """The service's map runs (None in an in-memory run without a stack: TestState)."""
+    try:
+        service = scope.rt.engine.stack.services.get("stepfunctions")
+    except AssertionError:
+        return None
+    return getattr(service, "map_runs", None)
+
+
+def _next_spawn(scope: Scope) -> int:
+    """The number the next Spawn of this scope's fiber gives its child (its key's last part)."""
+    fib = scope.rt.executing
+    assert fib is not None and fib.key == scope.fiber
+    return fib.spawned + 1
+
+
+def _child(scope: Scope, program: Program, data: Any,
+           execution: dict[str, Any] | None = None) -> Callable[[str], Fx]:
     def factory(key: str) -> Fx:
-        child = Scope(scope.rt, key, dict(scope.variables), program.query_language, scope.handlers)
+        child = Scope(scope.rt, key, dict(scope.variables), program.query_language, scope.handlers,
+                      execution=execution or scope.execution)
         return run_program(child, program, data)
 
     return factory
@@ -192,8 +211,8 @@ def _is_number(value: Any, key: str) -> bool:
     return 0 <= value <= 100
 
 
-def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str, n: int) -> int | None:
-    """How many failed iterations the Map tolerates (None: the first failure fails it)."""
+def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str) -> dict[str, Any] | None:
+    """The Map's ToleratedFailureCount/Percentage values (None: the first failure fails it)."""
     if not any(k.startswith("ToleratedFailure") for k in state.fields):
         return None
     values: dict[str, Any] = {}
@@ -214,9 +233,14 @@ def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: st
                     f"The {key}Path field refers to value \"{value}\" which is not a valid {kind}: {path}"))
         if value is not None:
             values[key] = value
-    limit = values.get("ToleratedFailureCount", n)
-    if "ToleratedFailurePercentage" in values:
-        limit = min(limit, int(n * values["ToleratedFailurePercentage"] / 100))
+    return values
+
+
+def _failure_limit(count: Any, percentage: Any, n: int) -> int:
+    """How many failed items of `n` are tolerated."""
+    limit = n if count is None else int(count)
+    if percentage is not None:
+        limit = min(limit, int(n * percentage / 100))
     return limit
 
 
@@ -304,7 +328,7 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             inputs = _batched(scope, state, raw, data, ctx, ql, items) if batched else items
             limit = _max_concurrency(state, raw, ctx, scope, ql)
             # The threshold counts items (AWS: a failed batch fails all its items), of all items.
-            tolerance = _tolerance(scope, state, raw, ctx, ql, len(items))
+            tolerated = _tolerance(scope, state, raw, ctx, ql)
             writer = state.get("ResultWriter")
             writer = writer if isinstance(writer, dict) else None
             writer_params = _arguments(writer, raw, data, ctx, scope, ql, "ResultWriter") \
@@ -318,10 +342,11 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(inputs)})
         records = [Record(i, v) for i, v in enumerate(inputs)] if writer is not None else None
         select = None if batched else functools.partial(_item_input, scope, state, data, ctx, ql)
-        outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerance,
-                                      records)
+        ids = _run_ids(scope, state, entered.id, attempt)
+        outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerated,
+                                      len(items), records, ids)
         if records is not None and writer is not None:
-            run_arn, sm_arn = _map_run_arn(scope, state, entered.id), rt.row["sm_arn"]
+            run_arn, sm_arn = ids.arn, rt.row["sm_arn"]
             config = writer.get("WriterConfig") or {}
             try:
                 if writer_params is None:
@@ -332,6 +357,8 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             except StatesError as e:
                 outcome = ("err", e.error, e.cause)
             else:
+                if writer_params is not None and state.distributed:
+                    rt.write(functools.partial(maprun.results_written, run_arn=ids.arn))
                 if outcome[0] == "ok":
                     outcome = ("ok", written)
         if outcome[0] == "ok":
@@ -344,19 +371,71 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
+def _child_context(rt: Any, ids: RunIds, label: str, index: int, item_input: Any) -> dict[str, Any]:
+    """A map run's child is an execution of its own in the context object ($$.Execution.Id...)."""
+    name = ids.child_name(index)
+    return {
+        "Execution": {"Id": ids.prefix + name, "Input": item_input, "StartTime": iso(rt.clock.time()), "Name": name,
+                      "RoleArn": rt.row["role_arn"], "RedriveCount": 0},
+        "StateMachine": {"Id": ids.sm_arn, "Name": f"{rt.row['sm_arn'].rsplit(':', 1)[1]}/{label}"},
+    }
+
+
+def _redriven(scope: Scope, ids: RunIds, runs: MapRuns | None) -> None:
+    """A redriven parent goes on with its failed map run (fanout_redrive.py keeps its successful
+    children): MapRunRedriven, the run reopened, its unsuccessful children to be run again."""
+    rt, fiber = scope.rt, scope.fiber
+    count = 0
+    while (recorded := rt.peek(fiber)) is not None and recorded.type == "MapRunRedriven":
+        count = int((recorded.details or {}).get("redriveCount", count + 1))
+        rt.emit(fiber, "MapRunRedriven", recorded.details)
+    if runs is None or rt.replaying(fiber) or runs.run_status(ids.arn) not in ("FAILED", "ABORTED"):
+        return
+    rt.emit(fiber, "MapRunRedriven", {"mapRunArn": ids.arn, "redriveCount": count + 1})
+    rt.write(functools.partial(maprun.redrive_run, run_arn=ids.arn, now=rt.clock.time()))
+
+
 def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
-             select: Callable[[int, Any], Any] | None, limit: int, tolerance: int | None,
-             records: list[Record] | None) -> Fx:
+             select: Callable[[int, Any], Any] | None, limit: int, tolerated: dict[str, Any] | None,
+             n_items: int, records: list[Record] | None, ids: RunIds) -> Fx:
     """Run the iterations; returns ('ok', results) or ('err', error, cause).
 
-    A Distributed Map's iterations are a map run: its own events stay out of this history, which
-    only shows MapRunStarted and MapRunSucceeded/Failed. `records` (for a ResultWriter) gets each
-    iteration's outcome."""
+    A Distributed Map's iterations are a map run of child executions: their events stay out of
+    this history, which only shows MapRunStarted and MapRunSucceeded/Failed; the run and its
+    children are rows written with this execution's commits (sfn/maprun.py). `records` (for a
+    ResultWriter) gets each iteration's outcome. Tolerated failures count items (AWS: a failed
+    batch fails all its items), of all items."""
     rt, fiber = scope.rt, scope.fiber
     distributed = state.distributed
     batched = isinstance(state.get("ItemBatcher"), dict)
+    runs = _map_runs(scope) if distributed else None
+    tolerance = None if tolerated is None else _failure_limit(
+        tolerated.get("ToleratedFailureCount"), tolerated.get("ToleratedFailurePercentage"), n_items)
+    settings = None
     if distributed:
-        rt.emit(fiber, "MapRunStarted", {"mapRunArn": _map_run_arn(scope, state, entered.id)})
+        rt.emit(fiber, "MapRunStarted", {"mapRunArn": ids.arn})
+        config = (state.get("ItemProcessor") or {}).get("ProcessorConfig") or {}
+        count = (tolerated or {}).get("ToleratedFailureCount")
+        pct = (tolerated or {}).get("ToleratedFailurePercentage")
+        rt.write(functools.partial(
+            maprun.insert_run, ids=ids, exec_arn=scope.execution["Execution"]["Id"] if scope.execution else rt.arn,
+            root_arn=rt.arn, label=state.get("Label") or name,
+            child_type=config.get("ExecutionType") or "STANDARD", now=rt.clock.time(), max_concurrency=limit,
+            count=count, percentage=pct, total_items=n_items, total_execs=len(inputs),
+            definition=to_json(state.get("ItemProcessor"))))
+        settings = runs.stored_settings(ids.arn) if runs is not None else None  # after a restart
+        _redriven(scope, ids, runs)
+
+    def apply(new: tuple[int, int | None, float | None] | None) -> None:
+        """UpdateMapRun's values (or those stored before a restart) replace the Map's."""
+        nonlocal settings, limit, tolerance
+        settings = new
+        if new is not None:
+            limit = new[0]
+            if new[1] is not None or new[2] is not None or tolerance is not None:
+                tolerance = _failure_limit(new[1], new[2], n_items)
+
+    apply(settings)
     n = len(inputs)
     results: list[Any] = [None] * n
     running: dict[Fiber, int] = {}
@@ -369,20 +448,27 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
         nonlocal failures, last_success
         index = running.pop(kid)
         rec = records[index] if records is not None else None
+        now = rt.clock.time()
         if rec is not None:
-            rec.stop = rt.clock.time()
+            rec.stop = now
         if kid.error is None:
             results[index] = kid.result
             if rec is not None:
                 rec.status, rec.output = "SUCCEEDED", kid.result
-            if not distributed:
+            if distributed:
+                rt.write(functools.partial(maprun.close_child, ids=ids, index=index, status="SUCCEEDED",
+                                           output=to_json(kid.result), error=None, cause=None, now=now))
+            else:
                 last_success = rt.emit(fiber, "MapIterationSucceeded", {"index": index, "name": name},
                                        update=False)
             return None
         error, cause = _error_of(kid.error)
         if rec is not None:
             rec.status, rec.error, rec.cause = "FAILED", error, cause
-        if not distributed:
+        if distributed:
+            rt.write(functools.partial(maprun.close_child, ids=ids, index=index, status="FAILED", output=None,
+                                       error=error, cause=cause, now=now))
+        else:
             rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
         failures += len(inputs[index]["Items"]) if batched else 1
         results[index] = {k: v for k, v in (("Error", error), ("Cause", cause)) if v is not None}
@@ -400,6 +486,8 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
         return None
 
     while failure is None and (next_index < n or running):
+        if runs is not None and runs.overrides.get(ids.arn, settings) != settings:
+            apply(runs.overrides[ids.arn])
         while failure is None and next_index < n and (limit <= 0 or len(running) < limit):
             index = next_index
             next_index += 1
@@ -413,7 +501,14 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                 rt.emit(fiber, "MapIterationStarted", {"index": index, "name": name})
             if records is not None:
                 records[index].input, records[index].start = item_input, rt.clock.time()
-            kid = (yield Spawn([_child(scope, program, item_input)], hidden=distributed))[0]
+            if distributed:
+                # The child's row first: its events (written with the same commit) belong to it.
+                items = len(item_input["Items"]) if batched else 1
+                rt.write(functools.partial(maprun.insert_child, ids=ids, index=index,
+                                           fiber=f"{fiber}.~{_next_spawn(scope)}", items=items,
+                                           input_text=to_json(item_input), now=rt.clock.time()))
+            context = _child_context(rt, ids, state.get("Label") or name, index, item_input) if distributed else None
+            kid = (yield Spawn([_child(scope, program, item_input, context)], hidden=distributed))[0]
             running[kid] = index
             replaying = rt.replaying(fiber) and not distributed
             if kid.done and (not replaying or recorded_settle() == index):
@@ -436,9 +531,13 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
             rt.cancel(kid)
         if distributed:
             rt.emit(fiber, "MapRunFailed", {k: v for k, v in (("error", failure[0]), ("cause", failure[1])) if v})
+            rt.write(functools.partial(maprun.close_run, run_arn=ids.arn, status="FAILED", now=rt.clock.time(),
+                                       error=failure[0], cause=failure[1]))
         return ("err", failure[0], failure[1])
     if distributed:
         rt.emit(fiber, "MapRunSucceeded", None)
+        rt.write(functools.partial(maprun.close_run, run_arn=ids.arn, status="SUCCEEDED", now=rt.clock.time(),
+                                   error=None, cause=None))
     if last_success is not None:
         rt.last = last_success.id
     rt.emit(fiber, "MapStateSucceeded", None, update=False)

@@ -3,12 +3,15 @@
 `arn:aws:states:::s3:listObjectsV2` gives one item per object (Etag, Key, LastModified, Size,
 StorageClass); `arn:aws:states:::s3:getObject` parses one object as ReaderConfig.InputType says:
 a JSON array, JSON Lines, or CSV (header from the first row or from CSVHeaders, values as
-strings). MaxItems caps the count. Failures are States.ItemReaderFailed, as AWS reports them.
+strings), or an S3 Inventory report's manifest.json (MANIFEST: one item per row of its gzipped CSV
+data files, keyed by the manifest's fileSchema). MaxItems caps the count. Failures are
+States.ItemReaderFailed, as AWS reports them.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 from typing import Any
@@ -19,7 +22,7 @@ from onceflow.sfn.asl.errors import StatesError
 LIST = "arn:aws:states:::s3:listObjectsV2"
 GET = "arn:aws:states:::s3:getObject"
 RESOURCES = (LIST, GET)
-INPUT_TYPES = ("JSON", "JSONL", "CSV")
+INPUT_TYPES = ("JSON", "JSONL", "CSV", "MANIFEST")
 DELIMITERS = {"COMMA": ",", "PIPE": "|", "SEMICOLON": ";", "SPACE": " ", "TAB": "\t"}
 _PAGE = 1000
 
@@ -41,7 +44,11 @@ def read_items(s3: Any, account: str, resource: str, params: dict[str, Any], con
             if not isinstance(key, str):
                 raise failed("The field 'Key' is required in the ItemReader's Parameters")
             _row, pieces = s3.get_object(account, bucket, key, params.get("VersionId"))
-            items = _parse(b"".join(pieces), config, max_items)
+            body = b"".join(pieces)
+            if config.get("InputType") == "MANIFEST":
+                items = _inventory(s3, account, body, max_items)
+            else:
+                items = _parse(body, config, max_items)
     except ServiceError as e:
         raise failed(f"S3 {e.code}: {e.message}") from None
     return items if max_items is None else items[:max_items]
@@ -58,6 +65,38 @@ def _list(s3: Any, account: str, bucket: str, params: dict[str, Any], max_items:
         if not truncated or not rows:
             break
         after = last
+    return out
+
+
+def _inventory(s3: Any, account: str, manifest: bytes, max_items: int | None) -> list[Any]:
+    """An S3 Inventory manifest: its data files (in its destination bucket), CSV without a header
+    row, gzipped, their columns named by fileSchema ("Bucket, Key, Size, ...")."""
+    try:
+        doc = json.loads(manifest)
+    except ValueError:
+        raise failed("Attempting to map S3 object content to JSON failed") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
+        raise failed("The S3 inventory manifest has no 'files' list")
+    if doc.get("fileFormat", "CSV") != "CSV":
+        raise failed(f"The S3 inventory file format {doc.get('fileFormat')} is not supported; use CSV")
+    headers = [h.strip() for h in str(doc.get("fileSchema") or "").split(",") if h.strip()]
+    destination = str(doc.get("destinationBucket") or "").rsplit(":", 1)[-1]
+    out: list[Any] = []
+    for entry in doc["files"]:
+        if max_items is not None and len(out) >= max_items:
+            break
+        key = entry.get("key") if isinstance(entry, dict) else None
+        if not isinstance(key, str):
+            raise failed("An S3 inventory manifest file entry has no 'key'")
+        _row, pieces = s3.get_object(account, destination, key)
+        data = b"".join(pieces)
+        if data[:2] == b"\x1f\x8b":
+            try:
+                data = gzip.decompress(data)
+            except OSError:
+                raise failed(f"The S3 inventory file {key} is not valid gzip") from None
+        left = None if max_items is None else max_items - len(out)
+        out += _csv(data.decode("utf-8-sig"), {"CSVHeaderLocation": "GIVEN", "CSVHeaders": headers}, left)
     return out
 
 
