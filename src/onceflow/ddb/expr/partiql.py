@@ -74,9 +74,9 @@ literal: STRING -> string
        | FALSE -> false
        | NULL -> null
        | MISSING -> missing
-       | "[" [value ("," value)*] "]" -> list
+       | "[" [value ("," value)*] "]" -> list_of
        | "{" [pair ("," pair)*] "}" -> map
-       | LBAG [value ("," value)*] RBAG -> set
+       | LBAG [value ("," value)*] RBAG -> set_of
 pair: STRING ":" value
 
 SELECT.2: /SELECT\b/i
@@ -239,7 +239,7 @@ class _Build(Transformer[Token, Any]):
     def missing(self, c: list[Any]) -> Lit:
         return Lit(None)
 
-    def list(self, c: list[Any]) -> ListOf:
+    def list_of(self, c: list[Any]) -> ListOf:
         return ListOf(tuple(x for x in c if x is not None))
 
     def map(self, c: list[Any]) -> MapOf:
@@ -250,7 +250,7 @@ class _Build(Transformer[Token, Any]):
                 raise StatementError(f"Duplicate keys in tuple. Key: {k} under item")
         return MapOf(pairs)
 
-    def set(self, c: list[Any]) -> SetOf:
+    def set_of(self, c: list[Any]) -> SetOf:
         return SetOf(tuple(x for x in c if x is not None and not isinstance(x, Token)))
 
     def pair(self, c: list[Any]) -> tuple[str, Any]:

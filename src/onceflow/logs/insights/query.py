@@ -49,8 +49,8 @@ DESC: "desc"i
      | sum "like"i (STRING | REGEX)       -> like
      | sum "not"i "like"i (STRING | REGEX) -> not_like
      | sum MATCH (STRING | REGEX)         -> match
-     | sum "in"i list                     -> in_
-     | sum "not"i "in"i list              -> not_in
+     | sum "in"i list_of                  -> in_
+     | sum "not"i "in"i list_of           -> not_in
 ?sum: product | sum "+" product -> add | sum "-" product -> sub
 ?product: unary | product "*" unary -> mul | product "/" unary -> div | product "%" unary -> mod
 ?unary: atom | "-" unary -> neg_num
@@ -60,9 +60,9 @@ DESC: "desc"i
      | field
      | IDENT "(" [expr ("," expr)*] ")" -> call
      | IDENT "(" "*" ")" -> call_star
-     | list
+     | list_of
      | "(" expr ")"
-list: "[" [expr ("," expr)*] "]"
+list_of: "[" [expr ("," expr)*] "]"
 field: IDENT | QUOTED
 
 MATCH.2: "=~"
@@ -294,7 +294,7 @@ class _Build(Transformer[Token, Any]):
     def call_star(self, children: list[Any]) -> Call:
         return Call(str(children[0]).lower(), (), star=True)
 
-    def list(self, children: list[Any]) -> ListOf:
+    def list_of(self, children: list[Any]) -> ListOf:
         return ListOf(tuple(c for c in children if c is not None))
 
     def compare(self, c: list[Any]) -> Binary:
