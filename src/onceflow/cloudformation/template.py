@@ -59,7 +59,7 @@ def _tag(loader: _Loader, suffix: str, node: yaml.Node) -> dict[str, Any]:
     elif isinstance(node, yaml.SequenceNode):
         value = loader.construct_sequence(node, deep=True)
     else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+        value = loader.construct_mapping(node, deep=True)
     if suffix == "Ref":
         return {"Ref": value}
     if suffix == "Condition":

@@ -35,7 +35,7 @@ def encode_key(v: Value) -> bytes:
     """The sortable bytes of a key attribute value (S, N or B)."""
     (kind, x), = v.items()
     if kind == "S":
-        return x.encode()  # type: ignore[no-any-return]
+        return x.encode()
     if kind == "N":
         return encode_number(x)
     return bytes(x)

@@ -154,7 +154,7 @@ class Store:
             args.append(after)
         sql.append("ORDER BY rk" + ("" if forward else " DESC") + " LIMIT ?")
         args.append(limit)
-        return [tuple(r) for r in self.db.query(" ".join(sql), args)]  # type: ignore[misc]
+        return [tuple(r) for r in self.db.query(" ".join(sql), args)]
 
     def index_range(self, table_id: int, index: str, ihk: bytes, lo: tuple[bytes, bool] | None,
                     hi: tuple[bytes, bool] | None, forward: bool, after: tuple[bytes, bytes, bytes] | None,
@@ -170,7 +170,7 @@ class Store:
         d = "" if forward else " DESC"
         sql.append(f"ORDER BY e.irk{d}, e.hk{d}, e.rk{d} LIMIT ?")
         args.append(limit)
-        return [tuple(r) for r in self.db.query(" ".join(sql), args)]  # type: ignore[misc]
+        return [tuple(r) for r in self.db.query(" ".join(sql), args)]
 
     def scan(self, table_id: int, after: tuple[bytes, bytes] | None,
              limit: int) -> list[tuple[bytes, bytes, str, int]]:
@@ -180,7 +180,7 @@ class Store:
         else:
             rows = self.db.query("SELECT hk, rk, item, size FROM ddb_items WHERE table_id=? AND (hk, rk) > (?, ?) "
                                  "ORDER BY hk, rk LIMIT ?", (table_id, after[0], after[1], limit))
-        return [tuple(r) for r in rows]  # type: ignore[misc]
+        return [tuple(r) for r in rows]
 
     def index_scan(self, table_id: int, index: str, after: tuple[bytes, bytes, bytes, bytes] | None,
                    limit: int) -> list[tuple[bytes, bytes, bytes, bytes, str, int]]:
@@ -192,11 +192,11 @@ class Store:
             args.extend(after)
         sql += "ORDER BY e.ihk, e.irk, e.hk, e.rk LIMIT ?"
         args.append(limit)
-        return [tuple(r) for r in self.db.query(sql, args)]  # type: ignore[misc]
+        return [tuple(r) for r in self.db.query(sql, args)]
 
     # -------------------------------------------------------------- TTL and transactions
     def expired(self, since: float, now: float, limit: int = 500) -> list[tuple[int, bytes, bytes, str]]:
-        return [tuple(r) for r in self.db.query(  # type: ignore[misc]
+        return [tuple(r) for r in self.db.query(
             "SELECT table_id, hk, rk, item FROM ddb_items WHERE expires > ? AND expires < ? LIMIT ?",
             (since, now, limit))]
 

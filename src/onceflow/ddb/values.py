@@ -321,5 +321,5 @@ def dumps(item: Item) -> str:
 
 def loads(text: str) -> Item:
     if '"B' not in text:
-        return json.loads(text)  # type: ignore[no-any-return]
-    return json.loads(text, object_hook=_unb64)  # type: ignore[no-any-return]
+        return json.loads(text)
+    return json.loads(text, object_hook=_unb64)

@@ -174,15 +174,15 @@ class LambdaApi:
     # ------------------------------------------------------------------ layers
     @operation("PublishLayerVersion")
     def publish_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.layers.publish(ctx, params)  # type: ignore[no-any-return]
+        return self.service.layers.publish(ctx, params)
 
     @operation("GetLayerVersion")
     def get_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.layers.get(ctx, params["LayerName"], params["VersionNumber"])  # type: ignore[no-any-return]
+        return self.service.layers.get(ctx, params["LayerName"], params["VersionNumber"])
 
     @operation("GetLayerVersionByArn")
     def get_layer_version_by_arn(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.layers.get_by_arn(ctx, params["Arn"])  # type: ignore[no-any-return]
+        return self.service.layers.get_by_arn(ctx, params["Arn"])
 
     @operation("DeleteLayerVersion")
     def delete_layer_version(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -190,11 +190,11 @@ class LambdaApi:
 
     @operation("ListLayerVersions")
     def list_layer_versions(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.layers.list_versions(ctx, params)  # type: ignore[no-any-return]
+        return self.service.layers.list_versions(ctx, params)
 
     @operation("AddLayerVersionPermission")
     def add_layer_version_permission(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.layers.add_permission(ctx, params)  # type: ignore[no-any-return]
+        return self.service.layers.add_permission(ctx, params)
 
     @operation("RemoveLayerVersionPermission")
     def remove_layer_version_permission(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -202,24 +202,24 @@ class LambdaApi:
 
     @operation("GetLayerVersionPolicy")
     def get_layer_version_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.layers.get_policy(ctx, params)  # type: ignore[no-any-return]
+        return self.service.layers.get_policy(ctx, params)
 
     @operation("ListLayers")
     def list_layers(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.layers.list_layers(ctx, params)  # type: ignore[no-any-return]
+        return self.service.layers.list_layers(ctx, params)
 
     # ------------------------------------------------------------------ code signing configs
     @operation("CreateCodeSigningConfig")
     def create_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.code_signing.create(ctx, params)  # type: ignore[no-any-return]
+        return self.service.code_signing.create(ctx, params)
 
     @operation("GetCodeSigningConfig")
     def get_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.code_signing.get(ctx, params)  # type: ignore[no-any-return]
+        return self.service.code_signing.get(ctx, params)
 
     @operation("UpdateCodeSigningConfig")
     def update_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.code_signing.update(ctx, params)  # type: ignore[no-any-return]
+        return self.service.code_signing.update(ctx, params)
 
     @operation("DeleteCodeSigningConfig")
     def delete_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -227,19 +227,19 @@ class LambdaApi:
 
     @operation("ListCodeSigningConfigs")
     def list_code_signing_configs(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.code_signing.list(ctx, params)  # type: ignore[no-any-return]
+        return self.service.code_signing.list(ctx, params)
 
     @operation("ListFunctionsByCodeSigningConfig")
     def list_functions_by_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.code_signing.functions(ctx, params)  # type: ignore[no-any-return]
+        return self.service.code_signing.functions(ctx, params)
 
     @operation("PutFunctionCodeSigningConfig")
     def put_function_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.code_signing.put_function(ctx, params)  # type: ignore[no-any-return]
+        return self.service.code_signing.put_function(ctx, params)
 
     @operation("GetFunctionCodeSigningConfig")
     def get_function_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.code_signing.get_function(ctx, params)  # type: ignore[no-any-return]
+        return self.service.code_signing.get_function(ctx, params)
 
     @operation("DeleteFunctionCodeSigningConfig")
     def delete_function_code_signing_config(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -296,7 +296,7 @@ class LambdaApi:
     @operation("ListTags")
     def list_tags(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         if self.service.code_signing.names(params["Resource"]):
-            return self.service.code_signing.list_tags(params["Resource"])  # type: ignore[no-any-return]
+            return self.service.code_signing.list_tags(params["Resource"])
         return self.account.list_tags(ctx, params["Resource"])
 
     @operation("GetAccountSettings")

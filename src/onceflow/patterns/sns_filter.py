@@ -115,7 +115,7 @@ def _merge(a: Node, b: Node) -> Node:
             out[key] = _merge(out[key], value)
         elif key in out and isinstance(out[key], tuple) and isinstance(value, tuple):
             # The same key in two places of an $or alternative: both must hold (AND of lists).
-            out[key] = ("and", out[key], value)  # type: ignore[assignment]
+            out[key] = ("and", out[key], value)
         else:
             out[key] = value
     return out

@@ -87,7 +87,7 @@ class Authenticator:
         for resolve in self.resolvers:
             credential = resolve(key)
             if credential is not None:
-                return credential  # type: ignore[no-any-return]
+                return credential
         return None
 
     def _check_credential(self, credential: Credential, signed: Signed, request: Request, protocol: str,

@@ -39,7 +39,7 @@ def guarded_protocol(header_timeout_s: float, max_connections: int) -> type[asyn
     `header_timeout_s`, and refusing connections beyond `max_connections` (the rest of the file
     descriptors stay for the database, the workers and the clients already connected)."""
 
-    class GuardedHttpTools(HttpToolsProtocol):  # type: ignore[misc]
+    class GuardedHttpTools(HttpToolsProtocol):
         _head_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:

@@ -45,7 +45,7 @@ def _parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_c
         raise serialization_error(str(exc)) from exc
     if problems.found and problems.outcome(spec.name, op.name) is not None:
         raise validation_failure(spec.name, validation_code, problems, op.name)
-    return params  # type: ignore[no-any-return]
+    return params
 
 
 def serialization_error(message: str) -> ServiceError:

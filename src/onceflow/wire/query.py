@@ -86,9 +86,9 @@ def _present(shape: Shape, fields: Form, key: str) -> bool:
 def _value(shape: Shape, fields: Form, key: str, path: str, problems: Problems) -> Any:
     kind = shape.type_name
     if kind == "structure":
-        return _structure(shape, fields, key + ".", path, problems)  # type: ignore[arg-type]
+        return _structure(shape, fields, key + ".", path, problems)
     if kind == "list":
-        member = shape.member  # type: ignore[attr-defined]
+        member = shape.member
         flattened = shape.serialization.get("flattened", False)
         item_name = member.serialization.get("name", "member")
         base = key if flattened else f"{key}.{item_name}"
@@ -100,12 +100,12 @@ def _value(shape: Shape, fields: Form, key: str, path: str, problems: Problems) 
         check_scalar(shape, out, path, problems)
         return out
     if kind == "map":
-        kname = shape.key.serialization.get("name", "key")  # type: ignore[attr-defined]
-        vname = shape.value.serialization.get("name", "value")  # type: ignore[attr-defined]
+        kname = shape.key.serialization.get("name", "key")
+        vname = shape.value.serialization.get("name", "value")
         base = key if shape.serialization.get("flattened") else f"{key}.entry"
         out_map = {}
         i = 1
-        vshape = shape.value  # type: ignore[attr-defined]
+        vshape = shape.value
         while f"{base}.{i}.{kname}" in fields:
             k = fields[f"{base}.{i}.{kname}"]
             if _present(vshape, fields, f"{base}.{i}.{vname}"):
@@ -143,10 +143,10 @@ def _xml(shape: Shape, value: Any, name: str, parts: list[str]) -> None:
     kind = shape.type_name
     if kind == "structure":
         parts.append(f"<{name}>")
-        _xml_members(shape, value, parts)  # type: ignore[arg-type]
+        _xml_members(shape, value, parts)
         parts.append(f"</{name}>")
     elif kind == "list":
-        member = shape.member  # type: ignore[attr-defined]
+        member = shape.member
         if shape.serialization.get("flattened"):
             for item in value:
                 _xml(member, item, name, parts)
@@ -157,15 +157,15 @@ def _xml(shape: Shape, value: Any, name: str, parts: list[str]) -> None:
             _xml(member, item, item_name, parts)
         parts.append(f"</{name}>")
     elif kind == "map":
-        kname = shape.key.serialization.get("name", "key")  # type: ignore[attr-defined]
-        vname = shape.value.serialization.get("name", "value")  # type: ignore[attr-defined]
+        kname = shape.key.serialization.get("name", "key")
+        vname = shape.value.serialization.get("name", "value")
         flat = shape.serialization.get("flattened", False)  # SQS: <Attribute><Name/><Value/></Attribute>...
         if not flat:
             parts.append(f"<{name}>")
         for k, v in value.items():
             parts.append(f"<{name}>" if flat else "<entry>")
-            _xml(shape.key, k, kname, parts)  # type: ignore[attr-defined]
-            _xml(shape.value, v, vname, parts)  # type: ignore[attr-defined]
+            _xml(shape.key, k, kname, parts)
+            _xml(shape.value, v, vname, parts)
             parts.append(f"</{name}>" if flat else "</entry>")
         if not flat:
             parts.append(f"</{name}>")

@@ -62,7 +62,7 @@ def _parse(
                 values = request.query.get(wire_name)
                 if values is not None:
                     if mshape.type_name == "list":
-                        params[name] = [from_text(mshape.member, v) for v in values]  # type: ignore[attr-defined]
+                        params[name] = [from_text(mshape.member, v) for v in values]
                     else:
                         params[name] = from_text(mshape, values[0])
             elif loc == "header":
@@ -106,7 +106,7 @@ def _body_view(shape: Any) -> _BodyView:
     if view is None:
         view = _BodyView(shape)
         shape._onceflow_body_view = view
-    return view  # type: ignore[no-any-return]
+    return view
 
 
 class _BodyView:

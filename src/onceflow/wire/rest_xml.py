@@ -162,7 +162,7 @@ def parse(op: OperationModel, labels: dict[str, str], query: dict[str, list[str]
                 if wire in query:
                     values = query[wire]
                     if member.type_name == "list":
-                        params[name] = [_scalar(member.member, v) for v in values]  # type: ignore[attr-defined]
+                        params[name] = [_scalar(member.member, v) for v in values]
                     else:
                         params[name] = _scalar(member, values[0])
             elif location == "header":
@@ -209,7 +209,7 @@ def _scalar(shape: Shape, text: str) -> Any:
 
 def _header_value(shape: Shape, text: str) -> Any:
     if shape.type_name == "list":  # a header list is comma-separated (x-amz-object-attributes)
-        return [_header_value(shape.member, part.strip()) for part in text.split(",") if part.strip()]  # type: ignore[attr-defined]
+        return [_header_value(shape.member, part.strip()) for part in text.split(",") if part.strip()]
     if shape.type_name == "timestamp":
         try:
             parsed = email.utils.parsedate_to_datetime(text)
@@ -244,12 +244,12 @@ def from_xml(shape: Shape, elem: ElementTree.Element) -> Any:
             if not found:
                 continue
             if member.type_name == "list" and member.serialization.get("flattened"):
-                out[name] = [from_xml(member.member, e) for e in found]  # type: ignore[attr-defined]
+                out[name] = [from_xml(member.member, e) for e in found]
             else:
                 out[name] = from_xml(member, found[0])
         return out
     if kind == "list":
-        item = shape.member  # type: ignore[attr-defined]
+        item = shape.member
         item_name = item.serialization.get("name", "member")
         return [from_xml(item, e) for e in elem if _local(e.tag) == item_name]
     if kind == "map":
@@ -258,7 +258,7 @@ def from_xml(shape: Shape, elem: ElementTree.Element) -> Any:
             k = entry.find("key")
             v = entry.find("value")
             if k is not None and v is not None:
-                out_map[k.text or ""] = from_xml(shape.value, v)  # type: ignore[attr-defined]
+                out_map[k.text or ""] = from_xml(shape.value, v)
         return out_map
     text = elem.text or ""
     try:
@@ -369,7 +369,7 @@ def _members(out: list[str], shape: Shape, value: dict[str, Any]) -> None:
         wire = member.serialization.get("name", name)
         if member.type_name == "list" and member.serialization.get("flattened"):
             for item in v:
-                _element(out, wire, member.member, item)  # type: ignore[attr-defined]
+                _element(out, wire, member.member, item)
         else:
             _element(out, wire, member, v)
 
@@ -389,7 +389,7 @@ def _element(out: list[str], name: str, shape: Shape, value: Any) -> None:
         _members(out, shape, value)
         out.append(f"</{name}>")
     elif kind == "list":
-        item = shape.member  # type: ignore[attr-defined]
+        item = shape.member
         item_name = item.serialization.get("name", "member")
         out.append(f"<{name}>")
         for entry in value:
@@ -399,7 +399,7 @@ def _element(out: list[str], name: str, shape: Shape, value: Any) -> None:
         out.append(f"<{name}>")
         for k, v in value.items():
             out.append(f"<entry><key>{escape(str(k))}</key>")
-            _element(out, "value", shape.value, v)  # type: ignore[attr-defined]
+            _element(out, "value", shape.value, v)
             out.append("</entry>")
         out.append(f"</{name}>")
     else:

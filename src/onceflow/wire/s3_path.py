@@ -285,7 +285,7 @@ class S3Path:
         if isinstance(body, bytes) or head or rendered.status == 204:
             if not isinstance(body, bytes):
                 _close(body)
-            await send({"type": "http.response.body", "body": b"" if head else body})  # type: ignore[dict-item]
+            await send({"type": "http.response.body", "body": b"" if head else body})
             return
         loop = asyncio.get_running_loop()
         pieces: Iterator[bytes] = iter(body)
@@ -369,7 +369,7 @@ class _Pull:
             if not message.get("more_body"):
                 self.ended = True
             if data or self.ended:
-                return data  # type: ignore[no-any-return]
+                return data
 
     def __call__(self) -> bytes:
         if self.ended:

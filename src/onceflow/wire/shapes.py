@@ -116,7 +116,7 @@ def _compile(shape: Shape) -> Converter:
     checked = bool(shape.metadata)  # check_scalar returns at once for a shape without constraints
     convert: Converter
     if kind == "structure":
-        convert = _structure_converter(shape)  # type: ignore[arg-type]
+        convert = _structure_converter(shape)
     elif kind == "timestamp":
         def convert(value: Any, path: str, problems: Problems) -> Any:
             return parse_timestamp(value)

@@ -66,7 +66,7 @@ def load(loader: botocore.loaders.Loader, names: list[str],
     try:
         data = json.loads(path.read_text())
         if _valid(data, names):
-            return data  # type: ignore[no-any-return]
+            return data
     except (OSError, ValueError):
         pass
     index = compute(loader, names, first_segment)

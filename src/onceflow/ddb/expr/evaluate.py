@@ -24,7 +24,7 @@ def resolve(elements: tuple[Any, ...], item: Item) -> Value | None:
         else:
             m = cur.get("M")
             cur = m.get(e) if m is not None else None
-    return cur  # type: ignore[no-any-return]
+    return cur
 
 
 def operand(n: Any, item: Item, values: dict[str, Value]) -> Value | None:
@@ -93,10 +93,10 @@ def _function(c: ast.Call, item: Item, values: dict[str, Value]) -> bool:
     (ka, xa), = a.items()
     (kb, xb), = b.items()
     if name == "begins_with":
-        return ka == kb and ka in ("S", "B") and xa.startswith(xb)  # type: ignore[no-any-return]
+        return ka == kb and ka in ("S", "B") and xa.startswith(xb)
     # contains
     if ka in ("S", "B") and ka == kb:
-        return xb in xa  # type: ignore[no-any-return]
+        return xb in xa
     if ka in ("SS", "NS", "BS") and kb == ka[0]:
         return any(values_equal({kb: e}, b) for e in xa)
     if ka == "L":

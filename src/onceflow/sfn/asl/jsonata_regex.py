@@ -78,12 +78,12 @@ class LinearPattern:
         return self._re.finditer(string)
 
     def split(self, string: str, maxsplit: int = 0) -> list[str]:
-        return self._re.split(string, maxsplit)  # type: ignore[no-any-return]
+        return self._re.split(string, maxsplit)
 
     def sub(self, repl: str | Callable[[Any], str], string: str, count: int = 0) -> str:
         if callable(repl):
-            return self._re.sub(repl, string, count)  # type: ignore[no-any-return]
-        return self._re.sub(lambda m: _expand(repl, m), string, count)  # type: ignore[no-any-return]
+            return self._re.sub(repl, string, count)
+        return self._re.sub(lambda m: _expand(repl, m), string, count)
 
     def __repr__(self) -> str:
         return f"/{self.pattern}/"

@@ -39,7 +39,7 @@ class Catcher:
 
     @property
     def result_path(self) -> str | None:
-        return self.fields.get("ResultPath", "$")  # type: ignore[no-any-return]  # null: discard the error
+        return self.fields.get("ResultPath", "$")  # null: discard the error
 
 
 @dataclass(frozen=True, slots=True)
