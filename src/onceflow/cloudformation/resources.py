@@ -62,7 +62,7 @@ def _json_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _ignore_missing(fn: Callable[[], Any]) -> None:
+def _ignore_missing(fn: Callable[..., Any]) -> None:
     """Deleting what is already gone succeeds, as CloudFormation's delete does."""
     try:
         fn()

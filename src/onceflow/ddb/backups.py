@@ -10,6 +10,7 @@ restore time is restored too)."""
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import sqlite3
@@ -230,7 +231,7 @@ class Backups:
         items = [loads(r[0]) for r in rows if r[0] is not None]
         return self._restore(account, region, t, p, items, {"SourceTableArn": t.arn}, at)
 
-    def _restore(self, account: str, region: str, source: Table, p: dict[str, Any], items: list[Item],
+    def _restore(self, account: str, region: str, source: Table, p: dict[str, Any], items: builtins.list[Item],
                  summary: dict[str, Any], at: float | None = None) -> dict[str, Any]:
         target = p["TargetTableName"]
         q = {"TableName": target, **_schema_params(source)}

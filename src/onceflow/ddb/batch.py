@@ -211,7 +211,9 @@ class Batches:
                             text = self.store.get(conn, pl["t"].id, pl["hk"], pl["rk"])
                             replay.read(pl["t"], loads(text) if text is not None else None)
                     return replay.report({})
-            olds, reasons, failed = [], [], False
+            olds: list[Any] = []
+            reasons: list[Any] = []
+            failed = False
             for pl in plans:
                 if "refused" in pl:
                     olds.append(None)

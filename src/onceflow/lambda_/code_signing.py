@@ -13,6 +13,7 @@ Layers are not checked.
 
 from __future__ import annotations
 
+import builtins
 import logging
 import re
 import secrets
@@ -126,7 +127,7 @@ class CodeSigning:
     def list_tags(self, arn: str) -> dict[str, Any]:
         return {"Tags": dict(self._stored(arn)[1].get("_tags") or {})}
 
-    def tag(self, arn: str, new: dict[str, str] | None = None, removed: list[str] | None = None) -> None:
+    def tag(self, arn: str, new: dict[str, str] | None = None, removed: builtins.list[str] | None = None) -> None:
         key, config = self._stored(arn)
         tags = {**(config.get("_tags") or {}), **(new or {})}
         config["_tags"] = {k: v for k, v in tags.items() if k not in (removed or [])}

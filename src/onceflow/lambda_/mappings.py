@@ -8,6 +8,7 @@ transitional one."""
 
 from __future__ import annotations
 
+import builtins
 import json
 import time
 import uuid
@@ -81,7 +82,7 @@ class MappingStore:
                              (account, region))
         return [_row(r) for r in rows]
 
-    def all_enabled(self) -> list[dict[str, Any]]:
+    def all_enabled(self) -> builtins.list[dict[str, Any]]:  # builtins: this class has a list()
         return [_row(r) for r in self.db.query("SELECT * FROM lambda_esm WHERE enabled=1")]
 
     def update(self, key: str, config: dict[str, Any], enabled: bool, function_arn: str,

@@ -162,7 +162,7 @@ class FunctionUrls:
         key, qualifier, config = stored
         cors, origin = config.get("Cors"), request.headers.get("origin")
         if url_cors.is_preflight(request.method, request.headers, cors):
-            return 200, b"", url_cors.preflight(cors, origin), "application/json"
+            return 200, b"", url_cors.preflight(cors or {}, origin), "application/json"
         status, body, headers, content_type = self._call(request, raw_path, url_id, config, key, qualifier, caller)
         return status, body, url_cors.response(cors, origin, headers), content_type
 
@@ -310,13 +310,13 @@ def _response(payload: bytes, request_id: str) -> Answer:
         return 200, payload, [("x-amzn-requestid", request_id)], "application/json"
     extra = [("x-amzn-requestid", request_id)]
     if not (isinstance(result, dict) and "statusCode" in result):
-        body = result if isinstance(result, str) else json.dumps(result)
-        return 200, body.encode(), extra, "application/json"
+        text = result if isinstance(result, str) else json.dumps(result)
+        return 200, text.encode(), extra, "application/json"
     headers = {str(k).lower(): str(v) for k, v in (result.get("headers") or {}).items()}
     content_type = headers.pop("content-type", "application/json")
     raw = result.get("body")
     text = raw if isinstance(raw, str) else ("" if raw is None else json.dumps(raw))
-    body = base64.b64decode(text) if result.get("isBase64Encoded") else text.encode()
+    body: bytes = base64.b64decode(text) if result.get("isBase64Encoded") else text.encode()
     out = [*headers.items(), *(("set-cookie", str(c)) for c in result.get("cookies") or []), *extra]
     try:
         status = int(result["statusCode"])

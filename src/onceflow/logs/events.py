@@ -170,7 +170,8 @@ class EventsMixin:
 
 def _fit(rows: list[sqlite3.Row], *, from_end: bool) -> list[sqlite3.Row]:
     """Trim a page to 1 MB, keeping the events nearest the reading position."""
-    total, kept = 0, []
+    total = 0
+    kept: list[sqlite3.Row] = []
     for row in reversed(rows) if from_end else rows:
         total += len(row["message"].encode("utf-8")) + EVENT_OVERHEAD
         if total > MAX_PAGE_BYTES and kept:

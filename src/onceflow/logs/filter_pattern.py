@@ -337,7 +337,7 @@ def _parse(text: str, start: str) -> Any:
 _MISSING = object()
 
 
-def evaluate(expr: Any, lookup: Callable[[str], Any]) -> bool:
+def evaluate(expr: Any, lookup: Callable[..., Any]) -> bool:
     """Evaluate a JSON/delimited condition tree; `lookup(path)` returns the value or _MISSING."""
     if isinstance(expr, BoolOp):
         if expr.op == "and":

@@ -124,10 +124,14 @@ class Database:
         with self.transaction() as conn:
             return fn(conn)
 
+    def _depth(self) -> int:
+        """How many transaction() blocks this thread is inside (0: none)."""
+        return int(getattr(self._local, "depth", 0))
+
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot for several statements (one read transaction)."""
-        if self.in_memory or getattr(self._local, "depth", 0):
+        if self.in_memory or self._depth():
             with self._lock:
                 yield self._conn
             return
@@ -156,7 +160,7 @@ class Database:
     @contextmanager
     def _single_statement(self) -> Iterator[sqlite3.Connection]:
         """One statement is its own snapshot: no BEGIN/COMMIT around it."""
-        if self.in_memory or getattr(self._local, "depth", 0):
+        if self.in_memory or self._depth():
             with self._lock:
                 yield self._conn
             return

@@ -72,6 +72,7 @@ def _encode(result: dict[str, Any]) -> str:
         return _ENCODER.encode(result)
     members = []
     for key, value in result.items():
+        text: str
         if value.__class__ is RawJson:
             text = value
         elif value.__class__ is RawJsonList:

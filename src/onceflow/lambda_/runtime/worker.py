@@ -346,7 +346,7 @@ def _setup_process(spec: dict[str, Any], channel: _Channel, loader: Any) -> None
 def _tempfile_reset() -> None:
     """tempfile caches its folder: the zygote's /tmp must not outlive the worker's own TMPDIR."""
     if "tempfile" in sys.modules:
-        sys.modules["tempfile"].tempdir = None
+        sys.modules["tempfile"].tempdir = None  # type: ignore[attr-defined]  # a module object: mypy sees ModuleType
 
 
 def _fresh_boto3_session(loader: Any) -> None:
@@ -389,7 +389,7 @@ def _error_doc(message: str, error_type: str, trace: list[str], request_id: str)
 
 
 def _exception_doc(exc: BaseException, request_id: str) -> dict[str, Any]:
-    frames = traceback.extract_tb(exc.__traceback__)
+    frames: list[traceback.FrameSummary] = list(traceback.extract_tb(exc.__traceback__))
     for i, frame in enumerate(frames):  # drop the runtime's own frames, as the RIC drops bootstrap.py
         if frame.filename != __file__:
             frames = frames[i:]

@@ -418,6 +418,10 @@ def _sort_value(expr: Any, name: str) -> Callable[[Row], Any]:
     return lambda row: row[name] if name in row else fn(row)
 
 
+def _sorting(fn: Callable[[Row], Any]) -> Callable[[Row], tuple[Any, ...]]:
+    return lambda row: _sort_key((fn(row),))
+
+
 def _sort(c: Sort) -> Stage:
     keys = [(_sort_value(e, name), desc) for e, desc, name in c.keys]
 
@@ -426,7 +430,7 @@ def _sort(c: Sort) -> Stage:
         for fn, desc in reversed(keys):  # stable sorts, last key first
             present = [r for r in out if fn(r) is not None]
             missing = [r for r in out if fn(r) is None]
-            present.sort(key=lambda r, f=fn: _sort_key((f(r),)), reverse=desc)
+            present.sort(key=_sorting(fn), reverse=desc)
             out = present + missing
         return iter(out)
     return stage

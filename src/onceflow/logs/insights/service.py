@@ -8,6 +8,7 @@ queries (AWS keeps results for 7 days): a restart forgets them, as it ends the q
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import logging
@@ -158,8 +159,8 @@ class Insights:
         while True:
             if qr.cancel.is_set():
                 raise _Cancelled
-            rows = self.db.read(lambda conn, a=after: store.event_page(conn, group_id, start, end, a, PAGE,
-                                                                       with_message))
+            rows = self.db.read(functools.partial(store.event_page, group_id=group_id, start=start, end=end,
+                                                  after=after, limit=PAGE, with_message=with_message))
             if any(r[1] not in streams for r in rows):
                 streams = self.db.read(lambda conn: logs_store.stream_names(conn, group_id))
             for event_id, stream_id, ts, ingested, message, size in rows:

@@ -200,7 +200,8 @@ def json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), "unknown")
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), "unknown")
 
 
 def expect_type(value: Any, expected: str, text: str, field: str) -> Any:
