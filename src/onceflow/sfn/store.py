@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
+from json.encoder import encode_basestring as quote  # a JSON string literal, non-ASCII kept
 from typing import Any
 
 from onceflow.store.db import Database
@@ -110,8 +111,26 @@ EXEC_COLUMNS = (
 )
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # one encoder, not one per call
+_TRUNCATED_FALSE = '"truncated":false'
+
+
+def encode_details(details: dict[str, Any]) -> str:
+    """An event's details as stored: the very text `dumps` writes, built member by member.
+
+    Most members are strings (payloads already encoded as JSON text) or {"truncated": false};
+    quoting those directly is several times cheaper than the encoder's walk of the dict, and
+    storing the events was the largest part of a chain of Pass states."""
+    parts = []
+    for key, value in details.items():
+        kind = type(value)
+        if kind is str:
+            parts.append(f"{quote(key)}:{quote(value)}")
+        elif kind is dict and len(value) == 1 and value.get("truncated") is False:
+            parts.append(f"{quote(key)}:{{{_TRUNCATED_FALSE}}}")
+        else:
+            parts.append(f"{quote(key)}:{dumps(value)}")
+    return "{" + ",".join(parts) + "}"
 
 
 class SfnStore:
@@ -208,10 +227,8 @@ class SfnStore:
         events = list(events)
         conn.executemany(
             "INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES (?,?,?,?,?,?,?)",
-            [
-                (exec_arn, e.id, e.prev, e.type, e.ts, None if e.details is None else dumps(e.details), e.fiber)
-                for e in events
-            ],
+            [(exec_arn, e.id, e.prev, e.type, e.ts, None if e.details is None else encode_details(e.details), e.fiber)
+             for e in events],
         )
         for hook in self.on_append:
             hook(conn, exec_arn, events)

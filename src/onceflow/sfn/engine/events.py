@@ -30,9 +30,10 @@ _NO_DETAILS = {
 }
 
 
-def dumps(value: Any) -> str:
-    """Compact JSON as Step Functions writes it (no spaces, non-ASCII kept)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+# json.dumps with these options builds a new encoder per call; one shared encoder writes the very
+# same text (encode() keeps no state between calls) at about half the cost per event.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+dumps = _ENCODER.encode  # compact JSON as Step Functions writes it (no spaces, non-ASCII kept)
 
 
 def detail_key(event_type: str) -> str | None:
@@ -82,8 +83,9 @@ def _without_data(details: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- detail builders
-def entered(name: str, state_input: Any) -> dict[str, Any]:
-    return {"name": name, "input": dumps(state_input), "inputDetails": {"truncated": False}}
+def entered(name: str, state_input: Any, text: str | None = None) -> dict[str, Any]:
+    """`text`: the input already encoded (the previous state's output)."""
+    return {"name": name, "input": dumps(state_input) if text is None else text, "inputDetails": {"truncated": False}}
 
 
 def exited(name: str, output: Any, assigned: dict[str, Any] | None = None) -> dict[str, Any]:
