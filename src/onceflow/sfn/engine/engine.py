@@ -139,6 +139,15 @@ class Engine:
             with self._mu:
                 self._running.discard(arn)
 
+    def begin(self, row: dict[str, Any], started: ev.Event) -> None:
+        """A new execution, just committed with its ExecutionStarted: its runtime is built from what
+        the caller holds instead of read back from the store (four queries and a parse); one that is
+        dropped meanwhile (reset, time scale) is loaded as any other."""
+        if self._accepting:
+            with self._mu:
+                self.parked[row["arn"]] = Runtime(self, row, History([started]), self.root)
+        self.wake(row["arn"])
+
     def _drive(self, arn: str) -> None:
         while True:
             try:
