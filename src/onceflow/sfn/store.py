@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # json's own C encoder (None without it)
 from json.encoder import encode_basestring as quote  # a JSON string literal, non-ASCII kept
 from typing import Any
 
@@ -111,7 +112,22 @@ EXEC_COLUMNS = (
 )
 
 
-dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # one encoder, not one per call
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON as Step Functions writes it (no spaces, non-ASCII kept): json.dumps's text.
+
+    json.dumps with these options builds an encoder per call and JSONEncoder.encode a C encoder
+    per call through Python-level set-up; this calls the C encoder json itself would (fresh
+    circular-reference marks every time) without that set-up, which was most of a small payload's cost."""
+    if c_make_encoder is None:  # no C accelerator: the library's own path
+        return _ENCODER.encode(value)
+    if type(value) is str:
+        return quote(value)
+    return "".join(c_make_encoder({}, _ENCODER.default, quote, None, ":", ",", False, False, True)(value, 0))
+
+
 _TRUNCATED_FALSE = '"truncated":false'
 
 

@@ -6,8 +6,12 @@ import json
 import random
 from datetime import UTC, datetime
 
+import pytest
+
 from onceflow.sfn.engine.states.common import iso
-from onceflow.sfn.store import encode_details
+from onceflow.sfn.store import dumps, encode_details
+
+COMPACT = {"separators": (",", ":"), "ensure_ascii": False}
 
 
 def reference_iso(ts: float) -> str:
@@ -26,7 +30,6 @@ def test_iso_matches_strftime_including_rounding_edges() -> None:
 
 
 def test_encode_details_matches_json_dumps() -> None:
-    compact = {"separators": (",", ":"), "ensure_ascii": False}
     cases = [
         {"name": "P1", "input": '{"a":"é\\n\\"x"}', "inputDetails": {"truncated": False}},
         {"a": 1, "b": True, "c": None, "d": {"truncated": True}, "e": [1, {"x": "y"}], "f": 1.5e16},
@@ -34,4 +37,18 @@ def test_encode_details_matches_json_dumps() -> None:
         {},
     ]
     for details in cases:
-        assert encode_details(details) == json.dumps(details, **compact)
+        assert encode_details(details) == json.dumps(details, **COMPACT)
+
+
+def test_dumps_matches_json_dumps_and_fails_alike() -> None:
+    values = [None, True, 0, -7, 2**70, 1.5, 1e16, 1e-7, float("inf"), float("nan"), "", "é\u2028\"\\", [],
+              {}, {"a": [1, 2.5, {"b": None}], "é": "x"}, [[[]]], {"n": 1}]
+    for value in values:
+        assert dumps(value) == json.dumps(value, **COMPACT)
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps(loop)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps({"x": object()})
+    assert dumps({"again": [1]}) == '{"again":[1]}'  # nothing left over from the failures
