@@ -98,21 +98,32 @@ CHOICE = {"StartAt": "C", "States": {
     "P2": {"Type": "Pass", "End": True}}}
 
 
-def chain(url: str, executions: int) -> tuple[float, float]:
+def cpu_s(pid: int | None) -> float:
+    """The server process's CPU seconds (user + system): steadier than wall time on a busy machine."""
+    if pid is None:
+        return float("nan")
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def chain(url: str, executions: int, pid: int | None = None) -> tuple[float, float, float]:
     """Transitions/s of `executions` runs of 100 Pass states, one after the other: as the client
-    sees them, and from the server's own clock."""
+    sees them, and from the server's own clock; and the server's CPU ms per execution (given its pid)."""
     sfn = client(url)
     arns = [create(sfn, CHAIN) for _ in range(executions)]
     server = 0.0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_s(pid)
     for arn in arns:  # named: moto calls every unnamed execution "None"
         run = sfn.start_execution(stateMachineArn=arn, name=uuid.uuid4().hex, input='{"n": 1}')["executionArn"]
         server += wait_one(sfn, run)
-    return 100 * executions / (time.perf_counter() - t0), 100 * executions / server
+    cpu_ms = 1000 * (cpu_s(pid) - c0) / executions
+    return 100 * executions / (time.perf_counter() - t0), 100 * executions / server, cpu_ms
 
 
-def choice_pass(url: str, executions: int, starters: int = 4) -> float:
-    """Executions/s of Choice -> Pass -> Pass, `starters` threads each starting one and waiting for it."""
+def choice_pass(url: str, executions: int, starters: int = 4, pid: int | None = None) -> tuple[float, float]:
+    """Executions/s of Choice -> Pass -> Pass, `starters` threads each starting one and waiting for
+    it; and the server's CPU ms per execution (given its pid)."""
     arn = create(client(url), CHOICE)
 
     def one(i: int) -> float:
@@ -122,9 +133,9 @@ def choice_pass(url: str, executions: int, starters: int = 4) -> float:
 
     with ThreadPoolExecutor(starters) as pool:
         list(pool.map(one, range(starters)))  # every thread's client built before the clock starts
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_s(pid)
         list(pool.map(one, range(executions)))
-    return executions / (time.perf_counter() - t0)
+    return executions / (time.perf_counter() - t0), 1000 * (cpu_s(pid) - c0) / executions
 
 
 def fan_out(url: str, items: int) -> float:
@@ -214,7 +225,7 @@ def on_moto(workload: Any, arg: int) -> Any:
             proc.terminate()
             proc.wait(10)
     if workload is chain:
-        return tuple(statistics.mean(r[k] for r in rates) for k in (0, 1))
+        return tuple(statistics.mean(r[k] for r in rates) for k in (0, 1, 2))
     return statistics.mean(rates)
 
 
@@ -294,12 +305,15 @@ def main() -> None:
         targets = ["onceflow", "null floor"] + ([] if opts.skip_moto else ["moto"])
         runs: dict[str, list[Any]] = {t: [] for t in targets}
         choice: dict[str, list[float]] = {"onceflow": [], "null floor": []}
+        choice_cpu: list[float] = []
         for r in range(opts.rounds):
             order = targets[r % len(targets):] + targets[:r % len(targets)]
             for t in order:
                 if t == "onceflow":
-                    runs[t].append(chain(once_url, opts.chains))
-                    choice[t].append(choice_pass(once_url, opts.choice_executions))
+                    runs[t].append(chain(once_url, opts.chains, once_proc.pid))
+                    rate, cpu_ms = choice_pass(once_url, opts.choice_executions, pid=once_proc.pid)
+                    choice[t].append(rate)
+                    choice_cpu.append(cpu_ms)
                 elif t == "null floor":
                     runs[t].append(null_chain(null_url, opts.chains))
                     choice[t].append(null_choice(null_url, opts.choice_executions))
@@ -321,6 +335,8 @@ def main() -> None:
         print(f"{'100 Pass chain, transitions/s (server)':<44}{once_srv:>10.0f}{moto_srv:>10.0f}{'':>10}"
               f"{once_srv / moto_srv:>7.1f}x")
         c_once, c_floor = med(choice["onceflow"]), med(choice["null floor"])
+        print(f"{'100 Pass chain, server CPU ms per execution':<44}{med(r[2] for r in runs['onceflow']):>10.2f}")
+        print(f"{'Choice->Pass->Pass, server CPU ms per exec':<44}{med(choice_cpu):>10.2f}")
         print(f"{'Choice->Pass->Pass, 4 starters, exec/s':<44}{c_once:>10.0f}{'n/a':>10}{c_floor:>10.0f}"
               f"{'':>8}{c_once / c_floor:>8.2f}x", flush=True)
         if opts.seed_executions:
