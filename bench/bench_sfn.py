@@ -1,9 +1,16 @@
 """Step Functions benchmark: onceflow side by side with moto's server (execute_state_machine on,
-its port of another emulator's interpreter) in the same run.
+its port of another emulator's interpreter) and a null HTTP server (what the client's own calls
+cost: the floor), in the same run, with the machine's load average.
 
-    python bench/bench_sfn.py [--chains 20] [--map-items 1000] [--parked 10000] [--skip-moto]
+    python bench/bench_sfn.py [--rounds 3] [--chains 20] [--choice-executions 200] [--seed-executions 200]
+                              [--map-items 1000] [--parked 10000] [--skip-moto]
 
-- transitions/s for a chain of 100 Pass states (several executions started back to back);
+- transitions/s for a chain of 100 Pass states, executions started one after the other by one
+  client (start, then poll DescribeExecution every millisecond until it ends), and the same from the
+  server's own clock (stopDate - startDate); the targets' order rotates every round;
+- executions/s of Choice -> Pass -> Pass with 4 concurrent starters (each starts, waits, starts);
+- the seed workflow with its real Python worker: executions/s with 8 concurrent starters, and the
+  server time (stopDate - startDate) of a lone execution;
 - transitions/s for one Map over N items (a Pass per item);
 - resident memory of the onceflow server with N executions parked in a Wait state.
 Each server runs in its own process; onceflow keeps its data on disk (durable, group commit).
@@ -13,6 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -23,7 +33,7 @@ from typing import Any
 
 import boto3
 import botocore.config
-from servers import spawn_moto, spawn_onceflow
+from servers import NULL_SERVER, spawn_moto, spawn_onceflow
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=32,
                                 read_timeout=120)
@@ -63,18 +73,69 @@ def wait_all(sfn: Any, arns: list[str], timeout: float) -> None:
         pending.pop(0)
 
 
+def wait_one(sfn: Any, run: str, timeout: float = 600) -> float:
+    """Poll one execution every millisecond until it ends; its server time (stopDate - startDate)."""
+    deadline = time.time() + timeout
+    while True:
+        d = sfn.describe_execution(executionArn=run)
+        if d["status"] != "RUNNING":
+            break
+        if time.time() > deadline:
+            raise TimeoutError(f"{run} still running")
+        time.sleep(0.001)
+    if d["status"] != "SUCCEEDED":
+        raise RuntimeError(f"{run} ended {d['status']}")
+    stop = d.get("stopDate")
+    return (stop - d["startDate"]).total_seconds() if stop is not None else float("nan")
+
+
 # ------------------------------------------------------------------------------ workloads
-def chain(url: str, executions: int) -> float:
-    """Transitions/s: `executions` runs of 100 Pass states, one after the other."""
+CHAIN = {"StartAt": "P0", "States": {
+    **{f"P{i}": {"Type": "Pass", "Next": f"P{i + 1}"} for i in range(99)}, "P99": {"Type": "Pass", "End": True}}}
+CHOICE = {"StartAt": "C", "States": {
+    "C": {"Type": "Choice", "Choices": [{"Variable": "$.n", "NumericGreaterThan": 0, "Next": "P1"}], "Default": "P2"},
+    "P1": {"Type": "Pass", "Next": "P2"},
+    "P2": {"Type": "Pass", "End": True}}}
+
+
+def cpu_s(pid: int | None) -> float:
+    """The server process's CPU seconds (user + system): steadier than wall time on a busy machine."""
+    if pid is None:
+        return float("nan")
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def chain(url: str, executions: int, pid: int | None = None) -> tuple[float, float, float]:
+    """Transitions/s of `executions` runs of 100 Pass states, one after the other: as the client
+    sees them, and from the server's own clock; and the server's CPU ms per execution (given its pid)."""
     sfn = client(url)
-    states = {f"P{i}": {"Type": "Pass", "Next": f"P{i + 1}"} for i in range(99)}
-    states["P99"] = {"Type": "Pass", "End": True}
-    arns = [create(sfn, {"StartAt": "P0", "States": states}) for _ in range(executions)]
-    t0 = time.perf_counter()
+    arns = [create(sfn, CHAIN) for _ in range(executions)]
+    server = 0.0
+    t0, c0 = time.perf_counter(), cpu_s(pid)
     for arn in arns:  # named: moto calls every unnamed execution "None"
         run = sfn.start_execution(stateMachineArn=arn, name=uuid.uuid4().hex, input='{"n": 1}')["executionArn"]
-        wait_all(sfn, [run], 600)
-    return 100 * executions / (time.perf_counter() - t0)
+        server += wait_one(sfn, run)
+    cpu_ms = 1000 * (cpu_s(pid) - c0) / executions
+    return 100 * executions / (time.perf_counter() - t0), 100 * executions / server, cpu_ms
+
+
+def choice_pass(url: str, executions: int, starters: int = 4, pid: int | None = None) -> tuple[float, float]:
+    """Executions/s of Choice -> Pass -> Pass, `starters` threads each starting one and waiting for
+    it; and the server's CPU ms per execution (given its pid)."""
+    arn = create(client(url), CHOICE)
+
+    def one(i: int) -> float:
+        sfn = client_for_thread(url)
+        run = sfn.start_execution(stateMachineArn=arn, name=uuid.uuid4().hex, input='{"n": 1}')["executionArn"]
+        return wait_one(sfn, run)
+
+    with ThreadPoolExecutor(starters) as pool:
+        list(pool.map(one, range(starters)))  # every thread's client built before the clock starts
+        t0, c0 = time.perf_counter(), cpu_s(pid)
+        list(pool.map(one, range(executions)))
+    return executions / (time.perf_counter() - t0), 1000 * (cpu_s(pid) - c0) / executions
 
 
 def fan_out(url: str, items: int) -> float:
@@ -90,8 +151,9 @@ def fan_out(url: str, items: int) -> float:
     return (items + 1) / (time.perf_counter() - t0)
 
 
-def seed_workflow(url: str, executions: int) -> float:
-    """Executions/s of the seed order workflow (Choice, two lambda:invoke Tasks writing DynamoDB)."""
+def seed_workflow(url: str, executions: int, lone: int = 10) -> tuple[float, float]:
+    """Executions/s of the seed order workflow (Choice, two lambda:invoke Tasks writing DynamoDB)
+    with 8 concurrent starters, and the median server time (ms) of `lone` executions run alone."""
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -117,7 +179,10 @@ def seed_workflow(url: str, executions: int) -> float:
     with ThreadPoolExecutor(8) as pool:
         arns = list(pool.map(start, range(executions)))
     wait_all(sfn, arns, 600)
-    return executions / (time.perf_counter() - t0)
+    rate = executions / (time.perf_counter() - t0)
+    alone = [wait_one(sfn, sfn.start_execution(stateMachineArn=arn, input=json.dumps({"id": f"l{i}", "quantity": 2}))[
+        "executionArn"]) for i in range(lone)]
+    return rate, 1000 * statistics.median(alone)
 
 
 def rss_mb(pid: int) -> float:
@@ -148,7 +213,7 @@ def parked(url: str, pid: int, count: int) -> tuple[float, float, float]:
     return before, rss_mb(pid), rate
 
 
-def on_moto(workload: Any, arg: int) -> float:
+def on_moto(workload: Any, arg: int) -> Any:
     """A fresh moto server per execution: its interpreter fails to start a second execution in one
     server (StartExecution deep-copies the machine, reaching a finished execution's RLock)."""
     rates = []
@@ -159,7 +224,54 @@ def on_moto(workload: Any, arg: int) -> float:
         finally:
             proc.terminate()
             proc.wait(10)
-    return sum(rates) / len(rates)
+    if workload is chain:
+        return tuple(statistics.mean(r[k] for r in rates) for k in (0, 1, 2))
+    return statistics.mean(rates)
+
+
+# A DescribeExecution answer that also reads as a StartExecution one: the client loop's floor.
+NULL_BODY = json.dumps({
+    "executionArn": "arn:aws:states:us-east-1:000000000000:execution:m:e", "status": "SUCCEEDED",
+    "stateMachineArn": "arn:aws:states:us-east-1:000000000000:stateMachine:m", "name": "e",
+    "startDate": 1764590000.0, "stopDate": 1764590000.001, "input": "{}", "output": "{}"}).encode()
+NULL_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: "
+                 + str(len(NULL_BODY)).encode() + b"\r\n\r\n" + NULL_BODY)
+
+
+def spawn_null() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-c", NULL_SERVER, NULL_RESPONSE.hex()], stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None
+    return proc, f"http://127.0.0.1:{int(proc.stdout.readline())}"
+
+
+def null_chain(url: str, executions: int) -> float:
+    """The chain's client loop against the null server: one start and one describe per execution
+    (the least a client pays to see one execution end), as transitions/s."""
+    sfn = client(url)
+    t0 = time.perf_counter()
+    for _ in range(executions):
+        run = sfn.start_execution(stateMachineArn="arn:aws:states:us-east-1:000000000000:stateMachine:m",
+                                  name=uuid.uuid4().hex, input='{"n": 1}')["executionArn"]
+        wait_one(sfn, run)
+    return 100 * executions / (time.perf_counter() - t0)
+
+
+def null_choice(url: str, executions: int, starters: int = 4) -> float:
+    def one(i: int) -> None:
+        sfn = client_for_thread(url)
+        wait_one(sfn, sfn.start_execution(stateMachineArn="arn:aws:states:us-east-1:000000000000:stateMachine:m",
+                                          name="e", input="{}")["executionArn"])
+
+    with ThreadPoolExecutor(starters) as pool:
+        list(pool.map(one, range(starters)))
+        t0 = time.perf_counter()
+        list(pool.map(one, range(executions)))
+    return executions / (time.perf_counter() - t0)
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 _local = threading.local()
@@ -174,38 +286,79 @@ def client_for_thread(url: str) -> Any:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--chains", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of the chain and Choice workloads, order rotated")
+    ap.add_argument("--chains", type=int, default=20, help="100-Pass executions per round")
     ap.add_argument("--moto-chains", type=int, default=1)
-    ap.add_argument("--map-items", type=int, default=1000)
-    ap.add_argument("--parked", type=int, default=10000)
-    ap.add_argument("--seed-executions", type=int, default=200)
+    ap.add_argument("--choice-executions", type=int, default=200)
+    ap.add_argument("--map-items", type=int, default=1000, help="0: skip")
+    ap.add_argument("--parked", type=int, default=10000, help="0: skip")
+    ap.add_argument("--seed-executions", type=int, default=200, help="0: skip")
     ap.add_argument("--skip-moto", action="store_true")
     opts = ap.parse_args()
 
     data = tempfile.mkdtemp(prefix="bench-sfn-")
     once_proc, once_url = spawn_onceflow(data)
     make_role(once_url)
-    moto_proc = None
+    null_proc, null_url = spawn_null()
     try:
-        print(f"{'workload':<40}{'onceflow':>12}{'moto':>12}{'ratio':>9}")
-        once = chain(once_url, opts.chains)
-        moto = on_moto(chain, opts.moto_chains) if not opts.skip_moto else float("nan")
-        print(f"{'100 Pass chain, transitions/s':<40}{once:>12.0f}{moto:>12.1f}{once / moto:>8.1f}x", flush=True)
-        once = fan_out(once_url, opts.map_items)
-        moto = on_moto(fan_out, opts.map_items) if not opts.skip_moto else float("nan")
-        label = f"Map over {opts.map_items} items, transitions/s"
-        print(f"{label:<40}{once:>12.0f}{moto:>12.1f}{once / moto:>8.1f}x", flush=True)
-        rate = seed_workflow(once_url, opts.seed_executions)
-        label = "seed workflow (2 Lambda tasks), exec/s"
-        print(f"{label:<40}{rate:>12.1f}{'n/a':>12}   (moto runs Lambda in Docker only)", flush=True)
-        before, after, rate = parked(once_url, once_proc.pid, opts.parked)
-        print(f"{opts.parked} executions parked in a Wait: server RSS {before:.0f} MB -> {after:.0f} MB "
-              f"({(after - before) * 1024 / opts.parked:.1f} KB each); {rate:.0f} StartExecution/s", flush=True)
+        print(load(), flush=True)
+        targets = ["onceflow", "null floor"] + ([] if opts.skip_moto else ["moto"])
+        runs: dict[str, list[Any]] = {t: [] for t in targets}
+        choice: dict[str, list[float]] = {"onceflow": [], "null floor": []}
+        choice_cpu: list[float] = []
+        for r in range(opts.rounds):
+            order = targets[r % len(targets):] + targets[:r % len(targets)]
+            for t in order:
+                if t == "onceflow":
+                    runs[t].append(chain(once_url, opts.chains, once_proc.pid))
+                    rate, cpu_ms = choice_pass(once_url, opts.choice_executions, pid=once_proc.pid)
+                    choice[t].append(rate)
+                    choice_cpu.append(cpu_ms)
+                elif t == "null floor":
+                    runs[t].append(null_chain(null_url, opts.chains))
+                    choice[t].append(null_choice(null_url, opts.choice_executions))
+                else:
+                    runs[t].append(on_moto(chain, opts.moto_chains))
+            cells = "  ".join(f"{t} {runs[t][-1][0] if t != 'null floor' else runs[t][-1]:.0f}" for t in targets)
+            print(f"round {r + 1} ({' -> '.join(order)}): 100-Pass transitions/s {cells}; "
+                  f"Choice->Pass->Pass exec/s onceflow {choice['onceflow'][-1]:.0f} "
+                  f"floor {choice['null floor'][-1]:.0f}; {load()}", flush=True)
+        med = statistics.median
+        once, once_srv = med(r[0] for r in runs["onceflow"]), med(r[1] for r in runs["onceflow"])
+        floor = med(runs["null floor"])
+        moto = med(r[0] for r in runs["moto"]) if "moto" in runs else float("nan")
+        moto_srv = med(r[1] for r in runs["moto"]) if "moto" in runs else float("nan")
+        print(f"{'median of ' + str(opts.rounds) + ' rounds':<44}{'onceflow':>10}{'moto':>10}{'floor':>10}"
+              f"{'x moto':>8}{'x floor':>9}")
+        print(f"{'100 Pass chain, transitions/s (client)':<44}{once:>10.0f}{moto:>10.0f}{floor:>10.0f}"
+              f"{once / moto:>7.1f}x{once / floor:>8.2f}x")
+        print(f"{'100 Pass chain, transitions/s (server)':<44}{once_srv:>10.0f}{moto_srv:>10.0f}{'':>10}"
+              f"{once_srv / moto_srv:>7.1f}x")
+        c_once, c_floor = med(choice["onceflow"]), med(choice["null floor"])
+        print(f"{'100 Pass chain, server CPU ms per execution':<44}{med(r[2] for r in runs['onceflow']):>10.2f}")
+        print(f"{'Choice->Pass->Pass, server CPU ms per exec':<44}{med(choice_cpu):>10.2f}")
+        print(f"{'Choice->Pass->Pass, 4 starters, exec/s':<44}{c_once:>10.0f}{'n/a':>10}{c_floor:>10.0f}"
+              f"{'':>8}{c_once / c_floor:>8.2f}x", flush=True)
+        if opts.seed_executions:
+            rate, lone_ms = seed_workflow(once_url, opts.seed_executions)
+            print(f"{'seed workflow, 8 starters, exec/s':<44}{rate:>10.1f}{'n/a':>10}"
+                  "   (moto runs Lambda in Docker only)")
+            print(f"{'seed workflow, lone execution, server ms':<44}{lone_ms:>10.1f}   (median of 10); {load()}",
+                  flush=True)
+        if opts.map_items:
+            once_map = fan_out(once_url, opts.map_items)
+            moto_map = on_moto(fan_out, opts.map_items) if not opts.skip_moto else float("nan")
+            label = f"Map over {opts.map_items} items, transitions/s"
+            print(f"{label:<44}{once_map:>10.0f}{moto_map:>10.0f}{'':>10}{once_map / moto_map:>7.1f}x", flush=True)
+        if opts.parked:
+            before, after, rate = parked(once_url, once_proc.pid, opts.parked)
+            print(f"{opts.parked} executions parked in a Wait: server RSS {before:.0f} MB -> {after:.0f} MB "
+                  f"({(after - before) * 1024 / opts.parked:.1f} KB each); {rate:.0f} StartExecution/s", flush=True)
+        print(load())
     finally:
-        for p in (once_proc, moto_proc):
-            if p is not None:
-                p.terminate()
-                p.wait(10)
+        for p in (once_proc, null_proc):
+            p.terminate()
+            p.wait(10)
 
 
 if __name__ == "__main__":

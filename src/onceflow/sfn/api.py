@@ -98,7 +98,7 @@ class SfnApi:
         return self.service.activities.get_task(p)
 
     # ------------------------------------------------------------------ executions
-    @operation("StartExecution")
+    @operation("StartExecution", commits=True)  # one write transaction: on the loop when the writer is free
     def start_execution(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.start_execution(ctx, p)
 

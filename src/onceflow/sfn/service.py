@@ -343,13 +343,14 @@ class SfnService:
                 if existing["status"] == "RUNNING" and existing["input"] == text and not express:
                     return {"executionArn": arn, "startDate": ts(existing["start"])}
                 raise E.execution_already_exists(arn)
-            self.store.insert_execution(conn, {
+            row = {
                 "arn": arn, "sm_arn": sm_arn, "account": ctx.account, "region": ctx.region, "name": name,
                 "status": "RUNNING", "input": text, "output": None, "error": None, "cause": None, "start": now,
                 "stop": None, "definition": target.definition, "role_arn": target.role_arn,
                 "type": machine["type"], "redrive_count": 0, "redrive_date": None,
                 "version_arn": target.version_arn, "alias_arn": target.alias_arn, "mock_case": mock_case,
-            })
+            }
+            self.store.insert_execution(conn, row)
             parent = PARENT.get()  # started by a states:startExecution task: linked with the row itself
             if parent is not None:
                 self.store.link_child(conn, arn, *parent)
@@ -363,7 +364,7 @@ class SfnService:
             self.store.append_events(conn, arn, [started])
             if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
                 events.execution_changed(conn, self.store.get_execution(arn))
-        self.engine.wake(arn)
+        self.engine.begin(row, started)
         if sync:
             self.engine.wait_done(arn, 300)
             return self._sync_result(arn)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # json's own C encoder (None without it)
+from json.encoder import encode_basestring as quote  # a JSON string literal, non-ASCII kept
 from typing import Any
 
 from onceflow.store.db import Database
@@ -133,8 +135,41 @@ EXEC_COLUMNS = (
 )
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON as Step Functions writes it (no spaces, non-ASCII kept): json.dumps's text.
+
+    json.dumps with these options builds an encoder per call and JSONEncoder.encode a C encoder
+    per call through Python-level set-up; this calls the C encoder json itself would (fresh
+    circular-reference marks every time) without that set-up, which was most of a small payload's cost."""
+    if c_make_encoder is None:  # no C accelerator: the library's own path
+        return _ENCODER.encode(value)
+    if type(value) is str:
+        return quote(value)
+    return "".join(c_make_encoder({}, _ENCODER.default, quote, None, ":", ",", False, False, True)(value, 0))
+
+
+_TRUNCATED_FALSE = '"truncated":false'
+
+
+def encode_details(details: dict[str, Any]) -> str:
+    """An event's details as stored: the very text `dumps` writes, built member by member.
+
+    Most members are strings (payloads already encoded as JSON text) or {"truncated": false};
+    quoting those directly is several times cheaper than the encoder's walk of the dict, and
+    storing the events was the largest part of a chain of Pass states."""
+    parts = []
+    for key, value in details.items():
+        kind = type(value)
+        if kind is str:
+            parts.append(f"{quote(key)}:{quote(value)}")
+        elif kind is dict and len(value) == 1 and value.get("truncated") is False:
+            parts.append(f"{quote(key)}:{{{_TRUNCATED_FALSE}}}")
+        else:
+            parts.append(f"{quote(key)}:{dumps(value)}")
+    return "{" + ",".join(parts) + "}"
 
 
 class SfnStore:
@@ -231,10 +266,8 @@ class SfnStore:
         events = list(events)
         conn.executemany(
             "INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES (?,?,?,?,?,?,?)",
-            [
-                (exec_arn, e.id, e.prev, e.type, e.ts, None if e.details is None else dumps(e.details), e.fiber)
-                for e in events
-            ],
+            [(exec_arn, e.id, e.prev, e.type, e.ts, None if e.details is None else encode_details(e.details), e.fiber)
+             for e in events],
         )
         for hook in self.on_append:
             hook(conn, exec_arn, events)

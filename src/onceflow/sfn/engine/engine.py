@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from typing import Any
 
 from onceflow.sfn.engine import events as ev
@@ -138,6 +139,15 @@ class Engine:
         except RuntimeError:  # pool shut down
             with self._mu:
                 self._running.discard(arn)
+
+    def begin(self, row: dict[str, Any], started: ev.Event) -> None:
+        """A new execution, just committed with its ExecutionStarted: its runtime is built from what
+        the caller holds instead of read back from the store (four queries and a parse); one that is
+        dropped meanwhile (reset, time scale) is loaded as any other."""
+        if self._accepting:
+            with self._mu:
+                self.parked[row["arn"]] = Runtime(self, row, History([started]), self.root)
+        self.wake(row["arn"])
 
     def _drive(self, arn: str) -> None:
         while True:
@@ -271,8 +281,15 @@ class Engine:
 
     # ------------------------------------------------------------------ persistence
     def commit(self, rt: Runtime, timer: Any, final: bool) -> bool:
-        """Append the runtime's events (and rows) in one transaction; False if it no longer runs."""
-        with self.lock_for(rt.arn), self.stack.db.transaction() as conn:
+        """Append the runtime's events (and rows) in one transaction; False if it no longer runs.
+
+        Only the closing commit waits for its fsync. The others (before a task call, when parking
+        on a timer) are in the WAL at once, which a killed process keeps; the next synced commit
+        of anyone (the call's own durable writes, this execution's close) syncs them too, as the
+        WAL is written in order. Lost only with the machine's power, they are replayed from the
+        last synced event: the one fsync of a Task's step was on every Task's critical path."""
+        sync = nullcontext() if final else self.stack.db.deferred_sync()
+        with sync, self.lock_for(rt.arn), self.stack.db.transaction() as conn:
             status = conn.execute("SELECT status FROM sfn_executions WHERE arn=?", (rt.arn,)).fetchone()
             if status is None or status[0] != "RUNNING":
                 return False

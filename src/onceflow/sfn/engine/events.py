@@ -7,10 +7,11 @@ fields (input, output, parameters, assignedVariables values) are compact JSON st
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from onceflow.sfn.store import dumps as compact_json
 
 STATE_TYPES = ("Task", "Choice", "Fail", "Map", "Parallel", "Pass", "Succeed", "Wait")
 
@@ -30,9 +31,9 @@ _NO_DETAILS = {
 }
 
 
-def dumps(value: Any) -> str:
-    """Compact JSON as Step Functions writes it (no spaces, non-ASCII kept)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+# Compact JSON as Step Functions writes it (no spaces, non-ASCII kept): json.dumps's very text,
+# without its per-call encoder set-up (sfn/store.py).
+dumps = compact_json
 
 
 def detail_key(event_type: str) -> str | None:
@@ -82,8 +83,9 @@ def _without_data(details: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- detail builders
-def entered(name: str, state_input: Any) -> dict[str, Any]:
-    return {"name": name, "input": dumps(state_input), "inputDetails": {"truncated": False}}
+def entered(name: str, state_input: Any, text: str | None = None) -> dict[str, Any]:
+    """`text`: the input already encoded (the previous state's output)."""
+    return {"name": name, "input": dumps(state_input) if text is None else text, "inputDetails": {"truncated": False}}
 
 
 def exited(name: str, output: Any, assigned: dict[str, Any] | None = None) -> dict[str, Any]:

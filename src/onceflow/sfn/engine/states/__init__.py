@@ -54,7 +54,7 @@ def run_execution(rt: Runtime) -> Generator[Any, Any, None]:
         rt.emit("r", "ExecutionFailed", details)
         rt.final = {"status": "FAILED", "error": details.get("error"), "cause": details.get("cause")}
         return
-    out = ev.dumps(output)
+    out = scope.encoded(output)
     if too_large(out):
         err = data_limit("execution")
         rt.emit("r", "ExecutionFailed", {"error": err.error, "cause": err.cause})

@@ -54,13 +54,18 @@ def run_program(scope: Scope, program: Program, state_input: Any) -> Fx:
 
 
 # ---------------------------------------------------------------------- Pass
+_PLAIN_PASS = frozenset({"InputPath", "Parameters", "Assign", "OutputPath"})
+
+
 def pass_state(scope: Scope, state: State, raw: Any) -> Fx:
     name = state.name
     entered, raw = enter_state(scope, "Pass", name, raw)
-    ctx = context_object(scope, name, entered)
+    jsonata = state.query_language == "JSONata"
+    # Only these fields can read the context object in a JSONPath Pass: without them it is not built.
+    ctx = context_object(scope, name, entered) if jsonata or not _PLAIN_PASS.isdisjoint(state.fields) else {}
     variables = scope.variables
     try:
-        if state.query_language == "JSONata":
+        if jsonata:
             states = states_binding(raw, ctx)
             assigned = assign(state, "JSONata", None, ctx, variables, states)
             output = jsonata_value(state["Output"], states, variables, "Output") if "Output" in state else raw

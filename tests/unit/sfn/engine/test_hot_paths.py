@@ -1,0 +1,54 @@
+"""The engine's fast paths write the very text the plain library calls write (the history is the check)."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime
+
+import pytest
+
+from onceflow.sfn.engine.states.common import iso
+from onceflow.sfn.store import dumps, encode_details
+
+COMPACT = {"separators": (",", ":"), "ensure_ascii": False}
+
+
+def reference_iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def test_iso_matches_strftime_including_rounding_edges() -> None:
+    rng = random.Random(7)
+    stamps = [0.0, 1.0, 0.9999995, 0.0000005, 1764600000.9995, 1764600000.9999996, 1764600000.0005,
+              1764600000.0015, 1764600001.4999995]
+    stamps += [rng.uniform(0, 4e9) for _ in range(5000)]
+    stamps += [rng.randint(0, 2**32) + rng.randint(0, 999_999) / 1e6 for _ in range(5000)]
+    stamps += [rng.randint(0, 2**32) + 0.9999995 for _ in range(1000)]
+    for ts in stamps:
+        assert iso(ts) == reference_iso(ts), ts
+
+
+def test_encode_details_matches_json_dumps() -> None:
+    cases = [
+        {"name": "P1", "input": '{"a":"é\\n\\"x"}', "inputDetails": {"truncated": False}},
+        {"a": 1, "b": True, "c": None, "d": {"truncated": True}, "e": [1, {"x": "y"}], "f": 1.5e16},
+        {"g": "\u2028\ud7ff\x00\x1f\\", "h": {"truncated": 0}, "i": {"truncated": False, "x": 1}},
+        {},
+    ]
+    for details in cases:
+        assert encode_details(details) == json.dumps(details, **COMPACT)
+
+
+def test_dumps_matches_json_dumps_and_fails_alike() -> None:
+    values = [None, True, 0, -7, 2**70, 1.5, 1e16, 1e-7, float("inf"), float("nan"), "", "é\u2028\"\\", [],
+              {}, {"a": [1, 2.5, {"b": None}], "é": "x"}, [[[]]], {"n": 1}]
+    for value in values:
+        assert dumps(value) == json.dumps(value, **COMPACT)
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps(loop)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps({"x": object()})
+    assert dumps({"again": [1]}) == '{"again":[1]}'  # nothing left over from the failures
