@@ -92,6 +92,15 @@ def test_mocks_tasks_onceflow_does_not_run_and_callbacks(sfn: Any) -> None:
     assert out["status"] == "SUCCEEDED" and json.loads(out["output"]) == {"approved": True}
 
 
+def test_an_activity_runs_only_mocked(sfn: Any) -> None:
+    activity = {"Type": "Task", "Resource": "arn:aws:states:us-east-1:000000000000:activity:approve", "End": True}
+    with pytest.raises(ClientError) as exc:
+        probe(sfn, activity)
+    assert exc.value.response["Error"]["Code"] == "ValidationException"  # no worker could take it
+    out = probe(sfn, activity, mock={"result": '{"approved":true}'})
+    assert out["status"] == "SUCCEEDED" and json.loads(out["output"]) == {"approved": True}
+
+
 def test_jsonata_debug_shows_the_arguments(sfn: Any) -> None:
     state = {"Type": "Task", "QueryLanguage": "JSONata", "Resource": "arn:aws:states:::lambda:invoke",
              "Arguments": {"FunctionName": "f", "Payload": "{% $states.input.order %}"},

@@ -409,14 +409,15 @@ class PartiQL:
                 planned.append(pl)
             except ServiceError as e:
                 planned.append(e)
-        kinds = {pl.op == "GetItem" for pl in planned if isinstance(pl, Plan)}
+        kinds = {each.op == "GetItem" for each in planned if isinstance(each, Plan)}
         if len(kinds) > 1:
             raise validation_error(MIXED_BATCH)
         responses, consumed = [], _Capacity()
-        for pl in planned:
-            if isinstance(pl, ServiceError):  # refused before it ran: no TableName
-                responses.append({"Error": _batch_error(pl)})
+        for entry in planned:
+            if isinstance(entry, ServiceError):  # refused before it ran: no TableName
+                responses.append({"Error": _batch_error(entry)})
                 continue
+            pl = entry
             one: dict[str, Any] = {"TableName": pl.table.name}
             try:
                 if pl.op == "GetItem":

@@ -246,6 +246,7 @@ class Reader:
 
         def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str, int]], bool]:
             # Segments split the table by a hash of the partition key, as DynamoDB's do.
+            rows: list[tuple[Any, str, int]]
             while True:
                 if index is None:
                     rows = [((r[0], r[1]), r[2], r[3]) for r in self.store.scan(t.id, after, n)]
@@ -255,7 +256,7 @@ class Reader:
                 if seg is None:
                     return rows, len(rows) == n
                 hk_at = 2 if index else 0
-                mine = [r for r in rows if zlib.crc32(r[0][hk_at]) % total == seg]
+                mine = [r for r in rows if zlib.crc32(r[0][hk_at]) % (total or 1) == seg]
                 if mine or len(rows) < n:
                     return mine, len(rows) == n
                 after = rows[-1][0]

@@ -261,7 +261,8 @@ def number_size(text: str) -> int:
     if not d:
         return 1
     sign, digits, exp = d.normalize(_CTX).as_tuple()
-    n, point = len(digits), len(digits) + int(exp)  # point: digits before the decimal point
+    exp = int(exp)  # finite here: NaN and infinities are not DynamoDB numbers
+    n, point = len(digits), len(digits) + exp  # point: digits before the decimal point
     if exp >= 0:
         whole, fraction = n, 0
     elif point <= 0:

@@ -266,7 +266,8 @@ def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
         if member in c and member not in ("DestinationConfig",):
             source = "Amazon SQS" if kind == "sqs" else "DynamoDB Streams"
             raise errors.invalid(f"Unsupported MQ or Event Source parameter {member} for {source}.")
-    size, window = c.get("BatchSize"), c.get("MaximumBatchingWindowInSeconds") or 0
+    size: int = c["BatchSize"]  # defaulted before this
+    window = c.get("MaximumBatchingWindowInSeconds") or 0
     if kind == "sqs":
         if size > 10 and window < 1:
             raise errors.invalid("Maximum batch window in seconds must be greater than 0 if maximum batch size "

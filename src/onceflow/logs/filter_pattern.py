@@ -320,7 +320,8 @@ def _parse(text: str, start: str) -> Any:
     except FilterPatternError:
         raise
     except UnexpectedCharacters as exc:
-        raise invalid_term(text[exc.pos_in_stream : exc.pos_in_stream + 1]) from None
+        at = exc.pos_in_stream or 0
+        raise invalid_term(text[at : at + 1]) from None
     except UnexpectedToken as exc:
         raise invalid_term(str(exc.token) or text[-1:]) from None
     except UnexpectedInput as exc:

@@ -103,7 +103,8 @@ def _from_body(body: dict[str, Any]) -> list[dict[str, Any]]:
         who, permission = grant.get("Grantee") or {}, grant.get("Permission")
         if permission not in PERMISSIONS:
             raise errors.malformed_xml()
-        kind = {"CanonicalUser": "id", "Group": "uri", "AmazonCustomerByEmail": "emailAddress"}.get(who.get("Type"))
+        kinds = {"CanonicalUser": "id", "Group": "uri", "AmazonCustomerByEmail": "emailAddress"}
+        kind = kinds.get(str(who.get("Type")))
         value = who.get({"id": "ID", "uri": "URI", "emailAddress": "EmailAddress"}.get(kind or "", ""), "")
         if kind is None or not value:
             raise errors.malformed_xml()

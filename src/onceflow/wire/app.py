@@ -142,7 +142,7 @@ class AwsApp:
             if outcome is CONSOLE:
                 await self.console(scope, _replay(request.body), send)  # type: ignore[misc]
                 return
-            response = await self.complete(outcome)
+            response = await self.complete(outcome)  # type: ignore[arg-type]  # CONSOLE returned above
             origin = self.door.allowed_origin(request.headers) if self.door.cors_origins else None
             await _send(send, response, self.door.cors_headers(origin) if origin else ())
         finally:
@@ -155,6 +155,7 @@ class AwsApp:
         if isinstance(outcome, Response):
             return outcome
         if isinstance(outcome, faults_wire.FaultedCall):
+            assert self.faults is not None  # FaultedCall exists only where faults are on
             return await faults_wire.run(self, outcome, self.faults)
         if isinstance(outcome, Durable):
             await self._synced(outcome.seq)
@@ -377,7 +378,8 @@ class AwsApp:
                 return Response(403, json.dumps({"message": refused}).encode())
             return Deferred(self._reset)  # reset hooks may wait (workers stopping): not on the loop
         if request.path == faults_endpoint.PATH and self.faults is not None:
-            return Deferred(lambda: faults_endpoint.answer(self.faults, request, self.door))
+            faults = self.faults
+            return Deferred(lambda: faults_endpoint.answer(faults, request, self.door))
         if request.path == time_scale_endpoint.PATH:
             if request.method not in ("GET", "HEAD"):
                 refused = self.door.own_tool_refusal(request, "the time scale")

@@ -44,7 +44,7 @@ def guarded_protocol(header_timeout_s: float, max_connections: int) -> type[asyn
 
         def connection_made(self, transport: Any) -> None:
             # uvicorn keeps the transport it is given: every response then goes out in one segment.
-            super().connection_made(CoalescingTransport(transport, self.loop))
+            super().connection_made(CoalescingTransport(transport, self.loop))  # type: ignore[arg-type]  # duck-typed
             if len(self.connections) > max_connections:
                 log.warning("refusing a connection: %d are open already", len(self.connections) - 1)
                 transport.abort()

@@ -170,6 +170,7 @@ class S3Path:
         """A call some fault rule may match (onceflow.faults), as faults/wire.py runs the others':
         `before` answers the rule's error instead of the call, `after` lets the call happen first."""
         loop = asyncio.get_running_loop()
+        assert self.app.faults is not None  # only calls a rule may match come here
         fire = await loop.run_in_executor(self.app.executor, self.app.faults.decide, ctx, params)
         if fire is None:
             return await loop.run_in_executor(executor, call)

@@ -48,7 +48,7 @@ def tokenize(text: str) -> list[Token]:
         m = _TOKEN.match(text, pos)
         if m is None:
             raise ExpressionError(_syntax(text, out, text[pos], pos, pos + 1))
-        kind, value = m.lastgroup, m.group()
+        kind, value = m.lastgroup or "", m.group()
         if kind == "WORD":
             upper = value.upper()
             rest = text[m.end():].lstrip()
@@ -68,7 +68,7 @@ def tokenize(text: str) -> list[Token]:
 
 def _syntax(text: str, toks: list[Token], token: str, start: int, end: int) -> str:
     """AWS names the offending token and the text from the token before it to the one after it."""
-    before = [t for t in toks if t.end_pos <= start]
+    before = [t for t in toks if (t.end_pos or 0) <= start]
     lo = before[-1].start_pos if before else start
     nxt = _TOKEN.match(text, end)
     hi = end

@@ -411,7 +411,7 @@ class _Build(Transformer[Token, Any]):
 
     def delete(self, c: list[Any]) -> Statement:
         st = self._new("DELETE", c[2], c[3:])
-        if st.returning not in (None, "ALL_OLD"):
+        if st.returning is not None and st.returning != "ALL_OLD":
             shown = st.returning.replace("UPDATED", "MODIFIED").replace("_", " ")
             raise StatementError(f"Invalid returning clause: RETURNING {shown} *. Only RETURNING ALL OLD * is "
                                  "allowed in DELETE statements.")

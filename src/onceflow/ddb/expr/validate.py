@@ -222,15 +222,17 @@ def _check_key_condition(n: Any, values: dict[str, Any]) -> None:
         _check_key_condition(n.left, values)
         _check_key_condition(n.right, values)
         return
+    operands: list[Any]
+    allowed: tuple[str, ...]
     if isinstance(n, ast.Compare):
-        refs, op, allowed = [n.left, n.right], n.op, ("S", "N", "B")
+        operands, op, allowed = [n.left, n.right], n.op, ("S", "N", "B")
     elif isinstance(n, ast.Between):
-        refs, op, allowed = [n.subject, n.low, n.high], "BETWEEN", ("S", "N", "B")
+        operands, op, allowed = [n.subject, n.low, n.high], "BETWEEN", ("S", "N", "B")
     elif isinstance(n, ast.FunctionCondition) and n.call.name == "begins_with":
-        refs, op, allowed = list(n.call.args), "begins_with", ("S", "B")
+        operands, op, allowed = list(n.call.args), "begins_with", ("S", "B")
     else:
         return
-    refs = [r for r in refs if isinstance(r, ast.ValueRef)]
+    refs = [r for r in operands if isinstance(r, ast.ValueRef)]
     for r in refs:
         if r.name not in values:
             raise ExpressionError(f"An expression attribute value used in expression is not defined; "
@@ -303,14 +305,14 @@ def _check_update_types(u: ast.Update, values: dict[str, Any]) -> None:
         v = s.value
         if isinstance(v, ast.Arith):
             for side in (v.left, v.right):
-                k = _const_type(side, values)
-                if k is not None and k != "N":
-                    raise _bad_type(v.op, k)
+                found = _const_type(side, values)
+                if found is not None and found != "N":
+                    raise _bad_type(v.op, found)
         if isinstance(v, ast.Call) and v.name == "list_append":
             for side in v.args:
-                k = _const_type(side, values)
-                if k is not None and k != "L":
-                    raise _bad_type("list_append", k)
+                found = _const_type(side, values)
+                if found is not None and found != "L":
+                    raise _bad_type("list_append", found)
 
 
 def check_unused(names: dict[str, str] | None, values: dict[str, Any] | None,

@@ -295,7 +295,8 @@ class _ClientContext(_Fields):
 
     def __init__(self, values: dict[str, Any]) -> None:
         super().__init__({k: v for k, v in values.items() if k != "w3c"})
-        self.client = _Client(self.client) if isinstance(self.client, dict) else None
+        given: Any = getattr(self, "client", None)
+        self.client: _Client | None = _Client(given) if isinstance(given, dict) else None
 
 
 class _CognitoIdentity:

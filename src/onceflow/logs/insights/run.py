@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, NamedTuple
@@ -469,7 +469,7 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
     with_json = _needs_json(q)
     out = Outcome([])
 
-    def rows() -> Iterator[Row]:
+    def rows() -> Generator[Row, None, None]:
         scanned = size = 0
         try:
             for e in events:

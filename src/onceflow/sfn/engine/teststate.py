@@ -117,6 +117,9 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
     inline.events.append(Event(1, 0, "ExecutionStarted", now, None, "r"))
     node = load_state(name, state, query_language)
     tested = load_state(name, {k: v for k, v in state.items() if k != "Retry"}, query_language)
+    if mocked is None and tested.type == "Task" and ":activity:" in str(state.get("Resource", "")):
+        # AWS's TestState runs no activity (no worker could take it): only a mocked one. UNCONFIRMED wording.
+        raise E.validation("TestState does not support Activity tasks unless they are mocked")
     outcome: dict[str, Any] = {}
 
     def root(rt: Runtime) -> Generator[Any, Any, None]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from onceflow.sfn.asl.errors import StateDataError
 from onceflow.sfn.engine import events as ev
@@ -47,7 +47,8 @@ def run_activity(scope: Scope, integ: Integration, params: Any, timeout: int | N
         details["timeoutInSeconds"] = timeout
     if heartbeat is not None:
         details["heartbeatInSeconds"] = heartbeat
-    if not rt.replaying(fiber) and rt.engine.store.get_activity(integ.arn) is None:
+    # Activities run only under the durable engine (TestState refuses an unmocked one): it has the store.
+    if not rt.replaying(fiber) and cast(Any, rt.engine).store.get_activity(integ.arn) is None:
         # AWS fails the execution at once (no ActivityScheduled; Catch does not apply).
         raise StateDataError("States.Runtime", f"The activity {integ.arn} does not exist.")
     scheduled = rt.emit(fiber, "ActivityScheduled", details, prev=after)
@@ -86,7 +87,7 @@ def run_activity(scope: Scope, integ: Integration, params: Any, timeout: int | N
 
 def _timed_out(scope: Scope, token: str, error: str, prev: int) -> tuple[Any, ...]:
     rt = scope.rt
-    store = rt.engine.store
+    store = cast(Any, rt.engine).store
 
     def close(conn: Any) -> None:  # a late SendTask* (or a poll) now finds the task gone
         store.complete_token(conn, token, "TIMED_OUT", None, None, None)

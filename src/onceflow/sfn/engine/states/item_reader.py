@@ -115,7 +115,7 @@ def _parse(body: bytes, config: dict[str, Any], max_items: int | None) -> list[A
             raise failed("Attempting to map S3 object content to JSON failed: it is not a JSON array")
         return value
     if kind == "JSONL":
-        out = []
+        out: list[Any] = []
         for n, line in enumerate(text.splitlines(), 1):
             if max_items is not None and len(out) >= max_items:
                 break
@@ -137,10 +137,10 @@ def _csv(text: str, config: dict[str, Any], max_items: int | None) -> list[dict[
     if config.get("CSVHeaderLocation", "FIRST_ROW") == "GIVEN":
         headers = list(config.get("CSVHeaders") or [])
     else:
-        headers = next(rows, None) or []
+        headers = next(rows, []) or []
         if not headers:
             raise failed("The CSV file has no header row")
-    out = []
+    out: list[dict[str, str]] = []
     for row in rows:
         if max_items is not None and len(out) >= max_items:
             break
