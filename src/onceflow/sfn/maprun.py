@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn import errors as E
+from onceflow.sfn import pages
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.names import ts
@@ -351,12 +352,12 @@ class MapRuns:
             add(kind, row["stop"] or row["start"], details)
         if p.get("reverseOrder"):
             events.reverse()
-        start = _offset(p.get("nextToken"))
+        start = pages.offset(p.get("nextToken"))
         size = p.get("maxResults") or 100
         include = p.get("includeExecutionData", True)
         out: dict[str, Any] = {"events": [e.to_api(include) for e in events[start:start + size]]}
         if start + size < len(events):
-            out["nextToken"] = _token(start + size)
+            out["nextToken"] = pages.token(start + size)
         return out
 
 
@@ -367,13 +368,3 @@ def _closing(status: str, output: str | None, error: str | None, cause: str | No
     if status == "FAILED":
         return "ExecutionFailed", ev.error_cause(error, cause)
     return ("ExecutionTimedOut" if status == "TIMED_OUT" else "ExecutionAborted"), {}
-
-
-def _offset(token: str | None) -> int:
-    from onceflow.sfn.service import _offset as offset
-    return offset(token)
-
-
-def _token(offset: int) -> str:
-    from onceflow.sfn.service import _token as token
-    return token(offset)

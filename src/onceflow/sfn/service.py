@@ -6,7 +6,6 @@ execution row and its ExecutionStarted event together and hands the execution to
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import json
 import re
@@ -17,6 +16,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
+from onceflow.sfn import pages
 from onceflow.sfn.activities import Activities
 from onceflow.sfn.asl.payload import MAX_PAYLOAD
 from onceflow.sfn.engine import events as ev
@@ -37,19 +37,6 @@ from onceflow.stack import Stack
 MAX_INPUT = MAX_PAYLOAD
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 DEFAULT_LOGGING = {"level": "OFF", "includeExecutionData": False}
-
-
-def _token(offset: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode()
-
-
-def _offset(token: str | None) -> int:
-    if not token:
-        return 0
-    try:
-        return int(json.loads(base64.urlsafe_b64decode(token.encode()))["o"])
-    except (ValueError, KeyError, TypeError):
-        raise ServiceError("InvalidToken", f"Invalid Token: '{token}'") from None
 
 
 def _jackson(text: str) -> str:
@@ -112,11 +99,11 @@ class SfnService:
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
         """One page of a listing (maxResults, nextToken)."""
-        start = _offset(p.get("nextToken"))
+        start = pages.offset(p.get("nextToken"))
         size = p.get("maxResults") or 100
         out: dict[str, Any] = {member: items[start:start + size]}
         if start + size < len(items):
-            out["nextToken"] = _token(start + size)
+            out["nextToken"] = pages.token(start + size)
         return out
 
     # ------------------------------------------------------------------ ARNs
@@ -298,7 +285,7 @@ class SfnService:
 
     def list_machines(self, ctx: RequestContext, max_results: int | None, token: str | None) -> dict[str, Any]:
         rows = self.store.list_machines(ctx.account, ctx.region)
-        start = _offset(token)
+        start = pages.offset(token)
         size = max_results or 100
         page = rows[start:start + size]
         out: dict[str, Any] = {"stateMachines": [
@@ -306,7 +293,7 @@ class SfnService:
             for r in page
         ]}
         if start + size < len(rows):
-            out["nextToken"] = _token(start + size)
+            out["nextToken"] = pages.token(start + size)
         return out
 
     # ------------------------------------------------------------------ executions
@@ -482,7 +469,7 @@ class SfnService:
             rows = [r for r in rows if r["redrive_count"] > 0]
         elif p.get("redriveFilter") == "NOT_REDRIVEN":
             rows = [r for r in rows if r["redrive_count"] == 0]
-        start = _offset(p.get("nextToken"))
+        start = pages.offset(p.get("nextToken"))
         size = p.get("maxResults") or 100
         items = []
         for r in rows[start:start + size]:
@@ -500,7 +487,7 @@ class SfnService:
             items.append(item)
         out: dict[str, Any] = {"executions": items}
         if start + size < len(rows):
-            out["nextToken"] = _token(start + size)
+            out["nextToken"] = pages.token(start + size)
         return out
 
     def history(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -508,13 +495,13 @@ class SfnService:
         if (child := self.map_child(arn)) is not None:
             return self.map_runs.child_history(child, p)
         self.execution(arn)
-        start = _offset(p.get("nextToken"))
+        start = pages.offset(p.get("nextToken"))
         size = p.get("maxResults") or 100
         rows = self.store.visible_events(arn, bool(p.get("reverseOrder")), start, size + 1)
         include = p.get("includeExecutionData", True)
         out: dict[str, Any] = {"events": [event_from_row(r).to_api(include) for r in rows[:size]]}
         if len(rows) > size:
-            out["nextToken"] = _token(start + size)
+            out["nextToken"] = pages.token(start + size)
         return out
 
     def stop_execution(self, p: dict[str, Any]) -> dict[str, Any]:

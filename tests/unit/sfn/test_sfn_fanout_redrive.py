@@ -1,10 +1,10 @@
-"""What a redrive sets aside of a Map or Parallel (engine/states/fanout_redrive.py), and the
+"""What a redrive sets aside of a Map or Parallel (engine/redrive.py), and the
 emission order of a map run's hidden events (engine/state.py), on hand-written histories."""
 
 from __future__ import annotations
 
-from onceflow.sfn.engine.events import Event
-from onceflow.sfn.engine.state import History, emission_order, redrive_superseded
+from onceflow.sfn.engine.events import Event, emission_order
+from onceflow.sfn.engine.state import History, redrive_superseded
 
 
 def test_hidden_events_replay_in_the_order_they_were_emitted() -> None:

@@ -25,12 +25,13 @@ from typing import Any
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.clock import SYSTEM, Clock
 from onceflow.sfn.engine.effects import UNSET, AwaitToken, Fx, Invoke
+from onceflow.sfn.engine.events import emission_order
 from onceflow.sfn.engine.integrations.calls import HANDED_OVER, TASK_CALL, NotDispatched
 from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.pool import DrivePool
 from onceflow.sfn.engine.runner import Fiber, Runtime
 from onceflow.sfn.engine.scheduler import Scheduler
-from onceflow.sfn.engine.state import History, emission_order, event_from_row
+from onceflow.sfn.engine.state import History, event_from_row
 from onceflow.sfn.store import SfnStore
 from onceflow.stack import Stack
 

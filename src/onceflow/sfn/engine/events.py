@@ -107,3 +107,12 @@ def error_cause(error: str | None, cause: str | None) -> dict[str, Any]:
 
 def output_details(output: Any) -> dict[str, Any]:
     return {"output": dumps(output), "outputDetails": {"truncated": False}}
+
+
+def emission_order(events: list[Event]) -> list[Event]:
+    """Events sorted by id in the order they were emitted: hidden ones (a map run's children,
+    negative ids) count down, so they come first and reversed."""
+    hidden = [e for e in events if e.id < 0]
+    if not hidden:
+        return events
+    return sorted(hidden, key=lambda e: -e.id) + [e for e in events if e.id >= 0]

@@ -14,7 +14,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from onceflow.sfn.engine.events import Event
+from onceflow.sfn.engine.events import Event, emission_order
+from onceflow.sfn.engine.redrive import fanout_superseded  # Map/Parallel: failed children only
 
 # Events after which the next event still chains on this event's predecessor.
 NON_CHAINING = {"ExecutionStarted", "MapIterationSucceeded", "MapIterationFailed", "MapStateSucceeded"}
@@ -30,15 +31,6 @@ TERMINAL = {
 def event_from_row(row: Any) -> Event:
     details = row["details"]
     return Event(row["id"], row["prev"], row["type"], row["ts"], json.loads(details) if details else None, row["fiber"])
-
-
-def emission_order(events: list[Event]) -> list[Event]:
-    """Events sorted by id in the order they were emitted: hidden ones (a map run's children,
-    negative ids) count down, so they come first and reversed."""
-    hidden = [e for e in events if e.id < 0]
-    if not hidden:
-        return events
-    return sorted(hidden, key=lambda e: -e.id) + [e for e in events if e.id >= 0]
 
 
 @dataclass
@@ -118,8 +110,6 @@ def redrive_superseded(events: list[Event]) -> list[int]:
     out = [e.id for e in events if e.fiber not in ("r",) and not e.fiber.startswith("r.")]  # StopExecution's
     out += [e.id for e in events if e.type in TERMINAL]
     if start_id is not None:
-        from onceflow.sfn.engine.states.fanout_redrive import fanout_superseded  # Map/Parallel: failed children only
-
         partial = fanout_superseded(root, events, start_id)
         if partial is not None:
             return sorted(set(out + partial))

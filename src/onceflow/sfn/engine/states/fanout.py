@@ -382,7 +382,7 @@ def _child_context(rt: Any, ids: RunIds, label: str, index: int, item_input: Any
 
 
 def _redriven(scope: Scope, ids: RunIds, runs: MapRuns | None) -> None:
-    """A redriven parent goes on with its failed map run (fanout_redrive.py keeps its successful
+    """A redriven parent goes on with its failed map run (engine/redrive.py keeps its successful
     children): MapRunRedriven, the run reopened, its unsuccessful children to be run again."""
     rt, fiber = scope.rt, scope.fiber
     count = 0

@@ -16,8 +16,7 @@ the Map records MapRunRedriven (fanout._redriven). Only a state whose run was a 
 
 from __future__ import annotations
 
-from onceflow.sfn.engine.events import Event
-from onceflow.sfn.engine.state import emission_order
+from onceflow.sfn.engine.events import Event, emission_order
 
 # The state's own events kept for the replay: they precede or record its successful children.
 _KEPT = {
