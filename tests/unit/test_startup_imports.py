@@ -8,9 +8,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from onceflow.config import Settings
+from onceflow.server import build_stack
 
 DEFERRED = ("boto3", "botocore.session", "botocore.client", "jsonata", "jinja2", "onceflow.prove.proof",
-            "onceflow.console.app")
+            "onceflow.console.app",
+            # set up on their first request (server.py SETUPS, stack.py Stack.defer)
+            "onceflow.ddb", "onceflow.ddbstreams", "onceflow.s3", "onceflow.lambda_", "onceflow.logs", "onceflow.sqs",
+            "onceflow.sns", "onceflow.sfn", "onceflow.events", "onceflow.scheduler", "onceflow.cloudformation")
 
 PROGRAM = r"""
 import json, sys
@@ -30,3 +39,81 @@ def test_a_started_server_has_imported_no_heavy_module_and_read_no_model() -> No
                          timeout=120)
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found == {"modules": [], "models": []}
+
+
+def test_a_deferred_service_is_set_up_by_the_first_lookup_of_its_operations_or_its_name() -> None:
+    stack = build_stack(Settings(in_memory=True, port=0))
+    try:
+        assert {"dynamodb", "dynamodbstreams", "stepfunctions", "lambda"} <= set(stack.pending)
+        assert stack.loaded("dynamodb") is None
+        assert stack.registry.get("dynamodb", "ListTables") is not None
+        assert stack.loaded("dynamodb") is not None and "dynamodb" not in stack.pending
+        streams = stack.services["dynamodbstreams"]  # by its name in stack.services
+        assert streams is stack.services["dynamodb"].streams
+        assert stack.resource_resolvers.get("sqs") is not None and stack.loaded("sqs") is not None
+        assert stack.registry.get("dynamodb", "NoSuchOperation") is None
+        assert stack.services.get("no-such-service") is None
+        # The ledger wraps the writes of a service set up after it (prove/ledger.py RECORDERS).
+        assert hasattr(stack.registry.get("dynamodb", "PutItem"), "__wrapped__")
+        assert not hasattr(stack.registry.get("dynamodb", "GetItem"), "__wrapped__")
+    finally:
+        stack.db.close()
+
+
+def test_concurrent_first_lookups_all_wait_for_the_one_setup() -> None:
+    stack = build_stack(Settings(in_memory=True, port=0))
+    found: list[Any] = []
+    start = threading.Barrier(6)
+
+    def lookup() -> None:
+        start.wait()
+        found.append(stack.registry.get("stepfunctions", "ListStateMachines"))
+
+    threads = [threading.Thread(target=lookup) for _ in range(6)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert len(found) == 6 and all(handler is not None for handler in found)
+        assert len({id(getattr(h, "__self__", h)) for h in found}) == 1  # one API object: one setup
+    finally:
+        stack.db.close()
+
+
+def test_a_setup_deferred_past_start_runs_its_start_hooks_then() -> None:
+    ran: list[str] = []
+
+    class Probe:
+        provides = ("probe",)
+
+        def __call__(self, stack: Any) -> None:
+            stack.services["probe"] = "set up"
+            stack.on_start.append(lambda: ran.append("started"))
+
+    stack = build_stack(Settings(in_memory=True, port=0))
+    try:
+        stack.defer(Probe())  # type: ignore[arg-type]
+        for hook in stack.start():
+            hook()
+        assert ran == []
+        assert stack.services["probe"] == "set up"
+        assert ran == ["started"]
+    finally:
+        for hook in reversed(stack.on_shutdown):
+            hook()
+        stack.db.close()
+
+
+def test_a_data_folder_with_state_sets_every_service_up_at_start(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, port=0)
+    first = build_stack(settings)  # a new folder: nothing to recover, everything waits
+    assert "stepfunctions" in first.pending
+    first.registry.get("sqs", "ListQueues")
+    first.db.close()
+    again = build_stack(settings)  # recorded migrations: queued work is resumed at start
+    try:
+        assert again.pending == {}
+        assert again.loaded("stepfunctions") is not None and again.loaded("sqs") is not None
+    finally:
+        again.db.close()

@@ -106,6 +106,13 @@ class Database:
                 self._lock.release()
 
     @contextmanager
+    def writers_lock(self) -> Iterator[None]:
+        """Hold the writers' lock without a transaction (a deferred service setup runs under it, its
+        migrations' transactions joining the lock)."""
+        with self._lock:
+            yield
+
+    @contextmanager
     def deferred_sync(self) -> Iterator[PendingSync]:
         """Commits in this block return before their fsync; the caller must `sync(pending.seq)`
         before it acknowledges them (pending.seq stays 0 when nothing was committed)."""
@@ -229,6 +236,12 @@ class Database:
                 )
             applied.append(mig_id)
         return applied
+
+    @property
+    def fresh(self) -> bool:
+        """No migration has ever been applied here: nothing to recover, every service can wait."""
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM schema_migrations LIMIT 1").fetchone() is None
 
     def truncate_all(self) -> None:
         """Empty every table but the migration record (POST /_onceflow/reset)."""

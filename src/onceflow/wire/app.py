@@ -186,7 +186,7 @@ class AwsApp:
         """Everything that can be done on the event loop: route, parse, identify and, for handlers
         marked inline (or commits, when the writers' lock is free), the call itself. Returns the
         Response, a Durable answer waiting for its sync, a Call for the thread pool, or CONSOLE."""
-        urls = self.stack.services.get("lambda_urls")  # Lambda function URLs (lambda_/urls.py)
+        urls = self.stack.loaded("lambda_urls")  # Lambda function URLs (lambda_/urls.py), once Lambda is set up
         if urls is not None and urls.addressed(request.headers.get("host", ""), request.path):
             return self._function_url(urls, request)
         if request.path.startswith("/_onceflow/"):
