@@ -15,6 +15,7 @@ that waits on it.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,6 +133,14 @@ class Stack:
                 for hook in self.on_start[first_hook:]:
                     hook()
         return True
+
+    def handler_uid(self, uid: int) -> bool:
+        """is_handler_uid, setting Lambda (its sandbox's rule) up unless `uid` is the server's own:
+        handlers never run as that (they run as the sandbox's uids, or the rule says no uid is)."""
+        if uid == os.getuid():
+            return False
+        self.set_up("lambda")
+        return self.is_handler_uid(uid)
 
     def loaded(self, name: str) -> Any:
         """stack.services[name] if its service is set up, else None (without setting it up)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from onceflow.config import Settings
 from onceflow.server import build_stack
+from onceflow.stack import no_uid
 
 DEFERRED = ("boto3", "botocore.session", "botocore.client", "jsonata", "jinja2", "onceflow.prove.proof",
             "onceflow.console.app",
@@ -117,3 +118,20 @@ def test_a_data_folder_with_state_sets_every_service_up_at_start(tmp_path: Path)
         assert again.loaded("stepfunctions") is not None and again.loaded("sqs") is not None
     finally:
         again.db.close()
+
+
+def test_the_front_doors_handler_uid_check_sets_lambda_up_for_a_foreign_uid_only() -> None:
+    import os
+
+    stack = build_stack(Settings(in_memory=True, port=0))
+    try:
+        assert stack.handler_uid(os.getuid()) is False  # the user's own tools: Lambda stays unset
+        assert "lambda" in stack.pending
+        from onceflow.lambda_.runtime.sandbox import UID_BASE, Sandbox
+
+        assert stack.handler_uid(UID_BASE) is Sandbox().is_handler_uid(UID_BASE)
+        assert "lambda" not in stack.pending and stack.is_handler_uid is not no_uid  # the sandbox's rule
+    finally:
+        for hook in reversed(stack.on_shutdown):
+            hook()
+        stack.db.close()

@@ -78,7 +78,7 @@ class AwsApp:
         self.in_flight = 0  # requests between arrival and answer
         settings = stack.settings
         self.max_body = settings.max_body_bytes
-        self.door = FrontDoor(settings, stack.is_handler_uid)
+        self.door = FrontDoor(settings, stack.handler_uid)  # asked per request: Lambda may be set up later
         self.auth = Authenticator(settings, stack.credential_resolvers)
         self.budget = BodyBudget(settings.max_bodies_in_flight_bytes)
         self.body_timeout = settings.body_timeout_s
