@@ -23,25 +23,27 @@ from onceflow.wire.specs import Specs
 log = logging.getLogger("onceflow")
 
 # Run in this order when all run at start (later services look up earlier ones in stack.services).
-# On a fresh store (in memory, or a new data folder: no work to recover) each setup with names waits
-# for the first lookup of one of them (stack.py, Stack.defer): a request imports and migrates only
-# the services it uses. Those without names run at start: IAM (every request's credentials and
-# authorization), fault rules (every call), the ledger (wraps handlers as they register), the console.
+# A setup with names waits for the first lookup of one of them (stack.py, Stack.defer) while its
+# tables hold no row (in memory, a new data folder, a service never used): a request imports and
+# migrates only the services it uses. A service with state is set up at start, so that executions,
+# deliveries, schedules and pollers resume then. Those without names always run at start: IAM (every
+# request's credentials and authorization), fault rules (every call), the ledger (wraps handlers as
+# they register), the console.
 SETUPS: list[ServiceSetup] = [
     ServiceSetup("onceflow.iam"),
-    ServiceSetup("onceflow.logs", ("logs",)),
-    ServiceSetup("onceflow.ddb", ("dynamodb",)),
-    ServiceSetup("onceflow.ddbstreams", ("dynamodbstreams",)),
-    ServiceSetup("onceflow.s3", ("s3",)),
-    ServiceSetup("onceflow.lambda_", ("lambda", "lambda_urls")),
-    ServiceSetup("onceflow.sqs", ("sqs",)),
-    ServiceSetup("onceflow.sns", ("sns",)),
-    ServiceSetup("onceflow.sfn", ("stepfunctions",)),
+    ServiceSetup("onceflow.logs", ("logs",), "logs_"),
+    ServiceSetup("onceflow.ddb", ("dynamodb",), "ddb_"),
+    ServiceSetup("onceflow.ddbstreams", ("dynamodbstreams",), "ddb_"),
+    ServiceSetup("onceflow.s3", ("s3",), "s3_"),
+    ServiceSetup("onceflow.lambda_", ("lambda", "lambda_urls"), "lambda_"),
+    ServiceSetup("onceflow.sqs", ("sqs",), "sqs_"),
+    ServiceSetup("onceflow.sns", ("sns",), "sns_"),
+    ServiceSetup("onceflow.sfn", ("stepfunctions",), "sfn_"),
     ServiceSetup("onceflow.faults"),
     ServiceSetup("onceflow.prove.ledger"),
-    ServiceSetup("onceflow.events", ("events", "events_clock")),
-    ServiceSetup("onceflow.scheduler", ("scheduler",)),
-    ServiceSetup("onceflow.cloudformation", ("cloudformation",)),
+    ServiceSetup("onceflow.events", ("events", "events_clock"), "events_"),
+    ServiceSetup("onceflow.scheduler", ("scheduler",), "scheduler_"),
+    ServiceSetup("onceflow.cloudformation", ("cloudformation",), "cfn_"),
     ServiceSetup("onceflow.console"),
 ]
 
@@ -50,10 +52,8 @@ class StartupError(Exception):
     """A problem the user can fix (port in use, unusable data folder); printed without a trace."""
 
 
-def build_stack(settings: Settings, *, lazy: bool | None = None) -> Stack:
-    """The stack with every service; `lazy` (default: when the store is fresh) defers the setups
-    that can wait. A store with rows sets everything up at once: executions, queued invocations,
-    messages and schedules are resumed at start, not when their service is next called."""
+def build_stack(settings: Settings, *, lazy: bool = True) -> Stack:
+    """The stack with every service; `lazy` defers the setups of services without state (SETUPS)."""
     if not settings.in_memory and settings.data_dir is not None:
         try:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -61,10 +61,9 @@ def build_stack(settings: Settings, *, lazy: bool | None = None) -> Stack:
         except OSError as exc:
             raise StartupError(f"cannot create the data folder {settings.data_dir}: {exc}") from exc
     stack = Stack(settings, Database(settings.database_path))
-    if lazy is None:
-        lazy = stack.db.fresh
+    with_rows = stack.db.tables_with_rows() if lazy else set()
     for setup in SETUPS:
-        if lazy and setup.provides:
+        if lazy and setup.provides and not setup.has_state(with_rows):
             stack.defer(setup)
         else:
             setup(stack)

@@ -42,10 +42,15 @@ def no_uid(uid: int) -> bool:
 @dataclass(frozen=True)
 class ServiceSetup:
     """`<module>.setup(stack)`, importing the module only when it runs; `provides` are the names it
-    adds to stack.services, stack.resource_resolvers and the registry (what a lookup sets it up by)."""
+    adds to stack.services, stack.resource_resolvers and the registry (what a lookup sets it up by);
+    `tables` the prefix of its tables' names (a row in one: state, perhaps work to resume at start)."""
 
     module: str
     provides: tuple[str, ...] = ()
+    tables: str = ""
+
+    def has_state(self, tables_with_rows: set[str]) -> bool:
+        return not self.tables or any(name.startswith(self.tables) for name in tables_with_rows)
 
     def __call__(self, stack: Stack) -> None:
         importlib.import_module(self.module).setup(stack)

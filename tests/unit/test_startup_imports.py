@@ -12,7 +12,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from onceflow import internal
 from onceflow.config import Settings
+from onceflow.context import Principal
 from onceflow.server import build_stack
 from onceflow.stack import no_uid
 
@@ -106,18 +108,24 @@ def test_a_setup_deferred_past_start_runs_its_start_hooks_then() -> None:
         stack.db.close()
 
 
-def test_a_data_folder_with_state_sets_every_service_up_at_start(tmp_path: Path) -> None:
+def test_a_service_with_state_in_the_data_folder_is_set_up_at_start(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, port=0)
-    first = build_stack(settings)  # a new folder: nothing to recover, everything waits
-    assert "stepfunctions" in first.pending
-    first.registry.get("sqs", "ListQueues")
+    first = build_stack(settings)  # a new folder: nothing to resume, everything waits
+    assert {"stepfunctions", "sqs", "sns"} <= set(first.pending)
+    first.registry.get("sns", "ListTopics")  # set up (its tables made) but no row: still nothing to resume
+    internal.call(first, Principal("000000000000"), "sqs", "CreateQueue", {"QueueName": "kept"}, region="us-east-1")
     first.db.close()
-    again = build_stack(settings)  # recorded migrations: queued work is resumed at start
+    again = build_stack(settings)  # its queue's messages, its pollers: resumed at start
     try:
-        assert again.pending == {}
-        assert again.loaded("stepfunctions") is not None and again.loaded("sqs") is not None
+        assert again.loaded("sqs") is not None and "sqs" not in again.pending
+        assert {"stepfunctions", "sns"} <= set(again.pending)  # no rows: they wait again
     finally:
         again.db.close()
+    everything = build_stack(settings, lazy=False)
+    try:
+        assert everything.pending == {} and everything.loaded("stepfunctions") is not None
+    finally:
+        everything.db.close()
 
 
 def test_the_front_doors_handler_uid_check_sets_lambda_up_for_a_foreign_uid_only() -> None:
