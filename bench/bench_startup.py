@@ -7,7 +7,12 @@ connection), and reads the process's RSS after 1 s idle. Bytecode is cached (as 
 package has it) in a private folder, even under PYTHONDONTWRITEBYTECODE, and one unmeasured start
 of each server warms that cache, onceflow's model index and the OS's file cache.
 
-    PYTHONPATH=src python3 bench/bench_startup.py [--rounds 3] [--no-moto] [--base OTHER/src]
+Then the testing API's session start (issue 15: under 0.5 s) and reset (under 50 ms): a fresh
+interpreter that has imported boto3 (as a test session using it has) times `Onceflow().start()`
+with the server in a child process and with `in_process=True` (a thread), the first ListTables
+through its client, 20 `reset()` calls (the fixture's per-test call) and `close()`.
+
+    PYTHONPATH=src python3 bench/bench_startup.py [--rounds 3] [--no-moto] [--no-fixture] [--base OTHER/src]
 
 --base adds "base": onceflow from another checkout's src (before/after in the same run).
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import socket
 import statistics
@@ -42,6 +48,55 @@ srv.start()
 import time
 while True: time.sleep(3600)
 '''
+
+
+FIXTURE_SESSION = r'''
+import json, sys, time
+import boto3  # a test session that uses boto3 has imported it before any fixture runs
+t0 = time.perf_counter()
+from onceflow.testing import Onceflow
+of = Onceflow(in_process=sys.argv[1] == "thread").start()
+t_start = time.perf_counter() - t0
+of.client("dynamodb").list_tables()
+t_first = time.perf_counter() - t0
+resets = []
+for _ in range(20):
+    t = time.perf_counter()
+    of.reset()
+    resets.append(time.perf_counter() - t)
+t = time.perf_counter()
+of.close()
+print(json.dumps({"start": t_start, "first": t_first, "reset": sorted(resets)[len(resets) // 2],
+                  "close": time.perf_counter() - t}))
+'''
+
+
+def fixture_session(mode: str) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=PYC)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    out = subprocess.run([sys.executable, "-c", FIXTURE_SESSION, mode], capture_output=True, text=True, env=env,
+                         timeout=300, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_fixture(rounds: int) -> None:
+    modes = ["child", "thread"]
+    results: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    for mode in modes:
+        fixture_session(mode)  # warm-up, not counted
+    for r in range(rounds):
+        for mode in modes[r % 2:] + modes[:r % 2]:
+            results[mode].append(fixture_session(mode))
+    print(f"\nthe testing API (Onceflow / the pytest fixture), load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; {rounds} rounds; medians (min-max)")
+    print(f"{'server':18} {'session start s':>20} {'first ListTables s':>20} {'reset ms (p50)':>18} {'close s':>8}")
+    for mode, rows in results.items():
+        def span(key: str, scale: float = 1.0, rows: list[dict[str, float]] = rows) -> str:
+            values = [row[key] * scale for row in rows]
+            return f"{statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+        label = "child process" if mode == "child" else "in_process thread"
+        print(f"{label:18} {span('start'):>20} {span('first'):>20} {span('reset', 1000):>18} "
+              f"{statistics.median(row['close'] for row in rows):>8.3f}")
 
 
 def free_port() -> int:
@@ -132,6 +187,7 @@ def main() -> None:
     parser.add_argument("--no-moto", action="store_true")
     parser.add_argument("--only", choices=["onceflow", "null", "moto"])
     parser.add_argument("--base", help="another checkout's src folder, measured as 'base'")
+    parser.add_argument("--no-fixture", action="store_true", help="leave the testing API's figures out")
     args = parser.parse_args()
     kinds = [args.only] if args.only else ["onceflow", "null"] + ([] if args.no_moto else ["moto"])
     if args.base:
@@ -153,6 +209,8 @@ def main() -> None:
             return f"{statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})"
         print(f"{kind:10} {span('health'):>16} {span('list_tables'):>20} "
               f"{statistics.median(row['rss'] for row in rows):>12.1f}")
+    if not args.no_fixture:
+        bench_fixture(args.rounds)
 
 
 if __name__ == "__main__":

@@ -67,12 +67,13 @@ def settings_from(args: argparse.Namespace) -> Settings:
         if not sep or not runtime.startswith("python3.") or not path:
             raise SystemExit(f"onceflow: --lambda-interpreter takes RUNTIME=PATH, not {pair!r}")
         interpreters.append((runtime, path))
-    from onceflow.lambda_.interpreters import check_explicit
+    if interpreters:  # (an import of onceflow.lambda_ is a tenth of the start-up: only when there are any)
+        from onceflow.lambda_.interpreters import check_explicit
 
-    try:  # a path that cannot run the workers fails here, not at every invoke
-        check_explicit(tuple(interpreters))
-    except ValueError as exc:
-        raise SystemExit(f"onceflow: {exc}") from None
+        try:  # a path that cannot run the workers fails here, not at every invoke
+            check_explicit(tuple(interpreters))
+        except ValueError as exc:
+            raise SystemExit(f"onceflow: {exc}") from None
     extra: dict[str, Any] = {}
     if args.lambda_max_workers is not None:
         if args.lambda_max_workers < 1:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import contextvars
 import uuid
 from dataclasses import dataclass, field
+
+# The Step Functions task call running on this thread: (execution ARN, the task's TaskStarted event
+# id), for the effect ledger (prove/ledger.py), which attributes a `dynamodb:` task's writes and a
+# Lambda task's invocation to the very attempt that made them, concurrent branches and iterations
+# too. Here rather than in sfn/ so that the ledger can read it without importing Step Functions.
+TASK_CALL: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("sfn_task_call", default=None)
 
 
 @dataclass(frozen=True)

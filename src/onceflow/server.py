@@ -7,29 +7,13 @@ import logging
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable
 
 import uvicorn
 
-from onceflow import (
-    cloudformation,
-    console,
-    ddb,
-    ddbstreams,
-    events,
-    faults,
-    iam,
-    lambda_,
-    logs,
-    s3,
-    scheduler,
-    sfn,
-    sns,
-    sqs,
-)
 from onceflow.config import Settings
-from onceflow.prove import ledger
-from onceflow.stack import Stack
+from onceflow.stack import ServiceSetup, Stack
 from onceflow.store.db import Database
 from onceflow.wire.app import AwsApp
 from onceflow.wire.connections import guarded_protocol, raise_fd_limit
@@ -38,10 +22,29 @@ from onceflow.wire.specs import Specs
 
 log = logging.getLogger("onceflow")
 
-# The order matters: later services look up earlier ones in stack.services.
-SETUPS: list[Callable[[Stack], None]] = [
-    iam.setup, logs.setup, ddb.setup, ddbstreams.setup, s3.setup, lambda_.setup, sqs.setup, sns.setup, sfn.setup,
-    faults.setup, ledger.setup, events.setup, scheduler.setup, cloudformation.setup, console.setup,
+# Run in this order when all run at start (later services look up earlier ones in stack.services).
+# A setup with names waits for the first lookup of one of them (stack.py, Stack.defer) while its
+# tables hold no row (in memory, a new data folder, a service never used): a request imports and
+# migrates only the services it uses. A service with state is set up at start, so that executions,
+# deliveries, schedules and pollers resume then. Those without names always run at start: IAM (every
+# request's credentials and authorization), fault rules (every call), the ledger (wraps handlers as
+# they register), the console.
+SETUPS: list[ServiceSetup] = [
+    ServiceSetup("onceflow.iam"),
+    ServiceSetup("onceflow.logs", ("logs",), "logs_"),
+    ServiceSetup("onceflow.ddb", ("dynamodb",), "ddb_"),
+    ServiceSetup("onceflow.ddbstreams", ("dynamodbstreams",), "ddb_"),
+    ServiceSetup("onceflow.s3", ("s3",), "s3_"),
+    ServiceSetup("onceflow.lambda_", ("lambda", "lambda_urls"), "lambda_"),
+    ServiceSetup("onceflow.sqs", ("sqs",), "sqs_"),
+    ServiceSetup("onceflow.sns", ("sns",), "sns_"),
+    ServiceSetup("onceflow.sfn", ("stepfunctions",), "sfn_"),
+    ServiceSetup("onceflow.faults"),
+    ServiceSetup("onceflow.prove.ledger"),
+    ServiceSetup("onceflow.events", ("events", "events_clock"), "events_"),
+    ServiceSetup("onceflow.scheduler", ("scheduler",), "scheduler_"),
+    ServiceSetup("onceflow.cloudformation", ("cloudformation",), "cfn_"),
+    ServiceSetup("onceflow.console"),
 ]
 
 
@@ -49,7 +52,8 @@ class StartupError(Exception):
     """A problem the user can fix (port in use, unusable data folder); printed without a trace."""
 
 
-def build_stack(settings: Settings) -> Stack:
+def build_stack(settings: Settings, *, lazy: bool = True) -> Stack:
+    """The stack with every service; `lazy` defers the setups of services without state (SETUPS)."""
     if not settings.in_memory and settings.data_dir is not None:
         try:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -57,8 +61,12 @@ def build_stack(settings: Settings) -> Stack:
         except OSError as exc:
             raise StartupError(f"cannot create the data folder {settings.data_dir}: {exc}") from exc
     stack = Stack(settings, Database(settings.database_path))
+    with_rows = stack.db.tables_with_rows() if lazy else set()
     for setup in SETUPS:
-        setup(stack)
+        if lazy and setup.provides and not setup.has_state(with_rows):
+            stack.defer(setup)
+        else:
+            setup(stack)
     return stack
 
 
@@ -93,13 +101,28 @@ class Server:
         self.on_ready = on_ready or _print_ready
 
     def run(self) -> None:
+        sock, stack, server = self._prepare()
+        # uvicorn re-raises the signal it caught once it has drained; make that a no-op so the
+        # cleanup below always runs (the default SIGTERM action would kill us mid-way).
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: None)
+        try:
+            asyncio.run(self._serve(server, sock, stack))
+        finally:
+            _clean_up(stack, sock)
+
+    def _prepare(self) -> tuple[socket.socket, Stack, uvicorn.Server]:
         sock = bind(self.settings)
         port = sock.getsockname()[1]
         if port != self.settings.port:
             from dataclasses import replace
 
             self.settings = replace(self.settings, port=port)
-        stack = build_stack(self.settings)
+        try:
+            stack = build_stack(self.settings)
+        except BaseException:
+            sock.close()
+            raise
         app = build_app(stack)
         # No proxy headers: onceflow is called directly, and a client must not choose its own source
         # IP (aws:SourceIp) with X-Forwarded-For; skipping the middleware also saves ~0.03 ms a call.
@@ -110,21 +133,7 @@ class Server:
         config = uvicorn.Config(app, log_level="warning", lifespan="on", http=protocol, loop="asyncio",
                                 access_log=False, timeout_graceful_shutdown=30, proxy_headers=False,
                                 server_header=False, timeout_keep_alive=self.settings.keep_alive_s)
-        server = uvicorn.Server(config)
-        # uvicorn re-raises the signal it caught once it has drained; make that a no-op so the
-        # cleanup below always runs (the default SIGTERM action would kill us mid-way).
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: None)
-        try:
-            asyncio.run(self._serve(server, sock, stack))
-        finally:
-            for hook in reversed(stack.on_shutdown):
-                try:
-                    hook()
-                except Exception:
-                    log.exception("shutdown hook failed")
-            stack.db.close()
-            sock.close()
+        return sock, stack, uvicorn.Server(config)
 
     async def _serve(self, server: uvicorn.Server, sock: socket.socket, stack: Stack) -> None:
         task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -134,7 +143,7 @@ class Server:
                 return
             await asyncio.sleep(0.01)
         loop = asyncio.get_running_loop()
-        for hook in stack.on_start:
+        for hook in stack.start():
             await loop.run_in_executor(None, hook)
         self.on_ready(self.settings, stack)
         while not task.done() and not server.should_exit:
@@ -143,6 +152,59 @@ class Server:
             for hook in stack.on_stopping:
                 loop.run_in_executor(None, _logged(hook))
         await task
+
+
+class ThreadedServer(Server):
+    """A server on a daemon thread of the calling process (the testing API's in-process mode: no
+    interpreter start, no second import of botocore). It installs no signal handlers; `stop()`
+    drains it as a signal would and runs the same shutdown hooks."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings, on_ready=lambda *_: self._ready.set())
+        self._ready = threading.Event()
+        self._failed: list[BaseException] = []
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, timeout: float = 60.0) -> str:
+        """Serve and return the endpoint once the server answers (raises StartupError)."""
+        sock, stack, server = self._prepare()
+        self._server = server
+
+        def serve() -> None:
+            try:
+                asyncio.run(self._serve(server, sock, stack))
+            except BaseException as exc:  # reported by start(), not lost in the thread
+                self._failed.append(exc)
+            finally:
+                _clean_up(stack, sock)
+                self._ready.set()
+
+        self._thread = threading.Thread(target=serve, name="onceflow-server", daemon=True)
+        self._thread.start()
+        self._ready.wait(timeout)
+        if self._failed or not self._ready.is_set() or not self._thread.is_alive():
+            self.stop()
+            why = self._failed[0] if self._failed else f"no answer within {timeout:g} s"
+            raise StartupError(f"the onceflow server did not start: {why}")
+        return self.settings.endpoint_url
+
+    def stop(self, timeout: float = 30.0) -> None:
+        if self._server is not None:
+            self._server.should_exit = True  # _serve then runs the stopping hooks, uvicorn drains
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
+def _clean_up(stack: Stack, sock: socket.socket) -> None:
+    for hook in reversed(stack.on_shutdown):
+        try:
+            hook()
+        except Exception:
+            log.exception("shutdown hook failed")
+    stack.db.close()
+    sock.close()
 
 
 def _logged(hook: Callable[[], None]) -> Callable[[], None]:

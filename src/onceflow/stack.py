@@ -3,10 +3,19 @@
 It holds the settings, the database, the registry, the services by name (so one service can reach
 another's service object, e.g. Lambda writing through Logs), and the hooks server.py runs on reset
 and shutdown. Services add themselves in `<service>/__init__.py: setup(stack)`.
+
+A setup may be deferred (`defer`): it then runs when one of the names it provides is first looked
+up - in `services`, `resource_resolvers` or the registry - which imports the service's modules and
+runs its migrations only when a request needs them. Its on_start hooks run at once if the server
+has already started. Setups run under the database's writers' lock, so a thread that holds it (a
+transaction, or any read of an in-memory store) and looks a service up can never wait on a setup
+that waits on it.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +42,43 @@ def allow_all(ctx: RequestContext, params: dict[str, Any]) -> None:
 
 def no_uid(uid: int) -> bool:
     return False
+
+
+@dataclass(frozen=True)
+class ServiceSetup:
+    """`<module>.setup(stack)`, importing the module only when it runs; `provides` are the names it
+    adds to stack.services, stack.resource_resolvers and the registry (what a lookup sets it up by);
+    `tables` the prefix of its tables' names (a row in one: state, perhaps work to resume at start)."""
+
+    module: str
+    provides: tuple[str, ...] = ()
+    tables: str = ""
+
+    def has_state(self, tables_with_rows: set[str]) -> bool:
+        return not self.tables or any(name.startswith(self.tables) for name in tables_with_rows)
+
+    def __call__(self, stack: Stack) -> None:
+        importlib.import_module(self.module).setup(stack)
+
+
+class Lazy(dict):  # type: ignore[type-arg]
+    """A dict whose missing names are first handed to `load` (a deferred setup may provide them);
+    `get` sets up too, since callers read None as "not served" (Stack.loaded does not)."""
+
+    def __init__(self, load: Callable[[str], bool]) -> None:
+        super().__init__()
+        self._load = load
+
+    def __missing__(self, key: str) -> Any:
+        if self._load(key):
+            return dict.__getitem__(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
 
 @dataclass
@@ -62,8 +108,72 @@ class Stack:
     # uid -> whether Lambda handlers run as it (the sandbox's uids, as root); the front door keeps
     # such peers out of onceflow's own state-changing endpoints. lambda_ sets it.
     is_handler_uid: Callable[[int], bool] = no_uid
+    # name -> the deferred setup that provides it (see `defer`); emptied as they run.
+    pending: dict[str, ServiceSetup] = field(default_factory=dict)
+    started: bool = False
+
+    def __post_init__(self) -> None:
+        self.services = _lazy(self.services, self.set_up)
+        self.resource_resolvers = _lazy(self.resource_resolvers, self.set_up)
+        self.registry.load = self.set_up
+        self._running: set[ServiceSetup] = set()
+
+    def defer(self, setup: ServiceSetup) -> None:
+        """Run `setup` when one of its names is first looked up instead of now."""
+        for name in setup.provides:
+            self.pending[name] = setup
+
+    def set_up(self, name: str) -> bool:
+        """Run the deferred setup providing `name`; whether one ran (here or in another thread)."""
+        if name not in self.pending:  # the common case, without a lock
+            return False
+        with self.db.writers_lock():
+            setup = self.pending.get(name)
+            if setup is None:
+                return True  # another thread set it up while this one waited
+            if setup in self._running:
+                return False  # looked up from its own setup: not there yet
+            self._running.add(setup)
+            first_hook = len(self.on_start)
+            try:
+                setup(self)
+            finally:
+                self._running.discard(setup)
+                for provided in setup.provides:
+                    self.pending.pop(provided, None)
+            if self.started:
+                for hook in self.on_start[first_hook:]:
+                    hook()
+        return True
+
+    def handler_uid(self, uid: int) -> bool:
+        """is_handler_uid, setting Lambda (its sandbox's rule) up unless `uid` is the server's own:
+        handlers never run as that (they run as the sandbox's uids, or the rule says no uid is)."""
+        if uid == os.getuid():
+            return False
+        self.set_up("lambda")
+        return self.is_handler_uid(uid)
+
+    def loaded(self, name: str) -> Any:
+        """stack.services[name] if its service is set up, else None (without setting it up)."""
+        return dict.get(self.services, name)
+
+    def start(self) -> list[Callable[[], None]]:
+        """Mark the stack started and return the on_start hooks to run now (a setup deferred past
+        this point runs its own)."""
+        with self.db.writers_lock():
+            self.started = True
+            return list(self.on_start)
 
     def reset(self) -> None:
         for hook in self.on_reset:
             hook()
         self.db.truncate_all()
+
+
+def _lazy(entries: dict[str, Any], load: Callable[[str], bool]) -> Lazy:
+    if isinstance(entries, Lazy):
+        return entries
+    lazy = Lazy(load)
+    lazy.update(entries)
+    return lazy

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import socket
+import threading
 import urllib.error
 import urllib.request
 import zipfile
@@ -53,6 +55,25 @@ def test_a_context_manager_starts_and_stops_its_own_server_and_leaves_others_alo
             guest.create_table("guest-table")
         assert owner.client("dynamodb").list_tables()["TableNames"] == ["guest-table"]
         endpoint = owner.endpoint
+    with pytest.raises(OnceflowError, match=f"no onceflow server answers at {endpoint}"):
+        Onceflow(endpoint).start()
+
+
+def test_an_in_process_server_runs_functions_and_stops_with_close() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(OnceflowError, match=f"cannot listen on 127.0.0.1:{port}"):
+            Onceflow(port=port, in_process=True).start()
+    with Onceflow(in_process=True) as of:
+        assert of.owns_server
+        assert "onceflow-server" in [t.name for t in threading.enumerate()]
+        of.deploy_function("double", source=CODE)
+        out = of.client("lambda").invoke(FunctionName="double", Payload=b'{"n": 4}')
+        assert json.loads(out["Payload"].read()) == {"doubled": 8}
+        endpoint = of.endpoint
+    assert "onceflow-server" not in [t.name for t in threading.enumerate()]
     with pytest.raises(OnceflowError, match=f"no onceflow server answers at {endpoint}"):
         Onceflow(endpoint).start()
 

@@ -223,6 +223,27 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def test_in_process_the_server_is_a_thread_of_the_session_and_behaves_the_same(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import threading
+        HOUR = {"StartAt": "Hour", "States": {"Hour": {"Type": "Wait", "Seconds": 3600, "End": True}}}
+        def test_first(onceflow):
+            assert [t.name for t in threading.enumerate()].count("onceflow-server") == 1
+            onceflow.create_table("first")
+        def test_second_starts_empty_and_skips_an_hour(onceflow):
+            assert onceflow.client("dynamodb").list_tables()["TableNames"] == []
+            onceflow.deploy_state_machine("hour", HOUR)
+            onceflow.skip_time()
+            assert onceflow.execute("hour", {}, timeout=30)["status"] == "SUCCEEDED"
+    """)
+    result = run(pytester, "--onceflow-in-process")
+    result.assert_outcomes(passed=2)
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result = run(pytester, "--onceflow-in-process", "--onceflow-endpoint=http://127.0.0.1:4566")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --onceflow-endpoint uses a running server: --onceflow-in-process*"])
+
+
 def test_an_unreachable_endpoint_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_any(onceflow): pass")
     url = f"http://127.0.0.1:{_closed_port()}"

@@ -8,9 +8,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from onceflow import internal
+from onceflow.config import Settings
+from onceflow.context import Principal
+from onceflow.server import build_stack
+from onceflow.stack import no_uid
 
 DEFERRED = ("boto3", "botocore.session", "botocore.client", "jsonata", "jinja2", "onceflow.prove.proof",
-            "onceflow.console.app")
+            "onceflow.console.app",
+            # set up on their first request (server.py SETUPS, stack.py Stack.defer)
+            "onceflow.ddb", "onceflow.ddbstreams", "onceflow.s3", "onceflow.lambda_", "onceflow.logs", "onceflow.sqs",
+            "onceflow.sns", "onceflow.sfn", "onceflow.events", "onceflow.scheduler", "onceflow.cloudformation")
 
 PROGRAM = r"""
 import json, sys
@@ -30,3 +42,104 @@ def test_a_started_server_has_imported_no_heavy_module_and_read_no_model() -> No
                          timeout=120)
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found == {"modules": [], "models": []}
+
+
+def test_a_deferred_service_is_set_up_by_the_first_lookup_of_its_operations_or_its_name() -> None:
+    stack = build_stack(Settings(in_memory=True, port=0))
+    try:
+        assert {"dynamodb", "dynamodbstreams", "stepfunctions", "lambda"} <= set(stack.pending)
+        assert stack.loaded("dynamodb") is None
+        assert stack.registry.get("dynamodb", "ListTables") is not None
+        assert stack.loaded("dynamodb") is not None and "dynamodb" not in stack.pending
+        streams = stack.services["dynamodbstreams"]  # by its name in stack.services
+        assert streams is stack.services["dynamodb"].streams
+        assert stack.resource_resolvers.get("sqs") is not None and stack.loaded("sqs") is not None
+        assert stack.registry.get("dynamodb", "NoSuchOperation") is None
+        assert stack.services.get("no-such-service") is None
+        # The ledger wraps the writes of a service set up after it (prove/ledger.py RECORDERS).
+        assert hasattr(stack.registry.get("dynamodb", "PutItem"), "__wrapped__")
+        assert not hasattr(stack.registry.get("dynamodb", "GetItem"), "__wrapped__")
+    finally:
+        stack.db.close()
+
+
+def test_concurrent_first_lookups_all_wait_for_the_one_setup() -> None:
+    stack = build_stack(Settings(in_memory=True, port=0))
+    found: list[Any] = []
+    start = threading.Barrier(6)
+
+    def lookup() -> None:
+        start.wait()
+        found.append(stack.registry.get("stepfunctions", "ListStateMachines"))
+
+    threads = [threading.Thread(target=lookup) for _ in range(6)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert len(found) == 6 and all(handler is not None for handler in found)
+        assert len({id(getattr(h, "__self__", h)) for h in found}) == 1  # one API object: one setup
+    finally:
+        stack.db.close()
+
+
+def test_a_setup_deferred_past_start_runs_its_start_hooks_then() -> None:
+    ran: list[str] = []
+
+    class Probe:
+        provides = ("probe",)
+
+        def __call__(self, stack: Any) -> None:
+            stack.services["probe"] = "set up"
+            stack.on_start.append(lambda: ran.append("started"))
+
+    stack = build_stack(Settings(in_memory=True, port=0))
+    try:
+        stack.defer(Probe())  # type: ignore[arg-type]
+        for hook in stack.start():
+            hook()
+        assert ran == []
+        assert stack.services["probe"] == "set up"
+        assert ran == ["started"]
+    finally:
+        for hook in reversed(stack.on_shutdown):
+            hook()
+        stack.db.close()
+
+
+def test_a_service_with_state_in_the_data_folder_is_set_up_at_start(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, port=0)
+    first = build_stack(settings)  # a new folder: nothing to resume, everything waits
+    assert {"stepfunctions", "sqs", "sns"} <= set(first.pending)
+    first.registry.get("sns", "ListTopics")  # set up (its tables made) but no row: still nothing to resume
+    internal.call(first, Principal("000000000000"), "sqs", "CreateQueue", {"QueueName": "kept"}, region="us-east-1")
+    first.db.close()
+    again = build_stack(settings)  # its queue's messages, its pollers: resumed at start
+    try:
+        assert again.loaded("sqs") is not None and "sqs" not in again.pending
+        assert {"stepfunctions", "sns"} <= set(again.pending)  # no rows: they wait again
+    finally:
+        again.db.close()
+    everything = build_stack(settings, lazy=False)
+    try:
+        assert everything.pending == {} and everything.loaded("stepfunctions") is not None
+    finally:
+        everything.db.close()
+
+
+def test_the_front_doors_handler_uid_check_sets_lambda_up_for_a_foreign_uid_only() -> None:
+    import os
+
+    stack = build_stack(Settings(in_memory=True, port=0))
+    try:
+        assert stack.handler_uid(os.getuid()) is False  # the user's own tools: Lambda stays unset
+        assert "lambda" in stack.pending
+        from onceflow.lambda_.runtime.sandbox import UID_BASE, Sandbox
+
+        assert stack.handler_uid(UID_BASE) is Sandbox().is_handler_uid(UID_BASE)
+        assert "lambda" not in stack.pending and stack.is_handler_uid is not no_uid  # the sandbox's rule
+    finally:
+        for hook in reversed(stack.on_shutdown):
+            hook()
+        stack.db.close()

@@ -27,9 +27,8 @@ import threading
 import time
 from typing import Any
 
-from onceflow.context import RequestContext
+from onceflow.context import TASK_CALL, RequestContext
 from onceflow.prove.recorders import RECORDERS, Effect
-from onceflow.sfn.engine.integrations.calls import TASK_CALL
 from onceflow.stack import Stack
 
 # Services whose writes stream a body in before they commit (their ledger row is written after).
@@ -74,14 +73,10 @@ class Ledger:
 
     # ------------------------------------------------------------------ installing
     def install(self) -> None:
-        registry = self.stack.registry
+        registry = self.stack.registry  # wrap: now, or when a deferred service registers (stack.py)
         for (service, operation), recorder in RECORDERS.items():
-            handler = registry.get(service, operation)
-            if handler is not None:
-                registry.add(service, operation, self._wrap_write(service, operation, recorder, handler))
-        invoke = registry.get("lambda", "Invoke")
-        if invoke is not None:
-            registry.add("lambda", "Invoke", self._wrap_invoke(invoke))
+            registry.wrap(service, operation, functools.partial(self._wrap_write, service, operation, recorder))
+        registry.wrap("lambda", "Invoke", self._wrap_invoke)
 
     def collect(self) -> None:
         """Keep every write in memory too, and every call a handler makes (the prover's private

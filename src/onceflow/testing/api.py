@@ -5,7 +5,8 @@
         done = of.wait_execution(of.client("stepfunctions").start_execution(stateMachineArn=arn)["executionArn"])
 
 `Onceflow(endpoint=URL)` attaches to a server already running instead (and never stops it); `data`
-is then that server's data folder, which only `prove` reads.
+is then that server's data folder, which only `prove` reads. `Onceflow(in_process=True)` runs the
+server on a thread of this process instead of a child (testing/process.py says what each costs).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 from onceflow.testing import deploy
 from onceflow.testing.errors import OnceflowError
 from onceflow.testing.faults import FaultControl
-from onceflow.testing.process import ServerChild
+from onceflow.testing.process import ServerChild, ServerThread
 
 KEYS = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
 # While waits are skipped a one-hour Wait ends at once; an execution still running after this
@@ -35,7 +36,7 @@ _POLL_S = 0.02
 class Onceflow:
     def __init__(self, endpoint: str | None = None, *, data: str | Path | None = None, port: int = 0,
                  region: str = "us-east-1", time_scale: float = 1.0, start_timeout: float = 60.0,
-                 max_attempts: int = 1) -> None:
+                 max_attempts: int = 1, in_process: bool = False) -> None:
         if endpoint is not None and port:
             raise OnceflowError("an endpoint is attached to as it is: port is for a server of our own")
         self.region = region
@@ -47,7 +48,8 @@ class Onceflow:
         # One attempt by default: an injected fault reaches the test as it is, and a failing call
         # fails at once instead of after a backoff.
         self._max_attempts = max_attempts
-        self._child: ServerChild | None = None
+        self._in_process = in_process
+        self._child: ServerChild | ServerThread | None = None
         self._session: Any = None
         self._clients: dict[str, Any] = {}
         self._resources: dict[str, Any] = {}
@@ -61,7 +63,8 @@ class Onceflow:
         if self.endpoint:
             self._check_endpoint()
         elif self._child is None:
-            self._child = ServerChild(data=self.data, port=self._port, time_scale=self._time_scale)
+            kind = ServerThread if self._in_process else ServerChild
+            self._child = kind(data=self.data, port=self._port, time_scale=self._time_scale)
             self.endpoint = self._child.start(self._start_timeout)
         if self._initial_time is None:
             try:

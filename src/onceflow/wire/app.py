@@ -78,7 +78,7 @@ class AwsApp:
         self.in_flight = 0  # requests between arrival and answer
         settings = stack.settings
         self.max_body = settings.max_body_bytes
-        self.door = FrontDoor(settings, stack.is_handler_uid)
+        self.door = FrontDoor(settings, stack.handler_uid)  # asked per request: Lambda may be set up later
         self.auth = Authenticator(settings, stack.credential_resolvers)
         self.budget = BodyBudget(settings.max_bodies_in_flight_bytes)
         self.body_timeout = settings.body_timeout_s
@@ -187,7 +187,7 @@ class AwsApp:
         """Everything that can be done on the event loop: route, parse, identify and, for handlers
         marked inline (or commits, when the writers' lock is free), the call itself. Returns the
         Response, a Durable answer waiting for its sync, a Call for the thread pool, or CONSOLE."""
-        urls = self.stack.services.get("lambda_urls")  # Lambda function URLs (lambda_/urls.py)
+        urls = self.stack.loaded("lambda_urls")  # Lambda function URLs (lambda_/urls.py), once Lambda is set up
         if urls is not None and urls.addressed(request.headers.get("host", ""), request.path):
             return self._function_url(urls, request)
         if request.path.startswith("/_onceflow/") or _moto_reset(request):

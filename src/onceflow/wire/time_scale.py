@@ -46,7 +46,8 @@ def answer(stack: Stack, request: Request) -> Response:
 
 
 def state(stack: Stack) -> dict[str, Any]:
-    engine = _engine(stack)
+    # Without setting Step Functions up: until something sets the scale, it would skip no waits.
+    engine = getattr(stack.loaded("stepfunctions"), "engine", None)
     return {"timeScale": stack.settings.time_scale, "skipWaits": bool(getattr(engine, "skip_waits", False))}
 
 

@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 
 from onceflow.config import Settings
-from onceflow.context import Principal, RequestContext
+from onceflow.context import TASK_CALL, Principal, RequestContext
 from onceflow.prove import recorders
 from onceflow.prove.recorders import Effect
 from onceflow.server import build_stack
-from onceflow.sfn.engine.integrations.calls import TASK_CALL
 from onceflow.stack import Stack
 
 EXECUTION = "arn:aws:states:us-east-1:000000000000:execution:m:e"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from onceflow.wire.peers import owner_in_line, socket_owner
+from onceflow.wire.peers import _diag_owner, _listed_owner, owner_in_line, socket_owner
 
 # 127.0.0.1:51000 -> 127.0.0.1:4566, established, uid 100007
 LINE = ("  3: 0100007F:C738 0100007F:11D6 01 00000000:00000000 00:00000000 00000000 100007 0 12345 1 "
@@ -33,4 +33,10 @@ def test_a_real_connection_is_owned_by_this_process_uid() -> None:
         with socket.create_connection(("127.0.0.1", server_port)) as client:
             accepted, _ = listener.accept()
             with accepted:
-                assert socket_owner(client.getsockname()[1], server_port) == os.geteuid()
+                client_port = client.getsockname()[1]
+                assert socket_owner(client_port, server_port) == os.geteuid()
+                # the kernel's one-socket answer and the full list agree; the server's side is not it
+                loopback = socket.inet_pton(socket.AF_INET, "127.0.0.1")
+                assert _diag_owner(socket.AF_INET, loopback, client_port, server_port) == os.geteuid()
+                assert _listed_owner(client_port, server_port) == os.geteuid()
+                assert _diag_owner(socket.AF_INET, loopback, server_port, client_port + 1) is None

@@ -22,11 +22,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from typing import Any
 
+from onceflow.context import TASK_CALL
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.clock import SYSTEM, Clock
 from onceflow.sfn.engine.effects import UNSET, AwaitToken, Fx, Invoke
 from onceflow.sfn.engine.events import emission_order
-from onceflow.sfn.engine.integrations.calls import HANDED_OVER, TASK_CALL, NotDispatched
+from onceflow.sfn.engine.integrations.calls import HANDED_OVER, NotDispatched
 from onceflow.sfn.engine.lane import Lane
 from onceflow.sfn.engine.pool import DrivePool
 from onceflow.sfn.engine.runner import Fiber, Runtime

@@ -57,7 +57,3 @@ def handed_over(request_id: str | None = None) -> None:
         callback(request_id)
 
 
-# The task call running on this thread: (execution ARN, the task's TaskStarted event id), for the
-# effect ledger (prove/ledger.py), which attributes a `dynamodb:` task's writes and a Lambda
-# task's invocation to the very attempt that made them, concurrent branches and iterations too.
-TASK_CALL: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("sfn_task_call", default=None)
