@@ -132,7 +132,8 @@ class Server:
         protocol = guarded_protocol(self.settings.header_timeout_s, max(64, min(files - 256, files * 9 // 10)))
         config = uvicorn.Config(app, log_level="warning", lifespan="on", http=protocol, loop="asyncio",
                                 access_log=False, timeout_graceful_shutdown=30, proxy_headers=False,
-                                server_header=False, timeout_keep_alive=self.settings.keep_alive_s)
+                                server_header=False,
+                                timeout_keep_alive=self.settings.keep_alive_s)  # type: ignore[arg-type]  # a float works
         return sock, stack, uvicorn.Server(config)
 
     async def _serve(self, server: uvicorn.Server, sock: socket.socket, stack: Stack) -> None:

@@ -209,12 +209,15 @@ class Onceflow:
         cases. None unloads it; a reset puts back the one the server started with."""
         if config is None:
             return self._own("DELETE", "/_onceflow/mock-config")["mockConfig"]
+        document: Mapping[str, Any]
         if isinstance(config, str | Path):
             try:
-                config = json.loads(Path(config).read_text(encoding="utf-8"))
+                document = json.loads(Path(config).read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
                 raise OnceflowError(f"mock configuration {config}: {exc}") from None
-        return self._own("POST", "/_onceflow/mock-config", dict(config))["mockConfig"]
+        else:
+            document = config
+        return self._own("POST", "/_onceflow/mock-config", dict(document))["mockConfig"]
 
     # ------------------------------------------------------------------ executions and logs
     def state_machine_arn(self, name_or_arn: str) -> str:

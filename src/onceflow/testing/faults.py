@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -39,7 +40,7 @@ class FaultControl:
     def clear(self) -> None:
         self._call("DELETE", None)
 
-    def _call(self, method: str, body: Any) -> list[dict[str, Any]]:
+    def _call(self, method: str, body: Any) -> builtins.list[dict[str, Any]]:
         status, answer = self._request(method, PATH, None if body is None else json.dumps(body).encode())
         if status != 200:
             message = answer.get("message") if isinstance(answer, dict) else answer
