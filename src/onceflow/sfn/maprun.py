@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.sfn import errors as E
 from onceflow.sfn import pages
+from onceflow.sfn.described import describe_row
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.names import ts
@@ -253,30 +254,8 @@ class MapRuns:
 
     # ------------------------------------------------------------------ child executions
     def describe_child(self, row: sqlite3.Row) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "executionArn": row["arn"], "stateMachineArn": row["sm_arn"], "name": row["name"],
-            "status": row["status"], "startDate": ts(row["start"]),
-        }
-        if row["stop"] is not None:
-            out["stopDate"] = ts(row["stop"])
-        out["input"] = row["input"]
-        out["inputDetails"] = {"included": True}
-        if row["status"] == "SUCCEEDED":
-            out["output"] = row["output"]
-            out["outputDetails"] = {"included": True}
+        out = describe_row(row, "REDRIVABLE_BY_MAP_RUN")
         out["mapRunArn"] = row["run_arn"]
-        if row["error"] is not None:
-            out["error"] = row["error"]
-        if row["cause"] is not None:
-            out["cause"] = row["cause"]
-        out["redriveCount"] = row["redrive_count"]
-        if row["redrive_date"] is not None:
-            out["redriveDate"] = ts(row["redrive_date"])
-        if row["status"] in ("FAILED", "ABORTED", "TIMED_OUT"):
-            out["redriveStatus"] = "REDRIVABLE_BY_MAP_RUN"
-        else:
-            out["redriveStatus"] = "NOT_REDRIVABLE"
-            out["redriveStatusReason"] = f"Execution is {row['status']} and cannot be redriven"
         return out
 
     def machine_for_child(self, row: sqlite3.Row) -> dict[str, Any]:

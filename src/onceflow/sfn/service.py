@@ -19,6 +19,7 @@ from onceflow.sfn import errors as E
 from onceflow.sfn import pages
 from onceflow.sfn.activities import Activities
 from onceflow.sfn.asl.payload import MAX_PAYLOAD
+from onceflow.sfn.described import describe_row
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.engine import Engine
 from onceflow.sfn.engine.integrations.activity import START_SUFFIX
@@ -398,29 +399,7 @@ class SfnService:
         if (child := self.map_child(arn)) is not None:
             return self.map_runs.describe_child(child)
         row = self.execution(arn)
-        out: dict[str, Any] = {
-            "executionArn": row["arn"], "stateMachineArn": row["sm_arn"], "name": row["name"],
-            "status": row["status"], "startDate": ts(row["start"]),
-        }
-        if row["stop"] is not None:
-            out["stopDate"] = ts(row["stop"])
-        out["input"] = row["input"]
-        out["inputDetails"] = {"included": True}
-        if row["status"] == "SUCCEEDED":
-            out["output"] = row["output"]
-            out["outputDetails"] = {"included": True}
-        if row["error"] is not None:
-            out["error"] = row["error"]
-        if row["cause"] is not None:
-            out["cause"] = row["cause"]
-        out["redriveCount"] = row["redrive_count"]
-        if row["redrive_date"] is not None:
-            out["redriveDate"] = ts(row["redrive_date"])
-        if row["status"] in ("FAILED", "ABORTED", "TIMED_OUT"):
-            out["redriveStatus"] = "REDRIVABLE"
-        else:
-            out["redriveStatus"] = "NOT_REDRIVABLE"
-            out["redriveStatusReason"] = f"Execution is {row['status']} and cannot be redriven"
+        out = describe_row(row, "REDRIVABLE")
         if row["version_arn"]:
             out["stateMachineVersionArn"] = row["version_arn"]
         if row["alias_arn"]:
