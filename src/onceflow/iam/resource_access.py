@@ -12,6 +12,8 @@ nothing (fail closed). The statement matching is IAM's own evaluator (iam/policy
 
 from __future__ import annotations
 
+from typing import Any
+
 from onceflow.iam.policy import MalformedPolicy, Request, evaluate, stored
 
 
@@ -19,11 +21,8 @@ def service_may(policy_text: str | None, service: str, action: str, resource_arn
                 source_arn: str | None = None, source_account: str | None = None) -> bool:
     """Whether `policy_text` (a resource policy, JSON) lets `service` ("s3.amazonaws.com") do
     `action` ("sqs:SendMessage") on `resource_arn` for an event from `source_arn`."""
-    if not policy_text:
-        return False
-    try:
-        policy = stored(policy_text, "resource")
-    except MalformedPolicy:
+    policy = _parsed(policy_text)
+    if policy is None:
         return False
     context: dict[str, list[str]] = {"aws:principalservicename": [service]}
     if source_arn:
@@ -42,12 +41,19 @@ def principal_may(policy_text: str | None, principal_arn: str, action: str, reso
     """Whether `policy_text` lets a principal of another account (its IAM ARN: a user, a role
     session's role, an account root) do `action` on `resource_arn`. Across accounts the resource
     policy must grant (and the caller's own identity policies too, where onceflow evaluates them)."""
-    if not policy_text:
-        return False
-    try:
-        policy = stored(policy_text, "resource")
-    except MalformedPolicy:
+    policy = _parsed(policy_text)
+    if policy is None:
         return False
     account = principal_arn.split(":")[4] if principal_arn.count(":") >= 5 else ""
     context = {"aws:principalarn": [principal_arn], "aws:principalaccount": [account]}
     return evaluate([policy], Request(action, resource_arn, context, principal=("AWS", principal_arn))).allowed
+
+
+def _parsed(policy_text: str | None) -> Any:
+    """The stored resource policy, or None when there is none (or it no longer parses): grants nothing."""
+    if not policy_text:
+        return None
+    try:
+        return stored(policy_text, "resource")
+    except MalformedPolicy:
+        return None
