@@ -10,6 +10,7 @@ import time
 import uuid
 import zipfile
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -122,3 +123,21 @@ def test_eventbridge_invokes_a_function_only_through_its_resource_policy(aws: Aw
                        Principal="events.amazonaws.com", SourceArn=rule_arn)
     put({"n": 2})
     assert ran(aws, name, 1) == ['RAN {"n": 2}']
+
+
+def test_scheduler_invokes_as_its_role_without_a_function_permission(aws: Aws) -> None:
+    iam = aws("iam")
+    name, fn = function(aws)
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {
+        "Service": "scheduler.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    role_name = uid("svcsched")
+    role = iam.create_role(RoleName=role_name, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    iam.put_role_policy(RoleName=role_name, PolicyName="invoke", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunction",
+                                                "Resource": fn}]}))
+    at = (datetime.now(UTC) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%S")
+    aws("scheduler").create_schedule(Name=uid("svcsched"), ScheduleExpression=f"at({at})",
+                                     FlexibleTimeWindow={"Mode": "OFF"}, ActionAfterCompletion="DELETE",
+                                     Target={"Arn": fn, "RoleArn": role, "Input": json.dumps({"detail": "tick"})})
+    # No AddPermission: on AWS Scheduler acts as the role, the function's resource policy is not asked.
+    assert ran(aws, name, 1) == ['RAN "tick"']
