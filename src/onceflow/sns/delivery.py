@@ -157,8 +157,9 @@ class Deliverer:
             conn.execute("DELETE FROM sns_deliveries WHERE id=?", (row_id,))
 
     def _call_lambda(self, sub: Subscription, payload: dict[str, Any]) -> bool | None:
-        """True once invoked, False to retry; None when the function's resource policy does not let
-        SNS invoke it for this topic: a client error, which SNS does not retry (AWS dead-letters it)."""
+        """True once invoked, False to retry; None for a client error, which SNS does not retry (AWS
+        dead-letters it): the function's resource policy does not let SNS in for this topic, or the
+        function is gone."""
         region = sub.endpoint.split(":")[3]
         principal = Principal(sub.account, "service", "sns.amazonaws.com", "sns.amazonaws.com")
         functions = self.stack.services.get("lambda")
@@ -174,7 +175,8 @@ class Deliverer:
             return True
         except ServiceError as exc:
             log.warning("sns could not invoke %s: %s", sub.endpoint, exc)
-            return False
+            # A function that is gone is a client error too; throttling and Lambda's faults are retried.
+            return False if exc.status >= 500 or exc.status == 429 else None
 
     def _post(self, sub: Subscription, payload: dict[str, Any]) -> bool:
         headers = {"Content-Type": "text/plain; charset=UTF-8", "User-Agent": USER_AGENT,
