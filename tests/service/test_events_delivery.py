@@ -186,7 +186,7 @@ def test_a_lambda_target_is_invoked_asynchronously_with_the_event(aws: Callable[
                                   Handler="app.handler", Code={"ZipFile": make_zip(code)})
     fn_arn = f"arn:aws:lambda:us-east-1:{ACCOUNT}:function:{name}"
     source = uid("com.shop")
-    rule(aws, {"source": [source]}, [{"Id": "fn", "Arn": fn_arn}])
+    let_invoke(aws, name, rule(aws, {"source": [source]}, [{"Id": "fn", "Arn": fn_arn}]))
     event_id = put(aws, source, {"order": 7})
     group = f"/aws/lambda/{name}"
     deadline = time.monotonic() + 60
@@ -204,6 +204,13 @@ def test_a_lambda_target_is_invoked_asynchronously_with_the_event(aws: Callable[
         event_id, source, "Order Placed", {"order": 7})
     assert list(event) == ["version", "id", "detail-type", "source", "account", "time", "region", "resources",
                            "detail"]
+
+
+def let_invoke(aws: Callable[..., Any], function: str, rule_name: str) -> None:
+    """The permission AWS needs before a rule may invoke a function (AddPermission for the rule)."""
+    aws("lambda").add_permission(FunctionName=function, StatementId=rule_name, Action="lambda:InvokeFunction",
+                                 Principal="events.amazonaws.com",
+                                 SourceArn=aws("events").describe_rule(Name=rule_name)["Arn"])
 
 
 def lambda_lines(aws: Callable[..., Any], name: str, count: int, timeout: float = 60) -> list[str]:
@@ -236,6 +243,7 @@ def test_a_failed_delivery_is_retried_then_given_up_by_its_retry_policy(aws: Cal
         # Two failures, then the third attempt gets through (AWS retries a 5xx).
         set_rules(endpoint, [{**fault, "times": 2}])
         name_rule = rule(aws, {"source": [source]}, [{"Id": "fn", "Arn": fn_arn}])
+        let_invoke(aws, name, name_rule)
         put(aws, source, {"n": 1})
         assert len(lambda_lines(aws, name, 1)) == 1
         assert "delivered (3 attempts" in console_rule_page(aws, name_rule, ("delivered (3 attempts",))

@@ -154,6 +154,9 @@ def test_lambda_subscription(aws: Any, entry_log: EntryLog) -> None:
                              Environment={"Variables": {"ENTRY_PORT": str(entry_log.port)}})["FunctionArn"]
     arn = sns.create_topic(Name=f"fn-{uuid.uuid4().hex[:8]}")["TopicArn"]
     sns.subscribe(TopicArn=arn, Protocol="lambda", Endpoint=fn)
+    # The permission AWS needs before SNS may invoke the function for this topic.
+    lam.add_permission(FunctionName=fn, StatementId="sns", Action="lambda:InvokeFunction",
+                       Principal="sns.amazonaws.com", SourceArn=arn)
     sns.publish(TopicArn=arn, Message="to the function")
     deadline = time.monotonic() + 30
     while not entry_log.snapshot() and time.monotonic() < deadline:

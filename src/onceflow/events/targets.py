@@ -120,6 +120,8 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
     else:
         direct = service_principal(account, principal_name)
     if parsed.kind == "lambda":
+        if direct.kind == "service":
+            _function_policy_lets(stack, direct, arn, job.get("rule_arn"))
         return _call(stack, direct, "lambda", "Invoke",
                      {"FunctionName": arn, "InvocationType": "Event", "Payload": body.encode()}, region)
     if parsed.kind == "states":
@@ -206,6 +208,17 @@ def _policy_lets(stack: Stack, service: str, check: str, principal: Principal, a
     if allowed is False:
         raise DeliveryFailure("AccessDenied", f"the resource policy of {arn} does not allow {principal.arn} to "
                               f"deliver events from {source_arn}", False)
+
+
+def _function_policy_lets(stack: Stack, principal: Principal, arn: str, source_arn: str | None) -> None:
+    """A rule invokes a function as events.amazonaws.com: only when the function's resource policy
+    (AddPermission) lets it, for events from this rule. A refusal is not retried (AWS sends it
+    straight to the target's DLQ); a function that does not exist is left to Invoke to answer."""
+    functions = stack.services.get("lambda")
+    if functions is not None and functions.may_invoke(principal.account, arn, principal.arn,
+                                                      source_arn=source_arn) is False:
+        raise DeliveryFailure("AccessDeniedException", f"the resource policy of {arn} does not allow "
+                              f"{principal.arn} to invoke it for events from {source_arn}", False)
 
 
 def send_to_queue(stack: Stack, principal: Principal, queue_arn: str, body: str, group_id: str | None = None,

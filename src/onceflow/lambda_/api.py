@@ -312,11 +312,11 @@ class LambdaApi:
         source_arn: str | None = None,
         source_account: str | None = None,
         region: str | None = None,
-    ) -> bool:
+    ) -> bool | None:
         """Whether the function's resource policy (AddPermission) lets a service principal such as
         "sns.amazonaws.com" invoke it for an event from `source_arn` (SNS, EventBridge and S3
         check this before they invoke, as Lambda does on AWS). `function`: a name (then `region`,
-        default us-east-1) or an ARN, qualified or not."""
+        default us-east-1) or an ARN, qualified or not. None: no such function."""
         return self.permissions.may_invoke(account, function, principal, source_arn, source_account, region)
 
     def invoke_function(

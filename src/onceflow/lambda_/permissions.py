@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, names, policy
 from onceflow.lambda_.names import FunctionRef
@@ -63,28 +64,24 @@ class Permissions:
         source_account: str | None = None,
         region: str | None = None,
         action: str = "lambda:InvokeFunction",
-    ) -> bool:
+    ) -> bool | None:
         """Whether the function's resource policy lets `principal` ("sns.amazonaws.com", or an
         account id / IAM ARN) invoke it for an event from `source_arn`. A name or ARN, qualified
-        or not; a function that does not exist may not be invoked."""
+        or not; None when there is no such function (or version or alias): nothing to invoke, and
+        the caller's Invoke answers ResourceNotFoundException as on AWS."""
         region = region or (function.split(":")[3] if function.startswith("arn:") else "us-east-1")
         try:
             ref = names.parse(function, account, region)
             qualifier = self.service.existing_qualifier(ref)
         except Exception:  # not found, malformed, another region: nothing to invoke
-            return False
+            return None
         found = self.store.get_policy(ref.key, qualifier)
-        who = ("Service", principal) if principal.endswith(".amazonaws.com") else ("AWS", principal)
-        context: dict[str, str] = {}
-        if source_arn:
-            context["AWS:SourceArn"] = source_arn
-            parts = source_arn.split(":")
-            if len(parts) > 4 and parts[4]:
-                context["AWS:SourceAccount"] = parts[4]
-        if source_account:
-            context["AWS:SourceAccount"] = source_account
-        return policy.allows(found[0] if found else None, action, who, context)
-
+        text = json.dumps(found[0]) if found else None
+        resource = ref.arn(qualifier or None)
+        # The rule every resource policy is asked through (IAM's evaluator, iam/resource_access.py).
+        if principal.endswith(".amazonaws.com"):
+            return service_may(text, principal, action, resource, source_arn, source_account)
+        return principal_may(text, principal, action, resource)
 
 def _check_revision(current: str | None, wanted: str | None) -> None:
     if wanted and wanted != current:

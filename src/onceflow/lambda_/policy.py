@@ -9,11 +9,12 @@ the source conditions (SourceAccount, SourceArn, PrincipalOrgID, FunctionUrlAuth
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from onceflow.iam.policy.matching import action_matches, glob_match
+from onceflow.iam.policy import MalformedPolicy, Request, evaluate, stored
 from onceflow.lambda_ import errors
 
 _ACCOUNT = re.compile(r"\d{12}")
@@ -88,55 +89,23 @@ def remove(policy: dict[str, Any] | None, sid: str) -> dict[str, Any]:
 
 
 def allows(
-    policy: dict[str, Any] | None, action: str, principal: tuple[str, str], context: Mapping[str, str]
+    policy: dict[str, Any] | None, action: str, principal: tuple[str, str], context: Mapping[str, str],
+    resource: str | None = None,
 ) -> bool:
-    """Whether an Allow statement grants `action` to `principal` (("Service", "sns.amazonaws.com") or
-    ("AWS", <arn or account>)) with every condition holding on `context` (keys as in the policy,
-    compared case-insensitively, as IAM compares condition keys)."""
-    if not policy:
+    """Whether the policy grants `action` to `principal` (("Service", "sns.amazonaws.com") or
+    ("AWS", <arn or account>)) on `resource` with its conditions holding on `context` (keys as in
+    the policy, compared case-insensitively). IAM's own evaluator decides (one rule for every
+    resource policy): an explicit deny wins, an operator IAM does not define never grants.
+    `resource` defaults to the policy's own: AddPermission names the function (or the version or
+    alias) the policy belongs to in every statement."""
+    if not policy or not policy.get("Statement"):
         return False
-    keys = {k.lower(): v for k, v in context.items()}
-    for stmt in policy.get("Statement", []):
-        if stmt.get("Effect") != "Allow" or not _action(stmt.get("Action"), action):
-            continue
-        if _principal(stmt.get("Principal"), principal) and _conditions(stmt.get("Condition") or {}, keys):
-            return True
-    return False
-
-
-def _action(value: Any, action: str) -> bool:
-    actions = value if isinstance(value, list) else [value]
-    return any(isinstance(a, str) and action_matches(a, action) for a in actions)
-
-
-def _principal(element: Any, who: tuple[str, str]) -> bool:
-    if element == "*":
-        return True
-    if not isinstance(element, dict):
+    try:
+        compiled = stored(json.dumps(policy, sort_keys=True), "resource")
+    except MalformedPolicy:
         return False
-    kind, ident = who
-    names = element.get(kind)
-    names = names if isinstance(names, list) else [names]
-    if kind == "Service":
-        return ident in names or "*" in names
-    account = ident.split(":")[4] if ident.count(":") >= 5 else ident
-    return any(n in ("*", ident, f"arn:aws:iam::{account}:root") for n in names)
-
-
-def _conditions(condition: Mapping[str, Any], context: Mapping[str, str]) -> bool:
-    """The operators AddPermission writes; any other makes the statement not apply (fail closed)."""
-    for operator, clause in condition.items():
-        for key, expected in clause.items():
-            value = context.get(key.lower())
-            wanted = expected if isinstance(expected, list) else [expected]
-            if value is None:
-                return False
-            if operator == "StringEquals" or operator == "Bool":
-                ok = value in wanted
-            elif operator == "ArnLike":
-                ok = any(glob_match(w, value) for w in wanted)
-            else:
-                return False
-            if not ok:
-                return False
-    return True
+    if resource is None:
+        first = policy["Statement"][0].get("Resource")
+        resource = first if isinstance(first, str) else "*"
+    keys = {k.lower(): [v] for k, v in context.items()}
+    return evaluate([compiled], Request(action, resource, keys, principal=principal)).allowed

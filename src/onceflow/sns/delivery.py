@@ -143,7 +143,7 @@ class Deliverer:
             topic_attributes = {}
         policy = retry_policy(sub, topic_attributes)
         attempts = row["attempts"] + 1
-        if attempts > int(policy.get("numRetries", 3)):
+        if ok is None or attempts > int(policy.get("numRetries", 3)):  # None: a client error, not retried
             if payload.get("type") != "SubscriptionConfirmation":
                 self.publisher.dead_letter(sub, payload["body"])
             self._finish(row["id"])
@@ -156,9 +156,18 @@ class Deliverer:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM sns_deliveries WHERE id=?", (row_id,))
 
-    def _call_lambda(self, sub: Subscription, payload: dict[str, Any]) -> bool:
+    def _call_lambda(self, sub: Subscription, payload: dict[str, Any]) -> bool | None:
+        """True once invoked, False to retry; None for a client error, which SNS does not retry (AWS
+        dead-letters it): the function's resource policy does not let SNS in for this topic, or the
+        function is gone."""
         region = sub.endpoint.split(":")[3]
         principal = Principal(sub.account, "service", "sns.amazonaws.com", "sns.amazonaws.com")
+        functions = self.stack.services.get("lambda")
+        if functions is not None and functions.may_invoke(sub.account, sub.endpoint, principal.arn,
+                                                          source_arn=sub.topic_arn) is False:
+            log.warning("the resource policy of %s does not let sns.amazonaws.com invoke it for %s",
+                        sub.endpoint, sub.topic_arn)
+            return None
         try:
             internal.call(self.stack, principal, "lambda", "Invoke",
                           {"FunctionName": sub.endpoint, "InvocationType": "Event",
@@ -166,7 +175,8 @@ class Deliverer:
             return True
         except ServiceError as exc:
             log.warning("sns could not invoke %s: %s", sub.endpoint, exc)
-            return False
+            # A function that is gone is a client error too; throttling and Lambda's faults are retried.
+            return False if exc.status >= 500 or exc.status == 429 else None
 
     def _post(self, sub: Subscription, payload: dict[str, Any]) -> bool:
         headers = {"Content-Type": "text/plain; charset=UTF-8", "User-Agent": USER_AGENT,

@@ -77,6 +77,13 @@ def test_wildcards_and_unknown_operators() -> None:
         {"StatementId": "all", "Action": "lambda:*", "Principal": "*"}, FN))  # fmt: skip
     assert policy.allows(doc, "lambda:InvokeFunction", ("Service", "s3.amazonaws.com"), {})
     assert not policy.allows(None, "lambda:InvokeFunction", ("Service", "s3.amazonaws.com"), {})
+    # IAM's evaluator decides: an operator IAM does not define never grants, an explicit deny wins.
     odd = {"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*",
-                          "Condition": {"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}}]}  # fmt: skip
+                          "Condition": {"IpAddressish": {"aws:SourceIp": "10.0.0.0/8"}}}]}  # fmt: skip
     assert not policy.allows(odd, "lambda:InvokeFunction", ("AWS", "123456789012"), {"aws:SourceIp": "10.0.0.1"})
+    denied = {**doc, "Statement": [*doc["Statement"], {"Effect": "Deny", "Principal": {"Service": "s3.amazonaws.com"},
+                                                       "Action": "lambda:InvokeFunction", "Resource": FN}]}
+    assert not policy.allows(denied, "lambda:InvokeFunction", ("Service", "s3.amazonaws.com"), {})
+    assert policy.allows(denied, "lambda:InvokeFunction", ("Service", "sns.amazonaws.com"), {})
+    # A statement grants on the ARN it names: the unqualified function's policy is not version 1's.
+    assert not policy.allows(doc, "lambda:InvokeFunction", ("Service", "s3.amazonaws.com"), {}, resource=FN + ":1")
