@@ -141,6 +141,11 @@ def test_failed_event_goes_to_the_topic(aws: Callable[..., Any], role: str) -> N
     url, qarn = queue(aws)
     sns = aws("sns")
     topic = sns.create_topic(Name=f"dlq-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    # The queue lets the topic send to it, as AWS requires of an SNS subscription.
+    aws("sqs").set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps({
+        "Version": "2012-10-17", "Statement": [{
+            "Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage",
+            "Resource": qarn, "Condition": {"ArnEquals": {"aws:SourceArn": topic}}}]})})
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=qarn)
     name = deploy(aws, role, DeadLetterConfig={"TargetArn": topic})
     failed = aws("lambda").invoke(FunctionName=name, InvocationType="Event", Payload=b'{"fail": "topic"}')
