@@ -61,7 +61,7 @@ class ServiceSetup:
         importlib.import_module(self.module).setup(stack)
 
 
-class Lazy(dict):  # type: ignore[type-arg]
+class Lazy(dict):
     """A dict whose missing names are first handed to `load` (a deferred setup may provide them);
     `get` sets up too, since callers read None as "not served" (Stack.loaded does not)."""
 
