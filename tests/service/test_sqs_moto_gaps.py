@@ -88,3 +88,25 @@ def test_tag_and_permission_argument_errors(aws: Any) -> None:
         "to invoke this action.")
     assert "Policy" not in sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
     assert "Tags" not in sqs.list_queue_tags(QueueUrl=url)
+
+
+def test_add_permission_argument_errors(aws: Any) -> None:
+    sqs = aws("sqs")
+    url = sqs.create_queue(QueueName=name())["QueueUrl"]
+    cases = [
+        ({"AWSAccountIds": ["111111111111"], "Actions": []}, 400, "MissingParameter",
+         "The request must contain the parameter Actions."),
+        ({"AWSAccountIds": [], "Actions": ["ReceiveMessage"]}, 400, "InvalidParameterValue",
+         "Value [] for parameter PrincipalId is invalid. Reason: Unable to verify."),
+        ({"AWSAccountIds": ["111111111111"], "Actions": ["SendMessage", "ReceiveMessage", "DeleteMessage",
+                                                         "ChangeMessageVisibility", "GetQueueAttributes",
+                                                         "GetQueueUrl", "PurgeQueue", "ListQueueTags"]},
+         403, "OverLimit", "8 Actions were found, maximum allowed is 7."),
+    ]
+    for args, status, code, message in cases:
+        with pytest.raises(ClientError) as exc:
+            sqs.add_permission(QueueUrl=url, Label="p", **args)
+        response = exc.value.response
+        assert (response["ResponseMetadata"]["HTTPStatusCode"], response["Error"]["Code"],
+                response["Error"]["Message"]) == (status, code, message)
+    assert "Policy" not in sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]

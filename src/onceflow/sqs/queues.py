@@ -53,6 +53,7 @@ def _queue(row: sqlite3.Row) -> Queue:
 # Granting or denying permissions stays the queue owner's (AddPermission reference), so these
 # can't be granted to another account.
 OWNER_ONLY_ACTIONS = {"AddPermission", "RemovePermission"}
+MAX_PERMISSION_ACTIONS = 7  # an AddPermission call names at most 7 actions (AWS's OverLimit)
 
 
 def url_parts(url: str) -> tuple[str, str] | None:
@@ -240,6 +241,13 @@ class Queues:
 
     # ------------------------------------------------------------------ permissions (the queue policy)
     def add_permission(self, q: Queue, label: str, accounts: list[str], actions: list[str]) -> None:
+        if not actions:
+            raise sqs_error("MissingRequiredParameterException", "The request must contain the parameter Actions.")
+        if not accounts:
+            raise invalid_value("Value [] for parameter PrincipalId is invalid. Reason: Unable to verify.")
+        if len(actions) > MAX_PERMISSION_ACTIONS:
+            raise sqs_error("OverLimit", f"{len(actions)} Actions were found, maximum allowed is "
+                            f"{MAX_PERMISSION_ACTIONS}.", 403)
         for action in actions:
             if action in OWNER_ONLY_ACTIONS:
                 raise invalid_value(f"Value SQS:{action} for parameter ActionName is invalid. Reason: Only the queue "
