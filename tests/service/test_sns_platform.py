@@ -1,0 +1,82 @@
+"""SNS mobile push through boto3: platform applications, their endpoints (idempotent on the
+token), publishing to an endpoint, and the account's SMS settings."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+def test_platform_application_lifecycle(aws: Any) -> None:
+    sns = aws("sns")
+    name = f"app-{uuid.uuid4().hex[:8]}"
+    arn = sns.create_platform_application(Name=name, Platform="APNS", Attributes={
+        "PlatformCredential": "cred", "PlatformPrincipal": "principal"})["PlatformApplicationArn"]
+    assert arn.endswith(f":app/APNS/{name}") and arn.startswith("arn:aws:sns:")
+    sns.set_platform_application_attributes(PlatformApplicationArn=arn, Attributes={"PlatformPrincipal": "other"})
+    assert sns.get_platform_application_attributes(PlatformApplicationArn=arn)["Attributes"] == {
+        "PlatformCredential": "cred", "PlatformPrincipal": "other"}
+    listed = sns.list_platform_applications()["PlatformApplications"]
+    assert {"PlatformApplicationArn": arn, "Attributes": {"PlatformCredential": "cred",
+                                                          "PlatformPrincipal": "other"}} in listed
+    with pytest.raises(ClientError) as exc:
+        sns.create_platform_application(Name=name, Platform="NOKIA", Attributes={"PlatformCredential": "c"})
+    assert exc.value.response["Error"]["Code"] == "InvalidParameter"
+    sns.delete_platform_application(PlatformApplicationArn=arn)
+    sns.delete_platform_application(PlatformApplicationArn=arn)  # gone already: no error
+    with pytest.raises(ClientError) as exc:
+        sns.get_platform_application_attributes(PlatformApplicationArn=arn)
+    assert exc.value.response["Error"]["Code"] == "NotFound"
+    assert exc.value.response["Error"]["Message"] == "PlatformApplication does not exist"
+
+
+def test_endpoints_and_publishing_to_them(aws: Any) -> None:
+    sns = aws("sns")
+    app = sns.create_platform_application(Name=f"app-{uuid.uuid4().hex[:8]}", Platform="GCM",
+                                          Attributes={"PlatformCredential": "key"})["PlatformApplicationArn"]
+    first = sns.create_platform_endpoint(PlatformApplicationArn=app, Token="t1",
+                                         Attributes={"Enabled": "false"})["EndpointArn"]
+    assert ":endpoint/GCM/" in first
+    assert sns.create_platform_endpoint(PlatformApplicationArn=app, Token="t1",
+                                        Attributes={"Enabled": "false"})["EndpointArn"] == first
+    with pytest.raises(ClientError) as exc:
+        sns.create_platform_endpoint(PlatformApplicationArn=app, Token="t1", CustomUserData="x",
+                                     Attributes={"Enabled": "false"})
+    assert exc.value.response["Error"]["Message"] == (
+        f"Invalid parameter: Token Reason: Endpoint {first} already exists with the same Token, but different "
+        "attributes.")
+    assert sns.get_endpoint_attributes(EndpointArn=first)["Attributes"] == {"Enabled": "false", "Token": "t1"}
+    with pytest.raises(ClientError) as exc:
+        sns.publish(TargetArn=first, Message="hi")
+    assert exc.value.response["Error"]["Code"] == "EndpointDisabled"
+    assert exc.value.response["Error"]["Message"] == "Endpoint is disabled"
+    sns.set_endpoint_attributes(EndpointArn=first, Attributes={"Enabled": "true", "CustomUserData": "d"})
+    assert sns.publish(TargetArn=first, Message="hi")["MessageId"]
+    listed = sns.list_endpoints_by_platform_application(PlatformApplicationArn=app)["Endpoints"]
+    assert listed == [{"EndpointArn": first, "Attributes": {"Enabled": "true", "Token": "t1",
+                                                            "CustomUserData": "d"}}]
+    topic = sns.create_topic(Name=f"push-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    assert sns.subscribe(TopicArn=topic, Protocol="application", Endpoint=first)["SubscriptionArn"].startswith(topic)
+    sns.delete_endpoint(EndpointArn=first)
+    sns.delete_endpoint(EndpointArn=first)
+    with pytest.raises(ClientError) as exc:
+        sns.subscribe(TopicArn=topic, Protocol="application", Endpoint=first)
+    assert exc.value.response["Error"]["Message"] == (
+        f"Invalid parameter: Endpoint Reason: Endpoint does not exist for endpoint arn{first}")
+    with pytest.raises(ClientError) as exc:
+        sns.get_endpoint_attributes(EndpointArn=first)
+    assert exc.value.response["Error"]["Message"] == "Endpoint does not exist"
+    with pytest.raises(ClientError) as exc:
+        sns.create_platform_endpoint(PlatformApplicationArn=app + "2", Token="t")
+    assert exc.value.response["Error"]["Message"] == "PlatformApplication does not exist"
+
+
+def test_sms_attributes(aws: Any) -> None:
+    sns = aws("sns")
+    sns.set_sms_attributes(attributes={"DefaultSMSType": "Transactional", "DefaultSenderID": "me"})
+    assert sns.get_sms_attributes(attributes=["DefaultSMSType"])["attributes"] == {
+        "DefaultSMSType": "Transactional"}
+    assert sns.get_sms_attributes()["attributes"] == {"DefaultSMSType": "Transactional", "DefaultSenderID": "me"}
