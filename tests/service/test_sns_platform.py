@@ -80,3 +80,20 @@ def test_sms_attributes(aws: Any) -> None:
     assert sns.get_sms_attributes(attributes=["DefaultSMSType"])["attributes"] == {
         "DefaultSMSType": "Transactional"}
     assert sns.get_sms_attributes()["attributes"] == {"DefaultSMSType": "Transactional", "DefaultSenderID": "me"}
+
+
+def test_topic_tagging_errors_and_standard_topic_attributes(aws: Any) -> None:
+    sns = aws("sns")
+    missing = "arn:aws:sns:us-east-1:000000000000:no-such-topic-" + uuid.uuid4().hex[:6]
+    for call in (lambda: sns.tag_resource(ResourceArn=missing, Tags=[{"Key": "k", "Value": "v"}]),
+                 lambda: sns.untag_resource(ResourceArn=missing, TagKeys=["k"]),
+                 lambda: sns.list_tags_for_resource(ResourceArn=missing)):
+        with pytest.raises(ClientError) as exc:
+            call()
+        assert (exc.value.response["Error"]["Code"], exc.value.response["Error"]["Message"]) == (
+            "ResourceNotFound", "Resource does not exist")
+    name = f"std-{uuid.uuid4().hex[:8]}"
+    arn = sns.create_topic(Name=name, Attributes={"FifoTopic": "false"})["TopicArn"]
+    assert sns.create_topic(Name=name, Attributes={"FifoTopic": "false"})["TopicArn"] == arn
+    attributes = sns.get_topic_attributes(TopicArn=arn)["Attributes"]
+    assert "FifoTopic" not in attributes and "ContentBasedDeduplication" not in attributes

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.errors import ServiceError
 from onceflow.registry import operation
 from onceflow.sns.errors import invalid
 from onceflow.sns.service import SnsService
@@ -65,10 +64,7 @@ class SnsApi:
 
     @operation("ListTagsForResource")
     def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
-        try:
-            tags = self.topics.tags(p["ResourceArn"])
-        except Exception:
-            raise ServiceError("ResourceNotFound", "Resource does not exist", 404) from None
+        tags = self.topics.tags(p["ResourceArn"])
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
     # ------------------------------------------------------------------ subscriptions

@@ -127,8 +127,9 @@ class Topics:
             if key not in TOPIC_SETTABLE:
                 raise invalid(f"Attributes Reason: Unknown attribute {key}")
         arn = f"arn:aws:sns:{region}:{account}:{name}"
-        full = {"Policy": default_policy(arn, account), "DisplayName": "", **{k: str(v) for k, v in
-                                                                               attributes.items()}}
+        # A standard topic lists no FifoTopic attribute, even when created with FifoTopic=false.
+        attributes = {k: str(v) for k, v in attributes.items() if fifo or k != "FifoTopic"}
+        full = {"Policy": default_policy(arn, account), "DisplayName": "", **attributes}
         if fifo:
             full["FifoTopic"] = "true"
             full.setdefault("ContentBasedDeduplication", "false")
@@ -189,9 +190,10 @@ class Topics:
 
     # ------------------------------------------------------------------ tags, permissions
     def tags(self, arn: str) -> dict[str, str]:
-        self.get(arn)
         row = self.db.query_one("SELECT tags FROM sns_topics WHERE arn=?", (arn,))
-        return json.loads(row[0]) if row else {}
+        if row is None:  # the tagging API words it for any resource, not as a topic
+            raise ServiceError("ResourceNotFound", "Resource does not exist", 404)
+        return dict(json.loads(row[0]))
 
     def set_tags(self, arn: str, tags: dict[str, str]) -> None:
         if len(tags) > 50:
