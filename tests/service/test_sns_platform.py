@@ -3,6 +3,7 @@ token), publishing to an endpoint, and the account's SMS settings."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -97,3 +98,18 @@ def test_topic_tagging_errors_and_standard_topic_attributes(aws: Any) -> None:
     assert sns.create_topic(Name=name, Attributes={"FifoTopic": "false"})["TopicArn"] == arn
     attributes = sns.get_topic_attributes(TopicArn=arn)["Attributes"]
     assert "FifoTopic" not in attributes and "ContentBasedDeduplication" not in attributes
+
+
+def test_add_permission_stores_lone_values_as_strings(aws: Any) -> None:
+    sns = aws("sns")
+    arn = sns.create_topic(Name=f"perm-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    sns.add_permission(TopicArn=arn, Label="one", AWSAccountId=["999999999999"], ActionName=["Publish"])
+    sns.add_permission(TopicArn=arn, Label="two", AWSAccountId=["999999999999", "888888888888"],
+                       ActionName=["Publish", "Subscribe"])
+    statements = {s["Sid"]: s for s in json.loads(sns.get_topic_attributes(TopicArn=arn)["Attributes"]["Policy"])[
+        "Statement"]}
+    assert (statements["one"]["Principal"], statements["one"]["Action"]) == (
+        {"AWS": "arn:aws:iam::999999999999:root"}, "SNS:Publish")
+    assert (statements["two"]["Principal"], statements["two"]["Action"]) == (
+        {"AWS": ["arn:aws:iam::999999999999:root", "arn:aws:iam::888888888888:root"]},
+        ["SNS:Publish", "SNS:Subscribe"])

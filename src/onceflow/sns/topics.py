@@ -206,9 +206,12 @@ class Topics:
         policy = json.loads(topic.attributes.get("Policy") or default_policy(arn, topic.account))
         if any(s.get("Sid") == label for s in policy["Statement"]):
             raise invalid("Statement already exists")
+        principals = [f"arn:aws:iam::{a}:root" for a in accounts]
+        granted = [f"SNS:{a}" for a in actions]
+        # As AWS stores it: a lone principal or action is a string, several are a list.
         policy["Statement"].append({"Sid": label, "Effect": "Allow",
-                                    "Principal": {"AWS": [f"arn:aws:iam::{a}:root" for a in accounts]},
-                                    "Action": [f"SNS:{a}" for a in actions], "Resource": arn})
+                                    "Principal": {"AWS": principals[0] if len(principals) == 1 else principals},
+                                    "Action": granted[0] if len(granted) == 1 else granted, "Resource": arn})
         self.set_attribute(arn, "Policy", json.dumps(policy, separators=(",", ":")))
 
     def remove_permission(self, arn: str, label: str) -> None:
