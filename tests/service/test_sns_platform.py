@@ -113,3 +113,16 @@ def test_add_permission_stores_lone_values_as_strings(aws: Any) -> None:
     assert (statements["two"]["Principal"], statements["two"]["Action"]) == (
         {"AWS": ["arn:aws:iam::999999999999:root", "arn:aws:iam::888888888888:root"]},
         ["SNS:Publish", "SNS:Subscribe"])
+
+
+def test_fifo_queue_cannot_subscribe_to_standard_topic(aws: Any) -> None:
+    sns, sqs = aws("sns"), aws("sqs")
+    topic = sns.create_topic(Name=f"std-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    url = sqs.create_queue(QueueName=f"q-{uuid.uuid4().hex[:8]}.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    with pytest.raises(ClientError) as exc:
+        sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
+    assert (exc.value.response["Error"]["Code"], exc.value.response["Error"]["Message"]) == (
+        "InvalidParameter", "Invalid parameter: Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be "
+        "subscribed to standard SNS topics")
+    assert sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"] == []

@@ -239,6 +239,10 @@ class Topics:
                 raise invalid("Endpoint Reason: onceflow delivers to HTTP(S) endpoints on loopback only")
         if topic.fifo and protocol != "sqs":
             raise invalid("Invalid protocol type: " + protocol)
+        if protocol == "sqs" and not topic.fifo and endpoint.endswith(".fifo"):
+            # AWS's text, its prefix doubled as recorded against AWS
+            raise invalid("Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard "
+                          "SNS topics")
         checked = {k: check_subscription_attribute(k, str(v)) for k, v in attributes.items()}
         if "FilterPolicy" in checked:
             self.check_filter(checked["FilterPolicy"], checked.get("FilterPolicyScope", "MessageAttributes"))
