@@ -108,6 +108,8 @@ class Archives:
         return self.db.read(lambda c: self._view(c, key, self._row(c, key, name), True))
 
     def list(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
+        _one_filter("ListArchives", p)
+
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             return [self._view(conn, key, r, False) for r in store.list_archives(conn, key)]
         found = [a for a in self.db.read(read) if a["ArchiveName"].startswith(p.get("NamePrefix") or "")
@@ -202,6 +204,7 @@ class Archives:
         return self._replay_view(self.db.read(lambda c: self._replay(c, key, name)), True)
 
     def list_replays(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
+        _one_filter("ListReplays", p)
         found = [self._replay_view(b, False) for b in self.db.read(lambda c: store.list_replays(c, key))
                  if b["ReplayName"].startswith(p.get("NamePrefix") or "")
                  and p.get("State", b["State"]) == b["State"]
@@ -217,3 +220,10 @@ class Archives:
             body["State"] = "CANCELLING"
             store.put_replay(conn, key, name, body)
         return {"ReplayArn": body["ReplayArn"], "State": "CANCELLING"}
+
+
+def _one_filter(operation: str, p: dict[str, Any]) -> None:
+    """ListArchives and ListReplays filter by one of NamePrefix, EventSourceArn or State, not several."""
+    if sum(1 for k in ("NamePrefix", "EventSourceArn", "State") if p.get(k)) > 1:
+        raise errors.validation(f"At most one filter is allowed for {operation}. Use either : State, "
+                                "EventSourceArn, or NamePrefix.")

@@ -127,8 +127,16 @@ class EventsService:
 
     def describe_bus(self, key: Key, name: str | None) -> dict[str, Any]:
         name = bus_name(name)
+        if name == DEFAULT_BUS:
+            self._materialize_default(key)
         row = self.db.read(lambda c: self.bus_row(c, key, name))
         return self._bus_view(key, row)
+
+    def _materialize_default(self, key: Key) -> None:
+        """The default bus is stored the first time it is looked at, so it has a CreationTime as on AWS."""
+        if self.db.read(lambda c: store.get_bus(c, key, DEFAULT_BUS)) is None:
+            with self.db.transaction() as conn:
+                self._ensure_default(conn, key)
 
     def _bus_view(self, key: Key, row: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"Name": row["name"], "Arn": bus_arn(key[1], key[0], row["name"])}
@@ -146,10 +154,9 @@ class EventsService:
         return out
 
     def list_buses(self, key: Key, prefix: str | None, limit: int | None, token: str | None) -> dict[str, Any]:
+        self._materialize_default(key)
         rows = self.db.read(lambda c: store.list_buses(c, key))
         views = [self._bus_view(key, r) for r in rows]
-        if not any(v["Name"] == DEFAULT_BUS for v in views):
-            views.insert(0, self._bus_view(key, self.db.read(lambda c: self.bus_row(c, key, DEFAULT_BUS))))
         views = [v for v in views if v["Name"].startswith(prefix or "")]
         views.sort(key=lambda v: v["Name"])
         page, nxt = _page(views, limit, token)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.errors import ServiceError
 from onceflow.registry import operation
 from onceflow.sns.errors import invalid
 from onceflow.sns.service import SnsService
@@ -17,6 +16,7 @@ class SnsApi:
     def __init__(self, service: SnsService) -> None:
         self.service = service
         self.topics = service.topics
+        self.platforms = service.platforms
 
     # ------------------------------------------------------------------ topics
     @operation("CreateTopic")
@@ -64,10 +64,7 @@ class SnsApi:
 
     @operation("ListTagsForResource")
     def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
-        try:
-            tags = self.topics.tags(p["ResourceArn"])
-        except Exception:
-            raise ServiceError("ResourceNotFound", "Resource does not exist", 404) from None
+        tags = self.topics.tags(p["ResourceArn"])
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
     # ------------------------------------------------------------------ subscriptions
@@ -120,9 +117,60 @@ class SnsApi:
         self.service.check_cross_account(ctx, p["TopicArn"], "Publish")
         return self.service.publish_batch(p["TopicArn"], list(p["PublishBatchRequestEntries"]))
 
+    # ------------------------------------------------------------------ mobile push and SMS
+    @operation("CreatePlatformApplication")
+    def create_platform_application(self, ctx: RequestContext, p: Params) -> Params:
+        return {"PlatformApplicationArn": self.platforms.create_app(
+            ctx.account, ctx.region, p["Name"], p["Platform"], dict(p.get("Attributes") or {}))}
+
+    @operation("GetPlatformApplicationAttributes")
+    def get_platform_application_attributes(self, ctx: RequestContext, p: Params) -> Params:
+        return {"Attributes": self.platforms.app_attributes(p["PlatformApplicationArn"])}
+
+    @operation("SetPlatformApplicationAttributes")
+    def set_platform_application_attributes(self, ctx: RequestContext, p: Params) -> None:
+        self.platforms.set_app_attributes(p["PlatformApplicationArn"], dict(p.get("Attributes") or {}))
+
+    @operation("DeletePlatformApplication")
+    def delete_platform_application(self, ctx: RequestContext, p: Params) -> None:
+        self.platforms.delete_app(p["PlatformApplicationArn"])
+
+    @operation("ListPlatformApplications")
+    def list_platform_applications(self, ctx: RequestContext, p: Params) -> Params:
+        return self.platforms.list_apps(ctx.account, ctx.region, p.get("NextToken"))
+
+    @operation("CreatePlatformEndpoint")
+    def create_platform_endpoint(self, ctx: RequestContext, p: Params) -> Params:
+        return {"EndpointArn": self.platforms.create_endpoint(
+            p["PlatformApplicationArn"], p["Token"], p.get("CustomUserData"), dict(p.get("Attributes") or {}))}
+
+    @operation("GetEndpointAttributes")
+    def get_endpoint_attributes(self, ctx: RequestContext, p: Params) -> Params:
+        return {"Attributes": self.platforms.endpoint_attributes(p["EndpointArn"])}
+
+    @operation("SetEndpointAttributes")
+    def set_endpoint_attributes(self, ctx: RequestContext, p: Params) -> None:
+        self.platforms.set_endpoint_attributes(p["EndpointArn"], dict(p.get("Attributes") or {}))
+
+    @operation("DeleteEndpoint")
+    def delete_endpoint(self, ctx: RequestContext, p: Params) -> None:
+        self.platforms.delete_endpoint(p["EndpointArn"])
+
+    @operation("ListEndpointsByPlatformApplication")
+    def list_endpoints_by_platform_application(self, ctx: RequestContext, p: Params) -> Params:
+        return self.platforms.list_endpoints(p["PlatformApplicationArn"], p.get("NextToken"))
+
+    @operation("SetSMSAttributes")
+    def set_sms_attributes(self, ctx: RequestContext, p: Params) -> None:
+        self.platforms.set_sms_attributes(ctx.account, ctx.region, dict(p.get("attributes") or {}))
+
+    @operation("GetSMSAttributes")
+    def get_sms_attributes(self, ctx: RequestContext, p: Params) -> Params:
+        return {"attributes": self.platforms.sms_attributes(ctx.account, ctx.region, list(p.get("attributes") or []))}
+
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
-    for key in ("TopicArn", "TargetArn", "ResourceArn"):
+    for key in ("TopicArn", "TargetArn", "ResourceArn", "PlatformApplicationArn", "EndpointArn"):
         if p.get(key):
             return [str(p[key])]
     if p.get("SubscriptionArn"):

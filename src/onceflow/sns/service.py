@@ -10,6 +10,8 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.sns.delivery import Deliverer
+from onceflow.sns.errors import invalid
+from onceflow.sns.platform import Platforms
 from onceflow.sns.publish import Outgoing, Publisher
 from onceflow.sns.topics import Subscription, Topics
 from onceflow.stack import Stack
@@ -19,6 +21,7 @@ class SnsService:
     def __init__(self, stack: Stack) -> None:
         endpoint = stack.settings.endpoint_url
         self.topics = Topics(stack.db, endpoint)
+        self.platforms = Platforms(stack.db)
         self.publisher = Publisher(stack.db, self.topics, endpoint, stack.services, self._wake)
         self.deliverer = Deliverer(stack, self.topics, self.publisher)
 
@@ -31,6 +34,8 @@ class SnsService:
 
     def subscribe(self, account: str, topic_arn: str, protocol: str, endpoint: str | None,
                   attributes: dict[str, str]) -> Subscription:
+        if protocol == "application" and endpoint and not self.platforms.endpoint_exists(endpoint):
+            raise invalid(f"Endpoint Reason: Endpoint does not exist for endpoint arn{endpoint}")  # sic, AWS's text
         sub = self.topics.subscribe(account, topic_arn, protocol, endpoint, attributes)
         if not sub.confirmed and protocol in ("http", "https"):
             self.publisher.confirmation(self.topics.get(topic_arn), sub)
@@ -64,6 +69,9 @@ class SnsService:
                                403)
 
     def publish(self, arn: str, p: dict[str, Any]) -> dict[str, Any]:
+        if ":endpoint/" in arn:  # a mobile push endpoint: accepted, no push service is reached
+            self.platforms.check_publishable(arn)
+            return {"MessageId": self.new_message_id()}
         topic = self.topics.get(arn)
         return self.publisher.publish(topic, Outgoing(
             p["Message"], p.get("Subject"), p.get("MessageStructure"), dict(p.get("MessageAttributes") or {}),

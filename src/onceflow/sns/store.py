@@ -49,4 +49,29 @@ MIGRATIONS = [
         CREATE INDEX sns_deliveries_due ON sns_deliveries (due_ms);
         """,
     ),
+    (
+        "sns-0002",
+        """
+        CREATE TABLE sns_platform_apps (
+            arn TEXT PRIMARY KEY,
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            attributes TEXT NOT NULL
+        );
+        CREATE TABLE sns_endpoints (
+            arn TEXT PRIMARY KEY,
+            app_arn TEXT NOT NULL,
+            token TEXT NOT NULL,
+            attributes TEXT NOT NULL
+        );
+        CREATE INDEX sns_endpoints_by_app ON sns_endpoints (app_arn, token);
+        CREATE TABLE sns_sms_settings (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            attributes TEXT NOT NULL,
+            PRIMARY KEY (account, region)
+        );
+        """,
+    ),
 ]

@@ -127,8 +127,9 @@ class Topics:
             if key not in TOPIC_SETTABLE:
                 raise invalid(f"Attributes Reason: Unknown attribute {key}")
         arn = f"arn:aws:sns:{region}:{account}:{name}"
-        full = {"Policy": default_policy(arn, account), "DisplayName": "", **{k: str(v) for k, v in
-                                                                               attributes.items()}}
+        # A standard topic lists no FifoTopic attribute, even when created with FifoTopic=false.
+        attributes = {k: str(v) for k, v in attributes.items() if fifo or k != "FifoTopic"}
+        full = {"Policy": default_policy(arn, account), "DisplayName": "", **attributes}
         if fifo:
             full["FifoTopic"] = "true"
             full.setdefault("ContentBasedDeduplication", "false")
@@ -189,9 +190,10 @@ class Topics:
 
     # ------------------------------------------------------------------ tags, permissions
     def tags(self, arn: str) -> dict[str, str]:
-        self.get(arn)
         row = self.db.query_one("SELECT tags FROM sns_topics WHERE arn=?", (arn,))
-        return json.loads(row[0]) if row else {}
+        if row is None:  # the tagging API words it for any resource, not as a topic
+            raise ServiceError("ResourceNotFound", "Resource does not exist", 404)
+        return dict(json.loads(row[0]))
 
     def set_tags(self, arn: str, tags: dict[str, str]) -> None:
         if len(tags) > 50:
@@ -204,9 +206,12 @@ class Topics:
         policy = json.loads(topic.attributes.get("Policy") or default_policy(arn, topic.account))
         if any(s.get("Sid") == label for s in policy["Statement"]):
             raise invalid("Statement already exists")
+        principals = [f"arn:aws:iam::{a}:root" for a in accounts]
+        granted = [f"SNS:{a}" for a in actions]
+        # As AWS stores it: a lone principal or action is a string, several are a list.
         policy["Statement"].append({"Sid": label, "Effect": "Allow",
-                                    "Principal": {"AWS": [f"arn:aws:iam::{a}:root" for a in accounts]},
-                                    "Action": [f"SNS:{a}" for a in actions], "Resource": arn})
+                                    "Principal": {"AWS": principals[0] if len(principals) == 1 else principals},
+                                    "Action": granted[0] if len(granted) == 1 else granted, "Resource": arn})
         self.set_attribute(arn, "Policy", json.dumps(policy, separators=(",", ":")))
 
     def remove_permission(self, arn: str, label: str) -> None:
@@ -234,6 +239,10 @@ class Topics:
                 raise invalid("Endpoint Reason: onceflow delivers to HTTP(S) endpoints on loopback only")
         if topic.fifo and protocol != "sqs":
             raise invalid("Invalid protocol type: " + protocol)
+        if protocol == "sqs" and not topic.fifo and endpoint.endswith(".fifo"):
+            # AWS's text, its prefix doubled as recorded against AWS
+            raise invalid("Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard "
+                          "SNS topics")
         checked = {k: check_subscription_attribute(k, str(v)) for k, v in attributes.items()}
         if "FilterPolicy" in checked:
             self.check_filter(checked["FilterPolicy"], checked.get("FilterPolicyScope", "MessageAttributes"))

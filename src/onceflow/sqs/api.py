@@ -9,7 +9,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.registry import operation
 from onceflow.sqs.messages import Outgoing
-from onceflow.sqs.queues import Queue, queue_arn, url_parts
+from onceflow.sqs.queues import Queue, is_bare_name, queue_arn, url_parts
 from onceflow.sqs.service import SqsService
 
 Params = dict[str, Any]
@@ -29,7 +29,10 @@ class SqsApi:
         self.messages = service.messages
 
     def _queue(self, ctx: RequestContext, p: Params) -> Queue:
-        q = self.queues.by_url(ctx.region, p["QueueUrl"])
+        url = str(p["QueueUrl"])
+        # AWS also takes a bare queue name as QueueUrl, in the caller's account.
+        q = (self.queues.by_name(ctx.account, ctx.region, url) if is_bare_name(url)
+             else self.queues.by_url(ctx.region, url))
         if q.account != ctx.account:
             self.service.check_cross_account(ctx, q)
         return q
@@ -156,7 +159,8 @@ class SqsApi:
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
     """The queue ARN a call acts on (from its URL or name); the account's queues for the rest."""
     if "QueueUrl" in p:
-        parts = url_parts(str(p["QueueUrl"]))
+        url = str(p["QueueUrl"])
+        parts = (ctx.account, url) if is_bare_name(url) else url_parts(url)
         if parts is not None:
             return [queue_arn(ctx.region, parts[0], parts[1])]
     if "QueueName" in p:

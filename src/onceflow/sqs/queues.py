@@ -50,6 +50,12 @@ def _queue(row: sqlite3.Row) -> Queue:
                  json.loads(row["attributes"]), row["created"], row["modified"], row["purged_ms"])
 
 
+# Granting or denying permissions stays the queue owner's (AddPermission reference), so these
+# can't be granted to another account.
+OWNER_ONLY_ACTIONS = {"AddPermission", "RemovePermission"}
+MAX_PERMISSION_ACTIONS = 7  # an AddPermission call names at most 7 actions (AWS's OverLimit)
+
+
 def url_parts(url: str) -> tuple[str, str] | None:
     """(account, name) of a queue URL: its path's last two segments, whatever the host."""
     path = urlparse(url).path if "://" in url else url
@@ -57,6 +63,11 @@ def url_parts(url: str) -> tuple[str, str] | None:
     if len(parts) < 2 or not parts[-2].isdigit():
         return None
     return parts[-2], parts[-1]
+
+
+def is_bare_name(url: str) -> bool:
+    """A QueueUrl that is only a queue's name (no scheme, no path)."""
+    return bool(url) and "/" not in url and ":" not in url
 
 
 class Queues:
@@ -111,6 +122,7 @@ class Queues:
                 full.pop("SqsManagedSseEnabled", None)
         now = now_ms()
         with self.db.transaction() as conn:
+            self._check_dead_letter(conn, wanted, fifo)
             row = conn.execute("SELECT * FROM sqs_queues WHERE account=? AND region=? AND name=?",
                                (account, region, name)).fetchone()
             if row is not None:
@@ -158,6 +170,7 @@ class Queues:
             row = conn.execute("SELECT attributes FROM sqs_queues WHERE id=?", (q.id,)).fetchone()
             if row is None:
                 raise no_queue()
+            self._check_dead_letter(conn, wanted, q.fifo)
             current = json.loads(row[0])
             for key, value in wanted.items():
                 if value == "" and key in attrs.JSON_VALUES:
@@ -166,6 +179,18 @@ class Queues:
                     current[key] = value
             conn.execute("UPDATE sqs_queues SET attributes=?, modified=? WHERE id=?",
                          (json.dumps(current), now_ms() // 1000, q.id))
+
+    def _check_dead_letter(self, conn: sqlite3.Connection, wanted: dict[str, str], fifo: bool) -> None:
+        """AWS checks a RedrivePolicy's target when it is set: it must exist and be of the source's type."""
+        target = attrs.redrive(wanted)
+        if target is None:
+            return
+        dlq = self.by_arn(target[0], conn)
+        reason = ("Dead letter target does not exist." if dlq is None
+                  else None if dlq.fifo == fifo else "Dead-letter queue must be same type of queue as the source.")
+        if reason is not None:
+            raise invalid_value(f"Value {wanted['RedrivePolicy']} for parameter RedrivePolicy is invalid. "
+                                f"Reason: {reason}")
 
     def get_attributes(self, q: Queue, names: list[str]) -> dict[str, str]:
         for name in names:
@@ -196,6 +221,8 @@ class Queues:
         return json.loads(row[0]) if row else {}
 
     def tag(self, q: Queue, tags: dict[str, str]) -> None:
+        if not tags:
+            raise sqs_error("MissingRequiredParameterException", "The request must contain the parameter Tags.")
         with self.db.transaction() as conn:
             current = json.loads(conn.execute("SELECT tags FROM sqs_queues WHERE id=?", (q.id,)).fetchone()[0])
             current.update(tags)
@@ -204,6 +231,8 @@ class Queues:
             conn.execute("UPDATE sqs_queues SET tags=? WHERE id=?", (json.dumps(current), q.id))
 
     def untag(self, q: Queue, keys: list[str]) -> None:
+        if not keys or any(not 1 <= len(k) <= 128 for k in keys):
+            raise invalid_value("Tag keys must be between 1 and 128 characters in length.")
         with self.db.transaction() as conn:
             current = json.loads(conn.execute("SELECT tags FROM sqs_queues WHERE id=?", (q.id,)).fetchone()[0])
             for key in keys:
@@ -212,6 +241,17 @@ class Queues:
 
     # ------------------------------------------------------------------ permissions (the queue policy)
     def add_permission(self, q: Queue, label: str, accounts: list[str], actions: list[str]) -> None:
+        if not actions:
+            raise sqs_error("MissingRequiredParameterException", "The request must contain the parameter Actions.")
+        if not accounts:
+            raise invalid_value("Value [] for parameter PrincipalId is invalid. Reason: Unable to verify.")
+        if len(actions) > MAX_PERMISSION_ACTIONS:
+            raise sqs_error("OverLimit", f"{len(actions)} Actions were found, maximum allowed is "
+                            f"{MAX_PERMISSION_ACTIONS}.", 403)
+        for action in actions:
+            if action in OWNER_ONLY_ACTIONS:
+                raise invalid_value(f"Value SQS:{action} for parameter ActionName is invalid. Reason: Only the queue "
+                                    "owner is allowed to invoke this action.")
         policy = json.loads(q.attributes.get("Policy") or "null") or {
             "Version": "2012-10-17", "Id": f"{q.arn}/SQSDefaultPolicy", "Statement": []}
         if any(s.get("Sid") == label for s in policy["Statement"]):

@@ -97,7 +97,10 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
     if err.message:
         body[message_key(spec, err.code)] = err.message
     body.update(err.extra)
-    headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", err.code)]
+    # A JSON service that was a query one (SQS, the errors with a query_code) names the error's
+    # shape with its namespace in x-amzn-ErrorType too, as AWS answers.
+    error_type = f"{namespace}#{err.code}" if err.query_code and namespace else err.code
+    headers = [("x-amzn-RequestId", request_id), ("x-amzn-ErrorType", error_type)]
     if err.query_code:
         headers.append(("x-amzn-query-error", f"{err.query_code};{'Sender' if err.sender_fault else 'Receiver'}"))
     data = _ENCODER.encode(body).encode()

@@ -1,0 +1,94 @@
+"""Run moto's own black-box suites (SQS, SNS, EventBridge by default) against onceflow in server mode.
+
+Downloads moto's sdist from PyPI (`pip download --no-binary`), unpacks it to a temporary folder,
+starts `onceflow serve --in-memory` on a free loopback port and runs moto's tests with
+TEST_SERVER_MODE pointing at it, then prints passed / failed / skipped (issue 19's figure).
+moto's test dependencies (pytest, freezegun, pytest-timeout, moto itself for its decorators) must
+be installed; nothing of moto is copied into onceflow.
+
+    python bench/moto_suites.py [--moto-version 5.2.1] [--suites test_sqs test_sns test_events]
+                                [--source DIR]   # an already unpacked sdist instead of downloading
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def fetch_sdist(version: str, into: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                    f"moto=={version}", "-d", str(into)], check=True, stdout=subprocess.DEVNULL)
+    archive = next(into.glob(f"moto-{version}.tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / f"moto-{version}"
+
+
+def start_server(port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "onceflow", "serve", "--port", str(port), "--in-memory",
+                             "--account-id", "123456789012"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/moto-api/reset", data=b"", timeout=2)
+            return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise SystemExit("onceflow did not start")
+
+
+def run_suites(source: Path, suites: list[str], port: int) -> dict[str, int]:
+    env = {**os.environ, "TEST_SERVER_MODE": "true", "TEST_SERVER_MODE_ENDPOINT": f"http://127.0.0.1:{port}",
+           "AWS_ACCESS_KEY_ID": "FOOBARKEY", "AWS_SECRET_ACCESS_KEY": "FOOBARSECRET", "COLUMNS": "250"}
+    env.pop("PYTHONPATH", None)  # moto's tests import moto, not onceflow
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "--color=no",
+           "--timeout=60", "--tb=no", "-rf", *[f"tests/{s}" for s in suites]]
+    out = subprocess.run(cmd, cwd=source, env=env, capture_output=True, text=True).stdout
+    failed = [line for line in out.splitlines() if line.startswith("FAILED ")]
+    print("\n".join(failed))
+    summary = out.strip().splitlines()[-1] if out.strip() else ""
+    counts = {k: int(n) for n, k in re.findall(r"(\d+) (passed|failed|skipped|error)", summary)}
+    return {k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "error")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--moto-version", default="5.2.1")
+    ap.add_argument("--suites", nargs="+", default=["test_sqs", "test_sns", "test_events"])
+    ap.add_argument("--source", type=Path, help="an unpacked moto sdist (skips the download)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="onceflow-moto-") as tmp:
+        source = args.source or fetch_sdist(args.moto_version, Path(tmp))
+        port = free_port()
+        server = start_server(port)
+        try:
+            counts = run_suites(source, args.suites, port)
+        finally:
+            server.terminate()
+            server.wait(10)
+    print(f"moto {args.moto_version} {' '.join(args.suites)}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+if __name__ == "__main__":
+    main()
