@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import secrets
@@ -24,7 +25,7 @@ TOPIC_SETTABLE = {"DeliveryPolicy", "DisplayName", "Policy", "KmsMasterKeyId", "
 SUBSCRIPTION_SETTABLE = {"DeliveryPolicy", "FilterPolicy", "FilterPolicyScope", "RawMessageDelivery", "RedrivePolicy",
                          "SubscriptionRoleArn", "ReplayPolicy"}
 PROTOCOLS = {"http", "https", "email", "email-json", "sms", "sqs", "application", "lambda", "firehose"}
-DEFAULT_DELIVERY = {"http": {"defaultHealthyRetryPolicy": {
+DEFAULT_DELIVERY: dict[str, Any] = {"http": {"defaultHealthyRetryPolicy": {
     "minDelayTarget": 20, "maxDelayTarget": 20, "numRetries": 3, "numMaxDelayRetries": 0, "numNoDelayRetries": 0,
     "numMinDelayRetries": 0, "backoffFunction": "linear"}, "disableSubscriptionOverrides": False,
     "defaultRequestPolicy": {"headerContentType": "text/plain; charset=UTF-8"}}}
@@ -201,7 +202,7 @@ class Topics:
         with self.db.transaction() as conn:
             conn.execute("UPDATE sns_topics SET tags=? WHERE arn=?", (json.dumps(tags), arn))
 
-    def add_permission(self, arn: str, label: str, accounts: list[str], actions: list[str]) -> None:
+    def add_permission(self, arn: str, label: str, accounts: builtins.list[str], actions: builtins.list[str]) -> None:
         topic = self.get(arn)
         policy = json.loads(topic.attributes.get("Policy") or default_policy(arn, topic.account))
         if any(s.get("Sid") == label for s in policy["Statement"]):
@@ -330,7 +331,7 @@ class Topics:
             out["NextToken"] = subs[99].arn
         return out
 
-    def confirmed_subscriptions(self, topic_arn: str, conn: sqlite3.Connection) -> list[Subscription]:
+    def confirmed_subscriptions(self, topic_arn: str, conn: sqlite3.Connection) -> builtins.list[Subscription]:
         rows = conn.execute("SELECT * FROM sns_subscriptions WHERE topic_arn=? AND confirmed=1", (topic_arn,))
         return [_subscription(r) for r in rows]
 

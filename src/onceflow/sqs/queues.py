@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import time
@@ -291,7 +292,7 @@ class Queues:
             out["NextToken"] = page[-1]
         return out
 
-    def dead_letter_sources(self, q: Queue) -> list[str]:
+    def dead_letter_sources(self, q: Queue) -> builtins.list[str]:
         rows = self.db.query("SELECT name, attributes FROM sqs_queues WHERE account=? AND region=?",
                              (q.account, q.region))
         out = []
