@@ -160,10 +160,18 @@ class Stack:
 
     def start(self) -> list[Callable[[], None]]:
         """Mark the stack started and return the on_start hooks to run now (a setup deferred past
-        this point runs its own)."""
+        this point runs its own). The first write after start sets up every service still deferred,
+        before its transaction begins: a setup looked up inside a write transaction would create its
+        tables in that transaction (gone if it rolls back) and start its threads before the tables
+        are committed."""
         with self.db.writers_lock():
             self.started = True
+            self.db.before_next_write = self.set_up_all
             return list(self.on_start)
+
+    def set_up_all(self) -> None:
+        for name in list(self.pending):
+            self.set_up(name)
 
     def reset(self) -> None:
         for hook in self.on_reset:

@@ -46,6 +46,9 @@ class Database:
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._lock = threading.RLock()
         self._local = threading.local()
+        # Run once, under the writers' lock, before the next outermost write transaction begins (the
+        # stack sets up its deferred services there: see Stack.start).
+        self.before_next_write: Callable[[], None] | None = None
         self._committed = 0
         self._synced = 0
         self._syncing = False
@@ -73,6 +76,9 @@ class Database:
                 self._local.depth = depth
             return
         with self._lock:
+            hook, self.before_next_write = self.before_next_write, None
+            if hook is not None:
+                hook()  # its own transactions nest under this lock, before BEGIN below
             if self._closed:
                 raise RuntimeError("database is closed")
             self._conn.execute("BEGIN IMMEDIATE")
