@@ -68,3 +68,20 @@ def test_provisioned_worker_is_kept(server_factory: Callable[..., Any]) -> None:
     for name in others:
         run(name)
     assert run(kept, "1")["pid"] != restarted["pid"]
+
+
+def test_provisioned_concurrency_takes_an_idle_workers_place(server_factory: Callable[..., Any]) -> None:
+    server = server_factory(extra_args=("--lambda-max-workers", "2"))
+    lam, iam = server.client("lambda"), server.client("iam")
+    role = iam.create_role(RoleName=f"pc-{uuid.uuid4().hex[:8]}", AssumeRolePolicyDocument=json.dumps(TRUST))
+    names = [f"pc-{i}-{uuid.uuid4().hex[:6]}" for i in range(3)]
+    for name in names:
+        lam.create_function(FunctionName=name, Runtime="python3.12", Role=role["Role"]["Arn"], Handler="app.handler",
+                            Code={"ZipFile": code()})  # fmt: skip
+    kept, *others = names
+    for name in others:  # both places taken by idle on-demand workers
+        assert json.loads(lam.invoke(FunctionName=name, Payload=b"{}")["Payload"].read())["init"] == "on-demand"
+    lam.publish_version(FunctionName=kept)
+    lam.put_provisioned_concurrency_config(FunctionName=kept, Qualifier="1", ProvisionedConcurrentExecutions=1)
+    first = json.loads(lam.invoke(FunctionName=kept, Qualifier="1", Payload=b"{}")["Payload"].read())
+    assert first["init"] == "provisioned-concurrency"  # started ahead in an idle worker's place, not cold now

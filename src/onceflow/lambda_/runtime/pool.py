@@ -258,7 +258,10 @@ class Pool:
         try:
             for _ in range(max(0, count)):
                 with self._cond:
-                    if self._closed or self._live >= self.max_workers:
+                    full = self._live >= self.max_workers
+                    # Provisioned concurrency takes the place of an idle ordinary worker, as an invocation
+                    # would: else a pool full of other functions' idle workers would leave it cold.
+                    if self._closed or (full and not (provisioned and self._evict_one_idle(kept_too=False))):
                         break
                     self._live += 1
                 try:
@@ -367,10 +370,11 @@ class Pool:
             self._live -= 1
         return None
 
-    def _evict_one_idle(self) -> bool:
-        """Kill the oldest idle worker, one that is not kept for provisioned concurrency if any is."""
+    def _evict_one_idle(self, kept_too: bool = True) -> bool:
+        """Kill the oldest idle worker, one that is not kept for provisioned concurrency if any is
+        (`kept_too=False`: only such a one)."""
         idle = [w for workers in self._idle.values() for w in workers]
-        candidates = [w for w in idle if not self._kept(w)] or idle
+        candidates = [w for w in idle if not self._kept(w)] or (idle if kept_too else [])
         oldest = min(candidates, key=lambda w: w.born, default=None)
         if oldest is None:
             return False
