@@ -135,12 +135,16 @@ class Stack:
                 return False  # looked up from its own setup: not there yet
             self._running.add(setup)
             first_hook = len(self.on_start)
+            # A setup's own migrations are not the first write that sets the others up (they may need it).
+            armed, self.db.before_next_write = self.db.before_next_write, None
             try:
                 setup(self)
             finally:
                 self._running.discard(setup)
                 for provided in setup.provides:
                     self.pending.pop(provided, None)
+                if armed is not None and self.pending:
+                    self.db.before_next_write = armed
             if self.started:
                 for hook in self.on_start[first_hook:]:
                     hook()

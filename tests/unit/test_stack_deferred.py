@@ -58,3 +58,27 @@ def test_before_start_a_lookup_sets_up_only_what_it_names(stack: Stack) -> None:
         pass  # no hook before start: booting sets up only what it needs
     assert stack.loaded("deferred") is None
     assert stack.services["deferred"] is not None
+
+
+def test_a_setup_looked_up_first_runs_alone_and_its_migrations_set_up_nothing_else(stack: Stack) -> None:
+    """The first lookup after start is a read (ListTables): its setup's own migration transactions must not
+    set up the other services mid-setup (one of them may need the service being set up)."""
+    other: list[str] = []
+
+    def needs_deferred(st: Stack) -> None:
+        other.append("set up" if "deferred" in dict(st.services) else "set up before what it needs")
+
+    module = types.ModuleType(MODULE + "_other")
+    module.setup = needs_deferred  # type: ignore[attr-defined]
+    sys.modules[MODULE + "_other"] = module
+    try:
+        stack.defer(ServiceSetup(MODULE + "_other", ("other",), "other_"))
+        for hook in stack.start():
+            hook()
+        assert stack.services["deferred"] is not None  # its migration is a write: the other stays deferred
+        assert other == [] and stack.loaded("other") is None
+        with stack.db.transaction():
+            pass  # a request's first write: everything still deferred is set up before it
+        assert other == ["set up"]
+    finally:
+        del sys.modules[MODULE + "_other"]
