@@ -143,3 +143,22 @@ def test_the_front_doors_handler_uid_check_sets_lambda_up_for_a_foreign_uid_only
         for hook in reversed(stack.on_shutdown):
             hook()
         stack.db.close()
+
+
+def test_the_front_door_leaves_lambda_unset_unless_a_function_url_could_be_addressed() -> None:
+    from onceflow.server import build_app
+    from onceflow.wire.request import Request
+
+    stack = build_stack(Settings(in_memory=True, port=0))
+    app = build_app(stack)
+    try:
+        plain = Request("GET", "/_onceflow/health", "/_onceflow/health", "", {"host": "127.0.0.1:4566"}, b"",
+                        "127.0.0.1")
+        preflight = Request("OPTIONS", "/", "/", "", {"host": "127.0.0.1:4566", "origin": "http://127.0.0.1:1",
+                                                      "access-control-request-method": "POST"}, b"", "127.0.0.1")
+        assert app.screen(plain) is None
+        assert app.screen(preflight) is not None  # the front door's own preflight answer
+        assert "lambda" in stack.pending  # looking for a function URL set nothing up
+    finally:
+        app.close()
+        stack.db.close()

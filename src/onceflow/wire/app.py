@@ -405,12 +405,13 @@ class AwsApp:
         host = request.headers.get("host", "")
         if not self.door.host_allowed(host):
             return self._refuse(request, host_message(host))
-        urls = self.stack.services.get("lambda_urls")  # a function URL's preflight is its own (url_cors.py)
-        if request.method == "OPTIONS" and "access-control-request-method" in request.headers and not (
-            urls is not None and urls.addressed(host, request.path)
-        ):
-            status, headers = self.door.preflight(request.headers)
-            return Response(status, b"", headers)
+        if request.method == "OPTIONS" and "access-control-request-method" in request.headers:
+            # A function URL's preflight is its own (url_cors.py); `loaded`: looking must not set Lambda up
+            # (a URL exists only once Lambda is set up, at start when it has state).
+            urls = self.stack.loaded("lambda_urls")
+            if urls is None or not urls.addressed(host, request.path):
+                status, headers = self.door.preflight(request.headers)
+                return Response(status, b"", headers)
         return None
 
     def body_limit(self, spec: ServiceSpec | None) -> int:
