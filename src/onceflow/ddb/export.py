@@ -147,11 +147,10 @@ class Transfers:
         return {"ExportManifest": summary_key, "BilledSizeBytes": size, "ItemCount": len(texts)}
 
     def describe_export(self, account: str, region: str, arn: str) -> dict[str, Any]:
-        row = self.db.query_one("SELECT description FROM ddb_exports WHERE arn=? AND account=? AND region=?",
-                                (arn, account, region))
-        if row is None:
+        found = self._described("ddb_exports", account, region, arn)
+        if found is None:
             raise ddb_error("ExportNotFoundException", f"Export not found: {arn}")  # UNCONFIRMED wording
-        return {"ExportDescription": _times(json.loads(row[0]))}
+        return {"ExportDescription": found}
 
     def list_exports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rows = self._list("ddb_exports", account, region, p.get("TableArn"))
@@ -246,11 +245,10 @@ class Transfers:
         self.svc.remember(t)
 
     def describe_import(self, account: str, region: str, arn: str) -> dict[str, Any]:
-        row = self.db.query_one("SELECT description FROM ddb_imports WHERE arn=? AND account=? AND region=?",
-                                (arn, account, region))
-        if row is None:
+        found = self._described("ddb_imports", account, region, arn)
+        if found is None:
             raise ddb_error("ImportNotFoundException", f"Import not found: {arn}")  # UNCONFIRMED wording
-        return {"ImportTableDescription": _times(json.loads(row[0]))}
+        return {"ImportTableDescription": found}
 
     def list_imports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rows = self._list("ddb_imports", account, region, p.get("TableArn"))
@@ -263,6 +261,11 @@ class Transfers:
         return out
 
     # -------------------------------------------------------------- shared
+    def _described(self, table: str, account: str, region: str, arn: str) -> dict[str, Any] | None:
+        row = self.db.query_one(f"SELECT description FROM {table} WHERE arn=? AND account=? AND region=?",
+                                (arn, account, region))
+        return None if row is None else _times(json.loads(row[0]))
+
     def _by_token(self, table: str, account: str, region: str, token: str) -> dict[str, Any] | None:
         for row in self.db.query(f"SELECT description FROM {table} WHERE account=? AND region=?", (account, region)):
             d = json.loads(row[0])
