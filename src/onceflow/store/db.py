@@ -76,8 +76,8 @@ class Database:
                 self._local.depth = depth
             return
         with self._lock:
-            hook, self.before_next_write = self.before_next_write, None
-            if hook is not None:
+            if self.before_next_write is not None:  # once: every later write only reads the attribute
+                hook, self.before_next_write = self.before_next_write, None
                 hook()  # its own transactions nest under this lock, before BEGIN below
             if self._closed:
                 raise RuntimeError("database is closed")
