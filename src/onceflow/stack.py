@@ -6,8 +6,9 @@ and shutdown. Services add themselves in `<service>/__init__.py: setup(stack)`.
 
 A setup may be deferred (`defer`): it then runs when one of the names it provides is first looked
 up - in `services`, `resource_resolvers` or the registry - which imports the service's modules and
-runs its migrations only when a request needs them. Its on_start hooks run at once if the server
-has already started. Setups run under the database's writers' lock, so a thread that holds it (a
+runs its migrations only when a request needs them. If the server has already started, its on_start
+hooks run once the lookup's write transaction, if any, has ended; its migrations, joined to that
+transaction, are applied again if it rolls back (Database.migrate). Setups run under the database's writers' lock, so a thread that holds it (a
 transaction, or any read of an in-memory store) and looks a service up can never wait on a setup
 that waits on it.
 """
@@ -135,19 +136,17 @@ class Stack:
                 return False  # looked up from its own setup: not there yet
             self._running.add(setup)
             first_hook = len(self.on_start)
-            # A setup's own migrations are not the first write that sets the others up (they may need it).
-            armed, self.db.before_next_write = self.db.before_next_write, None
             try:
                 setup(self)
             finally:
                 self._running.discard(setup)
                 for provided in setup.provides:
                     self.pending.pop(provided, None)
-                if armed is not None and self.pending:
-                    self.db.before_next_write = armed
             if self.started:
+                # Set up inside a request's write transaction, its threads start once that has ended:
+                # they read through other connections, which see its tables only once committed.
                 for hook in self.on_start[first_hook:]:
-                    hook()
+                    self.db.after_transaction(hook)
         return True
 
     def handler_uid(self, uid: int) -> bool:
@@ -164,18 +163,10 @@ class Stack:
 
     def start(self) -> list[Callable[[], None]]:
         """Mark the stack started and return the on_start hooks to run now (a setup deferred past
-        this point runs its own). The first write after start sets up every service still deferred,
-        before its transaction begins: a setup looked up inside a write transaction would create its
-        tables in that transaction (gone if it rolls back) and start its threads before the tables
-        are committed."""
+        this point runs its own)."""
         with self.db.writers_lock():
             self.started = True
-            self.db.before_next_write = self.set_up_all
             return list(self.on_start)
-
-    def set_up_all(self) -> None:
-        for name in list(self.pending):
-            self.set_up(name)
 
     def reset(self) -> None:
         for hook in self.on_reset:

@@ -1,12 +1,13 @@
-"""A deferred service setup never runs inside a write transaction: after start, the first write sets up
-every service still deferred before its transaction begins, so a setup's tables are committed on their
-own (a rolled-back request cannot take them away) and its threads start on tables that exist."""
+"""A deferred service setup looked up inside a request's write transaction: its tables outlive a
+rollback of that transaction, and its threads start only once the transaction has ended (they read
+through other connections, which see the tables only once committed). Nothing else is set up."""
 
 from __future__ import annotations
 
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -15,23 +16,32 @@ from onceflow.stack import ServiceSetup, Stack
 from onceflow.store.db import Database
 
 MODULE = "onceflow_test_deferred_service"
+TABLE_EXISTS = "SELECT name FROM sqlite_master WHERE name='deferred_things'"
 
 
-@pytest.fixture
-def stack() -> Iterator[Stack]:
+def _module(name: str, setup: object) -> None:
+    module = types.ModuleType(name)
+    module.setup = setup  # type: ignore[attr-defined]
+    sys.modules[name] = module
+
+
+@pytest.fixture(params=["memory", "file"])
+def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stack]:
     seen: list[str] = []
 
     def setup(stack: Stack) -> None:
         stack.db.migrate([("deferred-0001", "CREATE TABLE deferred_things (k TEXT PRIMARY KEY);")])
         stack.services["deferred"] = object()
-        stack.on_start.append(lambda: seen.append(
-            "started with its table" if stack.db.query("SELECT name FROM sqlite_master WHERE name='deferred_things'")
-            else "started without its table"))
 
-    module = types.ModuleType(MODULE)
-    module.setup = setup  # type: ignore[attr-defined]
-    sys.modules[MODULE] = module
-    db = Database(":memory:")
+        def start() -> None:
+            inside = "inside a transaction" if stack.db.in_transaction() else "after the transaction"
+            table = "with its table" if stack.db.query(TABLE_EXISTS) else "without its table"
+            seen.append(f"started {inside} {table}")
+
+        stack.on_start.append(start)
+
+    _module(MODULE, setup)
+    db = Database(":memory:" if request.param == "memory" else str(tmp_path / "db.sqlite"))
     built = Stack(Settings(in_memory=True), db)
     built.defer(ServiceSetup(MODULE, ("deferred",), "deferred_"))
     built.seen = seen  # type: ignore[attr-defined]
@@ -42,43 +52,60 @@ def stack() -> Iterator[Stack]:
         del sys.modules[MODULE]
 
 
-def test_a_write_after_start_sets_deferred_services_up_before_its_transaction(stack: Stack) -> None:
+def _start(stack: Stack) -> None:
     for hook in stack.start():
         hook()
-    assert stack.loaded("deferred") is None  # still deferred: start-up stays cheap
+
+
+def test_a_setup_inside_a_transaction_that_rolls_back_keeps_its_tables(stack: Stack) -> None:
+    _start(stack)
     with pytest.raises(RuntimeError), stack.db.transaction():
-        assert stack.loaded("deferred") is not None  # set up before this transaction began
+        assert stack.services["deferred"] is not None
+        assert stack.seen == []  # type: ignore[attr-defined]  # its threads wait for the transaction
         raise RuntimeError("the request fails and its transaction rolls back")
-    assert stack.db.query("SELECT name FROM sqlite_master WHERE name='deferred_things'")  # committed on its own
-    assert stack.seen == ["started with its table"]  # type: ignore[attr-defined]
+    assert stack.db.query(TABLE_EXISTS)  # applied again after the rollback
+    assert stack.db.query("SELECT id FROM schema_migrations WHERE id='deferred-0001'")
+    assert stack.seen == ["started after the transaction with its table"]  # type: ignore[attr-defined]
+    with stack.db.transaction() as conn:  # usable
+        conn.execute("INSERT INTO deferred_things VALUES ('a')")
+
+
+def test_a_setup_inside_a_transaction_that_commits_starts_after_it(stack: Stack) -> None:
+    _start(stack)
+    with stack.db.transaction():
+        assert stack.services["deferred"] is not None
+    assert stack.db.query(TABLE_EXISTS)
+    assert stack.seen == ["started after the transaction with its table"]  # type: ignore[attr-defined]
+
+
+def test_a_setup_outside_a_transaction_starts_at_once(stack: Stack) -> None:
+    _start(stack)
+    assert stack.services["deferred"] is not None
+    assert stack.seen == ["started after the transaction with its table"]  # type: ignore[attr-defined]
+
+
+def test_a_write_sets_up_nothing_it_does_not_look_up(stack: Stack) -> None:
+    """Lazy stays lazy after start: a request pays only for the services it uses."""
+    other: list[str] = []
+    def setup_other(st: Stack) -> None:
+        other.append("set up")
+        st.services["other"] = object()
+
+    _module(MODULE + "_other", setup_other)
+    try:
+        stack.defer(ServiceSetup(MODULE + "_other", ("other",), "other_"))
+        _start(stack)
+        with stack.db.transaction():
+            assert stack.services["deferred"] is not None
+        with stack.db.transaction() as conn:
+            conn.execute("INSERT INTO deferred_things VALUES ('b')")
+        assert other == [] and stack.loaded("other") is None
+        assert stack.services["other"] is not None and other == ["set up"]  # when asked for
+    finally:
+        del sys.modules[MODULE + "_other"]
 
 
 def test_before_start_a_lookup_sets_up_only_what_it_names(stack: Stack) -> None:
-    with stack.db.transaction():
-        pass  # no hook before start: booting sets up only what it needs
     assert stack.loaded("deferred") is None
     assert stack.services["deferred"] is not None
-
-
-def test_a_setup_looked_up_first_runs_alone_and_its_migrations_set_up_nothing_else(stack: Stack) -> None:
-    """The first lookup after start is a read (ListTables): its setup's own migration transactions must not
-    set up the other services mid-setup (one of them may need the service being set up)."""
-    other: list[str] = []
-
-    def needs_deferred(st: Stack) -> None:
-        other.append("set up" if "deferred" in dict(st.services) else "set up before what it needs")
-
-    module = types.ModuleType(MODULE + "_other")
-    module.setup = needs_deferred  # type: ignore[attr-defined]
-    sys.modules[MODULE + "_other"] = module
-    try:
-        stack.defer(ServiceSetup(MODULE + "_other", ("other",), "other_"))
-        for hook in stack.start():
-            hook()
-        assert stack.services["deferred"] is not None  # its migration is a write: the other stays deferred
-        assert other == [] and stack.loaded("other") is None
-        with stack.db.transaction():
-            pass  # a request's first write: everything still deferred is set up before it
-        assert other == ["set up"]
-    finally:
-        del sys.modules[MODULE + "_other"]
+    assert stack.seen == []  # type: ignore[attr-defined]  # on_start hooks run with the server's start

@@ -9,10 +9,10 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import botocore.loaders
-from botocore.model import ServiceModel
+if TYPE_CHECKING:
+    import botocore.loaders
 
 SERVED = ("dynamodb", "lambda", "stepfunctions", "logs", "iam", "sts", "sqs", "sns", "s3")
 
@@ -71,12 +71,17 @@ class ErrorSpec:
 
 @lru_cache(maxsize=1)
 def _loader() -> botocore.loaders.Loader:
-    # The loader alone, not a botocore session: a session imports clients, urllib3 and waiters.
+    # The loader alone, not a botocore session: a session imports clients, urllib3 and waiters. Imported
+    # when a rule is first checked: a fifth of the server's start-up otherwise.
+    import botocore.loaders
+
     return botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
 
 
 @cache
 def _model(service: str) -> Any:
+    from botocore.model import ServiceModel
+
     return ServiceModel(_loader().load_service_model(service, "service-2"), service_name=service)
 
 

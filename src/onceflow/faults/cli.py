@@ -7,8 +7,6 @@ import argparse
 import json
 import os
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _request(endpoint: str, method: str, body: Any = None) -> tuple[int, dict[str, Any]]:
+    import urllib.error  # here: `onceflow serve` parses its arguments with this module loaded
+    import urllib.request
+
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(endpoint + PATH, data=data, method=method,
                                      headers={"Content-Type": "application/json"})

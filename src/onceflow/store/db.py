@@ -46,9 +46,6 @@ class Database:
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._lock = threading.RLock()
         self._local = threading.local()
-        # Run once, under the writers' lock, before the next outermost write transaction begins (the
-        # stack sets up its deferred services there: see Stack.start).
-        self.before_next_write: Callable[[], None] | None = None
         self._committed = 0
         self._synced = 0
         self._syncing = False
@@ -76,9 +73,6 @@ class Database:
                 self._local.depth = depth
             return
         with self._lock:
-            if self.before_next_write is not None:  # once: every later write only reads the attribute
-                hook, self.before_next_write = self.before_next_write, None
-                hook()  # its own transactions nest under this lock, before BEGIN below
             if self._closed:
                 raise RuntimeError("database is closed")
             self._conn.execute("BEGIN IMMEDIATE")
@@ -94,11 +88,25 @@ class Database:
                 seq = self._committed
             finally:
                 self._local.depth = 0
+                for fn in self._local.__dict__.pop("after", ()):
+                    fn()  # still under the writers' lock, outside any transaction
         deferred = getattr(self._local, "deferred", None)
         if deferred is not None:
             deferred.seq = seq
             return
         self._sync(seq)
+
+    def in_transaction(self) -> bool:
+        """Whether this thread is inside a write transaction."""
+        return getattr(self._local, "depth", 0) > 0
+
+    def after_transaction(self, fn: Callable[[], None]) -> None:
+        """Run `fn` once this thread's write transaction has ended, committed or rolled back (now if
+        there is none): work that must not start on uncommitted state, nor be lost with a rollback."""
+        if self.in_transaction():
+            self._local.__dict__.setdefault("after", []).append(fn)
+        else:
+            fn()
 
     @contextmanager
     def writer_if_free(self) -> Iterator[bool]:
@@ -231,7 +239,14 @@ class Database:
 
     # ------------------------------------------------------------------ schema
     def migrate(self, migrations: Sequence[Migration]) -> list[str]:
-        """Apply the migrations not yet recorded, each in its own transaction; return the applied ids."""
+        """Apply the migrations not yet recorded, each in its own transaction; return the applied ids.
+        Inside a write transaction (a service set up by a request's first lookup) they join it, and are
+        applied again once it ends: a request that fails must not take a service's tables with it."""
+        if self.in_transaction():
+            def again() -> None:  # a no-op once the transaction has committed
+                self.migrate(migrations)
+
+            self.after_transaction(again)
         applied = []
         for mig_id, script in migrations:
             with self._lock:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from botocore.model import OperationModel
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.raw_json import RawJson, RawJsonList
@@ -15,6 +13,9 @@ from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_pa
 from onceflow.wire.shapes import SerializationError, from_json, json_default
 from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, validation_failure
+
+if TYPE_CHECKING:
+    from botocore.model import OperationModel
 
 CORAL_SERVICE = "com.amazon.coral.service"
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 from xml.sax.saxutils import escape as _escape
-
-from botocore.model import OperationModel, Shape, StructureShape
 
 from onceflow.errors import ServiceError
 from onceflow.wire.request import PAUSE_GC_PAST_FIELDS, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_text, scalar_text
 from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
+
+if TYPE_CHECKING:
+    from botocore.model import OperationModel, Shape, StructureShape
 
 
 def form_fields(request: Request) -> dict[str, str]:

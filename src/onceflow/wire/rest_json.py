@@ -4,10 +4,8 @@ query string, headers and body as the model's `location` says."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
-
-from botocore.model import OperationModel
 
 from onceflow.errors import ServiceError
 from onceflow.wire import json_body, unserved
@@ -15,6 +13,9 @@ from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_pa
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
 from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
+
+if TYPE_CHECKING:
+    from botocore.model import OperationModel
 
 
 def match(spec: ServiceSpec, request: Request) -> tuple[OperationModel, dict[str, str]] | None:

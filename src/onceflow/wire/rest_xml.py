@@ -17,17 +17,18 @@ import datetime as dt
 import email.utils
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote
 from xml.etree import ElementTree
-
-from botocore.model import OperationModel, Shape
 
 from onceflow.errors import ServiceError
 from onceflow.wire.query import escape
 from onceflow.wire.request import Response
 from onceflow.wire.shapes import SerializationError, from_text, iso8601
 from onceflow.wire.specs import ServiceSpec
+
+if TYPE_CHECKING:
+    from botocore.model import OperationModel, Shape
 
 NAMESPACE = "http://s3.amazonaws.com/doc/2006-03-01/"
 # The root element AWS names the body of outputs that have no payload member (the model leaves it out).

@@ -4,9 +4,7 @@ credential scope plus Action for the query protocol."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-from botocore.model import OperationModel
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.wire import query, rest_json
@@ -14,6 +12,9 @@ from onceflow.wire.request import Request
 from onceflow.wire.sigv4 import Scope
 from onceflow.wire.specs import ServiceSpec, Specs, first_segment
 from onceflow.wire.unserved import SHARED_SIGNING_TARGETS, unserved
+
+if TYPE_CHECKING:
+    from botocore.model import OperationModel
 
 
 @dataclass

@@ -19,8 +19,6 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from botocore.model import OperationModel
-
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.faults import wire as faults_wire
@@ -32,6 +30,8 @@ from onceflow.wire.s3_body import STREAMING, ChunkedBody, PlainBody, Source
 from onceflow.wire.sigv4 import Signed
 
 if TYPE_CHECKING:
+    from botocore.model import OperationModel
+
     from onceflow.wire.app import AwsApp
 
 log = logging.getLogger("onceflow.s3")

@@ -13,11 +13,12 @@ import datetime as dt
 import email.utils
 import math
 from collections.abc import Callable
-from typing import Any
-
-from botocore.model import ListShape, MapShape, Shape, StructureShape
+from typing import TYPE_CHECKING, Any
 
 from onceflow.wire.validate import Problems, check_scalar, member_path
+
+if TYPE_CHECKING:
+    from botocore.model import ListShape, MapShape, Shape, StructureShape
 
 UTC = dt.UTC
 

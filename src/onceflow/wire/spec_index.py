@@ -14,11 +14,12 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import botocore
-import botocore.loaders
-from botocore.model import ServiceModel
+import botocore  # the package alone (its version): the loader and models only on a cache miss
+
+if TYPE_CHECKING:
+    import botocore.loaders
 
 FORMAT = 1  # bump when the facts kept change
 
@@ -36,6 +37,8 @@ def _key(names: list[str]) -> str:
 
 def compute(loader: botocore.loaders.Loader, names: list[str],
             first_segment: Callable[[str], str]) -> dict[str, dict[str, Any]]:
+    from botocore.model import ServiceModel
+
     index: dict[str, dict[str, Any]] = {}
     for name in names:
         model = ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
@@ -59,9 +62,9 @@ def _valid(data: object, names: list[str]) -> bool:
     return True
 
 
-def load(loader: botocore.loaders.Loader, names: list[str],
+def load(loader: Callable[[], botocore.loaders.Loader], names: list[str],
          first_segment: Callable[[str], str]) -> dict[str, dict[str, Any]]:
-    """The index from the cache file, else computed and (best effort) saved for the next start."""
+    """The index from the cache file, else computed with `loader()` and (best effort) saved for the next start."""
     path = cache_dir() / f"spec-index-{_key(names)}.json"
     try:
         data = json.loads(path.read_text())
@@ -69,7 +72,7 @@ def load(loader: botocore.loaders.Loader, names: list[str],
             return data
     except (OSError, ValueError):
         pass
-    index = compute(loader, names, first_segment)
+    index = compute(loader(), names, first_segment)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Written whole then renamed: a server starting alongside never reads half a file.

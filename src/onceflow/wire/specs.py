@@ -12,11 +12,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-
-import botocore.loaders
-from botocore.model import OperationModel, ServiceModel
+from typing import TYPE_CHECKING
 
 from onceflow.wire import query_compat, spec_index
+
+if TYPE_CHECKING:
+    import botocore.loaders
+    from botocore.model import OperationModel, ServiceModel
 
 # boto3 service name -> the name the SigV4 credential scope carries.
 SERVICES = {
@@ -57,10 +59,10 @@ class ServiceSpec:
         self.name = name  # boto3 name
         self.protocol = protocol
         self.target_prefix = target_prefix
-        if isinstance(model, ServiceModel):
-            self.__dict__["model"] = model
-        else:
+        if callable(model):
             self._load = model
+        else:
+            self.__dict__["model"] = model
 
     @cached_property
     def model(self) -> ServiceModel:
@@ -101,18 +103,15 @@ class Specs:
     """
 
     def __init__(self) -> None:
-        # The loader alone, not a botocore session: a session imports clients, urllib3 and waiters.
-        loader = botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
-        self.loader = loader  # also reads the models of services onceflow does not serve (unserved.py)
         self.services: dict[str, ServiceSpec] = {}
         self.by_target_prefix: dict[str, ServiceSpec] = {}
         self.by_signing_name: dict[str, ServiceSpec] = {}
         self.rest_prefixes: dict[str, list[ServiceSpec]] = {}  # first path segment -> REST services
         self.query_compatible: dict[str, ServiceSpec] = {}  # signing name -> the query flavour of a JSON service
-        index = spec_index.load(loader, list(SERVICES), first_segment)
+        index = spec_index.load(lambda: self.loader, list(SERVICES), first_segment)
         for name, signing in SERVICES.items():
             facts = index[name]
-            spec = ServiceSpec(name, _model_loader(loader, name), facts["protocol"], facts["target_prefix"])
+            spec = ServiceSpec(name, self._model_loader(name), facts["protocol"], facts["target_prefix"])
             for segment in facts["segments"]:
                 # A template that starts with a label ('/{Bucket}') may be any path: keyed "{".
                 self.rest_prefixes.setdefault("{" if "{" in segment else segment, []).append(spec)
@@ -122,18 +121,31 @@ class Specs:
             self.by_signing_name.setdefault(signing, spec)  # a shared signing name stays the first service's
             self.by_signing_name[name] = spec
             if name in query_compat.NAMESPACES:  # older clients still speak its former query protocol
-                self.query_compatible[signing] = ServiceSpec(name, _query_model_loader(loader, name), "query", None)
+                self.query_compatible[signing] = ServiceSpec(name, self._query_model_loader(name), "query", None)
 
+    @cached_property
+    def loader(self) -> botocore.loaders.Loader:
+        """The loader alone, not a botocore session (a session imports clients and waiters); it also reads
+        the models of services onceflow does not serve (unserved.py). botocore is imported on the first
+        request that needs a model, not at start: that import is a fifth of the server's start-up."""
+        import botocore.loaders
 
-def _model_loader(loader: botocore.loaders.Loader, name: str) -> Callable[[], ServiceModel]:
-    return lambda: ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
+        return botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
 
+    def _model_loader(self, name: str) -> Callable[[], ServiceModel]:
+        def load() -> ServiceModel:
+            from botocore.model import ServiceModel
 
-def _query_model_loader(loader: botocore.loaders.Loader, name: str) -> Callable[[], ServiceModel]:
-    def load() -> ServiceModel:
-        data = query_compat.query_model(name, loader.load_service_model(name, "service-2"))
-        return ServiceModel(data, service_name=name)
-    return load
+            return ServiceModel(self.loader.load_service_model(name, "service-2"), service_name=name)
+        return load
+
+    def _query_model_loader(self, name: str) -> Callable[[], ServiceModel]:
+        def load() -> ServiceModel:
+            from botocore.model import ServiceModel
+
+            data = query_compat.query_model(name, self.loader.load_service_model(name, "service-2"))
+            return ServiceModel(data, service_name=name)
+        return load
 
 
 def first_segment(path: str) -> str:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
-
-from botocore.exceptions import DataNotFoundError, UnknownServiceError
-from botocore.model import ServiceModel
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.wire.query import escape
 from onceflow.wire.request import Request, Response
 from onceflow.wire.specs import SERVED_NAMES, ServiceSpec
+
+if TYPE_CHECKING:
+    from botocore.model import ServiceModel
 
 # Signing names whose botocore model is filed under another name.
 _MODEL_NAMES = {"monitoring": "cloudwatch", "email": "ses", "execute-api": "apigateway", "aoss": "opensearchserverless"}
@@ -58,6 +58,9 @@ def _protocol(modeled: str, request: Request) -> str:
 @lru_cache(maxsize=1024)  # botocore has some 450 models: all of them fit, and each entry is small
 def _model(loader: Any, name: str) -> ServiceModel:
     """The service's metadata only (its protocol and full name): a whole model can weigh megabytes."""
+    from botocore.exceptions import DataNotFoundError, UnknownServiceError
+    from botocore.model import ServiceModel
+
     try:
         metadata = loader.load_service_model(_MODEL_NAMES.get(name, name), "service-2")["metadata"]
     except (UnknownServiceError, DataNotFoundError):

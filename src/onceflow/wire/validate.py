@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
-
-from botocore.model import Shape
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
+
+if TYPE_CHECKING:
+    from botocore.model import Shape
 
 MAX_REPORTED = 10  # coral stops listing violations after ten
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import botocore.loaders
@@ -22,22 +25,26 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_first_start_writes_the_index_and_the_next_reads_it(cache: Path) -> None:
     loader = botocore.loaders.create_loader()
-    first = spec_index.load(loader, NAMES, first_segment)
+    first = spec_index.load(lambda: loader, NAMES, first_segment)
     [written] = cache.glob("spec-index-*.json")
     assert json.loads(written.read_text()) == first
     assert first["dynamodb"] == {"protocol": "json", "target_prefix": "DynamoDB_20120810", "segments": []}
     assert "2015-03-31" in first["lambda"]["segments"]
-    assert spec_index.load(loader, NAMES, first_segment) == first
+
+    def no_loader() -> botocore.loaders.Loader:
+        raise AssertionError("a start with the index cached reads no model")
+
+    assert spec_index.load(no_loader, NAMES, first_segment) == first
 
 
 def test_a_damaged_or_foreign_index_is_rebuilt(cache: Path) -> None:
     loader = botocore.loaders.create_loader()
-    good = spec_index.load(loader, NAMES, first_segment)
+    good = spec_index.load(lambda: loader, NAMES, first_segment)
     [path] = cache.glob("spec-index-*.json")
     for bad in ("{not json", json.dumps({"dynamodb": good["dynamodb"]}),
                 json.dumps({**good, "sqs": {"protocol": 3, "target_prefix": None, "segments": []}})):
         path.write_text(bad)
-        assert spec_index.load(loader, NAMES, first_segment) == good
+        assert spec_index.load(lambda: loader, NAMES, first_segment) == good
         assert json.loads(path.read_text()) == good
 
 
@@ -45,7 +52,7 @@ def test_an_unwritable_cache_still_starts(tmp_path: Path, monkeypatch: pytest.Mo
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the folder should be
-    index = spec_index.load(botocore.loaders.create_loader(), NAMES, first_segment)
+    index = spec_index.load(botocore.loaders.create_loader, NAMES, first_segment)
     assert index["stepfunctions"]["target_prefix"] == "AWSStepFunctions"
 
 
@@ -60,3 +67,15 @@ def test_the_index_says_what_the_models_say(cache: Path) -> None:
     assert {("{" if "{" in s else s) for s in rest} == set(specs.rest_prefixes)
     assert specs.query_compatible["sqs"].protocol == "query"
     assert "SendMessage" in specs.query_compatible["sqs"].operations
+
+
+def test_building_the_server_imports_no_botocore_model(cache: Path) -> None:
+    """botocore's models (and urllib3 behind them) are imported by the first request that needs one,
+    not at start: a fifth of the start-up time (bench/bench_startup.py)."""
+    Specs()  # the index is cached now
+    code = ("import sys; from onceflow.config import Settings; from onceflow.server import build_app, build_stack; "
+            "build_app(build_stack(Settings(in_memory=True))); print(sorted(m for m in sys.modules "
+            "if m.startswith(('botocore.', 'urllib3'))))")
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache.parent)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
