@@ -44,4 +44,5 @@ PROVIDERS: dict[str, Provider] = {
     "AWS::SNS::TopicPolicy": Provider(w.topic_policy_create, w.topic_policy_delete),
     "AWS::S3::BucketPolicy": Provider(w.bucket_policy_create, w.bucket_policy_delete),
     "AWS::CloudFormation::Stack": Provider(n.stack_create, n.stack_delete),
+    "AWS::CDK::Metadata": Provider(r.cdk_metadata_create, r.cdk_metadata_delete),
 }
