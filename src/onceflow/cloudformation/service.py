@@ -210,6 +210,14 @@ class CfnService:
         if doc["DisableRollback"]:
             self.status(ctx, doc, "CREATE_FAILED", reason)
             return
+        if doc.get("_on_failure") == "DELETE":  # OnFailure=DELETE: the failed stack goes altogether
+            self.status(ctx, doc, "DELETE_IN_PROGRESS", reason + "Delete requested by user." if
+                        reason.endswith(". ") else reason)
+            self._delete_resources(caller, doc)
+            doc.pop("Outputs", None)
+            doc["DeletionTime"] = time.time()
+            self.status(ctx, doc, "DELETE_COMPLETE", None)
+            return
         self.status(ctx, doc, "ROLLBACK_IN_PROGRESS", reason + "Rollback requested by user." if
                      reason.endswith(". ") else reason)
         self._delete_resources(caller, doc)
