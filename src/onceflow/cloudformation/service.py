@@ -27,12 +27,23 @@ from onceflow import internal
 from onceflow.cloudformation import errors
 from onceflow.cloudformation.changesets import ChangeSets
 from onceflow.cloudformation.exports import export_conflict, exports, importers
+from onceflow.cloudformation.parallel import run_in_order
 from onceflow.cloudformation.preparing import prepare
 from onceflow.cloudformation.providers import PROVIDERS
 from onceflow.cloudformation.resources import Caller
 from onceflow.cloudformation.stack_updates import StackUpdate, check_updatable
 from onceflow.cloudformation.store import CfnStore
-from onceflow.cloudformation.template import Env, Template, TemplateError, conditions, evaluate, included, order, parse
+from onceflow.cloudformation.template import (
+    Env,
+    Template,
+    TemplateError,
+    conditions,
+    dependencies,
+    evaluate,
+    included,
+    order,
+    parse,
+)
 from onceflow.cloudformation.template import outputs as template_outputs
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
@@ -48,6 +59,9 @@ class CfnService:
         self.store = store
         self.answer_within_s = answer_within_s
         self.lock = threading.Lock()  # one stack operation starts at a time (name checks, statuses)
+        # A stack document's changes and its storing, one at a time: resources are made at once
+        # (parallel.py) and each event stores the document as it stands.
+        self.doc_lock = threading.RLock()
         self._running: dict[str, Doc] = {}  # stack id -> the document its operation is changing
         self.change_sets = ChangeSets(self)
 
@@ -151,11 +165,10 @@ class CfnService:
             names = [n for n in order(template) if included(template.resources[n], env)]
         except TemplateError as exc:
             names, failed = [], exc.message
-        for logical in names:
-            reason = self.create_one(caller, doc, template, env, logical)
-            if reason is not None:
-                failed = reason
-                break
+        broken = run_in_order(names, dependencies(template),
+                              lambda logical: self.create_one(caller, doc, template, env, logical) is None)
+        if broken:
+            failed = f"The following resource(s) failed to create: [{', '.join(broken)}]. "
         if failed is None:
             try:
                 doc["Outputs"] = template_outputs(template, env)
@@ -175,16 +188,18 @@ class CfnService:
         kind = str(body["Type"])
         res: Doc = {"LogicalResourceId": logical, "PhysicalResourceId": "", "ResourceType": kind,
                     "_policy": body.get("DeletionPolicy"), "_replace_policy": body.get("UpdateReplacePolicy")}
-        doc["_resources"][logical] = res
-        self.resource_event(doc, res, "CREATE_IN_PROGRESS", None)
+        with self.doc_lock:
+            doc["_resources"][logical] = res
+            self.resource_event(doc, res, "CREATE_IN_PROGRESS", None)
         provider = PROVIDERS.get(kind)
         try:
             if provider is None:
                 raise TemplateError(f"Resource type {kind} is not supported by onceflow (it serves the types: "
                                     f"{', '.join(sorted(PROVIDERS))})")
             props = evaluate(body.get("Properties") or {}, env)
-            res["_props"] = props
-            physical, attrs = provider.create(caller, logical, props)
+            with self.doc_lock:
+                res["_props"] = props
+            physical, attrs = provider.create(caller, logical, props)  # outside the lock: the slow part
         except (ServiceError, TemplateError) as exc:
             reason = exc.message if isinstance(exc, TemplateError) else \
                 errors.handler_reason(exc)
@@ -199,10 +214,11 @@ class CfnService:
             log.exception("cloudformation: creating %s (%s) failed", logical, kind)
             self.resource_event(doc, res, "CREATE_FAILED", "Internal Failure")
             return f"The following resource(s) failed to create: [{logical}]. "
-        res["PhysicalResourceId"], res["_attrs"] = physical, attrs
-        env.resources[logical] = physical
-        self.resource_event(doc, res, "CREATE_IN_PROGRESS", "Resource creation Initiated")
-        self.resource_event(doc, res, "CREATE_COMPLETE", None)
+        with self.doc_lock:
+            res["PhysicalResourceId"], res["_attrs"] = physical, attrs
+            env.resources[logical] = physical
+            self.resource_event(doc, res, "CREATE_IN_PROGRESS", "Resource creation Initiated")
+            self.resource_event(doc, res, "CREATE_COMPLETE", None)
         return None
 
     def roll_back_create(self, ctx: RequestContext, caller: Caller, doc: Doc, reason: str) -> None:
@@ -359,23 +375,25 @@ class CfnService:
         return env
 
     def status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None:
-        doc["StackStatus"] = status
-        if reason is None or (status.endswith("_COMPLETE") and reason == "User Initiated"):
-            doc.pop("StackStatusReason", None)
-        else:
-            doc["StackStatusReason"] = reason
-        if status == "DELETE_IN_PROGRESS":
-            doc.pop("StackStatusReason", None)
-        self.event(doc, None, status, reason, store_doc=True)
+        with self.doc_lock:
+            doc["StackStatus"] = status
+            if reason is None or (status.endswith("_COMPLETE") and reason == "User Initiated"):
+                doc.pop("StackStatusReason", None)
+            else:
+                doc["StackStatusReason"] = reason
+            if status == "DELETE_IN_PROGRESS":
+                doc.pop("StackStatusReason", None)
+            self.event(doc, None, status, reason, store_doc=True)
 
     def resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None:
-        res["ResourceStatus"], res["Timestamp"] = status, time.time()
-        if reason is None:
-            res.pop("ResourceStatusReason", None)
-        else:
-            res["ResourceStatusReason"] = reason
-        # Stored with the event, so DescribeStackResources shows the operation's progress.
-        self.event(doc, res, status, reason, store_doc=res in doc["_resources"].values())
+        with self.doc_lock:
+            res["ResourceStatus"], res["Timestamp"] = status, time.time()
+            if reason is None:
+                res.pop("ResourceStatusReason", None)
+            else:
+                res["ResourceStatusReason"] = reason
+            # Stored with the event, so DescribeStackResources shows the operation's progress.
+            self.event(doc, res, status, reason, store_doc=res in doc["_resources"].values())
 
     def event(self, doc: Doc, res: Doc | None, status: str, reason: str | None, store_doc: bool = False) -> None:
         event: Doc = {"StackId": doc["StackId"], "EventId": str(uuid.uuid4()), "StackName": doc["StackName"]}
