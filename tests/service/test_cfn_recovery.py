@@ -145,3 +145,24 @@ def test_a_cut_cleanup_still_deletes_the_replaced_copy_at_start(server_factory: 
     assert _resources(cfn, "swap")["Jobs"]["PhysicalResourceId"] == new_url
     names = [u.rsplit("/", 1)[-1] for u in sqs.list_queues().get("QueueUrls", [])]  # the port is the new server's
     assert "swap-new" in names and "swap-old" not in names
+
+
+def test_independent_resources_are_made_at_once(server_factory: Any, tmp_path: Path) -> None:
+    """Two queues that do not depend on each other are both in progress before either is made
+    (each CreateQueue is slowed); the third, which depends on both, starts after both."""
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"rules": [{"service": "sqs", "operation": "CreateQueue", "latency_ms": 1500,
+                                            "times": 2}]}))
+    server = server_factory(extra_args=("--faults", str(rules)))
+    cfn = server.client("cloudformation")
+    cfn.create_stack(StackName="wide", TemplateBody=json.dumps({"Resources": {
+        "A": {"Type": "AWS::SQS::Queue"}, "B": {"Type": "AWS::SQS::Queue"},
+        "C": {"Type": "AWS::SQS::Queue", "DependsOn": ["A", "B"]}}}))
+    cfn.get_waiter("stack_create_complete").wait(StackName="wide", WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    events = [(e["LogicalResourceId"], e["ResourceStatus"], e.get("ResourceStatusReason"))
+              for e in reversed(cfn.describe_stack_events(StackName="wide")["StackEvents"])]
+    first_done = min(events.index(("A", "CREATE_COMPLETE", None)), events.index(("B", "CREATE_COMPLETE", None)))
+    assert max(events.index(("A", "CREATE_IN_PROGRESS", None)), events.index(("B", "CREATE_IN_PROGRESS", None))) \
+        < first_done
+    assert events.index(("C", "CREATE_IN_PROGRESS", None)) > max(events.index(("A", "CREATE_COMPLETE", None)),
+                                                                  events.index(("B", "CREATE_COMPLETE", None)))
