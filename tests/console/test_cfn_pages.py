@@ -20,6 +20,9 @@ TEMPLATE = {
         "Items": {"Type": "AWS::DynamoDB::Table", "Properties": {
             "BillingMode": "PAY_PER_REQUEST", "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}},
+        "Bus": {"Type": "AWS::Events::EventBus", "Properties": {"Name": {"Fn::Sub": "${AWS::StackName}-bus"}}},
+        "Placed": {"Type": "AWS::Events::Rule", "Properties": {"EventBusName": {"Ref": "Bus"},
+                                                               "EventPattern": {"source": ["shop"]}}},
     },
     "Outputs": {"Shown": {"Value": {"Fn::Join": ["", ["<b>", {"Ref": "Note"}, "</b>"]]}}},
 }
@@ -42,7 +45,10 @@ def test_stack_pages(page: Callable[[str], Page], aws: Callable[..., Any]) -> No
     assert f'href="/sqs/{made["Jobs"].rsplit("/", 1)[1]}"' in detail.text
     assert f'href="/dynamodb/{made["Items"]}"' in detail.text
     assert f'href="/sns/topic?arn={quote(made["News"], safe="")}"' in detail.text
+    bus, rule = made["Placed"].split("|")  # a rule on a bus of its own: "bus|rule"
+    assert f'href="/events/rules/{rule}?bus={bus}"' in detail.text
+    assert page(f"/events/rules/{rule}?bus={bus}").status == 200
     assert "&lt;b&gt;&lt;i&gt;note&lt;/i&gt;&lt;/b&gt;" in detail.text and "<b><i>" not in detail.text
-    assert detail.text.count("CREATE_COMPLETE") >= 4  # the stack and its three resources, in events too
+    assert detail.text.count("CREATE_COMPLETE") >= 6  # the stack and its five resources, in events too
     assert page(f"/cloudformation/none-{name}").status == 404
     cfn.delete_stack(StackName=name)

@@ -94,3 +94,94 @@ def test_language_extensions_for_each_and_cidr_in_a_stack(aws: Any) -> None:
     processed = cfn.get_template(StackName=name, TemplateStage="Processed")["TemplateBody"]
     assert "Transform" not in processed and "Topicx" in processed["Resources"]
     cfn.delete_stack(StackName=name)
+
+
+def _zip(source: str) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("python/helper.py", source)
+    return buf.getvalue()
+
+
+def test_iam_users_layers_versions_and_filters_are_made_and_deleted(aws: Any) -> None:
+    """IAM User, AccessKey and InstanceProfile; Lambda LayerVersion and EventInvokeConfig; Step
+    Functions StateMachineVersion and StateMachineAlias; Logs MetricFilter and SubscriptionFilter:
+    made, read through their own APIs (the Ref and GetAtt values AWS gives), and deleted."""
+    cfn, iam, lam, sfn, logs = aws("cloudformation"), aws("iam"), aws("lambda"), aws("stepfunctions"), aws("logs")
+    name, bucket = f"x{uuid.uuid4().hex[:8]}", f"layers-{uuid.uuid4().hex[:10]}"
+    aws("s3").create_bucket(Bucket=bucket)
+    aws("s3").put_object(Bucket=bucket, Key="layer.zip", Body=_zip("VALUE = 1\n"))
+    lambda_trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {
+        "Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    body = {"Resources": {
+        "Role": {"Type": "AWS::IAM::Role", "Properties": {"AssumeRolePolicyDocument": TRUST}},
+        "FnRole": {"Type": "AWS::IAM::Role", "Properties": {"AssumeRolePolicyDocument": lambda_trust}},
+        "Dev": {"Type": "AWS::IAM::User", "Properties": {"Policies": [{"PolicyName": "read", "PolicyDocument": {
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}}]}},
+        "DevKey": {"Type": "AWS::IAM::AccessKey", "Properties": {"UserName": {"Ref": "Dev"}}},
+        "Profile": {"Type": "AWS::IAM::InstanceProfile", "Properties": {"Roles": [{"Ref": "Role"}]}},
+        "Layer": {"Type": "AWS::Lambda::LayerVersion", "Properties": {
+            "Content": {"S3Bucket": bucket, "S3Key": "layer.zip"}, "CompatibleRuntimes": ["python3.12"]}},
+        "Fn": {"Type": "AWS::Lambda::Function", "Properties": {
+            "Runtime": "python3.12", "Handler": "index.handler", "Role": {"Fn::GetAtt": ["FnRole", "Arn"]},
+            "Layers": [{"Ref": "Layer"}], "Code": {"ZipFile": "def handler(e, c):\n    return e\n"}}},
+        "FnAsync": {"Type": "AWS::Lambda::EventInvokeConfig", "Properties": {
+            "FunctionName": {"Ref": "Fn"}, "Qualifier": "$LATEST", "MaximumRetryAttempts": 0}},
+        "Machine": {"Type": "AWS::StepFunctions::StateMachine", "Properties": {
+            "RoleArn": {"Fn::GetAtt": ["Role", "Arn"]},
+            "Definition": {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}}},
+        "MachineV1": {"Type": "AWS::StepFunctions::StateMachineVersion", "Properties": {
+            "StateMachineArn": {"Ref": "Machine"}, "Description": "first"}},
+        "Live": {"Type": "AWS::StepFunctions::StateMachineAlias", "Properties": {
+            "Name": "live", "RoutingConfiguration": [{"StateMachineVersionArn": {"Ref": "MachineV1"}, "Weight": 100}]}},
+        "Logs": {"Type": "AWS::Logs::LogGroup"},
+        "Errors": {"Type": "AWS::Logs::MetricFilter", "Properties": {
+            "LogGroupName": {"Ref": "Logs"}, "FilterPattern": "ERROR", "MetricTransformations": [{
+                "MetricName": "Errors", "MetricNamespace": "App", "MetricValue": "1"}]}},
+        "Feed": {"Type": "AWS::Logs::SubscriptionFilter", "Properties": {
+            "LogGroupName": {"Ref": "Logs"}, "FilterPattern": "", "DestinationArn": {"Fn::GetAtt": ["Fn", "Arn"]}}},
+        "FeedPermission": {"Type": "AWS::Lambda::Permission", "Properties": {
+            "FunctionName": {"Ref": "Fn"}, "Action": "lambda:InvokeFunction", "Principal": "logs.amazonaws.com"}},
+    }, "Outputs": {"Secret": {"Value": {"Fn::GetAtt": ["DevKey", "SecretAccessKey"]}},
+                   "ProfileArn": {"Value": {"Fn::GetAtt": ["Profile", "Arn"]}},
+                   "UserArn": {"Value": {"Fn::GetAtt": ["Dev", "Arn"]}}}}
+    body["Resources"]["Feed"]["DependsOn"] = "FeedPermission"
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(body), Capabilities=["CAPABILITY_IAM"])
+    stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    failures = [e.get("ResourceStatusReason") for e in cfn.describe_stack_events(StackName=name)["StackEvents"]
+                if e["ResourceStatus"] == "CREATE_FAILED"]
+    assert stack["StackStatus"] == "CREATE_COMPLETE", failures
+    res = {r["LogicalResourceId"]: r["PhysicalResourceId"]
+           for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"]}
+    out = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
+
+    user = iam.get_user(UserName=res["Dev"])["User"]
+    assert user["Arn"] == out["UserArn"] and user["UserName"].startswith(f"{name}-Dev-")
+    assert iam.list_user_policies(UserName=res["Dev"])["PolicyNames"] == ["read"]
+    keys = iam.list_access_keys(UserName=res["Dev"])["AccessKeyMetadata"]
+    assert [k["AccessKeyId"] for k in keys] == [res["DevKey"]] and len(out["Secret"]) == 40
+    profile = iam.get_instance_profile(InstanceProfileName=res["Profile"])["InstanceProfile"]
+    assert profile["Arn"] == out["ProfileArn"] and [r["RoleName"] for r in profile["Roles"]] == [res["Role"]]
+    assert res["Layer"].startswith("arn:aws:lambda:us-east-1:") and res["Layer"].endswith(":1")
+    config = lam.get_function_configuration(FunctionName=res["Fn"])
+    assert [x["Arn"] for x in config["Layers"]] == [res["Layer"]]
+    assert lam.get_function_event_invoke_config(FunctionName=res["Fn"], Qualifier="$LATEST")[
+        "MaximumRetryAttempts"] == 0
+    assert sfn.describe_state_machine(stateMachineArn=res["MachineV1"])["description"] == "first"
+    alias = sfn.describe_state_machine_alias(stateMachineAliasArn=res["Live"])
+    assert alias["name"] == "live" and alias["routingConfiguration"] == [
+        {"stateMachineVersionArn": res["MachineV1"], "weight": 100}]
+    filters = logs.describe_metric_filters(logGroupName=res["Logs"])["metricFilters"]
+    assert [(f["filterName"], f["filterPattern"]) for f in filters] == [(res["Errors"], "ERROR")]
+    subs = logs.describe_subscription_filters(logGroupName=res["Logs"])["subscriptionFilters"]
+    assert [(s["filterName"], s["destinationArn"]) for s in subs] == [(res["Feed"], config["FunctionArn"])]
+
+    cfn.delete_stack(StackName=name)
+    assert cfn.describe_stacks(StackName=stack["StackId"])["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
+    assert res["Dev"] not in [u["UserName"] for u in iam.list_users()["Users"]]
+    assert res["Profile"] not in [p["InstanceProfileName"] for p in iam.list_instance_profiles()["InstanceProfiles"]]
+    assert not lam.list_layer_versions(LayerName=res["Layer"].rsplit(":", 1)[0])["LayerVersions"]
+    assert res["Logs"] not in [g["logGroupName"] for g in logs.describe_log_groups()["logGroups"]]

@@ -83,3 +83,49 @@ def test_a_failing_nested_stack_rolls_its_parent_back(aws: Any) -> None:
         " was not successfully created: The following resource(s) failed to create: [Nope]. ")
     child_id = reason.split()[2]
     assert cfn.describe_stacks(StackName=child_id)["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
+
+
+ROLE_CHILD = {"Resources": {"Worker": {"Type": "AWS::IAM::Role", "Properties": {
+    "RoleName": {"Fn::Sub": "${AWS::StackName}-worker"}, "AssumeRolePolicyDocument": {
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"},
+                                                "Action": "sts:AssumeRole"}]}}}}}
+
+
+def _settle(cfn: Any, name: str) -> str:
+    for _ in range(600):
+        status = str(cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"])
+        if not status.endswith("_IN_PROGRESS"):
+            return status
+        time.sleep(0.05)
+    raise AssertionError(f"{name} still {status}")
+
+
+def test_a_nested_stack_may_do_only_what_its_parent_was_allowed(aws: Any) -> None:
+    """The child gets the parent's capabilities: a named role in it needs CAPABILITY_NAMED_IAM on
+    the parent, and without it the child's resource fails with AWS's reason."""
+    s3, cfn, iam, tag = aws("s3"), aws("cloudformation"), aws("iam"), uuid.uuid4().hex[:8]
+    bucket = f"nested-{tag}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="role.json", Body=json.dumps(ROLE_CHILD).encode())
+    body = json.loads(_parent(f"https://s3.amazonaws.com/{bucket}/role.json"))
+    del body["Outputs"]
+    for given in ([], ["CAPABILITY_IAM"]):
+        name = f"caps-{len(given)}-{tag}"
+        cfn.create_stack(StackName=name, TemplateBody=json.dumps(body), Capabilities=given)
+        assert _settle(cfn, name) == "ROLLBACK_COMPLETE"
+        failed = [e for e in cfn.describe_stack_events(StackName=name)["StackEvents"]
+                  if e["LogicalResourceId"] == "Child" and e["ResourceStatus"] == "CREATE_FAILED"]
+        assert [e["ResourceStatusReason"] for e in failed] == ["Requires capabilities : [CAPABILITY_NAMED_IAM]"]
+    assert not [r for r in iam.list_roles()["Roles"] if r["RoleName"].startswith("caps-")]
+
+    name = f"caps-2-{tag}"
+    stack_id = cfn.create_stack(StackName=name, TemplateBody=json.dumps(body),
+                                Capabilities=["CAPABILITY_NAMED_IAM"])["StackId"]
+    assert _settle(cfn, name) == "CREATE_COMPLETE"
+    child_id = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Child")[
+        "StackResourceDetail"]["PhysicalResourceId"]
+    child = cfn.describe_stacks(StackName=child_id)["Stacks"][0]
+    assert child["Capabilities"] == ["CAPABILITY_NAMED_IAM"]
+    assert iam.get_role(RoleName=f"{child['StackName']}-worker")["Role"]["RoleName"]
+    cfn.delete_stack(StackName=name)
+    assert _settle(cfn, stack_id) == "DELETE_COMPLETE"

@@ -114,3 +114,55 @@ def test_a_cut_change_set_update_is_rolled_back_at_start(server_factory: Any, tm
     assert json.loads(json.dumps(cfn.get_template(StackName="upd")["TemplateBody"]))["Resources"] == {
         "First": first}
 
+
+
+def test_a_cut_cleanup_still_deletes_the_replaced_copy_at_start(server_factory: Any, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.json"  # the cleanup's delete of the replaced queue never ends: killed meanwhile
+    rules.write_text(json.dumps({"rules": [{"service": "sqs", "operation": "DeleteQueue", "latency_ms": 600000,
+                                            "times": 1}]}))
+    data = tmp_path / "data"
+    server = server_factory(data, extra_args=("--stack-answer-within", "0", "--faults", str(rules)))
+    cfn, sqs = server.client("cloudformation"), server.client("sqs")
+    cfn.create_stack(StackName="swap", TemplateBody=json.dumps({"Resources": {
+        "Jobs": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "swap-old"}}}}))
+    cfn.get_waiter("stack_create_complete").wait(StackName="swap", WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    old_url = _resources(cfn, "swap")["Jobs"]["PhysicalResourceId"]
+    cfn.update_stack(StackName="swap", TemplateBody=json.dumps({"Resources": {  # a new name replaces the queue
+        "Jobs": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "swap-new"}}}}))
+    for _ in range(600):
+        status = cfn.describe_stacks(StackName="swap")["Stacks"][0]["StackStatus"]
+        if status == "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS":
+            break
+        time.sleep(0.05)
+    assert status == "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS"
+    new_url = _resources(cfn, "swap")["Jobs"]["PhysicalResourceId"]
+    assert new_url != old_url and {old_url, new_url} <= set(sqs.list_queues()["QueueUrls"])
+    server.kill()
+
+    server = server_factory(data)
+    cfn, sqs = server.client("cloudformation"), server.client("sqs")
+    assert cfn.describe_stacks(StackName="swap")["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    assert _resources(cfn, "swap")["Jobs"]["PhysicalResourceId"] == new_url
+    names = [u.rsplit("/", 1)[-1] for u in sqs.list_queues().get("QueueUrls", [])]  # the port is the new server's
+    assert "swap-new" in names and "swap-old" not in names
+
+
+def test_independent_resources_are_made_at_once(server_factory: Any, tmp_path: Path) -> None:
+    """Two queues that do not depend on each other are both in progress before either is made
+    (each CreateQueue is slowed); the third, which depends on both, starts after both."""
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"rules": [{"service": "sqs", "operation": "CreateQueue", "latency_ms": 1500,
+                                            "times": 2}]}))
+    server = server_factory(extra_args=("--faults", str(rules)))
+    cfn = server.client("cloudformation")
+    cfn.create_stack(StackName="wide", TemplateBody=json.dumps({"Resources": {
+        "A": {"Type": "AWS::SQS::Queue"}, "B": {"Type": "AWS::SQS::Queue"},
+        "C": {"Type": "AWS::SQS::Queue", "DependsOn": ["A", "B"]}}}))
+    cfn.get_waiter("stack_create_complete").wait(StackName="wide", WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    events = [(e["LogicalResourceId"], e["ResourceStatus"], e.get("ResourceStatusReason"))
+              for e in reversed(cfn.describe_stack_events(StackName="wide")["StackEvents"])]
+    first_done = min(events.index(("A", "CREATE_COMPLETE", None)), events.index(("B", "CREATE_COMPLETE", None)))
+    assert max(events.index(("A", "CREATE_IN_PROGRESS", None)), events.index(("B", "CREATE_IN_PROGRESS", None))) \
+        < first_done
+    assert events.index(("C", "CREATE_IN_PROGRESS", None)) > max(events.index(("A", "CREATE_COMPLETE", None)),
+                                                                  events.index(("B", "CREATE_COMPLETE", None)))

@@ -137,6 +137,18 @@ def test_a_failed_resource_rolls_the_stack_back(aws: Any) -> None:
     assert statuses == ["CREATE_IN_PROGRESS", "ROLLBACK_IN_PROGRESS", "ROLLBACK_COMPLETE"]
     cfn.delete_stack(StackName=name)
 
+    # OnFailure=DELETE: the failed stack is deleted instead of kept in ROLLBACK_COMPLETE.
+    stack_id = cfn.create_stack(StackName=name, TemplateBody=json.dumps(body), OnFailure="DELETE")["StackId"]
+    assert cfn.describe_stacks(StackName=stack_id)["Stacks"][0]["StackStatus"] == "DELETE_COMPLETE"
+    events = cfn.describe_stack_events(StackName=stack_id)["StackEvents"]
+    assert [(e["ResourceStatus"], e.get("ResourceStatusReason")) for e in reversed(events)
+            if e["LogicalResourceId"] == name] == [
+        ("CREATE_IN_PROGRESS", "User Initiated"),
+        ("DELETE_IN_PROGRESS", "The following resource(s) failed to create: [Vpc]. Delete requested by user."),
+        ("DELETE_COMPLETE", None)]
+    assert not [s for s in cfn.list_stacks(StackStatusFilter=["ROLLBACK_COMPLETE"])["StackSummaries"]
+                if s["StackId"] == stack_id]
+
 
 def test_bad_input_gets_aws_errors(aws: Any) -> None:
     cfn = aws("cloudformation")

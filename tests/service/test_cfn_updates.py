@@ -146,3 +146,29 @@ def test_deploy_updates_through_a_change_set(aws: Any, aws_cli: Any, tmp_path: P
     with pytest.raises(ClientError):
         aws("sqs").get_queue_attributes(QueueUrl=url)
     cfn.delete_stack(StackName=name)
+
+
+def test_an_update_with_rollback_disabled_stays_as_the_failure_left_it(aws: Any) -> None:
+    """DisableRollback on UpdateStack: the failed update ends at UPDATE_FAILED with what it changed
+    kept; the next update starts from there."""
+    cfn, sqs = aws("cloudformation"), aws("sqs")
+    name = f"u{uuid.uuid4().hex[:8]}"
+    queue = {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 30}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps({"Resources": {"Jobs": queue}}))
+    url = _resources(cfn, name)["Jobs"]
+    broken = {"Resources": {"Jobs": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 60}},
+                            "Nope": {"Type": "AWS::EC2::VPC", "DependsOn": "Jobs",
+                                     "Properties": {"CidrBlock": "10.0.0.0/16"}}}}
+    cfn.update_stack(StackName=name, TemplateBody=json.dumps(broken), DisableRollback=True)
+    stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    assert (stack["StackStatus"], stack["StackStatusReason"]) == (
+        "UPDATE_FAILED", "The following resource(s) failed to create: [Nope]. ")
+    assert sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"] == {
+        "VisibilityTimeout": "60"}
+    cfn.update_stack(StackName=name, TemplateBody=json.dumps({"Resources": {"Jobs": {
+        "Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 90}}}}))
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    assert sorted(_resources(cfn, name)) == ["Jobs"]
+    assert sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"] == {
+        "VisibilityTimeout": "90"}
+    cfn.delete_stack(StackName=name)

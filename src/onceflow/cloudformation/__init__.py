@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from onceflow.cloudformation.api import CfnApi, resolve_resources
+from onceflow.cloudformation.recovery import recover
 from onceflow.cloudformation.service import CfnService
 from onceflow.cloudformation.store import MIGRATIONS, CfnStore
 from onceflow.stack import Stack
@@ -15,4 +16,4 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("cloudformation", CfnApi(service))
     stack.services["cloudformation"] = service
     stack.resource_resolvers["cloudformation"] = resolve_resources
-    stack.on_start.append(service.recover)
+    stack.on_start.append(lambda: recover(service))

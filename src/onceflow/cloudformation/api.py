@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.cloudformation.errors import validation
+from onceflow.cloudformation.exports import exports, importers
+from onceflow.cloudformation.preparing import capabilities_needed, load, template_text
 from onceflow.cloudformation.service import CfnService, Doc
 from onceflow.cloudformation.template import TemplateError, parse
 from onceflow.context import RequestContext
@@ -63,6 +65,11 @@ class CfnApi:
     @operation("UpdateStack")
     def update_stack(self, ctx: RequestContext, p: Params) -> Params:
         return {"StackId": self.service.update_stack(ctx, p)}
+
+    @operation("ContinueUpdateRollback")
+    def continue_update_rollback(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.continue_update_rollback(ctx, p)
+        return {}
 
     @operation("UpdateTerminationProtection")
     def update_termination_protection(self, ctx: RequestContext, p: Params) -> Params:
@@ -154,7 +161,7 @@ class CfnApi:
     @operation("GetTemplate")
     def get_template(self, ctx: RequestContext, p: Params) -> Params:
         if p.get("ChangeSetName"):
-            doc = self.service.change_set(ctx, p["ChangeSetName"], p.get("StackName"))["_request"]
+            doc = self.service.change_sets.get(ctx, p["ChangeSetName"], p.get("StackName"))["_request"]
             return {"TemplateBody": doc["TemplateBody"], "StagesAvailable": ["Original", "Processed"]}
         if not p.get("StackName"):
             raise validation("Either StackName or ChangeSetName must be specified.")
@@ -167,8 +174,8 @@ class CfnApi:
 
     @operation("ValidateTemplate")
     def validate_template(self, ctx: RequestContext, p: Params) -> Params:
-        text = self.service.template_text(ctx, p)
-        template = self.service.load(ctx, text, {})
+        text = template_text(self.service.stack, ctx, p)
+        template = load(self.service.stack, ctx, text, {})
         try:
             declared = parse(text).get("Transform")
         except TemplateError:
@@ -176,7 +183,7 @@ class CfnApi:
         out: Params = {"Parameters": [_parameter(k, v) for k, v in template.parameters.items()]}
         if template.description is not None:
             out["Description"] = template.description
-        needed, types = self.service.capabilities_needed(template)
+        needed, types = capabilities_needed(template)
         if needed:
             out["Capabilities"] = [needed]
             out["CapabilitiesReason"] = f"The following resource(s) require capabilities: [{', '.join(types)}]"
@@ -189,8 +196,8 @@ class CfnApi:
         if p.get("StackName"):
             text = self.service.find(ctx, p["StackName"])["_template"]
         else:
-            text = self.service.template_text(ctx, p)
-        template = self.service.load(ctx, text, {})
+            text = template_text(self.service.stack, ctx, p)
+        template = load(self.service.stack, ctx, text, {})
         out: Params = {"Parameters": [
             dict(_parameter(k, v), ParameterType=str(v.get("Type", "String")), ParameterConstraints=(
                 {"AllowedValues": [str(a) for a in v["AllowedValues"]]} if "AllowedValues" in v else {}))
@@ -199,7 +206,7 @@ class CfnApi:
             "Version": str(template.doc.get("AWSTemplateFormatVersion", "2010-09-09"))}
         if template.description is not None:
             out["Description"] = template.description
-        needed, types = self.service.capabilities_needed(template)
+        needed, types = capabilities_needed(template)
         if needed:
             out["Capabilities"] = [needed]
             out["CapabilitiesReason"] = f"The following resource(s) require capabilities: [{', '.join(types)}]"
@@ -208,16 +215,16 @@ class CfnApi:
     # ------------------------------------------------------------------ change sets
     @operation("CreateChangeSet")
     def create_change_set(self, ctx: RequestContext, p: Params) -> Params:
-        change_set_id, stack_id = self.service.create_change_set(ctx, p)
+        change_set_id, stack_id = self.service.change_sets.create(ctx, p)
         return {"Id": change_set_id, "StackId": stack_id}
 
     @operation("DescribeChangeSet")
     def describe_change_set(self, ctx: RequestContext, p: Params) -> Params:
-        return _public(self.service.change_set(ctx, p["ChangeSetName"], p.get("StackName")))
+        return _public(self.service.change_sets.get(ctx, p["ChangeSetName"], p.get("StackName")))
 
     @operation("DeleteChangeSet")
     def delete_change_set(self, ctx: RequestContext, p: Params) -> Params:
-        self.service.delete_change_set(ctx, p["ChangeSetName"], p.get("StackName"))
+        self.service.change_sets.delete(ctx, p["ChangeSetName"], p.get("StackName"))
         return {}
 
     @operation("ListChangeSets")
@@ -232,22 +239,22 @@ class CfnApi:
     @operation("ListExports")
     def list_exports(self, ctx: RequestContext, p: Params) -> Params:
         return _page(p, [{"ExportingStackId": d["StackId"], "Name": name, "Value": value}
-                         for name, (d, value) in sorted(self.service.exports(ctx).items())], "Exports")
+                         for name, (d, value) in sorted(exports(self.service.store, ctx).items())], "Exports")
 
     @operation("ListImports")
     def list_imports(self, ctx: RequestContext, p: Params) -> Params:
         name = p["ExportName"]
-        exported = self.service.exports(ctx).get(name)
+        exported = exports(self.service.store, ctx).get(name)
         if exported is None:
             raise validation(f"Export '{name}' is not imported by any stack.")
-        users = sorted(s for n, s in self.service.importers(ctx, exported[0]) if n == name)
+        users = sorted(s for n, s in importers(self.service.store, ctx, exported[0]) if n == name)
         if not users:
             raise validation(f"Export '{name}' is not imported by any stack.")
         return _page(p, users, "Imports")
 
     @operation("ExecuteChangeSet")
     def execute_change_set(self, ctx: RequestContext, p: Params) -> Params:
-        self.service.execute_change_set(ctx, p)
+        self.service.change_sets.execute(ctx, p)
         return {}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from onceflow.cloudformation import more_types as m
 from onceflow.cloudformation import nested as n
 from onceflow.cloudformation import resources as r
 from onceflow.cloudformation import wiring as w
@@ -44,4 +45,16 @@ PROVIDERS: dict[str, Provider] = {
     "AWS::SNS::TopicPolicy": Provider(w.topic_policy_create, w.topic_policy_delete),
     "AWS::S3::BucketPolicy": Provider(w.bucket_policy_create, w.bucket_policy_delete),
     "AWS::CloudFormation::Stack": Provider(n.stack_create, n.stack_delete),
+    "AWS::CDK::Metadata": Provider(r.cdk_metadata_create, r.cdk_metadata_delete),
+    "AWS::IAM::User": Provider(m.user_create, m.user_delete, iam=True, named_iam="UserName"),
+    "AWS::IAM::AccessKey": Provider(m.access_key_create, m.access_key_delete, iam=True),
+    "AWS::IAM::InstanceProfile": Provider(m.instance_profile_create, m.instance_profile_delete, iam=True,
+                                          named_iam="InstanceProfileName"),
+    "AWS::Lambda::LayerVersion": Provider(m.layer_version_create, m.layer_version_delete),
+    "AWS::Lambda::EventInvokeConfig": Provider(m.event_invoke_config_create, m.event_invoke_config_delete),
+    "AWS::StepFunctions::StateMachineVersion": Provider(m.state_machine_version_create,
+                                                        m.state_machine_version_delete),
+    "AWS::StepFunctions::StateMachineAlias": Provider(m.state_machine_alias_create, m.state_machine_alias_delete),
+    "AWS::Logs::MetricFilter": Provider(m.metric_filter_create, m.metric_filter_delete),
+    "AWS::Logs::SubscriptionFilter": Provider(m.subscription_filter_create, m.subscription_filter_delete),
 }

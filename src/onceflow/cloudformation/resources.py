@@ -296,3 +296,16 @@ def log_group_create(c: Caller, logical: str, p: Props) -> Made:
 
 def log_group_delete(c: Caller, physical: str, props: Props) -> None:
     _ignore_missing(lambda: c("logs", "DeleteLogGroup", {"logGroupName": physical}))
+
+
+# ------------------------------------------------------------------ CDK
+def cdk_metadata_create(c: Caller, logical: str, p: Props) -> Made:
+    """AWS::CDK::Metadata (the CDKMetadata resource `cdk synth` adds): AWS keeps it for the CDK's
+    usage reports and makes nothing; neither does onceflow."""
+    import uuid
+
+    return str(uuid.uuid4()), {}
+
+
+def cdk_metadata_delete(c: Caller, physical: str, props: Props) -> None:
+    return None

@@ -9,8 +9,10 @@ import time
 from typing import Any, Protocol
 
 from onceflow.cloudformation.errors import handler_reason, validation
+from onceflow.cloudformation.exports import export_conflict, importers
 from onceflow.cloudformation.providers import PROVIDERS
 from onceflow.cloudformation.resources import Caller
+from onceflow.cloudformation.store import CfnStore
 from onceflow.cloudformation.template import Env, Template, TemplateError, conditions, evaluate, included, order, refs
 from onceflow.cloudformation.template import outputs as template_outputs
 from onceflow.cloudformation.updates import REPLACE_ON, UPDATERS, needs_replacement
@@ -19,7 +21,8 @@ from onceflow.errors import ServiceError
 from onceflow.stack import Stack
 
 Doc = dict[str, Any]
-UPDATABLE = {"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE"}
+UPDATABLE = {"CREATE_COMPLETE", "UPDATE_COMPLETE", "UPDATE_ROLLBACK_COMPLETE", "IMPORT_COMPLETE",
+             "IMPORT_ROLLBACK_COMPLETE", "UPDATE_FAILED"}
 REPLACING = "Requested update requires the creation of a new physical resource; hence creating one."
 
 
@@ -69,24 +72,27 @@ class StackOps(Protocol):
     """What an update needs of the service that runs it (service.CfnService)."""
 
     stack: Stack
+    store: CfnStore
 
     def status(self, ctx: RequestContext, doc: Doc, status: str, reason: str | None) -> None: ...
     def resource_event(self, doc: Doc, res: Doc, status: str, reason: str | None) -> None: ...
     def env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env: ...
     def create_one(self, caller: Caller, doc: Doc, template: Template, env: Env, logical: str) -> str | None: ...
     def delete_one(self, caller: Caller, doc: Doc, res: Doc, policy: str = "_policy") -> bool: ...
-    def export_conflict(self, ctx: RequestContext, doc: Doc) -> str | None: ...
-    def importers(self, ctx: RequestContext, doc: Doc) -> list[tuple[str, str]]: ...
 
 
 class StackUpdate:
-    """One update of `doc` (already holding the new template and parameters) from `old`."""
+    """One update of `doc` (already holding the new template and parameters) from `old`.
+
+    What a stop must not lose is kept in the stored document as the update goes: `_previous` (the
+    stack as it was), `_retired` (a replaced resource's old copy, deleted in the cleanup), `_keep`
+    (the resources the new template has, for the cleanup) and `_made` (a rollback's new copies of
+    replaced resources, deleted in the rollback's cleanup)."""
 
     def __init__(self, svc: StackOps, ctx: RequestContext, old: Doc, doc: Doc, template: Template) -> None:
         self.svc, self.ctx, self.old, self.doc, self.template = svc, ctx, old, doc, template
         self.caller = Caller(svc.stack, ctx.principal, ctx.region, doc["StackName"])
         self.touched: list[tuple[str, str, Doc | None]] = []  # (logical, add|update|replace, resource before)
-        self.retired: list[Doc] = []  # old physical resources to delete in the cleanup
 
     def start(self) -> None:
         self.doc["_resources"] = copy.deepcopy(self.old["_resources"])
@@ -96,8 +102,9 @@ class StackUpdate:
 
     @classmethod
     def resume(cls, svc: StackOps, ctx: RequestContext, doc: Doc) -> StackUpdate:
-        """The update a stop cut, rebuilt from the stored stack (see start) for rolling it back:
-        what it added, replaced or changed is read off the resources as they now are."""
+        """The update a stop cut (or whose rollback failed), rebuilt from the stored stack (see
+        start) for rolling it back: what it added, replaced or changed is read off the resources
+        as they now are, so what a rollback already put back is not touched again."""
         old = doc["_previous"]
         update = cls(svc, ctx, old, doc, Template(old.get("_processed") or {}))
         for logical, res in doc["_resources"].items():
@@ -139,14 +146,16 @@ class StackUpdate:
             except TemplateError as exc:
                 failed = exc.message
         if failed is None:
-            failed = self.svc.export_conflict(self.ctx, doc)
+            failed = export_conflict(svc.store, self.ctx, doc)
             gone = {o["ExportName"] for o in self.old.get("Outputs") or [] if "ExportName" in o} - \
                 {o["ExportName"] for o in doc.get("Outputs") or [] if "ExportName" in o}
-            in_use = [(n, s) for n, s in self.svc.importers(self.ctx, self.old) if n in gone]
+            in_use = [(n, s) for n, s in importers(svc.store, self.ctx, self.old) if n in gone]
             if failed is None and in_use:
                 failed = f"Cannot delete export {in_use[0][0]} as it is in use by {in_use[0][1]}."
         if failed is None:
             self._finish(names)
+        elif doc.get("DisableRollback"):  # kept as the failure left it, to be fixed by the next update
+            svc.status(self.ctx, doc, "UPDATE_FAILED", failed)
         else:
             self.roll_back(failed)
 
@@ -169,7 +178,8 @@ class StackUpdate:
                 if provider is None:
                     raise TemplateError(f"Resource type {kind} is not supported by onceflow")
                 physical, attrs = provider.create(self.caller, logical, props)
-                self.retired.append(copy.deepcopy(prev))
+                # Stored with the next event: the cleanup deletes it even after a stop.
+                self.doc.setdefault("_retired", []).append(copy.deepcopy(prev))
             else:
                 physical, attrs = UPDATERS[kind](self.caller, logical, prev["PhysicalResourceId"],
                                                  prev.get("_props") or {}, props, prev.get("_attrs") or {})
@@ -183,55 +193,77 @@ class StackUpdate:
         return None
 
     def _finish(self, names: list[str]) -> None:
-        svc, doc = self.svc, self.doc
+        doc = self.doc
         if not doc.get("Outputs"):
             doc.pop("Outputs", None)
-        svc.status(self.ctx, doc, "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS", None)
+        doc["_keep"] = names
+        self.svc.status(self.ctx, doc, "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS", None)
+        self.clean_up()
+
+    def clean_up(self) -> None:
+        """The cleanup of an update that succeeded (run again after a stop cut it): the removed
+        resources and the replaced ones' old copies deleted (or kept, by their policies)."""
+        svc, doc = self.svc, self.doc
+        keep = set(doc.get("_keep") or [])
         for logical in reversed(list(doc["_resources"])):
             res = doc["_resources"][logical]
-            if logical not in names and res.get("ResourceStatus") != "DELETE_COMPLETE":
+            if logical not in keep and res.get("ResourceStatus") != "DELETE_COMPLETE":
                 svc.delete_one(self.caller, doc, res)
                 del doc["_resources"][logical]
-        for res in self.retired:
+        for res in doc.get("_retired") or []:
             svc.delete_one(self.caller, doc, res, "_replace_policy")
         doc["LastUpdatedTime"] = time.time()
-        doc.pop("_previous", None)
+        for key in ("_previous", "_retired", "_keep"):
+            doc.pop(key, None)
         svc.status(self.ctx, doc, "UPDATE_COMPLETE", None)
 
-    def roll_back(self, reason: str) -> None:
+    def roll_back(self, reason: str, skip: frozenset[str] = frozenset()) -> None:
+        """Back to the stack as it was. A resource that cannot be put back stops the rollback at
+        UPDATE_ROLLBACK_FAILED (ContinueUpdateRollback goes on, skipping what it is told to)."""
         svc, doc, old = self.svc, self.doc, self.old
         svc.status(self.ctx, doc, "UPDATE_ROLLBACK_IN_PROGRESS", reason)
-        made: list[Doc] = []
+        made = doc.setdefault("_made", [])
         for logical, action, prev in reversed(self.touched):
             res = doc["_resources"][logical]
             if action == "add":
-                made.append(res)
-                continue
+                continue  # deleted in the cleanup: it is not in the stack as it was
             assert prev is not None
             svc.resource_event(doc, res, "UPDATE_IN_PROGRESS", None)
             if action == "replace":
-                if res.get("PhysicalResourceId") != prev["PhysicalResourceId"]:
+                if res.get("PhysicalResourceId") != prev["PhysicalResourceId"]:  # its new copy was made
                     made.append(dict(res))
-            else:
+            elif logical not in skip:
                 try:
                     UPDATERS[prev["ResourceType"]](self.caller, logical, prev["PhysicalResourceId"],
                                                    res.get("_props") or {}, prev.get("_props") or {},
                                                    prev.get("_attrs") or {})
-                except (ServiceError, TemplateError):
-                    pass  # best effort: the stack still records the resource as it was
+                except (ServiceError, TemplateError, KeyError) as exc:
+                    svc.resource_event(doc, res, "UPDATE_FAILED", _reason(exc))
+                    svc.status(self.ctx, doc, "UPDATE_ROLLBACK_FAILED",
+                               f"The following resource(s) failed to update: [{logical}]. ")
+                    return
             doc["_resources"][logical] = copy.deepcopy(prev)
             svc.resource_event(doc, doc["_resources"][logical], "UPDATE_COMPLETE", None)
-        for key in ("_template", "_processed", "_parameters", "_imports", "Parameters", "Outputs", "Description"):
+        for key in ("_template", "_processed", "_parameters", "_imports", "Parameters", "Outputs", "Description",
+                    "Capabilities"):
             if key in old:
                 doc[key] = old[key]
             else:
                 doc.pop(key, None)
         svc.status(self.ctx, doc, "UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS", None)
-        for res in made:
-            svc.delete_one(self.caller, doc, res)
-        for logical in [k for k in doc["_resources"] if k not in old["_resources"]]:
+        self.clean_up_rollback()
+
+    def clean_up_rollback(self) -> None:
+        """A rollback's cleanup (run again after a stop cut it): what the update added, and the
+        new copies of what it replaced, deleted."""
+        svc, doc, old = self.svc, self.doc, self.old
+        for logical in reversed([k for k in doc["_resources"] if k not in old["_resources"]]):
+            svc.delete_one(self.caller, doc, doc["_resources"][logical])
             del doc["_resources"][logical]
-        doc.pop("_previous", None)
+        for res in doc.get("_made") or []:
+            svc.delete_one(self.caller, doc, res)
+        for key in ("_previous", "_retired", "_keep", "_made"):
+            doc.pop(key, None)
         svc.status(self.ctx, doc, "UPDATE_ROLLBACK_COMPLETE", None)
 
 

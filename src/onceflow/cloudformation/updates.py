@@ -151,4 +151,5 @@ UPDATERS: dict[str, Updater] = {
     "AWS::SNS::Topic": unchanged,
     "AWS::S3::Bucket": unchanged,
     "AWS::CloudFormation::Stack": stack_update,
+    "AWS::CDK::Metadata": unchanged,
 }

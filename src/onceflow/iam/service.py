@@ -189,13 +189,16 @@ class IamService(ManagedPolicies):
             "Description": role.get("description"),
         }
 
-    def role_trusts(self, account: str, role_arn: str, principal: tuple[str, str]) -> bool:
+    def role_trusts(self, account: str, role_arn: str, principal: tuple[str, str],
+                    context: dict[str, str] | None = None) -> bool:
         """Whether the role's trust policy lets `principal` (e.g. ("Service", "states.amazonaws.com"))
-        call sts:AssumeRole."""
+        call sts:AssumeRole; `context` holds the keys the service sends with it (aws:SourceArn,
+        aws:SourceAccount), which a trust policy's conditions may test."""
         role = self.store.role_by_arn(role_arn)
         if role is None or role["account"] != account:
             return False
-        request = Request("sts:AssumeRole", principal=principal)
+        request = Request("sts:AssumeRole", principal=principal,
+                          context={k.lower(): [v] for k, v in (context or {}).items()})
         return evaluate([stored(role["trust"], "trust")], request).allowed
 
     def policies_for(self, principal: Principal) -> list[Policy]:

@@ -153,8 +153,10 @@ class SfnService:
 
         return validation_result(validate_definition(definition, machine_type), max_results)
 
-    def check_role(self, ctx: RequestContext, role_arn: str) -> None:
-        """The role must exist and trust states.amazonaws.com (or the regional principal)."""
+    def check_role(self, ctx: RequestContext, role_arn: str, machine_arn: str = "") -> None:
+        """The role must exist and trust states.amazonaws.com (or the regional principal), asked
+        with the state machine as aws:SourceArn and its account as aws:SourceAccount (a CDK state
+        machine's role trusts only its own account's state machines)."""
         if not _ROLE_ARN.match(role_arn):
             raise E.invalid_arn(role_arn)
         iam = self.stack.services.get("iam")
@@ -162,7 +164,8 @@ class SfnService:
             return
         account = role_arn.split(":")[4]
         for service in ("states.amazonaws.com", f"states.{ctx.region}.amazonaws.com"):
-            if iam.role_trusts(account, role_arn, ("Service", service)):
+            source = {"aws:SourceAccount": ctx.account, **({"aws:SourceArn": machine_arn} if machine_arn else {})}
+            if iam.role_trusts(account, role_arn, ("Service", service), source):
                 return
         raise ServiceError("AccessDeniedException", "Neither the global service principal states.amazonaws.com, "
                            "nor the regional one is authorized to assume the provided role.", 400)
@@ -176,7 +179,7 @@ class SfnService:
         if p.get("versionDescription") is not None and not p.get("publish"):
             raise E.validation("Version description can only be set when publish is true")
         self.check_definition(definition, machine_type, self.machine_arn(ctx, name))
-        self.check_role(ctx, role)
+        self.check_role(ctx, role, self.machine_arn(ctx, name))
         config = {
             "loggingConfiguration": check_logging(self.stack, p.get("loggingConfiguration") or DEFAULT_LOGGING, role),
             "tracingConfiguration": p.get("tracingConfiguration") or {"enabled": False},
@@ -243,7 +246,7 @@ class SfnService:
             self.check_definition(p["definition"], row["type"], arn)
             changes["definition"] = p["definition"]
         if "roleArn" in p:
-            self.check_role(ctx, p["roleArn"])
+            self.check_role(ctx, p["roleArn"], arn)
             changes["role_arn"] = p["roleArn"]
         config = json.loads(row["config"])
         for key in ("loggingConfiguration", "tracingConfiguration", "encryptionConfiguration"):

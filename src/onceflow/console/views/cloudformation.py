@@ -57,6 +57,11 @@ def resource_link(v: View, kind: str, physical: str) -> str:
         return v.url("/sns/topic", arn=physical)
     if kind == "AWS::S3::Bucket":
         return v.url("/s3/" + seg)
+    if kind == "AWS::Events::Rule":  # "bus|rule" for a rule on a bus of its own, as CloudFormation names it
+        bus, _, rule = physical.rpartition("|")
+        return v.url("/events/rules/" + quote(rule, safe=""), bus=bus.rsplit("/", 1)[-1] or "default")
+    if kind in ("AWS::StepFunctions::StateMachineVersion", "AWS::StepFunctions::StateMachineAlias"):
+        return v.url("/states/" + quote(physical.split(":")[6], safe=""))  # the machine's page
     if kind == "AWS::CloudFormation::Stack":
         return v.url("/cloudformation/" + quote(physical.split("/")[1] if physical.startswith("arn:") else
                                                 physical, safe=""))
