@@ -113,6 +113,17 @@ def test_bad_configurations_are_refused_and_change_nothing(aws: Aws) -> None:
     with pytest.raises(ClientError) as info:
         s3.put_bucket_notification_configuration(Bucket=name, NotificationConfiguration=config)
     assert code_of(info)[0] == "InvalidArgument"
+    sqs = aws("sqs")  # a FIFO queue that would let S3 in: still refused, S3 sends to standard queues only
+    fifo_url = sqs.create_queue(QueueName=uid("s3q") + ".fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    fifo = sqs.get_queue_attributes(QueueUrl=fifo_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.set_queue_attributes(QueueUrl=fifo_url, Attributes={"Policy": allow_service(
+        "s3.amazonaws.com", "sqs:SendMessage", fifo, f"arn:aws:s3:::{name}")})
+    config = {"QueueConfigurations": [{"QueueArn": fifo, "Events": ["s3:ObjectCreated:*"]}]}
+    with pytest.raises(ClientError) as info:
+        s3.put_bucket_notification_configuration(Bucket=name, NotificationConfiguration=config)
+    assert code_of(info) == ("InvalidArgument", "Unable to validate the following destination configurations")
+    assert (info.value.response["Error"]["ArgumentName1"], info.value.response["Error"]["ArgumentValue1"]) == (
+        fifo, "FIFO queues are not supported as Amazon S3 event notification destinations")
     _, good = queue_for(aws, "s3.amazonaws.com", f"arn:aws:s3:::{name}")
     overlapping = {"QueueConfigurations": [
         {"QueueArn": good, "Events": ["s3:ObjectCreated:*"],

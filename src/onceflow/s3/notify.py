@@ -269,6 +269,8 @@ class Notifier:
     def _refusal(self, kind: str, arn: str, source: str, account: str) -> str | None:
         """Why S3 may not deliver to `arn` (None when it may)."""
         services = self.stack.services
+        if kind in ("queue", "topic") and arn.endswith(".fifo"):  # S3 User Guide: FIFO destinations unsupported
+            return f"FIFO {kind}s are not supported as Amazon S3 event notification destinations"
         if kind == "queue":
             sqs = services.get("sqs")
             allowed = sqs.service_may_send(arn, S3_PRINCIPAL, source, account) if sqs is not None else None
