@@ -222,3 +222,39 @@ def test_eventbridge_gets_object_created_and_deleted_on_the_default_bus(aws: Aws
             created["detail"]["reason"]) == (5, put["ETag"].strip('"'), "PutObject")
     assert (removed["detail"]["reason"], removed["detail"]["deletion-type"]) == ("DeleteObject",
                                                                                 "Permanently Deleted")
+
+
+def test_a_distributed_maps_result_files_notify_as_any_put_does(aws: Aws) -> None:
+    """Writes through S3's Python API (here Step Functions' ResultWriter) record their events too."""
+    s3, name = aws("s3"), bucket(aws)
+    url, arn = queue_for(aws, "s3.amazonaws.com", f"arn:aws:s3:::{name}")
+    s3.put_bucket_notification_configuration(Bucket=name, NotificationConfiguration={"QueueConfigurations": [
+        {"QueueArn": arn, "Events": ["s3:ObjectCreated:Put"],
+         "Filter": {"Key": {"FilterRules": [{"Name": "suffix", "Value": "manifest.json"}]}}}]})
+    assert receive(aws, url, 1)[0]["Event"] == "s3:TestEvent"
+    iam, sfn = aws("iam"), aws("stepfunctions")
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+    role = iam.create_role(RoleName=uid("map"), AssumeRolePolicyDocument=trust)["Role"]
+    iam.put_role_policy(RoleName=role["RoleName"], PolicyName="all", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+    definition = {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "End": True, "ItemsPath": "$.xs",
+        "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+                          "StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}},
+        "ResultWriter": {"Resource": "arn:aws:states:::s3:putObject",
+                         "Parameters": {"Bucket": name, "Prefix": "out"}}}}}
+    sm = sfn.create_state_machine(name=uid("map"), definition=json.dumps(definition),
+                                  roleArn=role["Arn"])["stateMachineArn"]
+    execution = sfn.start_execution(stateMachineArn=sm, input=json.dumps({"xs": [1, 2]}))["executionArn"]
+    record = receive(aws, url, 1)[0]["Records"][0]
+    deadline = time.monotonic() + 60
+    while (described := sfn.describe_execution(executionArn=execution))["status"] == "RUNNING":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    details = json.loads(described["output"])["ResultWriterDetails"]
+    head = s3.head_object(Bucket=name, Key=details["Key"])
+    assert (record["eventName"], record["s3"]["object"]["key"], record["s3"]["object"]["size"],
+            record["s3"]["object"]["eTag"]) == ("ObjectCreated:Put", details["Key"], head["ContentLength"],
+                                                head["ETag"].strip('"'))
+    assert record["userIdentity"]["principalId"] == ACCOUNT  # written by onceflow for the bucket's owner

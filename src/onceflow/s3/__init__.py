@@ -25,6 +25,7 @@ def setup(stack: Stack) -> None:
     if removed:
         log.info("s3: removed %d unreferenced body files", removed)
     notifier = Notifier(stack, stack.db)
+    service.events = notifier
     stack.registry.add_api("s3", S3Api(service, Multipart(service), notifier))
     stack.services["s3"] = service
     stack.resource_resolvers["s3"] = resolve_resources

@@ -20,7 +20,6 @@ from onceflow.s3.multipart import Multipart
 from onceflow.s3.notify import Notifier, check_shape
 from onceflow.s3.service import (
     SYSTEM_HEADERS,
-    Hook,
     S3Service,
     check_read_conditions,
     owner,
@@ -181,15 +180,8 @@ class S3Api:
         me = owner(ctx.account)
         grants = _required(acl.requested(params, me))
         acl.check_writable(grants, me, row["configs"])
-        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
-        self.s3.set_object_acl(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), grants, hook)
-        self._woken(hook)
+        self.s3.set_object_acl(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), grants, ctx)
         return {}
-
-    def _woken(self, hook: Hook | None) -> None:
-        """After a write that ran a notification hook has committed: the delivery thread looks."""
-        if hook is not None:
-            self.notifier.wake()
 
     def _with_acl(self, ctx: RequestContext, params: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
         """An object write's fields with the grants its ACL headers ask for (checked against the bucket)."""
@@ -251,13 +243,11 @@ class S3Api:
         length = params.get("ContentLength")
         if length is not None and length > 5 * 1024 ** 3:
             raise errors.entity_too_large(length, 5 * 1024 ** 3)
-        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         obj = self.s3.put_object(ctx.account, params["Bucket"], params["Key"], params.get("Body", b""),
                                  self._with_acl(ctx, params, _fields(params)),
                                  content_md5=params.get("ContentMD5"), claimed=_claimed(params),
                                  algorithm=params.get("ChecksumAlgorithm"), if_match=params.get("IfMatch"),
-                                 if_none_match=params.get("IfNoneMatch"), hook=hook)
-        self._woken(hook)
+                                 if_none_match=params.get("IfNoneMatch"), ctx=ctx)
         return {"ETag": quoted(obj["etag"]), **_checksum_out(obj["checksum"]), **_version_out(obj),
                 "Size": obj["size"]}
 
@@ -323,10 +313,8 @@ class S3Api:
 
     @operation("DeleteObject")
     def delete_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         out = self.s3.delete_object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"),
-                                    params.get("IfMatch"), hook)
-        self._woken(hook)
+                                    params.get("IfMatch"), ctx)
         return out
 
     @operation("DeleteObjects")
@@ -341,9 +329,7 @@ class S3Api:
         for item in wanted:
             key = item.get("Key", "")
             try:
-                hook = self.notifier.hook(ctx, bucket, key)
-                result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"), hook=hook)
-                self._woken(hook)
+                result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"), ctx=ctx)
             except ServiceError as err:
                 failed.append({"Key": key, "Code": err.code, "Message": err.message,
                                **({"VersionId": item["VersionId"]} if item.get("VersionId") else {})})
@@ -367,10 +353,8 @@ class S3Api:
 
     @operation("CopyObject")
     def copy_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         obj, src = self.s3.copy_object(ctx.account, params["Bucket"], params["Key"], params["CopySource"],
-                                       self._with_acl(ctx, params, _fields(params)), params, hook)
-        self._woken(hook)
+                                       self._with_acl(ctx, params, _fields(params)), params, ctx)
         out: dict[str, Any] = {"CopyObjectResult": {"ETag": quoted(obj["etag"]), "LastModified": when(obj["modified"]),
                                                     **_checksum_out(obj["checksum"])}, **_version_out(obj)}
         if src["version_id"] != "null":
@@ -382,10 +366,8 @@ class S3Api:
         tags = {t["Key"]: t.get("Value", "") for t in (params.get("Tagging") or {}).get("TagSet", [])}
         if len(tags) > 10:
             raise ServiceError("BadRequest", "Object tags cannot be greater than 10", 400)
-        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), tags,
-                                          hook)
-        self._woken(hook)
+                                          ctx=ctx)
         return {"VersionId": version} if version != "null" else {}
 
     @operation("GetObjectTagging")
@@ -395,10 +377,8 @@ class S3Api:
 
     @operation("DeleteObjectTagging")
     def delete_object_tagging(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), {},
-                                          hook)
-        self._woken(hook)
+                                          ctx=ctx)
         return {"VersionId": version} if version != "null" else {}
 
     @operation("GetObjectAttributes")
@@ -540,10 +520,8 @@ class S3Api:
     @operation("CompleteMultipartUpload")
     def complete_multipart_upload(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         listed = (params.get("MultipartUpload") or {}).get("Parts") or []
-        hook = self.notifier.hook(ctx, params["Bucket"], params["Key"])
         obj = self.mp.complete(ctx.account, params["Bucket"], params["Key"], params["UploadId"], listed,
-                               params.get("IfNoneMatch"), params.get("IfMatch"), hook)
-        self._woken(hook)
+                               params.get("IfNoneMatch"), params.get("IfMatch"), ctx)
         return {"Location": f"/{params['Bucket']}/{params['Key']}", "Bucket": params["Bucket"], "Key": params["Key"],
                 "ETag": quoted(obj["etag"]), **_checksum_out(obj["checksum"]), **_version_out(obj)}
 

@@ -9,12 +9,12 @@ import hashlib
 import time
 from typing import Any
 
+from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums, errors, store
 from onceflow.s3.service import (
     NULL,
     SYSTEM_HEADERS,
-    Hook,
     S3Service,
     _acl_text,
     _jsonable,
@@ -97,7 +97,7 @@ class Multipart:
 
     def complete(self, account: str, bucket: str, key: str, upload_id: str, listed: list[dict[str, Any]],
                  if_none_match: str | None = None, if_match: str | None = None,
-                 hook: Hook | None = None) -> dict[str, Any]:
+                 ctx: RequestContext | None = None) -> dict[str, Any]:
         bucket_row = self.s3.bucket(account, bucket)
         upload = self.upload(account, bucket, key, upload_id)
         if not listed:
@@ -135,6 +135,7 @@ class Multipart:
                "segments": [seg for p in chosen for seg in p["segments"]]}
         used = {seg[0] for seg in obj["segments"]}
         unused = [seg[0] for p in stored.values() for seg in p["segments"] if seg[0] not in used]
+        hook = self.s3.hook_for(ctx, bucket_row, key)
         with self.db.transaction() as conn:
             if store.get_upload(conn, upload_id) is None:
                 raise errors.no_such_upload(upload_id)
@@ -143,6 +144,7 @@ class Multipart:
             conn.execute("DELETE FROM s3_parts WHERE upload_id = ?", (upload_id,))
             conn.execute("DELETE FROM s3_uploads WHERE upload_id = ?", (upload_id,))
         self.blobs.delete(unused)
+        self.s3.woken(hook)
         return obj
 
     def abort(self, account: str, bucket: str, key: str, upload_id: str) -> None:

@@ -4,7 +4,9 @@ Its methods are also the Python API other parts of onceflow use (`stack.services
 `put_object(account, bucket, key, body)`, `get_object(account, bucket, key)` (a body as an
 iterator of pieces), `list_objects(account, bucket, prefix)`, with the same rules and errors as
 the API. Writes commit their row in one transaction after the body is whole on disk (blobs.py);
-the blobs a write makes unreachable are removed after its commit.
+the blobs a write makes unreachable are removed after its commit. Every object write records its
+event notification here, in its own commit, so the Python API's writes (a Distributed Map's
+ResultWriter, DynamoDB's exports) notify as the HTTP API's do.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote
 
+from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums, errors, store
 from onceflow.s3.blobs import BlobStore, BytesReader, Written
@@ -35,6 +38,14 @@ MAX_OBJECT = 5 * 1024 ** 4  # 5 TiB
 # (connection, event name, the version's facts): run inside a change's transaction (notify.py).
 Hook = Callable[[sqlite3.Connection, str, dict[str, Any]], None]
 NULL = "null"
+
+
+class Events(Protocol):
+    """Event notifications (notify.Notifier): what a write runs inside its commit, and the wake-up after."""
+
+    def hook(self, ctx: RequestContext, bucket: str, key: str) -> Hook | None: ...
+
+    def wake(self) -> None: ...
 
 
 def canonical_id(account: str) -> str:
@@ -66,6 +77,23 @@ class S3Service:
     def __init__(self, db: Database, blobs: BlobStore) -> None:
         self.db = db
         self.blobs = blobs
+        self.events: Events | None = None  # set by setup(): notify.Notifier
+
+    # ------------------------------------------------------------------ notifications
+    def hook_for(self, ctx: RequestContext | None, bucket_row: dict[str, Any], key: str) -> Hook | None:
+        """The notification hook of a write to `key` (None when the bucket has no configuration). A
+        caller inside onceflow passes no context: the event names the bucket owner as the requester."""
+        if self.events is None:
+            return None
+        if ctx is None:
+            account = bucket_row["account"]
+            ctx = RequestContext("s3", "", account, bucket_row["region"], Principal.root(account), internal=True)
+        return self.events.hook(ctx, bucket_row["name"], key)
+
+    def woken(self, hook: Hook | None) -> None:
+        """After a write that recorded an event has committed: the delivery thread looks."""
+        if hook is not None and self.events is not None:
+            self.events.wake()
 
     # ------------------------------------------------------------------ buckets
     def bucket(self, account: str, name: str) -> dict[str, Any]:
@@ -146,9 +174,9 @@ class S3Service:
     def put_object(self, account: str, bucket: str, key: str, body: Any, fields: dict[str, Any] | None = None,
                    *, content_md5: str | None = None, claimed: dict[str, str] | None = None,
                    algorithm: str | None = None, if_match: str | None = None,
-                   if_none_match: str | None = None, hook: Hook | None = None) -> dict[str, Any]:
+                   if_none_match: str | None = None, ctx: RequestContext | None = None) -> dict[str, Any]:
         """Store a body (bytes, or an object with read(n)) under `key`; the new version's facts.
-        `hook(conn, event, obj)` runs inside the commit (notify.py records the event there)."""
+        `ctx`: the request, for its event notification (None from inside onceflow)."""
         row = self.bucket(account, bucket)
         if isinstance(body, (bytes, bytearray)):
             body = BytesReader(bytes(body))  # an in-process caller's body, read as the wire's streams are
@@ -160,8 +188,11 @@ class S3Service:
         fields = dict(fields or {})
         obj = self._object_row(bucket, key, written, digests["MD5"], fields)
         obj["checksum"] = _checksum_record(digests, algorithm, claimed or {}, getattr(body, "trailers", {}))
-        return self._commit_object(row, obj, written, conditions=(if_match, if_none_match), hook=hook,
-                                   event="ObjectCreated:Put")
+        hook = self.hook_for(ctx, row, key)
+        obj = self._commit_object(row, obj, written, conditions=(if_match, if_none_match), hook=hook,
+                                  event="ObjectCreated:Put")
+        self.woken(hook)
+        return obj
 
     def _check_write_condition(self, bucket: str, key: str, if_match: str | None, if_none_match: str | None) -> None:
         if if_match is None and if_none_match is None:
@@ -261,7 +292,7 @@ class S3Service:
         return obj
 
     def copy_object(self, account: str, bucket: str, key: str, source: str, fields: dict[str, Any],
-                    params: dict[str, Any], hook: Hook | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+                    params: dict[str, Any], ctx: RequestContext | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """CopyObject: (the new object, the source version)."""
         row = self.bucket(account, bucket)
         src_bucket, src_key, src_version = parse_copy_source(source)
@@ -291,7 +322,10 @@ class S3Service:
         if algorithm and algorithm not in obj["checksum"]:
             obj["checksum"] = {algorithm: self._digest_of(obj, algorithm), "type": "FULL_OBJECT"}
         obj.pop("id", None)
-        return self._commit_object(row, obj, written, hook=hook, event="ObjectCreated:Copy"), src
+        hook = self.hook_for(ctx, row, key)
+        obj = self._commit_object(row, obj, written, hook=hook, event="ObjectCreated:Copy")
+        self.woken(hook)
+        return obj, src
 
     def _digest_of(self, obj: dict[str, Any], algorithm: str) -> str:
         d = checksums.new(algorithm)
@@ -334,9 +368,10 @@ class S3Service:
 
     # ------------------------------------------------------------------ deleting objects
     def delete_object(self, account: str, bucket: str, key: str, version_id: str | None = None,
-                      if_match: str | None = None, hook: Hook | None = None) -> dict[str, Any]:
+                      if_match: str | None = None, ctx: RequestContext | None = None) -> dict[str, Any]:
         """Returns {DeleteMarker, VersionId} as DeleteObject answers."""
         row = self.bucket(account, bucket)
+        hook = self.hook_for(ctx, row, key)
         gone: list[str] = []
         out: dict[str, Any] = {}
         with self.db.transaction() as conn:
@@ -380,25 +415,30 @@ class S3Service:
                 hook(conn, "ObjectRemoved:DeleteMarkerCreated" if marker else "ObjectRemoved:Delete",
                      {"version_id": out.get("VersionId")})
         self.blobs.delete(gone)
+        self.woken(hook)
         return out
 
     # ------------------------------------------------------------------ tags
     def set_object_tags(self, account: str, bucket: str, key: str, version_id: str | None,
-                        tags: dict[str, str] | None, hook: Hook | None = None) -> str:
+                        tags: dict[str, str] | None, ctx: RequestContext | None = None) -> str:
         obj = self.object(account, bucket, key, version_id)
+        hook = self.hook_for(ctx, self.bucket(account, bucket), key)
         with self.db.transaction() as conn:
             store.set_tags(conn, bucket, key, obj["version_id"], tags or {})
             if hook is not None:
                 hook(conn, "ObjectTagging:Put" if tags else "ObjectTagging:Delete", obj)
+        self.woken(hook)
         return str(obj["version_id"])
 
     def set_object_acl(self, account: str, bucket: str, key: str, version_id: str | None,
-                       grants: list[dict[str, Any]], hook: Hook | None = None) -> dict[str, Any]:
+                       grants: list[dict[str, Any]], ctx: RequestContext | None = None) -> dict[str, Any]:
         obj = self.object(account, bucket, key, version_id)
+        hook = self.hook_for(ctx, self.bucket(account, bucket), key)
         with self.db.transaction() as conn:
             store.set_acl(conn, bucket, key, obj["version_id"], json.dumps(grants))
             if hook is not None:
                 hook(conn, "ObjectAcl:Put", obj)
+        self.woken(hook)
         return obj
 
     # ------------------------------------------------------------------ listing
