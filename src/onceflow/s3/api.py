@@ -1,6 +1,6 @@
 """S3's operations: parsed requests (the botocore input shapes) turned into service calls and the
 results into output shapes, one module per concept (bucket_api, object_api, listing_api,
-multipart_api), gathered here into the one object the registry serves."""
+multipart_api, lock_api), gathered here into the one object the registry serves."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.s3.bucket_api import BucketApi
 from onceflow.s3.listing_api import ListingApi
+from onceflow.s3.lock_api import LockApi
 from onceflow.s3.multipart_api import MultipartApi
 from onceflow.s3.object_api import ObjectApi
 
 
-class S3Api(BucketApi, ObjectApi, ListingApi, MultipartApi):
+class S3Api(BucketApi, ObjectApi, LockApi, ListingApi, MultipartApi):
     """Every S3 operation (each base adds its own; they share ApiBase's service objects)."""
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import acl, errors
+from onceflow.s3 import acl, errors, lock
 from onceflow.s3.api_common import BUCKET_CANNED, ApiBase, make_token, read_token, required_grants
 from onceflow.s3.notify import check_shape
 from onceflow.s3.service import owner, when
@@ -60,8 +60,11 @@ class BucketApi(ApiBase):
                 raise ServiceError("InvalidBucketAclWithObjectOwnership", "Bucket cannot have ACLs set with "
                                    "ObjectOwnership's BucketOwnerEnforced setting", 400)
             configs["acl"] = grants
+        versioning = ""
+        if params.get("ObjectLockEnabledForBucket"):  # Object Lock turns versioning on, for good
+            configs[lock.CONFIG], versioning = {"ObjectLockEnabled": "Enabled"}, "Enabled"
         location = self.s3.create_bucket(ctx.account, ctx.region, params["Bucket"], config.get("LocationConstraint"),
-                                         configs)
+                                         configs, versioning)
         return {"Location": location}
 
     @operation("DeleteBucket")

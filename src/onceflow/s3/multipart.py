@@ -11,7 +11,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import checksums, errors, store
+from onceflow.s3 import checksums, errors, lock, store
 from onceflow.s3.service import (
     NULL,
     SYSTEM_HEADERS,
@@ -33,7 +33,7 @@ class Multipart:
         self.blobs = service.blobs
 
     def create(self, account: str, bucket: str, key: str, fields: dict[str, Any]) -> str:
-        self.s3.bucket(account, bucket)
+        fields = lock.new_version_fields(self.s3.bucket(account, bucket), fields, time.time())
         upload_id = base64.urlsafe_b64encode(hashlib.sha256(f"{bucket}/{key}/{time.time_ns()}".encode()).digest()
                                              + bytes(8)).decode().rstrip("=")
         kept = {k: _jsonable(fields[k]) for k in (*SYSTEM_HEADERS, "Metadata", "Tags", "ChecksumAlgorithm",

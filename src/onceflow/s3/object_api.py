@@ -112,7 +112,7 @@ class ObjectApi(ApiBase):
     @operation("DeleteObject")
     def delete_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         out = self.s3.delete_object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"),
-                                    params.get("IfMatch"), ctx)
+                                    params.get("IfMatch"), ctx, bool(params.get("BypassGovernanceRetention")))
         return out
 
     @operation("DeleteObjects")
@@ -127,7 +127,8 @@ class ObjectApi(ApiBase):
         for item in wanted:
             key = item.get("Key", "")
             try:
-                result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"), ctx=ctx)
+                result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"), ctx=ctx,
+                                               bypass_governance=bool(params.get("BypassGovernanceRetention")))
             except ServiceError as err:
                 failed.append({"Key": key, "Code": err.code, "Message": err.message,
                                **({"VersionId": item["VersionId"]} if item.get("VersionId") else {})})

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, unquote
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import checksums, errors, store
+from onceflow.s3 import checksums, errors, lock, store
 from onceflow.s3.blobs import BlobStore, BytesReader, Written
 from onceflow.s3.names import bucket_name_problem
 from onceflow.store.db import Database
@@ -106,7 +106,7 @@ class S3Service:
         return row
 
     def create_bucket(self, account: str, region: str, name: str, location: str | None,
-                      configs: dict[str, Any]) -> str:
+                      configs: dict[str, Any], versioning: str = "") -> str:
         if bucket_name_problem(name):
             raise errors.invalid_bucket_name(name)
         if location == "us-east-1" or (location is not None and location == ""):
@@ -124,7 +124,7 @@ class S3Service:
                 if region != "us-east-1":
                     raise errors.bucket_owned(name)
                 return f"/{name}"  # us-east-1 answers 200 to its owner, for legacy compatibility
-            store.insert_bucket(conn, name, account, location or "us-east-1", time.time(), configs)
+            store.insert_bucket(conn, name, account, location or "us-east-1", time.time(), configs, versioning)
         return f"/{name}"
 
     def delete_bucket(self, account: str, name: str) -> None:
@@ -164,9 +164,12 @@ class S3Service:
         return policy if isinstance(policy, str) else None
 
     def set_versioning(self, account: str, name: str, status: str | None) -> None:
-        self.bucket(account, name)
+        row = self.bucket(account, name)
         if status not in ("Enabled", "Suspended"):
             raise malformed()
+        if status != "Enabled" and lock.enabled(row):
+            raise ServiceError("InvalidBucketState", "An Object Lock configuration is present on this bucket, so the "
+                               "versioning state cannot be changed.", 409)
         with self.db.transaction() as conn:
             store.set_versioning(conn, name, status)
 
@@ -184,8 +187,8 @@ class S3Service:
             raise ServiceError("NotImplemented", "A header you provided implies functionality that is not "
                                "implemented", 501, extra={"Header": "If-None-Match"})
         self._check_write_condition(bucket, key, if_match, if_none_match)
+        fields = lock.new_version_fields(row, dict(fields or {}), time.time())  # refused before the body is read
         written, digests = self._read_body(body, content_md5, claimed or {}, algorithm)
-        fields = dict(fields or {})
         obj = self._object_row(bucket, key, written, digests["MD5"], fields)
         obj["checksum"] = _checksum_record(digests, algorithm, claimed or {}, getattr(body, "trailers", {}))
         hook = self.hook_for(ctx, row, key)
@@ -318,6 +321,10 @@ class S3Service:
             obj["headers"] = {**src["headers"], "StorageClass": fields["StorageClass"]}
         if params.get("TaggingDirective") == "REPLACE":
             obj["tags"] = fields.get("Tags") or {}
+        # A copy's lock is its own request's (or the bucket's default), never the source's.
+        locked = {k: _jsonable(v) for k, v in lock.new_version_fields(row, fields, time.time()).items()
+                  if k.startswith("ObjectLock")}
+        obj["headers"] = {**{k: v for k, v in obj["headers"].items() if not k.startswith("ObjectLock")}, **locked}
         algorithm = params.get("ChecksumAlgorithm")
         if algorithm and algorithm not in obj["checksum"]:
             obj["checksum"] = {algorithm: self._digest_of(obj, algorithm), "type": "FULL_OBJECT"}
@@ -368,7 +375,8 @@ class S3Service:
 
     # ------------------------------------------------------------------ deleting objects
     def delete_object(self, account: str, bucket: str, key: str, version_id: str | None = None,
-                      if_match: str | None = None, ctx: RequestContext | None = None) -> dict[str, Any]:
+                      if_match: str | None = None, ctx: RequestContext | None = None,
+                      bypass_governance: bool = False) -> dict[str, Any]:
         """Returns {DeleteMarker, VersionId} as DeleteObject answers."""
         row = self.bucket(account, bucket)
         hook = self.hook_for(ctx, row, key)
@@ -387,6 +395,7 @@ class S3Service:
                     if version_id != NULL and len(version_id) < 8:
                         raise errors.invalid_version(version_id)
                     return {"VersionId": version_id}
+                lock.check_deletable(target, bypass_governance, time.time())
                 gone += [b for b, _ in target["segments"]]
                 store.delete_version(conn, bucket, key, version_id)
                 if target["latest"]:
@@ -417,6 +426,41 @@ class S3Service:
         self.blobs.delete(gone)
         self.woken(hook)
         return out
+
+    # ------------------------------------------------------------------ object lock
+    def set_lock_config(self, account: str, bucket: str, config: dict[str, Any]) -> None:
+        lock.check_config(self.bucket(account, bucket), config)
+        self.set_config(account, bucket, lock.CONFIG, config)
+
+    def _locked_version(self, account: str, bucket: str, key: str, version_id: str | None) -> dict[str, Any]:
+        if not lock.enabled(self.bucket(account, bucket)):
+            raise lock.missing_config()
+        return self.object(account, bucket, key, version_id)
+
+    def lock_of(self, account: str, bucket: str, key: str, version_id: str | None) -> dict[str, Any]:
+        """A version's lock headers (GetObjectRetention, GetObjectLegalHold)."""
+        return self._locked_version(account, bucket, key, version_id)["headers"]
+
+    def set_retention(self, account: str, bucket: str, key: str, version_id: str | None, retention: dict[str, Any],
+                      bypass_governance: bool = False) -> None:
+        obj = self._locked_version(account, bucket, key, version_id)
+        with self.db.transaction() as conn:
+            current = store.version(conn, bucket, key, obj["version_id"])
+            if current is None:
+                raise errors.no_such_key(key)
+            headers = lock.check_retention_change(current["headers"], retention, bypass_governance, time.time())
+            store.set_headers(conn, bucket, key, obj["version_id"], headers)
+
+    def set_legal_hold(self, account: str, bucket: str, key: str, version_id: str | None, status: str | None) -> None:
+        if status not in ("ON", "OFF"):
+            raise malformed()
+        obj = self._locked_version(account, bucket, key, version_id)
+        with self.db.transaction() as conn:
+            current = store.version(conn, bucket, key, obj["version_id"])
+            if current is None:
+                raise errors.no_such_key(key)
+            store.set_headers(conn, bucket, key, obj["version_id"],
+                              {**current["headers"], "ObjectLockLegalHoldStatus": status})
 
     # ------------------------------------------------------------------ tags
     def set_object_tags(self, account: str, bucket: str, key: str, version_id: str | None,

@@ -94,9 +94,9 @@ def get_bucket(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
 
 
 def insert_bucket(conn: sqlite3.Connection, name: str, account: str, region: str, created: float,
-                  configs: dict[str, Any]) -> None:
-    conn.execute("INSERT INTO s3_buckets (name, account, region, created, configs) VALUES (?, ?, ?, ?, ?)",
-                 (name, account, region, created, json.dumps(configs)))
+                  configs: dict[str, Any], versioning: str = "") -> None:
+    conn.execute("INSERT INTO s3_buckets (name, account, region, created, configs, versioning) "
+                 "VALUES (?, ?, ?, ?, ?, ?)", (name, account, region, created, json.dumps(configs), versioning))
 
 
 def delete_bucket(conn: sqlite3.Connection, name: str) -> None:
@@ -157,6 +157,11 @@ def promote_newest(conn: sqlite3.Connection, bucket: str, key: str) -> None:
 def set_acl(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, acl: str) -> None:
     conn.execute("UPDATE s3_objects SET acl = ? WHERE bucket = ? AND key = ? AND version_id = ?",
                  (acl, bucket, key, version_id))
+
+
+def set_headers(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, headers: dict[str, Any]) -> None:
+    conn.execute("UPDATE s3_objects SET headers = ? WHERE bucket = ? AND key = ? AND version_id = ?",
+                 (json.dumps(headers), bucket, key, version_id))
 
 
 def set_tags(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, tags: dict[str, str]) -> None:
