@@ -12,7 +12,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import acl, errors, lock
+from onceflow.s3 import acl, errors, lifecycle, lock
 from onceflow.s3.api_common import BUCKET_CANNED, ApiBase, make_token, read_token, required_grants
 from onceflow.s3.notify import check_shape
 from onceflow.s3.service import owner, when
@@ -135,6 +135,8 @@ class BucketApi(ApiBase):
                                    400) from None
             if not isinstance(doc, dict) or "Statement" not in doc:
                 raise ServiceError("MalformedPolicy", "Missing required field Statement", 400)
+        if name == "lifecycle":
+            value = lifecycle.checked(value or {})
         if name == "tagging":
             tags = (value or {}).get("TagSet", [])
             keys = [t.get("Key") for t in tags]
@@ -163,6 +165,8 @@ class BucketApi(ApiBase):
                 raise absent(params["Bucket"])
             else:
                 value = {}
+        elif name == "lifecycle":
+            value = lifecycle.shown(value)
         return {out_member: value} if out_member else dict(value)
 
     def _delete_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> None:

@@ -376,8 +376,9 @@ class S3Service:
     # ------------------------------------------------------------------ deleting objects
     def delete_object(self, account: str, bucket: str, key: str, version_id: str | None = None,
                       if_match: str | None = None, ctx: RequestContext | None = None,
-                      bypass_governance: bool = False) -> dict[str, Any]:
-        """Returns {DeleteMarker, VersionId} as DeleteObject answers."""
+                      bypass_governance: bool = False, cause: str = "ObjectRemoved") -> dict[str, Any]:
+        """Returns {DeleteMarker, VersionId} as DeleteObject answers. `cause`: the event family it
+        notifies ("LifecycleExpiration" when a lifecycle rule removes the object)."""
         row = self.bucket(account, bucket)
         hook = self.hook_for(ctx, row, key)
         gone: list[str] = []
@@ -421,7 +422,7 @@ class S3Service:
                 store.delete_version(conn, bucket, key, current["version_id"])
             if hook is not None:
                 marker = out.get("DeleteMarker") and version_id is None
-                hook(conn, "ObjectRemoved:DeleteMarkerCreated" if marker else "ObjectRemoved:Delete",
+                hook(conn, f"{cause}:DeleteMarkerCreated" if marker else f"{cause}:Delete",
                      {"version_id": out.get("VersionId")})
         self.blobs.delete(gone)
         self.woken(hook)

@@ -193,6 +193,21 @@ def versions_after(conn: sqlite3.Connection, bucket: str, after_key: str, after_
     return [row_dict(r) for r in rows]  # type: ignore[misc]
 
 
+def buckets_with(conn: sqlite3.Connection, config: str) -> list[dict[str, Any]]:
+    """The buckets that have configuration `config` (e.g. 'lifecycle')."""
+    rows = conn.execute("SELECT * FROM s3_buckets WHERE json_extract(configs, ?) IS NOT NULL",
+                        (f"$.{config}",)).fetchall()
+    return [row_dict(r) for r in rows]  # type: ignore[misc]
+
+
+def versions_under(conn: sqlite3.Connection, bucket: str, prefix: str) -> list[dict[str, Any]]:
+    """Every version under `prefix` (no bodies), by key then oldest first: what lifecycle rules weigh."""
+    rows = conn.execute(
+        "SELECT id, key, version_id, latest, delete_marker, size, etag, modified, tags, headers FROM s3_objects "
+        "WHERE bucket = ? AND key >= ? AND key < ? ORDER BY key, id", (bucket, prefix, prefix + TOP)).fetchall()
+    return [row_dict(r) for r in rows]  # type: ignore[misc]
+
+
 def all_segments(conn: sqlite3.Connection) -> set[str]:
     """Every blob id a row names (the start-up sweep keeps these)."""
     names: set[str] = set()
