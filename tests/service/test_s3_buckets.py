@@ -101,6 +101,22 @@ def test_stored_configurations_round_trip(aws: Callable[..., Any]) -> None:
     block = {flag: True for flag in ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy",
                                      "RestrictPublicBuckets")}
     s3.put_public_access_block(Bucket=name, PublicAccessBlockConfiguration=block)
+    website = {"IndexDocument": {"Suffix": "index.html"}, "ErrorDocument": {"Key": "404.html"}}
+    s3.put_bucket_website(Bucket=name, WebsiteConfiguration=website)
+    assert {k: v for k, v in s3.get_bucket_website(Bucket=name).items() if k != "ResponseMetadata"} == website
+    for bad, message in (({"ErrorDocument": {"Key": "e.html"}}, "A value for IndexDocument Suffix must be provided "
+                                                                 "if RedirectAllRequestsTo is empty"),
+                         ({"IndexDocument": {"Suffix": "a/b.html"}}, "The IndexDocument Suffix is not well formed"),
+                         ({"RedirectAllRequestsTo": {"HostName": "example.com"}, **website},
+                          "RedirectAllRequestsTo cannot be provided in conjunction with other Routing Rules.")):
+        with pytest.raises(ClientError) as info:
+            s3.put_bucket_website(Bucket=name, WebsiteConfiguration=bad)
+        assert (*_code(info), info.value.response["Error"]["Message"]) == ("InvalidArgument", 400, message)
+    assert s3.get_bucket_website(Bucket=name)["IndexDocument"] == {"Suffix": "index.html"}  # unchanged
+    s3.delete_bucket_website(Bucket=name)
+    with pytest.raises(ClientError) as info:
+        s3.get_bucket_website(Bucket=name)
+    assert _code(info) == ("NoSuchWebsiteConfiguration", 404)
     assert s3.get_public_access_block(Bucket=name)["PublicAccessBlockConfiguration"] == block
     assert s3.get_bucket_encryption(Bucket=name)["ServerSideEncryptionConfiguration"]["Rules"][0][
         "ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"

@@ -137,6 +137,8 @@ class BucketApi(ApiBase):
                 raise ServiceError("MalformedPolicy", "Missing required field Statement", 400)
         if name == "lifecycle":
             value = lifecycle.checked(value or {})
+        if name == "website":
+            _check_website(value or {})
         if name == "tagging":
             tags = (value or {}).get("TagSet", [])
             keys = [t.get("Key") for t in tags]
@@ -172,6 +174,21 @@ class BucketApi(ApiBase):
     def _delete_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> None:
         suffix = "BucketLifecycleConfiguration" if suffix == "BucketLifecycle" else suffix
         self.s3.set_config(ctx.account, params["Bucket"], CONFIGS[suffix][0], None)
+
+
+def _check_website(config: dict[str, Any]) -> None:
+    """PutBucketWebsite: an index document, or a redirect of every request and nothing else."""
+    if config.get("RedirectAllRequestsTo"):
+        if any(config.get(k) for k in ("IndexDocument", "ErrorDocument", "RoutingRules")):
+            raise errors.invalid_argument("RedirectAllRequestsTo cannot be provided in conjunction with other "
+                                          "Routing Rules.", "RedirectAllRequestsTo", "not null")
+        return
+    suffix = (config.get("IndexDocument") or {}).get("Suffix")
+    if suffix is None:
+        raise errors.invalid_argument("A value for IndexDocument Suffix must be provided if RedirectAllRequestsTo "
+                                      "is empty", "IndexDocument", "null")
+    if not suffix or "/" in suffix:
+        raise errors.invalid_argument("The IndexDocument Suffix is not well formed", "IndexDocument", suffix)
 
 
 def _install_configs() -> None:
