@@ -95,6 +95,7 @@ def test_stored_configurations_round_trip(aws: Callable[..., Any]) -> None:
     got = s3.get_bucket_notification_configuration(Bucket=name)
     assert got["QueueConfigurations"][0]["Events"] == ["s3:ObjectCreated:*"]
     enforced = {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
+    assert s3.get_bucket_ownership_controls(Bucket=name)["OwnershipControls"] == enforced  # a new bucket's default
     s3.put_bucket_ownership_controls(Bucket=name, OwnershipControls=enforced)
     assert s3.get_bucket_ownership_controls(Bucket=name)["OwnershipControls"]["Rules"][0]["ObjectOwnership"] == \
         "BucketOwnerEnforced"
@@ -124,7 +125,9 @@ def test_stored_configurations_round_trip(aws: Callable[..., Any]) -> None:
                               (s3.delete_bucket_policy, s3.get_bucket_policy, "NoSuchBucketPolicy"),
                               (s3.delete_bucket_cors, s3.get_bucket_cors, "NoSuchCORSConfiguration"),
                               (s3.delete_public_access_block, s3.get_public_access_block,
-                               "NoSuchPublicAccessBlockConfiguration")):
+                               "NoSuchPublicAccessBlockConfiguration"),
+                              (s3.delete_bucket_ownership_controls, s3.get_bucket_ownership_controls,
+                               "OwnershipControlsNotFoundError")):
         delete(Bucket=name)
         with pytest.raises(ClientError) as info:
             get(Bucket=name)

@@ -51,9 +51,10 @@ class BucketApi(ApiBase):
     @operation("CreateBucket")
     def create_bucket(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         config = params.get("CreateBucketConfiguration") or {}
-        configs: dict[str, Any] = {}
-        if params.get("ObjectOwnership"):
-            configs["ownership"] = {"Rules": [{"ObjectOwnership": params["ObjectOwnership"]}]}
+        # A new bucket's ownership controls are stored (GetBucketOwnershipControls answers them):
+        # BucketOwnerEnforced unless asked otherwise, as on AWS since April 2023.
+        configs: dict[str, Any] = {"ownership": {"Rules": [
+            {"ObjectOwnership": params.get("ObjectOwnership") or "BucketOwnerEnforced"}]}}
         grants = acl.requested(params, owner(ctx.account), BUCKET_CANNED)
         if grants is not None:
             if acl.ownership(configs) == "BucketOwnerEnforced" and not acl.owner_only(grants, owner(ctx.account)):
