@@ -80,6 +80,8 @@ def test_stored_configurations_round_trip(aws: Callable[..., Any]) -> None:
                                                       "Resource": f"arn:aws:s3:::{name}/*"}]}
     s3.put_bucket_policy(Bucket=name, Policy=json.dumps(policy))
     assert json.loads(s3.get_bucket_policy(Bucket=name)["Policy"]) == policy
+    assert s3.get_bucket_policy_status(Bucket=name)["PolicyStatus"] == {"IsPublic": True}  # anyone may read
+    assert s3.get_bucket_request_payment(Bucket=name)["Payer"] == "BucketOwner"
     with pytest.raises(ClientError) as info:
         s3.put_bucket_policy(Bucket=name, Policy="not json")
     assert _code(info) == ("MalformedPolicy", 400)

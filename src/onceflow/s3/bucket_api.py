@@ -40,8 +40,11 @@ CONFIGS: dict[str, tuple[str, str, str | None, Callable[[str], ServiceError] | N
     "BucketRequestPayment": ("request_payment", "RequestPaymentConfiguration", None, None),
     "BucketLogging": ("logging", "BucketLoggingStatus", None, None),
 }
-_DEFAULT_ENCRYPTION = {"Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"},
-                                  "BucketKeyEnabled": False}]}
+# What a bucket that never set them answers (AWS encrypts every bucket with SSE-S3 since 2023).
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "encryption": {"Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"},
+                              "BucketKeyEnabled": False}]},
+    "request_payment": {"Payer": "BucketOwner"}}
 _DELETABLE = ("BucketTagging", "BucketCors", "BucketLifecycle", "BucketOwnershipControls", "PublicAccessBlock",
               "BucketEncryption", "BucketPolicy", "BucketWebsite")
 
@@ -125,6 +128,19 @@ class BucketApi(ApiBase):
         acl.check_writable(grants, me, row["configs"])
         self.s3.set_config(ctx.account, params["Bucket"], "acl", grants)
 
+    @operation("GetBucketPolicyStatus")
+    def get_bucket_policy_status(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        text = self.s3.config(ctx.account, params["Bucket"], "policy")
+        if text is None:
+            raise CONFIGS["BucketPolicy"][3](params["Bucket"])  # type: ignore[misc]
+        statements = json.loads(text).get("Statement") or []
+        if isinstance(statements, dict):
+            statements = [statements]
+        # Public, as S3 judges it: an Allow to everyone ("*") that no condition narrows.
+        public = any(s.get("Effect") == "Allow" and not s.get("Condition")
+                     and s.get("Principal") in ("*", {"AWS": "*"}, {"AWS": ["*"]}) for s in statements)
+        return {"PolicyStatus": {"IsPublic": public}}
+
     def _put_config(self, ctx: RequestContext, params: dict[str, Any], suffix: str) -> None:
         name, member, _, _ = CONFIGS[suffix]
         value = params.get(member)
@@ -162,8 +178,8 @@ class BucketApi(ApiBase):
         name, _, out_member, absent = CONFIGS[suffix]
         value = self.s3.config(ctx.account, params["Bucket"], name)
         if value is None:
-            if name == "encryption":
-                value = _DEFAULT_ENCRYPTION
+            if name in _DEFAULTS:
+                value = _DEFAULTS[name]
             elif absent is not None:
                 raise absent(params["Bucket"])
             else:

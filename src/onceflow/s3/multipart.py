@@ -62,7 +62,7 @@ class Multipart:
     def copy_part(self, account: str, bucket: str, key: str, upload_id: str, number: int, source: str,
                   source_range: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
         _check_number(number)
-        self.upload(account, bucket, key, upload_id)
+        upload = self.upload(account, bucket, key, upload_id)
         src_bucket, src_key, src_version = parse_copy_source(source)
         src = self.s3.object(account, src_bucket, src_key, src_version)
         start, end = 0, src["size"]
@@ -77,8 +77,12 @@ class Multipart:
         from onceflow.s3.blobs import _Reader
 
         md5 = checksums.new("MD5")
-        written = self.blobs.write(_Reader(self.s3.body(src, start, end)), [md5], inline_ok=False)
-        return self._store_part(upload_id, number, written, md5.hexdigest(), {}), src  # type: ignore[attr-defined]
+        # The upload's checksum algorithm covers a copied part too, or the object could have no composite checksum.
+        algorithm = upload["fields"].get("ChecksumAlgorithm")
+        digests = [md5] + ([checksums.new(algorithm)] if algorithm else [])
+        written = self.blobs.write(_Reader(self.s3.body(src, start, end)), digests, inline_ok=False)
+        sums = {algorithm: checksums.encoded(digests[1])} if algorithm else {}
+        return self._store_part(upload_id, number, written, md5.hexdigest(), sums), src  # type: ignore[attr-defined]
 
     def _store_part(self, upload_id: str, number: int, written: Any, etag: str,
                     sums: dict[str, str]) -> dict[str, Any]:

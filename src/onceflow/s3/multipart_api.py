@@ -32,7 +32,8 @@ class MultipartApi(ApiBase):
     def upload_part_copy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         part, src = self.mp.copy_part(ctx.account, params["Bucket"], params["Key"], params["UploadId"],
                                       params["PartNumber"], params["CopySource"], params.get("CopySourceRange"))
-        out: dict[str, Any] = {"CopyPartResult": {"ETag": quoted(part["etag"]), "LastModified": when(part["modified"])}}
+        out: dict[str, Any] = {"CopyPartResult": {"ETag": quoted(part["etag"]), "LastModified": when(part["modified"]),
+                                                  **{f"Checksum{k}": v for k, v in part["checksum"].items()}}}
         if src["version_id"] != "null":
             out["CopySourceVersionId"] = src["version_id"]
         return out
