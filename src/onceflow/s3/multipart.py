@@ -11,7 +11,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import checksums, errors, lock, store
+from onceflow.s3 import checksums, errors, lock, restore, store
 from onceflow.s3.service import (
     NULL,
     SYSTEM_HEADERS,
@@ -65,6 +65,7 @@ class Multipart:
         upload = self.upload(account, bucket, key, upload_id)
         src_bucket, src_key, src_version = parse_copy_source(source)
         src = self.s3.object(account, src_bucket, src_key, src_version)
+        restore.check_readable(src, time.time())
         start, end = 0, src["size"]
         if source_range:
             bounds = parse_range(source_range, src["size"])

@@ -38,7 +38,8 @@ KINDS = (("QueueConfigurations", "QueueArn", "queue"), ("TopicConfigurations", "
          ("LambdaFunctionConfigurations", "LambdaFunctionArn", "lambda"))
 # EventBridge detail-types of the events S3 sends to the default bus (S3 User Guide, "Using EventBridge").
 DETAIL_TYPES = {"ObjectCreated": "Object Created", "ObjectRemoved": "Object Deleted",
-                "LifecycleExpiration": "Object Deleted",
+                "LifecycleExpiration": "Object Deleted", "ObjectRestore:Post": "Object Restore Initiated",
+                "ObjectRestore:Completed": "Object Restore Completed",
                 "ObjectTagging:Put": "Object Tags Added", "ObjectTagging:Delete": "Object Tags Deleted",
                 "ObjectAcl:Put": "Object ACL Updated"}
 # The API action EventBridge's `reason` names for each event.

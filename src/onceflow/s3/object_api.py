@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import acl, errors
+from onceflow.s3 import acl, errors, restore
 from onceflow.s3.api_common import (
     ApiBase,
     checksum_out,
@@ -52,6 +53,7 @@ class ObjectApi(ApiBase):
     @operation("GetObject")
     def get_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         obj, out = self._head(ctx, params)
+        restore.check_readable(obj, time.time())
         size = obj["size"]
         start, end = 0, size
         if params.get("PartNumber") and obj["parts"]:
@@ -73,6 +75,12 @@ class ObjectApi(ApiBase):
             if params.get(name) is not None:
                 out[name[len("Response"):]] = params[name]
         return out
+
+    @operation("RestoreObject")
+    def restore_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        status = self.s3.restore_object(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"),
+                                        params.get("RestoreRequest") or {}, ctx)
+        return {"StatusCode": status}
 
     @operation("HeadObject")
     def head_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, unquote
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import checksums, errors, lock, store
+from onceflow.s3 import checksums, errors, lock, restore, store
 from onceflow.s3.blobs import BlobStore, BytesReader, Written
 from onceflow.s3.names import bucket_name_problem
 from onceflow.store.db import Database
@@ -300,6 +300,7 @@ class S3Service:
         row = self.bucket(account, bucket)
         src_bucket, src_key, src_version = parse_copy_source(source)
         src = self.object(account, src_bucket, src_key, src_version)
+        restore.check_readable(src, time.time())
         _copy_conditions(src, params)
         directive = params.get("MetadataDirective", "COPY")
         if (src_bucket, src_key) == (bucket, key) and directive != "REPLACE" and not src_version \
@@ -371,6 +372,7 @@ class S3Service:
                    version_id: str | None = None) -> tuple[dict[str, Any], Iterator[bytes]]:
         """An object's facts (size, etag, headers, metadata...) and its body as a stream."""
         obj = self.object(account, bucket, key, version_id)
+        restore.check_readable(obj, time.time())
         return obj, self.body(obj)
 
     # ------------------------------------------------------------------ deleting objects
@@ -427,6 +429,24 @@ class S3Service:
         self.blobs.delete(gone)
         self.woken(hook)
         return out
+
+    def restore_object(self, account: str, bucket: str, key: str, version_id: str | None, request: dict[str, Any],
+                       ctx: RequestContext | None = None) -> int:
+        """RestoreObject of an archived version: 202 for a new restore, 200 when one is in place (its
+        expiry is moved)."""
+        obj = self.object(account, bucket, key, version_id)
+        days = restore.check_request(obj, request)
+        now = time.time()
+        until = restore.restored_until(obj)
+        hook = self.hook_for(ctx, self.bucket(account, bucket), key)
+        with self.db.transaction() as conn:
+            store.set_headers(conn, bucket, key, obj["version_id"],
+                              {**obj["headers"], "Restore": restore.restore_header(days, now)})
+            if hook is not None and (until is None or until <= now):
+                hook(conn, "ObjectRestore:Post", obj)
+                hook(conn, "ObjectRestore:Completed", obj)
+        self.woken(hook)
+        return 200 if until is not None and until > now else 202
 
     # ------------------------------------------------------------------ object lock
     def set_lock_config(self, account: str, bucket: str, config: dict[str, Any]) -> None:
