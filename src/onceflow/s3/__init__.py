@@ -40,12 +40,13 @@ def setup(stack: Stack) -> None:
     stack.on_shutdown.append(notifier.stop)
 
     stop = threading.Event()
+    sweeper = lifecycle.Sweeper(service, multipart)
 
     def sweep() -> None:
         # AWS applies lifecycle rules in the background (within a day); we look every few seconds.
         while not stop.wait(LIFECYCLE_SWEEP_SECONDS):
             try:
-                lifecycle.sweep(service, multipart, time.time())
+                sweeper.run(time.time())
             except Exception:  # a closed database at shutdown ends the sweeper quietly
                 if stop.is_set():
                     return

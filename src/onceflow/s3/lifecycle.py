@@ -8,6 +8,7 @@ when it is past). Transitions are stored, not applied: there is one storage clas
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 from functools import partial
@@ -131,14 +132,39 @@ def upload_due(rule: dict[str, Any], initiated: float) -> float | None:
 
 
 # ---------------------------------------------------------------------- the sweep
-def sweep(s3: S3Service, mp: Multipart, now: float) -> int:
-    """Apply every bucket's enabled rules once; the number of versions and uploads removed."""
-    done = 0
-    for bucket in s3.db.read(lambda c: store.buckets_with(c, "lifecycle")):
-        rules = [r for r in bucket["configs"]["lifecycle"].get("Rules") or [] if r.get("Status") == "Enabled"]
-        if rules:
-            done += _sweep_bucket(s3, mp, bucket, rules, now)
-    return done
+class Sweeper:
+    """Applies every bucket's enabled rules; a bucket is looked at again only when something can have
+    fallen due since: every due time is a midnight UTC, so a bucket is rescanned when a midnight
+    has passed, when its rules change, or - for rules that act at once (a past `Date`,
+    `ExpiredObjectDeleteMarker`) - when its objects have changed."""
+
+    def __init__(self, s3: S3Service, mp: Multipart) -> None:
+        self.s3 = s3
+        self.mp = mp
+        self._seen: dict[str, tuple[str, int, int]] = {}
+
+    def run(self, now: float) -> int:
+        """One pass; the number of versions and uploads removed."""
+        done = 0
+        for bucket in self.s3.db.read(lambda c: store.buckets_with(c, "lifecycle")):
+            name = bucket["name"]
+            rules = [r for r in bucket["configs"]["lifecycle"].get("Rules") or [] if r.get("Status") == "Enabled"]
+            immediate = any(_acts_at_once(r, now) for r in rules)
+            # the change tick read before the scan: a write racing the scan brings the bucket back
+            stamp = (json.dumps(rules, sort_keys=True, default=str), int(now // DAY),
+                     self.s3.changed.get(name, 0) if immediate else 0)
+            if not rules or self._seen.get(name) == stamp:
+                continue
+            done += _sweep_bucket(self.s3, self.mp, bucket, rules, now)
+            self._seen[name] = stamp
+        return done
+
+
+def _acts_at_once(rule: dict[str, Any], now: float) -> bool:
+    """Whether a change of an object can make it due at once (not only at a coming midnight)."""
+    expiration = rule.get("Expiration") or {}
+    return bool(expiration.get("ExpiredObjectDeleteMarker")) or (
+        "Date" in expiration and datetime.fromisoformat(expiration["Date"]).timestamp() <= now)
 
 
 def _sweep_bucket(s3: S3Service, mp: Multipart, bucket: dict[str, Any], rules: list[dict[str, Any]],

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
@@ -78,6 +79,10 @@ class S3Service:
         self.db = db
         self.blobs = blobs
         self.events: Events | None = None  # set by setup(): notify.Notifier
+        # bucket -> a tick taken at its latest change of versions or tags (the lifecycle sweep skips
+        # buckets that have not changed); itertools.count's next() is atomic, so no lock is needed.
+        self.changed: dict[str, int] = {}
+        self._ticks = itertools.count(1)
 
     # ------------------------------------------------------------------ notifications
     def hook_for(self, ctx: RequestContext | None, bucket_row: dict[str, Any], key: str) -> Hook | None:
@@ -282,6 +287,7 @@ class S3Service:
                         store.delete_version(conn, bucket, key, NULL)
                 store.unmark_latest(conn, bucket, key)
                 store.insert_object(conn, obj)
+                self.changed[bucket] = next(self._ticks)
                 if hook is not None:
                     hook(conn, event, obj)
         except BaseException:
@@ -427,6 +433,7 @@ class S3Service:
                 hook(conn, f"{cause}:DeleteMarkerCreated" if marker else f"{cause}:Delete",
                      {"version_id": out.get("VersionId")})
         self.blobs.delete(gone)
+        self.changed[bucket] = next(self._ticks)
         self.woken(hook)
         return out
 
@@ -490,6 +497,7 @@ class S3Service:
         hook = self.hook_for(ctx, self.bucket(account, bucket), key)
         with self.db.transaction() as conn:
             store.set_tags(conn, bucket, key, obj["version_id"], tags or {})
+            self.changed[bucket] = next(self._ticks)
             if hook is not None:
                 hook(conn, "ObjectTagging:Put" if tags else "ObjectTagging:Delete", obj)
         self.woken(hook)

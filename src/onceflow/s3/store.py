@@ -203,7 +203,7 @@ def buckets_with(conn: sqlite3.Connection, config: str) -> list[dict[str, Any]]:
 def versions_under(conn: sqlite3.Connection, bucket: str, prefix: str) -> list[dict[str, Any]]:
     """Every version under `prefix` (no bodies), by key then oldest first: what lifecycle rules weigh."""
     rows = conn.execute(
-        "SELECT id, key, version_id, latest, delete_marker, size, etag, modified, tags, headers FROM s3_objects "
+        "SELECT id, key, version_id, latest, delete_marker, size, etag, modified, tags FROM s3_objects "
         "WHERE bucket = ? AND key >= ? AND key < ? ORDER BY key, id", (bucket, prefix, prefix + TOP)).fetchall()
     return [row_dict(r) for r in rows]  # type: ignore[misc]
 
