@@ -80,6 +80,8 @@ def test_stored_configurations_round_trip(aws: Callable[..., Any]) -> None:
                                                       "Resource": f"arn:aws:s3:::{name}/*"}]}
     s3.put_bucket_policy(Bucket=name, Policy=json.dumps(policy))
     assert json.loads(s3.get_bucket_policy(Bucket=name)["Policy"]) == policy
+    assert s3.get_bucket_policy_status(Bucket=name)["PolicyStatus"] == {"IsPublic": True}  # anyone may read
+    assert s3.get_bucket_request_payment(Bucket=name)["Payer"] == "BucketOwner"
     with pytest.raises(ClientError) as info:
         s3.put_bucket_policy(Bucket=name, Policy="not json")
     assert _code(info) == ("MalformedPolicy", 400)
@@ -95,12 +97,29 @@ def test_stored_configurations_round_trip(aws: Callable[..., Any]) -> None:
     got = s3.get_bucket_notification_configuration(Bucket=name)
     assert got["QueueConfigurations"][0]["Events"] == ["s3:ObjectCreated:*"]
     enforced = {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
+    assert s3.get_bucket_ownership_controls(Bucket=name)["OwnershipControls"] == enforced  # a new bucket's default
     s3.put_bucket_ownership_controls(Bucket=name, OwnershipControls=enforced)
     assert s3.get_bucket_ownership_controls(Bucket=name)["OwnershipControls"]["Rules"][0]["ObjectOwnership"] == \
         "BucketOwnerEnforced"
     block = {flag: True for flag in ("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy",
                                      "RestrictPublicBuckets")}
     s3.put_public_access_block(Bucket=name, PublicAccessBlockConfiguration=block)
+    website = {"IndexDocument": {"Suffix": "index.html"}, "ErrorDocument": {"Key": "404.html"}}
+    s3.put_bucket_website(Bucket=name, WebsiteConfiguration=website)
+    assert {k: v for k, v in s3.get_bucket_website(Bucket=name).items() if k != "ResponseMetadata"} == website
+    for bad, message in (({"ErrorDocument": {"Key": "e.html"}}, "A value for IndexDocument Suffix must be provided "
+                                                                 "if RedirectAllRequestsTo is empty"),
+                         ({"IndexDocument": {"Suffix": "a/b.html"}}, "The IndexDocument Suffix is not well formed"),
+                         ({"RedirectAllRequestsTo": {"HostName": "example.com"}, **website},
+                          "RedirectAllRequestsTo cannot be provided in conjunction with other Routing Rules.")):
+        with pytest.raises(ClientError) as info:
+            s3.put_bucket_website(Bucket=name, WebsiteConfiguration=bad)
+        assert (*_code(info), info.value.response["Error"]["Message"]) == ("InvalidArgument", 400, message)
+    assert s3.get_bucket_website(Bucket=name)["IndexDocument"] == {"Suffix": "index.html"}  # unchanged
+    s3.delete_bucket_website(Bucket=name)
+    with pytest.raises(ClientError) as info:
+        s3.get_bucket_website(Bucket=name)
+    assert _code(info) == ("NoSuchWebsiteConfiguration", 404)
     assert s3.get_public_access_block(Bucket=name)["PublicAccessBlockConfiguration"] == block
     assert s3.get_bucket_encryption(Bucket=name)["ServerSideEncryptionConfiguration"]["Rules"][0][
         "ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
@@ -108,7 +127,9 @@ def test_stored_configurations_round_trip(aws: Callable[..., Any]) -> None:
                               (s3.delete_bucket_policy, s3.get_bucket_policy, "NoSuchBucketPolicy"),
                               (s3.delete_bucket_cors, s3.get_bucket_cors, "NoSuchCORSConfiguration"),
                               (s3.delete_public_access_block, s3.get_public_access_block,
-                               "NoSuchPublicAccessBlockConfiguration")):
+                               "NoSuchPublicAccessBlockConfiguration"),
+                              (s3.delete_bucket_ownership_controls, s3.get_bucket_ownership_controls,
+                               "OwnershipControlsNotFoundError")):
         delete(Bucket=name)
         with pytest.raises(ClientError) as info:
             get(Bucket=name)

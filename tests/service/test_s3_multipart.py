@@ -3,6 +3,7 @@ low-level calls with their errors, an upload interrupted and then aborted, the m
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import uuid
@@ -112,3 +113,19 @@ def test_upload_part_copy(s3: Any, bucket: str) -> None:
     s3.complete_multipart_upload(Bucket=bucket, Key="copy", UploadId=uid, MultipartUpload={
         "Parts": [{"PartNumber": n, "ETag": e} for n, e in enumerate(etags, 1)]})
     assert s3.get_object(Bucket=bucket, Key="copy")["Body"].read() == source
+
+
+def test_a_copied_part_carries_the_uploads_checksum_into_the_composite(s3: Any, bucket: str) -> None:
+    s3.put_object(Bucket=bucket, Key="small-source", Body=b"0123456789")
+    first = os.urandom(5 * MB)
+    uid = s3.create_multipart_upload(Bucket=bucket, Key="summed", ChecksumAlgorithm="SHA256")["UploadId"]
+    p1 = s3.upload_part(Bucket=bucket, Key="summed", UploadId=uid, PartNumber=1, Body=first, ChecksumAlgorithm="SHA256")
+    p2 = s3.upload_part_copy(Bucket=bucket, Key="summed", UploadId=uid, PartNumber=2,
+                             CopySource={"Bucket": bucket, "Key": "small-source"}, CopySourceRange="bytes=2-5")
+    assert p2["CopyPartResult"]["ChecksumSHA256"] == base64.b64encode(hashlib.sha256(b"2345").digest()).decode()
+    done = s3.complete_multipart_upload(Bucket=bucket, Key="summed", UploadId=uid, MultipartUpload={"Parts": [
+        {"PartNumber": 1, "ETag": p1["ETag"], "ChecksumSHA256": p1["ChecksumSHA256"]},
+        {"PartNumber": 2, "ETag": p2["CopyPartResult"]["ETag"],
+         "ChecksumSHA256": p2["CopyPartResult"]["ChecksumSHA256"]}]})
+    parts = base64.b64decode(p1["ChecksumSHA256"]) + base64.b64decode(p2["CopyPartResult"]["ChecksumSHA256"])
+    assert done["ChecksumSHA256"] == base64.b64encode(hashlib.sha256(parts).digest()).decode() + "-2"

@@ -113,6 +113,17 @@ def test_bad_configurations_are_refused_and_change_nothing(aws: Aws) -> None:
     with pytest.raises(ClientError) as info:
         s3.put_bucket_notification_configuration(Bucket=name, NotificationConfiguration=config)
     assert code_of(info)[0] == "InvalidArgument"
+    sqs = aws("sqs")  # a FIFO queue that would let S3 in: still refused, S3 sends to standard queues only
+    fifo_url = sqs.create_queue(QueueName=uid("s3q") + ".fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    fifo = sqs.get_queue_attributes(QueueUrl=fifo_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.set_queue_attributes(QueueUrl=fifo_url, Attributes={"Policy": allow_service(
+        "s3.amazonaws.com", "sqs:SendMessage", fifo, f"arn:aws:s3:::{name}")})
+    config = {"QueueConfigurations": [{"QueueArn": fifo, "Events": ["s3:ObjectCreated:*"]}]}
+    with pytest.raises(ClientError) as info:
+        s3.put_bucket_notification_configuration(Bucket=name, NotificationConfiguration=config)
+    assert code_of(info) == ("InvalidArgument", "Unable to validate the following destination configurations")
+    assert (info.value.response["Error"]["ArgumentName1"], info.value.response["Error"]["ArgumentValue1"]) == (
+        fifo, "FIFO queues are not supported as Amazon S3 event notification destinations")
     _, good = queue_for(aws, "s3.amazonaws.com", f"arn:aws:s3:::{name}")
     overlapping = {"QueueConfigurations": [
         {"QueueArn": good, "Events": ["s3:ObjectCreated:*"],
@@ -211,3 +222,39 @@ def test_eventbridge_gets_object_created_and_deleted_on_the_default_bus(aws: Aws
             created["detail"]["reason"]) == (5, put["ETag"].strip('"'), "PutObject")
     assert (removed["detail"]["reason"], removed["detail"]["deletion-type"]) == ("DeleteObject",
                                                                                 "Permanently Deleted")
+
+
+def test_a_distributed_maps_result_files_notify_as_any_put_does(aws: Aws) -> None:
+    """Writes through S3's Python API (here Step Functions' ResultWriter) record their events too."""
+    s3, name = aws("s3"), bucket(aws)
+    url, arn = queue_for(aws, "s3.amazonaws.com", f"arn:aws:s3:::{name}")
+    s3.put_bucket_notification_configuration(Bucket=name, NotificationConfiguration={"QueueConfigurations": [
+        {"QueueArn": arn, "Events": ["s3:ObjectCreated:Put"],
+         "Filter": {"Key": {"FilterRules": [{"Name": "suffix", "Value": "manifest.json"}]}}}]})
+    assert receive(aws, url, 1)[0]["Event"] == "s3:TestEvent"
+    iam, sfn = aws("iam"), aws("stepfunctions")
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+    role = iam.create_role(RoleName=uid("map"), AssumeRolePolicyDocument=trust)["Role"]
+    iam.put_role_policy(RoleName=role["RoleName"], PolicyName="all", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+    definition = {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "End": True, "ItemsPath": "$.xs",
+        "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+                          "StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}},
+        "ResultWriter": {"Resource": "arn:aws:states:::s3:putObject",
+                         "Parameters": {"Bucket": name, "Prefix": "out"}}}}}
+    sm = sfn.create_state_machine(name=uid("map"), definition=json.dumps(definition),
+                                  roleArn=role["Arn"])["stateMachineArn"]
+    execution = sfn.start_execution(stateMachineArn=sm, input=json.dumps({"xs": [1, 2]}))["executionArn"]
+    record = receive(aws, url, 1)[0]["Records"][0]
+    deadline = time.monotonic() + 60
+    while (described := sfn.describe_execution(executionArn=execution))["status"] == "RUNNING":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    details = json.loads(described["output"])["ResultWriterDetails"]
+    head = s3.head_object(Bucket=name, Key=details["Key"])
+    assert (record["eventName"], record["s3"]["object"]["key"], record["s3"]["object"]["size"],
+            record["s3"]["object"]["eTag"]) == ("ObjectCreated:Put", details["Key"], head["ContentLength"],
+                                                head["ETag"].strip('"'))
+    assert record["userIdentity"]["principalId"] == ACCOUNT  # written by onceflow for the bucket's owner

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
+from onceflow.s3 import lifecycle
 from onceflow.s3.api import S3Api, resolve_resources
 from onceflow.s3.blobs import BlobStore
 from onceflow.s3.multipart import Multipart
@@ -13,6 +16,7 @@ from onceflow.s3.store import MIGRATIONS
 from onceflow.stack import Stack
 
 log = logging.getLogger("onceflow.s3")
+LIFECYCLE_SWEEP_SECONDS = 2.0
 
 
 def setup(stack: Stack) -> None:
@@ -25,10 +29,28 @@ def setup(stack: Stack) -> None:
     if removed:
         log.info("s3: removed %d unreferenced body files", removed)
     notifier = Notifier(stack, stack.db)
-    stack.registry.add_api("s3", S3Api(service, Multipart(service), notifier))
+    service.events = notifier
+    multipart = Multipart(service)
+    stack.registry.add_api("s3", S3Api(service, multipart, notifier))
     stack.services["s3"] = service
     stack.resource_resolvers["s3"] = resolve_resources
     stack.on_reset.append(service.reset)
     stack.on_reset.append(notifier.forget)
     stack.on_start.append(notifier.wake)  # events a stop or crash left in the outbox are delivered now
     stack.on_shutdown.append(notifier.stop)
+
+    stop = threading.Event()
+    sweeper = lifecycle.Sweeper(service, multipart)
+
+    def sweep() -> None:
+        # AWS applies lifecycle rules in the background (within a day); we look every few seconds.
+        while not stop.wait(LIFECYCLE_SWEEP_SECONDS):
+            try:
+                sweeper.run(time.time())
+            except Exception:  # a closed database at shutdown ends the sweeper quietly
+                if stop.is_set():
+                    return
+                log.exception("s3 lifecycle sweep failed")
+
+    stack.on_start.append(lambda: threading.Thread(target=sweep, name="s3-lifecycle", daemon=True).start())
+    stack.on_shutdown.append(stop.set)

@@ -9,12 +9,12 @@ import hashlib
 import time
 from typing import Any
 
+from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import checksums, errors, store
+from onceflow.s3 import checksums, errors, lock, restore, store
 from onceflow.s3.service import (
     NULL,
     SYSTEM_HEADERS,
-    Hook,
     S3Service,
     _acl_text,
     _jsonable,
@@ -33,7 +33,7 @@ class Multipart:
         self.blobs = service.blobs
 
     def create(self, account: str, bucket: str, key: str, fields: dict[str, Any]) -> str:
-        self.s3.bucket(account, bucket)
+        fields = lock.new_version_fields(self.s3.bucket(account, bucket), fields, time.time())
         upload_id = base64.urlsafe_b64encode(hashlib.sha256(f"{bucket}/{key}/{time.time_ns()}".encode()).digest()
                                              + bytes(8)).decode().rstrip("=")
         kept = {k: _jsonable(fields[k]) for k in (*SYSTEM_HEADERS, "Metadata", "Tags", "ChecksumAlgorithm",
@@ -62,9 +62,10 @@ class Multipart:
     def copy_part(self, account: str, bucket: str, key: str, upload_id: str, number: int, source: str,
                   source_range: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
         _check_number(number)
-        self.upload(account, bucket, key, upload_id)
+        upload = self.upload(account, bucket, key, upload_id)
         src_bucket, src_key, src_version = parse_copy_source(source)
         src = self.s3.object(account, src_bucket, src_key, src_version)
+        restore.check_readable(src, time.time())
         start, end = 0, src["size"]
         if source_range:
             bounds = parse_range(source_range, src["size"])
@@ -77,8 +78,12 @@ class Multipart:
         from onceflow.s3.blobs import _Reader
 
         md5 = checksums.new("MD5")
-        written = self.blobs.write(_Reader(self.s3.body(src, start, end)), [md5], inline_ok=False)
-        return self._store_part(upload_id, number, written, md5.hexdigest(), {}), src  # type: ignore[attr-defined]
+        # The upload's checksum algorithm covers a copied part too, or the object could have no composite checksum.
+        algorithm = upload["fields"].get("ChecksumAlgorithm")
+        digests = [md5] + ([checksums.new(algorithm)] if algorithm else [])
+        written = self.blobs.write(_Reader(self.s3.body(src, start, end)), digests, inline_ok=False)
+        sums = {algorithm: checksums.encoded(digests[1])} if algorithm else {}
+        return self._store_part(upload_id, number, written, md5.hexdigest(), sums), src  # type: ignore[attr-defined]
 
     def _store_part(self, upload_id: str, number: int, written: Any, etag: str,
                     sums: dict[str, str]) -> dict[str, Any]:
@@ -97,7 +102,7 @@ class Multipart:
 
     def complete(self, account: str, bucket: str, key: str, upload_id: str, listed: list[dict[str, Any]],
                  if_none_match: str | None = None, if_match: str | None = None,
-                 hook: Hook | None = None) -> dict[str, Any]:
+                 ctx: RequestContext | None = None) -> dict[str, Any]:
         bucket_row = self.s3.bucket(account, bucket)
         upload = self.upload(account, bucket, key, upload_id)
         if not listed:
@@ -135,6 +140,7 @@ class Multipart:
                "segments": [seg for p in chosen for seg in p["segments"]]}
         used = {seg[0] for seg in obj["segments"]}
         unused = [seg[0] for p in stored.values() for seg in p["segments"] if seg[0] not in used]
+        hook = self.s3.hook_for(ctx, bucket_row, key)
         with self.db.transaction() as conn:
             if store.get_upload(conn, upload_id) is None:
                 raise errors.no_such_upload(upload_id)
@@ -143,6 +149,7 @@ class Multipart:
             conn.execute("DELETE FROM s3_parts WHERE upload_id = ?", (upload_id,))
             conn.execute("DELETE FROM s3_uploads WHERE upload_id = ?", (upload_id,))
         self.blobs.delete(unused)
+        self.s3.woken(hook)
         return obj
 
     def abort(self, account: str, bucket: str, key: str, upload_id: str) -> None:

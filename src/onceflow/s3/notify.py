@@ -38,12 +38,16 @@ KINDS = (("QueueConfigurations", "QueueArn", "queue"), ("TopicConfigurations", "
          ("LambdaFunctionConfigurations", "LambdaFunctionArn", "lambda"))
 # EventBridge detail-types of the events S3 sends to the default bus (S3 User Guide, "Using EventBridge").
 DETAIL_TYPES = {"ObjectCreated": "Object Created", "ObjectRemoved": "Object Deleted",
+                "LifecycleExpiration": "Object Deleted", "ObjectRestore:Post": "Object Restore Initiated",
+                "ObjectRestore:Completed": "Object Restore Completed",
                 "ObjectTagging:Put": "Object Tags Added", "ObjectTagging:Delete": "Object Tags Deleted",
                 "ObjectAcl:Put": "Object ACL Updated"}
 # The API action EventBridge's `reason` names for each event.
 REASONS = {"ObjectCreated:Put": "PutObject", "ObjectCreated:Copy": "CopyObject",
            "ObjectCreated:CompleteMultipartUpload": "CompleteMultipartUpload",
-           "ObjectRemoved:Delete": "DeleteObject", "ObjectRemoved:DeleteMarkerCreated": "DeleteObject"}
+           "ObjectRemoved:Delete": "DeleteObject", "ObjectRemoved:DeleteMarkerCreated": "DeleteObject",
+           "LifecycleExpiration:Delete": "Lifecycle Expiration",
+           "LifecycleExpiration:DeleteMarkerCreated": "Lifecycle Expiration"}
 UNVALIDATED = "Unable to validate the following destination configurations"
 # The S3 model's Event enum (what a configuration may name; only some of them happen here).
 EVENTS = frozenset({
@@ -87,9 +91,10 @@ class Change:
 def change(ctx: RequestContext, bucket_row: dict[str, Any], event: str, key: str,
            obj: dict[str, Any] | None = None, version_id: str | None = None) -> Change:
     p = ctx.principal
-    principal_id = p.account if p.kind == "root" else f"AWS:{p.access_key or p.name}"
+    principal_id = p.account if p.kind == "root" else p.name if p.kind == "service" else f"AWS:{p.access_key or p.name}"
+    requester = p.name if p.kind == "service" else p.account  # S3's own deletes (lifecycle) name S3
     version = version_id if version_id is not None else (obj or {}).get("version_id")
-    return Change(event, bucket_row["name"], key, bucket_row["account"], bucket_row["region"], p.account,
+    return Change(event, bucket_row["name"], key, bucket_row["account"], bucket_row["region"], requester,
                   principal_id, ctx.source_ip, ctx.request_id,
                   size=(obj or {}).get("size") if event.startswith("ObjectCreated") else None,
                   etag=(obj or {}).get("etag") or None, version_id=None if version == "null" else version)
@@ -163,7 +168,7 @@ def eventbridge_event(c: Change) -> tuple[str, dict[str, Any]] | None:
                               "source-ip-address": c.source_ip}
     if c.event in REASONS:
         detail["reason"] = REASONS[c.event]
-    if c.event.startswith("ObjectRemoved"):
+    if c.event.startswith(("ObjectRemoved", "LifecycleExpiration")):
         detail["deletion-type"] = ("Delete Marker Created" if c.event.endswith("DeleteMarkerCreated")
                                    else "Permanently Deleted")
     return detail_type, detail
@@ -269,6 +274,8 @@ class Notifier:
     def _refusal(self, kind: str, arn: str, source: str, account: str) -> str | None:
         """Why S3 may not deliver to `arn` (None when it may)."""
         services = self.stack.services
+        if kind in ("queue", "topic") and arn.endswith(".fifo"):  # S3 User Guide: FIFO destinations unsupported
+            return f"FIFO {kind}s are not supported as Amazon S3 event notification destinations"
         if kind == "queue":
             sqs = services.get("sqs")
             allowed = sqs.service_may_send(arn, S3_PRINCIPAL, source, account) if sqs is not None else None

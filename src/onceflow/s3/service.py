@@ -4,7 +4,9 @@ Its methods are also the Python API other parts of onceflow use (`stack.services
 `put_object(account, bucket, key, body)`, `get_object(account, bucket, key)` (a body as an
 iterator of pieces), `list_objects(account, bucket, prefix)`, with the same rules and errors as
 the API. Writes commit their row in one transaction after the body is whole on disk (blobs.py);
-the blobs a write makes unreachable are removed after its commit.
+the blobs a write makes unreachable are removed after its commit. Every object write records its
+event notification here, in its own commit, so the Python API's writes (a Distributed Map's
+ResultWriter, DynamoDB's exports) notify as the HTTP API's do.
 """
 
 from __future__ import annotations
@@ -12,17 +14,19 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote
 
+from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import checksums, errors, store
+from onceflow.s3 import checksums, errors, lock, restore, store
 from onceflow.s3.blobs import BlobStore, BytesReader, Written
 from onceflow.s3.names import bucket_name_problem
 from onceflow.store.db import Database
@@ -35,6 +39,14 @@ MAX_OBJECT = 5 * 1024 ** 4  # 5 TiB
 # (connection, event name, the version's facts): run inside a change's transaction (notify.py).
 Hook = Callable[[sqlite3.Connection, str, dict[str, Any]], None]
 NULL = "null"
+
+
+class Events(Protocol):
+    """Event notifications (notify.Notifier): what a write runs inside its commit, and the wake-up after."""
+
+    def hook(self, ctx: RequestContext, bucket: str, key: str) -> Hook | None: ...
+
+    def wake(self) -> None: ...
 
 
 def canonical_id(account: str) -> str:
@@ -66,6 +78,27 @@ class S3Service:
     def __init__(self, db: Database, blobs: BlobStore) -> None:
         self.db = db
         self.blobs = blobs
+        self.events: Events | None = None  # set by setup(): notify.Notifier
+        # bucket -> a tick taken at its latest change of versions or tags (the lifecycle sweep skips
+        # buckets that have not changed); itertools.count's next() is atomic, so no lock is needed.
+        self.changed: dict[str, int] = {}
+        self._ticks = itertools.count(1)
+
+    # ------------------------------------------------------------------ notifications
+    def hook_for(self, ctx: RequestContext | None, bucket_row: dict[str, Any], key: str) -> Hook | None:
+        """The notification hook of a write to `key` (None when the bucket has no configuration). A
+        caller inside onceflow passes no context: the event names the bucket owner as the requester."""
+        if self.events is None:
+            return None
+        if ctx is None:
+            account = bucket_row["account"]
+            ctx = RequestContext("s3", "", account, bucket_row["region"], Principal.root(account), internal=True)
+        return self.events.hook(ctx, bucket_row["name"], key)
+
+    def woken(self, hook: Hook | None) -> None:
+        """After a write that recorded an event has committed: the delivery thread looks."""
+        if hook is not None and self.events is not None:
+            self.events.wake()
 
     # ------------------------------------------------------------------ buckets
     def bucket(self, account: str, name: str) -> dict[str, Any]:
@@ -78,7 +111,7 @@ class S3Service:
         return row
 
     def create_bucket(self, account: str, region: str, name: str, location: str | None,
-                      configs: dict[str, Any]) -> str:
+                      configs: dict[str, Any], versioning: str = "") -> str:
         if bucket_name_problem(name):
             raise errors.invalid_bucket_name(name)
         if location == "us-east-1" or (location is not None and location == ""):
@@ -96,7 +129,7 @@ class S3Service:
                 if region != "us-east-1":
                     raise errors.bucket_owned(name)
                 return f"/{name}"  # us-east-1 answers 200 to its owner, for legacy compatibility
-            store.insert_bucket(conn, name, account, location or "us-east-1", time.time(), configs)
+            store.insert_bucket(conn, name, account, location or "us-east-1", time.time(), configs, versioning)
         return f"/{name}"
 
     def delete_bucket(self, account: str, name: str) -> None:
@@ -136,9 +169,12 @@ class S3Service:
         return policy if isinstance(policy, str) else None
 
     def set_versioning(self, account: str, name: str, status: str | None) -> None:
-        self.bucket(account, name)
+        row = self.bucket(account, name)
         if status not in ("Enabled", "Suspended"):
             raise malformed()
+        if status != "Enabled" and lock.enabled(row):
+            raise ServiceError("InvalidBucketState", "An Object Lock configuration is present on this bucket, so the "
+                               "versioning state cannot be changed.", 409)
         with self.db.transaction() as conn:
             store.set_versioning(conn, name, status)
 
@@ -146,9 +182,9 @@ class S3Service:
     def put_object(self, account: str, bucket: str, key: str, body: Any, fields: dict[str, Any] | None = None,
                    *, content_md5: str | None = None, claimed: dict[str, str] | None = None,
                    algorithm: str | None = None, if_match: str | None = None,
-                   if_none_match: str | None = None, hook: Hook | None = None) -> dict[str, Any]:
+                   if_none_match: str | None = None, ctx: RequestContext | None = None) -> dict[str, Any]:
         """Store a body (bytes, or an object with read(n)) under `key`; the new version's facts.
-        `hook(conn, event, obj)` runs inside the commit (notify.py records the event there)."""
+        `ctx`: the request, for its event notification (None from inside onceflow)."""
         row = self.bucket(account, bucket)
         if isinstance(body, (bytes, bytearray)):
             body = BytesReader(bytes(body))  # an in-process caller's body, read as the wire's streams are
@@ -156,12 +192,15 @@ class S3Service:
             raise ServiceError("NotImplemented", "A header you provided implies functionality that is not "
                                "implemented", 501, extra={"Header": "If-None-Match"})
         self._check_write_condition(bucket, key, if_match, if_none_match)
+        fields = lock.new_version_fields(row, dict(fields or {}), time.time())  # refused before the body is read
         written, digests = self._read_body(body, content_md5, claimed or {}, algorithm)
-        fields = dict(fields or {})
         obj = self._object_row(bucket, key, written, digests["MD5"], fields)
         obj["checksum"] = _checksum_record(digests, algorithm, claimed or {}, getattr(body, "trailers", {}))
-        return self._commit_object(row, obj, written, conditions=(if_match, if_none_match), hook=hook,
-                                   event="ObjectCreated:Put")
+        hook = self.hook_for(ctx, row, key)
+        obj = self._commit_object(row, obj, written, conditions=(if_match, if_none_match), hook=hook,
+                                  event="ObjectCreated:Put")
+        self.woken(hook)
+        return obj
 
     def _check_write_condition(self, bucket: str, key: str, if_match: str | None, if_none_match: str | None) -> None:
         if if_match is None and if_none_match is None:
@@ -248,6 +287,7 @@ class S3Service:
                         store.delete_version(conn, bucket, key, NULL)
                 store.unmark_latest(conn, bucket, key)
                 store.insert_object(conn, obj)
+                self.changed[bucket] = next(self._ticks)
                 if hook is not None:
                     hook(conn, event, obj)
         except BaseException:
@@ -261,11 +301,12 @@ class S3Service:
         return obj
 
     def copy_object(self, account: str, bucket: str, key: str, source: str, fields: dict[str, Any],
-                    params: dict[str, Any], hook: Hook | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+                    params: dict[str, Any], ctx: RequestContext | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """CopyObject: (the new object, the source version)."""
         row = self.bucket(account, bucket)
         src_bucket, src_key, src_version = parse_copy_source(source)
         src = self.object(account, src_bucket, src_key, src_version)
+        restore.check_readable(src, time.time())
         _copy_conditions(src, params)
         directive = params.get("MetadataDirective", "COPY")
         if (src_bucket, src_key) == (bucket, key) and directive != "REPLACE" and not src_version \
@@ -287,11 +328,18 @@ class S3Service:
             obj["headers"] = {**src["headers"], "StorageClass": fields["StorageClass"]}
         if params.get("TaggingDirective") == "REPLACE":
             obj["tags"] = fields.get("Tags") or {}
+        # A copy's lock is its own request's (or the bucket's default), never the source's.
+        locked = {k: _jsonable(v) for k, v in lock.new_version_fields(row, fields, time.time()).items()
+                  if k.startswith("ObjectLock")}
+        obj["headers"] = {**{k: v for k, v in obj["headers"].items() if not k.startswith("ObjectLock")}, **locked}
         algorithm = params.get("ChecksumAlgorithm")
         if algorithm and algorithm not in obj["checksum"]:
             obj["checksum"] = {algorithm: self._digest_of(obj, algorithm), "type": "FULL_OBJECT"}
         obj.pop("id", None)
-        return self._commit_object(row, obj, written, hook=hook, event="ObjectCreated:Copy"), src
+        hook = self.hook_for(ctx, row, key)
+        obj = self._commit_object(row, obj, written, hook=hook, event="ObjectCreated:Copy")
+        self.woken(hook)
+        return obj, src
 
     def _digest_of(self, obj: dict[str, Any], algorithm: str) -> str:
         d = checksums.new(algorithm)
@@ -330,13 +378,17 @@ class S3Service:
                    version_id: str | None = None) -> tuple[dict[str, Any], Iterator[bytes]]:
         """An object's facts (size, etag, headers, metadata...) and its body as a stream."""
         obj = self.object(account, bucket, key, version_id)
+        restore.check_readable(obj, time.time())
         return obj, self.body(obj)
 
     # ------------------------------------------------------------------ deleting objects
     def delete_object(self, account: str, bucket: str, key: str, version_id: str | None = None,
-                      if_match: str | None = None, hook: Hook | None = None) -> dict[str, Any]:
-        """Returns {DeleteMarker, VersionId} as DeleteObject answers."""
+                      if_match: str | None = None, ctx: RequestContext | None = None,
+                      bypass_governance: bool = False, cause: str = "ObjectRemoved") -> dict[str, Any]:
+        """Returns {DeleteMarker, VersionId} as DeleteObject answers. `cause`: the event family it
+        notifies ("LifecycleExpiration" when a lifecycle rule removes the object)."""
         row = self.bucket(account, bucket)
+        hook = self.hook_for(ctx, row, key)
         gone: list[str] = []
         out: dict[str, Any] = {}
         with self.db.transaction() as conn:
@@ -352,6 +404,7 @@ class S3Service:
                     if version_id != NULL and len(version_id) < 8:
                         raise errors.invalid_version(version_id)
                     return {"VersionId": version_id}
+                lock.check_deletable(target, bypass_governance, time.time())
                 gone += [b for b, _ in target["segments"]]
                 store.delete_version(conn, bucket, key, version_id)
                 if target["latest"]:
@@ -377,28 +430,88 @@ class S3Service:
                 store.delete_version(conn, bucket, key, current["version_id"])
             if hook is not None:
                 marker = out.get("DeleteMarker") and version_id is None
-                hook(conn, "ObjectRemoved:DeleteMarkerCreated" if marker else "ObjectRemoved:Delete",
+                hook(conn, f"{cause}:DeleteMarkerCreated" if marker else f"{cause}:Delete",
                      {"version_id": out.get("VersionId")})
         self.blobs.delete(gone)
+        self.changed[bucket] = next(self._ticks)
+        self.woken(hook)
         return out
+
+    def restore_object(self, account: str, bucket: str, key: str, version_id: str | None, request: dict[str, Any],
+                       ctx: RequestContext | None = None) -> int:
+        """RestoreObject of an archived version: 202 for a new restore, 200 when one is in place (its
+        expiry is moved)."""
+        obj = self.object(account, bucket, key, version_id)
+        days = restore.check_request(obj, request)
+        now = time.time()
+        until = restore.restored_until(obj)
+        hook = self.hook_for(ctx, self.bucket(account, bucket), key)
+        with self.db.transaction() as conn:
+            store.set_headers(conn, bucket, key, obj["version_id"],
+                              {**obj["headers"], "Restore": restore.restore_header(days, now)})
+            if hook is not None and (until is None or until <= now):
+                hook(conn, "ObjectRestore:Post", obj)
+                hook(conn, "ObjectRestore:Completed", obj)
+        self.woken(hook)
+        return 200 if until is not None and until > now else 202
+
+    # ------------------------------------------------------------------ object lock
+    def set_lock_config(self, account: str, bucket: str, config: dict[str, Any]) -> None:
+        lock.check_config(self.bucket(account, bucket), config)
+        self.set_config(account, bucket, lock.CONFIG, config)
+
+    def _locked_version(self, account: str, bucket: str, key: str, version_id: str | None) -> dict[str, Any]:
+        if not lock.enabled(self.bucket(account, bucket)):
+            raise lock.missing_config()
+        return self.object(account, bucket, key, version_id)
+
+    def lock_of(self, account: str, bucket: str, key: str, version_id: str | None) -> dict[str, Any]:
+        """A version's lock headers (GetObjectRetention, GetObjectLegalHold)."""
+        return self._locked_version(account, bucket, key, version_id)["headers"]
+
+    def set_retention(self, account: str, bucket: str, key: str, version_id: str | None, retention: dict[str, Any],
+                      bypass_governance: bool = False) -> None:
+        obj = self._locked_version(account, bucket, key, version_id)
+        with self.db.transaction() as conn:
+            current = store.version(conn, bucket, key, obj["version_id"])
+            if current is None:
+                raise errors.no_such_key(key)
+            headers = lock.check_retention_change(current["headers"], retention, bypass_governance, time.time())
+            store.set_headers(conn, bucket, key, obj["version_id"], headers)
+
+    def set_legal_hold(self, account: str, bucket: str, key: str, version_id: str | None, status: str | None) -> None:
+        if status not in ("ON", "OFF"):
+            raise malformed()
+        obj = self._locked_version(account, bucket, key, version_id)
+        with self.db.transaction() as conn:
+            current = store.version(conn, bucket, key, obj["version_id"])
+            if current is None:
+                raise errors.no_such_key(key)
+            store.set_headers(conn, bucket, key, obj["version_id"],
+                              {**current["headers"], "ObjectLockLegalHoldStatus": status})
 
     # ------------------------------------------------------------------ tags
     def set_object_tags(self, account: str, bucket: str, key: str, version_id: str | None,
-                        tags: dict[str, str] | None, hook: Hook | None = None) -> str:
+                        tags: dict[str, str] | None, ctx: RequestContext | None = None) -> str:
         obj = self.object(account, bucket, key, version_id)
+        hook = self.hook_for(ctx, self.bucket(account, bucket), key)
         with self.db.transaction() as conn:
             store.set_tags(conn, bucket, key, obj["version_id"], tags or {})
+            self.changed[bucket] = next(self._ticks)
             if hook is not None:
                 hook(conn, "ObjectTagging:Put" if tags else "ObjectTagging:Delete", obj)
+        self.woken(hook)
         return str(obj["version_id"])
 
     def set_object_acl(self, account: str, bucket: str, key: str, version_id: str | None,
-                       grants: list[dict[str, Any]], hook: Hook | None = None) -> dict[str, Any]:
+                       grants: list[dict[str, Any]], ctx: RequestContext | None = None) -> dict[str, Any]:
         obj = self.object(account, bucket, key, version_id)
+        hook = self.hook_for(ctx, self.bucket(account, bucket), key)
         with self.db.transaction() as conn:
             store.set_acl(conn, bucket, key, obj["version_id"], json.dumps(grants))
             if hook is not None:
                 hook(conn, "ObjectAcl:Put", obj)
+        self.woken(hook)
         return obj
 
     # ------------------------------------------------------------------ listing

@@ -94,9 +94,9 @@ def get_bucket(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
 
 
 def insert_bucket(conn: sqlite3.Connection, name: str, account: str, region: str, created: float,
-                  configs: dict[str, Any]) -> None:
-    conn.execute("INSERT INTO s3_buckets (name, account, region, created, configs) VALUES (?, ?, ?, ?, ?)",
-                 (name, account, region, created, json.dumps(configs)))
+                  configs: dict[str, Any], versioning: str = "") -> None:
+    conn.execute("INSERT INTO s3_buckets (name, account, region, created, configs, versioning) "
+                 "VALUES (?, ?, ?, ?, ?, ?)", (name, account, region, created, json.dumps(configs), versioning))
 
 
 def delete_bucket(conn: sqlite3.Connection, name: str) -> None:
@@ -159,6 +159,11 @@ def set_acl(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, ac
                  (acl, bucket, key, version_id))
 
 
+def set_headers(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, headers: dict[str, Any]) -> None:
+    conn.execute("UPDATE s3_objects SET headers = ? WHERE bucket = ? AND key = ? AND version_id = ?",
+                 (json.dumps(headers), bucket, key, version_id))
+
+
 def set_tags(conn: sqlite3.Connection, bucket: str, key: str, version_id: str, tags: dict[str, str]) -> None:
     conn.execute("UPDATE s3_objects SET tags = ? WHERE bucket = ? AND key = ? AND version_id = ?",
                  (json.dumps(tags), bucket, key, version_id))
@@ -185,6 +190,21 @@ def versions_after(conn: sqlite3.Connection, bucket: str, after_key: str, after_
         f"SELECT id, key, version_id, latest, delete_marker, size, etag, modified, headers, checksum FROM s3_objects "
         f"WHERE bucket = ? AND {cond} AND key >= ? AND key < ? ORDER BY key, id DESC LIMIT ?",
         (bucket, *args, prefix, prefix + TOP, limit)).fetchall()
+    return [row_dict(r) for r in rows]  # type: ignore[misc]
+
+
+def buckets_with(conn: sqlite3.Connection, config: str) -> list[dict[str, Any]]:
+    """The buckets that have configuration `config` (e.g. 'lifecycle')."""
+    rows = conn.execute("SELECT * FROM s3_buckets WHERE json_extract(configs, ?) IS NOT NULL",
+                        (f"$.{config}",)).fetchall()
+    return [row_dict(r) for r in rows]  # type: ignore[misc]
+
+
+def versions_under(conn: sqlite3.Connection, bucket: str, prefix: str) -> list[dict[str, Any]]:
+    """Every version under `prefix` (no bodies), by key then oldest first: what lifecycle rules weigh."""
+    rows = conn.execute(
+        "SELECT id, key, version_id, latest, delete_marker, size, etag, modified, tags FROM s3_objects "
+        "WHERE bucket = ? AND key >= ? AND key < ? ORDER BY key, id", (bucket, prefix, prefix + TOP)).fetchall()
     return [row_dict(r) for r in rows]  # type: ignore[misc]
 
 

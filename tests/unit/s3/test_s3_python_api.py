@@ -56,3 +56,29 @@ def test_suspended_versioning_replaces_the_null_version(service: s3.S3Service) -
     with pytest.raises(ServiceError):
         service.get_object(account, "suspended", "k")
     assert b"".join(service.get_object(account, "suspended", "k", kept)[1]) == b"versioned"
+
+
+def test_the_lifecycle_sweep_comes_back_to_a_bucket_only_when_something_can_be_due(service: s3.S3Service) -> None:
+    import time
+    from datetime import UTC, datetime
+
+    from onceflow.s3 import lifecycle
+    from onceflow.s3.multipart import Multipart
+
+    account = "000000000000"
+    rules = {"Rules": [{"ID": "past", "Status": "Enabled", "Filter": {"Prefix": "tmp/"},
+                        "Expiration": {"Date": datetime(2020, 1, 1, tzinfo=UTC)}},
+                       {"ID": "month", "Status": "Enabled", "Filter": {"Prefix": "keep/"},
+                        "Expiration": {"Days": 30}}]}
+    service.create_bucket(account, "us-east-1", "swept", None, {"lifecycle": lifecycle.checked(rules)})
+    service.put_object(account, "swept", "tmp/a", b"a")
+    service.put_object(account, "swept", "keep/b", b"b")
+    sweeper = lifecycle.Sweeper(service, Multipart(service))
+    now = time.time()
+    assert sweeper.run(now) == 1  # tmp/a: its date is long past
+    assert sweeper.run(now + 1) == 0
+    service.put_object(account, "swept", "tmp/c", b"c")  # a change under a rule that acts at once
+    assert sweeper.run(now + 2) == 1
+    keys = [o["key"] for o in service.list_objects(account, "swept")[0]]
+    assert keys == ["keep/b"]
+    assert sweeper.run(now + 45 * 86400) == 1  # 45 days on, past a midnight: keep/b's 30 days are up
