@@ -485,6 +485,8 @@ class SfnService:
 
     def stop_execution(self, p: dict[str, Any]) -> dict[str, Any]:
         arn = p["executionArn"]
+        if (child := self.map_child(arn)) is not None:  # a map run's child, on its own
+            return self.map_runs.stop_child(child, p.get("error"), p.get("cause"))
         self.execution(arn)
         self.engine.terminate(arn, "ExecutionAborted", "ABORTED", p.get("error"), p.get("cause"))
         row = self.store.get_execution(arn)

@@ -393,12 +393,43 @@ def _redriven(scope: Scope, ids: RunIds, runs: MapRuns | None) -> None:
         return
     rt.emit(fiber, "MapRunRedriven", {"mapRunArn": ids.arn, "redriveCount": count + 1})
     rt.write(functools.partial(maprun.redrive_run, run_arn=ids.arn, now=rt.clock.time()))
+    runs.run_ended(ids.arn)  # the children stopped in the last attempt run again
+
+
+def _stopped_child(key: str) -> Fx:
+    """In place of a child that StopExecution stopped before a restart: it does not run again."""
+    return None
+    yield
 
 
 def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
              select: Callable[[int, Any], Any] | None, limit: int, tolerated: dict[str, Any] | None,
              n_items: int, records: list[Record] | None, ids: RunIds) -> Fx:
     """Run the iterations; returns ('ok', results) or ('err', error, cause).
+
+    A Distributed Map whose own state is cancelled (a sibling branch or iteration failed) aborts
+    its run: MapRunAborted (inferred: the run's ABORTED status and the event type are AWS's;
+    no recorded history shows the event's place).
+    """
+    me = scope.rt.executing
+    try:
+        return (yield from _iterations(scope, state, name, entered, program, inputs, select, limit, tolerated,
+                                       n_items, records, ids))
+    except GeneratorExit:
+        rt = scope.rt
+        if state.distributed and me is not None and me.cancelled and not (rt.stopped or rt.finished):
+            rt.emit(scope.fiber, "MapRunAborted", None)
+            rt.write(functools.partial(maprun.close_run, run_arn=ids.arn, status="ABORTED", now=rt.clock.time(),
+                                       error=None, cause=None))
+            if (runs := _map_runs(scope)) is not None:
+                runs.run_ended(ids.arn)
+        raise
+
+
+def _iterations(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
+                select: Callable[[int, Any], Any] | None, limit: int, tolerated: dict[str, Any] | None,
+                n_items: int, records: list[Record] | None, ids: RunIds) -> Fx:
+    """_iterate's body.
 
     A Distributed Map's iterations are a map run of child executions: their events stay out of
     this history, which only shows MapRunStarted and MapRunSucceeded/Failed; the run and its
@@ -425,6 +456,8 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
             definition=to_json(state.get("ItemProcessor"))))
         settings = runs.stored_settings(ids.arn) if runs is not None else None  # after a restart
         _redriven(scope, ids, runs)
+    # Children stopped by StopExecution (sfn/maprun.py): unsuccessful items, not run again on replay.
+    stopped = runs.stopped_in(ids.arn) if runs is not None else {}
 
     def apply(new: tuple[int, int | None, float | None] | None) -> None:
         """UpdateMapRun's values (or those stored before a restart) replace the Map's."""
@@ -451,6 +484,11 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
         now = rt.clock.time()
         if rec is not None:
             rec.stop = now
+        if index in stopped:  # its row says ABORTED already
+            error, cause = stopped[index]
+            if rec is not None:
+                rec.status, rec.error, rec.cause = "ABORTED", error, cause
+            return failed(index, error, cause, True)
         if kid.error is None:
             results[index] = kid.result
             if rec is not None:
@@ -470,11 +508,18 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                                        error=error, cause=cause, now=now))
         else:
             rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
+        return failed(index, error, cause, False)
+
+    def failed(index: int, error: str | None, cause: str | None,
+               aborted: bool) -> tuple[str | None, str | None] | None:
+        """An unsuccessful item (a failed batch fails all its items). An aborted child has no
+        error of its own to fail the Map with: it counts against the threshold, 0 by default."""
+        nonlocal failures
         failures += len(inputs[index]["Items"]) if batched else 1
         results[index] = {k: v for k, v in (("Error", error), ("Cause", cause)) if v is not None}
-        if tolerance is None:
+        if tolerance is None and not aborted:
             return error, cause
-        if failures > tolerance:
+        if failures > (tolerance or 0):
             return "States.ExceedToleratedFailureThreshold", "The specified tolerated failure threshold was exceeded"
         return None
 
@@ -488,6 +533,11 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
     while failure is None and (next_index < n or running):
         if runs is not None and runs.overrides.get(ids.arn, settings) != settings:
             apply(runs.overrides[ids.arn])
+        for kid in [k for k, i in running.items() if i in stopped]:
+            rt.cancel(kid)
+            failure = settle(kid) or failure
+        if failure is not None:
+            break
         while failure is None and next_index < n and (limit <= 0 or len(running) < limit):
             index = next_index
             next_index += 1
@@ -508,7 +558,8 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                                            fiber=f"{fiber}.~{_next_spawn(scope)}", items=items,
                                            input_text=to_json(item_input), now=rt.clock.time()))
             context = _child_context(rt, ids, state.get("Label") or name, index, item_input) if distributed else None
-            kid = (yield Spawn([_child(scope, program, item_input, context)], hidden=distributed))[0]
+            factory = _stopped_child if index in stopped else _child(scope, program, item_input, context)
+            kid = (yield Spawn([factory], hidden=distributed))[0]
             running[kid] = index
             replaying = rt.replaying(fiber) and not distributed
             if kid.done and (not replaying or recorded_settle() == index):
@@ -521,11 +572,17 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                     yield WaitAny([kid])
                 failure = settle(kid)
                 continue
-            done = yield WaitAny(list(running))
+            waiting = WaitAny(list(running))
+            if runs is not None:  # StopExecution on a child ends this wait (an empty answer)
+                me = rt.executing
+                runs.waiting[ids.arn] = lambda: rt.completions.append((me, waiting, [], None))
+            done = yield waiting
             for kid in done:
                 failure = settle(kid) or failure
                 if failure is not None:
                     break
+    if runs is not None:
+        runs.run_ended(ids.arn)
     if failure is not None:
         for kid in list(running):
             rt.cancel(kid)
