@@ -573,9 +573,9 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
                 failure = settle(kid)
                 continue
             waiting = WaitAny(list(running))
-            if runs is not None:  # StopExecution on a child ends this wait (an empty answer)
-                me = rt.executing
-                runs.waiting[ids.arn] = lambda: rt.completions.append((me, waiting, [], None))
+            if runs is not None and (me := rt.executing) is not None:
+                # StopExecution on a child ends this wait (with an empty answer)
+                runs.waiting[ids.arn] = functools.partial(rt.completions.append, (me, waiting, [], None))
             done = yield waiting
             for kid in done:
                 failure = settle(kid) or failure
