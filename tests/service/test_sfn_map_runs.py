@@ -409,3 +409,21 @@ def test_a_cancelled_distributed_map_aborts_its_run(sfn: Any, role: str) -> None
     run = sfn.describe_map_run(mapRunArn=sfn.list_map_runs(executionArn=arn)["mapRuns"][0]["mapRunArn"])
     assert (run["status"], run["executionCounts"]["aborted"]) == ("ABORTED", 2)
 
+
+
+def test_a_redrive_runs_a_stopped_child_again(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor({"W": {"Type": "Wait", "Seconds": 3, "End": True}})})
+    arn = start(sfn, sm, [1])
+    run_arn, kids = _running_children(sfn, arn, 1)
+    sfn.stop_execution(executionArn=kids[0]["executionArn"])
+    assert wait(sfn, arn)["status"] == "FAILED"
+    sfn.redrive_execution(executionArn=arn)
+    d = wait(sfn, arn)
+    assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", [1]), d
+    child = sfn.describe_execution(executionArn=kids[0]["executionArn"])
+    assert (child["status"], child["redriveCount"]) == ("SUCCEEDED", 1)
+    run = sfn.describe_map_run(mapRunArn=run_arn)
+    assert (run["status"], run["redriveCount"], run["executionCounts"]["succeeded"]) == ("SUCCEEDED", 1, 1)
+    types = [e["type"] for e in sfn.get_execution_history(executionArn=kids[0]["executionArn"])["events"]]
+    assert types == ["ExecutionStarted", "WaitStateEntered", "ExecutionAborted", "ExecutionRedriven",
+                     "WaitStateEntered", "WaitStateExited", "ExecutionSucceeded"], types

@@ -281,6 +281,8 @@ class MapRuns:
     # ------------------------------------------------------------------ UpdateMapRun
     def update(self, p: dict[str, Any]) -> None:
         arn = p["mapRunArn"]
+        # Both refusals' wording is UNCONFIRMED: no AWS recording of either was found (API reference:
+        # ValidationException; searched AWS docs and public issue threads).
         keys = ("maxConcurrency", "toleratedFailureCount", "toleratedFailurePercentage")
         if not any(p.get(k) is not None for k in keys):
             raise E.validation("Must provide at least one of maxConcurrency, toleratedFailurePercentage or "
