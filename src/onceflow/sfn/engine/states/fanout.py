@@ -27,36 +27,19 @@ from onceflow.sfn.engine.states.common import (
     exit_state,
     fail_in_state,
     input_path,
-    iso,
     jsonata_value,
     process_result,
     states_binding,
     template,
     transition,
 )
+from onceflow.sfn.engine.states.distributed import child_context, map_runs, redriven, run_ids, stopped_child
 from onceflow.sfn.engine.states.errors import catch, maybe_retry
 from onceflow.sfn.engine.states.item_batcher import batches
 from onceflow.sfn.engine.states.item_reader import read_items
 from onceflow.sfn.engine.states.program import Failure, run_program
 from onceflow.sfn.engine.states.result_writer import Record, preview, write_results
-from onceflow.sfn.maprun import MapRuns, RunIds
-
-
-def _run_ids(scope: Scope, state: State, entered_id: int, attempt: int) -> RunIds:
-    """mapRun:<machine>/<Label, or the state's name>:<id>, stable across replays; a retried Map
-    starts a new run."""
-    seed = f"{scope.rt.row['arn']}#{entered_id}" + (f"#{attempt}" if attempt else "")
-    config = (state.get("ItemProcessor") or {}).get("ProcessorConfig") or {}
-    return RunIds.of(scope.rt.row, state.get("Label") or state.name, seed, config.get("ExecutionType") == "EXPRESS")
-
-
-def _map_runs(scope: Scope) -> MapRuns | None:
-    """The service's map runs (None in an in-memory run without a stack: TestState)."""
-    try:
-        service = scope.rt.engine.stack.services.get("stepfunctions")
-    except AssertionError:
-        return None
-    return getattr(service, "map_runs", None)
+from onceflow.sfn.maprun import RunIds
 
 
 def _next_spawn(scope: Scope) -> int:
@@ -342,7 +325,7 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(inputs)})
         records = [Record(i, v) for i, v in enumerate(inputs)] if writer is not None else None
         select = None if batched else functools.partial(_item_input, scope, state, data, ctx, ql)
-        ids = _run_ids(scope, state, entered.id, attempt)
+        ids = run_ids(scope, state, entered.id, attempt)
         outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerated,
                                       len(items), records, ids)
         if records is not None and writer is not None:
@@ -371,37 +354,6 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
-def _child_context(rt: Any, ids: RunIds, label: str, index: int, item_input: Any) -> dict[str, Any]:
-    """A map run's child is an execution of its own in the context object ($$.Execution.Id...)."""
-    name = ids.child_name(index)
-    return {
-        "Execution": {"Id": ids.prefix + name, "Input": item_input, "StartTime": iso(rt.clock.time()), "Name": name,
-                      "RoleArn": rt.row["role_arn"], "RedriveCount": 0},
-        "StateMachine": {"Id": ids.sm_arn, "Name": f"{rt.row['sm_arn'].rsplit(':', 1)[1]}/{label}"},
-    }
-
-
-def _redriven(scope: Scope, ids: RunIds, runs: MapRuns | None) -> None:
-    """A redriven parent goes on with its failed map run (engine/redrive.py keeps its successful
-    children): MapRunRedriven, the run reopened, its unsuccessful children to be run again."""
-    rt, fiber = scope.rt, scope.fiber
-    count = 0
-    while (recorded := rt.peek(fiber)) is not None and recorded.type == "MapRunRedriven":
-        count = int((recorded.details or {}).get("redriveCount", count + 1))
-        rt.emit(fiber, "MapRunRedriven", recorded.details)
-    if runs is None or rt.replaying(fiber) or runs.run_status(ids.arn) not in ("FAILED", "ABORTED"):
-        return
-    rt.emit(fiber, "MapRunRedriven", {"mapRunArn": ids.arn, "redriveCount": count + 1})
-    rt.write(functools.partial(maprun.redrive_run, run_arn=ids.arn, now=rt.clock.time()))
-    runs.run_ended(ids.arn)  # the children stopped in the last attempt run again
-
-
-def _stopped_child(key: str) -> Fx:
-    """In place of a child that StopExecution stopped before a restart: it does not run again."""
-    return None
-    yield
-
-
 def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
              select: Callable[[int, Any], Any] | None, limit: int, tolerated: dict[str, Any] | None,
              n_items: int, records: list[Record] | None, ids: RunIds) -> Fx:
@@ -421,7 +373,7 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
             rt.emit(scope.fiber, "MapRunAborted", None)
             rt.write(functools.partial(maprun.close_run, run_arn=ids.arn, status="ABORTED", now=rt.clock.time(),
                                        error=None, cause=None))
-            if (runs := _map_runs(scope)) is not None:
+            if (runs := map_runs(scope)) is not None:
                 runs.run_ended(ids.arn)
         raise
 
@@ -439,7 +391,7 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
     rt, fiber = scope.rt, scope.fiber
     distributed = state.distributed
     batched = isinstance(state.get("ItemBatcher"), dict)
-    runs = _map_runs(scope) if distributed else None
+    runs = map_runs(scope) if distributed else None
     tolerance = None if tolerated is None else _failure_limit(
         tolerated.get("ToleratedFailureCount"), tolerated.get("ToleratedFailurePercentage"), n_items)
     settings = None
@@ -455,7 +407,7 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
             count=count, percentage=pct, total_items=n_items, total_execs=len(inputs),
             definition=to_json(state.get("ItemProcessor"))))
         settings = runs.stored_settings(ids.arn) if runs is not None else None  # after a restart
-        _redriven(scope, ids, runs)
+        redriven(scope, ids, runs)
     # Children stopped by StopExecution (sfn/maprun.py): unsuccessful items, not run again on replay.
     stopped = runs.stopped_in(ids.arn) if runs is not None else {}
 
@@ -557,8 +509,8 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
                 rt.write(functools.partial(maprun.insert_child, ids=ids, index=index,
                                            fiber=f"{fiber}.~{_next_spawn(scope)}", items=items,
                                            input_text=to_json(item_input), now=rt.clock.time()))
-            context = _child_context(rt, ids, state.get("Label") or name, index, item_input) if distributed else None
-            factory = _stopped_child if index in stopped else _child(scope, program, item_input, context)
+            context = child_context(rt, ids, state.get("Label") or name, index, item_input) if distributed else None
+            factory = stopped_child if index in stopped else _child(scope, program, item_input, context)
             kid = (yield Spawn([factory], hidden=distributed))[0]
             running[kid] = index
             replaying = rt.replaying(fiber) and not distributed
