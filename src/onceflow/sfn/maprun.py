@@ -58,6 +58,8 @@ class RunIds:
         region, account = row["region"], row["account"]
         machine = row["sm_arn"].rsplit(":", 1)[1]
         run_id = uuid.uuid5(uuid.NAMESPACE_URL, seed)
+        # An EXPRESS child's ARN form is UNCONFIRMED: AWS documents only the STANDARD one and the
+        # labelled machine's; a plain EXPRESS execution's is express:<machine>:<name>:<uuid>.
         kind = "express" if express else "execution"
         return cls(f"arn:aws:states:{region}:{account}:mapRun:{machine}/{label}:{run_id}",
                    f"arn:aws:states:{region}:{account}:stateMachine:{machine}/{label}",
