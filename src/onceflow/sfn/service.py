@@ -31,7 +31,7 @@ from onceflow.sfn.json_input import loads as _loads
 from onceflow.sfn.maprun import MapRuns
 from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_case
 from onceflow.sfn.mocks import parse as parse_mock_config
-from onceflow.sfn.names import ts, valid_name
+from onceflow.sfn.names import check_encryption, ts, valid_name
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
 from onceflow.sfn.versions import Versions, new_revision, split_qualified
@@ -147,6 +147,7 @@ class SfnService:
             "tracingConfiguration": p.get("tracingConfiguration") or {"enabled": False},
         }
         if p.get("encryptionConfiguration"):
+            check_encryption(p["encryptionConfiguration"])
             config["encryptionConfiguration"] = p["encryptionConfiguration"]
         arn = self.machine_arn(ctx, name)
         now = time.time()
@@ -210,6 +211,7 @@ class SfnService:
         if "roleArn" in p:
             self.check_role(ctx, p["roleArn"])
             changes["role_arn"] = p["roleArn"]
+        check_encryption(p.get("encryptionConfiguration"))
         config = json.loads(row["config"])
         for key in ("loggingConfiguration", "tracingConfiguration", "encryptionConfiguration"):
             if key in p:
