@@ -485,7 +485,7 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
     while failure is None and (next_index < n or running):
         if runs is not None and runs.overrides.get(ids.arn, settings) != settings:
             apply(runs.overrides[ids.arn])
-        for kid in [k for k, i in running.items() if i in stopped]:
+        for kid in [k for k, i in running.items() if i in stopped] if stopped else ():  # (a scan only then)
             rt.cancel(kid)
             failure = settle(kid) or failure
         if failure is not None:
