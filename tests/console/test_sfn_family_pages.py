@@ -120,3 +120,32 @@ def test_parent_and_child_executions_link_to_each_other(page: Callable[[str], Pa
     child_page = page(f"/states/{child_name}/executions/kid")
     assert child_page.status == 200
     assert f'href="/states/{parent_name}/executions/mum"' in child_page.text
+
+
+def test_a_map_run_links_its_child_executions_and_back(page: Callable[[str], Page], sfn: Any, role: str) -> None:
+    name = f"dmap-{uuid.uuid4().hex[:8]}"
+    definition = {"StartAt": "M", "States": {"M": {"Type": "Map", "Label": "Each", "End": True, "ItemProcessor": {
+        "ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+        "StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}}}}
+    arn = sfn.create_state_machine(name=name, definition=json.dumps(definition), roleArn=role)["stateMachineArn"]
+    run = sfn.start_execution(stateMachineArn=arn, name="many", input="[1, 2]")["executionArn"]
+    deadline = time.time() + 60
+    while sfn.describe_execution(executionArn=run)["status"] == "RUNNING":
+        assert time.time() < deadline
+        time.sleep(0.05)
+    map_run = sfn.list_map_runs(executionArn=run)["mapRuns"][0]["mapRunArn"]
+    kids = sfn.list_executions(mapRunArn=map_run)["executions"]
+    assert len(kids) == 2
+
+    parent_page = page(f"/states/{name}/executions/many")
+    assert parent_page.status == 200
+    assert map_run in parent_page.text and "2 succeeded" in parent_page.text
+    for kid in kids:
+        href = f"/states/{name}/Each/executions/{kid['name']}"
+        assert f'href="{href}"' in parent_page.text
+        child_page = page(href)
+        assert child_page.status == 200, child_page.text[:500]
+        assert kid["executionArn"] in child_page.text
+        assert f'href="/states/{name}/executions/many"' in child_page.text
+        assert "PassStateEntered" in child_page.text
+        assert page(href + "/status.json").status == 200

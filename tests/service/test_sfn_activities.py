@@ -269,3 +269,26 @@ def test_a_redriven_activity_task_is_scheduled_again(sfn: Any, role: str) -> Non
     d = wait_done(sfn, arn)
     assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", {"done": True})
     assert types(sfn, arn).count("ActivityScheduled") == 2
+
+
+def test_encryption_configuration_rules(sfn: Any, role: str) -> None:
+    name = unique("enc")
+    aws_owned = {"type": "AWS_OWNED_KEY"}
+    arn = sfn.create_activity(name=name, encryptionConfiguration=aws_owned)["activityArn"]
+    assert sfn.create_activity(name=name, encryptionConfiguration=aws_owned)["activityArn"] == arn  # idempotent
+    with pytest.raises(ClientError) as exc:  # the configuration of an activity may not change
+        sfn.create_activity(name=name, encryptionConfiguration={"type": "CUSTOMER_MANAGED_KMS_KEY", "kmsKeyId": "k"})
+    assert error_of(exc) == ("ActivityAlreadyExists",
+                             "Activity already exists. EncryptionConfiguration may not be updated.")
+    assert sfn.describe_activity(activityArn=arn)["encryptionConfiguration"] == aws_owned
+    bad = [{"type": "CUSTOMER_MANAGED_KMS_KEY"}]  # (botocore itself refuses a reuse period outside 60-900)
+    definition = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
+    for config in bad:
+        other = unique("enc")
+        for call in (lambda c=config, n=other: sfn.create_activity(name=n, encryptionConfiguration=c),
+                     lambda c=config, n=other: sfn.create_state_machine(name=n, definition=definition, roleArn=role,
+                                                                        encryptionConfiguration=c)):
+            with pytest.raises(ClientError) as exc:
+                call()
+            assert exc.value.response["Error"]["Code"] == "InvalidEncryptionConfiguration"
+        assert not [a for a in sfn.list_activities()["activities"] if a["name"] == other]  # nothing created

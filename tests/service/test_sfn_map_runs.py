@@ -262,6 +262,19 @@ def test_an_s3_inventory_manifest_is_read_row_by_row(aws: Callable[..., Any], sf
         {"Bucket": "src", "Key": "d.txt", "Size": "0", "LastModifiedDate": "2026-11-16T00:29:34.000Z"}]
 
 
+def _running_children(sfn: Any, arn: str, count: int) -> tuple[str, list[dict[str, Any]]]:
+    """The map run of `arn` once `count` of its children run."""
+    deadline = time.time() + 30
+    while True:
+        runs = sfn.list_map_runs(executionArn=arn)["mapRuns"]
+        if runs:
+            kids = sfn.list_executions(mapRunArn=runs[0]["mapRunArn"], statusFilter="RUNNING")["executions"]
+            if len(kids) >= count:
+                return runs[0]["mapRunArn"], kids
+        assert time.time() < deadline
+        time.sleep(0.05)
+
+
 def test_a_map_run_goes_on_after_a_kill_9(server_factory: Any, tmp_path: Any) -> None:
     data = tmp_path / "data"
     server = server_factory(data)
@@ -271,6 +284,17 @@ def test_a_map_run_goes_on_after_a_kill_9(server_factory: Any, tmp_path: Any) ->
         "A": {"Type": "Pass", "Next": "W"}, "W": {"Type": "Wait", "Seconds": 1, "Next": "B"},
         "B": {"Type": "Pass", "End": True}})})
     arn = start(sfn, sm, [1, 2, 3, 4])
+    # And a run with a child stopped on its own: after the restart it is not run again.
+    stopping = machine(sfn, role, {"ToleratedFailureCount": 1, "ItemProcessor": processor({
+        "C": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 1, "Next": "Long"}],
+              "Default": "Short"},
+        "Long": {"Type": "Wait", "Seconds": 120, "End": True},
+        "Short": {"Type": "Wait", "Seconds": 2, "End": True}})})
+    other = start(sfn, stopping, [1, 2])
+    other_run, kids = _running_children(sfn, other, 2)
+    long_child = next(c["executionArn"] for c in kids
+                      if sfn.describe_execution(executionArn=c["executionArn"])["input"] == "1")
+    sfn.stop_execution(executionArn=long_child)
     deadline = time.time() + 30
     while not (runs := sfn.list_map_runs(executionArn=arn)["mapRuns"]) or \
             sfn.describe_map_run(mapRunArn=runs[0]["mapRunArn"])["executionCounts"]["running"] == 0:
@@ -279,6 +303,11 @@ def test_a_map_run_goes_on_after_a_kill_9(server_factory: Any, tmp_path: Any) ->
     server.kill()
     server = server_factory(data)
     sfn = server.client("stepfunctions")
+    d = wait(sfn, other)
+    assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", [{}, 2]), d
+    assert sfn.describe_execution(executionArn=long_child)["status"] == "ABORTED"
+    counts = sfn.describe_map_run(mapRunArn=other_run)["executionCounts"]
+    assert (counts["aborted"], counts["succeeded"]) == (1, 1)
     d = wait(sfn, arn)
     assert d["status"] == "SUCCEEDED", d
     assert json.loads(d["output"]) == [1, 2, 3, 4]
@@ -311,3 +340,90 @@ def test_a_map_run_inside_a_child_belongs_to_that_child(sfn: Any, role: str) -> 
         assert types == ["ExecutionStarted", "MapStateEntered", "MapStateStarted", "MapRunStarted", "MapRunSucceeded",
                          "MapStateSucceeded", "MapStateExited", "ExecutionSucceeded"]
     assert sorted(sizes) == [1, 2]
+
+
+def test_stopping_one_child_is_a_tolerated_failure(sfn: Any, role: str) -> None:
+    # Item 1 waits long (it is the one stopped); the others end quickly.
+    sm = machine(sfn, role, {"ToleratedFailureCount": 1, "ItemProcessor": processor({
+        "C": {"Type": "Choice", "Choices": [{"Variable": "$", "NumericEquals": 1, "Next": "Long"}],
+              "Default": "Short"},
+        "Long": {"Type": "Wait", "Seconds": 120, "End": True},
+        "Short": {"Type": "Wait", "Seconds": 1, "End": True}})})
+    arn = start(sfn, sm, [1, 2, 3])
+    run_arn, _ = _running_children(sfn, arn, 3)
+    long_child = next(c for c in sfn.list_executions(mapRunArn=run_arn)["executions"]
+                      if sfn.describe_execution(executionArn=c["executionArn"])["input"] == "1")
+    stopped = sfn.stop_execution(executionArn=long_child["executionArn"], error="Manual", cause="by hand")
+    assert "stopDate" in stopped
+    child = sfn.describe_execution(executionArn=long_child["executionArn"])
+    assert (child["status"], child["error"], child["cause"]) == ("ABORTED", "Manual", "by hand")
+    d = wait(sfn, arn)
+    assert d["status"] == "SUCCEEDED", d
+    assert json.loads(d["output"]) == [{"Error": "Manual", "Cause": "by hand"}, 2, 3]
+    run = sfn.describe_map_run(mapRunArn=run_arn)
+    assert run["status"] == "SUCCEEDED"
+    assert {k: run["executionCounts"][k] for k in ("succeeded", "aborted", "failed", "running")} == {
+        "succeeded": 2, "aborted": 1, "failed": 0, "running": 0}
+    last = sfn.get_execution_history(executionArn=long_child["executionArn"], reverseOrder=True)["events"][0]
+    assert last["type"] == "ExecutionAborted"
+    assert last["executionAbortedEventDetails"] == {"error": "Manual", "cause": "by hand"}
+    # Stopping it again changes nothing.
+    again = sfn.stop_execution(executionArn=long_child["executionArn"])
+    assert again["stopDate"] == child["stopDate"]
+    assert sfn.describe_execution(executionArn=long_child["executionArn"])["error"] == "Manual"
+
+
+def test_stopping_a_child_without_tolerance_fails_the_map(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor({"W": {"Type": "Wait", "Seconds": 120, "End": True}})})
+    arn = start(sfn, sm, [1, 2])
+    run_arn, kids = _running_children(sfn, arn, 2)
+    sfn.stop_execution(executionArn=kids[0]["executionArn"])
+    d = wait(sfn, arn)
+    assert (d["status"], d["error"], d["cause"]) == (
+        "FAILED", "States.ExceedToleratedFailureThreshold", "The specified tolerated failure threshold was exceeded")
+    types = [e["type"] for e in sfn.get_execution_history(executionArn=arn)["events"]]
+    assert types[-4:] == ["MapRunStarted", "MapRunFailed", "MapStateFailed", "ExecutionFailed"]
+    run = sfn.describe_map_run(mapRunArn=run_arn)
+    assert run["status"] == "FAILED"
+    # The stopped one, and the other one aborted as its run failed.
+    assert run["executionCounts"]["aborted"] == 2
+    child = sfn.describe_execution(executionArn=kids[0]["executionArn"])
+    assert child["status"] == "ABORTED" and "error" not in child
+
+
+def test_a_cancelled_distributed_map_aborts_its_run(sfn: Any, role: str) -> None:
+    dist = {"Type": "Map", "End": True, "ItemsPath": "$.xs",
+            "ItemProcessor": processor({"W": {"Type": "Wait", "Seconds": 120, "End": True}})}
+    definition = {"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": True, "Branches": [
+        {"StartAt": "D", "States": {"D": dist}},
+        {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 1, "Next": "F"},
+                                    "F": {"Type": "Fail", "Error": "Late", "Cause": "branch"}}}]}}}
+    sm = sfn.create_state_machine(name=f"mr-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                  roleArn=role)["stateMachineArn"]
+    arn = start(sfn, sm, {"xs": [1, 2]})
+    d = wait(sfn, arn)
+    assert (d["status"], d["error"]) == ("FAILED", "Late"), d
+    types = [e["type"] for e in sfn.get_execution_history(executionArn=arn)["events"]]
+    assert types.count("MapRunAborted") == 1
+    assert types.index("MapRunStarted") < types.index("MapRunAborted") < types.index("ParallelStateFailed")
+    run = sfn.describe_map_run(mapRunArn=sfn.list_map_runs(executionArn=arn)["mapRuns"][0]["mapRunArn"])
+    assert (run["status"], run["executionCounts"]["aborted"]) == ("ABORTED", 2)
+
+
+
+def test_a_redrive_runs_a_stopped_child_again(sfn: Any, role: str) -> None:
+    sm = machine(sfn, role, {"ItemProcessor": processor({"W": {"Type": "Wait", "Seconds": 3, "End": True}})})
+    arn = start(sfn, sm, [1])
+    run_arn, kids = _running_children(sfn, arn, 1)
+    sfn.stop_execution(executionArn=kids[0]["executionArn"])
+    assert wait(sfn, arn)["status"] == "FAILED"
+    sfn.redrive_execution(executionArn=arn)
+    d = wait(sfn, arn)
+    assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", [1]), d
+    child = sfn.describe_execution(executionArn=kids[0]["executionArn"])
+    assert (child["status"], child["redriveCount"]) == ("SUCCEEDED", 1)
+    run = sfn.describe_map_run(mapRunArn=run_arn)
+    assert (run["status"], run["redriveCount"], run["executionCounts"]["succeeded"]) == ("SUCCEEDED", 1, 1)
+    types = [e["type"] for e in sfn.get_execution_history(executionArn=kids[0]["executionArn"])["events"]]
+    assert types == ["ExecutionStarted", "WaitStateEntered", "ExecutionAborted", "ExecutionRedriven",
+                     "WaitStateEntered", "WaitStateExited", "ExecutionSucceeded"], types

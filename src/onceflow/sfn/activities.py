@@ -20,7 +20,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
 from onceflow.sfn.engine.integrations.activity import start_signal
-from onceflow.sfn.names import ts, valid_name
+from onceflow.sfn.names import check_encryption, ts, valid_name
 
 if TYPE_CHECKING:
     import sqlite3
@@ -68,12 +68,16 @@ class Activities:
         name = p["name"]
         if not valid_name(name):
             raise E.invalid_name(name)
+        check_encryption(p.get("encryptionConfiguration"))
         arn = self.arn(ctx, name)
         now = time.time()
         config = {"encryptionConfiguration": p["encryptionConfiguration"]} if p.get("encryptionConfiguration") else {}
         with self.db.transaction() as conn:
             existing = self.store.get_activity(arn)
             if existing is not None:  # idempotent: the same name is the same activity
+                if json.loads(existing["config"]) != config:  # [AWS] API reference's wording of the error
+                    raise ServiceError("ActivityAlreadyExists",
+                                       "Activity already exists. EncryptionConfiguration may not be updated.", 400)
                 return {"activityArn": arn, "creationDate": ts(existing["created"])}
             self.store.insert_activity(conn, {"arn": arn, "account": ctx.account, "region": ctx.region, "name": name,
                                               "created": now, "config": json.dumps(config)})

@@ -8,6 +8,10 @@ framed by the ExecutionStarted / ExecutionSucceeded|Failed|Aborted events a chil
 
 UpdateMapRun changes the run's row and an in-memory override the running Map reads at its next
 step (the next child that ends), as AWS applies a new concurrency to children not started yet.
+
+StopExecution on a child closes its row ABORTED and pokes the running Map (`MapRuns.waiting`),
+which cancels the child's fiber and counts it as an unsuccessful item (`MapRuns.stopped_in`: a
+Map replayed after a restart reads the stopped children back from their rows).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import sqlite3
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -53,6 +58,8 @@ class RunIds:
         region, account = row["region"], row["account"]
         machine = row["sm_arn"].rsplit(":", 1)[1]
         run_id = uuid.uuid5(uuid.NAMESPACE_URL, seed)
+        # An EXPRESS child's ARN form is UNCONFIRMED: AWS documents only the STANDARD one and the
+        # labelled machine's; a plain EXPRESS execution's is express:<machine>:<name>:<uuid>.
         kind = "express" if express else "execution"
         return cls(f"arn:aws:states:{region}:{account}:mapRun:{machine}/{label}:{run_id}",
                    f"arn:aws:states:{region}:{account}:stateMachine:{machine}/{label}",
@@ -129,8 +136,13 @@ class MapRuns:
         self.db = service.stack.db
         # UpdateMapRun's values for runs in progress: {run arn: (maxConcurrency, count, percentage)}
         self.overrides: dict[str, tuple[int, int | None, float | None]] = {}
+        # Children stopped by StopExecution, per run in progress: {run arn: {index: (error, cause)}}
+        self.stopped: dict[str, dict[int, tuple[str | None, str | None]]] = {}
+        # How to wake each running Map waiting on its children: {run arn: poke}
+        self.waiting: dict[str, Callable[[], None]] = {}
         self._mu = threading.Lock()
-        service.stack.on_reset.append(self.overrides.clear)
+        for table in (self.overrides, self.stopped, self.waiting):
+            service.stack.on_reset.append(table.clear)
 
     # ------------------------------------------------------------------ engine side
     def run_status(self, run_arn: str) -> str | None:
@@ -145,6 +157,42 @@ class MapRuns:
                                 "WHERE arn=?", (run_arn,))
         return None if row is None else (row[0], row[1], row[2])
 
+    def stopped_in(self, run_arn: str) -> dict[int, tuple[str | None, str | None]]:
+        """The children of a running run that StopExecution stopped (read back once after a
+        restart; a run not RUNNING in its row is new, or is being redriven: none)."""
+        out = self.stopped.get(run_arn)
+        if out is None:
+            out = {}
+            if self.run_status(run_arn) == "RUNNING":
+                out = {idx: (error, cause) for idx, error, cause in self.db.query(
+                    "SELECT idx, error, cause FROM sfn_map_children WHERE run_arn=? AND status='ABORTED'",
+                    (run_arn,))}
+            self.stopped[run_arn] = out
+        return out
+
+    def run_ended(self, run_arn: str) -> None:
+        self.stopped.pop(run_arn, None)
+        self.waiting.pop(run_arn, None)
+
+    def stop_child(self, row: sqlite3.Row, error: str | None, cause: str | None) -> dict[str, Any]:
+        """StopExecution on a child: it ends ABORTED now; the Map notices at its next step."""
+        root = row["parent_arn"]
+        with self.svc.engine.lock_for(root), self.db.transaction() as conn:
+            status, stop = conn.execute("SELECT status, stop FROM sfn_map_children WHERE arn=?",
+                                        (row["arn"],)).fetchone()
+            if status != "RUNNING":  # ended already: as a finished execution answers
+                return {"stopDate": ts(stop if stop is not None else time.time())}
+            stop = time.time()
+            # Before the commit: the Map must not count this child a success once its row says ABORTED.
+            self.stopped_in(row["run_arn"])[row["idx"]] = (error, cause)
+            conn.execute("UPDATE sfn_map_children SET status='ABORTED', error=?, cause=?, stop=? WHERE arn=?",
+                         (error, cause, stop, row["arn"]))
+        poke = self.waiting.get(row["run_arn"])
+        if poke is not None:
+            poke()
+        self.svc.engine.wake(root)
+        return {"stopDate": ts(stop)}
+
     def parent_closed(self, exec_arn: str) -> None:
         """The parent ended (stopped, timed out, failed elsewhere): its runs still going are aborted."""
         if self.db.query_one("SELECT 1 FROM sfn_map_runs WHERE root_arn=? AND status='RUNNING'", (exec_arn,)) is None:
@@ -155,6 +203,7 @@ class MapRuns:
                                        (exec_arn,)).fetchall():
                 close_run(conn, arn, "ABORTED", now, None, None)
                 self.overrides.pop(arn, None)
+                self.run_ended(arn)
 
     # ------------------------------------------------------------------ rows
     def run(self, arn: str) -> sqlite3.Row:
@@ -234,6 +283,8 @@ class MapRuns:
     # ------------------------------------------------------------------ UpdateMapRun
     def update(self, p: dict[str, Any]) -> None:
         arn = p["mapRunArn"]
+        # Both refusals' wording is UNCONFIRMED: no AWS recording of either was found (API reference:
+        # ValidationException; searched AWS docs and public issue threads).
         keys = ("maxConcurrency", "toleratedFailureCount", "toleratedFailurePercentage")
         if not any(p.get(k) is not None for k in keys):
             raise E.validation("Must provide at least one of maxConcurrency, toleratedFailurePercentage or "
@@ -346,4 +397,6 @@ def _closing(status: str, output: str | None, error: str | None, cause: str | No
         return "ExecutionSucceeded", {"output": output, "outputDetails": {"truncated": False}}
     if status == "FAILED":
         return "ExecutionFailed", ev.error_cause(error, cause)
-    return ("ExecutionTimedOut" if status == "TIMED_OUT" else "ExecutionAborted"), {}
+    if status == "TIMED_OUT":
+        return "ExecutionTimedOut", {}
+    return "ExecutionAborted", ev.error_cause(error, cause)  # StopExecution's error and cause, if given

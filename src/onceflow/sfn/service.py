@@ -26,10 +26,12 @@ from onceflow.sfn.engine.integrations.activity import START_SUFFIX
 from onceflow.sfn.engine.integrations.states import PARENT
 from onceflow.sfn.engine.state import event_from_row
 from onceflow.sfn.exec_logging import ExecLogger, check_logging
+from onceflow.sfn.json_input import jackson_reason as _jackson
+from onceflow.sfn.json_input import loads as _loads
 from onceflow.sfn.maprun import MapRuns
 from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_case
 from onceflow.sfn.mocks import parse as parse_mock_config
-from onceflow.sfn.names import ts, valid_name
+from onceflow.sfn.names import check_encryption, ts, valid_name
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.store import SfnStore
 from onceflow.sfn.versions import Versions, new_revision, split_qualified
@@ -38,43 +40,6 @@ from onceflow.stack import Stack
 MAX_INPUT = MAX_PAYLOAD
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 DEFAULT_LOGGING = {"level": "OFF", "includeExecutionData": False}
-
-
-def _jackson(text: str) -> str:
-    """The Jackson-worded reason AWS gives for an execution input that is not JSON."""
-    from onceflow.sfn.asl.check import nesting_message, too_deep
-
-    if too_deep(text):
-        return nesting_message()
-    stripped = text.strip()
-    if not stripped:
-        return "Invalid execution input."
-    if stripped[0].isalpha():
-        word = re.match(r"[A-Za-z0-9_]+", stripped)
-        return (f"Unrecognized token '{word.group(0) if word else stripped[0]}': was expecting (JSON String, Number, "
-                "Array, Object or token 'null', 'true' or 'false')")
-    try:
-        json.loads(text)
-    except RecursionError:
-        return ("Document nesting depth exceeds the maximum allowed (1000, from "
-                "`StreamReadConstraints.getMaxNestingDepth()`)")
-    except json.JSONDecodeError as e:
-        ch = text[e.pos] if e.pos < len(text) else None
-        if ch is None:
-            return "Unexpected end-of-input"
-        if "property name" in e.msg:
-            return f"Unexpected character ('{ch}' (code {ord(ch)})): was expecting double-quote to start field name"
-        return f"Unexpected character ('{ch}' (code {ord(ch)}))"
-    return "Invalid execution input."
-
-
-def _loads(text: str) -> Any:
-    """JSON from a caller: a document nested deeper than Jackson reads is invalid, like malformed text."""
-    from onceflow.sfn.asl.check import too_deep
-
-    if too_deep(text):
-        raise ValueError("nested too deep")
-    return json.loads(text)
 
 
 class SfnService:
@@ -185,6 +150,7 @@ class SfnService:
             "tracingConfiguration": p.get("tracingConfiguration") or {"enabled": False},
         }
         if p.get("encryptionConfiguration"):
+            check_encryption(p["encryptionConfiguration"])
             config["encryptionConfiguration"] = p["encryptionConfiguration"]
         arn = self.machine_arn(ctx, name)
         now = time.time()
@@ -248,6 +214,7 @@ class SfnService:
         if "roleArn" in p:
             self.check_role(ctx, p["roleArn"], arn)
             changes["role_arn"] = p["roleArn"]
+        check_encryption(p.get("encryptionConfiguration"))
         config = json.loads(row["config"])
         for key in ("loggingConfiguration", "tracingConfiguration", "encryptionConfiguration"):
             if key in p:
@@ -488,6 +455,8 @@ class SfnService:
 
     def stop_execution(self, p: dict[str, Any]) -> dict[str, Any]:
         arn = p["executionArn"]
+        if (child := self.map_child(arn)) is not None:  # a map run's child, on its own
+            return self.map_runs.stop_child(child, p.get("error"), p.get("cause"))
         self.execution(arn)
         self.engine.terminate(arn, "ExecutionAborted", "ABORTED", p.get("error"), p.get("cause"))
         row = self.store.get_execution(arn)

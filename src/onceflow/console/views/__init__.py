@@ -32,6 +32,9 @@ ROUTES: list[tuple[str, Handler]] = [
     (rf"/states/{NAME}/executions/(?P<execution>[^/]+)/idempotency", executions.idempotency_page),
     (rf"/states/{NAME}/express/(?P<execution>[^/]+)", express.execution),
     (rf"/states/{NAME}/express/(?P<execution>[^/]+)/status\.json", express.status),
+    # A Distributed Map's child execution: its machine is <machine>/<label> (sfn/maprun.py)
+    (rf"/states/{NAME}/(?P<label>[^/]+)/executions/(?P<execution>[^/]+)", executions.execution),
+    (rf"/states/{NAME}/(?P<label>[^/]+)/executions/(?P<execution>[^/]+)/status\.json", executions.status),
     (r"/dynamodb", ddb.tables),
     (rf"/dynamodb/{NAME}", ddb.table),
     (rf"/dynamodb/{NAME}/item", ddb.item),

@@ -21,6 +21,7 @@ NOT_TRUNCATED = {"truncated": False}
 MAX_WRITES = 5000  # ledger rows shown per execution (a large Map's page stays light)
 MAX_ELSEWHERE = 500  # writes whose item is looked up in other executions' ledger rows
 EVENTS_PAGE = 1000  # history rows per page: keeps a 25,000-event execution's page light
+MAX_CHILDREN = 200  # a map run's child executions linked from its parent's page
 
 
 def load(v: View, machine: str, name: str) -> dict[str, Any]:
@@ -95,14 +96,25 @@ def event_rows(events: list[dict[str, Any]], run: history.Folded) -> list[tuple[
     return rows
 
 
+def _machine(v: View) -> str:
+    """The page's state machine name: <machine>/<label> for a map run's child."""
+    label = v.match.get("label")
+    return f"{v.match['name']}/{label}" if label else v.match["name"]
+
+
+def _machine_path(machine: str) -> str:
+    """A machine name in a page's path, each part quoted (a map run's child has two)."""
+    return "/".join(_q(part) for part in machine.split("/", 1))
+
+
 def execution(v: View) -> Response:
-    machine, name = v.match["name"], v.match["execution"]
+    machine, name = _machine(v), v.match["execution"]
     data = load(v, machine, name)
     drawing = graph.layout(data["definition"])
     first = event_page(v, len(data["events"]))
     shown = data["events"][first:first + EVENTS_PAGE]  # the graph and attempts use them all
     return v.page("execution.html", title=name, machine_name=machine, drawing=drawing,
-                  status_url=v.url(f"/states/{_q(machine)}/executions/{_q(name)}/status.json"),
+                  status_url=v.url(f"/states/{_machine_path(machine)}/executions/{_q(name)}/status.json"),
                   rows=event_rows(shown, data["run"]), first=first, page_size=EVENTS_PAGE, express=False,
                   family=family(v, data), **data)
 
@@ -132,7 +144,25 @@ def family(v: View, data: dict[str, Any]) -> dict[str, Any]:
         arn = out.get("ExecutionArn") if isinstance(out, dict) else None
         if isinstance(arn, str) and arn not in children:
             children[arn] = {"arn": arn, "href": execution_href(v, arn)}
-    return {"parent": parent, "children": list(children.values())}
+    run_arn = data["execution"].get("mapRunArn")
+    if parent is None and isinstance(run_arn, str):  # a Distributed Map's child: its map run's execution
+        run = v.optional(lambda: v.aws.call("stepfunctions", "DescribeMapRun", {"mapRunArn": run_arn}), {}) or {}
+        if run.get("executionArn"):
+            parent = {"arn": run["executionArn"], "href": execution_href(v, run["executionArn"]), "map_run": run_arn}
+    runs = [map_run(v, history.details(e)["mapRunArn"]) for e in data["events"]
+            if e.get("type") == "MapRunStarted" and history.details(e).get("mapRunArn")]
+    return {"parent": parent, "children": list(children.values()), "map_runs": runs}
+
+
+def map_run(v: View, arn: str) -> dict[str, Any]:
+    """A map run this execution started: its counts and its child executions (the newest first)."""
+    described = v.optional(lambda: v.aws.call("stepfunctions", "DescribeMapRun", {"mapRunArn": arn}), {}) or {}
+    listed = v.optional(lambda: v.aws.all("stepfunctions", "ListExecutions", {"mapRunArn": arn, "maxResults": 100},
+                                          "executions", limit=MAX_CHILDREN), []) or []
+    children = [{"arn": c["executionArn"], "name": c.get("name", ""), "status": c.get("status", ""),
+                 "href": execution_href(v, c["executionArn"])} for c in listed]
+    return {"arn": arn, "status": described.get("status", ""), "counts": described.get("executionCounts") or {},
+            "children": children}
 
 
 def execution_href(v: View, arn: str) -> str | None:
@@ -141,8 +171,8 @@ def execution_href(v: View, arn: str) -> str | None:
     if len(parts) < 8 or parts[:3] != ["arn", "aws", "states"] or parts[3] != v.region or parts[4] != v.account:
         return None
     if parts[5] == "execution":
-        return v.url(f"/states/{_q(parts[6])}/executions/{_q(parts[7])}")
-    if parts[5] == "express":
+        return v.url(f"/states/{_machine_path(parts[6])}/executions/{_q(parts[7])}")
+    if parts[5] == "express" and "/" not in parts[6]:  # a map run's EXPRESS child has no log page
         return v.url(f"/states/{_q(parts[6])}/express/{_q(':'.join(parts[7:]))}")
     return None
 
@@ -157,7 +187,7 @@ def event_page(v: View, total: int) -> int:
 
 def status(v: View) -> Response:
     """What the live page polls: the status and each state's colour, as JSON."""
-    arn = v.aws.execution_arn(v.match["name"], v.match["execution"])
+    arn = v.aws.execution_arn(_machine(v), v.match["execution"])
     described = v.aws.call("stepfunctions", "DescribeExecution", {"executionArn": arn})
     events = v.aws.all("stepfunctions", "GetExecutionHistory", {"executionArn": arn, "maxResults": 1000},
                        "events", limit=MAX_EVENTS)

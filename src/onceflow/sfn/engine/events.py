@@ -27,7 +27,7 @@ _DETAIL_KEYS = {
 _NO_DETAILS = {
     "MapStateSucceeded", "MapStateFailed", "MapStateAborted", "ParallelStateStarted", "ParallelStateSucceeded",
     "ParallelStateFailed", "ParallelStateAborted", "LambdaFunctionStarted", "MapRunSucceeded", "TaskStateAborted",
-    "WaitStateAborted",
+    "WaitStateAborted", "MapRunAborted",
 }
 
 

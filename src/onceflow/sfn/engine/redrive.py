@@ -10,7 +10,7 @@ program's last event is a ...StateExited (an End state, or Succeed): a failed on
 state or a failed Task; an aborted one stopped inside a state.
 
 A Distributed Map's run goes on the same way: its children are hidden fibers of the parent, and
-the Map records MapRunRedriven (fanout._redriven). Only a state whose run was a single attempt
+the Map records MapRunRedriven (states/distributed.redriven). Only a state whose run was a single attempt
 (no Retry round) is redriven this way; otherwise the whole state runs again.
 """
 

@@ -27,36 +27,19 @@ from onceflow.sfn.engine.states.common import (
     exit_state,
     fail_in_state,
     input_path,
-    iso,
     jsonata_value,
     process_result,
     states_binding,
     template,
     transition,
 )
+from onceflow.sfn.engine.states.distributed import child_context, map_runs, redriven, run_ids, stopped_child
 from onceflow.sfn.engine.states.errors import catch, maybe_retry
 from onceflow.sfn.engine.states.item_batcher import batches
 from onceflow.sfn.engine.states.item_reader import read_items
 from onceflow.sfn.engine.states.program import Failure, run_program
 from onceflow.sfn.engine.states.result_writer import Record, preview, write_results
-from onceflow.sfn.maprun import MapRuns, RunIds
-
-
-def _run_ids(scope: Scope, state: State, entered_id: int, attempt: int) -> RunIds:
-    """mapRun:<machine>/<Label, or the state's name>:<id>, stable across replays; a retried Map
-    starts a new run."""
-    seed = f"{scope.rt.row['arn']}#{entered_id}" + (f"#{attempt}" if attempt else "")
-    config = (state.get("ItemProcessor") or {}).get("ProcessorConfig") or {}
-    return RunIds.of(scope.rt.row, state.get("Label") or state.name, seed, config.get("ExecutionType") == "EXPRESS")
-
-
-def _map_runs(scope: Scope) -> MapRuns | None:
-    """The service's map runs (None in an in-memory run without a stack: TestState)."""
-    try:
-        service = scope.rt.engine.stack.services.get("stepfunctions")
-    except AssertionError:
-        return None
-    return getattr(service, "map_runs", None)
+from onceflow.sfn.maprun import RunIds
 
 
 def _next_spawn(scope: Scope) -> int:
@@ -342,7 +325,7 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(inputs)})
         records = [Record(i, v) for i, v in enumerate(inputs)] if writer is not None else None
         select = None if batched else functools.partial(_item_input, scope, state, data, ctx, ql)
-        ids = _run_ids(scope, state, entered.id, attempt)
+        ids = run_ids(scope, state, entered.id, attempt)
         outcome = yield from _iterate(scope, state, name, entered, program, inputs, select, limit, tolerated,
                                       len(items), records, ids)
         if records is not None and writer is not None:
@@ -371,34 +354,34 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
         return catch(scope, state, name, raw, ctx, ql, error, cause, "Map")
 
 
-def _child_context(rt: Any, ids: RunIds, label: str, index: int, item_input: Any) -> dict[str, Any]:
-    """A map run's child is an execution of its own in the context object ($$.Execution.Id...)."""
-    name = ids.child_name(index)
-    return {
-        "Execution": {"Id": ids.prefix + name, "Input": item_input, "StartTime": iso(rt.clock.time()), "Name": name,
-                      "RoleArn": rt.row["role_arn"], "RedriveCount": 0},
-        "StateMachine": {"Id": ids.sm_arn, "Name": f"{rt.row['sm_arn'].rsplit(':', 1)[1]}/{label}"},
-    }
-
-
-def _redriven(scope: Scope, ids: RunIds, runs: MapRuns | None) -> None:
-    """A redriven parent goes on with its failed map run (engine/redrive.py keeps its successful
-    children): MapRunRedriven, the run reopened, its unsuccessful children to be run again."""
-    rt, fiber = scope.rt, scope.fiber
-    count = 0
-    while (recorded := rt.peek(fiber)) is not None and recorded.type == "MapRunRedriven":
-        count = int((recorded.details or {}).get("redriveCount", count + 1))
-        rt.emit(fiber, "MapRunRedriven", recorded.details)
-    if runs is None or rt.replaying(fiber) or runs.run_status(ids.arn) not in ("FAILED", "ABORTED"):
-        return
-    rt.emit(fiber, "MapRunRedriven", {"mapRunArn": ids.arn, "redriveCount": count + 1})
-    rt.write(functools.partial(maprun.redrive_run, run_arn=ids.arn, now=rt.clock.time()))
-
-
 def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
              select: Callable[[int, Any], Any] | None, limit: int, tolerated: dict[str, Any] | None,
              n_items: int, records: list[Record] | None, ids: RunIds) -> Fx:
     """Run the iterations; returns ('ok', results) or ('err', error, cause).
+
+    A Distributed Map whose own state is cancelled (a sibling branch or iteration failed) aborts
+    its run: MapRunAborted (inferred: the run's ABORTED status and the event type are AWS's;
+    no recorded history shows the event's place).
+    """
+    me = scope.rt.executing
+    try:
+        return (yield from _iterations(scope, state, name, entered, program, inputs, select, limit, tolerated,
+                                       n_items, records, ids))
+    except GeneratorExit:
+        rt = scope.rt
+        if state.distributed and me is not None and me.cancelled and not (rt.stopped or rt.finished):
+            rt.emit(scope.fiber, "MapRunAborted", None)
+            rt.write(functools.partial(maprun.close_run, run_arn=ids.arn, status="ABORTED", now=rt.clock.time(),
+                                       error=None, cause=None))
+            if (runs := map_runs(scope)) is not None:
+                runs.run_ended(ids.arn)
+        raise
+
+
+def _iterations(scope: Scope, state: State, name: str, entered: Event, program: Program, inputs: list[Any],
+                select: Callable[[int, Any], Any] | None, limit: int, tolerated: dict[str, Any] | None,
+                n_items: int, records: list[Record] | None, ids: RunIds) -> Fx:
+    """_iterate's body.
 
     A Distributed Map's iterations are a map run of child executions: their events stay out of
     this history, which only shows MapRunStarted and MapRunSucceeded/Failed; the run and its
@@ -408,7 +391,7 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
     rt, fiber = scope.rt, scope.fiber
     distributed = state.distributed
     batched = isinstance(state.get("ItemBatcher"), dict)
-    runs = _map_runs(scope) if distributed else None
+    runs = map_runs(scope) if distributed else None
     tolerance = None if tolerated is None else _failure_limit(
         tolerated.get("ToleratedFailureCount"), tolerated.get("ToleratedFailurePercentage"), n_items)
     settings = None
@@ -424,7 +407,9 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
             count=count, percentage=pct, total_items=n_items, total_execs=len(inputs),
             definition=to_json(state.get("ItemProcessor"))))
         settings = runs.stored_settings(ids.arn) if runs is not None else None  # after a restart
-        _redriven(scope, ids, runs)
+        redriven(scope, ids, runs)
+    # Children stopped by StopExecution (sfn/maprun.py): unsuccessful items, not run again on replay.
+    stopped = runs.stopped_in(ids.arn) if runs is not None else {}
 
     def apply(new: tuple[int, int | None, float | None] | None) -> None:
         """UpdateMapRun's values (or those stored before a restart) replace the Map's."""
@@ -451,6 +436,11 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
         now = rt.clock.time()
         if rec is not None:
             rec.stop = now
+        if index in stopped:  # its row says ABORTED already
+            error, cause = stopped[index]
+            if rec is not None:
+                rec.status, rec.error, rec.cause = "ABORTED", error, cause
+            return failed(index, error, cause, True)
         if kid.error is None:
             results[index] = kid.result
             if rec is not None:
@@ -470,11 +460,18 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                                        error=error, cause=cause, now=now))
         else:
             rt.emit(fiber, "MapIterationFailed", {"index": index, "name": name}, update=False)
+        return failed(index, error, cause, False)
+
+    def failed(index: int, error: str | None, cause: str | None,
+               aborted: bool) -> tuple[str | None, str | None] | None:
+        """An unsuccessful item (a failed batch fails all its items). An aborted child has no
+        error of its own to fail the Map with: it counts against the threshold, 0 by default."""
+        nonlocal failures
         failures += len(inputs[index]["Items"]) if batched else 1
         results[index] = {k: v for k, v in (("Error", error), ("Cause", cause)) if v is not None}
-        if tolerance is None:
+        if tolerance is None and not aborted:
             return error, cause
-        if failures > tolerance:
+        if failures > (tolerance or 0):
             return "States.ExceedToleratedFailureThreshold", "The specified tolerated failure threshold was exceeded"
         return None
 
@@ -488,6 +485,11 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
     while failure is None and (next_index < n or running):
         if runs is not None and runs.overrides.get(ids.arn, settings) != settings:
             apply(runs.overrides[ids.arn])
+        for kid in [k for k, i in running.items() if i in stopped] if stopped else ():  # (a scan only then)
+            rt.cancel(kid)
+            failure = settle(kid) or failure
+        if failure is not None:
+            break
         while failure is None and next_index < n and (limit <= 0 or len(running) < limit):
             index = next_index
             next_index += 1
@@ -507,8 +509,9 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                 rt.write(functools.partial(maprun.insert_child, ids=ids, index=index,
                                            fiber=f"{fiber}.~{_next_spawn(scope)}", items=items,
                                            input_text=to_json(item_input), now=rt.clock.time()))
-            context = _child_context(rt, ids, state.get("Label") or name, index, item_input) if distributed else None
-            kid = (yield Spawn([_child(scope, program, item_input, context)], hidden=distributed))[0]
+            context = child_context(rt, ids, state.get("Label") or name, index, item_input) if distributed else None
+            factory = stopped_child if index in stopped else _child(scope, program, item_input, context)
+            kid = (yield Spawn([factory], hidden=distributed))[0]
             running[kid] = index
             replaying = rt.replaying(fiber) and not distributed
             if kid.done and (not replaying or recorded_settle() == index):
@@ -521,11 +524,17 @@ def _iterate(scope: Scope, state: State, name: str, entered: Event, program: Pro
                     yield WaitAny([kid])
                 failure = settle(kid)
                 continue
-            done = yield WaitAny(list(running))
+            waiting = WaitAny(list(running))
+            if runs is not None and (me := rt.executing) is not None:
+                # StopExecution on a child ends this wait (with an empty answer)
+                runs.waiting[ids.arn] = functools.partial(rt.completions.append, (me, waiting, [], None))
+            done = yield waiting
             for kid in done:
                 failure = settle(kid) or failure
                 if failure is not None:
                     break
+    if runs is not None:
+        runs.run_ended(ids.arn)
     if failure is not None:
         for kid in list(running):
             rt.cancel(kid)

@@ -64,7 +64,7 @@ def execution_record(map_run_arn: str, sm_arn: str, rec: Record) -> dict[str, An
     if rec.status == "SUCCEEDED":
         out["Output"] = json.dumps(rec.output, separators=(",", ":"), ensure_ascii=False)
         out["OutputDetails"] = {"Included": True}
-    if rec.status == "FAILED":
+    if rec.status in ("FAILED", "ABORTED"):
         if rec.error is not None:
             out["Error"] = rec.error
         if rec.cause is not None:
@@ -86,7 +86,7 @@ def transformed(records: list[Record], status: str, transformation: str, map_run
     record stays whole under both)."""
     out: list[Any] = []
     for r in records:
-        if r.status != status:
+        if (r.status if r.status in STATUSES else "FAILED") != status:  # aborted ones: with the failed
             continue
         if transformation == "NONE" or r.status != "SUCCEEDED":
             out.append(execution_record(map_run_arn, sm_arn, r))
