@@ -67,7 +67,7 @@ class EventsApi:
 
     @operation("DeleteRule")
     def delete_rule(self, ctx: RequestContext, p: Params) -> None:
-        self.service.delete_rule(_key(ctx), p["Name"], p.get("EventBusName"))
+        self.service.delete_rule(_key(ctx), p["Name"], p.get("EventBusName"), bool(p.get("Force")))
 
     @operation("ListRules")
     def list_rules(self, ctx: RequestContext, p: Params) -> Params:
@@ -86,7 +86,8 @@ class EventsApi:
 
     @operation("RemoveTargets")
     def remove_targets(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.remove_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p["Ids"])
+        return self.service.remove_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p["Ids"],
+                                           bool(p.get("Force")))
 
     @operation("ListTargetsByRule")
     def list_targets_by_rule(self, ctx: RequestContext, p: Params) -> Params:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.events import bus_policy, errors, sfn_events, store
-from onceflow.events.archives import Archives
+from onceflow.events.archives import Archives, archive_of
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.destinations import Destinations
 from onceflow.events.schedule import ScheduleError, next_firing
@@ -257,6 +257,7 @@ class EventsService:
         now = time.time()
         with self.db.transaction() as conn:
             existing = store.get_rule(conn, key, bus, name)
+            _not_managed(existing)
             if bus != DEFAULT_BUS:
                 self.bus_row(conn, key, bus)
             cols: dict[str, Any] = {
@@ -318,6 +319,7 @@ class EventsService:
         bus = bus_name(bus)
         with self.db.transaction() as conn:
             row = self._rule(conn, key, bus, name)
+            _not_managed(row)
             cols: dict[str, Any] = {"state": "ENABLED" if enabled else "DISABLED"}
             if row["schedule"]:
                 if not enabled:
@@ -327,12 +329,14 @@ class EventsService:
             store.update_rule(conn, key, bus, name, **cols)
         self.clock.poke()
 
-    def delete_rule(self, key: Key, name: str, bus: str | None) -> None:
+    def delete_rule(self, key: Key, name: str, bus: str | None, force: bool = False) -> None:
         bus = bus_name(bus)
         with self.db.transaction() as conn:
             row = store.get_rule(conn, key, bus, name)
             if row is None:
                 return  # AWS: deleting a rule that is not there succeeds
+            if not force:
+                _not_managed(row)
             if store.targets(conn, key, bus, name):
                 raise errors.rule_has_targets()
             store.delete_rule(conn, key, bus, name)
@@ -361,7 +365,7 @@ class EventsService:
         for target in targets:
             _check_target(target)
         with self.db.transaction() as conn:
-            self._rule(conn, key, bus, rule)
+            _not_managed(self._rule(conn, key, bus, rule))
             existing = {t["Id"] for t in store.targets(conn, key, bus, rule)}
             if len(existing | {t["Id"] for t in targets}) > MAX_TARGETS:
                 raise errors.too_many_targets()
@@ -369,10 +373,13 @@ class EventsService:
                 store.put_target(conn, key, bus, rule, target)
         return {"FailedEntryCount": 0, "FailedEntries": []}
 
-    def remove_targets(self, key: Key, rule: str, bus: str | None, ids: list[str]) -> dict[str, Any]:
+    def remove_targets(self, key: Key, rule: str, bus: str | None, ids: list[str],
+                       force: bool = False) -> dict[str, Any]:
         bus = bus_name(bus)
         with self.db.transaction() as conn:
-            self._rule(conn, key, bus, rule)
+            row = self._rule(conn, key, bus, rule)
+            if not force:
+                _not_managed(row)
             for target_id in ids:
                 store.remove_target(conn, key, bus, rule, target_id)
         return {"FailedEntryCount": 0, "FailedEntries": []}
@@ -433,8 +440,7 @@ class EventsService:
     def route(self, conn: sqlite3.Connection, key: Key, bus: str, event: dict[str, Any], now: float,
               only: set[str] | None = None, hops: int = 0) -> int:
         """Enqueue `event` for every target of every enabled rule on `bus` that matches it (of the
-        rules named in `only`, for a replay), and keep it in the bus's archives."""
-        self.archives.record(conn, key, bus, event, now)
+        rules named in `only`, for a replay); an archive's rule keeps it in the archive."""
         routed = 0
         for rule in store.pattern_rules(conn, key, bus):
             if only is not None and rule["name"] not in only:
@@ -443,6 +449,10 @@ class EventsService:
                 if not compile_pattern(rule["pattern"]).matches(event):
                     continue
             except PatternError:
+                continue
+            archive = archive_of(rule)
+            if archive is not None:
+                self.archives.keep(conn, key, archive, event, now)
                 continue
             arn = rule_arn(key[1], key[0], bus, rule["name"])
             for target in store.targets(conn, key, bus, rule["name"]):
@@ -613,6 +623,12 @@ class _RuleSchedules:
 
 
 # ---------------------------------------------------------------------- checks and helpers
+def _not_managed(rule: sqlite3.Row | None) -> None:
+    """A rule a service made for itself (an archive's) is changed only by that service, or with Force."""
+    if rule is not None and rule["managed_by"]:
+        raise errors.managed_rule(rule["name"])
+
+
 def _check_target(target: dict[str, Any]) -> None:
     arn = target["Arn"]
     parsed = parse_target_arn(arn)
