@@ -88,7 +88,7 @@ class Archives:
         if not arn.startswith(prefix):
             raise errors.validation("Parameter EventSourceArn is not valid. Reason: Must contain an event bus ARN.")
         name = arn[len(prefix):]
-        self.events.bus_row(conn, key, name)
+        self.events.buses.bus_row(conn, key, name)
         return name
 
     def _pattern(self, text: str | None) -> str | None:
@@ -206,7 +206,7 @@ class Archives:
                 raise errors.validation("Parameter Destination.Arn is not valid. Reason: Must contain an event bus "
                                         "ARN.")
             bus = destination["Arn"][len(bus_prefix):]
-            self.events.bus_row(conn, key, bus)
+            self.events.buses.bus_row(conn, key, bus)
             if bus != archive["bus"]:
                 raise errors.validation("Parameter Destination.Arn is not valid. Reason: Cross event bus replay is "
                                         "not permitted.")
