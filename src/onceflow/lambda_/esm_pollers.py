@@ -5,8 +5,8 @@ SQS pollers wait in SQS's own long poll (woken by a send, or by the mapping chan
 batch is left in the queue, where it becomes visible again after the visibility timeout and the
 queue's redrive policy decides when it goes to a dead-letter queue. A stream poller reads after
 the position stored in its row and checkpoints there after each batch (a restarted server resumes
-from it); it sleeps a quarter second between reads of an idle stream, as Lambda polls shards four
-times a second, because DynamoDB has no wake-up to offer."""
+from it); on an idle stream it waits for the stream's next record (the write that captures it wakes
+the poller), not polling, until an open tumbling window ends."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from onceflow.stack import Stack
 
 log = logging.getLogger(__name__)
 
-STREAM_IDLE_S = 0.25
+STREAM_RECHECK_S = 60.0  # an idle stream poller looks again this often even unwoken (a safety net only)
 MISSING_SOURCE_RETRY_S = 5.0
 MAX_BACKOFF_S = 5.0
 DEFAULT_SQS_POLLERS = 2
@@ -224,6 +224,12 @@ class StreamPoller(_Poller):
         self.window: tuple[int, int] | None = None  # the open tumbling window (start, end), epoch seconds
         self.state: Any = {}  # what the function returned as "state" within it (kept in memory only)
         self.shard = ""
+        self._watch: Any = None  # the wait for the stream's next record, ended at once by stop()
+
+    def stop(self) -> None:
+        super().stop()
+        if (watch := self._watch) is not None:
+            watch.fire()
 
     def _window_of(self, record: dict[str, Any]) -> tuple[int, int]:
         start = int(record["dynamodb"]["ApproximateCreationDateTime"]) // self.tumbling * self.tumbling
@@ -247,16 +253,25 @@ class StreamPoller(_Poller):
         streams = self.owner.stack.services["dynamodbstreams"]
         row, size = self.row, self.config["BatchSize"]
         read = lambda: streams.records_after(row["account"], row["region"], row["source_arn"], row["position"], size)  # noqa: E731
-        records = read()
-        window = self.config.get("MaximumBatchingWindowInSeconds") or 0
-        if records and len(records) < size and window:
-            self.stopped.wait(window)
+        key, self._watch = streams.watch(row["account"], row["region"], row["source_arn"])  # before reading
+        try:
+            if self.stopped.is_set():
+                return
             records = read()
-        if not records:
-            if self.window is not None and time.time() >= self.window[1]:
-                self._close_window()
-            self.stopped.wait(STREAM_IDLE_S)
-            return
+            window = self.config.get("MaximumBatchingWindowInSeconds") or 0
+            if records and len(records) < size and window:
+                self.stopped.wait(window)
+                records = read()
+            if not records:
+                if self.window is not None and time.time() >= self.window[1]:
+                    self._close_window()
+                wait = STREAM_RECHECK_S if self.window is None else max(0.0, self.window[1] - time.time())
+                self._watch.wait_blocking(wait)
+                with self.owner.stack.db.writers_lock():
+                    pass  # the record's write fired the watch from inside its transaction: let it commit
+                return
+        finally:
+            streams.waiters.forget(key, self._watch)
         batch = [stream_record(r, row["source_arn"]) for r in records]
         if self.tumbling:  # one window per invocation: a record of a later one closes the open one first
             first = self._window_of(batch[0])
