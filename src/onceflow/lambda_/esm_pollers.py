@@ -22,6 +22,7 @@ from typing import Any
 from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
+from onceflow.lambda_ import esm_windows
 from onceflow.lambda_.esm_events import (
     compile_filters,
     failed_items,
@@ -222,8 +223,9 @@ class StreamPoller(_Poller):
         super().__init__(owner, row, previous)
         self.tumbling = int(self.config.get("TumblingWindowInSeconds") or 0)
         self.window: tuple[int, int] | None = None  # the open tumbling window (start, end), epoch seconds
-        self.state: Any = {}  # what the function returned as "state" within it (kept in memory only)
+        self.state: Any = {}  # what the function returned as "state" within it (kept with the checkpoint)
         self.shard = ""
+        self._resumed = False
         self._watch: Any = None  # the wait for the stream's next record, ended at once by stop()
 
     def stop(self) -> None:
@@ -248,10 +250,22 @@ class StreamPoller(_Poller):
         """The window's final invocation: no records, the state it reached."""
         self.owner.invoke(self.row, self._envelope([], final=True))
         self.window, self.state = None, {}
+        with self.owner.stack.db.transaction() as conn:
+            esm_windows.save(conn, self.row["uuid"], None, None)
+
+    def _checkpoint(self, position: str, result: str) -> None:
+        """The position after a batch, and the window open after it, in one transaction."""
+        with self.owner.stack.db.transaction() as conn:
+            if self.tumbling:
+                esm_windows.save(conn, self.row["uuid"], self.window, self.state)
+            self.owner.store.progress(self.row["uuid"], position, result)
 
     def run_once(self) -> None:
         streams = self.owner.stack.services["dynamodbstreams"]
         row, size = self.row, self.config["BatchSize"]
+        if self.tumbling and not self._resumed:  # a window a previous poller (or server) left open
+            self._resumed = True
+            self.window, self.state = esm_windows.load(self.owner.stack.db, row["uuid"]) or (None, {})
         read = lambda: streams.records_after(row["account"], row["region"], row["source_arn"], row["position"], size)  # noqa: E731
         key, self._watch = streams.watch(row["account"], row["region"], row["source_arn"])  # before reading
         try:
@@ -284,7 +298,7 @@ class StreamPoller(_Poller):
         if result is None and self.stopped.is_set():
             return  # stopped mid-batch: not checkpointed, the next poller reads it again
         row["position"] = batch[-1]["dynamodb"]["SequenceNumber"]
-        self.owner.store.progress(row["uuid"], row["position"], result or OK)
+        self._checkpoint(row["position"], result or OK)
 
     def _handle(self, batch: list[dict[str, Any]], tries: int) -> str | None:
         """Invoke with `batch` until it succeeds, is split, or runs out of retries or age; the result
