@@ -6,8 +6,10 @@ triggering a warm function, one event at a time (the next is sent once the last 
 The function measures it: the time from the client's send (carried in the message body or the
 item) to the handler's start, on the same machine's clock; the figures are read back from its log.
 Baseline in the same run: a direct Invoke of the same function from the client (send-to-start too).
-A stream poller reads an idle stream every 0.25 s (Lambda polls shards 4 times a second), so its
-p50 sits near half of that; an SQS poller waits in the queue's long poll.
+A stream poller waits for the stream's next record (the write wakes it) and an SQS poller waits
+in the queue's long poll. Run it with PYTHONPATH=src to measure this checkout, not an installed one.
+Measured (2 shared cores, --n 30): stream mapping p50 188.5 ms when the poller read an idle stream
+every 0.25 s, 14.4 ms woken by the write (direct Invoke 15.4 ms, SQS mapping 29.8 ms).
 """
 
 from __future__ import annotations

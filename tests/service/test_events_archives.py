@@ -107,3 +107,45 @@ def test_archive_and_replay_errors(aws: Callable[..., Any]) -> None:
         "ValidationException", "Parameter EventSourceArn is not valid. Reason: Archive none does not exist.", 400)
     assert error(lambda: events.describe_replay(ReplayName="none")) == (
         "ResourceNotFoundException", "Replay none does not exist.", 400)
+
+
+def test_archive_managed_rule(aws: Callable[..., Any]) -> None:
+    """AWS keeps an archive by a rule it manages on the bus: listed, not the user's to change."""
+    events = aws("events")
+    bus = uid("bus")
+    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
+    name = uid("arch")
+    archive_arn = events.create_archive(ArchiveName=name, EventSourceArn=bus_arn,
+                                        EventPattern=json.dumps({"source": ["shop"]}))["ArchiveArn"]
+    rule = f"Events-Archive-{name}"
+    [listed] = events.list_rules(EventBusName=bus)["Rules"]
+    assert (listed["Name"], listed["ManagedBy"], listed["State"]) == (rule, "prod.vhs.events.aws.internal", "ENABLED")
+    assert json.loads(listed["EventPattern"]) == {"source": ["shop"], "replay-name": [{"exists": False}]}
+    [target] = events.list_targets_by_rule(Rule=rule, EventBusName=bus)["Targets"]
+    assert (target["Id"], target["Arn"]) == (rule, "arn:aws:events:us-east-1:::")
+    assert f'"archive-arn": "{archive_arn}:' in target["InputTransformer"]["InputTemplate"]
+
+    managed = ("ManagedRuleException", f"{rule} is a managed rule. Set 'force' parameter to true to override.", 400)
+    assert error(lambda: events.delete_rule(Name=rule, EventBusName=bus)) == managed
+    assert error(lambda: events.remove_targets(Rule=rule, EventBusName=bus, Ids=[rule])) == managed
+    assert error(lambda: events.disable_rule(Name=rule, EventBusName=bus)) == managed
+    assert error(lambda: events.put_rule(Name=rule, EventBusName=bus, EventPattern='{"source": ["x"]}')) == managed
+    assert events.describe_rule(Name=rule, EventBusName=bus)["State"] == "ENABLED"  # nothing changed
+
+    events.update_archive(ArchiveName=name, EventPattern=json.dumps({"source": ["shop", "mall"]}))
+    pattern = json.loads(events.describe_rule(Name=rule, EventBusName=bus)["EventPattern"])
+    assert pattern == {"source": ["shop", "mall"], "replay-name": [{"exists": False}]}
+    events.put_events(Entries=[{"Source": "mall", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
+    assert events.describe_archive(ArchiveName=name)["EventCount"] == 1
+
+    events.delete_archive(ArchiveName=name)  # takes its rule with it
+    assert events.list_rules(EventBusName=bus)["Rules"] == []
+
+    # With Force the user may remove the rule, and the archive then keeps nothing more.
+    name = uid("arch")
+    events.create_archive(ArchiveName=name, EventSourceArn=bus_arn)
+    rule = f"Events-Archive-{name}"
+    events.remove_targets(Rule=rule, EventBusName=bus, Ids=[rule], Force=True)
+    events.delete_rule(Name=rule, EventBusName=bus, Force=True)
+    events.put_events(Entries=[{"Source": "mall", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
+    assert events.describe_archive(ArchiveName=name)["EventCount"] == 0

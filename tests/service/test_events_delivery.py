@@ -399,7 +399,7 @@ def test_an_sqs_target_and_a_dead_letter_queue(aws: Callable[..., Any]) -> None:
     dead = sqs.receive_message(QueueUrl=dlq, WaitTimeSeconds=10, MessageAttributeNames=["All"])["Messages"]
     assert json.loads(dead[0]["Body"])["id"] == event_id
     attrs = dead[0]["MessageAttributes"]
-    assert attrs["ERROR_CODE"]["StringValue"] == "ResourceNotFoundException"
+    assert attrs["ERROR_CODE"]["StringValue"] == "NO_RESOURCE"  # AWS's code for a target that is gone
     assert attrs["TARGET_ARN"]["StringValue"] == missing_fn
 
 

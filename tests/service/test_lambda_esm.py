@@ -306,6 +306,21 @@ def test_a_tumbling_window_carries_state_to_its_final_invocation(aws: Callable[.
     assert sum(counted.values()) == 3
 
 
+def test_an_idle_stream_poller_is_woken_by_the_next_write(aws: Callable[..., Any], role: str) -> None:
+    """The poller waits for the stream's next record rather than reading it on a timer: a write to
+    a table idle for a while reaches the function long before the poller's 60 s safety recheck."""
+    function = _function(aws, role)
+    table, stream = _table(aws)
+    lam = aws("lambda")
+    uuid_ = lam.create_event_source_mapping(EventSourceArn=stream, FunctionName=function,
+                                            StartingPosition="LATEST")["UUID"]
+    _until(lambda: lam.get_event_source_mapping(UUID=uuid_)["State"] == "Enabled", "the mapping enabled")
+    time.sleep(1)  # the poller has read the empty stream and is waiting
+    aws("dynamodb").put_item(TableName=table, Item={"id": {"S": "wake"}})
+    got = _until(lambda: _events(aws, function), "the record delivered", timeout=20)
+    assert [r["dynamodb"]["Keys"]["id"]["S"] for r in got[0]["Records"]] == ["wake"]
+
+
 def _code(call: Callable[[], Any]) -> tuple[str, str]:
     with pytest.raises(ClientError) as err:
         call()

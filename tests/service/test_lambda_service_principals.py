@@ -117,7 +117,7 @@ def test_eventbridge_invokes_a_function_only_through_its_resource_policy(aws: Aw
     attrs = {k: v["StringValue"] for k, v in dead[0]["MessageAttributes"].items()}
     # Not retried (a permission error), and the record says why and for which rule and target.
     assert (attrs["ERROR_CODE"], attrs["RETRY_ATTEMPTS"], attrs["RULE_ARN"], attrs["TARGET_ARN"]) == (
-        "AccessDeniedException", "0", rule_arn, fn)
+        "NO_PERMISSIONS", "0", rule_arn, fn)
     assert "EXHAUSTED_RETRY_CONDITION" not in attrs
     lam.add_permission(FunctionName=name, StatementId="events", Action="lambda:InvokeFunction",
                        Principal="events.amazonaws.com", SourceArn=rule_arn)

@@ -83,6 +83,18 @@ def test_sms_attributes(aws: Any) -> None:
     assert sns.get_sms_attributes()["attributes"] == {"DefaultSMSType": "Transactional", "DefaultSenderID": "me"}
 
 
+def test_phone_number_opt_outs(aws: Any) -> None:
+    """onceflow sends no SMS, so no recipient can reply STOP: no number is opted out."""
+    sns = aws("sns")
+    assert sns.check_if_phone_number_is_opted_out(phoneNumber="+447428545375")["isOptedOut"] is False
+    assert sns.list_phone_numbers_opted_out()["phoneNumbers"] == []
+    sns.opt_in_phone_number(phoneNumber="+447428545375")
+    for bad in ("+44742LALALA", "not a number"):
+        with pytest.raises(ClientError) as e:
+            sns.check_if_phone_number_is_opted_out(phoneNumber=bad)
+        assert e.value.response["Error"]["Code"] == "InvalidParameter"
+
+
 def test_topic_tagging_errors_and_standard_topic_attributes(aws: Any) -> None:
     sns = aws("sns")
     missing = "arn:aws:sns:us-east-1:000000000000:no-such-topic-" + uuid.uuid4().hex[:6]

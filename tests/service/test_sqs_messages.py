@@ -65,6 +65,12 @@ def test_attribute_selection_by_prefix(sqs: Any) -> None:
     [m] = sqs.receive_message(QueueUrl=url, MessageAttributeNames=["a.*"])["Messages"]
     assert list(m["MessageAttributes"]) == ["a.one"]
     assert m["MD5OfMessageAttributes"] == attributes_md5({"a.one": attrs["a.one"]})
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=0)
+    # `<prefix>.*` is a prefix then anything: "Cust.*" takes "Custom1" too, as AWS answers
+    sqs.send_message(QueueUrl=url, MessageBody="y", MessageAttributes={
+        "Custom1": {"DataType": "String", "StringValue": "c"}, "Other": {"DataType": "String", "StringValue": "o"}})
+    got = sqs.receive_message(QueueUrl=url, MessageAttributeNames=["Cust.*"], MaxNumberOfMessages=10)["Messages"]
+    assert {m["Body"]: sorted(m.get("MessageAttributes", {})) for m in got} == {"x": [], "y": ["Custom1"]}
 
 
 def test_visibility_timeout_and_stale_handles(sqs: Any) -> None:

@@ -92,7 +92,7 @@ def test_an_eventbridge_rule_reaches_a_queue_or_topic_only_through_its_policy(aw
     while len(dead) < 2 and time.monotonic() < deadline:
         dead += bodies(aws, dlq_url, wait=2)
     assert sorted(m["MessageAttributes"]["TARGET_ARN"]["StringValue"] for m in dead) == sorted([arn, topic])
-    assert {m["MessageAttributes"]["ERROR_CODE"]["StringValue"] for m in dead} == {"AccessDenied"}
+    assert {m["MessageAttributes"]["ERROR_CODE"]["StringValue"] for m in dead} == {"NO_PERMISSIONS"}
     assert bodies(aws, url, wait=0) == [] and bodies(aws, fan_url, wait=0) == []
 
     let_in(aws, url, arn, "events.amazonaws.com", rule_arn)

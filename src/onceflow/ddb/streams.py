@@ -22,6 +22,7 @@ from onceflow.ddb.errors import ddb_error, not_found
 from onceflow.ddb.schema import Table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import validation_error
+from onceflow.longpoll import Waiters, Watch
 from onceflow.store.db import Database
 
 MIGRATIONS = [
@@ -69,6 +70,7 @@ class Streams:
     def __init__(self, db: Database, clock: Callable[[], float]) -> None:
         self.db = db
         self.clock = clock
+        self.waiters = Waiters()  # a Lambda stream poller waits here for a stream's next record (events3)
 
     # ============================================================== the write side (ddb/service.py)
     def open(self, conn: sqlite3.Connection, t: Table, view_type: str) -> None:
@@ -116,6 +118,7 @@ class Streams:
             rec["u"] = identity
         conn.execute("INSERT INTO ddb_stream_records (stream_id, created, record) VALUES (?,?,?)",
                      (t.stream_id, self.clock(), dumps(rec)))
+        self.waiters.notify(t.stream_id)  # fired inside the write: see watch()
 
     def trim(self) -> int:
         """Drop records older than 24 hours (and streams disabled as long ago); returns how many went."""
@@ -300,6 +303,13 @@ class Streams:
             return seq_text(max(self._trimmed_below(), s["start"] - 1))
         last = self.db.query_one("SELECT MAX(seq) FROM ddb_stream_records WHERE stream_id=?", (s["id"],))
         return seq_text(last[0] if last and last[0] is not None else s["start"] - 1)
+
+    def watch(self, account: str, region: str, arn: str) -> tuple[int, Watch]:
+        """(key, a watch fired by the stream's next record); register it before reading, forget(key)
+        it after. It fires inside the writing transaction, so a reader woken by it first waits for
+        that write to end (`db.writers_lock()`) to see the record."""
+        key = int(self._stream(account, region, arn)["id"])
+        return key, self.waiters.watch(key)
 
     def records_after(self, account: str, region: str, arn: str, after: str | None,
                       limit: int = 100) -> list[dict[str, Any]]:

@@ -22,75 +22,76 @@ class EventsApi:
     # ------------------------------------------------------------------ buses
     @operation("CreateEventBus")
     def create_event_bus(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.create_bus(_key(ctx), p)
+        return self.service.buses.create_bus(_key(ctx), p)
 
     @operation("DescribeEventBus")
     def describe_event_bus(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.describe_bus(_key(ctx), p.get("Name"))
+        return self.service.buses.describe_bus(_key(ctx), p.get("Name"))
 
     @operation("ListEventBuses")
     def list_event_buses(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.list_buses(_key(ctx), p.get("NamePrefix"), p.get("Limit"), p.get("NextToken"))
+        return self.service.buses.list_buses(_key(ctx), p.get("NamePrefix"), p.get("Limit"), p.get("NextToken"))
 
     @operation("DeleteEventBus")
     def delete_event_bus(self, ctx: RequestContext, p: Params) -> None:
-        self.service.delete_bus(_key(ctx), p["Name"])
+        self.service.buses.delete_bus(_key(ctx), p["Name"])
 
     @operation("UpdateEventBus")
     def update_event_bus(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.update_bus(_key(ctx), p)
+        return self.service.buses.update_bus(_key(ctx), p)
 
     @operation("PutPermission")
     def put_permission(self, ctx: RequestContext, p: Params) -> None:
-        self.service.put_permission(_key(ctx), p)
+        self.service.buses.put_permission(_key(ctx), p)
 
     @operation("RemovePermission")
     def remove_permission(self, ctx: RequestContext, p: Params) -> None:
-        self.service.remove_permission(_key(ctx), p)
+        self.service.buses.remove_permission(_key(ctx), p)
 
     # ------------------------------------------------------------------ rules
     @operation("PutRule")
     def put_rule(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.put_rule(_key(ctx), p)
+        return self.service.rules.put_rule(_key(ctx), p)
 
     @operation("DescribeRule")
     def describe_rule(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.describe_rule(_key(ctx), p["Name"], p.get("EventBusName"))
+        return self.service.rules.describe_rule(_key(ctx), p["Name"], p.get("EventBusName"))
 
     @operation("EnableRule")
     def enable_rule(self, ctx: RequestContext, p: Params) -> None:
-        self.service.set_rule_state(_key(ctx), p["Name"], p.get("EventBusName"), True)
+        self.service.rules.set_rule_state(_key(ctx), p["Name"], p.get("EventBusName"), True)
 
     @operation("DisableRule")
     def disable_rule(self, ctx: RequestContext, p: Params) -> None:
-        self.service.set_rule_state(_key(ctx), p["Name"], p.get("EventBusName"), False)
+        self.service.rules.set_rule_state(_key(ctx), p["Name"], p.get("EventBusName"), False)
 
     @operation("DeleteRule")
     def delete_rule(self, ctx: RequestContext, p: Params) -> None:
-        self.service.delete_rule(_key(ctx), p["Name"], p.get("EventBusName"))
+        self.service.rules.delete_rule(_key(ctx), p["Name"], p.get("EventBusName"), bool(p.get("Force")))
 
     @operation("ListRules")
     def list_rules(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.list_rules(_key(ctx), p.get("NamePrefix"), p.get("EventBusName"), p.get("Limit"),
+        return self.service.rules.list_rules(_key(ctx), p.get("NamePrefix"), p.get("EventBusName"), p.get("Limit"),
                                        p.get("NextToken"))
 
     @operation("ListRuleNamesByTarget")
     def list_rule_names_by_target(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.rule_names_by_target(_key(ctx), p["TargetArn"], p.get("EventBusName"), p.get("Limit"),
+        return self.service.rules.rule_names_by_target(_key(ctx), p["TargetArn"], p.get("EventBusName"), p.get("Limit"),
                                                  p.get("NextToken"))
 
     # ------------------------------------------------------------------ targets
     @operation("PutTargets")
     def put_targets(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.put_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p["Targets"])
+        return self.service.rules.put_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p["Targets"])
 
     @operation("RemoveTargets")
     def remove_targets(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.remove_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p["Ids"])
+        return self.service.rules.remove_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p["Ids"],
+                                           bool(p.get("Force")))
 
     @operation("ListTargetsByRule")
     def list_targets_by_rule(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.list_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p.get("Limit"),
+        return self.service.rules.list_targets(_key(ctx), p["Rule"], p.get("EventBusName"), p.get("Limit"),
                                          p.get("NextToken"))
 
     # ------------------------------------------------------------------ events
@@ -187,15 +188,15 @@ class EventsApi:
     # ------------------------------------------------------------------ tags
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, p: Params) -> None:
-        self.service.set_tags(_key(ctx), p["ResourceARN"], {t["Key"]: t["Value"] for t in p["Tags"]}, [])
+        self.service.tags.set_tags(_key(ctx), p["ResourceARN"], {t["Key"]: t["Value"] for t in p["Tags"]}, [])
 
     @operation("UntagResource")
     def untag_resource(self, ctx: RequestContext, p: Params) -> None:
-        self.service.set_tags(_key(ctx), p["ResourceARN"], {}, p["TagKeys"])
+        self.service.tags.set_tags(_key(ctx), p["ResourceARN"], {}, p["TagKeys"])
 
     @operation("ListTagsForResource")
     def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
-        tags = self.service.tags(_key(ctx), p["ResourceARN"])
+        tags = self.service.tags.tags(_key(ctx), p["ResourceARN"])
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
 

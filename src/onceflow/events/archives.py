@@ -1,7 +1,12 @@
 """Archives and replays: a bus's events kept (all, or those an archive's pattern matches) and sent
 again to the same bus's rules.
 
-An event is archived in the transaction that accepts it. A replay routes the archived events whose
+An archive is kept by the rule AWS creates for it on its bus, `Events-Archive-<name>`, managed by
+EventBridge (ManagedBy `prod.vhs.events.aws.internal`, as AWS answers): its pattern is the archive's
+with `replay-name` required absent, and its one target is EventBridge itself. So the archive is
+listed with the bus's rules, and an event it matches is archived by routing, in the transaction that
+accepts the event. The user may not change or delete that rule without Force (ManagedRuleException);
+deleting the archive deletes it. A replay routes the archived events whose
 ingestion time falls in its window to the destination bus's rules (only the rules of
 `FilterArns` when given), each with `replay-name` added as AWS does; replayed events are not
 archived again. onceflow runs a replay at once, inside StartReplay, so it answers STARTING and is
@@ -10,8 +15,10 @@ COMPLETED when described. RetentionDays is kept but not enforced (UNCONFIRMED wh
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
+import uuid
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +30,27 @@ if TYPE_CHECKING:
     from onceflow.events.service import EventsService
 
 Key = tuple[str, str]
+
+MANAGER = "prod.vhs.events.aws.internal"  # the ManagedBy AWS answers for an archive's rule (AWS-verified by moto)
+RULE_PREFIX = "Events-Archive-"
+
+
+def rule_name(archive: str) -> str:
+    return RULE_PREFIX + archive
+
+
+def archive_of(rule: sqlite3.Row) -> str | None:
+    """The archive a rule keeps, for an archive's managed rule; else None."""
+    if rule["managed_by"] == MANAGER and rule["name"].startswith(RULE_PREFIX):
+        return str(rule["name"][len(RULE_PREFIX):])
+    return None
+
+
+def rule_pattern(archive_pattern: str | None) -> str:
+    """The archive's own pattern, and never an event a replay sends (AWS's managed rule pattern)."""
+    pattern = json.loads(archive_pattern) if archive_pattern else {}
+    pattern["replay-name"] = [{"exists": False}]
+    return json.dumps(pattern, separators=(",", ":"))
 
 
 def archive_arn(key: Key, name: str) -> str:
@@ -60,7 +88,7 @@ class Archives:
         if not arn.startswith(prefix):
             raise errors.validation("Parameter EventSourceArn is not valid. Reason: Must contain an event bus ARN.")
         name = arn[len(prefix):]
-        self.events.bus_row(conn, key, name)
+        self.events.buses.bus_row(conn, key, name)
         return name
 
     def _pattern(self, text: str | None) -> str | None:
@@ -81,7 +109,24 @@ class Archives:
                 raise _archive_exists(name)
             store.put_archive(conn, key, name, {"bus": bus, "description": p.get("Description"), "pattern": pattern,
                                                 "retention": p.get("RetentionDays", 0), "created": now})
+            self._put_rule(conn, key, bus, name, pattern, now)
         return {"ArchiveArn": archive_arn(key, name), "State": "ENABLED", "CreationTime": _when(now)}
+
+    @staticmethod
+    def _put_rule(conn: sqlite3.Connection, key: Key, bus: str, name: str, pattern: str | None, now: float) -> None:
+        """The archive's managed rule and its one target, EventBridge itself (the target AWS lists)."""
+        rule = rule_name(name)
+        existing = store.get_rule(conn, key, bus, rule)
+        store.put_rule(conn, key, bus, rule, {
+            "pattern": rule_pattern(pattern), "schedule": None, "state": "ENABLED", "description": None,
+            "role_arn": None, "managed_by": MANAGER, "created": existing["created"] if existing else now,
+            "tags": existing["tags"] if existing else "{}", "nominal_next": None, "next_fire": None})
+        if existing is None:
+            template = (f'{{"archive-arn": "{archive_arn(key, name)}:{uuid.uuid4()}", "event": '
+                        '<aws.events.event.json>, "ingestion-time": <aws.events.event.ingestion-time>}')
+            store.put_target(conn, key, bus, rule, {
+                "Id": rule, "Arn": f"arn:aws:events:{key[1]}:::",
+                "InputTransformer": {"InputPathsMap": {}, "InputTemplate": template}})
 
     def _row(self, conn: sqlite3.Connection, key: Key, name: str) -> sqlite3.Row:
         row = store.get_archive(conn, key, name)
@@ -126,24 +171,22 @@ class Archives:
                 "bus": row["bus"], "description": p.get("Description", row["description"]),
                 "pattern": pattern if "EventPattern" in p else row["pattern"],
                 "retention": p.get("RetentionDays", row["retention"]), "created": row["created"]})
+            if "EventPattern" in p:
+                self._put_rule(conn, key, row["bus"], name, pattern, row["created"])
         return {"ArchiveArn": archive_arn(key, name), "State": "ENABLED", "CreationTime": _when(row["created"])}
 
     def delete(self, key: Key, name: str) -> None:
         with self.db.transaction() as conn:
-            self._row(conn, key, name)
+            row = self._row(conn, key, name)
+            store.delete_rule(conn, key, row["bus"], rule_name(name))
             store.delete_archive(conn, key, name)
 
-    def record(self, conn: sqlite3.Connection, key: Key, bus: str, event: dict[str, Any], now: float) -> None:
-        """Keep an event accepted on `bus` in the bus's archives (inside the accepting transaction)."""
-        if "replay-name" in event:
-            return
-        for row in store.bus_archives(conn, key, bus):
-            try:
-                if row["pattern"] and not compile_pattern(row["pattern"]).matches(event):
-                    continue
-            except PatternError:
-                continue
-            store.archive_event(conn, key, row["name"], now, event)
+    @staticmethod
+    def keep(conn: sqlite3.Connection, key: Key, archive: str, event: dict[str, Any], now: float) -> None:
+        """An event the archive's rule matched (inside the accepting transaction); the rule may
+        outlive its archive when deleted with Force first, then there is nothing to keep it in."""
+        if store.get_archive(conn, key, archive) is not None:
+            store.archive_event(conn, key, archive, now, event)
 
     # ------------------------------------------------------------------ replays
     def start_replay(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +206,7 @@ class Archives:
                 raise errors.validation("Parameter Destination.Arn is not valid. Reason: Must contain an event bus "
                                         "ARN.")
             bus = destination["Arn"][len(bus_prefix):]
-            self.events.bus_row(conn, key, bus)
+            self.events.buses.bus_row(conn, key, bus)
             if bus != archive["bus"]:
                 raise errors.validation("Parameter Destination.Arn is not valid. Reason: Cross event bus replay is "
                                         "not permitted.")

@@ -10,7 +10,8 @@ process that died are released at start and made again: at-least-once, as AWS pr
 Retries follow the target's RetryPolicy (AWS's defaults: 185 attempts, 24 hours), with
 exponential backoff and jitter; every delay and age is divided by the server's time scale.
 A delivery that is given up goes to the target's DeadLetterConfig queue when it has one, with
-the message attributes AWS adds (ERROR_CODE, ERROR_MESSAGE, RULE_ARN, TARGET_ARN, ...).
+the message attributes AWS adds (ERROR_CODE with AWS's values such as NO_PERMISSIONS or NO_RESOURCE,
+ERROR_MESSAGE, RULE_ARN, TARGET_ARN, ...).
 """
 
 from __future__ import annotations
@@ -191,7 +192,7 @@ class Dispatcher:
         if not dlq:
             return False
         attributes = {
-            "ERROR_CODE": failure.code, "ERROR_MESSAGE": failure.message[:1024],
+            "ERROR_CODE": failure.dead_letter_code, "ERROR_MESSAGE": failure.message[:1024],
             "RETRY_ATTEMPTS": str(attempts - 1), "TARGET_ARN": job["target"]["Arn"],
             "RULE_ARN": job.get("rule_arn", ""),
         }

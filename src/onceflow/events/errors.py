@@ -49,6 +49,12 @@ def rule_has_targets() -> ServiceError:
     return validation("Rule can't be deleted since it has targets.")
 
 
+def managed_rule(name: str) -> ServiceError:
+    """A rule a service made (an archive's): AWS's text, quoted in public issues for DeleteRule and RemoveTargets."""
+    return ServiceError("ManagedRuleException", f"{name} is a managed rule. Set 'force' parameter to true to override.",
+                        400)
+
+
 def cannot_delete_default() -> ServiceError:
     return validation("Cannot delete event bus default.")
 

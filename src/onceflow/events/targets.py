@@ -34,9 +34,46 @@ ROLE_KINDS = frozenset({"states", "events", "universal", "api-destination"})
 
 
 class DeliveryFailure(Exception):
-    def __init__(self, code: str, message: str, retriable: bool) -> None:
+    """A delivery that did not happen: `code` is what the target (or onceflow) answered, kept in the
+    console's last result; `dead_letter_code` is AWS's ERROR_CODE for the DLQ message."""
+
+    def __init__(self, code: str, message: str, retriable: bool, dead_letter_code: str | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.retriable = code, message, retriable
+        self.dead_letter_code = dead_letter_code or dead_letter_code_of(code, retriable)
+
+
+# AWS's ERROR_CODE values for a DLQ message (its "using dead-letter queues" page lists them), for
+# the error codes targets answer. A code not here is a target's own error (ERROR_FROM_TARGET) when
+# the target answered it, an INTERNAL_ERROR when it is worth retrying, else UNKNOWN.
+_DEAD_LETTER_CODES = {
+    "AccessDenied": "NO_PERMISSIONS", "AccessDeniedException": "NO_PERMISSIONS",
+    "AuthorizationError": "NO_PERMISSIONS", "ConnectionNotAuthorized": "NO_PERMISSIONS",
+    "ResourceNotFoundException": "NO_RESOURCE", "NotFound": "NO_RESOURCE", "NotFoundException": "NO_RESOURCE",
+    "AWS.SimpleQueueService.NonExistentQueue": "NO_RESOURCE", "QueueDoesNotExist": "NO_RESOURCE",
+    "StateMachineDoesNotExist": "NO_RESOURCE", "ServiceNotServed": "NO_RESOURCE",
+    "ExecutionAlreadyExists": "RESOURCE_ALREADY_EXISTS",
+    "NoRole": "FAILED_TO_ASSUME_ROLE",
+    "InvalidInput": "INVALID_JSON", "InvalidArn": "INVALID_PARAMETER", "InvalidParameter": "INVALID_PARAMETER",
+    "InvalidParameterValue": "INVALID_PARAMETER", "ValidationException": "INVALID_PARAMETER",
+    "InvalidParameterValueException": "INVALID_PARAMETER", "InvalidRequestContentException": "INVALID_PARAMETER",
+    "RequestEntityTooLargeException": "INVALID_PARAMETER", "UnsupportedTarget": "INVALID_PARAMETER",
+    "EndpointNotAllowed": "INVALID_PARAMETER", "UnsupportedAuthorization": "INVALID_PARAMETER",
+    "TooManyRequestsException": "THROTTLING", "ThrottlingException": "THROTTLING", "Throttling": "THROTTLING",
+    "ThrottledException": "THROTTLING", "HTTP429": "THROTTLING",
+    "ConnectionFailed": "CONNECTION_FAILURE", "Timeout": "TIMEOUT",
+    "InternalException": "INTERNAL_ERROR", "ServiceException": "INTERNAL_ERROR",
+}
+
+
+def dead_letter_code_of(code: str, retriable: bool) -> str:
+    if code in _DEAD_LETTER_CODES:
+        return _DEAD_LETTER_CODES[code]
+    if code.startswith("HTTP"):  # an API destination's endpoint answered an error status
+        return "ERROR_FROM_TARGET"
+    if "Throttl" in code or code.endswith("LimitExceeded") or code.endswith("LimitExceededException"):
+        return "THROTTLING" if "Throttl" in code else "RESOURCE_LIMIT_EXCEEDED"
+    return "INTERNAL_ERROR" if retriable else "UNKNOWN"
 
 
 @dataclass(frozen=True)
@@ -82,7 +119,8 @@ def _assume(stack: Stack, account: str, role_arn: str | None, service: str) -> P
         raise DeliveryFailure("NoRole", "the target needs a RoleArn", False)
     iam = stack.services.get("iam")
     if iam is not None and not iam.role_trusts(account, role_arn, ("Service", service)):
-        raise DeliveryFailure("AccessDenied", f"{service} is not authorized to assume the role {role_arn}", False)
+        raise DeliveryFailure("AccessDenied", f"{service} is not authorized to assume the role {role_arn}", False,
+                              "FAILED_TO_ASSUME_ROLE")
     return role_principal(role_arn, uuid.uuid4().hex[:32])
 
 

@@ -5,8 +5,8 @@ SQS pollers wait in SQS's own long poll (woken by a send, or by the mapping chan
 batch is left in the queue, where it becomes visible again after the visibility timeout and the
 queue's redrive policy decides when it goes to a dead-letter queue. A stream poller reads after
 the position stored in its row and checkpoints there after each batch (a restarted server resumes
-from it); it sleeps a quarter second between reads of an idle stream, as Lambda polls shards four
-times a second, because DynamoDB has no wake-up to offer."""
+from it); on an idle stream it waits for the stream's next record (the write that captures it wakes
+the poller), not polling, until an open tumbling window ends."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from typing import Any
 from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
+from onceflow.lambda_ import esm_windows
 from onceflow.lambda_.esm_events import (
     compile_filters,
     failed_items,
@@ -35,7 +36,7 @@ from onceflow.stack import Stack
 
 log = logging.getLogger(__name__)
 
-STREAM_IDLE_S = 0.25
+STREAM_RECHECK_S = 60.0  # an idle stream poller looks again this often even unwoken (a safety net only)
 MISSING_SOURCE_RETRY_S = 5.0
 MAX_BACKOFF_S = 5.0
 DEFAULT_SQS_POLLERS = 2
@@ -222,8 +223,15 @@ class StreamPoller(_Poller):
         super().__init__(owner, row, previous)
         self.tumbling = int(self.config.get("TumblingWindowInSeconds") or 0)
         self.window: tuple[int, int] | None = None  # the open tumbling window (start, end), epoch seconds
-        self.state: Any = {}  # what the function returned as "state" within it (kept in memory only)
+        self.state: Any = {}  # what the function returned as "state" within it (kept with the checkpoint)
         self.shard = ""
+        self._resumed = False
+        self._watch: Any = None  # the wait for the stream's next record, ended at once by stop()
+
+    def stop(self) -> None:
+        super().stop()
+        if (watch := self._watch) is not None:
+            watch.fire()
 
     def _window_of(self, record: dict[str, Any]) -> tuple[int, int]:
         start = int(record["dynamodb"]["ApproximateCreationDateTime"]) // self.tumbling * self.tumbling
@@ -242,21 +250,42 @@ class StreamPoller(_Poller):
         """The window's final invocation: no records, the state it reached."""
         self.owner.invoke(self.row, self._envelope([], final=True))
         self.window, self.state = None, {}
+        with self.owner.stack.db.transaction() as conn:
+            esm_windows.save(conn, self.row["uuid"], None, None)
+
+    def _checkpoint(self, position: str, result: str) -> None:
+        """The position after a batch, and the window open after it, in one transaction."""
+        with self.owner.stack.db.transaction() as conn:
+            if self.tumbling:
+                esm_windows.save(conn, self.row["uuid"], self.window, self.state)
+            self.owner.store.progress(self.row["uuid"], position, result)
 
     def run_once(self) -> None:
         streams = self.owner.stack.services["dynamodbstreams"]
         row, size = self.row, self.config["BatchSize"]
+        if self.tumbling and not self._resumed:  # a window a previous poller (or server) left open
+            self._resumed = True
+            self.window, self.state = esm_windows.load(self.owner.stack.db, row["uuid"]) or (None, {})
         read = lambda: streams.records_after(row["account"], row["region"], row["source_arn"], row["position"], size)  # noqa: E731
-        records = read()
-        window = self.config.get("MaximumBatchingWindowInSeconds") or 0
-        if records and len(records) < size and window:
-            self.stopped.wait(window)
+        key, self._watch = streams.watch(row["account"], row["region"], row["source_arn"])  # before reading
+        try:
+            if self.stopped.is_set():
+                return
             records = read()
-        if not records:
-            if self.window is not None and time.time() >= self.window[1]:
-                self._close_window()
-            self.stopped.wait(STREAM_IDLE_S)
-            return
+            window = self.config.get("MaximumBatchingWindowInSeconds") or 0
+            if records and len(records) < size and window:
+                self.stopped.wait(window)
+                records = read()
+            if not records:
+                if self.window is not None and time.time() >= self.window[1]:
+                    self._close_window()
+                wait = STREAM_RECHECK_S if self.window is None else max(0.0, self.window[1] - time.time())
+                self._watch.wait_blocking(wait)
+                with self.owner.stack.db.writers_lock():
+                    pass  # the record's write fired the watch from inside its transaction: let it commit
+                return
+        finally:
+            streams.waiters.forget(key, self._watch)
         batch = [stream_record(r, row["source_arn"]) for r in records]
         if self.tumbling:  # one window per invocation: a record of a later one closes the open one first
             first = self._window_of(batch[0])
@@ -269,7 +298,7 @@ class StreamPoller(_Poller):
         if result is None and self.stopped.is_set():
             return  # stopped mid-batch: not checkpointed, the next poller reads it again
         row["position"] = batch[-1]["dynamodb"]["SequenceNumber"]
-        self.owner.store.progress(row["uuid"], row["position"], result or OK)
+        self._checkpoint(row["position"], result or OK)
 
     def _handle(self, batch: list[dict[str, Any]], tries: int) -> str | None:
         """Invoke with `batch` until it succeeds, is split, or runs out of retries or age; the result

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.lambda_ import esm_windows
 from onceflow.lambda_.esm_pollers import Pollers
 from onceflow.lambda_.mappings import MappingsApi, MappingStore
 from onceflow.stack import Stack
@@ -12,6 +13,7 @@ from onceflow.stack import Stack
 
 def setup_mappings(stack: Stack, service: Any, invoker: Any) -> None:
     store = MappingStore(stack)
+    stack.db.migrate(esm_windows.MIGRATIONS)
     pollers = Pollers(stack, store, invoker)
     stack.registry.add_api("lambda", MappingsApi(stack, store, service, pollers.sync))
     stack.services["lambda_mappings"] = store  # the console's view of mappings and their last result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from onceflow.context import RequestContext
@@ -167,6 +168,31 @@ class SnsApi:
     @operation("GetSMSAttributes")
     def get_sms_attributes(self, ctx: RequestContext, p: Params) -> Params:
         return {"attributes": self.platforms.sms_attributes(ctx.account, ctx.region, list(p.get("attributes") or []))}
+
+
+    # Opt-outs come from recipients replying STOP to an SMS; onceflow sends none, so no number is
+    # ever opted out: the calls answer that (and check the number as AWS does).
+    @operation("CheckIfPhoneNumberIsOptedOut")
+    def check_if_phone_number_is_opted_out(self, ctx: RequestContext, p: Params) -> Params:
+        _check_phone_number(p["phoneNumber"])
+        return {"isOptedOut": False}
+
+    @operation("ListPhoneNumbersOptedOut")
+    def list_phone_numbers_opted_out(self, ctx: RequestContext, p: Params) -> Params:
+        return {"phoneNumbers": []}
+
+    @operation("OptInPhoneNumber")
+    def opt_in_phone_number(self, ctx: RequestContext, p: Params) -> Params:
+        _check_phone_number(p["phoneNumber"])
+        return {}
+
+
+_E164 = re.compile(r"^\+?[1-9]\d{1,14}$")
+
+
+def _check_phone_number(number: str) -> None:
+    if not _E164.match(number):  # UNCONFIRMED wording; AWS refuses a number not in E.164 form
+        raise invalid("PhoneNumber Reason: input incorrectly formatted")
 
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:

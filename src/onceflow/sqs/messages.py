@@ -437,9 +437,10 @@ class Messages:
 
 
 def _selected(name: str, wanted: list[str]) -> bool:
-    """Whether MessageAttributeNames asks for `name`: All, .*, a prefix ending in .*, or the name."""
+    """Whether MessageAttributeNames asks for `name`: All, .* (or *, which AWS also takes), the name,
+    or `<prefix>.*` for the names that start with <prefix> (`Custom.*` selects `Custom1`)."""
     for w in wanted:
-        if w in ("All", ".*") or w == name or (w.endswith(".*") and name.startswith(w[:-1])):
+        if w in ("All", ".*", "*") or w == name or (w.endswith(".*") and name.startswith(w[:-2])):
             return True
     return False
 

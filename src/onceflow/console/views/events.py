@@ -12,7 +12,7 @@ def _overview(v: View) -> list[dict[str, Any]]:
     service = v.stack.services.get("events")
     if service is None:
         raise HttpError(501, "Not available", "EventBridge is not served by this onceflow.")
-    return service.overview((v.account, v.region))
+    return service.rules.overview((v.account, v.region))
 
 
 def rules(v: View) -> Response:
