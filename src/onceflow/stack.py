@@ -8,9 +8,9 @@ A setup may be deferred (`defer`): it then runs when one of the names it provide
 up - in `services`, `resource_resolvers` or the registry - which imports the service's modules and
 runs its migrations only when a request needs them. If the server has already started, its on_start
 hooks run once the lookup's write transaction, if any, has ended; its migrations, joined to that
-transaction, are applied again if it rolls back (Database.migrate). Setups run under the database's writers' lock, so a thread that holds it (a
-transaction, or any read of an in-memory store) and looks a service up can never wait on a setup
-that waits on it.
+transaction, are applied again if it rolls back (Database.migrate). Setups run under the
+database's writers' lock, so a thread that holds it (a transaction, or any read of an in-memory
+store) and looks a service up can never wait on a setup that waits on it.
 """
 
 from __future__ import annotations
