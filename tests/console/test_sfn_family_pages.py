@@ -147,5 +147,6 @@ def test_a_map_run_links_its_child_executions_and_back(page: Callable[[str], Pag
         assert child_page.status == 200, child_page.text[:500]
         assert kid["executionArn"] in child_page.text
         assert f'href="/states/{name}/executions/many"' in child_page.text
+        assert f'href="/states/{name}"' in child_page.text  # the crumb: the parent's machine
         assert "PassStateEntered" in child_page.text
         assert page(href + "/status.json").status == 200
