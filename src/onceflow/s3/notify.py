@@ -39,7 +39,7 @@ KINDS = (("QueueConfigurations", "QueueArn", "queue"), ("TopicConfigurations", "
 # EventBridge detail-types of the events S3 sends to the default bus (S3 User Guide, "Using EventBridge").
 DETAIL_TYPES = {"ObjectCreated": "Object Created", "ObjectRemoved": "Object Deleted",
                 "LifecycleExpiration": "Object Deleted", "ObjectRestore:Post": "Object Restore Initiated",
-                "ObjectRestore:Completed": "Object Restore Completed",
+                "ObjectRestore:Completed": "Object Restore Completed", "ObjectRestore:Delete": "Object Restore Expired",
                 "ObjectTagging:Put": "Object Tags Added", "ObjectTagging:Delete": "Object Tags Deleted",
                 "ObjectAcl:Put": "Object ACL Updated"}
 # The API action EventBridge's `reason` names for each event.
