@@ -453,12 +453,12 @@ class S3Service:
         now = time.time()
         until = restore.restored_until(obj)
         hook = self.hook_for(ctx, self.bucket(account, bucket), key)
+        restored = {**obj, "headers": {**obj["headers"], "Restore": restore.restore_header(days, now)}}
         with self.db.transaction() as conn:
-            store.set_headers(conn, bucket, key, obj["version_id"],
-                              {**obj["headers"], "Restore": restore.restore_header(days, now)})
+            store.set_headers(conn, bucket, key, obj["version_id"], restored["headers"])
             if hook is not None and (until is None or until <= now):
                 hook(conn, "ObjectRestore:Post", obj)
-                hook(conn, "ObjectRestore:Completed", obj)
+                hook(conn, "ObjectRestore:Completed", restored)
         self.woken(hook)
         return 200 if until is not None and until > now else 202
 
