@@ -51,10 +51,13 @@ def test_an_archived_object_is_read_only_once_restored_and_the_restore_notifies(
     again = s3.restore_object(Bucket=name, Key="cold", RestoreRequest={"Days": 3})
     assert again["ResponseMetadata"]["HTTPStatusCode"] == 200  # already restored: its expiry moves
 
-    names: list[str] = []
+    records: list[dict[str, Any]] = []
     deadline = time.monotonic() + 30
-    while len(names) < 2 and time.monotonic() < deadline:
+    while len(records) < 2 and time.monotonic() < deadline:
         for m in sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1, MaxNumberOfMessages=10).get("Messages", []):
-            body = json.loads(m["Body"])
-            names += [r["eventName"] for r in body.get("Records", [])]
-    assert names == ["ObjectRestore:Post", "ObjectRestore:Completed"]
+            records += json.loads(m["Body"]).get("Records", [])
+    assert [r["eventName"] for r in records] == ["ObjectRestore:Post", "ObjectRestore:Completed"]
+    restored = records[1]["glacierEventData"]["restoreEventData"]
+    assert restored["lifecycleRestoreStorageClass"] == "GLACIER"
+    assert restored["lifecycleRestorationExpiryTime"].endswith("T00:00:00.000Z")  # a midnight UTC
+    assert "glacierEventData" not in records[0]

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 
-from onceflow.s3 import lifecycle
+from onceflow.s3 import lifecycle, restore
 from onceflow.s3.api import S3Api, resolve_resources
 from onceflow.s3.blobs import BlobStore
 from onceflow.s3.multipart import Multipart
@@ -41,12 +41,14 @@ def setup(stack: Stack) -> None:
 
     stop = threading.Event()
     sweeper = lifecycle.Sweeper(service, multipart)
+    restores = restore.Expiry(service)
 
     def sweep() -> None:
-        # AWS applies lifecycle rules in the background (within a day); we look every few seconds.
+        # AWS applies lifecycle rules and ends restored copies in the background; we look every few seconds.
         while not stop.wait(LIFECYCLE_SWEEP_SECONDS):
             try:
                 sweeper.run(time.time())
+                restores.run(time.time())
             except Exception:  # a closed database at shutdown ends the sweeper quietly
                 if stop.is_set():
                     return

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import errors, store
 from onceflow.s3.multipart import Multipart
@@ -170,9 +169,7 @@ def _acts_at_once(rule: dict[str, Any], now: float) -> bool:
 def _sweep_bucket(s3: S3Service, mp: Multipart, bucket: dict[str, Any], rules: list[dict[str, Any]],
                   now: float) -> int:
     account, name = bucket["account"], bucket["name"]
-    # S3 itself removes them: the events name the service, not a caller.
-    ctx = RequestContext("s3", "", account, bucket["region"],
-                         Principal(account, "service", "s3.amazonaws.com", "s3.amazonaws.com"), internal=True)
+    ctx = s3.as_s3(bucket)  # S3 itself removes them: the events name the service, not a caller
     doomed: dict[tuple[str, str | None], str | None] = {}  # (key, version or None for the current) -> If-Match
     for rule in rules:
         rows = s3.db.read(partial(store.versions_under, bucket=name, prefix=prefix_of(rule)))

@@ -28,6 +28,7 @@ from onceflow import internal
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import errors, store
+from onceflow.s3.restore import restored_until
 from onceflow.s3.service import Hook
 from onceflow.stack import Stack
 from onceflow.store.db import Database
@@ -39,7 +40,7 @@ KINDS = (("QueueConfigurations", "QueueArn", "queue"), ("TopicConfigurations", "
 # EventBridge detail-types of the events S3 sends to the default bus (S3 User Guide, "Using EventBridge").
 DETAIL_TYPES = {"ObjectCreated": "Object Created", "ObjectRemoved": "Object Deleted",
                 "LifecycleExpiration": "Object Deleted", "ObjectRestore:Post": "Object Restore Initiated",
-                "ObjectRestore:Completed": "Object Restore Completed",
+                "ObjectRestore:Completed": "Object Restore Completed", "ObjectRestore:Delete": "Object Restore Expired",
                 "ObjectTagging:Put": "Object Tags Added", "ObjectTagging:Delete": "Object Tags Deleted",
                 "ObjectAcl:Put": "Object ACL Updated"}
 # The API action EventBridge's `reason` names for each event.
@@ -84,6 +85,7 @@ class Change:
     size: int | None = None
     etag: str | None = None
     version_id: str | None = None
+    restore: tuple[float, str] | None = None  # ObjectRestore:Completed: (the copy's expiry, storage class)
     sequencer: str = field(default_factory=lambda: f"{time.time_ns():016X}")
     at: float = field(default_factory=time.time)
 
@@ -97,7 +99,13 @@ def change(ctx: RequestContext, bucket_row: dict[str, Any], event: str, key: str
     return Change(event, bucket_row["name"], key, bucket_row["account"], bucket_row["region"], requester,
                   principal_id, ctx.source_ip, ctx.request_id,
                   size=(obj or {}).get("size") if event.startswith("ObjectCreated") else None,
-                  etag=(obj or {}).get("etag") or None, version_id=None if version == "null" else version)
+                  etag=(obj or {}).get("etag") or None, version_id=None if version == "null" else version,
+                  restore=_restored(obj) if event == "ObjectRestore:Completed" else None)
+
+
+def _restored(obj: dict[str, Any] | None) -> tuple[float, str] | None:
+    until = restored_until(obj) if obj else None
+    return (until, obj["headers"].get("StorageClass", "GLACIER")) if obj and until is not None else None
 
 
 # ---------------------------------------------------------------------- matching
@@ -139,6 +147,10 @@ def record_event(c: Change, config_id: str) -> dict[str, Any]:
     if c.version_id:
         obj["versionId"] = c.version_id
     obj["sequencer"] = c.sequencer
+    extra: dict[str, Any] = {}
+    if c.restore is not None:  # what AWS adds to ObjectRestore:Completed
+        extra["glacierEventData"] = {"restoreEventData": {"lifecycleRestorationExpiryTime": _iso_ms(c.restore[0]),
+                                                          "lifecycleRestoreStorageClass": c.restore[1]}}
     return {"Records": [{
         "eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": c.region, "eventTime": _iso_ms(c.at),
         "eventName": c.event, "userIdentity": {"principalId": c.principal_id},
@@ -147,7 +159,7 @@ def record_event(c: Change, config_id: str) -> dict[str, Any]:
         "s3": {"s3SchemaVersion": "1.0", "configurationId": config_id,
                "bucket": {"name": c.bucket, "ownerIdentity": {"principalId": c.account},
                           "arn": f"arn:aws:s3:::{c.bucket}"},
-               "object": obj}}]}
+               "object": obj}, **extra}]}
 
 
 def eventbridge_event(c: Change) -> tuple[str, dict[str, Any]] | None:

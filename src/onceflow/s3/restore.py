@@ -2,17 +2,23 @@
 archived object's body cannot be read or copied until RestoreObject makes a temporary copy of it
 for `Days`; here the retrieval itself takes no time, so a restore completes at once (its
 ObjectRestore:Post and ObjectRestore:Completed events are recorded together). The restore's state
-is the version's `Restore` header (x-amz-restore), which Head/GetObject answer as stored."""
+is the version's `Restore` header (x-amz-restore), which Head/GetObject answer as stored. When
+the copy's expiry passes (always a midnight UTC), Expiry removes the header and records
+ObjectRestore:Delete."""
 
 from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
-from onceflow.s3 import errors
+from onceflow.s3 import errors, store
+
+if TYPE_CHECKING:  # service.py imports this module for its read checks
+    from onceflow.s3.service import S3Service
 
 ARCHIVED = ("GLACIER", "DEEP_ARCHIVE")
 DAY = 86400.0
@@ -51,3 +57,37 @@ def check_request(obj: dict[str, Any], request: dict[str, Any]) -> int:
     if days is None or int(days) < 1:  # a restored copy of an archive needs a lifetime
         raise errors.malformed_xml()
     return int(days)
+
+
+class Expiry:
+    """Ends restored copies whose expiry has passed. Expiries are midnights UTC, so the versions are
+    looked at once per day (and once at start)."""
+
+    def __init__(self, s3: S3Service) -> None:
+        self.s3 = s3
+        self._day: int | None = None
+
+    def run(self, now: float) -> int:
+        if self._day == int(now // DAY):
+            return 0
+        self._day = int(now // DAY)
+        ended = 0
+        for obj in self.s3.db.read(store.restored_versions):
+            until = restored_until(obj)
+            if until is None or until > now:
+                continue
+            bucket = self.s3.db.read(partial(store.get_bucket, name=obj["bucket"]))
+            if bucket is None:
+                continue
+            hook = self.s3.hook_for(self.s3.as_s3(bucket), bucket, obj["key"])
+            with self.s3.db.transaction() as conn:
+                current = store.version(conn, obj["bucket"], obj["key"], obj["version_id"])
+                if current is None or current["headers"].get("Restore") != obj["headers"]["Restore"]:
+                    continue  # deleted, or restored again, meanwhile
+                headers = {k: v for k, v in current["headers"].items() if k != "Restore"}
+                store.set_headers(conn, obj["bucket"], obj["key"], obj["version_id"], headers)
+                if hook is not None:
+                    hook(conn, "ObjectRestore:Delete", obj)
+            self.s3.woken(hook)
+            ended += 1
+        return ended

@@ -95,6 +95,13 @@ class S3Service:
             ctx = RequestContext("s3", "", account, bucket_row["region"], Principal.root(account), internal=True)
         return self.events.hook(ctx, bucket_row["name"], key)
 
+    @staticmethod
+    def as_s3(bucket_row: dict[str, Any]) -> RequestContext:
+        """The context of a change S3 makes itself (lifecycle, restores): its events name S3."""
+        account = bucket_row["account"]
+        return RequestContext("s3", "", account, bucket_row["region"],
+                              Principal(account, "service", "s3.amazonaws.com", "s3.amazonaws.com"), internal=True)
+
     def woken(self, hook: Hook | None) -> None:
         """After a write that recorded an event has committed: the delivery thread looks."""
         if hook is not None and self.events is not None:
@@ -446,12 +453,12 @@ class S3Service:
         now = time.time()
         until = restore.restored_until(obj)
         hook = self.hook_for(ctx, self.bucket(account, bucket), key)
+        restored = {**obj, "headers": {**obj["headers"], "Restore": restore.restore_header(days, now)}}
         with self.db.transaction() as conn:
-            store.set_headers(conn, bucket, key, obj["version_id"],
-                              {**obj["headers"], "Restore": restore.restore_header(days, now)})
+            store.set_headers(conn, bucket, key, obj["version_id"], restored["headers"])
             if hook is not None and (until is None or until <= now):
                 hook(conn, "ObjectRestore:Post", obj)
-                hook(conn, "ObjectRestore:Completed", obj)
+                hook(conn, "ObjectRestore:Completed", restored)
         self.woken(hook)
         return 200 if until is not None and until > now else 202
 

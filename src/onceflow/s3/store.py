@@ -208,6 +208,13 @@ def versions_under(conn: sqlite3.Connection, bucket: str, prefix: str) -> list[d
     return [row_dict(r) for r in rows]  # type: ignore[misc]
 
 
+def restored_versions(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every version with a restored copy (its Restore header), for the expiry of those copies."""
+    rows = conn.execute("SELECT bucket, key, version_id, size, etag, headers FROM s3_objects "
+                        "WHERE json_extract(headers, '$.Restore') IS NOT NULL").fetchall()
+    return [row_dict(r) for r in rows]  # type: ignore[misc]
+
+
 def all_segments(conn: sqlite3.Connection) -> set[str]:
     """Every blob id a row names (the start-up sweep keeps these)."""
     names: set[str] = set()

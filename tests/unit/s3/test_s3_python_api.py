@@ -82,3 +82,36 @@ def test_the_lifecycle_sweep_comes_back_to_a_bucket_only_when_something_can_be_d
     keys = [o["key"] for o in service.list_objects(account, "swept")[0]]
     assert keys == ["keep/b"]
     assert sweeper.run(now + 45 * 86400) == 1  # 45 days on, past a midnight: keep/b's 30 days are up
+
+
+def test_a_restored_copy_ends_at_its_expiry_with_an_object_restore_delete_event(service: s3.S3Service) -> None:
+    import time
+    from typing import Any
+
+    from onceflow.context import RequestContext
+    from onceflow.s3 import restore
+
+    recorded: list[tuple[str, str, str]] = []
+
+    class Recorder:  # the Events interface, recording what a write records inside its commit
+        def hook(self, ctx: RequestContext, bucket: str, key: str) -> Any:
+            return lambda conn, event, obj: recorded.append((event, key, ctx.principal.name))
+
+        def wake(self) -> None:
+            pass
+
+    service.events = Recorder()
+    account = "000000000000"
+    service.create_bucket(account, "us-east-1", "cold", None, {})
+    service.put_object(account, "cold", "k", b"frozen", {"StorageClass": "GLACIER"})
+    assert service.restore_object(account, "cold", "k", None, {"Days": 1}) == 202
+    assert b"".join(service.get_object(account, "cold", "k")[1]) == b"frozen"
+    expiry = restore.Expiry(service)
+    assert expiry.run(time.time()) == 0  # not yet
+    assert expiry.run(time.time() + 3 * 86400) == 1
+    with pytest.raises(ServiceError) as info:
+        service.get_object(account, "cold", "k")
+    assert info.value.code == "InvalidObjectState"
+    assert [e for e, _, _ in recorded] == ["ObjectCreated:Put", "ObjectRestore:Post", "ObjectRestore:Completed",
+                                         "ObjectRestore:Delete"]
+    assert recorded[-1] == ("ObjectRestore:Delete", "k", "s3.amazonaws.com")
