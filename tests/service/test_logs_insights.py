@@ -172,3 +172,22 @@ def test_start_query_is_authorized_on_each_log_group(aws: Callable[..., Any], gr
     assert e.value.response["Error"]["Message"].endswith(
         f"on resource: arn:aws:logs:us-east-1:000000000000:log-group:{other}:* because no identity-based policy "
         "allows the logs:StartQuery action")
+
+
+def test_queries_and_their_results_outlive_a_restart(server_factory: Callable[..., Any], tmp_path: Any) -> None:
+    server = server_factory(tmp_path / "data")
+    logs = server.client("logs")
+    logs.create_log_group(logGroupName="/kept")
+    logs.create_log_stream(logGroupName="/kept", logStreamName="s")
+    logs.put_log_events(logGroupName="/kept", logStreamName="s", logEvents=[
+        {"timestamp": BASE + i * 1000, "message": f"n={i}"} for i in range(5)])
+    done = _query(logs, "/kept", "stats count(*) as n")
+    assert _rows(done) == [{"n": "5"}]
+    server.stop()
+
+    logs = server_factory(tmp_path / "data").client("logs")
+    again = logs.get_query_results(queryId=done["queryId"])
+    assert (again["status"], _rows(again)) == ("Complete", [{"n": "5"}])
+    assert again["statistics"]["recordsMatched"] == 5.0
+    listed = logs.describe_queries(logGroupName="/kept")["queries"]
+    assert [(q["queryId"], q["status"]) for q in listed] == [(done["queryId"], "Complete")]
