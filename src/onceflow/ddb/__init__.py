@@ -22,7 +22,8 @@ def setup(stack: Stack) -> None:
 
     stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS + POLICY_MIGRATIONS + EXPORT_MIGRATIONS)
     svc = DynamoDB(stack.db)
-    api = DynamoDBApi(svc, lambda: stack.services["s3"])  # S3 is set up after DynamoDB
+    # S3 is set up after DynamoDB; stack.authorize is IAM's, installed before.
+    api = DynamoDBApi(svc, lambda: stack.services["s3"], lambda ctx, params: stack.authorize(ctx, params))
     stack.registry.add_api("dynamodb", api)
     stack.action_resolvers["dynamodb"] = api.authorization_requests
     stack.resource_policies["dynamodb"] = api.policies.lookup

@@ -9,8 +9,10 @@ made by CreateTable's rules; a line it cannot read counts in ErrorCount and is s
 
 Both run to completion inside the call (AWS runs them for minutes): the first answer says
 IN_PROGRESS, Describe* say COMPLETED or FAILED with AWS's failure codes. S3 is reached through
-`stack.services["s3"]` (CONTRACTS.md), as the caller's account; the caller's S3 permissions are
-not evaluated (AWS checks them for the export's writes and the import's reads).
+`stack.services["s3"]` (CONTRACTS.md), in the caller's account, each object write or read first
+authorized as the caller would be calling S3 (s3:PutObject for the export's files, s3:ListBucket and
+s3:GetObject for the import's sources, bucket policies included): a refusal fails the transfer with
+S3AccessDenied, as AWS's does.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.context import RequestContext
 from onceflow.ddb import items as it
 from onceflow.ddb.errors import ddb_error
 from onceflow.ddb.schema import Table, new_table
@@ -53,6 +56,7 @@ MIGRATIONS = [
     """),
 ]
 LINES_PER_FILE = 10_000
+S3Authorizer = Callable[[RequestContext, dict[str, Any]], None]
 
 
 def _ts(x: float) -> datetime:
@@ -60,13 +64,24 @@ def _ts(x: float) -> datetime:
 
 
 class Transfers:
-    def __init__(self, svc: DynamoDB, s3: Callable[[], Any]) -> None:
+    def __init__(self, svc: DynamoDB, s3: Callable[[], Any], authorize: S3Authorizer | None = None) -> None:
         self.svc = svc
         self.db = svc.db
         self.s3 = s3  # stack.services["s3"], looked up when used (S3 is set up after DynamoDB)
+        self.authorize = authorize  # stack.authorize
+
+    def _may(self, ctx: RequestContext, operation: str, bucket: str, key: str | None = None) -> None:
+        """Raise S3's AccessDenied unless the caller may make this S3 call (DynamoDB acts with the
+        caller's permissions: aws:ViaAWSService is true)."""
+        if self.authorize is None:
+            return
+        params = {"Bucket": bucket} if key is None else {"Bucket": bucket, "Key": key}
+        self.authorize(RequestContext("s3", operation, ctx.account, ctx.region, ctx.principal, internal=True),
+                       params)
 
     # -------------------------------------------------------------- export
-    def export(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+    def export(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
+        account, region = ctx.account, ctx.region
         try:
             t = self.svc.table(account, region, p["TableArn"])
         except ServiceError:
@@ -103,7 +118,7 @@ class Transfers:
             d["S3Prefix"] = prefix
         first = dict(d)
         try:
-            d.update(self._write_export(account, t, at, d, base))
+            d.update(self._write_export(ctx, t, at, d, base))
             d["ExportStatus"] = "COMPLETED"
         except ServiceError as e:  # the bucket is missing, say: the export fails, the call does not
             d.update(ExportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
@@ -120,9 +135,14 @@ class Transfers:
             (t.id, at))
         return [r[0] for r in rows if r[0] is not None]
 
-    def _write_export(self, account: str, t: Table, at: float, d: dict[str, Any], base: str) -> dict[str, Any]:
+    def _write_export(self, ctx: RequestContext, t: Table, at: float, d: dict[str, Any], base: str) -> dict[str, Any]:
         s3 = self.s3()
-        bucket = d["S3Bucket"]
+        account, bucket = ctx.account, d["S3Bucket"]
+
+        def put(key: str, body: bytes) -> dict[str, Any]:
+            self._may(ctx, "PutObject", bucket, key)
+            return s3.put_object(account, bucket, key, body)
+
         texts = self._items_at(t, at)
         manifest_lines, size = [], 0
         for n in range(0, max(len(texts), 1), LINES_PER_FILE):
@@ -131,11 +151,11 @@ class Transfers:
             size += len(body)
             key = f"{base}/data/{uuid.uuid4().hex}.json.gz"
             packed = gzip.compress(body, mtime=0)
-            put = s3.put_object(account, bucket, key, packed)
+            row = put(key, packed)
             manifest_lines.append(json.dumps({"itemCount": len(chunk), "md5Checksum": hashlib.md5(
-                packed, usedforsecurity=False).hexdigest(), "etag": put["etag"].strip('"'), "dataFileS3Key": key}))
+                packed, usedforsecurity=False).hexdigest(), "etag": row["etag"].strip('"'), "dataFileS3Key": key}))
         files_key = f"{base}/manifest-files.json"
-        s3.put_object(account, bucket, files_key, ("\n".join(manifest_lines) + "\n").encode())
+        put(files_key, ("\n".join(manifest_lines) + "\n").encode())
         summary_key = f"{base}/manifest-summary.json"
         summary = {"version": "2020-06-30", "exportArn": d["ExportArn"], "startTime": _iso(d["StartTime"]),
                    "endTime": _iso(self.svc.clock()), "tableArn": t.arn, "tableId": t.table_id,
@@ -143,7 +163,7 @@ class Transfers:
                    "s3SseAlgorithm": d["S3SseAlgorithm"], "s3SseKmsKeyId": d.get("S3SseKmsKeyId"),
                    "manifestFilesS3Key": files_key, "billedSizeBytes": size, "itemCount": len(texts),
                    "outputFormat": "DYNAMODB_JSON", "exportType": "FULL_EXPORT"}
-        s3.put_object(account, bucket, summary_key, json.dumps(summary).encode())
+        put(summary_key, json.dumps(summary).encode())
         return {"ExportManifest": summary_key, "BilledSizeBytes": size, "ItemCount": len(texts)}
 
     def describe_export(self, account: str, region: str, arn: str) -> dict[str, Any]:
@@ -162,7 +182,8 @@ class Transfers:
         return out
 
     # -------------------------------------------------------------- import
-    def import_table(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+    def import_table(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
+        account, region = ctx.account, ctx.region
         fmt = p["InputFormat"]
         if fmt not in ("DYNAMODB_JSON", "CSV"):
             raise validation_error(f"Input format {fmt} is not supported by onceflow: use DYNAMODB_JSON or CSV")
@@ -193,7 +214,7 @@ class Transfers:
                 d[k] = p[k]
         first = dict(d)
         try:
-            items, errors, size = self._read_source(account, p, t)
+            items, errors, size = self._read_source(ctx, p, t)
         except ServiceError as e:
             d.update(ImportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
             items = None
@@ -207,16 +228,18 @@ class Transfers:
                          (arn, account, region, t.arn, now, json.dumps(d)))
         return {"ImportTableDescription": _times(first)}
 
-    def _read_source(self, account: str, p: dict[str, Any], t: Table) -> tuple[list[Item], int, int]:
+    def _read_source(self, ctx: RequestContext, p: dict[str, Any], t: Table) -> tuple[list[Item], int, int]:
         s3 = self.s3()
-        src = p["S3BucketSource"]
+        src, account = p["S3BucketSource"], ctx.account
         bucket, prefix = src["S3Bucket"], src.get("S3KeyPrefix") or ""
+        self._may(ctx, "ListObjectsV2", bucket)
         items: list[Item] = []
         errors = size = 0
         after = ""
         while True:
             objects, _, truncated, last = s3.list_objects(account, bucket, prefix, "", after, 1000)
             for obj in objects:
+                self._may(ctx, "GetObject", bucket, obj["key"])
                 _, pieces = s3.get_object(account, bucket, obj["key"])
                 body = b"".join(pieces)
                 size += len(body)
