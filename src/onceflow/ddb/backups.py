@@ -75,7 +75,7 @@ def _schema_params(t: Table) -> dict[str, Any]:
         specs = []
         for ix in t.indexes.values():
             if ix.kind == kind:
-                spec: dict[str, Any] = {"IndexName": ix.name, "KeySchema": _keys(ix.hash, ix.range),
+                spec: dict[str, Any] = {"IndexName": ix.name, "KeySchema": ix.key_schema(),
                                         "Projection": ix.projection}
                 if kind == "GSI" and t.billing == "PROVISIONED" and ix.throughput:
                     spec["ProvisionedThroughput"] = dict(ix.throughput)

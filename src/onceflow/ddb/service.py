@@ -142,12 +142,11 @@ class DynamoDB:
             if spec["IndexName"] in t.indexes:
                 raise invalid(f"Duplicate index name: {spec['IndexName']}")
             ix = parse_index(spec, "GSI", t.attributes, t.billing, t.hash, t.range)
-            for kd in (ix.hash, ix.range):
-                if kd and kd[0] not in t.attributes:
+            for kd in ix.hash_keys + ix.range_keys:
+                if kd[0] not in t.attributes:
                     raise invalid(f"Some index key attributes are not defined in AttributeDefinitions. "
                                   f"Keys: [{kd[0]}], AttributeDefinitions: [{', '.join(t.attributes)}]")
-            ix.hash = (ix.hash[0], t.attributes[ix.hash[0]])
-            ix.range = (ix.range[0], t.attributes[ix.range[0]]) if ix.range else None
+            ix.typed(t.attributes)
             t.indexes[ix.name] = ix
             only = Table(**{**t.__dict__, "indexes": {ix.name: ix}})
             for hk, rk, text in list(self.store.all_items(conn, t.id)):

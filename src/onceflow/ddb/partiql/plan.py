@@ -90,10 +90,13 @@ class Planner:
                 p["ProjectionExpression"] = ", ".join(r.path(x) for x in st.projection)
         conj = conjuncts(st.where)
         hash_eq = next((c for c in conj if key_equality(c, (hash_kd[0],))), None)
-        if hash_eq is None:
-            if st.order is not None:
+        multi = st.index is not None and bool(t.indexes[st.index].more_hash or t.indexes[st.index].more_range)
+        if hash_eq is None or multi:  # a multi-attribute index key is read by a Scan of the index
+            if st.order is not None and hash_eq is None:
                 raise validation_error("Must have at least one non-optional hash key condition in WHERE clause "
                                        "when using ORDER BY clause.")
+            if st.order is not None:  # onceflow's own refusal: a Scan has no order to give
+                raise validation_error("ORDER BY on an index with a multi-attribute key is not supported by onceflow")
             if st.where is not None:
                 p["FilterExpression"] = r.cond(st.where)
             return Plan("Scan", t, st, finish(p, r, values))
