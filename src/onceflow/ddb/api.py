@@ -13,6 +13,7 @@ from onceflow.ddb.policies import ResourcePolicies
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
+from onceflow.iam.common import partition
 from onceflow.registry import operation
 
 Params = dict[str, Any]
@@ -244,7 +245,7 @@ class DynamoDBApi:
 
 def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     """The table ARNs a call acts on (every table of a batch or transaction)."""
-    prefix = f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/"
+    prefix = f"arn:{partition(ctx.region)}:dynamodb:{ctx.region}:{ctx.account}:table/"
     if "ResourceArn" in p:
         return [p["ResourceArn"]]
     if "BackupArn" in p:

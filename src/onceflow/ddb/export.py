@@ -34,6 +34,7 @@ from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.service import DynamoDB
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import ServiceError, validation_error
+from onceflow.iam.common import partition
 
 MIGRATIONS = [
     ("ddb-export-0001", """
@@ -204,7 +205,7 @@ class Transfers:
         arn = f"{t.arn}/import/{int(now * 1000):014d}-{uuid.uuid4().hex[:8]}"
         d: dict[str, Any] = {"ImportArn": arn, "ImportStatus": "IN_PROGRESS", "TableArn": t.arn,
                              "TableId": t.table_id, "S3BucketSource": p["S3BucketSource"], "ErrorCount": 0,
-                             "CloudWatchLogGroupArn": f"arn:aws:logs:{region}:{account}:log-group:"
+                             "CloudWatchLogGroupArn": f"arn:{partition(region)}:logs:{region}:{account}:log-group:"
                                                       f"/aws-dynamodb/imports:*",
                              "InputFormat": fmt, "InputCompressionType": compression,
                              "TableCreationParameters": params, "StartTime": now, "ProcessedSizeBytes": 0,

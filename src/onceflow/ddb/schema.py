@@ -11,6 +11,7 @@ from typing import Any
 
 from onceflow.ddb.errors import invalid
 from onceflow.errors import validation_error
+from onceflow.iam.common import partition
 
 KeyDef = tuple[str, str]  # (attribute name, S|N|B)
 
@@ -112,7 +113,7 @@ class Table:
 
     @property
     def arn(self) -> str:
-        return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{self.name}"
+        return f"arn:{partition(self.region)}:dynamodb:{self.region}:{self.account}:table/{self.name}"
 
     @property
     def key_names(self) -> list[str]:
@@ -364,7 +365,7 @@ def sse_description(account: str, region: str, spec: dict[str, Any] | None) -> d
     if not spec or not (spec.get("Enabled") or ("Enabled" not in spec and spec.get("SSEType") == "KMS")):
         return None
     key = spec.get("KMSMasterKeyId") or str(uuid.uuid5(uuid.NAMESPACE_URL, f"aws/dynamodb/{account}/{region}"))
-    arn = key if key.startswith("arn:") else f"arn:aws:kms:{region}:{account}:key/{key}"
+    arn = key if key.startswith("arn:") else f"arn:{partition(region)}:kms:{region}:{account}:key/{key}"
     return {"Status": "ENABLED", "SSEType": spec.get("SSEType") or "KMS", "KMSMasterKeyArn": arn}
 
 

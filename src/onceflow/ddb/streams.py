@@ -22,6 +22,7 @@ from onceflow.ddb.errors import ddb_error, not_found
 from onceflow.ddb.schema import Table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import validation_error
+from onceflow.iam.common import partition
 from onceflow.store.db import Database
 
 MIGRATIONS = [
@@ -53,7 +54,7 @@ def seq_text(seq: int) -> str:
 
 
 def stream_arn(account: str, region: str, table: str, label: str) -> str:
-    return f"arn:aws:dynamodb:{region}:{account}:table/{table}/stream/{label}"
+    return f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{table}/stream/{label}"
 
 
 def _label(now: float) -> str:
@@ -140,7 +141,7 @@ class Streams:
 
     # ============================================================== the read side (dynamodbstreams)
     def _stream(self, account: str, region: str, arn: str) -> dict[str, Any]:
-        prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+        prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix) or "/stream/" not in arn:
             raise _stream_not_found(arn)
         table, _, label = arn[len(prefix):].partition("/stream/")

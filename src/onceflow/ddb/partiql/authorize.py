@@ -8,6 +8,7 @@ from typing import Any
 from onceflow.ddb.expr.partiql import StatementError, parse
 from onceflow.ddb.partiql.plan import Planner
 from onceflow.errors import ServiceError
+from onceflow.iam.common import partition
 
 # The IAM action each statement kind needs on its table or index (developer guide, "IAM security policies
 # with PartiQL for DynamoDB"). EXISTS reads the item it checks: PartiQLSelect (not confirmed against AWS).
@@ -28,7 +29,7 @@ def authorization(planner: Planner, account: str, region: str, operation: str,
             st = parse(s["Statement"])
         except StatementError:
             continue
-        arn = f"arn:aws:dynamodb:{region}:{account}:table/{st.table}"
+        arn = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{st.table}"
         keys: dict[str, list[str]] = {}
         if st.index is not None:
             arn += f"/index/{st.index}"
