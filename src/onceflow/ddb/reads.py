@@ -15,6 +15,7 @@ from onceflow.ddb.keys import component, encode_key, encode_keys, escape
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import KeyDef, Table
 from onceflow.ddb.service import DynamoDB, projection_paths, read_units, with_capacity
+from onceflow.ddb.store import segment_bounds
 from onceflow.ddb.values import Item, loads, type_of
 from onceflow.errors import validation_error
 from onceflow.raw_json import RawJson, RawJsonList
@@ -281,19 +282,19 @@ class Reader:
         select, paths = self._select(t, p, prep)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
 
+        bounds = segment_bounds(seg, total) if seg is not None and total is not None else None
+
         def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str, int]], bool]:
             # Segments split the table by a hash of the partition key, as DynamoDB's do.
             rows: list[tuple[Any, str, int]]
-            while True:
-                if index is None:
-                    rows = [((r[0], r[1]), r[2], r[3]) for r in self.store.scan(t.id, after, n)]
-                else:
-                    rows = [((r[0], r[1], r[2], r[3]), r[4], r[5])
-                            for r in self.store.index_scan(t.id, index, after, n)]
+            if index is None:
+                rows = [((r[0], r[1]), r[2], r[3]) for r in self.store.scan(t.id, after, n, bounds)]
+                return rows, len(rows) == n
+            while True:  # an index is read in key order; its segments are by a hash of the table's key
+                rows = [((r[0], r[1], r[2], r[3]), r[4], r[5]) for r in self.store.index_scan(t.id, index, after, n)]
                 if seg is None:
                     return rows, len(rows) == n
-                hk_at = 2 if index else 0
-                mine = [r for r in rows if zlib.crc32(r[0][hk_at]) % (total or 1) == seg]
+                mine = [r for r in rows if zlib.crc32(r[0][2]) % (total or 1) == seg]
                 if mine or len(rows) < n:
                     return mine, len(rows) == n
                 after = rows[-1][0]
