@@ -71,6 +71,21 @@ def test_filter_fields_sort_limit_over_json_fields(logs: Any, group: str) -> Non
     assert stats["bytesScanned"] > 0
 
 
+def test_ppl_queries_run_on_the_same_engine(logs: Any, group: str) -> None:
+    got = _query(logs, group, "fields @timestamp, latency | where level = 'ERROR' and latency > 0 "
+                              "| sort - latency | head 2", queryLanguage="PPL")
+    assert (got["status"], got["queryLanguage"]) == ("Complete", "PPL")
+    assert _rows(got) == [{"@timestamp": _at(3), "latency": "90"}, {"@timestamp": _at(2), "latency": "60"}]
+    counted = _query(logs, group, "where like(@message, '%login%') | stats count() as n", queryLanguage="PPL")
+    assert _rows(counted) == [{"n": "1"}]
+    for language, text in (("SQL", "SELECT * FROM `x`"), ("PPL", "eval x = 1")):
+        with pytest.raises(ClientError) as e:
+            logs.start_query(logGroupName=group, startTime=BASE // 1000, endTime=BASE // 1000 + 3600,
+                             queryString=text, queryLanguage=language)
+        assert e.value.response["Error"]["Code"] == ("InvalidParameterException" if language == "SQL"
+                                                     else "MalformedQueryException")
+
+
 def test_stats_by_bin_and_by_field(logs: Any, group: str) -> None:
     got = _query(logs, group, "filter ispresent(level) | stats count(*) as n, sum(latency), max(latency) by bin(1m)")
     assert _rows(got) == [

@@ -92,3 +92,15 @@ def test_lambda_report_lines_are_discovered() -> None:
 ])
 def test_whether_a_query_needs_the_message_text(text: str, needed: bool) -> None:
     assert needs_message(parse(text)) is needed
+
+
+def test_ppl_parses_into_the_cwli_commands() -> None:
+    from onceflow.logs.insights import ppl
+    from onceflow.logs.insights.query import Filter, Like, Limit, Sort
+
+    query = ppl.parse("where like(msg, 'a_c%') | sort - @timestamp, n | head")
+    where, order, head = query.commands
+    assert isinstance(where, Filter) and isinstance(where.cond, Like)
+    assert where.cond.pattern.pattern == "^a.c.*$"  # type: ignore[union-attr]
+    assert isinstance(order, Sort) and [(k[2], k[1]) for k in order.keys] == [("@timestamp", True), ("n", False)]
+    assert head == Limit(10)

@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,9 +24,9 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.logs import errors
 from onceflow.logs import store as logs_store
-from onceflow.logs.insights import store
+from onceflow.logs.insights import ppl, store
 from onceflow.logs.insights.evaluate import QueryError
-from onceflow.logs.insights.query import QuerySyntaxError, parse
+from onceflow.logs.insights.query import Query, QuerySyntaxError, parse
 from onceflow.logs.insights.run import Event, discover, needs_message, run
 from onceflow.logs.service import LogsService
 from onceflow.store.db import Database
@@ -36,6 +36,7 @@ MAX_GROUPS = 50
 PAGE = 5000
 WORKERS = 2
 RUNNING = ("Scheduled", "Running")
+PARSERS: dict[str, Callable[[str], Query]] = {"CWLI": parse, "PPL": ppl.parse}
 
 
 @dataclass
@@ -49,6 +50,7 @@ class QueryRun:
     start: int  # ms, inclusive
     end: int
     limit: int | None
+    language: str = "CWLI"
     status: str = "Scheduled"
     results: list[Any] = field(default_factory=list)
     statistics: dict[str, float] = field(default_factory=lambda: QueryRun.empty_statistics())
@@ -82,25 +84,27 @@ class Insights:
     # -------------------------------------------------------------- queries
     def start(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         language = p.get("queryLanguage") or "CWLI"
-        if language != "CWLI":
-            raise errors.invalid_parameter(f"Query language {language} is not supported here: use CWLI")
+        if language not in PARSERS:
+            # onceflow's own refusal: AWS runs OpenSearch SQL too.
+            raise errors.invalid_parameter(f"Query language {language} is not supported by onceflow: use CWLI or PPL")
         groups = self._groups(account, region, p)
         if p["endTime"] < p["startTime"]:
             # UNCONFIRMED wording.
             raise errors.invalid_parameter("End time should not be before the start time")
         text = p["queryString"]
         try:
-            q = parse(text)
+            q = PARSERS[language](text)
             run(q, iter(()))  # compiles every expression, regex and aggregate: their errors come now
         except (QuerySyntaxError, QueryError) as e:
             raise malformed(e, text) from None
         ids = self._group_ids(account, region, groups)
         qr = QueryRun(str(uuid.uuid4()), account, region, text, groups, int(time.time()), p["startTime"] * 1000,
-                      p["endTime"] * 1000 + 999, p.get("limit"))
+                      p["endTime"] * 1000 + 999, p.get("limit"), language)
         with self.db.transaction() as conn:
             store.add_query(conn, {"id": qr.id, "account": account, "region": region, "query": text,
                                    "groups": json.dumps(groups), "created": qr.created, "start_ms": qr.start,
-                                   "end_ms": qr.end, "lim": qr.limit, "status": qr.status})
+                                   "end_ms": qr.end, "lim": qr.limit, "status": qr.status,
+                                   "language": language})
         self._submit(qr, ids)
         return {"queryId": qr.id}
 
@@ -116,7 +120,7 @@ class Insights:
         """Run again the queries a restart interrupted (their events are still stored)."""
         for row in self.db.read(store.unfinished):
             qr = QueryRun(row["id"], row["account"], row["region"], row["query"], json.loads(row["groups"]),
-                          row["created"], row["start_ms"], row["end_ms"], row["lim"])
+                          row["created"], row["start_ms"], row["end_ms"], row["lim"], row["language"])
             try:
                 ids = self._group_ids(qr.account, qr.region, qr.groups)
             except ServiceError:  # a log group was deleted meanwhile
@@ -153,7 +157,7 @@ class Insights:
             return
         qr.status = "Running"
         try:
-            q = parse(qr.text)
+            q = PARSERS[qr.language](qr.text)
             outcome = run(q, self._events(qr, groups, qr.start, qr.end, needs_message(q)), qr.limit or 10_000)
         except _Cancelled:
             self._finish(qr, "Cancelled", began)
@@ -215,9 +219,10 @@ class Insights:
     def results(self, account: str, region: str, query_id: str) -> dict[str, Any]:
         qr = self.live.get(query_id)
         if qr is not None and (qr.account, qr.region) == (account, region):
-            return {"queryLanguage": "CWLI", "results": [], "statistics": dict(qr.statistics), "status": qr.status}
+            return {"queryLanguage": qr.language, "results": [], "statistics": dict(qr.statistics),
+                    "status": qr.status}
         row = self._row(account, region, query_id)
-        return {"queryLanguage": "CWLI", "results": json.loads(row["results"]),
+        return {"queryLanguage": row["language"], "results": json.loads(row["results"]),
                 "statistics": json.loads(row["statistics"]) or QueryRun.empty_statistics(), "status": row["status"]}
 
     def stop(self, account: str, region: str, query_id: str) -> dict[str, Any]:
@@ -243,7 +248,7 @@ class Insights:
             if p.get("logGroupName") and p["logGroupName"] not in groups:
                 continue
             stats = qr.statistics if qr is not None else json.loads(row["statistics"])
-            found.append({"queryLanguage": "CWLI", "queryId": row["id"], "queryString": row["query"],
+            found.append({"queryLanguage": row["language"], "queryId": row["id"], "queryString": row["query"],
                           "status": status, "createTime": row["created"] * 1000, "logGroupName": groups[0],
                           "queryDuration": qr.duration if qr is not None else row["duration"],
                           "bytesScanned": stats.get("bytesScanned", 0.0)})

@@ -47,6 +47,7 @@ MIGRATIONS = [
         CREATE INDEX logs_queries_by_account ON logs_queries (account, region, created);
         """,
     ),
+    ("logs-0005", "ALTER TABLE logs_queries ADD COLUMN language TEXT NOT NULL DEFAULT 'CWLI'"),
 ]
 
 KEPT_S = 7 * 86_400  # AWS keeps a query's results for 7 days
@@ -55,8 +56,9 @@ MAX_KEPT = 1000  # and we keep at most this many queries, the newest
 
 def add_query(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     conn.execute(
-        "INSERT INTO logs_queries (id, account, region, query, groups, created, start_ms, end_ms, lim, status)"
-        " VALUES (:id, :account, :region, :query, :groups, :created, :start_ms, :end_ms, :lim, :status)", row)
+        "INSERT INTO logs_queries (id, account, region, query, groups, created, start_ms, end_ms, lim, status,"
+        " language) VALUES (:id, :account, :region, :query, :groups, :created, :start_ms, :end_ms, :lim, :status,"
+        " :language)", row)
     conn.execute("DELETE FROM logs_queries WHERE created < ?", (row["created"] - KEPT_S,))
     conn.execute("DELETE FROM logs_queries WHERE rowid <= (SELECT max(rowid) FROM logs_queries) - ?", (MAX_KEPT,))
 
@@ -79,7 +81,7 @@ def get_query(conn: sqlite3.Connection, account: str, region: str, query_id: str
 def list_queries(conn: sqlite3.Connection, account: str, region: str) -> list[sqlite3.Row]:
     """Newest first, without their results."""
     return conn.execute(
-        "SELECT id, query, groups, created, status, statistics, duration FROM logs_queries"
+        "SELECT id, query, groups, created, status, statistics, duration, language FROM logs_queries"
         " WHERE account=? AND region=? ORDER BY created DESC, rowid DESC", (account, region)).fetchall()
 
 
