@@ -23,3 +23,13 @@ def test_segments_tile_the_hash_space_in_order() -> None:
     assert bounds[0][0] == bytes(8) and bounds[-1][1] is None
     assert all(bounds[i][1] == bounds[i + 1][0] for i in range(2))
     assert all(low < high for low, high in bounds[:-1] if high is not None)
+
+
+def test_ddb_migration_ids_are_unique() -> None:
+    from onceflow.ddb.backups import MIGRATIONS as BACKUPS
+    from onceflow.ddb.export import MIGRATIONS as EXPORTS
+    from onceflow.ddb.policies import MIGRATIONS as POLICIES
+    from onceflow.ddb.streams import MIGRATIONS as STREAMS
+
+    ids = [m[0] for m in MIGRATIONS + STREAMS + BACKUPS + POLICIES + EXPORTS]
+    assert len(ids) == len(set(ids))

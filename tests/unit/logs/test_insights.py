@@ -104,3 +104,13 @@ def test_ppl_parses_into_the_cwli_commands() -> None:
     assert where.cond.pattern.pattern == "^a.c.*$"  # type: ignore[union-attr]
     assert isinstance(order, Sort) and [(k[2], k[1]) for k in order.keys] == [("@timestamp", True), ("n", False)]
     assert head == Limit(10)
+
+
+def test_logs_migration_ids_are_unique() -> None:
+    """A repeated id is skipped as applied: its table never comes (Insights' queries once took logs-0004)."""
+    from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS
+    from onceflow.logs.resource_policies import MIGRATIONS as POLICIES
+    from onceflow.logs.store import MIGRATIONS as LOGS
+
+    ids = [m[0] for m in LOGS + INSIGHTS + POLICIES]
+    assert len(ids) == len(set(ids))

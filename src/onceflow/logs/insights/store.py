@@ -27,7 +27,7 @@ MIGRATIONS = [
     (
         # A query and its outcome: results outlive a restart, as AWS keeps them for 7 days. start_ms,
         # end_ms and lim are what a query interrupted by a restart is run again with.
-        "logs-0004",
+        "logs-insights-0001",
         """
         CREATE TABLE logs_queries (
             id TEXT PRIMARY KEY,
@@ -42,12 +42,12 @@ MIGRATIONS = [
             status TEXT NOT NULL,
             results TEXT NOT NULL DEFAULT '[]',
             statistics TEXT NOT NULL DEFAULT '{}',
-            duration INTEGER NOT NULL DEFAULT 0
+            duration INTEGER NOT NULL DEFAULT 0,
+            language TEXT NOT NULL DEFAULT 'CWLI'
         );
         CREATE INDEX logs_queries_by_account ON logs_queries (account, region, created);
         """,
     ),
-    ("logs-0005", "ALTER TABLE logs_queries ADD COLUMN language TEXT NOT NULL DEFAULT 'CWLI'"),
 ]
 
 KEPT_S = 7 * 86_400  # AWS keeps a query's results for 7 days
