@@ -114,3 +114,36 @@ def test_logs_migration_ids_are_unique() -> None:
 
     ids = [m[0] for m in LOGS + INSIGHTS + POLICIES]
     assert len(ids) == len(set(ids))
+
+
+def test_a_query_a_restart_interrupted_runs_again() -> None:
+    import json as _json
+    import time as _time
+
+    from onceflow.logs.insights.service import Insights
+    from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS
+    from onceflow.logs.insights.store import add_query
+    from onceflow.logs.service import LogsService
+    from onceflow.logs.store import MIGRATIONS as LOGS
+    from onceflow.store.db import Database
+
+    db = Database(":memory:")
+    db.migrate(LOGS + INSIGHTS)
+    logs = LogsService(db)
+    base = int(_time.time() * 1000) - 60_000
+    logs.append("1", "r", "/g", "s", [(base + i, f"n={i}") for i in range(3)])
+    with db.transaction() as conn:  # as the server left it when it stopped mid-query
+        add_query(conn, {"id": "q1", "account": "1", "region": "r", "query": "stats count(*) as n",
+                         "groups": _json.dumps(["/g"]), "created": base // 1000, "start_ms": base - 1000,
+                         "end_ms": base + 60_000, "lim": None, "status": "Running", "language": "CWLI"})
+    insights = Insights(db, logs)
+    insights.resume()
+    for _ in range(200):
+        got = insights.results("1", "r", "q1")
+        if got["status"] == "Complete":
+            break
+        _time.sleep(0.02)
+    insights.shutdown()
+    assert got["status"] == "Complete"
+    assert [{f["field"]: f["value"] for f in row} for row in got["results"]] == [{"n": "3"}]
+    db.close()
