@@ -57,3 +57,19 @@ def test_an_arn_of_another_account_or_region_names_no_table(ddb: Any, arn: str) 
     with pytest.raises(ClientError) as e:
         ddb.describe_table(TableName=arn.replace(acct, "999999999999"))
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+@pytest.mark.parametrize(("region", "partition"), [("cn-north-1", "aws-cn"), ("us-gov-west-1", "aws-us-gov")])
+def test_arns_name_the_regions_partition(aws: Any, region: str, partition: str) -> None:
+    ddb, logs = aws("dynamodb", region=region), aws("logs", region=region)
+    name = f"part-{uuid.uuid4().hex[:8]}"
+    d = ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                         StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})["TableDescription"]
+    arn = f"arn:{partition}:dynamodb:{region}:000000000000:table/{name}"
+    assert d["TableArn"] == arn and d["LatestStreamArn"].startswith(f"{arn}/stream/")
+    ddb.put_item(TableName=arn, Item={"id": {"S": "a"}})  # the ARN names the table
+    logs.create_log_group(logGroupName=f"/{name}")
+    group = logs.describe_log_groups(logGroupNamePrefix=f"/{name}")["logGroups"][0]
+    assert group["arn"] == f"arn:{partition}:logs:{region}:000000000000:log-group:/{name}:*"

@@ -32,6 +32,19 @@ def _arn(ddb: Any, name: str) -> str:
     return str(ddb.describe_table(TableName=name)["Table"]["TableArn"])
 
 
+def _role_client(aws: Callable[..., Any], statements: list[dict[str, Any]]) -> Any:
+    role = f"ex-{uuid.uuid4().hex[:8]}"
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"}, "Action": "sts:AssumeRole"}]}
+    aws("iam").create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))
+    aws("iam").put_role_policy(RoleName=role, PolicyName="p", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": statements}))
+    creds = aws("sts").assume_role(RoleArn=f"arn:aws:iam::000000000000:role/{role}", RoleSessionName="s1")[
+        "Credentials"]
+    return aws("dynamodb", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+               session_token=creds["SessionToken"])
+
+
 def _items(ddb: Any, name: str) -> list[dict[str, Any]]:
     return sorted(ddb.scan(TableName=name)["Items"], key=lambda i: (i["pk"]["S"], i["sk"]["N"]))
 
@@ -132,3 +145,40 @@ def test_an_export_holds_the_items_as_they_were_at_export_time(aws: Callable[...
     files = s3.get_object(Bucket=bucket, Key=summary["manifestFilesS3Key"])["Body"].read().decode().splitlines()
     data = gzip.decompress(s3.get_object(Bucket=bucket, Key=json.loads(files[0])["dataFileS3Key"])["Body"].read())
     assert [json.loads(line)["Item"]["pk"]["S"] for line in data.decode().splitlines()] == ["old"]
+
+
+def test_transfers_need_the_callers_s3_permissions(aws: Callable[..., Any]) -> None:
+    ddb, s3 = aws("dynamodb"), aws("s3")
+    bucket = f"perm-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    name = _table(ddb)
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}, "sk": {"N": "1"}})
+    dynamo_only = _role_client(aws, [{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}])
+    writer = _role_client(aws, [{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}, {
+        "Effect": "Allow", "Action": "s3:PutObject", "Resource": f"arn:aws:s3:::{bucket}/ok/*"}])
+
+    def export(client: Any, prefix: str) -> dict[str, Any]:
+        arn = client.export_table_to_point_in_time(TableArn=_arn(ddb, name), S3Bucket=bucket, S3Prefix=prefix)[
+            "ExportDescription"]["ExportArn"]
+        return dict(ddb.describe_export(ExportArn=arn)["ExportDescription"])
+
+    denied = export(dynamo_only, "ok")
+    assert (denied["ExportStatus"], denied["FailureCode"]) == ("FAILED", "S3AccessDenied")
+    assert "s3:PutObject" in denied["FailureMessage"]
+    assert s3.list_objects_v2(Bucket=bucket).get("KeyCount") == 0  # nothing written
+    assert export(writer, "elsewhere")["ExportStatus"] == "FAILED"  # the grant is for ok/* only
+    done = export(writer, "ok")
+    assert done["ExportStatus"] == "COMPLETED"
+
+    source = {"S3Bucket": bucket, "S3KeyPrefix": "ok/"}
+    params = {"TableName": f"im-{uuid.uuid4().hex[:8]}", "BillingMode": "PAY_PER_REQUEST",
+              "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+              "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}
+    lister = _role_client(aws, [{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"},
+                                {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": f"arn:aws:s3:::{bucket}"}])
+    for client, missing in ((dynamo_only, "s3:ListBucket"), (lister, "s3:GetObject")):
+        arn = client.import_table(S3BucketSource=source, InputFormat="DYNAMODB_JSON",
+                                  TableCreationParameters=params)["ImportTableDescription"]["ImportArn"]
+        got = ddb.describe_import(ImportArn=arn)["ImportTableDescription"]
+        assert (got["ImportStatus"], got["FailureCode"]) == ("FAILED", "S3AccessDenied")
+        assert missing in got["FailureMessage"]

@@ -270,3 +270,30 @@ def test_key_condition_clauses_are_checked_in_written_order(ddb: Any) -> None:
     r = error(ddb.query, TableName="reads-absent-table", KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
               ExpressionAttributeValues={":p": {"S": "q"}, ":s": {"S": "a"}})
     assert r["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_scan_is_in_hash_order_of_the_partition_key_and_pages_and_segments_keep_it(ddb: Any) -> None:
+    t = make(ddb)
+    keys = [(f"k{i:02d}", n) for i in range(12) for n in range(3)]
+    for pk, n in keys:
+        ddb.put_item(TableName=t, Item={"pk": {"S": pk}, "sk": {"N": str(n)}})
+
+    def scan(**kw: Any) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
+        while True:
+            got = ddb.scan(TableName=t, **kw)
+            out += [(i["pk"]["S"], int(i["sk"]["N"])) for i in got["Items"]]
+            if "LastEvaluatedKey" not in got:
+                return out
+            kw["ExclusiveStartKey"] = got["LastEvaluatedKey"]
+
+    order = scan()
+    assert sorted(order) == keys and order != keys  # every item once, not in key order
+    partitions = [pk for pk, _ in order]
+    assert [pk for i, pk in enumerate(partitions) if i == 0 or partitions[i - 1] != pk] == list(
+        dict.fromkeys(partitions))  # a partition's items come together...
+    assert all(order[i][1] < order[i + 1][1] for i in range(len(order) - 1) if order[i][0] == order[i + 1][0])
+    assert scan(Limit=5) == order  # ...and paging resumes exactly where it stopped
+    segments = [scan(Segment=s, TotalSegments=4) for s in range(4)]
+    assert [x for seg in segments for x in seg] == order  # segments are consecutive ranges of the hash
+    assert sum(1 for seg in segments if seg) > 1

@@ -212,3 +212,28 @@ def test_the_cli_reads_a_stream(ddb: Any, aws_cli: Callable[..., Any]) -> None:
     r = aws_cli("dynamodbstreams", "get-records", "--shard-iterator", it)
     assert r.returncode == 0, r.stderr
     assert [x["dynamodb"]["NewImage"] for x in json.loads(r.stdout)["Records"]] == [{"pk": {"S": "cli"}}]
+
+
+def test_shards_roll_over_and_children_name_their_parents(server_factory: Callable[..., Any], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ONCEFLOW_DDB_SHARD_SECONDS", "1")  # the server's shards last a second, not 4 hours
+    srv = server_factory(tmp_path / "data")
+    ddb, streams = client_factory(srv.url)("dynamodb"), client_factory(srv.url)("dynamodbstreams")
+    name, d = make_table(ddb, "KEYS_ONLY")
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}})
+    time.sleep(1.2)  # into the next shard
+    ddb.put_item(TableName=name, Item={"pk": {"S": "b"}})
+    shards = streams.describe_stream(StreamArn=d["LatestStreamArn"])["StreamDescription"]["Shards"]
+    assert len(shards) >= 2
+    assert "ParentShardId" not in shards[0]
+    assert [s["ParentShardId"] for s in shards[1:]] == [s["ShardId"] for s in shards[:-1]]
+    assert all("EndingSequenceNumber" in s["SequenceNumberRange"] for s in shards[:-1])
+    assert "EndingSequenceNumber" not in shards[-1]["SequenceNumberRange"]
+    seen: list[tuple[int, str]] = []
+    for i, shard in enumerate(shards):
+        it = streams.get_shard_iterator(StreamArn=d["LatestStreamArn"], ShardId=shard["ShardId"],
+                                        ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        r = streams.get_records(ShardIterator=it)
+        seen += [(i, rec["dynamodb"]["Keys"]["pk"]["S"]) for rec in r["Records"]]
+        assert ("NextShardIterator" in r) == (i == len(shards) - 1)  # a closed shard read to its end has none
+    assert [k for _, k in seen] == ["a", "b"] and seen[0][0] < seen[1][0]  # each record once, in order

@@ -71,6 +71,21 @@ def test_filter_fields_sort_limit_over_json_fields(logs: Any, group: str) -> Non
     assert stats["bytesScanned"] > 0
 
 
+def test_ppl_queries_run_on_the_same_engine(logs: Any, group: str) -> None:
+    got = _query(logs, group, "fields @timestamp, latency | where level = 'ERROR' and latency > 0 "
+                              "| sort - latency | head 2", queryLanguage="PPL")
+    assert (got["status"], got["queryLanguage"]) == ("Complete", "PPL")
+    assert _rows(got) == [{"@timestamp": _at(3), "latency": "90"}, {"@timestamp": _at(2), "latency": "60"}]
+    counted = _query(logs, group, "where like(@message, '%login%') | stats count() as n", queryLanguage="PPL")
+    assert _rows(counted) == [{"n": "1"}]
+    for language, text in (("SQL", "SELECT * FROM `x`"), ("PPL", "eval x = 1")):
+        with pytest.raises(ClientError) as e:
+            logs.start_query(logGroupName=group, startTime=BASE // 1000, endTime=BASE // 1000 + 3600,
+                             queryString=text, queryLanguage=language)
+        assert e.value.response["Error"]["Code"] == ("InvalidParameterException" if language == "SQL"
+                                                     else "MalformedQueryException")
+
+
 def test_stats_by_bin_and_by_field(logs: Any, group: str) -> None:
     got = _query(logs, group, "filter ispresent(level) | stats count(*) as n, sum(latency), max(latency) by bin(1m)")
     assert _rows(got) == [
@@ -172,3 +187,22 @@ def test_start_query_is_authorized_on_each_log_group(aws: Callable[..., Any], gr
     assert e.value.response["Error"]["Message"].endswith(
         f"on resource: arn:aws:logs:us-east-1:000000000000:log-group:{other}:* because no identity-based policy "
         "allows the logs:StartQuery action")
+
+
+def test_queries_and_their_results_outlive_a_restart(server_factory: Callable[..., Any], tmp_path: Any) -> None:
+    server = server_factory(tmp_path / "data")
+    logs = server.client("logs")
+    logs.create_log_group(logGroupName="/kept")
+    logs.create_log_stream(logGroupName="/kept", logStreamName="s")
+    logs.put_log_events(logGroupName="/kept", logStreamName="s", logEvents=[
+        {"timestamp": BASE + i * 1000, "message": f"n={i}"} for i in range(5)])
+    done = _query(logs, "/kept", "stats count(*) as n")
+    assert _rows(done) == [{"n": "5"}]
+    server.stop()
+
+    logs = server_factory(tmp_path / "data").client("logs")
+    again = logs.get_query_results(queryId=done["queryId"])
+    assert (again["status"], _rows(again)) == ("Complete", [{"n": "5"}])
+    assert again["statistics"]["recordsMatched"] == 5.0
+    listed = logs.describe_queries(logGroupName="/kept")["queries"]
+    assert [(q["queryId"], q["status"]) for q in listed] == [(done["queryId"], "Complete")]

@@ -17,12 +17,17 @@ def setup(stack: Stack) -> None:
     from onceflow.ddb.export import MIGRATIONS as EXPORT_MIGRATIONS
     from onceflow.ddb.policies import MIGRATIONS as POLICY_MIGRATIONS
     from onceflow.ddb.service import DynamoDB
-    from onceflow.ddb.store import MIGRATIONS
+    from onceflow.ddb.store import MIGRATIONS, fill_key_hashes
     from onceflow.ddb.streams import MIGRATIONS as STREAM_MIGRATIONS
 
-    stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS + POLICY_MIGRATIONS + EXPORT_MIGRATIONS)
+    applied = stack.db.migrate(MIGRATIONS + STREAM_MIGRATIONS + BACKUP_MIGRATIONS + POLICY_MIGRATIONS
+                               + EXPORT_MIGRATIONS)
+    if "ddb-0004" in applied:  # items stored before Scan's hash order get their hash once
+        with stack.db.transaction() as conn:
+            fill_key_hashes(conn)
     svc = DynamoDB(stack.db)
-    api = DynamoDBApi(svc, lambda: stack.services["s3"])  # S3 is set up after DynamoDB
+    # S3 is set up after DynamoDB; stack.authorize is IAM's, installed before.
+    api = DynamoDBApi(svc, lambda: stack.services["s3"], lambda ctx, params: stack.authorize(ctx, params))
     stack.registry.add_api("dynamodb", api)
     stack.action_resolvers["dynamodb"] = api.authorization_requests
     stack.resource_policies["dynamodb"] = api.policies.lookup

@@ -7,12 +7,13 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
-from onceflow.ddb.export import Transfers
+from onceflow.ddb.export import S3Authorizer, Transfers
 from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
 from onceflow.ddb.policies import ResourcePolicies
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
+from onceflow.iam.common import partition
 from onceflow.registry import operation
 
 Params = dict[str, Any]
@@ -20,13 +21,14 @@ Result = dict[str, Any]
 
 
 class DynamoDBApi:
-    def __init__(self, svc: DynamoDB, s3: Callable[[], Any] = lambda: None) -> None:
+    def __init__(self, svc: DynamoDB, s3: Callable[[], Any] = lambda: None,
+                 authorize: S3Authorizer | None = None) -> None:
         self.svc = svc
         self.reads = Reader(svc)
         self.batches = Batches(svc)
         self.partiql = PartiQL(svc, self.reads, self.batches)
         self.policies = ResourcePolicies(svc.db, svc)
-        self.transfers = Transfers(svc, s3)
+        self.transfers = Transfers(svc, s3, authorize)
 
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
@@ -211,7 +213,7 @@ class DynamoDBApi:
     # ---------------------------------------------------------------- export to and import from S3
     @operation("ExportTableToPointInTime")
     def export_table(self, ctx: RequestContext, p: Params) -> Result:
-        return self.transfers.export(ctx.account, ctx.region, p)
+        return self.transfers.export(ctx, p)
 
     @operation("DescribeExport")
     def describe_export(self, ctx: RequestContext, p: Params) -> Result:
@@ -224,7 +226,7 @@ class DynamoDBApi:
     @operation("ImportTable")
     def import_table(self, ctx: RequestContext, p: Params) -> Result:
         check_table_name(p["TableCreationParameters"]["TableName"])
-        return self.transfers.import_table(ctx.account, ctx.region, p)
+        return self.transfers.import_table(ctx, p)
 
     @operation("DescribeImport")
     def describe_import(self, ctx: RequestContext, p: Params) -> Result:
@@ -243,7 +245,7 @@ class DynamoDBApi:
 
 def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     """The table ARNs a call acts on (every table of a batch or transaction)."""
-    prefix = f"arn:aws:dynamodb:{ctx.region}:{ctx.account}:table/"
+    prefix = f"arn:{partition(ctx.region)}:dynamodb:{ctx.region}:{ctx.account}:table/"
     if "ResourceArn" in p:
         return [p["ResourceArn"]]
     if "BackupArn" in p:

@@ -22,6 +22,7 @@ from onceflow.ddb.errors import ddb_error
 from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import ServiceError
+from onceflow.iam.common import partition
 
 if TYPE_CHECKING:
     from onceflow.ddb.service import DynamoDB
@@ -75,7 +76,7 @@ def _schema_params(t: Table) -> dict[str, Any]:
         specs = []
         for ix in t.indexes.values():
             if ix.kind == kind:
-                spec: dict[str, Any] = {"IndexName": ix.name, "KeySchema": _keys(ix.hash, ix.range),
+                spec: dict[str, Any] = {"IndexName": ix.name, "KeySchema": ix.key_schema(),
                                         "Projection": ix.projection}
                 if kind == "GSI" and t.billing == "PROVISIONED" and ix.throughput:
                     spec["ProvisionedThroughput"] = dict(ix.throughput)
@@ -189,7 +190,8 @@ class Backups:
             b = self._row(account, region, arn)
             t = b["source"]["table"]
             summary = {"TableName": b["table"], "TableId": t["table_id"],
-                       "TableArn": f"arn:aws:dynamodb:{region}:{account}:table/{b['table']}", **self._details(b)}
+                       "TableArn": f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{b['table']}",
+                       **self._details(b)}
             out["BackupSummaries"].append({k: summary[k] for k in SUMMARY_KEYS})
         if len(arns) > limit:
             out["LastEvaluatedBackupArn"] = arns[limit - 1]
@@ -197,7 +199,7 @@ class Backups:
 
     @staticmethod
     def _name(account: str, region: str, name: str) -> str:
-        prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+        prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         return name[len(prefix):] if name.startswith(prefix) else name
 
     # -------------------------------------------------------------- restores

@@ -7,10 +7,16 @@ from point-in-time recovery's history (so recovery must be enabled, as on AWS). 
 every object under the key prefix (DynamoDB JSON lines or CSV, optionally gzipped) into a new table
 made by CreateTable's rules; a line it cannot read counts in ErrorCount and is skipped.
 
+An INCREMENTAL_EXPORT writes, for each item written in [ExportFromTime, ExportToTime), a line
+with its Keys, its NewImage (absent for a deletion) and, for NEW_AND_OLD_IMAGES, its OldImage,
+from the same history.
+
 Both run to completion inside the call (AWS runs them for minutes): the first answer says
 IN_PROGRESS, Describe* say COMPLETED or FAILED with AWS's failure codes. S3 is reached through
-`stack.services["s3"]` (CONTRACTS.md), as the caller's account; the caller's S3 permissions are
-not evaluated (AWS checks them for the export's writes and the import's reads).
+`stack.services["s3"]` (CONTRACTS.md), in the caller's account, each object write or read first
+authorized as the caller would be calling S3 (s3:PutObject for the export's files, s3:ListBucket and
+s3:GetObject for the import's sources, bucket policies included): a refusal fails the transfer with
+S3AccessDenied, as AWS's does.
 """
 
 from __future__ import annotations
@@ -25,12 +31,14 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.context import RequestContext
 from onceflow.ddb import items as it
 from onceflow.ddb.errors import ddb_error
 from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.service import DynamoDB
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import ServiceError, validation_error
+from onceflow.iam.common import partition
 
 MIGRATIONS = [
     ("ddb-export-0001", """
@@ -53,6 +61,7 @@ MIGRATIONS = [
     """),
 ]
 LINES_PER_FILE = 10_000
+S3Authorizer = Callable[[RequestContext, dict[str, Any]], None]
 
 
 def _ts(x: float) -> datetime:
@@ -60,27 +69,39 @@ def _ts(x: float) -> datetime:
 
 
 class Transfers:
-    def __init__(self, svc: DynamoDB, s3: Callable[[], Any]) -> None:
+    def __init__(self, svc: DynamoDB, s3: Callable[[], Any], authorize: S3Authorizer | None = None) -> None:
         self.svc = svc
         self.db = svc.db
         self.s3 = s3  # stack.services["s3"], looked up when used (S3 is set up after DynamoDB)
+        self.authorize = authorize  # stack.authorize
+
+    def _may(self, ctx: RequestContext, operation: str, bucket: str, key: str | None = None) -> None:
+        """Raise S3's AccessDenied unless the caller may make this S3 call (DynamoDB acts with the
+        caller's permissions: aws:ViaAWSService is true)."""
+        if self.authorize is None:
+            return
+        params = {"Bucket": bucket} if key is None else {"Bucket": bucket, "Key": key}
+        self.authorize(RequestContext("s3", operation, ctx.account, ctx.region, ctx.principal, internal=True),
+                       params)
 
     # -------------------------------------------------------------- export
-    def export(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+    def export(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
+        account, region = ctx.account, ctx.region
         try:
             t = self.svc.table(account, region, p["TableArn"])
         except ServiceError:
             raise ddb_error("TableNotFoundException", f"Table not found: {p['TableArn']}") from None
         if (p.get("ExportFormat") or "DYNAMODB_JSON") != "DYNAMODB_JSON":
             raise validation_error("Only the DYNAMODB_JSON export format is supported by onceflow")
-        if (p.get("ExportType") or "FULL_EXPORT") != "FULL_EXPORT":
-            raise validation_error("Only FULL_EXPORT is supported by onceflow")
+        kind = p.get("ExportType") or "FULL_EXPORT"
         if t.pitr_days is None or t.pitr_since is None:
             raise ddb_error("PointInTimeRecoveryUnavailableException",
                             f"Point in time recovery is not enabled for table '{t.name}'")
         now = self.svc.clock()
-        at = p["ExportTime"].timestamp() if p.get("ExportTime") else now
-        if not max(t.pitr_since, now - t.pitr_days * 86400) - 1 <= at <= now + 1:
+        earliest = max(t.pitr_since, now - t.pitr_days * 86400) - 1
+        spec = _incremental(p, earliest, now) if kind == "INCREMENTAL_EXPORT" else None
+        at = spec["ExportToTime"] if spec else p["ExportTime"].timestamp() if p.get("ExportTime") else now
+        if not earliest <= at <= now + 1:
             # UNCONFIRMED wording.
             raise ddb_error("InvalidExportTimeException", "Export time is outside the point in time recovery window")
         token = p.get("ClientToken")
@@ -93,9 +114,13 @@ class Transfers:
         prefix = (p.get("S3Prefix") or "").strip("/")
         base = f"{prefix}/AWSDynamoDB/{export_id}" if prefix else f"AWSDynamoDB/{export_id}"
         d: dict[str, Any] = {"ExportArn": arn, "ExportStatus": "IN_PROGRESS", "StartTime": now, "TableArn": t.arn,
-                             "TableId": t.table_id, "ExportTime": at, "S3Bucket": p["S3Bucket"],
+                             "TableId": t.table_id, "S3Bucket": p["S3Bucket"],
                              "S3SseAlgorithm": p.get("S3SseAlgorithm") or "AES256", "ExportFormat": "DYNAMODB_JSON",
-                             "ExportType": "FULL_EXPORT"}
+                             "ExportType": kind}
+        if spec is None:
+            d["ExportTime"] = at
+        else:
+            d["IncrementalExportSpecification"] = spec
         for k in ("ClientToken", "S3BucketOwner", "S3SseKmsKeyId"):
             if p.get(k):
                 d[k] = p[k]
@@ -103,7 +128,7 @@ class Transfers:
             d["S3Prefix"] = prefix
         first = dict(d)
         try:
-            d.update(self._write_export(account, t, at, d, base))
+            d.update(self._write_export(ctx, t, at, d, base))
             d["ExportStatus"] = "COMPLETED"
         except ServiceError as e:  # the bucket is missing, say: the export fails, the call does not
             d.update(ExportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
@@ -120,30 +145,63 @@ class Transfers:
             (t.id, at))
         return [r[0] for r in rows if r[0] is not None]
 
-    def _write_export(self, account: str, t: Table, at: float, d: dict[str, Any], base: str) -> dict[str, Any]:
+    def _changes(self, t: Table, spec: dict[str, Any]) -> list[str]:
+        """An incremental export's lines: each item written in [from, to), with its state at `to`
+        (NewImage, absent when it was deleted) and, for NEW_AND_OLD_IMAGES, at `from` (OldImage)."""
+        frm, to = spec["ExportFromTime"], spec["ExportToTime"]
+        rows = self.db.query(
+            "SELECT h.hk, h.rk, h.item, h.at, (SELECT o.item FROM ddb_item_history o WHERE o.table_id=h.table_id "
+            "AND o.hk=h.hk AND o.rk=h.rk AND o.at < ? ORDER BY o.seq DESC LIMIT 1) FROM ddb_item_history h "
+            "WHERE h.table_id=? AND h.at >= ? AND h.seq = (SELECT MAX(seq) FROM ddb_item_history x "
+            "WHERE x.table_id=h.table_id AND x.hk=h.hk AND x.rk=h.rk AND x.at < ?) ORDER BY h.hk, h.rk",
+            (frm, t.id, frm, to))
+        lines = []
+        for _, _, new, at, old in rows:
+            if new is None and old is None:  # made and deleted within the period: no change to show
+                continue
+            keys = it.key_of(t, loads(new if new is not None else old))
+            line = f'{{"Metadata":{{"WriteTimestampMicros":{{"N":"{int(at * 1_000_000)}"}}}},"Keys":{dumps(keys)}'
+            if new is not None:
+                line += f',"NewImage":{new}'
+            if old is not None and spec["ExportViewType"] == "NEW_AND_OLD_IMAGES":
+                line += f',"OldImage":{old}'
+            lines.append(line + "}")
+        return lines
+
+    def _write_export(self, ctx: RequestContext, t: Table, at: float, d: dict[str, Any], base: str) -> dict[str, Any]:
         s3 = self.s3()
-        bucket = d["S3Bucket"]
-        texts = self._items_at(t, at)
+        account, bucket = ctx.account, d["S3Bucket"]
+        spec = d.get("IncrementalExportSpecification")
+
+        def put(key: str, body: bytes) -> dict[str, Any]:
+            self._may(ctx, "PutObject", bucket, key)
+            return s3.put_object(account, bucket, key, body)
+
+        texts = self._changes(t, spec) if spec else [f'{{"Item":{text}}}' for text in self._items_at(t, at)]
         manifest_lines, size = [], 0
         for n in range(0, max(len(texts), 1), LINES_PER_FILE):
             chunk = texts[n:n + LINES_PER_FILE]
-            body = "".join(f'{{"Item":{text}}}\n' for text in chunk).encode()
+            body = "".join(f"{text}\n" for text in chunk).encode()
             size += len(body)
             key = f"{base}/data/{uuid.uuid4().hex}.json.gz"
             packed = gzip.compress(body, mtime=0)
-            put = s3.put_object(account, bucket, key, packed)
+            row = put(key, packed)
             manifest_lines.append(json.dumps({"itemCount": len(chunk), "md5Checksum": hashlib.md5(
-                packed, usedforsecurity=False).hexdigest(), "etag": put["etag"].strip('"'), "dataFileS3Key": key}))
+                packed, usedforsecurity=False).hexdigest(), "etag": row["etag"].strip('"'), "dataFileS3Key": key}))
         files_key = f"{base}/manifest-files.json"
-        s3.put_object(account, bucket, files_key, ("\n".join(manifest_lines) + "\n").encode())
+        put(files_key, ("\n".join(manifest_lines) + "\n").encode())
         summary_key = f"{base}/manifest-summary.json"
         summary = {"version": "2020-06-30", "exportArn": d["ExportArn"], "startTime": _iso(d["StartTime"]),
                    "endTime": _iso(self.svc.clock()), "tableArn": t.arn, "tableId": t.table_id,
                    "exportTime": _iso(at), "s3Bucket": bucket, "s3Prefix": d.get("S3Prefix"),
                    "s3SseAlgorithm": d["S3SseAlgorithm"], "s3SseKmsKeyId": d.get("S3SseKmsKeyId"),
                    "manifestFilesS3Key": files_key, "billedSizeBytes": size, "itemCount": len(texts),
-                   "outputFormat": "DYNAMODB_JSON", "exportType": "FULL_EXPORT"}
-        s3.put_object(account, bucket, summary_key, json.dumps(summary).encode())
+                   "outputFormat": "DYNAMODB_JSON", "exportType": d["ExportType"]}
+        if spec:
+            del summary["exportTime"]
+            summary.update(exportFromTime=_iso(spec["ExportFromTime"]), exportToTime=_iso(spec["ExportToTime"]),
+                           outputView=spec["ExportViewType"])
+        put(summary_key, json.dumps(summary).encode())
         return {"ExportManifest": summary_key, "BilledSizeBytes": size, "ItemCount": len(texts)}
 
     def describe_export(self, account: str, region: str, arn: str) -> dict[str, Any]:
@@ -162,7 +220,8 @@ class Transfers:
         return out
 
     # -------------------------------------------------------------- import
-    def import_table(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+    def import_table(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
+        account, region = ctx.account, ctx.region
         fmt = p["InputFormat"]
         if fmt not in ("DYNAMODB_JSON", "CSV"):
             raise validation_error(f"Input format {fmt} is not supported by onceflow: use DYNAMODB_JSON or CSV")
@@ -183,7 +242,7 @@ class Transfers:
         arn = f"{t.arn}/import/{int(now * 1000):014d}-{uuid.uuid4().hex[:8]}"
         d: dict[str, Any] = {"ImportArn": arn, "ImportStatus": "IN_PROGRESS", "TableArn": t.arn,
                              "TableId": t.table_id, "S3BucketSource": p["S3BucketSource"], "ErrorCount": 0,
-                             "CloudWatchLogGroupArn": f"arn:aws:logs:{region}:{account}:log-group:"
+                             "CloudWatchLogGroupArn": f"arn:{partition(region)}:logs:{region}:{account}:log-group:"
                                                       f"/aws-dynamodb/imports:*",
                              "InputFormat": fmt, "InputCompressionType": compression,
                              "TableCreationParameters": params, "StartTime": now, "ProcessedSizeBytes": 0,
@@ -193,7 +252,7 @@ class Transfers:
                 d[k] = p[k]
         first = dict(d)
         try:
-            items, errors, size = self._read_source(account, p, t)
+            items, errors, size = self._read_source(ctx, p, t)
         except ServiceError as e:
             d.update(ImportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
             items = None
@@ -207,16 +266,18 @@ class Transfers:
                          (arn, account, region, t.arn, now, json.dumps(d)))
         return {"ImportTableDescription": _times(first)}
 
-    def _read_source(self, account: str, p: dict[str, Any], t: Table) -> tuple[list[Item], int, int]:
+    def _read_source(self, ctx: RequestContext, p: dict[str, Any], t: Table) -> tuple[list[Item], int, int]:
         s3 = self.s3()
-        src = p["S3BucketSource"]
+        src, account = p["S3BucketSource"], ctx.account
         bucket, prefix = src["S3Bucket"], src.get("S3KeyPrefix") or ""
+        self._may(ctx, "ListObjectsV2", bucket)
         items: list[Item] = []
         errors = size = 0
         after = ""
         while True:
             objects, _, truncated, last = s3.list_objects(account, bucket, prefix, "", after, 1000)
             for obj in objects:
+                self._may(ctx, "GetObject", bucket, obj["key"])
                 _, pieces = s3.get_object(account, bucket, obj["key"])
                 body = b"".join(pieces)
                 size += len(body)
@@ -323,6 +384,27 @@ def _csv_items(text: str, options: dict[str, Any], t: Table) -> tuple[list[Item]
     return items, bad
 
 
+MIN_INCREMENT, MAX_INCREMENT = 15 * 60, 24 * 3600  # an incremental export's period: 15 minutes to 24 hours
+
+
+def _incremental(p: dict[str, Any], earliest: float, now: float) -> dict[str, Any]:
+    """IncrementalExportSpecification checked, as epoch seconds (wording UNCONFIRMED throughout)."""
+    spec = p.get("IncrementalExportSpecification") or {}
+    if p.get("ExportTime"):
+        raise validation_error("ExportTime cannot be specified for an INCREMENTAL_EXPORT")
+    if spec.get("ExportFromTime") is None:
+        raise validation_error("IncrementalExportSpecification.ExportFromTime is required for an INCREMENTAL_EXPORT")
+    frm = spec["ExportFromTime"].timestamp()
+    to = spec["ExportToTime"].timestamp() if spec.get("ExportToTime") else now
+    if frm < earliest:
+        raise ddb_error("InvalidExportTimeException", "ExportFromTime is outside the point in time recovery window")
+    if not MIN_INCREMENT <= to - frm <= MAX_INCREMENT:
+        raise ddb_error("InvalidExportTimeException", "The incremental export period must be between 15 minutes "
+                        "and 24 hours")
+    return {"ExportFromTime": frm, "ExportToTime": to, "ExportViewType": spec.get("ExportViewType")
+            or "NEW_AND_OLD_IMAGES"}
+
+
 def _s3_failure(e: ServiceError) -> str:
     return {"NoSuchBucket": "S3NoSuchBucket", "AccessDenied": "S3AccessDenied"}.get(e.code, e.code)
 
@@ -333,8 +415,13 @@ def _iso(x: float) -> str:
 
 def _times(d: dict[str, Any]) -> dict[str, Any]:
     """Stored epoch seconds as the datetimes the wire renders."""
-    return {k: _ts(v) if k in ("StartTime", "EndTime", "ExportTime") and isinstance(v, int | float) else v
-            for k, v in d.items()}
+    out: dict[str, Any] = {k: _ts(v) if k in ("StartTime", "EndTime", "ExportTime") and isinstance(v, int | float)
+                           else v for k, v in d.items()}
+    spec = d.get("IncrementalExportSpecification")
+    if spec:
+        out["IncrementalExportSpecification"] = {k: _ts(v) if isinstance(v, int | float) else v
+                                                 for k, v in spec.items()}
+    return out
 
 
 def _page(rows: list[dict[str, Any]], token: str | None, size: int) -> tuple[list[dict[str, Any]], str | None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.ddb.errors import INVALID, invalid, key_mismatch
-from onceflow.ddb.keys import encode_key
+from onceflow.ddb.keys import encode_key, encode_keys
 from onceflow.ddb.schema import Table
 from onceflow.ddb.store import IndexRow
 from onceflow.ddb.values import MAX_ITEM_BYTES, Item, item_size, normalize_value, type_of
@@ -105,9 +105,9 @@ def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
     rows = []
     for ix in sorted(t.indexes.values(), key=lambda ix: ix.name):
         parts = []
-        for kd in (ix.hash, ix.range) if ix.range else (ix.hash,):
+        for kd in ix.hash_keys + ix.range_keys:
             v = item.get(kd[0])
-            if v is None:
+            if v is None:  # every key attribute must be there (a multi-attribute key's too)
                 break
             actual = type_of(v)
             if actual != kd[1]:
@@ -115,9 +115,10 @@ def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
                               f"IndexName: {ix.name}")
             if (kind := _empty(v)) is not None:
                 raise EmptyIndexKey(kind, ix.name, kd[0])
-            parts.append(encode_key(v))
+            parts.append(v)
         else:
-            rows.append((ix.name, parts[0], parts[1] if len(parts) > 1 else b""))
+            n = len(ix.hash_keys)
+            rows.append((ix.name, encode_keys(parts[:n]), encode_keys(parts[n:]) if parts[n:] else b""))
     return rows
 
 

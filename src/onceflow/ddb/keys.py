@@ -7,6 +7,12 @@ keys, so they are stored as they are. Numbers become sign, exponent and digit by
     negative  0x7f, 255-(exponent+130), 9-digit for each digit, then 0xff
 The digits of a normalised number have no trailing zeros, so a shorter mantissa that is a prefix
 of a longer one is the smaller magnitude; for negatives the 0xff terminator inverts that.
+
+A multi-attribute GSI key (up to 4 attributes each for the partition and the sort key) is the
+concatenation of its attributes' components: each value's bytes with 0x00 escaped as 0x00 0xff, then
+the terminator 0x00 0x01. The terminator sorts below any continuation, so the concatenation orders
+as the tuple does (first attribute first), and a value's component is a prefix of every longer key
+that begins with it. A one-attribute key keeps its plain bytes.
 """
 
 from __future__ import annotations
@@ -39,6 +45,25 @@ def encode_key(v: Value) -> bytes:
     if kind == "N":
         return encode_number(x)
     return bytes(x)
+
+
+END = b"\x00\x01"
+
+
+def component(b: bytes) -> bytes:
+    """One attribute's place in a multi-attribute key, from its encode_key bytes."""
+    return escape(b) + END
+
+
+def escape(b: bytes) -> bytes:
+    return b.replace(b"\x00", b"\x00\xff")
+
+
+def encode_keys(values: list[Value]) -> bytes:
+    """The key bytes of an index key of one or more attributes."""
+    if len(values) == 1:
+        return encode_key(values[0])
+    return b"".join(component(encode_key(v)) for v in values)
 
 
 def decode_number(b: bytes) -> str:

@@ -16,6 +16,7 @@ from onceflow.ddb.errors import ddb_error
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB
 from onceflow.errors import ServiceError, validation_error
+from onceflow.iam.common import partition
 from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.store.db import Database
 
@@ -64,7 +65,7 @@ class ResourcePolicies:
 
     def _resource(self, account: str, region: str, arn: str) -> Table:
         """The table a table or stream ARN names (ResourceNotFoundException when there is none)."""
-        prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+        prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix):
             raise ddb_error("ResourceNotFoundException", f"Requested resource not found: ResourceArn: {arn} not found")
         name, _, rest = arn[len(prefix):].partition("/")
@@ -135,7 +136,7 @@ class ResourcePolicies:
     def lookup(self, ctx: RequestContext, resource: str) -> str | None:
         """The policy of the table (or stream) a resource ARN is on, for the authorizer: an index's
         ARN is governed by its table's policy."""
-        if not resource.startswith("arn:aws:dynamodb:"):
+        if not resource.startswith(f"arn:{partition(ctx.region)}:dynamodb:"):
             return None
         base = resource.partition("/index/")[0]
         if base in self._cache:

@@ -11,10 +11,11 @@ from onceflow.ddb.errors import invalid
 from onceflow.ddb.expr import ast
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.validate import top_level_names
-from onceflow.ddb.keys import encode_key
+from onceflow.ddb.keys import component, encode_key, encode_keys, escape
 from onceflow.ddb.prepare import prepare
-from onceflow.ddb.schema import Table
+from onceflow.ddb.schema import KeyDef, Table
 from onceflow.ddb.service import DynamoDB, projection_paths, read_units, with_capacity
+from onceflow.ddb.store import segment_bounds
 from onceflow.ddb.values import Item, loads, type_of
 from onceflow.errors import validation_error
 from onceflow.raw_json import RawJson, RawJsonList
@@ -73,9 +74,11 @@ def _successor(b: bytes) -> bytes | None:
     return b[:-1] + bytes([b[-1] + 1]) if b else None
 
 
-def key_range(tree: Any, hash_kd: tuple[str, str], range_kd: tuple[str, str] | None,
+def key_range(tree: Any, hash_kds: list[KeyDef], range_kds: list[KeyDef],
               values: dict[str, Any]) -> tuple[bytes, Any, Any]:
-    """(hash bytes, lower bound, upper bound) of a KeyConditionExpression."""
+    """(hash bytes, lower bound, upper bound) of a KeyConditionExpression. A multi-attribute key
+    needs an equality on each partition key attribute, and conditions on its sort key attributes
+    from the first on, each an equality but the last."""
     conds: dict[str, Any] = {}
     written: dict[str, str] = {}
     found = _key_conditions(tree)
@@ -85,29 +88,63 @@ def key_range(tree: Any, hash_kd: tuple[str, str], range_kd: tuple[str, str] | N
             raise validation_error("Invalid KeyConditionExpression: KeyConditionExpressions must only contain "
                                    "one condition per key")
         conds[name] = norm
-    keys = 2 if range_kd else 1
+    keys = len(hash_kds) + len(range_kds)
     if len(found) > keys:
         raise validation_error(f"The number of query conditions ({len(found)}) exceeds the number of key "
                                f"attributes defined in the schema ({keys})")
-    h = conds.pop(hash_kd[0], None)
-    if h is None:
-        raise validation_error(f"Query condition missed key schema element: {hash_kd[0]}")
-    if not isinstance(h, ast.Compare) or h.op != "=":
-        raise validation_error(UNSUPPORTED)
-    r = conds.pop(range_kd[0], None) if range_kd else None
+    hashes = []
+    for kd in hash_kds:
+        h = conds.pop(kd[0], None)
+        if h is None:
+            raise validation_error(f"Query condition missed key schema element: {kd[0]}")
+        if not isinstance(h, ast.Compare) or h.op != "=":
+            raise validation_error(UNSUPPORTED)
+        hashes.append(_key_value(values, h.right, kd))
+    hk = hashes[0] if len(hashes) == 1 else b"".join(component(b) for b in hashes)
+    given = [(kd, conds.pop(kd[0])) for kd in range_kds if kd[0] in conds]
     if conds:
         # A condition on a non-key attribute: DynamoDB names the key element it expected instead.
-        raise validation_error(f"Query condition missed key schema element: {(range_kd or hash_kd)[0]}")
+        raise validation_error(f"Query condition missed key schema element: {(range_kds or hash_kds)[-1][0]}")
+    named = [kd for kd, _ in given]
+    if named != range_kds[:len(given)]:
+        # A sort key attribute skipped before one with a condition (UNCONFIRMED wording).
+        skipped = next(kd for kd in range_kds if kd not in named)
+        raise validation_error(f"Query condition missed key schema element: {skipped[0]}")
+    for i, (kd, r) in enumerate(given):
+        op = written[kd[0]]
+        if op != "=":
+            if i != len(given) - 1:
+                # Only the last sort key attribute queried may have a range (UNCONFIRMED wording).
+                raise validation_error(UNSUPPORTED)
+            refs = [r.right] if isinstance(r, ast.Compare) else [r.low, r.high] if isinstance(r, ast.Between) \
+                else [r.call.args[1]]
+            _check_operands(values, refs, op)
+    if len(range_kds) <= 1:
+        if not given:
+            return hk, None, None
+        return (hk, *_range_bounds(given[0][1], given[0][0], values))
+    return (hk, *_composite_bounds(given, values))
 
-    hk = _key_value(values, h.right, hash_kd)
-    if r is None or range_kd is None:
-        return hk, None, None
-    op = written[range_kd[0]]
-    if op != "=":
-        refs = [r.right] if isinstance(r, ast.Compare) else [r.low, r.high] if isinstance(r, ast.Between) \
-            else [r.call.args[1]]
-        _check_operands(values, refs, op)
-    return (hk, *_range_bounds(r, range_kd, values))
+
+def _composite_bounds(given: list[tuple[KeyDef, Any]], values: dict[str, Any]) -> tuple[Any, Any]:
+    """(lower, upper) bounds of a multi-attribute sort key: the equalities make a prefix of components;
+    the last condition bounds the next component, or, an equality too, all keys that begin so."""
+    if not given:
+        return None, None
+    prefix = b"".join(component(_key_value(values, r.right, kd)) for kd, r in given[:-1])
+    kd, r = given[-1]
+    top = ((_successor(prefix), False) if prefix else None)
+    if isinstance(r, ast.Between):
+        low, high = (prefix + component(_key_value(values, x, kd)) for x in (r.low, r.high))
+        return (low, True), (_successor(high), False)
+    if isinstance(r, ast.FunctionCondition):  # begins_with: a prefix of the component's value
+        start = prefix + escape(_key_value(values, r.call.args[1], kd))
+        return (start, True), (_successor(start), False)
+    at = prefix + component(_key_value(values, r.right, kd))
+    after = _successor(at)  # past every key whose component here is the value
+    bottom = (prefix, True) if prefix else None
+    return {"=": ((at, True), (after, False)), ">=": ((at, True), top), ">": ((after, True), top),
+            "<": (bottom, (at, False)), "<=": (bottom, (after, False))}[r.op]
 
 
 def _key_value(values: dict[str, Any], ref: Any, kd: tuple[str, str]) -> bytes:
@@ -131,13 +168,13 @@ def _range_bounds(r: Any, kd: tuple[str, str], values: dict[str, Any]) -> tuple[
     return (prefix, True), ((nxt, False) if nxt is not None else None)
 
 
-def _filter_on_keys(flt: Any, kd: tuple[Any, Any], label: str) -> None:
+def _filter_on_keys(flt: Any, kds: list[KeyDef], label: str) -> None:
     """A Query filter may not name the queried key attributes (DynamoDB names the hash key first)."""
     if flt is None:
         return
     names = top_level_names(flt)
-    for key in kd:
-        if key is not None and key[0] in names:
+    for key in kds:
+        if key[0] in names:
             raise validation_error(f"{label} can only contain non-primary key attributes: "
                                    f"Primary key attribute: {key[0]}")
 
@@ -196,8 +233,8 @@ class Reader:
                     raise invalid("x")
                 return hk, rk
             ix = t.indexes[index]
-            ihk = encode_key(esk[ix.hash[0]])
-            irk = encode_key(esk[ix.range[0]]) if ix.range else b""
+            ihk = encode_keys([esk[kd[0]] for kd in ix.hash_keys])
+            irk = encode_keys([esk[kd[0]] for kd in ix.range_keys]) if ix.range_keys else b""
             return ihk, irk, hk, rk
         except Exception:
             raise validation_error("The provided starting key is invalid: The provided key element does not "
@@ -211,9 +248,10 @@ class Reader:
                                    "specified in the request.")
         index = self._index(t, p)
         select, paths = self._select(t, p, prep)
-        kd = (t.indexes[index].hash, t.indexes[index].range) if index else (t.hash, t.range)
-        hk, lo, hi = key_range(prep.get("KeyConditionExpression"), kd[0], kd[1], prep.values)
-        _filter_on_keys(prep.get("FilterExpression"), kd, "QueryFilter" if p.get("QueryFilter") else
+        hashes, ranges = ((t.indexes[index].hash_keys, t.indexes[index].range_keys) if index
+                          else ([t.hash], [t.range] if t.range else []))
+        hk, lo, hi = key_range(prep.get("KeyConditionExpression"), hashes, ranges, prep.values)
+        _filter_on_keys(prep.get("FilterExpression"), hashes + ranges, "QueryFilter" if p.get("QueryFilter") else
                         "Filter Expression")
         forward = p.get("ScanIndexForward", True)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
@@ -244,19 +282,19 @@ class Reader:
         select, paths = self._select(t, p, prep)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
 
+        bounds = segment_bounds(seg, total) if seg is not None and total is not None else None
+
         def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str, int]], bool]:
             # Segments split the table by a hash of the partition key, as DynamoDB's do.
             rows: list[tuple[Any, str, int]]
-            while True:
-                if index is None:
-                    rows = [((r[0], r[1]), r[2], r[3]) for r in self.store.scan(t.id, after, n)]
-                else:
-                    rows = [((r[0], r[1], r[2], r[3]), r[4], r[5])
-                            for r in self.store.index_scan(t.id, index, after, n)]
+            if index is None:
+                rows = [((r[0], r[1]), r[2], r[3]) for r in self.store.scan(t.id, after, n, bounds)]
+                return rows, len(rows) == n
+            while True:  # an index is read in key order; its segments are by a hash of the table's key
+                rows = [((r[0], r[1], r[2], r[3]), r[4], r[5]) for r in self.store.index_scan(t.id, index, after, n)]
                 if seg is None:
                     return rows, len(rows) == n
-                hk_at = 2 if index else 0
-                mine = [r for r in rows if zlib.crc32(r[0][hk_at]) % (total or 1) == seg]
+                mine = [r for r in rows if zlib.crc32(r[0][2]) % (total or 1) == seg]
                 if mine or len(rows) < n:
                     return mine, len(rows) == n
                 after = rows[-1][0]

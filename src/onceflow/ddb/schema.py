@@ -11,6 +11,7 @@ from typing import Any
 
 from onceflow.ddb.errors import invalid
 from onceflow.errors import validation_error
+from onceflow.iam.common import partition
 
 KeyDef = tuple[str, str]  # (attribute name, S|N|B)
 
@@ -42,6 +43,9 @@ def check_table_name(name: str) -> None:
             f"Value '{name}' at 'tableName' failed to satisfy constraint: {c}" for c in found))
 
 
+MAX_INDEX_KEY_PARTS = 4  # a GSI's partition key, and its sort key, may each have up to 4 attributes
+
+
 @dataclass
 class Index:
     name: str
@@ -50,10 +54,33 @@ class Index:
     range: KeyDef | None
     projection: dict[str, Any]
     throughput: dict[str, int] | None = None
+    # A multi-attribute GSI key's further partition and sort key attributes, in KeySchema order.
+    more_hash: list[KeyDef] = field(default_factory=list)
+    more_range: list[KeyDef] = field(default_factory=list)
+
+    @property
+    def hash_keys(self) -> list[KeyDef]:
+        return [self.hash, *self.more_hash]
+
+    @property
+    def range_keys(self) -> list[KeyDef]:
+        return ([self.range] if self.range else []) + self.more_range
 
     @property
     def key_names(self) -> list[str]:
-        return [self.hash[0]] + ([self.range[0]] if self.range else [])
+        return [kd[0] for kd in self.hash_keys + self.range_keys]
+
+    def key_schema(self) -> list[dict[str, str]]:
+        return ([{"AttributeName": kd[0], "KeyType": "HASH"} for kd in self.hash_keys]
+                + [{"AttributeName": kd[0], "KeyType": "RANGE"} for kd in self.range_keys])
+
+    def typed(self, attrs: dict[str, str]) -> Index:
+        """Each key attribute with its AttributeDefinitions type."""
+        self.hash = (self.hash[0], attrs[self.hash[0]])
+        self.range = (self.range[0], attrs[self.range[0]]) if self.range else None
+        self.more_hash = [(kd[0], attrs[kd[0]]) for kd in self.more_hash]
+        self.more_range = [(kd[0], attrs[kd[0]]) for kd in self.more_range]
+        return self
 
 
 @dataclass
@@ -86,7 +113,7 @@ class Table:
 
     @property
     def arn(self) -> str:
-        return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{self.name}"
+        return f"arn:{partition(self.region)}:dynamodb:{self.region}:{self.account}:table/{self.name}"
 
     @property
     def key_names(self) -> list[str]:
@@ -102,7 +129,9 @@ class Table:
     def from_json(row_id: int, d: dict[str, Any]) -> Table:
         d = dict(d)
         indexes = {i["name"]: Index(**{**i, "hash": tuple(i["hash"]),
-                                       "range": tuple(i["range"]) if i["range"] else None})
+                                       "range": tuple(i["range"]) if i["range"] else None,
+                                       "more_hash": [tuple(k) for k in i.get("more_hash", [])],
+                                       "more_range": [tuple(k) for k in i.get("more_range", [])]})
                    for i in d.pop("indexes")}
         d["hash"] = tuple(d["hash"])
         d["range"] = tuple(d["range"]) if d["range"] else None
@@ -160,7 +189,7 @@ class Table:
         return out
 
     def _describe_index(self, ix: Index, count: int) -> dict[str, Any]:
-        d: dict[str, Any] = {"IndexName": ix.name, "KeySchema": _key_schema(ix.hash, ix.range),
+        d: dict[str, Any] = {"IndexName": ix.name, "KeySchema": ix.key_schema(),
                              "Projection": ix.projection}
         if ix.kind == "GSI":
             d["IndexStatus"] = "ACTIVE"
@@ -216,23 +245,45 @@ def _projection(p: dict[str, Any]) -> dict[str, Any]:
     return {"ProjectionType": kind, **({"NonKeyAttributes": list(nka)} if nka else {})}
 
 
+def parse_gsi_key_schema(ks: list[dict[str, str]], attrs: dict[str, str]) -> tuple[list[KeyDef], list[KeyDef]]:
+    """A GSI's KeySchema: 1 to 4 HASH elements, then up to 4 RANGE elements (multi-attribute keys)."""
+    if ks[0]["KeyType"] != "HASH":
+        raise validation_error("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    kinds = [e["KeyType"] for e in ks]
+    hashes = kinds.index("RANGE") if "RANGE" in kinds else len(kinds)
+    if "HASH" in kinds[hashes:]:
+        # UNCONFIRMED wording (as the rest of this function's).
+        raise validation_error("Invalid KeySchema: HASH key type elements must come before RANGE key type elements")
+    for part, count in (("HASH", hashes), ("RANGE", len(kinds) - hashes)):
+        if count > MAX_INDEX_KEY_PARTS:
+            raise validation_error(f"Invalid KeySchema: A key schema may have at most {MAX_INDEX_KEY_PARTS} "
+                                   f"{part} key type elements")
+    names = [e["AttributeName"] for e in ks]
+    if len(set(names)) != len(names):
+        raise validation_error("Invalid KeySchema: Some index key attribute have no definition")
+    defs = [(n, attrs.get(n, "")) for n in names]
+    return defs[:hashes], defs[hashes:]
+
+
 def parse_index(spec: dict[str, Any], kind: str, attrs: dict[str, str], billing: str,
                 table_hash: KeyDef, table_range: KeyDef | None) -> Index:
     name = spec["IndexName"]
+    if kind == "GSI":
+        hashes, ranges = parse_gsi_key_schema(spec["KeySchema"], attrs)
+        return Index(name, kind, hashes[0], ranges[0] if ranges else None, _projection(spec.get("Projection") or {}),
+                     _throughput(billing, spec.get("ProvisionedThroughput"), name), hashes[1:], ranges[1:])
+    if len(spec["KeySchema"]) > 2:  # only a GSI may have a multi-attribute key (UNCONFIRMED wording)
+        raise invalid(f"Index KeySchema of a local secondary index has more than 2 elements for index: {name}")
     h, r = parse_key_schema(spec["KeySchema"], attrs)
-    if kind == "LSI":
-        if table_range is None:
-            raise invalid("Table KeySchema does not have a range key, which is required when specifying a "
-                          "LocalSecondaryIndex")
-        if h[0] != table_hash[0]:
-            raise invalid(f"Index KeySchema does not have the same leading hash key as table KeySchema for "
-                          f"index: {name}. index hash key: {h[0]}, table hash key: {table_hash[0]}")
-        if r is None:
-            raise invalid(f"Index KeySchema does not have a range key for index: {name}")
-        tp = None
-    else:
-        tp = _throughput(billing, spec.get("ProvisionedThroughput"), name)
-    return Index(name, kind, h, r, _projection(spec.get("Projection") or {}), tp)
+    if table_range is None:
+        raise invalid("Table KeySchema does not have a range key, which is required when specifying a "
+                      "LocalSecondaryIndex")
+    if h[0] != table_hash[0]:
+        raise invalid(f"Index KeySchema does not have the same leading hash key as table KeySchema for "
+                      f"index: {name}. index hash key: {h[0]}, table hash key: {table_hash[0]}")
+    if r is None:
+        raise invalid(f"Index KeySchema does not have a range key for index: {name}")
+    return Index(name, kind, h, r, _projection(spec.get("Projection") or {}), None)
 
 
 def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table:
@@ -258,7 +309,7 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
             if spec["IndexName"] in indexes:
                 raise invalid(f"Duplicate index name: {spec['IndexName']}")
             indexes[spec["IndexName"]] = parse_index(spec, kind, attrs, billing, h, r)
-    check_attribute_definitions(attrs, [h, r] + [k for ix in indexes.values() for k in (ix.hash, ix.range)])
+    check_attribute_definitions(attrs, [h, r] + [k for ix in indexes.values() for k in ix.hash_keys + ix.range_keys])
     stream = p.get("StreamSpecification")
     if stream and not stream.get("StreamEnabled") and stream.get("StreamViewType"):
         raise invalid("Table is being created with a stream disabled, UpdateViewType should not be specified")
@@ -268,7 +319,7 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
     return Table(
         id=0, account=account, region=region, name=p["TableName"],
         hash=(h[0], attrs[h[0]]), range=(r[0], attrs[r[0]]) if r else None, attributes=attrs,
-        indexes={n: _typed(ix, attrs) for n, ix in indexes.items()}, billing=billing, throughput=tp,
+        indexes={n: ix.typed(attrs) for n, ix in indexes.items()}, billing=billing, throughput=tp,
         created=now, table_id=str(uuid.uuid4()),
         tags={t["Key"]: t["Value"] for t in p.get("Tags") or []},
         deletion_protection=bool(p.get("DeletionProtectionEnabled", False)),
@@ -314,7 +365,7 @@ def sse_description(account: str, region: str, spec: dict[str, Any] | None) -> d
     if not spec or not (spec.get("Enabled") or ("Enabled" not in spec and spec.get("SSEType") == "KMS")):
         return None
     key = spec.get("KMSMasterKeyId") or str(uuid.uuid5(uuid.NAMESPACE_URL, f"aws/dynamodb/{account}/{region}"))
-    arn = key if key.startswith("arn:") else f"arn:aws:kms:{region}:{account}:key/{key}"
+    arn = key if key.startswith("arn:") else f"arn:{partition(region)}:kms:{region}:{account}:key/{key}"
     return {"Status": "ENABLED", "SSEType": spec.get("SSEType") or "KMS", "KMSMasterKeyArn": arn}
 
 
@@ -322,12 +373,6 @@ def on_demand_throughput(spec: dict[str, Any] | None) -> dict[str, int] | None:
     if not spec:
         return None
     return {k: spec[k] for k in ("MaxReadRequestUnits", "MaxWriteRequestUnits") if k in spec} or None
-
-
-def _typed(ix: Index, attrs: dict[str, str]) -> Index:
-    ix.hash = (ix.hash[0], attrs[ix.hash[0]])
-    ix.range = (ix.range[0], attrs[ix.range[0]]) if ix.range else None
-    return ix
 
 
 def check_attribute_definitions(attrs: dict[str, str], keys: list[KeyDef | None]) -> None:

@@ -23,6 +23,7 @@ from onceflow.ddb.store import Store
 from onceflow.ddb.streams import TTL_IDENTITY, Streams
 from onceflow.ddb.values import Item, check_nesting, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
+from onceflow.iam.common import partition
 from onceflow.raw_json import RawJson
 from onceflow.store.db import Database
 
@@ -142,12 +143,11 @@ class DynamoDB:
             if spec["IndexName"] in t.indexes:
                 raise invalid(f"Duplicate index name: {spec['IndexName']}")
             ix = parse_index(spec, "GSI", t.attributes, t.billing, t.hash, t.range)
-            for kd in (ix.hash, ix.range):
-                if kd and kd[0] not in t.attributes:
+            for kd in ix.hash_keys + ix.range_keys:
+                if kd[0] not in t.attributes:
                     raise invalid(f"Some index key attributes are not defined in AttributeDefinitions. "
                                   f"Keys: [{kd[0]}], AttributeDefinitions: [{', '.join(t.attributes)}]")
-            ix.hash = (ix.hash[0], t.attributes[ix.hash[0]])
-            ix.range = (ix.range[0], t.attributes[ix.range[0]]) if ix.range else None
+            ix.typed(t.attributes)
             t.indexes[ix.name] = ix
             only = Table(**{**t.__dict__, "indexes": {ix.name: ix}})
             for hk, rk, text in list(self.store.all_items(conn, t.id)):
@@ -185,7 +185,7 @@ class DynamoDB:
         return dict(self._by_arn(account, region, arn).tags)
 
     def _by_arn(self, account: str, region: str, arn: str) -> Table:
-        prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+        prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix):
             raise validation_error(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
         name = arn[len(prefix):].split("/")[0]
@@ -382,7 +382,7 @@ class DynamoDB:
 def table_name_of(account: str, region: str, arn: str, describe: bool) -> str:
     """The table a table ARN names. An ARN of another account or region names no table of the caller's
     (resource policies, which would open a table to other accounts, are not served)."""
-    prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+    prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
     name = arn[len(prefix):] if arn.startswith(prefix) else ""
     if not name or "/" in name:
         raise table_not_found(arn) if describe else not_found()

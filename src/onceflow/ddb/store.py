@@ -1,10 +1,15 @@
 """DynamoDB's SQL. Items live in one WITHOUT ROWID table keyed by (table id, hash key bytes,
 range key bytes); the table id stands for (account, region, table name) in ddb_tables. Key bytes
 come from keys.encode_key, so a Query is a range scan of the primary key. Secondary indexes are
-rows of (index key bytes, table key bytes) pointing back at the item."""
+rows of (index key bytes, table key bytes) pointing back at the item.
+
+A Scan reads a table in the order DynamoDB does: by a hash of the partition key (each item's `hh`,
+key_hash below, indexed with the key), then by key, so no caller comes to rely on key order;
+a parallel scan's segments are ranges of that hash, as DynamoDB's are."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -39,9 +44,36 @@ CREATE TABLE ddb_tx_tokens (
   PRIMARY KEY (account, region, token)
 );
 """),
+    # The partition key's hash, for Scan's order; rows from before it are given theirs by fill_key_hashes.
+    ("ddb-0004", """
+ALTER TABLE ddb_items ADD COLUMN hh BLOB;
+CREATE INDEX ddb_items_by_hash ON ddb_items (table_id, hh, hk, rk);
+"""),
 ]
 
 IndexRow = tuple[str, bytes, bytes]  # (index name, index hash bytes, index range bytes)
+HASH_BYTES = 8
+
+
+def key_hash(hk: bytes) -> bytes:
+    """Where a partition key falls in Scan's order (DynamoDB's own hash function is not published:
+    MD5's first 8 bytes spread keys as evenly)."""
+    return hashlib.md5(hk, usedforsecurity=False).digest()[:HASH_BYTES]
+
+
+def segment_bounds(segment: int, total: int) -> tuple[bytes, bytes | None]:
+    """The key_hash range [low, high) of one of `total` parallel-scan segments (high None: to the end)."""
+    span = 1 << (8 * HASH_BYTES)
+    low = (span * segment // total).to_bytes(HASH_BYTES, "big")
+    high = None if segment + 1 == total else (span * (segment + 1) // total).to_bytes(HASH_BYTES, "big")
+    return low, high
+
+
+def fill_key_hashes(conn: sqlite3.Connection) -> None:
+    """Give the items stored before ddb-0004 their key_hash (run once, right after that migration)."""
+    rows = conn.execute("SELECT DISTINCT table_id, hk FROM ddb_items WHERE hh IS NULL").fetchall()
+    conn.executemany("UPDATE ddb_items SET hh=? WHERE table_id=? AND hk=?",
+                     [(key_hash(hk), table_id, hk) for table_id, hk in rows])
 
 
 class Store:
@@ -111,8 +143,8 @@ class Store:
     @staticmethod
     def put(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes, item_json: str, size: int,
             expires: float | None) -> None:
-        conn.execute("INSERT OR REPLACE INTO ddb_items (table_id, hk, rk, item, size, expires) "
-                     "VALUES (?,?,?,?,?,?)", (table_id, hk, rk, item_json, size, expires))
+        conn.execute("INSERT OR REPLACE INTO ddb_items (table_id, hk, rk, item, size, expires, hh) "
+                     "VALUES (?,?,?,?,?,?,?)", (table_id, hk, rk, item_json, size, expires, key_hash(hk)))
 
     @staticmethod
     def delete(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes) -> None:
@@ -172,15 +204,21 @@ class Store:
         args.append(limit)
         return [tuple(r) for r in self.db.query(" ".join(sql), args)]
 
-    def scan(self, table_id: int, after: tuple[bytes, bytes] | None,
-             limit: int) -> list[tuple[bytes, bytes, str, int]]:
-        if after is None:
-            rows = self.db.query("SELECT hk, rk, item, size FROM ddb_items WHERE table_id=? ORDER BY hk, rk LIMIT ?",
-                                 (table_id, limit))
-        else:
-            rows = self.db.query("SELECT hk, rk, item, size FROM ddb_items WHERE table_id=? AND (hk, rk) > (?, ?) "
-                                 "ORDER BY hk, rk LIMIT ?", (table_id, after[0], after[1], limit))
-        return [tuple(r) for r in rows]
+    def scan(self, table_id: int, after: tuple[bytes, bytes] | None, limit: int,
+             segment: tuple[bytes, bytes | None] | None = None) -> list[tuple[bytes, bytes, str, int]]:
+        """Items in Scan's order (key_hash, then key) after the item at `after`, within a segment's
+        hash range when given."""
+        sql = ["SELECT hk, rk, item, size FROM ddb_items INDEXED BY ddb_items_by_hash WHERE table_id=?"]
+        args: list[Any] = [table_id]
+        if segment is not None:
+            sql.append("AND hh >= ?" + (" AND hh < ?" if segment[1] is not None else ""))
+            args += [segment[0]] + ([segment[1]] if segment[1] is not None else [])
+        if after is not None:
+            sql.append("AND (hh, hk, rk) > (?, ?, ?)")
+            args += [key_hash(after[0]), after[0], after[1]]
+        sql.append("ORDER BY hh, hk, rk LIMIT ?")
+        args.append(limit)
+        return [tuple(r) for r in self.db.query(" ".join(sql), args)]
 
     def index_scan(self, table_id: int, index: str, after: tuple[bytes, bytes, bytes, bytes] | None,
                    limit: int) -> list[tuple[bytes, bytes, bytes, bytes, str, int]]:

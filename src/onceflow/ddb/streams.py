@@ -1,11 +1,15 @@
 """DynamoDB Streams: a table's change records, written in the same transaction as the item write
 they describe, and read back through shards and shard iterators.
 
-Each enabled stream is one row of ddb_streams and has one shard (DynamoDB splits shards by time
-and throughput; one shard keeps every record of a table in order). Records carry a global,
-ever-growing sequence number (the rowid of ddb_stream_records), so a shard's records are in the
-order their writes committed. A write to a table without a stream costs one attribute test.
-Records are kept 24 hours; a disabled stream stays readable (its shard closed) for as long."""
+Each enabled stream is one row of ddb_streams. Records carry a global, ever-growing sequence
+number (the rowid of ddb_stream_records), so a stream's records are in the order their writes
+committed. DynamoDB rolls a stream's shard over about every 4 hours: here shard k holds the records
+written from SHARD_SECONDS * k after the stream's creation (by sequence number: from the first
+record written then), a closed shard ends where its child begins, and each child names its
+parent (ParentShardId), so a reader that finishes a shard goes on to the next. One shard at a time
+is open: a table's records stay in one order. A write to a table without a stream costs one
+attribute test. Records are kept 24 hours, and so are shards that ended; a disabled stream stays
+readable (its last shard closed) for as long."""
 
 from __future__ import annotations
 
@@ -13,8 +17,10 @@ import base64
 import binascii
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,6 +28,7 @@ from onceflow.ddb.errors import ddb_error, not_found
 from onceflow.ddb.schema import Table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import validation_error
+from onceflow.iam.common import partition
 from onceflow.longpoll import Waiters, Watch
 from onceflow.store.db import Database
 
@@ -44,6 +51,9 @@ CREATE TABLE ddb_stream_trim (id INTEGER PRIMARY KEY CHECK (id = 1), below INTEG
 ]
 
 RETENTION = 24 * 3600.0
+# How long a shard takes records before its child does (AWS: about 4 hours). The environment variable
+# makes rollover observable in tests without waiting hours.
+SHARD_SECONDS = float(os.environ.get("ONCEFLOW_DDB_SHARD_SECONDS") or 4 * 3600)
 ITERATOR_TTL = 15 * 60.0
 MAX_RECORDS = 1000
 TTL_IDENTITY = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}  # the model's member names
@@ -54,12 +64,21 @@ def seq_text(seq: int) -> str:
 
 
 def stream_arn(account: str, region: str, table: str, label: str) -> str:
-    return f"arn:aws:dynamodb:{region}:{account}:table/{table}/stream/{label}"
+    return f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{table}/stream/{label}"
 
 
 def _label(now: float) -> str:
     """DynamoDB labels a stream with its creation time: 2015-05-11T21:21:33.291."""
     return datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # k: the k-th SHARD_SECONDS of the stream's life
+    id: str
+    start: int  # the first sequence number it may hold
+    end: int | None  # one past the last it holds; None while it is open
+    parent: str | None
 
 
 def _stream_not_found(arn: str) -> Exception:
@@ -143,7 +162,7 @@ class Streams:
 
     # ============================================================== the read side (dynamodbstreams)
     def _stream(self, account: str, region: str, arn: str) -> dict[str, Any]:
-        prefix = f"arn:aws:dynamodb:{region}:{account}:table/"
+        prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix) or "/stream/" not in arn:
             raise _stream_not_found(arn)
         table, _, label = arn[len(prefix):].partition("/stream/")
@@ -158,9 +177,44 @@ class Streams:
         return s
 
     @staticmethod
-    def _shard_id(s: dict[str, Any]) -> str:
-        digest = hashlib.sha256(s["arn"].encode()).hexdigest()[:8]
-        return f"shardId-{int(s['created'] * 1000):020d}-{digest}"
+    def _shard_id(s: dict[str, Any], k: int) -> str:
+        if k == 0:
+            digest = hashlib.sha256(s["arn"].encode()).hexdigest()[:8]
+        else:
+            digest = hashlib.sha256(f"{s['arn']}#{k}".encode()).hexdigest()[:8]
+        return f"shardId-{int((s['created'] + k * SHARD_SECONDS) * 1000):020d}-{digest}"
+
+    def _shards(self, s: dict[str, Any]) -> list[Shard]:
+        """The stream's shards still kept, oldest first; the last is open unless the stream is disabled."""
+        now = self.clock()
+        until = s["disabled"] if s["disabled"] is not None else now
+        last_k = max(0, int((until - s["created"]) // SHARD_SECONDS))
+        first_k = max(0, int((now - RETENTION - s["created"]) // SHARD_SECONDS))  # ended a day ago: gone
+        first_k = min(first_k, last_k)
+        row = self.db.query_one("SELECT MAX(seq) FROM ddb_stream_records WHERE stream_id=?", (s["id"],))
+        following = max(row[0] + 1 if row and row[0] is not None else s["start"], s["start"])
+        starts: list[int] = []
+        for k in range(first_k, last_k + 1):
+            if k == 0:
+                b = s["start"]
+            else:
+                found = self.db.query_one("SELECT MIN(seq) FROM ddb_stream_records WHERE stream_id=? AND created >= ?",
+                                          (s["id"], s["created"] + k * SHARD_SECONDS))
+                b = found[0] if found and found[0] is not None else following
+            starts.append(max(b, starts[-1] if starts else b))  # a clock step back cannot reorder shards
+        out = []
+        for i, k in enumerate(range(first_k, last_k + 1)):
+            end = starts[i + 1] if i + 1 < len(starts) else None
+            if end is None and s["disabled"] is not None:
+                end = (s["end"] if s["end"] is not None else starts[i] - 1) + 1
+            out.append(Shard(k, self._shard_id(s, k), starts[i], end, self._shard_id(s, k - 1) if k else None))
+        return out
+
+    def _shard(self, s: dict[str, Any], shard_id: str) -> Shard:
+        found = next((sh for sh in self._shards(s) if sh.id == shard_id), None)
+        if found is None:
+            raise not_found(f"Requested resource not found: Shard does not exist: {shard_id}")
+        return found
 
     def list_streams(self, account: str, region: str, table: str | None = None, after: str | None = None,
                      limit: int | None = None) -> dict[str, Any]:
@@ -184,31 +238,39 @@ class Streams:
     def describe_stream(self, account: str, region: str, arn: str) -> dict[str, Any]:
         s = self._stream(account, region, arn)
         first = self.db.query_one("SELECT MIN(seq) FROM ddb_stream_records WHERE stream_id=?", (s["id"],))
-        start = first[0] if first and first[0] is not None else s["start"]
-        rng = {"StartingSequenceNumber": seq_text(start)}
-        if s["disabled"] is not None:
-            rng["EndingSequenceNumber"] = seq_text(s["end"] if s["end"] is not None else start)
+        oldest = first[0] if first and first[0] is not None else s["start"]
+        shards = []
+        for sh in self._shards(s):
+            start = max(sh.start, oldest) if sh.end is None else max(sh.start, min(oldest, sh.end - 1))
+            rng = {"StartingSequenceNumber": seq_text(start)}
+            if sh.end is not None:
+                rng["EndingSequenceNumber"] = seq_text(max(sh.end - 1, start))
+            shard: dict[str, Any] = {"ShardId": sh.id, "SequenceNumberRange": rng}
+            if sh.parent is not None:
+                shard["ParentShardId"] = sh.parent
+            shards.append(shard)
         return {"StreamDescription": {
             "StreamArn": arn, "StreamLabel": s["label"],
             "StreamStatus": "DISABLED" if s["disabled"] is not None else "ENABLED",
             "StreamViewType": s["view"], "CreationRequestDateTime": datetime.fromtimestamp(s["created"], UTC),
             "TableName": s["table"], "KeySchema": json.loads(s["key_schema"]),
-            "Shards": [{"ShardId": self._shard_id(s), "SequenceNumberRange": rng}],
+            "Shards": shards,
         }}
 
     def get_shard_iterator(self, account: str, region: str, arn: str, shard: str, kind: str,
                            sequence: str | None = None, at: datetime | None = None) -> str:
         s = self._stream(account, region, arn)
-        if shard != self._shard_id(s):
-            raise not_found(f"Requested resource not found: Shard does not exist: {shard}")
+        sh = self._shard(s, shard)
         below = self._trimmed_below()
         if kind == "TRIM_HORIZON":
-            after = max(below, s["start"] - 1)
+            after = max(below, sh.start - 1)
         elif kind == "LATEST":
-            last = self.db.query_one("SELECT MAX(seq) FROM ddb_stream_records WHERE stream_id=?", (s["id"],))
-            after = last[0] if last and last[0] is not None else s["start"] - 1
+            bound = "AND seq < ?" if sh.end is not None else ""
+            last = self.db.query_one(f"SELECT MAX(seq) FROM ddb_stream_records WHERE stream_id=? {bound}",
+                                     (s["id"], sh.end) if sh.end is not None else (s["id"],))
+            after = max(last[0] if last and last[0] is not None else sh.start - 1, sh.start - 1)
         elif kind == "AT_TIMESTAMP":
-            after = self._before_time(s, at, below)
+            after = max(self._before_time(s, at, below), sh.start - 1)
         else:
             if sequence is None or not sequence.isdigit():
                 raise validation_error("SequenceNumber is required and must be a decimal number for "
@@ -216,8 +278,8 @@ class Streams:
             n = int(sequence)
             if n <= below:
                 raise self._trimmed(sequence)
-            after = n - 1 if kind == "AT_SEQUENCE_NUMBER" else n
-        return self._iterator(account, region, s["id"], arn, after)
+            after = max(n - 1 if kind == "AT_SEQUENCE_NUMBER" else n, sh.start - 1)
+        return self._iterator(account, region, s["id"], arn, after, sh.index)
 
     def _before_time(self, s: dict[str, Any], at: datetime | None, below: int) -> int:
         """The position just before the first record written at or after `at`."""
@@ -231,8 +293,8 @@ class Streams:
         found = row[0] if row and row[0] is not None else s["start"] - 1
         return max(found, below)
 
-    def _iterator(self, account: str, region: str, sid: int, arn: str, after: int) -> str:
-        body = {"a": account, "r": region, "i": sid, "arn": arn, "p": after, "t": self.clock()}
+    def _iterator(self, account: str, region: str, sid: int, arn: str, after: int, shard: int) -> str:
+        body = {"a": account, "r": region, "i": sid, "arn": arn, "p": after, "k": shard, "t": self.clock()}
         return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode()
 
     def _trimmed_below(self) -> int:
@@ -255,6 +317,7 @@ class Streams:
         try:
             it = json.loads(base64.urlsafe_b64decode(token))
             sid, arn, after, issued = int(it["i"]), str(it["arn"]), int(it["p"]), float(it["t"])
+            k = int(it.get("k", 0))
             mine = it["a"] == account and it["r"] == region
         except (binascii.Error, ValueError, KeyError, TypeError):
             raise validation_error("Invalid ShardIterator") from None
@@ -267,15 +330,18 @@ class Streams:
         s = self._stream(account, region, arn)
         if s["id"] != sid:
             raise _stream_not_found(arn)
+        sh = next((x for x in self._shards(s) if x.index == k), None)
+        if sh is None:  # its records are past the 24 hours kept
+            raise self._trimmed(seq_text(after + 1))
         n = min(limit or MAX_RECORDS, MAX_RECORDS)
+        end = sh.end if sh.end is not None else 1 << 62
         rows = self.db.query("SELECT seq, created, record FROM ddb_stream_records WHERE stream_id=? AND seq > ? "
-                             "ORDER BY seq LIMIT ?", (sid, after, n))
+                             "AND seq < ? ORDER BY seq LIMIT ?", (sid, after, end, n))
         records = [self.record(region, s["view"], r[0], r[1], r[2]) for r in rows]
         out: dict[str, Any] = {"Records": records}
         last = rows[-1][0] if rows else after
-        closed = s["disabled"] is not None and (s["end"] is None or last >= s["end"])
-        if not closed:
-            out["NextShardIterator"] = self._iterator(account, region, sid, arn, last)
+        if sh.end is None or (len(rows) == n and last < sh.end - 1):  # a closed shard read to its end has none
+            out["NextShardIterator"] = self._iterator(account, region, sid, arn, last, k)
         return out
 
     @staticmethod

@@ -45,3 +45,4 @@ def setup(stack: Stack) -> None:
     stack.on_reset.append(filters.forget_subscriptions)
     stack.on_reset.append(insights.forget)
     stack.on_shutdown.append(insights.shutdown)
+    stack.on_start.append(insights.resume)

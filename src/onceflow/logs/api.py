@@ -6,6 +6,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
+from onceflow.iam.common import partition
 from onceflow.logs.service import LogsService, group_arn
 from onceflow.registry import operation
 
@@ -145,10 +146,10 @@ def resolve_resources(service: LogsService) -> Any:
             try:
                 names = service.query_group_names(ctx.account, ctx.region, p)
             except ServiceError:
-                return [f"arn:aws:logs:{ctx.region}:{ctx.account}:log-group:*"]
+                return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
             return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names]
         if op == "DescribeLogGroups":
-            return [f"arn:aws:logs:{ctx.region}:{ctx.account}:log-group::log-stream:"]
+            return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group::log-stream:"]
         if op not in GROUP_LEVEL and op not in STREAM_LEVEL:
             return ["*"]
         try:
@@ -156,7 +157,7 @@ def resolve_resources(service: LogsService) -> Any:
                 ctx.account, ctx.region, p.get("logGroupName"), p.get("logGroupIdentifier")
             )
         except ServiceError:  # the handler reports the bad parameters; authorize against the account
-            return [f"arn:aws:logs:{ctx.region}:{ctx.account}:log-group:*"]
+            return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
         stream = p.get("logStreamName", "") if op in STREAM_LEVEL else ""
         return [f"{group_arn(ctx.region, ctx.account, name)}:log-stream:{stream}"]
 

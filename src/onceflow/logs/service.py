@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from onceflow.errors import ServiceError
+from onceflow.iam.common import partition
 from onceflow.logs import errors, store, tokens
 from onceflow.logs.events import EventsMixin
 from onceflow.store.db import Database
@@ -25,7 +26,7 @@ def now_ms() -> int:
 
 
 def group_arn(region: str, account: str, name: str) -> str:
-    return f"arn:aws:logs:{region}:{account}:log-group:{name}"
+    return f"arn:{partition(region)}:logs:{region}:{account}:log-group:{name}"
 
 
 def check_name(name: str) -> None:
@@ -239,7 +240,7 @@ class LogsService(EventsMixin):
 
 # ---------------------------------------------------------------------------------- shapes
 def parse_group_arn(arn: str) -> tuple[str, str, str] | None:
-    """(region, account, name) of `arn:aws:logs:<region>:<account>:log-group:<name>[:*]`."""
+    """(region, account, name) of `arn:<partition>:logs:<region>:<account>:log-group:<name>[:*]`."""
     parts = arn.split(":", 5)
     if len(parts) != 6 or parts[0] != "arn" or parts[2] != "logs" or not parts[5].startswith("log-group:"):
         return None

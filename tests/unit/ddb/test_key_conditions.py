@@ -12,7 +12,7 @@ from onceflow.ddb.legacy import translate
 from onceflow.ddb.reads import key_range
 from onceflow.errors import ServiceError
 
-H, R = ("pk", "S"), ("sk", "S")
+H, R = [("pk", "S")], [("sk", "S")]
 
 
 def rng(text: str, values: dict[str, Any]) -> tuple[bytes, Any, Any]:
@@ -75,3 +75,26 @@ def test_legacy_key_conditions_make_the_same_ranges() -> None:
         "pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "p"}]},
         "sk": {"ComparisonOperator": "BEGINS_WITH", "AttributeValueList": [{"S": "ab"}]}}})
     assert key_range(trees["KeyConditionExpression"], H, R, values) == (b"p", (b"ab", True), (b"ac", False))
+
+
+def test_multi_attribute_keys_order_as_their_tuples() -> None:
+    from onceflow.ddb.keys import encode_keys
+
+    def key(*vs: Any) -> bytes:
+        return encode_keys([{"N": str(v)} if isinstance(v, int) else {"S": v} for v in vs])
+    tuples = [("", 5), ("a", -10), ("a", 0), ("a", 2), ("a", 10), ("a\x00", 0), ("ab", -1), ("b", 0)]
+    assert sorted(reversed(tuples), key=lambda t: key(*t)) == tuples
+    assert key("a", "b") != key("ab", "")  # no two tuples share bytes
+
+
+def test_multi_attribute_sort_key_bounds_keep_to_the_equalities_prefix() -> None:
+    from onceflow.ddb.keys import encode_keys
+    hs, rs = [("t", "S"), ("r", "S")], [("x", "S"), ("y", "N")]
+    values = {":t": {"S": "t"}, ":r": {"S": "r"}, ":x": {"S": "semi"}, ":y": {"N": "2"}}
+    tree = compile_expression("KeyConditionExpression", "t = :t AND r = :r AND x = :x AND y > :y", None).tree
+    hk, lo, hi = key_range(tree, hs, rs, values)
+    assert hk == encode_keys([{"S": "t"}, {"S": "r"}])
+    inside, below, beyond = (encode_keys([{"S": x}, {"N": y}]) for x, y in (("semi", "3"), ("semi", "2"),
+                                                                             ("semiz", "0")))
+    assert lo is not None and hi is not None
+    assert lo[0] <= inside < hi[0] and not below >= lo[0] and beyond >= hi[0]

@@ -94,3 +94,14 @@ def test_statements_nested_too_deeply_are_refused_not_crashed(text: str) -> None
 def test_nesting_inside_strings_does_not_count() -> None:
     st = parse("SELECT * FROM t WHERE a = '" + "[(" * 200 + " and not or' AND b = 1")
     assert isinstance(st.where, ast.And)
+
+
+def test_quoted_attribute_names_compare_in_where_and_assign_in_set() -> None:
+    st = parse('UPDATE "t" SET "n" = 1 WHERE "pk" = ? AND "round" >= ?')
+    assert st.update is not None and st.update.sets[0].path == ast.Path(("n",))
+    assert isinstance(st.where, ast.And)
+    left, right = st.where.left, st.where.right
+    assert isinstance(left, ast.Compare) and (left.op, left.left) == ("=", ast.Path(("pk",)))
+    assert isinstance(right, ast.Compare) and (right.op, right.left) == (">=", ast.Path(("round",)))
+    with pytest.raises(StatementError):
+        parse("UPDATE t SET n < 1 WHERE pk = ?")  # SET assigns with = only

@@ -92,3 +92,58 @@ def test_lambda_report_lines_are_discovered() -> None:
 ])
 def test_whether_a_query_needs_the_message_text(text: str, needed: bool) -> None:
     assert needs_message(parse(text)) is needed
+
+
+def test_ppl_parses_into_the_cwli_commands() -> None:
+    from onceflow.logs.insights import ppl
+    from onceflow.logs.insights.query import Filter, Like, Limit, Sort
+
+    query = ppl.parse("where like(msg, 'a_c%') | sort - @timestamp, n | head")
+    where, order, head = query.commands
+    assert isinstance(where, Filter) and isinstance(where.cond, Like)
+    assert where.cond.pattern.pattern == "^a.c.*$"  # type: ignore[union-attr]
+    assert isinstance(order, Sort) and [(k[2], k[1]) for k in order.keys] == [("@timestamp", True), ("n", False)]
+    assert head == Limit(10)
+
+
+def test_logs_migration_ids_are_unique() -> None:
+    """A repeated id is skipped as applied: its table never comes (Insights' queries once took logs-0004)."""
+    from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS
+    from onceflow.logs.resource_policies import MIGRATIONS as POLICIES
+    from onceflow.logs.store import MIGRATIONS as LOGS
+
+    ids = [m[0] for m in LOGS + INSIGHTS + POLICIES]
+    assert len(ids) == len(set(ids))
+
+
+def test_a_query_a_restart_interrupted_runs_again() -> None:
+    import json as _json
+    import time as _time
+
+    from onceflow.logs.insights.service import Insights
+    from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS
+    from onceflow.logs.insights.store import add_query
+    from onceflow.logs.service import LogsService
+    from onceflow.logs.store import MIGRATIONS as LOGS
+    from onceflow.store.db import Database
+
+    db = Database(":memory:")
+    db.migrate(LOGS + INSIGHTS)
+    logs = LogsService(db)
+    base = int(_time.time() * 1000) - 60_000
+    logs.append("1", "r", "/g", "s", [(base + i, f"n={i}") for i in range(3)])
+    with db.transaction() as conn:  # as the server left it when it stopped mid-query
+        add_query(conn, {"id": "q1", "account": "1", "region": "r", "query": "stats count(*) as n",
+                         "groups": _json.dumps(["/g"]), "created": base // 1000, "start_ms": base - 1000,
+                         "end_ms": base + 60_000, "lim": None, "status": "Running", "language": "CWLI"})
+    insights = Insights(db, logs)
+    insights.resume()
+    for _ in range(200):
+        got = insights.results("1", "r", "q1")
+        if got["status"] == "Complete":
+            break
+        _time.sleep(0.02)
+    insights.shutdown()
+    assert got["status"] == "Complete"
+    assert [{f["field"]: f["value"] for f in row} for row in got["results"]] == [{"n": "3"}]
+    db.close()

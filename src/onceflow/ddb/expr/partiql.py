@@ -37,7 +37,7 @@ exists: EXISTS "(" select ")"
 
 action: SET assign ("," assign)* -> set_action
       | REMOVE path ("," path)* -> remove_action
-assign: path "=" rhs
+assign: path COMP rhs
 ?rhs: operand
     | operand PLUS operand -> plus
     | operand MINUS operand -> minus
@@ -347,7 +347,11 @@ class _Build(Transformer[Token, Any]):
         return ("projection", tuple(c))
 
     def assign(self, c: list[Any]) -> tuple[ast.Path, Any]:
-        return (c[0], c[1])
+        # COMP, not a "=" of its own: two terminals for "=" made the lexer take a quoted name's
+        # comparison in WHERE ("b" = ?) for an assignment.
+        if c[1] != "=":
+            raise StatementError(MALFORMED + "Unexpected token")
+        return (c[0], c[2])
 
     def plus(self, c: list[Any]) -> ast.Arith:
         return ast.Arith("+", self._operand(c[0]), self._operand(c[2]))

@@ -19,15 +19,15 @@ class InsightsApi:
     def start_query(self, ctx: RequestContext, p: Params) -> Params:
         return self.insights.start(ctx.account, ctx.region, p)
 
-    @operation("GetQueryResults", inline=True)
+    @operation("GetQueryResults")
     def get_query_results(self, ctx: RequestContext, p: Params) -> Params:
         return self.insights.results(ctx.account, ctx.region, p["queryId"])
 
-    @operation("StopQuery", inline=True)
+    @operation("StopQuery")
     def stop_query(self, ctx: RequestContext, p: Params) -> Params:
         return self.insights.stop(ctx.account, ctx.region, p["queryId"])
 
-    @operation("DescribeQueries", inline=True)
+    @operation("DescribeQueries")
     def describe_queries(self, ctx: RequestContext, p: Params) -> Params:
         return self.insights.describe(ctx.account, ctx.region, p)
 

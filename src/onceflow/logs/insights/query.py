@@ -229,7 +229,7 @@ def _regex(token: str) -> Regex:
     return Regex(token[1:end].replace("\\/", "/"), ignore_case="i" in flags)
 
 
-def _field_name(token: str) -> str:
+def field_name(token: str) -> str:
     return token[1:-1] if token.startswith("`") else token
 
 
@@ -238,7 +238,7 @@ def _binary(op: str) -> Any:
     return lambda self, c: Binary(op, c[0], c[1])
 
 
-class _Build(Transformer[Token, Any]):
+class Build(Transformer[Token, Any]):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
@@ -274,7 +274,7 @@ class _Build(Transformer[Token, Any]):
 
     # ---- expressions
     def field(self, children: list[Token]) -> Field:
-        return Field(_field_name(str(children[0])))
+        return Field(field_name(str(children[0])))
 
     def number(self, children: list[Token]) -> Literal:
         text = str(children[0])
@@ -335,7 +335,7 @@ def _parser() -> Lark:
     return Lark(GRAMMAR, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True)
 
 
-def _command(b: _Build, tree: Any, text: str) -> Any:
+def command(b: Build, tree: Any, text: str) -> Any:
     """Commands whose items are named as written (fields, stats) are built here; others transform."""
     if tree.data == "fields":
         return Fields(_columns(b, tree.children, text))
@@ -343,7 +343,7 @@ def _command(b: _Build, tree: Any, text: str) -> Any:
         out = []
         for node in tree.children:
             expr, direction = node.children
-            written = _field_name(str(expr)) if isinstance(expr, Token) else " ".join(
+            written = field_name(str(expr)) if isinstance(expr, Token) else " ".join(
                 text[expr.meta.start_pos:expr.meta.end_pos].split())
             out.append((b.transform(expr), direction is None or str(direction).lower() == "desc", written))
         return Sort(tuple(out))
@@ -353,7 +353,7 @@ def _command(b: _Build, tree: Any, text: str) -> Any:
     return b.transform(tree)
 
 
-def _columns(b: _Build, nodes: list[Any], text: str) -> tuple[Item, ...]:
+def _columns(b: Build, nodes: list[Any], text: str) -> tuple[Item, ...]:
     """Each item with its column name: the alias, else the expression as written (spaces squeezed)."""
     out = []
     for node in nodes:
@@ -361,11 +361,11 @@ def _columns(b: _Build, nodes: list[Any], text: str) -> tuple[Item, ...]:
         if alias is not None:
             name = str(alias)
         elif isinstance(expr, Token):
-            name = _field_name(str(expr))
+            name = field_name(str(expr))
         else:
             name = " ".join(text[expr.meta.start_pos:expr.meta.end_pos].split())
             if expr.data == "field":
-                name = _field_name(name)
+                name = field_name(name)
         out.append(Item(b.transform(expr), name))
     return tuple(out)
 
@@ -378,10 +378,10 @@ def parse(text: str) -> Query:
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as e:
-        raise _syntax_error(e, text) from None
-    b = _Build(text)
+        raise syntax_error(e, text) from None
+    b = Build(text)
     try:
-        commands = tuple(_command(b, c, text) for c in tree.children)
+        commands = tuple(command(b, c, text) for c in tree.children)
     except VisitError as e:
         raise QuerySyntaxError(str(e.orig_exc), 0, len(text) - 1) from None
     except ValueError as e:
@@ -389,7 +389,7 @@ def parse(text: str) -> Query:
     return Query(commands)
 
 
-def _syntax_error(e: UnexpectedInput, text: str) -> QuerySyntaxError:
+def syntax_error(e: UnexpectedInput, text: str) -> QuerySyntaxError:
     # UNCONFIRMED wording (recalled, not checked against AWS): "unexpected symbol found <token> at line
     # <n> and position <m>"; the offsets are the token's characters.
     if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):

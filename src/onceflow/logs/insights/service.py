@@ -2,8 +2,9 @@
 on a worker thread over the stored events; GetQueryResults, StopQuery and DescribeQueries read
 its state. Query definitions are rows.
 
-A query's state and results live in memory while the server runs, up to the newest MAX_KEPT
-queries (AWS keeps results for 7 days): a restart forgets them, as it ends the queries running.
+A query is a row from StartQuery on, its results stored when it ends (kept 7 days, as AWS keeps
+them, and at most store.MAX_KEPT queries); while it runs its state is in memory. A restart runs the
+queries it interrupted again from the start.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import logging
 import threading
 import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,19 +24,19 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.logs import errors
 from onceflow.logs import store as logs_store
-from onceflow.logs.insights import store
+from onceflow.logs.insights import ppl, store
 from onceflow.logs.insights.evaluate import QueryError
-from onceflow.logs.insights.query import QuerySyntaxError, parse
+from onceflow.logs.insights.query import Query, QuerySyntaxError, parse
 from onceflow.logs.insights.run import Event, discover, needs_message, run
 from onceflow.logs.service import LogsService
 from onceflow.store.db import Database
 
 log = logging.getLogger("onceflow.logs")
-MAX_KEPT = 1000
 MAX_GROUPS = 50
 PAGE = 5000
 WORKERS = 2
 RUNNING = ("Scheduled", "Running")
+PARSERS: dict[str, Callable[[str], Query]] = {"CWLI": parse, "PPL": ppl.parse}
 
 
 @dataclass
@@ -47,13 +47,20 @@ class QueryRun:
     text: str
     groups: list[str]
     created: int
+    start: int  # ms, inclusive
+    end: int
+    limit: int | None
+    language: str = "CWLI"
     status: str = "Scheduled"
     results: list[Any] = field(default_factory=list)
-    statistics: dict[str, float] = field(default_factory=lambda: {
-        "recordsMatched": 0.0, "recordsScanned": 0.0, "estimatedRecordsSkipped": 0.0, "bytesScanned": 0.0,
-        "estimatedBytesSkipped": 0.0, "logGroupsScanned": 0.0})
+    statistics: dict[str, float] = field(default_factory=lambda: QueryRun.empty_statistics())
     cancel: threading.Event = field(default_factory=threading.Event)
     duration: int = 0
+
+    @staticmethod
+    def empty_statistics() -> dict[str, float]:
+        return {"recordsMatched": 0.0, "recordsScanned": 0.0, "estimatedRecordsSkipped": 0.0, "bytesScanned": 0.0,
+                "estimatedBytesSkipped": 0.0, "logGroupsScanned": 0.0}
 
 
 def malformed(e: QuerySyntaxError | QueryError, text: str) -> ServiceError:
@@ -70,36 +77,56 @@ class Insights:
     def __init__(self, db: Database, logs: LogsService) -> None:
         self.db = db
         self.logs = logs
-        self.queries: OrderedDict[str, QueryRun] = OrderedDict()
+        self.live: dict[str, QueryRun] = {}  # the queries running, by id
         self.lock = threading.Lock()
         self.pool: ThreadPoolExecutor | None = None
 
     # -------------------------------------------------------------- queries
     def start(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         language = p.get("queryLanguage") or "CWLI"
-        if language != "CWLI":
-            raise errors.invalid_parameter(f"Query language {language} is not supported here: use CWLI")
+        if language not in PARSERS:
+            # onceflow's own refusal: AWS runs OpenSearch SQL too.
+            raise errors.invalid_parameter(f"Query language {language} is not supported by onceflow: use CWLI or PPL")
         groups = self._groups(account, region, p)
         if p["endTime"] < p["startTime"]:
             # UNCONFIRMED wording.
             raise errors.invalid_parameter("End time should not be before the start time")
         text = p["queryString"]
         try:
-            q = parse(text)
+            q = PARSERS[language](text)
             run(q, iter(()))  # compiles every expression, regex and aggregate: their errors come now
         except (QuerySyntaxError, QueryError) as e:
             raise malformed(e, text) from None
         ids = self._group_ids(account, region, groups)
-        qr = QueryRun(str(uuid.uuid4()), account, region, text, groups, int(time.time()))
+        qr = QueryRun(str(uuid.uuid4()), account, region, text, groups, int(time.time()), p["startTime"] * 1000,
+                      p["endTime"] * 1000 + 999, p.get("limit"), language)
+        with self.db.transaction() as conn:
+            store.add_query(conn, {"id": qr.id, "account": account, "region": region, "query": text,
+                                   "groups": json.dumps(groups), "created": qr.created, "start_ms": qr.start,
+                                   "end_ms": qr.end, "lim": qr.limit, "status": qr.status,
+                                   "language": language})
+        self._submit(qr, ids)
+        return {"queryId": qr.id}
+
+    def _submit(self, qr: QueryRun, ids: dict[int, str]) -> None:
         with self.lock:
-            self.queries[qr.id] = qr
-            while len(self.queries) > MAX_KEPT:
-                self.queries.popitem(last=False)
+            self.live[qr.id] = qr
             if self.pool is None:
                 self.pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="logs-insights")
             pool = self.pool
-        pool.submit(self._run, qr, ids, p["startTime"] * 1000, p["endTime"] * 1000 + 999, p.get("limit"))
-        return {"queryId": qr.id}
+        pool.submit(self._run, qr, ids)
+
+    def resume(self) -> None:
+        """Run again the queries a restart interrupted (their events are still stored)."""
+        for row in self.db.read(store.unfinished):
+            qr = QueryRun(row["id"], row["account"], row["region"], row["query"], json.loads(row["groups"]),
+                          row["created"], row["start_ms"], row["end_ms"], row["lim"], row["language"])
+            try:
+                ids = self._group_ids(qr.account, qr.region, qr.groups)
+            except ServiceError:  # a log group was deleted meanwhile
+                self._finish(qr, "Failed")
+                continue
+            self._submit(qr, ids)
 
     def _groups(self, account: str, region: str, p: dict[str, Any]) -> list[str]:
         given = [k for k in ("logGroupName", "logGroupNames", "logGroupIdentifiers") if p.get(k)]
@@ -123,27 +150,40 @@ class Insights:
             return out
         return self.db.read(read)
 
-    def _run(self, qr: QueryRun, groups: dict[int, str], start: int, end: int, limit: int | None) -> None:
+    def _run(self, qr: QueryRun, groups: dict[int, str]) -> None:
         began = time.monotonic()
-        if qr.cancel.is_set():
+        if qr.cancel.is_set():  # stopped before it began
+            self._finish(qr, "Cancelled")
             return
         qr.status = "Running"
         try:
-            q = parse(qr.text)
-            outcome = run(q, self._events(qr, groups, start, end, needs_message(q)), limit or 10_000)
+            q = PARSERS[qr.language](qr.text)
+            outcome = run(q, self._events(qr, groups, qr.start, qr.end, needs_message(q)), qr.limit or 10_000)
         except _Cancelled:
-            qr.status = "Cancelled"
+            self._finish(qr, "Cancelled", began)
             return
         except Exception:  # a bug, not the query's fault (it compiled): Failed, and the trace logged
             log.exception("Logs Insights query %s failed", qr.id)
-            qr.status = "Failed"
+            self._finish(qr, "Failed", began)
             return
-        finally:
-            qr.duration = int((time.monotonic() - began) * 1000)
         qr.statistics.update(recordsMatched=float(outcome.matched), recordsScanned=float(outcome.scanned),
                              bytesScanned=float(outcome.bytes), logGroupsScanned=float(len(groups)))
         qr.results = outcome.rows
-        qr.status = "Cancelled" if qr.cancel.is_set() else "Complete"
+        self._finish(qr, "Cancelled" if qr.cancel.is_set() else "Complete", began)
+
+    def _finish(self, qr: QueryRun, status: str, began: float | None = None) -> None:
+        """Store the outcome, then let the query leave memory (readers find the row from then on)."""
+        if began is not None:
+            qr.duration = int((time.monotonic() - began) * 1000)
+        if qr.cancel.is_set() and self.live.get(qr.id) is not qr:
+            return  # forgotten by a reset: its row is gone
+        with self.db.transaction() as conn:
+            store.finish_query(conn, qr.id, status, qr.results if status == "Complete" else [], qr.statistics,
+                               qr.duration)
+        qr.status = status
+        with self.lock:
+            if self.live.get(qr.id) is qr:
+                del self.live[qr.id]
 
     def _events(self, qr: QueryRun, groups: dict[int, str], start: int, end: int,
                 with_message: bool) -> Iterator[Event]:
@@ -169,39 +209,52 @@ class Insights:
                 return
             after = (rows[-1][2], rows[-1][0])
 
-    def _get(self, account: str, region: str, query_id: str) -> QueryRun:
-        qr = self.queries.get(query_id)
-        if qr is None or (qr.account, qr.region) != (account, region):
+    def _row(self, account: str, region: str, query_id: str) -> Any:
+        row = self.db.read(lambda conn: store.get_query(conn, account, region, query_id))
+        if row is None:
             # UNCONFIRMED wording.
             raise ServiceError("ResourceNotFoundException", "Query does not exist.", 400)
-        return qr
+        return row
 
     def results(self, account: str, region: str, query_id: str) -> dict[str, Any]:
-        qr = self._get(account, region, query_id)
-        done = qr.status not in RUNNING
-        return {"queryLanguage": "CWLI", "results": qr.results if done else [],
-                "statistics": dict(qr.statistics), "status": qr.status}
+        qr = self.live.get(query_id)
+        if qr is not None and (qr.account, qr.region) == (account, region):
+            return {"queryLanguage": qr.language, "results": [], "statistics": dict(qr.statistics),
+                    "status": qr.status}
+        row = self._row(account, region, query_id)
+        return {"queryLanguage": row["language"], "results": json.loads(row["results"]),
+                "statistics": json.loads(row["statistics"]) or QueryRun.empty_statistics(), "status": row["status"]}
 
     def stop(self, account: str, region: str, query_id: str) -> dict[str, Any]:
-        qr = self._get(account, region, query_id)
-        if qr.status not in RUNNING:
+        self._row(account, region, query_id)
+        qr = self.live.get(query_id)
+        if qr is None or qr.status not in RUNNING:
             # The model documents that StopQuery on a finished query is an error (UNCONFIRMED wording).
             raise errors.invalid_parameter(f"Query {query_id} is not running")
         qr.cancel.set()
         qr.status = "Cancelled"
+        with self.db.transaction() as conn:
+            store.set_status(conn, query_id, "Cancelled")
         return {"success": True}
 
     def describe(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
-        found = [qr for qr in reversed(self.queries.values()) if (qr.account, qr.region) == (account, region)
-                 and (not p.get("status") or qr.status == p["status"])
-                 and (not p.get("logGroupName") or p["logGroupName"] in qr.groups)]
+        found = []
+        for row in self.db.read(lambda conn: store.list_queries(conn, account, region)):
+            qr = self.live.get(row["id"])
+            status = qr.status if qr is not None else row["status"]
+            groups = json.loads(row["groups"])
+            if p.get("status") and status != p["status"]:
+                continue
+            if p.get("logGroupName") and p["logGroupName"] not in groups:
+                continue
+            stats = qr.statistics if qr is not None else json.loads(row["statistics"])
+            found.append({"queryLanguage": row["language"], "queryId": row["id"], "queryString": row["query"],
+                          "status": status, "createTime": row["created"] * 1000, "logGroupName": groups[0],
+                          "queryDuration": qr.duration if qr is not None else row["duration"],
+                          "bytesScanned": stats.get("bytesScanned", 0.0)})
         offset = _offset(p.get("nextToken"))
         size = p.get("maxResults") or 1000
-        page = found[offset:offset + size]
-        out: dict[str, Any] = {"queries": [{
-            "queryLanguage": "CWLI", "queryId": qr.id, "queryString": qr.text, "status": qr.status,
-            "createTime": qr.created * 1000, "logGroupName": qr.groups[0], "queryDuration": qr.duration,
-            "bytesScanned": qr.statistics["bytesScanned"]} for qr in page]}
+        out: dict[str, Any] = {"queries": found[offset:offset + size]}
         if offset + size < len(found):
             out["nextToken"] = str(offset + size)
         return out
@@ -220,9 +273,9 @@ class Insights:
 
     def forget(self) -> None:
         with self.lock:
-            for qr in self.queries.values():
+            for qr in self.live.values():
                 qr.cancel.set()
-            self.queries.clear()
+            self.live.clear()
 
     def shutdown(self) -> None:
         self.forget()

@@ -1,4 +1,5 @@
-"""Logs Insights SQL: saved query definitions, and the event pages a running query reads."""
+"""Logs Insights SQL: queries with their results, saved query definitions, and the event pages a
+running query reads."""
 
 from __future__ import annotations
 
@@ -23,7 +24,70 @@ MIGRATIONS = [
         CREATE INDEX logs_query_definitions_by_name ON logs_query_definitions (account, region, name);
         """,
     ),
+    (
+        # A query and its outcome: results outlive a restart, as AWS keeps them for 7 days. start_ms,
+        # end_ms and lim are what a query interrupted by a restart is run again with.
+        "logs-insights-0001",
+        """
+        CREATE TABLE logs_queries (
+            id TEXT PRIMARY KEY,
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            query TEXT NOT NULL,
+            groups TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            lim INTEGER,
+            status TEXT NOT NULL,
+            results TEXT NOT NULL DEFAULT '[]',
+            statistics TEXT NOT NULL DEFAULT '{}',
+            duration INTEGER NOT NULL DEFAULT 0,
+            language TEXT NOT NULL DEFAULT 'CWLI'
+        );
+        CREATE INDEX logs_queries_by_account ON logs_queries (account, region, created);
+        """,
+    ),
 ]
+
+KEPT_S = 7 * 86_400  # AWS keeps a query's results for 7 days
+MAX_KEPT = 1000  # and we keep at most this many queries, the newest
+
+
+def add_query(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    conn.execute(
+        "INSERT INTO logs_queries (id, account, region, query, groups, created, start_ms, end_ms, lim, status,"
+        " language) VALUES (:id, :account, :region, :query, :groups, :created, :start_ms, :end_ms, :lim, :status,"
+        " :language)", row)
+    conn.execute("DELETE FROM logs_queries WHERE created < ?", (row["created"] - KEPT_S,))
+    conn.execute("DELETE FROM logs_queries WHERE rowid <= (SELECT max(rowid) FROM logs_queries) - ?", (MAX_KEPT,))
+
+
+def finish_query(conn: sqlite3.Connection, query_id: str, status: str, results: list[Any],
+                 statistics: dict[str, float], duration: int) -> None:
+    conn.execute("UPDATE logs_queries SET status=?, results=?, statistics=?, duration=? WHERE id=?",
+                 (status, json.dumps(results), json.dumps(statistics), duration, query_id))
+
+
+def set_status(conn: sqlite3.Connection, query_id: str, status: str) -> None:
+    conn.execute("UPDATE logs_queries SET status=? WHERE id=?", (status, query_id))
+
+
+def get_query(conn: sqlite3.Connection, account: str, region: str, query_id: str) -> sqlite3.Row | None:
+    return conn.execute("SELECT * FROM logs_queries WHERE id=? AND account=? AND region=?",
+                        (query_id, account, region)).fetchone()
+
+
+def list_queries(conn: sqlite3.Connection, account: str, region: str) -> list[sqlite3.Row]:
+    """Newest first, without their results."""
+    return conn.execute(
+        "SELECT id, query, groups, created, status, statistics, duration, language FROM logs_queries"
+        " WHERE account=? AND region=? ORDER BY created DESC, rowid DESC", (account, region)).fetchall()
+
+
+def unfinished(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM logs_queries WHERE status IN ('Scheduled', 'Running')"
+                        " ORDER BY rowid").fetchall()
 
 
 def event_page(conn: sqlite3.Connection, group_id: int, start: int, end: int, after: tuple[int, int],
