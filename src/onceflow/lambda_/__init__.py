@@ -25,7 +25,7 @@ from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.layers import Layers
-from onceflow.lambda_.names import FunctionRef, parse
+from onceflow.lambda_.names import parse
 from onceflow.lambda_.runtime.pool import Pool
 from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
@@ -70,6 +70,7 @@ def setup(stack: Stack) -> None:
         pool.retire("/".join(key))
 
     service.on_change = changed
+    service.on_alias_change = invoker.provision  # provisioned workers follow the alias's version
     urls = FunctionUrls(service, invoker, settings.endpoint_url, lambda ctx, params: stack.authorize(ctx, params))
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency), urls)
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
@@ -102,9 +103,8 @@ def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: Interpre
 
 
 def _provision_existing(store: LambdaStore, invoker: Invoker) -> None:
-    for (account, region, name), entries in store.provisioned():
-        for qualifier, entry in entries.items():
-            invoker.prewarm(FunctionRef(account, region, name, qualifier), int(entry["Requested"]))
+    for key, _ in store.provisioned():
+        invoker.provision(key)
 
 
 def _role_lookup(stack: Stack) -> Any:

@@ -23,7 +23,7 @@ class LambdaApi:
         self.permissions = Permissions(service)
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
         self.urls = urls
-        self.settings = FunctionSettings(service, invoker.prewarm, invoker.reconcile_provisioned)
+        self.settings = FunctionSettings(service, invoker.provision)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")

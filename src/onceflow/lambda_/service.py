@@ -55,6 +55,8 @@ class LambdaService:
         self.account_limit = account_limit
         self.on_change = on_change  # retires warm workers of a function
         self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
+        # An alias moved or went: its provisioned workers follow (set by setup to the invoker's).
+        self.on_alias_change: Callable[[tuple[str, str, str]], None] = lambda _key: None
         self.s3: Any = None  # stack.services["s3"]: code given as S3Bucket/S3Key is read from it
         self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
         self.layers: Any = None  # layers.Layers, set by setup
@@ -411,12 +413,18 @@ class LambdaService:
         record["RevisionId"] = cfg.new_revision()
         with self.store.db.transaction() as conn:
             self.store.put_alias(conn, ref.key, params["Name"], record)
+        self.on_alias_change(ref.key)
         return record
 
     def delete_alias(self, ctx: RequestContext, name: str, alias: str) -> None:
         ref = self._ref(ctx, name)
         with self.store.db.transaction() as conn:
             self.store.delete_alias(conn, ref.key, alias)  # AWS answers 204 even when it did not exist
+            latest = self.store.get_function(ref.key)
+            provisioned = dict((latest or {}).get("_provisioned") or {})
+            if latest is not None and provisioned.pop(alias, None) is not None:  # the alias's config goes with it
+                self.store.update_function(conn, ref.key, {**latest, "_provisioned": provisioned})
+        self.on_alias_change(ref.key)
 
     def list_aliases(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = self._ref(ctx, params["FunctionName"])
