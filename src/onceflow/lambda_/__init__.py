@@ -31,6 +31,7 @@ from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
 from onceflow.lambda_.store import LambdaStore
 from onceflow.lambda_.urls import FunctionUrls
+from onceflow.lambda_.urls import authorization_requests as url_requests
 from onceflow.stack import Stack
 
 
@@ -80,6 +81,7 @@ def setup(stack: Stack) -> None:
     stack.services["lambda"] = api
     stack.services["lambda_urls"] = urls  # wire/app.py hands function URL calls to it
     stack.resource_resolvers["lambda"] = _resolver
+    stack.action_resolvers["lambda"] = lambda ctx, params: url_requests(ctx, params, _resolver)
     # The zygote costs a second of CPU to start: only when functions exist (or get created).
     stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))
     # Provisioned concurrency is ready before traffic, after a restart too (costs start-up time only
