@@ -220,7 +220,8 @@ def test_iam_url(aws: Callable[..., Any], fn: str, endpoint: str) -> None:
     boundary = iam.create_policy(PolicyName=f"{name}-b", PolicyDocument=json.dumps({
         "Version": "2012-10-17",
         "Statement": [{"Effect": "Allow", "Action": ["lambda:InvokeFunction", "lambda:InvokeFunctionUrl"],
-                       "Resource": "*", "Condition": {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}}}]}))  # fmt: skip
+                       "Resource": "*",
+                       "Condition": {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}}}]}))  # fmt: skip
     iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=boundary["Policy"]["Arn"])
     assert http(endpoint, url, sign=session)[0] == 200
     # the condition keeps the session from invoking the function directly
