@@ -8,7 +8,8 @@ unsigned, and its policy decides as on AWS for unsigned code: `Warn` (the defaul
 a warning in the server's log (AWS: a CloudWatch metric and a CloudTrail entry); `Enforce` refuses the
 deployment (CreateFunction, UpdateFunctionCode) with CodeVerificationFailedException. The check runs
 when code is deployed, not when a config is attached to a function that already has code (as on AWS).
-Layers are not checked.
+Layers count too (AWS: "any layers that you add to the function must also be signed by an allowed
+signing profile"): a layer added by CreateFunction or UpdateFunctionConfiguration is unsigned code.
 """
 
 from __future__ import annotations
@@ -175,6 +176,17 @@ class CodeSigning:
 
     def check_deploy(self, csc_arn: str | None, function_name: str) -> None:
         """A zip is being deployed to `function_name`: what its config's policy says of unsigned code."""
+        self._check(csc_arn, function_name, "the code of")
+
+    def check_layers(self, csc_arn: str | None, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
+        """Layers are being set on a function: what its config's policy says of those it did not
+        have already (unsigned code too; the ones it has were checked when they were added)."""
+        had = {layer["Arn"] for layer in before}
+        for layer in after:
+            if layer["Arn"] not in had:
+                self._check(csc_arn, layer["Arn"], "the layer")
+
+    def _check(self, csc_arn: str | None, subject: str, kind: str) -> None:
         if not csc_arn:
             return
         found = _ARN.fullmatch(csc_arn)
@@ -182,9 +194,9 @@ class CodeSigning:
         if config is None:
             return
         if (config.get("CodeSigningPolicies") or {}).get("UntrustedArtifactOnDeployment") == "Enforce":
-            raise _verification_failed(function_name)
-        log.warning("onceflow cannot verify code signatures: the code of %s is deployed unverified "
-                    "(UntrustedArtifactOnDeployment Warn in %s)", function_name, csc_arn)  # fmt: skip
+            raise _verification_failed(subject)
+        log.warning("onceflow cannot verify code signatures: %s %s is deployed unverified "
+                    "(UntrustedArtifactOnDeployment Warn in %s)", kind, subject, csc_arn)  # fmt: skip
 
 
 def _canonical(arn: str) -> str:

@@ -165,6 +165,7 @@ class LambdaService:
         if csc and self.code_signing is not None:
             csc = self.code_signing.linkable(csc)
             self.code_signing.check_deploy(csc, ref.name)
+            self.code_signing.check_layers(csc, [], layers or [])
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         record = _new_record(ref, params, checked)
         if csc and self.code_signing is not None:
@@ -250,6 +251,8 @@ class LambdaService:
             if member in params:
                 record[member] = params[member]
         if layers is not None:
+            if self.code_signing is not None:
+                self.code_signing.check_layers(record.get("_csc"), record.get("Layers") or [], layers)
             record["Layers"] = layers
         if "LoggingConfig" in params:
             record["LoggingConfig"] = cfg.merge_logging(record.get("LoggingConfig"), params["LoggingConfig"])
