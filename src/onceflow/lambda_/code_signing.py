@@ -178,7 +178,9 @@ class CodeSigning:
         """A zip is being deployed to `function_name`: what its config's policy says of unsigned code."""
         self._check(csc_arn, function_name, "the code of")
 
-    def check_layers(self, csc_arn: str | None, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
+    def check_layers(
+        self, csc_arn: str | None, before: builtins.list[dict[str, Any]], after: builtins.list[dict[str, Any]]
+    ) -> None:
         """Layers are being set on a function: what its config's policy says of those it did not
         have already (unsigned code too; the ones it has were checked when they were added)."""
         had = {layer["Arn"] for layer in before}
