@@ -74,6 +74,14 @@ class LambdaApi:
             caller_key=ctx.principal.access_key,
         )
 
+    @operation("InvokeAsync")
+    def invoke_async(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        """The deprecated asynchronous Invoke: an Event invocation, answered 202 {"Status": 202}."""
+        self.invoker.invoke(ctx.account, ctx.region, params["FunctionName"], params.get("InvokeArgs"),
+                            invocation_type="Event", request_id=ctx.request_id,
+                            caller_key=ctx.principal.access_key)  # fmt: skip
+        return {"Status": 202}
+
     # ------------------------------------------------------------------ versions and aliases
     @operation("PublishVersion")
     def publish_version(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -128,6 +136,18 @@ class LambdaApi:
     @operation("GetPolicy")
     def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.permissions.get(ctx, params)
+
+    @operation("PutResourcePolicy")
+    def put_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.put_document(ctx, params)
+
+    @operation("GetResourcePolicy")
+    def get_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.get_document(ctx, params)
+
+    @operation("DeleteResourcePolicy")
+    def delete_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.permissions.delete_document(ctx, params)
 
     # ------------------------------------------------------------------ asynchronous invocation
     @operation("PutFunctionEventInvokeConfig")
