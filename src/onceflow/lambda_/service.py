@@ -444,10 +444,11 @@ class LambdaService:
             return
         if primary == "$LATEST":
             raise errors.invalid("$LATEST is not supported for an alias pointing to more than 1 version")
-        if len(weights) > 1:  # UNCONFIRMED wording
+        # Both wordings as LocalStack's provider has them, held to AWS's recorded answers by its snapshots.
+        if len(weights) > 1:
             raise errors.invalid("Number of items in AdditionalVersionWeights cannot be greater than 1")
         for version in weights:
-            if version == primary:  # UNCONFIRMED wording
+            if version == primary:
                 raise errors.invalid(
                     f"Invalid function version {version}. Function version {version} is already included "
                     "in routing configuration."
