@@ -62,6 +62,7 @@ class LambdaService:
         self.layers: Any = None  # layers.Layers, set by setup
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
         self.code_signing: Any = None  # code_signing.CodeSigning, set by setup
+        self._unzipped_sizes: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -86,6 +87,23 @@ class LambdaService:
         if self.layers is None:
             raise errors.invalid(f"Layer version {params['Layers'][0]} does not exist.")
         return self.layers.check(ctx.account, ctx.region, list(params["Layers"]))
+
+    def _check_combined(self, code: bytes | str, layers: list[dict[str, Any]]) -> None:
+        """Lambda's quota on a function's code and its layers unpacked together (each alone is
+        checked with its zip). `code` is the zip, or the SHA-256 of a stored one."""
+        if not layers:
+            return
+        total = sum(self._unzipped(layer["_code"]) for layer in layers)
+        total += zips.unzipped_size(code) if isinstance(code, bytes) else self._unzipped(code)
+        if total > errors.MAX_UNZIPPED_BYTES:
+            raise errors.invalid(f"Function code combined with layers exceeds the maximum allowed size of "
+                                 f"{errors.MAX_UNZIPPED_BYTES} bytes. The actual size is {total} bytes.")  # fmt: skip
+
+    def _unzipped(self, sha256_hex: str) -> int:
+        """A stored zip's unpacked size (zips never change under their hash: read once)."""
+        if sha256_hex not in self._unzipped_sizes:
+            self._unzipped_sizes[sha256_hex] = zips.unzipped_size(self.store.get_code(sha256_hex))
+        return self._unzipped_sizes[sha256_hex]
 
     def _check_vpc(self, account: str, vpc: dict[str, Any] | None, role_arn: str) -> None:
         """A VPC onceflow cannot attach: AWS first wants the role to manage network interfaces, then
@@ -167,6 +185,7 @@ class LambdaService:
             self.code_signing.check_deploy(csc, ref.name)
             self.code_signing.check_layers(csc, [], layers or [])
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
+        self._check_combined(checked.data, layers or [])
         record = _new_record(ref, params, checked)
         if csc and self.code_signing is not None:
             record["_csc"] = csc
@@ -225,6 +244,7 @@ class LambdaService:
         if self.code_signing is not None:
             self.code_signing.check_deploy(record.get("_csc"), ref.name)
         checked = self._zip(params, "UpdateFunctionCode", ctx.account)
+        self._check_combined(checked.data, record.get("Layers") or [])
         if params.get("DryRun"):
             preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
             return cfg.render(preview, ctx.account, ctx.region, "update")
@@ -251,6 +271,7 @@ class LambdaService:
             if member in params:
                 record[member] = params[member]
         if layers is not None:
+            self._check_combined(record["_code"], layers)
             if self.code_signing is not None:
                 self.code_signing.check_layers(record.get("_csc"), record.get("Layers") or [], layers)
             record["Layers"] = layers
