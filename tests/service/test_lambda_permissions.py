@@ -123,48 +123,6 @@ def test_qualified_policies(aws: Callable[..., Any], fn: str) -> None:
         lam.get_policy(FunctionName=fn, Qualifier="live")
 
 
-def test_whole_resource_policies(aws: Callable[..., Any], fn: str) -> None:
-    """Put/Get/DeleteResourcePolicy: the document by the function's full ARN, replacing what
-    AddPermission added, guarded by its RevisionId."""
-    lam = aws("lambda")
-    if not hasattr(lam, "put_resource_policy"):  # the operations came with botocore 1.44
-        pytest.skip("this botocore's Lambda model has no PutResourcePolicy")
-    arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{fn}"
-    with pytest.raises(ClientError) as excinfo:
-        lam.get_resource_policy(ResourceArn=arn)
-    assert refused(excinfo)[0::2] == ("ResourceNotFoundException", 404)
-    lam.add_permission(FunctionName=fn, StatementId="old", Action="lambda:InvokeFunction",
-                       Principal="sns.amazonaws.com")  # fmt: skip
-    doc = {"Version": "2012-10-17", "Statement": [{"Sid": "events", "Effect": "Allow",
-           "Principal": {"Service": "events.amazonaws.com"}, "Action": "lambda:InvokeFunction", "Resource": arn}]}
-    put = lam.put_resource_policy(ResourceArn=arn, Policy=json.dumps(doc))
-    assert json.loads(put["Policy"]) == doc
-    got = lam.get_resource_policy(ResourceArn=arn)
-    assert (json.loads(got["Policy"]), got["RevisionId"]) == (doc, put["RevisionId"])
-    assert json.loads(lam.get_policy(FunctionName=fn)["Policy"]) == doc  # the old statement is gone
-    with pytest.raises(ClientError) as excinfo:  # a stale revision changes nothing
-        lam.put_resource_policy(ResourceArn=arn, Policy=json.dumps(doc), RevisionId=str(uuid.uuid4()))
-    assert refused(excinfo)[0::2] == ("PreconditionFailedException", 412)
-    with pytest.raises(ClientError) as excinfo:
-        lam.put_resource_policy(ResourceArn=arn, Policy='{"Statement": [}')
-    assert refused(excinfo)[0::2] == ("InvalidParameterValueException", 400)
-    assert lam.get_resource_policy(ResourceArn=arn)["RevisionId"] == put["RevisionId"]
-    # An alias has its own.
-    lam.publish_version(FunctionName=fn)
-    lam.create_alias(FunctionName=fn, Name="live", FunctionVersion="1")
-    lam.put_resource_policy(ResourceArn=f"{arn}:live", Policy=json.dumps(doc))
-    assert lam.get_policy(FunctionName=fn, Qualifier="live")["Policy"]
-    with pytest.raises(ClientError) as excinfo:
-        lam.get_resource_policy(ResourceArn=f"{arn}:nope")
-    assert refused(excinfo)[0::2] == ("ResourceNotFoundException", 404)
-    lam.delete_resource_policy(ResourceArn=arn, RevisionId=put["RevisionId"])
-    with pytest.raises(ClientError):
-        lam.get_policy(FunctionName=fn)
-    with pytest.raises(ClientError) as excinfo:
-        lam.delete_resource_policy(ResourceArn=arn)
-    assert refused(excinfo)[0::2] == ("ResourceNotFoundException", 404)
-
-
 def test_invoke_async(aws: Callable[..., Any], fn: str) -> None:
     lam = aws("lambda")
     answer = lam.invoke_async(FunctionName=fn, InvokeArgs=b'{"a": 1}')

@@ -1,7 +1,5 @@
-"""AddPermission, RemovePermission and GetPolicy; the whole-document Put/Get/DeleteResourcePolicy
-(by the function's full ARN; PutResourcePolicy replaces what AddPermission added); and the check
-other services make before they invoke a function as a service principal (`may_invoke`: SNS,
-EventBridge, S3 notifications).
+"""AddPermission, RemovePermission and GetPolicy, and the check other services make before they
+invoke a function as a service principal (`may_invoke`: SNS, EventBridge, S3 notifications).
 
 A policy belongs to the unqualified function or to one version or alias (stored under '' or the
 qualifier), as on AWS, where an invocation through an alias is authorized by the alias's policy.
@@ -13,8 +11,6 @@ import json
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.errors import ServiceError
-from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, names, policy
@@ -59,43 +55,6 @@ class Permissions:
             raise errors.not_found("The resource you requested does not exist.")
         return {"Policy": _compact(found[0]), "RevisionId": found[1]}
 
-    # ------------------------------------------------------------------ whole documents
-    def _resource(self, ctx: RequestContext, arn: str) -> tuple[FunctionRef, str]:
-        """The function, version or alias a full ARN names (the model's PolicyResourceArn)."""
-        if not arn.startswith("arn:"):  # UNCONFIRMED wording: the model requires a complete ARN
-            raise errors.invalid(f"Invalid resource ARN: {arn}. The value must be a complete ARN.")
-        ref = names.parse(arn, ctx.account, ctx.region)
-        return ref, self.service.existing_qualifier(ref)
-
-    def put_document(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._resource(ctx, params["ResourceArn"])
-        text = params["Policy"]
-        if len(text) > MAX_POLICY_BYTES:
-            raise _too_large()
-        doc = _document(text)
-        found = self.store.get_policy(ref.key, qualifier)
-        _check_revision(found[1] if found else None, params.get("RevisionId"))
-        revision = cfg.new_revision()
-        with self.store.db.transaction() as conn:
-            self.store.put_policy(conn, ref.key, qualifier, doc, revision)
-        return {"Policy": _compact(doc), "RevisionId": revision}
-
-    def get_document(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._resource(ctx, params["ResourceArn"])
-        found = self.store.get_policy(ref.key, qualifier)
-        if found is None:
-            raise errors.not_found("The resource you requested does not exist.")
-        return {"Policy": _compact(found[0]), "RevisionId": found[1]}
-
-    def delete_document(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        ref, qualifier = self._resource(ctx, params["ResourceArn"])
-        found = self.store.get_policy(ref.key, qualifier)
-        if found is None:
-            raise errors.not_found("The resource you requested does not exist.")
-        _check_revision(found[1], params.get("RevisionId"))
-        with self.store.db.transaction() as conn:
-            self.store.put_policy(conn, ref.key, qualifier, {**found[0], "Statement": []}, cfg.new_revision())
-
     def may_invoke(
         self,
         account: str,
@@ -123,27 +82,6 @@ class Permissions:
         if principal.endswith(".amazonaws.com"):
             return service_may(text, principal, action, resource, source_arn, source_account)
         return principal_may(text, principal, action, resource)
-
-# Lambda quotas: "Function resource-based policy: 20 KB" (the model's ResourcePolicy max too).
-MAX_POLICY_BYTES = 20480
-
-
-def _too_large() -> ServiceError:
-    message = "The final policy size is bigger than the limit."  # UNCONFIRMED wording
-    return ServiceError("PolicyLengthExceededException", message, 400, extra={"Type": "User", "message": message})
-
-
-def _document(text: str) -> dict[str, Any]:
-    """A policy document as IAM reads a resource policy, kept with its statements in a list."""
-    try:
-        parse(text, "resource")
-        doc = json.loads(text)
-    except (MalformedPolicy, ValueError) as exc:  # UNCONFIRMED wording
-        raise errors.invalid(f"The policy is not valid: {exc}") from None
-    statements = doc.get("Statement")
-    doc["Statement"] = statements if isinstance(statements, list) else [statements]
-    return dict(doc)
-
 
 def _check_revision(current: str | None, wanted: str | None) -> None:
     if wanted and wanted != current:
