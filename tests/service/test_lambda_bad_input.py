@@ -145,3 +145,30 @@ def test_zip_over_50_mb(aws: Callable[..., Any], role: str) -> None:
         "Message": "Request must be smaller than 69905067 bytes for the CreateFunction operation",
     }
     assert response["ResponseMetadata"]["HTTPStatusCode"] == 413
+
+
+def test_code_and_layers_over_the_quota_together(aws: Callable[..., Any], role: str) -> None:
+    """Each under 262144000 bytes unpacked, the function and its layer over it together: refused."""
+    def zeros(name: str, size: int) -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+            zf.writestr("app.py", GOOD["app.py"])
+            zf.writestr(name, b"\0" * size)
+        return buf.getvalue()
+
+    lam = aws("lambda")
+    layer_zip = zeros("python/big.bin", 150_000_000)
+    layer = lam.publish_layer_version(LayerName=f"big-{uuid.uuid4().hex[:6]}", Content={"ZipFile": layer_zip})
+    code = zeros("big.bin", 120_000_000)
+    total = 150_000_000 + 120_000_000 + 2 * len(GOOD["app.py"])
+    response = refused(aws, role, code, Layers=[layer["LayerVersionArn"]])
+    assert response["Error"] == {"Code": "InvalidParameterValueException", "Message": (
+        "Function code combined with layers exceeds the maximum allowed size of 262144000 bytes. "
+        f"The actual size is {total} bytes.")}  # fmt: skip
+    # The same layer added to a function already deployed is refused too, and changes nothing.
+    name = f"big-{uuid.uuid4().hex[:8]}"
+    create(aws, name, role, code)
+    with pytest.raises(ClientError) as excinfo:
+        lam.update_function_configuration(FunctionName=name, Layers=[layer["LayerVersionArn"]])
+    assert excinfo.value.response["Error"]["Message"].startswith("Function code combined with layers exceeds")
+    assert "Layers" not in lam.get_function_configuration(FunctionName=name)

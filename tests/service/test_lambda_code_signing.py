@@ -63,6 +63,11 @@ def test_configs_and_functions(aws: Callable[..., Any], role: str) -> None:
                         Code={"ZipFile": code()})  # fmt: skip
     put = lam.put_function_code_signing_config(FunctionName=other, CodeSigningConfigArn=arn)
     assert (put["CodeSigningConfigArn"], put["FunctionName"]) == (arn, other)
+    # Warn: so is an unverified layer.
+    layers = [lam.publish_layer_version(LayerName=f"csc-layer-{uuid.uuid4().hex[:6]}", Content={"ZipFile": code()})[
+        "LayerVersionArn"] for _ in range(2)]  # fmt: skip
+    lam.update_function_configuration(FunctionName=name, Layers=layers[:1])
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name)
     listed = lam.list_functions_by_code_signing_config(CodeSigningConfigArn=arn)["FunctionArns"]
     assert sorted(listed) == sorted(f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{n}" for n in (name, other))
 
@@ -76,6 +81,14 @@ def test_configs_and_functions(aws: Callable[..., Any], role: str) -> None:
         lam.update_function_code(FunctionName=name, ZipFile=code())
     assert refused(excinfo) == (400, "CodeVerificationFailedException")
     assert lam.get_function_configuration(FunctionName=name)["RevisionId"] == before
+    # A layer is code too: one the function does not have yet is refused, the one it has is kept.
+    with pytest.raises(ClientError) as excinfo:
+        lam.update_function_configuration(FunctionName=name, Layers=layers, Description="with layers")
+    assert refused(excinfo) == (400, "CodeVerificationFailedException")
+    assert layers[1] in excinfo.value.response["Error"]["Message"]
+    assert lam.get_function_configuration(FunctionName=name)["RevisionId"] == before
+    lam.update_function_configuration(FunctionName=name, Layers=layers[:1], Description="same layer")
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name)
     with pytest.raises(ClientError) as excinfo:
         lam.create_function(FunctionName=f"{name}-x", Runtime="python3.12", Role=role, Handler="app.handler",
                             Code={"ZipFile": code()}, CodeSigningConfigArn=arn)  # fmt: skip
@@ -88,7 +101,7 @@ def test_configs_and_functions(aws: Callable[..., Any], role: str) -> None:
         lam.delete_code_signing_config(CodeSigningConfigArn=arn)
     assert refused(excinfo) == (409, "ResourceConflictException")
     lam.delete_function_code_signing_config(FunctionName=name)
-    assert lam.get_function_code_signing_config(FunctionName=name)["CodeSigningConfigArn"] == ""
+    assert "CodeSigningConfigArn" not in lam.get_function_code_signing_config(FunctionName=name)
     lam.update_function_code(FunctionName=name, ZipFile=code())  # no config: deployed
     lam.delete_function(FunctionName=other)
     assert lam.list_functions_by_code_signing_config(CodeSigningConfigArn=arn)["FunctionArns"] == []

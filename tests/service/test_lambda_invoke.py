@@ -200,6 +200,22 @@ def test_handler_exception_document(aws: Callable[..., Any], fn: str) -> None:
     assert (silent["errorMessage"], silent["errorType"]) == ("", "Silent")
 
 
+def test_invoke_with_response_stream(aws: Callable[..., Any], fn: str) -> None:
+    """A Python function's answer as one PayloadChunk and InvokeComplete; an error ends the stream."""
+    lam = aws("lambda")
+    out = lam.invoke_with_response_stream(FunctionName=fn, Payload=json.dumps({"n": 1}), LogType="Tail")
+    assert out["StatusCode"] == 200 and out["ExecutedVersion"] == "$LATEST"
+    events = list(out["EventStream"])
+    assert [next(iter(e)) for e in events] == ["PayloadChunk", "InvokeComplete"]
+    assert json.loads(events[0]["PayloadChunk"]["Payload"])["event"] == {"n": 1}
+    assert "REPORT RequestId" in base64.b64decode(events[1]["InvokeComplete"]["LogResult"]).decode()
+    failed = list(lam.invoke_with_response_stream(FunctionName=fn, Payload=b'{"mode": "raise"}')["EventStream"])
+    assert failed == [{"InvokeComplete": {"ErrorCode": "TransientOrderError", "ErrorDetails": "order o1 not ready"}}]
+    with pytest.raises(ClientError) as excinfo:
+        lam.invoke_with_response_stream(FunctionName=f"{fn}-gone", Payload=b"{}")
+    assert excinfo.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
 def test_raw_error_bytes_use_the_runtime_separators(aws: Callable[..., Any], fn: str) -> None:
     out = aws("lambda").invoke(FunctionName=fn, Payload=b'{"mode": "raise"}')
     raw = out["Payload"].read()

@@ -123,6 +123,15 @@ def test_qualified_policies(aws: Callable[..., Any], fn: str) -> None:
         lam.get_policy(FunctionName=fn, Qualifier="live")
 
 
+def test_invoke_async(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    answer = lam.invoke_async(FunctionName=fn, InvokeArgs=b'{"a": 1}')
+    assert answer["Status"] == 202 and answer["ResponseMetadata"]["HTTPStatusCode"] == 202
+    with pytest.raises(ClientError) as excinfo:
+        lam.invoke_async(FunctionName=f"{fn}-gone", InvokeArgs=b"{}")
+    assert refused(excinfo)[0::2] == ("ResourceNotFoundException", 404)
+
+
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
     stack = build_stack(Settings(in_memory=True))

@@ -85,3 +85,39 @@ def test_provisioned_concurrency_takes_an_idle_workers_place(server_factory: Cal
     lam.put_provisioned_concurrency_config(FunctionName=kept, Qualifier="1", ProvisionedConcurrentExecutions=1)
     first = json.loads(lam.invoke(FunctionName=kept, Qualifier="1", Payload=b"{}")["Payload"].read())
     assert first["init"] == "provisioned-concurrency"  # started ahead in an idle worker's place, not cold now
+
+
+def test_provisioned_workers_follow_their_alias(server_factory: Callable[..., Any]) -> None:
+    server = server_factory()
+    lam, iam = server.client("lambda"), server.client("iam")
+    role = iam.create_role(RoleName=f"pc-{uuid.uuid4().hex[:8]}", AssumeRolePolicyDocument=json.dumps(TRUST))
+    name = f"pc-alias-{uuid.uuid4().hex[:6]}"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=role["Role"]["Arn"], Handler="app.handler",
+                        Code={"ZipFile": code()})  # fmt: skip
+    lam.publish_version(FunctionName=name)
+    lam.update_function_configuration(FunctionName=name, Description="second")
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name)
+    assert lam.publish_version(FunctionName=name)["Version"] == "2"
+    lam.create_alias(FunctionName=name, Name="live", FunctionVersion="1")
+    lam.put_provisioned_concurrency_config(FunctionName=name, Qualifier="live", ProvisionedConcurrentExecutions=2)
+
+    def init_of(version: str) -> str:
+        answer = lam.invoke(FunctionName=name, Qualifier=version, Payload=b"{}")
+        return str(json.loads(answer["Payload"].read())["init"])
+
+    assert init_of("1") == "provisioned-concurrency"
+    # Moving the alias moves its workers: version 2's are started, version 1's become ordinary ones.
+    lam.update_alias(FunctionName=name, Name="live", FunctionVersion="2")
+    assert init_of("2") == "provisioned-concurrency"
+    # Deleting the alias deletes its config.
+    lam.delete_alias(FunctionName=name, Name="live")
+    lam.create_alias(FunctionName=name, Name="live", FunctionVersion="1")
+    assert lam.list_provisioned_concurrency_configs(FunctionName=name)["ProvisionedConcurrencyConfigs"] == []
+    # A weighted alias shares its workers between its versions: the new version 3 has one too.
+    lam.update_function_configuration(FunctionName=name, Description="third")
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name)
+    assert lam.publish_version(FunctionName=name)["Version"] == "3"
+    lam.create_alias(FunctionName=name, Name="canary", FunctionVersion="1",
+                     RoutingConfig={"AdditionalVersionWeights": {"3": 0.5}})  # fmt: skip
+    lam.put_provisioned_concurrency_config(FunctionName=name, Qualifier="canary", ProvisionedConcurrentExecutions=2)
+    assert init_of("3") == "provisioned-concurrency"

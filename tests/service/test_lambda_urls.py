@@ -208,12 +208,21 @@ def test_iam_url(aws: Callable[..., Any], fn: str, endpoint: str) -> None:
     assert http(endpoint, url, sign=session)[0] == 403
     iam.put_role_policy(RoleName=name, PolicyName="url", PolicyDocument=json.dumps({
         "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunctionUrl", "Resource": "*"}]}))  # fmt: skip
+        "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunctionUrl", "Resource": "*",
+                       "Condition": {"StringEquals": {"lambda:FunctionUrlAuthType": "AWS_IAM"}}}]}))  # fmt: skip
     assert http(endpoint, url, sign=session)[0] == 403
     iam.put_role_policy(RoleName=name, PolicyName="invoke", PolicyDocument=json.dumps({
         "Version": "2012-10-17",
         "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": "*",
                        "Condition": {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}}}]}))  # fmt: skip
+    assert http(endpoint, url, sign=session)[0] == 200
+    # A permissions boundary sees the URL's condition keys too.
+    boundary = iam.create_policy(PolicyName=f"{name}-b", PolicyDocument=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": ["lambda:InvokeFunction", "lambda:InvokeFunctionUrl"],
+                       "Resource": "*",
+                       "Condition": {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}}}]}))  # fmt: skip
+    iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=boundary["Policy"]["Arn"])
     assert http(endpoint, url, sign=session)[0] == 200
     # the condition keeps the session from invoking the function directly
     direct = aws("lambda", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],

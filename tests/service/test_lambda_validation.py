@@ -73,6 +73,32 @@ def test_an_environment_over_4_kb(aws: Callable[..., Any], role: str) -> None:
     assert kept == {"SMALL": "x" * 4000}
 
 
+def test_ephemeral_storage_and_variable_names(aws: Callable[..., Any], role: str) -> None:
+    name = f"limits-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(ClientError) as excinfo:
+        create(aws, role, name, EphemeralStorage={"Size": 10241})
+    assert refused(excinfo) == (
+        "ValidationException",
+        "1 validation error detected: Value '10241' at 'ephemeralStorage.size' failed to satisfy constraint: "
+        "Member must have value less than or equal to 10240",
+        400,
+    )
+    with pytest.raises(ClientError) as excinfo:
+        create(aws, role, name, Environment={"Variables": {"GOOD": "1", "1BAD": "2"}})
+    assert refused(excinfo) == (
+        "ValidationException",
+        "1 validation error detected: Value at 'environment.variables' failed to satisfy constraint: Map keys must "
+        "satisfy constraint: [Member must satisfy regular expression pattern: [a-zA-Z]([a-zA-Z0-9_])+]",
+        400,
+    )
+    assert absent(aws, name)
+    create(aws, role, name, EphemeralStorage={"Size": 10240}, Environment={"Variables": {"A_1": "x"}})
+    with pytest.raises(ClientError) as excinfo:
+        aws("lambda").update_function_configuration(FunctionName=name, Environment={"Variables": {"_X": "y"}})
+    assert refused(excinfo)[0] == "ValidationException"
+    assert aws("lambda").get_function_configuration(FunctionName=name)["Environment"]["Variables"] == {"A_1": "x"}
+
+
 def test_a_vpc_onceflow_cannot_attach(aws: Callable[..., Any], role: str) -> None:
     name = f"vpc-{uuid.uuid4().hex[:8]}"
     vpc = {"SubnetIds": ["subnet-0abc"], "SecurityGroupIds": ["sg-0abc"]}

@@ -128,6 +128,10 @@ def test_alias_routing_weights_are_honoured(aws: Callable[..., Any], fn: str) ->
     with pytest.raises(ClientError) as excinfo:
         lam.update_alias(FunctionName=fn, Name="half", RoutingConfig={"AdditionalVersionWeights": {"9": 0.5}})
     assert error(excinfo)[0] == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as excinfo:  # a weight's key is a version number
+        lam.update_alias(FunctionName=fn, Name="half", RoutingConfig={"AdditionalVersionWeights": {"live": 0.5}})
+    assert error(excinfo)[0::2] == ("ValidationException", 400)
+    assert "at 'routingConfig.additionalVersionWeights'" in error(excinfo)[1]
     assert lam.get_alias(FunctionName=fn, Name="half")["RoutingConfig"] == {"AdditionalVersionWeights": {"2": 0.5}}
 
 

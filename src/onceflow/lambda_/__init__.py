@@ -25,12 +25,13 @@ from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.layers import Layers
-from onceflow.lambda_.names import FunctionRef, parse
+from onceflow.lambda_.names import parse
 from onceflow.lambda_.runtime.pool import Pool
 from onceflow.lambda_.runtime.sandbox import Sandbox
 from onceflow.lambda_.service import LambdaService
 from onceflow.lambda_.store import LambdaStore
 from onceflow.lambda_.urls import FunctionUrls
+from onceflow.lambda_.urls import authorization_requests as url_requests
 from onceflow.stack import Stack
 
 
@@ -70,6 +71,7 @@ def setup(stack: Stack) -> None:
         pool.retire("/".join(key))
 
     service.on_change = changed
+    service.on_alias_change = invoker.provision  # provisioned workers follow the alias's version
     urls = FunctionUrls(service, invoker, settings.endpoint_url, lambda ctx, params: stack.authorize(ctx, params))
     api = LambdaApi(service, invoker, AccountService(store, settings.lambda_account_concurrency), urls)
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
@@ -79,6 +81,7 @@ def setup(stack: Stack) -> None:
     stack.services["lambda"] = api
     stack.services["lambda_urls"] = urls  # wire/app.py hands function URL calls to it
     stack.resource_resolvers["lambda"] = _resolver
+    stack.action_resolvers["lambda"] = lambda ctx, params: url_requests(ctx, params, _resolver)
     # The zygote costs a second of CPU to start: only when functions exist (or get created).
     stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))
     # Provisioned concurrency is ready before traffic, after a restart too (costs start-up time only
@@ -102,9 +105,8 @@ def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: Interpre
 
 
 def _provision_existing(store: LambdaStore, invoker: Invoker) -> None:
-    for (account, region, name), entries in store.provisioned():
-        for qualifier, entry in entries.items():
-            invoker.prewarm(FunctionRef(account, region, name, qualifier), int(entry["Requested"]))
+    for key, _ in store.provisioned():
+        invoker.provision(key)
 
 
 def _role_lookup(stack: Stack) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.lambda_ import streaming
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.async_config import InvokeConfigs
 from onceflow.lambda_.function_settings import FunctionSettings
@@ -23,7 +24,7 @@ class LambdaApi:
         self.permissions = Permissions(service)
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
         self.urls = urls
-        self.settings = FunctionSettings(service, invoker.prewarm, invoker.reconcile_provisioned)
+        self.settings = FunctionSettings(service, invoker.provision)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -73,6 +74,29 @@ class LambdaApi:
             request_id=ctx.request_id,
             caller_key=ctx.principal.access_key,
         )
+
+    @operation("InvokeWithResponseStream")
+    def invoke_with_response_stream(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        """Invoke, its answer as an event stream (streaming.py)."""
+        kind = params.get("InvocationType") or "RequestResponse"
+        out = self.invoker.invoke(
+            ctx.account, ctx.region, params["FunctionName"], params.get("Payload"), invocation_type=kind,
+            qualifier=params.get("Qualifier"), log_type=params.get("LogType"),
+            client_context=params.get("ClientContext"), request_id=ctx.request_id,
+            caller_key=ctx.principal.access_key,
+        )  # fmt: skip
+        if kind == "DryRun":
+            return {"StatusCode": 204}
+        return {"StatusCode": 200, "ExecutedVersion": out.get("ExecutedVersion"),
+                "EventStream": streaming.response_stream(out)}  # fmt: skip
+
+    @operation("InvokeAsync")
+    def invoke_async(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        """The deprecated asynchronous Invoke: an Event invocation, answered 202 {"Status": 202}."""
+        self.invoker.invoke(ctx.account, ctx.region, params["FunctionName"], params.get("InvokeArgs"),
+                            invocation_type="Event", request_id=ctx.request_id,
+                            caller_key=ctx.principal.access_key)  # fmt: skip
+        return {"Status": 202}
 
     # ------------------------------------------------------------------ versions and aliases
     @operation("PublishVersion")

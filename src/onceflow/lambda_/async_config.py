@@ -107,7 +107,7 @@ class InvokeConfigs:
                 continue
             parts = arn.split(":")
             action = _DESTINATIONS.get(parts[2]) if len(parts) > 5 else None
-            if action is None:  # UNCONFIRMED wording
+            if action is None:  # AWS's generic refusal of a destination (as provider docs quote it)
                 raise errors.invalid(f"The destination ARN {arn} is invalid.")
             if arn == ref.arn(qualifier or None) or arn == ref.arn():
                 raise errors.invalid("You can't specify the function as a destination for itself.")

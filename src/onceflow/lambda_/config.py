@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -24,6 +25,9 @@ PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "pytho
 RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
 MAX_TIMEOUT = 900
 MAX_MEMORY = 10240
+# The model's 32768 MB / 5400 s are Lambda Managed Instances' and durable functions'; a function
+# here has Lambda's own 512-10240 MB of /tmp (quotas page), refused in the words of the other two.
+MAX_EPHEMERAL = 10240
 MAX_NAME = 64  # a bare function name; the model's 140 is for the whole ARN
 MAX_ENVIRONMENT_BYTES = 4096
 LOG_FORMATS = ("Text", "JSON")
@@ -75,7 +79,19 @@ def check_limits(params: dict[str, Any]) -> None:
             f"1 validation error detected: Value '{memory}' at 'memorySize' failed to satisfy constraint: "
             f"Member must have value less than or equal to {MAX_MEMORY}"
         )
+    ephemeral = (params.get("EphemeralStorage") or {}).get("Size")
+    if ephemeral is not None and ephemeral > MAX_EPHEMERAL:
+        raise validation_error(
+            f"1 validation error detected: Value '{ephemeral}' at 'ephemeralStorage.size' failed to satisfy "
+            f"constraint: Member must have value less than or equal to {MAX_EPHEMERAL}"
+        )
     variables = (params.get("Environment") or {}).get("Variables") or {}
+    if any(_ENV_KEY.fullmatch(key) is None for key in variables):
+        # The model's pattern for a key; the value is not quoted (the map is sensitive).
+        raise validation_error(
+            "1 validation error detected: Value at 'environment.variables' failed to satisfy constraint: Map keys "
+            f"must satisfy constraint: [Member must satisfy regular expression pattern: {_ENV_KEY.pattern}]"
+        )
     reserved = [k for k in variables if k in RESERVED_ENV]
     if reserved:
         raise errors.invalid(
@@ -84,6 +100,9 @@ def check_limits(params: dict[str, Any]) -> None:
             f"Reserved keys used in this request: {', '.join(reserved)}"
         )
     check_environment(params)
+
+
+_ENV_KEY = re.compile(r"[a-zA-Z]([a-zA-Z0-9_])+")
 
 
 def check_name(name: str) -> None:

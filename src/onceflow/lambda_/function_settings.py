@@ -24,14 +24,10 @@ def _provisioned_missing() -> ServiceError:
 
 
 class FunctionSettings:
-    def __init__(
-        self, service: LambdaService, prewarm: Callable[[FunctionRef, int], None],
-        reconcile: Callable[[tuple[str, str, str]], None] = lambda _key: None,
-    ) -> None:  # fmt: skip
+    def __init__(self, service: LambdaService, provision: Callable[[tuple[str, str, str]], None]) -> None:
         self.service = service
         self.store = service.store
-        self.prewarm = prewarm  # start n workers of the version or alias
-        self.reconcile = reconcile  # the pool's provisioned workers follow the function's configs
+        self.provision = provision  # the pool's provisioned workers follow the function's configs
 
     def _record(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str, dict[str, Any]]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
@@ -53,7 +49,7 @@ class FunctionSettings:
         entry = {"Requested": wanted, "LastModified": cfg.now_lambda()}
         record["_provisioned"] = {**(record.get("_provisioned") or {}), qualifier: entry}
         self._save(ref, record)
-        self.prewarm(FunctionRef(ref.account, ref.region, ref.name, qualifier), wanted)
+        self.provision(ref.key)
         return {"RequestedProvisionedConcurrentExecutions": wanted, "AllocatedProvisionedConcurrentExecutions": 0,
                 "AvailableProvisionedConcurrentExecutions": 0, "Status": "IN_PROGRESS",
                 "LastModified": entry["LastModified"]}  # fmt: skip
@@ -72,7 +68,7 @@ class FunctionSettings:
             raise _provisioned_missing()
         record["_provisioned"] = entries
         self._save(ref, record)
-        self.reconcile(ref.key)
+        self.provision(ref.key)
 
     def list_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region)

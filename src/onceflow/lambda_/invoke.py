@@ -26,12 +26,11 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, destinations, errors
+from onceflow.lambda_ import dead_letter, destinations, errors, provisioned
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.logship import LogShipper
-from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.runtime import protocol
 from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
@@ -185,35 +184,40 @@ class Invoker:
         except RuntimeError:  # shut down meanwhile
             pass
 
-    def prewarm(self, ref: FunctionRef, count: int) -> None:
-        """Provisioned concurrency: start `count` workers of the version or alias before answering
-        (a local cold start is ~0.1 s, and the next invocation then finds them warm, for sure),
-        marked as such (AWS_LAMBDA_INITIALIZATION_TYPE) and kept while the config lasts."""
-        try:
-            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=False)
-            spec = self._spec(resolved)
-            make_env = spec.make_env
-            marked = dataclasses.replace(spec, make_env=lambda stream: {
-                **make_env(stream), "AWS_LAMBDA_INITIALIZATION_TYPE": "provisioned-concurrency"})  # fmt: skip
-            self.pool.prewarm(marked, count, provisioned=True)
-        except ServiceError:  # its version or alias is gone: nothing to provision
-            return
-        except Exception:  # best effort: invocations start workers anyway
-            if not self._closed:
-                log.exception("could not start provisioned workers for %s", ref.arn(ref.qualifier))
-
-    def reconcile_provisioned(self, key: tuple[str, str, str]) -> None:
-        """Tell the pool which worker keys of a function have provisioned concurrency now (after a
-        change: a deleted function, version or config keeps none; an alias follows its version)."""
-        record = self.service.store.get_function(key) or {}
-        reserved: dict[str, int] = {}
-        for qualifier, entry in (record.get("_provisioned") or {}).items():
+    def provision(self, key: tuple[str, str, str]) -> None:
+        """Provisioned concurrency: reserve the workers the function's configs ask for, and start the
+        missing ones before answering (a local cold start is ~0.1 s, and the next invocation then
+        finds them warm, for sure), marked as such (AWS_LAMBDA_INITIALIZATION_TYPE) and kept while
+        the config lasts. Called when a config or an alias changes, and at start-up."""
+        for resolved, count in self.reconcile_provisioned(key):
             try:
-                resolved = self.service.resolve(key[0], key[1], key[2], qualifier, invoking=False)
-            except ServiceError:
+                self.pool.prewarm(self._provisioned_spec(resolved), count, provisioned=True)
+            except Exception:  # best effort: invocations start workers anyway
+                if not self._closed:
+                    ref = resolved.ref
+                    log.exception("could not start provisioned workers for %s", ref.arn(resolved.executed_version))
+
+    def _provisioned_spec(self, resolved: Resolved) -> WorkerSpec:
+        spec = self._spec(resolved)
+        make_env = spec.make_env
+        return dataclasses.replace(spec, make_env=lambda stream: {
+            **make_env(stream), "AWS_LAMBDA_INITIALIZATION_TYPE": "provisioned-concurrency"})  # fmt: skip
+
+    def reconcile_provisioned(self, key: tuple[str, str, str]) -> list[tuple[Resolved, int]]:
+        """Tell the pool which worker keys of a function have provisioned concurrency now (after a
+        change: a deleted function, version, alias or config keeps none; an alias's follow its
+        version, or versions by weight: provisioned.py); returns them with their counts."""
+        record = self.service.store.get_function(key) or {}
+        counts = provisioned.version_counts(record.get("_provisioned") or {},
+                                            lambda alias: self.service.store.get_alias(key, alias))  # fmt: skip
+        targets: list[tuple[Resolved, int]] = []
+        for version, count in counts.items():
+            try:
+                targets.append((self.service.resolve(key[0], key[1], key[2], version, invoking=False), count))
+            except ServiceError:  # the version is gone
                 continue
-            reserved[_spec_key(resolved)] = int(entry["Requested"])
-        self.pool.provision("/".join(key), reserved)
+        self.pool.provision("/".join(key), {_spec_key(resolved): count for resolved, count in targets})
+        return targets
 
     def _async_rules(self, resolved: Resolved) -> AsyncPolicy:
         return self.async_configs.policy_for(resolved.ref) if self.async_configs is not None else AsyncPolicy()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.errors import ServiceError
+from onceflow.errors import ServiceError, validation_error
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import dead_letter, errors, names, zips
 from onceflow.lambda_.names import FunctionRef
@@ -55,11 +55,14 @@ class LambdaService:
         self.account_limit = account_limit
         self.on_change = on_change  # retires warm workers of a function
         self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
+        # An alias moved or went: its provisioned workers follow (set by setup to the invoker's).
+        self.on_alias_change: Callable[[tuple[str, str, str]], None] = lambda _key: None
         self.s3: Any = None  # stack.services["s3"]: code given as S3Bucket/S3Key is read from it
         self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
         self.layers: Any = None  # layers.Layers, set by setup
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
         self.code_signing: Any = None  # code_signing.CodeSigning, set by setup
+        self._unzipped_sizes: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -84,6 +87,23 @@ class LambdaService:
         if self.layers is None:
             raise errors.invalid(f"Layer version {params['Layers'][0]} does not exist.")
         return self.layers.check(ctx.account, ctx.region, list(params["Layers"]))
+
+    def _check_combined(self, code: bytes | str, layers: list[dict[str, Any]]) -> None:
+        """Lambda's quota on a function's code and its layers unpacked together (each alone is
+        checked with its zip). `code` is the zip, or the SHA-256 of a stored one."""
+        if not layers:
+            return
+        total = sum(self._unzipped(layer["_code"]) for layer in layers)
+        total += zips.unzipped_size(code) if isinstance(code, bytes) else self._unzipped(code)
+        if total > errors.MAX_UNZIPPED_BYTES:
+            raise errors.invalid(f"Function code combined with layers exceeds the maximum allowed size of "
+                                 f"{errors.MAX_UNZIPPED_BYTES} bytes. The actual size is {total} bytes.")  # fmt: skip
+
+    def _unzipped(self, sha256_hex: str) -> int:
+        """A stored zip's unpacked size (zips never change under their hash: read once)."""
+        if sha256_hex not in self._unzipped_sizes:
+            self._unzipped_sizes[sha256_hex] = zips.unzipped_size(self.store.get_code(sha256_hex))
+        return self._unzipped_sizes[sha256_hex]
 
     def _check_vpc(self, account: str, vpc: dict[str, Any] | None, role_arn: str) -> None:
         """A VPC onceflow cannot attach: AWS first wants the role to manage network interfaces, then
@@ -163,7 +183,9 @@ class LambdaService:
         if csc and self.code_signing is not None:
             csc = self.code_signing.linkable(csc)
             self.code_signing.check_deploy(csc, ref.name)
+            self.code_signing.check_layers(csc, [], layers or [])
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
+        self._check_combined(checked.data, layers or [])
         record = _new_record(ref, params, checked)
         if csc and self.code_signing is not None:
             record["_csc"] = csc
@@ -222,6 +244,7 @@ class LambdaService:
         if self.code_signing is not None:
             self.code_signing.check_deploy(record.get("_csc"), ref.name)
         checked = self._zip(params, "UpdateFunctionCode", ctx.account)
+        self._check_combined(checked.data, record.get("Layers") or [])
         if params.get("DryRun"):
             preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
             return cfg.render(preview, ctx.account, ctx.region, "update")
@@ -248,6 +271,9 @@ class LambdaService:
             if member in params:
                 record[member] = params[member]
         if layers is not None:
+            self._check_combined(record["_code"], layers)
+            if self.code_signing is not None:
+                self.code_signing.check_layers(record.get("_csc"), record.get("Layers") or [], layers)
             record["Layers"] = layers
         if "LoggingConfig" in params:
             record["LoggingConfig"] = cfg.merge_logging(record.get("LoggingConfig"), params["LoggingConfig"])
@@ -411,12 +437,18 @@ class LambdaService:
         record["RevisionId"] = cfg.new_revision()
         with self.store.db.transaction() as conn:
             self.store.put_alias(conn, ref.key, params["Name"], record)
+        self.on_alias_change(ref.key)
         return record
 
     def delete_alias(self, ctx: RequestContext, name: str, alias: str) -> None:
         ref = self._ref(ctx, name)
         with self.store.db.transaction() as conn:
             self.store.delete_alias(conn, ref.key, alias)  # AWS answers 204 even when it did not exist
+            latest = self.store.get_function(ref.key)
+            provisioned = dict((latest or {}).get("_provisioned") or {})
+            if latest is not None and provisioned.pop(alias, None) is not None:  # the alias's config goes with it
+                self.store.update_function(conn, ref.key, {**latest, "_provisioned": provisioned})
+        self.on_alias_change(ref.key)
 
     def list_aliases(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = self._ref(ctx, params["FunctionName"])
@@ -433,10 +465,18 @@ class LambdaService:
             return
         if primary == "$LATEST":
             raise errors.invalid("$LATEST is not supported for an alias pointing to more than 1 version")
-        if len(weights) > 1:  # UNCONFIRMED wording
+        # Both wordings as LocalStack's provider has them, held to AWS's recorded answers by its snapshots.
+        if len(weights) > 1:
             raise errors.invalid("Number of items in AdditionalVersionWeights cannot be greater than 1")
-        for version in weights:
-            if version == primary:  # UNCONFIRMED wording
+        for version, weight in weights.items():
+            if not str(version).isdigit():  # the model's key pattern, in Lambda's validation words
+                raise validation_error(
+                    f"1 validation error detected: Value '{{{version}={weight}}}' at 'routingConfig."
+                    "additionalVersionWeights' failed to satisfy constraint: Map keys must satisfy constraint: "
+                    "[Member must have length less than or equal to 1024, Member must have length greater than or "
+                    "equal to 1, Member must satisfy regular expression pattern: [0-9]+, Member must not be null]"
+                )
+            if version == primary:
                 raise errors.invalid(
                     f"Invalid function version {version}. Function version {version} is already included "
                     "in routing configuration."

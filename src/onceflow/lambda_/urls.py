@@ -215,20 +215,33 @@ class FunctionUrls:
 
     def _identity_allows(self, principal: Principal, action: str, arn: str, region: str) -> bool:
         """The caller's own policies (boundary and session policies too, through the stack's
-        authorizer); for lambda:InvokeFunction, else its identity policies alone weighed with
-        lambda:InvokedViaFunctionUrl set, which the authorizer's request context does not carry (so
-        a boundary or session policy is not applied to a statement that needs that key)."""
-        operation = "InvokeFunctionUrl" if action == "lambda:InvokeFunctionUrl" else "Invoke"
+        authorizer), which see the URL's condition keys (authorization_requests)."""
+        ctx = RequestContext("lambda", _URL_OPERATIONS[action], principal.account, region, principal)
         try:
-            ctx = RequestContext("lambda", operation, principal.account, region, principal)
-            self.authorize(ctx, {"FunctionName": arn})
-            return True
+            self.authorize(ctx, {"FunctionName": arn, "FunctionUrlAuthType": "AWS_IAM"})
         except ServiceError:
-            pass
-        iam = self.service.role_checks
-        if iam is None or action != "lambda:InvokeFunction":
             return False
-        return bool(iam.check(principal, action, arn, {"lambda:invokedviafunctionurl": ["true"]}).allowed)
+        return True
+
+
+# The authorizer's operation for each action a URL call needs: names no API call has, so that only
+# a URL call gets the URL's condition keys.
+_URL_OPERATIONS = {"lambda:InvokeFunctionUrl": "InvokeFunctionUrl", "lambda:InvokeFunction": "InvokeViaFunctionUrl"}
+_URL_ACTION_OF = {operation: action for action, operation in _URL_OPERATIONS.items()}
+
+
+def authorization_requests(
+    ctx: RequestContext, params: dict[str, Any], resources: Callable[[RequestContext, dict[str, Any]], list[str]]
+) -> list[tuple[str, str, dict[str, list[str]]]] | None:
+    """The stack's action resolver for Lambda: a URL call's actions carry lambda:FunctionUrlAuthType
+    and lambda:InvokedViaFunctionUrl, as on AWS (identity policies may require them); any other call
+    is the operation's own action (None)."""
+    action = _URL_ACTION_OF.get(ctx.operation)
+    if action is None:
+        return None
+    keys = {"lambda:functionurlauthtype": [str(params["FunctionUrlAuthType"])],
+            "lambda:invokedviafunctionurl": ["true"]}  # fmt: skip
+    return [(action, resource, keys) for resource in resources(ctx, params)]
 
 
 def _event(

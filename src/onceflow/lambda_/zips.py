@@ -41,6 +41,12 @@ class CheckedZip:
     size: int
 
 
+def unzipped_size(data: bytes) -> int:
+    """What a checked zip holds once unpacked (the declared sizes its check bounded)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return sum(info.file_size for info in zf.infolist())
+
+
 def check_zip(data: bytes, operation: str) -> CheckedZip:
     """Validate a zip upload; raise Lambda's error for anything it would refuse."""
     if len(data) > errors.MAX_ZIP_BYTES:

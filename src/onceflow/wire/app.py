@@ -55,7 +55,8 @@ INLINE_ATTRIBUTE = "_aws_inline"
 # thread holds the store's writers' lock; its commit is made durable before the answer is sent.
 COMMITS_ATTRIBUTE = "_aws_commits"
 
-LONG_CALLS = {("lambda", "Invoke"), ("lambda", "InvokeAsync"), ("stepfunctions", "StartSyncExecution"),
+LONG_CALLS = {("lambda", "Invoke"), ("lambda", "InvokeAsync"), ("lambda", "InvokeWithResponseStream"),
+              ("stepfunctions", "StartSyncExecution"),
               ("stepfunctions", "GetActivityTask")}  # GetActivityTask long-polls for up to a minute
 BODY_LIMITS = {"lambda": 80 * 1024 * 1024}
 # A body larger than this is routed and parsed (and any inline handler run) in the thread pool:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from onceflow.lambda_.runtime import confine, protocol, worker
+from onceflow.lambda_.runtime import confine, faults, logstreams, protocol
 from onceflow.lambda_.runtime.pool import Pool, WorkerSpec
 from onceflow.lambda_.runtime.sandbox import UID_BASE, UID_BLOCK, Sandbox
 
@@ -41,14 +41,14 @@ class Host:
     ],
 )
 def test_split_event_sizes(message: str, sizes: list[int]) -> None:
-    parts = worker.split_event(message)
+    parts = logstreams.split_event(message)
     assert [len(p.encode()) for p in parts] == sizes
     assert "".join(parts) == message
 
 
 def test_split_event_never_cuts_a_character() -> None:
     message = "y" + "é" * LIMIT  # 2 bytes each: the first cut falls inside one
-    parts = worker.split_event(message)
+    parts = logstreams.split_event(message)
     assert "".join(parts) == message
     assert all(len(p.encode()) <= LIMIT for p in parts)
 
@@ -60,11 +60,11 @@ def test_aws_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
     import botocore
 
-    assert worker._aws_path(str(tmp_path / "app.py")) == "/var/task/app.py"
-    assert worker._aws_path(botocore.__file__) == "/var/runtime/botocore/__init__.py"
-    assert worker._aws_path(json.__file__) == "/var/lang/lib/python3.12/json/__init__.py"
-    assert worker._aws_path(pytest.__file__).startswith("/var/lang/lib/python3.12/site-packages/")
-    assert worker._aws_path("/elsewhere/x.py") == "/elsewhere/x.py"
+    assert faults.aws_path(str(tmp_path / "app.py")) == "/var/task/app.py"
+    assert faults.aws_path(botocore.__file__) == "/var/runtime/botocore/__init__.py"
+    assert faults.aws_path(json.__file__) == "/var/lang/lib/python3.12/json/__init__.py"
+    assert faults.aws_path(pytest.__file__).startswith("/var/lang/lib/python3.12/site-packages/")
+    assert faults.aws_path("/elsewhere/x.py") == "/elsewhere/x.py"
 
 
 def test_python_paths_and_blocked_folders() -> None:

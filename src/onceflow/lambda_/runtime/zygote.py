@@ -137,7 +137,9 @@ class Zygote:
         self.want_spare = True
 
     def fork_keeper(self) -> tuple[int, socket.socket]:
-        """A keeper waiting for its spawn: forking it ahead of need keeps one fork off a cold start."""
+        """A keeper waiting for its spawn, with its worker already forked and waiting for the spec:
+        both forks happen ahead of need, so a cold start costs none (a fork of this process, which
+        holds boto3, is several ms on a loaded machine)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:  # the keeper
@@ -152,13 +154,19 @@ class Zygote:
                     self.spare[1].close()
                 os.setsid()  # the server kills this process group: keeper, worker and what they started
                 confine.prctl(confine.PR_SET_CHILD_SUBREAPER, 1)
-                header, fds = protocol.recv_packet(theirs)  # Closed when the zygote goes: exit
-                theirs.close()
                 keeper = os.getpid()
+                to_worker, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
                 child = os.fork()
-                if child == 0:
-                    worker.run(socket.socket(fileno=fds[0]), header["spec"], self.loader, keeper)
+                if child == 0:  # the worker, until its spec comes
+                    theirs.close()
+                    to_worker.close()
+                    _await_spawn(worker_end, self.loader, keeper)
+                worker_end.close()
+                header, fds = protocol.recv_packet(theirs)  # Closed when the zygote goes: exit (the worker too)
+                theirs.close()
+                protocol.send_packet(to_worker, header, fds)
                 os.close(fds[0])
+                to_worker.close()
                 keep(child)
             finally:
                 os._exit(1)  # pragma: no cover - keep() and worker.run never return
@@ -210,6 +218,17 @@ class Zygote:
                 return
             if pid == 0:
                 time.sleep(0.01)
+
+
+def _await_spawn(channel: socket.socket, loader: Any, keeper: int) -> None:
+    """The pre-forked worker: wait for the spawn its keeper passes on, then run it; exit if the
+    keeper goes first (the zygote went, or the spare was dropped)."""
+    try:
+        header, fds = protocol.recv_packet(channel)
+        channel.close()
+    except BaseException:
+        os._exit(1)
+    worker.run(socket.socket(fileno=fds[0]), header["spec"], loader, keeper)
 
 
 def keep(worker_pid: int) -> None:
