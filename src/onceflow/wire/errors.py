@@ -60,3 +60,27 @@ def access_denied(protocol: str, message: str) -> ServiceError:
     if protocol == "query":
         return ServiceError("AccessDenied", message, 403)
     return ServiceError("AccessDeniedException", message, 403)
+
+
+# ---------------------------------------------------------------- authentication (authenticate.py)
+MISSING = "Request is missing Authentication Token"
+INVALID_TOKEN = "The security token included in the request is invalid."
+EXPIRED = "The security token included in the request is expired"
+MISMATCH = ("The request signature we calculated does not match the signature you provided. Check your AWS Secret "
+            "Access Key and signing method. Consult the service documentation for details.")
+
+# (query code, JSON code) per failure; JSON services answer 400, Lambda and the query services 403.
+_AUTH_CODES = {
+    "missing": ("MissingAuthenticationToken", "MissingAuthenticationTokenException"),
+    "incomplete": ("IncompleteSignature", "IncompleteSignatureException"),
+    "invalid": ("InvalidClientTokenId", "UnrecognizedClientException"),
+    "mismatch": ("SignatureDoesNotMatch", "InvalidSignatureException"),
+    "expired": ("ExpiredToken", "ExpiredTokenException"),
+}
+
+
+def auth_error(kind: str, protocol: str, service: str, message: str) -> ServiceError:
+    query_code, json_code = _AUTH_CODES[kind]
+    if protocol == "query":
+        return ServiceError(query_code, message, 400 if kind == "incomplete" else 403)
+    return ServiceError(json_code, message, 403 if service == "lambda" else 400, namespace=CORAL_SERVICE)

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 from botocore.model import OperationModel
 
 from onceflow.errors import ServiceError
-from onceflow.wire import json_body, unserved
+from onceflow.wire import errors, json_body, unserved
 from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
 from onceflow.wire.specs import ServiceSpec
@@ -89,8 +89,7 @@ def _parse(
             }
             params.update(from_json(_body_view(shape), body_members, "", problems))
     except SerializationError as exc:
-        raise ServiceError("InvalidRequestContentException", f"Could not parse request body into json: {exc}",
-                           400) from exc
+        raise errors.unparseable_rest_json(str(exc)) from exc
     reported = {path for path, _, _ in problems.found}
     for name in shape.required_members:
         if params.get(name) is None and member_path("", name) not in reported:
