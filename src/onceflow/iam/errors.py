@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from onceflow.context import Principal
 from onceflow.errors import ServiceError
+from onceflow.iam.policy import Decision
 
 
 def no_such_entity(message: str) -> ServiceError:
@@ -79,4 +81,41 @@ def invalid_arn(arn: str) -> ServiceError:
 
 
 def access_denied(code: str, status: int, message: str) -> ServiceError:
+    return ServiceError(code, message, status)
+
+
+def unmodifiable_role(name: str) -> ServiceError:
+    return ServiceError("UnmodifiableEntity", f"Cannot perform the operation on the protected role '{name}' - this "
+                        "role is only modifiable by AWS", 400)
+
+
+# ---------------------------------------------------------------- authorization (authorizer.py)
+# (error code, HTTP status) of each service's access denial.
+DENIALS = {
+    "dynamodb": ("AccessDeniedException", 400),
+    "stepfunctions": ("AccessDeniedException", 400),
+    "logs": ("AccessDeniedException", 400),
+    "lambda": ("AccessDeniedException", 403),
+    "iam": ("AccessDenied", 403),
+    "sts": ("AccessDenied", 403),
+    "s3": ("AccessDenied", 403),
+}
+
+
+
+def denial_message(
+    principal: Principal, action: str, resource: str, decision: Decision, kind: str = "identity-based policy"
+) -> str:
+    article = "an" if kind[0] in "aeiou" else "a"
+    reason = (
+        f"with an explicit deny in {article} {kind}"
+        if decision is Decision.EXPLICIT_DENY
+        else f"because no {kind} allows the {action} action"
+    )
+    return f"User: {principal.arn} is not authorized to perform: {action} on resource: {resource} {reason}"
+
+
+def access_denied_in(service: str, message: str) -> ServiceError:
+    """An authorization's refusal, in the words of the service called."""
+    code, status = DENIALS.get(service, ("AccessDeniedException", 400))
     return ServiceError(code, message, status)

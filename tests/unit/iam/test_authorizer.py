@@ -254,10 +254,10 @@ def test_action_names(service: str, operation: str, action: str) -> None:
 
 
 def test_denials_use_each_services_error() -> None:
-    from onceflow.iam.authorizer import access_denied
+    from onceflow.iam.errors import access_denied_in
 
     codes = {
-        s: (access_denied(s, "m").code, access_denied(s, "m").status)
+        s: (access_denied_in(s, "m").code, access_denied_in(s, "m").status)
         for s in ("dynamodb", "stepfunctions", "logs", "lambda", "iam", "sts")
     }
     assert codes == {
