@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import base64
 import secrets
 import string
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow import pages
 from onceflow.iam import errors
 from onceflow.iam.policy import MalformedPolicy, Policy, parse
 
@@ -69,16 +69,17 @@ def page(items: list[Any], marker: str | None, max_items: int | None, key: Any) 
 
 
 def mark(key: str) -> str:
-    return base64.urlsafe_b64encode(key.encode()).decode()
+    """The Marker of a page that ends at the item of `key` (pages.py: one codec for all services)."""
+    return pages.encode(key, "iam")
 
 
 def unmark(marker: str | None) -> str | None:
     if not marker:
         return None
-    try:
-        return base64.b64decode(marker.encode(), altchars=b"-_", validate=True).decode()
-    except (ValueError, UnicodeDecodeError):
-        raise errors.validation_error("Invalid Marker.") from None
+    key = pages.decode(marker, errors.invalid_marker, "iam")
+    if not isinstance(key, str):
+        raise errors.invalid_marker()
+    return key
 
 
 def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -76,6 +76,10 @@ def validation_error(message: str) -> ServiceError:
     return ServiceError("ValidationError", message, 400)
 
 
+def invalid_marker() -> ServiceError:
+    return validation_error("Invalid Marker.")
+
+
 def invalid_arn(arn: str) -> ServiceError:
     return invalid_input(f"ARN {arn} is not valid.")
 
