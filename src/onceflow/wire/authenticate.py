@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hmac
 import time
-from typing import Any
+from collections.abc import Callable
 
 from onceflow.config import Settings
 from onceflow.context import Principal
@@ -26,7 +26,7 @@ from onceflow.wire.sigv4 import Signed
 
 
 class Authenticator:
-    def __init__(self, settings: Settings, resolvers: list[Any]) -> None:
+    def __init__(self, settings: Settings, resolvers: list[Callable[[str], Credential | None]]) -> None:
         self.settings = settings
         self.resolvers = resolvers  # the stack's list: services add theirs during setup
         self.root_secrets = dict(settings.root_keys)

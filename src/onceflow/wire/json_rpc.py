@@ -38,7 +38,7 @@ def _parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_c
         return {}
     problems = Problems()
     try:
-        params = from_json(op.input_shape, data, "", problems)
+        params: dict[str, Any] = from_json(op.input_shape, data, "", problems)
     except SerializationError as exc:
         raise errors.serialization_error(str(exc)) from exc
     if problems.found and problems.outcome(spec.name, op.name) is not None:

@@ -101,7 +101,7 @@ def _parse(
 
 def _body_view(shape: Any) -> _BodyView:
     """The shape's body view, built once and kept on the shape (its converter is compiled once too)."""
-    view = shape.__dict__.get("_onceflow_body_view")
+    view: _BodyView | None = shape.__dict__.get("_onceflow_body_view")
     if view is None:
         view = _BodyView(shape)
         shape._onceflow_body_view = view

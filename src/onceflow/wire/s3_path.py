@@ -338,7 +338,7 @@ class _Pull:
             if message["type"] == "http.disconnect":
                 self.ended = True
                 return b""
-            data = message.get("body", b"")
+            data: bytes = message.get("body", b"")
             if not message.get("more_body"):
                 self.ended = True
             if data or self.ended:
