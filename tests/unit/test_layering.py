@@ -177,3 +177,12 @@ def test_the_sfn_engine_stands_below_the_api() -> None:
     found = [i for i in IMPORTS if within(i.source, "onceflow.sfn.engine")
              and within(i.target, "onceflow.sfn.api", "onceflow.sfn.service")]
     assert not found, broken("the engine is handed what it needs; it imports no API or service rules", found)
+
+
+def test_iam_builds_no_sts_and_sts_uses_only_iams_policy_core_and_helpers() -> None:
+    """STS has a setup of its own on typed ports (sts/ports.py): no arrow from iam/ to sts/, and
+    from sts/ only to IAM's pure policy core and its shared helpers (iam/common.py, iam/errors.py)."""
+    found = [i for i in IMPORTS if within(i.source, "onceflow.iam") and within(i.target, "onceflow.sts")]
+    found += [i for i in IMPORTS if within(i.source, "onceflow.sts") and within(i.target, "onceflow.iam")
+              and not within(i.target, "onceflow.iam.policy", "onceflow.iam.common", "onceflow.iam.errors")]
+    assert not found, broken("STS reaches IAM only through its ports", found)

@@ -35,6 +35,11 @@ def new_id(prefix: str, length: int = 21) -> str:
     return prefix + "".join(secrets.choice(_ID_CHARS) for _ in range(length - len(prefix)))
 
 
+def issuer(url: str) -> str:
+    """An OpenID Connect provider's identity in its ARN and in tokens' `iss`: the URL without its scheme."""
+    return url.split("://", 1)[-1].rstrip("/")
+
+
 def now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
-from onceflow.iam.common import merge_tags, now
+from onceflow.iam.common import issuer, merge_tags, now
 from onceflow.iam.store import IamStore, Row
 
 OIDC = "oidc-provider"
@@ -25,11 +25,6 @@ def oidc_not_found(arn: str) -> ServiceError:
 
 def saml_not_found(arn: str) -> ServiceError:
     return errors.no_such_entity(f"SAMLProvider {arn} not found")  # UNCONFIRMED wording
-
-
-def issuer(url: str) -> str:
-    """The provider's identity in its ARN and in tokens' `iss`: the URL without its scheme."""
-    return url.split("://", 1)[-1].rstrip("/")
 
 
 class IdentityProviders:

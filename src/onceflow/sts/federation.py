@@ -19,11 +19,10 @@ from typing import Any
 from xml.etree import ElementTree
 
 from onceflow.context import Principal
-from onceflow.iam.common import partition_of, validate
+from onceflow.iam.common import issuer, partition_of, validate
 from onceflow.iam.policy import Request, evaluate, stored
-from onceflow.iam.providers import IdentityProviders, issuer
-from onceflow.iam.store import IamStore, Row
 from onceflow.sts import errors
+from onceflow.sts.ports import Directory, Providers, Row
 from onceflow.sts.service import StsService
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
@@ -53,7 +52,7 @@ def jwt_claims(token: str) -> dict[str, Any]:
 
 
 class Federation:
-    def __init__(self, sts: StsService, store: IamStore, providers: IdentityProviders) -> None:
+    def __init__(self, sts: StsService, store: Directory, providers: Providers) -> None:
         self.sts = sts
         self.store = store
         self.providers = providers

@@ -18,9 +18,8 @@ from onceflow.context import Principal
 from onceflow.credentials import Credential
 from onceflow.iam.common import new_id, partition_of, validate
 from onceflow.iam.policy import Policy, stored
-from onceflow.iam.service import IamService
-from onceflow.iam.store import IamStore, Row
 from onceflow.sts import errors
+from onceflow.sts.ports import Directory, Roles, Row
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
 _SECRET_CHARS = string.ascii_letters + string.digits + "+/"
@@ -32,7 +31,7 @@ def assumed_role_arn(account: str, role_name: str, session_name: str, partition:
 
 
 class StsService:
-    def __init__(self, store: IamStore, iam: IamService, settings: Settings) -> None:
+    def __init__(self, store: Directory, iam: Roles, settings: Settings) -> None:
         self.store = store
         self.iam = iam
         self.settings = settings

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from onceflow import iam
+from onceflow import iam, sts
 from onceflow.config import Settings
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
@@ -54,6 +54,7 @@ WORKER_POLICY = json.dumps(
 def make_stack(enforce: bool = False) -> Stack:
     stack = Stack(Settings(in_memory=True, enforce_iam=enforce), Database(":memory:"))
     iam.setup(stack)
+    sts.setup(stack)  # on the ports IAM's setup publishes
     stack.resource_resolvers["lambda"] = lambda ctx, params: [
         f"arn:aws:lambda:{ctx.region}:{ctx.account}:function:{params['FunctionName']}"
     ]
