@@ -368,7 +368,7 @@ class IamApi:
 
     def _caller_user(self, ctx: RequestContext) -> str:
         if ctx.principal.kind != "user":
-            raise errors.validation_error("Must specify userName when calling with non-User credentials")
+            raise errors.user_name_needed()
         return ctx.principal.name
 
     # ------------------------------------------------------------------ inline user policies

@@ -91,11 +91,11 @@ def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> lis
     """Tag keys are case-insensitive in IAM; a new value replaces the old one."""
     keys = [t["Key"].lower() for t in new]
     if len(keys) != len(set(keys)):
-        raise errors.invalid_input("Duplicate tag keys found. Please note that Tag keys are case insensitive.")
+        raise errors.duplicate_tag_keys()
     merged = {t["Key"].lower(): t for t in existing}
     merged.update({t["Key"].lower(): {"Key": t["Key"], "Value": t["Value"]} for t in new})
     if len(merged) > 50:
-        raise errors.limit_exceeded("The number of tags has reached the maximum limit.")
+        raise errors.too_many_tags()
     return list(merged.values())
 
 
