@@ -26,7 +26,6 @@ console app when one is installed.
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 from functools import cached_property
 from typing import Any
@@ -44,9 +43,8 @@ from onceflow.wire.intake import BodyBudget, Busy, TimedOut, TooLarge
 from onceflow.wire.request import Request, Response
 from onceflow.wire.routing import NotAnAwsRequest, Route, route
 from onceflow.wire.s3_path import S3Path, claims_s3
+from onceflow.wire.sigv4 import Scope
 from onceflow.wire.specs import ServiceSpec, Specs
-
-log = logging.getLogger("onceflow.wire")
 
 # A body larger than this is routed and parsed (and any inline handler run) in the thread pool:
 # the parse of a large form or JSON document takes milliseconds that every other client would wait.
@@ -211,7 +209,7 @@ class AwsApp:
     def body_limit(self, spec: ServiceSpec | None) -> int:
         return facts.body_limit(spec.name, self.max_body) if spec is not None else self.max_body
 
-    def _guess_spec(self, scope: Any) -> ServiceSpec:
+    def _guess_spec(self, scope: Scope | None) -> ServiceSpec:
         if scope and scope.service in self.specs.by_signing_name:
             return self.specs.by_signing_name[scope.service]
         return self.specs.services["dynamodb"]
