@@ -37,11 +37,6 @@ def validation_error(message: str) -> ServiceError:
     return ServiceError("ValidationException", message, 400, namespace="com.amazon.coral.validate")
 
 
-class InternalFailure(ServiceError):
-    def __init__(self, message: str = "Internal service error") -> None:
-        super().__init__("InternalFailure", message, 500, sender_fault=False)
-
-
 class NotImplementedOperation(ServiceError):
     def __init__(self, service: str, operation: str) -> None:
         super().__init__(

@@ -12,11 +12,14 @@ ledger) wait for the handler they wrap to be registered.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from onceflow.context import RequestContext
 
 Handler = Callable[[RequestContext, dict[str, Any]], dict[str, Any] | None]
+# Where the wire layer may run a handler: on the event loop ("loop"), on the loop when the writers'
+# lock is free ("commit"), or in the thread pool ("pool").
+Placement = Literal["loop", "commit", "pool"]
 
 
 def operation(name: str, *, inline: bool = False,
@@ -39,6 +42,13 @@ def operation(name: str, *, inline: bool = False,
         return fn
 
     return mark
+
+
+def placement(handler: Callable[..., Any]) -> Placement:
+    """The one execution hint @operation left on `handler` (a wrapper copies the marks)."""
+    if getattr(handler, "_aws_inline", False):
+        return "loop"
+    return "commit" if getattr(handler, "_aws_commits", False) else "pool"
 
 
 Wrapper = Callable[[Handler], Handler]

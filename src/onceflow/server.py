@@ -31,6 +31,7 @@ log = logging.getLogger("onceflow")
 # they register), the console.
 SETUPS: list[ServiceSetup] = [
     ServiceSetup("onceflow.iam"),
+    ServiceSetup("onceflow.sts"),  # on the ports IAM publishes: after it
     ServiceSetup("onceflow.logs", ("logs",), "logs_"),
     ServiceSetup("onceflow.ddb", ("dynamodb",), "ddb_"),
     ServiceSetup("onceflow.ddbstreams", ("dynamodbstreams",), "ddb_"),

@@ -79,6 +79,14 @@ def test_role_names_are_unique_regardless_of_case(iam: Any) -> None:
     assert iam.get_role(RoleName=name.lower())["Role"]["RoleName"] == name
 
 
+def test_a_marker_onceflow_did_not_issue_is_refused(iam: Any) -> None:
+    for listing in (iam.list_roles, iam.list_users, iam.list_policies):
+        for marker in ("not-a-marker!", "bm90LWpzb24"):  # not base64; base64 of something else
+            with pytest.raises(ClientError) as exc:
+                listing(Marker=marker)
+            assert error(exc) == ("ValidationError", "Invalid Marker.", 400)
+
+
 def test_list_roles_pages_with_marker(iam: Any) -> None:
     prefix = f"/{unique('p')}/"
     names = sorted(unique("pg") for _ in range(5))

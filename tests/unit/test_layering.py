@@ -19,7 +19,8 @@ PURE_CORES = {  # no I/O, no store, no wire: what each may import from onceflow 
     "onceflow.ddb.expr": ("onceflow.patterns", "onceflow.errors", "onceflow.ddb.values"),
     "onceflow.iam.policy": ("onceflow.patterns", "onceflow.errors"),
 }
-FLOOR = ("onceflow.registry", "onceflow.errors", "onceflow.config", "onceflow.store", "onceflow.context")
+FLOOR = ("onceflow.registry", "onceflow.errors", "onceflow.config", "onceflow.store", "onceflow.context",
+         "onceflow.pages")
 ENTRY_POINTS = ("onceflow.cli", "onceflow.demo", "onceflow.prove", "onceflow.testing")  # may start a server
 I_O = ("sqlite3", "socket", "subprocess", "http", "urllib", "asyncio")
 
@@ -164,7 +165,7 @@ def test_pure_cores_do_no_io_and_import_only_the_floor_they_need(core: str) -> N
 def test_the_floor_imports_nothing_above_it() -> None:
     found = [i for i in IMPORTS if within(i.source, *FLOOR)
              and i.target.startswith("onceflow") and not within(i.target, *FLOOR)]
-    assert not found, broken("the floor (registry, errors, config, store/, context) stands alone", found)
+    assert not found, broken("the floor (registry, errors, config, store/, context, pages) stands alone", found)
 
 
 def test_only_entry_points_import_the_composition_root() -> None:
@@ -176,3 +177,12 @@ def test_the_sfn_engine_stands_below_the_api() -> None:
     found = [i for i in IMPORTS if within(i.source, "onceflow.sfn.engine")
              and within(i.target, "onceflow.sfn.api", "onceflow.sfn.service")]
     assert not found, broken("the engine is handed what it needs; it imports no API or service rules", found)
+
+
+def test_iam_builds_no_sts_and_sts_uses_only_iams_policy_core_and_helpers() -> None:
+    """STS has a setup of its own on typed ports (sts/ports.py): no arrow from iam/ to sts/, and
+    from sts/ only to IAM's pure policy core and its shared helpers (iam/common.py, iam/errors.py)."""
+    found = [i for i in IMPORTS if within(i.source, "onceflow.iam") and within(i.target, "onceflow.sts")]
+    found += [i for i in IMPORTS if within(i.source, "onceflow.sts") and within(i.target, "onceflow.iam")
+              and not within(i.target, "onceflow.iam.policy", "onceflow.iam.common", "onceflow.iam.errors")]
+    assert not found, broken("STS reaches IAM only through its ports", found)

@@ -8,11 +8,10 @@ service registers yet raises Unavailable, which pages show as a note instead of 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterator
 from typing import Any
 
-from onceflow import internal
+from onceflow import internal, pages
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.stack import Stack
@@ -82,18 +81,17 @@ class Aws:
 
 # DynamoDB keys travel in URLs (paging tokens, item links): typed JSON with blobs in base64.
 def encode_key(key: dict[str, Any]) -> str:
-    text = json.dumps(_typed_to_json(key), separators=(",", ":"), sort_keys=True)
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+    return pages.encode(_typed_to_json(key))
+
+
+def _not_a_key() -> ValueError:
+    return ValueError("not a valid key token")
 
 
 def decode_key(token: str) -> dict[str, Any]:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        value = json.loads(raw)
-    except ValueError as exc:
-        raise ValueError("not a valid key token") from exc
+    value = pages.decode(token, _not_a_key)
     if not isinstance(value, dict) or not value:
-        raise ValueError("not a valid key token")
+        raise _not_a_key()
     return {k: _json_to_typed(v) for k, v in value.items()}
 
 

@@ -178,7 +178,7 @@ def _glob(value: Any, where: str) -> Glob | None:
 def _int(value: Any, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise RuleError(where, f"must be an integer from {low} to {high}")
-    return value
+    return int(value)
 
 
 def _bool(value: Any, where: str) -> bool:

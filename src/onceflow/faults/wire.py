@@ -1,4 +1,4 @@
-"""Faults on HTTP calls: what wire/app.py runs instead of its usual path for a call that some
+"""Faults on HTTP calls: what wire/execution.py runs instead of its usual path for a call that some
 rule may match. The decision and the handler run in the thread pool (they write the store);
 waits (`latency_ms`, `timeout`) are asyncio sleeps, so other clients are served meanwhile.
 
@@ -18,7 +18,7 @@ from onceflow.faults.engine import HTTP_HOLD_S, Faults, Fire
 from onceflow.longpoll import LongPoll
 
 if TYPE_CHECKING:
-    from onceflow.wire.app import AwsApp, Call
+    from onceflow.wire.execution import Call, Execution
     from onceflow.wire.request import Response
 
 
@@ -30,7 +30,7 @@ class FaultedCall:
     receive: Any = None  # the ASGI receive: it reports the client's disconnect
 
 
-async def run(app: AwsApp, faulted: FaultedCall, faults: Faults) -> Response:
+async def run(app: Execution, faulted: FaultedCall, faults: Faults) -> Response:
     call = faulted.call
     ctx = call.ctx
     loop = asyncio.get_running_loop()
@@ -42,26 +42,26 @@ async def run(app: AwsApp, faulted: FaultedCall, faults: Faults) -> Response:
         await _wait(rule.latency_ms / 1000, rule.timeout, faulted.receive)
         err = fire.error()
         if err is not None:
-            return app._error(call.found.spec, err, ctx.request_id)
+            return app.error(call.found.spec, err, ctx.request_id)
         return await app.finish(call)
     executor = app.executor_for(ctx)
 
     def effect() -> Any:
-        return fire.after_effect(lambda: app._call(call.handler, ctx, call.params))
+        return fire.after_effect(lambda: app.invoke(call.handler, ctx, call.params))
 
     try:
         result = await loop.run_in_executor(executor, effect)
-        if isinstance(result, LongPoll):  # an SQS long poll waits on the loop, as in app.finish
+        if isinstance(result, LongPoll):  # an SQS long poll waits on the loop, as in Execution.finish
             result = await result.run(app.executor)
     except ServiceError as own:  # the call failed by itself: its own error is the answer
-        return app._error(call.found.spec, own, ctx.request_id)
+        return app.error(call.found.spec, own, ctx.request_id)
     except Exception:
-        return app._internal_failure(call.found, ctx.request_id)
+        return app.failure(call.found, ctx.request_id)
     await _wait(rule.latency_ms / 1000, rule.timeout, faulted.receive)
     err = fire.error()
     if err is not None:
-        return app._error(call.found.spec, err, ctx.request_id)
-    return app._render(call.found, result, ctx.request_id)
+        return app.error(call.found.spec, err, ctx.request_id)
+    return app.render(call.found, result, ctx.request_id)
 
 
 async def _wait(latency_s: float, hold: bool, receive: Any) -> None:

@@ -34,18 +34,18 @@ class AccountSettings:
             if alias in current:
                 return  # the account already has it
             if current:
-                raise errors.limit_exceeded("Cannot exceed quota for AccountAliasesPerAccount: 1")
+                raise errors.quota_exceeded("AccountAliasesPerAccount", 1)
             self.store.put_obj(conn, account, ALIAS, alias, {"alias": alias})
 
     def delete_alias(self, account: str, alias: str) -> None:
         with self.store.writing() as conn:
             if not self.store.delete_obj(conn, account, ALIAS, alias):
-                raise errors.no_such_entity(f"The account alias {alias} cannot be found.")
+                raise errors.account_alias_not_found(alias)
 
     def password_policy(self, account: str) -> Row:
         policy = self.store.obj(account, PASSWORD, "")
         if policy is None:
-            raise errors.no_such_entity(f"The Password Policy with domain name {account} cannot be found.")
+            raise errors.password_policy_not_found(account)
         return policy
 
     def update_password_policy(self, account: str, params: dict[str, Any]) -> None:
@@ -62,4 +62,4 @@ class AccountSettings:
     def delete_password_policy(self, account: str) -> None:
         with self.store.writing() as conn:
             if not self.store.delete_obj(conn, account, PASSWORD, ""):
-                raise errors.no_such_entity(f"The Password Policy with domain name {account} cannot be found.")
+                raise errors.password_policy_not_found(account)

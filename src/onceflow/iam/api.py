@@ -9,7 +9,6 @@ from typing import Any
 from urllib.parse import quote
 
 from onceflow.context import RequestContext
-from onceflow.errors import ServiceError
 from onceflow.iam import errors
 from onceflow.iam.common import page, partition
 from onceflow.iam.service import IamService
@@ -134,8 +133,7 @@ class IamApi:
     def delete_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         role = self.service.role(ctx.account, params["RoleName"])
         if role["path"].startswith("/aws-service-role/"):  # DeleteServiceLinkedRole deletes those
-            raise ServiceError("UnmodifiableEntity", f"Cannot perform the operation on the protected role "
-                               f"'{role['name']}' - this role is only modifiable by AWS", 400)
+            raise errors.unmodifiable_role(role["name"])
         self.service.delete_role(ctx.account, params["RoleName"])
 
     @operation("UpdateAssumeRolePolicy")
@@ -370,7 +368,7 @@ class IamApi:
 
     def _caller_user(self, ctx: RequestContext) -> str:
         if ctx.principal.kind != "user":
-            raise errors.validation_error("Must specify userName when calling with non-User credentials")
+            raise errors.user_name_needed()
         return ctx.principal.name
 
     # ------------------------------------------------------------------ inline user policies

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from onceflow.context import Principal, RequestContext
-from onceflow.errors import ServiceError
+from onceflow.context import RequestContext
+from onceflow.iam.errors import access_denied_in, denial_message
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
 from onceflow.stack import Authorizer, Stack
 
@@ -62,37 +62,8 @@ ACTIONS = {
 }
 # Calls that need no permission at all (IAM user guide: GetCallerIdentity, GetSessionToken).
 ALWAYS_ALLOWED = {("sts", "GetCallerIdentity"), ("sts", "GetSessionToken")}
-# (error code, HTTP status) of each service's access denial.
-DENIALS = {
-    "dynamodb": ("AccessDeniedException", 400),
-    "stepfunctions": ("AccessDeniedException", 400),
-    "logs": ("AccessDeniedException", 400),
-    "lambda": ("AccessDeniedException", 403),
-    "iam": ("AccessDenied", 403),
-    "sts": ("AccessDenied", 403),
-    "s3": ("AccessDenied", 403),
-}
-
-
 def action_name(service: str, operation: str) -> str:
     return f"{PREFIXES.get(service, service)}:{ACTIONS.get((service, operation), operation)}"
-
-
-def denial_message(
-    principal: Principal, action: str, resource: str, decision: Decision, kind: str = "identity-based policy"
-) -> str:
-    article = "an" if kind[0] in "aeiou" else "a"
-    reason = (
-        f"with an explicit deny in {article} {kind}"
-        if decision is Decision.EXPLICIT_DENY
-        else f"because no {kind} allows the {action} action"
-    )
-    return f"User: {principal.arn} is not authorized to perform: {action} on resource: {resource} {reason}"
-
-
-def access_denied(service: str, message: str) -> ServiceError:
-    code, status = DENIALS.get(service, ("AccessDeniedException", 400))
-    return ServiceError(code, message, status)
 
 
 @lru_cache(maxsize=2)
@@ -155,11 +126,11 @@ def make_authorizer(stack: Stack) -> Authorizer:
                 who = Request(action, resource, request.context, principal=("AWS", principal.role_arn or principal.arn))
                 by_resource = evaluate([policy], who)
                 if by_resource is Decision.EXPLICIT_DENY:
-                    raise access_denied(ctx.service, denial_message(principal, action, resource, by_resource,
+                    raise access_denied_in(ctx.service, denial_message(principal, action, resource, by_resource,
                                                                     "resource-based policy"))
             foreign = per_resource is not None and _account_of(resource) not in ("", principal.account)
             if foreign and not by_resource.allowed:
-                raise access_denied(ctx.service, denial_message(principal, action, resource, by_resource,
+                raise access_denied_in(ctx.service, denial_message(principal, action, resource, by_resource,
                                                                 "resource-based policy"))
             for kind, policies in layers:
                 if policies is None:
@@ -169,7 +140,7 @@ def make_authorizer(stack: Stack) -> Authorizer:
                         decision is not Decision.EXPLICIT_DENY):
                     continue
                 if not decision.allowed:
-                    raise access_denied(ctx.service, denial_message(principal, action, resource, decision, kind))
+                    raise access_denied_in(ctx.service, denial_message(principal, action, resource, decision, kind))
 
     return authorize
 

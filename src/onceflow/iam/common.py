@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import base64
 import secrets
 import string
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow import pages
 from onceflow.iam import errors
 from onceflow.iam.policy import MalformedPolicy, Policy, parse
 
@@ -33,6 +33,11 @@ def partition_of(arn: str) -> str:
 
 def new_id(prefix: str, length: int = 21) -> str:
     return prefix + "".join(secrets.choice(_ID_CHARS) for _ in range(length - len(prefix)))
+
+
+def issuer(url: str) -> str:
+    """An OpenID Connect provider's identity in its ARN and in tokens' `iss`: the URL without its scheme."""
+    return url.split("://", 1)[-1].rstrip("/")
 
 
 def now() -> str:
@@ -69,27 +74,28 @@ def page(items: list[Any], marker: str | None, max_items: int | None, key: Any) 
 
 
 def mark(key: str) -> str:
-    return base64.urlsafe_b64encode(key.encode()).decode()
+    """The Marker of a page that ends at the item of `key` (pages.py: one codec for all services)."""
+    return pages.encode(key, "iam")
 
 
 def unmark(marker: str | None) -> str | None:
     if not marker:
         return None
-    try:
-        return base64.b64decode(marker.encode(), altchars=b"-_", validate=True).decode()
-    except (ValueError, UnicodeDecodeError):
-        raise errors.validation_error("Invalid Marker.") from None
+    key = pages.decode(marker, errors.invalid_marker, "iam")
+    if not isinstance(key, str):
+        raise errors.invalid_marker()
+    return key
 
 
 def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str, str]]:
     """Tag keys are case-insensitive in IAM; a new value replaces the old one."""
     keys = [t["Key"].lower() for t in new]
     if len(keys) != len(set(keys)):
-        raise errors.invalid_input("Duplicate tag keys found. Please note that Tag keys are case insensitive.")
+        raise errors.duplicate_tag_keys()
     merged = {t["Key"].lower(): t for t in existing}
     merged.update({t["Key"].lower(): {"Key": t["Key"], "Value": t["Value"]} for t in new})
     if len(merged) > 50:
-        raise errors.limit_exceeded("The number of tags has reached the maximum limit.")
+        raise errors.too_many_tags()
     return list(merged.values())
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from onceflow.context import Principal
 from onceflow.errors import ServiceError
+from onceflow.iam.policy import Decision
 
 
 def no_such_entity(message: str) -> ServiceError:
@@ -74,9 +76,150 @@ def validation_error(message: str) -> ServiceError:
     return ServiceError("ValidationError", message, 400)
 
 
+def invalid_marker() -> ServiceError:
+    return validation_error("Invalid Marker.")
+
+
 def invalid_arn(arn: str) -> ServiceError:
     return invalid_input(f"ARN {arn} is not valid.")
 
 
 def access_denied(code: str, status: int, message: str) -> ServiceError:
     return ServiceError(code, message, status)
+
+
+def unmodifiable_role(name: str) -> ServiceError:
+    return ServiceError("UnmodifiableEntity", f"Cannot perform the operation on the protected role '{name}' - this "
+                        "role is only modifiable by AWS", 400)
+
+
+# ---------------------------------------------------------------- authorization (authorizer.py)
+# (error code, HTTP status) of each service's access denial.
+DENIALS = {
+    "dynamodb": ("AccessDeniedException", 400),
+    "stepfunctions": ("AccessDeniedException", 400),
+    "logs": ("AccessDeniedException", 400),
+    "lambda": ("AccessDeniedException", 403),
+    "iam": ("AccessDenied", 403),
+    "sts": ("AccessDenied", 403),
+    "s3": ("AccessDenied", 403),
+}
+
+
+
+def denial_message(
+    principal: Principal, action: str, resource: str, decision: Decision, kind: str = "identity-based policy"
+) -> str:
+    article = "an" if kind[0] in "aeiou" else "a"
+    reason = (
+        f"with an explicit deny in {article} {kind}"
+        if decision is Decision.EXPLICIT_DENY
+        else f"because no {kind} allows the {action} action"
+    )
+    return f"User: {principal.arn} is not authorized to perform: {action} on resource: {resource} {reason}"
+
+
+def access_denied_in(service: str, message: str) -> ServiceError:
+    """An authorization's refusal, in the words of the service called."""
+    code, status = DENIALS.get(service, ("AccessDeniedException", 400))
+    return ServiceError(code, message, status)
+
+
+# ---------------------------------------------------------------- the rules' messages, by kind
+def must_first(what: str) -> ServiceError:
+    """A delete refused while the entity still has `what` (delete policies, detach all policies,
+    delete access keys, remove users from group, remove roles from instance profile)."""
+    return delete_conflict(f"Cannot delete entity, must {what} first.")
+
+
+def named_exists(kind: str, name: str) -> ServiceError:
+    """A Role, User or Group of that name (case-insensitively) exists already."""
+    return already_exists(f"{kind} with name {name} already exists.")
+
+
+def policy_exists(name: str) -> ServiceError:
+    return already_exists(f"A policy called {name} already exists. Duplicate names are not allowed.")
+
+
+def profile_exists(name: str) -> ServiceError:
+    return already_exists(f"Instance Profile {name} already exists.")
+
+
+def role_in_profile(role: str, profile: str) -> ServiceError:
+    return already_exists(f"Role {role} already exists in instance profile {profile}.")
+
+
+def oidc_provider_exists(url: str) -> ServiceError:
+    return already_exists(f"Provider with url {url} already exists.")
+
+
+def saml_provider_exists(name: str) -> ServiceError:
+    return already_exists(f"SAMLProvider {name} already exists")  # UNCONFIRMED wording
+
+
+def quota_exceeded(quota: str, limit: int) -> ServiceError:
+    return limit_exceeded(f"Cannot exceed quota for {quota}: {limit}")
+
+
+def too_many_tags() -> ServiceError:
+    return limit_exceeded("The number of tags has reached the maximum limit.")
+
+
+def duplicate_tag_keys() -> ServiceError:
+    return invalid_input("Duplicate tag keys found. Please note that Tag keys are case insensitive.")
+
+
+def policy_attached() -> ServiceError:
+    return delete_conflict("Cannot delete a policy attached to entities.")
+
+
+def default_version_kept() -> ServiceError:
+    return delete_conflict("Cannot delete the default version of a policy.")
+
+
+def account_alias_not_found(alias: str) -> ServiceError:
+    return no_such_entity(f"The account alias {alias} cannot be found.")
+
+
+def password_policy_not_found(account: str) -> ServiceError:
+    return no_such_entity(f"The Password Policy with domain name {account} cannot be found.")
+
+
+def oidc_provider_not_found(arn: str) -> ServiceError:
+    return no_such_entity(f"OpenIDConnect Provider not found for arn {arn}")  # UNCONFIRMED wording
+
+
+def saml_provider_not_found(arn: str) -> ServiceError:
+    return no_such_entity(f"SAMLProvider {arn} not found")  # UNCONFIRMED wording
+
+
+def invalid_oidc_url() -> ServiceError:
+    return invalid_input("Invalid Open ID Connect Provider URL")  # UNCONFIRMED wording
+
+
+def too_many_thumbprints(limit: int) -> ServiceError:
+    return invalid_input(f"Thumbprint list must contain fewer than {limit} entries.")
+
+
+def scope_not_attachable(arn: str) -> ServiceError:
+    return no_such_entity(f"Scope ARN: {arn} does not exist or is not attachable.")
+
+
+def profile_not_found(name: str) -> ServiceError:
+    return no_such_entity(f"Instance Profile {name} cannot be found.")
+
+
+def user_name_needed() -> ServiceError:
+    return validation_error("Must specify userName when calling with non-User credentials")
+
+
+def invalid_service_name(service: str) -> ServiceError:
+    return invalid_input(f"Invalid ServiceName: {service}")  # UNCONFIRMED wording
+
+
+def not_service_linked(role: str) -> ServiceError:
+    return invalid_input(f"{role} is not a service-linked role.")  # UNCONFIRMED wording
+
+
+def deletion_task_not_found(task_id: str) -> ServiceError:
+    return no_such_entity(f"Deletion task {task_id} cannot be found.")  # UNCONFIRMED wording

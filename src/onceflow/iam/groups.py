@@ -47,7 +47,7 @@ class IamGroups:
         }
         with self.store.writing() as conn:
             if self.store.group(account, name):
-                raise errors.already_exists(f"Group with name {name} already exists.")
+                raise errors.named_exists("Group", name)
             self.store.insert_group(conn, group)
         return group
 
@@ -74,7 +74,7 @@ class IamGroups:
             new_name: str = params["NewGroupName"] if "NewGroupName" in params else group["name"]
             new_path: str = params["NewPath"] if "NewPath" in params else group["path"]
             if new_name.lower() != group["name"].lower() and self.store.group(account, new_name):
-                raise errors.already_exists(f"Group with name {new_name} already exists.")
+                raise errors.named_exists("Group", new_name)
             arn = group_arn(account, new_path, new_name, partition_of(group["arn"]))
             self.store.rename_group(conn, account, group["name"], new_name, new_path, arn)
 
@@ -83,11 +83,11 @@ class IamGroups:
             self.group(account, name)
             # AWS refuses while anything still refers to the group; which check comes first is UNCONFIRMED.
             if self.store.members(account, name):
-                raise errors.delete_conflict("Cannot delete entity, must remove users from group first.")
+                raise errors.must_first("remove users from group")
             if self.store.inline_all(TABLE, account, name):
-                raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
+                raise errors.must_first("delete policies")
             if self.store.attached(account, "group", name):
-                raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
+                raise errors.must_first("detach all policies")
             self.store.delete_group(conn, account, name)
 
     def add_user(self, account: str, group: str, user: str) -> None:
@@ -102,7 +102,7 @@ class IamGroups:
             self._user(account, user)
             if not self.store.remove_member(conn, account, group, user):
                 # A user that is not a member: UNCONFIRMED wording.
-                raise errors.no_such_entity(f"The user with name {user} cannot be found.")
+                raise errors.user_not_found(user)
 
     # ------------------------------------------------------------------ inline group policies
     def put_policy(self, account: str, group_name: str, policy_name: str, document: str) -> None:

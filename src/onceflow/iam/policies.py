@@ -23,7 +23,7 @@ class ManagedPolicies:
         name, document = params["PolicyName"], params["PolicyDocument"]
         validate(document, "managed")
         if policy_size(document) > MANAGED_LIMIT:
-            raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
+            raise errors.quota_exceeded("PolicySize", MANAGED_LIMIT)
         path = params.get("Path", "/")
         created = now()
         policy = {
@@ -40,7 +40,7 @@ class ManagedPolicies:
         }
         with self.store.writing() as conn:
             if self.store.policy_by_name(account, name):
-                raise errors.already_exists(f"A policy called {name} already exists. Duplicate names are not allowed.")
+                raise errors.policy_exists(name)
             self.store.insert_policy(conn, policy, document)
         return policy
 
@@ -93,7 +93,7 @@ class ManagedPolicies:
         with self.store.writing() as conn:
             policy = self._customer_policy(account, arn)
             if self.store.attachment_count(account, arn) or self.store.boundary_count(account, arn):
-                raise errors.delete_conflict("Cannot delete a policy attached to entities.")
+                raise errors.policy_attached()
             if len(self.store.policy_versions(arn)) > 1:
                 raise errors.delete_conflict(
                     "This policy has more than one version. Before you delete a policy, you must delete the "
@@ -104,7 +104,7 @@ class ManagedPolicies:
     def _customer_policy(self, account: str, arn: str) -> Row:
         policy = self.policy(account, arn)
         if policy.get("aws_managed"):
-            raise errors.invalid_input(f"ARN {arn} is not valid.")  # UNCONFIRMED wording for AWS's own
+            raise errors.invalid_arn(arn)  # UNCONFIRMED wording for AWS's own
         return policy
 
     def entities_for_policy(self, account: str, arn: str, params: dict[str, Any]) -> dict[str, list[Row]]:
@@ -146,7 +146,7 @@ class ManagedPolicies:
     def create_policy_version(self, account: str, arn: str, document: str, set_default: bool) -> tuple[str, str]:
         validate(document, "managed")
         if policy_size(document) > MANAGED_LIMIT:
-            raise errors.limit_exceeded(f"Cannot exceed quota for PolicySize: {MANAGED_LIMIT}")
+            raise errors.quota_exceeded("PolicySize", MANAGED_LIMIT)
         created = now()
         with self.store.writing() as conn:
             self._customer_policy(account, arn)
@@ -170,7 +170,7 @@ class ManagedPolicies:
             if self.store.policy_version(arn, version) is None:
                 raise errors.policy_version_not_found(arn, version)
             if version == policy["default_version"]:
-                raise errors.delete_conflict("Cannot delete the default version of a policy.")
+                raise errors.default_version_kept()
             self.store.delete_version(conn, arn, version)
 
     def attach(self, account: str, kind: str, owner: str, arn: str) -> None:
@@ -217,7 +217,7 @@ class ManagedPolicies:
         found = aws_managed(arn) or self.store.policy(arn)
         if found is None or (not found.get("aws_managed") and found["account"] != account):
             # UNCONFIRMED wording.
-            raise errors.no_such_entity(f"Scope ARN: {arn} does not exist or is not attachable.")
+            raise errors.scope_not_attachable(arn)
         return found
 
     def set_boundary(self, account: str, kind: str, name: str, arn: str | None) -> None:

@@ -13,10 +13,6 @@ KIND = "instance-profile"
 ROLES_PER_PROFILE = 1  # IAM quota InstanceSessionsPerInstanceProfile
 
 
-def not_found(name: str) -> Exception:
-    return errors.no_such_entity(f"Instance Profile {name} cannot be found.")
-
-
 class InstanceProfiles:
     def __init__(self, store: IamStore) -> None:
         self.store = store
@@ -24,7 +20,7 @@ class InstanceProfiles:
     def profile(self, account: str, name: str) -> Row:
         found = self.store.obj(account, KIND, name.lower())
         if found is None:
-            raise not_found(name)
+            raise errors.profile_not_found(name)
         return found
 
     def create(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
@@ -40,14 +36,14 @@ class InstanceProfiles:
         }
         with self.store.writing() as conn:
             if self.store.obj(account, KIND, name.lower()):
-                raise errors.already_exists(f"Instance Profile {name} already exists.")
+                raise errors.profile_exists(name)
             self.store.put_obj(conn, account, KIND, name.lower(), profile)
         return profile
 
     def delete(self, account: str, name: str) -> None:
         with self.store.writing() as conn:
             if self.profile(account, name)["roles"]:
-                raise errors.delete_conflict("Cannot delete entity, must remove roles from instance profile first.")
+                raise errors.must_first("remove roles from instance profile")
             self.store.delete_obj(conn, account, KIND, name.lower())
 
     def listing(self, account: str, params: dict[str, Any]) -> tuple[list[Row], str | None]:
@@ -67,7 +63,7 @@ class InstanceProfiles:
             profile = self.profile(account, name)
             if role["name"].lower() in profile["roles"]:
                 # UNCONFIRMED wording; IAM refuses the same role twice.
-                raise errors.already_exists(f"Role {role['name']} already exists in instance profile {name}.")
+                raise errors.role_in_profile(role["name"], name)
             if len(profile["roles"]) >= ROLES_PER_PROFILE:
                 raise errors.limit_exceeded(
                     f"Cannot exceed quota for InstanceSessionsPerInstanceProfile: {ROLES_PER_PROFILE}"
@@ -80,7 +76,7 @@ class InstanceProfiles:
             profile = self.profile(account, name)
             if role["name"].lower() not in profile["roles"]:
                 # UNCONFIRMED wording.
-                raise errors.no_such_entity(f"The role with name {role['name']} cannot be found.")
+                raise errors.role_not_found(role["name"])
             profile["roles"].remove(role["name"].lower())
             self.store.put_obj(conn, account, KIND, name.lower(), profile)
 

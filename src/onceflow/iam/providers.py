@@ -7,9 +7,8 @@ import re
 import uuid
 from typing import Any
 
-from onceflow.errors import ServiceError
 from onceflow.iam import errors
-from onceflow.iam.common import merge_tags, now
+from onceflow.iam.common import issuer, merge_tags, now
 from onceflow.iam.store import IamStore, Row
 
 OIDC = "oidc-provider"
@@ -17,19 +16,6 @@ SAML = "saml-provider"
 THUMBPRINTS = 5
 CLIENT_IDS = 100
 _VALID_UNTIL = re.compile(r'validUntil\s*=\s*"([^"]+)"')
-
-
-def oidc_not_found(arn: str) -> ServiceError:
-    return errors.no_such_entity(f"OpenIDConnect Provider not found for arn {arn}")  # UNCONFIRMED wording
-
-
-def saml_not_found(arn: str) -> ServiceError:
-    return errors.no_such_entity(f"SAMLProvider {arn} not found")  # UNCONFIRMED wording
-
-
-def issuer(url: str) -> str:
-    """The provider's identity in its ARN and in tokens' `iss`: the URL without its scheme."""
-    return url.split("://", 1)[-1].rstrip("/")
 
 
 class IdentityProviders:
@@ -40,7 +26,7 @@ class IdentityProviders:
     def create_oidc(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
         url = params["Url"]
         if not url.startswith("https://") or not issuer(url):
-            raise errors.invalid_input("Invalid Open ID Connect Provider URL")  # UNCONFIRMED wording
+            raise errors.invalid_oidc_url()
         thumbprints = params.get("ThumbprintList", [])
         clients = params.get("ClientIDList", [])
         self._check_lists(thumbprints, clients)
@@ -55,21 +41,21 @@ class IdentityProviders:
         }
         with self.store.writing() as conn:
             if self.store.obj(account, OIDC, arn):
-                raise errors.already_exists(f"Provider with url {url} already exists.")
+                raise errors.oidc_provider_exists(url)
             self.store.put_obj(conn, account, OIDC, arn, provider)
         return provider
 
     @staticmethod
     def _check_lists(thumbprints: list[str], clients: list[str]) -> None:
         if len(thumbprints) > THUMBPRINTS:
-            raise errors.invalid_input(f"Thumbprint list must contain fewer than {THUMBPRINTS} entries.")
+            raise errors.too_many_thumbprints(THUMBPRINTS)
         if len(clients) > CLIENT_IDS:
-            raise errors.limit_exceeded(f"Cannot exceed quota for ClientIdsPerOpenIdConnectProvider: {CLIENT_IDS}")
+            raise errors.quota_exceeded("ClientIdsPerOpenIdConnectProvider", CLIENT_IDS)
 
     def oidc(self, account: str, arn: str) -> Row:
         found = self.store.obj(account, OIDC, arn)
         if found is None:
-            raise oidc_not_found(arn)
+            raise errors.oidc_provider_not_found(arn)
         return found
 
     def oidc_by_issuer(self, account: str, iss: str, partition: str = "aws") -> Row | None:
@@ -101,7 +87,7 @@ class IdentityProviders:
         # IAM answers a delete of an unknown provider with NoSuchEntity.
         with self.store.writing() as conn:
             if not self.store.delete_obj(conn, account, OIDC, arn):
-                raise oidc_not_found(arn)
+                raise errors.oidc_provider_not_found(arn)
 
     # ------------------------------------------------------------------ SAML
     def create_saml(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
@@ -117,14 +103,14 @@ class IdentityProviders:
         }
         with self.store.writing() as conn:
             if self.store.obj(account, SAML, arn):
-                raise errors.already_exists(f"SAMLProvider {name} already exists")  # UNCONFIRMED wording
+                raise errors.saml_provider_exists(name)
             self.store.put_obj(conn, account, SAML, arn, provider)
         return provider
 
     def saml(self, account: str, arn: str) -> Row:
         found = self.store.obj(account, SAML, arn)
         if found is None:
-            raise saml_not_found(arn)
+            raise errors.saml_provider_not_found(arn)
         return found
 
     def saml_list(self, account: str) -> list[Row]:
@@ -146,7 +132,7 @@ class IdentityProviders:
     def delete_saml(self, account: str, arn: str) -> None:
         with self.store.writing() as conn:
             if not self.store.delete_obj(conn, account, SAML, arn):
-                raise saml_not_found(arn)
+                raise errors.saml_provider_not_found(arn)
 
 
 def valid_until(metadata: str) -> str | None:

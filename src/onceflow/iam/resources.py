@@ -1,4 +1,4 @@
-"""Which IAM/STS resources a call acts on (for authorization): role, user, group and policy ARNs."""
+"""Which IAM resources a call acts on (for authorization): role, user, group and policy ARNs."""
 
 from __future__ import annotations
 
@@ -42,10 +42,3 @@ def iam_resolver(store: IamStore) -> ResourceResolver:
 
     return resolve
 
-
-def sts_resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
-    if ctx.operation == "AssumeRole":
-        return [params["RoleArn"]]
-    if ctx.operation == "GetFederationToken":
-        return [f"arn:{partition(ctx.region)}:sts::{ctx.account}:federated-user/{params['Name']}"]
-    return ["*"]

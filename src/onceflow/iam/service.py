@@ -62,7 +62,7 @@ class IamService(ManagedPolicies):
         name, trust = params["RoleName"], params["AssumeRolePolicyDocument"]
         self.validate_trust(trust)
         if policy_size(trust) > TRUST_LIMIT:
-            raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
+            raise errors.quota_exceeded("ACLSizePerRole", TRUST_LIMIT)
         tags = merge_tags([], params.get("Tags", []))
         path = params.get("Path", "/")
         boundary = params.get("PermissionsBoundary")
@@ -83,7 +83,7 @@ class IamService(ManagedPolicies):
         }
         with self.store.writing() as conn:
             if self.store.role(account, name):
-                raise errors.already_exists(f"Role with name {name} already exists.")
+                raise errors.named_exists("Role", name)
             self.store.insert_role(conn, role)
         return role
 
@@ -115,7 +115,7 @@ class IamService(ManagedPolicies):
     def update_trust(self, account: str, name: str, document: str) -> None:
         self.validate_trust(document)
         if policy_size(document) > TRUST_LIMIT:
-            raise errors.limit_exceeded(f"Cannot exceed quota for ACLSizePerRole: {TRUST_LIMIT}")
+            raise errors.quota_exceeded("ACLSizePerRole", TRUST_LIMIT)
         with self.store.writing() as conn:
             self.role(account, name)
             self.store.update_role(conn, account, name, trust=document)
@@ -125,11 +125,11 @@ class IamService(ManagedPolicies):
             self.role(account, name)
             # Which message wins when both kinds remain is UNCONFIRMED; inline policies are checked first.
             if self.store.inline_all("iam_role_policies", account, name):
-                raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
+                raise errors.must_first("delete policies")
             if self.store.attached(account, "role", name):
-                raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
+                raise errors.must_first("detach all policies")
             if any(name.lower() in p["roles"] for p in self.store.objs(account, "instance-profile")):
-                raise errors.delete_conflict("Cannot delete entity, must remove roles from instance profile first.")
+                raise errors.must_first("remove roles from instance profile")
             self.store.delete_role(conn, account, name)
 
     def tag_role(self, account: str, name: str, tags: list[dict[str, str]]) -> None:

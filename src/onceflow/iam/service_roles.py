@@ -46,7 +46,7 @@ class ServiceLinkedRolesApi:
     def create_service_linked_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         service = params["AWSServiceName"]
         if not service.endswith(".amazonaws.com"):
-            raise errors.invalid_input(f"Invalid ServiceName: {service}")  # UNCONFIRMED wording
+            raise errors.invalid_service_name(service)
         name = role_name(service, params.get("CustomSuffix"))
         if self.service.store.role(ctx.account, name) is not None:
             raise errors.invalid_input(
@@ -66,7 +66,7 @@ class ServiceLinkedRolesApi:
     def delete_service_linked_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         role = self.service.role(ctx.account, params["RoleName"])
         if not role["path"].startswith(PREFIX):
-            raise errors.invalid_input(f"{role['name']} is not a service-linked role.")  # UNCONFIRMED wording
+            raise errors.not_service_linked(role["name"])
         self.service.delete_role(ctx.account, role["name"])
         task = f"task{role['path']}{role['name']}/{uuid.uuid4()}"
         self._tasks[task] = "SUCCEEDED"
@@ -76,5 +76,5 @@ class ServiceLinkedRolesApi:
     def get_service_linked_role_deletion_status(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         status = self._tasks.get(params["DeletionTaskId"])
         if status is None:
-            raise errors.no_such_entity(f"Deletion task {params['DeletionTaskId']} cannot be found.")  # UNCONFIRMED
+            raise errors.deletion_task_not_found(params["DeletionTaskId"])
         return {"Status": status}

@@ -48,7 +48,7 @@ class IamUsers:
             self.iam.boundary_policy(account, boundary)
         with self.store.writing() as conn:
             if self.store.user(account, name):
-                raise errors.already_exists(f"User with name {name} already exists.")
+                raise errors.named_exists("User", name)
             self.store.insert_user(conn, user)
         return user
 
@@ -61,13 +61,13 @@ class IamUsers:
         with self.store.writing() as conn:
             self.user(account, name)
             if self.store.inline_all("iam_user_policies", account, name):
-                raise errors.delete_conflict("Cannot delete entity, must delete policies first.")
+                raise errors.must_first("delete policies")
             if self.store.attached(account, "user", name):
-                raise errors.delete_conflict("Cannot delete entity, must detach all policies first.")
+                raise errors.must_first("detach all policies")
             if self.store.access_keys(account, name):
-                raise errors.delete_conflict("Cannot delete entity, must delete access keys first.")
+                raise errors.must_first("delete access keys")
             if self.store.groups_of(account, name):
-                raise errors.delete_conflict("Cannot delete entity, must remove users from group first.")
+                raise errors.must_first("remove users from group")
             self.store.delete_user(conn, account, name)
 
     def tag_user(self, account: str, name: str, tags: list[dict[str, str]]) -> None:
@@ -95,7 +95,7 @@ class IamUsers:
         with self.store.writing() as conn:
             user = self.user(account, name)
             if len(self.store.access_keys(account, name)) >= KEYS_PER_USER:
-                raise errors.limit_exceeded(f"Cannot exceed quota for AccessKeysPerUser: {KEYS_PER_USER}")
+                raise errors.quota_exceeded("AccessKeysPerUser", KEYS_PER_USER)
             self.store.insert_access_key(conn, key)
         return {**key, "user_name": user["name"]}
 

@@ -284,7 +284,7 @@ def _match_key(conditions: Conditions, value: Any) -> bool:
 
 def _match(c: Condition, value: Any) -> bool:
     if c.kind == "exists":
-        return (value is not _MISSING) == c.value
+        return bool((value is not _MISSING) == c.value)
     if value is _MISSING:
         return False
     if isinstance(value, list):

@@ -17,9 +17,9 @@ from onceflow.config import default_data_dir
 from onceflow.prove import plans, records
 from onceflow.prove.crash import CrashRun, crash_rule
 from onceflow.prove.effects import S3, SQS, Effects, Snapshot
-from onceflow.prove.model import DEFAULT_KINDS, KINDS, REPLACED, SAME, ProveError, Report, Run
+from onceflow.prove.model import DEFAULT_KINDS, KINDS, REPLACED, SAME, TIME_SCALE, ProveError, Report, Run
 from onceflow.prove.oracle import judge, strip, swallowed_conflict
-from onceflow.prove.sandbox import TIME_SCALE, Sandbox
+from onceflow.prove.sandbox import Sandbox
 
 RUN_TIMEOUT_S = 120.0  # a run still going after this is stopped and reported TIMED_OUT
 AIM_TRIES = 4  # runs of a task point whose nth-call rule may fire at a concurrent sibling's call

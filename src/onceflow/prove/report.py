@@ -28,7 +28,10 @@ def table(report: Report) -> str:
     rows += [(r.point, r.kind, _outcome(r), r.verdict, _differing(r)) for r in report.runs]
     rows = [tuple(c if len(c) <= MAX_CELL else c[: MAX_CELL - 3] + "..." for c in row) for row in rows]
     widths = [max(len(COLUMNS[i]), *(len(row[i]) for row in rows)) for i in range(len(COLUMNS))]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()  # noqa: E731
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
     return "\n".join([line(COLUMNS), line(tuple("-" * w for w in widths)), *(line(r) for r in rows)])
 
 

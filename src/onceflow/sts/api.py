@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.errors import ServiceError
 from onceflow.iam.common import partition
 from onceflow.registry import operation
+from onceflow.sts import errors
 from onceflow.sts.federation import Federation
 from onceflow.sts.service import StsService
 
@@ -49,5 +49,4 @@ class StsApi:
     def decode_authorization_message(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         # onceflow's denials are plain text (as IAM's, Lambda's and DynamoDB's are on AWS); no
         # service here issues encoded messages, so none can be decoded.
-        raise ServiceError("InvalidAuthorizationMessageException",
-                           "The encoded authorization message is invalid.", 400)  # UNCONFIRMED wording
+        raise errors.invalid_authorization_message()

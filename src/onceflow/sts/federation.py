@@ -19,12 +19,10 @@ from typing import Any
 from xml.etree import ElementTree
 
 from onceflow.context import Principal
-from onceflow.errors import ServiceError
-from onceflow.iam import errors
-from onceflow.iam.common import partition_of, validate
+from onceflow.iam.common import issuer, partition_of, validate
 from onceflow.iam.policy import Request, evaluate, stored
-from onceflow.iam.providers import IdentityProviders, issuer
-from onceflow.iam.store import IamStore, Row
+from onceflow.sts import errors
+from onceflow.sts.ports import Directory, Providers, Row
 from onceflow.sts.service import StsService
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
@@ -34,11 +32,6 @@ _SAML = {
 }
 ROLE_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/Role"
 SESSION_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/RoleSessionName"
-NOT_JWT = "The ID Token provided is not a valid JWT. (You may see this error if you sent an Access Token)"
-
-
-def invalid_token(message: str) -> ServiceError:
-    return ServiceError("InvalidIdentityToken", message, 400)
 
 
 def _b64url(part: str) -> bytes:
@@ -48,18 +41,18 @@ def _b64url(part: str) -> bytes:
 def jwt_claims(token: str) -> dict[str, Any]:
     parts = token.split(".")
     if len(parts) != 3:
-        raise invalid_token(NOT_JWT)
+        raise errors.invalid_identity_token(errors.NOT_JWT)
     try:
         header, claims = json.loads(_b64url(parts[0])), json.loads(_b64url(parts[1]))
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise invalid_token(NOT_JWT) from None
+        raise errors.invalid_identity_token(errors.NOT_JWT) from None
     if not isinstance(header, dict) or not isinstance(claims, dict):
-        raise invalid_token(NOT_JWT)
+        raise errors.invalid_identity_token(errors.NOT_JWT)
     return claims
 
 
 class Federation:
-    def __init__(self, sts: StsService, store: IamStore, providers: IdentityProviders) -> None:
+    def __init__(self, sts: StsService, store: Directory, providers: Providers) -> None:
         self.sts = sts
         self.store = store
         self.providers = providers
@@ -67,16 +60,16 @@ class Federation:
     def _role(self, role_arn: str, action: str) -> Row:
         m = _ROLE_ARN.fullmatch(role_arn)
         if m is None:
-            raise errors.validation_error(f"{role_arn} is invalid")
+            raise errors.invalid_role_arn(role_arn)
         role = self.store.role_by_arn(role_arn)
         if role is None:
-            raise errors.access_denied("AccessDenied", 403, f"Not authorized to perform {action}")
+            raise errors.not_authorized(action)
         return role
 
     def _trusted(self, role: Row, action: str, principal: tuple[str, str], context: dict[str, list[str]]) -> None:
         request = Request(action, principal=principal, context=context)
         if not evaluate([stored(role["trust"], "trust")], request).allowed:
-            raise errors.access_denied("AccessDenied", 403, f"Not authorized to perform {action}")
+            raise errors.not_authorized(action)
 
     # ------------------------------------------------------------------ OpenID Connect / OAuth 2.0
     def assume_role_with_web_identity(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -88,17 +81,16 @@ class Federation:
         audiences = [str(a) for a in aud] if isinstance(aud, list) else [str(aud)]
         exp = claims.get("exp")
         if isinstance(exp, (int, float)) and exp < time.time():
-            raise ServiceError("ExpiredTokenException", "Token expired: current date/time must be before the "
-                               "expiration date/time", 400)  # UNCONFIRMED wording
+            raise errors.web_identity_token_expired()
         provider_id = params.get("ProviderId")
         if provider_id:  # an OAuth 2.0 provider AWS knows by name (www.amazon.com, graph.facebook.com)
             federated, prefix = provider_id, provider_id
         else:
             provider = self.providers.oidc_by_issuer(role["account"], iss, partition_of(role["arn"]))
             if provider is None:
-                raise invalid_token(f"No OpenIDConnect provider found in your account for {iss}")
+                raise errors.no_oidc_provider(iss)
             if not set(audiences) & set(provider["client_ids"]):
-                raise invalid_token("Incorrect token audience")
+                raise errors.wrong_audience()
             federated, prefix = provider["arn"], issuer(iss)
         context = {f"{prefix}:aud": audiences, f"{prefix}:sub": [sub]}
         if "azp" in claims:
@@ -122,14 +114,13 @@ class Federation:
         provider_arn = params["PrincipalArn"]
         provider = self.store.obj(role["account"], "saml-provider", provider_arn)
         if provider is None:
-            raise invalid_token("SAML Assertion doesn't contain the requested Role and Provider")  # UNCONFIRMED
+            raise errors.saml_role_not_in_assertion()
         pairs = {frozenset(v.split(",")) for v in assertion["attributes"].get(ROLE_ATTRIBUTE, [])}
         if frozenset({role["arn"], provider_arn}) not in pairs:
-            raise invalid_token("SAML Assertion doesn't contain the requested Role and Provider")  # UNCONFIRMED
+            raise errors.saml_role_not_in_assertion()
         until = assertion["not_on_or_after"]
         if until and datetime.fromisoformat(until.replace("Z", "+00:00")) < datetime.now(UTC):
-            raise ServiceError("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance",
-                               400)  # UNCONFIRMED wording
+            raise errors.saml_assertion_expired()
         session_name = (assertion["attributes"].get(SESSION_ATTRIBUTE) or [assertion["subject"]])[0]
         context = {"saml:aud": [assertion["audience"]], "saml:sub": [assertion["subject"]],
                    "saml:iss": [assertion["issuer"]], "saml:sub_type": [assertion["subject_type"]]}
@@ -152,9 +143,7 @@ class Federation:
     def get_federation_token(self, caller: Principal, params: dict[str, Any], partition: str = "aws") -> dict[str, Any]:
         temporary = (caller.access_key or "").startswith("ASIA")
         if caller.kind not in ("user", "root") or temporary:
-            raise errors.access_denied(
-                "AccessDenied", 403, "Cannot call GetFederationToken with session credentials"
-            )  # UNCONFIRMED wording
+            raise errors.not_with_session_credentials("GetFederationToken")
         name = params["Name"]
         duration = params.get("DurationSeconds", 43200)
         if caller.kind == "root":
@@ -188,7 +177,7 @@ class Federation:
 
 def _saml(encoded: str) -> dict[str, Any]:
     """The parts of a base64 SAML Response STS reads."""
-    bad = invalid_token("Invalid SAML assertion")  # UNCONFIRMED wording
+    bad = errors.invalid_saml_assertion()
     try:
         root = ElementTree.fromstring(base64.b64decode(encoded, validate=True))
     except (ValueError, binascii.Error, ElementTree.ParseError):

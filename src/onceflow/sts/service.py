@@ -16,11 +16,10 @@ from typing import Any
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.credentials import Credential
-from onceflow.iam import errors
 from onceflow.iam.common import new_id, partition_of, validate
 from onceflow.iam.policy import Policy, stored
-from onceflow.iam.service import IamService
-from onceflow.iam.store import IamStore, Row
+from onceflow.sts import errors
+from onceflow.sts.ports import Directory, Roles, Row
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
 _SECRET_CHARS = string.ascii_letters + string.digits + "+/"
@@ -32,7 +31,7 @@ def assumed_role_arn(account: str, role_name: str, session_name: str, partition:
 
 
 class StsService:
-    def __init__(self, store: IamStore, iam: IamService, settings: Settings) -> None:
+    def __init__(self, store: Directory, iam: Roles, settings: Settings) -> None:
         self.store = store
         self.iam = iam
         self.settings = settings
@@ -90,16 +89,12 @@ class StsService:
     def assume_role(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
         role_arn, session_name = params["RoleArn"], params["RoleSessionName"]
         if not _ROLE_ARN.fullmatch(role_arn):
-            raise errors.validation_error(f"{role_arn} is invalid")
+            raise errors.invalid_role_arn(role_arn)
         if caller.kind == "root" and self.settings.enforce_iam:
             # AWS refuses this outright; the lenient default mode lets plain keys assume roles.
-            raise errors.access_denied("AccessDenied", 403, "Roles may not be assumed by root accounts.")
+            raise errors.root_may_not_assume()
         role = self.store.role_by_arn(role_arn)
-        denied = errors.access_denied(
-            "AccessDenied",
-            403,
-            f"User: {caller.arn} is not authorized to perform: sts:AssumeRole on resource: {role_arn}",
-        )
+        denied = errors.may_not_assume(caller.arn, role_arn)
         if role is None or role["account"] != caller.account:
             raise denied
         if self._checks_trust(caller) and not self._trusted(caller, role_arn):
@@ -114,9 +109,7 @@ class StsService:
         AssumedRoleUser. Every AssumeRole* call ends here."""
         duration = params.get("DurationSeconds", 3600)
         if duration > role["max_session"]:
-            raise errors.validation_error(
-                "The requested DurationSeconds exceeds the MaxSessionDuration set for this role."
-            )
+            raise errors.duration_over_role_maximum()
         policy = params.get("Policy")
         if policy is not None:
             validate(policy)
@@ -141,7 +134,7 @@ class StsService:
 
     def get_session_token(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
         if caller.kind == "assumed-role":
-            raise errors.access_denied("AccessDenied", 403, "Cannot call GetSessionToken with session credentials")
+            raise errors.not_with_session_credentials("GetSessionToken")
         duration = params.get("DurationSeconds", 43200)
         if caller.kind == "root":
             duration = min(duration, 3600)  # root sessions last at most an hour

@@ -14,42 +14,19 @@ from __future__ import annotations
 
 import hmac
 import time
-from typing import Any
+from collections.abc import Callable
 
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.credentials import Credential
-from onceflow.errors import ServiceError
 from onceflow.wire import sigv4
+from onceflow.wire.errors import EXPIRED, INVALID_TOKEN, MISMATCH, MISSING, auth_error
 from onceflow.wire.request import Request
 from onceflow.wire.sigv4 import Signed
 
-MISSING = "Request is missing Authentication Token"
-INVALID_TOKEN = "The security token included in the request is invalid."
-EXPIRED = "The security token included in the request is expired"
-MISMATCH = ("The request signature we calculated does not match the signature you provided. Check your AWS Secret "
-            "Access Key and signing method. Consult the service documentation for details.")
-_CORAL = "com.amazon.coral.service"
-
-# (query code, JSON code) per failure; JSON services answer 400, Lambda and the query services 403.
-_CODES = {
-    "missing": ("MissingAuthenticationToken", "MissingAuthenticationTokenException"),
-    "incomplete": ("IncompleteSignature", "IncompleteSignatureException"),
-    "invalid": ("InvalidClientTokenId", "UnrecognizedClientException"),
-    "mismatch": ("SignatureDoesNotMatch", "InvalidSignatureException"),
-    "expired": ("ExpiredToken", "ExpiredTokenException"),
-}
-
-
-def auth_error(kind: str, protocol: str, service: str, message: str) -> ServiceError:
-    query_code, json_code = _CODES[kind]
-    if protocol == "query":
-        return ServiceError(query_code, message, 400 if kind == "incomplete" else 403)
-    return ServiceError(json_code, message, 403 if service == "lambda" else 400, namespace=_CORAL)
-
 
 class Authenticator:
-    def __init__(self, settings: Settings, resolvers: list[Any]) -> None:
+    def __init__(self, settings: Settings, resolvers: list[Callable[[str], Credential | None]]) -> None:
         self.settings = settings
         self.resolvers = resolvers  # the stack's list: services add theirs during setup
         self.root_secrets = dict(settings.root_keys)

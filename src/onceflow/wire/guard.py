@@ -16,7 +16,6 @@ import ipaddress
 from collections.abc import Callable
 
 from onceflow.config import Settings
-from onceflow.errors import ServiceError
 from onceflow.wire.peers import socket_owner
 from onceflow.wire.request import Request
 
@@ -135,13 +134,6 @@ class FrontDoor:
     def cors_headers(origin: str) -> list[tuple[str, str]]:
         return [("access-control-allow-origin", origin), ("access-control-expose-headers", EXPOSED),
                 ("vary", "Origin")]
-
-
-def refusal(protocol: str, message: str) -> ServiceError:
-    """A 403 in the protocol's own words for a request the front door turns away."""
-    if protocol == "query":
-        return ServiceError("AccessDenied", message, 403)
-    return ServiceError("AccessDeniedException", message, 403)
 
 
 def host_message(host: str) -> str:

@@ -8,6 +8,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from onceflow.wire.request import Request
+
 # Bodies under this size skip the budget: they are bounded by the number of connections already,
 # and a DynamoDB call should not pay for a lock.
 SMALL_BODY = 1024 * 1024
@@ -92,3 +94,28 @@ async def drain(receive: Callable[[], Awaitable[dict[str, Any]]], timeout_s: flo
                 deadline.reschedule(loop.time() + timeout_s)
     except TimeoutError:
         return
+
+
+async def take(request: Request, length: int | None, receive: Callable[[], Awaitable[dict[str, Any]]], limit: int,
+               budget: BodyBudget, timeout_s: float) -> int:
+    """Read `request`'s body into it within `limit`, holding a share of `budget` while it is big;
+    returns the share to give back once answered. Raises TooLarge (refused on its Content-Length
+    before a byte is kept, or as it passes the limit), Busy or TimedOut, with no share held."""
+    if length is not None and length > limit:
+        if length <= DRAIN_LIMIT and "100-continue" not in request.headers.get("expect", ""):
+            await drain(receive, timeout_s)
+        raise TooLarge()
+    chunked = length is None and "transfer-encoding" in request.headers
+    expected = limit if chunked else (length or 0)
+    share = await budget.take(expected) if expected > SMALL_BODY else 0
+    if not expected:
+        return share
+    try:
+        request.body = await read_body(receive, limit, timeout_s)
+    except (TooLarge, TimedOut) as refused:
+        if share:
+            await budget.give_back(share)
+        if isinstance(refused, TooLarge):
+            await drain(receive, timeout_s)
+        raise
+    return share

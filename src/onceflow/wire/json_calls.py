@@ -12,13 +12,10 @@ from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import NotImplementedOperation
 from onceflow.stack import Stack
-from onceflow.wire.json_rpc import serialization_error
+from onceflow.wire import errors, facts
 from onceflow.wire.shapes import SerializationError, from_json
 from onceflow.wire.specs import Specs
 from onceflow.wire.validate import Problems, validation_failure
-
-VALIDATION_CODES = {"iam": "ValidationError", "sts": "ValidationError", "logs": "InvalidParameterException",
-                    "cloudformation": "ValidationError"}
 
 JsonCaller = Callable[..., dict[str, Any]]
 
@@ -35,9 +32,9 @@ def make_json_caller(stack: Stack, specs: Specs) -> JsonCaller:
             try:
                 converted = from_json(op.input_shape, params if params is not None else {}, "", problems)
             except SerializationError as exc:
-                raise serialization_error(str(exc)) from exc
+                raise errors.serialization_error(str(exc)) from exc
             if problems.found and problems.outcome(spec.name, operation) is not None:
-                raise validation_failure(spec.name, VALIDATION_CODES.get(service, "ValidationException"), problems,
+                raise validation_failure(spec.name, facts.validation_code(service), problems,
                                          operation)
         return internal.call(stack, principal, service, operation, converted, region=region)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.raw_json import RawJson, RawJsonList
-from onceflow.wire import json_body
+from onceflow.wire import errors, json_body
 from onceflow.wire.json_body import NotJson
 from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_json, json_default
@@ -16,8 +16,6 @@ from onceflow.wire.validate import Problems, validation_failure
 
 if TYPE_CHECKING:
     from botocore.model import OperationModel
-
-CORAL_SERVICE = "com.amazon.coral.service"
 
 
 def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:
@@ -30,27 +28,23 @@ def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_co
 def _parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:
     body = request.body
     if not body:
-        raise serialization_error("")  # coral answers an empty body before looking at the operation
+        raise errors.serialization_error("")  # coral answers an empty body before looking at the operation
     try:
         data = json_body.load(body)
     except NotJson as exc:
-        raise serialization_error("") from exc  # real AWS sends no message for unparseable JSON
+        raise errors.serialization_error("") from exc  # real AWS sends no message for unparseable JSON
     except SerializationError as exc:
-        raise serialization_error(str(exc)) from exc
+        raise errors.serialization_error(str(exc)) from exc
     if op.input_shape is None:
         return {}
     problems = Problems()
     try:
-        params = from_json(op.input_shape, data, "", problems)
+        params: dict[str, Any] = from_json(op.input_shape, data, "", problems)
     except SerializationError as exc:
-        raise serialization_error(str(exc)) from exc
+        raise errors.serialization_error(str(exc)) from exc
     if problems.found and problems.outcome(spec.name, op.name) is not None:
         raise validation_failure(spec.name, validation_code, problems, op.name)
     return params
-
-
-def serialization_error(message: str) -> ServiceError:
-    return ServiceError("SerializationException", message, 400, namespace=CORAL_SERVICE)
 
 
 def content_type(spec: ServiceSpec) -> str:

@@ -8,6 +8,7 @@ from urllib.parse import parse_qsl
 from xml.sax.saxutils import escape as _escape
 
 from onceflow.errors import ServiceError
+from onceflow.wire import errors
 from onceflow.wire.request import PAUSE_GC_PAST_FIELDS, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_text, scalar_text
 from onceflow.wire.specs import ServiceSpec
@@ -71,7 +72,7 @@ def _parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], valida
     try:
         params = _structure(op.input_shape, Form(fields), "", "", problems)
     except SerializationError as exc:
-        raise ServiceError("MalformedInput", str(exc), 400) from exc
+        raise errors.malformed_query(str(exc)) from exc
     if problems.found and problems.outcome(spec.name) is not None:
         raise validation_failure(spec.name, validation_code, problems)
     return params

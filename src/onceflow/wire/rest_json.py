@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from onceflow.errors import ServiceError
-from onceflow.wire import json_body, unserved
+from onceflow.wire import errors, json_body, unserved
 from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
 from onceflow.wire.specs import ServiceSpec
@@ -90,8 +90,7 @@ def _parse(
             }
             params.update(from_json(_body_view(shape), body_members, "", problems))
     except SerializationError as exc:
-        raise ServiceError("InvalidRequestContentException", f"Could not parse request body into json: {exc}",
-                           400) from exc
+        raise errors.unparseable_rest_json(str(exc)) from exc
     reported = {path for path, _, _ in problems.found}
     for name in shape.required_members:
         if params.get(name) is None and member_path("", name) not in reported:
@@ -103,7 +102,7 @@ def _parse(
 
 def _body_view(shape: Any) -> _BodyView:
     """The shape's body view, built once and kept on the shape (its converter is compiled once too)."""
-    view = shape.__dict__.get("_onceflow_body_view")
+    view: _BodyView | None = shape.__dict__.get("_onceflow_body_view")
     if view is None:
         view = _BodyView(shape)
         shape._onceflow_body_view = view

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, unquote
 from xml.etree import ElementTree
 
 from onceflow.errors import ServiceError
+from onceflow.wire import s3_errors
 from onceflow.wire.query import escape
 from onceflow.wire.request import Response
 from onceflow.wire.shapes import SerializationError, from_text, iso8601
@@ -176,7 +177,7 @@ def parse(op: OperationModel, labels: dict[str, str], query: dict[str, list[str]
                 if found:
                     params[name] = found
         except (SerializationError, ValueError) as exc:
-            raise ServiceError("InvalidArgument", f"Invalid value for {wire}: {exc}", 400) from None
+            raise s3_errors.invalid_argument(wire, str(exc)) from None
     if payload and body is not None:
         member = shape.members[payload]
         if member.type_name == "blob":
@@ -188,13 +189,8 @@ def parse(op: OperationModel, labels: dict[str, str], query: dict[str, list[str]
             try:
                 params[payload] = from_xml(member, _root(body))
             except XmlInputError:
-                raise malformed_xml() from None
+                raise s3_errors.malformed_xml() from None
     return params
-
-
-def malformed_xml() -> ServiceError:
-    return ServiceError("MalformedXML", "The XML you provided was not well-formed or did not validate against our "
-                        "published schema", 400)
 
 
 def _root(body: bytes) -> ElementTree.Element:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from onceflow.errors import ServiceError
-from onceflow.wire import query, rest_json
+from onceflow.wire import errors, query, rest_json
 from onceflow.wire.request import Request
 from onceflow.wire.sigv4 import Scope
 from onceflow.wire.specs import ServiceSpec, Specs, first_segment
@@ -47,7 +46,7 @@ def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
             raise unserved(specs.loader, SHARED_SIGNING_TARGETS[prefix], request)
         if spec is None:
             # Coral names no operation here (recorded from DynamoDB: `__type` only, no message).
-            raise ServiceError("UnknownOperationException", "", 400, namespace="com.amazon.coral.service")
+            raise errors.unknown_operation()
         return Route(spec, spec.operations.get(name), name)
     rest = specs.rest_prefixes.get(first_segment(request.raw_path)) or specs.rest_prefixes.get("{")
     if rest:
@@ -56,8 +55,8 @@ def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
             if found is not None:
                 op, labels = found
                 return Route(spec, op, op.name, labels)
-        raise ServiceError("UnknownOperationException", f"No {rest[0].model.metadata.get('serviceId', rest[0].name)} "
-                           f"operation at {request.method} {request.path}", 404)
+        service_id = rest[0].model.metadata.get("serviceId", rest[0].name)
+        raise errors.unknown_operation(f"No {service_id} operation at {request.method} {request.path}", 404)
     content_type = request.headers.get("content-type", "")
     if "x-www-form-urlencoded" in content_type or "Action=" in request.query_string:
         form = query.form_fields(request)
@@ -72,7 +71,7 @@ def route(specs: Specs, request: Request, scope: Scope | None) -> Route:
             spec = specs.services["sts" if form.get("Version") == "2011-06-15" else "iam"]
         name = form.get("Action", "")
         if not name:
-            raise ServiceError("MissingAction", "Missing Action", 400)
+            raise errors.missing_action()
         return Route(spec, spec.operations.get(name), name, form=form)
     raise NotAnAwsRequest()
 

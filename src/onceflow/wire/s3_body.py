@@ -14,8 +14,7 @@ import hashlib
 import hmac
 from collections.abc import Callable
 
-from onceflow.errors import ServiceError
-from onceflow.wire import sigv4
+from onceflow.wire import s3_errors, sigv4
 from onceflow.wire.sigv4 import Signed
 
 STREAMING_SIGNED = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
@@ -23,15 +22,6 @@ STREAMING_SIGNED_TRAILER = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
 STREAMING_UNSIGNED_TRAILER = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
 STREAMING = (STREAMING_SIGNED, STREAMING_SIGNED_TRAILER, STREAMING_UNSIGNED_TRAILER)
 _LINE_LIMIT = 4096  # a chunk header or a trailer line longer than this is not one
-
-
-def incomplete() -> ServiceError:
-    return ServiceError("IncompleteBody", "You did not provide the number of bytes specified by the Content-Length "
-                        "HTTP header", 400)
-
-
-def bad_chunk(detail: str) -> ServiceError:
-    return ServiceError("InvalidRequest", f"Invalid chunked upload: {detail}", 400)
 
 
 class Source:
@@ -79,9 +69,9 @@ class Source:
                 self.offset = end + 2
                 return line
             if len(self.buffer) - self.offset > _LINE_LIMIT:
-                raise bad_chunk("a chunk header is too long")
+                raise s3_errors.bad_chunk("a chunk header is too long")
             if not self._fill():
-                raise incomplete()
+                raise s3_errors.incomplete_body()
 
 
 class PlainBody:
@@ -100,15 +90,13 @@ class PlainBody:
             return b""
         data = self.source.read_some(min(n, self.left))
         if not data:
-            raise incomplete()
+            raise s3_errors.incomplete_body()
         self.left -= len(data)
         if self.hash is not None:
             self.hash.update(data)
             if self.left == 0 and self.hash.hexdigest() != self.claimed:
-                raise ServiceError("XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does "
-                                   "not match what was computed.", 400,
-                                   extra={"ClientComputedContentSHA256": self.claimed,
-                                          "S3ComputedContentSHA256": self.hash.hexdigest()})
+                raise s3_errors.content_sha256_mismatch(ClientComputedContentSHA256=self.claimed,
+                                                        S3ComputedContentSHA256=self.hash.hexdigest())
         return data
 
 
@@ -139,14 +127,14 @@ class ChunkedBody:
             self._next_chunk()
         data = self.source.read_some(min(n, self.left))
         if not data:
-            raise incomplete()
+            raise s3_errors.incomplete_body()
         self.left -= len(data)
         self.total += len(data)
         if self.chunk_hash is not None:
             self.chunk_hash.update(data)
         if self.left == 0:
             if self.source.read(2) != b"\r\n":
-                raise bad_chunk("a chunk does not end with CRLF")
+                raise s3_errors.bad_chunk("a chunk does not end with CRLF")
             self._check_chunk()
         return data
 
@@ -156,12 +144,12 @@ class ChunkedBody:
         try:
             size = int(size_text.strip(), 16)
         except ValueError:
-            raise bad_chunk(f"bad chunk size {size_text[:20]!r}") from None
+            raise s3_errors.bad_chunk(f"bad chunk size {size_text[:20]!r}") from None
         signature = ""
         if extension.startswith("chunk-signature="):
             signature = extension[len("chunk-signature="):].strip()
         if self.secret is not None and not signature:
-            raise ServiceError("SignatureDoesNotMatch", "A chunk of the request has no signature.", 403)
+            raise s3_errors.signature_mismatch("A chunk of the request has no signature.")
         self.chunk_signature = signature
         self.chunk_hash = hashlib.sha256() if self.secret is not None else None
         if size:
@@ -171,15 +159,14 @@ class ChunkedBody:
         self._trailers()
         self.done = True
         if self.size is not None and self.total != self.size:
-            raise incomplete()
+            raise s3_errors.incomplete_body()
 
     def _check_chunk(self) -> None:
         if self.secret is None or self.signed is None or self.chunk_hash is None:
             return
         expected = sigv4.chunk_signature(self.secret, self.signed, self.previous, self.chunk_hash.hexdigest())
         if not hmac.compare_digest(expected.encode(), self.chunk_signature.encode()):
-            raise ServiceError("SignatureDoesNotMatch", "The request signature we calculated does not match the "
-                               "signature you provided. Check your key and signing method.", 403)
+            raise s3_errors.signature_mismatch()
         self.previous = expected
         self.chunk_hash = None
 
@@ -203,5 +190,5 @@ class ChunkedBody:
             expected = sigv4.chunk_signature(self.secret, self.signed, self.previous,
                                              hashlib.sha256(text.encode()).hexdigest(), trailer=True)
             if not hmac.compare_digest(expected.encode(), signature.encode()):
-                raise ServiceError("SignatureDoesNotMatch", "The trailer signature we calculated does not match "
-                                   "the signature you provided.", 403)
+                raise s3_errors.signature_mismatch("The trailer signature we calculated does not match the "
+                                                   "signature you provided.")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.faults import wire as faults_wire
-from onceflow.wire import rest_xml, s3_sigv2, sigv4
+from onceflow.wire import rest_xml, s3_errors, s3_sigv2, sigv4
 from onceflow.wire.guard import hostname, origin_message
 from onceflow.wire.intake import TimedOut, TooLarge, read_body
 from onceflow.wire.request import Request, Response
@@ -40,20 +40,6 @@ _SCOPE_IN_HEADER = "/s3/aws4_request"
 _SCOPE_IN_QUERY = "%2Fs3%2Faws4_request"
 PIECE = 1024 * 1024  # what a streamed answer sends at a time
 SMALL_UPLOAD = 64 * 1024  # an upload up to this size is read on the loop before its handler runs
-# The codes S3 gives where the other services' authentication errors say otherwise.
-_AUTH_CODES = {
-    "InvalidSignatureException": ("SignatureDoesNotMatch", 403),
-    "UnrecognizedClientException": ("InvalidAccessKeyId", 403),
-    "MissingAuthenticationTokenException": ("AccessDenied", 403),
-    "IncompleteSignatureException": ("AuthorizationHeaderMalformed", 400),
-    "ExpiredTokenException": ("ExpiredToken", 400),
-}
-_AUTH_MESSAGES = {
-    "InvalidAccessKeyId": "The AWS Access Key Id you provided does not exist in our records.",
-    "AccessDenied": "Access Denied",
-    "ExpiredToken": "The provided token has expired.",
-}
-
 
 def host_bucket(host: str) -> str | None:
     """The bucket of a virtual-hosted-style Host (`my-bucket.localhost:4566`), else None."""
@@ -95,8 +81,7 @@ class S3Path:
             return
         except Exception:
             log.exception("internal failure in s3")
-            failure = ServiceError("InternalError", "We encountered an internal error. Please try again.", 500,
-                                   sender_fault=False)
+            failure = s3_errors.internal_error()
             await _send_plain(send, rest_xml.render_error(failure, request_id, head), _has_body(request))
             return
         if isinstance(rendered, Response):
@@ -109,17 +94,15 @@ class S3Path:
         app = self.app
         foreign = app.door.foreign_origin(request.headers)
         if foreign is not None:
-            raise ServiceError("AccessDenied", origin_message(foreign), 403)
+            raise s3_errors.access_denied(origin_message(foreign))
         vhost = host_bucket(request.headers.get("host", ""))
         bucket, key = rest_xml.split_path(request.raw_path, vhost)
         if key is not None and len(key.encode()) > 1024:
-            raise ServiceError("KeyTooLongError", "Your key is too long", 400,
-                               extra={"MaxSizeAllowed": 1024, "Size": len(key.encode())})
+            raise s3_errors.key_too_long(len(key.encode()))
         query = rest_xml.query_of(request.query_string)
         op = self.router.match(request.method, bucket, key, query, request.headers)
         if op is None:
-            raise ServiceError("MethodNotAllowed", "The specified method is not allowed against this resource.",
-                               405, extra={"Method": request.method, "ResourceType": "OBJECT" if key else "BUCKET"})
+            raise s3_errors.method_not_allowed(request.method, "OBJECT" if key else "BUCKET")
         v2 = s3_sigv2.read(query)
         if v2 is not None:
             signed, principal = None, self._v2_principal(request, v2, vhost)
@@ -129,8 +112,7 @@ class S3Path:
         labels = {k: v for k, v in (("Bucket", bucket), ("Key", key)) if v is not None}
         handler = app.stack.registry.get("s3", op.name)
         if handler is None:
-            raise ServiceError("NotImplemented", f"onceflow does not implement the S3 operation {op.name} yet", 501,
-                               sender_fault=False)
+            raise s3_errors.not_implemented(op.name)
         region = signed.scope.region if signed else app.stack.settings.default_region
         ctx = RequestContext("s3", op.name, principal.account, region, principal, request_id=request_id,
                              source_ip=request.client_host)
@@ -190,49 +172,41 @@ class S3Path:
         try:
             signed = sigv4.read(request.headers, request.query_string)
         except sigv4.Malformed as exc:
-            raise ServiceError("AuthorizationHeaderMalformed" if "authorization" in request.headers
-                               else "AuthorizationQueryParametersError", str(exc), 400) from None
+            raise s3_errors.malformed_signature("authorization" in request.headers, str(exc)) from None
         if signed is None:
             return None
         if signed.presigned:
             # An expired URL is refused whoever signed it: the expiry needs no secret to check.
             if signed.expires_s is not None and not 1 <= signed.expires_s <= 604800:
-                raise ServiceError("AuthorizationQueryParametersError", "X-Amz-Expires must be less than a week (in "
-                                   "seconds) that is 604800", 400)
+                raise s3_errors.expires_too_late()
             try:
                 sigv4.check_time(signed, datetime.now(UTC))
             except sigv4.Stale as exc:
-                raise ServiceError("AccessDenied", "Request has expired" if "expired" in str(exc) else str(exc),
-                                   403, extra={"X-Amz-Expires": signed.expires_s}) from None
+                message = "Request has expired" if "expired" in str(exc) else str(exc)
+                raise s3_errors.access_denied(message, **{"X-Amz-Expires": signed.expires_s}) from None
         elif "x-amz-content-sha256" not in request.headers:
-            raise ServiceError("InvalidRequest", "Missing required header for this request: x-amz-content-sha256",
-                               400)
+            raise s3_errors.missing_content_sha256()
         return signed
 
     def _v2_principal(self, request: Request, v2: s3_sigv2.QuerySignature, vhost: str | None) -> Any:
         if s3_sigv2.expired(v2):
-            raise ServiceError("AccessDenied", "Request has expired", 403, extra={"Expires": v2.expires})
+            raise s3_errors.access_denied("Request has expired", Expires=v2.expires)
         secret = self.app.auth.secret_for(v2.access_key)
         if secret is not None:
             text = s3_sigv2.string_to_sign(request.method, request.raw_path, vhost, request.query_string,
                                            request.headers, v2.expires)
             if not s3_sigv2.valid(secret, v2, text):
-                raise ServiceError("SignatureDoesNotMatch", "The request signature we calculated does not match the "
-                                   "signature you provided. Check your key and signing method.", 403,
-                                   extra={"AWSAccessKeyId": v2.access_key, "StringToSign": text})
+                raise s3_errors.signature_mismatch(AWSAccessKeyId=v2.access_key, StringToSign=text)
         try:
             return self.app.auth.key_principal(v2.access_key, v2.session_token, "rest-xml", "s3")
         except ServiceError as err:
-            code, status = _AUTH_CODES.get(err.code, (err.code, err.status))
-            raise ServiceError(code, _AUTH_MESSAGES.get(code, err.message), status) from None
+            raise s3_errors.in_s3_words(err) from None
 
     def _principal(self, request: Request, signed: Signed | None) -> Any:
         try:
             return self.app.auth.principal(request, signed, "rest-xml", "s3")
         except ServiceError as err:
-            code, status = _AUTH_CODES.get(err.code, (err.code, err.status))
-            message = _AUTH_MESSAGES.get(code, err.message)
-            raise ServiceError(code, message, status) from None
+            raise s3_errors.in_s3_words(err) from None
 
     def _body(self, request: Request, source: Source, signed: Signed | None) -> PlainBody | ChunkedBody:
         headers = request.headers
@@ -249,7 +223,7 @@ class S3Path:
             return body
         length = headers.get("content-length")
         if length is None or not length.isdigit():
-            raise ServiceError("MissingContentLength", "You must provide the Content-Length HTTP header.", 411)
+            raise s3_errors.missing_content_length()
         return PlainBody(source, int(length), claimed if _is_hex(claimed) else None)
 
     async def _read_small(self, request: Request, receive: Any, check: bool = True) -> bytes:
@@ -258,19 +232,17 @@ class S3Path:
             return b""
         limit = self.app.max_body
         if length is not None and length.isdigit() and int(length) > limit:
-            raise ServiceError("MaxMessageLengthExceeded", "Your request was too big.", 400)
+            raise s3_errors.too_big()
         try:
             body = await read_body(receive, limit, self.app.body_timeout)
         except TooLarge:
-            raise ServiceError("MaxMessageLengthExceeded", "Your request was too big.", 400) from None
+            raise s3_errors.too_big() from None
         except TimedOut:
-            raise ServiceError("RequestTimeout", "Your socket connection to the server was not read from or written "
-                               "to within the timeout period. Idle connections will be closed.", 400) from None
+            raise s3_errors.request_timeout() from None
         claimed = request.headers.get("x-amz-content-sha256", "")
         if check and _is_hex(claimed):
             if hashlib.sha256(body).hexdigest() != claimed:
-                raise ServiceError("XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not "
-                                   "match what was computed.", 400)
+                raise s3_errors.content_sha256_mismatch()
         return body
 
     async def _send_rendered(self, send: Any, rendered: rest_xml.Rendered, head: bool, unread: bool,
@@ -366,7 +338,7 @@ class _Pull:
             if message["type"] == "http.disconnect":
                 self.ended = True
                 return b""
-            data = message.get("body", b"")
+            data: bytes = message.get("body", b"")
             if not message.get("more_body"):
                 self.ended = True
             if data or self.ended:
@@ -378,8 +350,7 @@ class _Pull:
         try:
             return asyncio.run_coroutine_threadsafe(self._piece(), self.loop).result()
         except TimeoutError:
-            raise ServiceError("RequestTimeout", "Your socket connection to the server was not read from or written "
-                               "to within the timeout period. Idle connections will be closed.", 400) from None
+            raise s3_errors.request_timeout() from None
 
 
 async def _send_plain(send: Any, response: Response, close: bool) -> None:

@@ -290,7 +290,7 @@ def iso8601(value: Any) -> str:
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
         value = value.astimezone(UTC)
-        text = value.strftime("%Y-%m-%dT%H:%M:%S")
+        text: str = value.strftime("%Y-%m-%dT%H:%M:%S")
         if value.microsecond:
             text += f".{value.microsecond // 1000:03d}"
         return text + "Z"

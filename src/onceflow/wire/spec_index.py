@@ -67,7 +67,7 @@ def load(loader: Callable[[], botocore.loaders.Loader], names: list[str],
     """The index from the cache file, else computed with `loader()` and (best effort) saved for the next start."""
     path = cache_dir() / f"spec-index-{_key(names)}.json"
     try:
-        data = json.loads(path.read_text())
+        data: dict[str, dict[str, Any]] = json.loads(path.read_text())
         if _valid(data, names):
             return data
     except (OSError, ValueError):

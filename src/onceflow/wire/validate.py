@@ -57,7 +57,7 @@ class Problems:
             leaf = path.rsplit(".", 1)[-1]
             if (service, leaf, kind) in SERVICE_CHECKED:
                 continue
-            wording = _lookup(SERVICE_WORDING, service, operation, leaf, kind)
+            wording: str | None = _lookup(SERVICE_WORDING, service, operation, leaf, kind)
             if wording is not None:
                 return wording
             if len(left) < MAX_REPORTED:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from onceflow import iam
+from onceflow import iam, sts
 from onceflow.config import Settings
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
@@ -54,6 +54,7 @@ WORKER_POLICY = json.dumps(
 def make_stack(enforce: bool = False) -> Stack:
     stack = Stack(Settings(in_memory=True, enforce_iam=enforce), Database(":memory:"))
     iam.setup(stack)
+    sts.setup(stack)  # on the ports IAM's setup publishes
     stack.resource_resolvers["lambda"] = lambda ctx, params: [
         f"arn:aws:lambda:{ctx.region}:{ctx.account}:function:{params['FunctionName']}"
     ]
@@ -254,10 +255,10 @@ def test_action_names(service: str, operation: str, action: str) -> None:
 
 
 def test_denials_use_each_services_error() -> None:
-    from onceflow.iam.authorizer import access_denied
+    from onceflow.iam.errors import access_denied_in
 
     codes = {
-        s: (access_denied(s, "m").code, access_denied(s, "m").status)
+        s: (access_denied_in(s, "m").code, access_denied_in(s, "m").status)
         for s in ("dynamodb", "stepfunctions", "logs", "lambda", "iam", "sts")
     }
     assert codes == {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import botocore.session
 
-from onceflow import iam
+from onceflow import iam, sts
 from onceflow.config import Settings
 from onceflow.stack import Stack
 from onceflow.store.db import Database
@@ -98,6 +98,7 @@ REQUIRED = {
 def test_registered_operations_exist_in_the_models() -> None:
     stack = Stack(Settings(in_memory=True), Database(":memory:"))
     iam.setup(stack)
+    sts.setup(stack)  # on the ports IAM's setup publishes
     session = botocore.session.get_session()
     for service, required in REQUIRED.items():
         model = session.get_service_model(service)

@@ -66,16 +66,11 @@ def scope_for(service: str, access_key: str = "test", region: str = "us-east-1")
 
 def parse_request(service: str, request: Request) -> tuple[Route, dict[str, Any]]:
     """Route and parse a request exactly as wire/app.py does (raises ServiceError on bad input)."""
-    from onceflow.wire.app import VALIDATION_CODES
+    from onceflow.wire import facts, protocols
 
     found = route(specs(), request, scope_for(service))
     assert found.operation is not None, found.operation_name
-    code = VALIDATION_CODES.get(found.spec.name, "ValidationException")
-    if found.spec.protocol == "json":
-        return found, json_rpc.parse(found.spec, found.operation, request, code)
-    if found.spec.protocol == "query":
-        return found, query.parse(found.spec, found.operation, found.form or {}, code)
-    return found, rest_json.parse(found.spec, found.operation, request, found.labels, code)
+    return found, protocols.of(found.spec).parse(found, request, facts.validation_code(found.spec.name))
 
 
 def render(service: str, op: OperationModel, result: dict[str, Any] | None) -> Response:

@@ -89,11 +89,3 @@ def arn_matches(pattern: str, arn: str) -> bool:
     # The first five parts never hold a colon, so the ARN's first five colons line up with the pattern's.
     parts = arn.split(":", 5)
     return len(parts) == 6 and all(g.matches(p) for g, p in zip(globs, parts, strict=True))
-
-
-def any_action(patterns: tuple[str, ...], action: str) -> bool:
-    return any(action_matches(p, action) for p in patterns)
-
-
-def any_arn(patterns: tuple[str, ...], arn: str) -> bool:
-    return any(arn_matches(p, arn) for p in patterns)

@@ -1,0 +1,76 @@
+"""STS errors with AWS's codes, statuses and messages (query protocol, <Type>Sender</Type>)."""
+
+from __future__ import annotations
+
+from onceflow.errors import ServiceError
+
+NOT_JWT = "The ID Token provided is not a valid JWT. (You may see this error if you sent an Access Token)"
+
+
+def validation_error(message: str) -> ServiceError:
+    return ServiceError("ValidationError", message, 400)
+
+
+def invalid_role_arn(role_arn: str) -> ServiceError:
+    return validation_error(f"{role_arn} is invalid")
+
+
+def duration_over_role_maximum() -> ServiceError:
+    return validation_error("The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
+
+
+def access_denied(message: str) -> ServiceError:
+    return ServiceError("AccessDenied", message, 403)
+
+
+def not_authorized(action: str) -> ServiceError:
+    """A federated AssumeRole* whose role is missing or does not trust the token."""
+    return access_denied(f"Not authorized to perform {action}")
+
+
+def may_not_assume(caller_arn: str, role_arn: str) -> ServiceError:
+    return access_denied(f"User: {caller_arn} is not authorized to perform: sts:AssumeRole on resource: {role_arn}")
+
+
+def root_may_not_assume() -> ServiceError:
+    return access_denied("Roles may not be assumed by root accounts.")
+
+
+def not_with_session_credentials(operation: str) -> ServiceError:
+    # GetFederationToken's wording is UNCONFIRMED; GetSessionToken's is AWS's.
+    return access_denied(f"Cannot call {operation} with session credentials")
+
+
+def invalid_identity_token(message: str) -> ServiceError:
+    return ServiceError("InvalidIdentityToken", message, 400)
+
+
+def no_oidc_provider(issuer: str) -> ServiceError:
+    return invalid_identity_token(f"No OpenIDConnect provider found in your account for {issuer}")
+
+
+def wrong_audience() -> ServiceError:
+    return invalid_identity_token("Incorrect token audience")
+
+
+def web_identity_token_expired() -> ServiceError:
+    return ServiceError("ExpiredTokenException", "Token expired: current date/time must be before the expiration "
+                        "date/time", 400)  # UNCONFIRMED wording
+
+
+def saml_assertion_expired() -> ServiceError:
+    return ServiceError("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance",
+                        400)  # UNCONFIRMED wording
+
+
+def invalid_authorization_message() -> ServiceError:
+    return ServiceError("InvalidAuthorizationMessageException", "The encoded authorization message is invalid.",
+                        400)  # UNCONFIRMED wording
+
+
+def saml_role_not_in_assertion() -> ServiceError:
+    return invalid_identity_token("SAML Assertion doesn't contain the requested Role and Provider")  # UNCONFIRMED
+
+
+def invalid_saml_assertion() -> ServiceError:
+    return invalid_identity_token("Invalid SAML assertion")  # UNCONFIRMED wording

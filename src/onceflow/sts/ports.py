@@ -1,0 +1,43 @@
+"""What STS needs from IAM, as typed ports: STS's sessions live beside IAM's roles, users and keys
+in IAM's store, and IAM's setup publishes the objects that implement these (iam/__init__.py). STS
+imports none of IAM's classes, only its pure policy core and its shared helpers (iam/common.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+Row = dict[str, Any]
+
+
+class Directory(Protocol):
+    """IAM's store as STS reads and writes it: roles, users, access keys, providers, sessions."""
+
+    generation: int  # bumped by every IAM write: what was read from the store before is stale
+
+    def role_by_arn(self, arn: str) -> Row | None: ...
+
+    def user(self, account: str, name: str) -> Row | None: ...
+
+    def access_key(self, key_id: str) -> Row | None: ...
+
+    def obj(self, account: str, kind: str, key: str) -> Row | None: ...
+
+    def session(self, key_id: str) -> Row | None: ...
+
+    def insert_session(self, session: Row) -> None: ...
+
+
+class Roles(Protocol):
+    """IAM's rules STS applies: trust policies and managed policies."""
+
+    def role_trusts(self, account: str, role_arn: str, principal: tuple[str, str]) -> bool: ...
+
+    def policy(self, account: str, arn: str) -> Row: ...
+
+    def default_document(self, account: str, arn: str) -> str | None: ...
+
+
+class Providers(Protocol):
+    """IAM's OpenID Connect providers, by the issuer a token names."""
+
+    def oidc_by_issuer(self, account: str, iss: str, partition: str = "aws") -> Row | None: ...
