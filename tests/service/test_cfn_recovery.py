@@ -147,12 +147,14 @@ def test_a_cut_cleanup_still_deletes_the_replaced_copy_at_start(server_factory: 
     assert "swap-new" in names and "swap-old" not in names
 
 
-def test_independent_resources_are_made_at_once(server_factory: Any, tmp_path: Path) -> None:
+def test_independent_resources_are_made_and_deleted_at_once(server_factory: Any, tmp_path: Path) -> None:
     """Two queues that do not depend on each other are both in progress before either is made
-    (each CreateQueue is slowed); the third, which depends on both, starts after both."""
+    (each CreateQueue is slowed); the third, which depends on both, starts after both. Deleting,
+    the third goes first, then the two together (their DeleteQueue slowed)."""
     rules = tmp_path / "rules.json"
-    rules.write_text(json.dumps({"rules": [{"service": "sqs", "operation": "CreateQueue", "latency_ms": 1500,
-                                            "times": 2}]}))
+    rules.write_text(json.dumps({"rules": [
+        {"service": "sqs", "operation": "CreateQueue", "latency_ms": 1500, "times": 2},
+        {"service": "sqs", "operation": "DeleteQueue", "latency_ms": 1500, "skip": 1, "times": 2}]}))
     server = server_factory(extra_args=("--faults", str(rules)))
     cfn = server.client("cloudformation")
     cfn.create_stack(StackName="wide", TemplateBody=json.dumps({"Resources": {
@@ -166,3 +168,13 @@ def test_independent_resources_are_made_at_once(server_factory: Any, tmp_path: P
         < first_done
     assert events.index(("C", "CREATE_IN_PROGRESS", None)) > max(events.index(("A", "CREATE_COMPLETE", None)),
                                                                   events.index(("B", "CREATE_COMPLETE", None)))
+
+    stack_id = cfn.describe_stacks(StackName="wide")["Stacks"][0]["StackId"]
+    cfn.delete_stack(StackName="wide")
+    cfn.get_waiter("stack_delete_complete").wait(StackName=stack_id, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    events = [(e["LogicalResourceId"], e["ResourceStatus"])
+              for e in reversed(cfn.describe_stack_events(StackName=stack_id)["StackEvents"])]
+    events = events[events.index(("wide", "DELETE_IN_PROGRESS")):]
+    starts = [events.index((n, "DELETE_IN_PROGRESS")) for n in "AB"]
+    ends = [events.index((n, "DELETE_COMPLETE")) for n in "AB"]
+    assert events.index(("C", "DELETE_COMPLETE")) < min(starts) and max(starts) < min(ends)

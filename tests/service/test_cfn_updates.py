@@ -136,6 +136,10 @@ def test_deploy_updates_through_a_change_set(aws: Any, aws_cli: Any, tmp_path: P
     assert cs["Status"] == "CREATE_COMPLETE" and cs["ExecutionStatus"] == "AVAILABLE"
     change = cs["Changes"][0]["ResourceChange"]
     assert (change["Action"], change["LogicalResourceId"], change["Replacement"]) == ("Modify", "Queue", "True")
+    target = {"Attribute": "Properties", "Name": "QueueName", "RequiresRecreation": "Always"}
+    assert (change["PolicyAction"], change["Scope"], change["Details"]) == ("ReplaceAndDelete", ["Properties"], [
+        {"Target": target, "Evaluation": "Static", "ChangeSource": "ParameterReference", "CausingEntity": "Name"},
+        {"Target": target, "Evaluation": "Dynamic", "ChangeSource": "DirectModification"}])
     cfn.execute_change_set(ChangeSetName="rename", StackName=name)
     stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
     assert stack["StackStatus"] == "UPDATE_COMPLETE"

@@ -241,11 +241,17 @@ class CfnService:
         self.status(ctx, doc, "ROLLBACK_COMPLETE", None)
 
     def _delete_resources(self, caller: Caller, doc: Doc) -> bool:
-        """Delete a stack's resources, last made first; whether all went."""
-        ok = True
-        for res in reversed(list(doc["_resources"].values())):
-            if res.get("ResourceStatus") != "DELETE_COMPLETE":
-                ok = self.delete_one(caller, doc, res) and ok
+        """Delete a stack's resources, each once what depends on it has gone (independent ones at
+        once); whether all went."""
+        live = {r["LogicalResourceId"]: r for r in reversed(list(doc["_resources"].values()))
+                if r.get("ResourceStatus") != "DELETE_COMPLETE"}
+        deps = dependencies(Template(doc.get("_processed") or {}))
+        dependents = {n: {m for m, ds in deps.items() if n in ds and m in live} for n in live}
+        failed = run_in_order(list(live), dependents, lambda n: self.delete_one(caller, doc, live[n]),
+                              keep_going=True)
+        # What waits for a failed one was not tried: it stays, and the delete failed.
+        ok = not failed and all(r.get("ResourceStatus") in ("DELETE_COMPLETE", "DELETE_SKIPPED")
+                                for r in live.values())
         for res in doc.pop("_made", None) or []:  # a failed update rollback's new copies of replaced ones
             ok = self.delete_one(caller, doc, res) and ok
         return ok

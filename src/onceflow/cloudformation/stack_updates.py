@@ -32,7 +32,8 @@ def check_updatable(doc: Doc) -> None:
 
 
 def changes(old: Doc, new: Template, values: dict[str, Any]) -> list[Doc]:
-    """The change set's changes: Add, Modify (with whether it replaces) and Remove, as AWS lists them."""
+    """The change set's changes: Add, Modify (with whether it replaces, and the properties that
+    change and why) and Remove, with what becomes of a removed or replaced resource, as AWS lists them."""
     before = (old.get("_processed") or {}).get("Resources") or {}
     params_changed = {k for k, v in values.items() if (old.get("_parameters") or {}).get(k) != v}
     out = []
@@ -44,27 +45,54 @@ def changes(old: Doc, new: Template, values: dict[str, Any]) -> list[Doc]:
         if body == before[logical] and not refs(body) & params_changed:
             continue
         props_old, props_new = before[logical].get("Properties") or {}, body.get("Properties") or {}
-        # A replacing property that changed, or that names a parameter whose value changed.
-        replaces = kind not in UPDATERS or any(props_old.get(k) != props_new.get(k) or
-                                               refs(props_new.get(k)) & params_changed
-                                               for k in REPLACE_ON.get(kind, ()))
+        details = _details(kind, props_old, props_new, params_changed)
+        replaces = kind not in UPDATERS or any(d["Target"]["RequiresRecreation"] == "Always" for d in details)
         physical = (old["_resources"].get(logical) or {}).get("PhysicalResourceId")
-        out.append(_change("Modify", logical, kind, physical, "True" if replaces else "False"))
+        change = _change("Modify", logical, kind, physical, "True" if replaces else "False", details)
+        if replaces:
+            change["ResourceChange"]["PolicyAction"] = "ReplaceAndRetain" if body.get("UpdateReplacePolicy") == \
+                "Retain" else "ReplaceAndDelete"
+        out.append(change)
     for logical, body in before.items():
         if logical not in new.resources:
             physical = (old["_resources"].get(logical) or {}).get("PhysicalResourceId")
-            out.append(_change("Remove", logical, str(body["Type"]), physical))
+            change = _change("Remove", logical, str(body["Type"]), physical)
+            change["ResourceChange"]["PolicyAction"] = "Retain" if body.get("DeletionPolicy") == "Retain" else "Delete"
+            out.append(change)
     return out
 
 
-def _change(action: str, logical: str, kind: str, physical: str | None = None, replacement: str | None = None) -> Doc:
+def _details(kind: str, props_old: Doc, props_new: Doc, params_changed: set[str]) -> list[Doc]:
+    """What changes in a resource's properties: a property changed in the template (Static,
+    DirectModification), or one naming a parameter whose value changed (Static, ParameterReference,
+    then the Dynamic DirectModification it makes)."""
+    out: list[Doc] = []
+    for key in sorted(set(props_old) | set(props_new)):
+        recreation = "Always" if kind not in UPDATERS or key in REPLACE_ON.get(kind, ()) else "Never"
+        target: Doc = {"Attribute": "Tags", "RequiresRecreation": recreation} if key == "Tags" else \
+            {"Attribute": "Properties", "Name": key, "RequiresRecreation": recreation}
+        if props_old.get(key) != props_new.get(key):
+            out.append({"Target": target, "Evaluation": "Static", "ChangeSource": "DirectModification"})
+            continue
+        causes = sorted(refs(props_new.get(key)) & params_changed)
+        for cause in causes:
+            out.append({"Target": target, "Evaluation": "Static", "ChangeSource": "ParameterReference",
+                        "CausingEntity": cause})
+        if causes:
+            out.append({"Target": target, "Evaluation": "Dynamic", "ChangeSource": "DirectModification"})
+    return out
+
+
+def _change(action: str, logical: str, kind: str, physical: str | None = None, replacement: str | None = None,
+            details: list[Doc] | None = None) -> Doc:
     rc: Doc = {"Action": action, "LogicalResourceId": logical}
     if physical:
         rc["PhysicalResourceId"] = physical
     rc["ResourceType"] = kind
     if replacement is not None:
         rc["Replacement"] = replacement
-    rc.update(Scope=["Properties"] if action == "Modify" else [], Details=[])
+    rc["Scope"] = sorted({d["Target"]["Attribute"] for d in details or []})
+    rc["Details"] = details or []
     return {"Type": "Resource", "ResourceChange": rc}
 
 

@@ -45,3 +45,15 @@ def test_nothing_new_starts_after_a_failure_and_running_ones_end() -> None:
 
     failed = run_in_order(["Slow", "Bad", "After"], {"After": {"Slow"}}, make, workers=2)
     assert failed == ["Bad"] and sorted(started) == ["Bad", "Slow"]
+
+
+def test_keep_going_runs_what_does_not_wait_for_the_failed_one() -> None:
+    ran: list[str] = []
+
+    def make(name: str) -> bool:
+        ran.append(name)
+        return name != "Bad"
+
+    failed = run_in_order(["Bad", "Other", "AfterBad", "AfterOther"], {"AfterBad": {"Bad"}, "AfterOther": {"Other"}},
+                          make, workers=1, keep_going=True)
+    assert failed == ["Bad"] and sorted(ran) == ["AfterOther", "Bad", "Other"]
