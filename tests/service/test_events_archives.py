@@ -105,6 +105,13 @@ def test_archive_and_replay_errors(aws: Callable[..., Any]) -> None:
     assert error(lambda: events.start_replay(ReplayName=uid("r"), EventSourceArn=missing,
                                              Destination={"Arn": default}, **window)) == (
         "ValidationException", "Parameter EventSourceArn is not valid. Reason: Archive none does not exist.", 400)
+    # the destination is checked first
+    assert error(lambda: events.start_replay(ReplayName=uid("r"), EventSourceArn=missing,
+                                             Destination={"Arn": BUS + "nope"}, **window)) == (
+        "ResourceNotFoundException", "Event bus nope does not exist.", 400)
+    assert error(lambda: events.start_replay(ReplayName=uid("r"), EventSourceArn=missing,
+                                             Destination={"Arn": "invalid"}, **window)) == (
+        "ValidationException", "Parameter Destination.Arn is not valid. Reason: Must contain an event bus ARN.", 400)
     assert error(lambda: events.describe_replay(ReplayName="none")) == (
         "ResourceNotFoundException", "Replay none does not exist.", 400)
 

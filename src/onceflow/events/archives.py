@@ -195,18 +195,19 @@ class Archives:
         destination = p["Destination"]
         now = time.time()
         with self.db.transaction() as conn:
-            prefix = f"arn:aws:events:{key[1]}:{key[0]}:archive/"
-            archive_name = source[len(prefix):] if source.startswith(prefix) else source.rsplit("/", 1)[-1]
-            archive = store.get_archive(conn, key, archive_name)
-            if archive is None:
-                raise errors.validation(f"Parameter EventSourceArn is not valid. Reason: Archive {archive_name} "
-                                        "does not exist.")
+            # The destination is checked before the archive (the order moto's tests give for AWS).
             bus_prefix = f"arn:aws:events:{key[1]}:{key[0]}:event-bus/"
             if not destination["Arn"].startswith(bus_prefix):
                 raise errors.validation("Parameter Destination.Arn is not valid. Reason: Must contain an event bus "
                                         "ARN.")
             bus = destination["Arn"][len(bus_prefix):]
             self.events.buses.bus_row(conn, key, bus)
+            prefix = f"arn:aws:events:{key[1]}:{key[0]}:archive/"
+            archive_name = source[len(prefix):] if source.startswith(prefix) else source.rsplit("/", 1)[-1]
+            archive = store.get_archive(conn, key, archive_name)
+            if archive is None:
+                raise errors.validation(f"Parameter EventSourceArn is not valid. Reason: Archive {archive_name} "
+                                        "does not exist.")
             if bus != archive["bus"]:
                 raise errors.validation("Parameter Destination.Arn is not valid. Reason: Cross event bus replay is "
                                         "not permitted.")
