@@ -39,11 +39,9 @@ def _prepare(svc: Any, ctx: RequestContext, p: dict[str, Any], doc: Doc, parent:
              previous: dict[str, Any] | None = None) -> Any:
     """The child's template prepared with the parent's capabilities; a refusal is the resource's
     failure reason, as AWS words it."""
-    from onceflow.cloudformation.preparing import prepare  # here: preparing imports the providers, so this
-
     given = list((parent or {}).get("Capabilities") or [])
     try:
-        template, _ = prepare(svc.stack, ctx, dict(p, Capabilities=given), doc, previous)
+        template, _ = svc.prepare_template(ctx, dict(p, Capabilities=given), doc, previous)
         # A nested template's transform runs as part of the parent's operation: that is AUTO_EXPAND.
         if parse(doc["_template"]).get("Transform") and "CAPABILITY_AUTO_EXPAND" not in given:
             raise ServiceError("InsufficientCapabilitiesException",
@@ -76,19 +74,17 @@ def create_child(c: Caller, name: str, p: dict[str, Any]) -> Doc:
 def update_child(c: Caller, stack_id: str, p: dict[str, Any]) -> Doc:
     """A nested stack's update, run to its end in the parent's operation; the stack as it is
     when the template and parameters are what it has already."""
-    from onceflow.cloudformation.stack_updates import StackUpdate, check_updatable  # as in _prepare
-
     svc = _service(c)
     ctx = RequestContext("cloudformation", "UpdateStack", c.account, c.region, c.principal, internal=True)
     with svc.lock:
         doc: Doc = svc.find(ctx, stack_id)
-        check_updatable(doc)
+        svc.check_updatable(doc)
         old = copy.deepcopy(doc)
         template = _prepare(svc, ctx, dict(p, StackName=doc["StackName"]), doc, _parent(svc, c),
                             old.get("_parameters"))
         if doc["_template"] == old["_template"] and doc["_parameters"] == old["_parameters"]:
             return old
-        update = StackUpdate(svc, ctx, old, doc, template)
+        update = svc.new_update(ctx, old, doc, template)
         update.start()
     update.run()
     if doc["StackStatus"] != "UPDATE_COMPLETE":

@@ -355,6 +355,18 @@ class CfnService:
             self.store.put(ctx.account, ctx.region, doc)
         return str(doc["StackId"])
 
+    # A nested stack's provider (nested.py) sits below this module, with the other providers that
+    # preparing.py and stack_updates.py import: it runs a child's operations through these.
+    def prepare_template(self, ctx: RequestContext, p: dict[str, Any], doc: Doc,
+                         previous: dict[str, Any] | None = None) -> tuple[Template, dict[str, Any]]:
+        return prepare(self.stack, ctx, p, doc, previous)
+
+    def check_updatable(self, doc: Doc) -> None:
+        check_updatable(doc)
+
+    def new_update(self, ctx: RequestContext, old: Doc, doc: Doc, template: Template) -> StackUpdate:
+        return StackUpdate(self, ctx, old, doc, template)
+
     # ------------------------------------------------------------------ events and statuses
     def env(self, ctx: RequestContext, doc: Doc, template: Template) -> Env:
         env = Env(ctx.account, ctx.region, doc["StackName"], doc["StackId"], dict(doc["_parameters"]),

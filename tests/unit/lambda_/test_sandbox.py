@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from onceflow.lambda_.runtime import confine, faults, logstreams, protocol
+from onceflow.lambda_.runtime import confine, logstreams, paths, protocol
 from onceflow.lambda_.runtime.pool import Pool, WorkerSpec
 from onceflow.lambda_.runtime.sandbox import UID_BASE, UID_BLOCK, Sandbox
 
@@ -60,11 +60,11 @@ def test_aws_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
     import botocore
 
-    assert faults.aws_path(str(tmp_path / "app.py")) == "/var/task/app.py"
-    assert faults.aws_path(botocore.__file__) == "/var/runtime/botocore/__init__.py"
-    assert faults.aws_path(json.__file__) == "/var/lang/lib/python3.12/json/__init__.py"
-    assert faults.aws_path(pytest.__file__).startswith("/var/lang/lib/python3.12/site-packages/")
-    assert faults.aws_path("/elsewhere/x.py") == "/elsewhere/x.py"
+    assert paths.aws_path(str(tmp_path / "app.py")) == "/var/task/app.py"
+    assert paths.aws_path(botocore.__file__) == "/var/runtime/botocore/__init__.py"
+    assert paths.aws_path(json.__file__) == "/var/lang/lib/python3.12/json/__init__.py"
+    assert paths.aws_path(pytest.__file__).startswith("/var/lang/lib/python3.12/site-packages/")
+    assert paths.aws_path("/elsewhere/x.py") == "/elsewhere/x.py"
 
 
 def test_python_paths_and_blocked_folders() -> None:

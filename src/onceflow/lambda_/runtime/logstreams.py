@@ -17,6 +17,7 @@ import traceback
 from typing import Any
 
 from onceflow.lambda_.runtime import protocol
+from onceflow.lambda_.runtime.paths import as_var_task
 
 
 class Current:
@@ -176,8 +177,6 @@ class JsonFormatter(logging.Formatter):
     _STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"aws_request_id", "message", "asctime"}
 
     def format(self, record: logging.LogRecord) -> str:
-        from onceflow.lambda_.runtime.faults import as_var_task  # faults.py reads json_logs from here
-
         doc: dict[str, Any] = {
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
             + f".{int(record.msecs):03d}Z",

@@ -8,7 +8,7 @@ logging output is sent to the server as log frames as it happens, so a worker ki
 timeout has already delivered what it printed. An event longer than CloudWatch's limit is split
 into several, as Lambda splits it; a result too large for Lambda is not sent at all.
 
-Its parts: logstreams.py (output as log events), faults.py (error documents and tracebacks),
+Its parts: logstreams.py (output as log events), faults.py (error documents), paths.py (tracebacks),
 context.py (the handler's context object); this module sets the process up and runs the loop.
 
 Before any function code is loaded the process is confined (confine.py: its own uid, limits,
@@ -30,9 +30,9 @@ import sys
 import time
 from typing import Any
 
-from onceflow.lambda_.runtime import confine, faults, protocol
+from onceflow.lambda_.runtime import confine, paths, protocol
 from onceflow.lambda_.runtime.context import LambdaContext
-from onceflow.lambda_.runtime.faults import Fault, aws_path, error_doc, exception_doc, log_error
+from onceflow.lambda_.runtime.faults import Fault, error_doc, exception_doc, log_error
 from onceflow.lambda_.runtime.logstreams import (
     JSON_LEVELS,
     Channel,
@@ -44,6 +44,7 @@ from onceflow.lambda_.runtime.logstreams import (
     RequestIdFilter,
     json_logs,
 )
+from onceflow.lambda_.runtime.paths import aws_path
 
 _streams: list[LineStream] = []  # our stdout/stderr, even if a handler replaces sys.stdout
 _capture: FdCapture | None = None
@@ -61,7 +62,7 @@ def _setup_process(spec: dict[str, Any], channel: Channel, loader: Any) -> None:
     sys.path.insert(0, spec["task_root"])
     opt = confine.OPT_AT[0]
     if opt:
-        faults.OPT[0] = opt  # the layers, where Lambda's path has /opt: after the task root, before the runtime's own
+        paths.OPT[0] = opt  # the layers, where Lambda's path has /opt: after the task root, before the runtime's own
         version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
         sys.path[1:1] = [os.path.join(opt, "python", "lib", version, "site-packages"), os.path.join(opt, "python")]
         os.environ["PATH"] = os.environ.get("PATH", "").replace("/opt/bin", os.path.join(opt, "bin"))
