@@ -38,8 +38,11 @@ READERS = 8  # WAL reader connections, opened as needed
 # (GetItem p50 1.32 -> 1.04 ms at 1,000,000 items, bench/bench_ddb.py --sizes). Address space only.
 MMAP_BYTES = 1 << 30
 # Commits between two background checkpoints (a small commit writes a few pages: about SQLite's own
-# 1,000-page threshold), and the WAL's length past which one round holds the writers' lock.
+# 1,000-page threshold), the least time between two (a page written again and again is copied once
+# per checkpoint, so fewer of them write less beside the commits' own WAL appends), and the WAL's
+# length past which one round holds the writers' lock.
 CHECKPOINT_EVERY = 256
+CHECKPOINT_GAP_S = 0.5
 RESTART_FRAMES = 4096
 
 
@@ -71,6 +74,7 @@ class Database:
         self._readers_lock = threading.Lock()
         self._all_readers: list[sqlite3.Connection] = []
         self._checkpoint_due = threading.Event()
+        self._stopping = threading.Event()
         self._checkpointer: threading.Thread | None = None
         self._conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -263,16 +267,18 @@ class Database:
             while True:
                 self._checkpoint_due.wait()
                 self._checkpoint_due.clear()
-                if self._closed:
+                if self._stopping.is_set():
                     return
                 try:
                     _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                     if frames >= RESTART_FRAMES:
                         with self._lock:
-                            if not self._closed:
+                            if not self._stopping.is_set():
                                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 except sqlite3.Error:  # busy or closing: the next signal tries again
                     log.debug("background checkpoint failed", exc_info=True)
+                if self._stopping.wait(CHECKPOINT_GAP_S):
+                    return
         finally:
             conn.close()
 
@@ -307,13 +313,14 @@ class Database:
                 conn.execute(f'DELETE FROM "{name}"')
 
     def close(self) -> None:
+        if self._checkpointer is not None:  # before the lock: its last round may be waiting for it
+            self._stopping.set()
+            self._checkpoint_due.set()
+            self._checkpointer.join(timeout=10)
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            if self._checkpointer is not None:  # it exits at its next wake-up; TRUNCATE below waits for it
-                self._checkpoint_due.set()
-                self._checkpointer.join(timeout=10)
             for reader in self._all_readers:
                 reader.close()
             if not self.in_memory:

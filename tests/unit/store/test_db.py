@@ -190,6 +190,7 @@ def test_checkpoints_run_beside_the_commits_and_keep_the_wal_bounded(tmp_path: P
 
     monkeypatch.setattr(store_db, "CHECKPOINT_EVERY", 16)
     monkeypatch.setattr(store_db, "RESTART_FRAMES", 64)
+    monkeypatch.setattr(store_db, "CHECKPOINT_GAP_S", 0.0)
     path = str(tmp_path / "c.db")
     db = Database(path)
     db.migrate(MIGRATIONS)
