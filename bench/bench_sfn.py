@@ -4,6 +4,7 @@ cost: the floor), in the same run, with the machine's load average.
 
     python bench/bench_sfn.py [--rounds 3] [--chains 20] [--choice-executions 200] [--seed-executions 200]
                               [--map-items 1000] [--parked 10000] [--skip-moto]
+    python bench/bench_sfn.py --commits 1000   # in process: CPU per execution, the store's COMMIT latencies
 
 - transitions/s for a chain of 100 Pass states, executions started one after the other by one
   client (start, then poll DescribeExecution every millisecond until it ends), and the same from the
@@ -270,6 +271,61 @@ def null_choice(url: str, executions: int, starters: int = 4) -> float:
     return executions / (time.perf_counter() - t0)
 
 
+def commit_latency(executions: int) -> tuple[float, list[float]]:
+    """In process, no HTTP: `executions` Choice->Pass->Pass runs one after the other on a store in a
+    fresh folder; the process CPU ms per execution and every store COMMIT's duration (seconds), which
+    shows where a checkpoint ran inside a commit (the writers' lock, and the loop, held meanwhile)."""
+    from pathlib import Path
+
+    from onceflow.config import Settings
+    from onceflow.context import Principal, RequestContext
+    from onceflow.server import build_stack
+
+    stack = build_stack(Settings(port=0, data_dir=Path(tempfile.mkdtemp(prefix="bench-sfn-store-"))))
+    for hook in stack.start():
+        hook()
+
+    def call(service: str, op: str, params: dict[str, Any]) -> Any:
+        handler = stack.registry.get(service, op)
+        assert handler is not None
+        return handler(RequestContext(service, op, "000000000000", "us-east-1", Principal.root("000000000000")),
+                       params)
+
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    role = call("iam", "CreateRole", {"RoleName": "r", "AssumeRolePolicyDocument": json.dumps(trust)})["Role"]["Arn"]
+    machine = call("stepfunctions", "CreateStateMachine", {"name": "choice", "definition": json.dumps(CHOICE),
+                                                           "roleArn": role})["stateMachineArn"]
+    engine = stack.services["stepfunctions"].engine
+    commits: list[float] = []
+    db = stack.db
+    real = db._conn
+
+    class Timed:  # the writer connection, timing its COMMITs
+        def execute(self, sql: str, *args: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return real.execute(sql, *args)
+            finally:
+                if sql == "COMMIT":
+                    commits.append(time.perf_counter() - t)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+    db._conn = Timed()  # type: ignore[assignment]
+    c0 = time.process_time()
+    for _ in range(executions):
+        run = call("stepfunctions", "StartExecution", {"stateMachineArn": machine, "input": '{"n": 1}'})
+        engine.wait_done(run["executionArn"], 60)
+    cpu_ms = 1000 * (time.process_time() - c0) / executions
+    db._conn = real
+    for hook in reversed(stack.on_shutdown):
+        hook()
+    db.close()
+    return cpu_ms, commits
+
+
 def load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -294,7 +350,17 @@ def main() -> None:
     ap.add_argument("--parked", type=int, default=10000, help="0: skip")
     ap.add_argument("--seed-executions", type=int, default=200, help="0: skip")
     ap.add_argument("--skip-moto", action="store_true")
+    ap.add_argument("--commits", type=int, default=0,
+                    help="only this: N Choice executions in process, with the store's COMMIT latencies")
     opts = ap.parse_args()
+    if opts.commits:
+        cpu_ms, commits = commit_latency(opts.commits)
+        commits.sort()
+        at = lambda q: 1000 * commits[min(len(commits) - 1, int(q * len(commits)))]  # noqa: E731
+        print(f"{opts.commits} Choice->Pass->Pass in process: {cpu_ms:.2f} CPU ms per execution; "
+              f"{len(commits)} COMMITs, ms: mean {1000 * statistics.mean(commits):.3f} p50 {at(0.5):.3f} "
+              f"p99 {at(0.99):.2f} max {1000 * commits[-1]:.1f}; {load()}")
+        return
 
     data = tempfile.mkdtemp(prefix="bench-sfn-")
     once_proc, once_url = spawn_onceflow(data)

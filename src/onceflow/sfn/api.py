@@ -106,7 +106,7 @@ class SfnApi:
     def start_sync_execution(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.start_execution(ctx, p, sync=True)
 
-    @operation("DescribeExecution")
+    @operation("DescribeExecution", inline=True)  # one row read (readers never wait for a writer): on the loop
     def describe_execution(self, ctx: RequestContext, p: Params) -> Params:
         return self.service.describe_execution(p["executionArn"])
 

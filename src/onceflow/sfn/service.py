@@ -321,7 +321,7 @@ class SfnService:
             started = ev.Event(1, 0, "ExecutionStarted", now, details, "r")
             self.store.append_events(conn, arn, [started])
             if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
-                events.execution_changed(conn, self.store.get_execution(arn))
+                events.execution_changed(conn, row)  # the row just inserted: no read back
         self.engine.begin(row, started)
         if sync:
             self.engine.wait_done(arn, 300)

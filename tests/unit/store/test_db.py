@@ -182,3 +182,32 @@ def test_reads_do_not_wait_behind_a_writer_and_see_only_commits(tmp_path: Path) 
     thread.join()
     assert [r["k"] for r in db.query("SELECT k FROM t ORDER BY k")] == ["new", "old"]
     db.close()
+
+
+def test_checkpoints_run_beside_the_commits_and_keep_the_wal_bounded(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import onceflow.store.db as store_db
+
+    monkeypatch.setattr(store_db, "CHECKPOINT_EVERY", 16)
+    monkeypatch.setattr(store_db, "RESTART_FRAMES", 64)
+    monkeypatch.setattr(store_db, "CHECKPOINT_GAP_S", 0.0)
+    path = str(tmp_path / "c.db")
+    db = Database(path)
+    db.migrate(MIGRATIONS)
+    # A commit never checkpoints (that held the writers' lock for tens of milliseconds).
+    with db.transaction() as conn:
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    blob = "x" * 6000  # two pages of overflow: every commit adds a few WAL frames
+    for batch in range(12):
+        for i in range(50):
+            with db.deferred_sync(), db.transaction() as conn:
+                conn.execute("INSERT INTO t VALUES (?, ?)", (f"{batch}-{i}-{blob}", i))
+        time.sleep(0.05)  # the gaps between a client's calls, where a checkpoint completes
+    wal = Path(path + "-wal").stat().st_size
+    # 600 commits of 2+ frames each: 5 MB of WAL unless it restarts from its start.
+    assert wal < 2_500_000, wal
+    db.close()
+    again = Database(path)
+    assert again.query_one("SELECT count(*) AS n FROM t")["n"] == 600
+    assert again.query_one("PRAGMA integrity_check")[0] == "ok"
+    again.close()

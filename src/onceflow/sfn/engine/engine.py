@@ -299,7 +299,7 @@ class Engine:
             for write in rt.writes:
                 write(conn)
             if final:
-                self._close(conn, rt.arn, rt.final or {"status": "FAILED"}, rt.last_ts)
+                self._close(conn, rt.arn, rt.final or {"status": "FAILED"}, rt.last_ts, rt.row)
             elif timer is not UNSET:
                 self.store.set_timer(conn, rt.arn, timer)
         if final:
@@ -309,16 +309,20 @@ class Engine:
             self.scheduler.add(rt.arn, timer)
         return True
 
-    def _close(self, conn: sqlite3.Connection, arn: str, final: dict[str, Any], stop: float) -> None:
-        self.store.update_execution(conn, arn, {
-            "status": final["status"], "output": final.get("output"), "error": final.get("error"),
-            "cause": final.get("cause"), "stop": stop,
-        })
+    def _close(self, conn: sqlite3.Connection, arn: str, final: dict[str, Any], stop: float,
+               row: Any = None) -> None:
+        """Record the execution's end. `row`: the execution as its runtime holds it (its columns
+        change only at a redrive, which drops the runtime), so the status-change event needs no
+        read of the row back (its definition and input; a tenth of a Pass chain's closing commit)."""
+        changes = {"status": final["status"], "output": final.get("output"), "error": final.get("error"),
+                   "cause": final.get("cause"), "stop": stop}
+        self.store.update_execution(conn, arn, changes)
         self.store.set_timer(conn, arn, None)
         self.store.close_tokens(conn, arn)
         self.store.clear_dispatched(conn, arn)
         if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
-            events.execution_changed(conn, self.store.get_execution(arn))
+            closed = {**dict(row), **changes} if row is not None else self.store.get_execution(arn)
+            events.execution_changed(conn, closed)
 
     def terminate(self, arn: str, event_type: str, status: str, error: str | None, cause: str | None, *,
                   timed_out_at: float | None = None) -> bool:
