@@ -185,3 +185,31 @@ def test_iam_users_layers_versions_and_filters_are_made_and_deleted(aws: Any) ->
     assert res["Profile"] not in [p["InstanceProfileName"] for p in iam.list_instance_profiles()["InstanceProfiles"]]
     assert not lam.list_layer_versions(LayerName=res["Layer"].rsplit(":", 1)[0])["LayerVersions"]
     assert res["Logs"] not in [g["logGroupName"] for g in logs.describe_log_groups()["logGroups"]]
+
+
+def test_an_access_key_made_inactive_and_activated_in_place(aws: Any) -> None:
+    """AWS::IAM::AccessKey's Status: Inactive at create, then Active by an update that keeps the key
+    (only UserName and Serial replace it)."""
+    cfn, iam = aws("cloudformation"), aws("iam")
+    name = f"k{uuid.uuid4().hex[:8]}"
+
+    def template(status: str) -> str:
+        return json.dumps({"Resources": {
+            "Dev": {"Type": "AWS::IAM::User"},
+            "Key": {"Type": "AWS::IAM::AccessKey", "Properties": {"UserName": {"Ref": "Dev"}, "Status": status}}}})
+
+    def keys() -> tuple[dict[str, str], list[tuple[str, str]]]:
+        res = {r["LogicalResourceId"]: r["PhysicalResourceId"]
+               for r in cfn.list_stack_resources(StackName=name)["StackResourceSummaries"]}
+        listed = iam.list_access_keys(UserName=res["Dev"])["AccessKeyMetadata"]
+        return res, [(k["AccessKeyId"], k["Status"]) for k in listed]
+
+    cfn.create_stack(StackName=name, TemplateBody=template("Inactive"), Capabilities=["CAPABILITY_IAM"])
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+    res, listed = keys()
+    assert listed == [(res["Key"], "Inactive")]
+    cfn.update_stack(StackName=name, TemplateBody=template("Active"), Capabilities=["CAPABILITY_IAM"])
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    assert keys() == (res, [(res["Key"], "Active")])  # the same key
+    cfn.delete_stack(StackName=name)
+    assert res["Dev"] not in {u["UserName"] for u in iam.list_users()["Users"]}

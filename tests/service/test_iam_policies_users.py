@@ -261,3 +261,25 @@ def test_user_tags_and_entities_for_policy(iam: Any) -> None:
     assert [u["UserName"] for u in out["PolicyUsers"]] == [user]
     assert iam.list_entities_for_policy(PolicyArn=arn, EntityFilter="Role")["PolicyUsers"] == []
     assert [a["PolicyArn"] for a in iam.list_attached_user_policies(UserName=user)["AttachedPolicies"]] == [arn]
+
+
+def test_an_inactive_access_key_is_refused_until_made_active_again(aws: Callable[..., Any], iam: Any) -> None:
+    name = unique("user")
+    iam.create_user(UserName=name)
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    sts = aws("sts", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+    assert sts.get_caller_identity()["Arn"].endswith(f":user/{name}")
+    iam.update_access_key(UserName=name, AccessKeyId=key["AccessKeyId"], Status="Inactive")
+    assert [k["Status"] for k in iam.list_access_keys(UserName=name)["AccessKeyMetadata"]] == ["Inactive"]
+    with pytest.raises(ClientError) as exc:
+        sts.get_caller_identity()
+    assert error(exc) == ("InvalidClientTokenId", "The security token included in the request is invalid.", 403)
+    iam.update_access_key(UserName=name, AccessKeyId=key["AccessKeyId"], Status="Active")
+    assert sts.get_caller_identity()["Arn"].endswith(f":user/{name}")
+    with pytest.raises(ClientError) as exc:
+        iam.update_access_key(UserName=name, AccessKeyId="AKIA0000000000000000", Status="Inactive")
+    assert error(exc) == ("NoSuchEntity", "The Access Key with id AKIA0000000000000000 cannot be found.", 404)
+    with pytest.raises(ClientError) as exc:
+        iam.update_access_key(UserName=name, AccessKeyId=key["AccessKeyId"], Status="Paused")
+    assert error(exc)[0] == "ValidationError" and error(exc)[2] == 400
+    assert [k["Status"] for k in iam.list_access_keys(UserName=name)["AccessKeyMetadata"]] == ["Active"]

@@ -6,9 +6,9 @@ attributes), delete(physical id, properties); Ref and Fn::GetAtt as AWS document
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from onceflow.cloudformation.resources import Caller, Made, Props, _ignore_missing, _json_text, _tags
-from onceflow.errors import ServiceError
 
 
 # ------------------------------------------------------------------ IAM
@@ -42,10 +42,20 @@ def user_delete(c: Caller, physical: str, p: Props) -> None:
 
 
 def access_key_create(c: Caller, logical: str, p: Props) -> Made:
-    if p.get("Status", "Active") != "Active":
-        raise ServiceError("InvalidRequest", "onceflow makes access keys Active only (it serves no UpdateAccessKey)")
     key = c("iam", "CreateAccessKey", {"UserName": p["UserName"]})["AccessKey"]
+    if p.get("Status", "Active") != "Active":
+        c("iam", "UpdateAccessKey", {"UserName": p["UserName"], "AccessKeyId": key["AccessKeyId"],
+                                     "Status": p["Status"]})
     return key["AccessKeyId"], {"SecretAccessKey": key["SecretAccessKey"]}
+
+
+def access_key_update(c: Caller, logical: str, physical: str, old: Props, new: Props,
+                      attrs: dict[str, Any]) -> Made:
+    """Status changes in place (UserName and Serial replace the key, as AWS documents)."""
+    if old.get("Status", "Active") != new.get("Status", "Active"):
+        c("iam", "UpdateAccessKey", {"UserName": new["UserName"], "AccessKeyId": physical,
+                                     "Status": new.get("Status", "Active")})
+    return physical, attrs
 
 
 def access_key_delete(c: Caller, physical: str, p: Props) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.cloudformation.more_types import access_key_update
 from onceflow.cloudformation.nested import stack_update
 from onceflow.cloudformation.resources import (
     Caller,
@@ -32,6 +33,7 @@ REPLACE_ON: dict[str, tuple[str, ...]] = {
     "AWS::SNS::Topic": ("TopicName", "FifoTopic"),
     "AWS::S3::Bucket": ("BucketName",),
     "AWS::Logs::LogGroup": ("LogGroupName",),
+    "AWS::IAM::AccessKey": ("UserName", "Serial"),
 }
 
 
@@ -152,4 +154,5 @@ UPDATERS: dict[str, Updater] = {
     "AWS::S3::Bucket": unchanged,
     "AWS::CloudFormation::Stack": stack_update,
     "AWS::CDK::Metadata": unchanged,
+    "AWS::IAM::AccessKey": access_key_update,
 }

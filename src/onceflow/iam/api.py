@@ -361,6 +361,11 @@ class IamApi:
         ]
         return paged("AccessKeyMetadata", meta, marker)
 
+    @operation("UpdateAccessKey")
+    def update_access_key(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        name = params.get("UserName") or (ctx.principal.name if ctx.principal.kind == "user" else None)
+        self.users.update_access_key(ctx.account, name, params["AccessKeyId"], params["Status"])
+
     @operation("DeleteAccessKey")
     def delete_access_key(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         name = params.get("UserName") or (ctx.principal.name if ctx.principal.kind == "user" else None)

@@ -354,6 +354,9 @@ class IamStore:
             (k["access_key_id"], k["account"], k["user_key"], k["secret"], k["status"], k["created"]),
         )
 
+    def set_access_key_status(self, conn: sqlite3.Connection, key_id: str, status: str) -> None:
+        conn.execute("UPDATE iam_access_keys SET status=? WHERE access_key_id=?", (status, key_id))
+
     def delete_access_key(self, conn: sqlite3.Connection, key_id: str) -> None:
         conn.execute("DELETE FROM iam_access_keys WHERE access_key_id=?", (key_id,))
 

@@ -104,15 +104,28 @@ class IamUsers:
         keys = [{**k, "user_name": user["name"]} for k in self.store.access_keys(account, name)]
         return page(keys, params.get("Marker"), params.get("MaxItems"), lambda k: k["access_key_id"])
 
+    def update_access_key(self, account: str, name: str | None, key_id: str, status: str) -> None:
+        """Active or Inactive: an inactive key's signatures are refused (wire/authenticate.py) until
+        it is made active again."""
+        with self.store.writing() as conn:
+            self._own_key(account, name, key_id)
+            self.store.set_access_key_status(conn, key_id, status)
+        self._credentials.pop(key_id, None)
+
     def delete_access_key(self, account: str, name: str | None, key_id: str) -> None:
         with self.store.writing() as conn:
-            if name is not None:
-                self.user(account, name)
-            key = self.store.access_key(key_id)
-            if key is None or key["account"] != account or (name is not None and key["user_key"] != name.lower()):
-                raise errors.access_key_not_found(key_id)
+            self._own_key(account, name, key_id)
             self.store.delete_access_key(conn, key_id)
         self._credentials.pop(key_id, None)
+
+    def _own_key(self, account: str, name: str | None, key_id: str) -> Row:
+        """The key, if it is the named user's (or, without a name, the account's)."""
+        if name is not None:
+            self.user(account, name)
+        key = self.store.access_key(key_id)
+        if key is None or key["account"] != account or (name is not None and key["user_key"] != name.lower()):
+            raise errors.access_key_not_found(key_id)
+        return key
 
     def principal_for(self, access_key: str) -> Principal | None:
         credential = self.credential_for(access_key)
