@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -176,3 +177,53 @@ def test_an_update_with_rollback_disabled_stays_as_the_failure_left_it(aws: Any)
     assert sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"] == {
         "VisibilityTimeout": "90"}
     cfn.delete_stack(StackName=name)
+
+
+def test_rollback_stack_returns_a_stack_disable_rollback_left_to_its_last_stable_state(aws: Any) -> None:
+    """RollbackStack: an update left at UPDATE_FAILED goes back to the stack before it
+    (UPDATE_ROLLBACK_COMPLETE); a create left at CREATE_FAILED has no stable state, so its
+    resources go (ROLLBACK_COMPLETE); any other state is refused and nothing changes."""
+    cfn, sqs = aws("cloudformation"), aws("sqs")
+    name = f"r{uuid.uuid4().hex[:8]}"
+    queue = {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 30}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps({"Resources": {"Jobs": queue}}))
+    with pytest.raises(ClientError) as exc:
+        cfn.rollback_stack(StackName=name)
+    assert exc.value.response["Error"]["Code"] == "ValidationError"
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+    url = _resources(cfn, name)["Jobs"]
+    broken = {"Resources": {"Jobs": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 60}},
+                            "Nope": {"Type": "AWS::EC2::VPC", "DependsOn": "Jobs",
+                                     "Properties": {"CidrBlock": "10.0.0.0/16"}}}}
+    cfn.update_stack(StackName=name, TemplateBody=json.dumps(broken), DisableRollback=True)
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "UPDATE_FAILED"
+    stack_id = cfn.rollback_stack(StackName=name)["StackId"]
+    assert stack_id == cfn.describe_stacks(StackName=name)["Stacks"][0]["StackId"]
+    deadline = time.time() + 60
+    while (status := cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"]).endswith("IN_PROGRESS"):
+        assert time.time() < deadline
+        time.sleep(0.1)
+    assert status == "UPDATE_ROLLBACK_COMPLETE"
+    assert sorted(_resources(cfn, name)) == ["Jobs"]
+    assert sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])["Attributes"] == {
+        "VisibilityTimeout": "30"}
+    statuses = [e["ResourceStatus"] for e in cfn.describe_stack_events(StackName=name)["StackEvents"]
+                if e["LogicalResourceId"] == name]
+    assert statuses.count("UPDATE_ROLLBACK_IN_PROGRESS") == 1
+    cfn.delete_stack(StackName=name)
+
+    failed = f"c{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=failed, DisableRollback=True, TemplateBody=json.dumps({"Resources": {
+        "Jobs": queue, "Nope": {"Type": "AWS::EC2::VPC", "DependsOn": "Jobs",
+                                "Properties": {"CidrBlock": "10.0.0.0/16"}}}}))
+    assert cfn.describe_stacks(StackName=failed)["Stacks"][0]["StackStatus"] == "CREATE_FAILED"
+    made = _resources(cfn, failed)["Jobs"]
+    cfn.rollback_stack(StackName=failed)
+    deadline = time.time() + 60
+    while (status := cfn.describe_stacks(StackName=failed)["Stacks"][0]["StackStatus"]).endswith("IN_PROGRESS"):
+        assert time.time() < deadline
+        time.sleep(0.1)
+    assert status == "ROLLBACK_COMPLETE"
+    with pytest.raises(ClientError):
+        sqs.get_queue_attributes(QueueUrl=made)
+    cfn.delete_stack(StackName=failed)

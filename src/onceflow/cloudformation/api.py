@@ -71,6 +71,10 @@ class CfnApi:
         self.service.continue_update_rollback(ctx, p)
         return {}
 
+    @operation("RollbackStack")
+    def rollback_stack(self, ctx: RequestContext, p: Params) -> Params:
+        return {"StackId": self.service.rollback_stack(ctx, p)}
+
     @operation("UpdateTerminationProtection")
     def update_termination_protection(self, ctx: RequestContext, p: Params) -> Params:
         return {"StackId": self.service.set_termination_protection(ctx, p["StackName"],

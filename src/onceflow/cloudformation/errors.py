@@ -43,3 +43,8 @@ def handler_code(exc: ServiceError) -> str:
 def handler_reason(exc: ServiceError) -> str:
     """A resource's failure reason as CloudFormation words it."""
     return f'Resource handler returned message: "{exc.message}" (HandlerErrorCode: {handler_code(exc)})'
+
+
+def nested_rollback(stack_id: str, root_id: str | None) -> ServiceError:
+    return validation(f"RollbackStack or ContinueUpdateRollback cannot be called on nested stack {stack_id}. "
+                      f"Call it on the root stack {root_id}.")

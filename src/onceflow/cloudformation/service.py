@@ -221,9 +221,11 @@ class CfnService:
             self.resource_event(doc, res, "CREATE_COMPLETE", None)
         return None
 
-    def roll_back_create(self, ctx: RequestContext, caller: Caller, doc: Doc, reason: str) -> None:
+    def roll_back_create(self, ctx: RequestContext, caller: Caller, doc: Doc, reason: str,
+                         asked: bool = False) -> None:
+        """A failed create rolled back (or, `asked` by RollbackStack, a create that DisableRollback left)."""
         doc["_failure"] = reason  # what a nested stack's parent says of it
-        if doc["DisableRollback"]:
+        if doc["DisableRollback"] and not asked:
             self.status(ctx, doc, "CREATE_FAILED", reason)
             return
         if doc.get("_on_failure") == "DELETE":  # OnFailure=DELETE: the failed stack goes altogether
@@ -234,8 +236,9 @@ class CfnService:
             doc["DeletionTime"] = time.time()
             self.status(ctx, doc, "DELETE_COMPLETE", None)
             return
-        self.status(ctx, doc, "ROLLBACK_IN_PROGRESS", reason + "Rollback requested by user." if
-                     reason.endswith(". ") else reason)
+        if not asked:  # RollbackStack has set it
+            self.status(ctx, doc, "ROLLBACK_IN_PROGRESS", reason + "Rollback requested by user." if
+                        reason.endswith(". ") else reason)
         self._delete_resources(caller, doc)
         doc.pop("Outputs", None)
         self.status(ctx, doc, "ROLLBACK_COMPLETE", None)
@@ -332,8 +335,7 @@ class CfnService:
         with self.lock:
             doc = self.find(ctx, p["StackName"])
             if doc.get("ParentId"):
-                raise errors.validation(f"RollbackStack or ContinueUpdateRollback cannot be called on nested stack "
-                                        f"{doc['StackId']}. Call it on the root stack {doc.get('RootId')}.")
+                raise errors.nested_rollback(doc["StackId"], doc.get("RootId"))
             if doc["StackStatus"] != "UPDATE_ROLLBACK_FAILED" or "_previous" not in doc:
                 raise errors.validation(f"Stack:{doc['StackId']} is in {doc['StackStatus']} state and can not "
                                         "continue update rollback.")
@@ -347,6 +349,35 @@ class CfnService:
             update = StackUpdate.resume(self, ctx, doc)
             self.status(ctx, doc, "UPDATE_ROLLBACK_IN_PROGRESS", "User Initiated")
         self.background(ctx, doc, lambda: update.roll_back("User Initiated", skip))
+
+    def rollback_stack(self, ctx: RequestContext, p: dict[str, Any]) -> str:
+        """A stack DisableRollback left at CREATE_FAILED or UPDATE_FAILED, rolled back to its last
+        stable state: the stack as it was before the failed update; none for a failed create, whose
+        resources are deleted (ROLLBACK_COMPLETE)."""
+        with self.lock:
+            doc = self.find(ctx, p["StackName"])
+            if doc.get("ParentId"):
+                raise errors.nested_rollback(doc["StackId"], doc.get("RootId"))
+            status = doc["StackStatus"]
+            if status not in ("CREATE_FAILED", "UPDATE_FAILED") or (status == "UPDATE_FAILED"
+                                                                     and "_previous" not in doc):
+                # UNCONFIRMED: AWS's wording for a stack in another state; this follows its other state refusals.
+                raise errors.validation(f"Stack:{doc['StackId']} is in {status} state and can not be rolled back.")
+            ctx = self.acting(ctx, doc, p)
+            if status == "UPDATE_FAILED":
+                update = StackUpdate.resume(self, ctx, doc)
+                self.status(ctx, doc, "UPDATE_ROLLBACK_IN_PROGRESS", "User Initiated")
+
+                def work() -> None:
+                    update.roll_back("User Initiated")
+            else:
+                caller = self.caller(ctx, doc)
+                self.status(ctx, doc, "ROLLBACK_IN_PROGRESS", "User Initiated")
+
+                def work() -> None:
+                    self.roll_back_create(ctx, caller, doc, "User Initiated", asked=True)
+        self.background(ctx, doc, work)
+        return str(doc["StackId"])
 
     def set_termination_protection(self, ctx: RequestContext, name: str, enabled: bool) -> str:
         with self.lock:

@@ -249,7 +249,8 @@ class StackUpdate:
         """Back to the stack as it was. A resource that cannot be put back stops the rollback at
         UPDATE_ROLLBACK_FAILED (ContinueUpdateRollback goes on, skipping what it is told to)."""
         svc, doc, old = self.svc, self.doc, self.old
-        svc.status(self.ctx, doc, "UPDATE_ROLLBACK_IN_PROGRESS", reason)
+        if doc["StackStatus"] != "UPDATE_ROLLBACK_IN_PROGRESS":  # ContinueUpdateRollback and RollbackStack set it
+            svc.status(self.ctx, doc, "UPDATE_ROLLBACK_IN_PROGRESS", reason)
         made = doc.setdefault("_made", [])
         for logical, action, prev in reversed(self.touched):
             res = doc["_resources"][logical]
