@@ -143,7 +143,7 @@ class Server:
             if task.done():
                 await task
                 return
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.002)  # uvicorn sets `started` without an event to wait on
         loop = asyncio.get_running_loop()
         for hook in stack.start():
             await loop.run_in_executor(None, hook)
