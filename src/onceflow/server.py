@@ -26,9 +26,9 @@ log = logging.getLogger("onceflow")
 # A setup with names waits for the first lookup of one of them (stack.py, Stack.defer) while its
 # tables hold no row (in memory, a new data folder, a service never used): a request imports and
 # migrates only the services it uses. A service with state is set up at start, so that executions,
-# deliveries, schedules and pollers resume then. Those without names always run at start: IAM (every
-# request's credentials and authorization), fault rules (every call), the ledger (wraps handlers as
-# they register), the console.
+# deliveries, schedules and pollers resume then. Those without names always run at start: IAM and STS
+# (every request's credentials and authorization), fault rules (every call), the ledger (wraps
+# handlers as they register), the console.
 SETUPS: list[ServiceSetup] = [
     ServiceSetup("onceflow.iam"),
     ServiceSetup("onceflow.sts"),  # on the ports IAM publishes: after it
