@@ -279,9 +279,11 @@ def test_warm_reuse_and_retire_on_update(aws: Callable[..., Any], deploy: Callab
 
 
 def test_concurrent_invocations_get_separate_workers(aws: Callable[..., Any], deploy: Callable[..., str]) -> None:
-    name = deploy()
+    name = deploy(Timeout=10)
+    # Each call holds its worker for 3 s, so the four overlap even when a loaded machine is slow to
+    # send them (at 0.5 s, one finished before the last was sent and its worker was reused).
     with ThreadPoolExecutor(4) as pool:
-        pids = list(pool.map(lambda _: call(aws, name, {"mode": "sleep", "seconds": 0.5})[1]["pid"], range(4)))
+        pids = list(pool.map(lambda _: call(aws, name, {"mode": "sleep", "seconds": 3})[1]["pid"], range(4)))
     assert len(set(pids)) == 4
 
 

@@ -72,7 +72,8 @@ def test_create_describe_list_delete(sfn: Any) -> None:
         sfn.create_state_machine(name=n, definition=PASS + " ", roleArn=ROLE)
     assert error_of(e) == ("StateMachineAlreadyExists", f"State Machine Already Exists: '{arn}'")
     assert sfn.list_tags_for_resource(resourceArn=arn)["tags"] == [{"key": "k", "value": "v"}]
-    names = [m["name"] for m in sfn.list_state_machines()["stateMachines"]]
+    # every page: the session's server holds other tests' machines too (a page is 100 of them)
+    names = [m["name"] for page in sfn.get_paginator("list_state_machines").paginate() for m in page["stateMachines"]]
     assert n in names
     sfn.delete_state_machine(stateMachineArn=arn)
     with pytest.raises(ClientError) as e:
