@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from onceflow.ddb import items as it
@@ -14,7 +15,7 @@ from onceflow.ddb.errors import INVALID, KEY_MISMATCH, idempotent_mismatch, tran
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
-from onceflow.ddb.schema import TABLE_NAME_PATTERN, table_name_ok
+from onceflow.ddb.schema import TABLE_NAME_PATTERN, Table, table_name_ok
 from onceflow.ddb.service import DynamoDB, projection_paths
 from onceflow.ddb.values import check_nesting, dumps, item_size, loads, normalize_item, normalize_value
 from onceflow.errors import ServiceError, validation_error
@@ -23,6 +24,32 @@ DUPLICATES = "Provided list of item keys contains duplicates"
 TOKEN_TTL = 600.0
 TRANSACTION_BYTES = 4 * 1024 * 1024  # the aggregate size of the items a transaction writes
 TOO_LARGE = "Transaction request cannot be larger than 4 MB"  # unconfirmed wording, see UNCONFIRMED.md
+
+
+@dataclass
+class Action:
+    """One TransactWriteItems action as its request says it (checked before any table is looked up)."""
+
+    kind: str  # ConditionCheck, Put, Delete or Update
+    request: dict[str, Any]
+    prep: Any  # its expressions, prepared once (ddb/prepare.py)
+    item: Any = None  # a Put's item, normalized
+
+
+@dataclass
+class WritePlan:
+    """An action against its table: the item's key, and what it writes once the conditions hold."""
+
+    kind: str
+    table: Table
+    prep: Any
+    on_fail: str | None  # ReturnValuesOnConditionCheckFailure
+    hk: Any = None
+    rk: Any = None
+    key: Any = None  # the Key of a ConditionCheck, Delete or Update
+    item: Any = None  # a Put's item
+    new: Any = None  # an Update's item, computed when its conditions are checked
+    refused: str | None = None  # a key problem reported as this action's cancellation reason
 
 
 class Batches:
@@ -137,7 +164,7 @@ class Batches:
             out.append({} if item is None else {"Item": project(item, paths) if paths is not None else item})
         return costs.report({"Responses": out})
 
-    def _parse(self, ti: dict[str, Any]) -> dict[str, Any]:
+    def _parse(self, ti: dict[str, Any]) -> Action:
         """What an action says on its own (its expressions, its Put item), checked for every action in
         request order before any table is looked up."""
         kinds = [k for k in ("ConditionCheck", "Put", "Delete", "Update") if k in ti]
@@ -152,33 +179,31 @@ class Batches:
         prep = prepare(a, exprs)
         if kind == "ConditionCheck" and prep.get("ConditionExpression") is None:
             raise validation_error("The ConditionExpression parameter is required for ConditionCheck")
-        parsed = {"kind": kind, "a": a, "prep": prep}
         if kind == "Put":
-            parsed["item"] = normalize_item(a["Item"])
-        else:
-            # A key value is read like an item's: one nested too deep is refused before any table is seen.
-            check_nesting(normalize_value(v) for v in a["Key"].values())
-        return parsed
+            return Action(kind, a, prep, normalize_item(a["Item"]))
+        # A key value is read like an item's: one nested too deep is refused before any table is seen.
+        check_nesting(normalize_value(v) for v in a["Key"].values())
+        return Action(kind, a, prep)
 
-    def _plan(self, account: str, region: str, parsed: dict[str, Any]) -> dict[str, Any]:
-        kind, a, prep = parsed["kind"], parsed["a"], parsed["prep"]
+    def _plan(self, account: str, region: str, action: Action) -> WritePlan:
+        kind, a, prep = action.kind, action.request, action.prep
         t = self.svc.table(account, region, a["TableName"])
-        plan = {"kind": kind, "t": t, "prep": prep, "on_fail": a.get("ReturnValuesOnConditionCheckFailure")}
+        plan = WritePlan(kind, t, prep, a.get("ReturnValuesOnConditionCheckFailure"))
         try:
             if kind == "Put":
-                item = parsed["item"]
-                plan["hk"], plan["rk"] = it.item_key_bytes(t, item)
+                item = action.item
+                plan.hk, plan.rk = it.item_key_bytes(t, item)
                 it.check_size(item_size(item))
                 it.index_rows(t, item)
-                plan["item"] = item
+                plan.item = item
             else:
-                plan["hk"], plan["rk"], plan["key"] = it.key_bytes(t, a["Key"])
+                plan.hk, plan.rk, plan.key = it.key_bytes(t, a["Key"])
         except ServiceError as e:
             # A key of the wrong type is this action's failure (the transaction is cancelled with a
             # ValidationError reason); an empty or oversized value is refused before the transaction.
             if not _action_level(e):
                 raise
-            plan["refused"] = e.message
+            plan.refused = e.message
             return plan
         upd = prep.get("UpdateExpression")
         if kind == "Update" and upd is not None:
@@ -191,9 +216,9 @@ class Batches:
     def transact_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         parsed = [self._parse(ti) for ti in p["TransactItems"]]
         plans = [self._plan(account, region, one) for one in parsed]
-        if sum(item_size(pl["item"]) for pl in plans if "item" in pl) > TRANSACTION_BYTES:
+        if sum(item_size(pl.item) for pl in plans if pl.item is not None) > TRANSACTION_BYTES:
             raise validation_error(TOO_LARGE)
-        targets = [(pl["t"].id, pl["hk"], pl["rk"]) for pl in plans if "refused" not in pl]
+        targets = [(pl.table.id, pl.hk, pl.rk) for pl in plans if pl.refused is None]
         if len(set(targets)) != len(targets):
             raise validation_error("Transaction request cannot include multiple operations on one item")
         token = p.get("ClientRequestToken")
@@ -207,20 +232,20 @@ class Batches:
                     # A replay is answered from the stored result: DynamoDB charges it as a transactional read.
                     replay = Costs(p, transactional=True)
                     for pl in plans:
-                        if "refused" not in pl:
-                            text = self.store.get(conn, pl["t"].id, pl["hk"], pl["rk"])
-                            replay.read(pl["t"], loads(text) if text is not None else None)
+                        if pl.refused is None:
+                            text = self.store.get(conn, pl.table.id, pl.hk, pl.rk)
+                            replay.read(pl.table, loads(text) if text is not None else None)
                     return replay.report({})
             olds: list[Any] = []
             reasons: list[Any] = []
             failed = False
             for pl in plans:
-                if "refused" in pl:
+                if pl.refused is not None:
                     olds.append(None)
-                    reasons.append(_refused(pl["refused"]))
+                    reasons.append(_refused(pl.refused))
                     failed = True
                     continue
-                text = self.store.get(conn, pl["t"].id, pl["hk"], pl["rk"])
+                text = self.store.get(conn, pl.table.id, pl.hk, pl.rk)
                 old = loads(text) if text is not None else None
                 olds.append(old)
                 reasons.append(self._reason(pl, old))
@@ -230,45 +255,45 @@ class Batches:
             costs = Costs(p, transactional=True)
             for pl, old in zip(plans, olds, strict=True):
                 self._apply(conn, pl, old)
-                if pl["kind"] == "ConditionCheck":
-                    costs.read(pl["t"], old)
+                if pl.kind == "ConditionCheck":
+                    costs.read(pl.table, old)
                 else:
-                    costs.write(pl["t"], old, {"Put": pl.get("item"), "Update": pl.get("new")}.get(pl["kind"]))
+                    costs.write(pl.table, old, {"Put": pl.item, "Update": pl.new}.get(pl.kind))
             if token:
                 self.store.save_token(conn, account, region, token, digest, self.svc.clock())
         return costs.report({})
 
-    def _reason(self, pl: dict[str, Any], old: Any) -> dict[str, Any]:
-        prep = pl["prep"]
+    def _reason(self, pl: WritePlan, old: Any) -> dict[str, Any]:
+        prep = pl.prep
         cond = prep.get("ConditionExpression")
         if cond is not None and not condition(cond, old or {}, prep.values):
             r: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
-            if pl["on_fail"] == "ALL_OLD" and old:
+            if pl.on_fail == "ALL_OLD" and old:
                 r["Item"] = old
             return r
-        if pl["kind"] == "Update":
+        if pl.kind == "Update":
             try:
                 upd = prep.get("UpdateExpression")
-                new = apply_update(upd, old or pl["key"], prep.values) if upd is not None else dict(old or pl["key"])
+                new = apply_update(upd, old or pl.key, prep.values) if upd is not None else dict(old or pl.key)
                 it.check_size(item_size(new), update=True)
                 check_nesting(new.values())
-                it.index_rows(pl["t"], new)
-                pl["new"] = new
+                it.index_rows(pl.table, new)
+                pl.new = new
             except it.EmptyIndexKey as e:
                 raise e.as_update() from None
             except ServiceError as e:
                 return _refused(e.message)
         return {"Code": "None"}
 
-    def _apply(self, conn: Any, pl: dict[str, Any], old: Any) -> None:
-        t, hk, rk = pl["t"], pl["hk"], pl["rk"]
-        if pl["kind"] == "Put":
-            self.svc.write(conn, t, hk, rk, old, pl["item"])
-        elif pl["kind"] == "Delete":
+    def _apply(self, conn: Any, pl: WritePlan, old: Any) -> None:
+        t, hk, rk = pl.table, pl.hk, pl.rk
+        if pl.kind == "Put":
+            self.svc.write(conn, t, hk, rk, old, pl.item)
+        elif pl.kind == "Delete":
             if old is not None:
                 self.svc.write(conn, t, hk, rk, old, None)
-        elif pl["kind"] == "Update":
-            self.svc.write(conn, t, hk, rk, old, pl["new"])
+        elif pl.kind == "Update":
+            self.svc.write(conn, t, hk, rk, old, pl.new)
 
 
 def _json_bytes(b: Any) -> str:
