@@ -11,10 +11,9 @@ from functools import lru_cache
 from typing import Any
 
 from lark import Lark
-from lark.exceptions import UnexpectedInput, VisitError
 
 from onceflow.logs.insights import query as q
-from onceflow.logs.insights.query import Like, Literal, Query, QuerySyntaxError, Regex, Sort
+from onceflow.logs.insights.query import Like, Literal, Query, Regex, Sort
 
 _EXPRESSIONS = q.GRAMMAR[q.GRAMMAR.index("item: expr"):]
 GRAMMAR = r"""
@@ -57,7 +56,7 @@ def _parser() -> Lark:
     return Lark(GRAMMAR, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True)
 
 
-def _command(b: _Build, tree: Any, text: str) -> Any:
+def _command(b: q.Build, tree: Any, text: str) -> Any:
     if tree.data == "ppl_sort":
         out = []
         for node in tree.children:
@@ -70,16 +69,4 @@ def _command(b: _Build, tree: Any, text: str) -> Any:
 
 @lru_cache(maxsize=256)
 def parse(text: str) -> Query:
-    if not text.strip():
-        raise QuerySyntaxError("Query string cannot be empty", 0, 0)
-    try:
-        tree = _parser().parse(text)
-    except UnexpectedInput as e:
-        raise q.syntax_error(e, text) from None
-    b = _Build(text)
-    try:
-        return Query(tuple(_command(b, c, text) for c in tree.children))
-    except VisitError as e:
-        raise QuerySyntaxError(str(e.orig_exc), 0, len(text) - 1) from None
-    except ValueError as e:
-        raise QuerySyntaxError(str(e), 0, len(text) - 1) from None
+    return q.parse_with(text, _parser(), _Build(text), _command)

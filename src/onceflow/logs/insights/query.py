@@ -11,6 +11,7 @@ for MalformedQueryException's queryCompileError.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -373,20 +374,24 @@ def _columns(b: Build, nodes: list[Any], text: str) -> tuple[Item, ...]:
 @lru_cache(maxsize=256)
 def parse(text: str) -> Query:
     """The query's commands, parsed once per text."""
+    return parse_with(text, _parser(), Build(text), command)
+
+
+def parse_with(text: str, parser: Lark, b: Build, make: Callable[[Build, Any, str], Any]) -> Query:
+    """A query's commands, by a grammar's parser and the builder and command maker that go with it
+    (CWLI's here, PPL's in ppl.py): one set of error answers for both."""
     if not text.strip():
         raise QuerySyntaxError("Query string cannot be empty", 0, 0)
     try:
-        tree = _parser().parse(text)
+        tree = parser.parse(text)
     except UnexpectedInput as e:
         raise syntax_error(e, text) from None
-    b = Build(text)
     try:
-        commands = tuple(command(b, c, text) for c in tree.children)
+        return Query(tuple(make(b, c, text) for c in tree.children))
     except VisitError as e:
         raise QuerySyntaxError(str(e.orig_exc), 0, len(text) - 1) from None
     except ValueError as e:
         raise QuerySyntaxError(str(e), 0, len(text) - 1) from None
-    return Query(commands)
 
 
 def syntax_error(e: UnexpectedInput, text: str) -> QuerySyntaxError:
