@@ -14,8 +14,9 @@ from onceflow.errors import ServiceError
 from onceflow.registry import operation
 from onceflow.s3 import acl, errors, lifecycle, lock
 from onceflow.s3.api_common import BUCKET_CANNED, ApiBase, make_token, read_token, required_grants
+from onceflow.s3.conditions import when
 from onceflow.s3.notify import check_shape
-from onceflow.s3.service import owner, when
+from onceflow.s3.service import owner
 
 CONFIGS: dict[str, tuple[str, str, str | None, Callable[[str], ServiceError] | None]] = {
     "BucketTagging": ("tagging", "Tagging", None, errors.no_such_tag_set),

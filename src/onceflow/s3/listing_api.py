@@ -9,8 +9,9 @@ from onceflow.context import RequestContext
 from onceflow.registry import operation
 from onceflow.s3 import errors
 from onceflow.s3.api_common import ApiBase, encoder, make_token, max_keys, read_token
+from onceflow.s3.conditions import when
 from onceflow.s3.listing import list_versions
-from onceflow.s3.service import owner, quoted, when
+from onceflow.s3.service import owner, quoted
 
 
 class ListingApi(ApiBase):

@@ -12,14 +12,13 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums, errors, lock, restore, store
+from onceflow.s3.conditions import parse_copy_source, parse_range
 from onceflow.s3.service import (
     NULL,
     SYSTEM_HEADERS,
     S3Service,
     _acl_text,
     _jsonable,
-    parse_copy_source,
-    parse_range,
 )
 
 MIN_PART = 5 * 1024 * 1024

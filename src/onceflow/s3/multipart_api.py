@@ -7,7 +7,8 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.registry import operation
 from onceflow.s3.api_common import ApiBase, checksum_out, claimed_checksums, encoder, fields_of, version_out
-from onceflow.s3.service import owner, quoted, when
+from onceflow.s3.conditions import when
+from onceflow.s3.service import owner, quoted
 
 
 class MultipartApi(ApiBase):

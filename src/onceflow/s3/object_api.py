@@ -17,7 +17,8 @@ from onceflow.s3.api_common import (
     required_grants,
     version_out,
 )
-from onceflow.s3.service import check_read_conditions, owner, parse_range, quoted, stored_header, when
+from onceflow.s3.conditions import check_read_conditions, parse_range, when
+from onceflow.s3.service import owner, quoted, stored_header
 
 
 class ObjectApi(ApiBase):

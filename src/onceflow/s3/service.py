@@ -1,4 +1,5 @@
-"""S3's rules for buckets and objects: naming, versions, conditions, ranges, digests, copies.
+"""S3's rules for buckets and objects: naming, versions, digests, copies (request conditions and
+ranges: conditions.py).
 
 Its methods are also the Python API other parts of onceflow use (`stack.services["s3"]`):
 `put_object(account, bucket, key, body)`, `get_object(account, bucket, key)` (a body as an
@@ -20,14 +21,15 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums, errors, lock, restore, store
 from onceflow.s3.blobs import BlobStore, BytesReader, Written
+from onceflow.s3.conditions import copy_conditions, etag_matches, parse_copy_source
 from onceflow.s3.names import bucket_name_problem
 from onceflow.store.db import Database
 
@@ -63,10 +65,6 @@ def new_version_id() -> str:
 
 def quoted(etag: str) -> str:
     return f'"{etag}"'
-
-
-def when(seconds: float) -> datetime:
-    return datetime.fromtimestamp(int(seconds), UTC)  # S3 keeps whole seconds in Last-Modified
 
 
 def parse_tagging(text: str) -> dict[str, str]:
@@ -220,7 +218,7 @@ class S3Service:
             if not live:
                 raise errors.no_such_key(key)
             assert current is not None
-            if not _etag_matches(if_match, current["etag"]):
+            if not etag_matches(if_match, current["etag"]):
                 raise errors.precondition_failed("If-Match")
 
     def _read_body(self, body: Any, content_md5: str | None, claimed: dict[str, str],
@@ -285,7 +283,7 @@ class S3Service:
                     if conditions[1] == "*" and live:
                         raise errors.precondition_failed("If-None-Match")
                     if conditions[0] is not None and not (current is not None and live
-                                                          and _etag_matches(conditions[0], current["etag"])):
+                                                          and etag_matches(conditions[0], current["etag"])):
                         raise errors.precondition_failed("If-Match")
                 if not versioned:
                     old = store.version(conn, bucket, key, NULL)
@@ -314,7 +312,7 @@ class S3Service:
         src_bucket, src_key, src_version = parse_copy_source(source)
         src = self.object(account, src_bucket, src_key, src_version)
         restore.check_readable(src, time.time())
-        _copy_conditions(src, params)
+        copy_conditions(src, params)
         directive = params.get("MetadataDirective", "COPY")
         if (src_bucket, src_key) == (bucket, key) and directive != "REPLACE" and not src_version \
                 and not fields.get("StorageClass") and not fields.get("ServerSideEncryption") \
@@ -401,7 +399,7 @@ class S3Service:
         with self.db.transaction() as conn:
             current = store.latest(conn, bucket, key)
             if if_match is not None and (current is None or current["delete_marker"]
-                                         or not _etag_matches(if_match, current["etag"])):
+                                         or not etag_matches(if_match, current["etag"])):
                 if current is None or current["delete_marker"]:
                     raise errors.no_such_key(key)
                 raise errors.precondition_failed("If-Match")
@@ -539,78 +537,6 @@ class S3Service:
 
 def malformed() -> ServiceError:
     return errors.malformed_xml()
-
-
-def parse_copy_source(source: str) -> tuple[str, str, str | None]:
-    """x-amz-copy-source: '[/]bucket/key[?versionId=...]', URL-encoded."""
-    path, _, query = source.partition("?")
-    path = unquote(path).lstrip("/")
-    bucket, _, key = path.partition("/")
-    if not bucket or not key:
-        raise errors.invalid_argument("Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
-                                      "x-amz-copy-source", source)
-    version = parse_qs(query).get("versionId", [None])[0] if query else None
-    return bucket, key, version
-
-
-def _etag_matches(condition: str, etag: str) -> bool:
-    wanted = [c.strip().strip('"') for c in condition.split(",")]
-    return "*" in wanted or etag in wanted
-
-
-def check_read_conditions(obj: dict[str, Any], params: dict[str, Any]) -> None:
-    """If-Match / If-None-Match / If-(Un)Modified-Since, as S3 weighs them together."""
-    etag, modified = obj["etag"], when(obj["modified"])
-    if_match, if_none = params.get("IfMatch"), params.get("IfNoneMatch")
-    since, unmodified = params.get("IfModifiedSince"), params.get("IfUnmodifiedSince")
-    if if_match is not None and not _etag_matches(if_match, etag):
-        raise errors.precondition_failed("If-Match")
-    if unmodified is not None and if_match is None and modified > unmodified:
-        raise errors.precondition_failed("If-Unmodified-Since")
-    if if_none is not None and _etag_matches(if_none, etag):
-        raise errors.not_modified()
-    if since is not None and if_none is None and modified <= since:
-        raise errors.not_modified()
-
-
-def _copy_conditions(src: dict[str, Any], params: dict[str, Any]) -> None:
-    etag, modified = src["etag"], when(src["modified"])
-    if_match, if_none = params.get("CopySourceIfMatch"), params.get("CopySourceIfNoneMatch")
-    since, unmodified = params.get("CopySourceIfModifiedSince"), params.get("CopySourceIfUnmodifiedSince")
-    if if_match is not None and not _etag_matches(if_match, etag):
-        raise errors.precondition_failed("x-amz-copy-source-If-Match")
-    if unmodified is not None and if_match is None and modified > unmodified:
-        raise errors.precondition_failed("x-amz-copy-source-If-Unmodified-Since")
-    if if_none is not None and _etag_matches(if_none, etag):
-        raise errors.precondition_failed("x-amz-copy-source-If-None-Match")
-    if since is not None and if_none is None and modified <= since:
-        raise errors.precondition_failed("x-amz-copy-source-If-Modified-Since")
-
-
-def parse_range(text: str, size: int) -> tuple[int, int] | None:
-    """[start, end) of a `bytes=` Range; None for a range S3 ignores (served whole)."""
-    if not text.startswith("bytes=") or "," in text:
-        return None
-    first, dash, last = text[6:].strip().partition("-")
-    if not dash:
-        return None
-    try:
-        if first == "":
-            if not last:
-                return None
-            n = int(last)
-            if n == 0:
-                raise errors.invalid_range(size, text)
-            return max(size - n, 0), size
-        start = int(first)
-        end = int(last) + 1 if last else size
-    except ValueError:
-        return None
-    if start >= size:
-        raise errors.invalid_range(size, text)
-    if end <= start:
-        return None
-    return start, min(end, size)
 
 
 def _checksum_record(digests: dict[str, Any], algorithm: str | None, claimed: dict[str, str],

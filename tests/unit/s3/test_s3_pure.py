@@ -13,8 +13,8 @@ from botocore.httpchecksum import AwsChunkedWrapper, Crc32Checksum
 
 from onceflow.errors import ServiceError
 from onceflow.s3 import checksums
+from onceflow.s3.conditions import parse_copy_source, parse_range
 from onceflow.s3.names import bucket_name_problem
-from onceflow.s3.service import parse_copy_source, parse_range
 from onceflow.wire.s3_body import ChunkedBody, PlainBody, Source
 
 
