@@ -133,9 +133,9 @@ def test_an_export_holds_the_items_as_they_were_at_export_time(aws: Callable[...
     s3.create_bucket(Bucket=bucket)
     name = _table(ddb)
     ddb.put_item(TableName=name, Item={"pk": {"S": "old"}, "sk": {"N": "1"}})
-    time.sleep(0.05)
-    at = datetime.now(UTC)
-    time.sleep(0.05)
+    # A whole second after the first write: botocore before 1.44 sends ExportTime in whole seconds.
+    time.sleep(1.05 - time.time() % 1)
+    at = datetime.now(UTC).replace(microsecond=0)
     ddb.put_item(TableName=name, Item={"pk": {"S": "new"}, "sk": {"N": "2"}})
     ddb.delete_item(TableName=name, Key={"pk": {"S": "old"}, "sk": {"N": "1"}})
     arn = ddb.export_table_to_point_in_time(TableArn=_arn(ddb, name), S3Bucket=bucket, ExportTime=at)[
