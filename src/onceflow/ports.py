@@ -82,9 +82,9 @@ class Ports:
 if TYPE_CHECKING:  # mypy holds each provider to the port it backs (nothing runs here)
     from onceflow.ddb.streams import Streams
     from onceflow.events.service import EventsService
+    from onceflow.iam.providers import IdentityProviders
     from onceflow.iam.service import IamService
     from onceflow.iam.store import IamStore
-    from onceflow.iam.providers import IdentityProviders
     from onceflow.lambda_.api import LambdaApi
     from onceflow.logs.service import LogsService
     from onceflow.s3.service import S3Service
