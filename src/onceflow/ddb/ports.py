@@ -1,12 +1,19 @@
 """What DynamoDB offers the other services (onceflow/ports.py hands it to them): its streams read
-by position, without iterators (Lambda's event source pollers). ddb.streams.Streams implements it."""
+by position, without iterators, and waited on (Lambda's event source pollers). ddb.streams.Streams implements it."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from onceflow.longpoll import Waiters, Watch
 
 
 class StreamReader(Protocol):
+    waiters: Waiters  # a poller waits on watch() for a stream's next record
+
+    def watch(self, account: str, region: str, arn: str) -> tuple[int, Watch]: ...
+
     def position(self, account: str, region: str, arn: str, start: str = "LATEST") -> str: ...
 
     def records_after(self, account: str, region: str, arn: str, after: str | None,

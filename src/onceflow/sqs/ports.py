@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from onceflow.sqs.messages import Messages
     from onceflow.sqs.queues import Queue, Queues
 
 
 class QueueSender(Protocol):
     queues: Queues
+    messages: Messages
 
     def send_to_arn(self, arn: str, body: str, *, attributes: dict[str, Any] | None = None,
                     group_id: str | None = None, dedup_id: str | None = None, sender: str = "") -> dict[str, Any]: ...
