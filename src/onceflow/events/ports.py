@@ -8,6 +8,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from onceflow.events.rules import Rules
     from onceflow.store.db import Database
 
 Key = tuple[str, str]  # (account, region)
@@ -15,6 +16,7 @@ Key = tuple[str, str]  # (account, region)
 
 class EventBus(Protocol):
     db: Database
+    rules: Rules  # the console lists them
 
     def emit(self, conn: sqlite3.Connection, key: Key, source: str, detail_type: str, detail: dict[str, Any],
              resources: list[str], now: float | None = None) -> None: ...
