@@ -124,7 +124,7 @@ class SfnService:
         machine's role trusts only its own account's state machines)."""
         if not _ROLE_ARN.match(role_arn):
             raise E.invalid_arn(role_arn)
-        iam = self.stack.services.get("iam")
+        iam = self.stack.ports.roles.get()
         if iam is None:
             return
         account = role_arn.split(":")[4]
@@ -320,7 +320,7 @@ class SfnService:
                 details["stateMachineAliasArn"] = target.alias_arn
             started = ev.Event(1, 0, "ExecutionStarted", now, details, "r")
             self.store.append_events(conn, arn, [started])
-            if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
+            if (events := self.stack.ports.events.get()) is not None:  # "Execution Status Change" (events/)
                 events.execution_changed(conn, row)  # the row just inserted: no read back
         self.engine.begin(row, started)
         if sync:

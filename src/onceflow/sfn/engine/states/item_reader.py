@@ -1,4 +1,4 @@
-"""ItemReader: a Distributed Map's items read from S3 (stack.services["s3"]) instead of its input.
+"""ItemReader: a Distributed Map's items read from S3 (stack.ports.objects) instead of its input.
 
 `arn:aws:states:::s3:listObjectsV2` gives one item per object (Etag, Key, LastModified, Size,
 StorageClass); `arn:aws:states:::s3:getObject` parses one object as ReaderConfig.InputType says:
