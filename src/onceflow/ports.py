@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from onceflow.ddb.ports import StreamReader
-    from onceflow.events.ports import EventBus
+    from onceflow.ddb.ports import StreamReader, Tables
+    from onceflow.events.ports import Clock, EventBus
+    from onceflow.faults.ports import FaultRules
     from onceflow.iam.ports import RoleChecks
     from onceflow.lambda_.ports import Functions
     from onceflow.logs.ports import LogWriter
+    from onceflow.prove.ports import EffectLedger
     from onceflow.s3.ports import ObjectStore
     from onceflow.sns.ports import TopicPublisher
     from onceflow.sqs.ports import QueueSender
@@ -64,6 +66,10 @@ class Ports:
     events: Port[EventBus]  # EventBridge's default bus
     objects: Port[ObjectStore]  # S3
     streams: Port[StreamReader]  # DynamoDB Streams
+    tables: Port[Tables]  # DynamoDB
+    clock: Port[Clock]  # EventBridge's and Scheduler's timer thread
+    faults: Port[FaultRules]
+    ledger: Port[EffectLedger]  # the prover's record of workflows' writes
     # What STS is built on (sts/ports.py): IAM's store, its role rules, its identity providers.
     iam_directory: Port[Directory]
     iam_rules: Port[Roles]
@@ -75,26 +81,35 @@ class Ports:
         return cls(roles=Port(services, "iam"), sessions=Port(services, "sts"), logs=Port(services, "logs"),
                    functions=Port(services, "lambda"), queues=Port(services, "sqs"), topics=Port(services, "sns"),
                    events=Port(services, "events"), objects=Port(services, "s3"),
-                   streams=Port(services, "dynamodbstreams"), iam_directory=Port(services, "iam_directory"),
+                   streams=Port(services, "dynamodbstreams"), tables=Port(services, "dynamodb"),
+                   clock=Port(services, "events_clock"), faults=Port(services, "faults"),
+                   ledger=Port(services, "ledger"), iam_directory=Port(services, "iam_directory"),
                    iam_rules=Port(services, "iam"), iam_providers=Port(services, "iam_providers"))
 
 
 if TYPE_CHECKING:  # mypy holds each provider to the port it backs (nothing runs here)
+    from onceflow.ddb.service import DynamoDB
     from onceflow.ddb.streams import Streams
+    from onceflow.events.delivery import Clock as EventsClock
     from onceflow.events.service import EventsService
+    from onceflow.faults.engine import Faults
     from onceflow.iam.providers import IdentityProviders
     from onceflow.iam.service import IamService
     from onceflow.iam.store import IamStore
     from onceflow.lambda_.api import LambdaApi
     from onceflow.logs.service import LogsService
+    from onceflow.prove.ledger import Ledger
     from onceflow.s3.service import S3Service
     from onceflow.sns.service import SnsService
     from onceflow.sqs.service import SqsService
     from onceflow.sts.service import StsService
 
     def _providers(iam: IamService, sts: StsService, logs: LogsService, functions: LambdaApi, sqs: SqsService,
-                   sns: SnsService, events: EventsService, s3: S3Service, streams: Streams, store: IamStore,
+                   sns: SnsService, events: EventsService, s3: S3Service, streams: Streams, ddb: DynamoDB,
+                   clock: EventsClock, faults: Faults, ledger: Ledger, store: IamStore,
                    providers: IdentityProviders) -> tuple[RoleChecks, SessionIssuer, LogWriter, Functions,
                                                           QueueSender, TopicPublisher, EventBus, ObjectStore,
-                                                          StreamReader, Directory, Roles, Providers]:
-        return iam, sts, logs, functions, sqs, sns, events, s3, streams, store, iam, providers
+                                                          StreamReader, Tables, Clock, FaultRules, EffectLedger,
+                                                          Directory, Roles, Providers]:
+        return (iam, sts, logs, functions, sqs, sns, events, s3, streams, ddb, clock, faults, ledger, store, iam,
+                providers)
