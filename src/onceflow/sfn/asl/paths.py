@@ -478,20 +478,6 @@ def is_reference_path(text: Any) -> bool:
     return p.definite and not any(t.kind == "func" for t in p.tokens)
 
 
-def apply_input_path(path: str | None, data: Any, context: Any = None,
-                     variables: dict[str, Any] | None = None) -> Any:
-    """InputPath or OutputPath: select from `data`; null means `{}` (AWS discards the value).
-
-    A path that matches nothing raises PathNotFound, whose cause is AWS's wording for these
-    fields ("Invalid path '$.x' : No results for path: $['x']").
-    """
-    if path is None:
-        return {}
-    if path == "$":
-        return data
-    return resolve_path(path, data, context, variables)
-
-
 def apply_result_path(result_path: str | None, state_input: Any, result: Any) -> Any:
     """Combine a state's input with its result as ResultPath says (the input is not mutated).
 
