@@ -49,11 +49,6 @@ class Port(Generic[T]):
         found: T = self._services[self.name]
         return found
 
-    def loaded(self) -> T | None:
-        """The provider if it is set up already, without setting it up (a status read)."""
-        found: T | None = dict.get(self._services, self.name) if isinstance(self._services, dict) else None
-        return found
-
 
 @dataclass(frozen=True)
 class Ports:

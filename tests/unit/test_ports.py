@@ -1,5 +1,5 @@
 """A port (onceflow/ports.py) finds its provider at each use: a deferred provider is set up by the
-first use, not when the ports are made; `loaded` never sets one up; an unserved one is None."""
+first use, not when the ports are made; an unserved one is None."""
 
 from __future__ import annotations
 
@@ -37,13 +37,13 @@ def stack() -> Iterator[Stack]:
 
 def test_a_port_sets_its_deferred_provider_up_on_first_use_only(stack: Stack) -> None:
     port = stack.ports.queues
-    assert port.loaded() is None and "sqs" in stack.pending  # making and asking `loaded` set nothing up
+    assert stack.loaded("sqs") is None and "sqs" in stack.pending  # the ports are made: nothing is set up
     assert port.get() == "the queues" and "sqs" not in stack.pending
-    assert port.loaded() == "the queues" and port() == "the queues"
+    assert stack.loaded("sqs") == "the queues" and port() == "the queues"
 
 
 def test_a_provider_the_stack_does_not_serve(stack: Stack) -> None:
     port: Port[object] = stack.ports.topics
-    assert port.get() is None and port.loaded() is None
+    assert port.get() is None and stack.loaded("sns") is None
     with pytest.raises(KeyError):
         port()
