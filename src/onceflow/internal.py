@@ -27,7 +27,7 @@ def call(
     handler = stack.registry.get(service, operation)
     if handler is None:
         raise NotImplementedOperation(service, operation)
-    faults = stack.services.get("faults")
+    faults = stack.ports.faults.get()
     if faults is not None and faults.watches(service, operation):  # fault injection (onceflow.faults)
         fire = faults.decide(ctx, params)
         if fire is not None:

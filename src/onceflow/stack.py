@@ -23,6 +23,7 @@ from typing import Any
 
 from onceflow.config import Settings
 from onceflow.context import RequestContext
+from onceflow.ports import Ports
 from onceflow.registry import Registry
 from onceflow.store.db import Database
 
@@ -112,10 +113,13 @@ class Stack:
     # name -> the deferred setup that provides it (see `defer`); emptied as they run.
     pending: dict[str, ServiceSetup] = field(default_factory=dict)
     started: bool = False
+    # The typed ports a service reaches another through (ports.py), on `services`.
+    ports: Ports = field(init=False)
 
     def __post_init__(self) -> None:
         self.services = _lazy(self.services, self.set_up)
         self.resource_resolvers = _lazy(self.resource_resolvers, self.set_up)
+        self.ports = Ports.of(self.services)
         self.registry.load = self.set_up
         self._running: set[ServiceSetup] = set()
 

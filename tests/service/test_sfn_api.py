@@ -13,6 +13,8 @@ import botocore.config
 import pytest
 from botocore.exceptions import ClientError
 
+from onceflow import pages
+
 ROLE = "arn:aws:iam::000000000000:role/sfn-api-tests"
 PASS = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
 WAIT_LONG = json.dumps({"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": True}}})
@@ -138,6 +140,23 @@ def test_bad_arns_and_names(sfn: Any) -> None:
     with pytest.raises(ClientError) as e:
         sfn.describe_execution(executionArn=missing)
     assert error_of(e) == ("ExecutionDoesNotExist", f"Execution Does Not Exist: '{missing}'")
+
+
+def test_a_listing_refuses_a_token_it_did_not_issue(sfn: Any) -> None:
+    arn = sfn.create_state_machine(name=name(), definition=PASS, roleArn=ROLE)["stateMachineArn"]
+    for _ in range(2):
+        sfn.start_execution(stateMachineArn=arn)
+    first = sfn.list_executions(stateMachineArn=arn, maxResults=1)
+    rest = sfn.list_executions(stateMachineArn=arn, maxResults=1, nextToken=first["nextToken"])
+    assert len(rest["executions"]) == 1 and rest["executions"][0] != first["executions"][0]
+    # Not base64 JSON; another service's (a Logs listing's); an offset below zero.
+    for foreign in ("garbage", pages.encode(["a-group"], "g"), pages.encode(-1, "o")):
+        with pytest.raises(ClientError) as e:
+            sfn.list_executions(stateMachineArn=arn, nextToken=foreign)
+        assert error_of(e) == ("InvalidToken", f"Invalid Token: '{foreign}'")
+        with pytest.raises(ClientError) as e:
+            sfn.list_state_machines(nextToken=foreign)
+        assert error_of(e) == ("InvalidToken", f"Invalid Token: '{foreign}'")
 
 
 def test_execution_input_must_be_json(sfn: Any) -> None:

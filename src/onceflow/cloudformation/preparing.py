@@ -41,7 +41,7 @@ def _from_s3(stack: Stack, ctx: RequestContext, url: str) -> str:
     else:
         bucket, _, key = path.partition("/")
     try:
-        _, pieces = stack.services["s3"].get_object(ctx.account, bucket, key)
+        _, pieces = stack.ports.objects().get_object(ctx.account, bucket, key)
         return b"".join(pieces).decode("utf-8")
     except (ServiceError, UnicodeDecodeError):
         raise errors.validation(f"TemplateURL must be a supported URL.: {url}") from None

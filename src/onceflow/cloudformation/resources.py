@@ -212,7 +212,7 @@ def state_machine_create(c: Caller, logical: str, p: Props) -> Made:
 
 def _definition_from_s3(c: Caller, location: dict[str, Any]) -> str:
     """DefinitionS3Location: the definition's text, read from onceflow's S3 as the caller's account."""
-    _, pieces = c.stack.services["s3"].get_object(c.account, location["Bucket"], location["Key"],
+    _, pieces = c.stack.ports.objects().get_object(c.account, location["Bucket"], location["Key"],
                                                   location.get("Version"))
     return b"".join(pieces).decode("utf-8")
 

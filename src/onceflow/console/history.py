@@ -57,7 +57,6 @@ class StateRun:
     status: str = "not-reached"  # running | succeeded | failed | caught | not-reached
     entries: int = 0
     attempts: int = 0  # task attempts in the latest entry
-    total_attempts: int = 0
     error: str = ""
     caught: int = 0  # entries whose failure a Catch took (a Map's iterations may differ)
 
@@ -170,7 +169,6 @@ def _attempt_started(out: Folded, name: str, eid: int, det: dict[str, Any], even
     run = out.states.setdefault(name, StateRun(name))
     number = previous.number + 1 if previous is not None and previous.state == name else 1
     run.attempts = number
-    run.total_attempts += 1
     attempt = Attempt(name, number, eid, det.get("resourceType", "lambda"), det.get("resource", ""))
     attempt.parameters = det.get("parameters") or det.get("input") or ""
     attempt.started = event.get("timestamp")

@@ -27,7 +27,7 @@ def setup(stack: Stack) -> None:
             fill_key_hashes(conn)
     svc = DynamoDB(stack.db)
     # S3 is set up after DynamoDB; stack.authorize is IAM's, installed before.
-    api = DynamoDBApi(svc, lambda: stack.services["s3"], lambda ctx, params: stack.authorize(ctx, params))
+    api = DynamoDBApi(svc, stack.ports.objects, lambda ctx, params: stack.authorize(ctx, params))
     stack.registry.add_api("dynamodb", api)
     stack.action_resolvers["dynamodb"] = api.authorization_requests
     stack.resource_policies["dynamodb"] = api.policies.lookup

@@ -13,7 +13,7 @@ from the same history.
 
 Both run to completion inside the call (AWS runs them for minutes): the first answer says
 IN_PROGRESS, Describe* say COMPLETED or FAILED with AWS's failure codes. S3 is reached through
-`stack.services["s3"]` (CONTRACTS.md), in the caller's account, each object write or read first
+`stack.ports.objects` (s3/ports.py ObjectStore), in the caller's account, each object write or read first
 authorized as the caller would be calling S3 (s3:PutObject for the export's files, s3:ListBucket and
 s3:GetObject for the import's sources, bucket policies included): a refusal fails the transfer with
 S3AccessDenied, as AWS's does.
@@ -72,7 +72,7 @@ class Transfers:
     def __init__(self, svc: DynamoDB, s3: Callable[[], Any], authorize: S3Authorizer | None = None) -> None:
         self.svc = svc
         self.db = svc.db
-        self.s3 = s3  # stack.services["s3"], looked up when used (S3 is set up after DynamoDB)
+        self.s3 = s3  # S3 (stack.ports.objects), looked up when used (S3 is set up after DynamoDB)
         self.authorize = authorize  # stack.authorize
 
     def _may(self, ctx: RequestContext, operation: str, bucket: str, key: str | None = None) -> None:

@@ -12,8 +12,6 @@ from onceflow.errors import ServiceError, validation_error
 
 LEGACY = ("Expected", "AttributeUpdates", "AttributesToGet", "KeyConditions", "QueryFilter", "ScanFilter",
           "ConditionalOperator")
-EXPRESSIONS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression",
-               "ProjectionExpression")
 MAX_EXPRESSION_BYTES = 4096
 # The order AWS lists missing expressions in "ExpressionAttributeValues can only be specified ..."
 NULL_ORDER = ("UpdateExpression", "ConditionExpression", "FilterExpression", "KeyConditionExpression")

@@ -21,7 +21,6 @@ from onceflow.errors import ServiceError, validation_error
 Value = dict[str, Any]
 Item = dict[str, Value]
 
-TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL")
 SCALAR_ORDERED = ("S", "N", "B")
 MAX_ITEM_BYTES = 400 * 1024
 MAX_NESTING = 32  # levels of a document, the attribute itself being the first

@@ -249,10 +249,6 @@ def list_archives(conn: sqlite3.Connection, key: Key) -> list[sqlite3.Row]:
     return conn.execute("SELECT * FROM events_archives WHERE account=? AND region=? ORDER BY name", key).fetchall()
 
 
-def bus_archives(conn: sqlite3.Connection, key: Key, bus: str) -> list[sqlite3.Row]:
-    return conn.execute("SELECT * FROM events_archives WHERE account=? AND region=? AND bus=?", (*key, bus)).fetchall()
-
-
 def delete_archive(conn: sqlite3.Connection, key: Key, name: str) -> None:
     conn.execute("DELETE FROM events_archived WHERE account=? AND region=? AND archive=?", (*key, name))
     conn.execute("DELETE FROM events_archives WHERE account=? AND region=? AND name=?", (*key, name))

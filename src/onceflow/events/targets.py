@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +118,7 @@ def role_principal(role_arn: str, session: str) -> Principal:
 def _assume(stack: Stack, account: str, role_arn: str | None, service: str) -> Principal:
     if not role_arn:
         raise DeliveryFailure("NoRole", "the target needs a RoleArn", False)
-    iam = stack.services.get("iam")
+    iam = stack.ports.roles.get()
     if iam is not None and not iam.role_trusts(account, role_arn, ("Service", service)):
         raise DeliveryFailure("AccessDenied", f"{service} is not authorized to assume the role {role_arn}", False,
                               "FAILED_TO_ASSUME_ROLE")
@@ -174,7 +175,7 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
                              source_arn=job.get("rule_arn"))
     if parsed.kind == "sns":
         if direct.kind == "service" and job.get("rule_arn"):
-            _policy_lets(stack, "sns", "service_may_publish", direct, arn, job["rule_arn"])
+            _policy_lets(stack.ports.topics().service_may_publish, direct, arn, job["rule_arn"])
         return _call(stack, direct, "sns", "Publish",
                      {"TopicArn": arn, "Message": body}, region)
     if parsed.kind == "events":
@@ -189,8 +190,8 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
         return _http(stack, job, target, arn, body, principal_name)
     if parsed.kind == "logs":
         group = parsed.resource.split(":", 1)[1].removesuffix(":*")
-        stack.services["logs"].append(parsed.account or account, region, group, job["event"].get("id", "events"),
-                                      [(int(job["first"] * 1000), body)])
+        stack.ports.logs().append(parsed.account or account, region, group, job["event"].get("id", "events"),
+                                  [(int(job["first"] * 1000), body)])
         return {}
     if parsed.kind == "universal":
         principal = _assume(stack, account, target.get("RoleArn"), principal_name)
@@ -217,7 +218,7 @@ def _http(stack: Stack, job: dict[str, Any], target: dict[str, Any], arn: str, b
     account = job["account"]
     role = target.get("RoleArn")
     _assume(stack, account, role, principal_name)
-    iam = stack.services.get("iam")
+    iam = stack.ports.roles.get()
     if iam is not None and role and not iam.role_allows(account, role, "events:InvokeApiDestination", arn):
         raise DeliveryFailure("AccessDeniedException", f"the role {role} is not authorized to perform: "
                               f"events:InvokeApiDestination on resource: {arn}", False)
@@ -239,10 +240,11 @@ def _bus_event(job: dict[str, Any], target: dict[str, Any], body: str) -> dict[s
             "source": params.get("Source", "aws.scheduler"), "detail": detail if isinstance(detail, dict) else {}}
 
 
-def _policy_lets(stack: Stack, service: str, check: str, principal: Principal, arn: str, source_arn: str) -> None:
+def _policy_lets(check: Callable[[str, str, str | None, str | None], bool | None], principal: Principal, arn: str,
+                 source_arn: str) -> None:
     """A rule reaches a queue or topic as events.amazonaws.com: only when the resource's policy lets
     it (for events from this rule); AWS counts a refused delivery as failed (retries, then the DLQ)."""
-    allowed = getattr(stack.services[service], check)(arn, principal.arn, source_arn, principal.account)
+    allowed = check(arn, principal.arn, source_arn, principal.account)
     if allowed is False:
         raise DeliveryFailure("AccessDenied", f"the resource policy of {arn} does not allow {principal.arn} to "
                               f"deliver events from {source_arn}", False)
@@ -252,7 +254,7 @@ def _function_policy_lets(stack: Stack, principal: Principal, arn: str, source_a
     """A rule invokes a function as events.amazonaws.com: only when the function's resource policy
     (AddPermission) lets it, for events from this rule. A refusal is not retried (AWS sends it
     straight to the target's DLQ); a function that does not exist is left to Invoke to answer."""
-    functions = stack.services.get("lambda")
+    functions = stack.ports.functions.get()
     if functions is not None and functions.may_invoke(principal.account, arn, principal.arn,
                                                       source_arn=source_arn) is False:
         raise DeliveryFailure("AccessDeniedException", f"the resource policy of {arn} does not allow "
@@ -268,7 +270,7 @@ def send_to_queue(stack: Stack, principal: Principal, queue_arn: str, body: str,
         raise DeliveryFailure("InvalidArn", f"{queue_arn} is not a queue ARN", False)
     _served(stack, "sqs", "SendMessage")
     if principal.kind == "service" and source_arn:
-        _policy_lets(stack, "sqs", "service_may_send", principal, queue_arn, source_arn)
+        _policy_lets(stack.ports.queues().service_may_send, principal, queue_arn, source_arn)
     url = _call(stack, principal, "sqs", "GetQueueUrl",
                 {"QueueName": parsed.resource, "QueueOwnerAWSAccountId": parsed.account}, parsed.region)["QueueUrl"]
     params: dict[str, Any] = {"QueueUrl": url, "MessageBody": body}

@@ -12,7 +12,7 @@ from onceflow.stack import Stack
 
 
 def setup(stack: Stack) -> None:
-    faults = Faults(FaultStore(stack.db), stack.services, stack.resource_resolvers)
+    faults = Faults(FaultStore(stack.db), stack.ports, stack.resource_resolvers)
     stack.services["faults"] = faults
     stack.on_reset.append(faults.forget)
     if stack.settings.faults_file is not None:

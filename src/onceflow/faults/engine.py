@@ -15,13 +15,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.faults import catalog
 from onceflow.faults.rules import FaultError, Rule, RuleError, parse_rules
 from onceflow.faults.store import FaultStore
+
+if TYPE_CHECKING:
+    from onceflow.ports import Ports
 
 log = logging.getLogger("onceflow.faults")
 
@@ -101,10 +104,10 @@ def _sleep(seconds: float) -> None:
 
 
 class Faults:
-    def __init__(self, store: FaultStore, services: dict[str, Any],
+    def __init__(self, store: FaultStore, ports: Ports,
                  resolvers: dict[str, Callable[..., list[str]]]) -> None:
         self.store = store
-        self.services = services  # the stack's: "logs" for the faults log group, "lambda" for crashes
+        self.ports = ports  # Logs for the faults log group, Lambda for crashes
         self.resolvers = resolvers
         self._lock = threading.Lock()  # the counters and the index; never held across a store write
         self._admin = threading.Lock()  # one change of the set at a time
@@ -244,7 +247,7 @@ class Faults:
                  "requestId": ctx.request_id, "fired": rule.fired}
         log.warning("fault injected: rule %s %s %s.%s (%s) for %s", rule.id, what, ctx.service, ctx.operation,
                     rule.when, ctx.principal.arn)
-        logs = self.services.get("logs")
+        logs = self.ports.logs.get()
         if logs is None:
             return
         try:
@@ -256,7 +259,7 @@ class Faults:
 
     def _kill_worker(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         """Retire the workers of the function a crash fault hit."""
-        lam = self.services.get("lambda")
+        lam = self.ports.functions.get()
         if lam is None or not isinstance(params.get("FunctionName"), str):
             return
         try:

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
-from onceflow.faults.engine import HTTP_HOLD_S, Faults, Fire
+from onceflow.faults.engine import HTTP_HOLD_S, Fire
 from onceflow.longpoll import LongPoll
 
 if TYPE_CHECKING:
+    from onceflow.faults.ports import FaultRules
     from onceflow.wire.execution import Call, Execution
     from onceflow.wire.request import Response
 
@@ -30,7 +31,7 @@ class FaultedCall:
     receive: Any = None  # the ASGI receive: it reports the client's disconnect
 
 
-async def run(app: Execution, faulted: FaultedCall, faults: Faults) -> Response:
+async def run(app: Execution, faulted: FaultedCall, faults: FaultRules) -> Response:
     call = faulted.call
     ctx = call.ctx
     loop = asyncio.get_running_loop()

@@ -1,10 +1,10 @@
 """iam: IAM (roles, policies, users, groups, providers); see setup(). STS has a setup of its own
 (sts/__init__.py), run after this one, on the ports published here (sts/ports.py).
 
-What other services use (all by account, IAM being global):
-  stack.services["iam"].get_role_by_arn(account, role_arn) -> dict | None
-  stack.services["iam"].role_trusts(account, role_arn, ("Service", "states.amazonaws.com")) -> bool
-  stack.services["iam"].role_allows(account, role_arn, "logs:CreateLogStream", resource_arn) -> bool
+What other services use (all by account, IAM being global), as stack.ports.roles (iam/ports.py RoleChecks):
+  get_role_by_arn(account, role_arn) -> dict | None
+  role_trusts(account, role_arn, ("Service", "states.amazonaws.com")) -> bool
+  role_allows(account, role_arn, "logs:CreateLogStream", resource_arn) -> bool
   stack.authorize(ctx, params)  (installed here; server.py may install make_authorizer(stack) too)
 """
 

@@ -105,7 +105,7 @@ def make_authorizer(stack: Stack) -> Authorizer:
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:
             return
         iam = stack.services["iam"]
-        sts = stack.services.get("sts")
+        sts = stack.ports.sessions.get()
         # Identity policies grant; a permissions boundary and session policies can only narrow.
         current = sts is None or sts.role_is_current(principal)
         layers = [

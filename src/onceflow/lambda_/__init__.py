@@ -56,13 +56,13 @@ def setup(stack: Stack) -> None:
         on_change=lambda key: pool.retire("/".join(key)),
         on_deploy=lambda config: pool.warm_up_soon(interpreters.get(config["Runtime"])),
     )
-    service.s3 = stack.services.get("s3")  # S3Bucket/S3Key code (s3 is set up before lambda_)
-    service.role_checks = stack.services.get("iam")  # set up before Lambda (CONTRACTS.md)
+    service.s3 = stack.ports.objects  # S3Bucket/S3Key code, read from S3 (set up by its first read)
+    service.role_checks = stack.ports.roles.get()  # set up before Lambda (CONTRACTS.md)
     service.layers = Layers(store, code_root, service.from_s3 if service.s3 is not None else None)
     service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
     service.code_signing = CodeSigning(service)
     invoker = Invoker(
-        service, pool, stack.services, settings.endpoint_url, settings.lambda_max_workers, interpreters,
+        service, pool, stack.ports, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
     )  # fmt: skip
 
@@ -113,7 +113,7 @@ def _role_lookup(stack: Stack) -> Any:
     """IAM's role lookup, resolved at call time so setup order and a missing IAM are both fine."""
 
     def lookup(account: str, role_arn: str) -> dict[str, Any] | None:
-        iam = stack.services.get("iam")
+        iam = stack.ports.roles.get()
         if iam is None:
             return {"Arn": role_arn}  # no IAM service yet: accept any well-formed role ARN
         return iam.get_role_by_arn(account, role_arn)

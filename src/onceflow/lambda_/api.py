@@ -342,16 +342,3 @@ class LambdaApi:
         check this before they invoke, as Lambda does on AWS). `function`: a name (then `region`,
         default us-east-1) or an ARN, qualified or not. None: no such function."""
         return self.permissions.may_invoke(account, function, principal, source_arn, source_account, region)
-
-    def invoke_function(
-        self,
-        account: str,
-        region: str,
-        function_name: str,
-        payload: bytes,
-        invocation_type: str = "RequestResponse",
-        qualifier: str | None = None,
-        log_type: str | None = None,
-    ) -> dict[str, Any]:
-        """Invoke without authorization (callers that authorize themselves); prefer internal.call."""
-        return self.invoker.invoke(account, region, function_name, payload, invocation_type, qualifier, log_type)

@@ -30,7 +30,6 @@ MAX_MEMORY = 10240
 MAX_EPHEMERAL = 10240
 MAX_NAME = 64  # a bare function name; the model's 140 is for the whole ARN
 MAX_ENVIRONMENT_BYTES = 4096
-LOG_FORMATS = ("Text", "JSON")
 
 # Lambda sets these itself; a function may not (AWS docs: "Defined runtime environment variables").
 RESERVED_ENV = (

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.lambda_ import errors
+
+if TYPE_CHECKING:
+    from onceflow.ports import Ports
 
 log = logging.getLogger("onceflow.lambda")
 
@@ -76,7 +79,7 @@ def error_message(response: bytes | None) -> str | None:
 
 
 def send(
-    services: dict[str, Any], iam: Any, role_arn: str, arn: str, payload: bytes, request_id: str,
+    ports: Ports, iam: Any, role_arn: str, arn: str, payload: bytes, request_id: str,
     message: str | None, status: int = 200,
 ) -> bool:  # fmt: skip
     """Send one failed event to the dead-letter target; False (and a warning) when it is lost."""
@@ -90,24 +93,24 @@ def send(
         if iam is not None and not iam.role_allows(parts[4], role_arn, target[0], arn):
             raise PermissionError(f"the execution role may not {target[0]} on it")
         if parts[2] == "sqs":
-            _send_sqs(services, arn, body, attrs)
+            _send_sqs(ports, arn, body, attrs)
         else:
-            _publish_sns(services, arn, body, attrs)
+            _publish_sns(ports, arn, body, attrs)
         return True
     except Exception as exc:  # a lost event must not take the invoker down
         log.warning("could not send the event of %s to the dead-letter target %s: %s", request_id, arn, exc)
         return False
 
 
-def _send_sqs(services: dict[str, Any], arn: str, body: str, attrs: dict[str, Any]) -> None:
-    sqs = services.get("sqs")
+def _send_sqs(ports: Ports, arn: str, body: str, attrs: dict[str, Any]) -> None:
+    sqs = ports.queues.get()
     if sqs is None:
         raise LookupError("SQS is not served")
     sqs.send_to_arn(arn, body, attributes=attrs)
 
 
-def _publish_sns(services: dict[str, Any], arn: str, body: str, attrs: dict[str, Any]) -> None:
-    sns = services.get("sns")
+def _publish_sns(ports: Ports, arn: str, body: str, attrs: dict[str, Any]) -> None:
+    sns = ports.topics.get()
     if sns is None:
         raise LookupError("SNS is not served")
     sns.publish(arn, {"Message": body, "MessageAttributes": attrs})

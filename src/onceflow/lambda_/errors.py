@@ -48,10 +48,6 @@ def alias_not_found(arn: str) -> ServiceError:
     return _err("ResourceNotFoundException", f"Alias not found: {arn}", 404, capital=True)
 
 
-def concurrency_not_found(arn: str) -> ServiceError:
-    return _err("ResourceNotFoundException", f"Function not found: {arn}", 404, capital=True)
-
-
 def function_exists(name: str) -> ServiceError:
     return _err("ResourceConflictException", f"Function already exist: {name}", 409)
 
@@ -112,10 +108,6 @@ def throttled(reason: str) -> ServiceError:
     err = _err("TooManyRequestsException", "Rate Exceeded.", 429)
     err.extra["Reason"] = reason
     return err
-
-
-def version_not_found(arn: str) -> ServiceError:
-    return function_not_found(arn)
 
 
 def conflict(message: str) -> ServiceError:

@@ -156,7 +156,7 @@ class SqsPoller(_Poller):
             w.fire()
 
     def run_once(self) -> None:
-        sqs = self.owner.stack.services["sqs"]
+        sqs = self.owner.stack.ports.queues()
         q = sqs.queues.by_arn(self.row["source_arn"])
         if q is None:  # deleted since: wait for it to come back, as Lambda keeps the mapping
             self.stopped.wait(MISSING_SOURCE_RETRY_S)
@@ -261,7 +261,7 @@ class StreamPoller(_Poller):
             self.owner.store.progress(self.row["uuid"], position, result)
 
     def run_once(self) -> None:
-        streams = self.owner.stack.services["dynamodbstreams"]
+        streams = self.owner.stack.ports.streams()
         row, size = self.row, self.config["BatchSize"]
         if self.tumbling and not self._resumed:  # a window a previous poller (or server) left open
             self._resumed = True
@@ -363,7 +363,7 @@ class StreamPoller(_Poller):
         stack = self.owner.stack
         try:
             if ":sqs:" in dest:
-                stack.services["sqs"].send_to_arn(dest, body)
+                stack.ports.queues().send_to_arn(dest, body)
             else:
                 role = self.owner.invoker.service.resolve(row["account"], row["region"], row["function_arn"], None,
                                                           invoking=False).config.get("Role")
@@ -374,7 +374,7 @@ class StreamPoller(_Poller):
 
     def _shard_id(self) -> str:
         try:
-            desc = self.owner.stack.services["dynamodbstreams"].describe_stream(
+            desc = self.owner.stack.ports.streams().describe_stream(
                 self.row["account"], self.row["region"], self.row["source_arn"])
             return desc["StreamDescription"]["Shards"][0]["ShardId"]
         except Exception:

@@ -22,7 +22,7 @@ import time
 import uuid
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
@@ -34,6 +34,9 @@ from onceflow.lambda_.logship import LogShipper
 from onceflow.lambda_.runtime import protocol
 from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
+
+if TYPE_CHECKING:
+    from onceflow.ports import Ports
 
 log = logging.getLogger("onceflow.lambda")
 
@@ -58,7 +61,7 @@ class Invoker:
         self,
         service: LambdaService,
         pool: Pool,
-        services: dict[str, Any],
+        ports: Ports,
         endpoint_url: str,
         async_workers: int,
         interpreters: Interpreters | None = None,
@@ -68,11 +71,11 @@ class Invoker:
         self.service = service
         self.enforce_log_permissions = enforce_log_permissions
         self.pool = pool
-        self.services = services  # the stack's services: "sts" for credentials, "logs" for log lines
+        self.ports = ports  # STS for credentials, Logs for log lines, IAM, SQS
         self.endpoint_url = endpoint_url
         self.interpreters = interpreters or Interpreters({})
         self._executor = ThreadPoolExecutor(max_workers=max(1, async_workers), thread_name_prefix="lambda-event")
-        self.logs = LogShipper(lambda: services.get("logs"), service.store.db.transaction)
+        self.logs = LogShipper(ports.logs.get, service.store.db.transaction)
         self._lock = threading.Lock()
         self._inflight: dict[tuple[str, str, str], int] = {}
         self._unreserved: dict[tuple[str, str], int] = {}
@@ -233,7 +236,7 @@ class Invoker:
         if not success and dlq is not None:
             message = dead_letter.error_message(outcome.payload) if outcome is not None else None
             status = 429 if throttled else 200
-            dead_letter.send(self.services, self.service.role_checks, resolved.config["Role"], dlq, payload,
+            dead_letter.send(self.ports, self.service.role_checks, resolved.config["Role"], dlq, payload,
                              request_id, "Rate Exceeded." if throttled else message, status)  # fmt: skip
         destination = rules.on_success if success else rules.on_failure
         if destination is None or self.call is None:
@@ -248,7 +251,7 @@ class Invoker:
         destinations.deliver(self.call, principal, destination, doc, success, self._queue_url)
 
     def _queue_url(self, account: str, name: str) -> str:
-        return str(self.services["sqs"].queues.url_of(account, name))
+        return str(self.ports.queues().queues.url_of(account, name))
 
     @staticmethod
     def _response(resolved: Resolved, outcome: Outcome, tail: str | None) -> dict[str, Any]:
@@ -364,7 +367,7 @@ class Invoker:
         return env
 
     def _credentials(self, account: str, role_arn: str, session_name: str) -> dict[str, str]:
-        sts = self.services.get("sts")
+        sts = self.ports.sessions.get()
         if sts is None:
             # Until STS exists: a 12-digit key is that account's root on the wire (CONTRACTS.md).
             return {"AWS_ACCESS_KEY_ID": account, "AWS_SECRET_ACCESS_KEY": "test"}
@@ -380,7 +383,7 @@ class Invoker:
         """Under --enforce-iam, Lambda writes a function's logs only as far as its execution role
         allows, as on AWS: CreateLogStream and PutLogEvents on the stream, and CreateLogGroup
         when the group does not exist yet. Otherwise the lines are dropped silently."""
-        iam, logs = self.services.get("iam"), self.services.get("logs")
+        iam, logs = self.ports.roles.get(), self.ports.logs.get()
         if not self.enforce_log_permissions or iam is None or logs is None:
             return True
         group_arn = f"arn:aws:logs:{region}:{account}:log-group:{group}"

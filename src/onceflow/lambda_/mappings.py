@@ -155,7 +155,7 @@ class MappingsApi:
         self._check_source(ctx, kind, source, function_arn)
         position = None
         if kind == "ddb":
-            streams = self.stack.services["dynamodbstreams"]
+            streams = self.stack.ports.streams()
             position = streams.position(ctx.account, ctx.region, source, config["StartingPosition"])
         row = {"uuid": str(uuid.uuid4()), "account": ctx.account, "region": ctx.region, "function_arn": function_arn,
                "source_arn": source, "kind": kind, "config": config, "enabled": p.get("Enabled", True),
@@ -222,9 +222,9 @@ class MappingsApi:
     def _check_source(self, ctx: RequestContext, kind: str, source: str, function_arn: str) -> None:
         """The source exists and the function's execution role may read it (AWS checks both here)."""
         role = self.functions.resolve(ctx.account, ctx.region, function_arn, None, invoking=False).config.get("Role")
-        iam = self.stack.services.get("iam")
+        iam = self.stack.ports.roles.get()
         if kind == "sqs":
-            sqs = self.stack.services.get("sqs")
+            sqs = self.stack.ports.queues.get()
             if sqs is None or sqs.queues.by_arn(source) is None:
                 raise errors.invalid("Error occurred while ReceiveMessage. SQS Error Code: "
                                      "AWS.SimpleQueueService.NonExistentQueue. SQS Error Message: The specified "
@@ -235,7 +235,7 @@ class MappingsApi:
                                          f"{action} on SQS")
             return
         try:
-            self.stack.services["dynamodbstreams"].position(ctx.account, ctx.region, source, "LATEST")
+            self.stack.ports.streams().position(ctx.account, ctx.region, source, "LATEST")
         except Exception:
             raise errors.invalid(f"Stream not found: {source}") from None
         for action in _STREAM_ACTIONS:

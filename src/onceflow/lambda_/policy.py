@@ -20,7 +20,6 @@ from onceflow.lambda_ import errors
 _ACCOUNT = re.compile(r"\d{12}")
 _IAM_ARN = re.compile(r"arn:aws[a-zA-Z-]*:(iam|sts)::\d{12}:\S+")
 _SERVICE = re.compile(r"[a-z0-9][a-z0-9.-]*\.amazonaws\.com(\.cn)?")
-INVOKE_ACTIONS = ("lambda:InvokeFunction", "lambda:InvokeFunctionUrl")
 
 
 def empty() -> dict[str, Any]:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError, validation_error
@@ -20,6 +20,10 @@ from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import dead_letter, errors, names, zips
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
+
+if TYPE_CHECKING:
+    from onceflow.ports import Port
+    from onceflow.s3.ports import ObjectStore
 
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
                    "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig")  # fmt: skip
@@ -57,7 +61,7 @@ class LambdaService:
         self.on_deploy = on_deploy  # a function was created: get its runtime's zygote ready
         # An alias moved or went: its provisioned workers follow (set by setup to the invoker's).
         self.on_alias_change: Callable[[tuple[str, str, str]], None] = lambda _key: None
-        self.s3: Any = None  # stack.services["s3"]: code given as S3Bucket/S3Key is read from it
+        self.s3: Port[ObjectStore] | None = None  # S3: code given as S3Bucket/S3Key is read from it
         self.role_checks: Any = None  # IAM's service (role_allows), set by setup when IAM exists
         self.layers: Any = None  # layers.Layers, set by setup
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
@@ -144,10 +148,11 @@ class LambdaService:
         """The zip an S3Bucket/S3Key(/S3ObjectVersion) names, read as the caller's account; S3's
         error in the words Lambda wraps it in."""
         try:
-            if self.s3 is None or not code.get("S3Key"):
+            s3 = self.s3.get() if self.s3 is not None else None
+            if s3 is None or not code.get("S3Key"):
                 raise ServiceError("NoSuchBucket", "The specified bucket does not exist", 404)
-            obj = self.s3.object(account, code["S3Bucket"], code["S3Key"], code.get("S3ObjectVersion"))
-            return b"".join(self.s3.body(obj))  # zips.check_zip holds it to Lambda's size quotas
+            obj = s3.object(account, code["S3Bucket"], code["S3Key"], code.get("S3ObjectVersion"))
+            return b"".join(s3.body(obj))  # zips.check_zip holds it to Lambda's size quotas
         except ServiceError as err:
             raise errors.invalid(f"Error occurred while GetObject. S3 Error Code: {err.code}. S3 Error Message: "
                                  f"{err.message}") from None

@@ -277,9 +277,6 @@ class LambdaStore:
         conn.execute("DELETE FROM lambda_aliases WHERE account=? AND region=? AND name=? AND alias=?", (*key, alias))
         self.delete_qualified(conn, key, alias)
 
-    def alias_uses_version(self, key: Key, version: str) -> bool:
-        return any(a.get("FunctionVersion") == version for a in self.list_aliases(key))
-
     # ------------------------------------------------------------------ policies
     def get_policy(self, key: Key, qualifier: str) -> tuple[dict[str, Any], str] | None:
         row = self.db.query_one(

@@ -3,17 +3,16 @@
 - GetLogEvents: `f/<56 digits>/s` and `b/<56 digits>/s`; the digits are the (timestamp, event id)
   position the next page starts after (forward) or before (backward).
 - FilterLogEvents eventId: the same 56 digits for the event itself.
-- Describe* and FilterLogEvents nextToken: opaque base64 of a small JSON list.
+- Describe* and FilterLogEvents nextToken: opaque, through pages.py (the one codec), one kind per listing.
 A token that does not decode is AWS's "The specified nextToken is invalid."
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from typing import Any
 
+from onceflow import pages
 from onceflow.logs import errors
 
 _TS_DIGITS, _ID_DIGITS = 20, 36
@@ -37,19 +36,16 @@ def parse_stream_token(token: str) -> tuple[str, tuple[int, int]]:
 
 
 def encode(kind: str, values: list[Any]) -> str:
-    raw = json.dumps([kind, *values], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    """A Describe*/FilterLogEvents nextToken (pages.py, the one codec), tagged with its listing's kind."""
+    return pages.encode(values, kind)
 
 
 def decode(kind: str, token: str, arity: int) -> list[Any]:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-    except (ValueError, TypeError):
-        raise errors.invalid_token() from None
-    if not isinstance(data, list) or len(data) != arity + 1 or data[0] != kind:
+    """The `arity` values `encode` put in a token of `kind`; Logs' refusal for any other token."""
+    values = pages.decode(token, errors.invalid_token, kind)
+    if not isinstance(values, list) or len(values) != arity:
         raise errors.invalid_token()
-    return data[1:]
+    return values
 
 
 def sequence_token(seq: int) -> str:

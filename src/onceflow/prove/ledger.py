@@ -121,7 +121,7 @@ class Ledger:
             return task[0], task[1], None
         if ctx.principal.kind != "assumed-role" or not self._tasks:
             return None
-        lam = self.stack.services.get("lambda")
+        lam = self.stack.ports.functions.get()
         rid = lam.invoker.pool.serving(ctx.principal.access_key) if lam is not None else None
         found = self._tasks.get(rid) if rid is not None else None
         return (found[0], found[1], rid) if found is not None else None
@@ -130,7 +130,7 @@ class Ledger:
         """A handler's Lambda request id, attributed to a task or not (the prover's own runs)."""
         if ctx.principal.kind != "assumed-role":
             return None
-        lam = self.stack.services.get("lambda")
+        lam = self.stack.ports.functions.get()
         return lam.invoker.pool.serving(ctx.principal.access_key) if lam is not None else None
 
     # ------------------------------------------------------------------ wrappers

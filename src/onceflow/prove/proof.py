@@ -120,7 +120,7 @@ class _Proof:
         self.sfn = sandbox.client("stepfunctions")
         self.tables = Effects(sandbox.client("dynamodb"), sandbox.client("s3"), sandbox.stack.db,
                               sandbox.settings.account_id, sandbox.settings.default_region)
-        self.faults = sandbox.stack.services["faults"]
+        self.faults = sandbox.stack.ports.faults()
         assert sandbox.ledger is not None
         self.ledger = sandbox.ledger
         self.token = uuid.uuid4().hex[:8]

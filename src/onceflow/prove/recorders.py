@@ -44,7 +44,7 @@ def register(service: str, operation: str, recorder: Recorder) -> None:
 # ---------------------------------------------------------------------- DynamoDB's item writes
 def _key_names(stack: Stack, ctx: RequestContext, table: str) -> list[str]:
     try:
-        return list(stack.services["dynamodb"].table(ctx.account, ctx.region, table).key_names)
+        return list(stack.ports.tables().table(ctx.account, ctx.region, table).key_names)
     except Exception:  # a table deleted meanwhile: the whole item stands in for its key
         return []
 

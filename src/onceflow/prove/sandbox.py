@@ -106,7 +106,7 @@ class Sandbox:
     def _warm_lambda(stack: Stack) -> None:
         """Start the Lambda zygotes now, not in the background: the baseline's first invocation
         must not pay a second of interpreter start inside a Task timeout the time scale shortened."""
-        lam = stack.services.get("lambda")
+        lam = stack.ports.functions.get()
         if lam is None:
             return
         invoker = lam.invoker

@@ -6,7 +6,6 @@ import ipaddress
 import re
 
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
-MAX_KEY_BYTES = 1024
 
 
 def bucket_name_problem(name: str) -> str | None:

@@ -285,24 +285,24 @@ class Notifier:
 
     def _refusal(self, kind: str, arn: str, source: str, account: str) -> str | None:
         """Why S3 may not deliver to `arn` (None when it may)."""
-        services = self.stack.services
+        ports = self.stack.ports
         if kind in ("queue", "topic") and arn.endswith(".fifo"):  # S3 User Guide: FIFO destinations unsupported
             return f"FIFO {kind}s are not supported as Amazon S3 event notification destinations"
         if kind == "queue":
-            sqs = services.get("sqs")
+            sqs = ports.queues.get()
             allowed = sqs.service_may_send(arn, S3_PRINCIPAL, source, account) if sqs is not None else None
             if allowed is None:
                 return "The destination queue does not exist"
             return None if allowed else ("Permissions on the destination queue do not allow S3 to publish "
                                          "notifications from this bucket")
         if kind == "topic":
-            sns = services.get("sns")
+            sns = ports.topics.get()
             allowed = sns.service_may_publish(arn, S3_PRINCIPAL, source, account) if sns is not None else None
             if allowed is None:
                 return "The destination topic does not exist"
             return None if allowed else ("Permissions on the destination topic do not allow S3 to publish "
                                          "notifications from this bucket")
-        fn = services.get("lambda")
+        fn = ports.functions.get()
         if fn is None or not fn.may_invoke(account, arn, S3_PRINCIPAL, source_arn=source, source_account=account):
             return f"Not authorized to invoke function [{arn}]"
         return None
@@ -394,7 +394,7 @@ class Notifier:
                  bridge: bool) -> Callable[[sqlite3.Connection], None] | None:
         for kind, arn, config_id in targets:
             self._send(kind, arn, json.dumps(record_event(c, config_id)), c.bucket, c.account)
-        events = self.stack.services.get("events") if bridge else None
+        events = self.stack.ports.events.get() if bridge else None
         made = eventbridge_event(c) if events is not None else None
         if events is None or made is None:
             return None
@@ -411,12 +411,12 @@ class Notifier:
         if refusal:  # AWS drops what the destination's policy refuses; no one is told
             log.warning("s3 notification from %s to %s dropped: %s", bucket, arn, refusal)
             return
-        services = self.stack.services
+        ports = self.stack.ports
         try:
             if kind == "queue":
-                services["sqs"].send_to_arn(arn, body, sender=S3_PRINCIPAL)
+                ports.queues().send_to_arn(arn, body, sender=S3_PRINCIPAL)
             elif kind == "topic":
-                services["sns"].publish(arn, {"Message": body, "Subject": "Amazon S3 Notification"})
+                ports.topics().publish(arn, {"Message": body, "Subject": "Amazon S3 Notification"})
             else:
                 region = arn.split(":")[3] if arn.count(":") >= 6 else "us-east-1"
                 internal.call(self.stack, Principal(account, "service", S3_PRINCIPAL, S3_PRINCIPAL), "lambda",

@@ -1,7 +1,7 @@
 """S3's rules for buckets and objects: naming, versions, digests, copies (request conditions and
 ranges: conditions.py).
 
-Its methods are also the Python API other parts of onceflow use (`stack.services["s3"]`):
+Its methods are also the Python API other parts of onceflow use (`stack.ports.objects`, s3/ports.py):
 `put_object(account, bucket, key, body)`, `get_object(account, bucket, key)` (a body as an
 iterator of pieces), `list_objects(account, bucket, prefix)`, with the same rules and errors as
 the API. Writes commit their row in one transaction after the body is whole on disk (blobs.py);

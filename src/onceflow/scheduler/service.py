@@ -52,7 +52,7 @@ class SchedulerService:
     def __init__(self, stack: Stack) -> None:
         self.stack = stack
         self.db = stack.db
-        self.clock = stack.services["events_clock"]
+        self.clock = stack.ports.clock()
         self.clock.add(self)
 
     @property

@@ -85,11 +85,11 @@ def check_logging(stack: Stack, config: dict[str, Any] | None, role_arn: str) ->
                                     "qualifier.")
         if group_of({"destinations": [dest]}) is None:
             raise E.invalid_logging(f"Invalid Logging Configuration: Invalid Log Group ARN: {arn}")
-    logs = stack.services.get("logs")
+    logs = stack.ports.logs.get()
     found = group_of(config)
     if found is not None and logs is not None and not _group_exists(logs, *found):
         raise E.invalid_logging("Invalid Logging Configuration: Log Destination not found.")
-    iam = stack.services.get("iam")
+    iam = stack.ports.roles.get()
     if destinations and iam is not None:
         account = role_arn.split(":")[4] if role_arn.count(":") >= 5 else ""
         if not iam.role_allows(account, role_arn, DELIVERY_ACTION, "*"):
@@ -141,7 +141,7 @@ class ExecLogger:
         return got
 
     def on_append(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Event]) -> None:
-        logs = self.stack.services.get("logs")
+        logs = self.stack.ports.logs.get()
         if logs is None:
             return
         config, stream, redrives = self._setup(conn, exec_arn)

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from onceflow import pages
 from onceflow.sfn import errors as E
-from onceflow.sfn import pages
 from onceflow.sfn.described import describe_row
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.state import event_from_row
@@ -382,12 +382,13 @@ class MapRuns:
             add(kind, row["stop"] or row["start"], details)
         if p.get("reverseOrder"):
             events.reverse()
-        start = pages.offset(p.get("nextToken"))
+        given = p.get("nextToken")
+        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
         size = p.get("maxResults") or 100
         include = p.get("includeExecutionData", True)
         out: dict[str, Any] = {"events": [e.to_api(include) for e in events[start:start + size]]}
         if start + size < len(events):
-            out["nextToken"] = pages.token(start + size)
+            out["nextToken"] = pages.offset_token(start + size)
         return out
 
 

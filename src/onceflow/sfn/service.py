@@ -13,10 +13,10 @@ import time
 import uuid
 from typing import Any
 
+from onceflow import pages
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
-from onceflow.sfn import pages
 from onceflow.sfn.activities import Activities
 from onceflow.sfn.asl.payload import MAX_PAYLOAD
 from onceflow.sfn.described import describe_row
@@ -65,11 +65,12 @@ class SfnService:
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
         """One page of a listing (maxResults, nextToken)."""
-        start = pages.offset(p.get("nextToken"))
+        given = p.get("nextToken")
+        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
         size = p.get("maxResults") or 100
         out: dict[str, Any] = {member: items[start:start + size]}
         if start + size < len(items):
-            out["nextToken"] = pages.token(start + size)
+            out["nextToken"] = pages.offset_token(start + size)
         return out
 
     # ------------------------------------------------------------------ ARNs
@@ -124,7 +125,7 @@ class SfnService:
         machine's role trusts only its own account's state machines)."""
         if not _ROLE_ARN.match(role_arn):
             raise E.invalid_arn(role_arn)
-        iam = self.stack.services.get("iam")
+        iam = self.stack.ports.roles.get()
         if iam is None:
             return
         account = role_arn.split(":")[4]
@@ -256,7 +257,7 @@ class SfnService:
 
     def list_machines(self, ctx: RequestContext, max_results: int | None, token: str | None) -> dict[str, Any]:
         rows = self.store.list_machines(ctx.account, ctx.region)
-        start = pages.offset(token)
+        start = pages.offset_of(token, lambda: E.invalid_token(str(token)))
         size = max_results or 100
         page = rows[start:start + size]
         out: dict[str, Any] = {"stateMachines": [
@@ -264,7 +265,7 @@ class SfnService:
             for r in page
         ]}
         if start + size < len(rows):
-            out["nextToken"] = pages.token(start + size)
+            out["nextToken"] = pages.offset_token(start + size)
         return out
 
     # ------------------------------------------------------------------ executions
@@ -320,7 +321,7 @@ class SfnService:
                 details["stateMachineAliasArn"] = target.alias_arn
             started = ev.Event(1, 0, "ExecutionStarted", now, details, "r")
             self.store.append_events(conn, arn, [started])
-            if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
+            if (events := self.stack.ports.events.get()) is not None:  # "Execution Status Change" (events/)
                 events.execution_changed(conn, row)  # the row just inserted: no read back
         self.engine.begin(row, started)
         if sync:
@@ -418,7 +419,8 @@ class SfnService:
             rows = [r for r in rows if r["redrive_count"] > 0]
         elif p.get("redriveFilter") == "NOT_REDRIVEN":
             rows = [r for r in rows if r["redrive_count"] == 0]
-        start = pages.offset(p.get("nextToken"))
+        given = p.get("nextToken")
+        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
         size = p.get("maxResults") or 100
         items = []
         for r in rows[start:start + size]:
@@ -436,7 +438,7 @@ class SfnService:
             items.append(item)
         out: dict[str, Any] = {"executions": items}
         if start + size < len(rows):
-            out["nextToken"] = pages.token(start + size)
+            out["nextToken"] = pages.offset_token(start + size)
         return out
 
     def history(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -444,13 +446,14 @@ class SfnService:
         if (child := self.map_child(arn)) is not None:
             return self.map_runs.child_history(child, p)
         self.execution(arn)
-        start = pages.offset(p.get("nextToken"))
+        given = p.get("nextToken")
+        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
         size = p.get("maxResults") or 100
         rows = self.store.visible_events(arn, bool(p.get("reverseOrder")), start, size + 1)
         include = p.get("includeExecutionData", True)
         out: dict[str, Any] = {"events": [event_from_row(r).to_api(include) for r in rows[:size]]}
         if len(rows) > size:
-            out["nextToken"] = pages.token(start + size)
+            out["nextToken"] = pages.offset_token(start + size)
         return out
 
     def stop_execution(self, p: dict[str, Any]) -> dict[str, Any]:

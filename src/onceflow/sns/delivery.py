@@ -162,7 +162,7 @@ class Deliverer:
         function is gone."""
         region = sub.endpoint.split(":")[3]
         principal = Principal(sub.account, "service", "sns.amazonaws.com", "sns.amazonaws.com")
-        functions = self.stack.services.get("lambda")
+        functions = self.stack.ports.functions.get()
         if functions is not None and functions.may_invoke(sub.account, sub.endpoint, principal.arn,
                                                           source_arn=sub.topic_arn) is False:
             log.warning("the resource policy of %s does not let sns.amazonaws.com invoke it for %s",

@@ -16,13 +16,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicy, compile_policy
 from onceflow.sns.errors import batch_error, invalid, invalid_value
 from onceflow.sns.topics import Subscription, Topic, Topics
 from onceflow.store.db import Database
+
+if TYPE_CHECKING:
+    from onceflow.ports import Port
+    from onceflow.sqs.ports import QueueSender
 
 log = logging.getLogger("onceflow.sns")
 SNS_PRINCIPAL = "sns.amazonaws.com"
@@ -79,11 +83,11 @@ def signature(fields: dict[str, Any]) -> str:
 
 class Publisher:
     def __init__(self, db: Database, topics: Topics, endpoint_url: str,
-                 services: dict[str, Any], wake: Callable[[], None]) -> None:
+                 queues: Port[QueueSender], wake: Callable[[], None]) -> None:
         self.db = db
         self.topics = topics
         self.endpoint = endpoint_url.rstrip("/")
-        self.services = services
+        self.queues = queues
         self.wake = wake  # tells the delivery thread that rows are waiting
 
     # ------------------------------------------------------------------ checks
@@ -255,7 +259,7 @@ class Publisher:
 
     def _to_queue(self, topic: Topic, sub: Subscription, m: Outgoing, message_id: str, sequence: str | None,
                   stamp: str) -> None:
-        sqs = self.services.get("sqs")
+        sqs = self.queues.get()
         if sqs is None:
             return
         if sub.raw:
@@ -280,7 +284,7 @@ class Publisher:
     def dead_letter(self, sub: Subscription, body: str) -> bool:
         """Send an undeliverable message to the subscription's dead-letter queue, if it has one."""
         policy = sub.attributes.get("RedrivePolicy")
-        sqs = self.services.get("sqs")
+        sqs = self.queues.get()
         if not policy or sqs is None:
             return False
         try:

@@ -22,7 +22,7 @@ class SnsService:
         endpoint = stack.settings.endpoint_url
         self.topics = Topics(stack.db, endpoint)
         self.platforms = Platforms(stack.db)
-        self.publisher = Publisher(stack.db, self.topics, endpoint, stack.services, self._wake)
+        self.publisher = Publisher(stack.db, self.topics, endpoint, stack.ports.queues, self._wake)
         self.deliverer = Deliverer(stack, self.topics, self.publisher)
 
     def _wake(self) -> None:

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from onceflow.sqs.errors import invalid_attribute_name, invalid_attribute_value, invalid_value, sqs_error
+from onceflow.sqs.errors import invalid_attribute_name, invalid_attribute_value, invalid_value
 
 # name -> (low, high) for integer attributes
 RANGES = {
@@ -132,7 +132,3 @@ def fifo_of(name: str, attributes: dict[str, str]) -> bool:
                                 "underscores, must end with .fifo suffix and be 1 to 80 in length.")
         return True
     return False
-
-
-def unsupported(name: str) -> Exception:
-    return sqs_error("UnsupportedOperation", f"{name} is not supported")

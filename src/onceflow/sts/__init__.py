@@ -1,9 +1,9 @@
 """sts: temporary credentials (role sessions, session and federation tokens) and who a caller is.
 
-Set up after IAM (server.py SETUPS), from the ports IAM's setup publishes (sts/ports.py): its
-store as `iam_directory`, its rules as `iam`, its identity providers as `iam_providers`.
-What other services use:
-  stack.services["sts"].issue_role_session(account, role_arn, session_name, duration_s=3600) -> credentials
+Set up after IAM (server.py SETUPS), from the ports IAM's setup publishes (sts/ports.py, reached as
+stack.ports.iam_directory, iam_rules, iam_providers: its store, its role rules, its identity providers).
+What other services use (sts/ports.py SessionIssuer, as stack.ports.sessions):
+  issue_role_session(account, role_arn, session_name, duration_s=3600) -> credentials
 """
 
 from __future__ import annotations
@@ -11,15 +11,12 @@ from __future__ import annotations
 from onceflow.stack import Stack
 from onceflow.sts.api import StsApi
 from onceflow.sts.federation import Federation
-from onceflow.sts.ports import Directory, Providers, Roles
 from onceflow.sts.resources import sts_resolver
 from onceflow.sts.service import StsService
 
 
 def setup(stack: Stack) -> None:
-    directory: Directory = stack.services["iam_directory"]
-    roles: Roles = stack.services["iam"]
-    providers: Providers = stack.services["iam_providers"]
+    directory, roles, providers = stack.ports.iam_directory(), stack.ports.iam_rules(), stack.ports.iam_providers()
     sts = StsService(directory, roles, stack.settings)
     stack.registry.add_api("sts", StsApi(sts, Federation(sts, directory, providers)))
     stack.services["sts"] = sts

@@ -1,10 +1,15 @@
-"""What STS needs from IAM, as typed ports: STS's sessions live beside IAM's roles, users and keys
-in IAM's store, and IAM's setup publishes the objects that implement these (iam/__init__.py). STS
-imports none of IAM's classes, only its pure policy core and its shared helpers (iam/common.py)."""
+"""What STS needs from IAM, as typed ports (and, last, SessionIssuer: what it offers the other
+services). STS's sessions live beside IAM's roles, users and keys in IAM's store, and IAM's setup
+publishes the objects that implement these (iam/__init__.py). STS imports none of IAM's classes,
+only its pure policy core and its shared helpers (iam/common.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from onceflow.context import Principal
+    from onceflow.iam.policy import Policy
 
 Row = dict[str, Any]
 
@@ -41,3 +46,16 @@ class Providers(Protocol):
     """IAM's OpenID Connect providers, by the issuer a token names."""
 
     def oidc_by_issuer(self, account: str, iss: str, partition: str = "aws") -> Row | None: ...
+
+
+class SessionIssuer(Protocol):
+    """What STS offers the other services (onceflow/ports.py hands it to them): a session of a role
+    without a trust check, for AWS services acting as it (Lambda for a function's role), and the
+    session rules IAM's authorizer applies. StsService implements it."""
+
+    def issue_role_session(self, account: str, role_arn: str, session_name: str, duration_s: int = ...,
+                           policy: str | None = None, policy_arns: list[str] | None = None) -> Row: ...
+
+    def role_is_current(self, principal: Principal) -> bool: ...
+
+    def session_policies(self, principal: Principal) -> list[Policy] | None: ...

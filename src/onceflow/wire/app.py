@@ -58,7 +58,7 @@ class AwsApp:
         self.stack = stack
         self.specs = specs
         self.console = console
-        self.faults = stack.services.get("faults")  # fault injection rules (onceflow.faults), if set up
+        self.faults = stack.ports.faults.get()  # fault injection rules (onceflow.faults), if set up
         self.calls = Execution(stack)
         self.executor = self.calls.executor
         self.long_executor = self.calls.long_executor

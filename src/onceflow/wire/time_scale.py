@@ -55,13 +55,13 @@ def set_time_scale(stack: Stack, scale: float | None, skip_waits: bool | None) -
     old = stack.settings.time_scale
     if scale is not None:
         stack.settings = replace(stack.settings, time_scale=scale)  # internal.call reads it per call
-        if (clock := stack.services.get("events_clock")) is not None:  # EventBridge's and Scheduler's waits
+        if (clock := stack.ports.clock.get()) is not None:  # EventBridge's and Scheduler's waits
             clock.rescale(old, scale)
     engine = _engine(stack)
     if engine is not None:
         engine.set_time_scale(scale, skip_waits)
-    lambda_api = stack.services.get("lambda")
-    invoker = getattr(lambda_api, "invoker", None)
+    lambda_api = stack.ports.functions.get()
+    invoker = lambda_api.invoker if lambda_api is not None else None
     if invoker is not None:
         skipping = bool(getattr(engine, "skip_waits", False))
         invoker.time_scale = stack.settings.time_scale * (_SKIP_FACTOR if skipping else 1.0)

@@ -9,6 +9,7 @@ import pytest
 from onceflow.context import Principal, RequestContext
 from onceflow.faults.engine import Faults
 from onceflow.faults.rules import RuleError, parse_rules
+from onceflow.ports import Ports
 
 
 def one(rule: dict[str, Any]) -> Any:
@@ -106,7 +107,7 @@ def _ctx(operation: str = "GetItem", principal: Principal | None = None) -> Requ
 
 
 def test_skip_times_probability_and_globs() -> None:
-    faults = Faults(_Store(), {}, {})  # type: ignore[arg-type]
+    faults = Faults(_Store(), Ports.of({}), {})  # type: ignore[arg-type]
     faults.replace([{"service": "dynamodb", "operation": "GetItem", "resource": "orders-*", "skip": 1, "times": 2}])
     assert not faults.watches("dynamodb", "PutItem") and faults.watches("dynamodb", "GetItem")
     fired = [faults.decide(_ctx(), {"TableName": "orders-a"}) is not None for _ in range(5)]

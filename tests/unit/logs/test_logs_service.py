@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from onceflow import pages
 from onceflow.errors import ServiceError
 from onceflow.logs import tokens
 from onceflow.logs.events import DAY, HOUR
@@ -77,6 +78,13 @@ def test_describe_groups_prefix_paging_and_ascii_order(svc: LogsService) -> None
     assert "nextToken" not in rest
     assert error_of(svc.describe_groups, ACCT, REGION, token="garbage").message == (
         "The specified nextToken is invalid.")
+    # A token of another listing, or of another service's, decodes but is not this listing's.
+    svc.create_stream(ACCT, REGION, "c", "s1")
+    svc.create_stream(ACCT, REGION, "c", "s2")
+    streams_token = svc.describe_streams(ACCT, REGION, "c", limit=1)["nextToken"]
+    for foreign in (streams_token, pages.offset_token(1), pages.encode(["b/2", "extra"], "g")):
+        assert error_of(svc.describe_groups, ACCT, REGION, token=foreign).message == (
+            "The specified nextToken is invalid.")
     assert error_of(svc.describe_groups, ACCT, REGION, prefix="a", pattern="b").message == (
         "LogGroup name prefix and LogGroup name pattern are mutually exclusive parameters.")
     brief = svc.describe_groups(ACCT, REGION, pattern="/")["logGroups"]

@@ -9,7 +9,7 @@ from onceflow.console.app import HttpError, Response, View
 
 
 def _overview(v: View) -> list[dict[str, Any]]:
-    service = v.stack.services.get("events")
+    service = v.stack.ports.events.get()
     if service is None:
         raise HttpError(501, "Not available", "EventBridge is not served by this onceflow.")
     return service.rules.overview((v.account, v.region))
@@ -18,7 +18,7 @@ def _overview(v: View) -> list[dict[str, Any]]:
 def rules(v: View) -> Response:
     found = _overview(v)
     return v.page("events_rules.html", title="EventBridge rules", rules=found,
-                  pending=v.stack.services["events"].pending())
+                  pending=v.stack.ports.events().pending())
 
 
 def rule(v: View) -> Response:

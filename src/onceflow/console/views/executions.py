@@ -202,7 +202,7 @@ def status(v: View) -> Response:
 
 def ledger_rows(v: View, data: dict[str, Any]) -> tuple[list[idempotency.Row], list[idempotency.Write]]:
     """The execution's attempts with the writes the effect ledger attributed to them (prove/ledger.py)."""
-    ledger = v.stack.services.get("ledger")
+    ledger = v.stack.ports.ledger.get()
     arn = data["execution"]["executionArn"]
     if ledger is None:
         v.notes.append("the effect ledger is not installed in this server: no write is attributed")

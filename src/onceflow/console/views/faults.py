@@ -15,7 +15,7 @@ LOG_GROUP = "/aws/onceflow/faults"
 
 
 def rules(v: View) -> Response:
-    faults = v.stack.services.get("faults")
+    faults = v.stack.ports.faults.get()
     found = [_row(rule) for rule in faults.views()] if faults is not None else []
     return v.page("faults.html", title="Fault injection", rules=found, events=_recent(v))
 
@@ -53,7 +53,7 @@ def injected(v: View, run: Any, start: Any, stop: Any) -> dict[int, dict[str, An
     """The task attempts (by TaskScheduled event id) whose failure a fault rule injected: a fault
     logged for the same error, in the attempt's time, on its function when it invokes one."""
     failed = [a for a in run.attempts if a.error and a.started is not None]
-    if not failed or v.stack.services.get("faults") is None:
+    if not failed or v.stack.ports.faults.get() is None:
         return {}
     begin, end = (epoch_ms(start) or 0) - 2000, (epoch_ms(stop) or int(time.time() * 1000)) + 10_000
     params = {"logGroupName": LOG_GROUP, "startTime": max(0, begin), "endTime": end}

@@ -31,7 +31,7 @@ def _summary(attrs: dict[str, str]) -> dict[str, Any]:
 
 def queue(v: View) -> Response:
     name = v.match["name"]
-    service = v.stack.services.get("sqs")
+    service = v.stack.ports.queues.get()
     if service is None:
         raise HttpError(501, "Not available", "This onceflow serves no SQS.")
     try:
@@ -56,7 +56,7 @@ def topic(v: View) -> Response:
     attrs = v.aws.call("sns", "GetTopicAttributes", {"TopicArn": arn}).get("Attributes", {})
     subs = v.optional(lambda: v.aws.all("sns", "ListSubscriptionsByTopic", {"TopicArn": arn}, "Subscriptions",
                                         token="NextToken"), []) or []
-    service = v.stack.services.get("sns")
+    service = v.stack.ports.topics.get()
     details = []
     for s in subs:
         extra: dict[str, Any] = {}

@@ -223,10 +223,6 @@ class Pool:
                 if worker.spec.function_id == function_id and worker.spec.key not in self._reserved:
                     worker.provisioned = False
 
-    def provisioned_workers(self, key: str) -> int:
-        with self._cond:
-            return self._marked(key)
-
     def _kept(self, worker: Worker) -> bool:
         return worker.provisioned and worker.spec.key in self._reserved
 

@@ -29,7 +29,6 @@ class ZygoteClient:
         self._statuses: dict[int, str] = {}
         self._proc: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
-        self.has_boto3 = False
         self.mount_ns = False  # workers may have a mount namespace (a private /tmp)
         self.unreadable = ""  # a folder of this Python that another uid could not read, if any
 
@@ -61,7 +60,6 @@ class ZygoteClient:
             proc.kill()
             proc.wait()
             raise ZygoteError(f"the Lambda zygote for {self.interpreter} failed to start") from exc
-        self.has_boto3 = bool(header.get("boto3"))
         self.mount_ns = bool(header.get("mount_ns"))
         self.unreadable = str(header.get("unreadable") or "")
         self._proc, self._control = proc, ours

@@ -48,7 +48,6 @@ from onceflow.logs.insights.query import (
 
 MAX_RESULTS = 10_000  # GetQueryResults' cap whatever the query asks
 MAX_DISCOVERED = 200  # Insights discovers at most this many fields of a JSON event
-BASE = ("@timestamp", "@message", "@logStream", "@log")
 
 
 class Event(NamedTuple):

@@ -4,8 +4,7 @@ What the engine calls (all compile their text once and cache it):
 - load:       load(text) -> nodes.Machine: the definition as typed, frozen nodes (states with their
               next state, query language, retriers, catchers, Resource, branches, processor).
 - paths:      resolve_path(path, data, context, variables) for `$`, `$$` and `$var` paths;
-              apply_input_path (InputPath/OutputPath, null -> {}), apply_result_path, to_json,
-              is_valid_path / is_reference_path.
+              apply_result_path, to_json, is_valid_path / is_reference_path.
 - payload:    evaluate_payload_template(template, data, context, variables) for Parameters,
               ResultSelector, ItemSelector and JSONPath Assign.
 - intrinsics: evaluate_intrinsic(expression, data, context, variables).

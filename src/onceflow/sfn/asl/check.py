@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from onceflow.sfn.asl.check_graph import graph_diagnostics
 from onceflow.sfn.asl.check_states import StateChecker
@@ -101,7 +102,7 @@ def definition_error_message(diags: list[Diagnostic]) -> str:
     return "Invalid State Machine Definition: '" + ", ".join(parts) + "'"
 
 
-def validation_result(diags: list[Diagnostic], max_results: int = 100) -> dict:
+def validation_result(diags: list[Diagnostic], max_results: int = 100) -> dict[str, Any]:
     """ValidateStateMachineDefinition's output shape."""
     shown = diags[:max_results]
     return {"result": "FAIL" if any(d.severity == "ERROR" for d in diags) else "OK",

@@ -39,19 +39,19 @@ def _object(value: Any, key: str, loc: str, add: Add) -> bool:
     return True
 
 
-def _fields(obj: dict, allowed: tuple[str, ...], loc: str, add: Add) -> None:
+def _fields(obj: dict[str, Any], allowed: tuple[str, ...], loc: str, add: Add) -> None:
     for key in obj:
         if key not in allowed:
             add(f"Field '{key}' is not supported", loc)
 
 
-def _enums(obj: dict, loc: str, add: Add) -> None:
+def _enums(obj: dict[str, Any], loc: str, add: Add) -> None:
     for key, values in _ENUMS.items():
         if key in obj and obj[key] not in values and not is_jsonata(obj[key]):
             add(f"The field '{key}' should have one of these values: [{', '.join(values)}]", f"{loc}/{key}")
 
 
-def _integer(obj: dict, key: str, loc: str, lang: str, add: Add, upper: int | None = None) -> None:
+def _integer(obj: dict[str, Any], key: str, loc: str, lang: str, add: Add, upper: int | None = None) -> None:
     path = f"{key}Path"
     if key in obj and path in obj:
         add(f"Only one of these fields is allowed: [{key}, {path}]", loc)
@@ -69,7 +69,7 @@ def _integer(obj: dict, key: str, loc: str, lang: str, add: Add, upper: int | No
             add(f"The value for the field '{path}' must be a valid JSONPath", f"{loc}/{path}")
 
 
-def _tolerance(state: dict, loc: str, add: Add) -> None:
+def _tolerance(state: dict[str, Any], loc: str, add: Add) -> None:
     for key in ("ToleratedFailureCount", "ToleratedFailurePercentage"):
         if key in state and f"{key}Path" in state:
             add(f"Only one of these fields is allowed: [{key}, {key}Path]", loc)
@@ -85,7 +85,8 @@ def _tolerance(state: dict, loc: str, add: Add) -> None:
             f"{loc}/ToleratedFailurePercentage")
 
 
-def check_map_fields(state: dict, loc: str, lang: str, add: Add, template: Callable[[Any, str], None]) -> None:
+def check_map_fields(state: dict[str, Any], loc: str, lang: str, add: Add,
+                     template: Callable[[Any, str], None]) -> None:
     """`template` checks a JSONPath payload template (Parameters, BatchInput) as the state's own."""
     _tolerance(state, loc, add)
     if "ItemBatcher" in state:
@@ -126,14 +127,14 @@ def check_map_fields(state: dict, loc: str, lang: str, add: Add, template: Calla
             _parameters(w, wloc, lang, add, template)
 
 
-def _resource(obj: dict, allowed: tuple[str, ...], loc: str, add: Add) -> None:
+def _resource(obj: dict[str, Any], allowed: tuple[str, ...], loc: str, add: Add) -> None:
     if "Resource" not in obj:
         add("These fields are required: [Resource]", loc)
     elif obj["Resource"] not in allowed:
         add(f"The field 'Resource' should have one of these values: [{', '.join(allowed)}]", f"{loc}/Resource")
 
 
-def _parameters(obj: dict, loc: str, lang: str, add: Add, template: Callable[[Any, str], None]) -> None:
+def _parameters(obj: dict[str, Any], loc: str, lang: str, add: Add, template: Callable[[Any, str], None]) -> None:
     key = "Arguments" if lang == "JSONata" else "Parameters"
     wrong = "Parameters" if lang == "JSONata" else "Arguments"
     if wrong in obj:

@@ -63,7 +63,7 @@ class StateChecker:
         self.errors.add(message, location)
 
     # ----------------------------------------------------------------- machine and containers
-    def check_machine(self, machine: dict) -> None:
+    def check_machine(self, machine: dict[str, Any]) -> None:
         ql = machine.get("QueryLanguage", "JSONPath")
         if ql not in ("JSONPath", "JSONata"):
             self.add("The field 'QueryLanguage' should have one of these values: [JSONPath, JSONata]",
@@ -76,7 +76,7 @@ class StateChecker:
         if "TimeoutSeconds" in machine and not _is_nat(machine["TimeoutSeconds"]):
             self.add("The value for the field 'TimeoutSeconds' must be a positive integer", "/TimeoutSeconds")
 
-    def _container(self, machine: dict, prefix: str, top: bool = False) -> None:
+    def _container(self, machine: dict[str, Any], prefix: str, top: bool = False) -> None:
         missing = [f for f in ("States", "StartAt") if f not in machine]
         if missing:  # [AWS] "These fields are required: [States, StartAt] at /"
             self.add(f"These fields are required: [{', '.join(missing)}]", prefix or "/")
@@ -100,7 +100,7 @@ class StateChecker:
             self._state(state, loc)
 
     # ----------------------------------------------------------------- one state
-    def _state(self, state: dict, loc: str) -> None:
+    def _state(self, state: dict[str, Any], loc: str) -> None:
         stype = state.get("Type")
         if "Type" not in state:
             self.add("These fields are required: [Type]", loc)
@@ -130,8 +130,8 @@ class StateChecker:
             if key in state:
                 self._handlers(state[key], key, f"{loc}/{key}", lang)
 
-    def _language(self, state: dict, loc: str) -> str:
-        ql = state.get("QueryLanguage")
+    def _language(self, state: dict[str, Any], loc: str) -> str:
+        ql: str | None = state.get("QueryLanguage")
         if ql is None:
             return self.top_language
         if ql not in ("JSONPath", "JSONata"):
@@ -142,7 +142,7 @@ class StateChecker:
             self.add("'QueryLanguage' can not be 'JSONPath' if set to 'JSONata' for whole state machine", loc)
         return ql
 
-    def _flow(self, state: dict, stype: str, loc: str) -> None:
+    def _flow(self, state: dict[str, Any], stype: str, loc: str) -> None:
         if "Next" in state and not isinstance(state["Next"], str):
             self.add("The value for the field 'Next' must be a STRING", f"{loc}/Next")
         if "End" in state and not isinstance(state["End"], bool):
@@ -156,7 +156,7 @@ class StateChecker:
             self.add("Exactly one of these fields is required: [Next, End]", loc)
 
     # ----------------------------------------------------------------- JSONPath-mode values
-    def _jsonpath_fields(self, state: dict, loc: str) -> None:
+    def _jsonpath_fields(self, state: dict[str, Any], loc: str) -> None:
         for key in _PATH_FIELDS:
             if key not in state or state[key] is None:
                 continue
@@ -189,7 +189,7 @@ class StateChecker:
                 self._template(v, loc)
 
     # ----------------------------------------------------------------- JSONata-mode values
-    def _jsonata_fields(self, state: dict, loc: str) -> None:
+    def _jsonata_fields(self, state: dict[str, Any], loc: str) -> None:
         for key, value in state.items():
             if key in ("Type", "Comment", "QueryLanguage", "Next", "End", "Default", "Resource",
                        "Choices", "Branches", "ItemProcessor", "Iterator", "Retry", "Catch"):
@@ -214,18 +214,18 @@ class StateChecker:
                 self._expressions(v, f"{loc}[{i}]")
 
     # ----------------------------------------------------------------- per type
-    def _pass(self, state: dict, loc: str, lang: str) -> None:
+    def _pass(self, state: dict[str, Any], loc: str, lang: str) -> None:
         pass
 
-    def _succeed(self, state: dict, loc: str, lang: str) -> None:
+    def _succeed(self, state: dict[str, Any], loc: str, lang: str) -> None:
         pass
 
-    def _fail(self, state: dict, loc: str, lang: str) -> None:
+    def _fail(self, state: dict[str, Any], loc: str, lang: str) -> None:
         for a, b in (("Error", "ErrorPath"), ("Cause", "CausePath")):
             if a in state and b in state:
                 self.add(f"Only one of these fields is allowed: [{a}, {b}]", loc)
 
-    def _wait(self, state: dict, loc: str, lang: str) -> None:
+    def _wait(self, state: dict[str, Any], loc: str, lang: str) -> None:
         given = [k for k in ("Seconds", "Timestamp", "SecondsPath", "TimestampPath") if k in state]
         if len(given) != 1:
             self.add("Exactly one of these fields is required: [Seconds, Timestamp, SecondsPath, "
@@ -234,7 +234,7 @@ class StateChecker:
         if seconds is not None and not is_jsonata(seconds) and not _is_nat(seconds, allow_zero=True):
             self.add("The value for the field 'Seconds' must be a non-negative integer", f"{loc}/Seconds")
 
-    def _task(self, state: dict, loc: str, lang: str) -> None:
+    def _task(self, state: dict[str, Any], loc: str, lang: str) -> None:
         if "Resource" not in state:
             self.add("These fields are required: [Resource]", loc)
             return
@@ -250,7 +250,7 @@ class StateChecker:
             if v is not None and not is_jsonata(v) and not _is_nat(v):
                 self.add(f"The value for the field '{key}' must be a positive integer", f"{loc}/{key}")
 
-    def _choice(self, state: dict, loc: str, lang: str) -> None:
+    def _choice(self, state: dict[str, Any], loc: str, lang: str) -> None:
         choices = state.get("Choices")
         if choices is None:
             self.add("These fields are required: [Choices]", loc)
@@ -296,7 +296,7 @@ class StateChecker:
         elif ops[0].endswith("Path") and not is_valid_path(rule[ops[0]]):
             self.add(f"The value for the field '{ops[0]}' must be a valid JSONPath", f"{loc}/{ops[0]}")
 
-    def _parallel(self, state: dict, loc: str, lang: str) -> None:
+    def _parallel(self, state: dict[str, Any], loc: str, lang: str) -> None:
         branches = state.get("Branches")
         if branches is None:
             self.add("These fields are required: [Branches]", loc)
@@ -308,7 +308,7 @@ class StateChecker:
             if isinstance(branch, dict):
                 self._container(branch, f"{loc}/Branches[{i}]")
 
-    def _map(self, state: dict, loc: str, lang: str) -> None:
+    def _map(self, state: dict[str, Any], loc: str, lang: str) -> None:
         key = "ItemProcessor" if "ItemProcessor" in state else "Iterator" if "Iterator" in state else None
         if key is None:
             self.add("These fields are required: [ItemProcessor]", loc)
@@ -351,7 +351,7 @@ class StateChecker:
             elif "ResultPath" in h and h["ResultPath"] is not None and not is_reference_path(h["ResultPath"]):
                 self.add("The value for the field 'ResultPath' must be a valid ReferencePath", f"{hloc}/ResultPath")
 
-    def _retrier(self, r: dict, loc: str) -> None:
+    def _retrier(self, r: dict[str, Any], loc: str) -> None:
         for key in ("IntervalSeconds", "MaxDelaySeconds"):
             if key in r and not _is_nat(r[key]):
                 self.add(f"The value for the field '{key}' must be a positive integer", f"{loc}/{key}")

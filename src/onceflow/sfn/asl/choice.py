@@ -52,7 +52,8 @@ def _string_cmp(a: Any, b: Any) -> int | None:
 def _numeric_cmp(a: Any, b: Any) -> int | None:
     if not _is_num(a) or not _is_num(b):
         return None
-    return (a > b) - (a < b)
+    order: int = (a > b) - (a < b)
+    return order
 
 
 def _timestamp_cmp(a: Any, b: Any) -> int | None:
@@ -84,7 +85,7 @@ TYPE_TESTS = ("IsNull", "IsPresent", "IsNumeric", "IsString", "IsBoolean", "IsTi
 OPERATORS = (*COMPARISON_OPERATORS, *TYPE_TESTS, "StringMatches")
 
 
-def rule_operator(rule: dict) -> str | None:
+def rule_operator(rule: dict[str, Any]) -> str | None:
     """The comparison operator a rule uses (None for And/Or/Not/Condition rules)."""
     for key in rule:
         if key in COMPARISON_OPERATORS or key in TYPE_TESTS or key == "StringMatches":
@@ -92,8 +93,8 @@ def rule_operator(rule: dict) -> str | None:
     return None
 
 
-def evaluate_choice_rule(rule: dict, data: Any, context: Any = None,
-                         variables: dict | None = None, states: dict | None = None) -> bool:
+def evaluate_choice_rule(rule: dict[str, Any], data: Any, context: Any = None,
+                         variables: dict[str, Any] | None = None, states: dict[str, Any] | None = None) -> bool:
     """True when `rule` matches. `states` is the JSONata `$states` binding (for `Condition`)."""
     if "Condition" in rule:
         return _condition(rule["Condition"], data, context, variables, states)
@@ -115,7 +116,8 @@ def evaluate_choice_rule(rule: dict, data: Any, context: Any = None,
         return rule[op] is True
     value = _variable(variable, data, context, variables)
     if op in TYPE_TESTS:
-        return _type_test(op, value) == rule[op]
+        tested: bool = _type_test(op, value) == rule[op]
+        return tested
     if op == "StringMatches":
         return isinstance(value, str) and sfn_glob(rule[op]).matches(value)
     kind, relation, is_path = COMPARISON_OPERATORS[op]
@@ -124,7 +126,7 @@ def evaluate_choice_rule(rule: dict, data: Any, context: Any = None,
     return cmp is not None and _RELATIONS[relation](cmp)
 
 
-def _variable(path: str, data: Any, context: Any, variables: dict | None) -> Any:
+def _variable(path: str, data: Any, context: Any, variables: dict[str, Any] | None) -> Any:
     try:
         return resolve_path(path, data, context, variables)
     except PathNotFound:
@@ -146,8 +148,8 @@ def _type_test(op: str, value: Any) -> bool:
     return parse_timestamp(value) is not None  # IsTimestamp
 
 
-def _condition(condition: Any, data: Any, context: Any, variables: dict | None,
-               states: dict | None) -> bool:
+def _condition(condition: Any, data: Any, context: Any, variables: dict[str, Any] | None,
+               states: dict[str, Any] | None) -> bool:
     if isinstance(condition, bool):
         return condition
     if not is_jsonata(condition):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -13,7 +14,7 @@ class Diagnostic:
     location: str | None = None  # "/States/A/Next"; AWS omits it for whole-workflow problems
     raw: bool = field(default=False, compare=False)  # message is AWS's whole InvalidDefinition text
 
-    def as_api(self) -> dict:
+    def as_api(self) -> dict[str, Any]:
         out = {"severity": self.severity, "code": self.code, "message": self.message}
         if self.location is not None:
             out["location"] = self.location

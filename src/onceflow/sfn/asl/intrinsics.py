@@ -177,7 +177,7 @@ class _Parser:
 
 
 # --------------------------------------------------------------------------- evaluation
-def evaluate_intrinsic(expression: str, data: Any, context: Any, variables: dict | None = None) -> Any:
+def evaluate_intrinsic(expression: str, data: Any, context: Any, variables: dict[str, Any] | None = None) -> Any:
     try:
         call = parse_intrinsic(expression)
     except IntrinsicSyntaxError as e:
@@ -186,7 +186,7 @@ def evaluate_intrinsic(expression: str, data: Any, context: Any, variables: dict
     return _eval_call(call, data, context, variables)
 
 
-def _eval_call(call: Call, data: Any, context: Any, variables: dict | None) -> Any:
+def _eval_call(call: Call, data: Any, context: Any, variables: dict[str, Any] | None) -> Any:
     checkpoint()  # an execution's deadline or StopExecution ends even a long run of calls
     if call.name not in FUNCTIONS:
         raise StateDataError("States.IntrinsicFailure", f"The function '{call.name}' is not supported")
@@ -196,10 +196,10 @@ def _eval_call(call: Call, data: Any, context: Any, variables: dict | None) -> A
         rest = [_eval_arg(a, data, context, variables) for a in call.args[1:]]
         return _format(call.args[0].raw or "", rest)
     args = [_eval_arg(a, data, context, variables) for a in call.args]
-    return FUNCTIONS[call.name](call.name, args)  # type: ignore[misc]
+    return FUNCTIONS[call.name](call.name, args)  # type: ignore[misc]  # only States.Format is None, handled above
 
 
-def _eval_arg(arg: Any, data: Any, context: Any, variables: dict | None) -> Any:
+def _eval_arg(arg: Any, data: Any, context: Any, variables: dict[str, Any] | None) -> Any:
     if isinstance(arg, Lit):
         return arg.value
     if isinstance(arg, PathArg):
@@ -211,7 +211,7 @@ def _fail(name: str, why: str) -> StateDataError:
     return StateDataError("States.IntrinsicFailure", f"Invalid arguments in {name}: {why}")
 
 
-def _arity(name: str, args: list, low: int, high: int | None = None) -> None:
+def _arity(name: str, args: list[Any], low: int, high: int | None = None) -> None:
     high = low if high is None else high
     if not low <= len(args) <= high:
         want = str(low) if low == high else f"{low} to {high}"
@@ -241,7 +241,7 @@ def _text(value: Any) -> str:
     return to_json(value)
 
 
-def _format(raw: str, args: list) -> str:
+def _format(raw: str, args: list[Any]) -> str:
     out, k, j = [], 0, 0
     while j < len(raw):
         c = raw[j]
@@ -267,7 +267,8 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if _is_num(a) and _is_num(b):
-        return a == b
+        equal: bool = a == b
+        return equal
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
@@ -283,7 +284,7 @@ def java_round(x: float) -> int:
 
 
 # --------------------------------------------------------------------------- the functions
-def _string_to_json(name: str, args: list) -> Any:
+def _string_to_json(name: str, args: list[Any]) -> Any:
     _arity(name, args, 1)
     text = _want(name, args[0], "string", 1)
     if not text.strip():
@@ -294,16 +295,16 @@ def _string_to_json(name: str, args: list) -> Any:
         raise _fail(name, f"the string is not valid JSON: {text}") from None
 
 
-def _json_to_string(name: str, args: list) -> str:
+def _json_to_string(name: str, args: list[Any]) -> str:
     _arity(name, args, 1)
     return to_json(args[0])
 
 
-def _array(name: str, args: list) -> list:
+def _array(name: str, args: list[Any]) -> list[Any]:
     return list(args)
 
 
-def _partition(name: str, args: list) -> list:
+def _partition(name: str, args: list[Any]) -> list[Any]:
     _arity(name, args, 2)
     arr, size = _want(name, args[0], "array", 1), _want(name, args[1], "integer", 2)
     if size <= 0:
@@ -311,13 +312,13 @@ def _partition(name: str, args: list) -> list:
     return [arr[i:i + size] for i in range(0, len(arr), size)]
 
 
-def _contains(name: str, args: list) -> bool:
+def _contains(name: str, args: list[Any]) -> bool:
     _arity(name, args, 2)
     arr = _want(name, args[0], "array", 1)
     return any(json_equal(x, args[1]) for x in arr)
 
 
-def _range(name: str, args: list) -> list:
+def _range(name: str, args: list[Any]) -> list[Any]:
     _arity(name, args, 3)
     start, end, step = (_want(name, a, "integer", i + 1) for i, a in enumerate(args))
     if step == 0:
@@ -328,7 +329,7 @@ def _range(name: str, args: list) -> list:
     return out
 
 
-def _get_item(name: str, args: list) -> Any:
+def _get_item(name: str, args: list[Any]) -> Any:
     _arity(name, args, 2)
     arr, idx = _want(name, args[0], "array", 1), _want(name, args[1], "integer", 2)
     if not 0 <= idx < len(arr):
@@ -336,21 +337,21 @@ def _get_item(name: str, args: list) -> Any:
     return arr[idx]
 
 
-def _length(name: str, args: list) -> int:
+def _length(name: str, args: list[Any]) -> int:
     _arity(name, args, 1)
     return len(_want(name, args[0], "array", 1))
 
 
-def _unique(name: str, args: list) -> list:
+def _unique(name: str, args: list[Any]) -> list[Any]:
     _arity(name, args, 1)
-    out: list = []
+    out: list[Any] = []
     for x in _want(name, args[0], "array", 1):
         if not any(json_equal(x, y) for y in out):
             out.append(x)
     return out
 
 
-def _b64encode(name: str, args: list) -> str:
+def _b64encode(name: str, args: list[Any]) -> str:
     _arity(name, args, 1)
     text = _want(name, args[0], "string", 1)
     if len(text) > _MAX_STRING:
@@ -358,7 +359,7 @@ def _b64encode(name: str, args: list) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-def _b64decode(name: str, args: list) -> str:
+def _b64decode(name: str, args: list[Any]) -> str:
     _arity(name, args, 1)
     text = _want(name, args[0], "string", 1)
     if len(text) > _MAX_STRING:
@@ -372,7 +373,7 @@ def _b64decode(name: str, args: list) -> str:
 _HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512"}
 
 
-def _hash(name: str, args: list) -> str:
+def _hash(name: str, args: list[Any]) -> str:
     _arity(name, args, 2)
     data = _text(args[0])
     algo = _want(name, args[1], "string", 2)
@@ -383,7 +384,7 @@ def _hash(name: str, args: list) -> str:
     return hashlib.new(_HASHES[algo], data.encode()).hexdigest()
 
 
-def _merge(name: str, args: list) -> dict:
+def _merge(name: str, args: list[Any]) -> dict[str, Any]:
     _arity(name, args, 3)
     left, right = _want(name, args[0], "object", 1), _want(name, args[1], "object", 2)
     if _want(name, args[2], "boolean", 3):
@@ -391,7 +392,7 @@ def _merge(name: str, args: list) -> dict:
     return {**left, **right}
 
 
-def _math_random(name: str, args: list) -> int:
+def _math_random(name: str, args: list[Any]) -> int:
     _arity(name, args, 2, 3)
     start, end = int(_want(name, args[0], "number", 1)), int(_want(name, args[1], "number", 2))
     if start >= end:
@@ -400,13 +401,13 @@ def _math_random(name: str, args: list) -> int:
     return rng.randrange(start, end)
 
 
-def _math_add(name: str, args: list) -> int:
+def _math_add(name: str, args: list[Any]) -> int:
     _arity(name, args, 2)
     a, b = _want(name, args[0], "number", 1), _want(name, args[1], "number", 2)
     return java_round(a) + java_round(b)
 
 
-def _split(name: str, args: list) -> list:
+def _split(name: str, args: list[Any]) -> list[Any]:
     _arity(name, args, 2)
     text, delims = _want(name, args[0], "string", 1), _want(name, args[1], "string", 2)
     if not delims:
@@ -415,7 +416,7 @@ def _split(name: str, args: list) -> list:
     return [p for p in parts if p]
 
 
-def _uuid(name: str, args: list) -> str:
+def _uuid(name: str, args: list[Any]) -> str:
     _arity(name, args, 0)
     return str(uuid.uuid4())
 

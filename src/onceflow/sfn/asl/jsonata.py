@@ -102,7 +102,7 @@ def jsonata_syntax_error(text: str) -> str | None:
     return None
 
 
-def evaluate_jsonata(text: str, states: dict, variables: dict | None = None, *,
+def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any] | None = None, *,
                      field: str = "Output") -> Any:
     """Evaluate one `{% ... %}` string (or a bare expression) with `$states` and the variables bound.
 
@@ -177,7 +177,7 @@ def _plain(value: Any) -> Any:
     return _NOTHING
 
 
-def evaluate_template(value: Any, states: dict, variables: dict | None = None, *,
+def evaluate_template(value: Any, states: dict[str, Any], variables: dict[str, Any] | None = None, *,
                       field: str = "Output") -> Any:
     """Walk objects and arrays and evaluate every `{% %}` string (Arguments, Output, Assign, ...).
 
@@ -234,7 +234,7 @@ def _int(v: Any, fn: str, what: str) -> int:
     return int(v)
 
 
-def _partition(array: Any, size: Any) -> list:
+def _partition(array: Any, size: Any) -> list[Any]:
     if not isinstance(array, list):
         array = [] if array is None else [array]
     n = _int(size, "partition", "chunk size")
@@ -243,7 +243,7 @@ def _partition(array: Any, size: Any) -> list:
     return [array[i:i + n] for i in range(0, len(array), n)]
 
 
-def _range(start: Any, end: Any, step: Any) -> list:
+def _range(start: Any, end: Any, step: Any) -> list[Any]:
     a, b, s = _int(start, "range", "start"), _int(end, "range", "end"), _int(step, "range", "step")
     if s == 0:
         raise _fail("The step argument of $range must not be 0")

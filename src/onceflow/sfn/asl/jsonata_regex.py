@@ -75,15 +75,19 @@ class LinearPattern:
         return self._re.search(string)
 
     def finditer(self, string: str) -> Iterator[Any]:
-        return self._re.finditer(string)
+        matches: Iterator[Any] = self._re.finditer(string)
+        return matches
 
     def split(self, string: str, maxsplit: int = 0) -> list[str]:
-        return self._re.split(string, maxsplit)
+        pieces: list[str] = self._re.split(string, maxsplit)
+        return pieces
 
     def sub(self, repl: str | Callable[[Any], str], string: str, count: int = 0) -> str:
         if callable(repl):
-            return self._re.sub(repl, string, count)
-        return self._re.sub(lambda m: _expand(repl, m), string, count)
+            replaced: str = self._re.sub(repl, string, count)
+        else:
+            replaced = self._re.sub(lambda m: _expand(repl, m), string, count)
+        return replaced
 
     def __repr__(self) -> str:
         return f"/{self.pattern}/"

@@ -39,7 +39,8 @@ class Catcher:
 
     @property
     def result_path(self) -> str | None:
-        return self.fields.get("ResultPath", "$")  # null: discard the error
+        path: str | None = self.fields.get("ResultPath", "$")  # null: discard the error
+        return path
 
 
 @dataclass(frozen=True, slots=True)

@@ -337,7 +337,8 @@ def _compare(op: str, left: Any, right: Any) -> bool:
         return not (same and left == right)
     if not same or not (_is_num(left) or isinstance(left, str)):
         return False
-    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    ordered: bool = {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    return ordered
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -413,7 +414,7 @@ def _step(tok: Tok, node: Any, root: Any) -> list[Any]:
         return [node] if isinstance(node, dict) and _test(tok.filter, node, root) else []
     if kind == "func":
         return [_FUNCS[tok.names[0]](node)] if isinstance(node, (list, dict, str)) else []
-    return _deep_scan(tok.deep, node, root)  # type: ignore[arg-type]
+    return _deep_scan(tok.deep, node, root)  # type: ignore[arg-type]  # a "deep" token always has one
 
 
 def _deep_scan(inner: Tok, node: Any, root: Any) -> list[Any]:
@@ -435,7 +436,7 @@ def read_path(path: str, data: Any) -> Any:
     return _evaluate(_compile_or_fail(path), data)
 
 
-def resolve_path(path: str, data: Any, context: Any = None, variables: dict | None = None) -> Any:
+def resolve_path(path: str, data: Any, context: Any = None, variables: dict[str, Any] | None = None) -> Any:
     """Evaluate a path against the state input (`$`), the context object (`$$`) or a variable (`$x`)."""
     compiled = _compile_or_fail(path)
     if compiled.root == "$":
@@ -475,20 +476,6 @@ def is_reference_path(text: Any) -> bool:
     except PathSyntaxError:
         return False
     return p.definite and not any(t.kind == "func" for t in p.tokens)
-
-
-def apply_input_path(path: str | None, data: Any, context: Any = None,
-                     variables: dict | None = None) -> Any:
-    """InputPath or OutputPath: select from `data`; null means `{}` (AWS discards the value).
-
-    A path that matches nothing raises PathNotFound, whose cause is AWS's wording for these
-    fields ("Invalid path '$.x' : No results for path: $['x']").
-    """
-    if path is None:
-        return {}
-    if path == "$":
-        return data
-    return resolve_path(path, data, context, variables)
 
 
 def apply_result_path(result_path: str | None, state_input: Any, result: Any) -> Any:

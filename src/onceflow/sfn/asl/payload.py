@@ -25,7 +25,7 @@ MAX_PAYLOAD = 262144
 
 
 def evaluate_payload_template(template: Any, data: Any, context: Any,
-                              variables: dict | None = None) -> Any:
+                              variables: dict[str, Any] | None = None) -> Any:
     """Evaluate a JSONPath-mode payload template against the state's effective input `data`.
 
     Raises PathNotFound worded for the field ("The JSONPath '$.x' specified for the field
@@ -46,7 +46,7 @@ def evaluate_payload_template(template: Any, data: Any, context: Any,
 
 
 def evaluate_value_expression(expression: Any, field: str, data: Any, context: Any,
-                              variables: dict | None = None) -> Any:
+                              variables: dict[str, Any] | None = None) -> Any:
     """The value of one `.$` field: a path, a context path, a variable or an intrinsic call."""
     if not isinstance(expression, str):
         return expression

@@ -320,7 +320,7 @@ class Engine:
         self.store.set_timer(conn, arn, None)
         self.store.close_tokens(conn, arn)
         self.store.clear_dispatched(conn, arn)
-        if (events := self.stack.services.get("events")) is not None:  # "Execution Status Change" (events/)
+        if (events := self.stack.ports.events.get()) is not None:  # "Execution Status Change" (events/)
             closed = {**dict(row), **changes} if row is not None else self.store.get_execution(arn)
             events.execution_changed(conn, closed)
 

@@ -45,7 +45,7 @@ def _pairs(params: dict[str, Any], kind: str) -> list[tuple[str, str]]:
 
 
 def _connection(stack: Stack, account: str, region: str, arn: str) -> dict[str, Any]:
-    events = stack.services.get("events")
+    events = stack.ports.events.get()
     name = arn.split(":connection/", 1)[-1].split("/", 1)[0]
     body = None
     if events is not None:

@@ -36,7 +36,6 @@ class Scope:
     variables: dict[str, Any]
     query_language: str  # the definition's default: JSONPath or JSONata
     handlers: Mapping[str, Handler]  # state type -> its handler (handed in at the root: no import circle)
-    map_item: dict[str, Any] | None = None
     execution: dict[str, Any] | None = None  # a map run's child: its own Execution and StateMachine context
     children: int = field(default=0)
     # The last state output and its JSON text: the next state's input is that very object, so its

@@ -267,7 +267,7 @@ def _reader_items(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql:
     config = reader.get("ReaderConfig") or {}
     params = _arguments(reader, raw, data, ctx, scope, ql, "ItemReader")
     max_items = _dynamic_int(state, config, "MaxItems", raw, ctx, scope, ql)
-    s3 = scope.rt.engine.stack.services["s3"]
+    s3 = scope.rt.engine.stack.ports.objects()
     items = read_items(s3, scope.rt.row["account"], reader.get("Resource", ""), params, config, max_items or None)
     return items, data
 
@@ -335,7 +335,7 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
                 if writer_params is None:
                     written: Any = preview(records, config, run_arn, sm_arn)
                 else:
-                    written = write_results(rt.engine.stack.services["s3"], rt.row["account"], writer_params,
+                    written = write_results(rt.engine.stack.ports.objects(), rt.row["account"], writer_params,
                                             run_arn, sm_arn, records, config)
             except StatesError as e:
                 outcome = ("err", e.error, e.cause)

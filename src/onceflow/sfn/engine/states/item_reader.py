@@ -1,4 +1,4 @@
-"""ItemReader: a Distributed Map's items read from S3 (stack.services["s3"]) instead of its input.
+"""ItemReader: a Distributed Map's items read from S3 (stack.ports.objects) instead of its input.
 
 `arn:aws:states:::s3:listObjectsV2` gives one item per object (Etag, Key, LastModified, Size,
 StorageClass); `arn:aws:states:::s3:getObject` parses one object as ReaderConfig.InputType says:
@@ -20,9 +20,6 @@ from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
 
 LIST = "arn:aws:states:::s3:listObjectsV2"
-GET = "arn:aws:states:::s3:getObject"
-RESOURCES = (LIST, GET)
-INPUT_TYPES = ("JSON", "JSONL", "CSV", "MANIFEST")
 DELIMITERS = {"COMMA": ",", "PIPE": "|", "SEMICOLON": ";", "SPACE": " ", "TAB": "\t"}
 _PAGE = 1000
 
@@ -39,7 +36,7 @@ def read_items(s3: Any, account: str, resource: str, params: dict[str, Any], con
     try:
         if resource == LIST:
             items = _list(s3, account, bucket, params, max_items)
-        else:
+        else:  # arn:aws:states:::s3:getObject (the definition check allows only these two)
             key = params.get("Key")
             if not isinstance(key, str):
                 raise failed("The field 'Key' is required in the ItemReader's Parameters")

@@ -21,7 +21,6 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
 
-RESOURCE = "arn:aws:states:::s3:putObject"
 STATUSES = ("SUCCEEDED", "FAILED", "PENDING")
 
 
