@@ -11,7 +11,7 @@ from typing import Any
 
 from onceflow.ddb import items as it
 from onceflow.ddb.capacity import Costs, collection_metrics, wants_metrics
-from onceflow.ddb.errors import INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
+from onceflow.ddb.errors import CONDITIONAL_FAILED, INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
@@ -267,7 +267,7 @@ class Batches:
         prep = pl.prep
         cond = prep.get("ConditionExpression")
         if cond is not None and not condition(cond, old or {}, prep.values):
-            r: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
+            r: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": CONDITIONAL_FAILED}
             if pl.on_fail == "ALL_OLD" and old:
                 r["Item"] = old
             return r

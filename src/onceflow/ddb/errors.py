@@ -56,9 +56,15 @@ def in_use(message: str) -> ServiceError:
     return ddb_error("ResourceInUseException", message)
 
 
+CONDITIONAL_FAILED = "The conditional request failed"
+
+
 def conditional_failed(item: dict[str, Any] | None) -> ServiceError:
-    extra = {"Item": item} if item is not None else None
-    return ddb_error("ConditionalCheckFailedException", "The conditional request failed", extra)
+    if item is None:
+        return ddb_error("ConditionalCheckFailedException", CONDITIONAL_FAILED)
+    # With the old item (ReturnValuesOnConditionCheckFailure=ALL_OLD) DynamoDB spells the member
+    # "Message", not the modeled "message": SDKs then read the message but no `message` member.
+    return ddb_error("ConditionalCheckFailedException", "", {"Message": CONDITIONAL_FAILED, "Item": item})
 
 
 def transaction_canceled(reasons: list[dict[str, Any]]) -> ServiceError:
