@@ -52,6 +52,12 @@ def policy_exists(table: str, current: str) -> ServiceError:
                      f"present for table {table}, but a policy exists with revision id {current}.")
 
 
+def warm_below_on_demand(member: str, index: str | None) -> ServiceError:
+    # UNCONFIRMED wording (as moto's tests quote it; not found in AWS's documentation).
+    where = f"index {index}" if index else "table"
+    return invalid(f"Requested {member} for WarmThroughput for {where} is lower than initial throughput for OnDemand")
+
+
 def in_use(message: str) -> ServiceError:
     return ddb_error("ResourceInUseException", message)
 

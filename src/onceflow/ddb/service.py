@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.ddb import items as it
+from onceflow.ddb import warm
 from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
 from onceflow.ddb.errors import conditional_failed, ddb_error, in_use, invalid, not_found, table_not_found
@@ -105,6 +106,8 @@ class DynamoDB:
         if p.get("BillingMode"):
             if p["BillingMode"] != t.billing and p["BillingMode"] == "PAY_PER_REQUEST":
                 t.billing_updated = self.clock()
+            elif p["BillingMode"] != t.billing:  # back to PROVISIONED: the summary keeps the last switch
+                t.billing_updated = t.billing_updated or t.created
             t.billing = p["BillingMode"]
             if t.billing == "PAY_PER_REQUEST":
                 t.throughput = {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
@@ -123,6 +126,7 @@ class DynamoDB:
             t.stream = p["StreamSpecification"]
         if p.get("TableClass"):
             t.table_class = p["TableClass"]
+        t.warm = warm.requested(p.get("WarmThroughput"), t.billing, t.warm)
         if p.get("OnDemandThroughput"):
             t.on_demand = {**(t.on_demand or {}), **(on_demand_throughput(p["OnDemandThroughput"]) or {})}
         with self.db.transaction() as conn:
@@ -169,6 +173,8 @@ class DynamoDB:
             pt = u["Update"].get("ProvisionedThroughput")
             if pt:
                 t.indexes[name].throughput = dict(pt)
+            ix = t.indexes[name]
+            ix.warm = warm.requested(u["Update"].get("WarmThroughput"), t.billing, ix.warm, name)
 
     # ---------------------------------------------------------------- tags and TTL
     def tag(self, account: str, region: str, arn: str, tags: dict[str, str] | None, remove: list[str] | None) -> None:
