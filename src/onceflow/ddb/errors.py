@@ -236,6 +236,32 @@ def not_a_number(text: str) -> ServiceError:
     return validation_error(f"The parameter cannot be converted to a numeric value: {text}")
 
 
+NESTING_EXCEEDED = ("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
+                    "beyond supported limit")
+LONE_SURROGATE = INVALID + "Strings must be valid Unicode (lone surrogate found)"
+NULL_NOT_TRUE = INVALID + "Null attribute value types must have the value of true"
+EMPTY_ATTRIBUTE_VALUE = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+
+
+def number_out_of_range(side: int) -> ServiceError:
+    if side > 0:
+        return validation_error("Number overflow. Attempting to store a number with magnitude larger than supported "
+                                "range")
+    return validation_error("Number underflow. Attempting to store a number with magnitude smaller than supported "
+                            "range")
+
+
+def empty_set(kind: str) -> ServiceError:
+    if kind == "BS":
+        return invalid("Binary sets should not be empty")
+    word = {"SS": "string", "NS": "number"}[kind]
+    return invalid(f"An {word} set  may not be empty")  # AWS's own two spaces
+
+
+def set_duplicates(shown: str) -> ServiceError:
+    return invalid(f"Input collection [{shown}] contains duplicates.")
+
+
 TOO_MANY_DIGITS = "Attempting to store more than 38 significant digits in a Number"
 EMPTY_ATTRIBUTE_NAME = "Empty attribute name"
 
@@ -447,6 +473,7 @@ def input_format_unsupported(fmt: str) -> ServiceError:
 
 # ---------------------------------------------------------------- PartiQL
 DUPLICATE_ITEM = "Duplicate primary key exists in table"
+# UNCONFIRMED wording, these three (see tests/unit/ddb/cases/UNCONFIRMED.md).
 BATCH_KEY = "Select statements within BatchExecuteStatement must specify the primary key in the where clause."
 MIXED_BATCH = "Batch statements must contain either all reads or all writes"
 MIXED_TRANSACTION = "Transactions must contain either all reads or all writes"
@@ -459,6 +486,9 @@ NEXT_TOKEN_MISMATCH = "NextToken does not match request"
 SINGLE_TABLE = "FROM clause may only contain a single table name in data manipulation statements"
 NO_SUCH_INDEX = "The table does not have the specified index"
 CONSISTENT_GSI_PARTIQL = "Strongly consistent read is not supported on Global Secondary Indexes"
+TRANSACTION_KEY = "Select statements within ExecuteTransaction must specify the primary key in the where clause."
+ORDER_BY_WITHOUT_HASH = ("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
+                         "clause.")
 MULTI_ATTRIBUTE_ORDER_BY = "ORDER BY on an index with a multi-attribute key is not supported by onceflow"
 
 
@@ -470,8 +500,17 @@ def transaction_statement(i: int, message: str) -> ServiceError:
     return validation_error(f"Validation failed in TransactStatements[{i}]: {message}")
 
 
-def index_misses_filter_attributes(index: str, attrs: str) -> ServiceError:
-    return invalid(f"Secondary index {index} does not project one or more filter attributes: {attrs}")
+def index_misses_filter_attributes(index: str, missing: list[str]) -> ServiceError:
+    return invalid(f"Secondary index {index} does not project one or more filter attributes: [{', '.join(missing)}]")
+
+
+def order_by_not_key(path: str) -> ServiceError:
+    return validation_error(f"Variable reference {path} in ORDER BY clause must be part of the primary key")
+
+
+def partiql_operand(op: str, kind: str) -> ServiceError:
+    return validation_error(f"Incorrect operand type for operator or function; operator or function: {op}, "
+                            f"operand type: {kind}")
 
 
 def gsi_misses_attributes(index: str, asked: list[str]) -> ServiceError:
@@ -486,6 +525,16 @@ _POLICY_NOT_FOUND = "Resource-based policy not found for the provided ResourceAr
 def resource_arn_not_found(arn: str) -> ServiceError:
     # UNCONFIRMED wording for an ARN that names no table (a table's own ARN answers table_not_found).
     return not_found(f"Requested resource not found: ResourceArn: {arn} not found")
+
+
+def policy_too_large(most: int) -> ServiceError:
+    # UNCONFIRMED wording.
+    return validation_error(f"Resource-based policy document exceeds the maximum size of {most} bytes")
+
+
+def policy_malformed(detail: str) -> ServiceError:
+    # UNCONFIRMED wording: DynamoDB refuses a document IAM would refuse.
+    return validation_error(f"Invalid policy document: {detail}")
 
 
 def policy_not_found(arn: str) -> ServiceError:

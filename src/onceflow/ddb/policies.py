@@ -15,7 +15,7 @@ from onceflow.context import RequestContext
 from onceflow.ddb import errors
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB
-from onceflow.errors import ServiceError, validation_error
+from onceflow.errors import ServiceError
 from onceflow.iam.common import partition
 from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.store.db import Database
@@ -71,13 +71,11 @@ class ResourcePolicies:
     def check(text: str) -> None:
         """Refuse a document DynamoDB would refuse (too large, or not a valid resource policy)."""
         if len(text.encode()) > MAX_SIZE:
-            # UNCONFIRMED wording.
-            raise validation_error(f"Resource-based policy document exceeds the maximum size of {MAX_SIZE} bytes")
+            raise errors.policy_too_large(MAX_SIZE)
         try:
             parse(text, "resource")
         except MalformedPolicy as e:
-            # UNCONFIRMED wording: DynamoDB refuses a document IAM would refuse.
-            raise validation_error(f"Invalid policy document: {e.message}") from None
+            raise errors.policy_malformed(e.message) from None
 
     def put(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         arn, text = p["ResourceArn"], p["Policy"]

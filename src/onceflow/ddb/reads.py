@@ -263,7 +263,7 @@ class Reader:
         if (seg is None) != (total is None):
             # sic: AWS words the two cases differently ("when Segment parameter", "when parameter TotalSegments").
             raise errors.segment_alone(total_missing=total is None)
-        if seg is not None and seg >= total:
+        if seg is not None and total is not None and seg >= total:
             raise errors.segment_out_of_range(seg, total)
         t = self.svc.table(account, region, p["TableName"])
         index = self._index(t, p)
