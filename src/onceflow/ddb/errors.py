@@ -54,6 +54,14 @@ def table_exists(name: str) -> ServiceError:
 
 
 # ---------------------------------------------------------------- tables: CreateTable, UpdateTable
+NAME_TOO_SHORT = "Member must have length greater than or equal to 3"
+NAME_TOO_LONG = "Member must have length less than or equal to 255"
+
+
+def pattern_constraint(pattern: str) -> str:
+    return f"Member must satisfy regular expression pattern: {pattern}"
+
+
 def table_name_constraints(name: str, broken: list[str]) -> ServiceError:
     noun = "error" if len(broken) == 1 else "errors"
     return validation_error(f"{len(broken)} validation {noun} detected: " + "; ".join(
@@ -383,9 +391,8 @@ def too_many_items(operation: str) -> ServiceError:
 
 def request_items_names(shown: str, pattern: str) -> ServiceError:
     return validation_error(f"1 validation error detected: Value '{shown}' at 'requestItems' failed to satisfy "
-                            "constraint: Map keys must satisfy constraint: [Member must have length less than or "
-                            "equal to 255, Member must have length greater than or equal to 3, Member must satisfy "
-                            f"regular expression pattern: {pattern}]")
+                            f"constraint: Map keys must satisfy constraint: [{NAME_TOO_LONG}, {NAME_TOO_SHORT}, "
+                            f"{pattern_constraint(pattern)}]")
 
 
 # ---------------------------------------------------------------- streams

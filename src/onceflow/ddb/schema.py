@@ -32,11 +32,11 @@ def check_table_name(name: str) -> None:
         return
     found = []
     if _TABLE_NAME.fullmatch(name) is None:
-        found.append(f"Member must satisfy regular expression pattern: {TABLE_NAME_PATTERN}")
+        found.append(errors.pattern_constraint(TABLE_NAME_PATTERN))
     if len(name) < 3:
-        found.append("Member must have length greater than or equal to 3")
+        found.append(errors.NAME_TOO_SHORT)
     elif len(name) > 255:
-        found.append("Member must have length less than or equal to 255")
+        found.append(errors.NAME_TOO_LONG)
     if found:
         raise errors.table_name_constraints(name, found)
 
