@@ -189,6 +189,10 @@ def test_key_and_index_key_messages(ddb: Any, table: str, indexed: str) -> None:
         "One or more parameter values are not valid. The update expression attempted to update a secondary index "
         "key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty "
         "string value.")}
+    # UpdateItem words it as a transacted Update does; PutItem as BatchWriteItem's Put above.
+    r2 = error(ddb.update_item, TableName=indexed, Key={"id": {"S": "a"}, "sk": {"S": "1"}},
+               UpdateExpression="SET g = :v", ExpressionAttributeValues={":v": {"S": ""}})
+    assert r2["Error"] == r["Error"]
     r = error(ddb.transact_write_items, TransactItems=[{"Delete": {"TableName": table, "Key": {"id": {"S": ""}}}}])
     assert r["Error"] == {"Code": "ValidationException", "Message": (
         "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "

@@ -371,7 +371,10 @@ class DynamoDB:
             if upd is not None:
                 it.check_update_size(upd, new)
             check_nesting(new.values())
-            self.write(conn, t, hk, rk, old, new)
+            try:
+                self.write(conn, t, hk, rk, old, new)
+            except errors.EmptyIndexKey as e:  # an update words the empty index key its own way
+                raise e.as_update() from None
             metrics = collection_metrics(conn, self.store, t, hk, key) if wants_metrics(t, p) else None
         out = _update_result(rv, old, new, upd)
         if metrics:
