@@ -250,13 +250,13 @@ class Transfers:
                 d[k] = p[k]
         first = dict(d)
         try:
-            items, failed, size = self._read_source(ctx, p, t)
+            items, failed, size, malformed = self._read_source(ctx, p, t)
         except ServiceError as e:
             d.update(ImportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
             items = None
         if items is not None:
             self._create(t, items)
-            d.update(ImportStatus="COMPLETED", ErrorCount=failed, ProcessedSizeBytes=size,
+            d.update(ImportStatus="FAILED" if malformed else "COMPLETED", ErrorCount=failed, ProcessedSizeBytes=size,
                      ProcessedItemCount=len(items) + failed, ImportedItemCount=len(items))
         d["EndTime"] = self.svc.clock()
         with self.db.transaction() as conn:
@@ -264,13 +264,15 @@ class Transfers:
                          (arn, account, region, t.arn, now, json.dumps(d)))
         return {"ImportTableDescription": _times(first)}
 
-    def _read_source(self, ctx: RequestContext, p: dict[str, Any], t: Table) -> tuple[list[Item], int, int]:
+    def _read_source(self, ctx: RequestContext, p: dict[str, Any],
+                     t: Table) -> tuple[list[Item], int, int, bool]:
         s3 = self.s3()
         src, account = p["S3BucketSource"], ctx.account
         bucket, prefix = src["S3Bucket"], src.get("S3KeyPrefix") or ""
         self._may(ctx, "ListObjectsV2", bucket)
         items: list[Item] = []
         failed = size = 0
+        malformed = False
         after = ""
         while True:
             objects, _, truncated, last = s3.list_objects(account, bucket, prefix, "", after, 1000)
@@ -285,11 +287,12 @@ class Transfers:
                     except (OSError, EOFError):
                         failed += 1
                         continue
-                got, bad = _parse_objects(body, p, t)
+                got, bad, wrong = _parse_objects(body, p, t)
                 items += got
                 failed += bad
+                malformed = malformed or wrong
             if not truncated:
-                return items, failed, size
+                return items, failed, size, malformed
             after = last
 
     def _create(self, t: Table, items: list[Item]) -> None:
@@ -341,24 +344,48 @@ class Transfers:
         return [json.loads(r[0]) for r in self.db.query(sql + " ORDER BY created, arn", args)]
 
 
-def _parse_objects(body: bytes, p: dict[str, Any], t: Table) -> tuple[list[Item], int]:
-    """The items of one source object, and how many of its lines could not be read."""
+def _json_records(text: str) -> Iterator[str | None]:
+    """The JSON documents of a DYNAMODB_JSON object as text: one a line, or several on one line back
+    to back (DynamoDB reads both); None for a stretch that is no JSON, up to the end of its line."""
+    decoder, pos = json.JSONDecoder(), 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return
+        try:
+            _, end = decoder.raw_decode(text, pos)
+        except ValueError:
+            newline = text.find("\n", pos)
+            yield None
+            pos = len(text) if newline < 0 else newline + 1
+            continue
+        yield text[pos:end]
+        pos = end
+
+
+def _parse_objects(body: bytes, p: dict[str, Any], t: Table) -> tuple[list[Item], int, bool]:
+    """The items of one source object, how many records could not be imported, and whether one was
+    malformed (not an {"Item": ...} document: the import then FAILS, keeping what it read)."""
     text = body.decode("utf-8", "replace")
     if p["InputFormat"] == "CSV":
-        return _csv_items(text, p.get("InputFormatOptions", {}).get("Csv", {}), t)
-    items, bad = [], 0
-    for line in text.splitlines():
-        if not line.strip():
+        return (*_csv_items(text, p.get("InputFormatOptions", {}).get("Csv", {}), t), False)
+    items, bad, malformed = [], 0, False
+    for record in _json_records(text):
+        try:
+            doc = loads(record) if record is not None else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or not isinstance(doc.get("Item"), dict):
+            bad, malformed = bad + 1, True
             continue
         try:
-            doc = loads(line)
-            item = doc["Item"]
-            it.item_key_bytes(t, item)  # the key must be there with its declared type
+            it.item_key_bytes(t, doc["Item"])  # the key must be there with its declared type
         except (ValueError, KeyError, TypeError, ServiceError):
             bad += 1
             continue
-        items.append(item)
-    return items, bad
+        items.append(doc["Item"])
+    return items, bad, malformed
 
 
 def _csv_items(text: str, options: dict[str, Any], t: Table) -> tuple[list[Item], int]:
