@@ -13,7 +13,7 @@ from onceflow.ddb.values import MAX_ITEM_BYTES, Item, item_size, normalize_value
 from onceflow.errors import validation_error
 
 
-def _empty(v: dict[str, Any]) -> str | None:
+def empty_kind(v: dict[str, Any]) -> str | None:
     if v.get("S") == "":
         return "string"
     if v.get("B") == b"":
@@ -45,7 +45,7 @@ def key_bytes(t: Table, key: dict[str, Any]) -> tuple[bytes, bytes, Item]:
         v = normalize_value(v)
         if type_of(v) != typ:
             raise key_mismatch()
-        if (kind := _empty(v)) is not None:
+        if (kind := empty_kind(v)) is not None:
             raise errors.empty_key(kind, name)
         _check_key_size(v, name == t.hash[0])
         norm[name] = v
@@ -68,7 +68,7 @@ def item_key_bytes(t: Table, item: Item, batch: bool = False) -> tuple[bytes, by
             if batch:
                 raise key_mismatch()
             raise errors.key_type_mismatch(name, typ, actual)
-        if (kind := _empty(v)) is not None:
+        if (kind := empty_kind(v)) is not None:
             raise errors.empty_key(kind, name)
         _check_key_size(v, kd is t.hash)
         out.append(encode_key(v))
@@ -92,7 +92,7 @@ def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
             actual = type_of(v)
             if actual != kd[1]:
                 raise errors.index_key_type_mismatch(kd[0], kd[1], actual, ix.name)
-            if (kind := _empty(v)) is not None:
+            if (kind := empty_kind(v)) is not None:
                 raise EmptyIndexKey(kind, ix.name, kd[0])
             parts.append(v)
         else:

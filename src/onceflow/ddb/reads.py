@@ -95,7 +95,7 @@ def key_range(tree: Any, hash_kds: list[KeyDef], range_kds: list[KeyDef],
             raise errors.missed_key_element(kd[0])
         if not isinstance(h, ast.Compare) or h.op != "=":
             raise validation_error(errors.QUERY_UNSUPPORTED)
-        hashes.append(_key_value(values, h.right, kd))
+        hashes.append(_equal_key_value(values, h.right, kd))
     hk = hashes[0] if len(hashes) == 1 else b"".join(component(b) for b in hashes)
     given = [(kd, conds.pop(kd[0])) for kd in range_kds if kd[0] in conds]
     if conds:
@@ -150,10 +150,18 @@ def _key_value(values: dict[str, Any], ref: Any, kd: tuple[str, str]) -> bytes:
     return encode_key(v)
 
 
+def _equal_key_value(values: dict[str, Any], ref: Any, kd: tuple[str, str]) -> bytes:
+    """A key attribute's value in an equality: an empty string or binary is refused, as in an item's key."""
+    empty = it.empty_kind(values[ref.name])
+    if empty is not None:
+        raise errors.empty_key(empty, kd[0])
+    return _key_value(values, ref, kd)
+
+
 def _range_bounds(r: Any, kd: tuple[str, str], values: dict[str, Any]) -> tuple[Any, Any]:
     """(lower, upper) bounds of the range key, each (bytes, inclusive) or None."""
     if isinstance(r, ast.Compare):
-        b = _key_value(values, r.right, kd)
+        b = (_equal_key_value if r.op == "=" else _key_value)(values, r.right, kd)
         lo = (b, r.op != ">") if r.op in ("=", ">=", ">") else None
         hi = (b, r.op != "<") if r.op in ("=", "<=", "<") else None
         return lo, hi
