@@ -94,6 +94,7 @@ def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
                 raise errors.index_key_type_mismatch(kd[0], kd[1], actual, ix.name)
             if (kind := empty_kind(v)) is not None:
                 raise EmptyIndexKey(kind, ix.name, kd[0])
+            _check_key_size(v, kd in ix.hash_keys)  # an index key keeps the table key's size limits
             parts.append(v)
         else:
             n = len(ix.hash_keys)
