@@ -22,6 +22,7 @@ from onceflow.ddb.values import check_nesting, dumps, item_size, loads, normaliz
 from onceflow.errors import ServiceError, validation_error
 
 TOKEN_TTL = 600.0
+BATCH_GET_BYTES = 16 * 1024 * 1024  # a BatchGetItem answer holds at most 16 MB of items; the rest is unprocessed
 TRANSACTION_BYTES = 4 * 1024 * 1024  # the aggregate size of the items a transaction writes
 
 
@@ -77,14 +78,24 @@ class Batches:
                 raise validation_error(errors.DUPLICATE_KEYS)
             plans.append((name, t, keys, projection_paths(prep, r)))
         responses: dict[str, list[Any]] = {}
+        unprocessed: dict[str, Any] = {}
+        size, full = 0, False
         for name, t, keys, paths in plans:
             got = responses.setdefault(name, [])
-            for hk, rk in keys:
-                text = self.store.read(t.id, hk, rk)
+            for i, (hk, rk) in enumerate(keys):
+                text = None if full else self.store.read(t.id, hk, rk)
+                item = None
                 if text is not None:
                     item = loads(text)
-                    got.append(project(item, paths) if paths is not None else item)
-        return {"Responses": responses, "UnprocessedKeys": {}}
+                    item = project(item, paths) if paths is not None else item
+                    full = size + item_size(item) > BATCH_GET_BYTES
+                if full:  # this key and the rest are the caller's to ask for again
+                    unprocessed[name] = {**req[name], "Keys": req[name]["Keys"][i:]}
+                    break
+                if item is not None:
+                    size += item_size(item)
+                    got.append(item)
+        return {"Responses": responses, "UnprocessedKeys": unprocessed}
 
     def batch_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         req = p["RequestItems"]
