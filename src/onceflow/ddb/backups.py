@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.ddb import errors
 from onceflow.ddb import items as it
-from onceflow.ddb.errors import ddb_error
 from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import ServiceError
@@ -202,7 +201,7 @@ class Backups:
     def restore_to_time(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         name = p.get("SourceTableName") or p.get("SourceTableArn")
         if not name:
-            raise ddb_error("ValidationException", errors.RESTORE_SOURCE_MISSING)
+            raise errors.restore_source_missing()
         t = self._source(account, region, name)
         if t.pitr_days is None or t.pitr_since is None:
             raise errors.pitr_unavailable(t.name)

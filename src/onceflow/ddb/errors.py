@@ -446,7 +446,9 @@ def pitr_unavailable(table: str) -> ServiceError:
                      f"Point in time recovery is not enabled for table '{table}'")
 
 
-RESTORE_SOURCE_MISSING = "Either SourceTableName or SourceTableArn must be specified"
+def restore_source_missing() -> ServiceError:
+    # A modeled-namespace ValidationException, as DynamoDB's own checks answer.
+    return ddb_error("ValidationException", "Either SourceTableName or SourceTableArn must be specified")
 
 
 def restore_time_out_of_range() -> ServiceError:
