@@ -189,6 +189,10 @@ def test_key_and_index_key_messages(ddb: Any, table: str, indexed: str) -> None:
         "One or more parameter values are not valid. The update expression attempted to update a secondary index "
         "key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty "
         "string value.")}
+    # UpdateItem words it as a transacted Update does; PutItem as BatchWriteItem's Put above.
+    r2 = error(ddb.update_item, TableName=indexed, Key={"id": {"S": "a"}, "sk": {"S": "1"}},
+               UpdateExpression="SET g = :v", ExpressionAttributeValues={":v": {"S": ""}})
+    assert r2["Error"] == r["Error"]
     r = error(ddb.transact_write_items, TransactItems=[{"Delete": {"TableName": table, "Key": {"id": {"S": ""}}}}])
     assert r["Error"] == {"Code": "ValidationException", "Message": (
         "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
@@ -346,3 +350,19 @@ def test_transaction_key_nested_too_deep_is_refused_in_action_order(ddb: Any, ta
     for actions, message in (([deep_delete], NESTED), ([deep_delete, broken], NESTED), ([broken, deep_delete], syntax)):
         r = error(ddb.transact_write_items, TransactItems=actions)
         assert r["Error"] == {"Code": "ValidationException", "Message": message}
+
+
+def test_batch_get_answers_at_most_16_mb_and_returns_the_rest_unprocessed(ddb: Any, table: str) -> None:
+    """DynamoDB's documented limit: a BatchGetItem answer holds up to 16 MB of items; the keys past it
+    come back in UnprocessedKeys with the table's other request members."""
+    for i in range(57):
+        ddb.put_item(TableName=table, Item={"id": {"S": f"big{i:02d}"}, "v": {"S": "x" * 300000}})
+    keys = [key(f"big{i:02d}") for i in range(57)]
+    r = ddb.batch_get_item(RequestItems={table: {"Keys": keys, "ConsistentRead": True}})
+    got = sorted(i["id"]["S"] for i in r["Responses"][table])
+    left = r["UnprocessedKeys"][table]
+    assert len(got) == 55  # 55 items of 300,008 bytes fit in 16 MiB, 56 do not
+    assert left["ConsistentRead"] is True
+    assert sorted([k["id"]["S"] for k in left["Keys"]] + got) == [f"big{i:02d}" for i in range(57)]
+    again = ddb.batch_get_item(RequestItems=r["UnprocessedKeys"])
+    assert len(again["Responses"][table]) == 2 and again["UnprocessedKeys"] == {}

@@ -107,6 +107,36 @@ def test_csv_import_types_keys_by_their_definitions(aws: Callable[..., Any]) -> 
     assert (got["ImportedItemCount"], got["ErrorCount"]) == (2, 1)
 
 
+def _import_json(aws: Callable[..., Any], objects: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    ddb, s3 = aws("dynamodb"), aws("s3")
+    bucket = f"js-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    for key, body in objects.items():
+        s3.put_object(Bucket=bucket, Key=key, Body=body.encode())
+    target = f"js-{uuid.uuid4().hex[:8]}"
+    imp = ddb.import_table(S3BucketSource={"S3Bucket": bucket}, InputFormat="DYNAMODB_JSON",
+                           TableCreationParameters={"TableName": target, "BillingMode": "PAY_PER_REQUEST",
+                                                    "AttributeDefinitions": [{"AttributeName": "pk",
+                                                                              "AttributeType": "S"}],
+                                                    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+    return target, ddb.describe_import(ImportArn=imp["ImportTableDescription"]["ImportArn"])["ImportTableDescription"]
+
+
+def test_json_import_reads_documents_back_to_back_and_fails_on_a_malformed_one(aws: Callable[..., Any]) -> None:
+    """As recorded on DynamoDB: documents may follow each other on one line; a record that is not an
+    {"Item": ...} document fails the import, which keeps the items it could read."""
+    item = '{{"Item": {{"pk": {{"S": "{}"}}}}}}'
+    target, got = _import_json(aws, {"a.json": item.format("a") + "\n" + item.format("b") + item.format("c")})
+    counts = ("ImportStatus", "ErrorCount", "ProcessedItemCount", "ImportedItemCount")
+    assert tuple(got[k] for k in counts) == ("COMPLETED", 0, 3, 3)
+    assert sorted(i["pk"]["S"] for i in aws("dynamodb").scan(TableName=target)["Items"]) == ["a", "b", "c"]
+    target, got = _import_json(aws, {"good.json": item.format("a"), "bad": '{"pk": {"S": "b"}}'})
+    assert tuple(got[k] for k in counts) == ("FAILED", 1, 2, 1)
+    assert [i["pk"]["S"] for i in aws("dynamodb").scan(TableName=target)["Items"]] == ["a"]
+    _, got = _import_json(aws, {"keyless.json": '{"Item": {"other": {"S": "x"}}}\n' + item.format("a")})
+    assert tuple(got[k] for k in counts) == ("COMPLETED", 1, 2, 1)  # an item without its key is only counted
+
+
 def test_refusals_and_failures(aws: Callable[..., Any]) -> None:
     ddb = aws("dynamodb")
     plain = _table(ddb, pitr=False)

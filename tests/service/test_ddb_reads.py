@@ -297,3 +297,15 @@ def test_scan_is_in_hash_order_of_the_partition_key_and_pages_and_segments_keep_
     segments = [scan(Segment=s, TotalSegments=4) for s in range(4)]
     assert [x for seg in segments for x in seg] == order  # segments are consecutive ranges of the hash
     assert sum(1 for seg in segments if seg) > 1
+
+
+def test_an_empty_key_value_in_a_key_equality_is_refused(ddb: Any) -> None:
+    t = make(ddb, range_type="S")
+    ddb.put_item(TableName=t, Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
+    for cond, values, key in (("pk = :h", {":h": {"S": ""}}, "pk"),
+                              ("pk = :h AND sk = :r", {":h": {"S": "a"}, ":r": {"S": ""}}, "sk")):
+        r = error(ddb.query, TableName=t, KeyConditionExpression=cond, ExpressionAttributeValues=values)
+        assert r["Error"] == {"Code": "ValidationException", "Message": (
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
+            f"empty string value. Key: {key}")}
+    assert q(ddb, t, "pk = :h AND sk = :r", h={"S": "a"}, r={"S": "b"}) == ["b"]

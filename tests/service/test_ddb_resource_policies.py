@@ -68,6 +68,37 @@ def test_put_get_delete_with_revision_ids(aws: Callable[..., Any]) -> None:
     assert e.value.response["Error"]["Code"] == "PolicyNotFoundException"
 
 
+def test_revision_conflicts_and_unknown_tables_answer_in_aws_words(aws: Callable[..., Any]) -> None:
+    """The messages recorded on DynamoDB: the revisions in conflict, NO_POLICY, an unknown table's name."""
+    ddb = aws("dynamodb")
+    name, arn = _table(aws)
+    doc = _policy("Allow", f"arn:aws:iam::{ACCT}:root", ["dynamodb:GetItem"], arn)
+    first = ddb.put_resource_policy(ResourceArn=arn, Policy=doc, ExpectedRevisionId="NO_POLICY")["RevisionId"]
+    second = ddb.put_resource_policy(ResourceArn=arn, Policy=doc.replace("GetItem", "PutItem"),
+                                     ExpectedRevisionId=first)["RevisionId"]
+    prefix = "Resource-based policy not found for the provided ResourceArn: "
+    stale = (f"{prefix}Requested update for policy with revision id {first}, but the policy associated to target "
+             f"table {name} has revision id {second}.")
+    for call in (lambda: ddb.put_resource_policy(ResourceArn=arn, Policy=doc, ExpectedRevisionId=first),
+                 lambda: ddb.delete_resource_policy(ResourceArn=arn, ExpectedRevisionId=first)):
+        with pytest.raises(ClientError) as e:
+            call()
+        assert e.value.response["Error"] == {"Code": "PolicyNotFoundException", "Message": stale}
+    with pytest.raises(ClientError) as e:
+        ddb.put_resource_policy(ResourceArn=arn, Policy=doc, ExpectedRevisionId="NO_POLICY")
+    assert e.value.response["Error"]["Message"] == (
+        f"{prefix}Requested policy update expecting none to be present for table {name}, but a policy exists with "
+        f"revision id {second}.")
+    assert ddb.get_resource_policy(ResourceArn=arn)["RevisionId"] == second  # nothing changed
+    for call in (lambda: ddb.get_resource_policy(ResourceArn=arn + "x"),
+                 lambda: ddb.delete_resource_policy(ResourceArn=arn + "x"),
+                 lambda: ddb.put_resource_policy(ResourceArn=arn + "x", Policy=doc)):
+        with pytest.raises(ClientError) as e:
+            call()
+        assert e.value.response["Error"] == {"Code": "ResourceNotFoundException",
+                                             "Message": f"Requested resource not found: Table: {name}x not found"}
+
+
 def test_bad_documents_and_missing_tables_are_refused(aws: Callable[..., Any]) -> None:
     ddb = aws("dynamodb")
     _, arn = _table(aws)

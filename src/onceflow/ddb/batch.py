@@ -9,9 +9,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from onceflow.ddb import errors
 from onceflow.ddb import items as it
 from onceflow.ddb.capacity import Costs, collection_metrics, wants_metrics
-from onceflow.ddb.errors import INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
+from onceflow.ddb.errors import CONDITIONAL_FAILED, INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
@@ -20,10 +21,9 @@ from onceflow.ddb.service import DynamoDB, projection_paths
 from onceflow.ddb.values import check_nesting, dumps, item_size, loads, normalize_item, normalize_value
 from onceflow.errors import ServiceError, validation_error
 
-DUPLICATES = "Provided list of item keys contains duplicates"
 TOKEN_TTL = 600.0
+BATCH_GET_BYTES = 16 * 1024 * 1024  # a BatchGetItem answer holds at most 16 MB of items; the rest is unprocessed
 TRANSACTION_BYTES = 4 * 1024 * 1024  # the aggregate size of the items a transaction writes
-TOO_LARGE = "Transaction request cannot be larger than 4 MB"  # unconfirmed wording, see UNCONFIRMED.md
 
 
 @dataclass
@@ -63,47 +63,51 @@ class Batches:
         if not all(table_name_ok(name) for name in req):
             # A member constraint on the map's keys: coral shows the whole map, as JSON.
             shown = json.dumps(req, separators=(",", ":"), ensure_ascii=False, default=_json_bytes)
-            raise validation_error(f"1 validation error detected: Value '{shown}' at 'requestItems' failed to satisfy "
-                                   "constraint: Map keys must satisfy constraint: [Member must have length less than "
-                                   "or equal to 255, Member must have length greater than or equal to 3, Member must "
-                                   f"satisfy regular expression pattern: {TABLE_NAME_PATTERN}]")
+            raise errors.request_items_names(shown, TABLE_NAME_PATTERN)
         if sum(len(r["Keys"]) for r in req.values()) > 100:
-            raise validation_error("Too many items requested for the BatchGetItem call")
+            raise errors.too_many_items("BatchGetItem")
         if any("AttributesToGet" in r for r in req.values()) and any("ProjectionExpression" in r for r in req.values()):
             # One table's block projecting by expression and another's by AttributesToGet: the request mixes.
-            raise validation_error("Can not use both expression and non-expression parameters in the same request: "
-                                   "Non-expression parameters: {AttributesToGet} "
-                                   "Expression parameters: {ProjectionExpression}")
+            raise errors.mixed_parameters("AttributesToGet", "ProjectionExpression")
         plans = []
         for name, r in req.items():
             prep = prepare(r, ("ProjectionExpression",))
             t = self.svc.table(account, region, name)
             keys = [it.key_bytes(t, k)[:2] for k in r["Keys"]]
             if len(set(keys)) != len(keys):
-                raise validation_error(DUPLICATES)
+                raise validation_error(errors.DUPLICATE_KEYS)
             plans.append((name, t, keys, projection_paths(prep, r)))
         responses: dict[str, list[Any]] = {}
+        unprocessed: dict[str, Any] = {}
+        size, full = 0, False
         for name, t, keys, paths in plans:
             got = responses.setdefault(name, [])
-            for hk, rk in keys:
-                text = self.store.read(t.id, hk, rk)
+            for i, (hk, rk) in enumerate(keys):
+                text = None if full else self.store.read(t.id, hk, rk)
+                item = None
                 if text is not None:
                     item = loads(text)
-                    got.append(project(item, paths) if paths is not None else item)
-        return {"Responses": responses, "UnprocessedKeys": {}}
+                    item = project(item, paths) if paths is not None else item
+                    full = size + item_size(item) > BATCH_GET_BYTES
+                if full:  # this key and the rest are the caller's to ask for again
+                    unprocessed[name] = {**req[name], "Keys": req[name]["Keys"][i:]}
+                    break
+                if item is not None:
+                    size += item_size(item)
+                    got.append(item)
+        return {"Responses": responses, "UnprocessedKeys": unprocessed}
 
     def batch_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         req = p["RequestItems"]
         if sum(len(v) for v in req.values()) > 25:
-            raise validation_error("Too many items requested for the BatchWriteItem call")
+            raise errors.too_many_items("BatchWriteItem")
         ops = []
         for name, writes in req.items():
             t = self.svc.table(account, region, name)
             seen = set()
             for w in writes:
                 if ("PutRequest" in w) == ("DeleteRequest" in w):
-                    raise validation_error("Supplied AttributeValue has more than one datatypes set, must "
-                                           "contain exactly one of the supported datatypes")
+                    raise validation_error(errors.MORE_THAN_ONE_TYPE)
                 if "PutRequest" in w:
                     item = normalize_item(w["PutRequest"]["Item"])
                     hk, rk = it.item_key_bytes(t, item, batch=True)
@@ -114,7 +118,7 @@ class Batches:
                     hk, rk, key = it.key_bytes(t, w["DeleteRequest"]["Key"])
                     item = None
                 if (hk, rk) in seen:
-                    raise validation_error(DUPLICATES)
+                    raise validation_error(errors.DUPLICATE_KEYS)
                 seen.add((hk, rk))
                 ops.append((t, hk, rk, item, key))
         costs = Costs(p)
@@ -154,7 +158,7 @@ class Batches:
                                         for i in range(len(plans))])
         targets = [(pl[0].id, pl[1], pl[2]) for pl in plans]
         if len(set(targets)) != len(targets):
-            raise validation_error("Transaction request cannot include multiple operations on one item")
+            raise validation_error(errors.MULTIPLE_OPERATIONS)
         out = []
         costs = Costs(p, transactional=True)
         for t, hk, rk, paths in plans:
@@ -169,16 +173,15 @@ class Batches:
         request order before any table is looked up."""
         kinds = [k for k in ("ConditionCheck", "Put", "Delete", "Update") if k in ti]
         if not kinds:
-            raise validation_error("Invalid Request: TransactWriteRequest should contain Delete or Put or Update "
-                                   "request")
+            raise validation_error(errors.NO_WRITE_REQUEST)
         if len(kinds) > 1:
-            raise validation_error("TransactItems can only contain one of Check, Put, Update or Delete")
+            raise validation_error(errors.ONE_ACTION)
         kind = kinds[0]
         a = ti[kind]
         exprs = ("UpdateExpression", "ConditionExpression") if kind == "Update" else ("ConditionExpression",)
         prep = prepare(a, exprs)
         if kind == "ConditionCheck" and prep.get("ConditionExpression") is None:
-            raise validation_error("The ConditionExpression parameter is required for ConditionCheck")
+            raise validation_error(errors.CHECK_WITHOUT_CONDITION)
         if kind == "Put":
             return Action(kind, a, prep, normalize_item(a["Item"]))
         # A key value is read like an item's: one nested too deep is refused before any table is seen.
@@ -209,18 +212,17 @@ class Batches:
         if kind == "Update" and upd is not None:
             for path in upd.paths():
                 if path.elements[0] in t.key_names:
-                    raise validation_error("One or more parameter values were invalid: Cannot update attribute "
-                                           f"{path.elements[0]}. This attribute is part of the key")
+                    raise errors.key_attribute_updated(path.elements[0])
         return plan
 
     def transact_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         parsed = [self._parse(ti) for ti in p["TransactItems"]]
         plans = [self._plan(account, region, one) for one in parsed]
         if sum(item_size(pl.item) for pl in plans if pl.item is not None) > TRANSACTION_BYTES:
-            raise validation_error(TOO_LARGE)
+            raise validation_error(errors.TOO_LARGE)
         targets = [(pl.table.id, pl.hk, pl.rk) for pl in plans if pl.refused is None]
         if len(set(targets)) != len(targets):
-            raise validation_error("Transaction request cannot include multiple operations on one item")
+            raise validation_error(errors.MULTIPLE_OPERATIONS)
         token = p.get("ClientRequestToken")
         digest = _digest(p) if token else ""
         with self.svc.db.transaction() as conn:
@@ -267,7 +269,7 @@ class Batches:
         prep = pl.prep
         cond = prep.get("ConditionExpression")
         if cond is not None and not condition(cond, old or {}, prep.values):
-            r: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
+            r: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": CONDITIONAL_FAILED}
             if pl.on_fail == "ALL_OLD" and old:
                 r["Item"] = old
             return r
@@ -279,7 +281,7 @@ class Batches:
                 check_nesting(new.values())
                 it.index_rows(pl.table, new)
                 pl.new = new
-            except it.EmptyIndexKey as e:
+            except errors.EmptyIndexKey as e:
                 raise e.as_update() from None
             except ServiceError as e:
                 return _refused(e.message)

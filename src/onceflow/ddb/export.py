@@ -32,8 +32,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.ddb import errors
 from onceflow.ddb import items as it
-from onceflow.ddb.errors import ddb_error
 from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.service import DynamoDB
 from onceflow.ddb.values import Item, dumps, item_size, loads
@@ -90,20 +90,18 @@ class Transfers:
         try:
             t = self.svc.table(account, region, p["TableArn"])
         except ServiceError:
-            raise ddb_error("TableNotFoundException", f"Table not found: {p['TableArn']}") from None
+            raise errors.backup_table_not_found(p["TableArn"]) from None
         if (p.get("ExportFormat") or "DYNAMODB_JSON") != "DYNAMODB_JSON":
-            raise validation_error("Only the DYNAMODB_JSON export format is supported by onceflow")
+            raise validation_error(errors.ONLY_DYNAMODB_JSON)
         kind = p.get("ExportType") or "FULL_EXPORT"
         if t.pitr_days is None or t.pitr_since is None:
-            raise ddb_error("PointInTimeRecoveryUnavailableException",
-                            f"Point in time recovery is not enabled for table '{t.name}'")
+            raise errors.pitr_unavailable(t.name)
         now = self.svc.clock()
         earliest = max(t.pitr_since, now - t.pitr_days * 86400) - 1
         spec = _incremental(p, earliest, now) if kind == "INCREMENTAL_EXPORT" else None
         at = spec["ExportToTime"] if spec else p["ExportTime"].timestamp() if p.get("ExportTime") else now
         if not earliest <= at <= now + 1:
-            # UNCONFIRMED wording.
-            raise ddb_error("InvalidExportTimeException", "Export time is outside the point in time recovery window")
+            raise errors.export_time()  # UNCONFIRMED wording
         token = p.get("ClientToken")
         if token:
             same = self._by_token("ddb_exports", account, region, token)
@@ -207,7 +205,7 @@ class Transfers:
     def describe_export(self, account: str, region: str, arn: str) -> dict[str, Any]:
         found = self._described("ddb_exports", account, region, arn)
         if found is None:
-            raise ddb_error("ExportNotFoundException", f"Export not found: {arn}")  # UNCONFIRMED wording
+            raise errors.export_not_found(arn)
         return {"ExportDescription": found}
 
     def list_exports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -224,10 +222,10 @@ class Transfers:
         account, region = ctx.account, ctx.region
         fmt = p["InputFormat"]
         if fmt not in ("DYNAMODB_JSON", "CSV"):
-            raise validation_error(f"Input format {fmt} is not supported by onceflow: use DYNAMODB_JSON or CSV")
+            raise errors.input_format_unsupported(fmt)
         compression = p.get("InputCompressionType") or "NONE"
         if compression == "ZSTD":
-            raise validation_error("ZSTD input is not supported by onceflow: use GZIP or NONE")
+            raise validation_error(errors.ZSTD_UNSUPPORTED)
         token = p.get("ClientToken")
         if token:
             same = self._by_token("ddb_imports", account, region, token)
@@ -236,7 +234,7 @@ class Transfers:
         params = p["TableCreationParameters"]
         name = params["TableName"]
         if self.svc.store.load_table(account, region, name) is not None:
-            raise ddb_error("ResourceInUseException", f"Table already exists: {name}")
+            raise errors.table_exists(name)
         now = self.svc.clock()
         t = new_table(account, region, dict(params), now)  # CreateTable's own checks on the schema
         arn = f"{t.arn}/import/{int(now * 1000):014d}-{uuid.uuid4().hex[:8]}"
@@ -252,27 +250,29 @@ class Transfers:
                 d[k] = p[k]
         first = dict(d)
         try:
-            items, errors, size = self._read_source(ctx, p, t)
+            items, failed, size, malformed = self._read_source(ctx, p, t)
         except ServiceError as e:
             d.update(ImportStatus="FAILED", FailureCode=_s3_failure(e), FailureMessage=e.message)
             items = None
         if items is not None:
             self._create(t, items)
-            d.update(ImportStatus="COMPLETED", ErrorCount=errors, ProcessedSizeBytes=size,
-                     ProcessedItemCount=len(items) + errors, ImportedItemCount=len(items))
+            d.update(ImportStatus="FAILED" if malformed else "COMPLETED", ErrorCount=failed, ProcessedSizeBytes=size,
+                     ProcessedItemCount=len(items) + failed, ImportedItemCount=len(items))
         d["EndTime"] = self.svc.clock()
         with self.db.transaction() as conn:
             conn.execute("INSERT INTO ddb_imports VALUES (?,?,?,?,?,?)",
                          (arn, account, region, t.arn, now, json.dumps(d)))
         return {"ImportTableDescription": _times(first)}
 
-    def _read_source(self, ctx: RequestContext, p: dict[str, Any], t: Table) -> tuple[list[Item], int, int]:
+    def _read_source(self, ctx: RequestContext, p: dict[str, Any],
+                     t: Table) -> tuple[list[Item], int, int, bool]:
         s3 = self.s3()
         src, account = p["S3BucketSource"], ctx.account
         bucket, prefix = src["S3Bucket"], src.get("S3KeyPrefix") or ""
         self._may(ctx, "ListObjectsV2", bucket)
         items: list[Item] = []
-        errors = size = 0
+        failed = size = 0
+        malformed = False
         after = ""
         while True:
             objects, _, truncated, last = s3.list_objects(account, bucket, prefix, "", after, 1000)
@@ -285,13 +285,14 @@ class Transfers:
                     try:
                         body = gzip.decompress(body)
                     except (OSError, EOFError):
-                        errors += 1
+                        failed += 1
                         continue
-                got, bad = _parse_objects(body, p, t)
+                got, bad, wrong = _parse_objects(body, p, t)
                 items += got
-                errors += bad
+                failed += bad
+                malformed = malformed or wrong
             if not truncated:
-                return items, errors, size
+                return items, failed, size, malformed
             after = last
 
     def _create(self, t: Table, items: list[Item]) -> None:
@@ -308,7 +309,7 @@ class Transfers:
     def describe_import(self, account: str, region: str, arn: str) -> dict[str, Any]:
         found = self._described("ddb_imports", account, region, arn)
         if found is None:
-            raise ddb_error("ImportNotFoundException", f"Import not found: {arn}")  # UNCONFIRMED wording
+            raise errors.import_not_found(arn)
         return {"ImportTableDescription": found}
 
     def list_imports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -343,24 +344,48 @@ class Transfers:
         return [json.loads(r[0]) for r in self.db.query(sql + " ORDER BY created, arn", args)]
 
 
-def _parse_objects(body: bytes, p: dict[str, Any], t: Table) -> tuple[list[Item], int]:
-    """The items of one source object, and how many of its lines could not be read."""
+def _json_records(text: str) -> Iterator[str | None]:
+    """The JSON documents of a DYNAMODB_JSON object as text: one a line, or several on one line back
+    to back (DynamoDB reads both); None for a stretch that is no JSON, up to the end of its line."""
+    decoder, pos = json.JSONDecoder(), 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return
+        try:
+            _, end = decoder.raw_decode(text, pos)
+        except ValueError:
+            newline = text.find("\n", pos)
+            yield None
+            pos = len(text) if newline < 0 else newline + 1
+            continue
+        yield text[pos:end]
+        pos = end
+
+
+def _parse_objects(body: bytes, p: dict[str, Any], t: Table) -> tuple[list[Item], int, bool]:
+    """The items of one source object, how many records could not be imported, and whether one was
+    malformed (not an {"Item": ...} document: the import then FAILS, keeping what it read)."""
     text = body.decode("utf-8", "replace")
     if p["InputFormat"] == "CSV":
-        return _csv_items(text, p.get("InputFormatOptions", {}).get("Csv", {}), t)
-    items, bad = [], 0
-    for line in text.splitlines():
-        if not line.strip():
+        return (*_csv_items(text, p.get("InputFormatOptions", {}).get("Csv", {}), t), False)
+    items, bad, malformed = [], 0, False
+    for record in _json_records(text):
+        try:
+            doc = loads(record) if record is not None else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or not isinstance(doc.get("Item"), dict):
+            bad, malformed = bad + 1, True
             continue
         try:
-            doc = loads(line)
-            item = doc["Item"]
-            it.item_key_bytes(t, item)  # the key must be there with its declared type
+            it.item_key_bytes(t, doc["Item"])  # the key must be there with its declared type
         except (ValueError, KeyError, TypeError, ServiceError):
             bad += 1
             continue
-        items.append(item)
-    return items, bad
+        items.append(doc["Item"])
+    return items, bad, malformed
 
 
 def _csv_items(text: str, options: dict[str, Any], t: Table) -> tuple[list[Item], int]:
@@ -391,16 +416,15 @@ def _incremental(p: dict[str, Any], earliest: float, now: float) -> dict[str, An
     """IncrementalExportSpecification checked, as epoch seconds (wording UNCONFIRMED throughout)."""
     spec = p.get("IncrementalExportSpecification") or {}
     if p.get("ExportTime"):
-        raise validation_error("ExportTime cannot be specified for an INCREMENTAL_EXPORT")
+        raise validation_error(errors.EXPORT_TIME_WITH_INCREMENTAL)
     if spec.get("ExportFromTime") is None:
-        raise validation_error("IncrementalExportSpecification.ExportFromTime is required for an INCREMENTAL_EXPORT")
+        raise validation_error(errors.EXPORT_FROM_REQUIRED)
     frm = spec["ExportFromTime"].timestamp()
     to = spec["ExportToTime"].timestamp() if spec.get("ExportToTime") else now
     if frm < earliest:
-        raise ddb_error("InvalidExportTimeException", "ExportFromTime is outside the point in time recovery window")
+        raise errors.export_time(errors.EXPORT_FROM_OUTSIDE)
     if not MIN_INCREMENT <= to - frm <= MAX_INCREMENT:
-        raise ddb_error("InvalidExportTimeException", "The incremental export period must be between 15 minutes "
-                        "and 24 hours")
+        raise errors.export_time(errors.INCREMENT_PERIOD)
     return {"ExportFromTime": frm, "ExportToTime": to, "ExportViewType": spec.get("ExportViewType")
             or "NEW_AND_OLD_IMAGES"}
 
@@ -428,7 +452,7 @@ def _page(rows: list[dict[str, Any]], token: str | None, size: int) -> tuple[lis
     start = 0
     if token:
         if not token.isdigit():
-            raise validation_error("Invalid NextToken")
+            raise validation_error(errors.INVALID_NEXT_TOKEN)
         start = int(token)
     end = start + size
     return rows[start:end], (str(end) if end < len(rows) else None)

@@ -4,36 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from onceflow.ddb.errors import INVALID, invalid, key_mismatch
+from onceflow.ddb import errors
+from onceflow.ddb.errors import INVALID, EmptyIndexKey, key_mismatch
 from onceflow.ddb.keys import encode_key, encode_keys
 from onceflow.ddb.schema import Table
 from onceflow.ddb.store import IndexRow
 from onceflow.ddb.values import MAX_ITEM_BYTES, Item, item_size, normalize_value, type_of
-from onceflow.errors import ServiceError, validation_error
-
-EMPTY_KEY = ("One or more parameter values are not valid. The AttributeValue for a key attribute cannot "
-             "contain an empty {kind} value. Key: {name}")
+from onceflow.errors import validation_error
 
 
-class EmptyIndexKey(ServiceError):
-    """An item whose secondary index key is an empty string or binary (kind: "string" or "binary")."""
-
-    def __init__(self, kind: str, index: str, name: str) -> None:
-        super().__init__("ValidationException", (
-            "One or more parameter values are not valid. A value specified for a secondary index key is not "
-            f"supported. The AttributeValue for a key attribute cannot contain an empty {kind} value. "
-            f"IndexName: {index}, IndexKey: {name}"), 400, namespace=validation_error("").namespace)
-        self.kind = kind
-
-    def as_update(self) -> ServiceError:
-        """The same mistake made by an update expression (TransactWriteItems' Update words it so)."""
-        return validation_error(
-            "One or more parameter values are not valid. The update expression attempted to update a secondary "
-            "index key to a value that is not supported. The AttributeValue for a key attribute cannot contain "
-            f"an empty {self.kind} value.")
-
-
-def _empty(v: dict[str, Any]) -> str | None:
+def empty_kind(v: dict[str, Any]) -> str | None:
     if v.get("S") == "":
         return "string"
     if v.get("B") == b"":
@@ -48,9 +28,9 @@ def _check_key_size(v: dict[str, Any], is_hash: bool) -> None:
     size = len(x.encode()) if isinstance(x, str) else len(x)
     if is_hash and size > 2048:
         # sic: DynamoDB's message has no space in "of2048".
-        raise invalid("Size of hashkey has exceeded the maximum size limit of2048 bytes")
+        raise validation_error(errors.HASH_KEY_TOO_LONG)
     if not is_hash and size > 1024:
-        raise invalid("Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+        raise validation_error(errors.RANGE_KEY_TOO_LONG)
 
 
 def key_bytes(t: Table, key: dict[str, Any]) -> tuple[bytes, bytes, Item]:
@@ -65,8 +45,8 @@ def key_bytes(t: Table, key: dict[str, Any]) -> tuple[bytes, bytes, Item]:
         v = normalize_value(v)
         if type_of(v) != typ:
             raise key_mismatch()
-        if (kind := _empty(v)) is not None:
-            raise validation_error(EMPTY_KEY.format(kind=kind, name=name))
+        if (kind := empty_kind(v)) is not None:
+            raise errors.empty_key(kind, name)
         _check_key_size(v, name == t.hash[0])
         norm[name] = v
     hk = encode_key(norm[t.hash[0]])
@@ -82,14 +62,14 @@ def item_key_bytes(t: Table, item: Item, batch: bool = False) -> tuple[bytes, by
         name, typ = kd
         v = item.get(name)
         if v is None:
-            raise invalid(f"Missing the key {name} in the item")
+            raise errors.missing_key(name)
         actual = type_of(v)
         if actual != typ:
             if batch:
                 raise key_mismatch()
-            raise invalid(f"Type mismatch for key {name} expected: {typ} actual: {actual}")
-        if (kind := _empty(v)) is not None:
-            raise validation_error(EMPTY_KEY.format(kind=kind, name=name))
+            raise errors.key_type_mismatch(name, typ, actual)
+        if (kind := empty_kind(v)) is not None:
+            raise errors.empty_key(kind, name)
         _check_key_size(v, kd is t.hash)
         out.append(encode_key(v))
     return out[0], out[1] if len(out) > 1 else b""
@@ -111,10 +91,10 @@ def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
                 break
             actual = type_of(v)
             if actual != kd[1]:
-                raise invalid(f"Type mismatch for Index Key {kd[0]} Expected: {kd[1]} Actual: {actual} "
-                              f"IndexName: {ix.name}")
-            if (kind := _empty(v)) is not None:
+                raise errors.index_key_type_mismatch(kd[0], kd[1], actual, ix.name)
+            if (kind := empty_kind(v)) is not None:
                 raise EmptyIndexKey(kind, ix.name, kd[0])
+            _check_key_size(v, kd in ix.hash_keys)  # an index key keeps the table key's size limits
             parts.append(v)
         else:
             n = len(ix.hash_keys)
@@ -124,8 +104,7 @@ def index_rows(t: Table, item: Item | None) -> list[IndexRow]:
 
 def check_size(size: int, update: bool = False) -> None:
     if size > MAX_ITEM_BYTES:
-        raise validation_error("Item size to update has exceeded the maximum allowed size" if update
-                               else "Item size has exceeded the maximum allowed size")
+        raise errors.item_too_large(update)
 
 
 # What UpdateItem charges its statement against the 400 KB gate besides the attributes it writes

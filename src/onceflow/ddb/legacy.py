@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from onceflow.ddb.errors import invalid
+from onceflow.ddb import errors
 from onceflow.ddb.expr import ast
 from onceflow.ddb.values import normalize_value
 
@@ -29,10 +29,10 @@ def _condition(attr: str, op: str, args: list[dict[str, Any]], vals: _Values) ->
     path = ast.Path((attr,))
     if op == "IN":
         if not args:
-            raise invalid(f"Invalid number of argument(s) for the {op} ComparisonOperator")
+            raise errors.legacy_arguments(op)
         return ast.In(path, tuple(vals.ref(a) for a in args))
     if op not in ARITY or len(args) != ARITY[op]:
-        raise invalid(f"Invalid number of argument(s) for the {op} ComparisonOperator")
+        raise errors.legacy_arguments(op)
     if op in COMPARE:
         return ast.Compare(COMPARE[op], path, vals.ref(args[0]))
     if op == "NOT_NULL":
@@ -60,12 +60,12 @@ def expected(spec: dict[str, Any], operator: str | None, vals: _Values) -> Any:
             conds.append(_condition(attr, e["ComparisonOperator"], e.get("AttributeValueList") or [], vals))
         elif e.get("Exists") is False:
             if "Value" in e:
-                raise invalid("Value cannot be used when Exists is false for Attribute: " + attr)
+                raise errors.legacy_exists(attr, exists=False)
             conds.append(_condition(attr, "NULL", [], vals))
         elif "Value" in e:
             conds.append(_condition(attr, "EQ", [e["Value"]], vals))
         else:
-            raise invalid("Value must be provided when Exists is true for Attribute: " + attr)
+            raise errors.legacy_exists(attr, exists=True)
     return _join(conds, operator or "AND") if conds else None
 
 
@@ -80,7 +80,7 @@ def attribute_updates(spec: dict[str, Any], vals: _Values) -> ast.Update:
         action, path = u.get("Action", "PUT"), ast.Path((attr,))
         if action == "PUT":
             if "Value" not in u:
-                raise invalid(f"Only DELETE action is allowed when no attribute value is specified: {attr}")
+                raise errors.legacy_put_without_value(attr)
             sets.append(ast.SetAction(path, vals.ref(u["Value"])))
         elif action == "ADD":
             adds.append(ast.AddAction(path, vals.ref(u["Value"])))

@@ -12,10 +12,10 @@ import time
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.ddb.errors import ddb_error
+from onceflow.ddb import errors
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB
-from onceflow.errors import ServiceError, validation_error
+from onceflow.errors import ServiceError
 from onceflow.iam.common import partition
 from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.store.db import Database
@@ -31,17 +31,6 @@ MIGRATIONS = [
     """),
 ]
 MAX_SIZE = 20 * 1024  # DynamoDB's limit on a resource policy, whitespace included
-
-
-def _not_found(arn: str) -> ServiceError:
-    # UNCONFIRMED wording.
-    return ddb_error("PolicyNotFoundException", f"Resource-based policy not found for the provided ResourceArn: {arn}")
-
-
-def _revision_mismatch(arn: str) -> ServiceError:
-    # UNCONFIRMED wording; the API reference names the code.
-    return ddb_error("PolicyNotFoundException", "Resource-based policy not found for the provided ResourceArn and "
-                     f"ExpectedRevisionId: {arn}")
 
 
 class ResourcePolicies:
@@ -67,15 +56,11 @@ class ResourcePolicies:
         """The table a table or stream ARN names (ResourceNotFoundException when there is none)."""
         prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix):
-            raise ddb_error("ResourceNotFoundException", f"Requested resource not found: ResourceArn: {arn} not found")
+            raise errors.resource_arn_not_found(arn)
         name, _, rest = arn[len(prefix):].partition("/")
-        try:
-            t = self.svc.table(account, region, name)
-        except ServiceError:
-            raise ddb_error("ResourceNotFoundException",
-                            f"Requested resource not found: ResourceArn: {arn} not found") from None
+        t = self.svc.table(account, region, name, describe=True)  # unknown: "Table: <name> not found"
         if rest and (not rest.startswith("stream/") or rest[len("stream/"):] != t.stream_label):
-            raise ddb_error("ResourceNotFoundException", f"Requested resource not found: ResourceArn: {arn} not found")
+            raise errors.resource_arn_not_found(arn)
         return t
 
     def _row(self, arn: str, t: Table) -> Any:
@@ -86,13 +71,11 @@ class ResourcePolicies:
     def check(text: str) -> None:
         """Refuse a document DynamoDB would refuse (too large, or not a valid resource policy)."""
         if len(text.encode()) > MAX_SIZE:
-            # UNCONFIRMED wording.
-            raise validation_error(f"Resource-based policy document exceeds the maximum size of {MAX_SIZE} bytes")
+            raise errors.policy_too_large(MAX_SIZE)
         try:
             parse(text, "resource")
         except MalformedPolicy as e:
-            # UNCONFIRMED wording: DynamoDB refuses a document IAM would refuse.
-            raise validation_error(f"Invalid policy document: {e.message}") from None
+            raise errors.policy_malformed(e.message) from None
 
     def put(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         arn, text = p["ResourceArn"], p["Policy"]
@@ -102,8 +85,11 @@ class ResourcePolicies:
             row = conn.execute("SELECT * FROM ddb_resource_policies WHERE arn=?", (arn,)).fetchone()
             current = row if row is not None and row["table_id"] == t.table_id else None
             expected = p.get("ExpectedRevisionId")
-            if expected is not None and (current is None or current["revision"] != expected):
-                raise _revision_mismatch(arn)
+            if expected == errors.NO_POLICY:
+                if current is not None:
+                    raise errors.policy_exists(t.name, current["revision"])
+            elif expected is not None and (current is None or current["revision"] != expected):
+                raise errors.policy_revision_mismatch(t.name, expected, current["revision"] if current else None)
             if current is not None and current["policy"] == text:
                 return {"RevisionId": current["revision"]}  # idempotent: the same document, the same revision
             revision = str(time.time_ns() // 1000)
@@ -116,7 +102,7 @@ class ResourcePolicies:
     def get(self, account: str, region: str, arn: str) -> dict[str, Any]:
         row = self._row(arn, self._resource(account, region, arn))
         if row is None:
-            raise _not_found(arn)
+            raise errors.policy_not_found(arn)
         return {"Policy": row["policy"], "RevisionId": row["revision"]}
 
     def delete(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -125,10 +111,10 @@ class ResourcePolicies:
         with self.db.transaction() as conn:
             row = conn.execute("SELECT * FROM ddb_resource_policies WHERE arn=?", (arn,)).fetchone()
             if row is None or row["table_id"] != t.table_id:
-                raise _not_found(arn)
+                raise errors.policy_not_found(arn)
             expected = p.get("ExpectedRevisionId")
             if expected is not None and row["revision"] != expected:
-                raise _revision_mismatch(arn)
+                raise errors.policy_revision_mismatch(t.name, expected, row["revision"])
             conn.execute("DELETE FROM ddb_resource_policies WHERE arn=?", (arn,))
         self._changed(arn)
         return {"RevisionId": row["revision"]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.ddb import errors
 from onceflow.ddb.expr.validate import Compiled, check_placeholders, check_unused, check_values, compile_expression
 from onceflow.ddb.legacy import translate
 from onceflow.ddb.values import normalize_value
@@ -37,8 +38,7 @@ def _values(raw: dict[str, Any] | None) -> dict[str, Any]:
         try:
             out[k] = normalize_value(v)
         except ServiceError as e:
-            raise validation_error(f"ExpressionAttributeValues contains invalid value: {e.message} for key {k}"
-                                   ) from None
+            raise errors.invalid_attribute_value(e.message, k) from None
     return out
 
 
@@ -49,35 +49,30 @@ def prepare(params: dict[str, Any], kinds: tuple[str, ...]) -> Prepared:
     present = [k for k in kinds if params.get(k) is not None]
     legacy = [k for k in LEGACY if params.get(k) is not None]
     if legacy and present:
-        raise validation_error(
-            "Can not use both expression and non-expression parameters in the same request: "
-            f"Non-expression parameters: {{{', '.join(legacy)}}} Expression parameters: {{{', '.join(present)}}}")
+        raise errors.mixed_parameters(", ".join(legacy), ", ".join(present))
     if legacy and names is None and raw_values is None:
         trees, legacy_values = translate(params)
         return Prepared({k: Compiled(k, v, frozenset(), ()) for k, v in trees.items() if v is not None},
                         legacy_values)
     if names is not None and not present:
-        raise validation_error("ExpressionAttributeNames can only be specified when using expressions")
+        raise validation_error(errors.NAMES_WITHOUT_EXPRESSIONS)
     value_kinds = [k for k in kinds if k != "ProjectionExpression"]
     if raw_values is not None and not any(params.get(k) is not None for k in value_kinds):
         if not value_kinds:
-            raise validation_error("ExpressionAttributeValues can only be specified when using expressions")
+            raise validation_error(errors.VALUES_WITHOUT_EXPRESSIONS)
         # AWS names them in a fixed order (Query: "FilterExpression and KeyConditionExpression").
-        named = [k for k in NULL_ORDER if k in value_kinds]
-        verb = "is" if len(named) == 1 else "are"
-        raise validation_error("ExpressionAttributeValues can only be specified when using expressions: "
-                               f"{' and '.join(named)} {verb} null")
+        raise errors.values_with_null_expressions([k for k in NULL_ORDER if k in value_kinds])
     check_placeholders(names, raw_values)
     values = _values(raw_values)
     compiled = {}
     for k in present:
         if not params[k]:
-            raise validation_error(f"Invalid {k}: The expression can not be empty;")
+            raise errors.empty_expression(k)
         size = len(params[k].encode("utf-8", "surrogatepass"))  # as sent: names not substituted
         if size > MAX_EXPRESSION_BYTES:
             # AWS gives the size of every expression but an UpdateExpression.
             tail = "" if k == "UpdateExpression" else f" expression size: {size}"
-            raise validation_error(f"Invalid {k}: Expression size has exceeded the maximum allowed size;{tail}")
+            raise errors.expression_too_large(k, tail)
         compiled[k] = compile_expression(k, params[k], names)
     for c in compiled.values():
         check_values(c, values)

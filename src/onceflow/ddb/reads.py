@@ -6,8 +6,8 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+from onceflow.ddb import errors
 from onceflow.ddb import items as it
-from onceflow.ddb.errors import invalid
 from onceflow.ddb.expr import ast
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.validate import top_level_names
@@ -22,7 +22,6 @@ from onceflow.raw_json import RawJson, RawJsonList
 
 PAGE_BYTES = 1024 * 1024
 BATCH = 500
-UNSUPPORTED = "Query key condition not supported"
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
 
@@ -39,7 +38,7 @@ def _subject(c: Any) -> tuple[str, Any, str]:
         if isinstance(right, ast.Path) and isinstance(left, ast.ValueRef):
             left, right, op = right, left, FLIP.get(op, op)
         if op == "<>" or not isinstance(left, ast.Path) or not isinstance(right, ast.ValueRef):
-            raise validation_error(UNSUPPORTED)
+            raise validation_error(errors.QUERY_UNSUPPORTED)
         return _name(left), ast.Compare(op, left, right), c.op
     if isinstance(c, ast.Between) and isinstance(c.subject, ast.Path) \
             and isinstance(c.low, ast.ValueRef) and isinstance(c.high, ast.ValueRef):
@@ -47,7 +46,7 @@ def _subject(c: Any) -> tuple[str, Any, str]:
     if isinstance(c, ast.FunctionCondition) and c.call.name == "begins_with" \
             and isinstance(c.call.args[0], ast.Path) and isinstance(c.call.args[1], ast.ValueRef):
         return _name(c.call.args[0]), c, "begins_with"
-    raise validation_error(UNSUPPORTED)
+    raise validation_error(errors.QUERY_UNSUPPORTED)
 
 
 def _check_operands(values: dict[str, Any], refs: list[Any], op: str) -> None:
@@ -58,13 +57,12 @@ def _check_operands(values: dict[str, Any], refs: list[Any], op: str) -> None:
     for ref in refs:
         kind = type_of(values[ref.name])
         if kind not in allowed:
-            raise validation_error("Invalid KeyConditionExpression: Incorrect operand type for operator or "
-                                   f"function; operator or function: {op}, operand type: {kind}")
+            raise errors.key_condition_operand(op, kind)
 
 
 def _name(p: ast.Path) -> str:
     if len(p.elements) != 1:
-        raise validation_error("KeyConditionExpressions cannot have conditions on nested attributes")
+        raise validation_error(errors.NESTED_KEY_CONDITION)
     return str(p.elements[0])
 
 
@@ -85,37 +83,35 @@ def key_range(tree: Any, hash_kds: list[KeyDef], range_kds: list[KeyDef],
     for c in found:
         name, norm, written[name] = _subject(c)
         if name in conds:
-            raise validation_error("Invalid KeyConditionExpression: KeyConditionExpressions must only contain "
-                                   "one condition per key")
+            raise validation_error(errors.ONE_CONDITION_PER_KEY)
         conds[name] = norm
     keys = len(hash_kds) + len(range_kds)
     if len(found) > keys:
-        raise validation_error(f"The number of query conditions ({len(found)}) exceeds the number of key "
-                               f"attributes defined in the schema ({keys})")
+        raise errors.too_many_conditions(len(found), keys)
     hashes = []
     for kd in hash_kds:
         h = conds.pop(kd[0], None)
         if h is None:
-            raise validation_error(f"Query condition missed key schema element: {kd[0]}")
+            raise errors.missed_key_element(kd[0])
         if not isinstance(h, ast.Compare) or h.op != "=":
-            raise validation_error(UNSUPPORTED)
-        hashes.append(_key_value(values, h.right, kd))
+            raise validation_error(errors.QUERY_UNSUPPORTED)
+        hashes.append(_equal_key_value(values, h.right, kd))
     hk = hashes[0] if len(hashes) == 1 else b"".join(component(b) for b in hashes)
     given = [(kd, conds.pop(kd[0])) for kd in range_kds if kd[0] in conds]
     if conds:
         # A condition on a non-key attribute: DynamoDB names the key element it expected instead.
-        raise validation_error(f"Query condition missed key schema element: {(range_kds or hash_kds)[-1][0]}")
+        raise errors.missed_key_element((range_kds or hash_kds)[-1][0])
     named = [kd for kd, _ in given]
     if named != range_kds[:len(given)]:
         # A sort key attribute skipped before one with a condition (UNCONFIRMED wording).
         skipped = next(kd for kd in range_kds if kd not in named)
-        raise validation_error(f"Query condition missed key schema element: {skipped[0]}")
+        raise errors.missed_key_element(skipped[0])
     for i, (kd, r) in enumerate(given):
         op = written[kd[0]]
         if op != "=":
             if i != len(given) - 1:
                 # Only the last sort key attribute queried may have a range (UNCONFIRMED wording).
-                raise validation_error(UNSUPPORTED)
+                raise validation_error(errors.QUERY_UNSUPPORTED)
             refs = [r.right] if isinstance(r, ast.Compare) else [r.low, r.high] if isinstance(r, ast.Between) \
                 else [r.call.args[1]]
             _check_operands(values, refs, op)
@@ -150,14 +146,22 @@ def _composite_bounds(given: list[tuple[KeyDef, Any]], values: dict[str, Any]) -
 def _key_value(values: dict[str, Any], ref: Any, kd: tuple[str, str]) -> bytes:
     v = values[ref.name]
     if type_of(v) != kd[1]:
-        raise invalid("Condition parameter type does not match schema type")
+        raise validation_error(errors.CONDITION_TYPE)
     return encode_key(v)
+
+
+def _equal_key_value(values: dict[str, Any], ref: Any, kd: tuple[str, str]) -> bytes:
+    """A key attribute's value in an equality: an empty string or binary is refused, as in an item's key."""
+    empty = it.empty_kind(values[ref.name])
+    if empty is not None:
+        raise errors.empty_key(empty, kd[0])
+    return _key_value(values, ref, kd)
 
 
 def _range_bounds(r: Any, kd: tuple[str, str], values: dict[str, Any]) -> tuple[Any, Any]:
     """(lower, upper) bounds of the range key, each (bytes, inclusive) or None."""
     if isinstance(r, ast.Compare):
-        b = _key_value(values, r.right, kd)
+        b = (_equal_key_value if r.op == "=" else _key_value)(values, r.right, kd)
         lo = (b, r.op != ">") if r.op in ("=", ">=", ">") else None
         hi = (b, r.op != "<") if r.op in ("=", "<=", "<") else None
         return lo, hi
@@ -175,8 +179,7 @@ def _filter_on_keys(flt: Any, kds: list[KeyDef], label: str) -> None:
     names = top_level_names(flt)
     for key in kds:
         if key[0] in names:
-            raise validation_error(f"{label} can only contain non-primary key attributes: "
-                                   f"Primary key attribute: {key[0]}")
+            raise errors.key_in_filter(label, key[0])
 
 
 def _reaches_back(t: Table, index: str, paths: list[Any]) -> bool:
@@ -198,19 +201,18 @@ class Reader:
         select = p.get("Select") or ("SPECIFIC_ATTRIBUTES" if paths is not None else
                                      "ALL_PROJECTED_ATTRIBUTES" if index else "ALL_ATTRIBUTES")
         if select == "COUNT" and paths is not None:
-            raise validation_error("Cannot specify the AttributesToGet when choosing to get only the Count")
+            raise validation_error(errors.COUNT_WITH_ATTRIBUTES)
         if select == "SPECIFIC_ATTRIBUTES" and paths is None:
-            raise validation_error("Select type SPECIFIC_ATTRIBUTES requires ProjectionExpression or AttributesToGet")
+            raise validation_error(errors.SPECIFIC_WITHOUT_ATTRIBUTES)
         if select in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES") and paths is not None:
-            raise validation_error(f"Cannot specify the ProjectionExpression when choosing to get {select}")
+            raise errors.projection_with_select(select)
         if select == "ALL_PROJECTED_ATTRIBUTES" and not index:
-            raise validation_error("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+            raise validation_error(errors.PROJECTED_WITHOUT_INDEX)
         if index and select == "ALL_ATTRIBUTES":
             ix = t.indexes[index]
             if ix.projection["ProjectionType"] != "ALL":
                 kind = "global" if ix.kind == "GSI" else "local"
-                raise invalid(f"Select type ALL_ATTRIBUTES is not supported for {kind} secondary index {index} "
-                              "because its projection type is not ALL")
+                raise errors.all_attributes_on_index(kind, index)
         return select, paths
 
     def _index(self, t: Table, p: dict[str, Any]) -> str | None:
@@ -218,9 +220,9 @@ class Reader:
         if index is None:
             return None
         if index not in t.indexes:
-            raise validation_error(f"The table does not have the specified index: {index}")
+            raise errors.no_such_index(index)
         if t.indexes[index].kind == "GSI" and p.get("ConsistentRead"):
-            raise validation_error("Consistent reads are not supported on global secondary indexes")
+            raise validation_error(errors.CONSISTENT_GSI)
         return index
 
     def _start(self, t: Table, index: str | None, esk: dict[str, Any] | None) -> Any:
@@ -230,22 +232,20 @@ class Reader:
             hk, rk, _ = it.key_bytes(t, {k: esk[k] for k in t.key_names if k in esk})
             if index is None:
                 if len(esk) != len(t.key_names):
-                    raise invalid("x")
+                    raise ValueError("not every key attribute")  # answered below as a bad start key
                 return hk, rk
             ix = t.indexes[index]
             ihk = encode_keys([esk[kd[0]] for kd in ix.hash_keys])
             irk = encode_keys([esk[kd[0]] for kd in ix.range_keys]) if ix.range_keys else b""
             return ihk, irk, hk, rk
         except Exception:
-            raise validation_error("The provided starting key is invalid: The provided key element does not "
-                                   "match the schema") from None
+            raise validation_error(errors.BAD_START_KEY) from None
 
     def query(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
         prep = prepare(p, ("KeyConditionExpression", "FilterExpression", "ProjectionExpression"))
         t = self.svc.table(account, region, p["TableName"])
         if prep.get("KeyConditionExpression") is None:
-            raise validation_error("Either the KeyConditions or KeyConditionExpression parameter must be "
-                                   "specified in the request.")
+            raise validation_error(errors.NO_KEY_CONDITIONS)
         index = self._index(t, p)
         select, paths = self._select(t, p, prep)
         hashes, ranges = ((t.indexes[index].hash_keys, t.indexes[index].range_keys) if index
@@ -270,13 +270,9 @@ class Reader:
         seg, total = p.get("Segment"), p.get("TotalSegments")
         if (seg is None) != (total is None):
             # sic: AWS words the two cases differently ("when Segment parameter", "when parameter TotalSegments").
-            raise validation_error("The TotalSegments parameter is required but was not present in the request when "
-                                   "Segment parameter is present" if total is None else
-                                   "The Segment parameter is required but was not present in the request when "
-                                   "parameter TotalSegments is present")
-        if seg is not None and seg >= total:
-            raise validation_error("The Segment parameter is zero-based and must be less than parameter "
-                                   f"TotalSegments: Segment: {seg} is not less than TotalSegments: {total}")
+            raise errors.segment_alone(total_missing=total is None)
+        if seg is not None and total is not None and seg >= total:
+            raise errors.segment_out_of_range(seg, total)
         t = self.svc.table(account, region, p["TableName"])
         index = self._index(t, p)
         select, paths = self._select(t, p, prep)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.ddb.errors import invalid
+from onceflow.ddb import errors, warm
 from onceflow.errors import validation_error
 from onceflow.iam.common import partition
 
@@ -32,15 +32,13 @@ def check_table_name(name: str) -> None:
         return
     found = []
     if _TABLE_NAME.fullmatch(name) is None:
-        found.append(f"Member must satisfy regular expression pattern: {TABLE_NAME_PATTERN}")
+        found.append(errors.pattern_constraint(TABLE_NAME_PATTERN))
     if len(name) < 3:
-        found.append("Member must have length greater than or equal to 3")
+        found.append(errors.NAME_TOO_SHORT)
     elif len(name) > 255:
-        found.append("Member must have length less than or equal to 255")
+        found.append(errors.NAME_TOO_LONG)
     if found:
-        noun = "error" if len(found) == 1 else "errors"
-        raise validation_error(f"{len(found)} validation {noun} detected: " + "; ".join(
-            f"Value '{name}' at 'tableName' failed to satisfy constraint: {c}" for c in found))
+        raise errors.table_name_constraints(name, found)
 
 
 MAX_INDEX_KEY_PARTS = 4  # a GSI's partition key, and its sort key, may each have up to 4 attributes
@@ -57,6 +55,7 @@ class Index:
     # A multi-attribute GSI key's further partition and sort key attributes, in KeySchema order.
     more_hash: list[KeyDef] = field(default_factory=list)
     more_range: list[KeyDef] = field(default_factory=list)
+    warm: dict[str, int] | None = None  # WarmThroughput asked for (see ddb/warm.py)
 
     @property
     def hash_keys(self) -> list[KeyDef]:
@@ -110,6 +109,7 @@ class Table:
     stream_label: str | None = None  # the latest stream's label, kept once it is disabled
     pitr_since: float | None = None  # when point-in-time recovery was last enabled (its history starts there)
     restore: dict[str, Any] | None = None  # RestoreSummary of a table made by a restore (RestoreDateTime: epoch)
+    warm: dict[str, int] | None = None  # WarmThroughput asked for (see ddb/warm.py)
 
     @property
     def arn(self) -> str:
@@ -152,9 +152,11 @@ class Table:
             "TableArn": self.arn,
             "TableId": self.table_id,
         }
-        if self.billing == "PAY_PER_REQUEST":
+        if self.billing == "PAY_PER_REQUEST" or self.billing_updated is not None:
+            # Present once the table has been on-demand: it then names the current mode (PROVISIONED
+            # after a switch back) and when PAY_PER_REQUEST was last set.
             out["BillingModeSummary"] = {
-                "BillingMode": "PAY_PER_REQUEST",
+                "BillingMode": self.billing,
                 "LastUpdateToPayPerRequestDateTime": datetime.fromtimestamp(
                     self.billing_updated or self.created, UTC),
             }
@@ -179,9 +181,9 @@ class Table:
         if self.on_demand:
             out["OnDemandThroughput"] = self.on_demand
         out["DeletionProtectionEnabled"] = self.deletion_protection
-        if self.billing == "PAY_PER_REQUEST":
-            # The warm throughput DynamoDB reports for a new on-demand table.
-            out["WarmThroughput"] = {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
+        table_warm = warm.describe(self.warm, self.billing)
+        if table_warm:
+            out["WarmThroughput"] = table_warm
         if status == "DELETING":
             for k in ("AttributeDefinitions", "KeySchema", "CreationDateTime", "BillingModeSummary",
                       "LocalSecondaryIndexes", "GlobalSecondaryIndexes", "TableClassSummary", "WarmThroughput"):
@@ -198,6 +200,9 @@ class Table:
         d["IndexSizeBytes"] = 0
         d["ItemCount"] = count
         d["IndexArn"] = f"{self.arn}/index/{ix.name}"
+        index_warm = warm.describe(ix.warm, self.billing) if ix.kind == "GSI" else None
+        if index_warm:
+            d["WarmThroughput"] = index_warm
         return d
 
 
@@ -211,11 +216,11 @@ def _key_schema(h: KeyDef, r: KeyDef | None) -> list[dict[str, str]]:
 # ---------------------------------------------------------------------------- CreateTable
 def parse_key_schema(ks: list[dict[str, str]], attrs: dict[str, str]) -> tuple[KeyDef, KeyDef | None]:
     if ks[0]["KeyType"] != "HASH":
-        raise validation_error("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+        raise validation_error(errors.FIRST_NOT_HASH)
     if len(ks) > 1 and ks[1]["KeyType"] != "RANGE":
-        raise validation_error("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+        raise validation_error(errors.SECOND_NOT_RANGE)
     if len(ks) > 1 and ks[0]["AttributeName"] == ks[1]["AttributeName"]:
-        raise validation_error("Invalid KeySchema: Some index key attribute have no definition")
+        raise validation_error(errors.KEY_WITHOUT_DEFINITION)
     h = (ks[0]["AttributeName"], attrs.get(ks[0]["AttributeName"], ""))
     r = (ks[1]["AttributeName"], attrs.get(ks[1]["AttributeName"], "")) if len(ks) > 1 else None
     return h, r
@@ -224,43 +229,35 @@ def parse_key_schema(ks: list[dict[str, str]], attrs: dict[str, str]) -> tuple[K
 def _throughput(billing: str, pt: dict[str, int] | None, index: str | None = None) -> dict[str, int]:
     if billing == "PAY_PER_REQUEST":
         if pt is not None:
-            raise invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
-                          "BillingMode is PAY_PER_REQUEST")
+            raise errors.throughput_with_pay_per_request()
         return {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
     if pt is None:
-        if index:
-            raise invalid(f"ProvisionedThroughput must be specified for index: {index}")
-        raise invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is "
-                      "PROVISIONED")
+        raise errors.throughput_missing(index)
     return {"ReadCapacityUnits": pt["ReadCapacityUnits"], "WriteCapacityUnits": pt["WriteCapacityUnits"]}
 
 
 def _projection(p: dict[str, Any]) -> dict[str, Any]:
     kind = p.get("ProjectionType", "ALL") if p else "ALL"
     nka = p.get("NonKeyAttributes") if p else None
-    if kind == "INCLUDE" and not nka:
-        raise invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
-    if kind != "INCLUDE" and nka:
-        raise invalid(f"ProjectionType is {kind}, but NonKeyAttributes is specified")
+    if (kind == "INCLUDE") != bool(nka):
+        raise errors.projection_mismatch(kind, include_without_attributes=kind == "INCLUDE")
     return {"ProjectionType": kind, **({"NonKeyAttributes": list(nka)} if nka else {})}
 
 
 def parse_gsi_key_schema(ks: list[dict[str, str]], attrs: dict[str, str]) -> tuple[list[KeyDef], list[KeyDef]]:
     """A GSI's KeySchema: 1 to 4 HASH elements, then up to 4 RANGE elements (multi-attribute keys)."""
     if ks[0]["KeyType"] != "HASH":
-        raise validation_error("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+        raise validation_error(errors.FIRST_NOT_HASH)
     kinds = [e["KeyType"] for e in ks]
     hashes = kinds.index("RANGE") if "RANGE" in kinds else len(kinds)
     if "HASH" in kinds[hashes:]:
-        # UNCONFIRMED wording (as the rest of this function's).
-        raise validation_error("Invalid KeySchema: HASH key type elements must come before RANGE key type elements")
+        raise validation_error(errors.HASH_BEFORE_RANGE)
     for part, count in (("HASH", hashes), ("RANGE", len(kinds) - hashes)):
         if count > MAX_INDEX_KEY_PARTS:
-            raise validation_error(f"Invalid KeySchema: A key schema may have at most {MAX_INDEX_KEY_PARTS} "
-                                   f"{part} key type elements")
+            raise errors.too_many_key_parts(MAX_INDEX_KEY_PARTS, part)
     names = [e["AttributeName"] for e in ks]
     if len(set(names)) != len(names):
-        raise validation_error("Invalid KeySchema: Some index key attribute have no definition")
+        raise validation_error(errors.KEY_WITHOUT_DEFINITION)
     defs = [(n, attrs.get(n, "")) for n in names]
     return defs[:hashes], defs[hashes:]
 
@@ -271,31 +268,26 @@ def parse_index(spec: dict[str, Any], kind: str, attrs: dict[str, str], billing:
     if kind == "GSI":
         hashes, ranges = parse_gsi_key_schema(spec["KeySchema"], attrs)
         return Index(name, kind, hashes[0], ranges[0] if ranges else None, _projection(spec.get("Projection") or {}),
-                     _throughput(billing, spec.get("ProvisionedThroughput"), name), hashes[1:], ranges[1:])
-    if len(spec["KeySchema"]) > 2:  # only a GSI may have a multi-attribute key (UNCONFIRMED wording)
-        raise invalid(f"Index KeySchema of a local secondary index has more than 2 elements for index: {name}")
+                     _throughput(billing, spec.get("ProvisionedThroughput"), name), hashes[1:], ranges[1:],
+                     warm.requested(spec.get("WarmThroughput"), billing, None, name))
+    if len(spec["KeySchema"]) > 2:  # only a GSI may have a multi-attribute key
+        raise errors.lsi_key_too_long(name)
     h, r = parse_key_schema(spec["KeySchema"], attrs)
     if table_range is None:
-        raise invalid("Table KeySchema does not have a range key, which is required when specifying a "
-                      "LocalSecondaryIndex")
+        raise validation_error(errors.LSI_WITHOUT_TABLE_RANGE)
     if h[0] != table_hash[0]:
-        raise invalid(f"Index KeySchema does not have the same leading hash key as table KeySchema for "
-                      f"index: {name}. index hash key: {h[0]}, table hash key: {table_hash[0]}")
+        raise errors.lsi_hash_differs(name, h[0], table_hash[0])
     if r is None:
-        raise invalid(f"Index KeySchema does not have a range key for index: {name}")
+        raise errors.lsi_without_range(name)
     return Index(name, kind, h, r, _projection(spec.get("Projection") or {}), None)
 
 
 def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table:
     ks = p.get("KeySchema")
     if ks is None:  # optional in botocore's model, required by DynamoDB's own (coral's null check)
-        raise validation_error("1 validation error detected: Value null at 'keySchema' failed to satisfy constraint: "
-                               "Member must not be null")
+        raise validation_error(errors.KEY_SCHEMA_NULL)
     if len(ks) > 2:
-        # DynamoDB's own model bounds KeySchema at 2 (botocore's does not); coral prints Java's toString.
-        shown = ", ".join(f"KeySchemaElement(attributeName={e['AttributeName']}, keyType={e['KeyType']})" for e in ks)
-        raise validation_error(f"1 validation error detected: Value '[{shown}]' at 'keySchema' failed to satisfy "
-                               "constraint: Member must have length less than or equal to 2")
+        raise errors.key_schema_too_long(ks)
     attrs = {a["AttributeName"]: a["AttributeType"] for a in p.get("AttributeDefinitions") or []}
     billing = p.get("BillingMode") or "PROVISIONED"
     h, r = parse_key_schema(ks, attrs)
@@ -304,17 +296,15 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
     for kind, key in (("LSI", "LocalSecondaryIndexes"), ("GSI", "GlobalSecondaryIndexes")):
         specs = p.get(key)
         if specs is not None and not specs:
-            raise invalid(f"List of {key} is empty")
+            raise errors.empty_index_list(key)
         for spec in specs or []:
             if spec["IndexName"] in indexes:
-                raise invalid(f"Duplicate index name: {spec['IndexName']}")
+                raise errors.duplicate_index(spec["IndexName"])
             indexes[spec["IndexName"]] = parse_index(spec, kind, attrs, billing, h, r)
     check_attribute_definitions(attrs, [h, r] + [k for ix in indexes.values() for k in ix.hash_keys + ix.range_keys])
     stream = p.get("StreamSpecification")
-    if stream and not stream.get("StreamEnabled") and stream.get("StreamViewType"):
-        raise invalid("Table is being created with a stream disabled, UpdateViewType should not be specified")
-    if stream and stream.get("StreamEnabled") and not stream.get("StreamViewType"):
-        raise invalid("Table is being created with a stream enabled, UpdateViewType is required")
+    if stream and bool(stream.get("StreamEnabled")) != bool(stream.get("StreamViewType")):
+        raise errors.stream_spec(creating=True, enabling=bool(stream.get("StreamEnabled")))
     check_sse(p.get("SSESpecification"))
     return Table(
         id=0, account=account, region=region, name=p["TableName"],
@@ -327,21 +317,18 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
         table_class=p.get("TableClass") or "STANDARD",
         sse=sse_description(account, region, p.get("SSESpecification")),
         on_demand=on_demand_throughput(p.get("OnDemandThroughput")),
+        warm=warm.requested(p.get("WarmThroughput"), billing, None),
     )
 
 
 def check_stream_update(t: Table, spec: dict[str, Any]) -> None:
     """UpdateTable's StreamSpecification: a view type exactly when enabling, and a change of state."""
     enabling = bool(spec.get("StreamEnabled"))
-    if enabling and not spec.get("StreamViewType"):
-        raise invalid("If stream is being enabled then UpdateViewType is required")
-    if not enabling and spec.get("StreamViewType"):
-        raise invalid("If stream is being disabled, then UpdateViewType must not be specified")
+    if enabling != bool(spec.get("StreamViewType")):
+        raise errors.stream_spec(creating=False, enabling=enabling)
     enabled = bool(t.stream and t.stream.get("StreamEnabled"))
-    if enabling and enabled:
-        raise validation_error(f"Table already has an enabled stream: TableName: {t.name}")
-    if not enabling and not enabled:
-        raise validation_error(f"Table has no stream to disable: TableName: {t.name}")
+    if enabling == enabled:
+        raise errors.stream_state(t.name, enabled)
 
 
 def check_sse(spec: dict[str, Any] | None) -> None:
@@ -351,11 +338,11 @@ def check_sse(spec: dict[str, Any] | None) -> None:
     if spec.get("Enabled") is False:
         for member in ("SSEType", "KMSMasterKeyId"):
             if spec.get(member):
-                raise invalid(f"{member} can not be specified if Enabled is false")
+                raise errors.sse_member_when_disabled(member)
     if spec.get("SSEType") == "AES256":
-        raise invalid("SSEType AES256 is not supported")
+        raise validation_error(errors.SSE_AES256)
     if spec.get("KMSMasterKeyId") and not spec.get("SSEType"):
-        raise invalid("SSEType KMS is required if KMSMasterKeyId is specified")
+        raise validation_error(errors.SSE_KMS_REQUIRED)
 
 
 def sse_description(account: str, region: str, spec: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -379,8 +366,6 @@ def check_attribute_definitions(attrs: dict[str, str], keys: list[KeyDef | None]
     names = sorted({k[0] for k in keys if k})
     missing = [n for n in names if n not in attrs]
     if missing:
-        raise invalid(f"Some index key attributes are not defined in AttributeDefinitions. "
-                      f"Keys: [{', '.join(missing)}], AttributeDefinitions: [{', '.join(attrs)}]")
+        raise errors.undefined_key_attributes(missing, list(attrs))
     if len(names) != len(attrs):
-        raise invalid("Number of attributes in KeySchema does not exactly match number of attributes defined "
-                      "in AttributeDefinitions")
+        raise errors.unused_attribute_definitions()

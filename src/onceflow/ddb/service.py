@@ -11,10 +11,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.ddb import errors, warm
 from onceflow.ddb import items as it
 from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
-from onceflow.ddb.errors import conditional_failed, ddb_error, in_use, invalid, not_found, table_not_found
+from onceflow.ddb.errors import conditional_failed, not_found, table_not_found
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update
 from onceflow.ddb.prepare import prepare
@@ -63,7 +64,7 @@ class DynamoDB:
         t = new_table(account, region, p, self.clock())
         with self.db.transaction() as conn:
             if self.store.load_table(account, region, t.name) is not None:
-                raise in_use(f"Table already exists: {t.name}")
+                raise errors.table_exists(t.name)
             if t.stream and t.stream.get("StreamEnabled"):
                 self.streams.open(conn, t, t.stream["StreamViewType"])
             t.id = self.store.insert_table(conn, t)
@@ -78,8 +79,7 @@ class DynamoDB:
     def delete_table(self, account: str, region: str, name: str) -> dict[str, Any]:
         t = self.table(account, region, name, describe=True)
         if t.deletion_protection:
-            raise validation_error("Resource cannot be deleted as it is currently protected against deletion. "
-                                   "Disable deletion protection first.")
+            raise validation_error(errors.DELETION_PROTECTED)
         count, size = self.store.stats(t.id)
         with self.db.transaction() as conn:
             self.streams.close(conn, t)
@@ -105,16 +105,17 @@ class DynamoDB:
         if p.get("BillingMode"):
             if p["BillingMode"] != t.billing and p["BillingMode"] == "PAY_PER_REQUEST":
                 t.billing_updated = self.clock()
+            elif p["BillingMode"] != t.billing:  # back to PROVISIONED: the summary keeps the last switch
+                t.billing_updated = t.billing_updated or t.created
             t.billing = p["BillingMode"]
             if t.billing == "PAY_PER_REQUEST":
                 t.throughput = {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
         if p.get("ProvisionedThroughput"):
             if t.billing == "PAY_PER_REQUEST":
-                raise invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
-                              "BillingMode is PAY_PER_REQUEST")
+                raise errors.throughput_with_pay_per_request()
             pt = p["ProvisionedThroughput"]
             if was_provisioned and all(pt[k] == t.throughput[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")):
-                raise validation_error(unchanged_throughput(t.throughput, pt))
+                raise errors.throughput_unchanged(t.throughput, pt)
             t.throughput = {k: pt[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")}
         if "DeletionProtectionEnabled" in p:
             t.deletion_protection = bool(p["DeletionProtectionEnabled"])
@@ -123,6 +124,7 @@ class DynamoDB:
             t.stream = p["StreamSpecification"]
         if p.get("TableClass"):
             t.table_class = p["TableClass"]
+        t.warm = warm.requested(p.get("WarmThroughput"), t.billing, t.warm)
         if p.get("OnDemandThroughput"):
             t.on_demand = {**(t.on_demand or {}), **(on_demand_throughput(p["OnDemandThroughput"]) or {})}
         with self.db.transaction() as conn:
@@ -141,12 +143,11 @@ class DynamoDB:
         if "Create" in u:
             spec = u["Create"]
             if spec["IndexName"] in t.indexes:
-                raise invalid(f"Duplicate index name: {spec['IndexName']}")
+                raise errors.duplicate_index(spec["IndexName"])
             ix = parse_index(spec, "GSI", t.attributes, t.billing, t.hash, t.range)
             for kd in ix.hash_keys + ix.range_keys:
                 if kd[0] not in t.attributes:
-                    raise invalid(f"Some index key attributes are not defined in AttributeDefinitions. "
-                                  f"Keys: [{kd[0]}], AttributeDefinitions: [{', '.join(t.attributes)}]")
+                    raise errors.undefined_key_attributes([kd[0]], list(t.attributes))
             ix.typed(t.attributes)
             t.indexes[ix.name] = ix
             only = Table(**{**t.__dict__, "indexes": {ix.name: ix}})
@@ -159,16 +160,18 @@ class DynamoDB:
         elif "Delete" in u:
             name = u["Delete"]["IndexName"]
             if name not in t.indexes:
-                raise not_found(f"Requested resource not found: Index: {name} not found")
+                raise errors.index_not_found(name)
             del t.indexes[name]
             self.store.drop_index(conn, t.id, name)
         elif "Update" in u:
             name = u["Update"]["IndexName"]
             if name not in t.indexes:
-                raise not_found(f"Requested resource not found: Index: {name} not found")
+                raise errors.index_not_found(name)
             pt = u["Update"].get("ProvisionedThroughput")
             if pt:
                 t.indexes[name].throughput = dict(pt)
+            ix = t.indexes[name]
+            ix.warm = warm.requested(u["Update"].get("WarmThroughput"), t.billing, ix.warm, name)
 
     # ---------------------------------------------------------------- tags and TTL
     def tag(self, account: str, region: str, arn: str, tags: dict[str, str] | None, remove: list[str] | None) -> None:
@@ -187,12 +190,12 @@ class DynamoDB:
     def _by_arn(self, account: str, region: str, arn: str) -> Table:
         prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix):
-            raise validation_error(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
+            raise errors.invalid_table_arn(arn)
         name = arn[len(prefix):].split("/")[0]
         try:
             return self.table(account, region, name)
         except Exception:
-            raise not_found(f"Requested resource not found: ResourcArn: {arn} not found") from None
+            raise errors.table_arn_not_found(arn) from None
 
     def describe_ttl(self, account: str, region: str, name: str) -> dict[str, Any]:
         t = self.table(account, region, name, describe=True)
@@ -204,12 +207,9 @@ class DynamoDB:
         t = copy.deepcopy(self.table(account, region, name, describe=True))
         enabled, attr = bool(spec["Enabled"]), spec["AttributeName"]
         if t.ttl_attribute and attr != t.ttl_attribute:
-            raise validation_error("TimeToLive is active on a different AttributeName: current AttributeName "
-                                   f"is {t.ttl_attribute}")
-        if enabled and t.ttl_attribute:
-            raise validation_error("TimeToLive is already enabled")
-        if not enabled and not t.ttl_attribute:
-            raise validation_error("TimeToLive is already disabled")
+            raise errors.ttl_other_attribute(t.ttl_attribute)
+        if enabled == bool(t.ttl_attribute):
+            raise errors.ttl_unchanged(enabled)
         t.ttl_attribute = attr if enabled else None
         with self.db.transaction() as conn:
             self.store.save_table(conn, t)
@@ -247,7 +247,7 @@ class DynamoDB:
         try:
             t = copy.deepcopy(self.table(account, region, name))
         except ServiceError:
-            raise ddb_error("TableNotFoundException", f"Table not found: {name}") from None
+            raise errors.backup_table_not_found(name) from None
         if spec is not None:
             enabled = bool(spec["PointInTimeRecoveryEnabled"])
             was = t.pitr_days is not None
@@ -299,7 +299,7 @@ class DynamoDB:
     def put_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
         if rv not in ("NONE", "ALL_OLD"):
-            raise validation_error("ReturnValues can only be ALL_OLD or NONE")
+            raise validation_error(errors.RETURN_VALUES_OLD_OR_NONE)
         prep = prepare(p, COND)
         t = self.table(account, region, p["TableName"])
         item = normalize_item(p["Item"])
@@ -335,7 +335,7 @@ class DynamoDB:
     def delete_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
         if rv not in ("NONE", "ALL_OLD"):
-            raise validation_error("ReturnValues can only be ALL_OLD or NONE")
+            raise validation_error(errors.RETURN_VALUES_OLD_OR_NONE)
         prep = prepare(p, COND)
         t = self.table(account, region, p["TableName"])
         hk, rk, key = it.key_bytes(t, p["Key"])
@@ -361,7 +361,7 @@ class DynamoDB:
         if upd is not None:
             for path in upd.paths():
                 if path.elements[0] in t.key_names:
-                    raise invalid(f"Cannot update attribute {path.elements[0]}. This attribute is part of the key")
+                    raise errors.key_attribute_updated(path.elements[0])
         with self.db.transaction() as conn:
             text = self.store.get(conn, t.id, hk, rk)
             old = loads(text) if text is not None else None
@@ -371,7 +371,10 @@ class DynamoDB:
             if upd is not None:
                 it.check_update_size(upd, new)
             check_nesting(new.values())
-            self.write(conn, t, hk, rk, old, new)
+            try:
+                self.write(conn, t, hk, rk, old, new)
+            except errors.EmptyIndexKey as e:  # an update words the empty index key its own way
+                raise e.as_update() from None
             metrics = collection_metrics(conn, self.store, t, hk, key) if wants_metrics(t, p) else None
         out = _update_result(rv, old, new, upd)
         if metrics:
@@ -387,15 +390,6 @@ def table_name_of(account: str, region: str, arn: str, describe: bool) -> str:
     if not name or "/" in name:
         raise table_not_found(arn) if describe else not_found()
     return name
-
-
-def unchanged_throughput(now: dict[str, int], asked: dict[str, int]) -> str:
-    return ("The provisioned throughput for the table will not change. The requested value equals the current value. "
-            f"Current ReadCapacityUnits provisioned for the table: {now['ReadCapacityUnits']}. "
-            f"Requested ReadCapacityUnits: {asked['ReadCapacityUnits']}. "
-            f"Current WriteCapacityUnits provisioned for the table: {now['WriteCapacityUnits']}. "
-            f"Requested WriteCapacityUnits: {asked['WriteCapacityUnits']}. "
-            "Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.")
 
 
 def read_units(size: int, p: dict[str, Any]) -> float:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.ddb.errors import ddb_error, not_found
+from onceflow.ddb import errors
 from onceflow.ddb.schema import Table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import validation_error
@@ -79,10 +79,6 @@ class Shard:
     start: int  # the first sequence number it may hold
     end: int | None  # one past the last it holds; None while it is open
     parent: str | None
-
-
-def _stream_not_found(arn: str) -> Exception:
-    return not_found(f"Requested resource not found: Stream: {arn} not found")
 
 
 class Streams:
@@ -164,13 +160,13 @@ class Streams:
     def _stream(self, account: str, region: str, arn: str) -> dict[str, Any]:
         prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix) or "/stream/" not in arn:
-            raise _stream_not_found(arn)
+            raise errors.stream_not_found(arn)
         table, _, label = arn[len(prefix):].partition("/stream/")
         row = self.db.query_one("SELECT id, table_name, label, view_type, key_schema, created, start_seq, disabled, "
                                 "end_seq FROM ddb_streams WHERE account=? AND region=? AND table_name=? AND label=?",
                                 (account, region, table, label))
         if row is None:
-            raise _stream_not_found(arn)
+            raise errors.stream_not_found(arn)
         keys = ("id", "table", "label", "view", "key_schema", "created", "start", "disabled", "end")
         s = dict(zip(keys, row, strict=True))
         s["arn"] = arn
@@ -213,7 +209,7 @@ class Streams:
     def _shard(self, s: dict[str, Any], shard_id: str) -> Shard:
         found = next((sh for sh in self._shards(s) if sh.id == shard_id), None)
         if found is None:
-            raise not_found(f"Requested resource not found: Shard does not exist: {shard_id}")
+            raise errors.shard_not_found(shard_id)
         return found
 
     def list_streams(self, account: str, region: str, table: str | None = None, after: str | None = None,
@@ -273,21 +269,20 @@ class Streams:
             after = max(self._before_time(s, at, below), sh.start - 1)
         else:
             if sequence is None or not sequence.isdigit():
-                raise validation_error("SequenceNumber is required and must be a decimal number for "
-                                       f"ShardIteratorType {kind}")  # unconfirmed wording
+                raise errors.sequence_required(kind)
             n = int(sequence)
             if n <= below:
-                raise self._trimmed(sequence)
+                raise errors.trimmed(sequence)
             after = max(n - 1 if kind == "AT_SEQUENCE_NUMBER" else n, sh.start - 1)
         return self._iterator(account, region, s["id"], arn, after, sh.index)
 
     def _before_time(self, s: dict[str, Any], at: datetime | None, below: int) -> int:
         """The position just before the first record written at or after `at`."""
         if at is None:
-            raise validation_error("Timestamp is required for ShardIteratorType AT_TIMESTAMP")  # unconfirmed wording
+            raise validation_error(errors.TIMESTAMP_REQUIRED)
         ts = at.timestamp()
         if ts > self.clock():
-            raise validation_error(f"The timestamp {at.isoformat()} is in the future")  # unconfirmed wording
+            raise errors.timestamp_in_future(at.isoformat())
         row = self.db.query_one("SELECT MAX(seq) FROM ddb_stream_records WHERE stream_id=? AND created < ?",
                                 (s["id"], ts))
         found = row[0] if row and row[0] is not None else s["start"] - 1
@@ -300,11 +295,6 @@ class Streams:
     def _trimmed_below(self) -> int:
         row = self.db.query_one("SELECT below FROM ddb_stream_trim WHERE id=1")
         return int(row[0]) if row else 0
-
-    @staticmethod
-    def _trimmed(sequence: str) -> Exception:
-        return ddb_error("TrimmedDataAccessException", "The operation attempted to read past the oldest stream "
-                         f"record in a shard: {sequence}")
 
     def iterator_stream(self, token: str) -> str | None:
         """The stream ARN an iterator reads (for IAM), or None for a token that is not one of ours."""
@@ -320,19 +310,17 @@ class Streams:
             k = int(it.get("k", 0))
             mine = it["a"] == account and it["r"] == region
         except (binascii.Error, ValueError, KeyError, TypeError):
-            raise validation_error("Invalid ShardIterator") from None
+            raise validation_error(errors.INVALID_SHARD_ITERATOR) from None
         if not mine:
-            raise validation_error("Invalid ShardIterator")
+            raise validation_error(errors.INVALID_SHARD_ITERATOR)
         if self.clock() - issued > ITERATOR_TTL:
-            raise ddb_error("ExpiredIteratorException", "Iterator expired. The iterator was created at time "
-                            f"{_http_date(issued)} while right now it is {_http_date(self.clock())} which is further "
-                            "in the future than the tolerated delay of 900000 milliseconds.")
+            raise errors.iterator_expired(_http_date(issued), _http_date(self.clock()))
         s = self._stream(account, region, arn)
         if s["id"] != sid:
-            raise _stream_not_found(arn)
+            raise errors.stream_not_found(arn)
         sh = next((x for x in self._shards(s) if x.index == k), None)
         if sh is None:  # its records are past the 24 hours kept
-            raise self._trimmed(seq_text(after + 1))
+            raise errors.trimmed(seq_text(after + 1))
         n = min(limit or MAX_RECORDS, MAX_RECORDS)
         end = sh.end if sh.end is not None else 1 << 62
         rows = self.db.query("SELECT seq, created, record FROM ddb_stream_records WHERE stream_id=? AND seq > ? "

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from decimal import Context, Decimal
 from typing import Any
 
-from onceflow.errors import ServiceError, validation_error
+from onceflow.ddb import errors
+from onceflow.errors import validation_error
 
 Value = dict[str, Any]
 Item = dict[str, Value]
@@ -24,15 +25,12 @@ Item = dict[str, Value]
 SCALAR_ORDERED = ("S", "N", "B")
 MAX_ITEM_BYTES = 400 * 1024
 MAX_NESTING = 32  # levels of a document, the attribute itself being the first
-NESTING_EXCEEDED = ("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
-                    "beyond supported limit")
 # Wide enough that the sum of any two storable numbers (exponents -130..125, 38 digits) is exact
 # before we check the result's digits.
 _CTX = Context(prec=400)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _LONG_EXPONENT = 2**63 - 1  # the largest exponent DynamoDB converts (a negative one may be one larger)
 _HUGE_EXPONENT = 10**15  # past this a Decimal cannot hold the number; it is out of range anyway
-INVALID = "One or more parameter values were invalid: "
 
 
 # ---------------------------------------------------------------------------- numbers
@@ -42,33 +40,25 @@ def parse_number(text: str) -> Decimal:
     Decimal is far outside the range, on the side its sign says."""
     m = _NUMBER.fullmatch(text) if isinstance(text, str) else None
     if m is None:
-        raise validation_error(f"The parameter cannot be converted to a numeric value: {text}")
+        raise errors.not_a_number(text)
     if m.group(2):
         written = m.group(2)[1:]
         negative = written.startswith("-")
         magnitude = written.lstrip("+-").lstrip("0")
         if len(magnitude) > 19 or int(magnitude or "0") > _LONG_EXPONENT + negative:
-            raise validation_error(f"The parameter cannot be converted to a numeric value: {text}")
+            raise errors.not_a_number(text)
         if int(magnitude or "0") > _HUGE_EXPONENT:
-            raise _out_of_range(-1 if negative else 1)
+            raise errors.number_out_of_range(-1 if negative else 1)
     return Decimal(text)
-
-
-def _out_of_range(side: int) -> ServiceError:
-    if side > 0:
-        return validation_error(
-            "Number overflow. Attempting to store a number with magnitude larger than supported range")
-    return validation_error(
-        "Number underflow. Attempting to store a number with magnitude smaller than supported range")
 
 
 def _check_range(d: Decimal) -> None:
     """DynamoDB's magnitudes: 1E-130 to 9.99...E+125 (a written zero is held to its own exponent)."""
     exp = d.adjusted()
     if exp > 125:
-        raise _out_of_range(1)
+        raise errors.number_out_of_range(1)
     if exp < -130:
-        raise _out_of_range(-1)
+        raise errors.number_out_of_range(-1)
 
 
 def format_number(d: Decimal) -> str:
@@ -80,7 +70,7 @@ def format_number(d: Decimal) -> str:
     while digits[significant - 1] == 0:  # counted exactly, before any context could round
         significant -= 1
     if significant > 38:
-        raise validation_error("Attempting to store more than 38 significant digits in a Number")
+        raise validation_error(errors.TOO_MANY_DIGITS)
     _check_range(d)  # before normalising, which could not hold an exponent far out of range
     return format(d.normalize(_CTX), "f")
 
@@ -117,28 +107,16 @@ def check_text(x: str) -> str:
         try:
             x.encode()
         except UnicodeEncodeError:
-            raise validation_error(INVALID + "Strings must be valid Unicode (lone surrogate found)") from None
+            raise validation_error(errors.LONE_SURROGATE) from None
     return x
-
-
-def _empty_set(kind: str) -> ServiceError:
-    if kind == "BS":
-        return validation_error(INVALID + "Binary sets should not be empty")
-    word = {"SS": "string", "NS": "number"}[kind]
-    return validation_error(INVALID + f"An {word} set  may not be empty")
 
 
 def normalize_value(v: Any) -> Value:
     """Check one AttributeValue and return it normalised (numbers re-rendered, nested too)."""
     if not isinstance(v, dict) or not v:
-        raise validation_error(
-            "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
-        )
+        raise validation_error(errors.EMPTY_ATTRIBUTE_VALUE)
     if len(v) != 1:
-        raise validation_error(
-            "Supplied AttributeValue has more than one datatypes set, "
-            "must contain exactly one of the supported datatypes"
-        )
+        raise validation_error(errors.MORE_THAN_ONE_TYPE)
     (kind, x), = v.items()
     if kind == "S":
         check_text(x)
@@ -154,7 +132,7 @@ def normalize_value(v: Any) -> Value:
         # Some regions briefly stored {"NULL": false} as {"NULL": true} (mid-2026); every region refuses it
         # again (paritysuite/dynamodb-conformance, ground-truth sweep of 2026-07-17).
         if x is not True:
-            raise validation_error(INVALID + "Null attribute value types must have the value of true")
+            raise validation_error(errors.NULL_NOT_TRUE)
         return v
     if kind == "M":
         return {"M": {check_text(k): normalize_value(e) for k, e in x.items()}}
@@ -162,7 +140,7 @@ def normalize_value(v: Any) -> Value:
         return {"L": [normalize_value(e) for e in x]}
     if kind in ("SS", "NS", "BS"):
         if not x:
-            raise _empty_set(kind)
+            raise errors.empty_set(kind)
         elems = [normalize_number(e) for e in x] if kind == "NS" else list(x)
         if kind == "SS":
             for e in elems:
@@ -171,11 +149,9 @@ def normalize_value(v: Any) -> Value:
             elems = [base64.b64decode(e) if isinstance(e, str) else e for e in elems]
         if len(set(elems)) != len(elems):
             shown = ", ".join(_show(e) for e in x)
-            raise validation_error(INVALID + f"Input collection [{shown}] contains duplicates.")
+            raise errors.set_duplicates(shown)
         return {kind: elems}
-    raise validation_error(
-        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
-    )
+    raise validation_error(errors.EMPTY_ATTRIBUTE_VALUE)
 
 
 def _show(e: Any) -> str:
@@ -184,7 +160,7 @@ def _show(e: Any) -> str:
 
 def normalize_item(item: dict[str, Any]) -> Item:
     if "" in item:  # every name is looked at before any value
-        raise validation_error("Empty attribute name")
+        raise validation_error(errors.EMPTY_ATTRIBUTE_NAME)
     out = {check_text(k): normalize_value(v) for k, v in item.items()}
     check_nesting(out.values())
     return out
@@ -204,7 +180,7 @@ def nesting(v: Value) -> int:
 def check_nesting(values: Iterable[Value]) -> None:
     """DynamoDB stores documents up to 32 levels deep (the attribute is level 1)."""
     if any(nesting(v) > MAX_NESTING for v in values):
-        raise validation_error(NESTING_EXCEEDED)
+        raise validation_error(errors.NESTING_EXCEEDED)
 
 
 # ---------------------------------------------------------------------------- equality and order

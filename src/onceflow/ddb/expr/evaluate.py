@@ -24,7 +24,8 @@ def resolve(elements: tuple[Any, ...], item: Item) -> Value | None:
         else:
             m = cur.get("M")
             cur = m.get(e) if m is not None else None
-    return cur
+    found: Value | None = cur
+    return found
 
 
 def operand(n: Any, item: Item, values: dict[str, Value]) -> Value | None:

@@ -90,7 +90,7 @@ def _put(item: Item, elements: tuple[Any, ...], v: Value) -> None:
 def apply_update(u: ast.Update, item: Item, values: dict[str, Value]) -> Item:
     """The updated copy of `item` (which may be {} for a new item)."""
     computed = [(a.path.elements, _value(a.value, item, values)) for a in u.sets]
-    new = copy_value(item)
+    new: Item = copy_value(item)
     for elements, v in computed:
         _put(new, elements, copy_value(v))
     # Remove list elements from the highest index down so earlier indexes stay valid.

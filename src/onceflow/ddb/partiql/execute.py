@@ -13,8 +13,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.ddb import errors
 from onceflow.ddb.batch import Batches
-from onceflow.ddb.errors import ddb_error, transaction_canceled
+from onceflow.ddb.errors import transaction_canceled
 from onceflow.ddb.partiql.authorize import AuthRequests, authorization
 from onceflow.ddb.partiql.plan import Plan, Planner, flatten
 from onceflow.ddb.reads import Reader
@@ -22,11 +23,6 @@ from onceflow.ddb.service import DynamoDB
 from onceflow.ddb.values import dumps, loads
 from onceflow.errors import ServiceError, validation_error
 
-DUPLICATE = "Duplicate primary key exists in table"
-# Not confirmed against AWS (see tests/unit/ddb/cases/UNCONFIRMED.md).
-BATCH_KEY = "Select statements within BatchExecuteStatement must specify the primary key in the where clause."
-MIXED_BATCH = "Batch statements must contain either all reads or all writes"
-MIXED_TRANSACTION = "Transactions must contain either all reads or all writes"
 BATCH_CODES = {"ConditionalCheckFailedException": "ConditionalCheckFailed", "DuplicateItemException": "DuplicateItem",
                "ValidationException": "ValidationError", "ResourceNotFoundException": "ResourceNotFound",
                "ItemCollectionSizeLimitExceededException": "ItemCollectionSizeLimitExceeded",
@@ -63,7 +59,7 @@ class PartiQL:
                  if p.get(k) is not None}
         plan = self.plan(account, region, p["Statement"], p.get("Parameters"), extra)
         if plan.op == "ConditionCheck":
-            raise validation_error("EXISTS can only be used in ExecuteTransaction write requests.")
+            raise validation_error(errors.EXISTS_OUTSIDE_TRANSACTION)
         if plan.op in ("GetItem", "Query", "Scan"):
             return self._read(plan, p, raw)
         return self._write(account, region, plan)
@@ -105,7 +101,7 @@ class PartiQL:
             got = ops[plan.op](account, region, plan.p)
         except ServiceError as e:
             if plan.op == "PutItem" and e.code == "ConditionalCheckFailedException":
-                raise ddb_error("DuplicateItemException", DUPLICATE) from None
+                raise errors.duplicate_item() from None
             raise _as_statement_error(e) from None
         out: dict[str, Any] = {"Items": [got["Attributes"]] if got.get("Attributes") else []}
         if "ConsumedCapacity" in got:
@@ -123,15 +119,15 @@ class PartiQL:
             try:
                 pl = self.plan(account, region, s["Statement"], s.get("Parameters"), extra)
                 if pl.op == "ConditionCheck":
-                    raise validation_error("EXISTS can only be used in ExecuteTransaction write requests.")
+                    raise validation_error(errors.EXISTS_OUTSIDE_TRANSACTION)
                 if pl.op in ("Query", "Scan") or (pl.op == "GetItem" and pl.st.index is not None):
-                    raise validation_error(BATCH_KEY)
+                    raise validation_error(errors.BATCH_KEY)
                 planned.append(pl)
             except ServiceError as e:
                 planned.append(e)
         kinds = {each.op == "GetItem" for each in planned if isinstance(each, Plan)}
         if len(kinds) > 1:
-            raise validation_error(MIXED_BATCH)
+            raise validation_error(errors.MIXED_BATCH)
         responses, consumed = [], _Capacity()
         for entry in planned:
             if isinstance(entry, ServiceError):  # refused before it ran: no TableName
@@ -162,20 +158,19 @@ class PartiQL:
             try:
                 pl = self.plan(account, region, s["Statement"], s.get("Parameters"), extra)
                 if pl.st.returning is not None:
-                    raise validation_error("RETURNING clause is not supported in ExecuteTransaction.")
+                    raise validation_error(errors.RETURNING_IN_TRANSACTION)
                 if pl.op in ("GetItem", "Query", "Scan") and pl.st.index is not None:
-                    raise validation_error("Reads on indices are not supported within transactions.")
+                    raise validation_error(errors.INDEX_READ_IN_TRANSACTION)
                 if pl.op in ("Query", "Scan"):
-                    raise validation_error("Select statements within ExecuteTransaction must specify the primary "
-                                           "key in the where clause.")
+                    raise validation_error(errors.TRANSACTION_KEY)
             except ServiceError as e:
                 if e.code != "ValidationException":
                     raise
-                raise validation_error(f"Validation failed in TransactStatements[{i}]: {e.message}") from None
+                raise errors.transaction_statement(i, e.message) from None
             plans.append(pl)
         reads = [pl.op == "GetItem" for pl in plans]
         if any(reads) and not all(reads):
-            raise validation_error(MIXED_TRANSACTION)
+            raise validation_error(errors.MIXED_TRANSACTION)
         cc = {"ReturnConsumedCapacity": p["ReturnConsumedCapacity"]} if p.get("ReturnConsumedCapacity") else {}
         if all(reads):
             got = self.batches.transact_get(account, region, {"TransactItems": [{"Get": _get_action(pl)}
@@ -231,7 +226,7 @@ def _write_action(pl: Plan) -> dict[str, Any]:
 def _inserted(reason: dict[str, Any], pl: Plan) -> dict[str, Any]:
     """An INSERT whose key exists is cancelled as a duplicate, not as a failed condition."""
     if pl.op == "PutItem" and reason.get("Code") == "ConditionalCheckFailed":
-        return {"Code": "DuplicateItem", "Message": DUPLICATE}
+        return {"Code": "DuplicateItem", "Message": errors.DUPLICATE_ITEM}
     return reason
 
 
@@ -270,7 +265,7 @@ def _unpack_token(token: str, digest: str) -> dict[str, Any]:
         key = loads(body["k"])
         sent = body["s"]
     except (binascii.Error, ValueError, KeyError, TypeError):
-        raise validation_error("Invalid NextToken") from None
+        raise validation_error(errors.INVALID_NEXT_TOKEN) from None
     if sent != digest:
-        raise validation_error("NextToken does not match request")
+        raise validation_error(errors.NEXT_TOKEN_MISMATCH)
     return key

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from onceflow.ddb.errors import invalid
+from onceflow.ddb import errors
 from onceflow.ddb.expr import ast
 from onceflow.ddb.expr.evaluate import resolve
 from onceflow.ddb.expr.partiql import PARAMS_MISMATCH, Statement, StatementError, bind, parse
@@ -25,9 +25,6 @@ from onceflow.ddb.partiql.render import (
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB
 from onceflow.errors import ServiceError, validation_error
-
-INCOMPLETE_KEY = "Where clause does not contain a mandatory equality on all key attributes"
-ON_INDEX = "This operation is not supported on an index"
 
 
 def refused(e: StatementError) -> ServiceError:
@@ -60,10 +57,10 @@ class Planner:
             raise refused(e) from None
         check_ordering(st.where, values)
         if st.kind == "INSERT" and st.index is not None:
-            raise validation_error("FROM clause may only contain a single table name in data manipulation statements")
+            raise validation_error(errors.SINGLE_TABLE)
         t = self.svc.table(account, region, st.table)
         if st.index is not None and st.kind != "SELECT":
-            raise validation_error(ON_INDEX)
+            raise validation_error(errors.ON_INDEX)
         base = {"TableName": t.name, **extra}
         if st.kind == "SELECT":
             return self._select(t, st, values, base)
@@ -75,10 +72,10 @@ class Planner:
         r = Render()
         if st.index is not None:
             if st.index not in t.indexes:
-                raise validation_error("The table does not have the specified index")
+                raise validation_error(errors.NO_SUCH_INDEX)
             ix = t.indexes[st.index]
             if ix.kind == "GSI" and p.get("ConsistentRead"):
-                raise validation_error("Strongly consistent read is not supported on Global Secondary Indexes")
+                raise validation_error(errors.CONSISTENT_GSI_PARTIQL)
             check_projected(t, st)
             p["IndexName"] = st.index
             hash_kd, range_kd = ix.hash, ix.range
@@ -93,10 +90,9 @@ class Planner:
         multi = st.index is not None and bool(t.indexes[st.index].more_hash or t.indexes[st.index].more_range)
         if hash_eq is None or multi:  # a multi-attribute index key is read by a Scan of the index
             if st.order is not None and hash_eq is None:
-                raise validation_error("Must have at least one non-optional hash key condition in WHERE clause "
-                                       "when using ORDER BY clause.")
+                raise validation_error(errors.ORDER_BY_WITHOUT_HASH)
             if st.order is not None:  # onceflow's own refusal: a Scan has no order to give
-                raise validation_error("ORDER BY on an index with a multi-attribute key is not supported by onceflow")
+                raise validation_error(errors.MULTI_ATTRIBUTE_ORDER_BY)
             if st.where is not None:
                 p["FilterExpression"] = r.cond(st.where)
             return Plan("Scan", t, st, finish(p, r, values))
@@ -117,8 +113,7 @@ class Planner:
         if st.order is not None:
             path, ascending = st.order
             if not (len(path.elements) == 1 and path.elements[0] in keys):
-                raise validation_error(f"Variable reference {path.show()[1:-1]} in ORDER BY clause must be part "
-                                       "of the primary key")
+                raise errors.order_by_not_key(path.show()[1:-1])
             p["ScanIndexForward"] = ascending
         full = (range_kd is None or (range_cond is not None and key_equality(range_cond, (range_kd[0],))))
         if not full or st.index is not None:
@@ -149,7 +144,7 @@ class Planner:
             else:
                 rest.append(c)
         if set(key) != set(names):
-            raise validation_error(INCOMPLETE_KEY)
+            raise validation_error(errors.INCOMPLETE_KEY)
         p["Key"] = key
         r = Render()
         if st.kind == "UPDATE":
@@ -183,8 +178,7 @@ def check_ordering(n: Any, values: dict[str, Any]) -> None:
                 kind = next(iter(values[x.name]))
                 if kind not in ("S", "N", "B"):
                     op = n.op if isinstance(n, ast.Compare) else "BETWEEN"
-                    raise validation_error(f"Incorrect operand type for operator or function; operator or "
-                                           f"function: {op}, operand type: {kind}")
+                    raise errors.partiql_operand(op, kind)
 
 
 def check_projected(t: Table, st: Statement) -> None:
@@ -201,11 +195,10 @@ def check_projected(t: Table, st: Statement) -> None:
                 for c in conj)
     missing = sorted(top_level_names(st.where) - held) if keyed else []
     if missing:
-        raise invalid(f"Secondary index {ix.name} does not project one or more filter attributes: "
-                      f"[{', '.join(missing)}]")
+        raise errors.index_misses_filter_attributes(ix.name, missing)
     asked = [str(x.elements[0]) for x in st.projection or () if x.elements[0] not in held]
     if asked and ix.kind == "GSI":  # a local index reads what it lacks from the table
-        raise invalid(f"Global secondary index {ix.name} does not project [{', '.join(asked)}]")
+        raise errors.gsi_misses_attributes(ix.name, asked)
 
 
 def flatten(items: list[Any], paths: tuple[ast.Path, ...]) -> list[Any]:
