@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.lambda_ import streaming
 from onceflow.lambda_.account import AccountService
+from onceflow.lambda_.aliases import Aliases
 from onceflow.lambda_.async_config import InvokeConfigs
 from onceflow.lambda_.function_settings import FunctionSettings
 from onceflow.lambda_.invoke import Invoker
@@ -25,6 +26,7 @@ class LambdaApi:
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
         self.urls = urls
         self.settings = FunctionSettings(service, invoker.provision)
+        self.aliases = Aliases(service)
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -109,23 +111,23 @@ class LambdaApi:
 
     @operation("CreateAlias")
     def create_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.create_alias(ctx, params)
+        return self.aliases.create(ctx, params)
 
     @operation("GetAlias")
     def get_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.get_alias(ctx, params["FunctionName"], params["Name"])
+        return self.aliases.get(ctx, params["FunctionName"], params["Name"])
 
     @operation("UpdateAlias")
     def update_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.update_alias(ctx, params)
+        return self.aliases.update(ctx, params)
 
     @operation("DeleteAlias")
     def delete_alias(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.service.delete_alias(ctx, params["FunctionName"], params["Name"])
+        self.aliases.delete(ctx, params["FunctionName"], params["Name"])
 
     @operation("ListAliases")
     def list_aliases(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.list_aliases(ctx, params)
+        return self.aliases.list(ctx, params)
 
     # ------------------------------------------------------------------ concurrency
     @operation("PutFunctionConcurrency")
