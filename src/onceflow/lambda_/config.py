@@ -192,7 +192,10 @@ def render(
     out["PackageType"] = "Zip"
     out["Architectures"] = list(config.get("Architectures") or ["x86_64"])
     out["EphemeralStorage"] = {"Size": (config.get("EphemeralStorage") or {}).get("Size", 512)}
-    out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
+    if config.get("CapacityProviderConfig"):  # Lambda Managed Instances: no SnapStart (as AWS answers)
+        out["CapacityProviderConfig"] = config["CapacityProviderConfig"]
+    else:
+        out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
     out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
     out["LoggingConfig"] = logging_config(config.get("LoggingConfig"), name)
     return out

@@ -62,6 +62,7 @@ class LambdaService:
         self.layers: Any = None  # layers.Layers, set by setup
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
         self.code_signing: Any = None  # code_signing.CodeSigning, set by setup
+        self.capacity_providers: Any = None  # capacity_providers.CapacityProviders, set by setup
         self._unzipped_sizes: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -74,11 +75,15 @@ class LambdaService:
             raise errors.function_not_found(ref.arn())
         return config
 
-    def _check_role(self, account: str, role_arn: str) -> None:
+    def role_usable(self, account: str, role_arn: str) -> bool:
+        """Whether the role exists and lets Lambda assume it (an execution or operator role)."""
         if self.role_lookup is None:
-            return
+            return True
         role = self.role_lookup(account, role_arn)
-        if role is None or not _trusts_lambda(role.get("AssumeRolePolicyDocument")):
+        return role is not None and _trusts_lambda(role.get("AssumeRolePolicyDocument"))
+
+    def _check_role(self, account: str, role_arn: str) -> None:
+        if not self.role_usable(account, role_arn):
             raise errors.role_cannot_be_assumed()
 
     def _layers(self, ctx: RequestContext, params: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -104,6 +109,14 @@ class LambdaService:
         if sha256_hex not in self._unzipped_sizes:
             self._unzipped_sizes[sha256_hex] = zips.unzipped_size(self.store.get_code(sha256_hex))
         return self._unzipped_sizes[sha256_hex]
+
+    def _managed(self, ctx: RequestContext, given: dict[str, Any] | None, memory: int) -> dict[str, Any] | None:
+        """A Lambda Managed Instances function's CapacityProviderConfig, checked (capacity_providers.py)."""
+        if given is None:
+            return None
+        if self.capacity_providers is None:
+            raise errors.invalid("Capacity providers are not set up")
+        return dict(self.capacity_providers.function_config(ctx.account, ctx.region, given, memory))
 
     def _check_vpc(self, account: str, vpc: dict[str, Any] | None, role_arn: str) -> None:
         """A VPC onceflow cannot attach: AWS first wants the role to manage network interfaces, then
@@ -177,6 +190,7 @@ class LambdaService:
         self._check_role(ctx.account, params["Role"])
         self._check_vpc(ctx.account, params.get("VpcConfig"), params["Role"])
         dead_letter.check(params.get("DeadLetterConfig"), ctx.account, params["Role"], self.role_checks)
+        managed = self._managed(ctx, params.get("CapacityProviderConfig"), params.get("MemorySize", 2048))
         if self.store.get_function(ref.key) is not None:
             raise errors.function_exists(ref.name)
         csc = params.get("CodeSigningConfigArn")
@@ -187,6 +201,9 @@ class LambdaService:
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         self._check_combined(checked.data, layers or [])
         record = _new_record(ref, params, checked)
+        if managed is not None:  # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
+            record.update(CapacityProviderConfig=managed, MemorySize=params.get("MemorySize", 2048),
+                          LoggingConfig=cfg.merge_logging({"LogFormat": "JSON"}, params.get("LoggingConfig") or {}))
         if csc and self.code_signing is not None:
             record["_csc"] = csc
         record["Layers"] = layers
@@ -267,6 +284,14 @@ class LambdaService:
         if "DeadLetterConfig" in params:  # checked when given, as the VPC is (against the role it will have)
             dead_letter.check(params["DeadLetterConfig"], ctx.account, params.get("Role") or record["Role"],
                               self.role_checks)  # fmt: skip
+        if "CapacityProviderConfig" in params:
+            if not record.get("CapacityProviderConfig"):
+                # AWS's answer (as LocalStack's snapshot tests record it): a function cannot move onto one.
+                raise errors.invalid("CapacityProviderConfig isn't supported for Lambda Default functions.")
+            record["CapacityProviderConfig"] = self._managed(
+                ctx, params["CapacityProviderConfig"], params.get("MemorySize", record["MemorySize"]))
+        elif record.get("CapacityProviderConfig") and "MemorySize" in params:
+            self._managed(ctx, record["CapacityProviderConfig"], params["MemorySize"])
         for member in _CONFIG_MEMBERS:
             if member in params:
                 record[member] = params[member]
