@@ -275,6 +275,11 @@ class LambdaService:
         self.check_revision(record, params.get("RevisionId"))
         if "Runtime" in params:
             cfg.check_runtime(params["Runtime"], self.runtimes)
+            pinned = ((record.get("_runtime_management") or {}).get("") or {}).get("UpdateRuntimeOn") == "Manual"
+            if pinned and params["Runtime"] != record["Runtime"]:  # AWS's words, as a Terraform user recorded them
+                raise errors.invalid("Cannot change runtime identifier when runtime management configuration is set "
+                                     "to 'Manual'. Change the runtime management configuration to 'Auto' or "
+                                     "'FunctionUpdate', then retry.")  # fmt: skip
         cfg.check_limits(params)
         layers = self._layers(ctx, params)
         if "Role" in params:
