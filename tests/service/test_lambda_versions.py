@@ -162,6 +162,10 @@ def test_every_name_form_on_every_operation(aws: Callable[..., Any], fn: str) ->
         assert executed(lam, form) == "1"
         assert lam.get_function_configuration(FunctionName=form)["Version"] == "1"
     assert lam.get_alias(FunctionName=arn, Name="live")["FunctionVersion"] == "1"
+    for call in (lam.get_alias, lam.update_alias):
+        with pytest.raises(ClientError) as excinfo:
+            call(FunctionName=fn, Name="missing")
+        assert error(excinfo) == ("ResourceNotFoundException", f"Cannot find alias arn: {arn}:missing", 404)
     lam.delete_function(FunctionName=f"{arn}:$LATEST".replace(":$LATEST", ""), Qualifier="2")
     assert [v["Version"] for v in lam.list_versions_by_function(FunctionName=arn)["Versions"]] == [
         "$LATEST", "1", *map(str, range(3, len(forms) + 1))]  # fmt: skip

@@ -45,7 +45,8 @@ def not_found(message: str) -> ServiceError:
 
 
 def alias_not_found(arn: str) -> ServiceError:
-    return _err("ResourceNotFoundException", f"Alias not found: {arn}", 404, capital=True)
+    # GetAlias/UpdateAlias: AWS's words (users' get-alias transcripts; Terraform's provider matches on them)
+    return _err("ResourceNotFoundException", f"Cannot find alias arn: {arn}", 404, capital=True)
 
 
 def concurrency_not_found(arn: str) -> ServiceError:
