@@ -201,6 +201,13 @@ def render(
     return out
 
 
+def as_named(shown: dict[str, Any], account: str, region: str, qualifier: str | None) -> dict[str, Any]:
+    """A rendered configuration whose FunctionArn carries the qualifier it was asked for, as AWS answers:
+    `:$LATEST` when $LATEST is named (GetFunction with Qualifier=$LATEST, ListVersionsByFunction,
+    ListFunctions with FunctionVersion=ALL), the alias when read through one, none when none was."""
+    return {**shown, "FunctionArn": errors.function_arn(region, account, shown["FunctionName"], qualifier)}
+
+
 def _state(phase: str) -> dict[str, str]:
     if phase == "create":
         return {"State": "Pending", "StateReason": "The function is being created.", "StateReasonCode": "Creating"}

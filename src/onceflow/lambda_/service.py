@@ -216,16 +216,18 @@ class LambdaService:
             version = self._publish(conn, ref, record) if params.get("Publish") else None
         self.on_deploy(record)
         shown = version or record
-        return cfg.render(shown, ctx.account, ctx.region, "create", cfg.new_revision())
+        # With Publish the answer is the new version's, under the unqualified ARN (as AWS answers)
+        return cfg.as_named(cfg.render(shown, ctx.account, ctx.region, "create", cfg.new_revision()), ctx.account,
+                            ctx.region, None)  # fmt: skip
 
     def get_configuration(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
         resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
-        return cfg.render(resolved.config, ctx.account, ctx.region)
+        return self._named(ctx, resolved)
 
     def get_function(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
         resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
         out: dict[str, Any] = {
-            "Configuration": cfg.render(resolved.config, ctx.account, ctx.region),
+            "Configuration": self._named(ctx, resolved),
             "Code": {"RepositoryType": "S3", "Location": self._location(resolved.config)},
         }
         tags = self.store.get_tags(resolved.ref.key)
@@ -234,6 +236,11 @@ class LambdaService:
         if resolved.reserved is not None:
             out["Concurrency"] = {"ReservedConcurrentExecutions": resolved.reserved}
         return out
+
+    @staticmethod
+    def _named(ctx: RequestContext, resolved: Resolved) -> dict[str, Any]:
+        shown = cfg.render(resolved.config, ctx.account, ctx.region)
+        return cfg.as_named(shown, ctx.account, ctx.region, resolved.ref.qualifier)
 
     def list_functions(
         self, ctx: RequestContext, marker: str | None, max_items: int | None, version: str | None = None
@@ -244,7 +251,7 @@ class LambdaService:
             every = [
                 c for r in rows for c in (r, *self.store.list_versions((ctx.account, ctx.region, r["FunctionName"])))
             ]
-            return paging.page(every, marker, limit, "Functions", lambda c: cfg.render(c, ctx.account, ctx.region))
+            return paging.page(every, marker, limit, "Functions", lambda c: _listed(c, ctx))
         after = paging.decode_marker(marker)
         rows = self.store.list_functions(ctx.account, ctx.region, after, limit + 1)
         out: dict[str, Any] = {"Functions": [cfg.render(r, ctx.account, ctx.region) for r in rows[:limit]]}
@@ -392,7 +399,7 @@ class LambdaService:
         names.unqualified(ref)
         everything = [self.latest(ref), *self.store.list_versions(ref.key)]
         return paging.page(everything, marker, max_items or 50, "Versions",
-                     lambda c: cfg.render(c, ctx.account, ctx.region))  # fmt: skip
+                     lambda c: _listed(c, ctx))  # fmt: skip
 
     # ------------------------------------------------------------------ concurrency
     def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
@@ -470,6 +477,12 @@ class LambdaService:
         if config is None:
             raise errors.function_not_found(ref.arn(q))
         return Resolved(ref, config, q, ref.arn(q), reserved)
+
+
+def _listed(config: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+    """A version in a list of versions: every one named by its qualifier, $LATEST too."""
+    return cfg.as_named(cfg.render(config, ctx.account, ctx.region), ctx.account, ctx.region,
+                        config.get("Version", "$LATEST"))  # fmt: skip
 
 
 def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZip) -> dict[str, Any]:
