@@ -97,6 +97,11 @@ def bad_runtime(value: str, runtimes: list[str]) -> ServiceError:
     )
 
 
+def cross_account_role() -> ServiceError:
+    # IAM's PassRole refusal as AWS services answer it for another account's role
+    return _err("AccessDeniedException", "Cross-account pass role is not allowed.", 403, capital=True)
+
+
 def role_cannot_be_assumed() -> ServiceError:
     return invalid("The role defined for the function cannot be assumed by Lambda.")
 

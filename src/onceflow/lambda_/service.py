@@ -83,6 +83,8 @@ class LambdaService:
         return role is not None and _trusts_lambda(role.get("AssumeRolePolicyDocument"))
 
     def _check_role(self, account: str, role_arn: str) -> None:
+        if self.role_lookup is not None and role_arn.split(":")[4:5] != [account]:
+            raise errors.cross_account_role()
         if not self.role_usable(account, role_arn):
             raise errors.role_cannot_be_assumed()
 
