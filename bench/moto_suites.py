@@ -8,6 +8,11 @@ be installed; nothing of moto is copied into onceflow.
 
     python bench/moto_suites.py [--moto-version 5.2.1] [--suites test_sqs test_sns test_events]
                                 [--source DIR]   # an already unpacked sdist instead of downloading
+                                [--shim-trust-policy]  # see bench/moto_shims/moto_trust_policy.py
+                                [--verbose]      # every test id with its outcome, as it runs
+
+moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
+loops forever on IAM's MalformedPolicyDocument.
 """
 
 from __future__ import annotations
@@ -58,13 +63,26 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
     raise SystemExit("onceflow did not start")
 
 
-def run_suites(source: Path, suites: list[str], port: int) -> dict[str, int]:
+def run_suites(source: Path, suites: list[str], port: int, shim: bool = False, verbose: bool = False) -> dict[str, int]:
     env = {**os.environ, "TEST_SERVER_MODE": "true", "TEST_SERVER_MODE_ENDPOINT": f"http://127.0.0.1:{port}",
            "AWS_ACCESS_KEY_ID": "FOOBARKEY", "AWS_SECRET_ACCESS_KEY": "FOOBARSECRET", "COLUMNS": "250"}
     env.pop("PYTHONPATH", None)  # moto's tests import moto, not onceflow
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark", "--color=no",
-           "--timeout=60", "--tb=no", "-rf", *[f"tests/{s}" for s in suites]]
-    out = subprocess.run(cmd, cwd=source, env=env, capture_output=True, text=True).stdout
+    shims: list[str] = []
+    if shim:
+        env["PYTHONPATH"] = str(ROOT / "bench" / "moto_shims")
+        shims = ["-p", "moto_trust_policy"]
+    cmd = [sys.executable, "-m", "pytest", "-v" if verbose else "-q", "-p", "no:cacheprovider", "-p",
+           "no:benchmark", *shims, "--color=no", "--timeout=60", "--tb=no", "-rf", *[f"tests/{s}" for s in suites]]
+    if verbose:  # stream the per-test lines too, and keep them for the summary
+        proc = subprocess.Popen(cmd, cwd=source, env=env, stdout=subprocess.PIPE, text=True)
+        lines = []
+        for line in proc.stdout or []:
+            print(line, end="", flush=True)
+            lines.append(line)
+        proc.wait()
+        out = "".join(lines)
+    else:
+        out = subprocess.run(cmd, cwd=source, env=env, capture_output=True, text=True).stdout
     failed = [line for line in out.splitlines() if line.startswith("FAILED ")]
     print("\n".join(failed))
     summary = out.strip().splitlines()[-1] if out.strip() else ""
@@ -77,13 +95,15 @@ def main() -> None:
     ap.add_argument("--moto-version", default="5.2.1")
     ap.add_argument("--suites", nargs="+", default=["test_sqs", "test_sns", "test_events"])
     ap.add_argument("--source", type=Path, help="an unpacked moto sdist (skips the download)")
+    ap.add_argument("--shim-trust-policy", action="store_true", help="see bench/moto_shims/moto_trust_policy.py")
+    ap.add_argument("--verbose", action="store_true", help="print every test id as it runs")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="onceflow-moto-") as tmp:
         source = args.source or fetch_sdist(args.moto_version, Path(tmp))
         port = free_port()
         server = start_server(port)
         try:
-            counts = run_suites(source, args.suites, port)
+            counts = run_suites(source, args.suites, port, args.shim_trust_policy, args.verbose)
         finally:
             server.terminate()
             server.wait(10)

@@ -141,9 +141,13 @@ def test_versions_and_aliases(aws: Callable[..., Any], fn: str) -> None:
     versions = [v["Version"] for v in lam.list_versions_by_function(FunctionName=fn)["Versions"]]
     assert versions == ["$LATEST", "1", "2"]
     everything = lam.get_paginator("list_functions").paginate(FunctionVersion="ALL").build_full_result()["Functions"]
+    # every entry of FunctionVersion=ALL is named by its version, $LATEST too (moto's AWS-verified test_list_functions)
     assert [f["FunctionArn"].split(f"function:{fn}")[1] for f in everything if f["FunctionName"] == fn] == [
-        "", ":1", ":2"
+        ":$LATEST", ":1", ":2"
     ]
+    assert [v["FunctionArn"].split(f"function:{fn}")[1] for v in lam.list_versions_by_function(FunctionName=fn)[
+        "Versions"]] == [":$LATEST", ":1", ":2"]  # fmt: skip
+    assert lam.list_functions()["Functions"][0]["FunctionArn"].count(":") == 6  # the plain list: unqualified
 
     alias = lam.create_alias(FunctionName=fn, Name="live", FunctionVersion="1")
     assert alias["AliasArn"].endswith(f":function:{fn}:live")

@@ -100,6 +100,12 @@ def test_role_that_does_not_exist(aws: Callable[..., Any]) -> None:
     }
 
 
+def test_role_of_another_account(aws: Callable[..., Any]) -> None:
+    response = refused(aws, "arn:aws:iam::111122223333:role/elsewhere", make_zip(GOOD))
+    assert response["Error"] == {"Code": "AccessDeniedException", "Message": "Cross-account pass role is not allowed."}
+    assert response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+
 def test_role_not_trusting_lambda(aws: Callable[..., Any]) -> None:
     trust = {**TRUST, "Statement": [{**TRUST["Statement"][0], "Principal": {"Service": "states.amazonaws.com"}}]}
     name = f"sfn-role-{uuid.uuid4().hex[:8]}"

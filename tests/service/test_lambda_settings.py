@@ -75,6 +75,17 @@ def test_runtime_management_and_recursion(aws: Callable[..., Any], fn: str) -> N
     assert (put["UpdateRuntimeOn"], put["RuntimeVersionArn"]) == ("Manual", runtime)
     assert lam.get_runtime_management_config(FunctionName=fn)["UpdateRuntimeOn"] == "Manual"
     assert lam.get_runtime_management_config(FunctionName=fn, Qualifier="1")["UpdateRuntimeOn"] == "Auto"
+    # a pinned runtime keeps its identifier until the mode is changed back
+    with pytest.raises(ClientError) as excinfo:
+        lam.update_function_configuration(FunctionName=fn, Runtime="python3.13")
+    assert excinfo.value.response["Error"]["Code"] == "InvalidParameterValueException"
+    assert excinfo.value.response["Error"]["Message"] == (
+        "Cannot change runtime identifier when runtime management configuration is set to 'Manual'. Change the "
+        "runtime management configuration to 'Auto' or 'FunctionUpdate', then retry.")  # fmt: skip
+    assert lam.get_function_configuration(FunctionName=fn)["Runtime"] == "python3.12"
+    lam.update_function_configuration(FunctionName=fn, Description="same runtime is fine", Runtime="python3.12")
+    lam.put_runtime_management_config(FunctionName=fn, UpdateRuntimeOn="Auto")
+    assert lam.update_function_configuration(FunctionName=fn, Runtime="python3.13")["Runtime"] == "python3.13"
 
     assert lam.get_function_recursion_config(FunctionName=fn)["RecursiveLoop"] == "Terminate"
     assert lam.put_function_recursion_config(FunctionName=fn, RecursiveLoop="Allow")["RecursiveLoop"] == "Allow"

@@ -158,9 +158,9 @@ def test_infinity_in_an_integer_member_is_read_as_coral_casts_it(endpoint: str) 
 
 
 def test_a_lambda_operation_that_is_modeled_but_not_implemented_is_a_501_naming_it(endpoint: str) -> None:
-    status, code, message = rest_call(endpoint, "GET", "/2025-11-30/capacity-providers", b"")
+    status, code, message = rest_call(endpoint, "GET", "/2025-12-01/functions/f/durable-executions", b"")
     assert (status, code) == (501, "NotImplementedException")
-    assert message == "onceflow does not implement the lambda operation ListCapacityProviders yet"
+    assert message == "onceflow does not implement the lambda operation ListDurableExecutionsByFunction yet"
 
 
 def query_error(endpoint: str, signing: str, form: dict[str, str]) -> tuple[int, dict[str, str]]:

@@ -19,6 +19,7 @@ from onceflow import internal
 from onceflow.context import RequestContext
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.api import LambdaApi
+from onceflow.lambda_.capacity_providers import CapacityProviders, arn_of
 from onceflow.lambda_.code_location import CodeLocations
 from onceflow.lambda_.code_signing import CodeSigning
 from onceflow.lambda_.esm_setup import setup_mappings
@@ -61,6 +62,7 @@ def setup(stack: Stack) -> None:
     service.layers = Layers(store, code_root, service.from_s3 if service.s3 is not None else None)
     service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
     service.code_signing = CodeSigning(service)
+    service.capacity_providers = CapacityProviders(service)
     invoker = Invoker(
         service, pool, stack.ports, settings.endpoint_url, settings.lambda_max_workers, interpreters,
         time_scale=settings.time_scale, enforce_log_permissions=settings.enforce_iam,
@@ -126,6 +128,9 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     version's ARN for layer calls)."""
     if params.get("LayerName") or ctx.operation == "GetLayerVersionByArn":
         return [_layer_resource(ctx, params)]
+    if params.get("CapacityProviderName"):
+        provider = str(params["CapacityProviderName"]).rsplit(":capacity-provider:", 1)[-1]
+        return [arn_of(ctx.region, ctx.account, provider)]
     name = params.get("FunctionName") or params.get("Resource")
     if not name:
         return [str(params["CodeSigningConfigArn"])] if params.get("CodeSigningConfigArn") else ["*"]

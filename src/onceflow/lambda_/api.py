@@ -7,7 +7,9 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.lambda_ import streaming
 from onceflow.lambda_.account import AccountService
+from onceflow.lambda_.aliases import Aliases
 from onceflow.lambda_.async_config import InvokeConfigs
+from onceflow.lambda_.capacity_providers import CapacityProviders
 from onceflow.lambda_.function_settings import FunctionSettings
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.permissions import Permissions
@@ -25,6 +27,8 @@ class LambdaApi:
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
         self.urls = urls
         self.settings = FunctionSettings(service, invoker.provision)
+        self.aliases = Aliases(service)
+        self.capacity: CapacityProviders = service.capacity_providers
 
     # ------------------------------------------------------------------ functions
     @operation("CreateFunction")
@@ -109,23 +113,23 @@ class LambdaApi:
 
     @operation("CreateAlias")
     def create_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.create_alias(ctx, params)
+        return self.aliases.create(ctx, params)
 
     @operation("GetAlias")
     def get_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.get_alias(ctx, params["FunctionName"], params["Name"])
+        return self.aliases.get(ctx, params["FunctionName"], params["Name"])
 
     @operation("UpdateAlias")
     def update_alias(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.update_alias(ctx, params)
+        return self.aliases.update(ctx, params)
 
     @operation("DeleteAlias")
     def delete_alias(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.service.delete_alias(ctx, params["FunctionName"], params["Name"])
+        self.aliases.delete(ctx, params["FunctionName"], params["Name"])
 
     @operation("ListAliases")
     def list_aliases(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        return self.service.list_aliases(ctx, params)
+        return self.aliases.list(ctx, params)
 
     # ------------------------------------------------------------------ concurrency
     @operation("PutFunctionConcurrency")
@@ -302,11 +306,46 @@ class LambdaApi:
     def put_function_recursion_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.settings.put_recursion(ctx, params)
 
+    @operation("GetFunctionScalingConfig")
+    def get_function_scaling_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.get_scaling(ctx, params)
+
+    @operation("PutFunctionScalingConfig")
+    def put_function_scaling_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.settings.put_scaling(ctx, params)
+
+    # ------------------------------------------------------------------ capacity providers
+    @operation("CreateCapacityProvider")
+    def create_capacity_provider(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.capacity.create(ctx, params)
+
+    @operation("GetCapacityProvider")
+    def get_capacity_provider(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.capacity.get(ctx, params)
+
+    @operation("UpdateCapacityProvider")
+    def update_capacity_provider(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.capacity.update(ctx, params)
+
+    @operation("DeleteCapacityProvider")
+    def delete_capacity_provider(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.capacity.delete(ctx, params)
+
+    @operation("ListCapacityProviders")
+    def list_capacity_providers(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.capacity.list(ctx, params)
+
+    @operation("ListFunctionVersionsByCapacityProvider")
+    def list_function_versions_by_capacity_provider(self, ctx: RequestContext, params: dict[str, Any]) -> dict:
+        return self.capacity.function_versions(ctx, params)
+
     # ------------------------------------------------------------------ tags and account
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         if self.service.code_signing.names(params["Resource"]):
             self.service.code_signing.tag(params["Resource"], new=params["Tags"])
+        elif self.capacity.names(params["Resource"]):
+            self.capacity.tag(ctx, params["Resource"], new=params["Tags"])
         else:
             self.account.tag(ctx, params["Resource"], params["Tags"])
 
@@ -314,6 +353,8 @@ class LambdaApi:
     def untag_resource(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         if self.service.code_signing.names(params["Resource"]):
             self.service.code_signing.tag(params["Resource"], removed=params["TagKeys"])
+        elif self.capacity.names(params["Resource"]):
+            self.capacity.tag(ctx, params["Resource"], removed=params["TagKeys"])
         else:
             self.account.untag(ctx, params["Resource"], params["TagKeys"])
 
@@ -321,6 +362,8 @@ class LambdaApi:
     def list_tags(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         if self.service.code_signing.names(params["Resource"]):
             return self.service.code_signing.list_tags(params["Resource"])
+        if self.capacity.names(params["Resource"]):
+            return self.capacity.list_tags(ctx, params["Resource"])
         return self.account.list_tags(ctx, params["Resource"])
 
     @operation("GetAccountSettings")

@@ -191,10 +191,20 @@ def render(
     out["PackageType"] = "Zip"
     out["Architectures"] = list(config.get("Architectures") or ["x86_64"])
     out["EphemeralStorage"] = {"Size": (config.get("EphemeralStorage") or {}).get("Size", 512)}
-    out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
+    if config.get("CapacityProviderConfig"):  # Lambda Managed Instances: no SnapStart (as AWS answers)
+        out["CapacityProviderConfig"] = config["CapacityProviderConfig"]
+    else:
+        out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
     out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
     out["LoggingConfig"] = logging_config(config.get("LoggingConfig"), name)
     return out
+
+
+def as_named(shown: dict[str, Any], account: str, region: str, qualifier: str | None) -> dict[str, Any]:
+    """A rendered configuration whose FunctionArn carries the qualifier it was asked for, as AWS answers:
+    `:$LATEST` when $LATEST is named (GetFunction with Qualifier=$LATEST, ListVersionsByFunction,
+    ListFunctions with FunctionVersion=ALL), the alias when read through one, none when none was."""
+    return {**shown, "FunctionArn": errors.function_arn(region, account, shown["FunctionName"], qualifier)}
 
 
 def _state(phase: str) -> dict[str, str]:

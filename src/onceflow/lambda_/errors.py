@@ -45,7 +45,8 @@ def not_found(message: str) -> ServiceError:
 
 
 def alias_not_found(arn: str) -> ServiceError:
-    return _err("ResourceNotFoundException", f"Alias not found: {arn}", 404, capital=True)
+    # GetAlias/UpdateAlias: AWS's words (users' get-alias transcripts; Terraform's provider matches on them)
+    return _err("ResourceNotFoundException", f"Cannot find alias arn: {arn}", 404, capital=True)
 
 
 def function_exists(name: str) -> ServiceError:
@@ -90,6 +91,11 @@ def bad_runtime(value: str, runtimes: list[str]) -> ServiceError:
         f"Value {value} at 'runtime' failed to satisfy constraint: Member must satisfy enum value set: "
         f"[{', '.join(runtimes)}] or be a valid ARN"
     )
+
+
+def cross_account_role() -> ServiceError:
+    # IAM's PassRole refusal as AWS services answer it for another account's role
+    return _err("AccessDeniedException", "Cross-account pass role is not allowed.", 403, capital=True)
 
 
 def role_cannot_be_assumed() -> ServiceError:

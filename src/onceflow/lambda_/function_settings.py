@@ -1,7 +1,8 @@
 """A function's smaller settings: provisioned concurrency (per version or alias, with that many
-workers started ahead of the first invocation), the runtime management configuration and the
-recursive loop setting. They are kept in the function's record (private `_` keys), so they go
-with the function; a provisioned config whose version or alias is gone is not shown.
+workers started ahead of the first invocation), a managed-instances version's scaling config, the
+runtime management configuration and the recursive loop setting. They are kept in the function's
+record (private `_` keys), so they go with the function; a provisioned config whose version or
+alias is gone is not shown.
 """
 
 from __future__ import annotations
@@ -83,6 +84,44 @@ class FunctionSettings:
                 continue  # its version or alias was deleted
             out.append({"FunctionArn": ref.arn(qualifier), **_ready(entry)})
         return {"ProvisionedConcurrencyConfigs": out}
+
+    # ------------------------------------------------------------------ scaling (Lambda Managed Instances)
+    def _scaled(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str, dict[str, Any]]:
+        """A published version of a managed-instances function (Qualifier: a number, or
+        $LATEST.PUBLISHED, which onceflow does not publish: not found)."""
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
+        names.unqualified(ref)
+        qualifier = params["Qualifier"]
+        self.service.latest(ref)
+        version = self.store.get_version(ref.key, int(qualifier)) if qualifier.isdigit() else None
+        if version is None:
+            raise errors.function_not_found(ref.arn(qualifier))
+        if not version.get("CapacityProviderConfig"):  # UNCONFIRMED wording
+            raise errors.invalid("Function scaling configuration is only supported for Lambda Managed Instances "
+                                 "functions.")  # fmt: skip
+        record = self.store.get_function(ref.key)
+        assert record is not None  # latest() found it
+        return ref, qualifier, record
+
+    def put_scaling(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier, record = self._scaled(ctx, params)
+        wanted = dict(params.get("FunctionScalingConfig") or {})
+        low, high = wanted.get("MinExecutionEnvironments"), wanted.get("MaxExecutionEnvironments")
+        if low is not None and high is not None and low > high:  # UNCONFIRMED wording
+            raise errors.invalid("MinExecutionEnvironments must be less than or equal to MaxExecutionEnvironments.")
+        record["_scaling"] = {**(record.get("_scaling") or {}), qualifier: wanted}
+        self._save(ref, record)
+        return {"FunctionState": "Active"}
+
+    def get_scaling(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        """Applied = requested: onceflow's workers follow a function's invocations, not a count of
+        environments, so there is nothing to wait for."""
+        ref, qualifier, record = self._scaled(ctx, params)
+        out: dict[str, Any] = {"FunctionArn": ref.arn(qualifier)}
+        wanted = (record.get("_scaling") or {}).get(qualifier)
+        if wanted is not None:
+            out["AppliedFunctionScalingConfig"] = out["RequestedFunctionScalingConfig"] = wanted
+        return out
 
     # ------------------------------------------------------------------ runtime management, recursion
     def get_runtime_management(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -112,6 +112,20 @@ MIGRATIONS = [
         );
         """,
     ),
+    (
+        # Capacity providers (Lambda Managed Instances); a function names its own in its record's
+        # CapacityProviderConfig.
+        "lambda-0005",
+        """
+        CREATE TABLE lambda_capacity_providers (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            name TEXT NOT NULL,
+            config TEXT NOT NULL,
+            PRIMARY KEY (account, region, name)
+        );
+        """,
+    ),
 ]
 _PER_QUALIFIER = ("lambda_policies", "lambda_invoke_configs", "lambda_urls")
 
@@ -446,6 +460,46 @@ class LambdaStore:
             (account, region, csc_arn),
         )
         return [r["name"] for r in rows]
+
+    # ------------------------------------------------------------------ capacity providers
+    def get_capacity_provider(self, account: str, region: str, name: str) -> dict[str, Any] | None:
+        row = self.db.query_one(
+            "SELECT config FROM lambda_capacity_providers WHERE account=? AND region=? AND name=?",
+            (account, region, name),
+        )
+        return json.loads(row["config"]) if row is not None else None
+
+    def list_capacity_providers(self, account: str, region: str) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT config FROM lambda_capacity_providers WHERE account=? AND region=? ORDER BY name",
+            (account, region),
+        )
+        return [json.loads(r["config"]) for r in rows]
+
+    def put_capacity_provider(
+        self, conn: sqlite3.Connection, account: str, region: str, name: str, config: dict[str, Any]
+    ) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO lambda_capacity_providers (account, region, name, config) VALUES (?, ?, ?, ?)",
+            (account, region, name, _dump(config)),
+        )
+
+    def delete_capacity_provider(self, conn: sqlite3.Connection, account: str, region: str, name: str) -> None:
+        conn.execute(
+            "DELETE FROM lambda_capacity_providers WHERE account=? AND region=? AND name=?", (account, region, name)
+        )
+
+    def configs_on_provider(self, account: str, region: str, arn: str) -> list[dict[str, Any]]:
+        """$LATEST and published versions whose CapacityProviderConfig names `arn`, by name then version."""
+        path = "$.CapacityProviderConfig.LambdaManagedInstancesCapacityProviderConfig.CapacityProviderArn"
+        rows = self.db.query(
+            f"SELECT name, -1 AS v, config FROM lambda_functions WHERE account=? AND region=? "
+            f"AND json_extract(config, '{path}')=? UNION ALL "
+            f"SELECT name, version AS v, config FROM lambda_versions WHERE account=? AND region=? "
+            f"AND json_extract(config, '{path}')=? ORDER BY name, v",
+            (account, region, arn, account, region, arn),
+        )
+        return [json.loads(r["config"]) for r in rows]
 
     def put_code(self, conn: sqlite3.Connection, sha256_hex: str, data: bytes) -> None:
         conn.execute("INSERT OR IGNORE INTO lambda_code (sha256, zip) VALUES (?, ?)", (sha256_hex, data))
