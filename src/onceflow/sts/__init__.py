@@ -1,7 +1,8 @@
 """sts: temporary credentials (role sessions, session and federation tokens) and who a caller is.
 
 Set up after IAM (server.py SETUPS), from the ports IAM's setup publishes (sts/ports.py): its
-store as `iam_directory`, its rules as `iam`, its identity providers as `iam_providers`.
+store as `iam_directory`, its rules as `iam`, its identity providers as `iam_providers`; the
+sessions it issues are in its own store (sts/store.py).
 What other services use:
   stack.services["sts"].issue_role_session(account, role_arn, session_name, duration_s=3600) -> credentials
 """
@@ -14,13 +15,14 @@ from onceflow.sts.federation import Federation
 from onceflow.sts.ports import Directory, Providers, Roles
 from onceflow.sts.resources import sts_resolver
 from onceflow.sts.service import StsService
+from onceflow.sts.store import SessionStore
 
 
 def setup(stack: Stack) -> None:
     directory: Directory = stack.services["iam_directory"]
     roles: Roles = stack.services["iam"]
     providers: Providers = stack.services["iam_providers"]
-    sts = StsService(directory, roles, stack.settings)
+    sts = StsService(directory, roles, stack.settings, SessionStore(stack.db))
     stack.registry.add_api("sts", StsApi(sts, Federation(sts, directory, providers)))
     stack.services["sts"] = sts
     # First: a session key (ASIA...) is the most common caller, and IAM users' keys never start so.
