@@ -25,6 +25,8 @@ from onceflow.iam.service import IamService
 from onceflow.iam.service_roles import ServiceLinkedRolesApi
 from onceflow.iam.simulate import SimulateApi
 from onceflow.iam.store import IamStore
+from onceflow.iam.user_credentials import UserCredentials
+from onceflow.iam.user_credentials_api import UserCredentialsApi
 from onceflow.iam.users import IamUsers
 from onceflow.stack import Stack
 
@@ -42,6 +44,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", ProvidersApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
+    stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.services["iam_providers"] = providers
     stack.services["iam"] = iam
     stack.services["iam_users"] = users

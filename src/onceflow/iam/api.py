@@ -266,6 +266,20 @@ class IamApi:
     def delete_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.delete_policy(ctx.account, params["PolicyArn"])
 
+    @operation("TagPolicy")
+    def tag_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.tag_policy(ctx.account, params["PolicyArn"], params["Tags"], None)
+
+    @operation("UntagPolicy")
+    def untag_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.tag_policy(ctx.account, params["PolicyArn"], None, params["TagKeys"])
+
+    @operation("ListPolicyTags")
+    def list_policy_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        tags = self.service.policy(ctx.account, params["PolicyArn"]).get("tags", [])
+        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
+        return paged("Tags", items, marker)
+
     @operation("AttachRolePolicy")
     def attach_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.attach(ctx.account, "role", params["RoleName"], params["PolicyArn"])
@@ -315,6 +329,17 @@ class IamApi:
     def list_users(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         users, marker = self.users.list_users(ctx.account, params)
         return paged("Users", [user_out(u) for u in users], marker)
+
+    @operation("UpdateUser")
+    def update_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.users.update_user(ctx.account, params["UserName"], params.get("NewUserName"), params.get("NewPath"))
+
+    @operation("GetAccessKeyLastUsed")
+    def get_access_key_last_used(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        # onceflow does not record each key's last use (a write on every signed call): every key
+        # answers as AWS answers for one never used.
+        owner = self.users.last_used(ctx.account, params["AccessKeyId"])
+        return {**owner, "AccessKeyLastUsed": {"ServiceName": "N/A", "Region": "N/A"}}
 
     @operation("TagUser")
     def tag_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:

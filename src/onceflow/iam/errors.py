@@ -223,3 +223,43 @@ def not_service_linked(role: str) -> ServiceError:
 
 def deletion_task_not_found(task_id: str) -> ServiceError:
     return no_such_entity(f"Deletion task {task_id} cannot be found.")  # UNCONFIRMED wording
+
+
+def login_profile_exists(user: str) -> ServiceError:
+    return already_exists(f"Login Profile for user {user} already exists.")  # UNCONFIRMED wording
+
+
+def login_profile_not_found(user: str) -> ServiceError:
+    return no_such_entity(f"Login Profile for User {user} cannot be found.")
+
+
+def ssh_key_not_found(key_id: str) -> ServiceError:
+    return no_such_entity(f"The Public Key with id {key_id} cannot be found.")  # UNCONFIRMED wording
+
+
+def invalid_public_key() -> ServiceError:
+    return ServiceError("InvalidPublicKey", "The public key is malformed.", 400)  # UNCONFIRMED wording
+
+
+def malformed_certificate() -> ServiceError:
+    return ServiceError("MalformedCertificate", "Certificate is malformed.", 400)  # UNCONFIRMED wording
+
+
+def certificate_not_found(cert_id: str) -> ServiceError:
+    return no_such_entity(f"The Certificate with id {cert_id} cannot be found.")
+
+
+def mfa_exists() -> ServiceError:
+    return already_exists("MFADevice entity at the same path and name already exists.")
+
+
+def mfa_in_use() -> ServiceError:
+    return already_exists("MFA Device is already in use.")  # UNCONFIRMED wording
+
+
+def mfa_not_found(serial: str) -> ServiceError:
+    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")  # UNCONFIRMED wording
+
+
+def virtual_mfa_not_found(serial: str) -> ServiceError:
+    return no_such_entity(f"VirtualMFADevice with serial number {serial} doesn't exist.")  # UNCONFIRMED wording

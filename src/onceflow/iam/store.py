@@ -337,6 +337,20 @@ class IamStore:
             ),
         )
 
+    def rename_user(self, conn: sqlite3.Connection, account: str, old: str, name: str, path: str, arn: str) -> None:
+        """A new name moves the user's keys, inline policies, memberships and attachments with it."""
+        old_key, key = old.lower(), name.lower()
+        conn.execute(
+            "UPDATE iam_users SET name_key=?, name=?, path=?, arn=? WHERE account=? AND name_key=?",
+            (key, name, path, arn, account, old_key),
+        )
+        for table in ("iam_user_policies", "iam_access_keys", "iam_group_members"):
+            conn.execute(f"UPDATE {table} SET user_key=? WHERE account=? AND user_key=?", (key, account, old_key))
+        conn.execute(
+            "UPDATE iam_attachments SET entity_key=? WHERE account=? AND entity_kind='user' AND entity_key=?",
+            (key, account, old_key),
+        )
+
     def delete_user(self, conn: sqlite3.Connection, account: str, name: str) -> None:
         conn.execute("DELETE FROM iam_users WHERE account=? AND name_key=?", (account, name.lower()))
 
