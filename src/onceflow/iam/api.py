@@ -92,6 +92,12 @@ def paged(name: str, items: list[Any], marker: str | None) -> Out:
     return out
 
 
+def tags_out(tags: list[dict[str, str]], params: dict[str, Any]) -> Out:
+    """A List*Tags answer: a page of the resource's tags (MaxItems, Marker)."""
+    items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
+    return paged("Tags", items, marker)
+
+
 def attached_out(service: IamService, account: str, kind: str, owner: str, params: dict[str, Any]) -> Out:
     """A ListAttached{Role,User,Group}Policies answer."""
     prefix = params.get("PathPrefix", "/")
@@ -150,9 +156,7 @@ class IamApi:
 
     @operation("ListRoleTags")
     def list_role_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        tags = self.service.role(ctx.account, params["RoleName"])["tags"]
-        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
-        return paged("Tags", items, marker)
+        return tags_out(self.service.role(ctx.account, params["RoleName"])["tags"], params)
 
     @operation("PutRolePermissionsBoundary")
     def put_role_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -276,9 +280,7 @@ class IamApi:
 
     @operation("ListPolicyTags")
     def list_policy_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        tags = self.service.policy(ctx.account, params["PolicyArn"]).get("tags", [])
-        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
-        return paged("Tags", items, marker)
+        return tags_out(self.service.policy(ctx.account, params["PolicyArn"]).get("tags", []), params)
 
     @operation("AttachRolePolicy")
     def attach_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -351,9 +353,7 @@ class IamApi:
 
     @operation("ListUserTags")
     def list_user_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        tags = self.users.user(ctx.account, params["UserName"])["tags"]
-        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
-        return paged("Tags", items, marker)
+        return tags_out(self.users.user(ctx.account, params["UserName"])["tags"], params)
 
     @operation("DeleteUser")
     def delete_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:
