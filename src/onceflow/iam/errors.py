@@ -263,3 +263,26 @@ def mfa_not_found(serial: str) -> ServiceError:
 
 def virtual_mfa_not_found(serial: str) -> ServiceError:
     return no_such_entity(f"VirtualMFADevice with serial number {serial} doesn't exist.")  # UNCONFIRMED wording
+
+
+def server_certificate_not_found(name: str) -> ServiceError:
+    return no_such_entity(f"The Server Certificate with name {name} cannot be found.")
+
+
+def server_certificate_exists(name: str) -> ServiceError:
+    return already_exists(f"The Server Certificate with name {name} already exists.")  # UNCONFIRMED wording
+
+
+def malformed_server_certificate() -> ServiceError:
+    # UNCONFIRMED wording
+    return ServiceError("MalformedCertificate", "Unable to parse certificate. Please ensure the certificate is in "
+                        "PEM format.", 400)
+
+
+def malformed_private_key() -> ServiceError:
+    return ServiceError("MalformedCertificate", "Unable to parse private key.", 400)  # UNCONFIRMED wording
+
+
+def key_pair_mismatch() -> ServiceError:
+    # UNCONFIRMED wording
+    return ServiceError("KeyPairMismatch", "The public key in the certificate does not match the private key.", 400)
