@@ -20,6 +20,7 @@ from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.profiles_api import InstanceProfilesApi
 from onceflow.iam.providers import IdentityProviders
 from onceflow.iam.providers_api import ProvidersApi
+from onceflow.iam.reports import Reports, ReportsApi
 from onceflow.iam.resources import iam_resolver
 from onceflow.iam.server_certs import ServerCertificates
 from onceflow.iam.server_certs_api import ServerCertificatesApi
@@ -48,6 +49,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))
+    stack.registry.add_api("iam", ReportsApi(Reports(store)))
     stack.services["iam_providers"] = providers
     stack.services["iam"] = iam
     stack.services["iam_users"] = users
