@@ -144,3 +144,29 @@ def test_service_linked_roles(iam: Any) -> None:
     task = iam.delete_service_linked_role(RoleName=name)["DeletionTaskId"]
     assert iam.get_service_linked_role_deletion_status(DeletionTaskId=task)["Status"] == "SUCCEEDED"
     assert refused(iam.get_role, RoleName=name)[0] == "NoSuchEntity"
+
+
+def test_tag_lists_page_with_max_items_and_marker(iam: Any) -> None:
+    tags = [{"Key": f"k{i}", "Value": f"v{i}"} for i in range(5)]
+    arn = iam.create_open_id_connect_provider(Url=f"https://{uuid.uuid4().hex}.example.com", ThumbprintList=[],
+                                              Tags=tags)["OpenIDConnectProviderArn"]
+    profile = f"p-{uuid.uuid4().hex[:8]}"
+    iam.create_instance_profile(InstanceProfileName=profile, Tags=tags)
+    lists = [(iam.list_open_id_connect_provider_tags, {"OpenIDConnectProviderArn": arn}),
+             (iam.list_instance_profile_tags, {"InstanceProfileName": profile})]
+    for list_tags, args in lists:
+        first = list_tags(**args, MaxItems=2)
+        assert first["Tags"] == tags[:2] and first["IsTruncated"] is True
+        second = list_tags(**args, MaxItems=2, Marker=first["Marker"])
+        assert second["Tags"] == tags[2:4] and second["IsTruncated"] is True
+        last = list_tags(**args, Marker=second["Marker"])
+        assert last["Tags"] == tags[4:] and last["IsTruncated"] is False and "Marker" not in last
+
+
+def test_deleting_an_unknown_oidc_provider_succeeds(iam: Any) -> None:
+    # IAM documents DeleteOpenIDConnectProvider as idempotent.
+    arn = iam.create_open_id_connect_provider(Url=f"https://{uuid.uuid4().hex}.example.com",
+                                              ThumbprintList=[])["OpenIDConnectProviderArn"]
+    iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    assert {"Arn": arn} not in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]

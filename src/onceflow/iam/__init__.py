@@ -20,11 +20,16 @@ from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.profiles_api import InstanceProfilesApi
 from onceflow.iam.providers import IdentityProviders
 from onceflow.iam.providers_api import ProvidersApi
+from onceflow.iam.reports import Reports, ReportsApi
 from onceflow.iam.resources import iam_resolver
+from onceflow.iam.server_certs import ServerCertificates
+from onceflow.iam.server_certs_api import ServerCertificatesApi
 from onceflow.iam.service import IamService
 from onceflow.iam.service_roles import ServiceLinkedRolesApi
 from onceflow.iam.simulate import SimulateApi
 from onceflow.iam.store import IamStore
+from onceflow.iam.user_credentials import UserCredentials
+from onceflow.iam.user_credentials_api import UserCredentialsApi
 from onceflow.iam.users import IamUsers
 from onceflow.stack import Stack
 
@@ -42,6 +47,9 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", ProvidersApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
+    stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
+    stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))
+    stack.registry.add_api("iam", ReportsApi(Reports(store)))
     stack.services["iam_providers"] = providers
     stack.services["iam"] = iam
     stack.services["iam_users"] = users

@@ -92,6 +92,12 @@ def paged(name: str, items: list[Any], marker: str | None) -> Out:
     return out
 
 
+def tags_out(tags: list[dict[str, str]], params: dict[str, Any]) -> Out:
+    """A List*Tags answer: a page of the resource's tags (MaxItems, Marker)."""
+    items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
+    return paged("Tags", items, marker)
+
+
 def attached_out(service: IamService, account: str, kind: str, owner: str, params: dict[str, Any]) -> Out:
     """A ListAttached{Role,User,Group}Policies answer."""
     prefix = params.get("PathPrefix", "/")
@@ -150,9 +156,7 @@ class IamApi:
 
     @operation("ListRoleTags")
     def list_role_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        tags = self.service.role(ctx.account, params["RoleName"])["tags"]
-        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
-        return paged("Tags", items, marker)
+        return tags_out(self.service.role(ctx.account, params["RoleName"])["tags"], params)
 
     @operation("PutRolePermissionsBoundary")
     def put_role_permissions_boundary(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -266,6 +270,18 @@ class IamApi:
     def delete_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.delete_policy(ctx.account, params["PolicyArn"])
 
+    @operation("TagPolicy")
+    def tag_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.tag_policy(ctx.account, params["PolicyArn"], params["Tags"], None)
+
+    @operation("UntagPolicy")
+    def untag_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.service.tag_policy(ctx.account, params["PolicyArn"], None, params["TagKeys"])
+
+    @operation("ListPolicyTags")
+    def list_policy_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return tags_out(self.service.policy(ctx.account, params["PolicyArn"]).get("tags", []), params)
+
     @operation("AttachRolePolicy")
     def attach_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.service.attach(ctx.account, "role", params["RoleName"], params["PolicyArn"])
@@ -316,6 +332,17 @@ class IamApi:
         users, marker = self.users.list_users(ctx.account, params)
         return paged("Users", [user_out(u) for u in users], marker)
 
+    @operation("UpdateUser")
+    def update_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.users.update_user(ctx.account, params["UserName"], params.get("NewUserName"), params.get("NewPath"))
+
+    @operation("GetAccessKeyLastUsed")
+    def get_access_key_last_used(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        # onceflow does not record each key's last use (a write on every signed call): every key
+        # answers as AWS answers for one never used.
+        owner = self.users.last_used(ctx.account, params["AccessKeyId"])
+        return {**owner, "AccessKeyLastUsed": {"ServiceName": "N/A", "Region": "N/A"}}
+
     @operation("TagUser")
     def tag_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.users.tag_user(ctx.account, params["UserName"], params["Tags"])
@@ -326,9 +353,7 @@ class IamApi:
 
     @operation("ListUserTags")
     def list_user_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        tags = self.users.user(ctx.account, params["UserName"])["tags"]
-        items, marker = page(tags, params.get("Marker"), params.get("MaxItems"), lambda t: t["Key"].lower())
-        return paged("Tags", items, marker)
+        return tags_out(self.users.user(ctx.account, params["UserName"])["tags"], params)
 
     @operation("DeleteUser")
     def delete_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:

@@ -223,3 +223,66 @@ def not_service_linked(role: str) -> ServiceError:
 
 def deletion_task_not_found(task_id: str) -> ServiceError:
     return no_such_entity(f"Deletion task {task_id} cannot be found.")  # UNCONFIRMED wording
+
+
+def login_profile_exists(user: str) -> ServiceError:
+    return already_exists(f"Login Profile for user {user} already exists.")  # UNCONFIRMED wording
+
+
+def login_profile_not_found(user: str) -> ServiceError:
+    return no_such_entity(f"Login Profile for User {user} cannot be found.")
+
+
+def ssh_key_not_found(key_id: str) -> ServiceError:
+    return no_such_entity(f"The Public Key with id {key_id} cannot be found.")  # UNCONFIRMED wording
+
+
+def invalid_public_key() -> ServiceError:
+    return ServiceError("InvalidPublicKey", "The public key is malformed.", 400)  # UNCONFIRMED wording
+
+
+def malformed_certificate() -> ServiceError:
+    return ServiceError("MalformedCertificate", "Certificate is malformed.", 400)  # UNCONFIRMED wording
+
+
+def certificate_not_found(cert_id: str) -> ServiceError:
+    return no_such_entity(f"The Certificate with id {cert_id} cannot be found.")
+
+
+def mfa_exists() -> ServiceError:
+    return already_exists("MFADevice entity at the same path and name already exists.")
+
+
+def mfa_in_use() -> ServiceError:
+    return already_exists("MFA Device is already in use.")  # UNCONFIRMED wording
+
+
+def mfa_not_found(serial: str) -> ServiceError:
+    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")  # UNCONFIRMED wording
+
+
+def virtual_mfa_not_found(serial: str) -> ServiceError:
+    return no_such_entity(f"VirtualMFADevice with serial number {serial} doesn't exist.")  # UNCONFIRMED wording
+
+
+def server_certificate_not_found(name: str) -> ServiceError:
+    return no_such_entity(f"The Server Certificate with name {name} cannot be found.")
+
+
+def server_certificate_exists(name: str) -> ServiceError:
+    return already_exists(f"The Server Certificate with name {name} already exists.")  # UNCONFIRMED wording
+
+
+def malformed_server_certificate() -> ServiceError:
+    # UNCONFIRMED wording
+    return ServiceError("MalformedCertificate", "Unable to parse certificate. Please ensure the certificate is in "
+                        "PEM format.", 400)
+
+
+def malformed_private_key() -> ServiceError:
+    return ServiceError("MalformedCertificate", "Unable to parse private key.", 400)  # UNCONFIRMED wording
+
+
+def key_pair_mismatch() -> ServiceError:
+    # UNCONFIRMED wording
+    return ServiceError("KeyPairMismatch", "The public key in the certificate does not match the private key.", 400)

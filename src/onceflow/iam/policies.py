@@ -101,6 +101,17 @@ class ManagedPolicies:
                 )
             self.store.delete_policy(conn, policy["arn"])
 
+    def tag_policy(self, account: str, arn: str, tags: list[dict[str, str]] | None, drop: list[str] | None) -> None:
+        """TagPolicy (tags) or UntagPolicy (drop): tag keys are case-insensitive."""
+        with self.store.writing() as conn:
+            policy = self._customer_policy(account, arn)
+            if tags is not None:
+                kept = merge_tags(policy["tags"], tags)
+            else:
+                keys = {k.lower() for k in drop or []}
+                kept = [t for t in policy["tags"] if t["Key"].lower() not in keys]
+            self.store.set_tags(conn, "iam_policies", account, policy["name"], kept)
+
     def _customer_policy(self, account: str, arn: str) -> Row:
         policy = self.policy(account, arn)
         if policy.get("aws_managed"):

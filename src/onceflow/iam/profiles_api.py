@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.iam.api import Out, _date, paged, role_out
+from onceflow.iam.api import Out, _date, paged, role_out, tags_out
 from onceflow.iam.common import partition
 from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.service import IamService
@@ -77,5 +77,4 @@ class InstanceProfilesApi:
 
     @operation("ListInstanceProfileTags")
     def list_instance_profile_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        tags = self.profiles.profile(ctx.account, params["InstanceProfileName"])["tags"]
-        return paged("Tags", tags, None)
+        return tags_out(self.profiles.profile(ctx.account, params["InstanceProfileName"])["tags"], params)

@@ -84,10 +84,9 @@ class IdentityProviders:
             self.store.put_obj(conn, account, OIDC, arn, provider)
 
     def delete_oidc(self, account: str, arn: str) -> None:
-        # IAM answers a delete of an unknown provider with NoSuchEntity.
+        # Idempotent, as IAM documents it: deleting a provider that does not exist succeeds.
         with self.store.writing() as conn:
-            if not self.store.delete_obj(conn, account, OIDC, arn):
-                raise errors.oidc_provider_not_found(arn)
+            self.store.delete_obj(conn, account, OIDC, arn)
 
     # ------------------------------------------------------------------ SAML
     def create_saml(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:

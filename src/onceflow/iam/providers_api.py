@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.iam.api import Out, _date, paged
+from onceflow.iam.api import Out, _date, tags_out
 from onceflow.iam.common import partition
 from onceflow.iam.providers import IdentityProviders, valid_until
 from onceflow.registry import operation
@@ -69,7 +69,7 @@ class ProvidersApi:
 
     @operation("ListOpenIDConnectProviderTags")
     def list_oidc_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return paged("Tags", self.providers.oidc(ctx.account, params["OpenIDConnectProviderArn"])["tags"], None)
+        return tags_out(self.providers.oidc(ctx.account, params["OpenIDConnectProviderArn"])["tags"], params)
 
     # ------------------------------------------------------------------ SAML
     @operation("CreateSAMLProvider")
@@ -127,4 +127,4 @@ class ProvidersApi:
 
     @operation("ListSAMLProviderTags")
     def list_saml_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return paged("Tags", self.providers.saml(ctx.account, params["SAMLProviderArn"])["tags"], None)
+        return tags_out(self.providers.saml(ctx.account, params["SAMLProviderArn"])["tags"], params)

@@ -1,4 +1,5 @@
-"""IAM and STS rows in SQLite. Entity names are unique per account regardless of case (name_key)."""
+"""IAM's rows in SQLite. Entity names are unique per account regardless of case (name_key).
+STS keeps its sessions in a store of its own (sts/store.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 
 from onceflow.store.db import Database
 
+# iam-0001 once created sts_sessions too; that table now belongs to sts/store.py (sts-0001), which
+# creates it only where this older iam-0001 has not.
 MIGRATIONS = [
     (
         "iam-0001",
@@ -47,8 +50,6 @@ MIGRATIONS = [
             account TEXT NOT NULL, entity_kind TEXT NOT NULL, entity_key TEXT NOT NULL, policy_arn TEXT NOT NULL,
             PRIMARY KEY (account, entity_kind, entity_key, policy_arn));
         CREATE INDEX iam_attachments_policy ON iam_attachments (account, policy_arn);
-        CREATE TABLE sts_sessions (
-            access_key_id TEXT PRIMARY KEY, account TEXT NOT NULL, data TEXT NOT NULL);
         """,
     ),
     (
@@ -336,6 +337,20 @@ class IamStore:
             ),
         )
 
+    def rename_user(self, conn: sqlite3.Connection, account: str, old: str, name: str, path: str, arn: str) -> None:
+        """A new name moves the user's keys, inline policies, memberships and attachments with it."""
+        old_key, key = old.lower(), name.lower()
+        conn.execute(
+            "UPDATE iam_users SET name_key=?, name=?, path=?, arn=? WHERE account=? AND name_key=?",
+            (key, name, path, arn, account, old_key),
+        )
+        for table in ("iam_user_policies", "iam_access_keys", "iam_group_members"):
+            conn.execute(f"UPDATE {table} SET user_key=? WHERE account=? AND user_key=?", (key, account, old_key))
+        conn.execute(
+            "UPDATE iam_attachments SET entity_key=? WHERE account=? AND entity_kind='user' AND entity_key=?",
+            (key, account, old_key),
+        )
+
     def delete_user(self, conn: sqlite3.Connection, account: str, name: str) -> None:
         conn.execute("DELETE FROM iam_users WHERE account=? AND name_key=?", (account, name.lower()))
 
@@ -435,15 +450,3 @@ class IamStore:
     def delete_obj(self, conn: sqlite3.Connection, account: str, kind: str, key: str) -> int:
         cur = conn.execute("DELETE FROM iam_objects WHERE account=? AND kind=? AND key=?", (account, kind, key))
         return cur.rowcount
-
-    # ------------------------------------------------------------------ STS sessions
-    def session(self, key_id: str) -> Row | None:
-        r = self.db.query_one("SELECT data FROM sts_sessions WHERE access_key_id=?", (key_id,))
-        return json.loads(r[0]) if r else None
-
-    def insert_session(self, session: Row) -> None:
-        with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT INTO sts_sessions VALUES (?,?,?)",
-                (session["AccessKeyId"], session["account"], json.dumps(session)),
-            )

@@ -12,6 +12,7 @@ from onceflow.iam import errors
 from onceflow.iam.common import merge_tags, new_id, now, page, policy_size, validate
 from onceflow.iam.service import IamService
 from onceflow.iam.store import IamStore, Row
+from onceflow.iam.user_credentials import blockers, move
 
 USER_INLINE_LIMIT = 2048
 KEYS_PER_USER = 2
@@ -68,7 +69,28 @@ class IamUsers:
                 raise errors.must_first("delete access keys")
             if self.store.groups_of(account, name):
                 raise errors.must_first("remove users from group")
+            if (what := blockers(self.store, account, name.lower())) is not None:
+                raise errors.must_first(what)
             self.store.delete_user(conn, account, name)
+
+    def update_user(self, account: str, name: str, new_name: str | None, new_path: str | None) -> None:
+        with self.store.writing() as conn:
+            user = self.user(account, name)
+            target = new_name or user["name"]
+            if target.lower() != user["name"].lower() and self.store.user(account, target):
+                raise errors.named_exists("User", target)
+            path = new_path or user["path"]
+            arn = f"{user['arn'].split(':user/', 1)[0]}:user{path}{target}"
+            self.store.rename_user(conn, account, user["name"], target, path, arn)
+            move(self.store, conn, account, user["name"].lower(), {**user, "name": target})
+        self._credentials.clear()  # cached principals carry the old name and ARN
+
+    def last_used(self, account: str, key_id: str) -> Row:
+        key = self.store.access_key(key_id)
+        if key is None or key["account"] != account:
+            raise errors.access_key_not_found(key_id)
+        user = self.store.user(account, key["user_key"])
+        return {"UserName": user["name"] if user else key["user_key"]}
 
     def tag_user(self, account: str, name: str, tags: list[dict[str, str]]) -> None:
         with self.store.writing() as conn:

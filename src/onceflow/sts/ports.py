@@ -1,6 +1,6 @@
 """What STS needs from IAM, as typed ports (and, last, SessionIssuer: what it offers the other
-services). STS's sessions live beside IAM's roles, users and keys in IAM's store, and IAM's setup
-publishes the objects that implement these (iam/__init__.py). STS imports none of IAM's classes,
+services). IAM's setup publishes the objects that implement these
+(iam/__init__.py); STS keeps its own sessions (sts/store.py). STS imports none of IAM's classes,
 only its pure policy core and its shared helpers (iam/common.py)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ Row = dict[str, Any]
 
 
 class Directory(Protocol):
-    """IAM's store as STS reads and writes it: roles, users, access keys, providers, sessions."""
+    """IAM's store as STS reads it: roles, users, access keys, providers."""
 
     generation: int  # bumped by every IAM write: what was read from the store before is stale
 
@@ -26,10 +26,6 @@ class Directory(Protocol):
     def access_key(self, key_id: str) -> Row | None: ...
 
     def obj(self, account: str, kind: str, key: str) -> Row | None: ...
-
-    def session(self, key_id: str) -> Row | None: ...
-
-    def insert_session(self, session: Row) -> None: ...
 
 
 class Roles(Protocol):

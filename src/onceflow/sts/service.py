@@ -20,6 +20,7 @@ from onceflow.iam.common import new_id, partition_of, validate
 from onceflow.iam.policy import Policy, stored
 from onceflow.sts import errors
 from onceflow.sts.ports import Directory, Roles, Row
+from onceflow.sts.store import SessionStore
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
 _SECRET_CHARS = string.ascii_letters + string.digits + "+/"
@@ -31,8 +32,9 @@ def assumed_role_arn(account: str, role_name: str, session_name: str, partition:
 
 
 class StsService:
-    def __init__(self, store: Directory, iam: Roles, settings: Settings) -> None:
+    def __init__(self, store: Directory, iam: Roles, settings: Settings, sessions: SessionStore) -> None:
         self.store = store
+        self.sessions = sessions
         self.iam = iam
         self.settings = settings
         self._credentials: dict[str, Credential] = {}  # sessions never change: cache the resolution
@@ -83,7 +85,7 @@ class StsService:
             "SessionToken": "IQoJb3JpZ2luX2VjE" + base64.b64encode(secrets.token_bytes(300)).decode(),
             "Expiration": expiration,
         }
-        self.store.insert_session({**session, **creds, "Expiration": expiration.isoformat()})
+        self.sessions.insert_session({**session, **creds, "Expiration": expiration.isoformat()})
         return creds
 
     def assume_role(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
@@ -154,7 +156,7 @@ class StsService:
         if principal.kind == "root":
             return principal.account
         if principal.access_key and principal.access_key.startswith("ASIA"):
-            session = self.store.session(principal.access_key)
+            session = self.sessions.session(principal.access_key)
             if session:  # a role session, a session token or a federated user
                 return str(session["user_id"])
         if principal.kind == "user":
@@ -165,7 +167,7 @@ class StsService:
     def access_key_account(self, key_id: str, default: str) -> str:
         """The account an access key belongs to (GetAccessKeyInfo): onceflow's own keys by lookup,
         a 12-digit key names its account, any other key is the default account's root."""
-        if (session := self.store.session(key_id)) is not None:
+        if (session := self.sessions.session(key_id)) is not None:
             return str(session["account"])
         if (key := self.store.access_key(key_id)) is not None:
             return str(key["account"])
@@ -189,7 +191,7 @@ class StsService:
         cached = self._credentials.get(access_key)
         if cached is not None:
             return cached
-        s = self.store.session(access_key)
+        s = self.sessions.session(access_key)
         if s is None:
             return None
         principal = Principal(
@@ -215,7 +217,7 @@ class StsService:
         cached = self._session_policies.get(key)
         if cached is not None and cached[0] == generation:
             return cached[1]
-        s = self.store.session(key) or {}
+        s = self.sessions.session(key) or {}
         policies: list[Policy] | None = None
         if s.get("federated"):  # a federation token allows only what its session policies allow
             policies = [stored(d) for d in self._session_documents(principal, s)]
@@ -239,7 +241,7 @@ class StsService:
         cached = self._current.get(key)
         if cached is not None and cached[0] == generation:
             return cached[1]
-        session = self.store.session(key) or {}
+        session = self.sessions.session(key) or {}
         role = self.store.role_by_arn(principal.role_arn)
         current = role is not None and str(session.get("user_id", "")).split(":", 1)[0] == role["role_id"]
         self._current[key] = (generation, current)
