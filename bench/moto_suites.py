@@ -8,6 +8,7 @@ be installed; nothing of moto is copied into onceflow.
 
     python bench/moto_suites.py [--moto-version 5.2.1] [--suites test_sqs test_sns test_events]
                                 [--source DIR]   # an already unpacked sdist instead of downloading
+                                [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 """
 
 from __future__ import annotations
@@ -77,10 +78,11 @@ def main() -> None:
     ap.add_argument("--moto-version", default="5.2.1")
     ap.add_argument("--suites", nargs="+", default=["test_sqs", "test_sns", "test_events"])
     ap.add_argument("--source", type=Path, help="an unpacked moto sdist (skips the download)")
+    ap.add_argument("--port", type=int, default=0, help="serve on this port (default: a free one)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="onceflow-moto-") as tmp:
         source = args.source or fetch_sdist(args.moto_version, Path(tmp))
-        port = free_port()
+        port = args.port or free_port()
         server = start_server(port)
         try:
             counts = run_suites(source, args.suites, port)
