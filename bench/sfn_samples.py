@@ -40,16 +40,24 @@ def guess(name: str) -> str:
     short = re.sub(r"[^A-Za-z0-9_-]", "", raw)[:60] or "x"
     n = name.lower()
     arn = f"arn:aws:{{}}:{REGION}:{ACCOUNT}:{{}}"
+    sam = re.fullmatch(r"ddb(put|get|update|delete)item", n)  # SAM's policy-template style names
+    if sam:
+        return f"arn:aws:states:::dynamodb:{sam.group(1)}Item"
+    if n.endswith("action"):  # SAM templates pass whole integration ARNs, e.g. SQSSendMessageAction
+        if "sqs" in n:
+            return "arn:aws:states:::sqs:sendMessage.waitForTaskToken"
+        if "sns" in n:
+            return "arn:aws:states:::sns:publish"
     if "activity" in n:
         return arn.format("states", f"activity:{short}")
     if "statemachine" in n or "state_machine" in n or ("sfn" in n and "arn" in n):
         return arn.format("states", f"stateMachine:{short}")
+    if "function" in n or "lambda" in n or n.endswith("fn") or "fnarn" in n:
+        return arn.format("lambda", f"function:{short}") if "arn" in n or "name" not in n else short
     if "topic" in n or "sns" in n:
         return arn.format("sns", short)
     if "queue" in n or "sqs" in n:
         return arn.format("sqs", short) if "arn" in n else f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/{short}"
-    if "function" in n or "lambda" in n or n.endswith("fn") or "fnarn" in n:
-        return arn.format("lambda", f"function:{short}") if "arn" in n or "name" not in n else short
     if "bucket" in n:
         return short.lower().replace("_", "-")
     if "bus" in n:
@@ -58,6 +66,8 @@ def guess(name: str) -> str:
         return f"arn:aws:iam::{ACCOUNT}:role/{short}"
     if any(w in n for w in ("limit", "count", "seconds", "timeout", "max", "size", "number")):
         return "5"
+    if n in ("partition", "aws::partition"):
+        return "aws"
     if "region" in n:
         return REGION
     if "account" in n:
@@ -65,7 +75,20 @@ def guess(name: str) -> str:
     return short
 
 
+_RESOURCE = re.compile(r'("Resource"\s*:\s*")\$\{([^}]+)\}(")')
+
+
+def resource(name: str) -> str:
+    """A placeholder that is a Task's whole Resource: an integration or activity ARN if its name says
+    so, else (SAM's `!GetAtt Fn.Arn`, the common case) a Lambda function's ARN."""
+    value = guess(name)
+    if value.startswith(("arn:aws:states:", "arn:aws:lambda:")):
+        return value
+    return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{re.sub(r'[^A-Za-z0-9_-]', '', name)[:60]}"
+
+
 def substitute(text: str) -> str:
+    text = _RESOURCE.sub(lambda m: m.group(1) + resource(m.group(2)) + m.group(3), text)
     return _PLACEHOLDER.sub(lambda m: guess(m.group(1)), text)
 
 
