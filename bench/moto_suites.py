@@ -13,6 +13,7 @@ be installed; nothing of moto is copied into onceflow.
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
 loops forever on IAM's MalformedPolicyDocument.
+                                [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 """
 
 from __future__ import annotations
@@ -97,10 +98,11 @@ def main() -> None:
     ap.add_argument("--source", type=Path, help="an unpacked moto sdist (skips the download)")
     ap.add_argument("--shim-trust-policy", action="store_true", help="see bench/moto_shims/moto_trust_policy.py")
     ap.add_argument("--verbose", action="store_true", help="print every test id as it runs")
+    ap.add_argument("--port", type=int, default=0, help="serve on this port (default: a free one)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="onceflow-moto-") as tmp:
         source = args.source or fetch_sdist(args.moto_version, Path(tmp))
-        port = free_port()
+        port = args.port or free_port()
         server = start_server(port)
         try:
             counts = run_suites(source, args.suites, port, args.shim_trust_policy, args.verbose)

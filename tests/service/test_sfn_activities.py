@@ -169,10 +169,13 @@ def test_tasks_of_stopped_executions_are_not_handed_out(sfn: Any, role: str) -> 
 def test_bad_tokens(sfn: Any) -> None:
     with pytest.raises(ClientError) as exc:
         sfn.send_task_success(taskToken="not-a-token", output="{}")
-    assert error_of(exc) == ("InvalidToken", "Invalid Token: 'not-a-token'")
+    assert error_of(exc) == ("InvalidToken", "Invalid Token: 'Invalid token'")
     with pytest.raises(ClientError) as exc:
         sfn.send_task_heartbeat(taskToken="not-a-token")
-    assert error_of(exc)[0] == "InvalidToken"
+    assert error_of(exc) == ("InvalidToken", "Invalid Token: 'Invalid token'")
+    with pytest.raises(ClientError) as exc:
+        sfn.send_task_failure(taskToken="bad_token", error="test error")
+    assert error_of(exc) == ("InvalidToken", "Invalid Token: 'Invalid token'")
 
 
 def test_a_queued_task_and_a_handed_out_one_survive_a_restart(server_factory: Callable[..., Any],

@@ -74,3 +74,19 @@ def test_aws_sdk_parameters_are_checked_too(aws: Callable[..., Any], setup: dict
     assert failed["status"] == "FAILED"
     assert failed["error"] == "DynamoDb.DynamoDbException", failed
     assert failed["cause"].startswith("'YES' can not be converted to an Boolean (Service: DynamoDb, Status Code: 400")
+
+
+def test_a_boolean_written_as_true_or_false_text_is_read_as_the_boolean(
+        aws: Callable[..., Any], setup: dict[str, str]) -> None:
+    # DynamoDB's JSON reader upper-cases a string given for a boolean and takes TRUE / FALSE (it
+    # quotes the upper-cased text when it refuses one); AWS's quorum sample workflow writes
+    # {"BOOL": "false"}. Other text is still a SerializationException.
+    put = run(aws, setup["role"], {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:putItem", "Parameters": {
+        "TableName": setup["table"], "Item": {"id": {"S": "flags"}, "off": {"BOOL": "false"}, "on": {"BOOL": "True"}}}})
+    assert put["status"] == "SUCCEEDED", put
+    stored = aws("dynamodb").get_item(TableName=setup["table"], Key={"id": {"S": "flags"}})["Item"]
+    assert (stored["off"], stored["on"]) == ({"BOOL": False}, {"BOOL": True})
+    refused = run(aws, setup["role"], {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:putItem", "Parameters": {
+        "TableName": setup["table"], "Item": {"id": {"S": "flags2"}, "x": {"BOOL": "maybe"}}}})
+    assert refused["status"] == "FAILED"
+    assert refused["cause"].startswith("'MAYBE' can not be converted to an Boolean"), refused

@@ -535,7 +535,7 @@ class SfnService:
     def _open_token(self, token: str) -> Any:
         row = None if token.endswith(START_SUFFIX) else self.store.get_token(token)
         if row is None:
-            raise E.invalid_token(token)
+            raise E.invalid_token()
         if row["status"] != "WAITING":
             raise E.task_does_not_exist()
         return row

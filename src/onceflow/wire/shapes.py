@@ -187,9 +187,16 @@ def _string(value: Any, path: str, problems: Problems) -> Any:
     return value
 
 
+_BOOLEAN_WORDS = {"TRUE": True, "FALSE": False}
+
+
 def _boolean(value: Any, path: str, problems: Problems) -> Any:
     if value.__class__ is float:
         return abs(value) >= 1  # coral reads a fractional number as a boolean
+    if value.__class__ is str and value.upper() in _BOOLEAN_WORDS:
+        # coral upper-cases a string and reads TRUE / FALSE as the boolean (its error quotes the
+        # upper-cased text); AWS's own samples send {"BOOL": "false"} through Step Functions
+        return _BOOLEAN_WORDS[value.upper()]
     if value.__class__ is not bool:
         raise _mismatch(value, "Boolean")
     return value

@@ -66,7 +66,7 @@ class Engine:
         self.draining = False  # shutting down: no new call starts; long evaluations end
         self.halting = False  # past the grace period: every evaluation ends
         self._driving: dict[str, Runtime] = {}  # runtimes inside drive() now (StopExecution reaches them)
-        self.long_lane = Lane()  # long evaluations take turns on it, in order (runner.DriveBudget)
+        self.long_lane = Lane()  # long evaluations take turns on it, in order (drive_budget.DriveBudget)
         self._calls = 0  # task calls between submit and answer
         self._calls_mu = threading.Lock()
         self.on_closed: list[Callable[[str], None]] = []  # after an execution's closing commit (nested .sync)

@@ -10,7 +10,7 @@ When no invocation is in flight the runtime is dropped; the next wake-up (a time
 a restart) rebuilds it from the history: `emit` hands back recorded events while a fiber still has
 some, so replaying a fiber re-walks the same states without repeating effects.
 
-A drive runs under a budget (`DriveBudget`) that every expression checks in with: the execution's
+A drive runs under a budget (`drive_budget.DriveBudget`) that every expression checks in with: the execution's
 TimeoutSeconds, StopExecution and a shutdown end even an evaluation that never returns. An
 evaluation that runs long gives up its pool seat and, now and then, lets the other fibers' due
 timers and finished calls through (`service`), so a task's TimeoutSeconds or HeartbeatSeconds
@@ -26,10 +26,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from onceflow.sfn.asl.budget import Budget, Interrupted, installed
+from onceflow.sfn.asl.budget import Interrupted, installed
 from onceflow.sfn.asl.load import load
 from onceflow.sfn.asl.nodes import Machine
 from onceflow.sfn.engine.clock import Clock
+from onceflow.sfn.engine.drive_budget import DriveBudget
 from onceflow.sfn.engine.effects import (
     UNSET,
     AwaitToken,
@@ -94,83 +95,6 @@ class EnginePort(Protocol):
     def insert_token(self, conn: sqlite3.Connection, token: str, arn: str, ts: float) -> None: ...
 
     def time_out_token(self, conn: sqlite3.Connection, token: str) -> None: ...
-
-
-class DriveBudget(Budget):
-    """One runtime's budget, restarted at every drive."""
-
-    SLICE = 0.1  # seconds a drive runs before it counts as long
-
-    def __init__(self, rt: Runtime) -> None:
-        super().__init__()
-        self.rt = rt
-        self.restart()
-
-    TURN = 0.02  # seconds a long evaluation runs before it lets the next one on the lane
-
-    def restart(self) -> None:
-        self.started, self.long, self.next_service = self.rt.clock.monotonic(), False, 0.0
-        self.lane: Lane | None = self.rt.engine.long_lane
-        self.holding = False
-        self.turn = 0.0
-
-    def release(self) -> None:
-        """The drive ends: give the lane back."""
-        if self.holding and self.lane is not None:
-            self.holding = False
-            self.lane.release()
-
-    def _ends(self) -> None:
-        rt = self.rt
-        if rt.stopped or rt.finished:
-            raise Interrupted("stopped")
-        if rt.engine.halting:
-            raise Interrupted("shutdown")
-        if rt.deadline is not None and rt.clock.time() >= rt.deadline:
-            raise Interrupted("timeout")
-        fib = rt.executing
-        if fib is not None and fib.cancelled:
-            raise Interrupted("cancelled")
-
-    def _take_turn(self, now: float) -> None:
-        """Long evaluations take turns on one lane: together they hold the GIL like one thread, so
-        the other executions (and every API call) stay quick while some expressions run away."""
-        if self.lane is None or (self.holding and now - self.turn < self.TURN):
-            return
-        self.release()
-        try:
-            while not self.lane.acquire(timeout=0.05):
-                self._ends()
-        except BaseException:
-            self.lane.leave()  # stopped, timed out, shutting down: its place in the queue goes
-            raise
-        self.holding, self.turn = True, self.rt.clock.monotonic()
-
-    def check(self) -> None:
-        rt = self.rt
-        self._ends()
-        fib = rt.executing
-        now = rt.clock.monotonic()
-        if now - self.started < self.SLICE:
-            return
-        if not self.long:
-            self.long = True
-            rt.engine.release_seat()
-        if rt.engine.draining:  # shutting down: a long evaluation is redone after the restart
-            raise Interrupted("shutdown")
-        # Only a step that itself ran long is preempted: in a long drive (a Map spawning thousands of
-        # quick iterations) a fresh iteration's first check would otherwise restart it, and each
-        # restart re-reads the whole history (quadratic).
-        if fib is not None and now - rt.step_started >= self.SLICE and rt.preemptible(fib):
-            raise Interrupted("preempt")
-        self._take_turn(now)
-        if now >= self.next_service and not rt.servicing:
-            self.next_service = now + self.SLICE
-            rt.service()
-            if rt.stopped or rt.finished:
-                raise Interrupted("stopped")
-            if fib is not None and fib.cancelled:
-                raise Interrupted("cancelled")
 
 
 class Fiber:
