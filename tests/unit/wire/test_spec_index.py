@@ -70,8 +70,8 @@ def test_the_index_says_what_the_models_say(cache: Path) -> None:
 
 
 def test_building_the_server_imports_no_botocore_model(cache: Path) -> None:
-    """botocore's models (and urllib3 behind them) are imported by the first request that needs one,
-    not at start: a fifth of the start-up time (bench/bench_startup.py)."""
+    """botocore's models (and urllib3 behind them) are never imported by the server: they were a fifth
+    of the start-up time (bench/bench_startup.py); onceflow.awsmodels reads the models' files."""
     Specs()  # the index is cached now
     code = ("import sys; from onceflow.config import Settings; from onceflow.server import build_app, build_stack; "
             "build_app(build_stack(Settings(in_memory=True))); print(sorted(m for m in sys.modules "
