@@ -53,8 +53,9 @@ def botocore_op(service: str, op: OperationModel | awsmodel.OperationModel) -> O
     return op if isinstance(op, OperationModel) else botocore_model(service).operation_model(op.name)
 
 
-def botocore_request(service: str, op: OperationModel | awsmodel.OperationModel, params: dict[str, Any], *, access_key: str = "test",
-                     secret_key: str = "test", region: str = "us-east-1", session_token: str | None = None) -> Request:
+def botocore_request(service: str, op: OperationModel | awsmodel.OperationModel, params: dict[str, Any], *,
+                     access_key: str = "test", secret_key: str = "test", region: str = "us-east-1",
+                     session_token: str | None = None) -> Request:
     """What botocore would put on the wire for `params` (signed with those keys), as the ASGI app
     hands it to the pipeline."""
     serializer = botocore.serialize.create_serializer(spec(service).protocol, include_validation=False)
