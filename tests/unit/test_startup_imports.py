@@ -64,7 +64,7 @@ PASS_MACHINE = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "Res
 
 
 def _first_calls(endpoint: str) -> None:
-    """A first DynamoDB, Step Functions and S3 request (and a few more of each), through boto3."""
+    """A first IAM, DynamoDB, Step Functions, Lambda and S3 request (and a few more of each), through boto3."""
     import boto3
 
     session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
@@ -86,13 +86,18 @@ def _first_calls(endpoint: str) -> None:
         if sfn.describe_execution(executionArn=execution)["status"] != "RUNNING":
             break
     assert sfn.describe_execution(executionArn=execution)["status"] == "SUCCEEDED"
+    lam = session.client("lambda", endpoint_url=endpoint)  # REST-JSON; its runtimes come from the model
+    assert lam.list_functions()["Functions"] == []
+    with pytest.raises(lam.exceptions.InvalidParameterValueException):
+        lam.create_function(FunctionName="first", Runtime="python0.1", Role=role, Handler="app.handler",
+                            Code={"ZipFile": b"PK"})
     s3 = session.client("s3", endpoint_url=endpoint)
     s3.create_bucket(Bucket="first-bucket")
     s3.put_object(Bucket="first-bucket", Key="k", Body=b"body")
     assert s3.get_object(Bucket="first-bucket", Key="k")["Body"].read() == b"body"
 
 
-def test_a_server_and_its_first_dynamodb_sfn_and_s3_requests_import_no_botocore() -> None:
+def test_a_server_and_its_first_dynamodb_sfn_lambda_and_s3_requests_import_no_botocore() -> None:
     with subprocess.Popen([sys.executable, "-c", SERVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           text=True) as child:
         assert child.stdout is not None and child.stdin is not None
