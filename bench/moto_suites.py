@@ -10,10 +10,10 @@ be installed; nothing of moto is copied into onceflow.
                                 [--source DIR]   # an already unpacked sdist instead of downloading
                                 [--shim-trust-policy]  # see bench/moto_shims/moto_trust_policy.py
                                 [--verbose]      # every test id with its outcome, as it runs
+                                [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
 loops forever on IAM's MalformedPolicyDocument.
-                                [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 """
 
 from __future__ import annotations

@@ -148,9 +148,6 @@ class Server:
         for hook in stack.start():
             await loop.run_in_executor(None, hook)
         self.on_ready(self.settings, stack)
-        # Ready before botocore is imported (a fifth of the start-up): it is imported now, while the
-        # client sets itself up, and the first AWS request waits for the rest of it at most.
-        loop.run_in_executor(None, _warm_up, self.app.specs)
         while not task.done() and not server.should_exit:
             await asyncio.wait({task}, timeout=0.05)
         if not task.done():  # a signal: uvicorn drains connections; tell the parts that must end work
@@ -219,14 +216,6 @@ def _logged(hook: Callable[[], None]) -> Callable[[], None]:
         except Exception:
             log.exception("stopping hook failed")
     return run
-
-
-def _warm_up(specs: Specs) -> None:
-    try:
-        specs.loader  # noqa: B018  # botocore's loader, which imports its models' modules
-        import botocore.model  # noqa: F401
-    except Exception:  # the first request that needs it reports the failure
-        log.debug("warming up botocore failed", exc_info=True)
 
 
 def _print_ready(settings: Settings, stack: Stack) -> None:

@@ -12,13 +12,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from onceflow import internal
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.server import build_stack
 from onceflow.stack import no_uid
 
-DEFERRED = ("boto3", "botocore.session", "botocore.client", "jsonata", "jinja2", "onceflow.prove.proof",
+DEFERRED = ("boto3", "botocore", "botocore.session", "botocore.client", "botocore.loaders", "botocore.model",
+            "urllib3", "dateutil", "jsonata", "jinja2", "onceflow.prove.proof",
             "onceflow.console.app",
             # set up on their first request (server.py SETUPS, stack.py Stack.defer)
             "onceflow.ddb", "onceflow.ddbstreams", "onceflow.s3", "onceflow.lambda_", "onceflow.logs", "onceflow.sqs",
@@ -42,6 +45,72 @@ def test_a_started_server_has_imported_no_heavy_module_and_read_no_model() -> No
                          timeout=120)
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found == {"modules": [], "models": []}
+
+
+# A server in a child process, serving until its stdin says the calls are done; then it reports which
+# botocore modules it has imported (botocore's models were read through it before: a fifth of start-up).
+SERVING = r"""
+import json, sys
+from onceflow.config import Settings
+from onceflow.server import ThreadedServer
+server = ThreadedServer(Settings(host="127.0.0.1", port=0, in_memory=True))
+print(server.start(), flush=True)
+sys.stdin.readline()
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("botocore", "boto3", "urllib3", "dateutil"))),
+      flush=True)
+server.stop()
+"""
+PASS_MACHINE = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": {"ok": 1}, "End": True}}})
+
+
+def _first_calls(endpoint: str) -> None:
+    """A first IAM, DynamoDB, Step Functions, Lambda and S3 request (and a few more of each), through boto3."""
+    import boto3
+
+    session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
+    ddb = session.client("dynamodb", endpoint_url=endpoint)
+    ddb.create_table(TableName="first", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")
+    ddb.put_item(TableName="first", Item={"k": {"S": "a"}, "n": {"N": "1"}})
+    assert ddb.get_item(TableName="first", Key={"k": {"S": "a"}})["Item"]["n"] == {"N": "1"}
+    with pytest.raises(ddb.exceptions.ResourceNotFoundException):  # an error answer, rendered from the model
+        ddb.get_item(TableName="missing", Key={"k": {"S": "a"}})
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                      "Principal": {"Service": "states.amazonaws.com"}}]}
+    role = session.client("iam", endpoint_url=endpoint).create_role(  # a query-protocol call too
+        RoleName="first-role", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    sfn = session.client("stepfunctions", endpoint_url=endpoint)
+    machine = sfn.create_state_machine(name="first", definition=PASS_MACHINE, roleArn=role)["stateMachineArn"]
+    execution = sfn.start_execution(stateMachineArn=machine, input="{}")["executionArn"]
+    for _ in range(600):  # until the Pass state has run (each call is a round trip; no clock is read)
+        if sfn.describe_execution(executionArn=execution)["status"] != "RUNNING":
+            break
+    assert sfn.describe_execution(executionArn=execution)["status"] == "SUCCEEDED"
+    lam = session.client("lambda", endpoint_url=endpoint)  # REST-JSON; its runtimes come from the model
+    assert lam.list_functions()["Functions"] == []
+    with pytest.raises(lam.exceptions.InvalidParameterValueException):
+        lam.create_function(FunctionName="first", Runtime="python0.1", Role=role, Handler="app.handler",
+                            Code={"ZipFile": b"PK"})
+    s3 = session.client("s3", endpoint_url=endpoint)
+    s3.create_bucket(Bucket="first-bucket")
+    s3.put_object(Bucket="first-bucket", Key="k", Body=b"body")
+    assert s3.get_object(Bucket="first-bucket", Key="k")["Body"].read() == b"body"
+
+
+def test_a_server_and_its_first_dynamodb_sfn_lambda_and_s3_requests_import_no_botocore() -> None:
+    with subprocess.Popen([sys.executable, "-c", SERVING], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as child:
+        assert child.stdout is not None and child.stdin is not None
+        try:
+            endpoint = child.stdout.readline().strip()
+            assert endpoint.startswith("http://127.0.0.1:"), endpoint
+            _first_calls(endpoint)
+            child.stdin.write("done\n")
+            child.stdin.flush()
+            imported = json.loads(child.stdout.readline())
+        finally:
+            child.kill()
+    assert imported == []
 
 
 def test_a_deferred_service_is_set_up_by_the_first_lookup_of_its_operations_or_its_name() -> None:

@@ -1,18 +1,17 @@
-"""What a fault may claim, from the botocore models: the services onceflow serves (by boto3 name
-or signing name), their operations, and the errors each operation can return - the ones its model
-lists plus the generic ones AWS returns for every operation of a service - with the HTTP status
-and the message AWS uses for each."""
+"""What a fault may claim, from the AWS models botocore ships (onceflow.awsmodels): the services
+onceflow serves (by boto3 name or signing name), their operations, and the errors each operation
+can return - the ones its model lists plus the generic ones AWS returns for every operation of a
+service - with the HTTP status and the message AWS uses for each."""
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import botocore.loaders
+from onceflow.awsmodels import model as awsmodel
+from onceflow.awsmodels.model import ServiceModel, Shape
 
 SERVED = ("dynamodb", "lambda", "stepfunctions", "logs", "iam", "sts", "sqs", "sns", "s3")
 
@@ -69,20 +68,9 @@ class ErrorSpec:
     message: str
 
 
-@lru_cache(maxsize=1)
-def _loader() -> botocore.loaders.Loader:
-    # The loader alone, not a botocore session: a session imports clients, urllib3 and waiters. Imported
-    # when a rule is first checked: a fifth of the server's start-up otherwise.
-    import botocore.loaders
-
-    return botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
-
-
 @cache
-def _model(service: str) -> Any:
-    from botocore.model import ServiceModel
-
-    return ServiceModel(_loader().load_service_model(service, "service-2"), service_name=service)
+def _model(service: str) -> ServiceModel:
+    return awsmodel.load(service)
 
 
 @lru_cache(maxsize=1)
@@ -102,7 +90,7 @@ def operations(service: str) -> frozenset[str]:
     return frozenset(_model(service).operation_names)
 
 
-def _summary(shape: Any) -> str:
+def _summary(shape: Shape) -> str:
     text = re.sub(r"<[^>]+>", "", shape.documentation or "").strip()
     first = re.split(r"(?<=\.)\s", text, maxsplit=1)[0] if text else ""
     return first or shape.name

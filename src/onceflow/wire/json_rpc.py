@@ -15,7 +15,7 @@ from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, validation_failure
 
 if TYPE_CHECKING:
-    from botocore.model import OperationModel
+    from onceflow.awsmodels.model import OperationModel
 
 
 def parse(spec: ServiceSpec, op: OperationModel, request: Request, validation_code: str) -> dict[str, Any]:

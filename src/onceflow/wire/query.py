@@ -15,7 +15,7 @@ from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
 
 if TYPE_CHECKING:
-    from botocore.model import OperationModel, Shape, StructureShape
+    from onceflow.awsmodels.model import OperationModel, Shape
 
 
 def form_fields(request: Request) -> dict[str, str]:
@@ -122,7 +122,7 @@ def _value(shape: Shape, fields: Form, key: str, path: str, problems: Problems) 
 
 
 def _structure(
-    shape: StructureShape, fields: Form, prefix: str, path: str, problems: Problems
+    shape: Shape, fields: Form, prefix: str, path: str, problems: Problems
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     required = set(shape.required_members)
@@ -175,7 +175,7 @@ def _xml(shape: Shape, value: Any, name: str, parts: list[str]) -> None:
         parts.append(f"<{name}>{escape(scalar_text(shape, value))}</{name}>")
 
 
-def _xml_members(shape: StructureShape, value: dict[str, Any], parts: list[str]) -> None:
+def _xml_members(shape: Shape, value: dict[str, Any], parts: list[str]) -> None:
     for name, mshape in shape.members.items():
         if name in value and value[name] is not None:
             _xml(mshape, value[name], mshape.serialization.get("name", name), parts)

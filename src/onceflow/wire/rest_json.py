@@ -15,7 +15,7 @@ from onceflow.wire.specs import ServiceSpec
 from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
 
 if TYPE_CHECKING:
-    from botocore.model import OperationModel
+    from onceflow.awsmodels.model import OperationModel, Shape
 
 
 def match(spec: ServiceSpec, request: Request) -> tuple[OperationModel, dict[str, str]] | None:
@@ -100,24 +100,14 @@ def _parse(
     return params
 
 
-def _body_view(shape: Any) -> _BodyView:
-    """The shape's body view, built once and kept on the shape (its converter is compiled once too)."""
-    view: _BodyView | None = shape.__dict__.get("_onceflow_body_view")
+def _body_view(shape: Shape) -> Shape:
+    """The input structure restricted to its body members (required checks are done by the caller),
+    built once and kept on the shape (its converter is compiled once too)."""
+    view: Shape | None = shape.__dict__.get("_onceflow_body_view")
     if view is None:
-        view = _BodyView(shape)
-        shape._onceflow_body_view = view
+        view = shape.subset({k for k, v in shape.members.items() if "location" not in v.serialization})
+        shape._onceflow_body_view = view  # type: ignore[attr-defined]
     return view
-
-
-class _BodyView:
-    """The input structure restricted to its body members (required checks are done by the caller)."""
-
-    type_name = "structure"
-
-    def __init__(self, shape: Any) -> None:
-        self.members = {k: v for k, v in shape.members.items() if "location" not in v.serialization}
-        self.required_members: list[str] = []
-        self.metadata: dict[str, Any] = {}
 
 
 def _json(body: bytes) -> Any:

@@ -29,7 +29,7 @@ from onceflow.wire.shapes import SerializationError, from_text, iso8601
 from onceflow.wire.specs import ServiceSpec
 
 if TYPE_CHECKING:
-    from botocore.model import OperationModel, Shape
+    from onceflow.awsmodels.model import OperationModel, Shape
 
 NAMESPACE = "http://s3.amazonaws.com/doc/2006-03-01/"
 # The root element AWS names the body of outputs that have no payload member (the model leaves it out).

@@ -13,7 +13,7 @@ from onceflow.wire.specs import ServiceSpec, Specs, first_segment
 from onceflow.wire.unserved import SHARED_SIGNING_TARGETS, unserved
 
 if TYPE_CHECKING:
-    from botocore.model import OperationModel
+    from onceflow.awsmodels.model import OperationModel
 
 
 @dataclass

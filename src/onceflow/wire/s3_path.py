@@ -30,8 +30,7 @@ from onceflow.wire.s3_body import STREAMING, ChunkedBody, PlainBody, Source
 from onceflow.wire.sigv4 import Signed
 
 if TYPE_CHECKING:
-    from botocore.model import OperationModel
-
+    from onceflow.awsmodels.model import OperationModel
     from onceflow.wire.app import AwsApp
 
 log = logging.getLogger("onceflow.s3")

@@ -1,4 +1,4 @@
-"""Walk a botocore shape: turn wire values into handler params, and handler results into wire values.
+"""Walk a model shape (onceflow.awsmodels): turn wire values into handler params, and handler results into wire values.
 
 Input conversion (all protocols): blobs -> bytes, timestamps -> aware datetimes, and every
 constraint of the model checked (validate.py). Type mismatches raise SerializationError, which the
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.wire.validate import Problems, check_scalar, member_path
 
 if TYPE_CHECKING:
-    from botocore.model import ListShape, MapShape, Shape, StructureShape
+    from onceflow.awsmodels.model import Shape
 
 UTC = dt.UTC
 
@@ -136,7 +136,7 @@ def _compile(shape: Shape) -> Converter:
     return convert
 
 
-def _structure_converter(shape: StructureShape) -> Converter:
+def _structure_converter(shape: Shape) -> Converter:
     members = shape.members
     steps = {name: member_path("", name) for name in members}
     required = [(name, member_path("", name)) for name in shape.required_members]
@@ -159,7 +159,7 @@ def _structure_converter(shape: StructureShape) -> Converter:
     return convert
 
 
-def _list_reader(shape: ListShape) -> Converter:
+def _list_reader(shape: Shape) -> Converter:
     member = shape.member
 
     def read(value: Any, path: str, problems: Problems) -> Any:
@@ -170,7 +170,7 @@ def _list_reader(shape: ListShape) -> Converter:
     return read
 
 
-def _map_reader(shape: MapShape) -> Converter:
+def _map_reader(shape: Shape) -> Converter:
     vshape = shape.value
 
     def read(value: Any, path: str, problems: Problems) -> Any:
@@ -343,8 +343,6 @@ def from_text(shape: Shape, text: str) -> Any:
 
 
 __all__ = [
-    "ListShape",
-    "MapShape",
     "SerializationError",
     "from_json",
     "from_text",

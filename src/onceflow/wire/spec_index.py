@@ -1,8 +1,9 @@
 """What routing needs of every served model, cached in a file so start-up reads no model.
 
 For each service: its protocol, its X-Amz-Target prefix, and the first path segments of its REST
-operations. Computing it reads and builds every model (most of a second); the file is keyed by
-botocore's version, the services and AWS_DATA_PATH, so a new botocore or a new service rebuilds it.
+operations. Computing it reads every model (most of a second); the file is keyed by botocore's
+version (read from its files, not imported), the services and AWS_DATA_PATH, so a new botocore or a
+new service rebuilds it.
 It is plain JSON checked on read: a damaged or foreign file is rebuilt, never trusted.
 """
 
@@ -14,12 +15,10 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import botocore  # the package alone (its version): the loader and models only on a cache miss
-
-if TYPE_CHECKING:
-    import botocore.loaders
+from onceflow.awsmodels import files
+from onceflow.awsmodels.model import ServiceModel
 
 FORMAT = 1  # bump when the facts kept change
 
@@ -31,17 +30,15 @@ def cache_dir() -> Path:
 
 
 def _key(names: list[str]) -> str:
-    seed = json.dumps([FORMAT, botocore.__version__, names, os.environ.get("AWS_DATA_PATH", "")])
+    seed = json.dumps([FORMAT, files.botocore_version(), names, os.environ.get("AWS_DATA_PATH", "")])
     return hashlib.sha256(seed.encode()).hexdigest()[:16]
 
 
-def compute(loader: botocore.loaders.Loader, names: list[str],
+def compute(loader: files.ModelFiles, names: list[str],
             first_segment: Callable[[str], str]) -> dict[str, dict[str, Any]]:
-    from botocore.model import ServiceModel
-
     index: dict[str, dict[str, Any]] = {}
     for name in names:
-        model = ServiceModel(loader.load_service_model(name, "service-2"), service_name=name)
+        model = ServiceModel(loader.load_service_model(name), service_name=name)
         segments: list[str] = []
         if model.protocol == "rest-json":
             uris = (model.operation_model(op).http["requestUri"] for op in model.operation_names)
@@ -62,7 +59,7 @@ def _valid(data: object, names: list[str]) -> bool:
     return True
 
 
-def load(loader: Callable[[], botocore.loaders.Loader], names: list[str],
+def load(loader: Callable[[], files.ModelFiles], names: list[str],
          first_segment: Callable[[str], str]) -> dict[str, dict[str, Any]]:
     """The index from the cache file, else computed with `loader()` and (best effort) saved for the next start."""
     path = cache_dir() / f"spec-index-{_key(names)}.json"

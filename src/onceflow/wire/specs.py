@@ -1,4 +1,5 @@
-"""The botocore service models, each loaded when its service's first request needs it.
+"""The AWS service models (botocore's JSON, read by onceflow.awsmodels), each loaded when its
+service's first request needs it.
 
 Routing needs a few facts about every served service at once (protocol, X-Amz-Target prefix, the
 first path segments of its REST operations); reading and building every model for them costs most
@@ -7,18 +8,14 @@ of a second, so they come from a small index cached per botocore version (wire/s
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
+from onceflow.awsmodels import files
+from onceflow.awsmodels.model import OperationModel, ServiceModel
 from onceflow.wire import query_compat, spec_index
-
-if TYPE_CHECKING:
-    import botocore.loaders
-    from botocore.model import OperationModel, ServiceModel
 
 # boto3 service name -> the name the SigV4 credential scope carries.
 SERVICES = {
@@ -124,27 +121,20 @@ class Specs:
                 self.query_compatible[signing] = ServiceSpec(name, self._query_model_loader(name), "query", None)
 
     @cached_property
-    def loader(self) -> botocore.loaders.Loader:
-        """The loader alone, not a botocore session (a session imports clients and waiters); it also reads
-        the models of services onceflow does not serve (unserved.py). botocore is imported on the first
-        request that needs a model, not at start: that import is a fifth of the server's start-up."""
-        import botocore.loaders
-
-        return botocore.loaders.create_loader(os.environ.get("AWS_DATA_PATH"))
+    def loader(self) -> files.ModelFiles:
+        """The model files (AWS_DATA_PATH's folders first, as botocore's loader has them); they also hold
+        the models of services onceflow does not serve (unserved.py). No botocore import: that was a
+        fifth of the server's start-up."""
+        return files.default()
 
     def _model_loader(self, name: str) -> Callable[[], ServiceModel]:
         def load() -> ServiceModel:
-            from botocore.model import ServiceModel
-
-            return ServiceModel(self.loader.load_service_model(name, "service-2"), service_name=name)
+            return ServiceModel(self.loader.load_service_model(name), service_name=name)
         return load
 
     def _query_model_loader(self, name: str) -> Callable[[], ServiceModel]:
         def load() -> ServiceModel:
-            from botocore.model import ServiceModel
-
-            data = query_compat.query_model(name, self.loader.load_service_model(name, "service-2"))
-            return ServiceModel(data, service_name=name)
+            return ServiceModel(query_compat.query_model(name, self.loader.load_service_model(name)), service_name=name)
         return load
 
 

@@ -3,22 +3,21 @@
 They get a 501 `NotImplemented` naming the service, in the shape that service's clients parse:
 XML for REST-XML (S3) and EC2, query XML for query services, JSON for JSON and REST-JSON - never
 the console's HTML page. The service comes from the SigV4 credential scope, its protocol from the
-request's own shape (an X-Amz-Target, a form) and else from botocore's model of that service.
+request's own shape (an X-Amz-Target, a form) and else from the model botocore ships for that
+service (read by onceflow.awsmodels, botocore not imported).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.files import ModelFiles, ModelNotFound
+from onceflow.awsmodels.model import ServiceModel
 from onceflow.errors import ServiceError
 from onceflow.wire.query import escape
 from onceflow.wire.request import Request, Response
 from onceflow.wire.specs import SERVED_NAMES, ServiceSpec
-
-if TYPE_CHECKING:
-    from botocore.model import ServiceModel
 
 # Signing names whose botocore model is filed under another name.
 _MODEL_NAMES = {"monitoring": "cloudwatch", "email": "ses", "execute-api": "apigateway", "aoss": "opensearchserverless"}
@@ -38,7 +37,7 @@ class UnservedService(ServiceError):
         self.spec = spec
 
 
-def unserved(loader: Any, signing_name: str, request: Request) -> UnservedService:
+def unserved(loader: ModelFiles, signing_name: str, request: Request) -> UnservedService:
     name = signing_name if _SIGNING_NAME.fullmatch(signing_name) else "unknown"
     model = _model(loader, name)
     return UnservedService(ServiceSpec(name, model, _protocol(model.protocol, request), None), name)
@@ -56,14 +55,11 @@ def _protocol(modeled: str, request: Request) -> str:
 
 
 @lru_cache(maxsize=1024)  # botocore has some 450 models: all of them fit, and each entry is small
-def _model(loader: Any, name: str) -> ServiceModel:
+def _model(loader: ModelFiles, name: str) -> ServiceModel:
     """The service's metadata only (its protocol and full name): a whole model can weigh megabytes."""
-    from botocore.exceptions import DataNotFoundError, UnknownServiceError
-    from botocore.model import ServiceModel
-
     try:
-        metadata = loader.load_service_model(_MODEL_NAMES.get(name, name), "service-2")["metadata"]
-    except (UnknownServiceError, DataNotFoundError):
+        metadata = loader.metadata(_MODEL_NAMES.get(name, name))
+    except ModelNotFound:
         metadata = {"protocol": "rest-json"}
     return ServiceModel({"metadata": metadata, "operations": {}, "shapes": {}}, service_name=name)
 

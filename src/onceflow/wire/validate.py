@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.errors import ServiceError
 
 if TYPE_CHECKING:
-    from botocore.model import Shape
+    from onceflow.awsmodels.model import Shape
 
 MAX_REPORTED = 10  # coral stops listing violations after ten
 

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import botocore.loaders
 import pytest
 
+from onceflow.awsmodels.files import ModelFiles
 from onceflow.wire import spec_index
 from onceflow.wire.specs import SERVICES, Specs, first_segment
 
@@ -24,21 +24,21 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_first_start_writes_the_index_and_the_next_reads_it(cache: Path) -> None:
-    loader = botocore.loaders.create_loader()
+    loader = ModelFiles()
     first = spec_index.load(lambda: loader, NAMES, first_segment)
     [written] = cache.glob("spec-index-*.json")
     assert json.loads(written.read_text()) == first
     assert first["dynamodb"] == {"protocol": "json", "target_prefix": "DynamoDB_20120810", "segments": []}
     assert "2015-03-31" in first["lambda"]["segments"]
 
-    def no_loader() -> botocore.loaders.Loader:
+    def no_loader() -> ModelFiles:
         raise AssertionError("a start with the index cached reads no model")
 
     assert spec_index.load(no_loader, NAMES, first_segment) == first
 
 
 def test_a_damaged_or_foreign_index_is_rebuilt(cache: Path) -> None:
-    loader = botocore.loaders.create_loader()
+    loader = ModelFiles()
     good = spec_index.load(lambda: loader, NAMES, first_segment)
     [path] = cache.glob("spec-index-*.json")
     for bad in ("{not json", json.dumps({"dynamodb": good["dynamodb"]}),
@@ -52,7 +52,7 @@ def test_an_unwritable_cache_still_starts(tmp_path: Path, monkeypatch: pytest.Mo
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the folder should be
-    index = spec_index.load(botocore.loaders.create_loader, NAMES, first_segment)
+    index = spec_index.load(ModelFiles, NAMES, first_segment)
     assert index["stepfunctions"]["target_prefix"] == "AWSStepFunctions"
 
 
@@ -70,8 +70,8 @@ def test_the_index_says_what_the_models_say(cache: Path) -> None:
 
 
 def test_building_the_server_imports_no_botocore_model(cache: Path) -> None:
-    """botocore's models (and urllib3 behind them) are imported by the first request that needs one,
-    not at start: a fifth of the start-up time (bench/bench_startup.py)."""
+    """botocore's models (and urllib3 behind them) are never imported by the server: they were a fifth
+    of the start-up time (bench/bench_startup.py); onceflow.awsmodels reads the models' files."""
     Specs()  # the index is cached now
     code = ("import sys; from onceflow.config import Settings; from onceflow.server import build_app, build_stack; "
             "build_app(build_stack(Settings(in_memory=True))); print(sorted(m for m in sys.modules "

@@ -17,7 +17,7 @@ from typing import Any
 import botocore
 import pytest
 from known_operations import BOTOCORE, KNOWN
-from wire_oracle import botocore_parse, botocore_request, parse_request, render, render_error, spec
+from wire_oracle import botocore_op, botocore_parse, botocore_request, parse_request, render, render_error, spec
 from wire_shapegen import emptied, value_for
 
 from onceflow.errors import ServiceError
@@ -42,7 +42,7 @@ def _ops(kind: str) -> list[Any]:
     for service in SERVICES:
         for name, op in spec(service).operations.items():
             shape = op.input_shape if kind == "input" else op.output_shape
-            if shape is None or (kind == "output" and op.has_event_stream_output):
+            if shape is None or (kind == "output" and botocore_op(service, op).has_event_stream_output):
                 continue
             out.append(pytest.param(service, name, id=f"{service}.{name}", marks=_newer(service, name)))
     return out

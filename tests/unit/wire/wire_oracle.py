@@ -2,6 +2,8 @@
 
 No server: requests are turned into `onceflow.wire.request.Request` objects exactly as the ASGI app
 builds them, and responses are handed to botocore's response parsers the way its endpoint does.
+Operations may be given as onceflow's (onceflow.awsmodels) or botocore's: botocore serializes and
+parses with its own model of the same operation, never with ours.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from urllib.parse import unquote, urlsplit
 
 import botocore.parsers
 import botocore.serialize
+import botocore.session
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import create_request_object, prepare_request_dict
 from botocore.credentials import Credentials
-from botocore.model import OperationModel
+from botocore.model import OperationModel, ServiceModel
 from botocore.response import StreamingBody
 
+from onceflow.awsmodels import model as awsmodel
 from onceflow.errors import ServiceError
 from onceflow.wire import json_rpc, query, rest_json
 from onceflow.wire.request import Request, Response
@@ -39,12 +43,23 @@ def spec(service: str) -> ServiceSpec:
     return specs().services[service]
 
 
-def botocore_request(service: str, op: OperationModel, params: dict[str, Any], *, access_key: str = "test",
-                     secret_key: str = "test", region: str = "us-east-1", session_token: str | None = None) -> Request:
+@cache
+def botocore_model(service: str) -> ServiceModel:
+    return botocore.session.get_session().get_service_model(service)
+
+
+def botocore_op(service: str, op: OperationModel | awsmodel.OperationModel) -> OperationModel:
+    """botocore's own model of the operation `op` names."""
+    return op if isinstance(op, OperationModel) else botocore_model(service).operation_model(op.name)
+
+
+def botocore_request(service: str, op: OperationModel | awsmodel.OperationModel, params: dict[str, Any], *,
+                     access_key: str = "test", secret_key: str = "test", region: str = "us-east-1",
+                     session_token: str | None = None) -> Request:
     """What botocore would put on the wire for `params` (signed with those keys), as the ASGI app
     hands it to the pipeline."""
     serializer = botocore.serialize.create_serializer(spec(service).protocol, include_validation=False)
-    request_dict = serializer.serialize_to_request(params, op)
+    request_dict = serializer.serialize_to_request(params, botocore_op(service, op))
     prepare_request_dict(request_dict, endpoint_url="http://127.0.0.1:4566")
     aws_request = create_request_object(request_dict)
     SigV4Auth(Credentials(access_key, secret_key, session_token), SIGNING[service], region).add_auth(aws_request)
@@ -73,7 +88,7 @@ def parse_request(service: str, request: Request) -> tuple[Route, dict[str, Any]
     return found, protocols.of(found.spec).parse(found, request, facts.validation_code(found.spec.name))
 
 
-def render(service: str, op: OperationModel, result: dict[str, Any] | None) -> Response:
+def render(service: str, op: awsmodel.OperationModel, result: dict[str, Any] | None) -> Response:
     sp = spec(service)
     if sp.protocol == "json":
         return json_rpc.render(sp, result, "req-1")
@@ -98,9 +113,10 @@ def _response_dict(response: Response) -> dict[str, Any]:
     return {"status_code": response.status, "headers": HeadersDict(headers), "body": response.body}
 
 
-def botocore_parse(service: str, op: OperationModel, response: Response) -> dict[str, Any]:
+def botocore_parse(service: str, op: OperationModel | awsmodel.OperationModel, response: Response) -> dict[str, Any]:
     """What boto3 would return for this response (errors included, with modeled members merged)."""
     sp = spec(service)
+    op = botocore_op(service, op)
     parser = botocore.parsers.create_parser(sp.protocol)
     response_dict = _response_dict(response)
     if op.has_streaming_output and response.status < 300:  # as botocore's endpoint hands it over
@@ -108,7 +124,7 @@ def botocore_parse(service: str, op: OperationModel, response: Response) -> dict
     parsed: dict[str, Any] = parser.parse(response_dict, op.output_shape)
     if response.status >= 300:
         code = parsed.get("Error", {}).get("QueryErrorCode") or parsed.get("Error", {}).get("Code")
-        error_shape = sp.model.shape_for_error_code(code) if code else None
+        error_shape = botocore_model(service).shape_for_error_code(code) if code else None
         if error_shape is not None:
             modeled = parser.parse(response_dict, error_shape)
             parsed.update(modeled)

@@ -15,9 +15,7 @@ from collections.abc import Generator
 from functools import lru_cache
 from typing import Any
 
-import botocore.exceptions
-import botocore.loaders
-
+from onceflow.awsmodels import files
 from onceflow.sfn import errors as E
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.asl.load import load_state
@@ -90,8 +88,8 @@ def _output_model(resource: Any) -> tuple[dict[str, Any], str, str] | None:
     service = _BOTOCORE_NAMES.get(service, service)
     action = integ.resource[:1].upper() + integ.resource[1:]
     try:
-        model = botocore.loaders.create_loader().load_service_model(service, "service-2")
-    except botocore.exceptions.DataNotFoundError:
+        model = files.default().load_service_model(service)
+    except files.ModelNotFound:
         return None
     op = model["operations"].get(action)
     if op is None or "output" not in op:

@@ -10,6 +10,7 @@ import uuid
 from functools import lru_cache
 from typing import Any
 
+from onceflow.awsmodels import model as awsmodel
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
@@ -34,10 +35,7 @@ SERVICES = {
 
 @lru_cache(maxsize=16)
 def _modeled_errors(service: str) -> frozenset[str]:
-    import botocore.session
-
-    model = botocore.session.get_session().get_service_model(service)
-    return frozenset(name for name in model.shape_names if model.shape_for(name).metadata.get("exception"))
+    return frozenset(shape.name for shape in awsmodel.load(service).error_shapes)
 
 
 def call(stack: Stack, principal: Principal, region: str, service: str, action: str, params: Any) -> Any:
