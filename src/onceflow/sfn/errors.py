@@ -53,6 +53,11 @@ def task_does_not_exist(message: str = "Task Timed Out: 'Provided task does not 
     return _err("TaskTimedOut", message)
 
 
+def invalid_page_token(token: str) -> ServiceError:
+    """A listing's nextToken that onceflow did not issue (the page-token form kept from before)."""
+    return _err("InvalidToken", f"Invalid Token: '{token}'")
+
+
 def invalid_token() -> ServiceError:
     # [AWS] the quoted part is AWS's reason, not the token: SendTaskFailure/SendTaskSuccess with
     # taskToken="bad_token" answer "Invalid Token: 'Invalid token'" (recorded against AWS in moto's

@@ -383,7 +383,7 @@ class MapRuns:
         if p.get("reverseOrder"):
             events.reverse()
         given = p.get("nextToken")
-        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
+        start = pages.offset_of(given, lambda: E.invalid_page_token(str(given)))
         size = p.get("maxResults") or 100
         include = p.get("includeExecutionData", True)
         out: dict[str, Any] = {"events": [e.to_api(include) for e in events[start:start + size]]}

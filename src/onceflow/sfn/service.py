@@ -66,7 +66,7 @@ class SfnService:
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
         """One page of a listing (maxResults, nextToken)."""
         given = p.get("nextToken")
-        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
+        start = pages.offset_of(given, lambda: E.invalid_page_token(str(given)))
         size = p.get("maxResults") or 100
         out: dict[str, Any] = {member: items[start:start + size]}
         if start + size < len(items):
@@ -257,7 +257,7 @@ class SfnService:
 
     def list_machines(self, ctx: RequestContext, max_results: int | None, token: str | None) -> dict[str, Any]:
         rows = self.store.list_machines(ctx.account, ctx.region)
-        start = pages.offset_of(token, lambda: E.invalid_token(str(token)))
+        start = pages.offset_of(token, lambda: E.invalid_page_token(str(token)))
         size = max_results or 100
         page = rows[start:start + size]
         out: dict[str, Any] = {"stateMachines": [
@@ -420,7 +420,7 @@ class SfnService:
         elif p.get("redriveFilter") == "NOT_REDRIVEN":
             rows = [r for r in rows if r["redrive_count"] == 0]
         given = p.get("nextToken")
-        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
+        start = pages.offset_of(given, lambda: E.invalid_page_token(str(given)))
         size = p.get("maxResults") or 100
         items = []
         for r in rows[start:start + size]:
@@ -447,7 +447,7 @@ class SfnService:
             return self.map_runs.child_history(child, p)
         self.execution(arn)
         given = p.get("nextToken")
-        start = pages.offset_of(given, lambda: E.invalid_token(str(given)))
+        start = pages.offset_of(given, lambda: E.invalid_page_token(str(given)))
         size = p.get("maxResults") or 100
         rows = self.store.visible_events(arn, bool(p.get("reverseOrder")), start, size + 1)
         include = p.get("includeExecutionData", True)
