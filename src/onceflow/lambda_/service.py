@@ -116,8 +116,7 @@ class LambdaService:
         """A Lambda Managed Instances function's CapacityProviderConfig, checked (capacity_providers.py)."""
         if given is None:
             return None
-        if self.capacity_providers is None:
-            raise errors.invalid("Capacity providers are not set up")
+        assert self.capacity_providers is not None  # set by setup, with the service
         return dict(self.capacity_providers.function_config(ctx.account, ctx.region, given, memory))
 
     def _check_vpc(self, account: str, vpc: dict[str, Any] | None, role_arn: str) -> None:
