@@ -217,3 +217,48 @@ def test_function_scaling_config(aws: Callable[..., Any], role: str) -> None:
         lam.put_function_scaling_config(FunctionName=plain["FunctionName"], Qualifier=plain["Version"],
                                         FunctionScalingConfig=wanted)  # fmt: skip
     assert refused(err)[0] == "InvalidParameterValueException"
+
+
+def test_latest_published(aws: Callable[..., Any], role: str) -> None:
+    """PublishTo=LATEST_PUBLISHED (re)publishes the one $LATEST.PUBLISHED version, which an
+    unqualified invocation runs (AWS docs: '$LATEST.PUBLISHED version in Lambda Managed Instances')."""
+    lam = aws("lambda")
+    account = role.split(":")[4]
+    arn = provider(aws, role)["CapacityProviderArn"]
+    name = managed_function(aws, role, arn)["FunctionName"]
+    fn_arn = f"arn:aws:lambda:us-east-1:{account}:function:{name}"
+    with pytest.raises(ClientError) as err:
+        lam.get_function(FunctionName=name, Qualifier="$LATEST.PUBLISHED")
+    assert refused(err)[0] == "ResourceNotFoundException"
+    published = lam.publish_version(FunctionName=name, PublishTo="LATEST_PUBLISHED")
+    assert (published["Version"], published["FunctionArn"]) == ("$LATEST.PUBLISHED", f"{fn_arn}:$LATEST.PUBLISHED")
+    got = lam.get_function_configuration(FunctionName=f"{name}:$LATEST.PUBLISHED")
+    assert (got["Version"], got["FunctionArn"]) == ("$LATEST.PUBLISHED", f"{fn_arn}:$LATEST.PUBLISHED")
+    assert lam.get_function(FunctionName=name)["Configuration"]["Version"] == "$LATEST"  # reads stay on $LATEST
+    out = lam.invoke(FunctionName=name, Payload=b"{}")
+    out["Payload"].read()
+    assert out["ExecutedVersion"] == "$LATEST.PUBLISHED"
+    out = lam.invoke(FunctionName=name, Qualifier="$LATEST", Payload=b"{}")
+    out["Payload"].read()
+    assert out["ExecutedVersion"] == "$LATEST"
+    # republished after a change: same version name, the new configuration
+    lam.update_function_configuration(FunctionName=name, Description="second")
+    again = lam.publish_version(FunctionName=name, PublishTo="LATEST_PUBLISHED")
+    assert (again["Version"], again["Description"]) == ("$LATEST.PUBLISHED", "second")
+    assert lam.list_function_versions_by_capacity_provider(CapacityProviderName=arn)["FunctionVersions"] == [
+        {"FunctionArn": f"{fn_arn}:$LATEST.PUBLISHED", "State": "Active"}]
+    wanted = {"MinExecutionEnvironments": 1, "MaxExecutionEnvironments": 4}
+    lam.put_function_scaling_config(FunctionName=name, Qualifier="$LATEST.PUBLISHED", FunctionScalingConfig=wanted)
+    assert lam.get_function_scaling_config(FunctionName=name, Qualifier="$LATEST.PUBLISHED")[
+        "RequestedFunctionScalingConfig"] == wanted  # fmt: skip
+    at_create = managed_function(aws, role, arn, Publish=True, PublishTo="LATEST_PUBLISHED")
+    assert at_create["Version"] == "$LATEST.PUBLISHED"
+    assert lam.get_function(FunctionName=at_create["FunctionName"], Qualifier="$LATEST.PUBLISHED")[
+        "Configuration"]["Version"] == "$LATEST.PUBLISHED"  # fmt: skip
+    # a default function has no $LATEST.PUBLISHED
+    plain = lam.create_function(FunctionName=unique("plain"), Runtime="python3.12", Role=role, Handler="app.handler",
+                                Code={"ZipFile": zip_of(ECHO)})["FunctionName"]  # fmt: skip
+    with pytest.raises(ClientError) as err:
+        lam.publish_version(FunctionName=plain, PublishTo="LATEST_PUBLISHED")
+    assert refused(err)[0] == "InvalidParameterValueException"
+    assert [v["Version"] for v in lam.list_versions_by_function(FunctionName=plain)["Versions"]] == ["$LATEST"]

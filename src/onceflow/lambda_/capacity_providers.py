@@ -21,7 +21,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError, validation_error
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, paging
-from onceflow.lambda_.service import LambdaService
+from onceflow.lambda_.service import LATEST_PUBLISHED_KEY, LambdaService
 
 MANAGED_MIN_MEMORY = 2048  # MiB; also the MemorySize a managed-instances function gets by default
 # The defaults AWS fills in for a function's LambdaManagedInstancesCapacityProviderConfig (as
@@ -119,12 +119,16 @@ class CapacityProviders:
         return paging.page(found, params.get("Marker"), params.get("MaxItems") or 50, "CapacityProviders", _render)
 
     def function_versions(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        """The published versions running on the provider ($LATEST is not: on AWS a managed-instances
-        function's environments are provisioned when a version is published)."""
+        """The published versions running on the provider, $LATEST.PUBLISHED among them ($LATEST is not:
+        on AWS a managed-instances function's environments are provisioned when a version is published)."""
         _, record = self._stored(ctx, params["CapacityProviderName"])
         arn = record["CapacityProviderArn"]
-        versions = [c for c in self.store.configs_on_provider(ctx.account, ctx.region, arn)
-                    if c.get("Version", "$LATEST") != "$LATEST"]  # fmt: skip
+        versions = []
+        for c in self.store.configs_on_provider(ctx.account, ctx.region, arn):
+            if c.get("Version", "$LATEST") != "$LATEST":
+                versions.append(c)
+            elif _on(c.get(LATEST_PUBLISHED_KEY), arn):  # its $LATEST.PUBLISHED, published from it
+                versions.append(c[LATEST_PUBLISHED_KEY])
 
         def item(c: dict[str, Any]) -> dict[str, Any]:
             return {"FunctionArn": errors.function_arn(ctx.region, ctx.account, c["FunctionName"], c["Version"]),
@@ -163,6 +167,11 @@ class CapacityProviders:
         managed.setdefault("PerExecutionEnvironmentMaxConcurrency", _DEFAULT_MAX_CONCURRENCY)
         managed.setdefault("ExecutionEnvironmentMemoryGiBPerVCpu", _DEFAULT_GIB_PER_VCPU)
         return {"LambdaManagedInstancesCapacityProviderConfig": managed}
+
+
+def _on(config: dict[str, Any] | None, arn: str) -> bool:
+    managed = ((config or {}).get("CapacityProviderConfig") or {}).get("LambdaManagedInstancesCapacityProviderConfig")
+    return isinstance(managed, dict) and managed.get("CapacityProviderArn") == arn
 
 
 def check_managed_memory(memory: int | None) -> None:

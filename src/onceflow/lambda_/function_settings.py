@@ -15,7 +15,7 @@ from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, names
 from onceflow.lambda_.names import FunctionRef
-from onceflow.lambda_.service import LambdaService
+from onceflow.lambda_.service import LATEST_PUBLISHED, LATEST_PUBLISHED_KEY, LambdaService
 
 
 def _provisioned_missing() -> ServiceError:
@@ -87,13 +87,15 @@ class FunctionSettings:
 
     # ------------------------------------------------------------------ scaling (Lambda Managed Instances)
     def _scaled(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str, dict[str, Any]]:
-        """A published version of a managed-instances function (Qualifier: a number, or
-        $LATEST.PUBLISHED, which onceflow does not publish: not found)."""
+        """A published version of a managed-instances function (Qualifier: a number or $LATEST.PUBLISHED)."""
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
         names.unqualified(ref)
         qualifier = params["Qualifier"]
-        self.service.latest(ref)
-        version = self.store.get_version(ref.key, int(qualifier)) if qualifier.isdigit() else None
+        latest = self.service.latest(ref)
+        if qualifier == LATEST_PUBLISHED:
+            version = latest.get(LATEST_PUBLISHED_KEY)
+        else:
+            version = self.store.get_version(ref.key, int(qualifier)) if qualifier.isdigit() else None
         if version is None:
             raise errors.function_not_found(ref.arn(qualifier))
         if not version.get("CapacityProviderConfig"):  # UNCONFIRMED wording

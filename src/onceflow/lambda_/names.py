@@ -1,5 +1,6 @@
 """Function names as Lambda accepts them: a name, a partial ARN (`123456789012:function:name`) or a
-full ARN, each optionally with `:qualifier` (a version number, `$LATEST` or an alias)."""
+full ARN, each optionally with `:qualifier` (a version number, `$LATEST`, `$LATEST.PUBLISHED` or an
+alias)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ _NAME = re.compile(
     r"(?:(?P<account>\d{12}):)?"
     r"(?:function:)?"
     r"(?P<name>[a-zA-Z0-9\-_\.]+)"
-    r"(?::(?P<qualifier>\$LATEST|[a-zA-Z0-9\-_]+))?$"
+    r"(?::(?P<qualifier>\$LATEST(?:\.PUBLISHED)?|[a-zA-Z0-9\-_]+))?$"
 )
 
 

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from onceflow.ports import Port
     from onceflow.s3.ports import ObjectStore
 
+LATEST_PUBLISHED = "$LATEST.PUBLISHED"
+LATEST_PUBLISHED_KEY = "_latest_published"  # the $LATEST.PUBLISHED version, kept in $LATEST's record
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
                    "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig")  # fmt: skip
 _MIN_UNRESERVED = 100
@@ -120,8 +122,7 @@ class LambdaService:
         """A Lambda Managed Instances function's CapacityProviderConfig, checked (capacity_providers.py)."""
         if given is None:
             return None
-        if self.capacity_providers is None:
-            raise errors.invalid("Capacity providers are not set up")
+        assert self.capacity_providers is not None  # set by setup, with the service
         return dict(self.capacity_providers.function_config(ctx.account, ctx.region, given, memory))
 
     def _check_vpc(self, account: str, vpc: dict[str, Any] | None, role_arn: str) -> None:
@@ -220,7 +221,7 @@ class LambdaService:
                 raise errors.function_exists(ref.name)
             if params.get("Tags"):
                 self.store.set_tags(conn, ref.key, dict(params["Tags"]))
-            version = self._publish(conn, ref, record) if params.get("Publish") else None
+            version = self._publish_as(conn, ref, record, params.get("PublishTo")) if params.get("Publish") else None
         self.on_deploy(record)
         shown = version or record
         # With Publish the answer is the new version's, under the unqualified ARN (as AWS answers)
@@ -376,8 +377,24 @@ class LambdaService:
                 f"({record['CodeSha256']}). Please try again"
             )
         with self.store.db.transaction() as conn:
-            version = self._publish(conn, ref, record, params.get("Description"))
+            version = self._publish_as(conn, ref, record, params.get("PublishTo"), params.get("Description"))
         return cfg.render(version, ctx.account, ctx.region, "publish", cfg.new_revision())
+
+    def _publish_as(self, conn: Any, ref: FunctionRef, record: dict[str, Any], publish_to: str | None,
+                    description: str | None = None) -> dict[str, Any]:  # fmt: skip
+        """A numbered version, or with PublishTo=LATEST_PUBLISHED (Lambda Managed Instances) $LATEST
+        republished as the function's one `$LATEST.PUBLISHED` version, kept in its record."""
+        if publish_to != "LATEST_PUBLISHED":
+            return self._publish(conn, ref, record, description)
+        if not record.get("CapacityProviderConfig"):  # UNCONFIRMED wording
+            raise errors.invalid("PublishTo LATEST_PUBLISHED is only supported for Lambda Managed Instances functions.")
+        version = {**{k: v for k, v in record.items() if k != LATEST_PUBLISHED_KEY}, "Version": LATEST_PUBLISHED,
+                   "RevisionId": cfg.new_revision(), "LastModified": cfg.now_lambda(), "_published": None}  # fmt: skip
+        if description is not None:
+            version["Description"] = description
+        record[LATEST_PUBLISHED_KEY] = version
+        self.store.update_function(conn, ref.key, record)
+        return version
 
     def _publish(
         self, conn: Any, ref: FunctionRef, record: dict[str, Any], description: str | None = None
@@ -392,8 +409,8 @@ class LambdaService:
             if last is not None and then == now:
                 return last
         number = self.store.next_version(conn, ref.key)
-        version = {**record, "Version": str(number), "RevisionId": cfg.new_revision(), "_published": None,
-                   "LastModified": cfg.now_lambda()}  # fmt: skip
+        version = {**{k: v for k, v in record.items() if k != LATEST_PUBLISHED_KEY}, "Version": str(number),
+                   "RevisionId": cfg.new_revision(), "_published": None, "LastModified": cfg.now_lambda()}  # fmt: skip
         if description is not None:
             version["Description"] = description
         self.store.insert_version(conn, ref.key, number, version)
@@ -451,6 +468,10 @@ class LambdaService:
         q = ref.qualifier
         if q is None or q == "$LATEST":
             return ""
+        if q == LATEST_PUBLISHED:
+            if not (self.store.get_function(ref.key) or {}).get(LATEST_PUBLISHED_KEY):
+                raise errors.function_not_found(ref.arn(q))
+            return q
         number = _version_number(q)
         if number is None:
             if self.store.get_alias(ref.key, q) is None:
@@ -468,6 +489,12 @@ class LambdaService:
             raise errors.function_not_found(ref.arn(ref.qualifier or ("$LATEST" if invoking else None)))
         reserved = latest.get("_reserved")
         q = ref.qualifier
+        published = latest.get(LATEST_PUBLISHED_KEY)
+        if q == LATEST_PUBLISHED or (q is None and invoking and published is not None):
+            # AWS: an unqualified invocation of a managed-instances function runs $LATEST.PUBLISHED
+            if published is None:
+                raise errors.function_not_found(ref.arn(q))
+            return Resolved(ref, published, LATEST_PUBLISHED, ref.arn(q), reserved)
         if q is None or q == "$LATEST":
             return Resolved(ref, latest, "$LATEST", ref.arn(q), reserved)
         number = _version_number(q)

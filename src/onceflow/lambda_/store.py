@@ -512,10 +512,10 @@ class LambdaStore:
 
     def _collect_code(self, conn: sqlite3.Connection) -> None:
         """Drop zips no function or version refers to any more."""
-        used = {
-            json.loads(r[0]).get("_code")
-            for r in conn.execute("SELECT config FROM lambda_functions UNION ALL SELECT config FROM lambda_versions")
-        }
+        configs = [json.loads(r[0]) for r in conn.execute(
+            "SELECT config FROM lambda_functions UNION ALL SELECT config FROM lambda_versions")]  # fmt: skip
+        used = {c.get("_code") for c in configs}
+        used |= {(c.get("_latest_published") or {}).get("_code") for c in configs}  # $LATEST.PUBLISHED's zip
         used |= {r[0] for r in conn.execute("SELECT code FROM lambda_layers")}
         for (sha,) in conn.execute("SELECT sha256 FROM lambda_code").fetchall():
             if sha not in used:
