@@ -5,13 +5,16 @@ cost: the floor), in the same run, with the machine's load average.
     python bench/bench_sfn.py [--rounds 3] [--chains 20] [--choice-executions 200] [--seed-executions 200]
                               [--map-items 1000] [--parked 10000] [--skip-moto]
     python bench/bench_sfn.py --commits 1000   # in process: CPU per execution, the store's COMMIT latencies
+    python bench/bench_sfn.py --base /work/main/src --rounds 4 --seed-executions 200   # the seed workflow,
+                                               # this checkout against a baseline's, alternating
 
 - transitions/s for a chain of 100 Pass states, executions started one after the other by one
   client (start, then poll DescribeExecution every millisecond until it ends), and the same from the
   server's own clock (stopDate - startDate); the targets' order rotates every round;
 - executions/s of Choice -> Pass -> Pass with 4 concurrent starters (each starts, waits, starts);
-- the seed workflow with its real Python worker: executions/s with 8 concurrent starters, and the
-  server time (stopDate - startDate) of a lone execution;
+- the seed workflow with its real Python worker: executions/s with 8 concurrent starters (they start
+  every execution at once, then wait for all), the server's and its workers' CPU per execution, and
+  the server time (stopDate - startDate) of a lone execution;
 - transitions/s for one Map over N items (a Pass per item);
 - resident memory of the onceflow server with N executions parked in a Wait state.
 Each server runs in its own process; onceflow keeps its data on disk (durable, group commit).
@@ -152,9 +155,9 @@ def fan_out(url: str, items: int) -> float:
     return (items + 1) / (time.perf_counter() - t0)
 
 
-def seed_workflow(url: str, executions: int, lone: int = 10) -> tuple[float, float]:
-    """Executions/s of the seed order workflow (Choice, two lambda:invoke Tasks writing DynamoDB)
-    with 8 concurrent starters, and the median server time (ms) of `lone` executions run alone."""
+def seed_setup(url: str) -> str:
+    """The seed order workflow on a server (the orders example's prepared environment, its worker
+    allowed to be invoked by the bench's role); its state machine ARN, after one warm-up run."""
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -168,22 +171,93 @@ def seed_workflow(url: str, executions: int, lone: int = 10) -> tuple[float, flo
     iam.put_role_policy(RoleName="bench-sfn", PolicyName="invoke", PolicyDocument=json.dumps(policy))
     template = (Path(__file__).resolve().parents[1] / "examples/orders/workflow-template.json").read_text()
     sfn = client(url)
-    arn = create(sfn, json.loads(template.replace("WORKER_NAME", "bench-worker")))
+    arn: str = create(sfn, json.loads(template.replace("WORKER_NAME", "bench-worker")))
     warm = sfn.start_execution(stateMachineArn=arn, input=json.dumps({"id": "warm", "quantity": 1}))["executionArn"]
     wait_all(sfn, [warm], 120)
-    t0 = time.perf_counter()
+    return arn
+
+
+def descendants_cpu_s(pid: int | None) -> float:
+    """CPU seconds of every live process below `pid` (the zygote, the Lambda workers and keepers)."""
+    if pid is None:
+        return float("nan")
+    total, todo = 0.0, [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except OSError:
+                continue
+            for kid in kids:
+                try:
+                    total += cpu_s(kid)
+                except OSError:
+                    continue
+                todo.append(kid)
+    return total
+
+
+def seed_workflow(url: str, arn: str, executions: int, lone: int = 10,
+                  pid: int | None = None) -> tuple[float, float, float, float]:
+    """Executions/s of the seed order workflow (Choice, two lambda:invoke Tasks writing DynamoDB)
+    with 8 concurrent starters, the median server time (ms) of `lone` executions run alone, and the
+    CPU ms per execution of the concurrent part: the server's, and its Lambda workers' (given its pid)."""
+    sfn = client(url)
+    batch = uuid.uuid4().hex[:6]
+    t0, c0, w0 = time.perf_counter(), cpu_s(pid), descendants_cpu_s(pid)
 
     def start(i: int) -> str:
-        order = {"id": f"o{i}", "quantity": 2}
+        order = {"id": f"o{batch}{i}", "quantity": 2}
         return client_for_thread(url).start_execution(stateMachineArn=arn, input=json.dumps(order))["executionArn"]
 
     with ThreadPoolExecutor(8) as pool:
         arns = list(pool.map(start, range(executions)))
     wait_all(sfn, arns, 600)
     rate = executions / (time.perf_counter() - t0)
-    alone = [wait_one(sfn, sfn.start_execution(stateMachineArn=arn, input=json.dumps({"id": f"l{i}", "quantity": 2}))[
-        "executionArn"]) for i in range(lone)]
-    return rate, 1000 * statistics.median(alone)
+    server_ms = 1000 * (cpu_s(pid) - c0) / executions
+    workers_ms = 1000 * (descendants_cpu_s(pid) - w0) / executions
+    alone = [wait_one(sfn, sfn.start_execution(stateMachineArn=arn, input=json.dumps(
+        {"id": f"l{batch}{i}", "quantity": 2}))["executionArn"]) for i in range(lone)]
+    return rate, 1000 * statistics.median(alone), server_ms, workers_ms
+
+
+def seed_against_base(opts: argparse.Namespace) -> None:
+    """The seed workflow on this checkout's onceflow and on a baseline's (`--base SRC`), each on
+    its own server and data folder, in alternating order round after round, with ratios."""
+    servers = {"this": spawn_onceflow(tempfile.mkdtemp(prefix="bench-sfn-")),
+               "base": spawn_onceflow(tempfile.mkdtemp(prefix="bench-sfn-base-"), src=opts.base)}
+    try:
+        arns = {}
+        for name, (_proc, url) in servers.items():
+            make_role(url)
+            arns[name] = seed_setup(url)
+        print(f"base: {opts.base}; {load()}", flush=True)
+        runs: dict[str, list[tuple[float, float, float, float]]] = {"this": [], "base": []}
+        for r in range(opts.rounds):
+            for name in (["this", "base"] if r % 2 == 0 else ["base", "this"]):
+                proc, url = servers[name]
+                runs[name].append(seed_workflow(url, arns[name], opts.seed_executions, pid=proc.pid))
+                rate, lone_ms, server_ms, workers_ms = runs[name][-1]
+                print(f"round {r + 1} {name}: {rate:.1f} exec/s, lone {lone_ms:.1f} ms, CPU ms/exec server "
+                      f"{server_ms:.2f} workers {workers_ms:.2f}; {load()}", flush=True)
+        med = statistics.median
+        print(f"{'seed workflow, median of ' + str(opts.rounds) + ' rounds':<44}{'this':>10}{'base':>10}{'ratio':>8}")
+        labels = ("8 starters, exec/s", "lone execution, server ms", "server CPU ms per execution",
+                  "workers CPU ms per execution")
+        for k, label in enumerate(labels):
+            this, base = med(x[k] for x in runs["this"]), med(x[k] for x in runs["base"])
+            print(f"{label:<44}{this:>10.2f}{base:>10.2f}{this / base:>7.2f}x")
+        print(load())
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(10)
 
 
 def rss_mb(pid: int) -> float:
@@ -352,7 +426,12 @@ def main() -> None:
     ap.add_argument("--skip-moto", action="store_true")
     ap.add_argument("--commits", type=int, default=0,
                     help="only this: N Choice executions in process, with the store's COMMIT latencies")
+    ap.add_argument("--base", metavar="SRC", help="only the seed workflow, on this checkout and on the onceflow in "
+                    "SRC (a baseline checkout's src folder), alternating: --rounds rounds of --seed-executions")
     opts = ap.parse_args()
+    if opts.base:
+        seed_against_base(opts)
+        return
     if opts.commits:
         cpu_ms, commits = commit_latency(opts.commits)
         commits.sort()
@@ -406,11 +485,14 @@ def main() -> None:
         print(f"{'Choice->Pass->Pass, 4 starters, exec/s':<44}{c_once:>10.0f}{'n/a':>10}{c_floor:>10.0f}"
               f"{'':>8}{c_once / c_floor:>8.2f}x", flush=True)
         if opts.seed_executions:
-            rate, lone_ms = seed_workflow(once_url, opts.seed_executions)
+            rate, lone_ms, server_ms, workers_ms = seed_workflow(once_url, seed_setup(once_url), opts.seed_executions,
+                                                                 pid=once_proc.pid)
             print(f"{'seed workflow, 8 starters, exec/s':<44}{rate:>10.1f}{'n/a':>10}"
                   "   (moto runs Lambda in Docker only)")
             print(f"{'seed workflow, lone execution, server ms':<44}{lone_ms:>10.1f}   (median of 10); {load()}",
                   flush=True)
+            print(f"{'seed workflow, CPU ms per execution':<44}{server_ms:>10.2f}   server; {workers_ms:.2f} its "
+                  "Lambda workers", flush=True)
         if opts.map_items:
             once_map = fan_out(once_url, opts.map_items)
             moto_map = on_moto(fan_out, opts.map_items) if not opts.skip_moto else float("nan")

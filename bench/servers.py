@@ -4,6 +4,7 @@ onceflow itself, and moto's server as a baseline."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -58,11 +59,13 @@ while True: time.sleep(3600)
 '''
 
 
-def spawn_onceflow(data: str | None, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """`onceflow serve` on a free port, on `data` (None: in memory); returns the process and URL."""
+def spawn_onceflow(data: str | None, *extra: str, src: str | None = None) -> tuple[subprocess.Popen[str], str]:
+    """`onceflow serve` on a free port, on `data` (None: in memory); returns the process and URL.
+    `src`: run the onceflow found in that folder (another checkout's `src`, a baseline) instead."""
     where = ["--data", data] if data else ["--in-memory"]
     args = [sys.executable, "-m", "onceflow", "serve", "--port", "0", *where, *extra]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    env = None if src is None else {**os.environ, "PYTHONPATH": src}
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert proc.stdout is not None
     for line in proc.stdout:
         m = re.search(r"onceflow ready at (http://\S+)", line)

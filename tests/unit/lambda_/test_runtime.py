@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,6 +160,29 @@ def test_bounded_workers_wait_instead_of_failing(code: Path) -> None:
             t.join()
         assert len(results) == 3 and all(r.ok for r in results)
         assert max(peak) <= 1
+    finally:
+        pool.shutdown()
+
+
+def test_every_waiter_of_a_full_pool_gets_a_worker(code: Path) -> None:
+    """A release wakes one waiter, not all: a backlog of waiters on one function and on others must
+    still drain, each release handing its worker (or its place) on, none left waiting for ever."""
+    pool = Pool(2)
+    done: list[bool] = []
+    try:
+        def one(key: str) -> None:
+            done.append(run(pool, spec(code, key=key, function_id=key), {"mode": "sleep", "s": 0.02})[1].ok)
+
+        keys = ["same"] * 8 + [f"other{i}" for i in range(4)]
+        threads = [threading.Thread(target=one, args=(k,), daemon=True) for k in keys]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 60  # a lost wake-up hangs its thread: caught here, not hanging the run
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        assert not any(t.is_alive() for t in threads)
+        assert done == [True] * len(keys)
+        assert pool.live_workers() <= 2
     finally:
         pool.shutdown()
 

@@ -538,7 +538,11 @@ class Pool:
                 self._live -= 1
             else:
                 self._idle.setdefault(worker.spec.key, []).append(worker)
-            self._cond.notify_all()
+            # One worker (or one place) came free, which one waiter can use (take it, or evict it
+            # for its own function): waking every waiter made a queue of 64 task threads contend
+            # for the lock and the GIL on each release, about a tenth of the server's CPU per
+            # invoke with a backlog (bench/bench_sfn.py's seed workflow).
+            self._cond.notify()
 
 
 def _log_event(header: dict[str, Any]) -> tuple[int, str]:
