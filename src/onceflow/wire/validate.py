@@ -57,7 +57,7 @@ class Problems:
         for i, (path, kind, _) in alone or found:
             value = self.values[i]
             leaf = path.rsplit(".", 1)[-1]
-            if (service, leaf, kind) in SERVICE_CHECKED or (kind == "mapkey" and service in SERVICE_KEYS_CHECKED):
+            if (service, leaf, kind) in SERVICE_CHECKED:
                 continue
             wording: str | None = _lookup(SERVICE_WORDING, service, operation, leaf, kind)
             if wording is not None:
@@ -275,8 +275,9 @@ def map_key_check(shape: Shape, service: str) -> KeyCheck | None:
     # the other services' coral is taken to word it alike.
     key = shape.key
     md = key.metadata
-    if key.type_name != "string" or not any(c in md for c in ("enum", "min", "max", "pattern")):
-        return None
+    if service in SERVICE_KEYS_CHECKED or key.type_name != "string" or not any(
+            c in md for c in ("enum", "min", "max", "pattern")):
+        return None  # (DynamoDB's items then pay nothing for it)
     enum = frozenset(md["enum"]) if "enum" in md else None
     low, high = md.get("min"), md.get("max")
     rx = _pattern(md["pattern"]) if "pattern" in md else None
