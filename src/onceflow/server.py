@@ -158,7 +158,7 @@ class Server:
 
 class ThreadedServer(Server):
     """A server on a daemon thread of the calling process (the testing API's in-process mode: no
-    interpreter start, no second import of botocore). It installs no signal handlers; `stop()`
+    interpreter to start, no second import of onceflow). It installs no signal handlers; `stop()`
     drains it as a signal would and runs the same shutdown hooks."""
 
     def __init__(self, settings: Settings) -> None:

@@ -132,6 +132,11 @@ def test_alias_routing_weights_are_honoured(aws: Callable[..., Any], fn: str) ->
         lam.update_alias(FunctionName=fn, Name="half", RoutingConfig={"AdditionalVersionWeights": {"live": 0.5}})
     assert error(excinfo)[0::2] == ("ValidationException", 400)
     assert "at 'routingConfig.additionalVersionWeights'" in error(excinfo)[1]
+    assert error(excinfo)[1] == (  # the model's key constraints, in coral's words (wire/validate.py)
+        "1 validation error detected: Value '{live=0.5}' at 'routingConfig.additionalVersionWeights' failed to satisfy "
+        "constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 1024, Member "
+        "must have length greater than or equal to 1, Member must satisfy regular expression pattern: [0-9]+, Member "
+        "must not be null]")
     assert lam.get_alias(FunctionName=fn, Name="half")["RoutingConfig"] == {"AdditionalVersionWeights": {"2": 0.5}}
 
 

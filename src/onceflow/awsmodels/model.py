@@ -44,6 +44,7 @@ class Shape:
         self.required_members: list[str] = self.metadata.get("required", [])
         self._data = data
         self._model = model
+        self.service_name = model.service_name  # whose model (the wire's per-service wording tables)
 
     @cached_property
     def members(self) -> dict[str, Shape]:

@@ -3,8 +3,8 @@
 
 A child keeps the test process's warnings filters (pytest's `-W error`), monkeypatches, frozen
 clocks and environment away from the server, and its threads do not compete with the test's for
-one GIL. A thread starts in a fraction of the time: no interpreter to start, and botocore (which a
-test process using boto3 has imported already) is not imported a second time.
+one GIL. A thread starts in a fraction of the time: no interpreter to start, and onceflow's
+modules are imported once.
 """
 
 from __future__ import annotations

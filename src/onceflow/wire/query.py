@@ -12,7 +12,7 @@ from onceflow.wire import errors
 from onceflow.wire.request import PAUSE_GC_PAST_FIELDS, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_text, scalar_text
 from onceflow.wire.specs import ServiceSpec
-from onceflow.wire.validate import Problems, check_scalar, member_path, validation_failure
+from onceflow.wire.validate import Problems, check_map_keys, check_scalar, member_path, validation_failure
 
 if TYPE_CHECKING:
     from onceflow.awsmodels.model import OperationModel, Shape
@@ -115,6 +115,7 @@ def _value(shape: Shape, fields: Form, key: str, path: str, problems: Problems) 
             else:
                 problems.add(None, f"{path}.{k}.member", "Member must not be null")
             i += 1
+        check_map_keys(shape, out_map, path, problems)
         return out_map
     value = from_text(shape, fields[key])
     check_scalar(shape, value, path, problems)

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from onceflow.wire.validate import Problems, check_scalar, member_path
+from onceflow.wire.validate import Problems, check_scalar, map_key_check, member_path
 
 if TYPE_CHECKING:
     from onceflow.awsmodels.model import Shape
@@ -172,10 +172,13 @@ def _list_reader(shape: Shape) -> Converter:
 
 def _map_reader(shape: Shape) -> Converter:
     vshape = shape.value
+    keys = map_key_check(shape, shape.service_name)
 
     def read(value: Any, path: str, problems: Problems) -> Any:
         if not isinstance(value, dict):
             raise _mismatch(value, "Map")
+        if keys is not None:
+            keys(value, path, problems)
         return {k: _element(vshape, v, f"{path}.{k}.member", problems) for k, v in value.items()}
 
     return read

@@ -75,3 +75,59 @@ def test_service_wording_and_service_checks() -> None:
     runtime.add("python0", "runtime", "Member must satisfy enum value set: [...]", "enum")
     assert runtime.outcome("lambda") is None  # Lambda answers this one itself
     assert runtime.outcome("stepfunctions") is not None
+
+
+# ---------------------------------------------------------------------- map keys
+def _json_problems(service: str, operation: str, params: dict[str, object]) -> Problems:
+    from onceflow.wire.shapes import from_json
+
+    op = spec(service).operations[operation]
+    assert op.input_shape is not None
+    problems = Problems()
+    from_json(op.input_shape, params, "", problems)
+    return problems
+
+
+def test_a_map_key_breaking_its_key_shape_is_one_violation_listing_the_keys_constraints() -> None:
+    problems = _json_problems("logs", "TagResource", {"resourceArn": "arn:aws:logs:us-east-1:000000000000:log-group:g",
+                                                      "tags": {"ok": "1", "bad,key": "2", "": "3"}})
+    assert problems.items == [
+        "Value '{ok=1, bad,key=2, =3}' at 'tags' failed to satisfy constraint: Map keys must satisfy constraint: "
+        "[Member must have length less than or equal to 128, Member must have length greater than or equal to 1, "
+        r"Member must satisfy regular expression pattern: ^([\p{L}\p{Z}\p{N}_.:/=+\-@]+)$]"]
+    fine = _json_problems("logs", "TagResource", {"resourceArn": "arn:aws:logs:us-east-1:000000000000:log-group:g",
+                                                  "tags": {"ok": "1", "ünïcode key": "2"}})
+    assert fine.found == []
+
+
+def test_a_sensitive_maps_keys_are_reported_without_its_value() -> None:
+    problems = _json_problems("lambda", "UpdateFunctionConfiguration",
+                              {"FunctionName": "f", "Environment": {"Variables": {"GOOD": "secret", "1BAD": "x"}}})
+    assert problems.message() == (
+        "1 validation error detected: Value at 'environment.variables' failed to satisfy constraint: Map keys must "
+        "satisfy constraint: [Member must satisfy regular expression pattern: [a-zA-Z]([a-zA-Z0-9_])+]")
+
+
+def test_services_that_check_their_keys_themselves_keep_their_own_answer() -> None:
+    long_name = "a" * 70000  # past AttributeName's 65535: DynamoDB's own item checks answer it
+    problems = _json_problems("dynamodb", "PutItem", {"TableName": "table", "Item": {long_name: {"S": "x"}}})
+    assert problems.found == []
+
+
+def test_query_protocol_map_keys_are_checked_too() -> None:
+    from onceflow.awsmodels.model import ServiceModel
+    from onceflow.wire import query
+
+    # No served query service has an input map with constrained keys (SQS checks its own): a model of one.
+    model = ServiceModel({"metadata": {"protocol": "query"}, "operations": {"Op": {"name": "Op", "input": {
+        "shape": "In"}}}, "shapes": {"In": {"type": "structure", "members": {"Tags": {"shape": "TagMap"}}},
+        "TagMap": {"type": "map", "key": {"shape": "Key"}, "value": {"shape": "Value"}},
+        "Key": {"type": "string", "min": 1, "max": 3}, "Value": {"type": "string"}}}, "iam")
+    fields = query.Form({"Tags.entry.1.key": "long", "Tags.entry.1.value": "v"})
+    problems = Problems()
+    shape = model.operation_model("Op").input_shape
+    assert shape is not None
+    assert query._structure(shape, fields, "", "", problems) == {"Tags": {"long": "v"}}
+    assert problems.items == ["Value '{long=v}' at 'tags' failed to satisfy constraint: Map keys must satisfy "
+                              "constraint: [Member must have length less than or equal to 3, Member must have length "
+                              "greater than or equal to 1]"]
