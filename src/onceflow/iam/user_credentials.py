@@ -11,6 +11,7 @@ import secrets
 from typing import Any
 
 from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 from onceflow.iam import errors
 from onceflow.iam.common import merge_tags, new_id, now, page
@@ -218,13 +219,17 @@ class UserCredentials:
 
 
 def _ssh_fingerprint(body: str) -> str:
-    """The MD5 fingerprint IAM shows for an OpenSSH public key ("ssh-rsa AAAA... comment")."""
-    parts = body.split()
+    """The MD5 fingerprint IAM shows for a public key, given in OpenSSH form ("ssh-rsa AAAA... comment")
+    or PEM ("-----BEGIN PUBLIC KEY-----"), the two IAM takes."""
     try:
+        if body.lstrip().startswith("-----BEGIN"):
+            public = serialization.load_pem_public_key(body.strip().encode())
+            body = public.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+        parts = body.split()
         if len(parts) < 2 or not parts[0].startswith(("ssh-", "ecdsa-")):
             raise ValueError
         blob = base64.b64decode(parts[1], validate=True)
-    except (ValueError, binascii.Error):
+    except (ValueError, TypeError, binascii.Error):
         raise errors.invalid_public_key() from None
     digest = hashlib.md5(blob, usedforsecurity=False).hexdigest()
     return ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
