@@ -18,7 +18,7 @@ from onceflow.context import Principal
 from onceflow.server import build_stack
 from onceflow.stack import no_uid
 
-DEFERRED = ("boto3", "botocore.session", "botocore.client", "jsonata", "jinja2", "onceflow.prove.proof",
+DEFERRED = ("boto3", "botocore.session", "botocore.client", "jsonata", "jinja2", "cryptography", "onceflow.prove.proof",
             "onceflow.console.app",
             # set up on their first request (server.py SETUPS, stack.py Stack.defer)
             "onceflow.ddb", "onceflow.ddbstreams", "onceflow.s3", "onceflow.lambda_", "onceflow.logs", "onceflow.sqs",

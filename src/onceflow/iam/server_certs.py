@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
-
 from onceflow.iam import errors
 from onceflow.iam.common import merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
@@ -18,6 +15,9 @@ KIND = "server-cert"
 
 def _expiration(body: str, private_key: str) -> str:
     """The certificate's notAfter, once the certificate parses and the key is its pair."""
+    from cryptography import x509  # about 60 ms: not at start-up (tests/unit/test_startup_imports.py)
+    from cryptography.hazmat.primitives import serialization
+
     try:
         cert = x509.load_pem_x509_certificate(body.encode())
     except ValueError:

@@ -10,9 +10,6 @@ import hashlib
 import secrets
 from typing import Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
-
 from onceflow.iam import errors
 from onceflow.iam.common import merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
@@ -122,6 +119,8 @@ class UserCredentials:
 
     # ------------------------------------------------------------------ signing certificates
     def upload_certificate(self, account: str, name: str, body: str) -> Row:
+        from cryptography import x509  # about 60 ms: not at start-up (tests/unit/test_startup_imports.py)
+
         try:
             x509.load_pem_x509_certificate(body.encode())
         except ValueError:
@@ -221,6 +220,8 @@ class UserCredentials:
 def _ssh_fingerprint(body: str) -> str:
     """The MD5 fingerprint IAM shows for a public key, given in OpenSSH form ("ssh-rsa AAAA... comment")
     or PEM ("-----BEGIN PUBLIC KEY-----"), the two IAM takes."""
+    from cryptography.hazmat.primitives import serialization  # not at start-up, as above
+
     try:
         if body.lstrip().startswith("-----BEGIN"):
             public = serialization.load_pem_public_key(body.strip().encode())
