@@ -283,3 +283,22 @@ def test_an_inactive_access_key_is_refused_until_made_active_again(aws: Callable
         iam.update_access_key(UserName=name, AccessKeyId=key["AccessKeyId"], Status="Paused")
     assert error(exc)[0] == "ValidationError" and error(exc)[2] == 400
     assert [k["Status"] for k in iam.list_access_keys(UserName=name)["AccessKeyMetadata"]] == ["Active"]
+
+
+def test_which_answers_carry_tags_and_boundaries(iam: Any) -> None:
+    # GetPolicy lists tags even when there are none; CreatePolicy and ListPolicies only when set / never.
+    path = f"/{unique('attrs')}/"
+    plain = iam.create_policy(PolicyName=unique("p"), Path=path, PolicyDocument=DOC)["Policy"]
+    assert "Tags" not in plain and iam.get_policy(PolicyArn=plain["Arn"])["Policy"]["Tags"] == []
+    tags = [{"Key": "k", "Value": "v"}]
+    boundary = iam.create_policy(PolicyName=unique("b"), Path=path, PolicyDocument=DOC, Tags=tags)["Policy"]
+    assert boundary["Tags"] == tags
+    assert all("Tags" not in p for p in iam.list_policies(PathPrefix=path)["Policies"])
+    # a user's tags and boundary are in CreateUser and GetUser, never in ListUsers
+    name = unique("u")
+    made = iam.create_user(UserName=name, Path=path, Tags=tags, PermissionsBoundary=boundary["Arn"])["User"]
+    got = iam.get_user(UserName=name)["User"]
+    for user in (made, got):
+        assert user["Tags"] == tags and user["PermissionsBoundary"]["PermissionsBoundaryArn"] == boundary["Arn"]
+    (listed,) = iam.list_users(PathPrefix=path)["Users"]
+    assert listed["UserName"] == name and "Tags" not in listed and "PermissionsBoundary" not in listed

@@ -170,3 +170,11 @@ def test_deleting_an_unknown_oidc_provider_succeeds(iam: Any) -> None:
     iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
     iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
     assert {"Arn": arn} not in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]
+
+
+def test_application_auto_scaling_custom_resource_role_takes_its_documented_name(iam: Any) -> None:
+    role = iam.create_service_linked_role(AWSServiceName="custom-resource.application-autoscaling.amazonaws.com")
+    name = role["Role"]["RoleName"]
+    assert name == "AWSServiceRoleForApplicationAutoScaling_CustomResource"
+    assert role["Role"]["Path"] == "/aws-service-role/custom-resource.application-autoscaling.amazonaws.com/"
+    iam.delete_service_linked_role(RoleName=name)

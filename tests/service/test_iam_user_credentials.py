@@ -115,6 +115,11 @@ def test_ssh_public_keys(iam: Any) -> None:
     assert got["Status"] == "Inactive" and got["Fingerprint"] == key["Fingerprint"]
     listed = iam.list_ssh_public_keys(UserName=name)
     assert [k["SSHPublicKeyId"] for k in listed["SSHPublicKeys"]] == [key_id] and listed["IsTruncated"] is False
+    pem = serialization.load_ssh_public_key(body.encode()).public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    as_pem = iam.upload_ssh_public_key(UserName=name, SSHPublicKeyBody=pem)["SSHPublicKey"]
+    assert as_pem["Fingerprint"] == key["Fingerprint"]  # the same key, in IAM's other format
+    iam.delete_ssh_public_key(UserName=name, SSHPublicKeyId=as_pem["SSHPublicKeyId"])
     with pytest.raises(ClientError) as exc:
         iam.upload_ssh_public_key(UserName=name, SSHPublicKeyBody="not a key")
     assert error(exc)[0::2] == ("InvalidPublicKey", 400)
@@ -165,13 +170,14 @@ def test_virtual_mfa_devices(iam: Any) -> None:
     assert error(exc) == ("EntityAlreadyExists", "MFADevice entity at the same path and name already exists.", 409)
     unassigned = iam.list_virtual_mfa_devices(AssignmentStatus="Unassigned")["VirtualMFADevices"]
     assert serial in [d["SerialNumber"] for d in unassigned]
-    iam.create_user(UserName=user)
+    iam.create_user(UserName=user, Tags=[{"Key": "team", "Value": "a"}])
     iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1="123456",
                           AuthenticationCode2="654321")
     assert [d["SerialNumber"] for d in iam.list_mfa_devices(UserName=user)["MFADevices"]] == [serial]
     assigned = {d["SerialNumber"]: d for d in iam.list_virtual_mfa_devices(AssignmentStatus="Assigned")
                 ["VirtualMFADevices"]}
     assert assigned[serial]["User"]["UserName"] == user and "EnableDate" in assigned[serial]
+    assert assigned[serial]["User"]["Tags"] == [{"Key": "team", "Value": "a"}]
     with pytest.raises(ClientError) as exc:
         iam.delete_virtual_mfa_device(SerialNumber=serial)
     assert error(exc)[0] == "DeleteConflict"

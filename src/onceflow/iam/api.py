@@ -65,12 +65,15 @@ def policy_out(policy: Row, attachments: int, view: str, boundaries: int = 0) ->
     }
     if view == "get" and policy.get("description"):
         out["Description"] = policy["description"]
-    if view != "list" and policy.get("tags"):
+    if view == "get":  # GetPolicy lists the tags even when there are none
+        out["Tags"] = policy.get("tags", [])
+    elif view != "list" and policy.get("tags"):
         out["Tags"] = policy["tags"]
     return out
 
 
-def user_out(user: Row) -> Out:
+def user_out(user: Row, listing: bool = False) -> Out:
+    """listing: a user in a list (ListUsers, GetGroup), which never carries its tags or boundary."""
     out: Out = {
         "Path": user["path"],
         "UserName": user["name"],
@@ -78,6 +81,8 @@ def user_out(user: Row) -> Out:
         "Arn": user["arn"],
         "CreateDate": _date(user["created"]),
     }
+    if listing:
+        return out
     if user["tags"]:
         out["Tags"] = user["tags"]
     if user.get("boundary"):
@@ -330,7 +335,7 @@ class IamApi:
     @operation("ListUsers")
     def list_users(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         users, marker = self.users.list_users(ctx.account, params)
-        return paged("Users", [user_out(u) for u in users], marker)
+        return paged("Users", [user_out(u, listing=True) for u in users], marker)
 
     @operation("UpdateUser")
     def update_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:

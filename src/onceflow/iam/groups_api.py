@@ -35,7 +35,7 @@ class GroupsApi:
     @operation("GetGroup")
     def get_group(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         group, users, marker = self.groups.members(ctx.account, params["GroupName"], params)
-        return {"Group": group_out(group), **paged("Users", [user_out(u) for u in users], marker)}
+        return {"Group": group_out(group), **paged("Users", [user_out(u, listing=True) for u in users], marker)}
 
     @operation("ListGroups")
     def list_groups(self, ctx: RequestContext, params: dict[str, Any]) -> Out:

@@ -27,6 +27,8 @@ NAMES = {
     "organizations.amazonaws.com": "Organizations",
     "spot.amazonaws.com": "EC2Spot",
     "eks.amazonaws.com": "AmazonEKS",
+    # Application Auto Scaling's guide, "Custom resources and Application Auto Scaling"
+    "custom-resource.application-autoscaling.amazonaws.com": "ApplicationAutoScaling_CustomResource",
 }
 PREFIX = "/aws-service-role/"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.iam.api import Out, _date, paged
+from onceflow.iam.api import Out, _date, paged, user_out
 from onceflow.iam.common import partition
 from onceflow.iam.errors import user_name_needed
 from onceflow.iam.store import Row
@@ -135,8 +135,7 @@ class UserCredentialsApi:
         if device["user"] is not None:
             user = self.creds.store.user(ctx.account, device["user"])
             if user is not None:
-                out["User"] = {"Path": user["path"], "UserName": user["name"], "UserId": user["user_id"],
-                               "Arn": user["arn"], "CreateDate": _date(user["created"])}
+                out["User"] = user_out(user)
             out["EnableDate"] = _date(device["EnableDate"])
         return out
 

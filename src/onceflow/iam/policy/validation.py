@@ -75,6 +75,10 @@ class MalformedPolicy(ValueError):
         self.message = message
 
 
+# S3 resources that live in a region (access points, Batch Operations jobs, Storage Lens, Access
+# Grants) name it in their ARN; only buckets and objects may not.
+S3_REGIONAL = ("accesspoint/", "job/", "storage-lens/", "storage-lens-group/", "access-grants/", "async-request/")
+
 def statements_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
     raw = doc["Statement"]
     return [raw] if isinstance(raw, dict) else raw
@@ -236,7 +240,7 @@ def resource_error(resource: str) -> str | None:
     vendor, region = parts[2], parts[3] if len(parts) > 3 else ""
     if region and vendor == "iam":
         return f"IAM resource {resource} cannot contain region information."
-    if region and vendor == "s3":
+    if region and vendor == "s3" and not ":".join(parts[5:]).startswith(S3_REGIONAL):
         return f"Resource {resource} can not contain region information."
     if vendor == "iam" and len(parts) > 5:
         path = ":".join(parts[5:])
