@@ -24,11 +24,19 @@ Window = tuple[int, int]
 def save(conn: sqlite3.Connection, key: str, window: Window | None, state: Any) -> None:
     """Inside the checkpoint's transaction: the window open after the batch (None: none is)."""
     if window is None:
-        conn.execute("DELETE FROM lambda_esm_windows WHERE uuid=?", (key,))
+        forget(conn, key)
         return
-    conn.execute('INSERT INTO lambda_esm_windows (uuid, start, "end", state) VALUES (?, ?, ?, ?) '
+    # Only while the mapping exists: a poller finishing a batch after DeleteEventSourceMapping must not
+    # bring back the window row the delete removed (forget below).
+    conn.execute('INSERT INTO lambda_esm_windows (uuid, start, "end", state) '
+                 'SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM lambda_esm WHERE uuid=?) '
                  'ON CONFLICT (uuid) DO UPDATE SET start=excluded.start, "end"=excluded."end", state=excluded.state',
-                 (key, window[0], window[1], json.dumps(state)))
+                 (key, window[0], window[1], json.dumps(state), key))
+
+
+def forget(conn: sqlite3.Connection, key: str) -> None:
+    """Inside the mapping's delete: its open window goes with it."""
+    conn.execute("DELETE FROM lambda_esm_windows WHERE uuid=?", (key,))
 
 
 def load(db: Database, key: str) -> tuple[Window, Any] | None:

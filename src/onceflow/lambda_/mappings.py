@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.lambda_ import errors, names
+from onceflow.lambda_ import errors, esm_windows, names
 from onceflow.lambda_.esm_events import compile_filters
 from onceflow.patterns.event_pattern import PatternError
 from onceflow.registry import operation
@@ -100,6 +100,7 @@ class MappingStore:
     def delete(self, key: str) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM lambda_esm WHERE uuid=?", (key,))
+            esm_windows.forget(conn, key)
 
 
 def _row(r: Any) -> dict[str, Any]:
