@@ -106,7 +106,7 @@ def _body_view(shape: Shape) -> Shape:
     view: Shape | None = shape.__dict__.get("_onceflow_body_view")
     if view is None:
         view = shape.subset({k for k, v in shape.members.items() if "location" not in v.serialization})
-        shape._onceflow_body_view = view  # type: ignore[attr-defined]
+        shape._onceflow_body_view = view  # type: ignore[attr-defined]  # the wire's cache on the shared shape
     return view
 
 

@@ -259,7 +259,7 @@ def check_map_keys(shape: Shape, value: dict[str, Any], path: str, problems: Pro
     check: KeyCheck | None = shape.__dict__.get("_onceflow_key_check", _UNSET)
     if check is _UNSET:
         check = map_key_check(shape, shape.service_name)
-        shape._onceflow_key_check = check  # type: ignore[attr-defined]
+        shape._onceflow_key_check = check  # type: ignore[attr-defined]  # the wire's cache on the shared shape
     if check is not None:
         check(value, path, problems)
 
