@@ -119,7 +119,7 @@ class UserCredentials:
 
     # ------------------------------------------------------------------ signing certificates
     def upload_certificate(self, account: str, name: str, body: str) -> Row:
-        from cryptography import x509  # imported here: ~40 ms a start-up (and the Lambda runtime) need not pay
+        from cryptography import x509  # about 60 ms: not at start-up (tests/unit/test_startup_imports.py)
 
         try:
             x509.load_pem_x509_certificate(body.encode())
@@ -218,13 +218,19 @@ class UserCredentials:
 
 
 def _ssh_fingerprint(body: str) -> str:
-    """The MD5 fingerprint IAM shows for an OpenSSH public key ("ssh-rsa AAAA... comment")."""
-    parts = body.split()
+    """The MD5 fingerprint IAM shows for a public key, given in OpenSSH form ("ssh-rsa AAAA... comment")
+    or PEM ("-----BEGIN PUBLIC KEY-----"), the two IAM takes."""
+    from cryptography.hazmat.primitives import serialization  # not at start-up, as above
+
     try:
+        if body.lstrip().startswith("-----BEGIN"):
+            public = serialization.load_pem_public_key(body.strip().encode())
+            body = public.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+        parts = body.split()
         if len(parts) < 2 or not parts[0].startswith(("ssh-", "ecdsa-")):
             raise ValueError
         blob = base64.b64decode(parts[1], validate=True)
-    except (ValueError, binascii.Error):
+    except (ValueError, TypeError, binascii.Error):
         raise errors.invalid_public_key() from None
     digest = hashlib.md5(blob, usedforsecurity=False).hexdigest()
     return ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
