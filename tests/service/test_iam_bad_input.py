@@ -16,6 +16,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
+from iam_setup import error
 
 TRUST = json.dumps(
     {
@@ -31,16 +32,6 @@ NAME_PATTERN = r"[\w+=,.@-]+"
 
 def unique(prefix: str = "bad") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture
-def iam(aws: Callable[..., Any]) -> Any:
-    return aws("iam")
-
-
-def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
-    r = exc.value.response
-    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
 
 
 def raw(endpoint: str, service: str, body: str) -> tuple[int, str]:

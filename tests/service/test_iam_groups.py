@@ -4,31 +4,17 @@ group's policies grant its members when their calls are authorized."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from iam_setup import error, unique
 
 ACCOUNT = "000000000000"
 DOC = json.dumps(
     {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:ListRoles", "Resource": "*"}]}
 )
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture
-def iam(aws: Callable[..., Any]) -> Any:
-    return aws("iam")
-
-
-def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
-    r = exc.value.response
-    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
 
 
 def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str, int]:

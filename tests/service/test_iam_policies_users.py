@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from iam_setup import error, unique
 
 TRUST = json.dumps(
     {
@@ -23,20 +23,6 @@ DOC = json.dumps(
 )
 BASIC = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
 ADMIN = "arn:aws:iam::aws:policy/AdministratorAccess"
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture
-def iam(aws: Callable[..., Any]) -> Any:
-    return aws("iam")
-
-
-def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
-    r = exc.value.response
-    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
 
 
 def test_customer_managed_policy_lifecycle(iam: Any) -> None:

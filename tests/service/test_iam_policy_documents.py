@@ -5,25 +5,16 @@ The full table of documents is tests/unit/iam/cases/documents.json."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from iam_setup import unique
 
 STATEMENT = {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "arn:aws:s3:::example_bucket"}
 OLD_VERSION = "Policy document must be version 2012-10-17 or greater."
 TRUST = {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture
-def iam(aws: Callable[..., Any]) -> Any:
-    return aws("iam")
 
 
 def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str, int]:

@@ -10,20 +10,12 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from iam_setup import unique
 
 ACCOUNT = "000000000000"
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
 THUMB = "a" * 40
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture
-def iam(aws: Callable[..., Any]) -> Any:
-    return aws("iam")
 
 
 def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str, int]:

@@ -11,6 +11,7 @@ from urllib.parse import unquote
 import botocore.awsrequest
 import pytest
 from botocore.exceptions import ClientError
+from iam_setup import error
 
 # The seed lab's two documents, byte for byte (002: workflow-trust.json and workflow-invoke.json).
 TRUST = """{
@@ -42,16 +43,6 @@ INVOKE = f"""{{
 
 def unique(prefix: str = "role") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture
-def iam(aws: Callable[..., Any]) -> Any:
-    return aws("iam")
-
-
-def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
-    r = exc.value.response
-    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
 
 
 def test_create_get_and_list_role(iam: Any) -> None:

@@ -4,7 +4,6 @@ get, list, rename, tag and delete."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,18 +13,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
+from iam_setup import error
 
 ACCT = "000000000000"
-
-
-@pytest.fixture
-def iam(aws: Callable[..., Any]) -> Any:
-    return aws("iam")
-
-
-def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
-    r = exc.value.response
-    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
 
 
 def pair() -> tuple[str, str, datetime]:

@@ -1,0 +1,18 @@
+"""What the IAM service tests share: unique names, and an error's code, message and status (their `iam`
+client fixture is in tests/service/conftest.py)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from botocore.exceptions import ClientError
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:
+    r = exc.value.response
+    return r["Error"]["Code"], r["Error"]["Message"], r["ResponseMetadata"]["HTTPStatusCode"]
