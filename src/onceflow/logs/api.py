@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam.common import partition
+from onceflow.logs import resources
 from onceflow.logs.service import LogsService, group_arn
 from onceflow.registry import operation
 
@@ -65,18 +66,26 @@ class LogsApi:
     def list_tags_log_group(self, ctx: RequestContext, p: Params) -> Params:
         return {"tags": self.service.list_tags(ctx.account, ctx.region, p["logGroupName"])}
 
+    # A log group's ARN, or a destination's or a delivery resource's (resources.py).
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, p: Params) -> None:
+        if resources.parse_arn(p["resourceArn"]) is not None:
+            return resources.set_tags(self.service.db, ctx.account, ctx.region, p["resourceArn"], add=p["tags"])
         name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
         self.service.tag_group(ctx.account, ctx.region, name, p["tags"])
 
     @operation("UntagResource")
     def untag_resource(self, ctx: RequestContext, p: Params) -> None:
+        if resources.parse_arn(p["resourceArn"]) is not None:
+            return resources.set_tags(self.service.db, ctx.account, ctx.region, p["resourceArn"],
+                                      remove=p["tagKeys"])
         name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
         self.service.untag_group(ctx.account, ctx.region, name, p["tagKeys"])
 
     @operation("ListTagsForResource")
     def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
+        if resources.parse_arn(p["resourceArn"]) is not None:
+            return {"tags": resources.tags_of(self.service.db, ctx.account, ctx.region, p["resourceArn"])}
         name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
         return {"tags": self.service.list_tags(ctx.account, ctx.region, name)}
 
