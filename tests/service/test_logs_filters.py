@@ -87,6 +87,20 @@ def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..
     group, stream = unique("/app/sub"), "s1"
     logs.create_log_group(logGroupName=group)
     logs.create_log_stream(logGroupName=group, logStreamName=stream)
+    # CloudWatch Logs may invoke only a function whose resource policy lets it (AWS's refusal otherwise).
+    assert refused(logs.put_subscription_filter, logGroupName=group, filterName="errors", filterPattern="ERROR",
+                   destinationArn=arn) == ("InvalidParameterException", "Could not execute the lambda function. Make "
+                                           "sure you have given CloudWatch Logs permission to execute your function.")
+    lam.add_permission(FunctionName=fn, StatementId="other-group", Action="lambda:InvokeFunction",
+                       Principal="logs.amazonaws.com", SourceArn=f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:x:*")
+    assert refused(logs.put_subscription_filter, logGroupName=group, filterName="errors", filterPattern="ERROR",
+                   destinationArn=arn)[0] == "InvalidParameterException"
+    assert refused(logs.put_subscription_filter, logGroupName=unique("/none"), filterName="errors",
+                   filterPattern="", destinationArn=arn)[0] == "ResourceNotFoundException"
+    lam.add_permission(FunctionName=fn, StatementId="logs", Action="lambda:InvokeFunction",
+                       Principal="logs.amazonaws.com", SourceAccount=ACCOUNT,
+                       SourceArn=f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{group}:*")
+    assert logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"] == []
     logs.put_subscription_filter(logGroupName=group, filterName="errors", filterPattern="ERROR", destinationArn=arn)
     described = logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"]
     assert [(f["filterName"], f["destinationArn"], f["distribution"]) for f in described] == [

@@ -19,7 +19,7 @@ from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS_MIGRATIONS
 from onceflow.logs.resource_policies import MIGRATIONS as POLICY_MIGRATIONS
 from onceflow.logs.resource_policies import ResourcePoliciesApi
 from onceflow.logs.resources import MIGRATIONS as RESOURCE_MIGRATIONS
-from onceflow.logs.service import LogsService
+from onceflow.logs.service import LogsService, group_arn
 from onceflow.logs.store import MIGRATIONS
 from onceflow.stack import Stack
 
@@ -37,7 +37,16 @@ def setup(stack: Stack) -> None:
         params = {"FunctionName": function_arn, "InvocationType": "Event", "Payload": json.dumps(payload).encode()}
         internal.call(stack, logs, "lambda", "Invoke", params, region=region)
 
+    def may_invoke(account: str, region: str, function_arn: str, group: str) -> bool | None:
+        functions = stack.ports.functions.get()
+        if functions is None:
+            return None
+        return functions.may_invoke(account, function_arn, "logs.amazonaws.com",
+                                    source_arn=f"{group_arn(region, account, group)}:*", source_account=account,
+                                    region=region)
+
     filters.invoke = invoke
+    filters.may_invoke = may_invoke
     service.on_events = filters.deliver
     stack.registry.add_api("logs", LogsApi(service))
     stack.registry.add_api("logs", FiltersApi(filters))

@@ -31,6 +31,15 @@ METRIC_FILTERS_PER_GROUP = 100
 SUBSCRIPTIONS_PER_GROUP = 2
 # (account, region, function ARN, payload) -> None: invokes the destination (installed by setup).
 Invoker = Callable[[str, str, str, dict[str, Any]], None]
+# (account, region, function ARN, log group) -> whether the function's resource policy lets
+# logs.amazonaws.com invoke it for that group (None: no such function). Installed by setup.
+InvokeCheck = Callable[[str, str, str, str], bool | None]
+
+
+def lambda_refused() -> ServiceError:
+    # AWS's words, quoted in many public issues (hashicorp/terraform#5996, localstack/localstack#2653...).
+    return errors.invalid_parameter("Could not execute the lambda function. Make sure you have given CloudWatch Logs "
+                                    "permission to execute your function.")
 
 
 def not_found(kind: str) -> ServiceError:
@@ -49,6 +58,7 @@ class LogFilters:
         self.service = service
         self.db = service.db
         self.invoke: Invoker | None = None
+        self.may_invoke: InvokeCheck | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="logs-subscriptions")
         # Whether any subscription filter may exist (None: not known, ask the store once). Every log
         # write - Lambda's log shipping too - asks it, so a server without subscriptions pays no query.
@@ -100,6 +110,12 @@ class LogFilters:
         if destination.split(":")[2:3] != ["lambda"]:
             # Kinesis, Firehose and Logs destinations are not served by onceflow.
             raise errors.invalid_parameter(f"Invalid destination ARN: {destination}")  # UNCONFIRMED wording
+        # As on AWS, the function's resource policy must let CloudWatch Logs invoke it (lambda add-permission
+        # --principal logs.amazonaws.com, usually with --source-arn <the group's ARN>:*). The group is
+        # looked up first: a missing group is ResourceNotFoundException, whatever the function.
+        self.db.read(lambda conn: self.service._group(conn, account, region, p["logGroupName"]))
+        if self.may_invoke is not None and not self.may_invoke(account, region, destination, p["logGroupName"]):
+            raise lambda_refused()
         data = {"filterPattern": p["filterPattern"], "destinationArn": destination,
                 "distribution": p.get("distribution", "ByLogStream")}
         if p.get("roleArn"):
@@ -170,10 +186,15 @@ class LogFilters:
             chosen = [(ts, msg) for ts, msg in events if matches(msg)]
             if chosen:
                 payload = {"awslogs": {"data": encode(account, group, stream, f["name"], chosen)}}
-                self._pool.submit(self._send, account, region, f["destinationArn"], payload)
+                self._pool.submit(self._send, account, region, f["destinationArn"], payload, group)
 
-    def _send(self, account: str, region: str, destination: str, payload: dict[str, Any]) -> None:
+    def _send(self, account: str, region: str, destination: str, payload: dict[str, Any], group: str) -> None:
         assert self.invoke is not None
+        if self.may_invoke is not None and not self.may_invoke(account, region, destination, group):
+            # The permission was removed (or the function deleted) since the filter was put: AWS's
+            # invocation is refused and the batch lost.
+            log.warning("subscription delivery to %s refused: CloudWatch Logs may not invoke it", destination)
+            return
         try:
             self.invoke(account, region, destination, payload)
         except Exception:  # a missing or failing destination loses the batch, as AWS reports nowhere
