@@ -135,6 +135,9 @@ def test_malformed_queries_are_refused_with_the_offending_location(logs: Any, gr
     with pytest.raises(ClientError) as e:
         logs.start_query(logGroupName="/no/such/group", startTime=0, endTime=10, queryString="fields @message")
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    assert e.value.response["Error"]["Message"].startswith(  # AWS's words (snapshot-recorded)
+        "Log group '/no/such/group' does not exist for account ID '000000000000' (Service: AWSLogs; Status Code: "
+        "400; Error Code: ResourceNotFoundException; Request ID: ")
     with pytest.raises(ClientError) as e:
         logs.get_query_results(queryId="00000000-0000-0000-0000-000000000000")
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
@@ -144,7 +147,10 @@ def test_describe_and_stop_queries(logs: Any, group: str) -> None:
     done = _query(logs, group, "fields @message | limit 1")
     listed = logs.describe_queries(logGroupName=group, status="Complete")["queries"]
     mine = next(q for q in listed if q["queryId"] == done["queryId"])
-    assert mine["queryString"] == "fields @message | limit 1" and mine["logGroupName"] == group
+    # AWS shows the query after a SOURCE command naming its group and range in ms (snapshot-recorded).
+    start = BASE // 1000 * 1000
+    assert mine["queryString"] == f'SOURCE "{group}" START={start} END={start + 3600_999} | fields @message | limit 1'
+    assert mine["logGroupName"] == group
     with pytest.raises(ClientError) as e:
         logs.stop_query(queryId=done["queryId"])  # it has finished
     assert e.value.response["Error"]["Code"] == "InvalidParameterException"

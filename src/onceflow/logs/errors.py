@@ -6,6 +6,8 @@ botocore model's documentation, and AWS error texts quoted in public issues wher
 
 from __future__ import annotations
 
+import uuid
+
 from onceflow.errors import ServiceError
 
 MAX_NAME = 512
@@ -166,3 +168,11 @@ def export_bucket_put_refused() -> ServiceError:
     # Quoted from AWS in awsdocs/amazon-cloudwatch-logs-user-guide#17 (an errorMessage of a task).
     return invalid_parameter("Please ensure that the CreateExportTask caller has been granted s3:PutObject access "
                              "to the bucket.")
+
+
+def query_group_not_found(name: str, account: str) -> ServiceError:
+    # StartQuery's own wording, snapshot-recorded on AWS (LocalStack test_logs_queries, 2026-02): the text of
+    # an inner call's error, its request id included (a fresh one here).
+    return ServiceError("ResourceNotFoundException", f"Log group '{name}' does not exist for account ID '{account}' "
+                        f"(Service: AWSLogs; Status Code: 400; Error Code: ResourceNotFoundException; Request ID: "
+                        f"{uuid.uuid4()}; Proxy: null)", 400)
