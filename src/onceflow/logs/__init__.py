@@ -16,9 +16,9 @@ from onceflow.logs.filters_api import FiltersApi
 from onceflow.logs.insights.api import InsightsApi
 from onceflow.logs.insights.service import Insights
 from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS_MIGRATIONS
+from onceflow.logs.policies import PoliciesApi
 from onceflow.logs.resource_policies import MIGRATIONS as POLICY_MIGRATIONS
 from onceflow.logs.resource_policies import ResourcePoliciesApi
-from onceflow.logs.resources import MIGRATIONS as RESOURCE_MIGRATIONS
 from onceflow.logs.service import LogsService, group_arn
 from onceflow.logs.store import MIGRATIONS
 from onceflow.stack import Stack
@@ -26,7 +26,7 @@ from onceflow.stack import Stack
 
 def setup(stack: Stack) -> None:
     """Build this service's store, service and API objects and register them on the stack."""
-    stack.db.migrate(MIGRATIONS + INSIGHTS_MIGRATIONS + POLICY_MIGRATIONS + RESOURCE_MIGRATIONS)
+    stack.db.migrate(MIGRATIONS + INSIGHTS_MIGRATIONS + POLICY_MIGRATIONS)
     service = LogsService(stack.db)
     insights = Insights(stack.db, service)
     filters = LogFilters(service)
@@ -54,6 +54,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("logs", ResourcePoliciesApi(stack.db, service))
     stack.registry.add_api("logs", DeliveriesApi(stack.db, service.clock))
     stack.registry.add_api("logs", DestinationsApi(stack.db, service.clock))
+    stack.registry.add_api("logs", PoliciesApi(stack.db, service, service.clock))
     stack.registry.add_api("logs", ExportsApi(stack.db, service.clock, stack.ports.objects))
     stack.services["logs"] = service
     stack.resource_resolvers["logs"] = resolve_resources(service)

@@ -45,6 +45,20 @@ class LogsApi:
             identifiers=p.get("logGroupIdentifiers"),
         )
 
+    @operation("PutLogGroupDeletionProtection")
+    def put_log_group_deletion_protection(self, ctx: RequestContext, p: Params) -> None:
+        self.service.set_deletion_protection(ctx.account, ctx.region, p["logGroupIdentifier"],
+                                             bool(p["deletionProtectionEnabled"]))
+
+    @operation("AssociateKmsKey")
+    def associate_kms_key(self, ctx: RequestContext, p: Params) -> None:
+        self.service.set_kms_key(ctx.account, ctx.region, p.get("logGroupName"), p.get("resourceIdentifier"),
+                                 p["kmsKeyId"])
+
+    @operation("DisassociateKmsKey")
+    def disassociate_kms_key(self, ctx: RequestContext, p: Params) -> None:
+        self.service.set_kms_key(ctx.account, ctx.region, p.get("logGroupName"), p.get("resourceIdentifier"), None)
+
     @operation("PutRetentionPolicy")
     def put_retention_policy(self, ctx: RequestContext, p: Params) -> None:
         self.service.put_retention(ctx.account, ctx.region, p["logGroupName"], p["retentionInDays"])

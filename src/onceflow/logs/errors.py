@@ -176,3 +176,9 @@ def query_group_not_found(name: str, account: str) -> ServiceError:
     return ServiceError("ResourceNotFoundException", f"Log group '{name}' does not exist for account ID '{account}' "
                         f"(Service: AWSLogs; Status Code: 400; Error Code: ResourceNotFoundException; Request ID: "
                         f"{uuid.uuid4()}; Proxy: null)", 400)
+
+
+def deletion_protected() -> ServiceError:
+    # UNCONFIRMED wording; DeleteLogGroup's model lists ValidationException since deletion protection came.
+    return ServiceError("ValidationException", "Cannot delete a log group that has deletion protection enabled. "
+                        "Disable deletion protection first.", 400)

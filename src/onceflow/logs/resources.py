@@ -2,8 +2,10 @@
 `delivery-source`, `delivery-destination`, `delivery` (vended logs, deliveries.py), `destination`
 (cross-account subscription destinations, destinations.py) and `export-task` (exports.py).
 
-Each row is (account, region, kind, name) with its creation time and its members as JSON, tags among
-them; TagResource and its siblings reach any of them by ARN (`tags_of`, `set_tags`).
+Each row of logs_resources (its migration, logs-0005, is in store.py with the other tables) is
+(account, region, kind, name) with its creation time and its members as JSON, tags among them;
+TagResource and its siblings reach any of them by ARN (`tags_of`, `set_tags`). Data protection and
+account policies (policies.py) are rows of it too.
 """
 
 from __future__ import annotations
@@ -17,23 +19,7 @@ from onceflow.iam.common import partition
 from onceflow.logs import errors, tokens
 from onceflow.store.db import Database
 
-MIGRATIONS = [
-    (
-        "logs-0005",
-        """
-        CREATE TABLE logs_resources (
-            account TEXT NOT NULL,
-            region TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            name TEXT NOT NULL,
-            created INTEGER NOT NULL,
-            data TEXT NOT NULL,
-            PRIMARY KEY (account, region, kind, name)
-        );
-        """,
-    ),
-]
-KINDS = ("delivery-source", "delivery-destination", "delivery", "destination", "export-task")
+KINDS = ("delivery-source", "delivery-destination", "delivery", "destination", "export-task")  # ARN types
 TAGGED = ("delivery-source", "delivery-destination", "delivery", "destination")
 Row = dict[str, Any]
 

@@ -105,7 +105,30 @@ class LogsService(EventsMixin):
     def delete_group(self, account: str, region: str, name: str) -> None:
         check_name(name)
         with self.db.transaction() as conn:
-            store.delete_group(conn, self._group(conn, account, region, name)["id"])
+            row = self._group(conn, account, region, name)
+            if row["deletion_protection"]:  # it blocks every deletion until it is disabled (model documentation)
+                raise errors.deletion_protected()
+            store.delete_group(conn, row["id"])
+
+    def set_deletion_protection(self, account: str, region: str, identifier: str, enabled: bool) -> None:
+        name = self.resolve_group_name(account, region, None, identifier)
+        with self.db.transaction() as conn:
+            store.set_deletion_protection(conn, self._group(conn, account, region, name)["id"], enabled)
+
+    def set_kms_key(self, account: str, region: str, name: str | None, resource: str | None,
+                    key: str | None) -> None:
+        """AssociateKmsKey / DisassociateKmsKey on a log group (by name, or as resourceIdentifier its ARN).
+        A query-results resourceIdentifier (`arn:...:query-result:*`) is not modelled: UNCONFIRMED wording."""
+        if resource is not None and name is not None:
+            raise errors.invalid_parameter("Specify either logGroupName or resourceIdentifier, not both")
+        if resource is not None:
+            if parse_group_arn(resource) is None:
+                raise errors.invalid_parameter(f"Invalid resourceIdentifier: {resource}")
+            name = self.resolve_group_name(account, region, None, resource)
+        if name is None:
+            raise errors.invalid_parameter("Specify either logGroupName or resourceIdentifier")
+        with self.db.transaction() as conn:
+            store.set_kms_key(conn, self._group(conn, account, region, name)["id"], key)
 
     def describe_groups(
         self,
@@ -127,13 +150,14 @@ class LogsService(EventsMixin):
         names = None if identifiers is None else [
             n for n in (_identifier_name(i, account, region) for i in identifiers) if n is not None
         ]
-        rows = self.db.read(
-            lambda conn: store.list_groups(
-                conn, account, region, prefix=prefix, pattern=pattern, log_class=log_class,
-                after=after, limit=size + 1, names=names,
-            )
-        )
-        shaped = [_group_shape(row, region, account, brief=bool(pattern)) for row in rows[:size]]
+        def read(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], bool]:
+            rows = store.list_groups(conn, account, region, prefix=prefix, pattern=pattern, log_class=log_class,
+                                     after=after, limit=size + 1, names=names)
+            return rows, bool(rows) and not pattern and store.account_data_protection(conn, account, region)
+
+        rows, account_protected = self.db.read(read)
+        shaped = [_group_shape(row, region, account, brief=bool(pattern), account_protected=account_protected)
+                  for row in rows[:size]]
         result: dict[str, Any] = {"logGroups": shaped}
         if len(rows) > size:
             result["nextToken"] = tokens.encode("g", [rows[size - 1]["name"]])
@@ -259,14 +283,15 @@ def _identifier_name(identifier: str, account: str, region: str) -> str | None:
     return parsed[2] if parsed is not None and parsed[:2] == (region, account) else None
 
 
-def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) -> dict[str, Any]:
+def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool,
+                 account_protected: bool = False) -> dict[str, Any]:
     arn = group_arn(region, account, row["name"])
     if brief:  # logGroupNamePattern: AWS returns only these members (snapshot 2026-02)
         return {
             "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": row["metric_filters"],
             "arn": arn + ":*", "logGroupClass": row["class"], "logGroupArn": arn,
         }
-    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters = row
+    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters, data_protected = row
     out: dict[str, Any] = {"logGroupName": name, "creationTime": created}
     if retention is not None:
         out["retentionInDays"] = retention
@@ -275,6 +300,10 @@ def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) ->
     out["storedBytes"] = stored
     if kms_key_id:
         out["kmsKeyId"] = kms_key_id
+    if data_protected:  # its own data protection policy (policies.py)
+        out["dataProtectionStatus"] = "ACTIVATED"
+    if account_protected:  # an account-level one applies to every group
+        out["inheritedProperties"] = ["ACCOUNT_DATA_PROTECTION"]
     out["logGroupClass"] = log_class
     out["logGroupArn"] = arn
     out["deletionProtectionEnabled"] = bool(protection)

@@ -66,6 +66,21 @@ MIGRATIONS = [
         );
         """,
     ),
+    (
+        # Deliveries, destinations, export tasks, data protection and account policies (resources.py).
+        "logs-0005",
+        """
+        CREATE TABLE logs_resources (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (account, region, kind, name)
+        );
+        """,
+    ),
 ]
 
 Key = tuple[int, int]  # (timestamp, event id): a position in a stream or a group
@@ -101,6 +116,9 @@ def insert_group(
 
 
 def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
+    # Its data protection policy (logs_resources, policies.py) goes with it.
+    conn.execute("DELETE FROM logs_resources WHERE kind='data-protection-policy' AND (account, region, name) ="
+                 " (SELECT account, region, name FROM logs_groups WHERE id=?)", (group_id,))
     conn.execute("DELETE FROM logs_filters WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_events WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_streams WHERE group_id=?", (group_id,))
@@ -110,7 +128,9 @@ def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
 # Column order is what service._group_shape unpacks.
 _LISTED = (
     "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes, (SELECT COUNT(*) FROM"
-    " logs_filters f WHERE f.group_id = logs_groups.id AND f.kind = 'metric') AS metric_filters"
+    " logs_filters f WHERE f.group_id = logs_groups.id AND f.kind = 'metric') AS metric_filters,"
+    " EXISTS (SELECT 1 FROM logs_resources r WHERE r.kind = 'data-protection-policy' AND r.account ="
+    " logs_groups.account AND r.region = logs_groups.region AND r.name = logs_groups.name) AS protected"
 )
 
 
@@ -150,6 +170,21 @@ def list_groups(
 
 def set_retention(conn: sqlite3.Connection, group_id: int, days: int | None) -> None:
     conn.execute("UPDATE logs_groups SET retention=? WHERE id=?", (days, group_id))
+
+
+def set_deletion_protection(conn: sqlite3.Connection, group_id: int, enabled: bool) -> None:
+    conn.execute("UPDATE logs_groups SET deletion_protection=? WHERE id=?", (int(enabled), group_id))
+
+
+def set_kms_key(conn: sqlite3.Connection, group_id: int, key: str | None) -> None:
+    conn.execute("UPDATE logs_groups SET kms_key_id=? WHERE id=?", (key, group_id))
+
+
+def account_data_protection(conn: sqlite3.Connection, account: str, region: str) -> bool:
+    """Whether the account has an account-level data protection policy (policies.py) in the region."""
+    return conn.execute("SELECT 1 FROM logs_resources WHERE account=? AND region=? AND kind='account-policy' AND"
+                        " name LIKE 'DATA\\_PROTECTION\\_POLICY/%' ESCAPE '\\' LIMIT 1",
+                        (account, region)).fetchone() is not None
 
 
 def set_tags(conn: sqlite3.Connection, group_id: int, tags: dict[str, str]) -> None:
