@@ -59,6 +59,10 @@ class LogsApi:
     def disassociate_kms_key(self, ctx: RequestContext, p: Params) -> None:
         self.service.set_kms_key(ctx.account, ctx.region, p.get("logGroupName"), p.get("resourceIdentifier"), None)
 
+    @operation("ListLogGroups")
+    def list_log_groups(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.list_groups(ctx.account, ctx.region, p)
+
     @operation("PutRetentionPolicy")
     def put_retention_policy(self, ctx: RequestContext, p: Params) -> None:
         self.service.put_retention(ctx.account, ctx.region, p["logGroupName"], p["retentionInDays"])

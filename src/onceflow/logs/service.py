@@ -163,6 +163,41 @@ class LogsService(EventsMixin):
             result["nextToken"] = tokens.encode("g", [rows[size - 1]["name"]])
         return result
 
+    def list_groups(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        """ListLogGroups: names matching any of the pattern's `|` alternatives (`^x` a prefix, else a
+        case-sensitive substring), of a class, with the tags asked for. Groups have no data sources or
+        field indexes in onceflow, so a filter by them lists nothing."""
+        alternatives = [a for a in (p.get("logGroupNamePattern") or "").split("|") if a]
+        wanted_tags = p.get("logGroupTags") or []
+        after = _name_after(p["nextToken"], "lg") if p.get("nextToken") else None
+        size = p.get("limit") or 50
+
+        def matches(name: str, tags: dict[str, str]) -> bool:
+            if alternatives and not any(name.startswith(a[1:]) if a.startswith("^") else a in name
+                                        for a in alternatives):
+                return False
+            return all(t["key"] in tags and (not t.get("values") or tags[t["key"]] in t["values"])
+                       for t in wanted_tags)
+
+        def read(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+            sql = "SELECT name, class, tags FROM logs_groups WHERE account=? AND region=?"
+            args: list[Any] = [account, region]
+            if p.get("logGroupClass"):
+                sql += " AND class=?"
+                args.append(p["logGroupClass"])
+            if after is not None:
+                sql += " AND name > ?"
+                args.append(after)
+            return conn.execute(sql + " ORDER BY name", args).fetchall()
+
+        rows = [] if p.get("dataSources") or p.get("fieldIndexNames") else self.db.read(read)
+        found = [r for r in rows if matches(r["name"], json.loads(r["tags"]))]
+        out: dict[str, Any] = {"logGroups": [{"logGroupName": r["name"], "logGroupArn": group_arn(
+            region, account, r["name"]), "logGroupClass": r["class"]} for r in found[:size]]}
+        if len(found) > size:
+            out["nextToken"] = tokens.encode("lg", [found[size - 1]["name"]])
+        return out
+
     def put_retention(self, account: str, region: str, name: str, days: int) -> None:
         if days not in errors.RETENTION_DAYS:
             raise errors.invalid_retention(days)
