@@ -54,7 +54,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("logs", ResourcePoliciesApi(stack.db, service))
     stack.registry.add_api("logs", DeliveriesApi(stack.db, service.clock))
     stack.registry.add_api("logs", DestinationsApi(stack.db, service.clock))
-    stack.registry.add_api("logs", PoliciesApi(stack.db, service, service.clock))
+    stack.registry.add_api("logs", PoliciesApi(stack.db, service, service.clock, filters))
     stack.registry.add_api("logs", ExportsApi(stack.db, service.clock, stack.ports.objects))
     stack.services["logs"] = service
     stack.resource_resolvers["logs"] = resolve_resources(service)

@@ -13,13 +13,14 @@ import base64
 import gzip
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from onceflow.errors import ServiceError
-from onceflow.logs import errors, store
+from onceflow.logs import errors, resources, store
 from onceflow.logs.filter_pattern import FilterPatternError, compile_pattern
 from onceflow.logs.service import LogsService
 
@@ -27,6 +28,9 @@ log = logging.getLogger("onceflow.logs")
 
 METRIC = "metric"
 SUBSCRIPTION = "subscription"
+ACCOUNT_SUBSCRIPTION = "SUBSCRIPTION_FILTER_POLICY"  # an account policy of this type (policies.py)
+# Its only selection criteria (model documentation): groups it leaves out, as a JSON list of names.
+_NOT_IN = re.compile(r"\s*LogGroupName\s+NOT\s+IN\s+(\[.*\])\s*", re.S)
 METRIC_FILTERS_PER_GROUP = 100
 SUBSCRIPTIONS_PER_GROUP = 2
 # (account, region, function ARN, payload) -> None: invokes the destination (installed by setup).
@@ -122,6 +126,24 @@ class LogFilters:
             data["roleArn"] = p["roleArn"]
         self._put(account, region, p["logGroupName"], SUBSCRIPTION, p["filterName"], data, SUBSCRIPTIONS_PER_GROUP)
 
+    def check_account_subscription(self, account: str, region: str, text: str, criteria: str | None) -> None:
+        """Refuse an account-level subscription filter policy document (DestinationArn, FilterPattern,
+        Distribution, RoleArn) or selectionCriteria as PutSubscriptionFilter refuses its parameters."""
+        doc = json.loads(text)
+        destination, pattern = doc.get("DestinationArn"), doc.get("FilterPattern", "")
+        if not isinstance(destination, str) or not isinstance(pattern, str):
+            # UNCONFIRMED wording.
+            raise errors.invalid_parameter("A subscription filter policy needs a DestinationArn and a FilterPattern")
+        _matcher(pattern)
+        if doc.get("Distribution", "ByLogStream") not in ("ByLogStream", "Random"):
+            raise errors.invalid_parameter("Distribution must be ByLogStream or Random")  # UNCONFIRMED wording
+        if destination.split(":")[2:3] != ["lambda"]:
+            raise errors.invalid_parameter(f"Invalid destination ARN: {destination}")  # UNCONFIRMED wording
+        excluded_groups(criteria)
+        # UNCONFIRMED which source AWS checks the function's policy with: here every group of the account.
+        if self.may_invoke is not None and not self.may_invoke(account, region, destination, "*"):
+            raise lambda_refused()
+
     def describe_subscription_filters(self, account: str, region: str, p: dict[str, Any]) -> list[dict[str, Any]]:
         def read(conn: Any) -> list[dict[str, Any]]:
             return store.filters(conn, self.service._group(conn, account, region, p["logGroupName"])["id"],
@@ -168,7 +190,9 @@ class LogFilters:
         with self._subscribed_mu:
             if self._subscribed is None:
                 self._subscribed = self.db.read(lambda conn: conn.execute(
-                    "SELECT 1 FROM logs_filters WHERE kind=? LIMIT 1", (SUBSCRIPTION,)).fetchone() is not None)
+                    "SELECT 1 FROM logs_filters WHERE kind=? UNION ALL SELECT 1 FROM logs_resources WHERE"
+                    " kind='account-policy' AND substr(name, 1, ?) = ? LIMIT 1",
+                    (SUBSCRIPTION, len(ACCOUNT_SUBSCRIPTION) + 1, ACCOUNT_SUBSCRIPTION + "/")).fetchone() is not None)
             return self._subscribed
 
     # ------------------------------------------------------------------ delivery
@@ -179,14 +203,22 @@ class LogFilters:
 
         def read(conn: Any) -> list[dict[str, Any]]:
             grow = store.get_group(conn, account, region, group)
-            return [] if grow is None else store.filters(conn, grow["id"], SUBSCRIPTION)
+            found = [] if grow is None else store.filters(conn, grow["id"], SUBSCRIPTION)
+            # The account's subscription filter policy applies to every group it does not leave out.
+            for policy in resources.every(conn, account, region, "account-policy"):
+                if policy["policyType"] == ACCOUNT_SUBSCRIPTION and group not in excluded_groups(
+                        policy.get("selectionCriteria")):
+                    doc = json.loads(policy["policyDocument"])
+                    found.append({"name": policy["policyName"], "filterPattern": doc.get("FilterPattern", ""),
+                                  "destinationArn": doc["DestinationArn"], "account_level": True})
+            return found
 
         for f in self.db.read(read):
             matches = compile_pattern(f["filterPattern"])
             chosen = [(ts, msg) for ts, msg in events if matches(msg)]
             if chosen:
-                payload = {"awslogs": {"data": encode(account, group, stream, f["name"], chosen)}}
-                self._pool.submit(self._send, account, region, f["destinationArn"], payload, group)
+                data = encode(account, group, stream, f["name"], chosen, account_level=bool(f.get("account_level")))
+                self._pool.submit(self._send, account, region, f["destinationArn"], {"awslogs": {"data": data}}, group)
 
     def _send(self, account: str, region: str, destination: str, payload: dict[str, Any], group: str) -> None:
         assert self.invoke is not None
@@ -204,9 +236,28 @@ class LogFilters:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def encode(account: str, group: str, stream: str, filter_name: str, events: Sequence[tuple[int, str]]) -> str:
-    """The `awslogs.data` CloudWatch Logs sends a subscription's Lambda function."""
-    message = {
+def excluded_groups(criteria: str | None) -> set[str]:
+    """The log groups an account-level subscription filter policy's `LogGroupName NOT IN [...]` leaves out."""
+    if not criteria:
+        return set()
+    m = _NOT_IN.fullmatch(criteria)
+    try:
+        names = json.loads(m.group(1)) if m else None
+    except ValueError:
+        names = None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        # UNCONFIRMED wording; the model documents LogGroupName NOT IN [] as the only criteria.
+        raise errors.invalid_parameter("The only selectionCriteria a subscription filter policy supports is "
+                                       'LogGroupName NOT IN ["name", ...]')
+    return set(names)
+
+
+def encode(account: str, group: str, stream: str, filter_name: str, events: Sequence[tuple[int, str]], *,
+           account_level: bool = False) -> str:
+    """The `awslogs.data` CloudWatch Logs sends a subscription's Lambda function (an account policy's
+    name among subscriptionFilters, and policyLevel ACCOUNT_LEVEL_POLICY: UNCONFIRMED, as remembered
+    from AWS's account-level subscription example)."""
+    message: dict[str, Any] = {
         "messageType": "DATA_MESSAGE",
         "owner": account,
         "logGroup": group,
@@ -216,4 +267,6 @@ def encode(account: str, group: str, stream: str, filter_name: str, events: Sequ
             {"id": f"{ts:020d}{n:016d}"[:56], "timestamp": ts, "message": msg} for n, (ts, msg) in enumerate(events)
         ],
     }
+    if account_level:
+        message["policyLevel"] = "ACCOUNT_LEVEL_POLICY"
     return base64.b64encode(gzip.compress(json.dumps(message).encode())).decode()

@@ -7,6 +7,8 @@ an Audit operation (its FindingsDestination), the second a Deidentify one with a
 both naming the same data identifiers, each an AWS managed identifier's ARN or a custom one the
 document's Configuration defines. The policies are kept and answered, and DescribeLogGroups shows a
 group's dataProtectionStatus; onceflow does not mask events (UNCONFIRMED how AWS masks each type).
+An account-level subscription filter policy to a Lambda function delivers as a group's subscription
+filter does (filters.py); the other account policy types are kept and answered only.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.logs import errors, resources, store
+from onceflow.logs.filters import ACCOUNT_SUBSCRIPTION, LogFilters
 from onceflow.logs.resources import Row
 from onceflow.logs.service import LogsService
 from onceflow.registry import operation
@@ -130,10 +133,11 @@ def _account_shape(row: Row, account: str) -> Params:
 
 
 class PoliciesApi:
-    def __init__(self, db: Database, logs: LogsService, clock: Callable[[], int]) -> None:
+    def __init__(self, db: Database, logs: LogsService, clock: Callable[[], int], filters: LogFilters) -> None:
         self.db = db
         self.logs = logs
         self.clock = clock
+        self.filters = filters  # an account-level subscription filter policy delivers through them
 
     def _group_name(self, ctx: RequestContext, conn: sqlite3.Connection, identifier: str) -> str:
         name = self.logs.resolve_group_name(ctx.account, ctx.region, None, identifier)
@@ -191,6 +195,8 @@ class PoliciesApi:
             check_data_protection(text)
         else:
             _document_object(text)
+        if kind == ACCOUNT_SUBSCRIPTION:
+            self.filters.check_account_subscription(ctx.account, ctx.region, text, criteria)
         now = self.clock()
         data: Params = {"policyName": name, "policyType": kind, "policyDocument": text, "lastUpdatedTime": now}
         if criteria:
@@ -202,6 +208,7 @@ class PoliciesApi:
             if len(same_type) >= (1 if everything else ACCOUNT_LIMITS[kind]):
                 raise ServiceError("LimitExceededException", "Resource limit exceeded.", 400)  # UNCONFIRMED wording
             resources.put(conn, ctx.account, ctx.region, ACCOUNT_POLICY, f"{kind}/{name}", now, data)
+        self.filters.forget_subscriptions()  # the next log write looks for subscriptions again
         return {"accountPolicy": _account_shape(data, ctx.account)}
 
     @operation("DescribeAccountPolicies")
@@ -221,3 +228,4 @@ class PoliciesApi:
                 # UNCONFIRMED wording.
                 raise ServiceError("ResourceNotFoundException", f"Policy with name [{p['policyName']}] does not "
                                    "exist", 400)
+        self.filters.forget_subscriptions()
