@@ -155,6 +155,23 @@ GROUP_LEVEL = {
     "FilterLogEvents", "TagLogGroup", "UntagLogGroup", "ListTagsLogGroup",
     "PutMetricFilter", "DescribeMetricFilters", "DeleteMetricFilter",
     "PutSubscriptionFilter", "DescribeSubscriptionFilters", "DeleteSubscriptionFilter",
+    "PutDataProtectionPolicy", "GetDataProtectionPolicy", "DeleteDataProtectionPolicy",
+    "PutLogGroupDeletionProtection", "AssociateKmsKey", "DisassociateKmsKey", "CreateExportTask",
+}
+# Operations on the resources of resources.py: (the ARN type they act on, the parameter naming it).
+NAMED_LEVEL = {
+    "PutDeliverySource": ("delivery-source", "name"), "GetDeliverySource": ("delivery-source", "name"),
+    "DeleteDeliverySource": ("delivery-source", "name"),
+    "PutDeliveryDestination": ("delivery-destination", "name"),
+    "GetDeliveryDestination": ("delivery-destination", "name"),
+    "DeleteDeliveryDestination": ("delivery-destination", "name"),
+    "PutDeliveryDestinationPolicy": ("delivery-destination", "deliveryDestinationName"),
+    "GetDeliveryDestinationPolicy": ("delivery-destination", "deliveryDestinationName"),
+    "DeleteDeliveryDestinationPolicy": ("delivery-destination", "deliveryDestinationName"),
+    "GetDelivery": ("delivery", "id"), "DeleteDelivery": ("delivery", "id"),
+    "UpdateDeliveryConfiguration": ("delivery", "id"),
+    "PutDestination": ("destination", "destinationName"), "PutDestinationPolicy": ("destination", "destinationName"),
+    "DeleteDestination": ("destination", "destinationName"),
 }
 STREAM_LEVEL = {"CreateLogStream", "DeleteLogStream", "PutLogEvents", "GetLogEvents"}
 ARN_LEVEL = {"TagResource", "UntagResource", "ListTagsForResource"}
@@ -175,6 +192,12 @@ def resolve_resources(service: LogsService) -> Any:
             except ServiceError:
                 return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
             return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names]
+        if op in NAMED_LEVEL:
+            kind, member = NAMED_LEVEL[op]
+            return [resources.arn(ctx.region, ctx.account, kind, str(p.get(member, "")))]
+        if op == "CreateDelivery":  # the source it reads, the destination it writes to, the delivery it makes
+            return [resources.arn(ctx.region, ctx.account, "delivery-source", str(p.get("deliverySourceName", ""))),
+                    str(p.get("deliveryDestinationArn", "")), resources.arn(ctx.region, ctx.account, "delivery", "*")]
         if op == "DescribeLogGroups":
             return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group::log-stream:"]
         if op not in GROUP_LEVEL and op not in STREAM_LEVEL:
