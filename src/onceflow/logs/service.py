@@ -150,14 +150,13 @@ class LogsService(EventsMixin):
         names = None if identifiers is None else [
             n for n in (_identifier_name(i, account, region) for i in identifiers) if n is not None
         ]
-        def read(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], bool]:
-            rows = store.list_groups(conn, account, region, prefix=prefix, pattern=pattern, log_class=log_class,
-                                     after=after, limit=size + 1, names=names)
-            return rows, bool(rows) and not pattern and store.account_data_protection(conn, account, region)
-
-        rows, account_protected = self.db.read(read)
-        shaped = [_group_shape(row, region, account, brief=bool(pattern), account_protected=account_protected)
-                  for row in rows[:size]]
+        rows = self.db.read(
+            lambda conn: store.list_groups(
+                conn, account, region, prefix=prefix, pattern=pattern, log_class=log_class,
+                after=after, limit=size + 1, names=names,
+            )
+        )
+        shaped = [_group_shape(row, region, account, brief=bool(pattern)) for row in rows[:size]]
         result: dict[str, Any] = {"logGroups": shaped}
         if len(rows) > size:
             result["nextToken"] = tokens.encode("g", [rows[size - 1]["name"]])
@@ -318,15 +317,15 @@ def _identifier_name(identifier: str, account: str, region: str) -> str | None:
     return parsed[2] if parsed is not None and parsed[:2] == (region, account) else None
 
 
-def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool,
-                 account_protected: bool = False) -> dict[str, Any]:
+def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) -> dict[str, Any]:
     arn = group_arn(region, account, row["name"])
     if brief:  # logGroupNamePattern: AWS returns only these members (snapshot 2026-02)
         return {
             "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": row["metric_filters"],
             "arn": arn + ":*", "logGroupClass": row["class"], "logGroupArn": arn,
         }
-    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters, data_protected = row
+    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters, data_protected, \
+        account_protected = row
     out: dict[str, Any] = {"logGroupName": name, "creationTime": created}
     if retention is not None:
         out["retentionInDays"] = retention

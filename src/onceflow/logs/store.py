@@ -129,8 +129,14 @@ def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
 _LISTED = (
     "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes, (SELECT COUNT(*) FROM"
     " logs_filters f WHERE f.group_id = logs_groups.id AND f.kind = 'metric') AS metric_filters,"
-    " EXISTS (SELECT 1 FROM logs_resources r WHERE r.kind = 'data-protection-policy' AND r.account ="
-    " logs_groups.account AND r.region = logs_groups.region AND r.name = logs_groups.name) AS protected"
+    # A group's own data protection policy, looked for only when the account has any (evaluated once).
+    " CASE WHEN EXISTS (SELECT 1 FROM logs_resources d WHERE d.account = ? AND d.region = ? AND d.kind ="
+    " 'data-protection-policy') THEN EXISTS (SELECT 1 FROM logs_resources r WHERE r.account ="
+    " logs_groups.account AND r.region = logs_groups.region AND r.kind = 'data-protection-policy' AND r.name ="
+    " logs_groups.name) ELSE 0 END AS protected,"
+    # The account's own data protection policy (policies.py), the same for every row: evaluated once.
+    " EXISTS (SELECT 1 FROM logs_resources a WHERE a.account = ? AND a.region = ? AND a.kind = 'account-policy'"
+    " AND a.name >= 'DATA_PROTECTION_POLICY/' AND a.name < 'DATA_PROTECTION_POLICY0') AS account_protected"
 )
 
 
@@ -147,7 +153,7 @@ def list_groups(
     names: Sequence[str] | None = None,
 ) -> list[sqlite3.Row]:
     sql = [f"SELECT {_LISTED} FROM logs_groups WHERE account=? AND region=?"]
-    args: list[Any] = [account, region]
+    args: list[Any] = [account, region, account, region, account, region]
     if names is not None:
         sql.append(f"AND name IN ({','.join('?' * len(names))})")
         args += list(names)
@@ -178,13 +184,6 @@ def set_deletion_protection(conn: sqlite3.Connection, group_id: int, enabled: bo
 
 def set_kms_key(conn: sqlite3.Connection, group_id: int, key: str | None) -> None:
     conn.execute("UPDATE logs_groups SET kms_key_id=? WHERE id=?", (key, group_id))
-
-
-def account_data_protection(conn: sqlite3.Connection, account: str, region: str) -> bool:
-    """Whether the account has an account-level data protection policy (policies.py) in the region."""
-    return conn.execute("SELECT 1 FROM logs_resources WHERE account=? AND region=? AND kind='account-policy' AND"
-                        " name LIKE 'DATA\\_PROTECTION\\_POLICY/%' ESCAPE '\\' LIMIT 1",
-                        (account, region)).fetchone() is not None
 
 
 def set_tags(conn: sqlite3.Connection, group_id: int, tags: dict[str, str]) -> None:
