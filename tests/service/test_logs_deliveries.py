@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -197,3 +198,28 @@ def test_destinations(logs: Any) -> None:
     assert refused(logs.put_destination_policy, destinationName=name, accessPolicy=access)[0] == \
         "ResourceNotFoundException"
     assert refused(logs.list_tags_for_resource, resourceArn=arn)[0] == "ResourceNotFoundException"
+
+
+def test_deliveries_destinations_and_policies_survive_kill9(server_factory: Callable[..., Any],
+                                                            tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    server = server_factory(data)
+    logs = server.client("logs")
+    logs.put_delivery_source(name="src", resourceArn=CLOUDFRONT, logType="ACCESS_LOGS")
+    dest_arn = s3_destination(logs, "dst")["arn"]
+    logs.put_delivery_destination_policy(deliveryDestinationName="dst", deliveryDestinationPolicy=POLICY)
+    delivery = logs.create_delivery(deliverySourceName="src", deliveryDestinationArn=dest_arn)["delivery"]
+    logs.put_destination(destinationName="x", targetArn="arn:aws:kinesis:us-east-1:000000000000:stream/s",
+                         roleArn="arn:aws:iam::000000000000:role/r")
+    logs.create_log_group(logGroupName="/kept")
+    logs.put_account_policy(policyName="idx", policyType="FIELD_INDEX_POLICY", policyDocument='{"Fields": ["id"]}')
+    server.kill()
+
+    logs = server_factory(data).client("logs")  # Logs starts with the server: its tables hold rows
+    assert logs.get_delivery(id=delivery["id"])["delivery"] == delivery
+    assert logs.get_delivery_source(name="src")["deliverySource"]["resourceArns"] == [CLOUDFRONT]
+    assert logs.get_delivery_destination_policy(deliveryDestinationName="dst")["policy"] == {
+        "deliveryDestinationPolicy": POLICY}
+    assert [d["destinationName"] for d in logs.describe_destinations()["destinations"]] == ["x"]
+    assert [p["policyName"] for p in logs.describe_account_policies(policyType="FIELD_INDEX_POLICY")[
+        "accountPolicies"]] == ["idx"]
