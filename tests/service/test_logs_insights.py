@@ -212,3 +212,25 @@ def test_queries_and_their_results_outlive_a_restart(server_factory: Callable[..
     assert again["statistics"]["recordsMatched"] == 5.0
     listed = logs.describe_queries(logGroupName="/kept")["queries"]
     assert [(q["queryId"], q["status"]) for q in listed] == [(done["queryId"], "Complete")]
+
+
+def test_log_group_fields(logs: Any) -> None:
+    group = f"/fields/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=group)
+    assert logs.get_log_group_fields(logGroupName=group)["logGroupFields"] == []  # AWS's example answer
+    logs.create_log_stream(logGroupName=group, logStreamName="s")
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName="s", logEvents=[
+        {"timestamp": now - 3, "message": '{"level": "INFO", "requestId": "a"}'},
+        {"timestamp": now - 2, "message": '{"level": "ERROR"}'},
+        {"timestamp": now - 1, "message": "plain text"},
+        {"timestamp": now, "message": '{"level": "INFO"}'}])
+    fields = logs.get_log_group_fields(logGroupIdentifier=group)["logGroupFields"]
+    assert fields == [{"name": n, "percent": 100} for n in sorted(
+        ["@timestamp", "@message", "@logStream", "@log", "@ingestionTime"])] + [
+        {"name": "level", "percent": 75}, {"name": "requestId", "percent": 25}]
+    # `time` centres an 8-minute window each side: an hour ago holds nothing.
+    assert logs.get_log_group_fields(logGroupName=group, time=now // 1000 - 3600)["logGroupFields"] == []
+    with pytest.raises(ClientError) as e:
+        logs.get_log_group_fields(logGroupName=group + "-gone")
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"

@@ -156,7 +156,7 @@ GROUP_LEVEL = {
     "PutMetricFilter", "DescribeMetricFilters", "DeleteMetricFilter",
     "PutSubscriptionFilter", "DescribeSubscriptionFilters", "DeleteSubscriptionFilter",
     "PutDataProtectionPolicy", "GetDataProtectionPolicy", "DeleteDataProtectionPolicy",
-    "PutLogGroupDeletionProtection", "AssociateKmsKey", "DisassociateKmsKey", "CreateExportTask",
+    "PutLogGroupDeletionProtection", "AssociateKmsKey", "DisassociateKmsKey", "CreateExportTask", "GetLogGroupFields",
 }
 # Operations on the resources of resources.py: (the ARN type they act on, the parameter naming it).
 NAMED_LEVEL = {
