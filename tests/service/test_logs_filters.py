@@ -103,8 +103,8 @@ def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..
     assert logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"] == []
     logs.put_subscription_filter(logGroupName=group, filterName="errors", filterPattern="ERROR", destinationArn=arn)
     described = logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"]
-    assert [(f["filterName"], f["destinationArn"], f["distribution"]) for f in described] == [
-        ("errors", arn, "ByLogStream")]
+    assert [(f["filterName"], f["destinationArn"], f["distribution"], f["applyOnTransformedLogs"])
+            for f in described] == [("errors", arn, "ByLogStream", False)]
     logs.put_subscription_filter(logGroupName=group, filterName="second", filterPattern="", destinationArn=arn)
     assert refused(logs.put_subscription_filter, logGroupName=group, filterName="third", filterPattern="",
                    destinationArn=arn) == ("LimitExceededException", "Resource limit exceeded.")
@@ -188,3 +188,23 @@ def test_account_level_subscription_filter_policy_delivers_to_lambda(aws: Callab
         assert delivered[0]["policyLevel"] == "ACCOUNT_LEVEL_POLICY"
     finally:
         logs.delete_account_policy(policyName=name, policyType="SUBSCRIPTION_FILTER_POLICY")
+
+
+def test_subscription_destination_rules_come_first_and_filters_describe_their_options(logs: Any) -> None:
+    # AWS's recorded answers: another account's function is refused even for a group that does not exist.
+    other = "arn:aws:lambda:us-east-1:123456789012:function:test"
+    assert refused(logs.put_subscription_filter, logGroupName=unique("/none"), filterName="f", filterPattern="",
+                   destinationArn=other) == (
+        "AccessDeniedException", "Cross-account lambda invocation passing is not allowed. You must use "
+        "DestinationPolicies to create cross account lambda triggers.")
+    group = unique("/app/opts")
+    logs.create_log_group(logGroupName=group)
+    assert refused(logs.put_subscription_filter, logGroupName=group, filterName="f", filterPattern="",
+                   destinationArn=f"arn:aws:kinesis:us-east-1:{ACCOUNT}:stream/unknown-stream") == (
+        "InvalidParameterException", "destinationArn for vendor kinesis cannot be used without roleArn")
+    logs.put_metric_filter(logGroupName=group, filterName="m", filterPattern=" ", metricTransformations=TRANSFORM)
+    logs.put_metric_filter(logGroupName=group, filterName="t", filterPattern="", metricTransformations=TRANSFORM,
+                           applyOnTransformedLogs=True)
+    described = logs.describe_metric_filters(logGroupName=group)["metricFilters"]
+    assert [(f["filterName"], f["filterPattern"], f["applyOnTransformedLogs"]) for f in described] == [
+        ("m", " ", False), ("t", "", True)]
