@@ -56,14 +56,15 @@ def _shape(row: Any, *, described: bool = False) -> Params:
 
 def _stored_form(text: str) -> str:
     """The document as AWS describes it: a Version (2008-10-17) when it had none, and a one-element list
-    of principals as that principal (both recorded); other members as given. UNCONFIRMED: the exact
-    whitespace of AWS's text (compact here)."""
+    of principals as that principal (both recorded); other members as given. A document that needs
+    neither is its text as given; UNCONFIRMED: the whitespace of one AWS rewrote (json.dumps' here)."""
     try:
         doc = json.loads(text)
     except ValueError:
         return text
     if not isinstance(doc, dict):
         return text
+    changed = "Version" not in doc
     out = {"Version": doc.get("Version", "2008-10-17"), **{k: v for k, v in doc.items() if k != "Version"}}
     statements = out.get("Statement")
     for statement in statements if isinstance(statements, list) else [statements]:
@@ -72,7 +73,8 @@ def _stored_form(text: str) -> str:
             for kind, names in principal.items():
                 if isinstance(names, list) and len(names) == 1:
                     principal[kind] = names[0]
-    return json.dumps(out, separators=(",", ":"))
+                    changed = True
+    return json.dumps(out) if changed else text
 
 
 def _not_found(name: str) -> ServiceError:
