@@ -119,3 +119,34 @@ def test_export_refusals_write_nothing(clients: tuple[Any, Any]) -> None:
     assert refused(logs.create_export_task, **{**params, "fromTime": now, "to": now - 1})[0] == \
         "InvalidParameterException"
     assert [t for t in logs.describe_export_tasks()["exportTasks"] if t["logGroupName"] == group] == []
+
+
+def test_the_caller_must_be_allowed_to_write_to_the_bucket(aws: Callable[..., Any]) -> None:
+    logs, s3, iam = aws("logs"), aws("s3"), aws("iam")
+    group, now = group_with_events(logs)
+    bucket = unique("caller")
+    s3.create_bucket(Bucket=bucket)
+    s3.put_bucket_policy(Bucket=bucket, Policy=export_policy(bucket))
+    role = unique("exporter")
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "sts:AssumeRole"}]}
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))
+    iam.put_role_policy(RoleName=role, PolicyName="logs", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "logs:*", "Resource": "*"}]}))
+
+    def as_role() -> Any:
+        creds = aws("sts").assume_role(RoleArn=f"arn:aws:iam::{ACCOUNT}:role/{role}",
+                                       RoleSessionName="exporter")["Credentials"]
+        return aws("logs", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+                   session_token=creds["SessionToken"])
+
+    params = {"logGroupName": group, "fromTime": 0, "to": now, "destination": bucket}
+    assert refused(as_role().create_export_task, **params) == (
+        "InvalidParameterException", "Please ensure that the CreateExportTask caller has been granted s3:PutObject "
+        "access to the bucket.")
+    assert "Contents" not in s3.list_objects_v2(Bucket=bucket)  # refused before anything was written
+    iam.put_role_policy(RoleName=role, PolicyName="s3", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:PutObject",
+                                                "Resource": f"arn:aws:s3:::{bucket}/*"}]}))
+    task = as_role().create_export_task(**params)["taskId"]
+    assert logs.describe_export_tasks(taskId=task)["exportTasks"][0]["status"]["code"] == "COMPLETED"

@@ -55,7 +55,8 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("logs", DeliveriesApi(stack.db, service.clock))
     stack.registry.add_api("logs", DestinationsApi(stack.db, service.clock))
     stack.registry.add_api("logs", PoliciesApi(stack.db, service, service.clock, filters))
-    stack.registry.add_api("logs", ExportsApi(stack.db, service.clock, stack.ports.objects))
+    stack.registry.add_api("logs", ExportsApi(stack.db, service.clock, stack.ports.objects,
+                                              lambda ctx, params: stack.authorize(ctx, params)))
     stack.services["logs"] = service
     stack.resource_resolvers["logs"] = resolve_resources(service)
     stack.on_shutdown.append(filters.shutdown)

@@ -5,7 +5,8 @@ As on AWS, CloudWatch Logs writes as its service principal, so the destination b
 let `logs.amazonaws.com` (or the regional `logs.<region>.amazonaws.com`) do `s3:GetBucketAcl` on the
 bucket and `s3:PutObject` on its objects (with `s3:x-amz-acl` = bucket-owner-full-control,
 `aws:SourceAccount` the log group's account and `aws:SourceArn` its ARN, the conditions AWS's
-documentation puts there); the bucket must be in the log group's region. Logs first writes
+documentation puts there); the bucket must be in the log group's region, and the caller itself
+must be allowed s3:PutObject there. Logs first writes
 `aws-logs-write-test` ("Permission Check Successful"), then one gzip object per stream,
 `<prefix>/<task id>/<stream>/000000.gz` (then 000001.gz... past 64 MB of text), each line
 `<ISO 8601 timestamp> <message>`. Unlike AWS (PENDING, then RUNNING, for seconds or hours),
@@ -73,10 +74,24 @@ def _shape(row: Row) -> Params:
 
 
 class ExportsApi:
-    def __init__(self, db: Database, clock: Callable[[], int], objects: Port[ObjectStore]) -> None:
+    def __init__(self, db: Database, clock: Callable[[], int], objects: Port[ObjectStore],
+                 authorize: Callable[[RequestContext, Params], None] | None = None) -> None:
         self.db = db
         self.clock = clock
         self.objects = objects  # S3, looked up when used (it may be set up after Logs)
+        self.authorize = authorize  # stack.authorize: the caller must be allowed to write to the bucket
+
+    def _caller_may_write(self, ctx: RequestContext, bucket: str, key: str) -> None:
+        """"You must use credentials that have permission to write to the S3 bucket" (model documentation):
+        the caller's own s3:PutObject is evaluated as if it made the call (role sessions always; users
+        under --enforce-iam), and a refusal is the one AWS words for it."""
+        if self.authorize is None:
+            return
+        try:
+            self.authorize(RequestContext("s3", "PutObject", ctx.account, ctx.region, ctx.principal, internal=True),
+                           {"Bucket": bucket, "Key": key})
+        except ServiceError:
+            raise errors.export_bucket_put_refused() from None
 
     @operation("CreateExportTask")
     def create_export_task(self, ctx: RequestContext, p: Params) -> Params:
@@ -110,6 +125,7 @@ class ExportsApi:
         if not _bucket_allows(policy, "s3:PutObject", f"{bucket_arn}/{test_key}", put_context) or \
                 not _bucket_allows(policy, "s3:PutObject", f"{bucket_arn}/{base}/{task_id}/x", put_context):
             raise errors.export_bucket_put_refused()
+        self._caller_may_write(ctx, bucket, f"{base}/{task_id}/x")
         created = self.clock()
         s3.put_object(owner, bucket, test_key, WRITE_TEST_BODY)
         try:
