@@ -87,10 +87,24 @@ def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..
     group, stream = unique("/app/sub"), "s1"
     logs.create_log_group(logGroupName=group)
     logs.create_log_stream(logGroupName=group, logStreamName=stream)
+    # CloudWatch Logs may invoke only a function whose resource policy lets it (AWS's refusal otherwise).
+    assert refused(logs.put_subscription_filter, logGroupName=group, filterName="errors", filterPattern="ERROR",
+                   destinationArn=arn) == ("InvalidParameterException", "Could not execute the lambda function. Make "
+                                           "sure you have given CloudWatch Logs permission to execute your function.")
+    lam.add_permission(FunctionName=fn, StatementId="other-group", Action="lambda:InvokeFunction",
+                       Principal="logs.amazonaws.com", SourceArn=f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:x:*")
+    assert refused(logs.put_subscription_filter, logGroupName=group, filterName="errors", filterPattern="ERROR",
+                   destinationArn=arn)[0] == "InvalidParameterException"
+    assert refused(logs.put_subscription_filter, logGroupName=unique("/none"), filterName="errors",
+                   filterPattern="", destinationArn=arn)[0] == "ResourceNotFoundException"
+    lam.add_permission(FunctionName=fn, StatementId="logs", Action="lambda:InvokeFunction",
+                       Principal="logs.amazonaws.com", SourceAccount=ACCOUNT,
+                       SourceArn=f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{group}:*")
+    assert logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"] == []
     logs.put_subscription_filter(logGroupName=group, filterName="errors", filterPattern="ERROR", destinationArn=arn)
     described = logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"]
-    assert [(f["filterName"], f["destinationArn"], f["distribution"]) for f in described] == [
-        ("errors", arn, "ByLogStream")]
+    assert [(f["filterName"], f["destinationArn"], f["distribution"], f["applyOnTransformedLogs"])
+            for f in described] == [("errors", arn, "ByLogStream", False)]
     logs.put_subscription_filter(logGroupName=group, filterName="second", filterPattern="", destinationArn=arn)
     assert refused(logs.put_subscription_filter, logGroupName=group, filterName="third", filterPattern="",
                    destinationArn=arn) == ("LimitExceededException", "Resource limit exceeded.")
@@ -119,3 +133,78 @@ def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..
                                                                                 (now + 2, "ERROR three")]
     logs.delete_subscription_filter(logGroupName=group, filterName="errors")
     assert logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"] == []
+
+
+def test_account_level_subscription_filter_policy_delivers_to_lambda(aws: Callable[..., Any], logs: Any) -> None:
+    iam, lam = aws("iam"), aws("lambda")
+    fn = unique("acctsub")
+    role = iam.create_role(RoleName=fn, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("app.py", HANDLER)
+    arn = lam.create_function(FunctionName=fn, Runtime="python3.12", Role=role, Handler="app.handler",
+                              Code={"ZipFile": buf.getvalue()})["FunctionArn"]
+    name = unique("feed")
+    doc = json.dumps({"DestinationArn": arn, "FilterPattern": "AUDIT"})
+    # The function's own group is left out, as AWS advises against log recursion.
+    criteria = f'LogGroupName NOT IN ["/aws/lambda/{fn}"]'
+    assert refused(logs.put_account_policy, policyName=name, policyType="SUBSCRIPTION_FILTER_POLICY",
+                   policyDocument=doc, selectionCriteria=criteria)[0] == "InvalidParameterException"  # no permission
+    lam.add_permission(FunctionName=fn, StatementId="logs", Action="lambda:InvokeFunction",
+                       Principal="logs.amazonaws.com", SourceAccount=ACCOUNT,
+                       SourceArn=f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:*")
+    for bad_doc, bad_criteria in ((json.dumps({"FilterPattern": ""}), criteria),
+                                  (json.dumps({"DestinationArn": arn, "FilterPattern": "{ $.a = }"}), criteria),
+                                  (doc, "LogGroupNamePrefix IN [\"x\"]")):
+        assert refused(logs.put_account_policy, policyName=name, policyType="SUBSCRIPTION_FILTER_POLICY",
+                       policyDocument=bad_doc, selectionCriteria=bad_criteria)[0] == "InvalidParameterException"
+    logs.put_account_policy(policyName=name, policyType="SUBSCRIPTION_FILTER_POLICY", policyDocument=doc,
+                            selectionCriteria=criteria)
+    try:
+        group, left_out = unique("/app/acct"), unique("/app/acct-out")
+        for g in (group, left_out):
+            logs.create_log_group(logGroupName=g)
+            logs.create_log_stream(logGroupName=g, logStreamName="s")
+        logs.put_account_policy(policyName=name, policyType="SUBSCRIPTION_FILTER_POLICY", policyDocument=doc,
+                                selectionCriteria=f'LogGroupName NOT IN ["/aws/lambda/{fn}", "{left_out}"]')
+        now = int(time.time() * 1000)
+        logs.put_log_events(logGroupName=left_out, logStreamName="s", logEvents=[
+            {"timestamp": now, "message": "AUDIT not sent"}])
+        logs.put_log_events(logGroupName=group, logStreamName="s", logEvents=[
+            {"timestamp": now, "message": "AUDIT one"}, {"timestamp": now + 1, "message": "INFO two"}])
+        delivered: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 60
+        while not delivered and time.monotonic() < deadline:
+            try:
+                events = logs.filter_log_events(logGroupName=f"/aws/lambda/{fn}", filterPattern="DELIVERED")["events"]
+            except ClientError:
+                events = []
+            delivered = [json.loads(e["message"].split("DELIVERED ", 1)[1]) for e in events]
+            if not delivered:
+                time.sleep(0.2)
+        # (Which groups a policy leaves out is tested without waiting in tests/unit/logs/test_logs_subscriptions.py.)
+        assert [(d["logGroup"], d["subscriptionFilters"], [e["message"] for e in d["logEvents"]])
+                for d in delivered] == [(group, [name], ["AUDIT one"])]
+        assert delivered[0]["policyLevel"] == "ACCOUNT_LEVEL_POLICY"
+    finally:
+        logs.delete_account_policy(policyName=name, policyType="SUBSCRIPTION_FILTER_POLICY")
+
+
+def test_subscription_destination_rules_come_first_and_filters_describe_their_options(logs: Any) -> None:
+    # AWS's recorded answers: another account's function is refused even for a group that does not exist.
+    other = "arn:aws:lambda:us-east-1:123456789012:function:test"
+    assert refused(logs.put_subscription_filter, logGroupName=unique("/none"), filterName="f", filterPattern="",
+                   destinationArn=other) == (
+        "AccessDeniedException", "Cross-account lambda invocation passing is not allowed. You must use "
+        "DestinationPolicies to create cross account lambda triggers.")
+    group = unique("/app/opts")
+    logs.create_log_group(logGroupName=group)
+    assert refused(logs.put_subscription_filter, logGroupName=group, filterName="f", filterPattern="",
+                   destinationArn=f"arn:aws:kinesis:us-east-1:{ACCOUNT}:stream/unknown-stream") == (
+        "InvalidParameterException", "destinationArn for vendor kinesis cannot be used without roleArn")
+    logs.put_metric_filter(logGroupName=group, filterName="m", filterPattern=" ", metricTransformations=TRANSFORM)
+    logs.put_metric_filter(logGroupName=group, filterName="t", filterPattern="", metricTransformations=TRANSFORM,
+                           applyOnTransformedLogs=True)
+    described = logs.describe_metric_filters(logGroupName=group)["metricFilters"]
+    assert [(f["filterName"], f["filterPattern"], f["applyOnTransformedLogs"]) for f in described] == [
+        ("m", " ", False), ("t", "", True)]

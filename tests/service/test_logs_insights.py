@@ -135,6 +135,9 @@ def test_malformed_queries_are_refused_with_the_offending_location(logs: Any, gr
     with pytest.raises(ClientError) as e:
         logs.start_query(logGroupName="/no/such/group", startTime=0, endTime=10, queryString="fields @message")
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    assert e.value.response["Error"]["Message"].startswith(  # AWS's words (snapshot-recorded)
+        "Log group '/no/such/group' does not exist for account ID '000000000000' (Service: AWSLogs; Status Code: "
+        "400; Error Code: ResourceNotFoundException; Request ID: ")
     with pytest.raises(ClientError) as e:
         logs.get_query_results(queryId="00000000-0000-0000-0000-000000000000")
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
@@ -144,7 +147,10 @@ def test_describe_and_stop_queries(logs: Any, group: str) -> None:
     done = _query(logs, group, "fields @message | limit 1")
     listed = logs.describe_queries(logGroupName=group, status="Complete")["queries"]
     mine = next(q for q in listed if q["queryId"] == done["queryId"])
-    assert mine["queryString"] == "fields @message | limit 1" and mine["logGroupName"] == group
+    # AWS shows the query after a SOURCE command naming its group and range in ms (snapshot-recorded).
+    start = BASE // 1000 * 1000
+    assert mine["queryString"] == f'SOURCE "{group}" START={start} END={start + 3600_999} | fields @message | limit 1'
+    assert mine["logGroupName"] == group
     with pytest.raises(ClientError) as e:
         logs.stop_query(queryId=done["queryId"])  # it has finished
     assert e.value.response["Error"]["Code"] == "InvalidParameterException"
@@ -206,3 +212,25 @@ def test_queries_and_their_results_outlive_a_restart(server_factory: Callable[..
     assert again["statistics"]["recordsMatched"] == 5.0
     listed = logs.describe_queries(logGroupName="/kept")["queries"]
     assert [(q["queryId"], q["status"]) for q in listed] == [(done["queryId"], "Complete")]
+
+
+def test_log_group_fields(logs: Any) -> None:
+    group = f"/fields/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=group)
+    assert logs.get_log_group_fields(logGroupName=group)["logGroupFields"] == []  # AWS's example answer
+    logs.create_log_stream(logGroupName=group, logStreamName="s")
+    now = int(time.time() * 1000)
+    logs.put_log_events(logGroupName=group, logStreamName="s", logEvents=[
+        {"timestamp": now - 3, "message": '{"level": "INFO", "requestId": "a"}'},
+        {"timestamp": now - 2, "message": '{"level": "ERROR"}'},
+        {"timestamp": now - 1, "message": "plain text"},
+        {"timestamp": now, "message": '{"level": "INFO"}'}])
+    fields = logs.get_log_group_fields(logGroupIdentifier=group)["logGroupFields"]
+    assert fields == [{"name": n, "percent": 100} for n in sorted(
+        ["@timestamp", "@message", "@logStream", "@log", "@ingestionTime"])] + [
+        {"name": "level", "percent": 75}, {"name": "requestId", "percent": 25}]
+    # `time` centres an 8-minute window each side: an hour ago holds nothing.
+    assert logs.get_log_group_fields(logGroupName=group, time=now // 1000 - 3600)["logGroupFields"] == []
+    with pytest.raises(ClientError) as e:
+        logs.get_log_group_fields(logGroupName=group + "-gone")
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"

@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam.common import partition
+from onceflow.logs import resources
 from onceflow.logs.service import LogsService, group_arn
 from onceflow.registry import operation
 
@@ -44,6 +45,24 @@ class LogsApi:
             identifiers=p.get("logGroupIdentifiers"),
         )
 
+    @operation("PutLogGroupDeletionProtection")
+    def put_log_group_deletion_protection(self, ctx: RequestContext, p: Params) -> None:
+        self.service.set_deletion_protection(ctx.account, ctx.region, p["logGroupIdentifier"],
+                                             bool(p["deletionProtectionEnabled"]))
+
+    @operation("AssociateKmsKey")
+    def associate_kms_key(self, ctx: RequestContext, p: Params) -> None:
+        self.service.set_kms_key(ctx.account, ctx.region, p.get("logGroupName"), p.get("resourceIdentifier"),
+                                 p["kmsKeyId"])
+
+    @operation("DisassociateKmsKey")
+    def disassociate_kms_key(self, ctx: RequestContext, p: Params) -> None:
+        self.service.set_kms_key(ctx.account, ctx.region, p.get("logGroupName"), p.get("resourceIdentifier"), None)
+
+    @operation("ListLogGroups")
+    def list_log_groups(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.list_groups(ctx.account, ctx.region, p)
+
     @operation("PutRetentionPolicy")
     def put_retention_policy(self, ctx: RequestContext, p: Params) -> None:
         self.service.put_retention(ctx.account, ctx.region, p["logGroupName"], p["retentionInDays"])
@@ -65,18 +84,26 @@ class LogsApi:
     def list_tags_log_group(self, ctx: RequestContext, p: Params) -> Params:
         return {"tags": self.service.list_tags(ctx.account, ctx.region, p["logGroupName"])}
 
+    # A log group's ARN, or a destination's or a delivery resource's (resources.py).
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, p: Params) -> None:
+        if resources.parse_arn(p["resourceArn"]) is not None:
+            return resources.set_tags(self.service.db, ctx.account, ctx.region, p["resourceArn"], add=p["tags"])
         name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
         self.service.tag_group(ctx.account, ctx.region, name, p["tags"])
 
     @operation("UntagResource")
     def untag_resource(self, ctx: RequestContext, p: Params) -> None:
+        if resources.parse_arn(p["resourceArn"]) is not None:
+            return resources.set_tags(self.service.db, ctx.account, ctx.region, p["resourceArn"],
+                                      remove=p["tagKeys"])
         name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
         self.service.untag_group(ctx.account, ctx.region, name, p["tagKeys"])
 
     @operation("ListTagsForResource")
     def list_tags_for_resource(self, ctx: RequestContext, p: Params) -> Params:
+        if resources.parse_arn(p["resourceArn"]) is not None:
+            return {"tags": resources.tags_of(self.service.db, ctx.account, ctx.region, p["resourceArn"])}
         name = self.service.group_name_from_arn(ctx.account, ctx.region, p["resourceArn"])
         return {"tags": self.service.list_tags(ctx.account, ctx.region, name)}
 
@@ -128,6 +155,23 @@ GROUP_LEVEL = {
     "FilterLogEvents", "TagLogGroup", "UntagLogGroup", "ListTagsLogGroup",
     "PutMetricFilter", "DescribeMetricFilters", "DeleteMetricFilter",
     "PutSubscriptionFilter", "DescribeSubscriptionFilters", "DeleteSubscriptionFilter",
+    "PutDataProtectionPolicy", "GetDataProtectionPolicy", "DeleteDataProtectionPolicy",
+    "PutLogGroupDeletionProtection", "AssociateKmsKey", "DisassociateKmsKey", "CreateExportTask", "GetLogGroupFields",
+}
+# Operations on the resources of resources.py: (the ARN type they act on, the parameter naming it).
+NAMED_LEVEL = {
+    "PutDeliverySource": ("delivery-source", "name"), "GetDeliverySource": ("delivery-source", "name"),
+    "DeleteDeliverySource": ("delivery-source", "name"),
+    "PutDeliveryDestination": ("delivery-destination", "name"),
+    "GetDeliveryDestination": ("delivery-destination", "name"),
+    "DeleteDeliveryDestination": ("delivery-destination", "name"),
+    "PutDeliveryDestinationPolicy": ("delivery-destination", "deliveryDestinationName"),
+    "GetDeliveryDestinationPolicy": ("delivery-destination", "deliveryDestinationName"),
+    "DeleteDeliveryDestinationPolicy": ("delivery-destination", "deliveryDestinationName"),
+    "GetDelivery": ("delivery", "id"), "DeleteDelivery": ("delivery", "id"),
+    "UpdateDeliveryConfiguration": ("delivery", "id"),
+    "PutDestination": ("destination", "destinationName"), "PutDestinationPolicy": ("destination", "destinationName"),
+    "DeleteDestination": ("destination", "destinationName"),
 }
 STREAM_LEVEL = {"CreateLogStream", "DeleteLogStream", "PutLogEvents", "GetLogEvents"}
 ARN_LEVEL = {"TagResource", "UntagResource", "ListTagsForResource"}
@@ -148,6 +192,12 @@ def resolve_resources(service: LogsService) -> Any:
             except ServiceError:
                 return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
             return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names]
+        if op in NAMED_LEVEL:
+            kind, member = NAMED_LEVEL[op]
+            return [resources.arn(ctx.region, ctx.account, kind, str(p.get(member, "")))]
+        if op == "CreateDelivery":  # the source it reads, the destination it writes to, the delivery it makes
+            return [resources.arn(ctx.region, ctx.account, "delivery-source", str(p.get("deliverySourceName", ""))),
+                    str(p.get("deliveryDestinationArn", "")), resources.arn(ctx.region, ctx.account, "delivery", "*")]
         if op == "DescribeLogGroups":
             return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group::log-stream:"]
         if op not in GROUP_LEVEL and op not in STREAM_LEVEL:

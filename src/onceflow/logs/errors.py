@@ -6,6 +6,8 @@ botocore model's documentation, and AWS error texts quoted in public issues wher
 
 from __future__ import annotations
 
+import uuid
+
 from onceflow.errors import ServiceError
 
 MAX_NAME = 512
@@ -93,3 +95,90 @@ def invalid_retention(days: int) -> ServiceError:
 
 def invalid_arn(arn: str) -> ServiceError:
     return invalid_parameter(f"Invalid resource ARN: {arn}")
+
+
+def resource_not_found() -> ServiceError:
+    # UNCONFIRMED wording: TagResource & co. on a destination or delivery resource that does not exist.
+    return ServiceError("ResourceNotFoundException", "The specified resource does not exist.", 400)
+
+
+# ---------------------------------------------------------------------------------- vended logs deliveries
+def _not_in_account(what: str) -> ServiceError:
+    # Snapshot-recorded on AWS (LocalStack test_logs_delivery, 2026-02) for sources, destinations, deliveries.
+    return ServiceError("ResourceNotFoundException", f"Requested {what} does not exist in this account.", 400)
+
+
+def delivery_source_not_found() -> ServiceError:
+    return _not_in_account("Delivery Source")
+
+
+def delivery_destination_not_found() -> ServiceError:
+    return _not_in_account("Delivery Destination")
+
+
+def delivery_not_found() -> ServiceError:
+    return _not_in_account("Delivery")
+
+
+def source_service_refused() -> ServiceError:
+    # Snapshot-recorded on AWS: a resource of a service that cannot be a delivery source (an S3 bucket).
+    return ServiceError("ResourceNotFoundException", "Cannot access provided service.", 400)
+
+
+def validation(message: str) -> ServiceError:
+    return ServiceError("ValidationException", message, 400)
+
+
+def conflict(message: str) -> ServiceError:
+    return ServiceError("ConflictException", message, 400)
+
+
+# ---------------------------------------------------------------------------------- destinations, export tasks
+def destination_not_found() -> ServiceError:
+    # UNCONFIRMED wording (Logs' "The specified ... does not exist." pattern).
+    return ServiceError("ResourceNotFoundException", "The specified destination does not exist.", 400)
+
+
+def export_task_not_found() -> ServiceError:
+    # Snapshot-recorded on AWS (LocalStack test_logs_export_tasks, 2026-02) and moto's aws_verified test.
+    return ServiceError("ResourceNotFoundException", "The specified export task does not exist.", 400)
+
+
+def export_task_finished() -> ServiceError:
+    # moto's aws_verified test quotes this message for a task that has already finished.
+    return ServiceError("InvalidOperationException", "The specified export task has already finished", 400)
+
+
+def export_bucket_missing() -> ServiceError:
+    # Snapshot-recorded on AWS and moto's aws_verified test.
+    return invalid_parameter("The given bucket does not exist. Please make sure the bucket is valid.")
+
+
+def export_bucket_acl_refused() -> ServiceError:
+    # Quoted from AWS in public issues (DistributedScience/Distributed-CellProfiler#144, 2023, as
+    # InvalidParameterException; aws/amazon-ecs-agent#5116, 2026, as AccessDeniedException, which the
+    # model does not list for CreateExportTask: the modeled one is kept).
+    return invalid_parameter(
+        "GetBucketAcl call on the given bucket failed. Please check if CloudWatch Logs has been granted "
+        "permission to perform this operation."
+    )
+
+
+def export_bucket_put_refused() -> ServiceError:
+    # Quoted from AWS in awsdocs/amazon-cloudwatch-logs-user-guide#17 (an errorMessage of a task).
+    return invalid_parameter("Please ensure that the CreateExportTask caller has been granted s3:PutObject access "
+                             "to the bucket.")
+
+
+def query_group_not_found(name: str, account: str) -> ServiceError:
+    # StartQuery's own wording, snapshot-recorded on AWS (LocalStack test_logs_queries, 2026-02): the text of
+    # an inner call's error, its request id included (a fresh one here).
+    return ServiceError("ResourceNotFoundException", f"Log group '{name}' does not exist for account ID '{account}' "
+                        f"(Service: AWSLogs; Status Code: 400; Error Code: ResourceNotFoundException; Request ID: "
+                        f"{uuid.uuid4()}; Proxy: null)", 400)
+
+
+def deletion_protected() -> ServiceError:
+    # UNCONFIRMED wording; DeleteLogGroup's model lists ValidationException since deletion protection came.
+    return ServiceError("ValidationException", "Cannot delete a log group that has deletion protection enabled. "
+                        "Disable deletion protection first.", 400)

@@ -41,17 +41,45 @@ MAX_ACCOUNT_POLICIES = 10
 Params = dict[str, Any]
 
 
-def _shape(row: Any) -> Params:
-    out: Params = {"policyName": row["name"], "policyDocument": row["document"], "lastUpdatedTime": row["updated"],
-                   "policyScope": "RESOURCE" if row["resource"] else "ACCOUNT", "revisionId": row["revision"]}
+def _shape(row: Any, *, described: bool = False) -> Params:
+    """A policy as AWS answers it (LocalStack's test_logs_resource_policies snapshots, recorded on AWS
+    2026-02): an account-wide one carries no revisionId; DescribeResourcePolicies shows the document as
+    AWS stored it, PutResourcePolicy as it was given."""
+    document = _stored_form(row["document"]) if described else row["document"]
+    out: Params = {"policyName": row["name"], "policyDocument": document, "lastUpdatedTime": row["updated"],
+                   "policyScope": "RESOURCE" if row["resource"] else "ACCOUNT"}
     if row["resource"]:
         out["resourceArn"] = row["resource"]
+        out["revisionId"] = row["revision"]
     return out
 
 
+def _stored_form(text: str) -> str:
+    """The document as AWS describes it: a Version (2008-10-17) when it had none, and a one-element list
+    of principals as that principal (both recorded); other members as given. A document that needs
+    neither is its text as given; UNCONFIRMED: the whitespace of one AWS rewrote (json.dumps' here)."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(doc, dict):
+        return text
+    changed = "Version" not in doc
+    out = {"Version": doc.get("Version", "2008-10-17"), **{k: v for k, v in doc.items() if k != "Version"}}
+    statements = out.get("Statement")
+    for statement in statements if isinstance(statements, list) else [statements]:
+        principal = statement.get("Principal") if isinstance(statement, dict) else None
+        if isinstance(principal, dict):
+            for kind, names in principal.items():
+                if isinstance(names, list) and len(names) == 1:
+                    principal[kind] = names[0]
+                    changed = True
+    return json.dumps(out) if changed else text
+
+
 def _not_found(name: str) -> ServiceError:
-    # UNCONFIRMED wording (as emulators quote it).
-    return ServiceError("ResourceNotFoundException", f"Policy with name [{name}] does not exist", 400)
+    # Snapshot-recorded on AWS (LocalStack test_logs_resource_policies, 2026-02).
+    return ServiceError("ResourceNotFoundException", f"Policy with name [{name}] does not exist.", 400)
 
 
 class ResourcePoliciesApi:
@@ -90,7 +118,9 @@ class ResourcePoliciesApi:
             rows = conn.execute("SELECT * FROM logs_resource_policies WHERE account=? AND region=? AND resource=?",
                                 key).fetchall()
             same = next((r for r in rows if r["name"] == name or resource), None)
-            expected = p.get("expectedRevisionId")
+            # Revision ids are a log group policy's (an account-wide one shows none: UNCONFIRMED that AWS
+            # then ignores expectedRevisionId, as here).
+            expected = p.get("expectedRevisionId") if resource else None
             if expected is not None and (same is None or same["revision"] != expected):
                 # UNCONFIRMED wording; the model's error for a concurrent change.
                 raise ServiceError("OperationAbortedException", "The revision id does not match the current policy",
@@ -105,7 +135,10 @@ class ResourcePoliciesApi:
             row = conn.execute("SELECT * FROM logs_resource_policies WHERE account=? AND region=? AND resource=? "
                                "AND name=?", (*key, name)).fetchone()
         shaped = _shape(row)
-        return {"resourcePolicy": shaped, "revisionId": shaped["revisionId"]}
+        out: Params = {"resourcePolicy": shaped}
+        if "revisionId" in shaped:
+            out["revisionId"] = shaped["revisionId"]
+        return out
 
     @operation("DescribeResourcePolicies")
     def describe_resource_policies(self, ctx: RequestContext, p: Params) -> Params:
@@ -124,7 +157,7 @@ class ResourcePoliciesApi:
             raise errors.invalid_token()
         start = int(token) if token else 0
         limit = p.get("limit") or 50
-        out: Params = {"resourcePolicies": [_shape(r) for r in rows[start:start + limit]]}
+        out: Params = {"resourcePolicies": [_shape(r, described=True) for r in rows[start:start + limit]]}
         if start + limit < len(rows):
             out["nextToken"] = str(start + limit)
         return out
@@ -139,7 +172,7 @@ class ResourcePoliciesApi:
                                + ("" if resource else " AND name=?"), key if resource else (*key, name)).fetchone()
             if row is None:
                 raise _not_found(name or resource)
-            if p.get("expectedRevisionId") is not None and row["revision"] != p["expectedRevisionId"]:
+            if resource and p.get("expectedRevisionId") is not None and row["revision"] != p["expectedRevisionId"]:
                 raise ServiceError("OperationAbortedException", "The revision id does not match the current policy",
                                    400)
             conn.execute("DELETE FROM logs_resource_policies WHERE account=? AND region=? AND resource=? AND name=?",

@@ -105,7 +105,30 @@ class LogsService(EventsMixin):
     def delete_group(self, account: str, region: str, name: str) -> None:
         check_name(name)
         with self.db.transaction() as conn:
-            store.delete_group(conn, self._group(conn, account, region, name)["id"])
+            row = self._group(conn, account, region, name)
+            if row["deletion_protection"]:  # it blocks every deletion until it is disabled (model documentation)
+                raise errors.deletion_protected()
+            store.delete_group(conn, row["id"])
+
+    def set_deletion_protection(self, account: str, region: str, identifier: str, enabled: bool) -> None:
+        name = self.resolve_group_name(account, region, None, identifier)
+        with self.db.transaction() as conn:
+            store.set_deletion_protection(conn, self._group(conn, account, region, name)["id"], enabled)
+
+    def set_kms_key(self, account: str, region: str, name: str | None, resource: str | None,
+                    key: str | None) -> None:
+        """AssociateKmsKey / DisassociateKmsKey on a log group (by name, or as resourceIdentifier its ARN).
+        A query-results resourceIdentifier (`arn:...:query-result:*`) is not modelled: UNCONFIRMED wording."""
+        if resource is not None and name is not None:
+            raise errors.invalid_parameter("Specify either logGroupName or resourceIdentifier, not both")
+        if resource is not None:
+            if parse_group_arn(resource) is None:
+                raise errors.invalid_parameter(f"Invalid resourceIdentifier: {resource}")
+            name = self.resolve_group_name(account, region, None, resource)
+        if name is None:
+            raise errors.invalid_parameter("Specify either logGroupName or resourceIdentifier")
+        with self.db.transaction() as conn:
+            store.set_kms_key(conn, self._group(conn, account, region, name)["id"], key)
 
     def describe_groups(
         self,
@@ -138,6 +161,41 @@ class LogsService(EventsMixin):
         if len(rows) > size:
             result["nextToken"] = tokens.encode("g", [rows[size - 1]["name"]])
         return result
+
+    def list_groups(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
+        """ListLogGroups: names matching any of the pattern's `|` alternatives (`^x` a prefix, else a
+        case-sensitive substring), of a class, with the tags asked for. Groups have no data sources or
+        field indexes in onceflow, so a filter by them lists nothing."""
+        alternatives = [a for a in (p.get("logGroupNamePattern") or "").split("|") if a]
+        wanted_tags = p.get("logGroupTags") or []
+        after = _name_after(p["nextToken"], "lg") if p.get("nextToken") else None
+        size = p.get("limit") or 50
+
+        def matches(name: str, tags: dict[str, str]) -> bool:
+            if alternatives and not any(name.startswith(a[1:]) if a.startswith("^") else a in name
+                                        for a in alternatives):
+                return False
+            return all(t["key"] in tags and (not t.get("values") or tags[t["key"]] in t["values"])
+                       for t in wanted_tags)
+
+        def read(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+            sql = "SELECT name, class, tags FROM logs_groups WHERE account=? AND region=?"
+            args: list[Any] = [account, region]
+            if p.get("logGroupClass"):
+                sql += " AND class=?"
+                args.append(p["logGroupClass"])
+            if after is not None:
+                sql += " AND name > ?"
+                args.append(after)
+            return conn.execute(sql + " ORDER BY name", args).fetchall()
+
+        rows = [] if p.get("dataSources") or p.get("fieldIndexNames") else self.db.read(read)
+        found = [r for r in rows if matches(r["name"], json.loads(r["tags"]))]
+        out: dict[str, Any] = {"logGroups": [{"logGroupName": r["name"], "logGroupArn": group_arn(
+            region, account, r["name"]), "logGroupClass": r["class"]} for r in found[:size]]}
+        if len(found) > size:
+            out["nextToken"] = tokens.encode("lg", [found[size - 1]["name"]])
+        return out
 
     def put_retention(self, account: str, region: str, name: str, days: int) -> None:
         if days not in errors.RETENTION_DAYS:
@@ -266,7 +324,8 @@ def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) ->
             "logGroupName": row["name"], "creationTime": row["created"], "metricFilterCount": row["metric_filters"],
             "arn": arn + ":*", "logGroupClass": row["class"], "logGroupArn": arn,
         }
-    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters = row
+    name, created, retention, kms_key_id, log_class, protection, stored, metric_filters, data_protected, \
+        account_protected = row
     out: dict[str, Any] = {"logGroupName": name, "creationTime": created}
     if retention is not None:
         out["retentionInDays"] = retention
@@ -275,6 +334,10 @@ def _group_shape(row: sqlite3.Row, region: str, account: str, *, brief: bool) ->
     out["storedBytes"] = stored
     if kms_key_id:
         out["kmsKeyId"] = kms_key_id
+    if data_protected:  # its own data protection policy (policies.py)
+        out["dataProtectionStatus"] = "ACTIVATED"
+    if account_protected:  # an account-level one applies to every group
+        out["inheritedProperties"] = ["ACCOUNT_DATA_PROTECTION"]
     out["logGroupClass"] = log_class
     out["logGroupArn"] = arn
     out["deletionProtectionEnabled"] = bool(protection)

@@ -66,6 +66,21 @@ MIGRATIONS = [
         );
         """,
     ),
+    (
+        # Deliveries, destinations, export tasks, data protection and account policies (resources.py).
+        "logs-0005",
+        """
+        CREATE TABLE logs_resources (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            created INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (account, region, kind, name)
+        );
+        """,
+    ),
 ]
 
 Key = tuple[int, int]  # (timestamp, event id): a position in a stream or a group
@@ -101,6 +116,9 @@ def insert_group(
 
 
 def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
+    # Its data protection policy (logs_resources, policies.py) goes with it.
+    conn.execute("DELETE FROM logs_resources WHERE kind='data-protection-policy' AND (account, region, name) ="
+                 " (SELECT account, region, name FROM logs_groups WHERE id=?)", (group_id,))
     conn.execute("DELETE FROM logs_filters WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_events WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_streams WHERE group_id=?", (group_id,))
@@ -110,7 +128,15 @@ def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
 # Column order is what service._group_shape unpacks.
 _LISTED = (
     "name, created, retention, kms_key_id, class, deletion_protection, stored_bytes, (SELECT COUNT(*) FROM"
-    " logs_filters f WHERE f.group_id = logs_groups.id AND f.kind = 'metric') AS metric_filters"
+    " logs_filters f WHERE f.group_id = logs_groups.id AND f.kind = 'metric') AS metric_filters,"
+    # A group's own data protection policy, looked for only when the account has any (evaluated once).
+    " CASE WHEN EXISTS (SELECT 1 FROM logs_resources d WHERE d.account = ? AND d.region = ? AND d.kind ="
+    " 'data-protection-policy') THEN EXISTS (SELECT 1 FROM logs_resources r WHERE r.account ="
+    " logs_groups.account AND r.region = logs_groups.region AND r.kind = 'data-protection-policy' AND r.name ="
+    " logs_groups.name) ELSE 0 END AS protected,"
+    # The account's own data protection policy (policies.py), the same for every row: evaluated once.
+    " EXISTS (SELECT 1 FROM logs_resources a WHERE a.account = ? AND a.region = ? AND a.kind = 'account-policy'"
+    " AND a.name >= 'DATA_PROTECTION_POLICY/' AND a.name < 'DATA_PROTECTION_POLICY0') AS account_protected"
 )
 
 
@@ -127,7 +153,7 @@ def list_groups(
     names: Sequence[str] | None = None,
 ) -> list[sqlite3.Row]:
     sql = [f"SELECT {_LISTED} FROM logs_groups WHERE account=? AND region=?"]
-    args: list[Any] = [account, region]
+    args: list[Any] = [account, region, account, region, account, region]
     if names is not None:
         sql.append(f"AND name IN ({','.join('?' * len(names))})")
         args += list(names)
@@ -150,6 +176,14 @@ def list_groups(
 
 def set_retention(conn: sqlite3.Connection, group_id: int, days: int | None) -> None:
     conn.execute("UPDATE logs_groups SET retention=? WHERE id=?", (days, group_id))
+
+
+def set_deletion_protection(conn: sqlite3.Connection, group_id: int, enabled: bool) -> None:
+    conn.execute("UPDATE logs_groups SET deletion_protection=? WHERE id=?", (int(enabled), group_id))
+
+
+def set_kms_key(conn: sqlite3.Connection, group_id: int, key: str | None) -> None:
+    conn.execute("UPDATE logs_groups SET kms_key_id=? WHERE id=?", (key, group_id))
 
 
 def set_tags(conn: sqlite3.Connection, group_id: int, tags: dict[str, str]) -> None:

@@ -20,3 +20,9 @@ class ObjectStore(Protocol):
     def object(self, account: str, bucket: str, key: str, version_id: str | None = None) -> dict[str, Any]: ...
 
     def body(self, obj: dict[str, Any], start: int = 0, end: int | None = None) -> Iterator[bytes]: ...
+
+    def bucket_facts(self, bucket: str) -> tuple[str, str, str | None] | None:
+        """(owner account, region, bucket policy or None) of a bucket; None when there is no such bucket.
+        For a service that writes to a bucket as an AWS service principal (Logs' exports) and must
+        find the bucket policy's leave first."""
+        ...

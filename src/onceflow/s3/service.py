@@ -173,6 +173,14 @@ class S3Service:
         policy = row["configs"].get("policy") if row is not None else None
         return policy if isinstance(policy, str) else None
 
+    def bucket_facts(self, bucket: str) -> tuple[str, str, str | None] | None:
+        """(owner, region, policy) of a bucket for a service principal's own check (s3/ports.py)."""
+        row = self.db.read(lambda c: store.get_bucket(c, bucket))
+        if row is None:
+            return None
+        policy = row["configs"].get("policy")
+        return row["account"], row["region"], policy if isinstance(policy, str) else None
+
     def set_versioning(self, account: str, name: str, status: str | None) -> None:
         row = self.bucket(account, name)
         if status not in ("Enabled", "Suspended"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.logs.insights.fields import log_group_fields
 from onceflow.logs.insights.service import Insights
 from onceflow.registry import operation
 
@@ -30,6 +31,10 @@ class InsightsApi:
     @operation("DescribeQueries")
     def describe_queries(self, ctx: RequestContext, p: Params) -> Params:
         return self.insights.describe(ctx.account, ctx.region, p)
+
+    @operation("GetLogGroupFields")
+    def get_log_group_fields(self, ctx: RequestContext, p: Params) -> Params:
+        return log_group_fields(self.insights.logs, ctx.account, ctx.region, p)
 
     @operation("GetLogRecord")
     def get_log_record(self, ctx: RequestContext, p: Params) -> Params:

@@ -145,7 +145,7 @@ class Insights:
             for name in names:
                 row = logs_store.get_group(conn, account, region, name)
                 if row is None:
-                    raise errors.group_not_found()
+                    raise errors.query_group_not_found(name, account)
                 out[row["id"]] = name
             return out
         return self.db.read(read)
@@ -248,7 +248,8 @@ class Insights:
             if p.get("logGroupName") and p["logGroupName"] not in groups:
                 continue
             stats = qr.statistics if qr is not None else json.loads(row["statistics"])
-            found.append({"queryLanguage": row["language"], "queryId": row["id"], "queryString": row["query"],
+            found.append({"queryLanguage": row["language"], "queryId": row["id"],
+                          "queryString": _described(row["query"], groups, row["start_ms"], row["end_ms"]),
                           "status": status, "createTime": row["created"] * 1000, "logGroupName": groups[0],
                           "queryDuration": qr.duration if qr is not None else row["duration"],
                           "bytesScanned": stats.get("bytesScanned", 0.0)})
@@ -330,3 +331,11 @@ def _offset(token: str | None) -> int:
 
 
 __all__ = ["Insights", "QueryRun"]
+
+
+def _described(text: str, groups: list[str], start_ms: int, end_ms: int) -> str:
+    """The queryString DescribeQueries shows: AWS writes the query's groups and time range before it as a
+    SOURCE command (snapshot-recorded for one group: `SOURCE "<group>" START=<ms> END=<ms> | fields @message`;
+    UNCONFIRMED how several groups are listed, here one quoted name after another)."""
+    names = " ".join(f'"{g}"' for g in groups)
+    return f"SOURCE {names} START={start_ms} END={end_ms} | {text}"

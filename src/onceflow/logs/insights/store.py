@@ -81,7 +81,7 @@ def get_query(conn: sqlite3.Connection, account: str, region: str, query_id: str
 def list_queries(conn: sqlite3.Connection, account: str, region: str) -> list[sqlite3.Row]:
     """Newest first, without their results."""
     return conn.execute(
-        "SELECT id, query, groups, created, status, statistics, duration, language FROM logs_queries"
+        "SELECT id, query, groups, created, status, statistics, duration, language, start_ms, end_ms FROM logs_queries"
         " WHERE account=? AND region=? ORDER BY created DESC, rowid DESC", (account, region)).fetchall()
 
 
