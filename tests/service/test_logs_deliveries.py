@@ -78,8 +78,6 @@ def test_delivery_destination_shapes_update_and_policy(logs: Any) -> None:
     assert name not in [d["name"] for d in logs.describe_delivery_destinations()["deliveryDestinations"]]
 
 
-@pytest.mark.xfail(strict=True, reason="the wire answers every Logs model refusal as InvalidParameterException "
-                   "(wire/facts.py); AWS answers the delivery operations' as ValidationException (snapshot)")
 def test_delivery_model_refusal_is_a_validation_exception(logs: Any) -> None:
     code, message = refused(logs.put_delivery_destination, name=unique("dd"), outputFormat="foobar",
                             deliveryDestinationConfiguration={"destinationResourceArn": "arn:aws:s3:::x"})

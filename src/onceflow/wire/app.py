@@ -194,7 +194,7 @@ class AwsApp:
         limit = self.body_limit(spec)
         if len(request.body) > limit:
             raise errors.too_large(limit, found.operation_name)
-        return protocols.of(spec).parse(found, request, facts.validation_code(spec.name))
+        return protocols.of(spec).parse(found, request, facts.validation_code(spec.name, found.operation))
 
     def _handler(self, found: Route) -> Any:
         if found.operation is None:

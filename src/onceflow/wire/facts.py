@@ -4,6 +4,10 @@ what each service does differently from the default, so no stage keeps a list of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from onceflow.awsmodels.model import OperationModel
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +34,23 @@ def facts(service: str) -> Facts:
     return FACTS.get(service, DEFAULT)
 
 
-def validation_code(service: str) -> str:
-    return facts(service).validation_code
+_OWN_CODE: dict[tuple[str, str], str] = {}  # (service, operation) -> its code, where it differs
+
+
+def validation_code(service: str, op: OperationModel | None = None) -> str:
+    """The code of a request the model refuses. A newer operation of a service whose usual code is
+    another (Logs' deliveries and scheduled queries) lists ValidationException in its model and not
+    the usual one: it answers with ValidationException, as AWS does."""
+    code = facts(service).validation_code
+    if op is None or code == DEFAULT.validation_code:
+        return code
+    key = (service, op.name)
+    own = _OWN_CODE.get(key)
+    if own is None:
+        listed = {shape.error_code for shape in op.error_shapes}
+        own = DEFAULT.validation_code if DEFAULT.validation_code in listed and code not in listed else code
+        _OWN_CODE[key] = own
+    return own
 
 
 def body_limit(service: str, default: int) -> int:

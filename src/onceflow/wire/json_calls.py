@@ -34,7 +34,7 @@ def make_json_caller(stack: Stack, specs: Specs) -> JsonCaller:
             except SerializationError as exc:
                 raise errors.serialization_error(str(exc)) from exc
             if problems.found and problems.outcome(spec.name, operation) is not None:
-                raise validation_failure(spec.name, facts.validation_code(service), problems,
+                raise validation_failure(spec.name, facts.validation_code(service, op), problems,
                                          operation)
         return internal.call(stack, principal, service, operation, converted, region=region)
 

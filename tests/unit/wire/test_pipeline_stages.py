@@ -41,6 +41,13 @@ def test_the_per_service_facts_and_their_defaults() -> None:
     assert facts.validation_code("sts") == "ValidationError"
     assert facts.validation_code("logs") == "InvalidParameterException"
     assert facts.validation_code("dynamodb") == "ValidationException"
+
+
+def test_an_operation_whose_model_lists_only_validation_exception_answers_with_it() -> None:
+    logs = specs().services["logs"].operations
+    assert facts.validation_code("logs", logs["PutDeliveryDestination"]) == "ValidationException"
+    assert facts.validation_code("logs", logs["CreateLogGroup"]) == "InvalidParameterException"
+    assert facts.validation_code("logs", logs["DeleteLogGroup"]) == "InvalidParameterException"  # lists both
     assert facts.body_limit("lambda", 1024) == 80 * 1024 * 1024 and facts.body_limit("sqs", 1024) == 1024
     assert facts.is_long_call("lambda", "Invoke") and facts.is_long_call("stepfunctions", "GetActivityTask")
     assert not facts.is_long_call("lambda", "GetFunction") and not facts.is_long_call("sqs", "Invoke")

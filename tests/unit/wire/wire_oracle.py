@@ -85,7 +85,8 @@ def parse_request(service: str, request: Request) -> tuple[Route, dict[str, Any]
 
     found = route(specs(), request, scope_for(service))
     assert found.operation is not None, found.operation_name
-    return found, protocols.of(found.spec).parse(found, request, facts.validation_code(found.spec.name))
+    code = facts.validation_code(found.spec.name, found.operation)
+    return found, protocols.of(found.spec).parse(found, request, code)
 
 
 def render(service: str, op: awsmodel.OperationModel, result: dict[str, Any] | None) -> Response:
