@@ -352,8 +352,8 @@ def projection_with_select(select: str) -> ServiceError:
     return validation_error(f"Cannot specify the ProjectionExpression when choosing to get {select}")
 
 
-def all_attributes_on_index(kind: str, index: str) -> ServiceError:
-    return invalid(f"Select type ALL_ATTRIBUTES is not supported for {kind} secondary index {index} because its "
+def all_attributes_on_index(index: str) -> ServiceError:
+    return invalid(f"Select type ALL_ATTRIBUTES is not supported for global secondary index {index} because its "
                    "projection type is not ALL")
 
 

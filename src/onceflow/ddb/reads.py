@@ -16,7 +16,7 @@ from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import KeyDef, Table
 from onceflow.ddb.service import DynamoDB, projection_paths, read_units, with_capacity
 from onceflow.ddb.store import segment_bounds
-from onceflow.ddb.values import Item, loads, type_of
+from onceflow.ddb.values import Item, item_size, loads, type_of
 from onceflow.errors import validation_error
 from onceflow.raw_json import RawJson, RawJsonList
 
@@ -182,10 +182,14 @@ def _filter_on_keys(flt: Any, kds: list[KeyDef], label: str) -> None:
             raise errors.key_in_filter(label, key[0])
 
 
-def _reaches_back(t: Table, index: str, paths: list[Any]) -> bool:
+def _reaches_back(t: Table, index: str, select: str, paths: list[Any] | None) -> bool:
+    """Whether a read of a local index fetches the table's items: for attributes it does not project,
+    or for all of them (Select ALL_ATTRIBUTES)."""
     ix = t.indexes[index]
     if ix.kind != "LSI" or ix.projection["ProjectionType"] == "ALL":
         return False
+    if paths is None:
+        return select == "ALL_ATTRIBUTES"
     held = set(t.key_names) | set(ix.key_names) | set(ix.projection.get("NonKeyAttributes", []))
     return any(p.elements and p.elements[0] not in held for p in paths)
 
@@ -209,10 +213,10 @@ class Reader:
         if select == "ALL_PROJECTED_ATTRIBUTES" and not index:
             raise validation_error(errors.PROJECTED_WITHOUT_INDEX)
         if index and select == "ALL_ATTRIBUTES":
+            # A local index fetches each matching item whole from the table instead (DynamoDB's Select).
             ix = t.indexes[index]
-            if ix.projection["ProjectionType"] != "ALL":
-                kind = "global" if ix.kind == "GSI" else "local"
-                raise errors.all_attributes_on_index(kind, index)
+            if ix.kind == "GSI" and ix.projection["ProjectionType"] != "ALL":
+                raise errors.all_attributes_on_index(index)
         return select, paths
 
     def _index(self, t: Table, p: dict[str, Any]) -> str | None:
@@ -304,9 +308,10 @@ class Reader:
         # Whole items of the table itself, unfiltered: pass the stored wire JSON through undecoded.
         raw = raw and flt is None and paths is None and index is None
         # A local index answers for attributes it does not project by reading the table's item.
-        fetches = index is not None and paths is not None and _reaches_back(t, index, paths)
+        fetches = index is not None and _reaches_back(t, index, select, paths)
         out: list[Any] = RawJsonList() if raw else []
-        scanned = size = 0
+        scanned = size = read = 0
+        fetched = 0.0  # the table's units for the items a local index reached back for
         last: Item | None = None
         after = start
         while True:
@@ -316,13 +321,22 @@ class Reader:
                 scanned += 1
                 size += stored_size
                 after = pos
+                if index is None:
+                    read += stored_size
                 if raw:
                     out.append(RawJson(text))
                     item = None
                 else:
                     item = loads(text)
-                    if index is not None and not fetches:
-                        item = it.project_index(t, index, item)
+                    if index is not None:
+                        # An index read is sized on what the index holds of each item; reaching back
+                        # reads every walked item whole from the table, each rounded up on its own.
+                        view = it.project_index(t, index, item)
+                        read += item_size(view)
+                        if fetches:
+                            fetched += read_units(stored_size, p)
+                        else:
+                            item = view
                     if flt is None or condition(flt, item, prep.values):
                         out.append(project(item, paths) if paths is not None else item)
                 if (limit is not None and scanned >= limit) or size >= PAGE_BYTES:
@@ -338,4 +352,4 @@ class Reader:
         result["ScannedCount"] = scanned
         if last is not None:
             result["LastEvaluatedKey"] = last
-        return with_capacity(result, t, p, lambda: read_units(size, p))
+        return with_capacity(result, t, p, lambda: read_units(read, p), fetched)

@@ -398,18 +398,20 @@ def read_units(size: int, p: dict[str, Any]) -> float:
     return float(units) if p.get("ConsistentRead") else units / 2
 
 
-def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: Callable[[], float]) -> dict[str, Any]:
-    """Add ConsumedCapacity when the caller asked for it (units are computed only then)."""
+def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: Callable[[], float],
+                  fetched: float = 0.0) -> dict[str, Any]:
+    """Add ConsumedCapacity when the caller asked for it (units are computed only then). `fetched`:
+    the table's units when a read of a local index reached back to the table for its items."""
     mode = p.get("ReturnConsumedCapacity") or "NONE"
     if mode == "NONE":
         return out
     n = units()
-    cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": n}
+    cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": n + fetched}
     index = p.get("IndexName")
     if mode == "INDEXES" and index in t.indexes:
-        # A read of an index is charged to the index; the table's arm is zero.
+        # A read of an index is charged to the index; the table's arm is what it fetched back, if anything.
         arm = "GlobalSecondaryIndexes" if t.indexes[index].kind == "GSI" else "LocalSecondaryIndexes"
-        cc["Table"] = {"CapacityUnits": 0.0}
+        cc["Table"] = {"CapacityUnits": fetched}
         cc[arm] = {index: {"CapacityUnits": n}}
     elif mode == "INDEXES":
         cc["Table"] = {"CapacityUnits": n}
