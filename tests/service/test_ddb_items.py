@@ -581,3 +581,32 @@ def test_an_index_key_keeps_the_key_size_limits(ddb: Any) -> None:
         "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit "
         "of 1024 bytes")}
     assert ddb.scan(TableName=n)["Count"] == 1
+
+
+def test_a_failed_condition_returning_the_old_item_keeps_its_message_in_process(aws: Any, ddb: Any,
+                                                                                table: str) -> None:
+    """A Step Functions task calls DynamoDB in process: with ReturnValuesOnConditionCheckFailure=ALL_OLD its
+    Cause still opens with DynamoDB's message (it was empty: the message lived only in the wire member)."""
+    import json
+    import time
+
+    iam, sfn = aws("iam"), aws("stepfunctions")
+    name = f"ddbcond-{uuid.uuid4().hex[:6]}"
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
+    role = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    iam.put_role_policy(RoleName=name, PolicyName="ddb", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": "*"}]}))
+    ddb.put_item(TableName=table, Item={"id": {"S": "taken"}})
+    definition = {"StartAt": "Put", "States": {"Put": {
+        "Type": "Task", "Resource": "arn:aws:states:::dynamodb:putItem", "End": True,
+        "Parameters": {"TableName": table, "Item": {"id": {"S": "taken"}},
+                       "ConditionExpression": "attribute_not_exists(id)",
+                       "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}}}}
+    arn = sfn.create_state_machine(name=name, definition=json.dumps(definition), roleArn=role)["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+    deadline = time.monotonic() + 60
+    while (d := sfn.describe_execution(executionArn=ex))["status"] == "RUNNING" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (d["status"], d["error"]) == ("FAILED", "DynamoDB.ConditionalCheckFailedException")
+    assert d["cause"].startswith("The conditional request failed (Service: AmazonDynamoDBv2; Status Code: 400; "), d

@@ -585,8 +585,10 @@ def conditional_failed(item: dict[str, Any] | None) -> ServiceError:
     if item is None:
         return ddb_error("ConditionalCheckFailedException", CONDITIONAL_FAILED)
     # With the old item (ReturnValuesOnConditionCheckFailure=ALL_OLD) DynamoDB spells the member
-    # "Message", not the modeled "message": SDKs then read the message but no `message` member.
-    return ddb_error("ConditionalCheckFailedException", "", {"Message": CONDITIONAL_FAILED, "Item": item})
+    # "Message", not the modeled "message": SDKs then read the message but no `message` member. The
+    # error keeps its message for in-process callers (a Step Functions task's Cause).
+    return ddb_error("ConditionalCheckFailedException", CONDITIONAL_FAILED,
+                     {"Message": CONDITIONAL_FAILED, "Item": item})
 
 
 def transaction_canceled(reasons: list[dict[str, Any]]) -> ServiceError:
