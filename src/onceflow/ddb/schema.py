@@ -173,8 +173,10 @@ class Table:
             out["LatestStreamLabel"] = self.stream_label
             out["LatestStreamArn"] = f"{self.arn}/stream/{self.stream_label}"
         if self.restore:
+            # The restore's own answer reports it in progress (the table CREATING), as DynamoDB's does;
+            # onceflow has finished it by then, so later descriptions do not.
             out["RestoreSummary"] = {**self.restore, "RestoreDateTime": datetime.fromtimestamp(
-                self.restore["RestoreDateTime"], UTC), "RestoreInProgress": False}
+                self.restore["RestoreDateTime"], UTC), "RestoreInProgress": status == "CREATING"}
         out["TableClassSummary"] = {"TableClass": self.table_class}
         if self.sse:
             out["SSEDescription"] = self.sse
