@@ -610,3 +610,29 @@ def test_a_failed_condition_returning_the_old_item_keeps_its_message_in_process(
         time.sleep(0.1)
     assert (d["status"], d["error"]) == ("FAILED", "DynamoDB.ConditionalCheckFailedException")
     assert d["cause"].startswith("The conditional request failed (Service: AmazonDynamoDBv2; Status Code: 400; "), d
+
+
+def test_an_update_that_only_removes_does_not_create_an_absent_item(ddb: Any, table: str) -> None:
+    """scylladb/scylladb test/alternator (test_item.py, test_returnvalues.py), run against DynamoDB: REMOVE
+    or DELETE alone on an absent item writes nothing and returns no Attributes; SET, ADD and an empty
+    AttributeUpdates create the item."""
+    def stored(i: str) -> Any:
+        return ddb.get_item(TableName=table, Key=key(i), ConsistentRead=True).get("Item")
+
+    r = ddb.update_item(TableName=table, Key=key("r"), UpdateExpression="REMOVE a", ReturnValues="ALL_NEW")
+    assert "Attributes" not in r and stored("r") is None
+    ddb.update_item(TableName=table, Key=key("d"), UpdateExpression="REMOVE a DELETE s :x",
+                    ExpressionAttributeValues={":x": {"SS": ["x"]}})
+    ddb.update_item(TableName=table, Key=key("d"), AttributeUpdates={"a": {"Action": "DELETE"}})
+    assert stored("d") is None
+    ddb.transact_write_items(TransactItems=[{"Update": {"TableName": table, "Key": key("t"),
+                                                        "UpdateExpression": "REMOVE a"}}])
+    assert stored("t") is None
+    r = ddb.update_item(TableName=table, Key=key("s"), UpdateExpression="SET b = :v REMOVE a",
+                        ExpressionAttributeValues={":v": {"N": "1"}}, ReturnValues="ALL_NEW")
+    assert r["Attributes"] == stored("s") == {"id": {"S": "s"}, "b": {"N": "1"}}
+    ddb.update_item(TableName=table, Key=key("n"), UpdateExpression="ADD c :one",
+                    ExpressionAttributeValues={":one": {"N": "1"}})
+    assert stored("n") == {"id": {"S": "n"}, "c": {"N": "1"}}
+    r = ddb.update_item(TableName=table, Key=key("e"), AttributeUpdates={}, ReturnValues="ALL_NEW")
+    assert r["Attributes"] == stored("e") == key("e")

@@ -14,7 +14,7 @@ from onceflow.ddb import items as it
 from onceflow.ddb.capacity import Costs, collection_metrics, wants_metrics
 from onceflow.ddb.errors import CONDITIONAL_FAILED, INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
-from onceflow.ddb.expr.update import apply_update
+from onceflow.ddb.expr.update import apply_update, creates_item
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import TABLE_NAME_PATTERN, Table, table_name_ok
 from onceflow.ddb.service import DynamoDB, projection_paths
@@ -280,7 +280,7 @@ class Batches:
                 it.check_size(item_size(new), update=True)
                 check_nesting(new.values())
                 it.index_rows(pl.table, new)
-                pl.new = new
+                pl.new = new if old is not None or creates_item(upd) else None  # None: nothing to write
             except errors.EmptyIndexKey as e:
                 raise e.as_update() from None
             except ServiceError as e:
@@ -294,7 +294,7 @@ class Batches:
         elif pl.kind == "Delete":
             if old is not None:
                 self.svc.write(conn, t, hk, rk, old, None)
-        elif pl.kind == "Update":
+        elif pl.kind == "Update" and pl.new is not None:
             self.svc.write(conn, t, hk, rk, old, pl.new)
 
 

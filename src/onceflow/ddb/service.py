@@ -17,7 +17,7 @@ from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
 from onceflow.ddb.errors import conditional_failed, not_found, table_not_found
 from onceflow.ddb.expr.evaluate import condition, project
-from onceflow.ddb.expr.update import apply_update
+from onceflow.ddb.expr.update import apply_update, creates_item
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table, check_stream_update, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
@@ -371,6 +371,8 @@ class DynamoDB:
             if upd is not None:
                 it.check_update_size(upd, new)
             check_nesting(new.values())
+            if old is None and not creates_item(upd):  # only removals of an absent item: nothing to write
+                return with_write_capacity({}, t, p, None, None)
             try:
                 self.write(conn, t, hk, rk, old, new)
             except errors.EmptyIndexKey as e:  # an update words the empty index key its own way
