@@ -324,6 +324,9 @@ def legacy_put_without_value(attr: str) -> ServiceError:
 
 # ---------------------------------------------------------------- Query and Scan
 QUERY_UNSUPPORTED = "Query key condition not supported"
+KEY_NESTED_OPERATION = "KeyConditionExpressions cannot contain nested operations"
+KEY_MULTIPLE_NAMES = "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"
+KEY_NO_ATTRIBUTE = "Invalid condition in KeyConditionExpression: No key attribute specified"
 NESTED_KEY_CONDITION = "KeyConditionExpressions cannot have conditions on nested attributes"
 ONE_CONDITION_PER_KEY = ("Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition "
                          "per key")
@@ -335,6 +338,15 @@ SPECIFIC_WITHOUT_ATTRIBUTES = "Select type SPECIFIC_ATTRIBUTES requires Projecti
 PROJECTED_WITHOUT_INDEX = "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
 CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"
 BAD_START_KEY = "The provided starting key is invalid: " + KEY_MISMATCH
+
+
+def key_condition_operator(op: str) -> ServiceError:
+    return validation_error(f"Invalid operator used in KeyConditionExpression: {op}")
+
+
+def key_attribute_not_first(op: str) -> ServiceError:
+    return validation_error(f"Invalid condition in KeyConditionExpression: {op} operator must have the key attribute "
+                            "as its first operand")
 
 
 def key_condition_operand(op: str, kind: str) -> ServiceError:

@@ -49,6 +49,56 @@ def _subject(c: Any) -> tuple[str, Any, str]:
     raise validation_error(errors.QUERY_UNSUPPORTED)
 
 
+_NOT_KEY_FUNCTIONS = ("attribute_exists", "attribute_not_exists", "attribute_type", "contains")
+
+
+def check_key_condition_shape(tree: Any) -> None:
+    """What DynamoDB refuses in a KeyConditionExpression before it looks at the table (architect/dynalite
+    `test/query.js`, run against DynamoDB): operators no key condition takes, functions as operands,
+    a condition naming no attribute or two, a nested attribute, a second condition on one attribute."""
+    named: set[Any] = set()
+
+    def walk(c: Any) -> None:
+        if isinstance(c, ast.And):
+            walk(c.left)
+            walk(c.right)
+            return
+        if isinstance(c, ast.Or | ast.Not | ast.In):
+            raise errors.key_condition_operator(type(c).__name__.upper())
+        if isinstance(c, ast.Compare) and c.op == "<>":
+            raise errors.key_condition_operator("<>")
+        if isinstance(c, ast.FunctionCondition) and c.call.name in _NOT_KEY_FUNCTIONS:
+            raise errors.key_condition_operator(c.call.name)
+        operands: tuple[Any, ...]
+        if isinstance(c, ast.Between):
+            if not isinstance(c.subject, ast.Path):
+                raise errors.key_attribute_not_first("BETWEEN")
+            operands = (c.subject, c.low, c.high)
+        elif isinstance(c, ast.FunctionCondition):
+            if not isinstance(c.call.args[0], ast.Path):
+                raise errors.key_attribute_not_first(c.call.name)
+            operands = c.call.args
+        else:
+            operands = (c.left, c.right)
+        name = None
+        for o in operands:
+            if isinstance(o, ast.Path):
+                if name is not None:
+                    raise validation_error(errors.KEY_MULTIPLE_NAMES)
+                if len(o.elements) != 1:
+                    raise validation_error(errors.NESTED_KEY_CONDITION)
+                name = o.elements[0]
+            elif not isinstance(o, ast.ValueRef):
+                raise validation_error(errors.KEY_NESTED_OPERATION)
+        if name is None:
+            raise validation_error(errors.KEY_NO_ATTRIBUTE)
+        if name in named:
+            raise validation_error(errors.ONE_CONDITION_PER_KEY)
+        named.add(name)
+
+    walk(tree)
+
+
 def _check_operands(values: dict[str, Any], refs: list[Any], op: str) -> None:
     """An operand no key could match for its operator (anything but a string or binary in begins_with,
     anything but a string, number or binary in an ordering) is an expression error; one of a key type
@@ -247,6 +297,8 @@ class Reader:
 
     def query(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
         prep = prepare(p, ("KeyConditionExpression", "FilterExpression", "ProjectionExpression"))
+        if p.get("KeyConditionExpression") is not None:  # legacy KeyConditions are refused in their own words
+            check_key_condition_shape(prep.get("KeyConditionExpression"))
         t = self.svc.table(account, region, p["TableName"])
         if prep.get("KeyConditionExpression") is None:
             raise validation_error(errors.NO_KEY_CONDITIONS)

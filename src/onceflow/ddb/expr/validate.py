@@ -279,6 +279,11 @@ def _check_condition_types(n: Any, values: dict[str, Any]) -> None:
         from onceflow.ddb.values import compare
 
         lo, hi = (values.get(x.name) if isinstance(x, ast.ValueRef) else None for x in (n.low, n.high))
+        if lo is not None and hi is not None and type_of(lo) != type_of(hi):
+            # architect/dynalite test/query.js and test/deleteItem.js, run against DynamoDB.
+            raise ExpressionError(
+                "The BETWEEN operator requires same data type for lower and upper bounds; "
+                f"lower bound operand: AttributeValue: {_show(lo)}, upper bound operand: AttributeValue: {_show(hi)}")
         if lo is not None and hi is not None and compare(lo, hi) == 1:
             raise ExpressionError(
                 "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; "
