@@ -114,6 +114,7 @@ class Update:
     removes: tuple[Path, ...] = ()
     adds: tuple[AddAction, ...] = ()
     deletes: tuple[DeleteAction, ...] = ()
+    written: tuple[Path, ...] = ()  # every action's path in the order written (overlap messages name them so)
 
     def paths(self) -> list[Path]:
         return ([a.path for a in self.sets] + list(self.removes) + [a.path for a in self.adds]

@@ -215,9 +215,10 @@ class _Build(Transformer[Token, Any]):
             if kind in sections:
                 raise ExpressionError(f'The "{kind}" section can only be used once in an update expression;')
             sections[kind] = actions
+        written = tuple(a if isinstance(a, ast.Path) else a.path for _, actions in c for a in actions)
         return ast.Update(
             tuple(sections.get("SET", ())), tuple(sections.get("REMOVE", ())),
-            tuple(sections.get("ADD", ())), tuple(sections.get("DELETE", ())),
+            tuple(sections.get("ADD", ())), tuple(sections.get("DELETE", ())), written,
         )
 
 
