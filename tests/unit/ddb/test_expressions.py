@@ -113,7 +113,9 @@ def test_projection_nests_like_dynamodb() -> None:
     ("set #c[3].#d = a, #c.#d[3] = if_not_exists(a)", {},
      "Two document paths conflict with each other; must remove or rewrite one of these paths; "
      "path one: [c, [3], [3]], path two: [c, [3], [3]]"),
-    # ... an undefined value before an operand count, ADD's operand type before it too.
+    # ... an unknown function before a repeated section; an undefined value before an operand count, ADD's
+    # operand type before it too.
+    ("set #c = if_not_exist(:x) set c = d", {}, "Invalid function name; function: if_not_exist"),
     ("SET #c = if_not_exists(:x)", {}, "An expression attribute value used in expression is not defined; "
                                        "attribute value: :x"),
     ("set b = if_not_exists(a) add a.b :s", {":s": {"S": "a"}},

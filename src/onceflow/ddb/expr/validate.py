@@ -9,14 +9,11 @@ from functools import lru_cache
 from typing import Any
 
 from onceflow.ddb.expr import ast
+from onceflow.ddb.expr.ast import CONDITION_FUNCS, OPERAND_FUNCS, UPDATE_FUNCS
 from onceflow.ddb.expr.parser import ExpressionError, parse
 from onceflow.ddb.values import check_text, type_of
 from onceflow.errors import validation_error
 
-CONDITION_FUNCS = {"attribute_exists": 1, "attribute_not_exists": 1, "attribute_type": 2,
-                   "begins_with": 2, "contains": 2}
-OPERAND_FUNCS = {"size": 1}
-UPDATE_FUNCS = {"if_not_exists": 2, "list_append": 2}
 TYPE_NAMES = {"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL", "M": "MAP",
               "L": "LIST", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET"}
 START = {"ConditionExpression": "condition", "FilterExpression": "condition",
