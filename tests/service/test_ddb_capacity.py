@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 
 @pytest.fixture
@@ -135,20 +136,22 @@ def test_transactions_charge_two_units_per_item_and_split_reads_from_writes(ddb:
         {"Put": {"TableName": orders, "Item": order(c, status="new")}},
         {"Put": {"TableName": orders, "Item": {**order(c), "order": {"S": "o2"}}}},
     ], ReturnConsumedCapacity="INDEXES")
+    # A transaction splits read from write units at the top, in either mode, and a ConditionCheck is
+    # charged as a write (nubo-db/dynamodb-conformance tests/tier2/transactions, recorded on DynamoDB).
     assert wrote["ConsumedCapacity"] == [{
-        "TableName": orders, "CapacityUnits": 6.0,
+        "TableName": orders, "CapacityUnits": 6.0, "WriteCapacityUnits": 4.0,
         "Table": {"CapacityUnits": 4.0, "WriteCapacityUnits": 4.0},
         "GlobalSecondaryIndexes": {"by-status": {"CapacityUnits": 2.0}}}]
     checked = ddb.transact_write_items(TransactItems=[
         {"ConditionCheck": {"TableName": orders, "Key": key, "ConditionExpression": "attribute_exists(customer)"}},
         {"Delete": {"TableName": orders, "Key": {**key, "order": {"S": "o2"}}}},
     ], ReturnConsumedCapacity="TOTAL")
-    assert checked["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0}]
+    assert checked["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0, "WriteCapacityUnits": 4.0}]
     got = ddb.transact_get_items(TransactItems=[
         {"Get": {"TableName": orders, "Key": key}},
         {"Get": {"TableName": orders, "Key": {**key, "order": {"S": "missing"}}}},
     ], ReturnConsumedCapacity="INDEXES")
-    assert got["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0,
+    assert got["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0, "ReadCapacityUnits": 4.0,
                                         "Table": {"CapacityUnits": 4.0, "ReadCapacityUnits": 4.0}}]
     assert "ConsumedCapacity" not in ddb.transact_get_items(TransactItems=[{"Get": {"TableName": orders, "Key": key}}])
 
@@ -205,3 +208,27 @@ def test_select_all_attributes_on_an_lsi_fetches_whole_items_from_the_table(ddb:
     r = ddb.query(TableName=keyed, IndexName="by-rank", KeyConditionExpression="pk = :p",
                   ExpressionAttributeValues={":p": {"S": "p"}})
     assert [set(i) for i in r["Items"]] == [{"pk", "sk", "rank"}] * 3
+
+
+def test_a_transactions_check_replay_and_cancel_as_recorded(ddb: Any, keyed: str, orders: str) -> None:
+    """nubo-db/dynamodb-conformance tests/tier2/transactions/transactWrite.test.ts (recorded on DynamoDB): a
+    ConditionCheck on its own table costs 2 write units; a 1.5 KB Put costs 4 write units and its same-token
+    replay 2 read units; a cancelled transaction reports no capacity."""
+    c = uuid.uuid4().hex
+    ddb.put_item(TableName=orders, Item=order(c))
+    put = {"Put": {"TableName": keyed, "Item": {"pk": {"S": c}, "sk": {"S": "x"}, "big": {"S": "x" * 1536}}}}
+    check = {"ConditionCheck": {"TableName": orders, "Key": {"customer": {"S": c}, "order": {"S": "o1"}},
+                                "ConditionExpression": "attribute_exists(customer)"}}
+    r = ddb.transact_write_items(TransactItems=[put, check], ReturnConsumedCapacity="INDEXES", ClientRequestToken=c)
+    by_table = {cc["TableName"]: cc for cc in r["ConsumedCapacity"]}
+    assert (by_table[orders]["CapacityUnits"], by_table[orders]["WriteCapacityUnits"]) == (2.0, 2.0)
+    assert (by_table[keyed]["WriteCapacityUnits"], "ReadCapacityUnits" in by_table[keyed]) == (4.0, False)
+    again = ddb.transact_write_items(TransactItems=[put, check], ReturnConsumedCapacity="INDEXES",
+                                     ClientRequestToken=c)
+    replay = {cc["TableName"]: cc for cc in again["ConsumedCapacity"]}[keyed]
+    assert (replay["ReadCapacityUnits"], "WriteCapacityUnits" in replay) == (2.0, False)
+    with pytest.raises(ClientError) as e:
+        ddb.transact_write_items(TransactItems=[{**check, "ConditionCheck": {
+            **check["ConditionCheck"], "ConditionExpression": "attribute_not_exists(customer)"}}],
+            ReturnConsumedCapacity="TOTAL")
+    assert "ConsumedCapacity" not in e.value.response

@@ -79,23 +79,26 @@ class Batches:
             plans.append((name, t, keys, projection_paths(prep, r)))
         responses: dict[str, list[Any]] = {}
         unprocessed: dict[str, Any] = {}
+        costs = Costs(p)  # each key read is charged on its item's whole size, as GetItem's is
         size, full = 0, False
         for name, t, keys, paths in plans:
             got = responses.setdefault(name, [])
+            consistent = bool(req[name].get("ConsistentRead"))
             for i, (hk, rk) in enumerate(keys):
                 text = None if full else self.store.read(t.id, hk, rk)
-                item = None
+                item = stored = None
                 if text is not None:
-                    item = loads(text)
-                    item = project(item, paths) if paths is not None else item
+                    stored = loads(text)
+                    item = project(stored, paths) if paths is not None else stored
                     full = size + item_size(item) > BATCH_GET_BYTES
                 if full:  # this key and the rest are the caller's to ask for again
                     unprocessed[name] = {**req[name], "Keys": req[name]["Keys"][i:]}
                     break
+                costs.read(t, stored, consistent)
                 if item is not None:
                     size += item_size(item)
                     got.append(item)
-        return {"Responses": responses, "UnprocessedKeys": unprocessed}
+        return costs.report({"Responses": responses, "UnprocessedKeys": unprocessed})
 
     def batch_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         req = p["RequestItems"]
@@ -258,7 +261,7 @@ class Batches:
             for pl, old in zip(plans, olds, strict=True):
                 self._apply(conn, pl, old)
                 if pl.kind == "ConditionCheck":
-                    costs.read(pl.table, old)
+                    costs.check(pl.table, old)
                 else:
                     costs.write(pl.table, old, {"Put": pl.item, "Update": pl.new}.get(pl.kind))
             if token:
