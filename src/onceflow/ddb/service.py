@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.ddb import errors, warm
+from onceflow.ddb import errors, errors_recovery, warm
 from onceflow.ddb import items as it
 from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
@@ -247,7 +247,7 @@ class DynamoDB:
         try:
             t = copy.deepcopy(self.table(account, region, name))
         except ServiceError:
-            raise errors.backup_table_not_found(name) from None
+            raise errors_recovery.backup_table_not_found(name) from None
         if spec is not None:
             enabled = bool(spec["PointInTimeRecoveryEnabled"])
             was = t.pitr_days is not None
