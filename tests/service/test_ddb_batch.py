@@ -366,3 +366,17 @@ def test_batch_get_answers_at_most_16_mb_and_returns_the_rest_unprocessed(ddb: A
     assert sorted([k["id"]["S"] for k in left["Keys"]] + got) == [f"big{i:02d}" for i in range(57)]
     again = ddb.batch_get_item(RequestItems=r["UnprocessedKeys"])
     assert len(again["Responses"][table]) == 2 and again["UnprocessedKeys"] == {}
+
+
+def test_batch_get_reports_consumed_capacity_per_table_when_asked(ddb: Any, table: str) -> None:
+    """Each key is a read of its own (whole item, rounded up to 4 KB; half a unit eventually consistent),
+    a key with no item costs the least read, as GetItem's does."""
+    ddb.put_item(TableName=table, Item={**key("small"), "v": {"S": "x"}})
+    ddb.put_item(TableName=table, Item={**key("big"), "v": {"S": "x" * 5000}})
+    keys = [key("small"), key("big"), key("absent")]
+    r = ddb.batch_get_item(RequestItems={table: {"Keys": keys}}, ReturnConsumedCapacity="TOTAL")
+    assert r["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 2.0}]  # 0.5 + 1.0 + 0.5
+    r = ddb.batch_get_item(RequestItems={table: {"Keys": keys, "ConsistentRead": True,
+                                                 "ProjectionExpression": "id"}}, ReturnConsumedCapacity="INDEXES")
+    assert r["ConsumedCapacity"] == [{"TableName": table, "CapacityUnits": 4.0, "Table": {"CapacityUnits": 4.0}}]
+    assert "ConsumedCapacity" not in ddb.batch_get_item(RequestItems={table: {"Keys": keys}})

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 
 @pytest.fixture
@@ -135,19 +136,99 @@ def test_transactions_charge_two_units_per_item_and_split_reads_from_writes(ddb:
         {"Put": {"TableName": orders, "Item": order(c, status="new")}},
         {"Put": {"TableName": orders, "Item": {**order(c), "order": {"S": "o2"}}}},
     ], ReturnConsumedCapacity="INDEXES")
+    # A transaction splits read from write units at the top, in either mode, and a ConditionCheck is
+    # charged as a write (nubo-db/dynamodb-conformance tests/tier2/transactions, recorded on DynamoDB).
     assert wrote["ConsumedCapacity"] == [{
-        "TableName": orders, "CapacityUnits": 6.0,
+        "TableName": orders, "CapacityUnits": 6.0, "WriteCapacityUnits": 4.0,
         "Table": {"CapacityUnits": 4.0, "WriteCapacityUnits": 4.0},
         "GlobalSecondaryIndexes": {"by-status": {"CapacityUnits": 2.0}}}]
     checked = ddb.transact_write_items(TransactItems=[
         {"ConditionCheck": {"TableName": orders, "Key": key, "ConditionExpression": "attribute_exists(customer)"}},
         {"Delete": {"TableName": orders, "Key": {**key, "order": {"S": "o2"}}}},
     ], ReturnConsumedCapacity="TOTAL")
-    assert checked["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0}]
+    assert checked["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0, "WriteCapacityUnits": 4.0}]
     got = ddb.transact_get_items(TransactItems=[
         {"Get": {"TableName": orders, "Key": key}},
         {"Get": {"TableName": orders, "Key": {**key, "order": {"S": "missing"}}}},
     ], ReturnConsumedCapacity="INDEXES")
-    assert got["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0,
+    assert got["ConsumedCapacity"] == [{"TableName": orders, "CapacityUnits": 4.0, "ReadCapacityUnits": 4.0,
                                         "Table": {"CapacityUnits": 4.0, "ReadCapacityUnits": 4.0}}]
     assert "ConsumedCapacity" not in ddb.transact_get_items(TransactItems=[{"Get": {"TableName": orders, "Key": key}}])
+
+
+@pytest.fixture
+def keyed(ddb: Any) -> str:
+    """pk + sk keys; a KEYS_ONLY LSI on rank; three items of pk p, each a little over 4 KB."""
+    name = f"capr-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(
+        TableName=name, BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("pk", "sk", "rank")],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        LocalSecondaryIndexes=[{"IndexName": "by-rank",
+                                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                              {"AttributeName": "rank", "KeyType": "RANGE"}],
+                                "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    for n in "123":
+        ddb.put_item(TableName=name, Item={"pk": {"S": "p"}, "sk": {"S": f"s{n}"}, "rank": {"S": f"r{n}"},
+                                           "body": {"S": "x" * 4200}, "tag": {"S": n}})
+    return name
+
+
+def query_arms(ddb: Any, table: str, **kw: Any) -> tuple[float, float, float]:
+    """(total, table, by-rank LSI) units of a Query of partition p on the LSI."""
+    cc = ddb.query(TableName=table, IndexName="by-rank", KeyConditionExpression="pk = :p",
+                   ExpressionAttributeValues={":p": {"S": "p"}, **kw.pop("values", {})},
+                   ReturnConsumedCapacity="INDEXES", **kw)["ConsumedCapacity"]
+    return cc["CapacityUnits"], cc["Table"]["CapacityUnits"], cc["LocalSecondaryIndexes"]["by-rank"]["CapacityUnits"]
+
+
+def test_an_lsi_read_of_projected_attributes_is_sized_on_the_index_alone(ddb: Any, keyed: str) -> None:
+    # The index holds only keys (three small entries, under 4 KB together): half a unit, nothing from the table.
+    assert query_arms(ddb, keyed) == (0.5, 0.0, 0.5)
+    assert query_arms(ddb, keyed, ProjectionExpression="sk, #r", ExpressionAttributeNames={"#r": "rank"}) == \
+        (0.5, 0.0, 0.5)
+
+
+def test_an_lsi_read_reaching_back_is_charged_each_walked_item_whole_on_the_table(ddb: Any, keyed: str) -> None:
+    # Each fetched item (4.2 KB) is two 4 KB units, halved when eventually consistent: 3 x 1.0 on the table.
+    assert query_arms(ddb, keyed, ProjectionExpression="body") == (3.5, 3.0, 0.5)
+    assert query_arms(ddb, keyed, ProjectionExpression="body", ConsistentRead=True) == (7.0, 6.0, 1.0)
+    # A filter keeps nothing but every walked item was fetched; a Limit walks fewer.
+    assert query_arms(ddb, keyed, ProjectionExpression="body", FilterExpression="tag = :none",
+                      values={":none": {"S": "none"}}) == (3.5, 3.0, 0.5)
+    assert query_arms(ddb, keyed, ProjectionExpression="body", Limit=1) == (1.5, 1.0, 0.5)
+
+
+def test_select_all_attributes_on_an_lsi_fetches_whole_items_from_the_table(ddb: Any, keyed: str) -> None:
+    r = ddb.query(TableName=keyed, IndexName="by-rank", KeyConditionExpression="pk = :p", Select="ALL_ATTRIBUTES",
+                  ExpressionAttributeValues={":p": {"S": "p"}}, ReturnConsumedCapacity="INDEXES")
+    assert [set(i) for i in r["Items"]] == [{"pk", "sk", "rank", "body", "tag"}] * 3
+    assert r["ConsumedCapacity"]["Table"]["CapacityUnits"] == 3.0
+    # The index's own projection, without Select, reads the index alone.
+    r = ddb.query(TableName=keyed, IndexName="by-rank", KeyConditionExpression="pk = :p",
+                  ExpressionAttributeValues={":p": {"S": "p"}})
+    assert [set(i) for i in r["Items"]] == [{"pk", "sk", "rank"}] * 3
+
+
+def test_a_transactions_check_replay_and_cancel_as_recorded(ddb: Any, keyed: str, orders: str) -> None:
+    """nubo-db/dynamodb-conformance tests/tier2/transactions/transactWrite.test.ts (recorded on DynamoDB): a
+    ConditionCheck on its own table costs 2 write units; a 1.5 KB Put costs 4 write units and its same-token
+    replay 2 read units; a cancelled transaction reports no capacity."""
+    c = uuid.uuid4().hex
+    ddb.put_item(TableName=orders, Item=order(c))
+    put = {"Put": {"TableName": keyed, "Item": {"pk": {"S": c}, "sk": {"S": "x"}, "big": {"S": "x" * 1536}}}}
+    check = {"ConditionCheck": {"TableName": orders, "Key": {"customer": {"S": c}, "order": {"S": "o1"}},
+                                "ConditionExpression": "attribute_exists(customer)"}}
+    r = ddb.transact_write_items(TransactItems=[put, check], ReturnConsumedCapacity="INDEXES", ClientRequestToken=c)
+    by_table = {cc["TableName"]: cc for cc in r["ConsumedCapacity"]}
+    assert (by_table[orders]["CapacityUnits"], by_table[orders]["WriteCapacityUnits"]) == (2.0, 2.0)
+    assert (by_table[keyed]["WriteCapacityUnits"], "ReadCapacityUnits" in by_table[keyed]) == (4.0, False)
+    again = ddb.transact_write_items(TransactItems=[put, check], ReturnConsumedCapacity="INDEXES",
+                                     ClientRequestToken=c)
+    replay = {cc["TableName"]: cc for cc in again["ConsumedCapacity"]}[keyed]
+    assert (replay["ReadCapacityUnits"], "WriteCapacityUnits" in replay) == (2.0, False)
+    with pytest.raises(ClientError) as e:
+        ddb.transact_write_items(TransactItems=[{**check, "ConditionCheck": {
+            **check["ConditionCheck"], "ConditionExpression": "attribute_not_exists(customer)"}}],
+            ReturnConsumedCapacity="TOTAL")
+    assert "ConsumedCapacity" not in e.value.response

@@ -581,3 +581,4 @@ def test_an_index_key_keeps_the_key_size_limits(ddb: Any) -> None:
         "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit "
         "of 1024 bytes")}
     assert ddb.scan(TableName=n)["Count"] == 1
+

@@ -103,7 +103,9 @@ def test_query_errors(ddb: Any) -> None:
     t = make(ddb)
     cases = [
         ("sk = :x", {":x": {"N": "1"}}, "Query condition missed key schema element: pk"),
-        ("pk = :p OR sk = :x", {":p": {"S": "p"}, ":x": {"N": "1"}}, "Query key condition not supported"),
+        # Refused before the table is read (architect/dynalite test/query.js, run against DynamoDB).
+        ("pk = :p OR sk = :x", {":p": {"S": "p"}, ":x": {"N": "1"}},
+         "Invalid operator used in KeyConditionExpression: OR"),
         ("pk < :p", {":p": {"S": "p"}}, "Query key condition not supported"),
         ("pk = :p AND sk > :x AND sk < :x", {":p": {"S": "p"}, ":x": {"N": "1"}},
          "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key"),
@@ -309,3 +311,23 @@ def test_an_empty_key_value_in_a_key_equality_is_refused(ddb: Any) -> None:
             "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
             f"empty string value. Key: {key}")}
     assert q(ddb, t, "pk = :h AND sk = :r", h={"S": "a"}, r={"S": "b"}) == ["b"]
+
+
+def test_key_condition_shapes_and_between_bounds_are_refused_before_the_table_is_read(ddb: Any) -> None:
+    """architect/dynalite test/query.js and test/deleteItem.js (run against DynamoDB) query a table that does
+    not exist: a shape no key condition takes, and BETWEEN bounds of two types, answer first."""
+    missing = f"nope-{uuid.uuid4().hex[:8]}"
+    r = error(ddb.query, TableName=missing, KeyConditionExpression="pk = :p OR sk = :p",
+              ExpressionAttributeValues={":p": {"S": "p"}})
+    assert r["Error"]["Message"] == "Invalid operator used in KeyConditionExpression: OR"
+    r = error(ddb.query, TableName=missing, KeyConditionExpression="pk = :p AND sk BETWEEN :n AND :s",
+              ExpressionAttributeValues={":p": {"S": "p"}, ":n": {"N": "1"}, ":s": {"S": "a"}})
+    assert r["Error"]["Message"] == (
+        "Invalid KeyConditionExpression: The BETWEEN operator requires same data type for lower and upper bounds; "
+        "lower bound operand: AttributeValue: {N:1}, upper bound operand: AttributeValue: {S:a}")
+    r = error(ddb.delete_item, TableName=missing, Key={"pk": {"S": "p"}}, ConditionExpression="a BETWEEN :n AND :s",
+              ExpressionAttributeValues={":n": {"N": "1"}, ":s": {"S": "a"}})
+    assert r["Error"]["Message"].startswith("Invalid ConditionExpression: The BETWEEN operator requires same data type")
+    r = error(ddb.query, TableName=missing, KeyConditionExpression="pk = :p",
+              ExpressionAttributeValues={":p": {"S": "p"}})
+    assert r["Error"]["Code"] == "ResourceNotFoundException"

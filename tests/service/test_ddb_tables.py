@@ -58,16 +58,38 @@ def test_create_errors(ddb: Any) -> None:
     r = error(ddb.create_table, TableName=name(), **KEYS)
     assert r["Error"]["Message"] == ("One or more parameter values were invalid: ReadCapacityUnits and "
                                      "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+    # Fewer definitions than keys and no index: the AWS CLI's answer quoted in aws-cloudformation/cfn-lint#1037.
     r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
               AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
               KeySchema=KEYS["KeySchema"])
+    assert r["Error"]["Message"] == "Invalid KeySchema: Some index key attribute have no definition"
+    r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
+              AttributeDefinitions=[{"AttributeName": "x", "AttributeType": "S"}],
+              KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
     assert r["Error"]["Message"] == ("One or more parameter values were invalid: Some index key attributes are not "
-                                     "defined in AttributeDefinitions. Keys: [sk], AttributeDefinitions: [pk]")
+                                     "defined in AttributeDefinitions. Keys: [pk], AttributeDefinitions: [x]")
+    r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
+              AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+              KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+              GlobalSecondaryIndexes=[{"IndexName": "by-g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                       "Projection": {"ProjectionType": "ALL"}}])
+    assert r["Error"]["Message"] == ("One or more parameter values were invalid: Some index key attributes are not "
+                                     "defined in AttributeDefinitions. Keys: [g], AttributeDefinitions: [pk]")
     r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
               AttributeDefinitions=KEYS["AttributeDefinitions"] + [{"AttributeName": "x", "AttributeType": "S"}],
               KeySchema=KEYS["KeySchema"])
     assert r["Error"]["Message"] == ("One or more parameter values were invalid: Number of attributes in KeySchema "
                                      "does not exactly match number of attributes defined in AttributeDefinitions")
+    # With indexes declared the refusal lists the definitions and the keys used (aws-cloudformation/cfn-lint#1037).
+    r = error(ddb.create_table, TableName=name(), BillingMode="PAY_PER_REQUEST",
+              AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("user", "id", "created")],
+              KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+              GlobalSecondaryIndexes=[{"IndexName": "by-user",
+                                       "KeySchema": [{"AttributeName": "user", "KeyType": "HASH"}],
+                                       "Projection": {"ProjectionType": "ALL"}}])
+    assert r["Error"] == {"Code": "ValidationException", "Message": (
+        "One or more parameter values were invalid: Some AttributeDefinitions are not used. "
+        "AttributeDefinitions: [user, id, created], keys used: [id, user]")}
     r = error(ddb.delete_table, TableName="nope-" + n)
     assert r["Error"]["Code"] == "ResourceNotFoundException"
 

@@ -17,7 +17,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from onceflow.ddb import errors
+from onceflow.ddb import errors_recovery
 from onceflow.ddb import items as it
 from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.values import Item, dumps, item_size, loads
@@ -87,7 +87,7 @@ class Backups:
         try:
             return self.svc.table(account, region, name)
         except ServiceError:
-            raise errors.backup_table_not_found(name) from None
+            raise errors_recovery.backup_table_not_found(name) from None
 
     # -------------------------------------------------------------- on-demand backups
     def create(self, account: str, region: str, table: str, backup_name: str) -> dict[str, Any]:
@@ -112,7 +112,7 @@ class Backups:
         row = self.db.query_one("SELECT id, arn, name, table_name, created, size, count, source FROM ddb_backups "
                                 "WHERE account=? AND region=? AND arn=?", (account, region, arn))
         if row is None:
-            raise errors.backup_not_found(arn)
+            raise errors_recovery.backup_not_found(arn)
         keys = ("id", "arn", "name", "table", "created", "size", "count", "source")
         b = dict(zip(keys, row, strict=True))
         b["source"] = json.loads(b["source"])
@@ -201,10 +201,10 @@ class Backups:
     def restore_to_time(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         name = p.get("SourceTableName") or p.get("SourceTableArn")
         if not name:
-            raise errors.restore_source_missing()
+            raise errors_recovery.restore_source_missing()
         t = self._source(account, region, name)
         if t.pitr_days is None or t.pitr_since is None:
-            raise errors.pitr_unavailable(t.name)
+            raise errors_recovery.pitr_unavailable(t.name)
         now = self.svc.clock()
         earliest = max(t.pitr_since, now - t.pitr_days * 86400)
         if p.get("UseLatestRestorableTime") or p.get("RestoreDateTime") is None:
@@ -212,7 +212,7 @@ class Backups:
         else:
             at = p["RestoreDateTime"].timestamp()
             if not earliest <= at <= now:
-                raise errors.restore_time_out_of_range()
+                raise errors_recovery.restore_time_out_of_range()
         rows = self.db.query(
             "SELECT h.item FROM ddb_item_history h WHERE h.table_id=? AND h.seq = (SELECT MAX(seq) FROM "
             "ddb_item_history x WHERE x.table_id=h.table_id AND x.hk=h.hk AND x.rk=h.rk AND x.at <= ?)",
@@ -252,7 +252,7 @@ class Backups:
         t.restore = {**summary, "RestoreDateTime": at if at is not None else now}
         with self.db.transaction() as conn:
             if self.svc.store.load_table(account, region, target) is not None:
-                raise errors.table_already_exists(target)
+                raise errors_recovery.table_already_exists(target)
             t.id = self.svc.store.insert_table(conn, t)
             for item in items:
                 hk, rk = it.item_key_bytes(t, item)

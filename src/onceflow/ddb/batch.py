@@ -14,7 +14,7 @@ from onceflow.ddb import items as it
 from onceflow.ddb.capacity import Costs, collection_metrics, wants_metrics
 from onceflow.ddb.errors import CONDITIONAL_FAILED, INVALID, KEY_MISMATCH, idempotent_mismatch, transaction_canceled
 from onceflow.ddb.expr.evaluate import condition, project
-from onceflow.ddb.expr.update import apply_update
+from onceflow.ddb.expr.update import apply_update, creates_item
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import TABLE_NAME_PATTERN, Table, table_name_ok
 from onceflow.ddb.service import DynamoDB, projection_paths
@@ -79,23 +79,26 @@ class Batches:
             plans.append((name, t, keys, projection_paths(prep, r)))
         responses: dict[str, list[Any]] = {}
         unprocessed: dict[str, Any] = {}
+        costs = Costs(p)  # each key read is charged on its item's whole size, as GetItem's is
         size, full = 0, False
         for name, t, keys, paths in plans:
             got = responses.setdefault(name, [])
+            consistent = bool(req[name].get("ConsistentRead"))
             for i, (hk, rk) in enumerate(keys):
                 text = None if full else self.store.read(t.id, hk, rk)
-                item = None
+                item = stored = None
                 if text is not None:
-                    item = loads(text)
-                    item = project(item, paths) if paths is not None else item
+                    stored = loads(text)
+                    item = project(stored, paths) if paths is not None else stored
                     full = size + item_size(item) > BATCH_GET_BYTES
                 if full:  # this key and the rest are the caller's to ask for again
                     unprocessed[name] = {**req[name], "Keys": req[name]["Keys"][i:]}
                     break
+                costs.read(t, stored, consistent)
                 if item is not None:
                     size += item_size(item)
                     got.append(item)
-        return {"Responses": responses, "UnprocessedKeys": unprocessed}
+        return costs.report({"Responses": responses, "UnprocessedKeys": unprocessed})
 
     def batch_write(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         req = p["RequestItems"]
@@ -258,7 +261,7 @@ class Batches:
             for pl, old in zip(plans, olds, strict=True):
                 self._apply(conn, pl, old)
                 if pl.kind == "ConditionCheck":
-                    costs.read(pl.table, old)
+                    costs.check(pl.table, old)
                 else:
                     costs.write(pl.table, old, {"Put": pl.item, "Update": pl.new}.get(pl.kind))
             if token:
@@ -280,7 +283,7 @@ class Batches:
                 it.check_size(item_size(new), update=True)
                 check_nesting(new.values())
                 it.index_rows(pl.table, new)
-                pl.new = new
+                pl.new = new if old is not None or creates_item(upd) else None  # None: nothing to write
             except errors.EmptyIndexKey as e:
                 raise e.as_update() from None
             except ServiceError as e:
@@ -294,7 +297,7 @@ class Batches:
         elif pl.kind == "Delete":
             if old is not None:
                 self.svc.write(conn, t, hk, rk, old, None)
-        elif pl.kind == "Update":
+        elif pl.kind == "Update" and pl.new is not None:
             self.svc.write(conn, t, hk, rk, old, pl.new)
 
 

@@ -65,6 +65,11 @@ class _TableCost:
     def consumed(self, mode: str, split: bool) -> dict[str, Any]:
         table = self.read + self.write
         cc: dict[str, Any] = {"TableName": self.t.name, "CapacityUnits": table + sum(self.indexes.values())}
+        if split:  # a transaction splits read units from write units beside its total, in either mode
+            if self.read:
+                cc["ReadCapacityUnits"] = self.read
+            if self.write:
+                cc["WriteCapacityUnits"] = self.write
         if mode == "INDEXES":
             detail: dict[str, Any] = {"CapacityUnits": table}
             if split and self.read:
@@ -83,8 +88,9 @@ class _TableCost:
 class Costs:
     """The ConsumedCapacity of one request, per table, counted only when the caller asked for it.
 
-    In a transaction every item is read or written twice (prepare, commit), each rounded first,
-    ConditionCheck reads, and the Table detail splits read units from write units."""
+    In a transaction every item is read or written twice (prepare, commit), each rounded first, a
+    ConditionCheck is charged as a write of its item, and each table's read units are split from its
+    write units (nubo-db/dynamodb-conformance tests/tier2/transactions, recorded on DynamoDB)."""
 
     def __init__(self, p: dict[str, Any], transactional: bool = False) -> None:
         self.mode = p.get("ReturnConsumedCapacity") or "NONE"
@@ -92,10 +98,18 @@ class Costs:
         self.factor = 2 if transactional else 1
         self.tables: dict[str, _TableCost] = {}
 
-    def read(self, t: Table, item: Item | None) -> None:
+    def read(self, t: Table, item: Item | None, consistent: bool = True) -> None:
+        """One item read (or looked for): 1 unit per 4 KB, at least 1, halved when eventually consistent."""
         if self.mode != "NONE":
             cost = self.tables.setdefault(t.name, _TableCost(t))
-            cost.read += self.factor * max(1, math.ceil((item_size(item) if item else 0) / 4096))
+            units = self.factor * max(1, math.ceil((item_size(item) if item else 0) / 4096))
+            cost.read += units if consistent else units / 2
+
+    def check(self, t: Table, item: Item | None) -> None:
+        """A transaction's ConditionCheck: the write units of its item (at least one per KB), no index's."""
+        if self.mode != "NONE":
+            cost = self.tables.setdefault(t.name, _TableCost(t))
+            cost.write += self.factor * write_units(item, None)
 
     def write(self, t: Table, old: Item | None, new: Item | None) -> None:
         if self.mode != "NONE":

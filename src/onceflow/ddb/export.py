@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.ddb import errors
+from onceflow.ddb import errors, errors_recovery
 from onceflow.ddb import items as it
 from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.service import DynamoDB
@@ -90,18 +90,18 @@ class Transfers:
         try:
             t = self.svc.table(account, region, p["TableArn"])
         except ServiceError:
-            raise errors.backup_table_not_found(p["TableArn"]) from None
+            raise errors_recovery.backup_table_not_found(p["TableArn"]) from None
         if (p.get("ExportFormat") or "DYNAMODB_JSON") != "DYNAMODB_JSON":
-            raise validation_error(errors.ONLY_DYNAMODB_JSON)
+            raise validation_error(errors_recovery.ONLY_DYNAMODB_JSON)
         kind = p.get("ExportType") or "FULL_EXPORT"
         if t.pitr_days is None or t.pitr_since is None:
-            raise errors.pitr_unavailable(t.name)
+            raise errors_recovery.pitr_unavailable(t.name)
         now = self.svc.clock()
         earliest = max(t.pitr_since, now - t.pitr_days * 86400) - 1
         spec = _incremental(p, earliest, now) if kind == "INCREMENTAL_EXPORT" else None
         at = spec["ExportToTime"] if spec else p["ExportTime"].timestamp() if p.get("ExportTime") else now
         if not earliest <= at <= now + 1:
-            raise errors.export_time()  # UNCONFIRMED wording
+            raise errors_recovery.export_time()  # UNCONFIRMED wording
         token = p.get("ClientToken")
         if token:
             same = self._by_token("ddb_exports", account, region, token)
@@ -205,7 +205,7 @@ class Transfers:
     def describe_export(self, account: str, region: str, arn: str) -> dict[str, Any]:
         found = self._described("ddb_exports", account, region, arn)
         if found is None:
-            raise errors.export_not_found(arn)
+            raise errors_recovery.export_not_found(arn)
         return {"ExportDescription": found}
 
     def list_exports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -222,10 +222,10 @@ class Transfers:
         account, region = ctx.account, ctx.region
         fmt = p["InputFormat"]
         if fmt not in ("DYNAMODB_JSON", "CSV"):
-            raise errors.input_format_unsupported(fmt)
+            raise errors_recovery.input_format_unsupported(fmt)
         compression = p.get("InputCompressionType") or "NONE"
         if compression == "ZSTD":
-            raise validation_error(errors.ZSTD_UNSUPPORTED)
+            raise validation_error(errors_recovery.ZSTD_UNSUPPORTED)
         token = p.get("ClientToken")
         if token:
             same = self._by_token("ddb_imports", account, region, token)
@@ -309,7 +309,7 @@ class Transfers:
     def describe_import(self, account: str, region: str, arn: str) -> dict[str, Any]:
         found = self._described("ddb_imports", account, region, arn)
         if found is None:
-            raise errors.import_not_found(arn)
+            raise errors_recovery.import_not_found(arn)
         return {"ImportTableDescription": found}
 
     def list_imports(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -416,15 +416,15 @@ def _incremental(p: dict[str, Any], earliest: float, now: float) -> dict[str, An
     """IncrementalExportSpecification checked, as epoch seconds (wording UNCONFIRMED throughout)."""
     spec = p.get("IncrementalExportSpecification") or {}
     if p.get("ExportTime"):
-        raise validation_error(errors.EXPORT_TIME_WITH_INCREMENTAL)
+        raise validation_error(errors_recovery.EXPORT_TIME_WITH_INCREMENTAL)
     if spec.get("ExportFromTime") is None:
-        raise validation_error(errors.EXPORT_FROM_REQUIRED)
+        raise validation_error(errors_recovery.EXPORT_FROM_REQUIRED)
     frm = spec["ExportFromTime"].timestamp()
     to = spec["ExportToTime"].timestamp() if spec.get("ExportToTime") else now
     if frm < earliest:
-        raise errors.export_time(errors.EXPORT_FROM_OUTSIDE)
+        raise errors_recovery.export_time(errors_recovery.EXPORT_FROM_OUTSIDE)
     if not MIN_INCREMENT <= to - frm <= MAX_INCREMENT:
-        raise errors.export_time(errors.INCREMENT_PERIOD)
+        raise errors_recovery.export_time(errors_recovery.INCREMENT_PERIOD)
     return {"ExportFromTime": frm, "ExportToTime": to, "ExportViewType": spec.get("ExportViewType")
             or "NEW_AND_OLD_IMAGES"}
 

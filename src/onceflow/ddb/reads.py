@@ -16,7 +16,7 @@ from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import KeyDef, Table
 from onceflow.ddb.service import DynamoDB, projection_paths, read_units, with_capacity
 from onceflow.ddb.store import segment_bounds
-from onceflow.ddb.values import Item, loads, type_of
+from onceflow.ddb.values import Item, item_size, loads, type_of
 from onceflow.errors import validation_error
 from onceflow.raw_json import RawJson, RawJsonList
 
@@ -47,6 +47,56 @@ def _subject(c: Any) -> tuple[str, Any, str]:
             and isinstance(c.call.args[0], ast.Path) and isinstance(c.call.args[1], ast.ValueRef):
         return _name(c.call.args[0]), c, "begins_with"
     raise validation_error(errors.QUERY_UNSUPPORTED)
+
+
+_NOT_KEY_FUNCTIONS = ("attribute_exists", "attribute_not_exists", "attribute_type", "contains")
+
+
+def check_key_condition_shape(tree: Any) -> None:
+    """What DynamoDB refuses in a KeyConditionExpression before it looks at the table (architect/dynalite
+    `test/query.js`, run against DynamoDB): operators no key condition takes, functions as operands,
+    a condition naming no attribute or two, a nested attribute, a second condition on one attribute."""
+    named: set[Any] = set()
+
+    def walk(c: Any) -> None:
+        if isinstance(c, ast.And):
+            walk(c.left)
+            walk(c.right)
+            return
+        if isinstance(c, ast.Or | ast.Not | ast.In):
+            raise errors.key_condition_operator(type(c).__name__.upper())
+        if isinstance(c, ast.Compare) and c.op == "<>":
+            raise errors.key_condition_operator("<>")
+        if isinstance(c, ast.FunctionCondition) and c.call.name in _NOT_KEY_FUNCTIONS:
+            raise errors.key_condition_operator(c.call.name)
+        operands: tuple[Any, ...]
+        if isinstance(c, ast.Between):
+            if not isinstance(c.subject, ast.Path):
+                raise errors.key_attribute_not_first("BETWEEN")
+            operands = (c.subject, c.low, c.high)
+        elif isinstance(c, ast.FunctionCondition):
+            if not isinstance(c.call.args[0], ast.Path):
+                raise errors.key_attribute_not_first(c.call.name)
+            operands = c.call.args
+        else:
+            operands = (c.left, c.right)
+        name = None
+        for o in operands:
+            if isinstance(o, ast.Path):
+                if name is not None:
+                    raise validation_error(errors.KEY_MULTIPLE_NAMES)
+                if len(o.elements) != 1:
+                    raise validation_error(errors.NESTED_KEY_CONDITION)
+                name = o.elements[0]
+            elif not isinstance(o, ast.ValueRef):
+                raise validation_error(errors.KEY_NESTED_OPERATION)
+        if name is None:
+            raise validation_error(errors.KEY_NO_ATTRIBUTE)
+        if name in named:
+            raise validation_error(errors.ONE_CONDITION_PER_KEY)
+        named.add(name)
+
+    walk(tree)
 
 
 def _check_operands(values: dict[str, Any], refs: list[Any], op: str) -> None:
@@ -182,10 +232,14 @@ def _filter_on_keys(flt: Any, kds: list[KeyDef], label: str) -> None:
             raise errors.key_in_filter(label, key[0])
 
 
-def _reaches_back(t: Table, index: str, paths: list[Any]) -> bool:
+def _reaches_back(t: Table, index: str, select: str, paths: list[Any] | None) -> bool:
+    """Whether a read of a local index fetches the table's items: for attributes it does not project,
+    or for all of them (Select ALL_ATTRIBUTES)."""
     ix = t.indexes[index]
     if ix.kind != "LSI" or ix.projection["ProjectionType"] == "ALL":
         return False
+    if paths is None:
+        return select == "ALL_ATTRIBUTES"
     held = set(t.key_names) | set(ix.key_names) | set(ix.projection.get("NonKeyAttributes", []))
     return any(p.elements and p.elements[0] not in held for p in paths)
 
@@ -209,10 +263,10 @@ class Reader:
         if select == "ALL_PROJECTED_ATTRIBUTES" and not index:
             raise validation_error(errors.PROJECTED_WITHOUT_INDEX)
         if index and select == "ALL_ATTRIBUTES":
+            # A local index fetches each matching item whole from the table instead (DynamoDB's Select).
             ix = t.indexes[index]
-            if ix.projection["ProjectionType"] != "ALL":
-                kind = "global" if ix.kind == "GSI" else "local"
-                raise errors.all_attributes_on_index(kind, index)
+            if ix.kind == "GSI" and ix.projection["ProjectionType"] != "ALL":
+                raise errors.all_attributes_on_index(index)
         return select, paths
 
     def _index(self, t: Table, p: dict[str, Any]) -> str | None:
@@ -243,6 +297,8 @@ class Reader:
 
     def query(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
         prep = prepare(p, ("KeyConditionExpression", "FilterExpression", "ProjectionExpression"))
+        if p.get("KeyConditionExpression") is not None:  # legacy KeyConditions are refused in their own words
+            check_key_condition_shape(prep.get("KeyConditionExpression"))
         t = self.svc.table(account, region, p["TableName"])
         if prep.get("KeyConditionExpression") is None:
             raise validation_error(errors.NO_KEY_CONDITIONS)
@@ -304,9 +360,10 @@ class Reader:
         # Whole items of the table itself, unfiltered: pass the stored wire JSON through undecoded.
         raw = raw and flt is None and paths is None and index is None
         # A local index answers for attributes it does not project by reading the table's item.
-        fetches = index is not None and paths is not None and _reaches_back(t, index, paths)
+        fetches = index is not None and _reaches_back(t, index, select, paths)
         out: list[Any] = RawJsonList() if raw else []
-        scanned = size = 0
+        scanned = size = read = 0
+        fetched = 0.0  # the table's units for the items a local index reached back for
         last: Item | None = None
         after = start
         while True:
@@ -316,13 +373,22 @@ class Reader:
                 scanned += 1
                 size += stored_size
                 after = pos
+                if index is None:
+                    read += stored_size
                 if raw:
                     out.append(RawJson(text))
                     item = None
                 else:
                     item = loads(text)
-                    if index is not None and not fetches:
-                        item = it.project_index(t, index, item)
+                    if index is not None:
+                        # An index read is sized on what the index holds of each item; reaching back
+                        # reads every walked item whole from the table, each rounded up on its own.
+                        view = it.project_index(t, index, item)
+                        read += item_size(view)
+                        if fetches:
+                            fetched += read_units(stored_size, p)
+                        else:
+                            item = view
                     if flt is None or condition(flt, item, prep.values):
                         out.append(project(item, paths) if paths is not None else item)
                 if (limit is not None and scanned >= limit) or size >= PAGE_BYTES:
@@ -338,4 +404,4 @@ class Reader:
         result["ScannedCount"] = scanned
         if last is not None:
             result["LastEvaluatedKey"] = last
-        return with_capacity(result, t, p, lambda: read_units(size, p))
+        return with_capacity(result, t, p, lambda: read_units(read, p), fetched)

@@ -173,8 +173,10 @@ class Table:
             out["LatestStreamLabel"] = self.stream_label
             out["LatestStreamArn"] = f"{self.arn}/stream/{self.stream_label}"
         if self.restore:
+            # The restore's own answer reports it in progress (the table CREATING), as DynamoDB's does;
+            # onceflow has finished it by then, so later descriptions do not.
             out["RestoreSummary"] = {**self.restore, "RestoreDateTime": datetime.fromtimestamp(
-                self.restore["RestoreDateTime"], UTC), "RestoreInProgress": False}
+                self.restore["RestoreDateTime"], UTC), "RestoreInProgress": status == "CREATING"}
         out["TableClassSummary"] = {"TableClass": self.table_class}
         if self.sse:
             out["SSEDescription"] = self.sse
@@ -301,7 +303,8 @@ def new_table(account: str, region: str, p: dict[str, Any], now: float) -> Table
             if spec["IndexName"] in indexes:
                 raise errors.duplicate_index(spec["IndexName"])
             indexes[spec["IndexName"]] = parse_index(spec, kind, attrs, billing, h, r)
-    check_attribute_definitions(attrs, [h, r] + [k for ix in indexes.values() for k in ix.hash_keys + ix.range_keys])
+    check_attribute_definitions(attrs, [h, r] + [k for ix in indexes.values() for k in ix.hash_keys + ix.range_keys],
+                                bool(indexes))
     stream = p.get("StreamSpecification")
     if stream and bool(stream.get("StreamEnabled")) != bool(stream.get("StreamViewType")):
         raise errors.stream_spec(creating=True, enabling=bool(stream.get("StreamEnabled")))
@@ -362,10 +365,14 @@ def on_demand_throughput(spec: dict[str, Any] | None) -> dict[str, int] | None:
     return {k: spec[k] for k in ("MaxReadRequestUnits", "MaxWriteRequestUnits") if k in spec} or None
 
 
-def check_attribute_definitions(attrs: dict[str, str], keys: list[KeyDef | None]) -> None:
+def check_attribute_definitions(attrs: dict[str, str], keys: list[KeyDef | None], indexed: bool) -> None:
+    """Every key attribute defined, and every definition a key of the table or of one of its indexes.
+    DynamoDB words both differently when the request declares no index."""
     names = sorted({k[0] for k in keys if k})
     missing = [n for n in names if n not in attrs]
     if missing:
+        if not indexed and len(attrs) < len(names):
+            raise validation_error(errors.KEY_WITHOUT_DEFINITION)  # aws-cloudformation/cfn-lint#1037
         raise errors.undefined_key_attributes(missing, list(attrs))
     if len(names) != len(attrs):
-        raise errors.unused_attribute_definitions()
+        raise errors.unused_attribute_definitions(list(attrs), names) if indexed else errors.key_schema_count_mismatch()

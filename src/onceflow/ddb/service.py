@@ -11,13 +11,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.ddb import errors, warm
+from onceflow.ddb import errors, errors_recovery, warm
 from onceflow.ddb import items as it
 from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
 from onceflow.ddb.errors import conditional_failed, not_found, table_not_found
 from onceflow.ddb.expr.evaluate import condition, project
-from onceflow.ddb.expr.update import apply_update
+from onceflow.ddb.expr.update import apply_update, creates_item
 from onceflow.ddb.prepare import prepare
 from onceflow.ddb.schema import Table, check_stream_update, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
@@ -247,7 +247,7 @@ class DynamoDB:
         try:
             t = copy.deepcopy(self.table(account, region, name))
         except ServiceError:
-            raise errors.backup_table_not_found(name) from None
+            raise errors_recovery.backup_table_not_found(name) from None
         if spec is not None:
             enabled = bool(spec["PointInTimeRecoveryEnabled"])
             was = t.pitr_days is not None
@@ -371,6 +371,8 @@ class DynamoDB:
             if upd is not None:
                 it.check_update_size(upd, new)
             check_nesting(new.values())
+            if old is None and not creates_item(upd):  # only removals of an absent item: nothing to write
+                return with_write_capacity({}, t, p, None, None)
             try:
                 self.write(conn, t, hk, rk, old, new)
             except errors.EmptyIndexKey as e:  # an update words the empty index key its own way
@@ -398,18 +400,20 @@ def read_units(size: int, p: dict[str, Any]) -> float:
     return float(units) if p.get("ConsistentRead") else units / 2
 
 
-def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: Callable[[], float]) -> dict[str, Any]:
-    """Add ConsumedCapacity when the caller asked for it (units are computed only then)."""
+def with_capacity(out: dict[str, Any], t: Table, p: dict[str, Any], units: Callable[[], float],
+                  fetched: float = 0.0) -> dict[str, Any]:
+    """Add ConsumedCapacity when the caller asked for it (units are computed only then). `fetched`:
+    the table's units when a read of a local index reached back to the table for its items."""
     mode = p.get("ReturnConsumedCapacity") or "NONE"
     if mode == "NONE":
         return out
     n = units()
-    cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": n}
+    cc: dict[str, Any] = {"TableName": t.name, "CapacityUnits": n + fetched}
     index = p.get("IndexName")
     if mode == "INDEXES" and index in t.indexes:
-        # A read of an index is charged to the index; the table's arm is zero.
+        # A read of an index is charged to the index; the table's arm is what it fetched back, if anything.
         arm = "GlobalSecondaryIndexes" if t.indexes[index].kind == "GSI" else "LocalSecondaryIndexes"
-        cc["Table"] = {"CapacityUnits": 0.0}
+        cc["Table"] = {"CapacityUnits": fetched}
         cc[arm] = {index: {"CapacityUnits": n}}
     elif mode == "INDEXES":
         cc["Table"] = {"CapacityUnits": n}

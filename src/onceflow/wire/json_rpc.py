@@ -89,9 +89,9 @@ def message_key(spec: ServiceSpec, code: str) -> str:
 def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:
     namespace = err.namespace if err.namespace is not None else spec.error_namespace
     body: dict[str, Any] = {"__type": f"{namespace}#{err.code}" if namespace else err.code}
-    if err.message:
+    if err.message and "Message" not in err.extra and "message" not in err.extra:
         body[message_key(spec, err.code)] = err.message
-    body.update(err.extra)
+    body.update(err.extra)  # may spell the message member itself (DynamoDB's ALL_OLD condition failures)
     # A JSON service that was a query one (SQS, the errors with a query_code) names the error's
     # shape with its namespace in x-amzn-ErrorType too, as AWS answers.
     error_type = f"{namespace}#{err.code}" if err.query_code and namespace else err.code

@@ -9,7 +9,7 @@ import pytest
 from onceflow.ddb.expr.validate import compile_expression
 from onceflow.ddb.keys import encode_key
 from onceflow.ddb.legacy import translate
-from onceflow.ddb.reads import key_range
+from onceflow.ddb.reads import check_key_condition_shape, key_range
 from onceflow.errors import ServiceError
 
 H, R = [("pk", "S")], [("sk", "S")]
@@ -98,3 +98,44 @@ def test_multi_attribute_sort_key_bounds_keep_to_the_equalities_prefix() -> None
                                                                              ("semiz", "0")))
     assert lo is not None and hi is not None
     assert lo[0] <= inside < hi[0] and not below >= lo[0] and beyond >= hi[0]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    # architect/dynalite test/query.js, run against DynamoDB: refused before the table is looked up.
+    ("a > b and size(b) > c or a > c", "Invalid operator used in KeyConditionExpression: OR"),
+    ("a in (b, size(c), d)", "Invalid operator used in KeyConditionExpression: IN"),
+    ("not a > b", "Invalid operator used in KeyConditionExpression: NOT"),
+    ("a <> b", "Invalid operator used in KeyConditionExpression: <>"),
+    ("attribute_exists(a)", "Invalid operator used in KeyConditionExpression: attribute_exists"),
+    ("attribute_not_exists(a)", "Invalid operator used in KeyConditionExpression: attribute_not_exists"),
+    ("contains(a.d, b)", "Invalid operator used in KeyConditionExpression: contains"),
+    ("attribute_type(a, :s)", "Invalid operator used in KeyConditionExpression: attribute_type"),
+    (":a between size(b) and size(a) and b > :b",
+     "Invalid condition in KeyConditionExpression: BETWEEN operator must have the key attribute as its first operand"),
+    ("begins_with(:a, b) and a > :b", "Invalid condition in KeyConditionExpression: begins_with operator must have "
+                                      "the key attribute as its first operand"),
+    ("size(b) > a AND a.b > b AND b > c", "KeyConditionExpressions cannot contain nested operations"),
+    ("a > size(b.d)", "KeyConditionExpressions cannot contain nested operations"),
+    ("b > a.b", "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"),
+    ("b between c[1] and d", "Invalid condition in KeyConditionExpression: Multiple attribute names used in one "
+                             "condition"),
+    ("begins_with(a, b)", "Invalid condition in KeyConditionExpression: Multiple attribute names used in one "
+                          "condition"),
+    ("a.d > c", "KeyConditionExpressions cannot have conditions on nested attributes"),
+    ("b[0] > a", "KeyConditionExpressions cannot have conditions on nested attributes"),
+    (":b > :a AND a < :b", "Invalid condition in KeyConditionExpression: No key attribute specified"),
+    # paritysuite/dynamodb-conformance records this one with the Invalid KeyConditionExpression prefix.
+    ("(a > :a and b > :a) and (b > :a and c > :a)",
+     "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key"),
+])
+def test_shapes_refused_before_the_table(text: str, message: str) -> None:
+    tree = compile_expression("KeyConditionExpression", text, None).tree
+    with pytest.raises(ServiceError) as e:
+        check_key_condition_shape(tree)
+    assert e.value.message == message
+
+
+def test_shapes_a_key_condition_takes() -> None:
+    for text in ("pk = :p", ":p = pk AND sk BETWEEN :a AND :b", "(pk = :p) AND begins_with(sk, :a)",
+                 "pk = :p AND sk < :a"):
+        check_key_condition_shape(compile_expression("KeyConditionExpression", text, None).tree)

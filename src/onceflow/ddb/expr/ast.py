@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The functions of the four expression kinds and their operand counts.
+CONDITION_FUNCS = {"attribute_exists": 1, "attribute_not_exists": 1, "attribute_type": 2,
+                   "begins_with": 2, "contains": 2}
+OPERAND_FUNCS = {"size": 1}
+UPDATE_FUNCS = {"if_not_exists": 2, "list_append": 2}
+
 
 @dataclass(frozen=True)
 class NameRef:
@@ -114,6 +120,7 @@ class Update:
     removes: tuple[Path, ...] = ()
     adds: tuple[AddAction, ...] = ()
     deletes: tuple[DeleteAction, ...] = ()
+    written: tuple[Path, ...] = ()  # every action's path in the order written (overlap messages name them so)
 
     def paths(self) -> list[Path]:
         return ([a.path for a in self.sets] + list(self.removes) + [a.path for a in self.adds]

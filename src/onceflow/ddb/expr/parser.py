@@ -210,15 +210,33 @@ class _Build(Transformer[Token, Any]):
         return ("DELETE", _pairs(c, ast.DeleteAction))
 
     def update(self, c: list[tuple[str, list[Any]]]) -> ast.Update:
+        # An unknown function is refused before a repeated section (architect/dynalite test/updateItem.js).
+        for _, actions in c:
+            for a in actions:
+                unknown = _unknown_function(a.value) if isinstance(a, ast.SetAction) else None
+                if unknown:
+                    raise ExpressionError(f"Invalid function name; function: {unknown}")
         sections: dict[str, list[Any]] = {}
         for kind, actions in c:
             if kind in sections:
                 raise ExpressionError(f'The "{kind}" section can only be used once in an update expression;')
             sections[kind] = actions
+        written = tuple(a if isinstance(a, ast.Path) else a.path for _, actions in c for a in actions)
         return ast.Update(
             tuple(sections.get("SET", ())), tuple(sections.get("REMOVE", ())),
-            tuple(sections.get("ADD", ())), tuple(sections.get("DELETE", ())),
+            tuple(sections.get("ADD", ())), tuple(sections.get("DELETE", ())), written,
         )
+
+
+def _unknown_function(x: Any) -> str | None:
+    """The first function in a SET value that is none of DynamoDB's."""
+    if isinstance(x, ast.Arith):
+        return _unknown_function(x.left) or _unknown_function(x.right)
+    if isinstance(x, ast.Call):
+        if x.name not in ast.CONDITION_FUNCS and x.name not in ast.OPERAND_FUNCS and x.name not in ast.UPDATE_FUNCS:
+            return x.name
+        return next((n for n in map(_unknown_function, x.args) if n), None)
+    return None
 
 
 def _pairs(c: list[Any], cls: Any) -> list[Any]:

@@ -18,6 +18,12 @@ BAD_PATH = "The document path provided in the update expression is invalid for u
 MISSING = "The provided expression refers to an attribute that does not exist in the item"
 
 
+def creates_item(upd: ast.Update | None) -> bool:
+    """Whether an update of an absent item writes one: any SET or ADD does, and so does an update of
+    no action at all (legacy AttributeUpdates {}); REMOVE and DELETE alone leave it absent."""
+    return upd is None or bool(upd.sets or upd.adds) or not (upd.removes or upd.deletes)
+
+
 def _err(msg: str) -> ServiceError:
     return validation_error(msg)
 

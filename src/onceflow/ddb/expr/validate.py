@@ -9,14 +9,11 @@ from functools import lru_cache
 from typing import Any
 
 from onceflow.ddb.expr import ast
+from onceflow.ddb.expr.ast import CONDITION_FUNCS, OPERAND_FUNCS, UPDATE_FUNCS
 from onceflow.ddb.expr.parser import ExpressionError, parse
 from onceflow.ddb.values import check_text, type_of
 from onceflow.errors import validation_error
 
-CONDITION_FUNCS = {"attribute_exists": 1, "attribute_not_exists": 1, "attribute_type": 2,
-                   "begins_with": 2, "contains": 2}
-OPERAND_FUNCS = {"size": 1}
-UPDATE_FUNCS = {"if_not_exists": 2, "list_append": 2}
 TYPE_NAMES = {"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL", "M": "MAP",
               "L": "LIST", "SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET"}
 START = {"ConditionExpression": "condition", "FilterExpression": "condition",
@@ -30,6 +27,11 @@ class Compiled:
     tree: Any
     names_used: frozenset[str]
     values_used: tuple[str, ...]  # in order of appearance
+    # Found at compile time but answered after the per-request undefined-value check, in DynamoDB's order
+    # (architect/dynalite test/updateItem.js, run against DynamoDB): overlapping or conflicting paths, then
+    # (after ADD/DELETE operand types) a function's operand count or missing document path.
+    overlap: str | None = None
+    shape: str | None = None
 
 
 class _Resolver:
@@ -37,6 +39,7 @@ class _Resolver:
         self.kind, self.names = kind, names
         self.names_used: set[str] = set()
         self.values_used: list[str] = []
+        self.shape: str | None = None  # the first function used with the wrong operands
 
     def error(self, msg: str) -> ExpressionError:
         return ExpressionError(msg)
@@ -78,12 +81,14 @@ class _Resolver:
         if (where == "condition") != (name in CONDITION_FUNCS) and self.kind != "UpdateExpression":
             raise self.error(f"The function is not allowed to be used this way in an expression; function: {name}")
         if len(c.args) != known[name]:
-            raise self.error("Incorrect number of operands for operator or function; "
-                             f"operator or function: {name}, number of operands: {len(c.args)}")
+            self.shape = self.shape or ("Incorrect number of operands for operator or function; "
+                                        f"operator or function: {name}, number of operands: {len(c.args)}")
+            return ast.Call(name, tuple(self.operand(a, "operand") for a in c.args))
         needs_path = name in ("attribute_exists", "attribute_not_exists", "attribute_type", "size",
                               "if_not_exists")
         if needs_path and not isinstance(c.args[0], ast.Path):
-            raise self.error(f"Operator or function requires a document path; operator or function: {name}")
+            self.shape = self.shape or f"Operator or function requires a document path; operator or function: {name}"
+            return ast.Call(name, tuple(self.operand(a, "operand") for a in c.args))
         for a in c.args:
             if not isinstance(a, ast.Call) or (a.name in UPDATE_FUNCS) != (self.kind == "UpdateExpression"):
                 continue  # a function of the wrong expression kind gets that error when it is resolved
@@ -121,8 +126,8 @@ class _Resolver:
             tuple(self.path(p) for p in u.removes),
             tuple(ast.AddAction(self.path(a.path), self.operand(a.value, "operand")) for a in u.adds),
             tuple(ast.DeleteAction(self.path(a.path), self.operand(a.value, "operand")) for a in u.deletes),
+            tuple(self.path(p) for p in u.written),
         )
-        check_overlap(out.paths())
         return out
 
     def set_value(self, v: Any) -> Any:
@@ -153,21 +158,32 @@ def top_level_names(n: Any) -> set[str]:
     return set()
 
 
+def _relation(p: ast.Path, q: ast.Path) -> str | None:
+    """'overlap' when one path is the other or inside it, 'conflict' when they part at a list index
+    against a map key, None when they part at two keys or two indexes."""
+    for a, b in zip(p.elements, q.elements, strict=False):
+        if a == b and type(a) is type(b):
+            continue
+        return "conflict" if isinstance(a, int) != isinstance(b, int) else None
+    return "overlap"
+
+
+def overlap_error(paths: list[ast.Path]) -> str | None:
+    """Every pair is checked for an overlap before any for a conflict, each pair in the order written
+    (architect/dynalite test/updateItem.js, run against DynamoDB)."""
+    for relation in ("overlap", "conflict"):
+        for i, p in enumerate(paths):
+            for q in paths[i + 1:]:
+                if _relation(p, q) == relation:
+                    return (f"Two document paths {relation} with each other; must remove or rewrite one of these "
+                            f"paths; path one: {p.show()}, path two: {q.show()}")
+    return None
+
+
 def check_overlap(paths: list[ast.Path]) -> None:
-    for i, p in enumerate(paths):
-        for q in paths[i + 1:]:
-            n = min(len(p.elements), len(q.elements))
-            for k in range(n):
-                a, b = p.elements[k], q.elements[k]
-                if a == b and type(a) is type(b):
-                    continue
-                if isinstance(a, int) != isinstance(b, int):
-                    raise ExpressionError("Two document paths conflict with each other; must remove or rewrite "
-                                          f"one of these paths; path one: {p.show()}, path two: {q.show()}")
-                break
-            else:
-                raise ExpressionError("Two document paths overlap with each other; must remove or rewrite "
-                                      f"one of these paths; path one: {p.show()}, path two: {q.show()}")
+    found = overlap_error(paths)
+    if found:
+        raise ExpressionError(found)
 
 
 @lru_cache(maxsize=8192)
@@ -182,7 +198,8 @@ def _compile(kind: str, text: str, names: tuple[tuple[str, str], ...]) -> Compil
         tree = ast.Projection(tuple(paths))
     else:
         tree = r.condition(tree)
-    return Compiled(kind, tree, frozenset(r.names_used), tuple(r.values_used))
+    overlap = overlap_error(list(tree.written)) if kind == "UpdateExpression" else None
+    return Compiled(kind, tree, frozenset(r.names_used), tuple(r.values_used), overlap, r.shape)
 
 
 def compile_expression(kind: str, text: str, names: dict[str, str] | None) -> Compiled:
@@ -206,8 +223,14 @@ def check_values(c: Compiled, values: dict[str, Any]) -> None:
             raise validation_error(f"Invalid {c.kind}: An expression attribute value used in expression "
                                    f"is not defined; attribute value: {name}")
     try:
+        if c.overlap:
+            raise ExpressionError(c.overlap)
         if c.kind == "UpdateExpression":
-            _check_update_types(c.tree, values)
+            _check_add_delete_types(c.tree, values)
+        if c.shape:
+            raise ExpressionError(c.shape)
+        if c.kind == "UpdateExpression":
+            _check_set_types(c.tree, values)
         elif c.kind != "ProjectionExpression":
             _check_condition_types(c.tree, values)
     except ExpressionError as e:
@@ -279,6 +302,11 @@ def _check_condition_types(n: Any, values: dict[str, Any]) -> None:
         from onceflow.ddb.values import compare
 
         lo, hi = (values.get(x.name) if isinstance(x, ast.ValueRef) else None for x in (n.low, n.high))
+        if lo is not None and hi is not None and type_of(lo) != type_of(hi):
+            # architect/dynalite test/query.js and test/deleteItem.js, run against DynamoDB.
+            raise ExpressionError(
+                "The BETWEEN operator requires same data type for lower and upper bounds; "
+                f"lower bound operand: AttributeValue: {_show(lo)}, upper bound operand: AttributeValue: {_show(hi)}")
         if lo is not None and hi is not None and compare(lo, hi) == 1:
             raise ExpressionError(
                 "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; "
@@ -290,7 +318,7 @@ def _show(v: dict[str, Any]) -> str:
     return "{" + f"{k}:{x}" + "}"
 
 
-def _check_update_types(u: ast.Update, values: dict[str, Any]) -> None:
+def _check_add_delete_types(u: ast.Update, values: dict[str, Any]) -> None:
     for a in u.adds:
         k = type_of(values[a.value.name])
         if k not in ("N", "SS", "NS", "BS"):
@@ -301,6 +329,9 @@ def _check_update_types(u: ast.Update, values: dict[str, Any]) -> None:
         if k not in ("SS", "NS", "BS"):
             raise ExpressionError(f"Incorrect operand type for operator or function; operator: DELETE, "
                                   f"operand type: {TYPE_NAMES[k]}, typeSet: ALLOWED_FOR_DELETE_OPERAND")
+
+
+def _check_set_types(u: ast.Update, values: dict[str, Any]) -> None:
     for s in u.sets:
         v = s.value
         if isinstance(v, ast.Arith):

@@ -178,7 +178,7 @@ class PartiQL:
             for pl, r in zip(plans, got["Responses"], strict=True):
                 if "Item" in r and pl.st.projection is not None and "ProjectionExpression" not in pl.p:
                     r["Item"] = flatten([r["Item"]], pl.st.projection)[0]
-            return {"Responses": got["Responses"], **_split_capacity(got)}
+            return {"Responses": got["Responses"], **_capacity(got)}
         actions = [_write_action(pl) for pl in plans]
         q: dict[str, Any] = {"TransactItems": actions, **cc}
         if p.get("ClientRequestToken"):
@@ -190,18 +190,12 @@ class PartiQL:
                 raise _as_statement_error(e) from None
             raise transaction_canceled([_inserted(r, pl) for r, pl in
                                         zip(e.extra["CancellationReasons"], plans, strict=True)]) from None
-        return _split_capacity(got)
+        return _capacity(got)
 
 
-def _split_capacity(got: dict[str, Any]) -> dict[str, Any]:
-    """ExecuteTransaction gives each table's read and write units beside its total."""
-    if "ConsumedCapacity" not in got:
-        return {}
-    out = []
-    for cc in got["ConsumedCapacity"]:
-        detail = cc.get("Table") or {}
-        out.append({**cc, **{k: detail[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits") if k in detail}})
-    return {"ConsumedCapacity": out}
+def _capacity(got: dict[str, Any]) -> dict[str, Any]:
+    """ExecuteTransaction answers only the transaction's ConsumedCapacity (split as every transaction's is)."""
+    return {"ConsumedCapacity": got["ConsumedCapacity"]} if "ConsumedCapacity" in got else {}
 
 
 def _get_action(pl: Plan) -> dict[str, Any]:
