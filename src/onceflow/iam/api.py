@@ -257,7 +257,7 @@ class IamApi:
 
     @operation("ListPolicies")
     def list_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        items, marker = self.service.list_policies(ctx.account, params)
+        items, marker = self.service.list_policies(ctx.account, params, partition(ctx.region))
         out = [policy_out(p, self.service.attachment_count(ctx.account, p["arn"]), "list") for p in items]
         return paged("Policies", out, marker)
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import json
+import re
 import secrets
 import string
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
+
+import botocore
 
 from onceflow import pages
 from onceflow.iam import errors
@@ -18,13 +24,24 @@ MAX_ITEMS = 100
 _ID_CHARS = string.ascii_uppercase + string.digits
 
 
+@functools.lru_cache(maxsize=256)
 def partition(region: str) -> str:
-    """The partition a region belongs to: IAM is global per partition, and its ARNs name it."""
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
+    """The partition a region belongs to: IAM is global per partition, and its ARNs name it.
+
+    botocore's partitions.json says which regions each partition holds (its region list, then its
+    regionRegex): aws-cn for cn-*, aws-us-gov for us-gov-*, aws-iso-b for us-isob-*, ...; a region
+    no partition claims is in aws."""
+    for entry in _partitions():
+        if region in entry["regions"] or re.fullmatch(entry["regionRegex"], region):
+            return str(entry["id"])
     return "aws"
+
+
+@functools.cache
+def _partitions() -> list[dict[str, Any]]:
+    path = Path(botocore.__file__).parent / "data" / "partitions.json"
+    entries: list[dict[str, Any]] = json.loads(path.read_text())["partitions"]
+    return entries
 
 
 def partition_of(arn: str) -> str:

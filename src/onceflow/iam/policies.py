@@ -8,7 +8,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
 from onceflow.iam.common import MANAGED_LIMIT, check_policy_arn, merge_tags, new_id, now, page, policy_size, validate
-from onceflow.iam.managed import AWS_POLICIES, aws_managed
+from onceflow.iam.managed import aws_managed, aws_policies
 from onceflow.iam.store import IamStore, Row
 
 
@@ -75,11 +75,13 @@ class ManagedPolicies:
     def attachment_count(self, account: str, arn: str) -> int:
         return self.store.attachment_count(account, arn)
 
-    def list_policies(self, account: str, params: dict[str, Any]) -> tuple[list[Row], str | None]:
+    def list_policies(
+        self, account: str, params: dict[str, Any], partition: str = "aws"
+    ) -> tuple[list[Row], str | None]:
         scope = params.get("Scope", "All")
         items: list[Row] = []
         if scope in ("All", "AWS"):
-            items += list(AWS_POLICIES.values())
+            items += aws_policies(partition)
         if scope in ("All", "Local"):
             items += self.store.policies(account)
         prefix = params.get("PathPrefix", "/")

@@ -11,7 +11,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam import profiles, providers, server_certs, user_credentials
-from onceflow.iam.common import MANAGED_LIMIT, ROLE_INLINE_LIMIT, TRUST_LIMIT, now
+from onceflow.iam.common import MANAGED_LIMIT, ROLE_INLINE_LIMIT, TRUST_LIMIT, now, partition
 from onceflow.iam.store import IamStore
 from onceflow.registry import operation
 
@@ -43,11 +43,11 @@ class Reports:
     def __init__(self, store: IamStore) -> None:
         self.store = store
 
-    def generate(self, account: str) -> dict[str, str]:
+    def generate(self, account: str, partition: str = "aws") -> dict[str, str]:
         current = self.store.obj(account, REPORT, "")
         if current is not None and datetime.now(UTC) - datetime.fromisoformat(current["generated"]) < REPORT_FRESH:
             return {"State": "COMPLETE"}
-        report = {"generated": now(), "content": self._csv(account)}
+        report = {"generated": now(), "content": self._csv(account, partition)}
         with self.store.writing() as conn:
             self.store.put_obj(conn, account, REPORT, "", report)
         # Made at once, but IAM's first answer for a new report is that it has started.
@@ -60,12 +60,12 @@ class Reports:
             raise ServiceError("ReportNotPresent", "Credential report not present. Generate one first.", 410)
         return current
 
-    def _csv(self, account: str) -> str:
+    def _csv(self, account: str, partition: str) -> str:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(COLUMNS)
         na = "N/A"
-        root = ["<root_account>", f"arn:aws:iam::{account}:root", "not_supported", "not_supported", na,
+        root = ["<root_account>", f"arn:{partition}:iam::{account}:root", "not_supported", "not_supported", na,
                 "not_supported", "not_supported", "false"] + ["false", na, na, na, na] * 2 + ["false", na] * 2
         writer.writerow(root)
         for user in self.store.users(account):
@@ -111,7 +111,7 @@ class ReportsApi:
 
     @operation("GenerateCredentialReport")
     def generate_credential_report(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, str]:
-        return self.reports.generate(ctx.account)
+        return self.reports.generate(ctx.account, partition(ctx.region))
 
     @operation("GetCredentialReport")
     def get_credential_report(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
