@@ -4,12 +4,14 @@ GetAccessKeyLastUsed and managed policies' tags, against a real server."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import segno
 from botocore.exceptions import ClientError
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -151,6 +153,11 @@ def test_virtual_mfa_devices(iam: Any) -> None:
     serial = device["SerialNumber"]
     assert serial == f"arn:aws:iam::{ACCT}:mfa/team/{device_name}"
     assert len(base64.b32decode(device["Base32StringSeed"])) == 40  # a base32 seed an authenticator takes
+    # The QR code encodes AWS's documented otpauth URI: the device's name at the account, and the seed.
+    uri = f"otpauth://totp/{device_name}@{ACCT}?secret={device['Base32StringSeed'].decode()}"
+    expected = io.BytesIO()
+    segno.make(uri, error="m", micro=False).save(expected, kind="png", scale=4, border=4)
+    assert device["QRCodePNG"] == expected.getvalue()
     with pytest.raises(ClientError) as exc:
         iam.create_virtual_mfa_device(VirtualMFADeviceName=device_name, Path="/team/")
     assert error(exc) == ("EntityAlreadyExists", "MFADevice entity at the same path and name already exists.", 409)

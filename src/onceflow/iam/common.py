@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
 import secrets
@@ -10,8 +11,6 @@ import string
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import botocore
 
 from onceflow import pages
 from onceflow.iam import errors
@@ -39,7 +38,10 @@ def partition(region: str) -> str:
 
 @functools.cache
 def _partitions() -> list[dict[str, Any]]:
-    path = Path(botocore.__file__).parent / "data" / "partitions.json"
+    # Found, not imported: botocore waits for the first request that needs its models (start-up).
+    spec = importlib.util.find_spec("botocore")
+    assert spec is not None and spec.origin is not None
+    path = Path(spec.origin).parent / "data" / "partitions.json"
     entries: list[dict[str, Any]] = json.loads(path.read_text())["partitions"]
     return entries
 
