@@ -11,6 +11,7 @@ from urllib.parse import quote
 from onceflow.context import RequestContext
 from onceflow.iam import errors
 from onceflow.iam.common import page, partition
+from onceflow.iam.last_used import KEY, ROLE, LastUsed
 from onceflow.iam.service import IamService
 from onceflow.iam.store import Row
 from onceflow.iam.users import IamUsers
@@ -112,9 +113,10 @@ def attached_out(service: IamService, account: str, kind: str, owner: str, param
 
 
 class IamApi:
-    def __init__(self, service: IamService, users: IamUsers) -> None:
+    def __init__(self, service: IamService, users: IamUsers, last_used: LastUsed | None = None) -> None:
         self.service = service
         self.users = users
+        self.last_used = last_used or LastUsed(service.store)
 
     # ------------------------------------------------------------------ roles
     @operation("CreateRole")
@@ -123,7 +125,13 @@ class IamApi:
 
     @operation("GetRole")
     def get_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "get")}
+        role = self.service.role(ctx.account, params["RoleName"])
+        out = role_out(role, "get")
+        used = self.last_used.get(ROLE, role["arn"], ctx.account)
+        # A use of an earlier role of the same ARN is not this role's.
+        if used is not None and used["date"] >= datetime.fromisoformat(role["created"]):
+            out["RoleLastUsed"] = {"LastUsedDate": used["date"], "Region": used["region"]}
+        return {"Role": out}
 
     @operation("ListRoles")
     def list_roles(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
@@ -138,7 +146,13 @@ class IamApi:
     @operation("UpdateRoleDescription")
     def update_role_description(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         self.service.update_role(ctx.account, params)
-        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "get")}
+        role = self.service.role(ctx.account, params["RoleName"])
+        out = role_out(role, "get")
+        used = self.last_used.get(ROLE, role["arn"], ctx.account)
+        # A use of an earlier role of the same ARN is not this role's.
+        if used is not None and used["date"] >= datetime.fromisoformat(role["created"]):
+            out["RoleLastUsed"] = {"LastUsedDate": used["date"], "Region": used["region"]}
+        return {"Role": out}
 
     @operation("DeleteRole")
     def delete_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -146,6 +160,7 @@ class IamApi:
         if role["path"].startswith("/aws-service-role/"):  # DeleteServiceLinkedRole deletes those
             raise errors.unmodifiable_role(role["name"])
         self.service.delete_role(ctx.account, params["RoleName"])
+        self.last_used.drop(ROLE, role["arn"], ctx.account)  # a new role of this name starts unused
 
     @operation("UpdateAssumeRolePolicy")
     def update_assume_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -343,10 +358,12 @@ class IamApi:
 
     @operation("GetAccessKeyLastUsed")
     def get_access_key_last_used(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        # onceflow does not record each key's last use (a write on every signed call): every key
-        # answers as AWS answers for one never used.
         owner = self.users.last_used(ctx.account, params["AccessKeyId"])
-        return {**owner, "AccessKeyLastUsed": {"ServiceName": "N/A", "Region": "N/A"}}
+        used = self.last_used.get(KEY, params["AccessKeyId"], ctx.account)
+        if used is None:  # as AWS answers for a key never used
+            return {**owner, "AccessKeyLastUsed": {"ServiceName": "N/A", "Region": "N/A"}}
+        return {**owner, "AccessKeyLastUsed": {"LastUsedDate": used["date"], "ServiceName": used["service"],
+                                               "Region": used["region"]}}
 
     @operation("TagUser")
     def tag_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:

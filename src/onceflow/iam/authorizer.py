@@ -17,6 +17,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.iam.errors import access_denied_in, denial_message
+from onceflow.iam.last_used import KEY, ROLE, LastUsed
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
 from onceflow.stack import Authorizer, Stack
 
@@ -62,6 +63,11 @@ ACTIONS = {
 }
 # Calls that need no permission at all (IAM user guide: GetCallerIdentity, GetSessionToken).
 ALWAYS_ALLOWED = {("sts", "GetCallerIdentity"), ("sts", "GetSessionToken")}
+def _namespace(service: str) -> str:
+    """The service's IAM namespace, which AWS names as the service a key was last used with."""
+    return PREFIXES.get(service, service)
+
+
 def action_name(service: str, operation: str) -> str:
     return f"{PREFIXES.get(service, service)}:{ACTIONS.get((service, operation), operation)}"
 
@@ -95,13 +101,19 @@ def request_context(ctx: RequestContext) -> dict[str, list[str]]:
     return keys
 
 
-def make_authorizer(stack: Stack) -> Authorizer:
+def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authorizer:
     def authorize(ctx: RequestContext, params: dict[str, Any]) -> None:
         principal = ctx.principal
         if principal.kind == "assumed-role":
-            pass
-        elif principal.kind != "user" or not stack.settings.enforce_iam:
+            if last_used is not None and principal.role_arn:
+                last_used.mark(ROLE, principal.role_arn, principal.account, _namespace(ctx.service), ctx.region)
+        elif principal.kind != "user":
             return
+        else:
+            if last_used is not None and principal.access_key and not ctx.internal:
+                last_used.mark(KEY, principal.access_key, principal.account, _namespace(ctx.service), ctx.region)
+            if not stack.settings.enforce_iam:
+                return
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:
             return
         iam = stack.services["iam"]

@@ -12,6 +12,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam import profiles, providers, server_certs, user_credentials
 from onceflow.iam.common import MANAGED_LIMIT, ROLE_INLINE_LIMIT, TRUST_LIMIT, now, partition
+from onceflow.iam.last_used import KEY, LastUsed
 from onceflow.iam.store import IamStore
 from onceflow.registry import operation
 
@@ -40,8 +41,9 @@ def _flag(value: bool) -> str:
 
 
 class Reports:
-    def __init__(self, store: IamStore) -> None:
+    def __init__(self, store: IamStore, last_used: LastUsed | None = None) -> None:
         self.store = store
+        self.last_used = last_used or LastUsed(store)
 
     def generate(self, account: str, partition: str = "aws") -> dict[str, str]:
         current = self.store.obj(account, REPORT, "")
@@ -78,7 +80,9 @@ class Reports:
                    login["CreateDate"] if login else na, na, _flag(bool(mfa))]
             for n in range(2):
                 k = keys[n] if n < len(keys) else None
-                row += [_flag(bool(k and k["status"] == "Active")), k["created"] if k else na, na, na, na]
+                used = self.last_used.get(KEY, k["access_key_id"], account) if k else None
+                row += [_flag(bool(k and k["status"] == "Active")), k["created"] if k else na]
+                row += [used["date"].isoformat(), used["region"], used["service"]] if used else [na, na, na]
             for n in range(2):
                 c = certs[n] if n < len(certs) else None
                 row += [_flag(bool(c and c["Status"] == "Active")), c["UploadDate"] if c else na]
