@@ -250,19 +250,19 @@ def certificate_not_found(cert_id: str) -> ServiceError:
 
 
 def mfa_exists() -> ServiceError:
-    return already_exists("MFADevice entity at the same path and name already exists.")
+    return already_exists("MFA device already exists.")
 
 
 def mfa_in_use() -> ServiceError:
-    return already_exists("MFA Device is already in use.")  # UNCONFIRMED wording
+    return already_exists("MFA Device is already in use.")
 
 
 def mfa_not_found(serial: str) -> ServiceError:
-    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")  # UNCONFIRMED wording
+    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")
 
 
 def virtual_mfa_not_found(serial: str) -> ServiceError:
-    return no_such_entity(f"VirtualMFADevice with serial number {serial} doesn't exist.")  # UNCONFIRMED wording
+    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")
 
 
 def server_certificate_not_found(name: str) -> ServiceError:
