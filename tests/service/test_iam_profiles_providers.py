@@ -163,13 +163,17 @@ def test_tag_lists_page_with_max_items_and_marker(iam: Any) -> None:
         assert last["Tags"] == tags[4:] and last["IsTruncated"] is False and "Marker" not in last
 
 
-def test_deleting_an_unknown_oidc_provider_succeeds(iam: Any) -> None:
-    # IAM documents DeleteOpenIDConnectProvider as idempotent.
+def test_deleting_an_unknown_oidc_provider_is_refused(iam: Any) -> None:
+    # IAM's reference calls DeleteOpenIDConnectProvider idempotent, but AWS refuses a second delete
+    # (recorded: LocalStack's test_iam_oidc snapshot, "deletion-not-found-error").
     arn = iam.create_open_id_connect_provider(Url=f"https://{uuid.uuid4().hex}.example.com",
                                               ThumbprintList=[])["OpenIDConnectProviderArn"]
     iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
-    iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    assert refused(iam.delete_open_id_connect_provider, OpenIDConnectProviderArn=arn) == (
+        "NoSuchEntity", f"OpenId connect Provider {arn} cannot be found.", 404)
     assert {"Arn": arn} not in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]
+    assert refused(iam.create_open_id_connect_provider, Url="example.org", ThumbprintList=[THUMB]) == (
+        "ValidationError", "Invalid Open ID Connect Provider URL", 400)
 
 
 def test_application_auto_scaling_custom_resource_role_takes_its_documented_name(iam: Any) -> None:

@@ -186,7 +186,11 @@ def password_policy_not_found(account: str) -> ServiceError:
 
 
 def oidc_provider_not_found(arn: str) -> ServiceError:
-    return no_such_entity(f"OpenIDConnect Provider not found for arn {arn}")  # UNCONFIRMED wording
+    return no_such_entity(f"OpenIDConnect Provider not found for arn {arn}")
+
+
+def oidc_provider_not_found_to_delete(arn: str) -> ServiceError:
+    return no_such_entity(f"OpenId connect Provider {arn} cannot be found.")
 
 
 def saml_provider_not_found(arn: str) -> ServiceError:
@@ -194,7 +198,7 @@ def saml_provider_not_found(arn: str) -> ServiceError:
 
 
 def invalid_oidc_url() -> ServiceError:
-    return invalid_input("Invalid Open ID Connect Provider URL")  # UNCONFIRMED wording
+    return validation_error("Invalid Open ID Connect Provider URL")
 
 
 def too_many_thumbprints(limit: int) -> ServiceError:

@@ -84,9 +84,11 @@ class IdentityProviders:
             self.store.put_obj(conn, account, OIDC, arn, provider)
 
     def delete_oidc(self, account: str, arn: str) -> None:
-        # Idempotent, as IAM documents it: deleting a provider that does not exist succeeds.
+        # IAM's reference calls this idempotent, but AWS answers NoSuchEntity for a provider that does
+        # not exist (recorded: LocalStack's test_iam_oidc snapshot, "deletion-not-found-error").
         with self.store.writing() as conn:
-            self.store.delete_obj(conn, account, OIDC, arn)
+            if not self.store.delete_obj(conn, account, OIDC, arn):
+                raise errors.oidc_provider_not_found_to_delete(arn)
 
     # ------------------------------------------------------------------ SAML
     def create_saml(self, account: str, params: dict[str, Any], partition: str = "aws") -> Row:
