@@ -39,6 +39,11 @@ def test_a_key_used_with_a_service_names_it_the_date_and_the_region(iam: Any, aw
     last = iam.get_access_key_last_used(AccessKeyId=key_id)["AccessKeyLastUsed"]
     assert (last["ServiceName"], last["Region"]) == ("states", "us-west-2")  # the service's IAM namespace
 
+    # IAM is served from one region of the partition: AWS names us-east-1 whatever the client's.
+    aws("iam", region="eu-west-3", access_key=key_id, secret_key=secret).list_roles(MaxItems=1)
+    last = iam.get_access_key_last_used(AccessKeyId=key_id)["AccessKeyLastUsed"]
+    assert (last["ServiceName"], last["Region"]) == ("iam", "us-east-1")
+
 
 def test_a_key_with_a_bad_signature_is_not_used(iam: Any, aws: Callable[..., Any]) -> None:
     _, key_id, _ = _user_key(iam)

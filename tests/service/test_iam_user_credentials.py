@@ -214,6 +214,9 @@ def test_access_key_last_used_names_the_owner(iam: Any) -> None:
     key_id = iam.create_access_key(UserName=name)["AccessKey"]["AccessKeyId"]
     out = iam.get_access_key_last_used(AccessKeyId=key_id)
     assert out["UserName"] == name and out["AccessKeyLastUsed"] == {"ServiceName": "N/A", "Region": "N/A"}
+    # A key the account does not have is refused as not authorized, not as not found (AWS's recorded
+    # answer: LocalStack's test_iam_users snapshot, "get-last-used-nonexistent-key-error").
     with pytest.raises(ClientError) as exc:
         iam.get_access_key_last_used(AccessKeyId="AKIANOTAKEY000000000")
-    assert error(exc)[0::2] == ("NoSuchEntity", 404)
+    assert error(exc) == ("AccessDenied", f"User: arn:aws:iam::{ACCT}:root is not authorized to perform "
+                          "iam:GetAccessKeyLastUsed on resource: access key AKIANOTAKEY000000000", 403)

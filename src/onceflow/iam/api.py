@@ -358,7 +358,9 @@ class IamApi:
 
     @operation("GetAccessKeyLastUsed")
     def get_access_key_last_used(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        owner = self.users.last_used(ctx.account, params["AccessKeyId"])
+        p = ctx.principal
+        caller = f"arn:{partition(ctx.region)}:iam::{p.account}:root" if p.kind == "root" else p.arn
+        owner = self.users.last_used(ctx.account, params["AccessKeyId"], caller)
         used = self.last_used.get(KEY, params["AccessKeyId"], ctx.account)
         if used is None:  # as AWS answers for a key never used
             return {**owner, "AccessKeyLastUsed": {"ServiceName": "N/A", "Region": "N/A"}}

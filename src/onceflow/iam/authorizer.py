@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.iam.common import partition
 from onceflow.iam.errors import access_denied_in, denial_message
 from onceflow.iam.last_used import KEY, ROLE, LastUsed
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
@@ -68,6 +69,15 @@ def _namespace(service: str) -> str:
     return PREFIXES.get(service, service)
 
 
+# IAM answers from one region of each partition: a key used with it was used there (recorded:
+# LocalStack's test_iam_users snapshot, "get-access-key-last-used-used": iam, us-east-1).
+GLOBAL_REGIONS = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov": "us-gov-west-1"}
+
+
+def _used_in(service: str, region: str) -> str:
+    return GLOBAL_REGIONS.get(partition(region), region) if service == "iam" else region
+
+
 def action_name(service: str, operation: str) -> str:
     return f"{PREFIXES.get(service, service)}:{ACTIONS.get((service, operation), operation)}"
 
@@ -111,7 +121,8 @@ def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authoriz
             return
         else:
             if last_used is not None and principal.access_key and not ctx.internal:
-                last_used.mark(KEY, principal.access_key, principal.account, _namespace(ctx.service), ctx.region)
+                last_used.mark(KEY, principal.access_key, principal.account, _namespace(ctx.service),
+                               _used_in(ctx.service, ctx.region))
             if not stack.settings.enforce_iam:
                 return
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:

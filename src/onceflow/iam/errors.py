@@ -84,6 +84,13 @@ def invalid_arn(arn: str) -> ServiceError:
     return invalid_input(f"ARN {arn} is not valid.")
 
 
+def key_last_used_denied(caller: str, key_id: str) -> ServiceError:
+    """GetAccessKeyLastUsed of a key the caller's account does not have (recorded: LocalStack's
+    test_iam_users snapshot, "get-last-used-nonexistent-key-error")."""
+    return ServiceError("AccessDenied", f"User: {caller} is not authorized to perform iam:GetAccessKeyLastUsed on "
+                        f"resource: access key {key_id}", 403)
+
+
 def access_denied(code: str, status: int, message: str) -> ServiceError:
     return ServiceError(code, message, status)
 
@@ -230,7 +237,7 @@ def deletion_task_not_found(task_id: str) -> ServiceError:
 
 
 def login_profile_exists(user: str) -> ServiceError:
-    return already_exists(f"Login Profile for user {user} already exists.")  # UNCONFIRMED wording
+    return already_exists(f"Login Profile for user {user} already exists.")
 
 
 def login_profile_not_found(user: str) -> ServiceError:
