@@ -113,6 +113,11 @@ def test_update_role_and_trust_policy(iam: Any) -> None:
     iam.update_assume_role_policy(RoleName=name, PolicyDocument=lam)
     doc = iam.get_role(RoleName=name)["Role"]["AssumeRolePolicyDocument"]
     assert doc["Statement"][0]["Principal"] == {"Service": "lambda.amazonaws.com"}
+    # UpdateRoleDescription answers the role as CreateRole does (AWS's recorded answer).
+    described = iam.update_role_description(RoleName=name, Description="via description")["Role"]
+    assert described["Description"] == "via description"
+    assert "MaxSessionDuration" not in described and "RoleLastUsed" not in described
+    assert iam.get_role(RoleName=name)["Role"]["MaxSessionDuration"] == 7200
 
 
 def test_role_tags(iam: Any) -> None:
