@@ -95,6 +95,10 @@ def test_attach_missing_policy_and_bad_arn(iam: Any) -> None:
     with pytest.raises(ClientError) as exc:
         iam.get_policy(PolicyArn="not-an-arn-at-all-xyz")
     assert error(exc) == ("InvalidInput", "ARN not-an-arn-at-all-xyz is not valid.", 400)
+    # Attaching by a name instead of an ARN is a ValidationError (AWS's recorded answer).
+    with pytest.raises(ClientError) as exc:
+        iam.attach_role_policy(RoleName=role, PolicyArn="longpolicynamebutnoarn")
+    assert error(exc) == ("ValidationError", "ARN longpolicynamebutnoarn is not valid.", 400)
     assert iam.list_attached_role_policies(RoleName=role)["AttachedPolicies"] == []
 
 

@@ -118,7 +118,7 @@ def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> lis
     return list(merged.values())
 
 
-def check_policy_arn(arn: str) -> None:
+def check_policy_arn(arn: str, code: str = "InvalidInput") -> None:
     parts = arn.split(":", 5)
     if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or not parts[5].startswith("policy/"):
-        raise errors.invalid_arn(arn)
+        raise errors.invalid_arn(arn, code)

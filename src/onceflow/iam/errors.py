@@ -80,8 +80,10 @@ def invalid_marker() -> ServiceError:
     return validation_error("Invalid Marker.")
 
 
-def invalid_arn(arn: str) -> ServiceError:
-    return invalid_input(f"ARN {arn} is not valid.")
+def invalid_arn(arn: str, code: str = "InvalidInput") -> ServiceError:
+    """Attaching answers ValidationError (recorded: LocalStack's test_iam_roles snapshot,
+    "non-existent-malformed-policy-arn"); detaching is taken to answer as attaching (UNCONFIRMED)."""
+    return ServiceError(code, f"ARN {arn} is not valid.", 400)
 
 
 def key_last_used_denied(caller: str, key_id: str) -> ServiceError:

@@ -187,7 +187,7 @@ class ManagedPolicies:
             self.store.delete_version(conn, arn, version)
 
     def attach(self, account: str, kind: str, owner: str, arn: str) -> None:
-        check_policy_arn(arn)
+        check_policy_arn(arn, "ValidationError")
         with self.store.writing() as conn:
             self._owner(account, kind, owner)
             found = aws_managed(arn) or self.store.policy(arn)
@@ -196,7 +196,7 @@ class ManagedPolicies:
             self.store.attach(conn, account, kind, owner, arn)
 
     def detach(self, account: str, kind: str, owner: str, arn: str) -> None:
-        check_policy_arn(arn)
+        check_policy_arn(arn, "ValidationError")
         with self.store.writing() as conn:
             self._owner(account, kind, owner)
             if not self.store.detach(conn, account, kind, owner, arn):
