@@ -29,7 +29,9 @@ def _date(iso: str) -> datetime:
 
 
 def role_out(role: Row, view: str) -> Out:
-    """view: 'create' (CreateRole), 'get' (GetRole) or 'list' (ListRoles)."""
+    """view: 'create' (CreateRole), 'described' (UpdateRoleDescription), 'get' (GetRole) or 'list'
+    (ListRoles). AWS's recorded answers: CreateRole leaves out the Description it was given, and
+    neither it nor UpdateRoleDescription answers MaxSessionDuration or RoleLastUsed."""
     out: Out = {
         "Path": role["path"],
         "RoleName": role["name"],
@@ -38,9 +40,9 @@ def role_out(role: Row, view: str) -> Out:
         "CreateDate": _date(role["created"]),
         "AssumeRolePolicyDocument": encode(role["trust"]),
     }
-    if role.get("description") is not None:
+    if role.get("description") is not None and view != "create":
         out["Description"] = role["description"]
-    if view != "create":
+    if view not in ("create", "described"):
         out["MaxSessionDuration"] = role["max_session"]
     if view != "list" and role.get("boundary"):
         out["PermissionsBoundary"] = {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": role["boundary"]}
@@ -146,9 +148,9 @@ class IamApi:
     @operation("UpdateRoleDescription")
     def update_role_description(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         self.service.update_role(ctx.account, params)
-        # Answered as CreateRole answers: no MaxSessionDuration, no RoleLastUsed (recorded: LocalStack's
-        # test_iam_roles snapshot, "update-role-description-response").
-        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "create")}
+        # No MaxSessionDuration, no RoleLastUsed (recorded: LocalStack's test_iam_roles snapshot,
+        # "update-role-description-response").
+        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "described")}
 
     @operation("DeleteRole")
     def delete_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
