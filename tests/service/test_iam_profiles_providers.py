@@ -71,6 +71,7 @@ def test_oidc_provider_lifecycle(iam: Any) -> None:
     assert (got["Url"], got["ClientIDList"], got["ThumbprintList"]) == (host, ["app"], ["b" * 40])
     assert got["Tags"] == [{"Key": "k", "Value": "v"}]
     iam.untag_open_id_connect_provider(OpenIDConnectProviderArn=arn, TagKeys=["k"])
+    assert iam.get_open_id_connect_provider(OpenIDConnectProviderArn=arn)["Tags"] == []  # as AWS answers
     assert iam.list_open_id_connect_provider_tags(OpenIDConnectProviderArn=arn)["Tags"] == []
     assert {"Arn": arn} in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]
     assert refused(iam.update_open_id_connect_provider_thumbprint, OpenIDConnectProviderArn=arn,
@@ -89,12 +90,24 @@ def test_saml_provider_lifecycle(iam: Any) -> None:
     assert arn == f"arn:aws:iam::{ACCOUNT}:saml-provider/{name}"
     got = iam.get_saml_provider(SAMLProviderArn=arn)
     assert got["SAMLMetadataDocument"] == metadata and got["ValidUntil"].year == 2030
+    # Every member AWS answers (recorded: LocalStack's test_iam_saml_providers snapshot).
+    assert (got["AssertionEncryptionMode"], got["PrivateKeyList"], got["Tags"]) == ("Allowed", [], [])
+    iam.update_saml_provider(SAMLProviderArn=arn, AssertionEncryptionMode="Required",
+                             AddPrivateKey="-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----")
+    got = iam.get_saml_provider(SAMLProviderArn=arn)
+    assert got["AssertionEncryptionMode"] == "Required" and got["SAMLMetadataDocument"] == metadata
+    [key] = got["PrivateKeyList"]
+    iam.update_saml_provider(SAMLProviderArn=arn, RemovePrivateKey=key["KeyId"])
+    assert iam.get_saml_provider(SAMLProviderArn=arn)["PrivateKeyList"] == []
     assert arn in [p["Arn"] for p in iam.list_saml_providers()["SAMLProviderList"]]
     updated = metadata.replace("idp.example.com", "idp2.example.com")
     assert iam.update_saml_provider(SAMLProviderArn=arn, SAMLMetadataDocument=updated)["SAMLProviderArn"] == arn
     assert iam.get_saml_provider(SAMLProviderArn=arn)["SAMLMetadataDocument"] == updated
     iam.delete_saml_provider(SAMLProviderArn=arn)
-    assert refused(iam.get_saml_provider, SAMLProviderArn=arn)[0] == "NoSuchEntity"
+    assert refused(iam.get_saml_provider, SAMLProviderArn=arn) == (
+        "NoSuchEntity", f"Manifest not found for arn {arn}", 404)
+    assert refused(iam.delete_saml_provider, SAMLProviderArn=arn) == (
+        "NoSuchEntity", f"Manifest not found for arn {arn}", 404)
 
 
 def test_account_alias_and_password_policy(server_factory: Callable[..., Any]) -> None:

@@ -203,7 +203,7 @@ def oidc_provider_not_found_to_delete(arn: str) -> ServiceError:
 
 
 def saml_provider_not_found(arn: str) -> ServiceError:
-    return no_such_entity(f"SAMLProvider {arn} not found")  # UNCONFIRMED wording
+    return no_such_entity(f"Manifest not found for arn {arn}")
 
 
 def invalid_oidc_url() -> ServiceError:
