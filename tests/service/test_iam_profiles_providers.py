@@ -40,6 +40,9 @@ def test_instance_profile_holds_one_role(iam: Any) -> None:
         "LimitExceeded", "Cannot exceed quota for InstanceSessionsPerInstanceProfile: 1", 409)
     got = iam.get_instance_profile(InstanceProfileName=name)["InstanceProfile"]
     assert [r["RoleName"] for r in got["Roles"]] == [role] and got["Tags"] == [{"Key": "team", "Value": "a"}]
+    assert "MaxSessionDuration" not in got["Roles"][0]  # a profile's role as AWS answers it (recorded)
+    iam.untag_instance_profile(InstanceProfileName=name, TagKeys=["team"])
+    assert iam.get_instance_profile(InstanceProfileName=name)["InstanceProfile"]["Tags"] == []
     listed = iam.list_instance_profiles_for_role(RoleName=role)["InstanceProfiles"]
     assert [p["InstanceProfileName"] for p in listed] == [name]
     assert iam.list_instance_profiles_for_role(RoleName=other)["InstanceProfiles"] == []
