@@ -247,7 +247,7 @@ def login_profile_not_found(user: str) -> ServiceError:
 
 
 def ssh_key_not_found(key_id: str) -> ServiceError:
-    return no_such_entity(f"The Public Key with id {key_id} cannot be found.")  # UNCONFIRMED wording
+    return no_such_entity(f"The Public Key with id {key_id} cannot be found.")
 
 
 def invalid_public_key() -> ServiceError:
@@ -283,7 +283,7 @@ def server_certificate_not_found(name: str) -> ServiceError:
 
 
 def server_certificate_exists(name: str) -> ServiceError:
-    return already_exists(f"The Server Certificate with name {name} already exists.")  # UNCONFIRMED wording
+    return already_exists(f"The Server Certificate with name {name} already exists.")
 
 
 def malformed_server_certificate() -> ServiceError:
