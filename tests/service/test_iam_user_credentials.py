@@ -136,7 +136,7 @@ def test_signing_certificates(iam: Any) -> None:
     assert error(exc) == ("LimitExceeded", "Cannot exceed quota for CertificatesPerUser: 2", 409)
     with pytest.raises(ClientError) as exc:
         iam.upload_signing_certificate(UserName=name, CertificateBody="notacert")
-    assert error(exc)[0::2] == ("MalformedCertificate", 400)
+    assert error(exc) == ("MalformedCertificate", "Certificate notacert is malformed.", 400)
     with pytest.raises(ClientError) as exc:
         iam.update_signing_certificate(UserName=name, CertificateId="x" * 32, Status="Inactive")
     assert error(exc) == ("NoSuchEntity", f"The Certificate with id {'x' * 32} cannot be found.", 404)

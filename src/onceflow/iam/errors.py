@@ -254,8 +254,9 @@ def invalid_public_key() -> ServiceError:
     return ServiceError("InvalidPublicKey", "The public key is malformed.", 400)  # UNCONFIRMED wording
 
 
-def malformed_certificate() -> ServiceError:
-    return ServiceError("MalformedCertificate", "Certificate is malformed.", 400)  # UNCONFIRMED wording
+def malformed_certificate(body: str) -> ServiceError:
+    # AWS names the body it could not read (recorded: LocalStack's test_iam_signing_certificates snapshot).
+    return ServiceError("MalformedCertificate", f"Certificate {body} is malformed.", 400)
 
 
 def certificate_not_found(cert_id: str) -> ServiceError:
