@@ -285,3 +285,23 @@ def test_permissions_boundary_caps_the_role(aws: Callable[..., Any]) -> None:
     with pytest.raises(ClientError) as exc:
         iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=missing)
     assert error(exc)[0] == "NoSuchEntity"
+
+
+def test_a_role_of_another_account_is_assumed_when_its_trust_policy_says_so(aws: Callable[..., Any]) -> None:
+    other = "111111111111"  # a 12-digit access key acts as that account's root
+    iam_b = aws("iam", access_key=other)
+    trusting, closed = unique("cross"), unique("closed")
+    doc = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCT}:root"}, "Action": "sts:AssumeRole",
+        "Condition": {"StringEquals": {"sts:ExternalId": "shared-secret"}}}]}
+    arn = iam_b.create_role(RoleName=trusting, AssumeRolePolicyDocument=json.dumps(doc))["Role"]["Arn"]
+    closed_arn = iam_b.create_role(RoleName=closed, AssumeRolePolicyDocument=trust({"AWS": other}))["Role"]["Arn"]
+    sts = aws("sts")
+    for role_arn, params in ((arn, {}), (arn, {"ExternalId": "wrong"}), (closed_arn, {})):
+        with pytest.raises(ClientError) as exc:
+            sts.assume_role(RoleArn=role_arn, RoleSessionName="x1", **params)
+        assert error(exc) == ("AccessDenied", f"User: arn:aws:iam::{ACCT}:root is not authorized to perform: "
+                              f"sts:AssumeRole on resource: {role_arn}", 403)
+    creds = sts.assume_role(RoleArn=arn, RoleSessionName="x1", ExternalId="shared-secret")["Credentials"]
+    ident = as_session(aws, "sts", creds).get_caller_identity()
+    assert (ident["Account"], ident["Arn"]) == (other, f"arn:aws:sts::{other}:assumed-role/{trusting}/x1")

@@ -31,7 +31,8 @@ class Directory(Protocol):
 class Roles(Protocol):
     """IAM's rules STS applies: trust policies and managed policies."""
 
-    def role_trusts(self, account: str, role_arn: str, principal: tuple[str, str]) -> bool: ...
+    def role_trusts(self, account: str, role_arn: str, principal: tuple[str, str],
+                    context: dict[str, str] | None = None) -> bool: ...
 
     def policy(self, account: str, arn: str) -> Row: ...
 

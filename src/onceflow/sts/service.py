@@ -97,9 +97,14 @@ class StsService:
             raise errors.root_may_not_assume()
         role = self.store.role_by_arn(role_arn)
         denied = errors.may_not_assume(caller.arn, role_arn)
-        if role is None or role["account"] != caller.account:
+        if role is None:
             raise denied
-        if self._checks_trust(caller) and not self._trusted(caller, role_arn):
+        # A role of another account is assumed only if its trust policy trusts the caller, whatever
+        # the mode: that account has said so or not.
+        foreign = role["account"] != caller.account
+        context = {k: params[name] for k, name in (("sts:ExternalId", "ExternalId"),
+                                                   ("sts:RoleSessionName", "RoleSessionName")) if name in params}
+        if (foreign or self._checks_trust(caller)) and not self._trusted(caller, role, context):
             raise denied
         creds, user = self.role_session(role, session_name, params)
         return {"Credentials": creds, "AssumedRoleUser": user}
@@ -130,9 +135,11 @@ class StsService:
         # use plain keys work; role sessions, and users under --enforce-iam, need the trust policy.
         return caller.kind == "assumed-role" or self.settings.enforce_iam
 
-    def _trusted(self, caller: Principal, role_arn: str) -> bool:
-        idents = [caller.arn] + ([caller.role_arn] if caller.role_arn else [])
-        return any(self.iam.role_trusts(caller.account, role_arn, ("AWS", ident)) for ident in idents)
+    def _trusted(self, caller: Principal, role: Any, context: dict[str, str]) -> bool:
+        # The account root's ARN names the caller's partition as the role's ARN does.
+        root = f"arn:{partition_of(role['arn'])}:iam::{caller.account}:root"
+        idents = [root if caller.kind == "root" else caller.arn] + ([caller.role_arn] if caller.role_arn else [])
+        return any(self.iam.role_trusts(role["account"], role["arn"], ("AWS", ident), context) for ident in idents)
 
     def get_session_token(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
         if caller.kind == "assumed-role":
