@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -111,6 +112,12 @@ def request_context(ctx: RequestContext) -> dict[str, list[str]]:
     return keys
 
 
+def condition_keys(tags: Iterable[dict[str, str]] | Mapping[str, dict[str, str]]) -> dict[str, list[str]]:
+    """aws:PrincipalTag/<key> for each tag (condition keys are compared lower-cased)."""
+    items = tags.values() if isinstance(tags, Mapping) else tags
+    return {f"aws:principaltag/{t['Key'].lower()}": [t["Value"]] for t in items}
+
+
 def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authorizer:
     def authorize(ctx: RequestContext, params: dict[str, Any]) -> None:
         principal = ctx.principal
@@ -137,6 +144,11 @@ def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authoriz
             ("session policy", sts.session_policies(principal) if sts is not None else None),
         ]
         context = request_context(ctx)
+        # aws:PrincipalTag/<key>: the user's or the role's tags, a session's own tags over them.
+        tags = iam.principal_tags(principal)
+        own = sts.session_tags(principal) if sts is not None else {}
+        if tags or own:
+            context = {**context, **condition_keys(tags), **condition_keys(own)}
         per_resource = stack.resource_policies.get(ctx.service)  # DynamoDB: each table its own policy
         granting = None if per_resource else _resource_policy(stack, ctx, params)  # an S3 bucket policy, say
         for action, resource, keys in _requests(stack, ctx, params):
