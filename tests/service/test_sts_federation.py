@@ -119,6 +119,7 @@ def test_federation_token_and_access_key_info(aws: Callable[..., Any]) -> None:
     out = as_user.get_federation_token(Name="app-user", DurationSeconds=900)
     assert out["FederatedUser"] == {"FederatedUserId": f"{ACCOUNT}:app-user",
                                     "Arn": f"arn:aws:sts::{ACCOUNT}:federated-user/app-user"}
+    assert out["PackedPolicySize"] == 0  # no session policies: AWS's recorded answer
     ident = session_client(aws, "sts", out["Credentials"]).get_caller_identity()
     assert (ident["Arn"], ident["UserId"]) == (out["FederatedUser"]["Arn"], f"{ACCOUNT}:app-user")
     assert refused(session_client(aws, "sts", out["Credentials"]).get_federation_token, Name="again")[0] == (
