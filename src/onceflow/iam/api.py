@@ -299,7 +299,9 @@ class IamApi:
 
     @operation("ListPolicyTags")
     def list_policy_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return tags_out(self.service.policy(ctx.account, params["PolicyArn"]).get("tags", []), params)
+        # Listed by key (AWS's recorded answer lists "A" before "a" that were given as a, A).
+        tags = sorted(self.service.policy(ctx.account, params["PolicyArn"]).get("tags", []), key=lambda t: t["Key"])
+        return tags_out(tags, params)
 
     @operation("AttachRolePolicy")
     def attach_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:

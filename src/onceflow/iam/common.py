@@ -106,13 +106,17 @@ def unmark(marker: str | None) -> str | None:
     return key
 
 
-def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Tag keys are case-insensitive in IAM; a new value replaces the old one."""
-    keys = [t["Key"].lower() for t in new]
+def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]],
+               case_sensitive: bool = False) -> list[dict[str, str]]:
+    """A new value replaces the old one. Tag keys are case-insensitive in IAM but for managed
+    policies', which are case-sensitive (recorded: LocalStack's test_iam_policies snapshot,
+    "create-with-case-sensitive-tags" and "err-duplicate-keys")."""
+    fold = (lambda k: k) if case_sensitive else str.lower
+    keys = [fold(t["Key"]) for t in new]
     if len(keys) != len(set(keys)):
-        raise errors.duplicate_tag_keys()
-    merged = {t["Key"].lower(): t for t in existing}
-    merged.update({t["Key"].lower(): {"Key": t["Key"], "Value": t["Value"]} for t in new})
+        raise errors.duplicate_tag_keys(case_sensitive)
+    merged = {fold(t["Key"]): t for t in existing}
+    merged.update({fold(t["Key"]): {"Key": t["Key"], "Value": t["Value"]} for t in new})
     if len(merged) > 50:
         raise errors.too_many_tags()
     return list(merged.values())

@@ -174,7 +174,9 @@ def too_many_tags() -> ServiceError:
     return limit_exceeded("The number of tags has reached the maximum limit.")
 
 
-def duplicate_tag_keys() -> ServiceError:
+def duplicate_tag_keys(case_sensitive: bool = False) -> ServiceError:
+    if case_sensitive:  # a managed policy's
+        return invalid_input("Duplicate tag keys found.")
     return invalid_input("Duplicate tag keys found. Please note that Tag keys are case insensitive.")
 
 

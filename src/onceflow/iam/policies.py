@@ -36,7 +36,7 @@ class ManagedPolicies:
             "created": created,
             "updated": created,
             "default_version": "v1",
-            "tags": merge_tags([], params.get("Tags", [])),
+            "tags": merge_tags([], params.get("Tags", []), case_sensitive=True),
         }
         with self.store.writing() as conn:
             if self.store.policy_by_name(account, name):
@@ -104,14 +104,14 @@ class ManagedPolicies:
             self.store.delete_policy(conn, policy["arn"])
 
     def tag_policy(self, account: str, arn: str, tags: list[dict[str, str]] | None, drop: list[str] | None) -> None:
-        """TagPolicy (tags) or UntagPolicy (drop): tag keys are case-insensitive."""
+        """TagPolicy (tags) or UntagPolicy (drop): a managed policy's tag keys are case-sensitive."""
         with self.store.writing() as conn:
             policy = self._customer_policy(account, arn)
             if tags is not None:
-                kept = merge_tags(policy["tags"], tags)
+                kept = merge_tags(policy["tags"], tags, case_sensitive=True)
             else:
-                keys = {k.lower() for k in drop or []}
-                kept = [t for t in policy["tags"] if t["Key"].lower() not in keys]
+                keys = set(drop or [])
+                kept = [t for t in policy["tags"] if t["Key"] not in keys]
             self.store.set_tags(conn, "iam_policies", account, policy["name"], kept)
 
     def _customer_policy(self, account: str, arn: str) -> Row:
