@@ -231,8 +231,10 @@ class StsService:
         return credential
 
     def session_tags(self, principal: Principal) -> session_tags.Tags:
-        """The tags a role session was given (its own and those carried down its chain)."""
-        if principal.kind != "assumed-role" or not principal.access_key:
+        """The tags a session was given (a role session's own and those carried down its chain, a
+        federation token's)."""
+        # Role sessions and federation tokens (a user's or the root's ASIA keys) may carry tags.
+        if not principal.access_key or not principal.access_key.startswith("ASIA"):
             return {}
         cached = self._tags.get(principal.access_key)
         if cached is None:  # a session never changes
