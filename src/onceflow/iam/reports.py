@@ -58,7 +58,8 @@ class Reports:
     def report(self, account: str) -> dict[str, Any]:
         current = self.store.obj(account, REPORT, "")
         if current is None:
-            # UNCONFIRMED wording
+            # AWS answers ReportNotPresent (410) with no Message at all (recorded: LocalStack's
+            # test_iam_credential_report snapshot); the wire always writes one, so this is ours.
             raise ServiceError("ReportNotPresent", "Credential report not present. Generate one first.", 410)
         return current
 
