@@ -53,6 +53,8 @@ def test_instance_profile_holds_one_role(iam: Any) -> None:
     assert refused(iam.delete_role, RoleName=role) == (
         "DeleteConflict", "Cannot delete entity, must remove roles from instance profile first.", 409)
     iam.remove_role_from_instance_profile(InstanceProfileName=name, RoleName=role)
+    assert refused(iam.remove_role_from_instance_profile, InstanceProfileName=name, RoleName=role) == (
+        "NoSuchEntity", f"Role {role} in Instance Profile {name} cannot be found.", 404)
     iam.delete_instance_profile(InstanceProfileName=name)
     assert refused(iam.get_instance_profile, InstanceProfileName=name) == (
         "NoSuchEntity", f"Instance Profile {name} cannot be found.", 404)
