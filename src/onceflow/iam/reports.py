@@ -104,8 +104,10 @@ class Reports:
             "MFADevices": len(mfa), "MFADevicesInUse": sum(1 for d in mfa if d.get("user")),
             # Attachments of the account's own policies: each pins one version in use.
             "PolicyVersionsInUse": sum(self.store.attachment_count(account, p["arn"]) for p in policies),
-            # The account root has no keys, certificates or MFA of its own here.
+            # The account root has no keys, certificates, MFA or console password of its own here
+            # (AWS's recorded summary has all four members).
             "AccountMFAEnabled": 0, "AccountAccessKeysPresent": 0, "AccountSigningCertificatesPresent": 0,
+            "AccountPasswordPresent": 0,
         }
         return {**counts, **QUOTAS}
 
