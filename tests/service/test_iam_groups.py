@@ -55,6 +55,15 @@ def test_group_lifecycle_membership_and_rename(iam: Any) -> None:
 
     iam.remove_user_from_group(GroupName=renamed, UserName=user)
     assert iam.get_group(GroupName=renamed)["Users"] == []
+    iam.remove_user_from_group(GroupName=renamed, UserName=user)  # no longer a member: AWS answers 200
+    nobody, nogroup = unique("nobody"), unique("nogroup")
+    for call in (iam.add_user_to_group, iam.remove_user_from_group):  # the user is named first
+        with pytest.raises(ClientError) as exc:
+            call(GroupName=nogroup, UserName=nobody)
+        assert exc.value.response["Error"]["Message"] == f"The user with name {nobody} cannot be found."
+        with pytest.raises(ClientError) as exc:
+            call(GroupName=nogroup, UserName=user)
+        assert exc.value.response["Error"]["Message"] == f"The group with name {nogroup} cannot be found."
     assert iam.list_groups_for_user(UserName=user)["Groups"] == []
     iam.delete_group(GroupName=renamed)
     iam.delete_user(UserName=user)

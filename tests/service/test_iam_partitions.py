@@ -1,5 +1,6 @@
 """ARNs name the partition of the caller's region (issue 22): aws-cn for cn-*, aws-us-gov for
-us-gov-*, aws elsewhere; IAM and STS build every ARN with it."""
+us-gov-*, aws-iso-b for us-isob-* (botocore's partitions.json), aws elsewhere; IAM and STS build
+every ARN with it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ import pytest
 ACCOUNT = "000000000000"
 
 
-@pytest.mark.parametrize(("region", "partition"), [("cn-north-1", "aws-cn"), ("us-gov-west-1", "aws-us-gov")])
+@pytest.mark.parametrize(
+    ("region", "partition"),
+    [("cn-north-1", "aws-cn"), ("us-gov-west-1", "aws-us-gov"), ("us-isob-east-1", "aws-iso-b")],
+)
 def test_arns_name_the_regions_partition(aws: Callable[..., Any], region: str, partition: str) -> None:
     iam, sts = aws("iam", region=region), aws("sts", region=region)
     suffix = uuid.uuid4().hex[:10]
@@ -32,6 +36,9 @@ def test_arns_name_the_regions_partition(aws: Callable[..., Any], region: str, p
     iam.attach_role_policy(RoleName=f"r-{suffix}", PolicyArn=admin)
     attached = iam.list_attached_role_policies(RoleName=f"r-{suffix}")["AttachedPolicies"]
     assert sorted(a["PolicyArn"] for a in attached) == sorted([policy, admin])
+    listed = iam.list_policies(Scope="AWS", OnlyAttached=True)["Policies"]
+    assert admin in [p["Arn"] for p in listed]
+    assert {p["Arn"].split(":")[1] for p in iam.list_policies(Scope="AWS")["Policies"]} == {partition}
 
     session = sts.assume_role(RoleArn=role["Arn"], RoleSessionName="s1")["AssumedRoleUser"]
     assert session["Arn"] == f"arn:{partition}:sts::{ACCOUNT}:assumed-role/r-{suffix}/s1"

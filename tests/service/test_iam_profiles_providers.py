@@ -40,6 +40,9 @@ def test_instance_profile_holds_one_role(iam: Any) -> None:
         "LimitExceeded", "Cannot exceed quota for InstanceSessionsPerInstanceProfile: 1", 409)
     got = iam.get_instance_profile(InstanceProfileName=name)["InstanceProfile"]
     assert [r["RoleName"] for r in got["Roles"]] == [role] and got["Tags"] == [{"Key": "team", "Value": "a"}]
+    assert "MaxSessionDuration" not in got["Roles"][0]  # a profile's role as AWS answers it (recorded)
+    iam.untag_instance_profile(InstanceProfileName=name, TagKeys=["team"])
+    assert iam.get_instance_profile(InstanceProfileName=name)["InstanceProfile"]["Tags"] == []
     listed = iam.list_instance_profiles_for_role(RoleName=role)["InstanceProfiles"]
     assert [p["InstanceProfileName"] for p in listed] == [name]
     assert iam.list_instance_profiles_for_role(RoleName=other)["InstanceProfiles"] == []
@@ -50,6 +53,8 @@ def test_instance_profile_holds_one_role(iam: Any) -> None:
     assert refused(iam.delete_role, RoleName=role) == (
         "DeleteConflict", "Cannot delete entity, must remove roles from instance profile first.", 409)
     iam.remove_role_from_instance_profile(InstanceProfileName=name, RoleName=role)
+    assert refused(iam.remove_role_from_instance_profile, InstanceProfileName=name, RoleName=role) == (
+        "NoSuchEntity", f"Role {role} in Instance Profile {name} cannot be found.", 404)
     iam.delete_instance_profile(InstanceProfileName=name)
     assert refused(iam.get_instance_profile, InstanceProfileName=name) == (
         "NoSuchEntity", f"Instance Profile {name} cannot be found.", 404)
@@ -71,6 +76,7 @@ def test_oidc_provider_lifecycle(iam: Any) -> None:
     assert (got["Url"], got["ClientIDList"], got["ThumbprintList"]) == (host, ["app"], ["b" * 40])
     assert got["Tags"] == [{"Key": "k", "Value": "v"}]
     iam.untag_open_id_connect_provider(OpenIDConnectProviderArn=arn, TagKeys=["k"])
+    assert iam.get_open_id_connect_provider(OpenIDConnectProviderArn=arn)["Tags"] == []  # as AWS answers
     assert iam.list_open_id_connect_provider_tags(OpenIDConnectProviderArn=arn)["Tags"] == []
     assert {"Arn": arn} in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]
     assert refused(iam.update_open_id_connect_provider_thumbprint, OpenIDConnectProviderArn=arn,
@@ -89,12 +95,24 @@ def test_saml_provider_lifecycle(iam: Any) -> None:
     assert arn == f"arn:aws:iam::{ACCOUNT}:saml-provider/{name}"
     got = iam.get_saml_provider(SAMLProviderArn=arn)
     assert got["SAMLMetadataDocument"] == metadata and got["ValidUntil"].year == 2030
+    # Every member AWS answers (recorded: LocalStack's test_iam_saml_providers snapshot).
+    assert (got["AssertionEncryptionMode"], got["PrivateKeyList"], got["Tags"]) == ("Allowed", [], [])
+    iam.update_saml_provider(SAMLProviderArn=arn, AssertionEncryptionMode="Required",
+                             AddPrivateKey="-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----")
+    got = iam.get_saml_provider(SAMLProviderArn=arn)
+    assert got["AssertionEncryptionMode"] == "Required" and got["SAMLMetadataDocument"] == metadata
+    [key] = got["PrivateKeyList"]
+    iam.update_saml_provider(SAMLProviderArn=arn, RemovePrivateKey=key["KeyId"])
+    assert iam.get_saml_provider(SAMLProviderArn=arn)["PrivateKeyList"] == []
     assert arn in [p["Arn"] for p in iam.list_saml_providers()["SAMLProviderList"]]
     updated = metadata.replace("idp.example.com", "idp2.example.com")
     assert iam.update_saml_provider(SAMLProviderArn=arn, SAMLMetadataDocument=updated)["SAMLProviderArn"] == arn
     assert iam.get_saml_provider(SAMLProviderArn=arn)["SAMLMetadataDocument"] == updated
     iam.delete_saml_provider(SAMLProviderArn=arn)
-    assert refused(iam.get_saml_provider, SAMLProviderArn=arn)[0] == "NoSuchEntity"
+    assert refused(iam.get_saml_provider, SAMLProviderArn=arn) == (
+        "NoSuchEntity", f"Manifest not found for arn {arn}", 404)
+    assert refused(iam.delete_saml_provider, SAMLProviderArn=arn) == (
+        "NoSuchEntity", f"Manifest not found for arn {arn}", 404)
 
 
 def test_account_alias_and_password_policy(server_factory: Callable[..., Any]) -> None:
@@ -116,7 +134,15 @@ def test_account_alias_and_password_policy(server_factory: Callable[..., Any]) -
     assert policy["RequireNumbers"] is False and "PasswordReusePrevention" not in policy
     iam.delete_account_password_policy()
     assert refused(iam.get_account_password_policy)[0] == "NoSuchEntity"
-    assert refused(iam.delete_account_password_policy)[0] == "NoSuchEntity"
+    # AWS's recorded answers (LocalStack's snapshot of test_iam_account_password_policy): deleting
+    # names the policy, getting names the account; an update without parameters answers no HardExpiry.
+    assert refused(iam.delete_account_password_policy) == (
+        "NoSuchEntity", "The account policy with name PasswordPolicy cannot be found.", 404)
+    iam.update_account_password_policy()
+    assert iam.get_account_password_policy()["PasswordPolicy"] == {
+        "AllowUsersToChangePassword": False, "ExpirePasswords": False, "MinimumPasswordLength": 6,
+        "RequireLowercaseCharacters": False, "RequireNumbers": False, "RequireSymbols": False,
+        "RequireUppercaseCharacters": False}
 
 
 def test_service_linked_roles(iam: Any) -> None:
@@ -155,13 +181,17 @@ def test_tag_lists_page_with_max_items_and_marker(iam: Any) -> None:
         assert last["Tags"] == tags[4:] and last["IsTruncated"] is False and "Marker" not in last
 
 
-def test_deleting_an_unknown_oidc_provider_succeeds(iam: Any) -> None:
-    # IAM documents DeleteOpenIDConnectProvider as idempotent.
+def test_deleting_an_unknown_oidc_provider_is_refused(iam: Any) -> None:
+    # IAM's reference calls DeleteOpenIDConnectProvider idempotent, but AWS refuses a second delete
+    # (recorded: LocalStack's test_iam_oidc snapshot, "deletion-not-found-error").
     arn = iam.create_open_id_connect_provider(Url=f"https://{uuid.uuid4().hex}.example.com",
                                               ThumbprintList=[])["OpenIDConnectProviderArn"]
     iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
-    iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    assert refused(iam.delete_open_id_connect_provider, OpenIDConnectProviderArn=arn) == (
+        "NoSuchEntity", f"OpenId connect Provider {arn} cannot be found.", 404)
     assert {"Arn": arn} not in iam.list_open_id_connect_providers()["OpenIDConnectProviderList"]
+    assert refused(iam.create_open_id_connect_provider, Url="example.org", ThumbprintList=[THUMB]) == (
+        "ValidationError", "Invalid Open ID Connect Provider URL", 400)
 
 
 def test_application_auto_scaling_custom_resource_role_takes_its_documented_name(iam: Any) -> None:

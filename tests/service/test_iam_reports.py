@@ -45,3 +45,14 @@ def test_account_summary_counts_entities_beside_quotas(server_factory: Callable[
     assert after["Users"] == before["Users"] + 1 and after["Groups"] == before["Groups"] + 1
     assert after["MFADevices"] == before["MFADevices"] + 1 and after["MFADevicesInUse"] == before["MFADevicesInUse"]
     assert (after["AccessKeysPerUserQuota"], after["PolicySizeQuota"], after["VersionsPerPolicyQuota"]) == (2, 6144, 5)
+    # Every member of AWS's recorded summary (LocalStack's test_iam_account_summary snapshot) is there.
+    recorded = {"AccessKeysPerUserQuota", "AccountAccessKeysPresent", "AccountMFAEnabled", "AccountPasswordPresent",
+                "AccountSigningCertificatesPresent", "AssumeRolePolicySizeQuota", "AttachedPoliciesPerGroupQuota",
+                "AttachedPoliciesPerRoleQuota", "AttachedPoliciesPerUserQuota", "GlobalEndpointTokenVersion",
+                "GroupPolicySizeQuota", "Groups", "GroupsPerUserQuota", "GroupsQuota", "InstanceProfiles",
+                "InstanceProfilesQuota", "MFADevices", "MFADevicesInUse", "Policies", "PoliciesQuota",
+                "PolicySizeQuota", "PolicyVersionsInUse", "PolicyVersionsInUseQuota", "Providers",
+                "RolePolicySizeQuota", "Roles", "RolesQuota", "ServerCertificates", "ServerCertificatesQuota",
+                "SigningCertificatesPerUserQuota", "UserPolicySizeQuota", "Users", "UsersQuota",
+                "VersionsPerPolicyQuota"}
+    assert set(after) == recorded

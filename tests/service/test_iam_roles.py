@@ -52,6 +52,9 @@ def test_create_get_and_list_role(iam: Any) -> None:
     assert created["RoleId"].startswith("AROA") and len(created["RoleId"]) == 21
     assert created["Path"] == "/"
     assert created["AssumeRolePolicyDocument"] == json.loads(TRUST)
+    # AWS's CreateRole answer leaves out the Description it was given (recorded: LocalStack's
+    # test_iam_roles snapshot, "create-role-with-boundary"); GetRole has it.
+    assert "Description" not in created and "MaxSessionDuration" not in created
     got = iam.get_role(RoleName=name)["Role"]
     assert got["RoleId"] == created["RoleId"]
     assert got["MaxSessionDuration"] == 3600
@@ -113,6 +116,11 @@ def test_update_role_and_trust_policy(iam: Any) -> None:
     iam.update_assume_role_policy(RoleName=name, PolicyDocument=lam)
     doc = iam.get_role(RoleName=name)["Role"]["AssumeRolePolicyDocument"]
     assert doc["Statement"][0]["Principal"] == {"Service": "lambda.amazonaws.com"}
+    # UpdateRoleDescription answers the role as CreateRole does (AWS's recorded answer).
+    described = iam.update_role_description(RoleName=name, Description="via description")["Role"]
+    assert described["Description"] == "via description"
+    assert "MaxSessionDuration" not in described and "RoleLastUsed" not in described
+    assert iam.get_role(RoleName=name)["Role"]["MaxSessionDuration"] == 7200
 
 
 def test_role_tags(iam: Any) -> None:

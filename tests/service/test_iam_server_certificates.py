@@ -44,7 +44,9 @@ def test_server_certificate_lifecycle(iam: Any) -> None:
     assert md in listed
     with pytest.raises(ClientError) as exc:
         iam.upload_server_certificate(ServerCertificateName=name, CertificateBody=body, PrivateKey=key)
-    assert error(exc)[0::2] == ("EntityAlreadyExists", 409)
+    assert error(exc) == ("EntityAlreadyExists", f"The Server Certificate with name {name} already exists.", 409)
+    iam.untag_server_certificate(ServerCertificateName=name, TagKeys=["env"])
+    assert iam.get_server_certificate(ServerCertificateName=name)["ServerCertificate"]["Tags"] == []
     renamed = name + "-2"
     iam.update_server_certificate(ServerCertificateName=name, NewServerCertificateName=renamed, NewPath="/")
     moved = iam.get_server_certificate(ServerCertificateName=renamed)["ServerCertificate"]["ServerCertificateMetadata"]

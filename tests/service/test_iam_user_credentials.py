@@ -4,12 +4,14 @@ GetAccessKeyLastUsed and managed policies' tags, against a real server."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import segno
 from botocore.exceptions import ClientError
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -37,20 +39,22 @@ def ssh_key() -> str:
 
 
 def test_policy_tags_are_set_listed_replaced_and_removed(iam: Any) -> None:
+    # A managed policy's tag keys are case-sensitive, unlike a role's or a user's, and ListPolicyTags
+    # lists them by key (AWS's recorded answers: LocalStack's test_iam_policies snapshot).
     tags = [{"Key": "a", "Value": "1"}]
     arn = iam.create_policy(PolicyName=unique("p"), PolicyDocument=DOC, Tags=tags)["Policy"]["Arn"]
     iam.tag_policy(PolicyArn=arn, Tags=[{"Key": "A", "Value": "2"}, {"Key": "b", "Value": ""}])
-    assert iam.list_policy_tags(PolicyArn=arn)["Tags"] == [{"Key": "A", "Value": "2"}, {"Key": "b", "Value": ""}]
-    assert iam.get_policy(PolicyArn=arn)["Policy"]["Tags"] == [{"Key": "A", "Value": "2"}, {"Key": "b", "Value": ""}]
+    both = [{"Key": "A", "Value": "2"}, {"Key": "a", "Value": "1"}, {"Key": "b", "Value": ""}]
+    assert iam.list_policy_tags(PolicyArn=arn)["Tags"] == both
+    assert sorted(iam.get_policy(PolicyArn=arn)["Policy"]["Tags"], key=lambda t: t["Key"]) == both
     first = iam.list_policy_tags(PolicyArn=arn, MaxItems=1)
     assert first["Tags"] == [{"Key": "A", "Value": "2"}] and first["IsTruncated"]
-    assert iam.list_policy_tags(PolicyArn=arn, Marker=first["Marker"])["Tags"] == [{"Key": "b", "Value": ""}]
-    iam.untag_policy(PolicyArn=arn, TagKeys=["a"])
+    assert iam.list_policy_tags(PolicyArn=arn, Marker=first["Marker"])["Tags"] == both[1:]
+    iam.untag_policy(PolicyArn=arn, TagKeys=["a", "A"])
     assert iam.list_policy_tags(PolicyArn=arn)["Tags"] == [{"Key": "b", "Value": ""}]
     with pytest.raises(ClientError) as exc:
-        iam.tag_policy(PolicyArn=arn, Tags=[{"Key": "x", "Value": "1"}, {"Key": "X", "Value": "2"}])
-    assert error(exc) == ("InvalidInput", "Duplicate tag keys found. Please note that Tag keys are case insensitive.",
-                          400)
+        iam.tag_policy(PolicyArn=arn, Tags=[{"Key": "x", "Value": "1"}, {"Key": "x", "Value": "2"}])
+    assert error(exc) == ("InvalidInput", "Duplicate tag keys found.", 400)
     with pytest.raises(ClientError) as exc:
         iam.tag_policy(PolicyArn=arn, Tags=[{"Key": f"k{i}", "Value": "v"} for i in range(50)])
     assert error(exc)[0] == "LimitExceeded"
@@ -134,7 +138,7 @@ def test_signing_certificates(iam: Any) -> None:
     assert error(exc) == ("LimitExceeded", "Cannot exceed quota for CertificatesPerUser: 2", 409)
     with pytest.raises(ClientError) as exc:
         iam.upload_signing_certificate(UserName=name, CertificateBody="notacert")
-    assert error(exc)[0::2] == ("MalformedCertificate", 400)
+    assert error(exc) == ("MalformedCertificate", "Certificate notacert is malformed.", 400)
     with pytest.raises(ClientError) as exc:
         iam.update_signing_certificate(UserName=name, CertificateId="x" * 32, Status="Inactive")
     assert error(exc) == ("NoSuchEntity", f"The Certificate with id {'x' * 32} cannot be found.", 404)
@@ -151,9 +155,15 @@ def test_virtual_mfa_devices(iam: Any) -> None:
     serial = device["SerialNumber"]
     assert serial == f"arn:aws:iam::{ACCT}:mfa/team/{device_name}"
     assert len(base64.b32decode(device["Base32StringSeed"])) == 40  # a base32 seed an authenticator takes
+    # The QR code encodes AWS's documented otpauth URI: the device's name at the account, and the seed.
+    uri = f"otpauth://totp/{device_name}@{ACCT}?secret={device['Base32StringSeed'].decode()}"
+    expected = io.BytesIO()
+    segno.make(uri, error="m", micro=False).save(expected, kind="png", scale=4, border=4)
+    assert device["QRCodePNG"] == expected.getvalue()
     with pytest.raises(ClientError) as exc:
         iam.create_virtual_mfa_device(VirtualMFADeviceName=device_name, Path="/team/")
-    assert error(exc) == ("EntityAlreadyExists", "MFADevice entity at the same path and name already exists.", 409)
+    # AWS's words as recorded (LocalStack's test_iam_mfa snapshot, "create-duplicate-error").
+    assert error(exc) == ("EntityAlreadyExists", "MFA device already exists.", 409)
     unassigned = iam.list_virtual_mfa_devices(AssignmentStatus="Unassigned")["VirtualMFADevices"]
     assert serial in [d["SerialNumber"] for d in unassigned]
     iam.create_user(UserName=user, Tags=[{"Key": "team", "Value": "a"}])
@@ -172,7 +182,7 @@ def test_virtual_mfa_devices(iam: Any) -> None:
     iam.delete_virtual_mfa_device(SerialNumber=serial)
     with pytest.raises(ClientError) as exc:
         iam.delete_virtual_mfa_device(SerialNumber=serial)
-    assert error(exc)[0::2] == ("NoSuchEntity", 404)
+    assert error(exc) == ("NoSuchEntity", f"MFA Device with serial number {serial} does not exist.", 404)
 
 
 def test_update_user_renames_and_moves_what_the_user_has(iam: Any, aws: Callable[..., Any]) -> None:
@@ -206,6 +216,9 @@ def test_access_key_last_used_names_the_owner(iam: Any) -> None:
     key_id = iam.create_access_key(UserName=name)["AccessKey"]["AccessKeyId"]
     out = iam.get_access_key_last_used(AccessKeyId=key_id)
     assert out["UserName"] == name and out["AccessKeyLastUsed"] == {"ServiceName": "N/A", "Region": "N/A"}
+    # A key the account does not have is refused as not authorized, not as not found (AWS's recorded
+    # answer: LocalStack's test_iam_users snapshot, "get-last-used-nonexistent-key-error").
     with pytest.raises(ClientError) as exc:
         iam.get_access_key_last_used(AccessKeyId="AKIANOTAKEY000000000")
-    assert error(exc)[0::2] == ("NoSuchEntity", 404)
+    assert error(exc) == ("AccessDenied", f"User: arn:aws:iam::{ACCT}:root is not authorized to perform "
+                          "iam:GetAccessKeyLastUsed on resource: access key AKIANOTAKEY000000000", 403)

@@ -119,6 +119,7 @@ def test_federation_token_and_access_key_info(aws: Callable[..., Any]) -> None:
     out = as_user.get_federation_token(Name="app-user", DurationSeconds=900)
     assert out["FederatedUser"] == {"FederatedUserId": f"{ACCOUNT}:app-user",
                                     "Arn": f"arn:aws:sts::{ACCOUNT}:federated-user/app-user"}
+    assert out["PackedPolicySize"] == 0  # no session policies: AWS's recorded answer
     ident = session_client(aws, "sts", out["Credentials"]).get_caller_identity()
     assert (ident["Arn"], ident["UserId"]) == (out["FederatedUser"]["Arn"], f"{ACCOUNT}:app-user")
     assert refused(session_client(aws, "sts", out["Credentials"]).get_federation_token, Name="again")[0] == (
@@ -151,3 +152,12 @@ def test_a_federation_token_allows_only_its_session_policy(server_factory: Calla
         {"Effect": "Allow", "Action": "iam:ListRoles", "Resource": "*"}]}))
     assert "Roles" in narrow.list_roles()
     assert refused(narrow.list_users)[0] == "AccessDenied"  # the user may, the session may not
+    # A federation token's tags are its principal tags (here the session policy tests them).
+    tagged = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "iam:ListRoles", "Resource": "*",
+                                                      "Condition": {"StringEquals": {"aws:PrincipalTag/app": "blue"}}}]}
+    blue = as_federated(Policy=json.dumps(tagged), Tags=[{"Key": "App", "Value": "blue"}])
+    assert "Roles" in blue.list_roles()
+    red = as_federated(Policy=json.dumps(tagged), Tags=[{"Key": "app", "Value": "red"}])
+    assert refused(red.list_roles)[0] == "AccessDenied"
+    assert refused(sts.get_federation_token, Name="app", Tags=[{"Key": "a", "Value": "1"}, {"Key": "A", "Value": "2"}])[
+        0] == "InvalidParameterValue"

@@ -285,3 +285,68 @@ def test_permissions_boundary_caps_the_role(aws: Callable[..., Any]) -> None:
     with pytest.raises(ClientError) as exc:
         iam.put_role_permissions_boundary(RoleName=name, PermissionsBoundary=missing)
     assert error(exc)[0] == "NoSuchEntity"
+
+
+def test_a_role_of_another_account_is_assumed_when_its_trust_policy_says_so(aws: Callable[..., Any]) -> None:
+    other = "111111111111"  # a 12-digit access key acts as that account's root
+    iam_b = aws("iam", access_key=other)
+    trusting, closed = unique("cross"), unique("closed")
+    doc = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCT}:root"}, "Action": "sts:AssumeRole",
+        "Condition": {"StringEquals": {"sts:ExternalId": "shared-secret"}}}]}
+    arn = iam_b.create_role(RoleName=trusting, AssumeRolePolicyDocument=json.dumps(doc))["Role"]["Arn"]
+    closed_arn = iam_b.create_role(RoleName=closed, AssumeRolePolicyDocument=trust({"AWS": other}))["Role"]["Arn"]
+    sts = aws("sts")
+    for role_arn, params in ((arn, {}), (arn, {"ExternalId": "wrong"}), (closed_arn, {})):
+        with pytest.raises(ClientError) as exc:
+            sts.assume_role(RoleArn=role_arn, RoleSessionName="x1", **params)
+        assert error(exc) == ("AccessDenied", f"User: arn:aws:iam::{ACCT}:root is not authorized to perform: "
+                              f"sts:AssumeRole on resource: {role_arn}", 403)
+    creds = sts.assume_role(RoleArn=arn, RoleSessionName="x1", ExternalId="shared-secret")["Credentials"]
+    ident = as_session(aws, "sts", creds).get_caller_identity()
+    assert (ident["Account"], ident["Arn"]) == (other, f"arn:aws:sts::{other}:assumed-role/{trusting}/x1")
+
+
+def test_session_tags_need_tag_session_and_reach_principal_tag_conditions(aws: Callable[..., Any]) -> None:
+    iam, sts = aws("iam"), aws("sts")
+    gate, target = unique("gate"), unique("target")
+    admin = "arn:aws:iam::aws:policy/AdministratorAccess"
+    iam.create_role(RoleName=gate, AssumeRolePolicyDocument=trust({"AWS": ACCT}))
+    iam.attach_role_policy(RoleName=gate, PolicyArn=admin)
+    target_arn = f"arn:aws:iam::{ACCT}:role/{target}"
+    gate_arn = f"arn:aws:iam::{ACCT}:role/{gate}"
+    only_assume = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": gate_arn}, "Action": "sts:AssumeRole"}]}
+    iam.create_role(RoleName=target, AssumeRolePolicyDocument=json.dumps(only_assume))
+    blue_only = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Action": "iam:ListRoles", "Resource": "*",
+        "Condition": {"StringEquals": {"aws:PrincipalTag/team": "blue"}}}]}
+    iam.put_role_policy(RoleName=target, PolicyName="abac", PolicyDocument=json.dumps(blue_only))
+
+    # The first hop (the account root, lenient mode) tags its session and makes the tag transitive.
+    first = sts.assume_role(RoleArn=gate_arn, RoleSessionName="g1", Tags=[{"Key": "Team", "Value": "blue"}],
+                            TransitiveTagKeys=["Team"])["Credentials"]
+    hop = as_session(aws, "sts", first)
+    # Passing tags needs sts:TagSession in the trust policy; setting an inherited transitive key again is refused.
+    with pytest.raises(ClientError) as exc:
+        hop.assume_role(RoleArn=target_arn, RoleSessionName="t1", Tags=[{"Key": "x", "Value": "y"}])
+    assert error(exc) == ("AccessDenied", f"User: arn:aws:sts::{ACCT}:assumed-role/{gate}/g1 is not authorized to "
+                          f"perform: sts:TagSession on resource: {target_arn}", 403)
+    with pytest.raises(ClientError) as exc:
+        hop.assume_role(RoleArn=target_arn, RoleSessionName="t1", Tags=[{"Key": "team", "Value": "red"}])
+    assert error(exc)[0::2] == ("InvalidParameterValue", 400)
+    # The transitive tag rides down the chain: the target's ABAC statement allows the blue session.
+    chained = hop.assume_role(RoleArn=target_arn, RoleSessionName="t1")["Credentials"]
+    assert as_session(aws, "iam", chained).list_roles(MaxItems=1)["Roles"]
+
+    # A session tagged red (its own, not inherited) is refused by the same statement.
+    iam.update_assume_role_policy(RoleName=target, PolicyDocument=trust({"AWS": ACCT}))
+    red = sts.assume_role(RoleArn=target_arn, RoleSessionName="t2", Tags=[{"Key": "team", "Value": "red"}])
+    with pytest.raises(ClientError) as exc:
+        as_session(aws, "iam", red["Credentials"]).list_roles(MaxItems=1)
+    assert error(exc)[0] == "AccessDenied"
+    with pytest.raises(ClientError) as exc:
+        sts.assume_role(RoleArn=target_arn, RoleSessionName="t3", Tags=[{"Key": "a", "Value": "1"}],
+                        TransitiveTagKeys=["b"])
+    assert error(exc) == ("InvalidParameterValue",
+                          "The specified transitive tag key must be included in the requested tags.", 400)

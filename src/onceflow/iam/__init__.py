@@ -16,6 +16,7 @@ from onceflow.iam.api import IamApi
 from onceflow.iam.authorizer import make_authorizer
 from onceflow.iam.groups import IamGroups
 from onceflow.iam.groups_api import GroupsApi
+from onceflow.iam.last_used import LastUsed
 from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.profiles_api import InstanceProfilesApi
 from onceflow.iam.providers import IdentityProviders
@@ -40,7 +41,8 @@ def setup(stack: Stack) -> None:
     iam = IamService(store)
     users = IamUsers(store, iam)
     providers = IdentityProviders(store)
-    stack.registry.add_api("iam", IamApi(iam, users))
+    last_used = LastUsed(store)
+    stack.registry.add_api("iam", IamApi(iam, users, last_used))
     stack.registry.add_api("iam", SimulateApi(iam))
     stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
     stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
@@ -49,7 +51,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))
-    stack.registry.add_api("iam", ReportsApi(Reports(store)))
+    stack.registry.add_api("iam", ReportsApi(Reports(store, last_used)))
     stack.services["iam_providers"] = providers
     stack.services["iam"] = iam
     stack.services["iam_users"] = users
@@ -57,5 +59,6 @@ def setup(stack: Stack) -> None:
     stack.credential_resolvers.append(users.credential_for)
     stack.resource_resolvers["iam"] = iam_resolver(store)
     # server.py may install it as well; doing it here keeps IAM enforced whoever composes the stack.
-    stack.authorize = make_authorizer(stack)
-    stack.on_reset.extend([users.forget, iam.forget])
+    stack.authorize = make_authorizer(stack, last_used)
+    stack.on_reset.extend([users.forget, iam.forget, last_used.forget])
+    stack.on_shutdown.append(last_used.flush)

@@ -17,8 +17,7 @@ PASSWORD_DEFAULTS: dict[str, Any] = {
     "RequireUppercaseCharacters": False,
     "RequireLowercaseCharacters": False,
     "AllowUsersToChangePassword": False,
-    "HardExpiry": False,
-}
+}  # HardExpiry is answered only when it was given (AWS's answer to an update with no parameters)
 
 
 class AccountSettings:
@@ -62,4 +61,4 @@ class AccountSettings:
     def delete_password_policy(self, account: str) -> None:
         with self.store.writing() as conn:
             if not self.store.delete_obj(conn, account, PASSWORD, ""):
-                raise errors.password_policy_not_found(account)
+                raise errors.no_such_entity("The account policy with name PasswordPolicy cannot be found.")

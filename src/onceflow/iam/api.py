@@ -11,6 +11,7 @@ from urllib.parse import quote
 from onceflow.context import RequestContext
 from onceflow.iam import errors
 from onceflow.iam.common import page, partition
+from onceflow.iam.last_used import KEY, ROLE, LastUsed
 from onceflow.iam.service import IamService
 from onceflow.iam.store import Row
 from onceflow.iam.users import IamUsers
@@ -28,7 +29,9 @@ def _date(iso: str) -> datetime:
 
 
 def role_out(role: Row, view: str) -> Out:
-    """view: 'create' (CreateRole), 'get' (GetRole) or 'list' (ListRoles)."""
+    """view: 'create' (CreateRole), 'described' (UpdateRoleDescription), 'get' (GetRole) or 'list'
+    (ListRoles). AWS's recorded answers: CreateRole leaves out the Description it was given, and
+    neither it nor UpdateRoleDescription answers MaxSessionDuration or RoleLastUsed."""
     out: Out = {
         "Path": role["path"],
         "RoleName": role["name"],
@@ -37,9 +40,9 @@ def role_out(role: Row, view: str) -> Out:
         "CreateDate": _date(role["created"]),
         "AssumeRolePolicyDocument": encode(role["trust"]),
     }
-    if role.get("description") is not None:
+    if role.get("description") is not None and view != "create":
         out["Description"] = role["description"]
-    if view != "create":
+    if view not in ("create", "described"):
         out["MaxSessionDuration"] = role["max_session"]
     if view != "list" and role.get("boundary"):
         out["PermissionsBoundary"] = {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": role["boundary"]}
@@ -112,9 +115,10 @@ def attached_out(service: IamService, account: str, kind: str, owner: str, param
 
 
 class IamApi:
-    def __init__(self, service: IamService, users: IamUsers) -> None:
+    def __init__(self, service: IamService, users: IamUsers, last_used: LastUsed | None = None) -> None:
         self.service = service
         self.users = users
+        self.last_used = last_used or LastUsed(service.store)
 
     # ------------------------------------------------------------------ roles
     @operation("CreateRole")
@@ -123,7 +127,13 @@ class IamApi:
 
     @operation("GetRole")
     def get_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "get")}
+        role = self.service.role(ctx.account, params["RoleName"])
+        out = role_out(role, "get")
+        used = self.last_used.get(ROLE, role["arn"], ctx.account)
+        # A use of an earlier role of the same ARN is not this role's.
+        if used is not None and used["date"] >= datetime.fromisoformat(role["created"]):
+            out["RoleLastUsed"] = {"LastUsedDate": used["date"], "Region": used["region"]}
+        return {"Role": out}
 
     @operation("ListRoles")
     def list_roles(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
@@ -138,7 +148,9 @@ class IamApi:
     @operation("UpdateRoleDescription")
     def update_role_description(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         self.service.update_role(ctx.account, params)
-        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "get")}
+        # No MaxSessionDuration, no RoleLastUsed (recorded: LocalStack's test_iam_roles snapshot,
+        # "update-role-description-response").
+        return {"Role": role_out(self.service.role(ctx.account, params["RoleName"]), "described")}
 
     @operation("DeleteRole")
     def delete_role(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -146,6 +158,7 @@ class IamApi:
         if role["path"].startswith("/aws-service-role/"):  # DeleteServiceLinkedRole deletes those
             raise errors.unmodifiable_role(role["name"])
         self.service.delete_role(ctx.account, params["RoleName"])
+        self.last_used.drop(ROLE, role["arn"], ctx.account)  # a new role of this name starts unused
 
     @operation("UpdateAssumeRolePolicy")
     def update_assume_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -235,9 +248,10 @@ class IamApi:
     @operation("ListPolicyVersions")
     def list_policy_versions(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         policy, versions = self.service.policy_versions(ctx.account, params["PolicyArn"])
+        # No Document: AWS lists versions without them (recorded: LocalStack's test_iam_policies
+        # snapshot, "list-versions"); GetPolicyVersion has it.
         items = [
             {
-                "Document": encode(v["document"]),
                 "VersionId": v["version_id"],
                 "IsDefaultVersion": v["version_id"] == policy["default_version"],
                 "CreateDate": _date(v["created"]),
@@ -257,7 +271,7 @@ class IamApi:
 
     @operation("ListPolicies")
     def list_policies(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        items, marker = self.service.list_policies(ctx.account, params)
+        items, marker = self.service.list_policies(ctx.account, params, partition(ctx.region))
         out = [policy_out(p, self.service.attachment_count(ctx.account, p["arn"]), "list") for p in items]
         return paged("Policies", out, marker)
 
@@ -285,7 +299,9 @@ class IamApi:
 
     @operation("ListPolicyTags")
     def list_policy_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        return tags_out(self.service.policy(ctx.account, params["PolicyArn"]).get("tags", []), params)
+        # Listed by key (AWS's recorded answer lists "A" before "a" that were given as a, A).
+        tags = sorted(self.service.policy(ctx.account, params["PolicyArn"]).get("tags", []), key=lambda t: t["Key"])
+        return tags_out(tags, params)
 
     @operation("AttachRolePolicy")
     def attach_role_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -343,10 +359,14 @@ class IamApi:
 
     @operation("GetAccessKeyLastUsed")
     def get_access_key_last_used(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
-        # onceflow does not record each key's last use (a write on every signed call): every key
-        # answers as AWS answers for one never used.
-        owner = self.users.last_used(ctx.account, params["AccessKeyId"])
-        return {**owner, "AccessKeyLastUsed": {"ServiceName": "N/A", "Region": "N/A"}}
+        p = ctx.principal
+        caller = f"arn:{partition(ctx.region)}:iam::{p.account}:root" if p.kind == "root" else p.arn
+        owner = self.users.last_used(ctx.account, params["AccessKeyId"], caller)
+        used = self.last_used.get(KEY, params["AccessKeyId"], ctx.account)
+        if used is None:  # as AWS answers for a key never used
+            return {**owner, "AccessKeyLastUsed": {"ServiceName": "N/A", "Region": "N/A"}}
+        return {**owner, "AccessKeyLastUsed": {"LastUsedDate": used["date"], "ServiceName": used["service"],
+                                               "Region": used["region"]}}
 
     @operation("TagUser")
     def tag_user(self, ctx: RequestContext, params: dict[str, Any]) -> None:

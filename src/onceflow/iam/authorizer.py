@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.iam.common import partition
 from onceflow.iam.errors import access_denied_in, denial_message
+from onceflow.iam.last_used import KEY, ROLE, LastUsed
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
 from onceflow.stack import Authorizer, Stack
 
@@ -62,6 +65,20 @@ ACTIONS = {
 }
 # Calls that need no permission at all (IAM user guide: GetCallerIdentity, GetSessionToken).
 ALWAYS_ALLOWED = {("sts", "GetCallerIdentity"), ("sts", "GetSessionToken")}
+def _namespace(service: str) -> str:
+    """The service's IAM namespace, which AWS names as the service a key was last used with."""
+    return PREFIXES.get(service, service)
+
+
+# IAM answers from one region of each partition: a key used with it was used there (recorded:
+# LocalStack's test_iam_users snapshot, "get-access-key-last-used-used": iam, us-east-1).
+GLOBAL_REGIONS = {"aws": "us-east-1", "aws-cn": "cn-north-1", "aws-us-gov": "us-gov-west-1"}
+
+
+def _used_in(service: str, region: str) -> str:
+    return GLOBAL_REGIONS.get(partition(region), region) if service == "iam" else region
+
+
 def action_name(service: str, operation: str) -> str:
     return f"{PREFIXES.get(service, service)}:{ACTIONS.get((service, operation), operation)}"
 
@@ -95,13 +112,26 @@ def request_context(ctx: RequestContext) -> dict[str, list[str]]:
     return keys
 
 
-def make_authorizer(stack: Stack) -> Authorizer:
+def condition_keys(tags: Iterable[dict[str, str]] | Mapping[str, dict[str, str]]) -> dict[str, list[str]]:
+    """aws:PrincipalTag/<key> for each tag (condition keys are compared lower-cased)."""
+    items = tags.values() if isinstance(tags, Mapping) else tags
+    return {f"aws:principaltag/{t['Key'].lower()}": [t["Value"]] for t in items}
+
+
+def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authorizer:
     def authorize(ctx: RequestContext, params: dict[str, Any]) -> None:
         principal = ctx.principal
         if principal.kind == "assumed-role":
-            pass
-        elif principal.kind != "user" or not stack.settings.enforce_iam:
+            if last_used is not None and principal.role_arn:
+                last_used.mark(ROLE, principal.role_arn, principal.account, _namespace(ctx.service), ctx.region)
+        elif principal.kind != "user":
             return
+        else:
+            if last_used is not None and principal.access_key and not ctx.internal:
+                last_used.mark(KEY, principal.access_key, principal.account, _namespace(ctx.service),
+                               _used_in(ctx.service, ctx.region))
+            if not stack.settings.enforce_iam:
+                return
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:
             return
         iam = stack.services["iam"]
@@ -114,6 +144,11 @@ def make_authorizer(stack: Stack) -> Authorizer:
             ("session policy", sts.session_policies(principal) if sts is not None else None),
         ]
         context = request_context(ctx)
+        # aws:PrincipalTag/<key>: the user's or the role's tags, a session's own tags over them.
+        tags = iam.principal_tags(principal)
+        own = sts.session_tags(principal) if sts is not None else {}
+        if tags or own:
+            context = {**context, **condition_keys(tags), **condition_keys(own)}
         per_resource = stack.resource_policies.get(ctx.service)  # DynamoDB: each table its own policy
         granting = None if per_resource else _resource_policy(stack, ctx, params)  # an S3 bucket policy, say
         for action, resource, keys in _requests(stack, ctx, params):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import json
+import re
 import secrets
 import string
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from onceflow import pages
@@ -18,13 +23,27 @@ MAX_ITEMS = 100
 _ID_CHARS = string.ascii_uppercase + string.digits
 
 
+@functools.lru_cache(maxsize=256)
 def partition(region: str) -> str:
-    """The partition a region belongs to: IAM is global per partition, and its ARNs name it."""
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
+    """The partition a region belongs to: IAM is global per partition, and its ARNs name it.
+
+    botocore's partitions.json says which regions each partition holds (its region list, then its
+    regionRegex): aws-cn for cn-*, aws-us-gov for us-gov-*, aws-iso-b for us-isob-*, ...; a region
+    no partition claims is in aws."""
+    for entry in _partitions():
+        if region in entry["regions"] or re.fullmatch(entry["regionRegex"], region):
+            return str(entry["id"])
     return "aws"
+
+
+@functools.cache
+def _partitions() -> list[dict[str, Any]]:
+    # Found, not imported: botocore waits for the first request that needs its models (start-up).
+    spec = importlib.util.find_spec("botocore")
+    assert spec is not None and spec.origin is not None
+    path = Path(spec.origin).parent / "data" / "partitions.json"
+    entries: list[dict[str, Any]] = json.loads(path.read_text())["partitions"]
+    return entries
 
 
 def partition_of(arn: str) -> str:
@@ -87,19 +106,23 @@ def unmark(marker: str | None) -> str | None:
     return key
 
 
-def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str, str]]:
-    """Tag keys are case-insensitive in IAM; a new value replaces the old one."""
-    keys = [t["Key"].lower() for t in new]
+def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]],
+               case_sensitive: bool = False) -> list[dict[str, str]]:
+    """A new value replaces the old one. Tag keys are case-insensitive in IAM but for managed
+    policies', which are case-sensitive (recorded: LocalStack's test_iam_policies snapshot,
+    "create-with-case-sensitive-tags" and "err-duplicate-keys")."""
+    fold = (lambda k: k) if case_sensitive else str.lower
+    keys = [fold(t["Key"]) for t in new]
     if len(keys) != len(set(keys)):
-        raise errors.duplicate_tag_keys()
-    merged = {t["Key"].lower(): t for t in existing}
-    merged.update({t["Key"].lower(): {"Key": t["Key"], "Value": t["Value"]} for t in new})
+        raise errors.duplicate_tag_keys(case_sensitive)
+    merged = {fold(t["Key"]): t for t in existing}
+    merged.update({fold(t["Key"]): {"Key": t["Key"], "Value": t["Value"]} for t in new})
     if len(merged) > 50:
         raise errors.too_many_tags()
     return list(merged.values())
 
 
-def check_policy_arn(arn: str) -> None:
+def check_policy_arn(arn: str, code: str = "InvalidInput") -> None:
     parts = arn.split(":", 5)
     if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or not parts[5].startswith("policy/"):
-        raise errors.invalid_arn(arn)
+        raise errors.invalid_arn(arn, code)

@@ -80,8 +80,17 @@ def invalid_marker() -> ServiceError:
     return validation_error("Invalid Marker.")
 
 
-def invalid_arn(arn: str) -> ServiceError:
-    return invalid_input(f"ARN {arn} is not valid.")
+def invalid_arn(arn: str, code: str = "InvalidInput") -> ServiceError:
+    """Attaching answers ValidationError (recorded: LocalStack's test_iam_roles snapshot,
+    "non-existent-malformed-policy-arn"); detaching is taken to answer as attaching (UNCONFIRMED)."""
+    return ServiceError(code, f"ARN {arn} is not valid.", 400)
+
+
+def key_last_used_denied(caller: str, key_id: str) -> ServiceError:
+    """GetAccessKeyLastUsed of a key the caller's account does not have (recorded: LocalStack's
+    test_iam_users snapshot, "get-last-used-nonexistent-key-error")."""
+    return ServiceError("AccessDenied", f"User: {caller} is not authorized to perform iam:GetAccessKeyLastUsed on "
+                        f"resource: access key {key_id}", 403)
 
 
 def access_denied(code: str, status: int, message: str) -> ServiceError:
@@ -165,7 +174,9 @@ def too_many_tags() -> ServiceError:
     return limit_exceeded("The number of tags has reached the maximum limit.")
 
 
-def duplicate_tag_keys() -> ServiceError:
+def duplicate_tag_keys(case_sensitive: bool = False) -> ServiceError:
+    if case_sensitive:  # a managed policy's
+        return invalid_input("Duplicate tag keys found.")
     return invalid_input("Duplicate tag keys found. Please note that Tag keys are case insensitive.")
 
 
@@ -186,15 +197,19 @@ def password_policy_not_found(account: str) -> ServiceError:
 
 
 def oidc_provider_not_found(arn: str) -> ServiceError:
-    return no_such_entity(f"OpenIDConnect Provider not found for arn {arn}")  # UNCONFIRMED wording
+    return no_such_entity(f"OpenIDConnect Provider not found for arn {arn}")
+
+
+def oidc_provider_not_found_to_delete(arn: str) -> ServiceError:
+    return no_such_entity(f"OpenId connect Provider {arn} cannot be found.")
 
 
 def saml_provider_not_found(arn: str) -> ServiceError:
-    return no_such_entity(f"SAMLProvider {arn} not found")  # UNCONFIRMED wording
+    return no_such_entity(f"Manifest not found for arn {arn}")
 
 
 def invalid_oidc_url() -> ServiceError:
-    return invalid_input("Invalid Open ID Connect Provider URL")  # UNCONFIRMED wording
+    return validation_error("Invalid Open ID Connect Provider URL")
 
 
 def too_many_thumbprints(limit: int) -> ServiceError:
@@ -226,7 +241,7 @@ def deletion_task_not_found(task_id: str) -> ServiceError:
 
 
 def login_profile_exists(user: str) -> ServiceError:
-    return already_exists(f"Login Profile for user {user} already exists.")  # UNCONFIRMED wording
+    return already_exists(f"Login Profile for user {user} already exists.")
 
 
 def login_profile_not_found(user: str) -> ServiceError:
@@ -234,15 +249,16 @@ def login_profile_not_found(user: str) -> ServiceError:
 
 
 def ssh_key_not_found(key_id: str) -> ServiceError:
-    return no_such_entity(f"The Public Key with id {key_id} cannot be found.")  # UNCONFIRMED wording
+    return no_such_entity(f"The Public Key with id {key_id} cannot be found.")
 
 
 def invalid_public_key() -> ServiceError:
     return ServiceError("InvalidPublicKey", "The public key is malformed.", 400)  # UNCONFIRMED wording
 
 
-def malformed_certificate() -> ServiceError:
-    return ServiceError("MalformedCertificate", "Certificate is malformed.", 400)  # UNCONFIRMED wording
+def malformed_certificate(body: str) -> ServiceError:
+    # AWS names the body it could not read (recorded: LocalStack's test_iam_signing_certificates snapshot).
+    return ServiceError("MalformedCertificate", f"Certificate {body} is malformed.", 400)
 
 
 def certificate_not_found(cert_id: str) -> ServiceError:
@@ -250,19 +266,19 @@ def certificate_not_found(cert_id: str) -> ServiceError:
 
 
 def mfa_exists() -> ServiceError:
-    return already_exists("MFADevice entity at the same path and name already exists.")
+    return already_exists("MFA device already exists.")
 
 
 def mfa_in_use() -> ServiceError:
-    return already_exists("MFA Device is already in use.")  # UNCONFIRMED wording
+    return already_exists("MFA Device is already in use.")
 
 
 def mfa_not_found(serial: str) -> ServiceError:
-    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")  # UNCONFIRMED wording
+    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")
 
 
 def virtual_mfa_not_found(serial: str) -> ServiceError:
-    return no_such_entity(f"VirtualMFADevice with serial number {serial} doesn't exist.")  # UNCONFIRMED wording
+    return no_such_entity(f"MFA Device with serial number {serial} does not exist.")
 
 
 def server_certificate_not_found(name: str) -> ServiceError:
@@ -270,7 +286,7 @@ def server_certificate_not_found(name: str) -> ServiceError:
 
 
 def server_certificate_exists(name: str) -> ServiceError:
-    return already_exists(f"The Server Certificate with name {name} already exists.")  # UNCONFIRMED wording
+    return already_exists(f"The Server Certificate with name {name} already exists.")
 
 
 def malformed_server_certificate() -> ServiceError:

@@ -139,6 +139,13 @@ def _policy(name: str) -> dict[str, Any]:
 AWS_POLICIES: dict[str, dict[str, Any]] = {p["arn"]: p for p in (_policy(n) for n in _DOCS)}
 
 
+def aws_policies(partition: str = "aws") -> list[dict[str, Any]]:
+    """The AWS managed policies as a region of `partition` lists them (arn:aws-cn:iam::aws:policy/...)."""
+    if partition == "aws":
+        return list(AWS_POLICIES.values())
+    return [{**p, "arn": f"arn:{partition}:{p['arn'].split(':', 2)[2]}"} for p in AWS_POLICIES.values()]
+
+
 def aws_managed(arn: str) -> dict[str, Any] | None:
     """The AWS managed policy `arn` names in any partition (arn:aws-cn:iam::aws:policy/... too)."""
     parts = arn.split(":", 2)

@@ -8,7 +8,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
 from onceflow.iam.common import MANAGED_LIMIT, check_policy_arn, merge_tags, new_id, now, page, policy_size, validate
-from onceflow.iam.managed import AWS_POLICIES, aws_managed
+from onceflow.iam.managed import aws_managed, aws_policies
 from onceflow.iam.store import IamStore, Row
 
 
@@ -36,7 +36,7 @@ class ManagedPolicies:
             "created": created,
             "updated": created,
             "default_version": "v1",
-            "tags": merge_tags([], params.get("Tags", [])),
+            "tags": merge_tags([], params.get("Tags", []), case_sensitive=True),
         }
         with self.store.writing() as conn:
             if self.store.policy_by_name(account, name):
@@ -75,11 +75,13 @@ class ManagedPolicies:
     def attachment_count(self, account: str, arn: str) -> int:
         return self.store.attachment_count(account, arn)
 
-    def list_policies(self, account: str, params: dict[str, Any]) -> tuple[list[Row], str | None]:
+    def list_policies(
+        self, account: str, params: dict[str, Any], partition: str = "aws"
+    ) -> tuple[list[Row], str | None]:
         scope = params.get("Scope", "All")
         items: list[Row] = []
         if scope in ("All", "AWS"):
-            items += list(AWS_POLICIES.values())
+            items += aws_policies(partition)
         if scope in ("All", "Local"):
             items += self.store.policies(account)
         prefix = params.get("PathPrefix", "/")
@@ -102,14 +104,14 @@ class ManagedPolicies:
             self.store.delete_policy(conn, policy["arn"])
 
     def tag_policy(self, account: str, arn: str, tags: list[dict[str, str]] | None, drop: list[str] | None) -> None:
-        """TagPolicy (tags) or UntagPolicy (drop): tag keys are case-insensitive."""
+        """TagPolicy (tags) or UntagPolicy (drop): a managed policy's tag keys are case-sensitive."""
         with self.store.writing() as conn:
             policy = self._customer_policy(account, arn)
             if tags is not None:
-                kept = merge_tags(policy["tags"], tags)
+                kept = merge_tags(policy["tags"], tags, case_sensitive=True)
             else:
-                keys = {k.lower() for k in drop or []}
-                kept = [t for t in policy["tags"] if t["Key"].lower() not in keys]
+                keys = set(drop or [])
+                kept = [t for t in policy["tags"] if t["Key"] not in keys]
             self.store.set_tags(conn, "iam_policies", account, policy["name"], kept)
 
     def _customer_policy(self, account: str, arn: str) -> Row:
@@ -185,7 +187,7 @@ class ManagedPolicies:
             self.store.delete_version(conn, arn, version)
 
     def attach(self, account: str, kind: str, owner: str, arn: str) -> None:
-        check_policy_arn(arn)
+        check_policy_arn(arn, "ValidationError")
         with self.store.writing() as conn:
             self._owner(account, kind, owner)
             found = aws_managed(arn) or self.store.policy(arn)
@@ -194,7 +196,7 @@ class ManagedPolicies:
             self.store.attach(conn, account, kind, owner, arn)
 
     def detach(self, account: str, kind: str, owner: str, arn: str) -> None:
-        check_policy_arn(arn)
+        check_policy_arn(arn, "ValidationError")
         with self.store.writing() as conn:
             self._owner(account, kind, owner)
             if not self.store.detach(conn, account, kind, owner, arn):

@@ -75,8 +75,9 @@ class InstanceProfiles:
         with self.store.writing() as conn:
             profile = self.profile(account, name)
             if role["name"].lower() not in profile["roles"]:
-                # UNCONFIRMED wording.
-                raise errors.role_not_found(role["name"])
+                # AWS's words (recorded: LocalStack's test_iam_instance_profiles snapshot).
+                raise errors.no_such_entity(
+                    f"Role {role['name']} in Instance Profile {profile['name']} cannot be found.")
             profile["roles"].remove(role["name"].lower())
             self.store.put_obj(conn, account, KIND, name.lower(), profile)
 

@@ -18,7 +18,10 @@ class InstanceProfilesApi:
         self.profiles = profiles
         self.service = service
 
-    def _out(self, account: str, profile: Row, tags: bool = True) -> Out:
+    def _out(self, account: str, profile: Row, view: str = "create") -> Out:
+        """view: 'create', 'get' or 'list'. AWS's recorded answers (LocalStack's
+        test_iam_instance_profiles snapshot): GetInstanceProfile answers Tags, [] too, listings none;
+        a profile's roles come without MaxSessionDuration, as CreateRole answers a role."""
         roles = [r for r in (self.service.store.role(account, name) for name in profile["roles"]) if r]
         out: Out = {
             "Path": profile["path"],
@@ -26,9 +29,9 @@ class InstanceProfilesApi:
             "InstanceProfileId": profile["profile_id"],
             "Arn": profile["arn"],
             "CreateDate": _date(profile["created"]),
-            "Roles": [role_out(r, "list") for r in roles],
+            "Roles": [role_out(r, "create") for r in roles],
         }
-        if tags and profile["tags"]:
+        if view == "get" or (view == "create" and profile["tags"]):
             out["Tags"] = profile["tags"]
         return out
 
@@ -40,7 +43,7 @@ class InstanceProfilesApi:
     @operation("GetInstanceProfile")
     def get_instance_profile(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         profile = self.profiles.profile(ctx.account, params["InstanceProfileName"])
-        return {"InstanceProfile": self._out(ctx.account, profile)}
+        return {"InstanceProfile": self._out(ctx.account, profile, "get")}
 
     @operation("DeleteInstanceProfile")
     def delete_instance_profile(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -49,13 +52,13 @@ class InstanceProfilesApi:
     @operation("ListInstanceProfiles")
     def list_instance_profiles(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         found, marker = self.profiles.listing(ctx.account, params)
-        return paged("InstanceProfiles", [self._out(ctx.account, p, tags=False) for p in found], marker)
+        return paged("InstanceProfiles", [self._out(ctx.account, p, "list") for p in found], marker)
 
     @operation("ListInstanceProfilesForRole")
     def list_instance_profiles_for_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         self.service.role(ctx.account, params["RoleName"])
         found, marker = self.profiles.for_role(ctx.account, params["RoleName"], params)
-        return paged("InstanceProfiles", [self._out(ctx.account, p, tags=False) for p in found], marker)
+        return paged("InstanceProfiles", [self._out(ctx.account, p, "list") for p in found], marker)
 
     @operation("AddRoleToInstanceProfile")
     def add_role_to_instance_profile(self, ctx: RequestContext, params: dict[str, Any]) -> None:

@@ -32,9 +32,8 @@ class ProvidersApi:
             "ClientIDList": p["client_ids"],
             "ThumbprintList": p["thumbprints"],
             "CreateDate": _date(p["created"]),
+            "Tags": p["tags"],  # [] too, as AWS answers (recorded: LocalStack's test_iam_oidc snapshot)
         }
-        if p["tags"]:
-            out["Tags"] = p["tags"]
         return out
 
     @operation("ListOpenIDConnectProviders")
@@ -83,15 +82,19 @@ class ProvidersApi:
     @operation("GetSAMLProvider")
     def get_saml(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         p = self.providers.saml(ctx.account, params["SAMLProviderArn"])
+        # AWS's recorded answer (LocalStack's test_iam_saml_providers snapshot) has every member, the
+        # empty lists too; AssertionEncryptionMode is Allowed unless set.
         out: Out = {
             "SAMLProviderUUID": p["uuid"],
             "SAMLMetadataDocument": p["metadata"],
             "CreateDate": _date(p["created"]),
+            "Tags": p["tags"],
+            "AssertionEncryptionMode": p.get("encryption_mode", "Allowed"),
+            "PrivateKeyList": [{"KeyId": k["KeyId"], "Timestamp": _date(k["Timestamp"])}
+                               for k in p.get("private_keys", [])],
         }
         if (until := valid_until(p["metadata"])) is not None:
             out["ValidUntil"] = _date(until.replace("Z", "+00:00"))
-        if p["tags"]:
-            out["Tags"] = p["tags"]
         return out
 
     @operation("ListSAMLProviders")
@@ -107,10 +110,7 @@ class ProvidersApi:
     @operation("UpdateSAMLProvider")
     def update_saml(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         arn = params["SAMLProviderArn"]
-        if "SAMLMetadataDocument" in params:
-            self.providers.update_saml(ctx.account, arn, "metadata", params["SAMLMetadataDocument"])
-        else:
-            self.providers.saml(ctx.account, arn)
+        self.providers.update_saml(ctx.account, arn, "settings", params)
         return {"SAMLProviderArn": arn}
 
     @operation("DeleteSAMLProvider")

@@ -34,6 +34,7 @@ class IamService(ManagedPolicies):
         self.db = store.db
         # (kind, account, owner) -> (store generation, compiled policies): parse once, re-read after writes.
         self._policies: dict[tuple[str, str, str], tuple[int, tuple[list[Policy], list[Policy] | None]]] = {}
+        self._tags: dict[tuple[str, str, str], tuple[int, list[dict[str, str]]]] = {}
 
     # ------------------------------------------------------------------ roles
     def validate_trust(self, document: str) -> None:
@@ -190,14 +191,15 @@ class IamService(ManagedPolicies):
         }
 
     def role_trusts(self, account: str, role_arn: str, principal: tuple[str, str],
-                    context: dict[str, str] | None = None) -> bool:
+                    context: dict[str, str] | None = None, action: str = "sts:AssumeRole") -> bool:
         """Whether the role's trust policy lets `principal` (e.g. ("Service", "states.amazonaws.com"))
-        call sts:AssumeRole; `context` holds the keys the service sends with it (aws:SourceArn,
-        aws:SourceAccount), which a trust policy's conditions may test."""
+        call `action` (sts:AssumeRole, or sts:TagSession to pass session tags); `context` holds the
+        keys the service sends with it (aws:SourceArn, aws:SourceAccount), which a trust policy's
+        conditions may test."""
         role = self.store.role_by_arn(role_arn)
         if role is None or role["account"] != account:
             return False
-        request = Request("sts:AssumeRole", principal=principal,
+        request = Request(action, principal=principal,
                           context={k.lower(): [v] for k, v in (context or {}).items()})
         return evaluate([stored(role["trust"], "trust")], request).allowed
 
@@ -208,6 +210,23 @@ class IamService(ManagedPolicies):
     def boundary_for(self, principal: Principal) -> list[Policy] | None:
         """The permissions boundary of a session's role or of a user; None when it has none."""
         return self._compiled(principal)[1]
+
+    def principal_tags(self, principal: Principal) -> list[dict[str, str]]:
+        """The tags of a user, or of a role session's role: what aws:PrincipalTag/<key> reads."""
+        if principal.kind == "assumed-role" and principal.role_arn:
+            key = ("role", principal.account, principal.role_arn)
+        elif principal.kind == "user":
+            key = ("user", principal.account, principal.name.lower())
+        else:
+            return []
+        generation = self.store.generation
+        cached = self._tags.get(key)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        entity = self.store.role_by_arn(key[2]) if key[0] == "role" else self.store.user(key[1], key[2])
+        tags: list[dict[str, str]] = entity["tags"] if entity and entity["account"] == principal.account else []
+        self._tags[key] = (generation, tags)
+        return tags
 
     def _compiled(self, principal: Principal) -> tuple[list[Policy], list[Policy] | None]:
         if principal.kind == "assumed-role" and principal.role_arn:
@@ -250,6 +269,7 @@ class IamService(ManagedPolicies):
 
     def forget(self) -> None:
         self._policies.clear()
+        self._tags.clear()
         self.store.invalidate()
 
     def check(self, principal: Principal, action: str, resource: str, context: dict[str, list[str]]) -> Decision:

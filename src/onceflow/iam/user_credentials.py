@@ -124,7 +124,7 @@ class UserCredentials:
         try:
             x509.load_pem_x509_certificate(body.encode())
         except ValueError:
-            raise errors.malformed_certificate() from None
+            raise errors.malformed_certificate(body) from None
         with self.store.writing() as conn:
             user = self._user(account, name)
             if len(self._owned(account, CERT, name)) >= CERTS_PER_USER:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.iam import mfa_qr
 from onceflow.iam.api import Out, _date, paged, user_out
 from onceflow.iam.common import partition
 from onceflow.iam.errors import user_name_needed
@@ -103,7 +104,9 @@ class UserCredentialsApi:
     @operation("CreateVirtualMFADevice")
     def create_virtual_mfa_device(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         device = self.creds.create_virtual_mfa(ctx.account, params, partition(ctx.region))
-        out: Out = {"SerialNumber": device["SerialNumber"], "Base32StringSeed": device["seed"].encode()}
+        uri = mfa_qr.otpauth_uri(params["VirtualMFADeviceName"], ctx.account, device["seed"])
+        out: Out = {"SerialNumber": device["SerialNumber"], "Base32StringSeed": device["seed"].encode(),
+                    "QRCodePNG": mfa_qr.qr_png(uri)}
         if device["tags"]:
             out["Tags"] = device["tags"]
         return {"VirtualMFADevice": out}

@@ -85,10 +85,10 @@ class IamUsers:
             move(self.store, conn, account, user["name"].lower(), {**user, "name": target})
         self._credentials.clear()  # cached principals carry the old name and ARN
 
-    def last_used(self, account: str, key_id: str) -> Row:
+    def last_used(self, account: str, key_id: str, caller: str) -> Row:
         key = self.store.access_key(key_id)
         if key is None or key["account"] != account:
-            raise errors.access_key_not_found(key_id)
+            raise errors.key_last_used_denied(caller, key_id)
         user = self.store.user(account, key["user_key"])
         return {"UserName": user["name"] if user else key["user_key"]}
 

@@ -29,7 +29,12 @@ def not_authorized(action: str) -> ServiceError:
 
 
 def may_not_assume(caller_arn: str, role_arn: str) -> ServiceError:
-    return access_denied(f"User: {caller_arn} is not authorized to perform: sts:AssumeRole on resource: {role_arn}")
+    return not_authorized_on("sts:AssumeRole", caller_arn, role_arn)
+
+
+def not_authorized_on(action: str, caller_arn: str, role_arn: str) -> ServiceError:
+    # sts:TagSession's refusal is taken to read as sts:AssumeRole's does (UNCONFIRMED).
+    return access_denied(f"User: {caller_arn} is not authorized to perform: {action} on resource: {role_arn}")
 
 
 def root_may_not_assume() -> ServiceError:

@@ -21,7 +21,7 @@ from xml.etree import ElementTree
 from onceflow.context import Principal
 from onceflow.iam.common import issuer, partition_of, validate
 from onceflow.iam.policy import Request, evaluate, stored
-from onceflow.sts import errors
+from onceflow.sts import errors, session_tags
 from onceflow.sts.ports import Directory, Providers, Row
 from onceflow.sts.service import StsService
 
@@ -168,10 +168,18 @@ class Federation:
             "session_policy": policy,
             "session_policy_arns": policy_arns,
         }
+        tags, _ = session_tags.requested({"Tags": params.get("Tags") or []}, {}, [])
+        if tags:
+            session["tags"] = tags
         out: dict[str, Any] = {
             "Credentials": self.sts.issue(session, duration),
             "FederatedUser": {"FederatedUserId": f"{caller.account}:{name}", "Arn": arn},
         }
+        if policy is None and not policy_arns and not tags:
+            # AWS answers 0 for a token without session policies (recorded: LocalStack's test_sts
+            # snapshot, "get-federation-token"). How AWS packs policies is not documented, so a
+            # size is not made up for the others.
+            out["PackedPolicySize"] = 0
         return out
 
 

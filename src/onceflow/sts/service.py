@@ -18,7 +18,7 @@ from onceflow.context import Principal
 from onceflow.credentials import Credential
 from onceflow.iam.common import new_id, partition_of, validate
 from onceflow.iam.policy import Policy, stored
-from onceflow.sts import errors
+from onceflow.sts import errors, session_tags
 from onceflow.sts.ports import Directory, Roles, Row
 from onceflow.sts.store import SessionStore
 
@@ -40,6 +40,7 @@ class StsService:
         self._credentials: dict[str, Credential] = {}  # sessions never change: cache the resolution
         self._session_policies: dict[str, tuple[int, list[Policy] | None]] = {}
         self._current: dict[str, tuple[int, bool]] = {}
+        self._tags: dict[str, session_tags.Tags] = {}
 
     # ------------------------------------------------------------------ issuing
     def issue_role_session(
@@ -50,6 +51,8 @@ class StsService:
         duration_s: int = SERVICE_SESSION_S,
         policy: str | None = None,
         policy_arns: list[str] | None = None,
+        tags: session_tags.Tags | None = None,
+        transitive: list[str] | None = None,
     ) -> dict[str, Any]:
         """Credentials for a session of `role_arn`, without a trust check (for AWS services acting
         for a user, e.g. Lambda running a function as its execution role). The default lifetime is
@@ -71,6 +74,8 @@ class StsService:
         if policy is not None or policy_arns:
             session["session_policy"] = policy
             session["session_policy_arns"] = policy_arns or []
+        if tags:
+            session["tags"], session["transitive"] = tags, transitive or []
         return self._issue(session, duration_s)
 
     def issue(self, session: Row, duration_s: int) -> dict[str, Any]:
@@ -97,15 +102,28 @@ class StsService:
             raise errors.root_may_not_assume()
         role = self.store.role_by_arn(role_arn)
         denied = errors.may_not_assume(caller.arn, role_arn)
-        if role is None or role["account"] != caller.account:
+        if role is None:
             raise denied
-        if self._checks_trust(caller) and not self._trusted(caller, role_arn):
+        # A role of another account is assumed only if its trust policy trusts the caller, whatever
+        # the mode: that account has said so or not.
+        foreign = role["account"] != caller.account
+        context = {k: params[name] for k, name in (("sts:ExternalId", "ExternalId"),
+                                                   ("sts:RoleSessionName", "RoleSessionName")) if name in params}
+        checked = foreign or self._checks_trust(caller)
+        if checked and not self._trusted(caller, role, context):
             raise denied
-        creds, user = self.role_session(role, session_name, params)
+        chain = caller.kind == "assumed-role" and caller.access_key
+        inherited = (self.sessions.session(caller.access_key) if chain and caller.access_key else None) or {}
+        tags, transitive = session_tags.requested(params, inherited.get("tags", {}), inherited.get("transitive", []))
+        # Passing tags is an action of its own the trust policy must allow (sts:TagSession).
+        if params.get("Tags") and checked and not self._trusted(caller, role, context, "sts:TagSession"):
+            raise errors.not_authorized_on("sts:TagSession", caller.arn, role_arn)
+        creds, user = self.role_session(role, session_name, params, tags, transitive)
         return {"Credentials": creds, "AssumedRoleUser": user}
 
-    def role_session(self, role: Any, session_name: str,
-                     params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    def role_session(self, role: Any, session_name: str, params: dict[str, Any],
+                     tags: session_tags.Tags | None = None,
+                     transitive: list[str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
         """A session of `role` (a row of the IAM store) once the caller may assume it: the
         duration, session policy and policy ARNs of AssumeRole* checked, the credentials and the
         AssumedRoleUser. Every AssumeRole* call ends here."""
@@ -118,7 +136,8 @@ class StsService:
         policy_arns = [d["arn"] for d in params.get("PolicyArns", [])]
         for arn in policy_arns:
             self.iam.policy(role["account"], arn)
-        creds = self.issue_role_session(role["account"], role["arn"], session_name, duration, policy, policy_arns)
+        creds = self.issue_role_session(role["account"], role["arn"], session_name, duration, policy, policy_arns,
+                                        tags, transitive)
         user = {
             "AssumedRoleId": f"{role['role_id']}:{session_name}",
             "Arn": assumed_role_arn(role["account"], role["name"], session_name, partition_of(role["arn"])),
@@ -130,9 +149,12 @@ class StsService:
         # use plain keys work; role sessions, and users under --enforce-iam, need the trust policy.
         return caller.kind == "assumed-role" or self.settings.enforce_iam
 
-    def _trusted(self, caller: Principal, role_arn: str) -> bool:
-        idents = [caller.arn] + ([caller.role_arn] if caller.role_arn else [])
-        return any(self.iam.role_trusts(caller.account, role_arn, ("AWS", ident)) for ident in idents)
+    def _trusted(self, caller: Principal, role: Any, context: dict[str, str], action: str = "sts:AssumeRole") -> bool:
+        # The account root's ARN names the caller's partition as the role's ARN does.
+        root = f"arn:{partition_of(role['arn'])}:iam::{caller.account}:root"
+        idents = [root if caller.kind == "root" else caller.arn] + ([caller.role_arn] if caller.role_arn else [])
+        return any(self.iam.role_trusts(role["account"], role["arn"], ("AWS", ident), context, action)
+                   for ident in idents)
 
     def get_session_token(self, caller: Principal, params: dict[str, Any]) -> dict[str, Any]:
         if caller.kind == "assumed-role":
@@ -208,6 +230,18 @@ class StsService:
         self._credentials[access_key] = credential
         return credential
 
+    def session_tags(self, principal: Principal) -> session_tags.Tags:
+        """The tags a session was given (a role session's own and those carried down its chain, a
+        federation token's)."""
+        # Role sessions and federation tokens (a user's or the root's ASIA keys) may carry tags.
+        if not principal.access_key or not principal.access_key.startswith("ASIA"):
+            return {}
+        cached = self._tags.get(principal.access_key)
+        if cached is None:  # a session never changes
+            cached = self._tags[principal.access_key] = (self.sessions.session(principal.access_key) or {}).get(
+                "tags", {})
+        return cached
+
     def session_policies(self, principal: Principal) -> list[Policy] | None:
         """The session policies AssumeRole was given (None when there are none): they limit what the
         role's own policies allow. Managed ones are read at their current default version."""
@@ -251,3 +285,4 @@ class StsService:
         self._credentials.clear()
         self._session_policies.clear()
         self._current.clear()
+        self._tags.clear()

@@ -109,8 +109,10 @@ def principal_matches(principals: Mapping[str, tuple[str, ...]], who: tuple[str,
     if ptype != "AWS":
         return ident in names
     account = ident.split(":")[4] if ident.count(":") >= 5 else ident
+    root = f":iam::{account}:root"
     for name in names:
-        if name in ("*", ident, account) or name == f"arn:aws:iam::{account}:root":
+        # The account's root in any partition (arn:aws-cn:iam::<account>:root too) names all of it.
+        if name in ("*", ident, account) or (name.endswith(root) and name.count(":") == 5):
             return True
     return False
 

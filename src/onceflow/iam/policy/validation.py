@@ -47,7 +47,8 @@ SID_ALNUM = (
     "Statement IDs (SID) must be alpha-numeric. Check that your input satisfies the regular expression [0-9A-Za-z]*"
 )
 VENDOR_WILDCARD = "Resource vendor must be fully qualified and cannot contain regexes."
-IAM_PATH = 'IAM resource path must either be "*" or start with ' + ", ".join(IAM_PATHS) + "."
+# AWS's words as recorded in 2026 (LocalStack's test_iam_policies snapshot, invalid-35): "root" is named too.
+IAM_PATH = 'IAM resource path must either be "*", root, or start with ' + ", ".join(IAM_PATHS) + "."
 TRUST_NO_PRINCIPAL = (
     "Invalid principal in policy: com.amazon.balsa.error.InvalidPolicyException: "
     "The passed in policy has a statement with no principals!"
