@@ -198,9 +198,11 @@ def render(spec: ServiceSpec, op: OperationModel, result: dict[str, Any] | None,
 def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Response:
     ns = spec.xml_namespace
     fault = "Sender" if err.sender_fault else "Receiver"
+    # An error AWS answers without a message (IAM's ReportNotPresent) has no <Message> element at all.
+    message = f"<Message>{escape(err.message)}</Message>" if err.message else ""
     body = (
         f'<ErrorResponse xmlns="{ns}"><Error><Type>{fault}</Type><Code>{escape(err.query_code or err.code)}</Code>'
-        f"<Message>{escape(err.message)}</Message></Error><RequestId>{request_id}</RequestId></ErrorResponse>"
+        f"{message}</Error><RequestId>{request_id}</RequestId></ErrorResponse>"
     )
     return Response(err.status, body.encode(), [("x-amzn-RequestId", request_id)], "text/xml")
 
