@@ -44,8 +44,8 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
                         help="CloudFormation stack operations answer when done or after this long, running on in "
                              "the background (default 10; 0 answers at once, as AWS does)")
     parser.add_argument("--event-loop", choices=("asyncio", "uvloop"), default="asyncio",
-                        help="the server's event loop: asyncio's own (default), or uvloop's, about a tenth less CPU "
-                             "per call (pip install 'onceflow[uvloop]')")
+                        help="the server's event loop: asyncio's own (default), or uvloop's "
+                             "(pip install 'onceflow[uvloop]')")
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
     parser.add_argument("--faults", type=Path, default=None, metavar="FILE",
                         help="fault injection rules to load at start (JSON, or YAML with PyYAML installed)")
