@@ -366,6 +366,8 @@ def main() -> None:
     ap.add_argument("--in-memory", action="store_true", help="serve onceflow without a data folder (no fsync)")
     ap.add_argument("--only", default="", help="comma-separated operations to run (default: all)")
     ap.add_argument("--no-moto", action="store_true", help="leave moto out (it is slow to measure)")
+    ap.add_argument("--uvloop", action="store_true",
+                    help="also onceflow with --event-loop uvloop (a candidate, on a data folder of its own)")
     args = ap.parse_args()
     counts = [int(x) for x in args.clients.split(",")]
     data = tempfile.mkdtemp(prefix="onceflow-bench-")
@@ -375,6 +377,11 @@ def main() -> None:
     null_proc, null_url = spawn(NULL_SERVER)
     procs = [once_proc, null_proc]
     targets = {"null floor": (null_url, null_proc.pid), "onceflow": (once_url, once_proc.pid)}
+    if args.uvloop:
+        uv_proc, uv_url = spawn_onceflow(None if args.in_memory else tempfile.mkdtemp(prefix="onceflow-bench-uv-"),
+                                         "--event-loop", "uvloop")
+        procs.append(uv_proc)
+        targets["uvloop"] = (uv_url, uv_proc.pid)
     if not args.no_moto:
         moto_proc, moto_url = spawn_moto()
         wait_port(moto_url)
@@ -409,6 +416,12 @@ def main() -> None:
                 by_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (of["client_cpu_us"] + of["server_cpu_us"])
                 print(" " * 31 + "".join(f"{r['server_cpu_us']:>17.0f}{'/' + format(r['client_cpu_us'], '.0f'):<16}"
                                           for r in row.values()) + f"{by_cpu:>8.2f}x by cpu", flush=True)
+                if "uvloop" in row:
+                    uv = row["uvloop"]
+                    uv_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (uv["client_cpu_us"] + uv["server_cpu_us"])
+                    print(" " * 31 + f"uvloop: {uv['p50_ms'] / floor:.2f}x floor, server CPU "
+                          f"{uv['server_cpu_us'] / of['server_cpu_us']:.2f}x asyncio's, {uv_cpu:.2f}x by cpu",
+                          flush=True)
         if args.ops:
             own = in_process(min(args.ops, 1000))
             results["in_process_ms"] = own

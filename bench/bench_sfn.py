@@ -424,6 +424,8 @@ def main() -> None:
     ap.add_argument("--parked", type=int, default=10000, help="0: skip")
     ap.add_argument("--seed-executions", type=int, default=200, help="0: skip")
     ap.add_argument("--skip-moto", action="store_true")
+    ap.add_argument("--event-loop", choices=("asyncio", "uvloop"), default="asyncio",
+                    help="onceflow's event loop (serve --event-loop)")
     ap.add_argument("--commits", type=int, default=0,
                     help="only this: N Choice executions in process, with the store's COMMIT latencies")
     ap.add_argument("--base", metavar="SRC", help="only the seed workflow, on this checkout and on the onceflow in "
@@ -442,7 +444,9 @@ def main() -> None:
         return
 
     data = tempfile.mkdtemp(prefix="bench-sfn-")
-    once_proc, once_url = spawn_onceflow(data)
+    # (only when asked: a baseline checkout's server may not know the flag)
+    loop_args = ("--event-loop", opts.event_loop) if opts.event_loop != "asyncio" else ()
+    once_proc, once_url = spawn_onceflow(data, *loop_args)
     make_role(once_url)
     null_proc, null_url = spawn_null()
     try:

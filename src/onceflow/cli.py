@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import os
 import sys
@@ -42,6 +43,9 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack-answer-within", type=float, default=10.0, metavar="SECONDS",
                         help="CloudFormation stack operations answer when done or after this long, running on in "
                              "the background (default 10; 0 answers at once, as AWS does)")
+    parser.add_argument("--event-loop", choices=("asyncio", "uvloop"), default="asyncio",
+                        help="the server's event loop: asyncio's own (default), or uvloop's "
+                             "(pip install 'onceflow[uvloop]')")
     parser.add_argument("--log-level", default="warning", help="server log level (default warning)")
     parser.add_argument("--faults", type=Path, default=None, metavar="FILE",
                         help="fault injection rules to load at start (JSON, or YAML with PyYAML installed)")
@@ -83,6 +87,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
     if args.stack_answer_within < 0:
         raise SystemExit("onceflow: --stack-answer-within must be 0 or more")
     extra["stack_answer_within_s"] = args.stack_answer_within
+    if args.event_loop == "uvloop":
+        # A missing package stops here, not in the server's thread (found, not imported: run_loop does).
+        if importlib.util.find_spec("uvloop") is None:
+            raise SystemExit("onceflow: --event-loop uvloop needs uvloop (pip install 'onceflow[uvloop]')")
+        extra["event_loop"] = "uvloop"
     return Settings(
         host=args.host,
         port=args.port,

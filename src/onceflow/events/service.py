@@ -98,11 +98,12 @@ class EventsService:
         }
 
     def route(self, conn: sqlite3.Connection, key: Key, bus: str, event: dict[str, Any], now: float,
-              only: set[str] | None = None, hops: int = 0) -> int:
+              only: set[str] | None = None, hops: int = 0, rules: list[sqlite3.Row] | None = None) -> int:
         """Enqueue `event` for every target of every enabled rule on `bus` that matches it (of the
-        rules named in `only`, for a replay); an archive's rule keeps it in the archive."""
+        rules named in `only`, for a replay); an archive's rule keeps it in the archive. `rules`: the
+        bus's pattern rules, when the caller has just read them."""
         routed = 0
-        for rule in store.pattern_rules(conn, key, bus):
+        for rule in store.pattern_rules(conn, key, bus) if rules is None else rules:
             if only is not None and rule["name"] not in only:
                 continue
             try:
@@ -154,18 +155,27 @@ class EventsService:
              resources: list[str], now: float | None = None) -> None:
         """An event a service emits to the default bus, inside that service's own transaction (so it
         is delivered exactly when the change it reports is committed)."""
+        rules = store.pattern_rules(conn, key, DEFAULT_BUS)
+        if rules:  # none: nothing could match, and no event is built (it would go nowhere)
+            self._emit(conn, key, source, detail_type, detail, resources, now, rules)
+
+    def _emit(self, conn: sqlite3.Connection, key: Key, source: str, detail_type: str, detail: dict[str, Any],
+              resources: list[str], now: float | None, rules: list[sqlite3.Row]) -> None:
         now = time.time() if now is None else now
         event = self.make_event(key, source, detail_type, detail, resources, None, now)
-        if self.route(conn, key, DEFAULT_BUS, event, now):
+        if self.route(conn, key, DEFAULT_BUS, event, now, rules=rules):
             self.clock.poke()  # the clock claims in a write transaction: it sees the rows once this commits
 
     def execution_changed(self, conn: sqlite3.Connection, row: Any) -> None:
-        """Step Functions' hook where an execution's status changes (inside its transaction)."""
+        """Step Functions' hook where an execution's status changes (inside its transaction): an
+        execution's start and end each, so with no rule on the default bus no event is built."""
         if row is None or row["type"] != "STANDARD":
             return
-        detail = sfn_events.status_change(row)
-        self.emit(conn, (row["account"], row["region"]), sfn_events.SOURCE, sfn_events.DETAIL_TYPE, detail,
-                  [row["arn"]])
+        key = (row["account"], row["region"])
+        rules = store.pattern_rules(conn, key, DEFAULT_BUS)
+        if rules:
+            self._emit(conn, key, sfn_events.SOURCE, sfn_events.DETAIL_TYPE, sfn_events.status_change(row),
+                       [row["arn"]], None, rules)
 
     def test_event_pattern(self, pattern: str, event_text: str) -> dict[str, Any]:
         compiled = compile_or_raise(pattern)

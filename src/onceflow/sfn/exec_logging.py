@@ -131,9 +131,10 @@ class ExecLogger:
                 logging_config = json.loads(source[0]).get("loggingConfiguration") or {}
                 if logging_config.get("level", "OFF") != "OFF" and group_of(logging_config) is not None:
                     config = logging_config
-            started = datetime.fromtimestamp(row[2], UTC).strftime("%Y-%m-%d-%H-%M")
-            digest = hashlib.sha256(exec_arn.encode()).hexdigest()[:32]
-            stream = f"states/{row[0].rsplit(':', 1)[1]}/{started}/{digest}"
+            if config is not None:  # the stream's name only where something is logged (not per plain start)
+                started = datetime.fromtimestamp(row[2], UTC).strftime("%Y-%m-%d-%H-%M")
+                digest = hashlib.sha256(exec_arn.encode()).hexdigest()[:32]
+                stream = f"states/{row[0].rsplit(':', 1)[1]}/{started}/{digest}"
         got = (config, stream, row[3] if row is not None else 0)
         self._cache[exec_arn] = got
         while len(self._cache) > self.CACHE:

@@ -151,7 +151,9 @@ def dumps(value: Any) -> str:
     return "".join(c_make_encoder({}, _ENCODER.default, quote, None, ":", ",", False, False, True)(value, 0))
 
 
-_TRUNCATED_FALSE = '"truncated":false'
+_NOT_TRUNCATED = '{"truncated":false}'
+# Member names as encoded, with their colon: events have a few dozen ("name", "input", ...).
+_KEYS: dict[str, str] = {}
 
 
 def encode_details(details: dict[str, Any]) -> str:
@@ -162,13 +164,18 @@ def encode_details(details: dict[str, Any]) -> str:
     storing the events was the largest part of a chain of Pass states."""
     parts = []
     for key, value in details.items():
+        head = _KEYS.get(key)
+        if head is None:
+            head = quote(key) + ":"
+            if len(_KEYS) < 256:  # bounded: a Parameters-built detail could bring any name
+                _KEYS[key] = head
         kind = type(value)
         if kind is str:
-            parts.append(f"{quote(key)}:{quote(value)}")
+            parts.append(head + quote(value))
         elif kind is dict and len(value) == 1 and value.get("truncated") is False:
-            parts.append(f"{quote(key)}:{{{_TRUNCATED_FALSE}}}")
+            parts.append(head + _NOT_TRUNCATED)
         else:
-            parts.append(f"{quote(key)}:{dumps(value)}")
+            parts.append(head + dumps(value))
     return "{" + ",".join(parts) + "}"
 
 

@@ -88,8 +88,10 @@ def entered(name: str, state_input: Any, text: str | None = None) -> dict[str, A
     return {"name": name, "input": dumps(state_input) if text is None else text, "inputDetails": {"truncated": False}}
 
 
-def exited(name: str, output: Any, assigned: dict[str, Any] | None = None) -> dict[str, Any]:
-    d: dict[str, Any] = {"name": name, "output": dumps(output), "outputDetails": {"truncated": False}}
+def exited(name: str, output: Any, assigned: dict[str, Any] | None = None, text: str | None = None) -> dict[str, Any]:
+    """`text`: the output already encoded (a state that hands on its input unchanged)."""
+    d: dict[str, Any] = {"name": name, "output": dumps(output) if text is None else text,
+                         "outputDetails": {"truncated": False}}
     if assigned is not None:
         d["assignedVariables"] = {k: dumps(v) for k, v in assigned.items()}
         d["assignedVariablesDetails"] = {"truncated": False}

@@ -205,9 +205,14 @@ def process_result(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], re
     return output_path(state, result_path(state, raw, result), ctx, variables), assigned
 
 
+_PURE = frozenset({"Pass", "Choice", "Wait", "Succeed"})
+
+
 def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[str, Any] | None) -> Any:
     """Emit <Type>StateExited; when replaying, the recorded output and variables are the truth."""
-    details = ev.exited(name, output, assigned)
+    # A state without effects that hands its input on as it is (a plain Pass, a Choice) has its
+    # text already (a task's call could have changed its input object in place: it is encoded again).
+    details = ev.exited(name, output, assigned, scope.encoded(output) if type_ in _PURE else None)
     text = details["output"]
     if too_large(text):
         raise data_limit(name)
