@@ -241,6 +241,18 @@ def _text(value: Any) -> str:
     return to_json(value)
 
 
+def _format_text(value: Any) -> str:
+    """An argument as States.Format prints it: strings bare, objects and arrays as Java's
+    Map/List toString writes them (`{Arg1=1, Arg2=[a, b]}`, as AWS recorded), the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_format_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_format_text(v) for v in value) + "]"
+    return to_json(value)
+
+
 def _format(raw: str, args: list[Any]) -> str:
     out, k, j = [], 0, 0
     while j < len(raw):
@@ -251,7 +263,7 @@ def _format(raw: str, args: list[Any]) -> str:
         elif raw.startswith("{}", j):
             if k >= len(args):
                 raise _fail("States.Format", "the number of arguments does not match the number of placeholders")
-            out.append(_text(args[k]))
+            out.append(_format_text(args[k]))
             k += 1
             j += 2
         else:
