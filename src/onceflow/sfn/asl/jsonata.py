@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import json
 import random
+import re
 import threading
 import uuid
 from functools import lru_cache
@@ -74,10 +75,37 @@ def compile_jsonata(text: str) -> _Compiled:
 
 
 def _compile(text: str) -> _Compiled:
+    _parser_as_2_0()
     compiled = _Compiled(text)
     for name, fn in _ADDITIONS.items():
         compiled.expr.register_lambda(name, fn)
     return compiled
+
+
+# AWS implements JSONata 2.0.6 ("Transforming data with JSONata in Step Functions", section
+# "Supported JSONata version"): `??` and `?:` came with 2.1.0, and a 2.0 parser reads their `?` as
+# the conditional operator followed by a symbol that cannot start an expression (S0211).
+_NEWER_OPERATORS = {"InfixCoalesce": "?", "InfixDefault": ":"}
+_parser_at_2_0 = False
+
+
+def _parser_as_2_0() -> None:
+    """Make jsonata-python's parser refuse the 2.1 operators as a 2.0 parser does (once)."""
+    global _parser_at_2_0
+    if _parser_at_2_0:
+        return
+    parser = importlib.import_module("jsonata.parser").Parser
+    for cls_name, symbol in _NEWER_OPERATORS.items():
+        def led(self: Any, left: Any, _symbol: str = symbol) -> Any:
+            raise jsonata.JException("S0211", self.position, _symbol)
+        getattr(parser, cls_name).led = led
+    _parser_at_2_0 = True
+
+
+def _message(e: Exception) -> str:
+    """jsonata's message as jsonata-js words it: the Python port writes 'Object' where the original
+    says 'function' ("The sqrt function cannot be applied ...")."""
+    return re.sub(r"\bObject\b", "function", str(e))
 
 
 def _evaluate(compiled: _Compiled, text: str, bindings: dict[str, Any]) -> Any:
@@ -96,7 +124,7 @@ def jsonata_syntax_error(text: str) -> str | None:
     try:
         compile_jsonata(text)
     except jsonata.JException as e:
-        return str(e)
+        return _message(e)
     except Exception as e:  # the port raises plain errors for a few malformed inputs
         return str(e) or type(e).__name__
     return None
@@ -110,7 +138,11 @@ def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any
     nothing (undefined) or returns something that is not JSON (a function).
     """
     expr = expression_text(text) if is_jsonata(text) else text
-    bindings = {k: _to_jsonata(v) for k, v in (variables or {}).items()}
+    # $eval is not available on AWS (same page as above: "use $parse instead"): unbound, so calling
+    # it fails as calling any non-function does (T1006; AWS's wording there is UNCONFIRMED). A
+    # variable of that name still wins.
+    bindings: dict[str, Any] = {"eval": None}
+    bindings.update((k, _to_jsonata(v)) for k, v in (variables or {}).items())
     bindings["states"] = _to_jsonata(states)
     budget = _budget.current()
     if budget is not None:  # jsonata-python calls this on entry to every node it evaluates
@@ -118,11 +150,11 @@ def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any
     try:
         raw = _evaluate(compile_jsonata(expr), expr, bindings)
     except jsonata.JException as e:
-        raise _threw(expr, field, f"{e.error}: {e}") from None
+        raise _threw(expr, field, f"{e.error}: {_message(e)}") from None
     except RecursionError:  # a non-terminating recursive function: jsonata's stack overflow error
         raise _threw(expr, field, f"{_stack_overflow().error}: {_stack_overflow()}") from None
     except Exception as e:  # jsonata-python surfaces some evaluation errors as plain exceptions
-        raise _threw(expr, field, str(e) or type(e).__name__) from None
+        raise _threw(expr, field, _plain_error(e)) from None
     if raw is None:
         raise StateDataError(
             "States.QueryEvaluationError",
@@ -133,6 +165,16 @@ def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any
             "States.QueryEvaluationError",
             f"The JSONata expression '{expr}' specified for the field '{field}' returned an unsupported result type.")
     return value
+
+
+def _plain_error(e: Exception) -> str:
+    """A plain Python exception from the port, in jsonata's words where Python's leak through."""
+    if isinstance(e, (ZeroDivisionError, OverflowError)) or str(e) == "math domain error":
+        # jsonata-js computes x/0 and x%0 as Infinity or NaN, which its number checks refuse
+        # (D1001); the port raises Python's arithmetic errors instead. UNCONFIRMED: no AWS
+        # recording of an out-of-range number was found.
+        return "D1001: Number out of range"
+    return str(e) or type(e).__name__
 
 
 def _to_jsonata(value: Any) -> Any:
