@@ -14,6 +14,7 @@ from typing import Any
 
 from onceflow.sfn import maprun
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.intrinsics import java_text
 from onceflow.sfn.asl.jsonata import expect_type
 from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.paths import resolve_path, to_json
@@ -164,7 +165,8 @@ def _max_concurrency(state: State, data: Any, ctx: dict[str, Any], scope: Scope,
         if not isinstance(value, int) or isinstance(value, bool):
             raise _data_error(StatesError(
                 "States.Runtime",
-                f"The MaxConcurrencyPath field refers to value \"{value}\" which is not a valid integer: {path}"))
+                f"The MaxConcurrencyPath field refers to value \"{java_text(value)}\" which is not a valid "
+                f"integer: {path}"))
     return int(value or 0)
 
 
@@ -213,7 +215,7 @@ def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: st
                 kind = "integer" if key == "ToleratedFailureCount" else "number"
                 raise _data_error(StatesError(
                     "States.Runtime",
-                    f"The {key}Path field refers to value \"{value}\" which is not a valid {kind}: {path}"))
+                    f"The {key}Path field refers to value \"{java_text(value)}\" which is not a valid {kind}: {path}"))
         if value is not None:
             values[key] = value
     return values

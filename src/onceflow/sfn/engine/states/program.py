@@ -13,7 +13,7 @@ from typing import Any
 
 from onceflow.sfn.asl.choice import evaluate_choice_rule
 from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
-from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
+from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic, java_text
 from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.paths import resolve_path, to_json
 from onceflow.sfn.engine.effects import Fx, Sleep
@@ -161,11 +161,11 @@ def _wait_target(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ent
         path = state["SecondsPath"]
         value = resolve_path(path, data, ctx, variables)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise StateDataError("States.Runtime",
-                              f"The SecondsPath parameter cannot be parsed as a long value: {path} == {value}")
+            raise StateDataError("States.Runtime", "The SecondsPath parameter cannot be parsed as a long value: "
+                                                   f"{path} == {java_text(value)}")
         if value < 0:
             raise StateDataError("States.Runtime",
-                              f"The SecondsPath parameter references a negative value: {path} == {value}")
+                              f"The SecondsPath parameter references a negative value: {path} == {java_text(value)}")
         return entered_ts + value
     path = state["TimestampPath"]
     value = resolve_path(path, data, ctx, variables)
@@ -173,7 +173,7 @@ def _wait_target(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ent
     if target is None:
         raise StateDataError("States.Runtime",
                           "The TimestampPath parameter does not reference a valid ISO-8601 extended offset "
-                          f"date-time format string: {path} == {value}")
+                          f"date-time format string: {path} == {java_text(value)}")
     return target
 
 

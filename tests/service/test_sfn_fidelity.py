@@ -1,0 +1,104 @@
+"""Small Step Functions behaviours end to end through boto3, each as AWS records or documents it:
+how runtime errors print the offending value, how States.Format prints objects, that a Wait of
+centuries neither crashes the timers nor blocks other executions, and JSONata at version 2.0.6."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+
+
+@pytest.fixture(scope="module")
+def role(aws: Callable[..., Any]) -> str:
+    name = f"sfnfid-{uuid.uuid4().hex[:8]}"
+    arn: str = aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    return arn
+
+
+def _start(aws: Callable[..., Any], role: str, definition: dict[str, Any], data: Any) -> str:
+    sfn = aws("stepfunctions")
+    arn = sfn.create_state_machine(name=f"fid-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                   roleArn=role)["stateMachineArn"]
+    ex: str = sfn.start_execution(stateMachineArn=arn, input=json.dumps(data))["executionArn"]
+    return ex
+
+
+def _run(aws: Callable[..., Any], role: str, definition: dict[str, Any], data: Any) -> dict[str, Any]:
+    sfn = aws("stepfunctions")
+    ex = _start(aws, role, definition, data)
+    deadline = time.time() + 60
+    while True:
+        d: dict[str, Any] = sfn.describe_execution(executionArn=ex)
+        if d["status"] != "RUNNING" or time.time() > deadline:
+            return d
+        time.sleep(0.05)
+
+
+WAIT_SECONDS_PATH = {"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$.s", "End": True}}}
+
+
+@pytest.mark.parametrize(("value", "printed"), [(None, "null"), (True, "true"), ("x", "x"), ({"a": [1]}, "{a=[1]}")])
+def test_a_bad_seconds_path_value_prints_as_aws_does(aws: Callable[..., Any], role: str, value: Any,
+                                                      printed: str) -> None:
+    d = _run(aws, role, WAIT_SECONDS_PATH, {"s": value})
+    assert d["status"] == "FAILED" and d["error"] == "States.Runtime"
+    assert d["cause"] == ("An error occurred while executing the state 'W' (entered at the event id #2). The "
+                          f"SecondsPath parameter cannot be parsed as a long value: $.s == {printed}")
+
+
+def test_max_concurrency_path_prints_null_as_null(aws: Callable[..., Any], role: str) -> None:
+    definition = {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "ItemsPath": "$.items", "MaxConcurrencyPath": "$.mc", "End": True,
+        "ItemProcessor": {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}}}}
+    d = _run(aws, role, definition, {"items": [1], "mc": None})
+    assert d["status"] == "FAILED"
+    assert d["cause"].endswith('The MaxConcurrencyPath field refers to value "null" which is not a valid integer: $.mc')
+
+
+def test_format_prints_objects_and_arrays_as_java_does(aws: Callable[..., Any], role: str) -> None:
+    definition = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True, "Parameters": {
+        "r.$": "States.Format('o={} a={} m={}', $.o, $.a, $$.StateMachine.Name)"}}}}
+    d = _run(aws, role, definition, {"o": {"Arg1": 1, "Arg2": []}, "a": ["x", 2, None]})
+    name = d["stateMachineArn"].rsplit(":", 1)[1]
+    assert json.loads(d["output"]) == {"r": f"o={{Arg1=1, Arg2=[]}} a=[x, 2, null] m={name}"}
+
+
+def test_a_wait_of_centuries_leaves_the_timers_running(aws: Callable[..., Any], role: str) -> None:
+    sfn = aws("stepfunctions")
+    far = _start(aws, role, WAIT_SECONDS_PATH, {"s": 99999999999})
+    try:
+        time.sleep(0.2)  # the far timer is scheduled first
+        short = _run(aws, role, WAIT_SECONDS_PATH, {"s": 1})
+        assert short["status"] == "SUCCEEDED"
+        assert sfn.describe_execution(executionArn=far)["status"] == "RUNNING"
+    finally:
+        sfn.stop_execution(executionArn=far)
+
+
+@pytest.mark.parametrize(("expr", "symbol"), [("$states.input.a ?? 1", "?"), ("$states.input.a ?: 1", ":")])
+def test_jsonata_2_1_operators_are_refused_at_creation(aws: Callable[..., Any], role: str, expr: str,
+                                                        symbol: str) -> None:
+    definition = {"QueryLanguage": "JSONata", "StartAt": "P",
+                  "States": {"P": {"Type": "Pass", "Output": "{% " + expr + " %}", "End": True}}}
+    with pytest.raises(aws("stepfunctions").exceptions.InvalidDefinition) as info:
+        aws("stepfunctions").create_state_machine(name=f"fid-{uuid.uuid4().hex[:10]}",
+                                                  definition=json.dumps(definition), roleArn=role)
+    message = info.value.response["Error"]["Message"]
+    assert "INVALID_JSONATA_EXPRESSION" in message
+    assert f"The symbol {symbol} cannot be used as a unary operator" in message
+
+
+def test_jsonata_eval_is_not_available(aws: Callable[..., Any], role: str) -> None:
+    definition = {"QueryLanguage": "JSONata", "StartAt": "P",
+                  "States": {"P": {"Type": "Pass", "Output": "{% $eval('1 + 1') %}", "End": True}}}
+    d = _run(aws, role, definition, {})
+    assert d["status"] == "FAILED" and d["error"] == "States.QueryEvaluationError"
+    assert d["cause"].endswith("threw an error during evaluation. T1006: Attempted to invoke a non-function")
