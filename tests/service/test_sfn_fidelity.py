@@ -102,3 +102,37 @@ def test_jsonata_eval_is_not_available(aws: Callable[..., Any], role: str) -> No
     d = _run(aws, role, definition, {})
     assert d["status"] == "FAILED" and d["error"] == "States.QueryEvaluationError"
     assert d["cause"].endswith("threw an error during evaluation. T1006: Attempted to invoke a non-function")
+
+
+@pytest.mark.parametrize("stamp", ["2016-12-05 21:29:29Z", "2016-12-05T21:29:29", "2016-13-05T21:29:29Z",
+                                   "2016-12-05T25:29:29Z", "05-12-2016T21:29:29Z", "{% $states.input.t %}"])
+def test_a_literal_timestamp_must_be_rfc3339(aws: Callable[..., Any], role: str, stamp: str) -> None:
+    definition = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Timestamp": stamp, "End": True}}}
+    sfn = aws("stepfunctions")
+    with pytest.raises(sfn.exceptions.InvalidDefinition) as info:
+        sfn.create_state_machine(name=f"fid-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition), roleArn=role)
+    assert info.value.response["Error"]["Message"] == (
+        "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: String does not match RFC3339 timestamp at "
+        "/States/W/Timestamp'")
+
+
+@pytest.mark.parametrize("stamp", ["2016-03-14T01:59:00Z", "2016-03-05T21:29:29.243167252Z",
+                                   "2016-03-05T21:29:29+01:00"])
+def test_rfc3339_timestamps_wait(aws: Callable[..., Any], role: str, stamp: str) -> None:
+    definition = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Timestamp": stamp, "End": True}}}
+    assert _run(aws, role, definition, {})["status"] == "SUCCEEDED"
+
+
+def test_a_jsonata_timestamp_that_is_no_date_fails_after_the_wait_is_entered(aws: Callable[..., Any],
+                                                                             role: str) -> None:
+    definition = {"QueryLanguage": "JSONata", "StartAt": "W", "States": {
+        "W": {"Type": "Wait", "Timestamp": "{% $states.input.t %}", "End": True}}}
+    d = _run(aws, role, definition, {"t": "2016-12-05T25:29:29Z"})
+    cause = ("An error occurred while executing the state 'W' (entered at the event id #2). The Timestamp field "
+             "cannot be parsed as an ISO-8601 extended offset date-time format string: 2016-12-05T25:29:29Z")
+    assert (d["status"], d["error"], d["cause"]) == ("FAILED", "States.QueryEvaluationError", cause)
+    events = aws("stepfunctions").get_execution_history(executionArn=d["executionArn"])["events"]
+    assert [(e["id"], e["previousEventId"], e["type"]) for e in events] == [
+        (1, 0, "ExecutionStarted"), (2, 0, "WaitStateEntered"), (3, 2, "EvaluationFailed"), (4, 3, "ExecutionFailed")]
+    assert events[2]["evaluationFailedEventDetails"] == {
+        "error": "States.QueryEvaluationError", "cause": cause, "location": "Timestamp", "state": "W"}
