@@ -48,3 +48,19 @@ def test_a_variable_named_eval_is_still_a_variable() -> None:
 ])
 def test_errors_in_jsonata_js_words(expr: str, message: str) -> None:
     assert _cause(expr) == PREFIX.format(expr) + message
+
+
+@pytest.mark.parametrize(("expr", "text"), [
+    ("$string(1e20)", "100000000000000000000"),  # ECMAScript writes digits below 1e21 ...
+    ("$string(1e21)", "1e+21"),  # ... and the exponent form from there
+    ("$string(1e16)", "10000000000000000"),
+    ("$string(0.000001)", "0.000001"),
+    ("$string(1e-7)", "1e-7"),
+    ("$string(-1.5e-10)", "-1.5e-10"),
+    ("$string(0.1 + 0.2)", "0.3"),  # 15 significant digits first, as jsonata-js rounds
+    ("$string(123456789012345678)", "123456789012346000"),
+    ("$string(3.0)", "3"),
+    ("'n=' & 1e20", "n=100000000000000000000"),
+])
+def test_numbers_become_text_as_jsonata_js_writes_them(expr: str, text: str) -> None:
+    assert evaluate_jsonata(expr, {"input": {}}) == text

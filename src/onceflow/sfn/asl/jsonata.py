@@ -7,6 +7,7 @@ Failures are States.QueryEvaluationError with AWS's wording; the engine adds the
 
 from __future__ import annotations
 
+import decimal
 import hashlib
 import importlib
 import json
@@ -75,7 +76,7 @@ def compile_jsonata(text: str) -> _Compiled:
 
 
 def _compile(text: str) -> _Compiled:
-    _parser_as_2_0()
+    _as_aws_runs_it()
     compiled = _Compiled(text)
     for name, fn in _ADDITIONS.items():
         compiled.expr.register_lambda(name, fn)
@@ -86,20 +87,58 @@ def _compile(text: str) -> _Compiled:
 # "Supported JSONata version"): `??` and `?:` came with 2.1.0, and a 2.0 parser reads their `?` as
 # the conditional operator followed by a symbol that cannot start an expression (S0211).
 _NEWER_OPERATORS = {"InfixCoalesce": "?", "InfixDefault": ":"}
-_parser_at_2_0 = False
+_patched = False
+_patch_lock = threading.Lock()
 
 
-def _parser_as_2_0() -> None:
-    """Make jsonata-python's parser refuse the 2.1 operators as a 2.0 parser does (once)."""
-    global _parser_at_2_0
-    if _parser_at_2_0:
+def _as_aws_runs_it() -> None:
+    """Patch jsonata-python once, where it departs from the jsonata-js 2.0.6 AWS runs: its parser
+    refuses the 2.1 operators, and numbers become text as jsonata-js writes them."""
+    global _patched
+    if _patched:
         return
+    with _patch_lock:
+        if not _patched:
+            _patch()
+            _patched = True
+
+
+def _patch() -> None:
     parser = importlib.import_module("jsonata.parser").Parser
     for cls_name, symbol in _NEWER_OPERATORS.items():
         def led(self: Any, left: Any, _symbol: str = symbol) -> Any:
             raise jsonata.JException("S0211", self.position, _symbol)
         getattr(parser, cls_name).led = led
-    _parser_at_2_0 = True
+    encoder = importlib.import_module("jsonata.functions").Functions.Encoder
+    plain_encode = encoder.encode
+
+    def encode(self: Any, arg: Any) -> Any:
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            return js_number_text(arg)
+        return plain_encode(self, arg)
+    encoder.encode = encode
+
+
+def js_number_text(value: float) -> str:
+    """A number as jsonata-js's $string (and `&`) writes it: rounded to 15 significant digits, then
+    ECMAScript's Number::toString - plain digits below 1e21 (`100000000000000000000`), exponent
+    form from 1e21 (`1e+21`) and below 1e-6 (`1e-7`). The Python port writes `1e+20`."""
+    x = float(f"{float(value):.15g}")
+    if x == 0:
+        return "0"
+    parts = decimal.Decimal(repr(abs(x))).normalize().as_tuple()  # finite: jsonata refused inf/nan
+    ds = "".join(map(str, parts.digits))
+    k, n = len(ds), len(ds) + int(parts.exponent)
+    if k <= n <= 21:
+        body = ds + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = ds[:n] + "." + ds[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * -n + ds
+    else:
+        e = n - 1
+        body = (ds[0] + ("." + ds[1:] if k > 1 else "")) + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return ("-" if x < 0 else "") + body
 
 
 def _message(e: Exception) -> str:
