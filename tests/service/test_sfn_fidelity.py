@@ -136,3 +136,36 @@ def test_a_jsonata_timestamp_that_is_no_date_fails_after_the_wait_is_entered(aws
         (1, 0, "ExecutionStarted"), (2, 0, "WaitStateEntered"), (3, 2, "EvaluationFailed"), (4, 3, "ExecutionFailed")]
     assert events[2]["evaluationFailedEventDetails"] == {
         "error": "States.QueryEvaluationError", "cause": cause, "location": "Timestamp", "state": "W"}
+
+
+def _tolerance_map(field: str) -> dict[str, Any]:
+    return {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "ItemsPath": "$.Items", "MaxConcurrency": 1, f"{field}Path": "$.t", "End": True,
+        "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+                          "StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}}}}
+
+
+@pytest.mark.parametrize(("field", "value", "why"), [
+    ("ToleratedFailureCount", "x", 'The ToleratedFailureCountPath field refers to value "x" which is not a valid '
+                                   "integer: $.t"),
+    ("ToleratedFailureCount", -1, "ToleratedFailureCount cannot be negative."),
+    ("ToleratedFailurePercentage", {}, 'The ToleratedFailurePercentagePath field refers to value "{}" which is not a '
+                                       "valid float: $.t"),
+    ("ToleratedFailurePercentage", -1.1, "ToleratedFailurePercentage must be between 0 and 100."),
+    ("ToleratedFailurePercentage", 100.1, "ToleratedFailurePercentage must be between 0 and 100."),
+])
+def test_a_bad_tolerance_path_fails_once_the_map_has_started(aws: Callable[..., Any], role: str, field: str,
+                                                             value: Any, why: str) -> None:
+    d = _run(aws, role, _tolerance_map(field), {"Items": [0], "t": value})
+    assert (d["status"], d["error"]) == ("FAILED", "States.Runtime")
+    assert d["cause"] == f"An error occurred while executing the state 'M' (entered at the event id #2). {why}"
+    events = aws("stepfunctions").get_execution_history(executionArn=d["executionArn"])["events"]
+    assert [(e["id"], e["previousEventId"], e["type"]) for e in events] == [
+        (1, 0, "ExecutionStarted"), (2, 0, "MapStateEntered"), (3, 2, "MapStateStarted"), (4, 3, "ExecutionFailed")]
+
+
+@pytest.mark.parametrize(("field", "value"), [("ToleratedFailureCount", 0), ("ToleratedFailurePercentage", 1.1),
+                                              ("ToleratedFailurePercentage", 100)])
+def test_a_good_tolerance_path_runs_the_map(aws: Callable[..., Any], role: str, field: str, value: Any) -> None:
+    d = _run(aws, role, _tolerance_map(field), {"Items": [0], "t": value})
+    assert (d["status"], json.loads(d["output"])) == ("SUCCEEDED", [0])
