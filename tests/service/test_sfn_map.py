@@ -368,8 +368,9 @@ def test_a_tolerance_path_to_a_string_fails_the_execution(sfn: Any, role: str) -
                              "ToleratedFailurePercentagePath": "$.p"})
     d = run(sfn, sm, {"xs": [1], "p": "ten"})
     assert (d["status"], d["error"]) == ("FAILED", "States.Runtime")
+    # AWS's words are "a valid float" (recorded for ToleratedFailurePercentagePath)
     assert d["cause"].endswith('The ToleratedFailurePercentagePath field refers to value "ten" which is not a valid '
-                               'number: $.p')
+                               'float: $.p')
 
 
 @pytest.mark.parametrize(("fields", "message"), [

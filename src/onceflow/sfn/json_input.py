@@ -4,35 +4,24 @@ or is nested deeper than Jackson reads, is refused with the reason AWS's Jackson
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 
 def jackson_reason(text: str) -> str:
     """The Jackson-worded reason AWS gives for an execution input that is not JSON."""
-    from onceflow.sfn.asl.check import nesting_message, too_deep
+    from onceflow.sfn.asl.check import jackson_parse_error, nesting_message, too_deep
 
     if too_deep(text):
         return nesting_message()
-    stripped = text.strip()
-    if not stripped:
+    if not text.strip():
         return "Invalid execution input."
-    if stripped[0].isalpha():
-        word = re.match(r"[A-Za-z0-9_]+", stripped)
-        return (f"Unrecognized token '{word.group(0) if word else stripped[0]}': was expecting (JSON String, Number, "
-                "Array, Object or token 'null', 'true' or 'false')")
     try:
         json.loads(text)
     except RecursionError:
         return ("Document nesting depth exceeds the maximum allowed (1000, from "
                 "`StreamReadConstraints.getMaxNestingDepth()`)")
-    except json.JSONDecodeError as e:
-        ch = text[e.pos] if e.pos < len(text) else None
-        if ch is None:
-            return "Unexpected end-of-input"
-        if "property name" in e.msg:
-            return f"Unexpected character ('{ch}' (code {ord(ch)})): was expecting double-quote to start field name"
-        return f"Unexpected character ('{ch}' (code {ord(ch)}))"
+    except ValueError:
+        return jackson_parse_error(text)[0]
     return "Invalid execution input."
 
 

@@ -30,8 +30,10 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
         return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", nesting_message())]
     try:
         definition = json.loads(text)
-    except ValueError as e:
-        return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", _jackson_message(text, e))]
+    except ValueError:
+        reason, line, column = jackson_parse_error(text)
+        where = f"[Source: (String)\"{text}\"; line: {line}, column: {column}]"
+        return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", f"{reason}\n at {where}", where)]  # [AWS] shape
     except RecursionError:  # nested past Python's parser; Jackson stops at 1000 levels
         return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", "Document nesting depth exceeds the maximum allowed "
                            "(1000, from `StreamReadConstraints.getMaxNestingDepth()`)")]
@@ -77,15 +79,37 @@ def _not_an_object() -> Diagnostic:
     return Diagnostic("ERROR", "SCHEMA_VALIDATION_FAILED", "Definition must be a valid JSON object")  # [AWS]
 
 
-def _jackson_message(text: str, e: ValueError) -> str:
-    # AWS shows Jackson's parser message; Python's json error carries the same position facts.
-    line = getattr(e, "lineno", 1)
-    col = getattr(e, "colno", 1)
-    pos = getattr(e, "pos", 0)
-    ch = text[pos] if pos < len(text) else None
-    what = (f"Unexpected character ('{ch}' (code {ord(ch)}))" if ch is not None
-            else "Unexpected end-of-input")
-    return f"{what}: {getattr(e, 'msg', str(e))}\n at [Source: (String)\"{text}\"; line: {line}, column: {col}]"
+_TOKEN = re.compile(r"[A-Za-z0-9_$]*")
+_VALUE_LIST = "(JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
+
+
+def jackson_parse_error(text: str) -> tuple[str, int, int]:
+    """Why Jackson (which AWS parses definitions and inputs with) refuses `text`, and the 1-based
+    line and column it reports: where its reader stands, i.e. just past what it read.
+
+    A word where a value belongs is one "Unrecognized token" ([AWS] recorded: 'not a definition'
+    -> token 'not', column 4); the other reasons' columns are UNCONFIRMED."""
+    i = len(text) - len(text.lstrip(" \t\r\n"))
+    if i < len(text) and text[i].isalpha():
+        m = _TOKEN.match(text, i + 1)
+        end = m.end() if m else i + 1
+        return (f"Unrecognized token '{text[i:end]}': was expecting {_VALUE_LIST}", *_line_column(text, end))
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as e:
+        if e.pos >= len(text):
+            return "Unexpected end-of-input", *_line_column(text, len(text))
+        ch = text[e.pos]
+        what = f"Unexpected character ('{ch}' (code {ord(ch)}))"
+        if "property name" in e.msg:
+            what += ": was expecting double-quote to start field name"
+        return what, *_line_column(text, e.pos + 1)
+    return "Invalid JSON", 1, 1  # not reached: only called for text json.loads refuses
+
+
+def _line_column(text: str, pos: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, pos) + 1
+    return text.count("\n", 0, pos) + 1, pos - line_start + 1
 
 
 def definition_error_message(diags: list[Diagnostic]) -> str:
@@ -97,7 +121,10 @@ def definition_error_message(diags: list[Diagnostic]) -> str:
     for d in diags:
         if d.raw:
             return d.message
-    parts = [f"{d.code}: {d.message}" + (f" at {d.location}" if d.location is not None else "")
+    # (a JSON syntax error's message already ends with its position: CreateStateMachine's wording
+    # for it is UNCONFIRMED, and it is not repeated)
+    parts = [f"{d.code}: {d.message}" + (f" at {d.location}" if d.location is not None
+                                         and d.code != "INVALID_JSON_DESCRIPTION" else "")
              for d in diags if d.severity == "ERROR"]
     return "Invalid State Machine Definition: '" + ", ".join(parts) + "'"
 

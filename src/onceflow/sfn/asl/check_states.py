@@ -16,6 +16,7 @@ from onceflow.sfn.asl.intrinsics import is_intrinsic, is_valid_intrinsic
 from onceflow.sfn.asl.jsonata import is_jsonata, jsonata_syntax_error, top_level_references
 from onceflow.sfn.asl.paths import is_reference_path, is_valid_path
 from onceflow.sfn.asl.resources import resource_problem
+from onceflow.sfn.asl.timestamps import parse_wait_timestamp
 
 STATE_TYPES = ("Task", "Wait", "Pass", "Succeed", "Fail", "Choice", "Parallel", "Map")
 _MACHINE_FIELDS = ("Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage")
@@ -233,6 +234,10 @@ class StateChecker:
         seconds = state.get("Seconds")
         if seconds is not None and not is_jsonata(seconds) and not _is_nat(seconds, allow_zero=True):
             self.add("The value for the field 'Seconds' must be a non-negative integer", f"{loc}/Seconds")
+        stamp = state.get("Timestamp")
+        if isinstance(stamp, str) and not (lang == "JSONata" and is_jsonata(stamp)) \
+                and parse_wait_timestamp(stamp) is None:
+            self.add("String does not match RFC3339 timestamp", f"{loc}/Timestamp")  # [AWS]
 
     def _task(self, state: dict[str, Any], loc: str, lang: str) -> None:
         if "Resource" not in state:

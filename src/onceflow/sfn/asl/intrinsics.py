@@ -241,6 +241,19 @@ def _text(value: Any) -> str:
     return to_json(value)
 
 
+def java_text(value: Any) -> str:
+    """A value as AWS's Java prints it into text (States.Format's arguments, the `path == value` of
+    runtime errors): strings bare, objects and arrays as Map/List toString writes them
+    (`{Arg1=1, Arg2=[a, b]}`, as AWS recorded), the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={java_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(java_text(v) for v in value) + "]"
+    return to_json(value)
+
+
 def _format(raw: str, args: list[Any]) -> str:
     out, k, j = [], 0, 0
     while j < len(raw):
@@ -251,7 +264,7 @@ def _format(raw: str, args: list[Any]) -> str:
         elif raw.startswith("{}", j):
             if k >= len(args):
                 raise _fail("States.Format", "the number of arguments does not match the number of placeholders")
-            out.append(_text(args[k]))
+            out.append(java_text(args[k]))
             k += 1
             j += 2
         else:

@@ -7,10 +7,12 @@ Failures are States.QueryEvaluationError with AWS's wording; the engine adds the
 
 from __future__ import annotations
 
+import decimal
 import hashlib
 import importlib
 import json
 import random
+import re
 import threading
 import uuid
 from functools import lru_cache
@@ -74,10 +76,75 @@ def compile_jsonata(text: str) -> _Compiled:
 
 
 def _compile(text: str) -> _Compiled:
+    _as_aws_runs_it()
     compiled = _Compiled(text)
     for name, fn in _ADDITIONS.items():
         compiled.expr.register_lambda(name, fn)
     return compiled
+
+
+# AWS implements JSONata 2.0.6 ("Transforming data with JSONata in Step Functions", section
+# "Supported JSONata version"): `??` and `?:` came with 2.1.0, and a 2.0 parser reads their `?` as
+# the conditional operator followed by a symbol that cannot start an expression (S0211).
+_NEWER_OPERATORS = {"InfixCoalesce": "?", "InfixDefault": ":"}
+_patched = False
+_patch_lock = threading.Lock()
+
+
+def _as_aws_runs_it() -> None:
+    """Patch jsonata-python once, where it departs from the jsonata-js 2.0.6 AWS runs: its parser
+    refuses the 2.1 operators, and numbers become text as jsonata-js writes them."""
+    global _patched
+    if _patched:
+        return
+    with _patch_lock:
+        if not _patched:
+            _patch()
+            _patched = True
+
+
+def _patch() -> None:
+    parser = importlib.import_module("jsonata.parser").Parser
+    for cls_name, symbol in _NEWER_OPERATORS.items():
+        def led(self: Any, left: Any, _symbol: str = symbol) -> Any:
+            raise jsonata.JException("S0211", self.position, _symbol)
+        getattr(parser, cls_name).led = led
+    encoder = importlib.import_module("jsonata.functions").Functions.Encoder
+    plain_encode = encoder.encode
+
+    def encode(self: Any, arg: Any) -> Any:
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            return js_number_text(arg)
+        return plain_encode(self, arg)
+    encoder.encode = encode
+
+
+def js_number_text(value: float) -> str:
+    """A number as jsonata-js's $string (and `&`) writes it: rounded to 15 significant digits, then
+    ECMAScript's Number::toString - plain digits below 1e21 (`100000000000000000000`), exponent
+    form from 1e21 (`1e+21`) and below 1e-6 (`1e-7`). The Python port writes `1e+20`."""
+    x = float(f"{float(value):.15g}")
+    if x == 0:
+        return "0"
+    parts = decimal.Decimal(repr(abs(x))).normalize().as_tuple()  # finite: jsonata refused inf/nan
+    ds = "".join(map(str, parts.digits))
+    k, n = len(ds), len(ds) + int(parts.exponent)
+    if k <= n <= 21:
+        body = ds + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = ds[:n] + "." + ds[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * -n + ds
+    else:
+        e = n - 1
+        body = (ds[0] + ("." + ds[1:] if k > 1 else "")) + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return ("-" if x < 0 else "") + body
+
+
+def _message(e: Exception) -> str:
+    """jsonata's message as jsonata-js words it: the Python port writes 'Object' where the original
+    says 'function' ("The sqrt function cannot be applied ...")."""
+    return re.sub(r"\bObject\b", "function", str(e))
 
 
 def _evaluate(compiled: _Compiled, text: str, bindings: dict[str, Any]) -> Any:
@@ -96,7 +163,7 @@ def jsonata_syntax_error(text: str) -> str | None:
     try:
         compile_jsonata(text)
     except jsonata.JException as e:
-        return str(e)
+        return _message(e)
     except Exception as e:  # the port raises plain errors for a few malformed inputs
         return str(e) or type(e).__name__
     return None
@@ -110,7 +177,11 @@ def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any
     nothing (undefined) or returns something that is not JSON (a function).
     """
     expr = expression_text(text) if is_jsonata(text) else text
-    bindings = {k: _to_jsonata(v) for k, v in (variables or {}).items()}
+    # $eval is not available on AWS (same page as above: "use $parse instead"): unbound, so calling
+    # it fails as calling any non-function does (T1006; AWS's wording there is UNCONFIRMED). A
+    # variable of that name still wins.
+    bindings: dict[str, Any] = {"eval": None}
+    bindings.update((k, _to_jsonata(v)) for k, v in (variables or {}).items())
     bindings["states"] = _to_jsonata(states)
     budget = _budget.current()
     if budget is not None:  # jsonata-python calls this on entry to every node it evaluates
@@ -118,11 +189,11 @@ def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any
     try:
         raw = _evaluate(compile_jsonata(expr), expr, bindings)
     except jsonata.JException as e:
-        raise _threw(expr, field, f"{e.error}: {e}") from None
+        raise _threw(expr, field, f"{e.error}: {_message(e)}") from None
     except RecursionError:  # a non-terminating recursive function: jsonata's stack overflow error
         raise _threw(expr, field, f"{_stack_overflow().error}: {_stack_overflow()}") from None
     except Exception as e:  # jsonata-python surfaces some evaluation errors as plain exceptions
-        raise _threw(expr, field, str(e) or type(e).__name__) from None
+        raise _threw(expr, field, _plain_error(e)) from None
     if raw is None:
         raise StateDataError(
             "States.QueryEvaluationError",
@@ -133,6 +204,16 @@ def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any
             "States.QueryEvaluationError",
             f"The JSONata expression '{expr}' specified for the field '{field}' returned an unsupported result type.")
     return value
+
+
+def _plain_error(e: Exception) -> str:
+    """A plain Python exception from the port, in jsonata's words where Python's leak through."""
+    if isinstance(e, (ZeroDivisionError, OverflowError)) or str(e) == "math domain error":
+        # jsonata-js computes x/0 and x%0 as Infinity or NaN, which its number checks refuse
+        # (D1001); the port raises Python's arithmetic errors instead. UNCONFIRMED: no AWS
+        # recording of an out-of-range number was found.
+        return "D1001: Number out of range"
+    return str(e) or type(e).__name__
 
 
 def _to_jsonata(value: Any) -> Any:

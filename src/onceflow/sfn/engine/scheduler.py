@@ -10,6 +10,8 @@ import threading
 import time
 from collections.abc import Callable
 
+_MAX_SLEEP = 3600.0  # seconds; the thread re-reads the heap at least this often
+
 
 class Scheduler:
     """Wake-up times in a heap, served by one thread; the table sfn_timers is their durable copy."""
@@ -55,7 +57,9 @@ class Scheduler:
                 while self._heap and self._heap[0][0] <= now:
                     due.append(heapq.heappop(self._heap)[2])
                 if not due:
-                    timeout = self._heap[0][0] - now if self._heap else None
+                    # Capped: a Wait of centuries (a user's SecondsPath) is past what Condition.wait
+                    # accepts (OverflowError would end this thread and every timer with it).
+                    timeout = min(self._heap[0][0] - now, _MAX_SLEEP) if self._heap else None
                     self._cond.wait(timeout)
                     continue
             for arn in dict.fromkeys(due):

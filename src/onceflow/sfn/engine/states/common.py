@@ -237,17 +237,21 @@ def enter_state(scope: Scope, type_: str, name: str, state_input: Any) -> tuple[
     return rec, parse_recorded(rec.details["input"])
 
 
-def evaluation_failed(scope: Scope, name: str, entered: Event, err: StatesError, location: str | None) -> None:
+def evaluation_failed(scope: Scope, name: str, entered: Event, err: StatesError, location: str | None, *,
+                      after_entered: bool = False) -> None:
     details = {"error": err.error, "cause": err.cause}
     if location:
         details["location"] = location
     details["state"] = name
-    scope.rt.emit(scope.fiber, "EvaluationFailed", details, prev=entered.prev)
+    # AWS records the event as following the state's entered event's own predecessor (Pass, Map),
+    # but a Wait's as following its entered event (both as recorded).
+    scope.rt.emit(scope.fiber, "EvaluationFailed", details, prev=entered.id if after_entered else entered.prev)
 
 
-def fail_in_state(scope: Scope, name: str, entered: Event, err: StatesError) -> StatesError:
+def fail_in_state(scope: Scope, name: str, entered: Event, err: StatesError, *,
+                  after_entered: bool = False) -> StatesError:
     """A language error raised while a state processes data: prefix it; JSONata ones are recorded."""
     out = in_state(err, name, entered)
     if out.error == "States.QueryEvaluationError":
-        evaluation_failed(scope, name, entered, out, getattr(err, "location", None))
+        evaluation_failed(scope, name, entered, out, getattr(err, "location", None), after_entered=after_entered)
     return out

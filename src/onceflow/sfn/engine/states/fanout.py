@@ -14,6 +14,7 @@ from typing import Any
 
 from onceflow.sfn import maprun
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.intrinsics import java_text
 from onceflow.sfn.asl.jsonata import expect_type
 from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.paths import resolve_path, to_json
@@ -164,7 +165,8 @@ def _max_concurrency(state: State, data: Any, ctx: dict[str, Any], scope: Scope,
         if not isinstance(value, int) or isinstance(value, bool):
             raise _data_error(StatesError(
                 "States.Runtime",
-                f"The MaxConcurrencyPath field refers to value \"{value}\" which is not a valid integer: {path}"))
+                f"The MaxConcurrencyPath field refers to value \"{java_text(value)}\" which is not a valid "
+                f"integer: {path}"))
     return int(value or 0)
 
 
@@ -194,6 +196,9 @@ def _is_number(value: Any, key: str) -> bool:
     return 0 <= value <= 100
 
 
+_TOLERANCE_PATHS = ("ToleratedFailureCountPath", "ToleratedFailurePercentagePath")
+
+
 def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: str) -> dict[str, Any] | None:
     """The Map's ToleratedFailureCount/Percentage values (None: the first failure fails it)."""
     if not any(k.startswith("ToleratedFailure") for k in state.fields):
@@ -207,16 +212,27 @@ def _tolerance(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], ql: st
             if not _is_number(value, key):
                 raise _unexpected_type(expr, key)
         elif f"{key}Path" in state:
-            path = state[f"{key}Path"]
-            value = resolve_path(path, raw, ctx, scope.variables)
-            if not _is_number(value, key):
-                kind = "integer" if key == "ToleratedFailureCount" else "number"
-                raise _data_error(StatesError(
-                    "States.Runtime",
-                    f"The {key}Path field refers to value \"{value}\" which is not a valid {kind}: {path}"))
+            value = _tolerance_path_value(state, key, raw, ctx, scope)
         if value is not None:
             values[key] = value
     return values
+
+
+def _tolerance_path_value(state: State, key: str, raw: Any, ctx: dict[str, Any], scope: Scope) -> Any:
+    """A ToleratedFailureCountPath/PercentagePath value, refused with AWS's recorded words: the type
+    first ("not a valid integer" / "not a valid float"), then the range."""
+    path = state[f"{key}Path"]
+    value = resolve_path(path, raw, ctx, scope.variables)
+    count = key == "ToleratedFailureCount"
+    if isinstance(value, bool) or not isinstance(value, int | float) or (count and not float(value).is_integer()):
+        raise _data_error(StatesError(
+            "States.Runtime", f"The {key}Path field refers to value \"{java_text(value)}\" which is not a valid "
+                              f"{'integer' if count else 'float'}: {path}"))
+    if count and value < 0:
+        raise _data_error(StatesError("States.Runtime", "ToleratedFailureCount cannot be negative."))
+    if not count and not 0 <= value <= 100:
+        raise _data_error(StatesError("States.Runtime", "ToleratedFailurePercentage must be between 0 and 100."))
+    return value
 
 
 def _failure_limit(count: Any, percentage: Any, n: int) -> int:
@@ -311,7 +327,10 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             inputs = _batched(scope, state, raw, data, ctx, ql, items) if batched else items
             limit = _max_concurrency(state, raw, ctx, scope, ql)
             # The threshold counts items (AWS: a failed batch fails all its items), of all items.
-            tolerated = _tolerance(scope, state, raw, ctx, ql)
+            # A ToleratedFailure...Path is read once the Map has started (AWS records its refusal
+            # after MapStateStarted, with no MapStateFailed).
+            by_path = ql != "JSONata" and any(k in state.fields for k in _TOLERANCE_PATHS)
+            tolerated = None if by_path else _tolerance(scope, state, raw, ctx, ql)
             writer = state.get("ResultWriter")
             writer = writer if isinstance(writer, dict) else None
             writer_params = _arguments(writer, raw, data, ctx, scope, ql, "ResultWriter") \
@@ -323,6 +342,11 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
             rt.emit(scope.fiber, "MapStateFailed", None)
             raise err from None
         rt.emit(scope.fiber, "MapStateStarted", {"length": len(inputs)})
+        if by_path:
+            try:
+                tolerated = _tolerance(scope, state, raw, ctx, ql)
+            except StatesError as e:
+                raise fail_in_state(scope, name, entered, e) from None
         records = [Record(i, v) for i, v in enumerate(inputs)] if writer is not None else None
         select = None if batched else functools.partial(_item_input, scope, state, data, ctx, ql)
         ids = run_ids(scope, state, entered.id, attempt)

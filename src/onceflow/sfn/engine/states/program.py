@@ -7,15 +7,15 @@ must wait, and returns (next state name or None, output). A failure leaves as a 
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
 from typing import Any
 
 from onceflow.sfn.asl.choice import evaluate_choice_rule
 from onceflow.sfn.asl.errors import PathNotFound, StateDataError, StatesError
-from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic
+from onceflow.sfn.asl.intrinsics import evaluate_intrinsic, is_intrinsic, java_text
+from onceflow.sfn.asl.jsonata import expression_text
 from onceflow.sfn.asl.nodes import Program, State
 from onceflow.sfn.asl.paths import resolve_path, to_json
+from onceflow.sfn.asl.timestamps import parse_wait_timestamp
 from onceflow.sfn.engine.effects import Fx, Sleep
 from onceflow.sfn.engine.states.common import (
     Scope,
@@ -117,21 +117,23 @@ def choice_state(scope: Scope, state: State, raw: Any) -> Fx:
 
 
 # ---------------------------------------------------------------------- Wait
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+def _wait_seconds_error(text: Any) -> StateDataError:
+    # The expression is quoted without its {% %}, as in every message AWS recorded; the rest of the
+    # sentence is UNCONFIRMED (no recording of a JSONata Seconds of the wrong type was found).
+    expr = expression_text(text) if isinstance(text, str) else to_json(text)
+    err = StateDataError("States.QueryEvaluationError", f"The JSONata expression '{expr}' specified for the field "
+                                                        "'Seconds' returned an unexpected result type.")
+    err.location = "Seconds"  # type: ignore[attr-defined]
+    return err
 
 
-def parse_iso(text: str) -> float | None:
-    if not isinstance(text, str) or not _ISO.match(text):
-        return None
-    base, frac, zone = text, "", "Z"
-    m = re.match(r"^(.*?)(\.\d+)?(Z|[+-]\d{2}:\d{2})$", text)
-    if m:
-        base, frac, zone = m.group(1), m.group(2) or "", m.group(3)
-    try:
-        dt = datetime.fromisoformat(base + ("+00:00" if zone == "Z" else zone))
-    except ValueError:
-        return None
-    return dt.timestamp() + (float("0" + frac) if frac else 0.0)
+def _wait_timestamp_error(value: Any) -> StateDataError:
+    # [AWS] recorded for a JSONata Timestamp that is no RFC 3339 date-time, with EvaluationFailed's
+    # location "Timestamp"
+    err = StateDataError("States.QueryEvaluationError", "The Timestamp field cannot be parsed as an ISO-8601 "
+                                                        f"extended offset date-time format string: {java_text(value)}")
+    err.location = "Timestamp"  # type: ignore[attr-defined]
+    return err
 
 
 def _wait_target(scope: Scope, state: State, data: Any, ctx: dict[str, Any], entered_ts: float,
@@ -142,38 +144,34 @@ def _wait_target(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ent
         if "Seconds" in state:
             secs = jsonata_value(state["Seconds"], states or {}, variables, "Seconds")
             if not isinstance(secs, int) or isinstance(secs, bool) or secs < 0:
-                raise StateDataError("States.QueryEvaluationError",
-                                  f"The JSONata expression '{state['Seconds']}' specified for the field 'Seconds' "
-                                  "returned an unexpected result type.")
+                raise _wait_seconds_error(state["Seconds"])
             return entered_ts + secs
         ts = jsonata_value(state["Timestamp"], states or {}, variables, "Timestamp")
-        target = parse_iso(ts)
+        target = parse_wait_timestamp(ts)
         if target is None:
-            raise StateDataError("States.QueryEvaluationError",
-                              f"The JSONata expression '{state['Timestamp']}' specified for the field 'Timestamp' "
-                              "returned an unexpected result type.")
+            raise _wait_timestamp_error(ts)
         return target
     if "Seconds" in state:
         return entered_ts + state["Seconds"]
     if "Timestamp" in state:
-        return parse_iso(state["Timestamp"]) or entered_ts
+        return parse_wait_timestamp(state["Timestamp"]) or entered_ts
     if "SecondsPath" in state:
         path = state["SecondsPath"]
         value = resolve_path(path, data, ctx, variables)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise StateDataError("States.Runtime",
-                              f"The SecondsPath parameter cannot be parsed as a long value: {path} == {value}")
+            raise StateDataError("States.Runtime", "The SecondsPath parameter cannot be parsed as a long value: "
+                                                   f"{path} == {java_text(value)}")
         if value < 0:
             raise StateDataError("States.Runtime",
-                              f"The SecondsPath parameter references a negative value: {path} == {value}")
+                              f"The SecondsPath parameter references a negative value: {path} == {java_text(value)}")
         return entered_ts + value
     path = state["TimestampPath"]
     value = resolve_path(path, data, ctx, variables)
-    target = parse_iso(value)
+    target = parse_wait_timestamp(value)
     if target is None:
         raise StateDataError("States.Runtime",
                           "The TimestampPath parameter does not reference a valid ISO-8601 extended offset "
-                          f"date-time format string: {path} == {value}")
+                          f"date-time format string: {path} == {java_text(value)}")
     return target
 
 
@@ -186,7 +184,13 @@ def wait_state(scope: Scope, state: State, raw: Any) -> Fx:
     try:
         states = states_binding(raw, ctx) if ql == "JSONata" else None
         data = raw if ql == "JSONata" else input_path(state, raw, ctx, variables)
+    except StatesError as e:
+        raise fail_in_state(scope, name, entered, e) from None
+    try:
         target = _wait_target(scope, state, data, ctx, entered.ts, ql, states)
+    except StatesError as e:  # recorded as following the WaitStateEntered event, unlike other states' failures
+        raise fail_in_state(scope, name, entered, e, after_entered=True) from None
+    try:
         assigned = assign(state, ql, data, ctx, variables, states)
         if ql == "JSONata":
             output = jsonata_value(state["Output"], states or {}, variables, "Output") if "Output" in state else raw

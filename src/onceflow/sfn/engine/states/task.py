@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 
 from onceflow.sfn.asl.errors import StateDataError, StatesError
+from onceflow.sfn.asl.intrinsics import java_text
 from onceflow.sfn.asl.nodes import State
 from onceflow.sfn.asl.paths import resolve_path
 from onceflow.sfn.engine import events as ev
@@ -117,8 +118,8 @@ def _path_number(state: State, field: str, raw: Any, ctx: dict[str, Any],
         return None
     value = resolve_path(path, raw, ctx, variables)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise StateDataError("States.Runtime", f"The {field}Path field refers to value \"{value}\" which is not a "
-                                            f"valid positive integer: {path}")
+        raise StateDataError("States.Runtime", f"The {field}Path field refers to value \"{java_text(value)}\" which "
+                                               f"is not a valid positive integer: {path}")
     return value
 
 
