@@ -52,3 +52,45 @@ def test_invalid_policies(case: dict[str, Any]) -> None:
         compile_policy(case["policy"])
     if "message" in case:
         assert str(exc.value) == case["message"]
+
+
+# Each numeric mistake and the words AWS answers it with (LocalStack's AWS-recorded
+# test_validate_policy_numeric_operator snapshot).
+NUMERIC_MISTAKES = [
+    ([], "Invalid member in numeric match: ]"),
+    (["operator"], "Unrecognized numeric range operator: operator"),
+    ([1, "<="], "Invalid member in numeric match: 1"),
+    (["=", "000"], "Value of equals must be numeric"),
+    ([">="], "Value of >= must be numeric"),
+    (["<", 100, ">", 10], "Too many elements in numeric expression"),
+    ([">=", 1, ">", 2], "Bad numeric range operator: >"),
+    ([">", 3, "<", 1], "Bottom must be less than top"),
+    ([">", 20, "<="], "Value of <= must be numeric"),
+    ([">", 20, 30], "Bad value in numeric range: 30"),
+    ([">", 20, "test"], "Bad numeric range operator: test"),
+    ([">", "20", "<", "30"], "Value of > must be numeric"),
+    ([">", 20, "<", "30"], "Value of < must be numeric"),
+    ([">", 20, "<", 30, "<", 50], "Too many terms in numeric range expression"),
+]
+
+
+@pytest.mark.parametrize(("numeric", "message"), NUMERIC_MISTAKES, ids=lambda v: json.dumps(v))
+def test_numeric_mistakes_are_worded_as_aws_words_them(numeric: list[Any], message: str) -> None:
+    with pytest.raises(FilterPolicyError) as exc:
+        compile_policy(json.dumps({"key": [{"numeric": numeric}]}))
+    assert str(exc.value) == message
+
+
+def test_numeric_ranges_that_parse() -> None:
+    policy = compile_policy(json.dumps({"a": [{"numeric": [">", 0, "<=", 100]}], "b": [{"numeric": ["=", 5]}]}))
+    assert policy.matches_attributes(attributes({"a": ["Number", "100"], "b": ["Number", "5"]}))
+    assert not policy.matches_attributes(attributes({"a": ["Number", "0"], "b": ["Number", "5"]}))
+
+
+def test_true_and_false_match_only_json_booleans() -> None:
+    policy = compile_policy(json.dumps({"encrypted": [False]}), "MessageBody")
+    assert policy.matches_body(json.dumps({"encrypted": False}))
+    assert not policy.matches_body(json.dumps({"encrypted": 0}))
+    assert not policy.matches_body(json.dumps({"encrypted": "false"}))
+    on_attributes = compile_policy(json.dumps({"encrypted": [True]}))
+    assert not on_attributes.matches_attributes(attributes({"encrypted": "true"}))
