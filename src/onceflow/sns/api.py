@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.registry import operation
+from onceflow.sns import sms
 from onceflow.sns.errors import invalid
 from onceflow.sns.service import SnsService
 
@@ -106,6 +106,10 @@ class SnsApi:
     @operation("Publish")
     def publish(self, ctx: RequestContext, p: Params) -> Params:
         if p.get("PhoneNumber") and not (p.get("TopicArn") or p.get("TargetArn")):
+            sms.check_publish_number(p["PhoneNumber"])
+            if p["Message"] == "":
+                raise invalid("Empty message")
+            sms.check_sms_message(p["Message"])
             return {"MessageId": self.service.new_message_id()}  # SMS: accepted, not sent
         arn = p.get("TopicArn") or p.get("TargetArn")
         if not arn:
@@ -174,7 +178,7 @@ class SnsApi:
     # ever opted out: the calls answer that (and check the number as AWS does).
     @operation("CheckIfPhoneNumberIsOptedOut")
     def check_if_phone_number_is_opted_out(self, ctx: RequestContext, p: Params) -> Params:
-        _check_phone_number(p["phoneNumber"])
+        sms.check_listed_number(p["phoneNumber"])
         return {"isOptedOut": False}
 
     @operation("ListPhoneNumbersOptedOut")
@@ -183,16 +187,8 @@ class SnsApi:
 
     @operation("OptInPhoneNumber")
     def opt_in_phone_number(self, ctx: RequestContext, p: Params) -> Params:
-        _check_phone_number(p["phoneNumber"])
+        sms.check_listed_number(p["phoneNumber"])
         return {}
-
-
-_E164 = re.compile(r"^\+?[1-9]\d{1,14}$")
-
-
-def _check_phone_number(number: str) -> None:
-    if not _E164.match(number):  # UNCONFIRMED wording; AWS refuses a number not in E.164 form
-        raise invalid("PhoneNumber Reason: input incorrectly formatted")
 
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:

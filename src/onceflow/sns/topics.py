@@ -15,6 +15,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicyError, compile_policy
 from onceflow.sns.errors import invalid, not_found
+from onceflow.sns.sms import check_sms_endpoint
 from onceflow.store.db import Database
 
 TOPIC_SETTABLE = {"DeliveryPolicy", "DisplayName", "Policy", "KmsMasterKeyId", "SignatureVersion", "TracingConfig",
@@ -80,25 +81,29 @@ def default_policy(arn: str, account: str) -> str:
         "Resource": arn, "Condition": {"StringEquals": {"AWS:SourceOwner": account}}}]}, separators=(",", ":"))
 
 
-def check_subscription_attribute(name: str, value: str) -> str:
+# Subscribe words a bad attribute "Attributes Reason: <name>: ...", SetSubscriptionAttributes
+# "<name>: ..." (LocalStack's AWS-recorded test_sns_filter_policy snapshots).
+SUBSCRIBE_REASON = "Attributes Reason: "
+
+
+def check_subscription_attribute(name: str, value: str, reason: str = "") -> str:
     if name not in SUBSCRIPTION_SETTABLE:
         raise invalid("AttributeName")
     if name == "RawMessageDelivery":
         if value.lower() not in ("true", "false"):
-            raise invalid("Attributes Reason: RawMessageDelivery: Invalid value [" + value + "]. Must be true or "
-                          "false.")
+            raise invalid(f"{reason}RawMessageDelivery: Invalid value [{value}]. Must be true or false.")
         return value.lower()
     if name == "FilterPolicyScope" and value not in ("MessageAttributes", "MessageBody"):
-        raise invalid("Attributes Reason: FilterPolicyScope: Invalid value [" + value + "]. Please use either "
-                      "MessageBody or MessageAttributes")
+        raise invalid(f"{reason}FilterPolicyScope: Invalid value [{value}]. Please use either MessageBody or "
+                      "MessageAttributes")
     if name in ("DeliveryPolicy", "RedrivePolicy") and value:
         try:
             doc = json.loads(value)
         except ValueError:
-            raise invalid(f"{name}: failed to parse JSON.") from None
+            raise invalid(f"{reason}{name}: failed to parse JSON.") from None
         if name == "RedrivePolicy" and (not isinstance(doc, dict) or not _QUEUE_ARN.match(
                 str(doc.get("deadLetterTargetArn", "")))):
-            raise invalid("RedrivePolicy: deadLetterTargetArn is invalid")
+            raise invalid(f"{reason}RedrivePolicy: deadLetterTargetArn is invalid")
     return value
 
 
@@ -230,6 +235,8 @@ class Topics:
         endpoint = endpoint or ""
         if protocol == "sqs" and not _QUEUE_ARN.match(endpoint):
             raise invalid("SQS endpoint ARN")
+        if protocol == "sms":
+            check_sms_endpoint(endpoint)
         if protocol == "lambda" and not _FUNCTION_ARN.match(endpoint):
             raise invalid("Lambda endpoint ARN")
         if protocol in ("http", "https"):
@@ -244,9 +251,10 @@ class Topics:
             # AWS's text, its prefix doubled as recorded against AWS
             raise invalid("Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard "
                           "SNS topics")
-        checked = {k: check_subscription_attribute(k, str(v)) for k, v in attributes.items()}
+        checked = {k: check_subscription_attribute(k, str(v), SUBSCRIBE_REASON) for k, v in attributes.items()}
         if "FilterPolicy" in checked:
-            self.check_filter(checked["FilterPolicy"], checked.get("FilterPolicyScope", "MessageAttributes"))
+            self.check_filter(checked["FilterPolicy"], checked.get("FilterPolicyScope", "MessageAttributes"),
+                              SUBSCRIBE_REASON)
         confirmed = protocol not in ("http", "https", "email", "email-json")
         with self.db.transaction() as conn:
             row = conn.execute("SELECT * FROM sns_subscriptions WHERE topic_arn=? AND protocol=? AND endpoint=?",
@@ -263,11 +271,13 @@ class Topics:
                           int(time.time())))
         return Subscription(arn, topic_arn, account, protocol, endpoint, checked, confirmed, token)
 
-    def check_filter(self, policy: str, scope: str) -> None:
+    def check_filter(self, policy: str, scope: str, reason: str = "") -> None:
         try:
             compile_policy(policy, scope)
         except FilterPolicyError as exc:
-            raise invalid(f"FilterPolicy: {exc}") from None
+            # A bare text through Subscribe takes the reason too: UNCONFIRMED (recorded only through
+            # SetSubscriptionAttributes).
+            raise invalid(reason + (str(exc) if exc.bare else f"FilterPolicy: {exc}")) from None
 
     def confirm(self, topic_arn: str, token: str) -> str:
         self.get(topic_arn)

@@ -1,0 +1,126 @@
+"""SNS refusing bad input as AWS does, changing nothing: PublishBatch refuses the whole batch for
+one bad entry, Subscribe and SetSubscriptionAttributes word a bad filter policy differently, and
+phone numbers are held to E.164 (Publish to a number, sms subscriptions)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+from sns_setup import bodies, make_queue
+
+
+def name(prefix: str = "v") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def sns(aws: Any) -> Any:
+    return aws("sns")
+
+
+@pytest.fixture
+def sqs(aws: Any) -> Any:
+    return aws("sqs")
+
+
+def error(exc: Any) -> tuple[str, str]:
+    return exc.value.response["Error"]["Code"], exc.value.response["Error"]["Message"]
+
+
+def test_fifo_batch_without_group_or_dedup_id_is_refused_whole(sns: Any, sqs: Any) -> None:
+    arn = sns.create_topic(Name=name() + ".fifo", Attributes={"FifoTopic": "true"})["TopicArn"]
+    url, qarn = make_queue(sqs, fifo=True)
+    sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn)
+    good = {"Id": "ok", "Message": "m", "MessageGroupId": "g", "MessageDeduplicationId": "d"}
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.publish_batch(TopicArn=arn, PublishBatchRequestEntries=[good, {"Id": "2", "Message": "no group"}])
+    assert error(exc) == ("InvalidParameter",
+                          "Invalid parameter: The MessageGroupId parameter is required for FIFO topics")
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.publish_batch(TopicArn=arn, PublishBatchRequestEntries=[
+            good, {"Id": "3", "Message": "no dedup", "MessageGroupId": "g"}])
+    assert error(exc)[1] == ("Invalid parameter: The topic should either have ContentBasedDeduplication enabled or "
+                             "MessageDeduplicationId provided explicitly")
+    assert bodies(sqs, url) == []  # the good entry was not published either
+    out = sns.publish_batch(TopicArn=arn, PublishBatchRequestEntries=[good])
+    assert [e["Id"] for e in out["Successful"]] == ["ok"] and out["Failed"] == []
+
+
+def test_batch_with_a_bad_structure_or_attribute_is_refused_whole(sns: Any, sqs: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    url, qarn = make_queue(sqs)
+    sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn)
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.publish_batch(TopicArn=arn, PublishBatchRequestEntries=[
+            {"Id": "1", "Message": "fine"},
+            {"Id": "2", "Message": json.dumps({"sqs": "x"}), "MessageStructure": "json"}])
+    assert error(exc)[1] == "Invalid parameter: Message Structure - No default entry in JSON message body"
+    with pytest.raises(sns.exceptions.InvalidParameterValueException) as exc:
+        sns.publish_batch(TopicArn=arn, PublishBatchRequestEntries=[
+            {"Id": "1", "Message": "fine"},
+            {"Id": "2", "Message": "m", "MessageAttributes": {"a": {"DataType": "String", "StringValue": ""}}}])
+    assert error(exc) == ("ParameterValueInvalid", "The message attribute 'a' must contain non-empty message "
+                          "attribute value for message attribute type 'String'.")
+    assert bodies(sqs, url) == []
+
+
+def test_filter_policy_errors_through_subscribe_and_set_attributes(sns: Any, sqs: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    _, qarn = make_queue(sqs)
+    bad = json.dumps({"key": [{"numeric": [">", 20, 30]}]})
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn, Attributes={"FilterPolicy": bad})
+    assert error(exc)[1] == "Invalid parameter: Attributes Reason: FilterPolicy: Bad value in numeric range: 30"
+    assert sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"] == []
+    sub = sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn)["SubscriptionArn"]
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicy", AttributeValue=bad)
+    assert error(exc)[1] == "Invalid parameter: FilterPolicy: Bad value in numeric range: 30"
+    nested = json.dumps({"object": {"key": [{"prefix": "auto-"}]}})
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicy", AttributeValue=nested)
+    assert error(exc)[1] == \
+        "Invalid parameter: Filter policy scope MessageAttributes does not support nested filter policy"
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicyScope",
+                                        AttributeValue="RandomValue")
+    assert error(exc)[1] == ("Invalid parameter: FilterPolicyScope: Invalid value [RandomValue]. Please use either "
+                             "MessageBody or MessageAttributes")
+    assert "FilterPolicy" not in sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]
+    sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicyScope",
+                                    AttributeValue="MessageBody")
+    sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicy", AttributeValue=nested)
+    got = sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]
+    assert json.loads(got["FilterPolicy"]) == json.loads(nested) and got["FilterPolicyScope"] == "MessageBody"
+
+
+def test_boolean_match_values_are_accepted(sns: Any, sqs: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    url, qarn = make_queue(sqs)
+    sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn, Attributes={
+        "FilterPolicy": json.dumps({"encrypted": [False]}), "FilterPolicyScope": "MessageBody",
+        "RawMessageDelivery": "true"})
+    sns.publish(TopicArn=arn, Message=json.dumps({"encrypted": True}))
+    sns.publish(TopicArn=arn, Message=json.dumps({"encrypted": False}))
+    assert bodies(sqs, url) == [json.dumps({"encrypted": False})]
+
+
+def test_sms_numbers_must_be_e164(sns: Any) -> None:
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.publish(PhoneNumber="NAA+15551234567", Message="hi")
+    assert error(exc) == ("InvalidParameter", "Invalid parameter: PhoneNumber Reason: NAA+15551234567 is not valid "
+                          "to publish to")
+    with pytest.raises(sns.exceptions.InvalidParameterException):
+        sns.publish(PhoneNumber="+15551234567", Message="a" * 1601)
+    assert sns.publish(PhoneNumber="+15551234567", Message="a" * 1600)["MessageId"]
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    for endpoint in ("+15--551234567", "+15551234567.", "/+15551234567", "NAA+15551234567"):
+        with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+            sns.subscribe(TopicArn=arn, Protocol="sms", Endpoint=endpoint)
+        assert error(exc)[1] == f"Invalid SMS endpoint: {endpoint}"
+    assert sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"] == []
+    sub = sns.subscribe(TopicArn=arn, Protocol="sms", Endpoint="+1-555-123-4567")["SubscriptionArn"]
+    assert sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]["Endpoint"] == "+1-555-123-4567"
