@@ -124,3 +124,56 @@ def test_sms_numbers_must_be_e164(sns: Any) -> None:
     assert sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"] == []
     sub = sns.subscribe(TopicArn=arn, Protocol="sms", Endpoint="+1-555-123-4567")["SubscriptionArn"]
     assert sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]["Endpoint"] == "+1-555-123-4567"
+
+
+# Bad message attributes and AWS's words for them (LocalStack's AWS-validated
+# test_empty_or_wrong_message_attributes and test_message_attributes_prefixes).
+BAD_ATTRIBUTES = [
+    ({"attr1": {"DataType": "String", "StringValue": ""}},
+     "The message attribute 'attr1' must contain non-empty message attribute value for message attribute type "
+     "'String'."),
+    ({"attr1": {"DataType": "Binary", "BinaryValue": b""}},
+     "The message attribute 'attr1' must contain non-empty message attribute value for message attribute type "
+     "'Binary'."),
+    ({"attr1": {"DataType": "String", "BinaryValue": b"123"}},
+     "The message attribute 'attr1' with type 'String' must use field 'String'."),
+    ({"attr1": {"DataType": "Number", "BinaryValue": b"123"}},
+     "The message attribute 'attr1' with type 'Number' must use field 'String'."),
+    ({"attr1": {"DataType": "Binary", "StringValue": "123"}},
+     "The message attribute 'attr1' with type 'Binary' must use field 'Binary'."),
+    ({"attr1": {"DataType": "InvalidType", "StringValue": "123"}},
+     "The message attribute 'attr1' has an invalid message attribute type, the set of supported type prefixes is "
+     "Binary, Number, and String."),
+    ({"attr1": {"DataType": "String.", "StringValue": "1"}},
+     "The message attribute 'attr1' has an invalid message attribute type, the set of supported type prefixes is "
+     "Binary, Number, and String."),
+    ({"a" * 257: {"DataType": "String", "StringValue": "123"}},
+     "Length of message attribute name must be less than 256 bytes."),
+    ({"a^*?": {"DataType": "String", "StringValue": "123"}},
+     "Invalid non-alphanumeric character '#x5E' was found in the message attribute name. Can only include "
+     "alphanumeric characters, hyphens, underscores, or dots."),
+    ({".abc": {"DataType": "String", "StringValue": "123"}},
+     "Invalid message attribute name starting with character '.' was found."),
+    ({"abc.": {"DataType": "String", "StringValue": "123"}},
+     "Invalid message attribute name ending with character '.' was found."),
+    ({"a..bc": {"DataType": "String", "StringValue": "123"}},
+     "Message attribute name can not have successive '.' character."),
+]
+
+
+@pytest.mark.parametrize(("attributes", "message"), BAD_ATTRIBUTES, ids=lambda v: str(v)[:40])
+def test_bad_message_attributes(sns: Any, sqs: Any, attributes: dict[str, Any], message: str) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    url, qarn = make_queue(sqs)
+    sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn)
+    with pytest.raises(sns.exceptions.InvalidParameterValueException) as exc:
+        sns.publish(TopicArn=arn, Message="m", MessageAttributes=attributes)
+    assert error(exc) == ("ParameterValueInvalid", message)
+    assert bodies(sqs, url) == []
+
+
+def test_custom_attribute_types_publish(sns: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    for data_type in ("String.prefixed", "String.  prefixed."):
+        assert sns.publish(TopicArn=arn, Message="m", MessageAttributes={
+            "attr1": {"DataType": data_type, "StringValue": "prefixed-1"}})["MessageId"]
