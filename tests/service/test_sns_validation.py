@@ -177,3 +177,27 @@ def test_custom_attribute_types_publish(sns: Any) -> None:
     for data_type in ("String.prefixed", "String.  prefixed."):
         assert sns.publish(TopicArn=arn, Message="m", MessageAttributes={
             "attr1": {"DataType": data_type, "StringValue": "prefixed-1"}})["MessageId"]
+
+
+def test_a_topic_of_another_region_is_not_served(aws: Any, sns: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    west = aws("sns", region="us-west-2")
+    assert {"TopicArn": arn} not in west.list_topics()["Topics"]
+    for call in (lambda: west.get_topic_attributes(TopicArn=arn), lambda: west.publish(TopicArn=arn, Message="m"),
+                 lambda: west.subscribe(TopicArn=arn, Protocol="sms", Endpoint="+15551234567")):
+        with pytest.raises(west.exceptions.InvalidParameterException) as exc:
+            call()
+        assert error(exc) == ("InvalidParameter", "Invalid parameter: TopicArn")
+    assert sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"] == []
+
+
+def test_add_permission_takes_topic_actions_only(sns: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    before = sns.get_topic_attributes(TopicArn=arn)["Attributes"]["Policy"]
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.add_permission(TopicArn=arn, Label="l", AWSAccountId=["999999999999"], ActionName=["NotExistingAction"])
+    assert error(exc)[1] == "Invalid parameter: Policy statement action out of service scope!"
+    assert sns.get_topic_attributes(TopicArn=arn)["Attributes"]["Policy"] == before
+    sns.add_permission(TopicArn=arn, Label="l", AWSAccountId=["999999999999"], ActionName=["Publish", "Subscribe"])
+    statement = json.loads(sns.get_topic_attributes(TopicArn=arn)["Attributes"]["Policy"])["Statement"][-1]
+    assert statement["Sid"] == "l" and statement["Action"] == ["SNS:Publish", "SNS:Subscribe"]

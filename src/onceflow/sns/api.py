@@ -35,18 +35,22 @@ class SnsApi:
 
     @operation("GetTopicAttributes")
     def get_topic_attributes(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         return {"Attributes": self.topics.attributes(p["TopicArn"])}
 
     @operation("SetTopicAttributes")
     def set_topic_attributes(self, ctx: RequestContext, p: Params) -> None:
+        _in_region(ctx, p["TopicArn"])
         self.topics.set_attribute(p["TopicArn"], p["AttributeName"], p.get("AttributeValue") or "")
 
     @operation("AddPermission")
     def add_permission(self, ctx: RequestContext, p: Params) -> None:
+        _in_region(ctx, p["TopicArn"])
         self.topics.add_permission(p["TopicArn"], p["Label"], list(p["AWSAccountId"]), list(p["ActionName"]))
 
     @operation("RemovePermission")
     def remove_permission(self, ctx: RequestContext, p: Params) -> None:
+        _in_region(ctx, p["TopicArn"])
         self.topics.remove_permission(p["TopicArn"], p["Label"])
 
     # ------------------------------------------------------------------ tags
@@ -71,6 +75,7 @@ class SnsApi:
     # ------------------------------------------------------------------ subscriptions
     @operation("Subscribe")
     def subscribe(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         self.service.check_cross_account(ctx, p["TopicArn"], "Subscribe")
         sub = self.service.subscribe(ctx.account, p["TopicArn"], p["Protocol"], p.get("Endpoint"),
                                      dict(p.get("Attributes") or {}))
@@ -80,6 +85,7 @@ class SnsApi:
 
     @operation("ConfirmSubscription")
     def confirm_subscription(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         return {"SubscriptionArn": self.topics.confirm(p["TopicArn"], p["Token"])}
 
     @operation("Unsubscribe")
@@ -92,6 +98,7 @@ class SnsApi:
 
     @operation("ListSubscriptionsByTopic")
     def list_subscriptions_by_topic(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         return self.topics.subscriptions(p["TopicArn"], ctx.account, p.get("NextToken"))
 
     @operation("GetSubscriptionAttributes")
@@ -114,11 +121,13 @@ class SnsApi:
         arn = p.get("TopicArn") or p.get("TargetArn")
         if not arn:
             raise invalid("TopicArn or TargetArn Reason: no value for required parameter")
+        _in_region(ctx, arn, "TopicArn" if p.get("TopicArn") else "TargetArn")
         self.service.check_cross_account(ctx, arn, "Publish")
         return self.service.publish(arn, p)
 
     @operation("PublishBatch")
     def publish_batch(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         self.service.check_cross_account(ctx, p["TopicArn"], "Publish")
         return self.service.publish_batch(p["TopicArn"], list(p["PublishBatchRequestEntries"]))
 
@@ -189,6 +198,14 @@ class SnsApi:
     def opt_in_phone_number(self, ctx: RequestContext, p: Params) -> Params:
         sms.check_listed_number(p["phoneNumber"])
         return {}
+
+
+def _in_region(ctx: RequestContext, arn: str, member: str = "TopicArn") -> None:
+    """SNS serves a region's topics only ("You can publish messages only to topics and endpoints in the
+    same Amazon Web Services Region", the Publish reference); one from another region is refused."""
+    parts = arn.split(":")
+    if len(parts) > 3 and parts[0] == "arn" and parts[3] != ctx.region:
+        raise invalid(member)  # UNCONFIRMED: AWS's wording for an ARN of another region
 
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:

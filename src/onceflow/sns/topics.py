@@ -25,6 +25,11 @@ TOPIC_SETTABLE = {"DeliveryPolicy", "DisplayName", "Policy", "KmsMasterKeyId", "
                                                        "FailureFeedbackRoleArn")}
 SUBSCRIPTION_SETTABLE = {"DeliveryPolicy", "FilterPolicy", "FilterPolicyScope", "RawMessageDelivery", "RedrivePolicy",
                          "SubscriptionRoleArn", "ReplayPolicy"}
+# The actions a topic policy may grant (AWS's SNS developer guide, "Amazon SNS API permissions"):
+# AddPermission's ActionName takes these names without the "SNS:".
+TOPIC_ACTIONS = {"AddPermission", "DeleteTopic", "GetDataProtectionPolicy", "GetTopicAttributes",
+                 "ListSubscriptionsByTopic", "ListTagsForResource", "Publish", "PutDataProtectionPolicy",
+                 "RemovePermission", "SetTopicAttributes", "Subscribe"}
 PROTOCOLS = {"http", "https", "email", "email-json", "sms", "sqs", "application", "lambda", "firehose"}
 DEFAULT_DELIVERY: dict[str, Any] = {"http": {"defaultHealthyRetryPolicy": {
     "minDelayTarget": 20, "maxDelayTarget": 20, "numRetries": 3, "numMaxDelayRetries": 0, "numNoDelayRetries": 0,
@@ -212,6 +217,8 @@ class Topics:
         policy = json.loads(topic.attributes.get("Policy") or default_policy(arn, topic.account))
         if any(s.get("Sid") == label for s in policy["Statement"]):
             raise invalid("Statement already exists")
+        if any(a not in TOPIC_ACTIONS for a in actions):
+            raise invalid("Policy statement action out of service scope!")  # UNCONFIRMED prefix (moto's text)
         principals = [f"arn:aws:iam::{a}:root" for a in accounts]
         granted = [f"SNS:{a}" for a in actions]
         # As AWS stores it: a lone principal or action is a string, several are a list.
