@@ -156,3 +156,28 @@ def test_archive_managed_rule(aws: Callable[..., Any]) -> None:
     events.delete_rule(Name=rule, EventBusName=bus, Force=True)
     events.put_events(Entries=[{"Source": "mall", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
     assert events.describe_archive(ArchiveName=name)["EventCount"] == 0
+
+
+def test_replay_selects_by_the_time_in_the_event(aws: Callable[..., Any]) -> None:
+    # "A replay processes events to replay based on the time in the event" (StartReplay): an event
+    # put with an old Time is replayed by a window around that Time, not around when it arrived.
+    events = aws("events")
+    bus = uid("bus")
+    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
+    archive = events.create_archive(ArchiveName=uid("arch"), EventSourceArn=bus_arn)["ArchiveArn"]
+    group = f"/replay/{uuid.uuid4().hex[:8]}"
+    aws("logs").create_log_group(logGroupName=group)
+    rule = uid("rule")
+    events.put_rule(Name=rule, EventBusName=bus, EventPattern=json.dumps({"source": ["old", "new"]}))
+    old = datetime(2021, 1, 1, 12, 23, 34, tzinfo=UTC)
+    events.put_events(Entries=[{"Source": "old", "DetailType": "t", "Detail": "{}", "EventBusName": bus, "Time": old}])
+    events.put_events(Entries=[{"Source": "new", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
+    events.put_targets(Rule=rule, EventBusName=bus, Targets=[
+        {"Id": "l", "Arn": f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{group}"}])
+    replay = uid("replay")
+    events.start_replay(ReplayName=replay, EventSourceArn=archive, EventStartTime=datetime(2021, 1, 1, tzinfo=UTC),
+                        EventEndTime=datetime(2021, 1, 2, tzinfo=UTC), Destination={"Arn": bus_arn})
+    replayed = [json.loads(m) for m in messages(aws, group, 1)]
+    assert [(e["source"], e["time"], e["replay-name"]) for e in replayed] == [("old", "2021-01-01T12:23:34Z", replay)]
+    described = events.describe_replay(ReplayName=replay)
+    assert described["EventLastReplayedTime"] == old

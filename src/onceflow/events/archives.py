@@ -7,7 +7,7 @@ with `replay-name` required absent, and its one target is EventBridge itself. So
 listed with the bus's rules, and an event it matches is archived by routing, in the transaction that
 accepts the event. The user may not change or delete that rule without Force (ManagedRuleException);
 deleting the archive deletes it. A replay routes the archived events whose
-ingestion time falls in its window to the destination bus's rules (only the rules of
+time (the event's `time`, as AWS selects) falls in its window to the destination bus's rules (only the rules of
 `FilterArns` when given), each with `replay-name` added as AWS does; replayed events are not
 archived again. onceflow runs a replay at once, inside StartReplay, so it answers STARTING and is
 COMPLETED when described. RetentionDays is kept but not enforced (UNCONFIRMED when AWS purges).
@@ -33,6 +33,15 @@ Key = tuple[str, str]
 
 MANAGER = "prod.vhs.events.aws.internal"  # the ManagedBy AWS answers for an archive's rule (AWS-verified by moto)
 RULE_PREFIX = "Events-Archive-"
+
+
+def event_time(event: dict[str, Any], default: float) -> float:
+    """The time in the event (PutEvents' Time, else when it was accepted): what a replay's window
+    selects by ("A replay processes events to replay based on the time in the event", StartReplay)."""
+    try:
+        return datetime.strptime(str(event["time"]), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except (KeyError, ValueError):
+        return default
 
 
 def rule_name(archive: str) -> str:
@@ -186,7 +195,7 @@ class Archives:
         """An event the archive's rule matched (inside the accepting transaction); the rule may
         outlive its archive when deleted with Force first, then there is nothing to keep it in."""
         if store.get_archive(conn, key, archive) is not None:
-            store.archive_event(conn, key, archive, now, event)
+            store.archive_event(conn, key, archive, event_time(event, now), event)
 
     # ------------------------------------------------------------------ replays
     def start_replay(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
