@@ -94,3 +94,18 @@ def test_true_and_false_match_only_json_booleans() -> None:
     assert not policy.matches_body(json.dumps({"encrypted": "false"}))
     on_attributes = compile_policy(json.dumps({"encrypted": [True]}))
     assert not on_attributes.matches_attributes(attributes({"encrypted": "true"}))
+
+
+def test_a_body_policy_is_held_to_five_keys_and_150_combinations_too() -> None:
+    six = {f"key_{c}": [f"value_{c}"] for c in "abcdef"}
+    with pytest.raises(FilterPolicyError) as exc:
+        compile_policy(json.dumps(six), "MessageBody")
+    assert str(exc.value) == "Filter policy can not have more than 5 keys"
+    # AWS's guide (and LocalStack's AWS-recorded snapshot): 3 x 4 x 2 x 3 x 1 x 3 = 216 combinations
+    nested = {"key_a": {"key_b": {"key_c": ["1", "2", "3", "4"]}}, "key_d": {"key_e": ["1", "2", "3"]},
+              "key_f": ["1", "2", "3"]}
+    with pytest.raises(FilterPolicyError) as exc:
+        compile_policy(json.dumps(nested), "MessageBody")
+    assert str(exc.value) == "Filter policy is too complex"
+    nested["key_f"] = ["1"]  # 3 x 4 x 2 x 3 x 1 x 1 = 72
+    compile_policy(json.dumps(nested), "MessageBody")
