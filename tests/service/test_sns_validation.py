@@ -201,3 +201,13 @@ def test_add_permission_takes_topic_actions_only(sns: Any) -> None:
     sns.add_permission(TopicArn=arn, Label="l", AWSAccountId=["999999999999"], ActionName=["Publish", "Subscribe"])
     statement = json.loads(sns.get_topic_attributes(TopicArn=arn)["Attributes"]["Policy"])["Statement"][-1]
     assert statement["Sid"] == "l" and statement["Action"] == ["SNS:Publish", "SNS:Subscribe"]
+
+
+def test_attributes_count_toward_the_256_kib(sns: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    message = "m" * (256 * 1024 - 100)
+    assert sns.publish(TopicArn=arn, Message=message)["MessageId"]
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.publish(TopicArn=arn, Message=message, MessageAttributes={
+            "big": {"DataType": "String", "StringValue": "v" * 200}})
+    assert error(exc)[1] == "Invalid parameter: Message too long"

@@ -113,9 +113,9 @@ class SnsApi:
     @operation("Publish")
     def publish(self, ctx: RequestContext, p: Params) -> Params:
         if p.get("PhoneNumber") and not (p.get("TopicArn") or p.get("TargetArn")):
-            sms.check_publish_number(p["PhoneNumber"])
             if p["Message"] == "":
                 raise invalid("Empty message")
+            sms.check_publish_number(p["PhoneNumber"])
             sms.check_sms_message(p["Message"])
             return {"MessageId": self.service.new_message_id()}  # SMS: accepted, not sent
         arn = p.get("TopicArn") or p.get("TargetArn")

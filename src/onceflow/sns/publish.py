@@ -82,6 +82,17 @@ def signature(fields: dict[str, Any]) -> str:
     return base64.b64encode(digest * 8).decode()
 
 
+def payload_size(message: str, attributes: dict[str, Any]) -> int:
+    """What counts toward the 256 KiB: the message and its attributes' names, types and values (AWS:
+    "the total size of the message, including attributes")."""
+    size = len(message.encode())
+    for name, value in attributes.items():
+        size += len(name.encode()) + len(str(value.get("DataType", "")).encode())
+        raw = value.get("BinaryValue")
+        size += len(bytes(raw)) if raw is not None else len(str(value.get("StringValue") or "").encode())
+    return size
+
+
 _ATTRIBUTE_NAME_CHARS = re.compile(r"[A-Za-z0-9_.-]")
 
 
@@ -113,12 +124,16 @@ class Publisher:
 
     # ------------------------------------------------------------------ checks
     def check(self, topic: Topic, m: Outgoing) -> None:
+        # AWS's order: an empty subject, an empty message, the attributes, the size with them.
+        if m.subject == "":
+            raise invalid("Subject")
         if m.message == "":
             raise invalid("Empty message")
-        if len(m.message.encode()) > MAX_MESSAGE_BYTES:
+        self.check_attributes(m.attributes)
+        if payload_size(m.message, m.attributes) > MAX_MESSAGE_BYTES:
             raise invalid("Message too long")
-        if m.subject is not None and (m.subject == "" or len(m.subject) > 100 or not m.subject.isprintable()):
-            raise invalid("Subject")
+        if m.subject is not None and (len(m.subject) > 100 or not m.subject.isprintable()):
+            raise invalid("Subject")  # UNCONFIRMED wording for a long or unprintable subject
         if m.structure is not None:
             if m.structure != "json":
                 raise invalid("MessageStructure")
@@ -128,7 +143,6 @@ class Publisher:
                 raise invalid("Message Structure - JSON message body failed to parse") from None
             if not isinstance(doc, dict) or "default" not in doc:
                 raise invalid("Message Structure - No default entry in JSON message body")
-        self.check_attributes(m.attributes)
         if topic.fifo:
             if not m.group_id:
                 raise invalid("The MessageGroupId parameter is required for FIFO topics")
@@ -191,7 +205,7 @@ class Publisher:
         ids = [e["Id"] for e in entries]
         if len(set(ids)) != len(ids):
             raise batch_error("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id.")
-        total = sum(len(e.get("Message", "").encode()) for e in entries)
+        total = sum(payload_size(e.get("Message", ""), dict(e.get("MessageAttributes") or {})) for e in entries)
         if total > MAX_MESSAGE_BYTES:
             raise batch_error("BatchRequestTooLong", "The length of all the messages put together is more than the "
                               "limit.")
