@@ -85,7 +85,7 @@ class SnsApi:
 
     @operation("ConfirmSubscription")
     def confirm_subscription(self, ctx: RequestContext, p: Params) -> Params:
-        _in_region(ctx, p["TopicArn"])
+        # No region check: an unsigned visit of SubscribeURL carries no region of its own.
         return {"SubscriptionArn": self.topics.confirm(p["TopicArn"], p["Token"])}
 
     @operation("Unsubscribe")
