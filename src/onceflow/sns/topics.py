@@ -37,6 +37,7 @@ DEFAULT_DELIVERY: dict[str, Any] = {"http": {"defaultHealthyRetryPolicy": {
     "defaultRequestPolicy": {"headerContentType": "text/plain; charset=UTF-8"}}}
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 _FIFO_NAME = re.compile(r"^[A-Za-z0-9_-]{1,251}\.fifo$")
+# The only HTTP(S) endpoints onceflow calls (one machine: it reaches nothing else).
 _LOOPBACK = re.compile(r"^https?://(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(/|$)", re.IGNORECASE)
 _QUEUE_ARN = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,80}$")
 _FUNCTION_ARN = re.compile(r"^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9_$-]+)?$")
@@ -76,6 +77,10 @@ def _topic(row: sqlite3.Row) -> Topic:
 def _subscription(row: sqlite3.Row) -> Subscription:
     return Subscription(row["arn"], row["topic_arn"], row["account"], row["protocol"], row["endpoint"],
                         json.loads(row["attributes"]), bool(row["confirmed"]), row["token"])
+
+
+def on_loopback(endpoint: str) -> bool:
+    return _LOOPBACK.match(endpoint) is not None
 
 
 def default_policy(arn: str, account: str) -> str:
@@ -249,9 +254,6 @@ class Topics:
         if protocol in ("http", "https"):
             if not endpoint.lower().startswith(protocol + "://"):
                 raise invalid("Endpoint must match the specified protocol")
-            if not _LOOPBACK.match(endpoint):
-                # onceflow runs on one machine: it calls HTTP endpoints on loopback only.
-                raise invalid("Endpoint Reason: onceflow delivers to HTTP(S) endpoints on loopback only")
         if topic.fifo and protocol != "sqs":
             raise invalid("Invalid protocol type: " + protocol)
         if protocol == "sqs" and not topic.fifo and endpoint.endswith(".fifo"):
