@@ -211,3 +211,19 @@ def test_attributes_count_toward_the_256_kib(sns: Any) -> None:
         sns.publish(TopicArn=arn, Message=message, MessageAttributes={
             "big": {"DataType": "String", "StringValue": "v" * 200}})
     assert error(exc)[1] == "Invalid parameter: Message too long"
+
+
+def test_a_group_id_reaches_standard_queues_from_standard_topics_only(sns: Any, sqs: Any) -> None:
+    def group_of(topic_arn: str, url: str, **extra: Any) -> str | None:
+        sns.publish(TopicArn=topic_arn, Message="m", MessageGroupId="tenant-1", **extra)
+        got = sqs.receive_message(QueueUrl=url, AttributeNames=["MessageGroupId"])["Messages"]
+        return got[0].get("Attributes", {}).get("MessageGroupId")
+
+    standard = sns.create_topic(Name=name())["TopicArn"]
+    url, qarn = make_queue(sqs)
+    sns.subscribe(TopicArn=standard, Protocol="sqs", Endpoint=qarn)
+    assert group_of(standard, url) == "tenant-1"  # fair queues
+    fifo = sns.create_topic(Name=name() + ".fifo", Attributes={"FifoTopic": "true"})["TopicArn"]
+    url2, qarn2 = make_queue(sqs)
+    sns.subscribe(TopicArn=fifo, Protocol="sqs", Endpoint=qarn2)
+    assert group_of(fifo, url2, MessageDeduplicationId="d") is None

@@ -307,6 +307,9 @@ class Publisher:
             body = json.dumps(self.notification(topic, sub, m, message_id, sequence, stamp))
             attributes = None
         fifo_queue = sub.endpoint.endswith(".fifo")
+        # A FIFO topic passes its group id to FIFO queues only; a standard topic passes one it was given
+        # to standard queues, for fair queues (Publish's MessageGroupId, AWS's API reference).
+        group_id = m.group_id if fifo_queue or not topic.fifo else None
         if sqs.service_may_send(sub.endpoint, SNS_PRINCIPAL, topic.arn, topic.account) is False:
             # AWS counts it a client-side error: not retried, dead-lettered when the subscription has a DLQ.
             log.warning("sns: the policy of %s does not let %s send to it", sub.endpoint, topic.arn)
@@ -314,7 +317,7 @@ class Publisher:
             return
         try:
             sqs.send_to_arn(sub.endpoint, body, attributes=attributes,
-                            group_id=m.group_id if fifo_queue else None,
+                            group_id=group_id,
                             dedup_id=(m.dedup_id or message_id) if fifo_queue else None, sender=topic.account)
         except ServiceError:
             self.dead_letter(sub, body)
