@@ -26,6 +26,7 @@ MAX_KEYS = 5  # keys per policy, in either scope
 MAX_COMBINATIONS = 150
 MAX_NUMBER = 1e9  # AWS accepts numbers between -10^9 and 10^9
 NUMERIC_OPS = ("=", "<", "<=", ">", ">=")
+DECIMALS = 5  # "five digits of accuracy after the decimal point" (AWS's filter policy constraints)
 _MISSING = object()
 
 
@@ -137,7 +138,12 @@ def _number(value: Any, what: str) -> float:
         raise FilterPolicyError(f"Value of {what} must be numeric")
     if not -MAX_NUMBER <= value <= MAX_NUMBER:
         raise FilterPolicyError("Numeric values must be between -1.0E9 and 1.0E9 inclusive")
-    return float(value)
+    return _accurate(float(value))
+
+
+def _accurate(number: float) -> float:
+    """A number as SNS compares it: to five digits after the decimal point, policy and message alike."""
+    return round(number, DECIMALS)
 
 
 def _string(value: Any, operator: str) -> str:
@@ -286,7 +292,7 @@ def _attribute_value(attribute: Mapping[str, Any]) -> Any:
         return _MISSING
     if data_type.startswith("Number"):
         try:
-            return float(text)
+            return _accurate(float(text))
         except ValueError:
             return text
     if data_type.startswith("String.Array"):
@@ -374,7 +380,7 @@ def _as_number(value: Any) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float):
-        return float(value)
+        return _accurate(float(value))
     return None
 
 

@@ -109,3 +109,13 @@ def test_a_body_policy_is_held_to_five_keys_and_150_combinations_too() -> None:
     assert str(exc.value) == "Filter policy is too complex"
     nested["key_f"] = ["1"]  # 3 x 4 x 2 x 3 x 1 x 1 = 72
     compile_policy(json.dumps(nested), "MessageBody")
+
+
+def test_numbers_compare_to_five_decimal_digits() -> None:
+    # AWS: "five digits of accuracy after the decimal point"
+    policy = compile_policy(json.dumps({"price": [100.123456789]}))
+    assert policy.matches_attributes(attributes({"price": ["Number", "100.1234567"]}))
+    assert not policy.matches_attributes(attributes({"price": ["Number", "100.1235"]}))
+    body = compile_policy(json.dumps({"price": [{"numeric": [">", 0.000001]}]}), "MessageBody")
+    assert not body.matches_body(json.dumps({"price": 0.000002}))  # both are 0.00000 to five digits
+    assert body.matches_body(json.dumps({"price": 0.00001}))
