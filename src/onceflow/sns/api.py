@@ -85,7 +85,7 @@ class SnsApi:
 
     @operation("ConfirmSubscription")
     def confirm_subscription(self, ctx: RequestContext, p: Params) -> Params:
-        # No region check: an unsigned visit of SubscribeURL carries no region of its own.
+        # No region check (AWS has one): an unsigned visit of SubscribeURL carries no region of its own.
         return {"SubscriptionArn": self.topics.confirm(p["TopicArn"], p["Token"])}
 
     @operation("Unsubscribe")
@@ -205,7 +205,7 @@ def _in_region(ctx: RequestContext, arn: str, member: str = "TopicArn") -> None:
     same Amazon Web Services Region", the Publish reference); one from another region is refused."""
     parts = arn.split(":")
     if len(parts) > 3 and parts[0] == "arn" and parts[3] != ctx.region:
-        raise invalid(member)  # UNCONFIRMED: AWS's wording for an ARN of another region
+        raise invalid(member)  # AWS's answer (Publish, Subscribe and ConfirmSubscription reports on GitHub)
 
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
