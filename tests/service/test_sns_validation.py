@@ -227,3 +227,12 @@ def test_a_group_id_reaches_standard_queues_from_standard_topics_only(sns: Any, 
     url2, qarn2 = make_queue(sqs)
     sns.subscribe(TopicArn=fifo, Protocol="sqs", Endpoint=qarn2)
     assert group_of(fifo, url2, MessageDeduplicationId="d") is None
+
+
+def test_a_subject_is_less_than_100_characters_on_one_line(sns: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    assert sns.publish(TopicArn=arn, Message="m", Subject="s" * 99)["MessageId"]
+    for subject in ("s" * 100, "two\nlines", ""):
+        with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+            sns.publish(TopicArn=arn, Message="m", Subject=subject)
+        assert error(exc)[1] == "Invalid parameter: Subject"

@@ -132,7 +132,8 @@ class Publisher:
         self.check_attributes(m.attributes)
         if payload_size(m.message, m.attributes) > MAX_MESSAGE_BYTES:
             raise invalid("Message too long")
-        if m.subject is not None and (len(m.subject) > 100 or not m.subject.isprintable()):
+        # "UTF-8 text with no line breaks or control characters, and less than 100 characters long"
+        if m.subject is not None and (len(m.subject) >= 100 or not m.subject.isprintable()):
             raise invalid("Subject")  # UNCONFIRMED wording for a long or unprintable subject
         if m.structure is not None:
             if m.structure != "json":
