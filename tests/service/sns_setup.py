@@ -8,8 +8,8 @@ import uuid
 from typing import Any
 
 
-def make_queue(sqs: Any, fifo: bool = False) -> tuple[str, str]:
-    attrs = {"FifoQueue": "true"} if fifo else {}
+def make_queue(sqs: Any, fifo: bool = False, **attributes: str) -> tuple[str, str]:
+    attrs = {"FifoQueue": "true", **attributes} if fifo else dict(attributes)
     url = sqs.create_queue(QueueName=f"q-{uuid.uuid4().hex[:10]}" + (".fifo" if fifo else ""),
                            Attributes=attrs)["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]

@@ -236,3 +236,27 @@ def test_a_subject_is_less_than_100_characters_on_one_line(sns: Any) -> None:
         with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
             sns.publish(TopicArn=arn, Message="m", Subject=subject)
         assert error(exc)[1] == "Invalid parameter: Subject"
+
+
+@pytest.mark.parametrize("scope", ["Topic", "MessageGroup"])
+def test_fifo_deduplication_scope(sns: Any, sqs: Any, scope: str) -> None:
+    arn = sns.create_topic(Name=name() + ".fifo", Attributes={"FifoTopic": "true",
+                                                               "FifoThroughputScope": scope})["TopicArn"]
+    # the queue deduplicates per group too, so what SNS passes on shows
+    url, qarn = make_queue(sqs, fifo=True, DeduplicationScope="messageGroup", FifoThroughputLimit="perMessageGroupId")
+    sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn, Attributes={"RawMessageDelivery": "true"})
+    first = sns.publish(TopicArn=arn, Message="a", MessageGroupId="g1", MessageDeduplicationId="same")
+    second = sns.publish(TopicArn=arn, Message="b", MessageGroupId="g2", MessageDeduplicationId="same")
+    got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    if scope == "Topic":  # one topic-wide scope: the second is a duplicate of the first
+        assert second["MessageId"] == first["MessageId"] and [m["Body"] for m in got] == ["a"]
+    else:  # each group has its own scope
+        assert second["MessageId"] != first["MessageId"]
+        assert sorted(m["Body"] for m in got) == ["a", "b"]
+
+
+def test_message_structure_default_must_be_a_string(sns: Any) -> None:
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:
+        sns.publish(TopicArn=arn, Message=json.dumps({"default": {"not": "a string"}}), MessageStructure="json")
+    assert error(exc)[1] == "Invalid parameter: Message Structure - No default entry in JSON message body"

@@ -142,7 +142,8 @@ class Publisher:
                 doc = json.loads(m.message)
             except ValueError:
                 raise invalid("Message Structure - JSON message body failed to parse") from None
-            if not isinstance(doc, dict) or "default" not in doc:
+            # "a top-level JSON key of "default" with a value that is a string" (Publish's MessageStructure)
+            if not isinstance(doc, dict) or not isinstance(doc.get("default"), str):
                 raise invalid("Message Structure - No default entry in JSON message body")
         if topic.fifo:
             if not m.group_id:
@@ -233,13 +234,17 @@ class Publisher:
         if topic.fifo:
             dedup = m.dedup_id or hashlib.sha256(m.message.encode()).hexdigest()
             m.dedup_id = dedup
+            # FifoThroughputScope MessageGroup scopes deduplication to the group, Topic (the default) to the
+            # whole topic (Publish's MessageDeduplicationId, AWS's API reference).
+            scoped = f"{m.group_id}\x00{dedup}" if topic.attributes.get("FifoThroughputScope") == "MessageGroup" \
+                else dedup
             seen = conn.execute("SELECT message_id, sequence FROM sns_dedup WHERE topic_arn=? AND dedup_id=? AND "
-                                "expires_ms > ?", (topic.arn, dedup, now)).fetchone()
+                                "expires_ms > ?", (topic.arn, scoped, now)).fetchone()
             if seen is not None:
                 return {"MessageId": seen[0], "SequenceNumber": seen[1]}
             sequence = f"{10_000_000_000_000_000_000 + time.time_ns() // 1000:020d}"
             conn.execute("INSERT OR REPLACE INTO sns_dedup VALUES (?,?,?,?,?)",
-                         (topic.arn, dedup, message_id, sequence, now + DEDUP_WINDOW_MS))
+                         (topic.arn, scoped, message_id, sequence, now + DEDUP_WINDOW_MS))
         stamp = timestamp()
         for sub in self.topics.confirmed_subscriptions(topic.arn, conn):
             if passes(sub, m):
