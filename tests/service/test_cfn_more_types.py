@@ -213,3 +213,27 @@ def test_an_access_key_made_inactive_and_activated_in_place(aws: Any) -> None:
     assert keys() == (res, [(res["Key"], "Active")])  # the same key
     cfn.delete_stack(StackName=name)
     assert res["Dev"] not in {u["UserName"] for u in iam.list_users()["Users"]}
+
+
+def test_an_event_archive_is_made_updated_in_place_and_deleted(aws: Any) -> None:
+    cfn, events = aws("cloudformation"), aws("events")
+    name = f"a{uuid.uuid4().hex[:8]}"
+
+    def template(description: str) -> str:
+        return json.dumps({"Resources": {"Archive": {"Type": "AWS::Events::Archive", "Properties": {
+            "ArchiveName": name, "Description": description, "EventPattern": {"source": ["app"]},
+            "SourceArn": {"Fn::Sub": "arn:aws:events:${AWS::Region}:${AWS::AccountId}:event-bus/default"}}}},
+            "Outputs": {"Arn": {"Value": {"Fn::GetAtt": ["Archive", "Arn"]}}, "Name": {"Value": {"Ref": "Archive"}}}})
+
+    cfn.create_stack(StackName=name, TemplateBody=template("first"))
+    stack = cfn.describe_stacks(StackName=name)["Stacks"][0]
+    assert stack["StackStatus"] == "CREATE_COMPLETE"
+    arn = events.describe_archive(ArchiveName=name)["ArchiveArn"]
+    assert {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]} == {"Arn": arn, "Name": name}
+    cfn.update_stack(StackName=name, TemplateBody=template("second"))
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "UPDATE_COMPLETE"
+    described = events.describe_archive(ArchiveName=name)
+    assert (described["Description"], described["ArchiveArn"]) == ("second", arn)
+    assert json.loads(described["EventPattern"]) == {"source": ["app"]}
+    cfn.delete_stack(StackName=name)
+    assert name not in [a["ArchiveName"] for a in events.list_archives()["Archives"]]

@@ -150,6 +150,18 @@ def test_a_failed_resource_rolls_the_stack_back(aws: Any) -> None:
                 if s["StackId"] == stack_id]
 
 
+def test_a_topic_whose_subscription_fails_leaves_nothing(aws: Any) -> None:
+    cfn, sns = aws("cloudformation"), aws("sns")
+    name = _name()
+    topic = f"{name}-topic"
+    body = {"Resources": {"Topic": {"Type": "AWS::SNS::Topic", "Properties": {
+        "TopicName": topic, "Subscription": [{"Protocol": "sqs", "Endpoint": "not-a-queue-arn"}]}}}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(body))
+    assert cfn.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"] == "ROLLBACK_COMPLETE"
+    assert not [t for t in sns.list_topics()["Topics"] if t["TopicArn"].endswith(f":{topic}")]
+    cfn.delete_stack(StackName=name)
+
+
 def test_bad_input_gets_aws_errors(aws: Any) -> None:
     cfn = aws("cloudformation")
     name = _name()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -156,3 +157,70 @@ def test_archive_managed_rule(aws: Callable[..., Any]) -> None:
     events.delete_rule(Name=rule, EventBusName=bus, Force=True)
     events.put_events(Entries=[{"Source": "mall", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
     assert events.describe_archive(ArchiveName=name)["EventCount"] == 0
+
+
+def test_replay_selects_by_the_time_in_the_event(aws: Callable[..., Any]) -> None:
+    # "A replay processes events to replay based on the time in the event" (StartReplay): an event
+    # put with an old Time is replayed by a window around that Time, not around when it arrived.
+    events = aws("events")
+    bus = uid("bus")
+    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
+    archive = events.create_archive(ArchiveName=uid("arch"), EventSourceArn=bus_arn)["ArchiveArn"]
+    group = f"/replay/{uuid.uuid4().hex[:8]}"
+    aws("logs").create_log_group(logGroupName=group)
+    rule = uid("rule")
+    events.put_rule(Name=rule, EventBusName=bus, EventPattern=json.dumps({"source": ["old", "new"]}))
+    old = datetime(2021, 1, 1, 12, 23, 34, tzinfo=UTC)
+    events.put_events(Entries=[{"Source": "old", "DetailType": "t", "Detail": "{}", "EventBusName": bus, "Time": old}])
+    events.put_events(Entries=[{"Source": "new", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
+    events.put_targets(Rule=rule, EventBusName=bus, Targets=[
+        {"Id": "l", "Arn": f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{group}"}])
+    replay = uid("replay")
+    events.start_replay(ReplayName=replay, EventSourceArn=archive, EventStartTime=datetime(2021, 1, 1, tzinfo=UTC),
+                        EventEndTime=datetime(2021, 1, 2, tzinfo=UTC), Destination={"Arn": bus_arn})
+    replayed = [json.loads(m) for m in messages(aws, group, 1)]
+    assert [(e["source"], e["time"], e["replay-name"]) for e in replayed] == [("old", "2021-01-01T12:23:34Z", replay)]
+    described = events.describe_replay(ReplayName=replay)
+    assert described["EventLastReplayedTime"] == old
+
+
+def _time_scale(url: str, scale: float | None = None) -> float:
+    """The server's time scale (/_onceflow/time-scale), set first when `scale` is given."""
+    body = json.dumps({"timeScale": scale}).encode() if scale is not None else None
+    request = urllib.request.Request(f"{url}/_onceflow/time-scale", data=body, method="POST" if body else "GET",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return float(json.loads(answer.read())["timeScale"])
+
+
+def test_a_replay_cancelled_while_starting_replays_nothing(aws: Callable[..., Any], endpoint: str) -> None:
+    events = aws("events")
+    bus = uid("bus")
+    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
+    archive = events.create_archive(ArchiveName=uid("arch"), EventSourceArn=bus_arn)["ArchiveArn"]
+    group = f"/replay/{uuid.uuid4().hex[:8]}"
+    aws("logs").create_log_group(logGroupName=group)
+    before = datetime.now(UTC) - timedelta(seconds=5)
+    events.put_events(Entries=[{"Source": "shop", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
+    rule = uid("rule")
+    events.put_rule(Name=rule, EventBusName=bus, EventPattern=json.dumps({"source": ["shop"]}))
+    events.put_targets(Rule=rule, EventBusName=bus, Targets=[
+        {"Id": "l", "Arn": f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{group}"}])
+    replay = uid("replay")
+    scale = _time_scale(endpoint)
+    _time_scale(endpoint, scale / 1e6)  # time all but stands still: the replay stays STARTING
+    try:
+        events.start_replay(ReplayName=replay, EventSourceArn=archive, EventStartTime=before,
+                            EventEndTime=datetime.now(UTC) + timedelta(seconds=5), Destination={"Arn": bus_arn})
+        assert events.describe_replay(ReplayName=replay)["State"] == "STARTING"
+        assert events.cancel_replay(ReplayName=replay)["State"] == "CANCELLING"
+        assert events.describe_replay(ReplayName=replay)["State"] == "CANCELLING"
+    finally:
+        _time_scale(endpoint, scale)
+    deadline = time.monotonic() + 30
+    while events.describe_replay(ReplayName=replay)["State"] == "CANCELLING" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    described = events.describe_replay(ReplayName=replay)
+    assert described["State"] == "CANCELLED" and "ReplayEndTime" in described
+    assert error(lambda: events.cancel_replay(ReplayName=replay))[0] == "IllegalStatusException"
+    assert aws("logs").filter_log_events(logGroupName=group)["events"] == []

@@ -109,11 +109,19 @@ def test_confirm_subscription_api_and_bad_token(aws: Any, hook: Endpoint) -> Non
     assert sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]["PendingConfirmation"] == "false"
 
 
-def test_http_endpoint_must_be_loopback(aws: Any) -> None:
+def test_an_endpoint_off_loopback_is_kept_pending_and_never_called(aws: Any) -> None:
+    # AWS takes any http(s) URL and asks it to confirm; onceflow calls loopback only, so such a
+    # subscription is accepted and stays pending (nothing is sent to it, as for email).
     sns = aws("sns")
     arn = sns.create_topic(Name=f"http-{uuid.uuid4().hex[:8]}")["TopicArn"]
-    with pytest.raises(sns.exceptions.InvalidParameterException):
-        sns.subscribe(TopicArn=arn, Protocol="http", Endpoint="http://203.0.113.9/hook")
+    assert sns.subscribe(TopicArn=arn, Protocol="http", Endpoint="http://203.0.113.9/hook")["SubscriptionArn"] == \
+        "pending confirmation"
+    sub = sns.subscribe(TopicArn=arn, Protocol="http", Endpoint="http://203.0.113.9/hook",
+                        ReturnSubscriptionArn=True)["SubscriptionArn"]
+    assert sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]["PendingConfirmation"] == "true"
+    assert [s["SubscriptionArn"] for s in sns.list_subscriptions_by_topic(TopicArn=arn)["Subscriptions"]] == \
+        ["PendingConfirmation"]
+    assert sns.publish(TopicArn=arn, Message="never sent")["MessageId"]
     with pytest.raises(sns.exceptions.InvalidParameterException):
         sns.subscribe(TopicArn=arn, Protocol="https", Endpoint="http://127.0.0.1/hook")
 

@@ -1,7 +1,8 @@
 """Resource types beyond a stack's core (resources.py) and its wiring (wiring.py): IAM users, their
 access keys and instance profiles; Lambda layer versions and event invoke configs; Step Functions
-versions and aliases; Logs metric and subscription filters. Same contract: create -> (physical id,
-attributes), delete(physical id, properties); Ref and Fn::GetAtt as AWS documents them."""
+versions and aliases; Logs metric and subscription filters; EventBridge archives. Same contract:
+create -> (physical id, attributes), delete(physical id, properties); Ref and Fn::GetAtt as AWS
+documents them."""
 
 from __future__ import annotations
 
@@ -194,3 +195,31 @@ def subscription_filter_create(c: Caller, logical: str, p: Props) -> Made:
 def subscription_filter_delete(c: Caller, physical: str, p: Props) -> None:
     _ignore_missing(lambda: c("logs", "DeleteSubscriptionFilter", {"logGroupName": p["LogGroupName"],
                                                                    "filterName": physical}))
+
+
+# ------------------------------------------------------------------ EventBridge
+def archive_create(c: Caller, logical: str, p: Props) -> Made:
+    """AWS::Events::Archive: Ref is the archive's name, Fn::GetAtt Arn its ARN."""
+    name = p.get("ArchiveName") or c.name(logical, 48)
+    params: Props = {"ArchiveName": name, "EventSourceArn": p["SourceArn"]}
+    params.update(_archive_settings(p))
+    arn = c("events", "CreateArchive", params)["ArchiveArn"]
+    return name, {"Arn": arn}
+
+
+def archive_update(c: Caller, logical: str, physical: str, old: Props, new: Props, attrs: dict[str, Any]) -> Made:
+    c("events", "UpdateArchive", {"ArchiveName": physical, **_archive_settings(new)})
+    return physical, attrs
+
+
+def _archive_settings(p: Props) -> Props:
+    out: Props = {k: p[k] for k in ("Description",) if k in p}
+    if "EventPattern" in p:
+        out["EventPattern"] = _json_text(p["EventPattern"])
+    if "RetentionDays" in p:
+        out["RetentionDays"] = int(p["RetentionDays"])
+    return out
+
+
+def archive_delete(c: Caller, physical: str, p: Props) -> None:
+    _ignore_missing(lambda: c("events", "DeleteArchive", {"ArchiveName": physical}))

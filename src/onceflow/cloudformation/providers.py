@@ -57,4 +57,5 @@ PROVIDERS: dict[str, Provider] = {
     "AWS::StepFunctions::StateMachineAlias": Provider(m.state_machine_alias_create, m.state_machine_alias_delete),
     "AWS::Logs::MetricFilter": Provider(m.metric_filter_create, m.metric_filter_delete),
     "AWS::Logs::SubscriptionFilter": Provider(m.subscription_filter_create, m.subscription_filter_delete),
+    "AWS::Events::Archive": Provider(m.archive_create, m.archive_delete),
 }

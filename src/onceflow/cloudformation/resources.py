@@ -257,8 +257,13 @@ def topic_create(c: Caller, logical: str, p: Props) -> Made:
     if p.get("Tags"):
         params["Tags"] = _tags(p)
     arn = c("sns", "CreateTopic", params)["TopicArn"]
-    for sub in p.get("Subscription") or []:
-        c("sns", "Subscribe", {"TopicArn": arn, "Protocol": sub["Protocol"], "Endpoint": sub["Endpoint"]})
+    try:
+        for sub in p.get("Subscription") or []:
+            c("sns", "Subscribe", {"TopicArn": arn, "Protocol": sub["Protocol"], "Endpoint": sub["Endpoint"]})
+    except ServiceError:
+        # The resource failed: the rollback will not delete what it never made, so nothing of it may stay.
+        _ignore_missing(lambda: c("sns", "DeleteTopic", {"TopicArn": arn}))
+        raise
     return arn, {"TopicArn": arn, "TopicName": name}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from onceflow.cloudformation.more_types import access_key_update
+from onceflow.cloudformation.more_types import access_key_update, archive_update
 from onceflow.cloudformation.nested import stack_update
 from onceflow.cloudformation.resources import (
     Caller,
@@ -34,6 +34,7 @@ REPLACE_ON: dict[str, tuple[str, ...]] = {
     "AWS::S3::Bucket": ("BucketName",),
     "AWS::Logs::LogGroup": ("LogGroupName",),
     "AWS::IAM::AccessKey": ("UserName", "Serial"),
+    "AWS::Events::Archive": ("ArchiveName", "SourceArn"),
 }
 
 
@@ -155,4 +156,5 @@ UPDATERS: dict[str, Updater] = {
     "AWS::CloudFormation::Stack": stack_update,
     "AWS::CDK::Metadata": unchanged,
     "AWS::IAM::AccessKey": access_key_update,
+    "AWS::Events::Archive": archive_update,
 }

@@ -7,10 +7,11 @@ with `replay-name` required absent, and its one target is EventBridge itself. So
 listed with the bus's rules, and an event it matches is archived by routing, in the transaction that
 accepts the event. The user may not change or delete that rule without Force (ManagedRuleException);
 deleting the archive deletes it. A replay routes the archived events whose
-ingestion time falls in its window to the destination bus's rules (only the rules of
+time (the event's `time`, as AWS selects) falls in its window to the destination bus's rules (only the rules of
 `FilterArns` when given), each with `replay-name` added as AWS does; replayed events are not
-archived again. onceflow runs a replay at once, inside StartReplay, so it answers STARTING and is
-COMPLETED when described. RetentionDays is kept but not enforced (UNCONFIRMED when AWS purges).
+archived again. A replay is STARTING for a moment (REPLAY_START_S, time-scaled), while CancelReplay
+can stop it (CANCELLING, then CANCELLED with nothing replayed), then the clock runs it at once
+(ReplayRuns) and it is COMPLETED. RetentionDays is kept but not enforced (UNCONFIRMED when AWS purges).
 """
 
 from __future__ import annotations
@@ -31,8 +32,18 @@ if TYPE_CHECKING:
 
 Key = tuple[str, str]
 
+REPLAY_START_S = 1.0  # how long a replay stays STARTING (time-scaled); AWS's is longer and not documented
 MANAGER = "prod.vhs.events.aws.internal"  # the ManagedBy AWS answers for an archive's rule (AWS-verified by moto)
 RULE_PREFIX = "Events-Archive-"
+
+
+def event_time(event: dict[str, Any], default: float) -> float:
+    """The time in the event (PutEvents' Time, else when it was accepted): what a replay's window
+    selects by ("A replay processes events to replay based on the time in the event", StartReplay)."""
+    try:
+        return datetime.strptime(str(event["time"]), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except (KeyError, ValueError):
+        return default
 
 
 def rule_name(archive: str) -> str:
@@ -186,7 +197,7 @@ class Archives:
         """An event the archive's rule matched (inside the accepting transaction); the rule may
         outlive its archive when deleted with Force first, then there is nothing to keep it in."""
         if store.get_archive(conn, key, archive) is not None:
-            store.archive_event(conn, key, archive, now, event)
+            store.archive_event(conn, key, archive, event_time(event, now), event)
 
     # ------------------------------------------------------------------ replays
     def start_replay(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
@@ -216,15 +227,13 @@ class Archives:
                                         "EventEndTime.")
             if store.get_replay(conn, key, name) is not None:
                 raise ServiceError("ResourceAlreadyExistsException", f"Replay {name} already exists.", 400)
-            rules = {arn.rsplit("/", 1)[-1] for arn in destination.get("FilterArns") or []} or None
-            replayed = store.archived_between(conn, key, archive_name, start, end)
-            for _ts, event in replayed:
-                self.events.route(conn, key, bus, {**event, "replay-name": name}, time.time(), only=rules)
+            rules = sorted({arn.rsplit("/", 1)[-1] for arn in destination.get("FilterArns") or []}) or None
             body = {"ReplayName": name, "ReplayArn": replay_arn(key, name), "Description": p.get("Description"),
-                    "State": "COMPLETED", "EventSourceArn": source, "Destination": destination,
-                    "EventStartTime": start, "EventEndTime": end,
-                    "EventLastReplayedTime": replayed[-1][0] if replayed else None,
-                    "ReplayStartTime": now, "ReplayEndTime": time.time()}
+                    "State": "STARTING", "EventSourceArn": source, "Destination": destination,
+                    "EventStartTime": start, "EventEndTime": end, "ReplayStartTime": now,
+                    # what the clock needs to run it (never shown): when, from which archive, to which rules
+                    "_due": now + REPLAY_START_S / self.events.scale, "_archive": archive_name, "_bus": bus,
+                    "_rules": rules}
             store.put_replay(conn, key, name, body)
         self.events.clock.poke()
         return {"ReplayArn": replay_arn(key, name), "State": "STARTING", "ReplayStartTime": _when(now)}
@@ -264,6 +273,50 @@ class Archives:
             body["State"] = "CANCELLING"
             store.put_replay(conn, key, name, body)
         return {"ReplayArn": body["ReplayArn"], "State": "CANCELLING"}
+
+
+class ReplayRuns:
+    """The replays as a clock source: a replay STARTING runs when due (its archived events routed to
+    the destination bus's rules in one transaction, then COMPLETED); one cancelled before it ran ends
+    CANCELLED with nothing replayed."""
+
+    def __init__(self, events: EventsService) -> None:
+        self.events = events
+        self.db = events.db
+
+    def next_due(self) -> float | None:
+        dues = [body["_due"] for _key, body in self.db.read(store.replays_in_flight)]
+        return min(dues) if dues else None
+
+    def run_due(self, now: float) -> None:
+        for key, body in self.db.read(store.replays_in_flight):
+            if body["_due"] <= now:
+                with self.db.transaction() as conn:
+                    self._finish(conn, key, body["ReplayName"])
+
+    def _finish(self, conn: sqlite3.Connection, key: Key, name: str) -> None:
+        body = store.get_replay(conn, key, name)
+        if body is None or "_due" not in body:
+            return  # deleted by a reset, or finished meanwhile
+        if body["State"] == "STARTING":
+            replayed = store.archived_between(conn, key, body["_archive"], body["EventStartTime"],
+                                              body["EventEndTime"])
+            only = set(body["_rules"]) if body["_rules"] else None
+            for _ts, event in replayed:
+                self.events.route(conn, key, body["_bus"], {**event, "replay-name": name}, time.time(), only=only)
+            body.update(State="COMPLETED", EventLastReplayedTime=replayed[-1][0] if replayed else None)
+        else:
+            body["State"] = "CANCELLED"
+        body["ReplayEndTime"] = time.time()
+        for private in ("_due", "_archive", "_bus", "_rules"):
+            body.pop(private, None)
+        store.put_replay(conn, key, name, body)
+
+    def rescale(self, factor: float, now: float) -> None:
+        with self.db.transaction() as conn:
+            for key, body in store.replays_in_flight(conn):
+                body["_due"] = now + max(0.0, body["_due"] - now) * factor
+                store.put_replay(conn, key, body["ReplayName"], body)
 
 
 def _one_filter(operation: str, p: dict[str, Any]) -> None:

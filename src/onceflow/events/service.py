@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from onceflow.events import errors, sfn_events, store
-from onceflow.events.archives import Archives, archive_of
+from onceflow.events.archives import Archives, ReplayRuns, archive_of
 from onceflow.events.buses import DEFAULT_BUS, Buses, bus_account, bus_arn, bus_name
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.destinations import Destinations
@@ -50,6 +50,7 @@ class EventsService:
         self.destinations = Destinations(self)
         clock.add(self.dispatcher)
         clock.add(RuleSchedules(self))
+        clock.add(ReplayRuns(self))
 
     @property
     def scale(self) -> float:

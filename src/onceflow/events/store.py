@@ -284,6 +284,13 @@ def put_replay(conn: sqlite3.Connection, key: Key, name: str, body: dict[str, An
                  (*key, name, json.dumps(body)))
 
 
+def replays_in_flight(conn: sqlite3.Connection) -> list[tuple[Key, dict[str, Any]]]:
+    """Every account's replays still to run or to end (STARTING, CANCELLING)."""
+    rows = conn.execute("SELECT account, region, body FROM events_replays").fetchall()
+    found = [((r[0], r[1]), json.loads(r[2])) for r in rows]
+    return [(key, body) for key, body in found if "_due" in body]
+
+
 def list_replays(conn: sqlite3.Connection, key: Key) -> list[dict[str, Any]]:
     rows = conn.execute("SELECT body FROM events_replays WHERE account=? AND region=? ORDER BY name", key).fetchall()
     return [json.loads(r[0]) for r in rows]

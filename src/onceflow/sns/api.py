@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.registry import operation
+from onceflow.sns import sms
 from onceflow.sns.errors import invalid
 from onceflow.sns.service import SnsService
 
@@ -35,18 +35,22 @@ class SnsApi:
 
     @operation("GetTopicAttributes")
     def get_topic_attributes(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         return {"Attributes": self.topics.attributes(p["TopicArn"])}
 
     @operation("SetTopicAttributes")
     def set_topic_attributes(self, ctx: RequestContext, p: Params) -> None:
+        _in_region(ctx, p["TopicArn"])
         self.topics.set_attribute(p["TopicArn"], p["AttributeName"], p.get("AttributeValue") or "")
 
     @operation("AddPermission")
     def add_permission(self, ctx: RequestContext, p: Params) -> None:
+        _in_region(ctx, p["TopicArn"])
         self.topics.add_permission(p["TopicArn"], p["Label"], list(p["AWSAccountId"]), list(p["ActionName"]))
 
     @operation("RemovePermission")
     def remove_permission(self, ctx: RequestContext, p: Params) -> None:
+        _in_region(ctx, p["TopicArn"])
         self.topics.remove_permission(p["TopicArn"], p["Label"])
 
     # ------------------------------------------------------------------ tags
@@ -71,6 +75,7 @@ class SnsApi:
     # ------------------------------------------------------------------ subscriptions
     @operation("Subscribe")
     def subscribe(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         self.service.check_cross_account(ctx, p["TopicArn"], "Subscribe")
         sub = self.service.subscribe(ctx.account, p["TopicArn"], p["Protocol"], p.get("Endpoint"),
                                      dict(p.get("Attributes") or {}))
@@ -80,6 +85,7 @@ class SnsApi:
 
     @operation("ConfirmSubscription")
     def confirm_subscription(self, ctx: RequestContext, p: Params) -> Params:
+        # No region check (AWS has one): an unsigned visit of SubscribeURL carries no region of its own.
         return {"SubscriptionArn": self.topics.confirm(p["TopicArn"], p["Token"])}
 
     @operation("Unsubscribe")
@@ -92,6 +98,7 @@ class SnsApi:
 
     @operation("ListSubscriptionsByTopic")
     def list_subscriptions_by_topic(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         return self.topics.subscriptions(p["TopicArn"], ctx.account, p.get("NextToken"))
 
     @operation("GetSubscriptionAttributes")
@@ -106,15 +113,21 @@ class SnsApi:
     @operation("Publish")
     def publish(self, ctx: RequestContext, p: Params) -> Params:
         if p.get("PhoneNumber") and not (p.get("TopicArn") or p.get("TargetArn")):
+            if p["Message"] == "":
+                raise invalid("Empty message")
+            sms.check_publish_number(p["PhoneNumber"])
+            sms.check_sms_message(p["Message"])
             return {"MessageId": self.service.new_message_id()}  # SMS: accepted, not sent
         arn = p.get("TopicArn") or p.get("TargetArn")
         if not arn:
             raise invalid("TopicArn or TargetArn Reason: no value for required parameter")
+        _in_region(ctx, arn, "TopicArn" if p.get("TopicArn") else "TargetArn")
         self.service.check_cross_account(ctx, arn, "Publish")
         return self.service.publish(arn, p)
 
     @operation("PublishBatch")
     def publish_batch(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["TopicArn"])
         self.service.check_cross_account(ctx, p["TopicArn"], "Publish")
         return self.service.publish_batch(p["TopicArn"], list(p["PublishBatchRequestEntries"]))
 
@@ -174,7 +187,7 @@ class SnsApi:
     # ever opted out: the calls answer that (and check the number as AWS does).
     @operation("CheckIfPhoneNumberIsOptedOut")
     def check_if_phone_number_is_opted_out(self, ctx: RequestContext, p: Params) -> Params:
-        _check_phone_number(p["phoneNumber"])
+        sms.check_listed_number(p["phoneNumber"])
         return {"isOptedOut": False}
 
     @operation("ListPhoneNumbersOptedOut")
@@ -183,16 +196,16 @@ class SnsApi:
 
     @operation("OptInPhoneNumber")
     def opt_in_phone_number(self, ctx: RequestContext, p: Params) -> Params:
-        _check_phone_number(p["phoneNumber"])
+        sms.check_listed_number(p["phoneNumber"])
         return {}
 
 
-_E164 = re.compile(r"^\+?[1-9]\d{1,14}$")
-
-
-def _check_phone_number(number: str) -> None:
-    if not _E164.match(number):  # UNCONFIRMED wording; AWS refuses a number not in E.164 form
-        raise invalid("PhoneNumber Reason: input incorrectly formatted")
+def _in_region(ctx: RequestContext, arn: str, member: str = "TopicArn") -> None:
+    """SNS serves a region's topics only ("You can publish messages only to topics and endpoints in the
+    same Amazon Web Services Region", the Publish reference); one from another region is refused."""
+    parts = arn.split(":")
+    if len(parts) > 3 and parts[0] == "arn" and parts[3] != ctx.region:
+        raise invalid(member)  # AWS's answer (Publish, Subscribe and ConfirmSubscription reports on GitHub)
 
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:

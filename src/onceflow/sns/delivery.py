@@ -19,7 +19,7 @@ from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sns.publish import Publisher
-from onceflow.sns.topics import DEFAULT_DELIVERY, Subscription, Topics
+from onceflow.sns.topics import DEFAULT_DELIVERY, Subscription, Topics, on_loopback
 from onceflow.stack import Stack
 
 log = logging.getLogger("onceflow.sns")
@@ -179,6 +179,8 @@ class Deliverer:
             return False if exc.status >= 500 or exc.status == 429 else None
 
     def _post(self, sub: Subscription, payload: dict[str, Any]) -> bool:
+        if not on_loopback(sub.endpoint):  # never confirmed, so never reached; kept as a second guard
+            return False
         headers = {"Content-Type": "text/plain; charset=UTF-8", "User-Agent": USER_AGENT,
                    "x-amz-sns-message-type": payload.get("type", "Notification"),
                    "x-amz-sns-message-id": payload.get("message_id", ""),

@@ -3,6 +3,7 @@ other services (Step Functions' sns:publish)."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -13,8 +14,10 @@ from onceflow.sns.delivery import Deliverer
 from onceflow.sns.errors import invalid
 from onceflow.sns.platform import Platforms
 from onceflow.sns.publish import Outgoing, Publisher
-from onceflow.sns.topics import Subscription, Topics
+from onceflow.sns.topics import Subscription, Topics, on_loopback
 from onceflow.stack import Stack
+
+log = logging.getLogger("onceflow.sns")
 
 
 class SnsService:
@@ -38,7 +41,11 @@ class SnsService:
             raise invalid(f"Endpoint Reason: Endpoint does not exist for endpoint arn{endpoint}")  # sic, AWS's text
         sub = self.topics.subscribe(account, topic_arn, protocol, endpoint, attributes)
         if not sub.confirmed and protocol in ("http", "https"):
-            self.publisher.confirmation(self.topics.get(topic_arn), sub)
+            if on_loopback(sub.endpoint):
+                self.publisher.confirmation(self.topics.get(topic_arn), sub)
+            else:  # accepted as AWS accepts it, and kept pending: onceflow calls loopback endpoints only
+                log.warning("sns: %s is not on loopback; its subscription stays pending and is never called",
+                            sub.endpoint)
         return sub
 
     def service_may_publish(self, arn: str, service: str, source_arn: str | None,

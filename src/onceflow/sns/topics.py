@@ -15,6 +15,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicyError, compile_policy
 from onceflow.sns.errors import invalid, not_found
+from onceflow.sns.sms import check_sms_endpoint
 from onceflow.store.db import Database
 
 TOPIC_SETTABLE = {"DeliveryPolicy", "DisplayName", "Policy", "KmsMasterKeyId", "SignatureVersion", "TracingConfig",
@@ -24,6 +25,11 @@ TOPIC_SETTABLE = {"DeliveryPolicy", "DisplayName", "Policy", "KmsMasterKeyId", "
                                                        "FailureFeedbackRoleArn")}
 SUBSCRIPTION_SETTABLE = {"DeliveryPolicy", "FilterPolicy", "FilterPolicyScope", "RawMessageDelivery", "RedrivePolicy",
                          "SubscriptionRoleArn", "ReplayPolicy"}
+# The actions a topic policy may grant (AWS's SNS developer guide, "Amazon SNS API permissions"):
+# AddPermission's ActionName takes these names without the "SNS:".
+TOPIC_ACTIONS = {"AddPermission", "DeleteTopic", "GetDataProtectionPolicy", "GetTopicAttributes",
+                 "ListSubscriptionsByTopic", "ListTagsForResource", "Publish", "PutDataProtectionPolicy",
+                 "RemovePermission", "SetTopicAttributes", "Subscribe"}
 PROTOCOLS = {"http", "https", "email", "email-json", "sms", "sqs", "application", "lambda", "firehose"}
 DEFAULT_DELIVERY: dict[str, Any] = {"http": {"defaultHealthyRetryPolicy": {
     "minDelayTarget": 20, "maxDelayTarget": 20, "numRetries": 3, "numMaxDelayRetries": 0, "numNoDelayRetries": 0,
@@ -31,6 +37,7 @@ DEFAULT_DELIVERY: dict[str, Any] = {"http": {"defaultHealthyRetryPolicy": {
     "defaultRequestPolicy": {"headerContentType": "text/plain; charset=UTF-8"}}}
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 _FIFO_NAME = re.compile(r"^[A-Za-z0-9_-]{1,251}\.fifo$")
+# The only HTTP(S) endpoints onceflow calls (one machine: it reaches nothing else).
 _LOOPBACK = re.compile(r"^https?://(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(/|$)", re.IGNORECASE)
 _QUEUE_ARN = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]{1,80}$")
 _FUNCTION_ARN = re.compile(r"^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]+(:[A-Za-z0-9_$-]+)?$")
@@ -72,6 +79,10 @@ def _subscription(row: sqlite3.Row) -> Subscription:
                         json.loads(row["attributes"]), bool(row["confirmed"]), row["token"])
 
 
+def on_loopback(endpoint: str) -> bool:
+    return _LOOPBACK.match(endpoint) is not None
+
+
 def default_policy(arn: str, account: str) -> str:
     actions = ["SNS:GetTopicAttributes", "SNS:SetTopicAttributes", "SNS:AddPermission", "SNS:RemovePermission",
                "SNS:DeleteTopic", "SNS:Subscribe", "SNS:ListSubscriptionsByTopic", "SNS:Publish"]
@@ -80,25 +91,29 @@ def default_policy(arn: str, account: str) -> str:
         "Resource": arn, "Condition": {"StringEquals": {"AWS:SourceOwner": account}}}]}, separators=(",", ":"))
 
 
-def check_subscription_attribute(name: str, value: str) -> str:
+# Subscribe words a bad attribute "Attributes Reason: <name>: ...", SetSubscriptionAttributes
+# "<name>: ..." (LocalStack's AWS-recorded test_sns_filter_policy snapshots).
+SUBSCRIBE_REASON = "Attributes Reason: "
+
+
+def check_subscription_attribute(name: str, value: str, reason: str = "") -> str:
     if name not in SUBSCRIPTION_SETTABLE:
         raise invalid("AttributeName")
     if name == "RawMessageDelivery":
         if value.lower() not in ("true", "false"):
-            raise invalid("Attributes Reason: RawMessageDelivery: Invalid value [" + value + "]. Must be true or "
-                          "false.")
+            raise invalid(f"{reason}RawMessageDelivery: Invalid value [{value}]. Must be true or false.")
         return value.lower()
     if name == "FilterPolicyScope" and value not in ("MessageAttributes", "MessageBody"):
-        raise invalid("Attributes Reason: FilterPolicyScope: Invalid value [" + value + "]. Please use either "
-                      "MessageBody or MessageAttributes")
+        raise invalid(f"{reason}FilterPolicyScope: Invalid value [{value}]. Please use either MessageBody or "
+                      "MessageAttributes")
     if name in ("DeliveryPolicy", "RedrivePolicy") and value:
         try:
             doc = json.loads(value)
         except ValueError:
-            raise invalid(f"{name}: failed to parse JSON.") from None
+            raise invalid(f"{reason}{name}: failed to parse JSON.") from None
         if name == "RedrivePolicy" and (not isinstance(doc, dict) or not _QUEUE_ARN.match(
                 str(doc.get("deadLetterTargetArn", "")))):
-            raise invalid("RedrivePolicy: deadLetterTargetArn is invalid")
+            raise invalid(f"{reason}RedrivePolicy: deadLetterTargetArn is invalid")
     return value
 
 
@@ -207,6 +222,8 @@ class Topics:
         policy = json.loads(topic.attributes.get("Policy") or default_policy(arn, topic.account))
         if any(s.get("Sid") == label for s in policy["Statement"]):
             raise invalid("Statement already exists")
+        if any(a not in TOPIC_ACTIONS for a in actions):
+            raise invalid("Policy statement action out of service scope!")  # UNCONFIRMED prefix (moto's text)
         principals = [f"arn:aws:iam::{a}:root" for a in accounts]
         granted = [f"SNS:{a}" for a in actions]
         # As AWS stores it: a lone principal or action is a string, several are a list.
@@ -230,23 +247,23 @@ class Topics:
         endpoint = endpoint or ""
         if protocol == "sqs" and not _QUEUE_ARN.match(endpoint):
             raise invalid("SQS endpoint ARN")
+        if protocol == "sms":
+            check_sms_endpoint(endpoint)
         if protocol == "lambda" and not _FUNCTION_ARN.match(endpoint):
             raise invalid("Lambda endpoint ARN")
         if protocol in ("http", "https"):
             if not endpoint.lower().startswith(protocol + "://"):
                 raise invalid("Endpoint must match the specified protocol")
-            if not _LOOPBACK.match(endpoint):
-                # onceflow runs on one machine: it calls HTTP endpoints on loopback only.
-                raise invalid("Endpoint Reason: onceflow delivers to HTTP(S) endpoints on loopback only")
         if topic.fifo and protocol != "sqs":
             raise invalid("Invalid protocol type: " + protocol)
         if protocol == "sqs" and not topic.fifo and endpoint.endswith(".fifo"):
             # AWS's text, its prefix doubled as recorded against AWS
             raise invalid("Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard "
                           "SNS topics")
-        checked = {k: check_subscription_attribute(k, str(v)) for k, v in attributes.items()}
+        checked = {k: check_subscription_attribute(k, str(v), SUBSCRIBE_REASON) for k, v in attributes.items()}
         if "FilterPolicy" in checked:
-            self.check_filter(checked["FilterPolicy"], checked.get("FilterPolicyScope", "MessageAttributes"))
+            self.check_filter(checked["FilterPolicy"], checked.get("FilterPolicyScope", "MessageAttributes"),
+                              SUBSCRIBE_REASON)
         confirmed = protocol not in ("http", "https", "email", "email-json")
         with self.db.transaction() as conn:
             row = conn.execute("SELECT * FROM sns_subscriptions WHERE topic_arn=? AND protocol=? AND endpoint=?",
@@ -263,11 +280,13 @@ class Topics:
                           int(time.time())))
         return Subscription(arn, topic_arn, account, protocol, endpoint, checked, confirmed, token)
 
-    def check_filter(self, policy: str, scope: str) -> None:
+    def check_filter(self, policy: str, scope: str, reason: str = "") -> None:
         try:
             compile_policy(policy, scope)
         except FilterPolicyError as exc:
-            raise invalid(f"FilterPolicy: {exc}") from None
+            # A bare text through Subscribe takes the reason too: UNCONFIRMED (recorded only through
+            # SetSubscriptionAttributes).
+            raise invalid(reason + (str(exc) if exc.bare else f"FilterPolicy: {exc}")) from None
 
     def confirm(self, topic_arn: str, token: str) -> str:
         self.get(topic_arn)
