@@ -59,7 +59,8 @@ class InvokeConfigs:
         return _render(ref, qualifier, config)
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._target(ctx, params)
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        qualifier = self.service.stored_qualifier(ref)  # no function, no version: the same answer
         config = self.store.get_invoke_config(ref.key, qualifier)
         if config is None:
             raise _missing(ref, qualifier)

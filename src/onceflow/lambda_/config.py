@@ -3,8 +3,9 @@ rendering the FunctionConfiguration shape (aws-semantics.md 2.1), in the model's
 
 The stored record holds the FunctionConfiguration members plus private keys starting with `_`
 (`_code`: the zip's SHA-256 hex). State is not stored: updates take effect at once, so a response
-to CreateFunction or PublishVersion says Pending / an update says InProgress, as AWS's first answer
-does, and every later read says Active / Successful (so `aws lambda wait function-active-v2`
+to CreateFunction (or UpdateFunctionCode with Publish) says Pending / an update says InProgress, as
+AWS's first answer does, and every later read says Active / Successful (PublishVersion's answer too,
+as AWS records it) (so `aws lambda wait function-active-v2`
 returns at once). On AWS the move to Active / Successful gives the function a new RevisionId; so
 here the first answer carries a revision of its own and the stored record the one later reads see.
 """
@@ -142,7 +143,9 @@ def runtime_version_arn(region: str, runtime: str) -> str:
 def render(
     config: dict[str, Any], account: str, region: str, phase: str = "steady", revision: str | None = None
 ) -> dict[str, Any]:
-    """FunctionConfiguration for a stored record. phase: 'create', 'publish', 'update' or 'steady';
+    """FunctionConfiguration for a stored record. phase: 'create', 'update', 'steady' or
+    'listed' (ListFunctions, ListVersionsByFunction: AWS leaves out the state members and
+    RuntimeVersionConfig there, as its ListFunctions reference says and its recordings show);
     `revision` replaces the stored RevisionId (the first answer's, see the module's docstring)."""
     name = config["FunctionName"]
     version = config.get("Version", "$LATEST")
@@ -186,7 +189,8 @@ def render(
         out["CapacityProviderConfig"] = config["CapacityProviderConfig"]
     else:
         out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
-    out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
+    if phase != "listed":
+        out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
     out["LoggingConfig"] = logging_config(config.get("LoggingConfig"), name)
     return out
 
@@ -201,13 +205,6 @@ def as_named(shown: dict[str, Any], account: str, region: str, qualifier: str | 
 def _state(phase: str) -> dict[str, str]:
     if phase == "create":
         return {"State": "Pending", "StateReason": "The function is being created.", "StateReasonCode": "Creating"}
-    if phase == "publish":  # a new version starts Pending; the update that made $LATEST was a success
-        return {
-            "State": "Pending",
-            "StateReason": "The function is being created.",
-            "StateReasonCode": "Creating",
-            "LastUpdateStatus": "Successful",
-        }
     if phase == "update":
         return {
             "State": "Active",
@@ -215,6 +212,8 @@ def _state(phase: str) -> dict[str, str]:
             "LastUpdateStatusReason": "The function is being created.",
             "LastUpdateStatusReasonCode": "Creating",
         }
+    if phase == "listed":
+        return {}
     return {"State": "Active", "LastUpdateStatus": "Successful"}
 
 

@@ -58,11 +58,15 @@ class FunctionUrls:
         self.authorize = authorize  # the stack's IAM authorization, for AWS_IAM callers
 
     # ------------------------------------------------------------------ configuration
-    def _target(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[names.FunctionRef, str]:
+    def _target(
+        self, ctx: RequestContext, params: dict[str, Any], *, checked: bool = True
+    ) -> tuple[names.FunctionRef, str]:
+        """The function and qualifier a call names; `checked=False` (a read) does not look them up:
+        AWS answers a missing function's URL config as any missing one."""
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
         if ref.qualifier is not None and ref.qualifier.isdigit():  # a URL is for $LATEST or an alias
             raise errors.invalid(f"Function URLs are not supported for published versions: {ref.qualifier}")
-        return ref, self.service.existing_qualifier(ref)
+        return ref, self.service.existing_qualifier(ref) if checked else self.service.stored_qualifier(ref)
 
     def create(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref, qualifier = self._target(ctx, params)
@@ -89,7 +93,7 @@ class FunctionUrls:
         return out
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._target(ctx, params)
+        ref, qualifier = self._target(ctx, params, checked=False)
         return _render(self._stored(ref, qualifier))
 
     def update(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
