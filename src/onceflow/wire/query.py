@@ -12,7 +12,7 @@ from onceflow.wire import errors
 from onceflow.wire.request import PAUSE_GC_PAST_FIELDS, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_text, scalar_text
 from onceflow.wire.specs import ServiceSpec
-from onceflow.wire.validate import Problems, check_map_keys, check_scalar, member_path, validation_failure
+from onceflow.wire.validate import Problems, check_map_keys, check_scalar, list_check, member_path, validation_failure
 
 if TYPE_CHECKING:
     from onceflow.awsmodels.model import OperationModel, Shape
@@ -96,9 +96,15 @@ def _value(shape: Shape, fields: Form, key: str, path: str, problems: Problems) 
         base = key if flattened else f"{key}.{item_name}"
         out = []
         i = 1
+        whole = list_check(shape)  # scalar members checked as one list (validate.list_member_check)
         while _present(member, fields, f"{base}.{i}"):
-            out.append(_value(member, fields, f"{base}.{i}", f"{path}.{i}.member", problems))
+            if whole is not None:
+                out.append(from_text(member, fields[f"{base}.{i}"]))
+            else:
+                out.append(_value(member, fields, f"{base}.{i}", f"{path}.{i}.member", problems))
             i += 1
+        if whole is not None:
+            whole(out, path, problems)
         check_scalar(shape, out, path, problems)
         return out
     if kind == "map":

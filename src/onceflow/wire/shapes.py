@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from onceflow.wire.validate import Problems, check_scalar, map_key_check, member_path
+from onceflow.wire.validate import Problems, check_scalar, list_check, map_key_check, member_path
 
 if TYPE_CHECKING:
     from onceflow.awsmodels.model import Shape
@@ -161,6 +161,18 @@ def _structure_converter(shape: Shape) -> Converter:
 
 def _list_reader(shape: Shape) -> Converter:
     member = shape.member
+    whole = list_check(shape)
+    if whole is not None:  # scalar members checked as one list (validate.list_member_check)
+        plain = _SCALARS[member.type_name]
+
+        def read_whole(value: Any, path: str, problems: Problems) -> Any:
+            if not isinstance(value, list):
+                raise _mismatch(value, "List")
+            out = [None if v is None else plain(v, path, problems) for v in value]
+            whole(out, path, problems)
+            return out
+
+        return read_whole
 
     def read(value: Any, path: str, problems: Problems) -> Any:
         if not isinstance(value, list):

@@ -136,6 +136,12 @@ SERVICE_KEYS_CHECKED = {"dynamodb", "dynamodbstreams", "sqs"}
 # Map key shapes whose constraint list ends with "Member must not be null" (recorded from Lambda's
 # UpdateAlias; DynamoDB's BatchGetItem and Lambda's environment variables list none).
 KEY_NOT_NULL = {("lambda", "AdditionalVersion")}
+# Services that report each bad member of a list of scalars at `<list>.N.member` (DynamoDB's and SQS's
+# own recorded wordings and checks, SERVICE_CHECKED); coral elsewhere names the whole list once.
+SERVICE_LIST_MEMBERS_EACH = {"dynamodb", "dynamodbstreams", "sqs"}
+# Services whose list-member constraints end with "Member must not be null" (recorded from Lambda; ACM's,
+# CloudFormation's and Config's recordings list none; UNCONFIRMED for the other services served here).
+LIST_MEMBER_NOT_NULL = {"lambda"}
 # (service, member path): a member whose violations the service reports alone, dropping the others.
 # DynamoDB stops at an invalid table name (recorded by nubo-db/dynamodb-conformance).
 SERVICE_ALONE = {("dynamodb", "tableName")}
@@ -150,6 +156,8 @@ def quoted(value: Any) -> str:
 
 
 def render_value(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
@@ -252,6 +260,7 @@ def check_scalar(shape: Shape, value: Any, path: str, problems: Problems) -> Non
 
 
 KeyCheck = Callable[[dict[str, Any], str, Problems], None]
+ListCheck = Callable[[list[Any], str, Problems], None]
 
 
 def check_map_keys(shape: Shape, value: dict[str, Any], path: str, problems: Problems) -> None:
@@ -264,7 +273,54 @@ def check_map_keys(shape: Shape, value: dict[str, Any], path: str, problems: Pro
         check(value, path, problems)
 
 
+def list_check(shape: Shape) -> ListCheck | None:
+    """`list_member_check` of a list shape, built on its first use and kept on the shape."""
+    check: ListCheck | None = shape.__dict__.get("_onceflow_list_check", _UNSET)
+    if check is _UNSET:
+        check = list_member_check(shape, shape.service_name)
+        shape._onceflow_list_check = check  # type: ignore[attr-defined]  # the wire's cache on the shared shape
+    return check
+
+
 _UNSET: Any = object()
+_CONSTRAINTS = ("enum", "min", "max", "pattern")
+_NUMBERS = ("integer", "long", "double", "float")
+
+
+def _member_rule(member: Shape, not_null: bool) -> tuple[str, Callable[[Any], bool]]:
+    """One scalar member shape's constraints as coral lists them inside "[...]" (enum, then the upper
+    bound, the lower bound, the pattern, and "Member must not be null" where the service adds it), and
+    whether a value meets them all."""
+    md = member.metadata
+    numeric = member.type_name in _NUMBERS
+    enum = frozenset(md["enum"]) if "enum" in md else None
+    low, high = md.get("min"), md.get("max")
+    rx = _pattern(md["pattern"]) if "pattern" in md else None
+    measure = "value" if numeric else "length"
+    listed = []
+    if enum is not None:  # UNCONFIRMED for map keys: where coral lists an enum among a key's constraints
+        listed.append("Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]")
+    if high is not None:
+        listed.append(f"Member must have {measure} less than or equal to {high}")
+    if low is not None:
+        listed.append(f"Member must have {measure} greater than or equal to {low}")
+    if "pattern" in md:
+        listed.append(f"Member must satisfy regular expression pattern: {md['pattern']}")
+    if not_null:
+        listed.append("Member must not be null")
+
+    def fits(v: Any) -> bool:
+        if v is None:
+            return False
+        if enum is not None and v not in enum:
+            return False
+        if low is not None or high is not None:
+            size = v if numeric else java_length(v)
+            if (low is not None and size < low) or (high is not None and size > high):
+                return False
+        return numeric or rx is None or rx.fullmatch(v) is not None
+
+    return "[" + ", ".join(listed) + "]", fits
 
 
 def map_key_check(shape: Shape, service: str) -> KeyCheck | None:
@@ -274,39 +330,36 @@ def map_key_check(shape: Shape, service: str) -> KeyCheck | None:
     # UNCONFIRMED: recorded from Lambda (UpdateAlias, environment variables) and DynamoDB (BatchGetItem);
     # the other services' coral is taken to word it alike.
     key = shape.key
-    md = key.metadata
-    if service in SERVICE_KEYS_CHECKED or key.type_name != "string" or not any(
-            c in md for c in ("enum", "min", "max", "pattern")):
+    if service in SERVICE_KEYS_CHECKED or key.type_name != "string" or not any(c in key.metadata for c in _CONSTRAINTS):
         return None  # (DynamoDB's items then pay nothing for it)
-    enum = frozenset(md["enum"]) if "enum" in md else None
-    low, high = md.get("min"), md.get("max")
-    rx = _pattern(md["pattern"]) if "pattern" in md else None
-    listed = []
-    if enum is not None:  # UNCONFIRMED: where coral lists an enum among a key's constraints
-        listed.append("Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]")
-    if high is not None:
-        listed.append(f"Member must have length less than or equal to {high}")
-    if low is not None:
-        listed.append(f"Member must have length greater than or equal to {low}")
-    if "pattern" in md:
-        listed.append(f"Member must satisfy regular expression pattern: {md['pattern']}")
-    if (service, key.name) in KEY_NOT_NULL:
-        listed.append("Member must not be null")
-    constraint = "Map keys must satisfy constraint: [" + ", ".join(listed) + "]"
+    listed, fits = _member_rule(key, (service, key.name) in KEY_NOT_NULL)
+    constraint = "Map keys must satisfy constraint: " + listed
     hidden = bool(shape.metadata.get("sensitive"))
-
-    def fits(k: str) -> bool:
-        if enum is not None and k not in enum:
-            return False
-        if low is not None or high is not None:
-            length = java_length(k)
-            if (low is not None and length < low) or (high is not None and length > high):
-                return False
-        return rx is None or rx.fullmatch(k) is not None
 
     def check(value: dict[str, Any], path: str, problems: Problems) -> None:
         if not all(fits(k) for k in value):
             problems.add(SENSITIVE if hidden else value, path, constraint, "mapkey")
+
+    return check
+
+
+def list_member_check(shape: Shape, service: str) -> ListCheck | None:
+    """The check of a list's scalar members against their shape's constraints (None: they have none, or
+    the service reports each member itself). Coral names the whole list once, listing every constraint
+    of its member: `Value '[foo]' at 'architectures' failed to satisfy constraint: Member must satisfy
+    constraint: [Member must satisfy enum value set: [x86_64, arm64], Member must not be null]` (recorded
+    from Lambda: architectures, layers, cors.allowMethods; alike from ACM, CloudFormation, Config, IoT)."""
+    member = shape.member
+    if service in SERVICE_LIST_MEMBERS_EACH or member.type_name not in ("string", *_NUMBERS) or not any(
+            c in member.metadata for c in _CONSTRAINTS):  # fmt: skip
+        return None
+    listed, fits = _member_rule(member, service in LIST_MEMBER_NOT_NULL)
+    constraint = "Member must satisfy constraint: " + listed
+    hidden = bool(member.metadata.get("sensitive"))
+
+    def check(value: list[Any], path: str, problems: Problems) -> None:
+        if not all(fits(v) for v in value):
+            problems.add(SENSITIVE if hidden else value, path, constraint, "members")
 
     return check
 
