@@ -83,3 +83,53 @@ def test_publish_with_another_code_sha(aws: Callable[..., Any], fn: str) -> None
         f"CodeSHA256 (other) is different from current CodeSHA256 in $LATEST ({sha}). Please try again with the "
         "CodeSHA256 in $LATEST.", 400)  # fmt: skip
     assert lam.list_versions_by_function(FunctionName=fn)["Versions"][-1]["Version"] == "$LATEST"
+
+
+@pytest.fixture
+def two_versions(aws: Callable[..., Any], fn: str) -> str:
+    lam = aws("lambda")
+    lam.publish_version(FunctionName=fn)
+    lam.update_function_configuration(FunctionName=fn, Description="second")
+    lam.publish_version(FunctionName=fn)
+    return fn
+
+
+def test_alias_weights_out_of_range_name_the_whole_map(aws: Callable[..., Any], two_versions: str) -> None:
+    lam = aws("lambda")
+    for weight, shown in ((2, "2.0"), (1.5, "1.5")):  # (botocore refuses a negative one itself)
+        assert refused(lam.create_alias, FunctionName=two_versions, Name="w", FunctionVersion="1",
+                       RoutingConfig={"AdditionalVersionWeights": {"2": weight}}) == (
+            "ValidationException",
+            f"1 validation error detected: Value '{{2={shown}}}' at 'routingConfig.additionalVersionWeights' failed to "
+            "satisfy constraint: Map value must satisfy constraint: [Member must have value less than or equal to 1.0, "
+            "Member must have value greater than or equal to 0.0, Member must not be null]", 400)  # fmt: skip
+    assert lam.list_aliases(FunctionName=two_versions)["Aliases"] == []
+
+
+def test_an_alias_of_a_missing_function_is_not_found_as_its_version(aws: Callable[..., Any]) -> None:
+    missing = f"none-{uuid.uuid4().hex[:8]}"
+    assert refused(aws("lambda").create_alias, FunctionName=missing, Name="a", FunctionVersion="1") == (
+        "ResourceNotFoundException", f"Function not found: {ARN}{missing}:1", 404)
+
+
+def test_latest_with_weights_is_refused_without_a_type(aws: Callable[..., Any], two_versions: str) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        aws("lambda").create_alias(FunctionName=two_versions, Name="l", FunctionVersion="$LATEST",
+                                   RoutingConfig={"AdditionalVersionWeights": {"1": 0.5}})  # fmt: skip
+    response = excinfo.value.response
+    assert response["Error"] == {"Code": "InvalidParameterValueException",
+                                 "Message": "$LATEST is not supported for an alias pointing to more than 1 version"}
+    assert "Type" not in response
+
+
+def test_empty_weights_leave_no_routing_config(aws: Callable[..., Any], two_versions: str) -> None:
+    lam = aws("lambda")
+    empty = lam.create_alias(FunctionName=two_versions, Name="empty", FunctionVersion="1",
+                             RoutingConfig={"AdditionalVersionWeights": {}})  # fmt: skip
+    assert "RoutingConfig" not in empty
+    lam.create_alias(FunctionName=two_versions, Name="split", FunctionVersion="1",
+                     RoutingConfig={"AdditionalVersionWeights": {"2": 0.2}})  # fmt: skip
+    updated = lam.update_alias(FunctionName=two_versions, Name="split", RoutingConfig={"AdditionalVersionWeights": {}})
+    assert "RoutingConfig" not in updated
+    assert "RoutingConfig" not in lam.get_alias(FunctionName=two_versions, Name="split")
+    assert all("RoutingConfig" not in a for a in lam.list_aliases(FunctionName=two_versions)["Aliases"])

@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -164,9 +166,24 @@ def render_value(value: Any) -> str:
         return "[" + ", ".join(render_value(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}={render_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, float):
+        return _java_double(value)
     if isinstance(value, (bytes, bytearray)):
         return f"java.nio.HeapByteBuffer[pos=0 lim={len(value)} cap={len(value)}]"
     return str(value)
+
+
+def _java_double(x: float) -> str:
+    """A double as Java's Double.toString prints it: 2.0, 0.001, 1.0E7, 1.0E-4."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0 or 1e-3 <= abs(x) < 1e7:
+        return repr(x)
+    _, digits, exponent = Decimal(repr(abs(x))).normalize().as_tuple()
+    shown = "".join(map(str, digits))
+    return f"{'-' if x < 0 else ''}{shown[0]}.{shown[1:] or '0'}E{int(exponent) + len(shown) - 1}"
 
 
 def java_length(text: str) -> int:
@@ -260,7 +277,7 @@ def check_scalar(shape: Shape, value: Any, path: str, problems: Problems) -> Non
 
 
 KeyCheck = Callable[[dict[str, Any], str, Problems], None]
-ListCheck = Callable[[list[Any], str, Problems], None]
+MembersCheck = Callable[[Any, str, Problems], None]  # a list, or a map's values
 
 
 def check_map_keys(shape: Shape, value: dict[str, Any], path: str, problems: Problems) -> None:
@@ -273,12 +290,12 @@ def check_map_keys(shape: Shape, value: dict[str, Any], path: str, problems: Pro
         check(value, path, problems)
 
 
-def list_check(shape: Shape) -> ListCheck | None:
-    """`list_member_check` of a list shape, built on its first use and kept on the shape."""
-    check: ListCheck | None = shape.__dict__.get("_onceflow_list_check", _UNSET)
+def members_check(shape: Shape) -> MembersCheck | None:
+    """`scalar_members_check` of a list or map shape, built on its first use and kept on the shape."""
+    check: MembersCheck | None = shape.__dict__.get("_onceflow_members_check", _UNSET)
     if check is _UNSET:
-        check = list_member_check(shape, shape.service_name)
-        shape._onceflow_list_check = check  # type: ignore[attr-defined]  # the wire's cache on the shared shape
+        check = scalar_members_check(shape, shape.service_name)
+        shape._onceflow_members_check = check  # type: ignore[attr-defined]  # the wire's cache on the shared shape
     return check
 
 
@@ -343,25 +360,40 @@ def map_key_check(shape: Shape, service: str) -> KeyCheck | None:
     return check
 
 
-def list_member_check(shape: Shape, service: str) -> ListCheck | None:
-    """The check of a list's scalar members against their shape's constraints (None: they have none, or
-    the service reports each member itself). Coral names the whole list once, listing every constraint
-    of its member: `Value '[foo]' at 'architectures' failed to satisfy constraint: Member must satisfy
-    constraint: [Member must satisfy enum value set: [x86_64, arm64], Member must not be null]` (recorded
-    from Lambda: architectures, layers, cors.allowMethods; alike from ACM, CloudFormation, Config, IoT)."""
-    member = shape.member
+def scalar_members_check(shape: Shape, service: str) -> MembersCheck | None:
+    """The check of a list's scalar members (or a map's scalar values) against their shape's constraints
+    (None: they have none, or the service reports each member itself). Coral names the whole list once,
+    listing every constraint of its member: `Value '[foo]' at 'architectures' failed to satisfy constraint:
+    Member must satisfy constraint: [Member must satisfy enum value set: [x86_64, arm64], Member must not be
+    null]` (recorded from Lambda: architectures, layers, cors.allowMethods; alike from ACM, CloudFormation,
+    Config, IoT), and a map as `Value '{2=2.0}' at 'routingConfig.additionalVersionWeights' ... Map value
+    must satisfy constraint: [...]` (recorded from Lambda's CreateAlias)."""
+    is_map = shape.type_name == "map"
+    member = shape.value if is_map else shape.member
     if service in SERVICE_LIST_MEMBERS_EACH or member.type_name not in ("string", *_NUMBERS) or not any(
             c in member.metadata for c in _CONSTRAINTS):  # fmt: skip
         return None
     listed, fits = _member_rule(member, service in LIST_MEMBER_NOT_NULL)
-    constraint = "Member must satisfy constraint: " + listed
-    hidden = bool(member.metadata.get("sensitive"))
+    constraint = ("Map value" if is_map else "Member") + " must satisfy constraint: " + listed
+    hidden = bool(member.metadata.get("sensitive") or shape.metadata.get("sensitive"))
+    floating = member.type_name in ("double", "float")  # Java prints a Double as 2.0
 
-    def check(value: list[Any], path: str, problems: Problems) -> None:
-        if not all(fits(v) for v in value):
-            problems.add(SENSITIVE if hidden else value, path, constraint, "members")
+    def check(value: Any, path: str, problems: Problems) -> None:
+        if all(fits(v) for v in (value.values() if is_map else value)):
+            return
+        if hidden:
+            shown: Any = SENSITIVE
+        elif floating:
+            shown = ({k: _double(v) for k, v in value.items()} if is_map else [_double(v) for v in value])
+        else:
+            shown = value
+        problems.add(shown, path, constraint, "members")
 
     return check
+
+
+def _double(v: Any) -> Any:
+    return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
 def _length(md: dict[str, Any], length: int, value: Any, path: str, problems: Problems) -> None:

@@ -43,6 +43,7 @@ def test_values_are_quoted_as_java_prints_them() -> None:
     assert quoted(True) == "'true'"
     assert quoted(["a", "b"]) == "'[a, b]'"
     assert quoted(["a", None]) == "'[a, null]'"
+    assert [quoted(x) for x in (2.0, -1.0, 0.25, 1e7, 1.5e-4)] == ["'2.0'", "'-1.0'", "'0.25'", "'1.0E7'", "'1.5E-4'"]
     assert quoted({"k": 1}) == "'{k=1}'"
     assert quoted(b"\x00\x01") == "'java.nio.HeapByteBuffer[pos=0 lim=2 cap=2]'"
 
@@ -179,3 +180,12 @@ def test_query_protocol_lists_of_scalars_name_the_whole_list() -> None:
     assert problems.items == ["Value '[ok, long]' at 'keys' failed to satisfy constraint: Member must satisfy "
                               "constraint: [Member must have length less than or equal to 3, Member must have length "
                               "greater than or equal to 1]"]
+
+
+def test_a_maps_bad_scalar_value_names_the_whole_map() -> None:
+    problems = _json_problems("lambda", "CreateAlias", {"FunctionName": "f", "Name": "a", "FunctionVersion": "1",
+                                                        "RoutingConfig": {"AdditionalVersionWeights": {"2": 2}}})
+    assert problems.items == [
+        "Value '{2=2.0}' at 'routingConfig.additionalVersionWeights' failed to satisfy constraint: Map value must "
+        "satisfy constraint: [Member must have value less than or equal to 1.0, Member must have value greater than "
+        "or equal to 0.0, Member must not be null]"]
