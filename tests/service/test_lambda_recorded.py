@@ -133,3 +133,36 @@ def test_empty_weights_leave_no_routing_config(aws: Callable[..., Any], two_vers
     assert "RoutingConfig" not in updated
     assert "RoutingConfig" not in lam.get_alias(FunctionName=two_versions, Name="split")
     assert all("RoutingConfig" not in a for a in lam.list_aliases(FunctionName=two_versions)["Aliases"])
+
+
+def test_invoke_config_writes_and_lists_of_a_missing_function(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    missing = f"none-{uuid.uuid4().hex[:8]}"
+    gone = ("ResourceNotFoundException", "The function doesn't exist.", 404)
+    assert refused(lam.put_function_event_invoke_config, FunctionName=missing, MaximumRetryAttempts=1) == gone
+    assert refused(lam.put_function_event_invoke_config, FunctionName=f"{ARN}{missing}", MaximumRetryAttempts=1) == gone
+    assert refused(lam.put_function_event_invoke_config, FunctionName=fn, Qualifier="nosuchalias",
+                   MaximumRetryAttempts=1) == gone  # fmt: skip
+    assert refused(lam.update_function_event_invoke_config, FunctionName=missing, MaximumRetryAttempts=0) == gone
+    assert refused(lam.list_function_event_invoke_configs, FunctionName=missing) == gone
+    # Nothing to set is refused before the function is looked up; a delete looks nothing up.
+    assert refused(lam.put_function_event_invoke_config, FunctionName=missing) == (
+        "InvalidParameterValueException", "You must specify at least one of error handling or destination setting.",
+        400)  # fmt: skip
+    assert refused(lam.delete_function_event_invoke_config, FunctionName=missing) == (
+        "ResourceNotFoundException", f"The function {ARN}{missing}:$LATEST doesn't have an EventInvokeConfig", 404)
+
+
+def test_invoke_config_destinations_refused_as_recorded(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    nowhere = f"{ARN}none-{uuid.uuid4().hex[:8]}"
+    assert refused(lam.put_function_event_invoke_config, FunctionName=fn,
+                   DestinationConfig={"OnSuccess": {"Destination": nowhere}}) == (
+        "InvalidParameterValueException", f"The destination ARN {nowhere} is invalid.", 400)  # fmt: skip
+    other = f"arn:aws:iam:us-east-1:{ACCOUNT}:function:{fn}"
+    assert refused(lam.put_function_event_invoke_config, FunctionName=fn,
+                   DestinationConfig={"OnSuccess": {"Destination": other}}) == (
+        "InvalidParameterValueException",
+        f"The provided destination config DestinationConfig(onSuccess=OnSuccess(destination={other}), onFailure=null) "
+        "is invalid.", 400)  # fmt: skip
+    assert refused(lam.get_function_event_invoke_config, FunctionName=fn)[0] == "ResourceNotFoundException"
