@@ -166,3 +166,17 @@ def test_invoke_config_destinations_refused_as_recorded(aws: Callable[..., Any],
         f"The provided destination config DestinationConfig(onSuccess=OnSuccess(destination={other}), onFailure=null) "
         "is invalid.", 400)  # fmt: skip
     assert refused(lam.get_function_event_invoke_config, FunctionName=fn)[0] == "ResourceNotFoundException"
+
+
+def test_reserved_concurrency_refusals(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    missing = f"none-{uuid.uuid4().hex[:8]}"
+    for value in (1, 100_000):  # the function is looked up before the value is weighed
+        assert refused(lam.put_function_concurrency, FunctionName=missing, ReservedConcurrentExecutions=value) == (
+            "ResourceNotFoundException", f"Function not found: {ARN}{missing}:$LATEST", 404)
+    lam.publish_version(FunctionName=fn)
+    assert refused(lam.put_function_concurrency, FunctionName=f"{ARN}{fn}:1", ReservedConcurrentExecutions=1) == (
+        "InvalidParameterValueException",
+        "This operation is permitted on Lambda functions only. Aliases and versions do not support this operation. "
+        "Please specify either a function name or an unqualified function ARN.", 400)  # fmt: skip
+    assert "ReservedConcurrentExecutions" not in lam.get_function_concurrency(FunctionName=fn)

@@ -433,8 +433,13 @@ class LambdaService:
     # ------------------------------------------------------------------ concurrency
     def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
         ref = self._ref(ctx, name)
-        names.unqualified(ref)
-        self.latest(ref)
+        if ref.qualifier:  # recorded for PutFunctionConcurrency
+            raise errors.invalid(
+                "This operation is permitted on Lambda functions only. Aliases and versions do not support this "
+                "operation. Please specify either a function name or an unqualified function ARN."
+            )
+        if self.store.get_function(ref.key) is None:  # recorded with `:$LATEST`, before the value is weighed
+            raise errors.function_not_found(ref.arn("$LATEST"))
         others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
         if self.account_limit - others - value < _MIN_UNRESERVED:
             raise errors.invalid(

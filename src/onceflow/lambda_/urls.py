@@ -90,6 +90,8 @@ class FunctionUrls:
             self.store.put_url(conn, ref.key, qualifier, url_id, config)
         out = _render(config)
         del out["LastModifiedTime"]  # not a member of CreateFunctionUrlConfig's answer
+        if "InvokeMode" not in params:  # the answer echoes InvokeMode only when it was given (recorded)
+            out.pop("InvokeMode", None)
         return out
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -106,7 +108,10 @@ class FunctionUrls:
         url_id = _url_id(config["FunctionUrl"])
         with self.store.db.transaction() as conn:
             self.store.put_url(conn, ref.key, qualifier, url_id, config)
-        return _render(config)
+        out = _render(config)
+        if "InvokeMode" not in params:  # as CreateFunctionUrlConfig's answer (recorded)
+            out.pop("InvokeMode", None)
+        return out
 
     def delete(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         ref, qualifier = self._target(ctx, params)
