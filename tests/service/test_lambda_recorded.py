@@ -180,3 +180,42 @@ def test_reserved_concurrency_refusals(aws: Callable[..., Any], fn: str) -> None
         "This operation is permitted on Lambda functions only. Aliases and versions do not support this operation. "
         "Please specify either a function name or an unqualified function ARN.", 400)  # fmt: skip
     assert "ReservedConcurrentExecutions" not in lam.get_function_concurrency(FunctionName=fn)
+
+
+def test_tags_refused_as_recorded(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    arn = f"{ARN}{fn}"
+    lam.publish_version(FunctionName=fn)
+    for qualified in (f"{arn}:v1", f"{arn}:1", f"{arn}:$LATEST"):
+        assert refused(lam.tag_resource, Resource=qualified, Tags={"a": "b"}) == (
+            "InvalidParameterValueException",
+            "Tags on function aliases and versions are not supported. Please specify a function ARN.", 400)  # fmt: skip
+    assert refused(lam.tag_resource, Resource=arn, Tags={}) == (
+        "InvalidParameterValueException", "An error occurred and the request cannot be processed.", 400)
+    too_many = ("InvalidParameterValueException", "Number of tags exceeds resource tag limit.", 400)
+    assert refused(lam.tag_resource, Resource=arn, Tags={f"{i}_key": "v" for i in range(51)}) == too_many
+    lam.tag_resource(Resource=arn, Tags={f"{i}_key": "v" for i in range(50)})
+    assert refused(lam.tag_resource, Resource=arn, Tags={"one": "more"}) == too_many
+    assert len(lam.list_tags(Resource=arn)["Tags"]) == 50
+
+
+def test_code_signing_config_not_found_answers(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    missing = f"arn:aws:lambda:us-east-1:{ACCOUNT}:code-signing-config:csc-{uuid.uuid4().hex[:17]}"
+    with pytest.raises(ClientError) as excinfo:
+        lam.get_code_signing_config(CodeSigningConfigArn=missing)
+    response = excinfo.value.response
+    assert response["Error"]["Message"] == f"The Lambda code signing configuration {missing} can not be found."
+    assert "Type" not in response  # recorded without it
+    # A missing configuration is named before a missing function.
+    assert refused(lam.put_function_code_signing_config, CodeSigningConfigArn=missing,
+                   FunctionName=f"none-{uuid.uuid4().hex[:8]}")[0] == "CodeSigningConfigNotFoundException"  # fmt: skip
+
+
+def test_event_source_mapping_create_refusals(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    assert refused(lam.create_event_source_mapping, FunctionName="doesnotexist") == (
+        "InvalidParameterValueException", "Unrecognized event source.", 400)
+    assert refused(lam.create_event_source_mapping, FunctionName=f"none-{uuid.uuid4().hex[:8]}",
+                   EventSourceArn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:somequeue") == (
+        "InvalidParameterValueException", "Function does not exist", 400)  # fmt: skip

@@ -40,8 +40,8 @@ def other_region(function_region: str, region: str) -> ServiceError:
     )
 
 
-def not_found(message: str) -> ServiceError:
-    return _err("ResourceNotFoundException", message, 404, capital=True)
+def not_found(message: str, *, typed: bool = True) -> ServiceError:
+    return _err("ResourceNotFoundException", message, 404, capital=True, typed=typed)
 
 
 def alias_not_found(arn: str) -> ServiceError:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors, esm_windows, names
 from onceflow.lambda_.esm_events import compile_filters
 from onceflow.patterns.event_pattern import PatternError
@@ -138,12 +139,15 @@ class MappingsApi:
     @operation("CreateEventSourceMapping")
     def create(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
         source = p.get("EventSourceArn")
-        if not source:
-            raise errors.invalid("Unrecognized event source, must be kafka or specify EventSourceArn")
-        kind = source_kind(source)
-        if kind is None:
+        kind = source_kind(source) if source else None
+        if kind is None:  # no EventSourceArn too (recorded)
             raise errors.invalid("Unrecognized event source.")
-        function_arn = self._function_arn(ctx, p["FunctionName"])
+        try:
+            function_arn = self._function_arn(ctx, p["FunctionName"])
+        except ServiceError as err:  # recorded: a 400 in these words, not the usual 404
+            if err.code != "ResourceNotFoundException":
+                raise
+            raise errors.invalid("Function does not exist") from None
         for row in self.store.list(ctx.account, ctx.region):
             if row["source_arn"] == source and row["function_arn"] == function_arn:
                 raise errors.conflict(
