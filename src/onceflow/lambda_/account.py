@@ -32,7 +32,9 @@ class AccountService:
 
     def tag(self, ctx: RequestContext, resource: str, new: dict[str, str]) -> None:
         if names.parse(resource, ctx.account, ctx.region).qualifier is not None:  # recorded, versions and $LATEST too
-            raise errors.invalid("Tags on function aliases and versions are not supported. Please specify a function ARN.")
+            raise errors.invalid(
+                "Tags on function aliases and versions are not supported. Please specify a function ARN."
+            )
         key, tags = self._tagged(ctx, resource)
         if not new:  # recorded
             raise errors.invalid("An error occurred and the request cannot be processed.")
