@@ -219,3 +219,41 @@ def test_event_source_mapping_create_refusals(aws: Callable[..., Any]) -> None:
     assert refused(lam.create_event_source_mapping, FunctionName=f"none-{uuid.uuid4().hex[:8]}",
                    EventSourceArn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:somequeue") == (
         "InvalidParameterValueException", "Function does not exist", 400)  # fmt: skip
+
+
+def test_provisioned_concurrency_targets_as_recorded(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    lam.publish_version(FunctionName=fn)
+    missing = f"none-{uuid.uuid4().hex[:8]}"
+    get, put = lam.get_provisioned_concurrency_config, lam.put_provisioned_concurrency_config
+    assert refused(get, FunctionName=missing, Qualifier="noalias") == (
+        "ResourceNotFoundException", f"Cannot find alias arn: {ARN}{missing}:noalias", 404)
+    assert refused(put, FunctionName=missing, Qualifier="1", ProvisionedConcurrentExecutions=1) == (
+        "ResourceNotFoundException", f"Function not found: {ARN}{missing}:1", 404)
+    assert refused(get, FunctionName=fn, Qualifier="$LATEST") == (
+        "InvalidParameterValueException", "The function resource provided must be an alias or a published version.",
+        400)  # fmt: skip
+    delete = lam.delete_provisioned_concurrency_config(FunctionName=fn, Qualifier="1")  # nothing there
+    assert delete["ResponseMetadata"]["HTTPStatusCode"] == 204
+
+
+def test_a_version_and_its_alias_do_not_both_hold_provisioned_concurrency(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    lam.publish_version(FunctionName=fn)
+    lam.create_alias(FunctionName=fn, Name="live", FunctionVersion="1")
+    put = lam.put_provisioned_concurrency_config
+    put(FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=1)
+    assert refused(put, FunctionName=fn, Qualifier="live", ProvisionedConcurrentExecutions=1) == (
+        "ResourceConflictException",
+        "Alias can't be used for Provisioned Concurrency configuration on an already Provisioned version", 409)
+    lam.delete_provisioned_concurrency_config(FunctionName=fn, Qualifier="1")
+    put(FunctionName=fn, Qualifier="live", ProvisionedConcurrentExecutions=1)
+    assert refused(put, FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=1) == (
+        "ResourceConflictException", "Version is pointed by a Provisioned Concurrency alias", 409)
+    listed = lam.list_provisioned_concurrency_configs(FunctionName=fn)["ProvisionedConcurrencyConfigs"]
+    assert [c["FunctionArn"] for c in listed] == [f"{ARN}{fn}:live"]
+
+
+def test_url_configs_of_a_missing_function_are_not_listed(aws: Callable[..., Any]) -> None:
+    assert refused(aws("lambda").list_function_url_configs, FunctionName=f"none-{uuid.uuid4().hex[:8]}") == (
+        "ResourceNotFoundException", "Function does not exist", 404)

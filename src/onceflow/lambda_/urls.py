@@ -122,7 +122,8 @@ class FunctionUrls:
     def list(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
         names.unqualified(ref)
-        self.service.existing_qualifier(ref)
+        if self.store.get_function(ref.key) is None:  # recorded in these words
+            raise errors.not_found("Function does not exist")
         rendered = [_render(c) for c in self.store.list_urls(ref.key)]
         marker = str(params.get("Marker") or "0")
         start = int(marker) if marker.isdigit() else 0
