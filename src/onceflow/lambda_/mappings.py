@@ -138,7 +138,7 @@ class MappingsApi:
     # ------------------------------------------------------------------ operations
     @operation("CreateEventSourceMapping")
     def create(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        source = p.get("EventSourceArn")
+        source: str = p.get("EventSourceArn") or ""
         kind = source_kind(source) if source else None
         if kind is None:  # no EventSourceArn too (recorded)
             raise errors.invalid("Unrecognized event source.")
