@@ -72,7 +72,7 @@ def test_reading_a_url_config_of_a_missing_function(aws: Callable[..., Any]) -> 
     assert refused(lam.get_function_url_config, FunctionName=missing) == (
         "ResourceNotFoundException", "The resource you requested does not exist.", 404)
     assert refused(lam.create_function_url_config, FunctionName=missing, AuthType="NONE") == (
-        "ResourceNotFoundException", f"Function not found: {ARN}{missing}", 404)
+        "ResourceNotFoundException", "Function does not exist", 404)
 
 
 def test_publish_with_another_code_sha(aws: Callable[..., Any], fn: str) -> None:
@@ -257,3 +257,29 @@ def test_a_version_and_its_alias_do_not_both_hold_provisioned_concurrency(aws: C
 def test_url_configs_of_a_missing_function_are_not_listed(aws: Callable[..., Any]) -> None:
     assert refused(aws("lambda").list_function_url_configs, FunctionName=f"none-{uuid.uuid4().hex[:8]}") == (
         "ResourceNotFoundException", "Function does not exist", 404)
+
+
+def test_policy_calls_name_what_is_missing_as_recorded(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    missing = f"none-{uuid.uuid4().hex[:8]}"
+    grant = {"Action": "lambda:InvokeFunction", "Principal": "s3.amazonaws.com", "StatementId": "s3"}
+    assert refused(lam.add_permission, FunctionName=fn, Qualifier="alias-doesnotexist", **grant) == (
+        "ResourceNotFoundException", f"Cannot find alias arn: {ARN}{fn}:alias-doesnotexist", 404)
+    assert refused(lam.add_permission, FunctionName=fn, Qualifier="42", **grant) == (
+        "ResourceNotFoundException", f"Function not found: {ARN}{fn}:42", 404)
+    assert refused(lam.get_policy, FunctionName=fn, Qualifier="42") == (
+        "ResourceNotFoundException", "The resource you requested does not exist.", 404)
+    assert refused(lam.remove_permission, FunctionName=missing, StatementId="s3") == (
+        "ResourceNotFoundException", f"No policy found for: {ARN}{missing}", 404)
+    assert refused(lam.remove_permission, FunctionName=fn, StatementId="s3", Qualifier="alias-doesnotexist") == (
+        "ResourceNotFoundException", f"Cannot find alias arn: {ARN}{fn}:alias-doesnotexist", 404)
+
+
+def test_url_config_writes_and_deletes_of_a_missing_function(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    missing = f"none-{uuid.uuid4().hex[:8]}"
+    gone = ("ResourceNotFoundException", "Function does not exist", 404)
+    assert refused(lam.create_function_url_config, FunctionName=missing, AuthType="NONE") == gone
+    assert refused(lam.update_function_url_config, FunctionName=fn, Qualifier="nosuchalias", AuthType="NONE") == gone
+    assert refused(lam.delete_function_url_config, FunctionName=missing) == (
+        "ResourceNotFoundException", "The resource you requested does not exist.", 404)

@@ -72,8 +72,8 @@ def statement(params: Mapping[str, Any], resource: str) -> dict[str, Any]:
 def add(policy: dict[str, Any], stmt: dict[str, Any]) -> dict[str, Any]:
     if any(s.get("Sid") == stmt["Sid"] for s in policy["Statement"]):
         raise errors.conflict(
-            "The statement id (sid) provided already exists. Please provide a new statement id, or remove the "
-            "existing statement."
+            f"The statement id ({stmt['Sid']}) provided already exists. Please provide a new statement id, or "
+            "remove the existing statement."
         )
     return {**policy, "Statement": [*policy["Statement"], stmt]}
 

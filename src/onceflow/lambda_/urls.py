@@ -61,12 +61,19 @@ class FunctionUrls:
     def _target(
         self, ctx: RequestContext, params: dict[str, Any], *, checked: bool = True
     ) -> tuple[names.FunctionRef, str]:
-        """The function and qualifier a call names; `checked=False` (a read) does not look them up:
-        AWS answers a missing function's URL config as any missing one."""
+        """The function and qualifier a call names; `checked=False` (a read, a delete) does not look them
+        up: AWS answers a missing function's URL config as any missing one."""
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
         if ref.qualifier is not None and ref.qualifier.isdigit():  # a URL is for $LATEST or an alias
             raise errors.invalid(f"Function URLs are not supported for published versions: {ref.qualifier}")
-        return ref, self.service.existing_qualifier(ref) if checked else self.service.stored_qualifier(ref)
+        if not checked:
+            return ref, self.service.stored_qualifier(ref)
+        try:
+            return ref, self.service.existing_qualifier(ref)
+        except ServiceError as err:  # a missing function or alias, in the words AWS records for writes
+            if err.code != "ResourceNotFoundException":
+                raise
+            raise errors.not_found("Function does not exist") from None
 
     def create(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref, qualifier = self._target(ctx, params)
@@ -114,7 +121,7 @@ class FunctionUrls:
         return out
 
     def delete(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        ref, qualifier = self._target(ctx, params)
+        ref, qualifier = self._target(ctx, params, checked=False)
         self._stored(ref, qualifier)
         with self.store.db.transaction() as conn:
             self.store.delete_url(conn, ref.key, qualifier)
