@@ -283,3 +283,25 @@ def test_url_config_writes_and_deletes_of_a_missing_function(aws: Callable[..., 
     assert refused(lam.update_function_url_config, FunctionName=fn, Qualifier="nosuchalias", AuthType="NONE") == gone
     assert refused(lam.delete_function_url_config, FunctionName=missing) == (
         "ResourceNotFoundException", "The resource you requested does not exist.", 404)
+
+
+def test_layer_answers_as_recorded(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    name = f"layer-{uuid.uuid4().hex[:8]}"
+    published = lam.publish_layer_version(LayerName=name, Content={"ZipFile": zip_of()}, CompatibleRuntimes=[],
+                                          CompatibleArchitectures=[])  # fmt: skip
+    assert (published["CompatibleRuntimes"], published["CompatibleArchitectures"]) == ([], [])
+    for call in (lam.get_layer_version, lam.delete_layer_version):
+        assert refused(call, LayerName=name, VersionNumber=0) == (
+            "InvalidParameterValueException", "Layer Version Cannot be less than 1", 400)
+    assert lam.get_layer_version(LayerName=name, VersionNumber=1)["Version"] == 1
+    assert refused(lam.publish_layer_version, LayerName=name, Content={"ZipFile": zip_of()},
+                   CompatibleRuntimes=["nope", "python3.12"], CompatibleArchitectures=["nope"]) == (
+        "ValidationException",
+        "2 validation errors detected: Value '[nope, python3.12]' at 'compatibleRuntimes' failed to satisfy "
+        "constraint: Member must satisfy enum value set: [nodejs20.x, provided.al2023, python3.12, java17, "
+        "nodejs16.x, dotnet8, python3.10, java11, python3.11, dotnet6, java21, nodejs18.x, provided.al2, ruby3.3, "
+        "java8.al2, ruby3.2, python3.8, python3.9]; Value '[nope]' at 'compatibleArchitectures' failed to satisfy "
+        "constraint: Member must satisfy constraint: [Member must satisfy enum value set: [x86_64, arm64]]",
+        400)  # fmt: skip
+    assert [v["Version"] for v in lam.list_layer_versions(LayerName=name)["LayerVersions"]] == [1]

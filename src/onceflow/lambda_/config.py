@@ -25,7 +25,8 @@ PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "pytho
 RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
 # The runtimes AWS lists when it refuses one, in its own order, as recorded (CreateFunction and
 # UpdateFunctionConfiguration, 2024-04): the runtimes then open to new functions, not the model's enum.
-# UNCONFIRMED: the list AWS shows today (runtimes added or retired since).
+# UNCONFIRMED: the list AWS shows today (runtimes added or retired since). The wire's validator holds the same
+# list for layers' CompatibleRuntimes (wire/validate.py _LAMBDA_RUNTIMES).
 RECORDED_RUNTIME_ENUM = [
     "nodejs20.x", "provided.al2023", "python3.12", "java17", "nodejs16.x", "dotnet8", "python3.10", "java11",
     "python3.11", "dotnet6", "java21", "nodejs18.x", "provided.al2", "ruby3.3", "java8.al2", "ruby3.2",

@@ -81,6 +81,7 @@ class Layers:
         return self._render(key, config)
 
     def get(self, ctx: RequestContext, name: str, version: int) -> dict[str, Any]:
+        _check_number(version)
         key = self._key(ctx, name)
         config = self.store.get_layer(key, version)
         if config is None:
@@ -94,6 +95,7 @@ class Layers:
         return self.get(ctx, arn.rsplit(":", 1)[0], int(found["version"]))
 
     def delete(self, ctx: RequestContext, name: str, version: int) -> None:
+        _check_number(version)
         key = self._key(ctx, name)
         with self.store.db.transaction() as conn:  # AWS answers 204 for a version that is not there
             self.store.delete_layer(conn, key, version)
@@ -217,10 +219,17 @@ class Layers:
     def _details(config: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"Description": config.get("Description", ""), "CreatedDate": config["CreatedDate"],
                                "Version": config["Version"]}  # fmt: skip
-        for member in ("CompatibleArchitectures", "CompatibleRuntimes", "LicenseInfo"):
-            if config.get(member):
+        for member in ("CompatibleArchitectures", "CompatibleRuntimes"):  # given empty, shown empty (recorded)
+            if config.get(member) is not None:
                 out[member] = config[member]
+        if config.get("LicenseInfo"):
+            out["LicenseInfo"] = config["LicenseInfo"]
         return out
+
+
+def _check_number(version: int) -> None:
+    if version < 1:  # recorded for GetLayerVersion and DeleteLayerVersion
+        raise errors.invalid("Layer Version Cannot be less than 1")
 
 
 def _account_root(principal: str) -> str:

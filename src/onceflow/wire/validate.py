@@ -114,6 +114,26 @@ def _batch_get_keys(path: str, value: Any) -> str:
             "less than or equal to 100")
 
 
+# Lambda checks runtimes against the runtimes open to new functions, in its own order, as recorded (2024-04;
+# UNCONFIRMED today). The same list is lambda_/config.py's RECORDED_RUNTIME_ENUM (services import no wire).
+_LAMBDA_RUNTIMES = ("nodejs20.x, provided.al2023, python3.12, java17, nodejs16.x, dotnet8, python3.10, java11, "
+                    "python3.11, dotnet6, java21, nodejs18.x, provided.al2, ruby3.3, java8.al2, ruby3.2, python3.8, "
+                    "python3.9")  # fmt: skip
+# ListLayers' and ListLayerVersions' CompatibleRuntime, as recorded (2024-04), in AWS's order.
+_LAMBDA_LAYER_RUNTIMES = (
+    "ruby2.6, dotnetcore1.0, python3.7, nodejs8.10, nasa, ruby2.7, python2.7-greengrass, dotnetcore2.0, python3.8, "
+    "java21, dotnet6, dotnetcore2.1, python3.9, java11, nodejs6.10, provided, dotnetcore3.1, dotnet8, java17, nodejs, "
+    "nodejs4.3, java8.al2, go1.x, nodejs20.x, go1.9, byol, nodejs10.x, provided.al2023, python3.10, java8, nodejs12.x, "
+    "python3.11, nodejs8.x, python3.12, nodejs14.x, nodejs8.9, python3.13, nodejs16.x, provided.al2, nodejs4.3-edge, "
+    "nodejs18.x, ruby3.2, python3.4, ruby3.3, ruby2.5, python3.6, python2.7")
+
+
+def _lambda_runtimes(path: str, value: Any) -> str:
+    """A layer's CompatibleRuntimes: the list named once, as a plain enum of Lambda's own runtimes."""
+    return f"Value {quoted(value)} at '{path}' failed to satisfy constraint: Member must satisfy enum value set: " \
+           f"[{_LAMBDA_RUNTIMES}]"
+
+
 # (service[, operation], member, constraint kind) -> the service's own text for that one violation, kept
 # among the others in coral's "N validation errors detected" message. Recorded from real AWS.
 SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
@@ -127,6 +147,9 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     ("dynamodb", "BatchWriteItem", "member", "min"): _batch_write_requests,
     # DynamoDB, as observed on CreateTable (StreamSpecification with a lowercase view type)
     ("dynamodb", "streamViewType", "enum"): _enum_in("OLD_IMAGE, KEYS_ONLY, NEW_AND_OLD_IMAGES, NEW_IMAGE"),
+    # Lambda (LocalStack's recordings of AWS, 2024-04)
+    ("lambda", "compatibleRuntimes", "members"): _lambda_runtimes,
+    ("lambda", "compatibleRuntime", "enum"): _enum_in(_LAMBDA_LAYER_RUNTIMES),
 }
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.
@@ -141,9 +164,13 @@ KEY_NOT_NULL = {("lambda", "AdditionalVersion")}
 # Services that report each bad member of a list of scalars at `<list>.N.member` (DynamoDB's and SQS's
 # own recorded wordings and checks, SERVICE_CHECKED); coral elsewhere names the whole list once.
 SERVICE_LIST_MEMBERS_EACH = {"dynamodb", "dynamodbstreams", "sqs"}
-# Services whose list-member constraints end with "Member must not be null" (recorded from Lambda; ACM's,
-# CloudFormation's and Config's recordings list none; UNCONFIRMED for the other services served here).
-LIST_MEMBER_NOT_NULL = {"lambda"}
+# (service, list or map shape) whose member constraints end with "Member must not be null": recorded from
+# Lambda's architectures, layers, cors.allowMethods and routingConfig.additionalVersionWeights (the other
+# Cors lists taken alike, UNCONFIRMED); Lambda's compatibleArchitectures, ACM's, CloudFormation's and
+# Config's recordings list none.
+LIST_MEMBER_NOT_NULL = {("lambda", "ArchitecturesList"), ("lambda", "LayerList"), ("lambda", "AllowMethodsList"),
+                        ("lambda", "AllowOriginsList"), ("lambda", "HeadersList"),
+                        ("lambda", "AdditionalVersionWeights")}  # fmt: skip
 # (service, member path): a member whose violations the service reports alone, dropping the others.
 # DynamoDB stops at an invalid table name (recorded by nubo-db/dynamodb-conformance).
 SERVICE_ALONE = {("dynamodb", "tableName")}
@@ -373,7 +400,7 @@ def scalar_members_check(shape: Shape, service: str) -> MembersCheck | None:
     if service in SERVICE_LIST_MEMBERS_EACH or member.type_name not in ("string", *_NUMBERS) or not any(
             c in member.metadata for c in _CONSTRAINTS):  # fmt: skip
         return None
-    listed, fits = _member_rule(member, service in LIST_MEMBER_NOT_NULL)
+    listed, fits = _member_rule(member, (service, shape.name) in LIST_MEMBER_NOT_NULL)
     constraint = ("Map value" if is_map else "Member") + " must satisfy constraint: " + listed
     hidden = bool(member.metadata.get("sensitive") or shape.metadata.get("sensitive"))
     floating = member.type_name in ("double", "float")  # Java prints a Double as 2.0
