@@ -305,3 +305,26 @@ def test_layer_answers_as_recorded(aws: Callable[..., Any]) -> None:
         "constraint: Member must satisfy constraint: [Member must satisfy enum value set: [x86_64, arm64]]",
         400)  # fmt: skip
     assert [v["Version"] for v in lam.list_layer_versions(LayerName=name)["LayerVersions"]] == [1]
+
+
+def test_layer_policy_and_function_layer_refusals(aws: Callable[..., Any], role: str) -> None:
+    lam = aws("lambda")
+    name = f"layer-{uuid.uuid4().hex[:8]}"
+    arn = lam.publish_layer_version(LayerName=name, Content={"ZipFile": zip_of()})["LayerArn"]
+    lam.publish_layer_version(LayerName=name, Content={"ZipFile": zip_of()})
+    grant = {"StatementId": "s1", "Action": "lambda:GetLayerVersion", "Principal": "*"}
+    assert refused(lam.add_layer_version_permission, LayerName=name, VersionNumber=3, **grant) == (
+        "ResourceNotFoundException", f"Layer version {arn}:3 does not exist.", 404)
+    lam.add_layer_version_permission(LayerName=name, VersionNumber=1, **grant)
+    assert refused(lam.remove_layer_version_permission, LayerName=name, VersionNumber=1, StatementId="s1",
+                   RevisionId="stale") == (
+        "PreconditionFailedException", "The Revision Id provided does not match the latest Revision Id. Call the "
+        "GetLayerPolicy API to retrieve the latest Revision Id", 412)  # fmt: skip
+    fn = f"layered-{uuid.uuid4().hex[:8]}"
+    for layers, second in (([f"{arn}:1", f"{arn}:2"], f"{arn}:2"), ([f"{arn}:1", f"{arn}:1"], f"{arn}:1")):
+        assert refused(lam.create_function, FunctionName=fn, Runtime="python3.12", Role=role, Handler="app.handler",
+                       Code={"ZipFile": zip_of()}, Layers=layers) == (
+            "InvalidParameterValueException",
+            "Two different versions of the same layer are not allowed to be referenced in the same function. "
+            f"{arn}:1 and {second} are versions of the same layer.", 400)  # fmt: skip
+    assert refused(lam.get_function, FunctionName=fn)[0] == "ResourceNotFoundException"

@@ -121,10 +121,11 @@ def conflict(message: str) -> ServiceError:
     return _err("ResourceConflictException", message, 409)
 
 
-def revision_mismatch() -> ServiceError:
+def revision_mismatch(where: str = "GetFunction/GetAlias") -> ServiceError:
+    """`where`: the API that names the revision (layer version policies: GetLayerPolicy, recorded)."""
     return _err(
         "PreconditionFailedException",
         "The Revision Id provided does not match the latest Revision Id. "
-        "Call the GetFunction/GetAlias API to retrieve the latest Revision Id",
+        f"Call the {where} API to retrieve the latest Revision Id",
         412,
     )

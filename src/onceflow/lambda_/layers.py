@@ -155,8 +155,8 @@ class Layers:
         key = self._key(ctx, params["LayerName"])
         version = int(params["VersionNumber"])
         config = self.store.get_layer(key, version)
-        if config is None:
-            raise errors.not_found("The resource you requested does not exist.")
+        if config is None:  # the policy calls name the version (recorded)
+            raise errors.not_found(f"Layer version {layer_arn(*_arn_parts(key), version)} does not exist.")
         return key, version, config
 
     # ------------------------------------------------------------------ functions' layers
@@ -166,7 +166,15 @@ class Layers:
         if len(arns) > MAX_LAYERS:
             raise errors.invalid(f"Cannot reference more than {MAX_LAYERS} layers.")
         out = []
+        seen: dict[str, str] = {}  # layer ARN -> the version ARN first naming it
         for arn in arns:
+            layer = arn.rsplit(":", 1)[0]
+            if layer in seen:  # recorded: the first two versions of one layer are named, even the same one twice
+                raise errors.invalid(
+                    "Two different versions of the same layer are not allowed to be referenced in the same function. "
+                    f"{seen[layer]} and {arn} are versions of the same layer."
+                )
+            seen[layer] = arn
             found = _LAYER_ARN.fullmatch(arn)
             config = None
             if found is not None and found["version"] is not None:
@@ -238,7 +246,7 @@ def _account_root(principal: str) -> str:
 
 def _check_revision(config: dict[str, Any], wanted: str | None) -> None:
     if wanted and wanted != config.get("_policy_revision"):
-        raise errors.revision_mismatch()
+        raise errors.revision_mismatch("GetLayerPolicy")
 
 
 def _arn_parts(key: Key) -> tuple[str, str, str]:
