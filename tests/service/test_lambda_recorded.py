@@ -327,4 +327,9 @@ def test_layer_policy_and_function_layer_refusals(aws: Callable[..., Any], role:
             "InvalidParameterValueException",
             "Two different versions of the same layer are not allowed to be referenced in the same function. "
             f"{arn}:1 and {second} are versions of the same layer.", 400)  # fmt: skip
+    elsewhere = f"arn:aws:lambda:us-west-2:{ACCOUNT}:layer:{name}:1"
+    assert refused(lam.create_function, FunctionName=fn, Runtime="python3.12", Role=role, Handler="app.handler",
+                   Code={"ZipFile": zip_of()}, Layers=[elsewhere]) == (
+        "InvalidParameterValueException",
+        "Layers are not in the same region as the function. Layers are expected to be in region us-east-1.", 400)
     assert refused(lam.get_function, FunctionName=fn)[0] == "ResourceNotFoundException"

@@ -176,6 +176,10 @@ class Layers:
                 )
             seen[layer] = arn
             found = _LAYER_ARN.fullmatch(arn)
+            if found is not None and found["region"] != region:  # recorded
+                raise errors.invalid(
+                    f"Layers are not in the same region as the function. Layers are expected to be in region {region}."
+                )
             config = None
             if found is not None and found["version"] is not None:
                 config = self.store.get_layer((found["account"], found["region"], found["name"]),
