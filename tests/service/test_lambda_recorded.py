@@ -3,6 +3,7 @@ look nothing up, what a delete of something absent does."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -333,3 +334,12 @@ def test_layer_policy_and_function_layer_refusals(aws: Callable[..., Any], role:
         "InvalidParameterValueException",
         "Layers are not in the same region as the function. Layers are expected to be in region us-east-1.", 400)
     assert refused(lam.get_function, FunctionName=fn)[0] == "ResourceNotFoundException"
+
+
+def test_permission_conditions_in_aws_order(aws: Callable[..., Any], fn: str) -> None:
+    added = aws("lambda").add_permission(
+        FunctionName=fn, StatementId="url", Principal="*", Action="lambda:InvokeFunctionUrl",
+        SourceArn="arn:aws:s3:::b", SourceAccount=ACCOUNT, PrincipalOrgID="o-1234567890", FunctionUrlAuthType="NONE")
+    condition = json.loads(added["Statement"])["Condition"]
+    assert list(condition) == ["StringEquals", "ArnLike"]
+    assert list(condition["StringEquals"]) == ["AWS:SourceAccount", "lambda:FunctionUrlAuthType", "aws:PrincipalOrgID"]

@@ -51,10 +51,10 @@ def statement(params: Mapping[str, Any], resource: str) -> dict[str, Any]:
     string_equals: dict[str, str] = {}
     if params.get("SourceAccount"):
         string_equals["AWS:SourceAccount"] = params["SourceAccount"]
+    if params.get("FunctionUrlAuthType"):  # before the org id, as AWS writes them (recorded)
+        string_equals["lambda:FunctionUrlAuthType"] = params["FunctionUrlAuthType"]
     if params.get("PrincipalOrgID"):
         string_equals["aws:PrincipalOrgID"] = params["PrincipalOrgID"]
-    if params.get("FunctionUrlAuthType"):
-        string_equals["lambda:FunctionUrlAuthType"] = params["FunctionUrlAuthType"]
     if params.get("EventSourceToken"):
         string_equals["lambda:EventSourceToken"] = params["EventSourceToken"]
     condition: dict[str, Any] = {}
