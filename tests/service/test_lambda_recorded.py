@@ -343,3 +343,17 @@ def test_permission_conditions_in_aws_order(aws: Callable[..., Any], fn: str) ->
     condition = json.loads(added["Statement"])["Condition"]
     assert list(condition) == ["StringEquals", "ArnLike"]
     assert list(condition["StringEquals"]) == ["AWS:SourceAccount", "lambda:FunctionUrlAuthType", "aws:PrincipalOrgID"]
+
+
+def test_a_stream_mapping_without_starting_position(aws: Callable[..., Any], fn: str) -> None:
+    ddb = aws("dynamodb")
+    table = f"t-{uuid.uuid4().hex[:8]}"
+    stream = ddb.create_table(
+        TableName=table, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    )["TableDescription"]["LatestStreamArn"]  # fmt: skip
+    assert refused(aws("lambda").create_event_source_mapping, FunctionName=fn, EventSourceArn=stream) == (
+        "InvalidParameterValueException",
+        "1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not "
+        "be null.", 400)  # fmt: skip

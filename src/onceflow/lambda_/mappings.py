@@ -287,7 +287,7 @@ def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
             raise errors.invalid(f"BatchSize must be less than or equal to 10000 for DynamoDB Streams, got {size}.")
         if "StartingPosition" not in c:
             raise errors.invalid("1 validation error detected: Value null at 'startingPosition' failed to satisfy "
-                                 "constraint: Member must not be null")
+                                 "constraint: Member must not be null.")  # with the period, as recorded
         if c["StartingPosition"] not in ("TRIM_HORIZON", "LATEST"):
             raise errors.invalid(f"Unsupported starting position {c['StartingPosition']} for DynamoDB Streams.")
         on_failure = ((c.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
