@@ -357,3 +357,16 @@ def test_a_stream_mapping_without_starting_position(aws: Callable[..., Any], fn:
         "InvalidParameterValueException",
         "1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not "
         "be null.", 400)  # fmt: skip
+
+
+def test_snap_start_kept_and_refused_for_older_pythons(aws: Callable[..., Any], role: str) -> None:
+    lam = aws("lambda")
+    name = f"snap-{uuid.uuid4().hex[:8]}"
+    assert refused(lam.create_function, FunctionName=name, Runtime="python3.11", Role=role, Handler="app.handler",
+                   Code={"ZipFile": zip_of()}, SnapStart={"ApplyOn": "PublishedVersions"}) == (
+        "InvalidParameterValueException", "python3.11 is not supported for SnapStart enabled functions.", 400)
+    created = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                                  Code={"ZipFile": zip_of()}, SnapStart={"ApplyOn": "PublishedVersions"})
+    assert created["SnapStart"] == {"ApplyOn": "PublishedVersions", "OptimizationStatus": "Off"}
+    assert refused(lam.update_function_configuration, FunctionName=name, Runtime="python3.10")[1] == (
+        "python3.10 is not supported for SnapStart enabled functions.")

@@ -74,6 +74,16 @@ def check_runtime(runtime: str, all_runtimes: list[str]) -> None:
     raise errors.bad_runtime(runtime, RECORDED_RUNTIME_ENUM)
 
 
+# Python runtimes SnapStart takes (docs: "Improving startup performance with Lambda SnapStart": Python 3.12
+# and later); AWS refused python3.12 itself when LocalStack recorded it (2024-04), before that support came.
+_SNAP_START_PYTHON = ("python3.12", "python3.13", "python3.14")
+
+
+def check_snap_start(snap: dict[str, Any] | None, runtime: str) -> None:
+    if (snap or {}).get("ApplyOn") == "PublishedVersions" and runtime not in _SNAP_START_PYTHON:
+        raise errors.invalid(f"{runtime} is not supported for SnapStart enabled functions.")
+
+
 def check_limits(params: dict[str, Any]) -> None:
     timeout = params.get("Timeout")
     if timeout is not None and timeout > MAX_TIMEOUT:
@@ -197,7 +207,8 @@ def render(
     if config.get("CapacityProviderConfig"):  # Lambda Managed Instances: no SnapStart (as AWS answers)
         out["CapacityProviderConfig"] = config["CapacityProviderConfig"]
     else:
-        out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
+        apply_on = (config.get("SnapStart") or {}).get("ApplyOn", "None")
+        out["SnapStart"] = {"ApplyOn": apply_on, "OptimizationStatus": "Off"}
     if phase != "listed":
         out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
     out["LoggingConfig"] = logging_config(config.get("LoggingConfig"), name)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 LATEST_PUBLISHED = "$LATEST.PUBLISHED"
 LATEST_PUBLISHED_KEY = "_latest_published"  # the $LATEST.PUBLISHED version, kept in $LATEST's record
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
-                   "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig")  # fmt: skip
+                   "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig", "SnapStart")  # fmt: skip
 _MIN_UNRESERVED = 100
 
 
@@ -193,6 +193,7 @@ class LambdaService:
                 "Runtime and Handler are mandatory parameters for functions created with deployment packages."
             )
         cfg.check_runtime(params["Runtime"], self.runtimes)
+        cfg.check_snap_start(params.get("SnapStart"), params["Runtime"])
         cfg.check_limits(params)
         layers = self._layers(ctx, params)
         self._check_role(ctx.account, params["Role"])
@@ -295,6 +296,8 @@ class LambdaService:
                 raise errors.invalid("Cannot change runtime identifier when runtime management configuration is set "
                                      "to 'Manual'. Change the runtime management configuration to 'Auto' or "
                                      "'FunctionUpdate', then retry.")  # fmt: skip
+        runtime = params.get("Runtime", record["Runtime"])
+        cfg.check_snap_start(params.get("SnapStart", record.get("SnapStart")), runtime)
         cfg.check_limits(params)
         layers = self._layers(ctx, params)
         if "Role" in params:
@@ -433,7 +436,7 @@ class LambdaService:
     # ------------------------------------------------------------------ concurrency
     def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
         ref = self._ref(ctx, name)
-        if ref.qualifier:  # recorded for PutFunctionConcurrency
+        if ref.qualifier and ref.qualifier != "$LATEST":  # recorded; `:$LATEST` passes, as in names.unqualified
             raise errors.invalid(
                 "This operation is permitted on Lambda functions only. Aliases and versions do not support this "
                 "operation. Please specify either a function name or an unqualified function ARN."
@@ -566,6 +569,7 @@ def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZ
         "Layers": params.get("Layers"),
         "VpcConfig": params.get("VpcConfig"),
         "DeadLetterConfig": params.get("DeadLetterConfig"),
+        "SnapStart": params.get("SnapStart"),
         "LoggingConfig": cfg.merge_logging(None, params.get("LoggingConfig") or {}),
         "_code": checked.sha256_hex,
         "_published": None,
