@@ -16,10 +16,13 @@ import hashlib
 import json
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import validation_error
 from onceflow.lambda_ import dead_letter, errors
+
+if TYPE_CHECKING:
+    from onceflow.lambda_.zips import CheckedZip
 
 PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
 RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
@@ -246,3 +249,32 @@ def fingerprint(config: dict[str, Any]) -> str:
     (any member, the description too) changed since the last one."""
     kept = {k: v for k, v in config.items() if not k.startswith("_") and k not in _NOT_CONFIGURATION}
     return json.dumps(kept, sort_keys=True, default=str)
+
+
+def new_record(name: str, params: dict[str, Any], checked: CheckedZip) -> dict[str, Any]:
+    """The stored $LATEST record of a new function (FunctionConfiguration members + private keys)."""
+    return {
+        "FunctionName": name,
+        "Runtime": params["Runtime"],
+        "Role": params["Role"],
+        "Handler": params["Handler"],
+        "CodeSize": checked.size,
+        "Description": params.get("Description", ""),
+        "Timeout": params.get("Timeout", 3),
+        "MemorySize": params.get("MemorySize", 128),
+        "LastModified": now_lambda(),
+        "CodeSha256": checked.sha256_b64,
+        "Version": "$LATEST",
+        "Environment": params.get("Environment"),
+        "TracingConfig": params.get("TracingConfig"),
+        "RevisionId": new_revision(),
+        "Architectures": params.get("Architectures"),
+        "EphemeralStorage": params.get("EphemeralStorage"),
+        "Layers": params.get("Layers"),
+        "VpcConfig": params.get("VpcConfig"),
+        "DeadLetterConfig": params.get("DeadLetterConfig"),
+        "SnapStart": params.get("SnapStart"),
+        "LoggingConfig": merge_logging(None, params.get("LoggingConfig") or {}),
+        "_code": checked.sha256_hex,
+        "_published": None,
+    }

@@ -209,7 +209,7 @@ class LambdaService:
             self.code_signing.check_layers(csc, [], layers or [])
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         self._check_combined(checked.data, layers or [])
-        record = _new_record(ref, params, checked)
+        record = cfg.new_record(ref.name, params, checked)
         if managed is not None:  # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
             record.update(CapacityProviderConfig=managed, MemorySize=params.get("MemorySize", 2048),
                           LoggingConfig=cfg.merge_logging({"LogFormat": "JSON"}, params.get("LoggingConfig") or {}))
@@ -545,35 +545,6 @@ def _listed(config: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """A version in a list of versions: every one named by its qualifier, $LATEST too."""
     return cfg.as_named(cfg.render(config, ctx.account, ctx.region, "listed"), ctx.account, ctx.region,
                         config.get("Version", "$LATEST"))  # fmt: skip
-
-
-def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZip) -> dict[str, Any]:
-    """The stored $LATEST record of a new function (FunctionConfiguration members + private keys)."""
-    return {
-        "FunctionName": ref.name,
-        "Runtime": params["Runtime"],
-        "Role": params["Role"],
-        "Handler": params["Handler"],
-        "CodeSize": checked.size,
-        "Description": params.get("Description", ""),
-        "Timeout": params.get("Timeout", 3),
-        "MemorySize": params.get("MemorySize", 128),
-        "LastModified": cfg.now_lambda(),
-        "CodeSha256": checked.sha256_b64,
-        "Version": "$LATEST",
-        "Environment": params.get("Environment"),
-        "TracingConfig": params.get("TracingConfig"),
-        "RevisionId": cfg.new_revision(),
-        "Architectures": params.get("Architectures"),
-        "EphemeralStorage": params.get("EphemeralStorage"),
-        "Layers": params.get("Layers"),
-        "VpcConfig": params.get("VpcConfig"),
-        "DeadLetterConfig": params.get("DeadLetterConfig"),
-        "SnapStart": params.get("SnapStart"),
-        "LoggingConfig": cfg.merge_logging(None, params.get("LoggingConfig") or {}),
-        "_code": checked.sha256_hex,
-        "_published": None,
-    }
 
 
 def _trusts_lambda(document: Any) -> bool:
