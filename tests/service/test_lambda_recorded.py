@@ -370,3 +370,22 @@ def test_snap_start_kept_and_refused_for_older_pythons(aws: Callable[..., Any], 
     assert created["SnapStart"] == {"ApplyOn": "PublishedVersions", "OptimizationStatus": "Off"}
     assert refused(lam.update_function_configuration, FunctionName=name, Runtime="python3.10")[1] == (
         "python3.10 is not supported for SnapStart enabled functions.")
+
+
+def test_a_policy_carries_its_functions_revision(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    before = lam.get_function(FunctionName=fn)["Configuration"]["RevisionId"]
+    grant = {"Action": "lambda:InvokeFunction", "Principal": "s3.amazonaws.com"}
+    lam.add_permission(FunctionName=fn, StatementId="s3", RevisionId=before, **grant)  # GetFunction's revision
+    policy_revision = lam.get_policy(FunctionName=fn)["RevisionId"]
+    after = lam.get_function(FunctionName=fn)["Configuration"]["RevisionId"]
+    assert policy_revision == after != before  # the change gave the function a new revision
+    version = lam.publish_version(FunctionName=fn)
+    latest = lam.get_function(FunctionName=fn)["Configuration"]["RevisionId"]
+    assert latest != after and lam.get_policy(FunctionName=fn)["RevisionId"] == latest  # a publish moves both
+    lam.add_permission(FunctionName=fn, Qualifier="1", StatementId="v1", **grant)
+    on_version = lam.get_policy(FunctionName=fn, Qualifier="1")["RevisionId"]
+    assert on_version != version["RevisionId"]
+    assert on_version == lam.get_function(FunctionName=fn, Qualifier="1")["Configuration"]["RevisionId"]
+    assert refused(lam.add_permission, FunctionName=fn, StatementId="stale", RevisionId=before, **grant)[0] == (
+        "PreconditionFailedException")

@@ -423,6 +423,7 @@ class LambdaService:
             version["Description"] = description
         self.store.insert_version(conn, ref.key, number, version)
         record["_published"], record["_published_fp"] = number, now
+        record["RevisionId"] = cfg.new_revision()  # a publish gives $LATEST a new revision too (recorded)
         self.store.update_function(conn, ref.key, record)
         return version
 
