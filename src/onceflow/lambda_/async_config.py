@@ -127,7 +127,6 @@ class InvokeConfigs:
                     f"The function's execution role does not have permissions to call {action} on {arn}"
                 )
 
-
     def _function_exists(self, arn: str, ref: FunctionRef) -> bool:
         try:
             target = names.parse(arn, ref.account, ref.region)
