@@ -337,8 +337,8 @@ def test_bad_input_is_refused_and_changes_nothing(aws: Callable[..., Any], role:
     code, message = _code(lambda: lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=function,
                                                                   BatchSize=11))
     assert code == "InvalidParameterValueException" and "Maximum batch window" in message
-    code, _ = _code(lambda: lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=_name("nofn")))
-    assert code == "ResourceNotFoundException"
+    code, message = _code(lambda: lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=_name("nofn")))
+    assert (code, message) == ("InvalidParameterValueException", "Function does not exist")  # AWS's recorded answer
     code, message = _code(lambda: lam.create_event_source_mapping(
         EventSourceArn=arn, FunctionName=function, FilterCriteria={"Filters": [{"Pattern": "{not json"}]}))
     assert code == "InvalidParameterValueException"

@@ -74,8 +74,8 @@ def test_add_get_remove(aws: Callable[..., Any], fn: str) -> None:
         lam.add_permission(FunctionName=fn, StatementId="s3", Action="lambda:InvokeFunction", Principal="*")
     assert refused(excinfo) == (
         "ResourceConflictException",
-        "The statement id (sid) provided already exists. Please provide a new statement id, or remove the existing "
-        "statement.", 409)  # fmt: skip
+        "The statement id (s3) provided already exists. Please provide a new statement id, or remove the existing "
+        "statement.", 409)  # fmt: skip  (the id is named: AWS's recording)
     with pytest.raises(ClientError) as excinfo:
         lam.add_permission(FunctionName=fn, StatementId="x", Action="lambda:InvokeFunction", Principal="nobody")
     assert refused(excinfo)[:2] == (
@@ -116,7 +116,8 @@ def test_qualified_policies(aws: Callable[..., Any], fn: str) -> None:
     with pytest.raises(ClientError) as excinfo:
         lam.add_permission(FunctionName=fn, Qualifier="nope", StatementId="x", Action="lambda:InvokeFunction",
                            Principal="*")  # fmt: skip
-    assert refused(excinfo)[1] == f"Function not found: arn:aws:lambda:{REGION}:{ACCOUNT}:function:{fn}:nope"
+    # a missing alias is named as one (AWS's recording: add_permission_fn_alias_doesnotexist)
+    assert refused(excinfo)[1] == f"Cannot find alias arn: arn:aws:lambda:{REGION}:{ACCOUNT}:function:{fn}:nope"
     lam.delete_alias(FunctionName=fn, Name="live")
     lam.create_alias(FunctionName=fn, Name="live", FunctionVersion="1")
     with pytest.raises(ClientError):  # the alias's policy went with it

@@ -61,17 +61,36 @@ def test_configuration_changes_between_publishes_give_new_versions(aws: Callable
     assert lam.publish_version(FunctionName=fn)["Version"] == "4"
 
 
-def test_publish_answers_pending_with_the_last_update_status(aws: Callable[..., Any], fn: str) -> None:
+def test_publish_answers_active_with_the_revision_later_reads_see(aws: Callable[..., Any], fn: str) -> None:
     lam = aws("lambda")
     published = lam.publish_version(FunctionName=fn, Description="first")
-    assert (published["State"], published["StateReasonCode"], published["LastUpdateStatus"]) == (
-        "Pending", "Creating", "Successful")  # fmt: skip
-    assert published["Description"] == "first"
+    assert (published["State"], published["LastUpdateStatus"]) == ("Active", "Successful")
+    assert "StateReasonCode" not in published and published["Description"] == "first"
     later = lam.get_function_configuration(FunctionName=fn, Qualifier="1")
     assert (later["State"], later["LastUpdateStatus"]) == ("Active", "Successful")
     lam.get_waiter("published_version_active").wait(FunctionName=fn, Qualifier="1")
-    # The move to Active gave the version a new revision, as on AWS.
-    assert later["RevisionId"] != published["RevisionId"]
+    assert later["RevisionId"] == published["RevisionId"]
+    again = lam.publish_version(FunctionName=fn)  # nothing changed: version 1 as it stands
+    assert (again["Version"], again["State"], again["RevisionId"]) == ("1", "Active", published["RevisionId"])
+
+
+def test_update_code_with_publish_answers_the_new_version_pending(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    updated = lam.update_function_code(FunctionName=fn, ZipFile=make_zip("def handler(e, c):\n    return 2\n"),
+                                       Publish=True)  # fmt: skip
+    assert (updated["Version"], updated["State"], updated["StateReasonCode"]) == ("1", "Pending", "Creating")
+    assert "LastUpdateStatus" not in updated
+    assert updated["FunctionArn"].endswith(":1")
+
+
+def test_lists_leave_out_state_and_runtime_version(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    lam.publish_version(FunctionName=fn)
+    listed = lam.list_versions_by_function(FunctionName=fn)["Versions"]
+    functions = [f for f in lam.list_functions()["Functions"] if f["FunctionName"] == fn]
+    for entry in [*listed, *functions]:
+        assert not {"State", "LastUpdateStatus", "RuntimeVersionConfig"} & set(entry), entry
+    assert [v["Version"] for v in listed] == ["$LATEST", "1"]
 
 
 def test_revisions_change_with_every_transition(aws: Callable[..., Any], role: str) -> None:

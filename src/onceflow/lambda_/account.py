@@ -12,6 +12,7 @@ from onceflow.lambda_.store import LambdaStore
 TOTAL_CODE_SIZE = 80_530_636_800
 CODE_SIZE_UNZIPPED = 262_144_000
 CODE_SIZE_ZIPPED = 52_428_800
+MAX_TAGS = 50  # tags on one function (docs: "Using tags on Lambda functions"; recorded)
 
 
 class AccountService:
@@ -30,9 +31,18 @@ class AccountService:
         return {"Tags": self._tagged(ctx, resource)[1]}
 
     def tag(self, ctx: RequestContext, resource: str, new: dict[str, str]) -> None:
+        if names.parse(resource, ctx.account, ctx.region).qualifier is not None:  # recorded, versions and $LATEST too
+            raise errors.invalid(
+                "Tags on function aliases and versions are not supported. Please specify a function ARN."
+            )
         key, tags = self._tagged(ctx, resource)
+        if not new:  # recorded
+            raise errors.invalid("An error occurred and the request cannot be processed.")
+        merged = {**tags, **new}
+        if len(merged) > MAX_TAGS:
+            raise errors.invalid("Number of tags exceeds resource tag limit.")
         with self.store.db.transaction() as conn:
-            self.store.set_tags(conn, key, {**tags, **new})
+            self.store.set_tags(conn, key, merged)
 
     def untag(self, ctx: RequestContext, resource: str, keys: list[str]) -> None:
         key, tags = self._tagged(ctx, resource)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors, names
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.service import LambdaService
@@ -37,18 +38,25 @@ class InvokeConfigs:
         self.store = service.store
 
     def _target(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str]:
+        """The function and qualifier a write or a list names; a missing one is answered in the words
+        AWS records for these operations, whichever part is missing."""
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
-        return ref, self.service.existing_qualifier(ref)
+        try:
+            return ref, self.service.existing_qualifier(ref)
+        except ServiceError as err:
+            if err.code != "ResourceNotFoundException":
+                raise
+            raise errors.not_found("The function doesn't exist.") from None
 
     def put(self, ctx: RequestContext, params: dict[str, Any], *, merge: bool) -> dict[str, Any]:
+        members = ("MaximumRetryAttempts", "MaximumEventAgeInSeconds", "DestinationConfig")
+        given = {m: params[m] for m in members if m in params}
+        if not given:  # refused before the function is looked up (recorded)
+            raise errors.invalid("You must specify at least one of error handling or destination setting.")
         ref, qualifier = self._target(ctx, params)
         stored = self.store.get_invoke_config(ref.key, qualifier)
         if merge and stored is None:
             raise _missing(ref, qualifier)
-        members = ("MaximumRetryAttempts", "MaximumEventAgeInSeconds", "DestinationConfig")
-        given = {m: params[m] for m in members if m in params}
-        if not given:
-            raise errors.invalid("You must specify at least one of error handling or destination setting.")
         config = {**(stored or {}), **given} if merge else given
         if "DestinationConfig" in given:
             self._check_destinations(ref, qualifier, given["DestinationConfig"])
@@ -59,23 +67,24 @@ class InvokeConfigs:
         return _render(ref, qualifier, config)
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._target(ctx, params)
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        qualifier = self.service.stored_qualifier(ref)  # no function, no version: the same answer
         config = self.store.get_invoke_config(ref.key, qualifier)
         if config is None:
             raise _missing(ref, qualifier)
         return _render(ref, qualifier, config)
 
     def delete(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        ref, qualifier = self._target(ctx, params)
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        qualifier = self.service.stored_qualifier(ref)  # no function, no version: the same answer
         if self.store.get_invoke_config(ref.key, qualifier) is None:
             raise _missing(ref, qualifier)
         with self.store.db.transaction() as conn:
             self.store.delete_invoke_config(conn, ref.key, qualifier)
 
     def list(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
+        ref, _ = self._target(ctx, {"FunctionName": params["FunctionName"]})
         names.unqualified(ref)
-        self.service.existing_qualifier(ref)
         rows = self.store.list_invoke_configs(ref.key)
         qualifiers = [r.get("_qualifier", "") for r in rows]
         rendered = [_render(ref, q, r) for q, r in zip(qualifiers, rows, strict=True)]
@@ -107,14 +116,35 @@ class InvokeConfigs:
                 continue
             parts = arn.split(":")
             action = _DESTINATIONS.get(parts[2]) if len(parts) > 5 else None
-            if action is None:  # AWS's generic refusal of a destination (as provider docs quote it)
-                raise errors.invalid(f"The destination ARN {arn} is invalid.")
+            if action is None:  # another service's ARN: the whole configuration is named (recorded)
+                raise errors.invalid(f"The provided destination config {_java_config(destinations)} is invalid.")
             if arn == ref.arn(qualifier or None) or arn == ref.arn():
                 raise errors.invalid("You can't specify the function as a destination for itself.")
+            if parts[2] == "lambda" and not self._function_exists(arn, ref):
+                raise errors.invalid(f"The destination ARN {arn} is invalid.")
             if iam is not None and not iam.role_allows(ref.account, role, f"{parts[2]}:{action}", arn):
                 raise errors.invalid(
                     f"The function's execution role does not have permissions to call {action} on {arn}"
                 )
+
+    def _function_exists(self, arn: str, ref: FunctionRef) -> bool:
+        try:
+            target = names.parse(arn, ref.account, ref.region)
+            self.service.existing_qualifier(target)
+        except ServiceError:
+            return False
+        return True
+
+
+def _java_config(destinations: dict[str, Any]) -> str:
+    """A DestinationConfig as Lambda's Java model prints it in its refusal."""
+    def one(member: str) -> str:
+        if member not in destinations:
+            return "null"
+        arn = (destinations.get(member) or {}).get("Destination")
+        return f"{member}(destination={arn if arn else 'null'})"
+
+    return f"DestinationConfig(onSuccess={one('OnSuccess')}, onFailure={one('OnFailure')})"
 
 
 def _render(ref: FunctionRef, qualifier: str, config: dict[str, Any]) -> dict[str, Any]:

@@ -35,10 +35,10 @@ _POLICIES = ("Warn", "Enforce")
 MAX_PUBLISHERS = 20
 
 
-# The two not-found wordings are as LocalStack's provider has them, which its snapshot tests hold to
-# AWS's recorded answers (not in AWS's documentation).
+# The two not-found wordings are AWS's recorded answers (LocalStack's snapshots; not in AWS's
+# documentation); the first is recorded without a Type member.
 def _not_found(arn: str) -> ServiceError:
-    return errors.not_found(f"The Lambda code signing configuration {arn} can not be found.")
+    return errors.not_found(f"The Lambda code signing configuration {arn} can not be found.", typed=False)
 
 
 def _csc_not_found(arn: str) -> ServiceError:
@@ -142,10 +142,10 @@ class CodeSigning:
     def put_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
         names.unqualified(ref)
+        arn = self.linkable(params["CodeSigningConfigArn"])  # checked before the function (recorded)
         record = self.service.store.get_function(ref.key)
         if record is None:
             raise errors.function_not_found(ref.arn())
-        arn = self.linkable(params["CodeSigningConfigArn"])
         record["_csc"] = arn
         with self.store.db.transaction() as conn:
             self.store.update_function(conn, ref.key, record)

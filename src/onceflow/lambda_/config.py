@@ -3,8 +3,9 @@ rendering the FunctionConfiguration shape (aws-semantics.md 2.1), in the model's
 
 The stored record holds the FunctionConfiguration members plus private keys starting with `_`
 (`_code`: the zip's SHA-256 hex). State is not stored: updates take effect at once, so a response
-to CreateFunction or PublishVersion says Pending / an update says InProgress, as AWS's first answer
-does, and every later read says Active / Successful (so `aws lambda wait function-active-v2`
+to CreateFunction (or UpdateFunctionCode with Publish) says Pending / an update says InProgress, as
+AWS's first answer does, and every later read says Active / Successful (PublishVersion's answer too,
+as AWS records it) (so `aws lambda wait function-active-v2`
 returns at once). On AWS the move to Active / Successful gives the function a new RevisionId; so
 here the first answer carries a revision of its own and the stored record the one later reads see.
 """
@@ -15,13 +16,25 @@ import hashlib
 import json
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import validation_error
 from onceflow.lambda_ import dead_letter, errors
 
+if TYPE_CHECKING:
+    from onceflow.lambda_.zips import CheckedZip
+
 PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
 RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
+# The runtimes AWS lists when it refuses one, in its own order, as recorded (CreateFunction and
+# UpdateFunctionConfiguration, 2024-04): the runtimes then open to new functions, not the model's enum.
+# UNCONFIRMED: the list AWS shows today (runtimes added or retired since). The wire's validator holds the same
+# list for layers' CompatibleRuntimes (wire/validate.py _LAMBDA_RUNTIMES).
+RECORDED_RUNTIME_ENUM = [
+    "nodejs20.x", "provided.al2023", "python3.12", "java17", "nodejs16.x", "dotnet8", "python3.10", "java11",
+    "python3.11", "dotnet6", "java21", "nodejs18.x", "provided.al2", "ruby3.3", "java8.al2", "ruby3.2",
+    "python3.8", "python3.9",
+]  # fmt: skip
 MAX_TIMEOUT = 900
 MAX_MEMORY = 10240
 # The model's 32768 MB / 5400 s are Lambda Managed Instances' and durable functions'; a function
@@ -61,7 +74,17 @@ def check_runtime(runtime: str, all_runtimes: list[str]) -> None:
         )
     if runtime in all_runtimes:
         raise errors.invalid(f"onceflow runs Python functions only; the runtime {runtime} is not supported")
-    raise errors.bad_runtime(runtime, all_runtimes)
+    raise errors.bad_runtime(runtime, RECORDED_RUNTIME_ENUM)
+
+
+# Python runtimes SnapStart takes (docs: "Improving startup performance with Lambda SnapStart": Python 3.12
+# and later); AWS refused python3.12 itself when LocalStack recorded it (2024-04), before that support came.
+_SNAP_START_PYTHON = ("python3.12", "python3.13", "python3.14")
+
+
+def check_snap_start(snap: dict[str, Any] | None, runtime: str) -> None:
+    if (snap or {}).get("ApplyOn") == "PublishedVersions" and runtime not in _SNAP_START_PYTHON:
+        raise errors.invalid(f"{runtime} is not supported for SnapStart enabled functions.")
 
 
 def check_limits(params: dict[str, Any]) -> None:
@@ -142,7 +165,9 @@ def runtime_version_arn(region: str, runtime: str) -> str:
 def render(
     config: dict[str, Any], account: str, region: str, phase: str = "steady", revision: str | None = None
 ) -> dict[str, Any]:
-    """FunctionConfiguration for a stored record. phase: 'create', 'publish', 'update' or 'steady';
+    """FunctionConfiguration for a stored record. phase: 'create', 'update', 'steady' or
+    'listed' (ListFunctions, ListVersionsByFunction: AWS leaves out the state members and
+    RuntimeVersionConfig there, as its ListFunctions reference says and its recordings show);
     `revision` replaces the stored RevisionId (the first answer's, see the module's docstring)."""
     name = config["FunctionName"]
     version = config.get("Version", "$LATEST")
@@ -185,8 +210,10 @@ def render(
     if config.get("CapacityProviderConfig"):  # Lambda Managed Instances: no SnapStart (as AWS answers)
         out["CapacityProviderConfig"] = config["CapacityProviderConfig"]
     else:
-        out["SnapStart"] = {"ApplyOn": "None", "OptimizationStatus": "Off"}
-    out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
+        apply_on = (config.get("SnapStart") or {}).get("ApplyOn", "None")
+        out["SnapStart"] = {"ApplyOn": apply_on, "OptimizationStatus": "Off"}
+    if phase != "listed":
+        out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
     out["LoggingConfig"] = logging_config(config.get("LoggingConfig"), name)
     return out
 
@@ -201,13 +228,6 @@ def as_named(shown: dict[str, Any], account: str, region: str, qualifier: str | 
 def _state(phase: str) -> dict[str, str]:
     if phase == "create":
         return {"State": "Pending", "StateReason": "The function is being created.", "StateReasonCode": "Creating"}
-    if phase == "publish":  # a new version starts Pending; the update that made $LATEST was a success
-        return {
-            "State": "Pending",
-            "StateReason": "The function is being created.",
-            "StateReasonCode": "Creating",
-            "LastUpdateStatus": "Successful",
-        }
     if phase == "update":
         return {
             "State": "Active",
@@ -215,6 +235,8 @@ def _state(phase: str) -> dict[str, str]:
             "LastUpdateStatusReason": "The function is being created.",
             "LastUpdateStatusReasonCode": "Creating",
         }
+    if phase == "listed":
+        return {}
     return {"State": "Active", "LastUpdateStatus": "Successful"}
 
 
@@ -227,3 +249,32 @@ def fingerprint(config: dict[str, Any]) -> str:
     (any member, the description too) changed since the last one."""
     kept = {k: v for k, v in config.items() if not k.startswith("_") and k not in _NOT_CONFIGURATION}
     return json.dumps(kept, sort_keys=True, default=str)
+
+
+def new_record(name: str, params: dict[str, Any], checked: CheckedZip) -> dict[str, Any]:
+    """The stored $LATEST record of a new function (FunctionConfiguration members + private keys)."""
+    return {
+        "FunctionName": name,
+        "Runtime": params["Runtime"],
+        "Role": params["Role"],
+        "Handler": params["Handler"],
+        "CodeSize": checked.size,
+        "Description": params.get("Description", ""),
+        "Timeout": params.get("Timeout", 3),
+        "MemorySize": params.get("MemorySize", 128),
+        "LastModified": now_lambda(),
+        "CodeSha256": checked.sha256_b64,
+        "Version": "$LATEST",
+        "Environment": params.get("Environment"),
+        "TracingConfig": params.get("TracingConfig"),
+        "RevisionId": new_revision(),
+        "Architectures": params.get("Architectures"),
+        "EphemeralStorage": params.get("EphemeralStorage"),
+        "Layers": params.get("Layers"),
+        "VpcConfig": params.get("VpcConfig"),
+        "DeadLetterConfig": params.get("DeadLetterConfig"),
+        "SnapStart": params.get("SnapStart"),
+        "LoggingConfig": merge_logging(None, params.get("LoggingConfig") or {}),
+        "_code": checked.sha256_hex,
+        "_published": None,
+    }

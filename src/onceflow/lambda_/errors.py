@@ -17,8 +17,8 @@ MAX_SYNC_PAYLOAD = 6_291_456
 MAX_ASYNC_PAYLOAD = 1_048_576  # raised from 256 KB (Invoke docs: "For asynchronous invocations, ... 1 MB")
 
 
-def _err(code: str, message: str, status: int, *, capital: bool = False) -> ServiceError:
-    extra = {"Type": "User", "Message" if capital else "message": message}
+def _err(code: str, message: str, status: int, *, capital: bool = False, typed: bool = True) -> ServiceError:
+    extra = {"Type": "User" if typed else None, "Message" if capital else "message": message}
     return ServiceError(code, message, status, extra=extra)
 
 
@@ -40,8 +40,8 @@ def other_region(function_region: str, region: str) -> ServiceError:
     )
 
 
-def not_found(message: str) -> ServiceError:
-    return _err("ResourceNotFoundException", message, 404, capital=True)
+def not_found(message: str, *, typed: bool = True) -> ServiceError:
+    return _err("ResourceNotFoundException", message, 404, capital=True, typed=typed)
 
 
 def alias_not_found(arn: str) -> ServiceError:
@@ -57,8 +57,9 @@ def alias_exists(arn: str) -> ServiceError:
     return _err("ResourceConflictException", f"Alias already exists: {arn}", 409)
 
 
-def invalid(message: str) -> ServiceError:
-    return _err("InvalidParameterValueException", message, 400)
+def invalid(message: str, *, typed: bool = True) -> ServiceError:
+    """InvalidParameterValueException; `typed=False` for the few answers AWS sends without `Type`."""
+    return _err("InvalidParameterValueException", message, 400, typed=typed)
 
 
 def bad_zip() -> ServiceError:
@@ -120,10 +121,11 @@ def conflict(message: str) -> ServiceError:
     return _err("ResourceConflictException", message, 409)
 
 
-def revision_mismatch() -> ServiceError:
+def revision_mismatch(where: str = "GetFunction/GetAlias") -> ServiceError:
+    """`where`: the API that names the revision (layer version policies: GetLayerPolicy, recorded)."""
     return _err(
         "PreconditionFailedException",
         "The Revision Id provided does not match the latest Revision Id. "
-        "Call the GetFunction/GetAlias API to retrieve the latest Revision Id",
+        f"Call the {where} API to retrieve the latest Revision Id",
         412,
     )

@@ -42,31 +42,69 @@ class FunctionSettings:
             self.store.update_function(conn, ref.key, record)
 
     # ------------------------------------------------------------------ provisioned concurrency
+    def _provisioned_target(self, ctx: RequestContext, params: dict[str, Any], *, put: bool = False
+                            ) -> tuple[FunctionRef, str, dict[str, Any]]:  # fmt: skip
+        """The version or alias a provisioned config is on. As AWS records it: $LATEST is refused first,
+        and a missing alias or version is named as that alias or version even when the function is
+        missing too."""
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        q = ref.qualifier
+        if q is None or q == "$LATEST":
+            if put:
+                raise errors.invalid(
+                    "Provisioned Concurrency Configs cannot be applied to unpublished function versions."
+                )
+            raise errors.invalid("The function resource provided must be an alias or a published version.")
+        record = self.store.get_function(ref.key)
+        if q != LATEST_PUBLISHED:
+            if q.isdigit():
+                if record is None or self.store.get_version(ref.key, int(q)) is None:
+                    raise errors.function_not_found(ref.arn(q))
+            elif record is None or self.store.get_alias(ref.key, q) is None:
+                raise errors.alias_not_found(ref.arn(q))
+        qualifier = self.service.existing_qualifier(ref)
+        assert record is not None  # existing_qualifier found it
+        return ref, qualifier, record
+
     def put_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier, record = self._record(ctx, params)
-        if not qualifier:
-            raise errors.invalid("Provisioned Concurrency Configs cannot be applied to unpublished function versions.")
+        ref, qualifier, record = self._provisioned_target(ctx, params, put=True)
+        entries = dict(record.get("_provisioned") or {})
+        self._check_overlap(ref, qualifier, entries)
         wanted = int(params["ProvisionedConcurrentExecutions"])
         entry = {"Requested": wanted, "LastModified": cfg.now_lambda()}
-        record["_provisioned"] = {**(record.get("_provisioned") or {}), qualifier: entry}
+        record["_provisioned"] = {**entries, qualifier: entry}
         self._save(ref, record)
         self.provision(ref.key)
         return {"RequestedProvisionedConcurrentExecutions": wanted, "AllocatedProvisionedConcurrentExecutions": 0,
                 "AvailableProvisionedConcurrentExecutions": 0, "Status": "IN_PROGRESS",
                 "LastModified": entry["LastModified"]}  # fmt: skip
 
+    def _check_overlap(self, ref: FunctionRef, qualifier: str, entries: dict[str, Any]) -> None:
+        """A version and an alias to it may not both hold a config (AWS's recorded conflicts)."""
+        if qualifier.isdigit():
+            for other in entries:
+                alias = None if other.isdigit() else self.store.get_alias(ref.key, other)
+                if alias is not None and str(alias["FunctionVersion"]) == qualifier:
+                    raise errors.conflict("Version is pointed by a Provisioned Concurrency alias")
+            return
+        alias = self.store.get_alias(ref.key, qualifier)
+        if alias is not None and str(alias["FunctionVersion"]) in entries:
+            raise errors.conflict(
+                "Alias can't be used for Provisioned Concurrency configuration on an already Provisioned version"
+            )
+
     def get_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        _, qualifier, record = self._record(ctx, params)
+        _, qualifier, record = self._provisioned_target(ctx, params)
         entry = (record.get("_provisioned") or {}).get(qualifier)
         if entry is None:
             raise _provisioned_missing()
         return _ready(entry)
 
     def delete_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        ref, qualifier, record = self._record(ctx, params)
+        ref, qualifier, record = self._provisioned_target(ctx, params)
         entries = dict(record.get("_provisioned") or {})
         if entries.pop(qualifier, None) is None:
-            raise _provisioned_missing()
+            return  # nothing to delete: AWS answers 204 (recorded)
         record["_provisioned"] = entries
         self._save(ref, record)
         self.provision(ref.key)

@@ -81,6 +81,7 @@ class Layers:
         return self._render(key, config)
 
     def get(self, ctx: RequestContext, name: str, version: int) -> dict[str, Any]:
+        _check_number(version)
         key = self._key(ctx, name)
         config = self.store.get_layer(key, version)
         if config is None:
@@ -94,6 +95,7 @@ class Layers:
         return self.get(ctx, arn.rsplit(":", 1)[0], int(found["version"]))
 
     def delete(self, ctx: RequestContext, name: str, version: int) -> None:
+        _check_number(version)
         key = self._key(ctx, name)
         with self.store.db.transaction() as conn:  # AWS answers 204 for a version that is not there
             self.store.delete_layer(conn, key, version)
@@ -153,8 +155,8 @@ class Layers:
         key = self._key(ctx, params["LayerName"])
         version = int(params["VersionNumber"])
         config = self.store.get_layer(key, version)
-        if config is None:
-            raise errors.not_found("The resource you requested does not exist.")
+        if config is None:  # the policy calls name the version (recorded)
+            raise errors.not_found(f"Layer version {layer_arn(*_arn_parts(key), version)} does not exist.")
         return key, version, config
 
     # ------------------------------------------------------------------ functions' layers
@@ -164,8 +166,20 @@ class Layers:
         if len(arns) > MAX_LAYERS:
             raise errors.invalid(f"Cannot reference more than {MAX_LAYERS} layers.")
         out = []
+        seen: dict[str, str] = {}  # layer ARN -> the version ARN first naming it
         for arn in arns:
+            layer = arn.rsplit(":", 1)[0]
+            if layer in seen:  # recorded: the first two versions of one layer are named, even the same one twice
+                raise errors.invalid(
+                    "Two different versions of the same layer are not allowed to be referenced in the same function. "
+                    f"{seen[layer]} and {arn} are versions of the same layer."
+                )
+            seen[layer] = arn
             found = _LAYER_ARN.fullmatch(arn)
+            if found is not None and found["region"] != region:  # recorded
+                raise errors.invalid(
+                    f"Layers are not in the same region as the function. Layers are expected to be in region {region}."
+                )
             config = None
             if found is not None and found["version"] is not None:
                 config = self.store.get_layer((found["account"], found["region"], found["name"]),
@@ -217,10 +231,17 @@ class Layers:
     def _details(config: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"Description": config.get("Description", ""), "CreatedDate": config["CreatedDate"],
                                "Version": config["Version"]}  # fmt: skip
-        for member in ("CompatibleArchitectures", "CompatibleRuntimes", "LicenseInfo"):
-            if config.get(member):
+        for member in ("CompatibleArchitectures", "CompatibleRuntimes"):  # given empty, shown empty (recorded)
+            if config.get(member) is not None:
                 out[member] = config[member]
+        if config.get("LicenseInfo"):
+            out["LicenseInfo"] = config["LicenseInfo"]
         return out
+
+
+def _check_number(version: int) -> None:
+    if version < 1:  # recorded for GetLayerVersion and DeleteLayerVersion
+        raise errors.invalid("Layer Version Cannot be less than 1")
 
 
 def _account_root(principal: str) -> str:
@@ -229,7 +250,7 @@ def _account_root(principal: str) -> str:
 
 def _check_revision(config: dict[str, Any], wanted: str | None) -> None:
     if wanted and wanted != config.get("_policy_revision"):
-        raise errors.revision_mismatch()
+        raise errors.revision_mismatch("GetLayerPolicy")
 
 
 def _arn_parts(key: Key) -> tuple[str, str, str]:

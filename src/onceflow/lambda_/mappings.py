@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors, esm_windows, names
 from onceflow.lambda_.esm_events import compile_filters
 from onceflow.patterns.event_pattern import PatternError
@@ -137,13 +138,16 @@ class MappingsApi:
     # ------------------------------------------------------------------ operations
     @operation("CreateEventSourceMapping")
     def create(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        source = p.get("EventSourceArn")
-        if not source:
-            raise errors.invalid("Unrecognized event source, must be kafka or specify EventSourceArn")
-        kind = source_kind(source)
-        if kind is None:
+        source: str = p.get("EventSourceArn") or ""
+        kind = source_kind(source) if source else None
+        if kind is None:  # no EventSourceArn too (recorded)
             raise errors.invalid("Unrecognized event source.")
-        function_arn = self._function_arn(ctx, p["FunctionName"])
+        try:
+            function_arn = self._function_arn(ctx, p["FunctionName"])
+        except ServiceError as err:  # recorded: a 400 in these words, not the usual 404
+            if err.code != "ResourceNotFoundException":
+                raise
+            raise errors.invalid("Function does not exist") from None
         for row in self.store.list(ctx.account, ctx.region):
             if row["source_arn"] == source and row["function_arn"] == function_arn:
                 raise errors.conflict(
@@ -283,7 +287,7 @@ def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
             raise errors.invalid(f"BatchSize must be less than or equal to 10000 for DynamoDB Streams, got {size}.")
         if "StartingPosition" not in c:
             raise errors.invalid("1 validation error detected: Value null at 'startingPosition' failed to satisfy "
-                                 "constraint: Member must not be null")
+                                 "constraint: Member must not be null.")  # with the period, as recorded
         if c["StartingPosition"] not in ("TRIM_HORIZON", "LATEST"):
             raise errors.invalid(f"Unsupported starting position {c['StartingPosition']} for DynamoDB Streams.")
         on_failure = ((c.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")

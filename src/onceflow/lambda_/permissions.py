@@ -8,14 +8,18 @@ qualifier), as on AWS, where an invocation through an alias is authorized by the
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
 from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, names, policy
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.service import LambdaService
+
+_ALIAS_NAME = re.compile(r"[a-zA-Z0-9-_]+")  # what an alias may be called (the model's Alias pattern)
 
 
 class Permissions:
@@ -23,37 +27,80 @@ class Permissions:
         self.service = service
         self.store = service.store
 
-    def _target(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str]:
-        """The function and the qualifier a policy call acts on ('' for the unqualified function)."""
+    def _target(self, ctx: RequestContext, params: dict[str, Any], op: str) -> tuple[FunctionRef, str]:
+        """The function and the qualifier a policy call acts on ('' for the unqualified function). What
+        is missing is named as AWS records it per operation: GetPolicy answers a missing version or
+        alias as a missing policy, RemovePermission a missing function as one with no policy, and the
+        writes a missing alias (a name an alias could have) as that alias."""
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
-        return ref, self.service.existing_qualifier(ref)
+        if self.store.get_function(ref.key) is None and op == "remove":
+            raise errors.not_found(f"No policy found for: {ref.arn()}")
+        try:
+            return ref, self.service.existing_qualifier(ref)
+        except ServiceError as err:
+            q = ref.qualifier
+            if err.code != "ResourceNotFoundException" or not q or self.store.get_function(ref.key) is None:
+                raise
+            if op == "get":
+                raise errors.not_found("The resource you requested does not exist.") from None
+            if _ALIAS_NAME.fullmatch(q) and not q.isdigit():
+                raise errors.alias_not_found(ref.arn(q)) from None
+            raise
 
     def add(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._target(ctx, params)
+        ref, qualifier = self._target(ctx, params, "add")
         if ref.qualifier == "$LATEST":
             raise errors.invalid("We currently do not support adding policies for $LATEST.")
-        current, revision = self.store.get_policy(ref.key, qualifier) or (policy.empty(), None)
-        _check_revision(revision, params.get("RevisionId"))
+        found = self.store.get_policy(ref.key, qualifier)
+        _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
         stmt = policy.statement(params, ref.arn(qualifier or None))
-        updated = policy.add(current, stmt)
+        updated = policy.add(found[0] if found else policy.empty(), stmt)
         with self.store.db.transaction() as conn:
-            self.store.put_policy(conn, ref.key, qualifier, updated, cfg.new_revision())
+            self.store.put_policy(conn, ref.key, qualifier, updated, self._new_revision(conn, ref, qualifier))
         return {"Statement": _compact(stmt)}
 
     def remove(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        ref, qualifier = self._target(ctx, params)
+        ref, qualifier = self._target(ctx, params, "remove")
         found = self.store.get_policy(ref.key, qualifier)
-        _check_revision(found[1] if found else None, params.get("RevisionId"))
+        _check_revision(self._revision(ref, qualifier, found) if found else None, params.get("RevisionId"))
         updated = policy.remove(found[0] if found else None, params["StatementId"])
         with self.store.db.transaction() as conn:
-            self.store.put_policy(conn, ref.key, qualifier, updated, cfg.new_revision())
+            self.store.put_policy(conn, ref.key, qualifier, updated, self._new_revision(conn, ref, qualifier))
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._target(ctx, params)
+        ref, qualifier = self._target(ctx, params, "get")
         found = self.store.get_policy(ref.key, qualifier)
         if found is None:
             raise errors.not_found("The resource you requested does not exist.")
-        return {"Policy": _compact(found[0]), "RevisionId": found[1]}
+        return {"Policy": _compact(found[0]), "RevisionId": self._revision(ref, qualifier, found)}
+
+    # A policy's RevisionId is its function's, version's or alias's (AWS's recordings: GetPolicy answers
+    # the RevisionId GetFunction shows, a publish moves both), and a policy change gives that a new one.
+    def _revision(self, ref: FunctionRef, qualifier: str, found: tuple[dict[str, Any], str] | None) -> str | None:
+        record = self._holder(ref, qualifier)
+        if record is not None:
+            return str(record["RevisionId"])
+        return found[1] if found else None
+
+    def _holder(self, ref: FunctionRef, qualifier: str) -> dict[str, Any] | None:
+        if not qualifier:
+            return self.store.get_function(ref.key)
+        if qualifier.isdigit():
+            return self.store.get_version(ref.key, int(qualifier))
+        return self.store.get_alias(ref.key, qualifier)  # ($LATEST.PUBLISHED: None, the policy's own)
+
+    def _new_revision(self, conn: Any, ref: FunctionRef, qualifier: str) -> str:
+        revision = cfg.new_revision()
+        record = self._holder(ref, qualifier)
+        if record is not None:
+            record["RevisionId"] = revision
+            if not qualifier:
+                self.store.update_function(conn, ref.key, record)
+            elif qualifier.isdigit():
+                self.store.update_version(conn, ref.key, int(qualifier), record)
+            else:
+                self.store.put_alias(conn, ref.key, qualifier, record)
+        return revision
 
     def may_invoke(
         self,

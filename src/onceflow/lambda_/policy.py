@@ -51,10 +51,10 @@ def statement(params: Mapping[str, Any], resource: str) -> dict[str, Any]:
     string_equals: dict[str, str] = {}
     if params.get("SourceAccount"):
         string_equals["AWS:SourceAccount"] = params["SourceAccount"]
+    if params.get("FunctionUrlAuthType"):  # before the org id, as AWS writes them (recorded)
+        string_equals["lambda:FunctionUrlAuthType"] = params["FunctionUrlAuthType"]
     if params.get("PrincipalOrgID"):
         string_equals["aws:PrincipalOrgID"] = params["PrincipalOrgID"]
-    if params.get("FunctionUrlAuthType"):
-        string_equals["lambda:FunctionUrlAuthType"] = params["FunctionUrlAuthType"]
     if params.get("EventSourceToken"):
         string_equals["lambda:EventSourceToken"] = params["EventSourceToken"]
     condition: dict[str, Any] = {}
@@ -72,8 +72,8 @@ def statement(params: Mapping[str, Any], resource: str) -> dict[str, Any]:
 def add(policy: dict[str, Any], stmt: dict[str, Any]) -> dict[str, Any]:
     if any(s.get("Sid") == stmt["Sid"] for s in policy["Statement"]):
         raise errors.conflict(
-            "The statement id (sid) provided already exists. Please provide a new statement id, or remove the "
-            "existing statement."
+            f"The statement id ({stmt['Sid']}) provided already exists. Please provide a new statement id, or "
+            "remove the existing statement."
         )
     return {**policy, "Statement": [*policy["Statement"], stmt]}
 

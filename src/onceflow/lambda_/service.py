@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 LATEST_PUBLISHED = "$LATEST.PUBLISHED"
 LATEST_PUBLISHED_KEY = "_latest_published"  # the $LATEST.PUBLISHED version, kept in $LATEST's record
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
-                   "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig")  # fmt: skip
+                   "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig", "SnapStart")  # fmt: skip
 _MIN_UNRESERVED = 100
 
 
@@ -193,6 +193,7 @@ class LambdaService:
                 "Runtime and Handler are mandatory parameters for functions created with deployment packages."
             )
         cfg.check_runtime(params["Runtime"], self.runtimes)
+        cfg.check_snap_start(params.get("SnapStart"), params["Runtime"])
         cfg.check_limits(params)
         layers = self._layers(ctx, params)
         self._check_role(ctx.account, params["Role"])
@@ -208,7 +209,7 @@ class LambdaService:
             self.code_signing.check_layers(csc, [], layers or [])
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         self._check_combined(checked.data, layers or [])
-        record = _new_record(ref, params, checked)
+        record = cfg.new_record(ref.name, params, checked)
         if managed is not None:  # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
             record.update(CapacityProviderConfig=managed, MemorySize=params.get("MemorySize", 2048),
                           LoggingConfig=cfg.merge_logging({"LogFormat": "JSON"}, params.get("LoggingConfig") or {}))
@@ -262,7 +263,7 @@ class LambdaService:
             return paging.page(every, marker, limit, "Functions", lambda c: _listed(c, ctx))
         after = paging.decode_marker(marker)
         rows = self.store.list_functions(ctx.account, ctx.region, after, limit + 1)
-        out: dict[str, Any] = {"Functions": [cfg.render(r, ctx.account, ctx.region) for r in rows[:limit]]}
+        out: dict[str, Any] = {"Functions": [cfg.render(r, ctx.account, ctx.region, "listed") for r in rows[:limit]]}
         if len(rows) > limit:
             out["NextMarker"] = paging.encode_marker(rows[limit - 1]["FunctionName"])
         return out
@@ -295,6 +296,8 @@ class LambdaService:
                 raise errors.invalid("Cannot change runtime identifier when runtime management configuration is set "
                                      "to 'Manual'. Change the runtime management configuration to 'Auto' or "
                                      "'FunctionUpdate', then retry.")  # fmt: skip
+        runtime = params.get("Runtime", record["Runtime"])
+        cfg.check_snap_start(params.get("SnapStart", record.get("SnapStart")), runtime)
         cfg.check_limits(params)
         layers = self._layers(ctx, params)
         if "Role" in params:
@@ -329,6 +332,7 @@ class LambdaService:
         checked: zips.CheckedZip | None,
     ) -> dict[str, Any]:  # fmt: skip
         record.update(LastModified=cfg.now_lambda(), RevisionId=cfg.new_revision())
+        before = record.get("_published")
         with self.store.db.transaction() as conn:
             if checked is not None:
                 self.store.put_code(conn, checked.sha256_hex, checked.data)
@@ -336,7 +340,7 @@ class LambdaService:
             version = self._publish(conn, ref, record) if publish else None
         self.on_change(ref.key)
         if version is not None:
-            return cfg.render(version, ctx.account, ctx.region, "publish", cfg.new_revision())
+            return _published_answer(version, before, ctx)
         return cfg.render(record, ctx.account, ctx.region, "update", cfg.new_revision())
 
     @staticmethod
@@ -346,20 +350,22 @@ class LambdaService:
 
     def delete_function(self, ctx: RequestContext, name: str, qualifier: str | None) -> None:
         ref = self._ref(ctx, name, qualifier)
+        if ref.qualifier == "$LATEST":  # refused before the function is looked up, as AWS records it
+            raise errors.invalid("$LATEST version cannot be deleted without deleting the function.")
         self.latest(ref)
         with self.store.db.transaction() as conn:
-            if ref.qualifier and ref.qualifier != "$LATEST":
+            if ref.qualifier:
                 version = _version_number(ref.qualifier)
-                if version is None or self.store.get_version(ref.key, version) is None:
+                if version is None:
                     raise errors.function_not_found(ref.arn(ref.qualifier))
+                if self.store.get_version(ref.key, version) is None:
+                    return  # deleting a version that is not there is idempotent on AWS (recorded)
                 users = [a["Name"] for a in self.store.list_aliases(ref.key) if a["FunctionVersion"] == ref.qualifier]
                 if users:
                     raise errors.conflict(
                         f"Unable to delete version because the following aliases reference it: {users}"
                     )
                 self.store.delete_version(conn, ref.key, version)
-            elif ref.qualifier == "$LATEST":
-                raise errors.invalid("$LATEST version cannot be deleted without deleting the function.")
             else:
                 self.store.delete_function(conn, ref.key)
         self.on_change(ref.key)
@@ -374,11 +380,13 @@ class LambdaService:
         if expected and expected != record["CodeSha256"]:
             raise errors.invalid(
                 f"CodeSHA256 ({expected}) is different from current CodeSHA256 in $LATEST "
-                f"({record['CodeSha256']}). Please try again"
+                f"({record['CodeSha256']}). Please try again with the CodeSHA256 in $LATEST."
             )
         with self.store.db.transaction() as conn:
             version = self._publish_as(conn, ref, record, params.get("PublishTo"), params.get("Description"))
-        return cfg.render(version, ctx.account, ctx.region, "publish", cfg.new_revision())
+        # Active and Successful at once, with the revision later reads see (recorded 2022-2024); also
+        # when nothing changed and the last version is returned again.
+        return cfg.render(version, ctx.account, ctx.region)
 
     def _publish_as(self, conn: Any, ref: FunctionRef, record: dict[str, Any], publish_to: str | None,
                     description: str | None = None) -> dict[str, Any]:  # fmt: skip
@@ -415,6 +423,7 @@ class LambdaService:
             version["Description"] = description
         self.store.insert_version(conn, ref.key, number, version)
         record["_published"], record["_published_fp"] = number, now
+        record["RevisionId"] = cfg.new_revision()  # a publish gives $LATEST a new revision too (recorded)
         self.store.update_function(conn, ref.key, record)
         return version
 
@@ -428,8 +437,13 @@ class LambdaService:
     # ------------------------------------------------------------------ concurrency
     def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
         ref = self._ref(ctx, name)
-        names.unqualified(ref)
-        self.latest(ref)
+        if ref.qualifier and ref.qualifier != "$LATEST":  # recorded; `:$LATEST` passes, as in names.unqualified
+            raise errors.invalid(
+                "This operation is permitted on Lambda functions only. Aliases and versions do not support this "
+                "operation. Please specify either a function name or an unqualified function ARN."
+            )
+        if self.store.get_function(ref.key) is None:  # recorded with `:$LATEST`, before the value is weighed
+            raise errors.function_not_found(ref.arn("$LATEST"))
         others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
         if self.account_limit - others - value < _MIN_UNRESERVED:
             raise errors.invalid(
@@ -460,6 +474,12 @@ class LambdaService:
         number = _version_number(version)
         if number is None or self.store.get_version(ref.key, number) is None:
             raise errors.function_not_found(ref.arn(version))
+
+    @staticmethod
+    def stored_qualifier(ref: FunctionRef) -> str:
+        """What a qualifier's settings are stored under, unchecked: reads of one setting (an invoke
+        config, a URL config) answer "not there" without looking the function or version up, as AWS does."""
+        return "" if ref.qualifier is None or ref.qualifier == "$LATEST" else ref.qualifier
 
     def existing_qualifier(self, ref: FunctionRef) -> str:
         """'' for the unqualified function (or $LATEST), else the version or alias named, which must
@@ -513,38 +533,19 @@ class LambdaService:
         return Resolved(ref, config, q, ref.arn(q), reserved)
 
 
+def _published_answer(version: dict[str, Any], before: Any, ctx: RequestContext) -> dict[str, Any]:
+    """UpdateFunctionCode's answer with Publish: the new version as a new function is answered (Pending,
+    no LastUpdateStatus, recorded 2024); the last version, returned again because nothing changed, as
+    it stands."""
+    if before is not None and version.get("Version") == str(before):
+        return cfg.render(version, ctx.account, ctx.region)
+    return cfg.render(version, ctx.account, ctx.region, "create", cfg.new_revision())
+
+
 def _listed(config: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
     """A version in a list of versions: every one named by its qualifier, $LATEST too."""
-    return cfg.as_named(cfg.render(config, ctx.account, ctx.region), ctx.account, ctx.region,
+    return cfg.as_named(cfg.render(config, ctx.account, ctx.region, "listed"), ctx.account, ctx.region,
                         config.get("Version", "$LATEST"))  # fmt: skip
-
-
-def _new_record(ref: FunctionRef, params: dict[str, Any], checked: zips.CheckedZip) -> dict[str, Any]:
-    """The stored $LATEST record of a new function (FunctionConfiguration members + private keys)."""
-    return {
-        "FunctionName": ref.name,
-        "Runtime": params["Runtime"],
-        "Role": params["Role"],
-        "Handler": params["Handler"],
-        "CodeSize": checked.size,
-        "Description": params.get("Description", ""),
-        "Timeout": params.get("Timeout", 3),
-        "MemorySize": params.get("MemorySize", 128),
-        "LastModified": cfg.now_lambda(),
-        "CodeSha256": checked.sha256_b64,
-        "Version": "$LATEST",
-        "Environment": params.get("Environment"),
-        "TracingConfig": params.get("TracingConfig"),
-        "RevisionId": cfg.new_revision(),
-        "Architectures": params.get("Architectures"),
-        "EphemeralStorage": params.get("EphemeralStorage"),
-        "Layers": params.get("Layers"),
-        "VpcConfig": params.get("VpcConfig"),
-        "DeadLetterConfig": params.get("DeadLetterConfig"),
-        "LoggingConfig": cfg.merge_logging(None, params.get("LoggingConfig") or {}),
-        "_code": checked.sha256_hex,
-        "_published": None,
-    }
 
 
 def _trusts_lambda(document: Any) -> bool:

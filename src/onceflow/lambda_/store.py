@@ -241,6 +241,13 @@ class LambdaStore:
             (*key, version, _dump(config)),
         )
 
+    def update_version(self, conn: sqlite3.Connection, key: Key, version: int, config: dict[str, Any]) -> None:
+        """A version's own settings that change (its RevisionId, with its policy); its code never does."""
+        conn.execute(
+            "UPDATE lambda_versions SET config=? WHERE account=? AND region=? AND name=? AND version=?",
+            (_dump(config), *key, version),
+        )
+
     def get_version(self, key: Key, version: int) -> dict[str, Any] | None:
         row = self.db.query_one(
             "SELECT config FROM lambda_versions WHERE account=? AND region=? AND name=? AND version=?",

@@ -58,11 +58,22 @@ class FunctionUrls:
         self.authorize = authorize  # the stack's IAM authorization, for AWS_IAM callers
 
     # ------------------------------------------------------------------ configuration
-    def _target(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[names.FunctionRef, str]:
+    def _target(
+        self, ctx: RequestContext, params: dict[str, Any], *, checked: bool = True
+    ) -> tuple[names.FunctionRef, str]:
+        """The function and qualifier a call names; `checked=False` (a read, a delete) does not look them
+        up: AWS answers a missing function's URL config as any missing one."""
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
         if ref.qualifier is not None and ref.qualifier.isdigit():  # a URL is for $LATEST or an alias
             raise errors.invalid(f"Function URLs are not supported for published versions: {ref.qualifier}")
-        return ref, self.service.existing_qualifier(ref)
+        if not checked:
+            return ref, self.service.stored_qualifier(ref)
+        try:
+            return ref, self.service.existing_qualifier(ref)
+        except ServiceError as err:  # a missing function or alias, in the words AWS records for writes
+            if err.code != "ResourceNotFoundException":
+                raise
+            raise errors.not_found("Function does not exist") from None
 
     def create(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref, qualifier = self._target(ctx, params)
@@ -86,10 +97,12 @@ class FunctionUrls:
             self.store.put_url(conn, ref.key, qualifier, url_id, config)
         out = _render(config)
         del out["LastModifiedTime"]  # not a member of CreateFunctionUrlConfig's answer
+        if "InvokeMode" not in params:  # the answer echoes InvokeMode only when it was given (recorded)
+            out.pop("InvokeMode", None)
         return out
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref, qualifier = self._target(ctx, params)
+        ref, qualifier = self._target(ctx, params, checked=False)
         return _render(self._stored(ref, qualifier))
 
     def update(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -102,10 +115,13 @@ class FunctionUrls:
         url_id = _url_id(config["FunctionUrl"])
         with self.store.db.transaction() as conn:
             self.store.put_url(conn, ref.key, qualifier, url_id, config)
-        return _render(config)
+        out = _render(config)
+        if "InvokeMode" not in params:  # as CreateFunctionUrlConfig's answer (recorded)
+            out.pop("InvokeMode", None)
+        return out
 
     def delete(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        ref, qualifier = self._target(ctx, params)
+        ref, qualifier = self._target(ctx, params, checked=False)
         self._stored(ref, qualifier)
         with self.store.db.transaction() as conn:
             self.store.delete_url(conn, ref.key, qualifier)
@@ -113,7 +129,8 @@ class FunctionUrls:
     def list(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
         names.unqualified(ref)
-        self.service.existing_qualifier(ref)
+        if self.store.get_function(ref.key) is None:  # recorded in these words
+            raise errors.not_found("Function does not exist")
         rendered = [_render(c) for c in self.store.list_urls(ref.key)]
         marker = str(params.get("Marker") or "0")
         start = int(marker) if marker.isdigit() else 0

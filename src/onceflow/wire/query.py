@@ -12,7 +12,14 @@ from onceflow.wire import errors
 from onceflow.wire.request import PAUSE_GC_PAST_FIELDS, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_text, scalar_text
 from onceflow.wire.specs import ServiceSpec
-from onceflow.wire.validate import Problems, check_map_keys, check_scalar, member_path, validation_failure
+from onceflow.wire.validate import (
+    Problems,
+    check_map_keys,
+    check_scalar,
+    member_path,
+    members_check,
+    validation_failure,
+)
 
 if TYPE_CHECKING:
     from onceflow.awsmodels.model import OperationModel, Shape
@@ -96,9 +103,15 @@ def _value(shape: Shape, fields: Form, key: str, path: str, problems: Problems) 
         base = key if flattened else f"{key}.{item_name}"
         out = []
         i = 1
+        whole = members_check(shape)  # scalar members checked as one (validate.scalar_members_check)
         while _present(member, fields, f"{base}.{i}"):
-            out.append(_value(member, fields, f"{base}.{i}", f"{path}.{i}.member", problems))
+            if whole is not None:
+                out.append(from_text(member, fields[f"{base}.{i}"]))
+            else:
+                out.append(_value(member, fields, f"{base}.{i}", f"{path}.{i}.member", problems))
             i += 1
+        if whole is not None:
+            whole(out, path, problems)
         check_scalar(shape, out, path, problems)
         return out
     if kind == "map":
@@ -108,14 +121,20 @@ def _value(shape: Shape, fields: Form, key: str, path: str, problems: Problems) 
         out_map = {}
         i = 1
         vshape = shape.value
+        values = members_check(shape)  # scalar values checked as one (validate.scalar_members_check)
         while f"{base}.{i}.{kname}" in fields:
             k = fields[f"{base}.{i}.{kname}"]
             if _present(vshape, fields, f"{base}.{i}.{vname}"):
-                out_map[k] = _value(vshape, fields, f"{base}.{i}.{vname}", f"{path}.{k}.member", problems)
+                if values is not None:
+                    out_map[k] = from_text(vshape, fields[f"{base}.{i}.{vname}"])
+                else:
+                    out_map[k] = _value(vshape, fields, f"{base}.{i}.{vname}", f"{path}.{k}.member", problems)
             else:
                 problems.add(None, f"{path}.{k}.member", "Member must not be null")
             i += 1
         check_map_keys(shape, out_map, path, problems)
+        if values is not None:
+            values(out_map, path, problems)
         return out_map
     value = from_text(shape, fields[key])
     check_scalar(shape, value, path, problems)

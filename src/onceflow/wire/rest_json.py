@@ -160,7 +160,9 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
     members = shape.members if shape is not None else {}
     for name, value in err.extra.items():
         mshape = members.get(name)
-        if mshape is not None and mshape.serialization.get("location") == "header":
+        if value is None:  # a member the service leaves out of this answer (Lambda's few untyped errors)
+            body.pop(name, None)
+        elif mshape is not None and mshape.serialization.get("location") == "header":
             headers.append((mshape.serialization.get("name", name), scalar_text(mshape, value)))
         else:
             body[name] = value

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from onceflow.wire.validate import Problems, check_scalar, map_key_check, member_path
+from onceflow.wire.validate import Problems, check_scalar, map_key_check, member_path, members_check
 
 if TYPE_CHECKING:
     from onceflow.awsmodels.model import Shape
@@ -161,6 +161,18 @@ def _structure_converter(shape: Shape) -> Converter:
 
 def _list_reader(shape: Shape) -> Converter:
     member = shape.member
+    whole = members_check(shape)
+    if whole is not None:  # scalar members checked as one (validate.scalar_members_check)
+        plain = _SCALARS[member.type_name]
+
+        def read_whole(value: Any, path: str, problems: Problems) -> Any:
+            if not isinstance(value, list):
+                raise _mismatch(value, "List")
+            out = [None if v is None else plain(v, path, problems) for v in value]
+            whole(out, path, problems)
+            return out
+
+        return read_whole
 
     def read(value: Any, path: str, problems: Problems) -> Any:
         if not isinstance(value, list):
@@ -173,12 +185,18 @@ def _list_reader(shape: Shape) -> Converter:
 def _map_reader(shape: Shape) -> Converter:
     vshape = shape.value
     keys = map_key_check(shape, shape.service_name)
+    whole = members_check(shape)
+    plain = _SCALARS[vshape.type_name] if whole is not None else None
 
     def read(value: Any, path: str, problems: Problems) -> Any:
         if not isinstance(value, dict):
             raise _mismatch(value, "Map")
         if keys is not None:
             keys(value, path, problems)
+        if whole is not None and plain is not None:  # scalar values checked as one (validate.scalar_members_check)
+            out = {k: None if v is None else plain(v, path, problems) for k, v in value.items()}
+            whole(out, path, problems)
+            return out
         return {k: _element(vshape, v, f"{path}.{k}.member", problems) for k, v in value.items()}
 
     return read

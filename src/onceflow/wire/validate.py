@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +114,26 @@ def _batch_get_keys(path: str, value: Any) -> str:
             "less than or equal to 100")
 
 
+# Lambda checks runtimes against the runtimes open to new functions, in its own order, as recorded (2024-04;
+# UNCONFIRMED today). The same list is lambda_/config.py's RECORDED_RUNTIME_ENUM (services import no wire).
+_LAMBDA_RUNTIMES = ("nodejs20.x, provided.al2023, python3.12, java17, nodejs16.x, dotnet8, python3.10, java11, "
+                    "python3.11, dotnet6, java21, nodejs18.x, provided.al2, ruby3.3, java8.al2, ruby3.2, python3.8, "
+                    "python3.9")  # fmt: skip
+# ListLayers' and ListLayerVersions' CompatibleRuntime, as recorded (2024-04), in AWS's order.
+_LAMBDA_LAYER_RUNTIMES = (
+    "ruby2.6, dotnetcore1.0, python3.7, nodejs8.10, nasa, ruby2.7, python2.7-greengrass, dotnetcore2.0, python3.8, "
+    "java21, dotnet6, dotnetcore2.1, python3.9, java11, nodejs6.10, provided, dotnetcore3.1, dotnet8, java17, nodejs, "
+    "nodejs4.3, java8.al2, go1.x, nodejs20.x, go1.9, byol, nodejs10.x, provided.al2023, python3.10, java8, nodejs12.x, "
+    "python3.11, nodejs8.x, python3.12, nodejs14.x, nodejs8.9, python3.13, nodejs16.x, provided.al2, nodejs4.3-edge, "
+    "nodejs18.x, ruby3.2, python3.4, ruby3.3, ruby2.5, python3.6, python2.7")
+
+
+def _lambda_runtimes(path: str, value: Any) -> str:
+    """A layer's CompatibleRuntimes: the list named once, as a plain enum of Lambda's own runtimes."""
+    return f"Value {quoted(value)} at '{path}' failed to satisfy constraint: Member must satisfy enum value set: " \
+           f"[{_LAMBDA_RUNTIMES}]"
+
+
 # (service[, operation], member, constraint kind) -> the service's own text for that one violation, kept
 # among the others in coral's "N validation errors detected" message. Recorded from real AWS.
 SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
@@ -125,6 +147,9 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     ("dynamodb", "BatchWriteItem", "member", "min"): _batch_write_requests,
     # DynamoDB, as observed on CreateTable (StreamSpecification with a lowercase view type)
     ("dynamodb", "streamViewType", "enum"): _enum_in("OLD_IMAGE, KEYS_ONLY, NEW_AND_OLD_IMAGES, NEW_IMAGE"),
+    # Lambda (LocalStack's recordings of AWS, 2024-04)
+    ("lambda", "compatibleRuntimes", "members"): _lambda_runtimes,
+    ("lambda", "compatibleRuntime", "enum"): _enum_in(_LAMBDA_LAYER_RUNTIMES),
 }
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.
@@ -136,6 +161,16 @@ SERVICE_KEYS_CHECKED = {"dynamodb", "dynamodbstreams", "sqs"}
 # Map key shapes whose constraint list ends with "Member must not be null" (recorded from Lambda's
 # UpdateAlias; DynamoDB's BatchGetItem and Lambda's environment variables list none).
 KEY_NOT_NULL = {("lambda", "AdditionalVersion")}
+# Services that report each bad member of a list of scalars at `<list>.N.member` (DynamoDB's and SQS's
+# own recorded wordings and checks, SERVICE_CHECKED); coral elsewhere names the whole list once.
+SERVICE_LIST_MEMBERS_EACH = {"dynamodb", "dynamodbstreams", "sqs"}
+# (service, list or map shape) whose member constraints end with "Member must not be null": recorded from
+# Lambda's architectures, layers, cors.allowMethods and routingConfig.additionalVersionWeights (the other
+# Cors lists taken alike, UNCONFIRMED); Lambda's compatibleArchitectures, ACM's, CloudFormation's and
+# Config's recordings list none.
+LIST_MEMBER_NOT_NULL = {("lambda", "ArchitecturesList"), ("lambda", "LayerList"), ("lambda", "AllowMethodsList"),
+                        ("lambda", "AllowOriginsList"), ("lambda", "HeadersList"),
+                        ("lambda", "AdditionalVersionWeights")}  # fmt: skip
 # (service, member path): a member whose violations the service reports alone, dropping the others.
 # DynamoDB stops at an invalid table name (recorded by nubo-db/dynamodb-conformance).
 SERVICE_ALONE = {("dynamodb", "tableName")}
@@ -150,15 +185,32 @@ def quoted(value: Any) -> str:
 
 
 def render_value(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(render_value(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}={render_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, float):
+        return _java_double(value)
     if isinstance(value, (bytes, bytearray)):
         return f"java.nio.HeapByteBuffer[pos=0 lim={len(value)} cap={len(value)}]"
     return str(value)
+
+
+def _java_double(x: float) -> str:
+    """A double as Java's Double.toString prints it: 2.0, 0.001, 1.0E7, 1.0E-4."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0 or 1e-3 <= abs(x) < 1e7:
+        return repr(x)
+    _, digits, exponent = Decimal(repr(abs(x))).normalize().as_tuple()
+    shown = "".join(map(str, digits))
+    return f"{'-' if x < 0 else ''}{shown[0]}.{shown[1:] or '0'}E{int(exponent) + len(shown) - 1}"
 
 
 def java_length(text: str) -> int:
@@ -252,6 +304,7 @@ def check_scalar(shape: Shape, value: Any, path: str, problems: Problems) -> Non
 
 
 KeyCheck = Callable[[dict[str, Any], str, Problems], None]
+MembersCheck = Callable[[Any, str, Problems], None]  # a list, or a map's values
 
 
 def check_map_keys(shape: Shape, value: dict[str, Any], path: str, problems: Problems) -> None:
@@ -264,7 +317,54 @@ def check_map_keys(shape: Shape, value: dict[str, Any], path: str, problems: Pro
         check(value, path, problems)
 
 
+def members_check(shape: Shape) -> MembersCheck | None:
+    """`scalar_members_check` of a list or map shape, built on its first use and kept on the shape."""
+    check: MembersCheck | None = shape.__dict__.get("_onceflow_members_check", _UNSET)
+    if check is _UNSET:
+        check = scalar_members_check(shape, shape.service_name)
+        shape._onceflow_members_check = check  # type: ignore[attr-defined]  # the wire's cache on the shared shape
+    return check
+
+
 _UNSET: Any = object()
+_CONSTRAINTS = ("enum", "min", "max", "pattern")
+_NUMBERS = ("integer", "long", "double", "float")
+
+
+def _member_rule(member: Shape, not_null: bool) -> tuple[str, Callable[[Any], bool]]:
+    """One scalar member shape's constraints as coral lists them inside "[...]" (enum, then the upper
+    bound, the lower bound, the pattern, and "Member must not be null" where the service adds it), and
+    whether a value meets them all."""
+    md = member.metadata
+    numeric = member.type_name in _NUMBERS
+    enum = frozenset(md["enum"]) if "enum" in md else None
+    low, high = md.get("min"), md.get("max")
+    rx = _pattern(md["pattern"]) if "pattern" in md else None
+    measure = "value" if numeric else "length"
+    listed = []
+    if enum is not None:  # UNCONFIRMED for map keys: where coral lists an enum among a key's constraints
+        listed.append("Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]")
+    if high is not None:
+        listed.append(f"Member must have {measure} less than or equal to {high}")
+    if low is not None:
+        listed.append(f"Member must have {measure} greater than or equal to {low}")
+    if "pattern" in md:
+        listed.append(f"Member must satisfy regular expression pattern: {md['pattern']}")
+    if not_null:
+        listed.append("Member must not be null")
+
+    def fits(v: Any) -> bool:
+        if v is None:
+            return False
+        if enum is not None and v not in enum:
+            return False
+        if low is not None or high is not None:
+            size = v if numeric else java_length(v)
+            if (low is not None and size < low) or (high is not None and size > high):
+                return False
+        return numeric or rx is None or rx.fullmatch(v) is not None
+
+    return "[" + ", ".join(listed) + "]", fits
 
 
 def map_key_check(shape: Shape, service: str) -> KeyCheck | None:
@@ -274,41 +374,53 @@ def map_key_check(shape: Shape, service: str) -> KeyCheck | None:
     # UNCONFIRMED: recorded from Lambda (UpdateAlias, environment variables) and DynamoDB (BatchGetItem);
     # the other services' coral is taken to word it alike.
     key = shape.key
-    md = key.metadata
-    if service in SERVICE_KEYS_CHECKED or key.type_name != "string" or not any(
-            c in md for c in ("enum", "min", "max", "pattern")):
+    if service in SERVICE_KEYS_CHECKED or key.type_name != "string" or not any(c in key.metadata for c in _CONSTRAINTS):
         return None  # (DynamoDB's items then pay nothing for it)
-    enum = frozenset(md["enum"]) if "enum" in md else None
-    low, high = md.get("min"), md.get("max")
-    rx = _pattern(md["pattern"]) if "pattern" in md else None
-    listed = []
-    if enum is not None:  # UNCONFIRMED: where coral lists an enum among a key's constraints
-        listed.append("Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]")
-    if high is not None:
-        listed.append(f"Member must have length less than or equal to {high}")
-    if low is not None:
-        listed.append(f"Member must have length greater than or equal to {low}")
-    if "pattern" in md:
-        listed.append(f"Member must satisfy regular expression pattern: {md['pattern']}")
-    if (service, key.name) in KEY_NOT_NULL:
-        listed.append("Member must not be null")
-    constraint = "Map keys must satisfy constraint: [" + ", ".join(listed) + "]"
+    listed, fits = _member_rule(key, (service, key.name) in KEY_NOT_NULL)
+    constraint = "Map keys must satisfy constraint: " + listed
     hidden = bool(shape.metadata.get("sensitive"))
-
-    def fits(k: str) -> bool:
-        if enum is not None and k not in enum:
-            return False
-        if low is not None or high is not None:
-            length = java_length(k)
-            if (low is not None and length < low) or (high is not None and length > high):
-                return False
-        return rx is None or rx.fullmatch(k) is not None
 
     def check(value: dict[str, Any], path: str, problems: Problems) -> None:
         if not all(fits(k) for k in value):
             problems.add(SENSITIVE if hidden else value, path, constraint, "mapkey")
 
     return check
+
+
+def scalar_members_check(shape: Shape, service: str) -> MembersCheck | None:
+    """The check of a list's scalar members (or a map's scalar values) against their shape's constraints
+    (None: they have none, or the service reports each member itself). Coral names the whole list once,
+    listing every constraint of its member: `Value '[foo]' at 'architectures' failed to satisfy constraint:
+    Member must satisfy constraint: [Member must satisfy enum value set: [x86_64, arm64], Member must not be
+    null]` (recorded from Lambda: architectures, layers, cors.allowMethods; alike from ACM, CloudFormation,
+    Config, IoT), and a map as `Value '{2=2.0}' at 'routingConfig.additionalVersionWeights' ... Map value
+    must satisfy constraint: [...]` (recorded from Lambda's CreateAlias)."""
+    is_map = shape.type_name == "map"
+    member = shape.value if is_map else shape.member
+    if service in SERVICE_LIST_MEMBERS_EACH or member.type_name not in ("string", *_NUMBERS) or not any(
+            c in member.metadata for c in _CONSTRAINTS):  # fmt: skip
+        return None
+    listed, fits = _member_rule(member, (service, shape.name) in LIST_MEMBER_NOT_NULL)
+    constraint = ("Map value" if is_map else "Member") + " must satisfy constraint: " + listed
+    hidden = bool(member.metadata.get("sensitive") or shape.metadata.get("sensitive"))
+    floating = member.type_name in ("double", "float")  # Java prints a Double as 2.0
+
+    def check(value: Any, path: str, problems: Problems) -> None:
+        if all(fits(v) for v in (value.values() if is_map else value)):
+            return
+        if hidden:
+            shown: Any = SENSITIVE
+        elif floating:
+            shown = ({k: _double(v) for k, v in value.items()} if is_map else [_double(v) for v in value])
+        else:
+            shown = value
+        problems.add(shown, path, constraint, "members")
+
+    return check
+
+
+def _double(v: Any) -> Any:
+    return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
 def _length(md: dict[str, Any], length: int, value: Any, path: str, problems: Problems) -> None:

@@ -50,9 +50,11 @@ def test_runtimes() -> None:
     with pytest.raises(ServiceError) as err:
         config.check_runtime("non-existent-runtime", enum)
     assert err.value.code == "InvalidParameterValueException"
-    assert err.value.message == (
+    assert err.value.message == (  # the list AWS recorded (2024-04), in its order
         "Value non-existent-runtime at 'runtime' failed to satisfy constraint: Member must satisfy enum value set: "
-        "[nodejs20.x, python3.8, python3.12] or be a valid ARN"
+        "[nodejs20.x, provided.al2023, python3.12, java17, nodejs16.x, dotnet8, python3.10, java11, python3.11, "
+        "dotnet6, java21, nodejs18.x, provided.al2, ruby3.3, java8.al2, ruby3.2, python3.8, python3.9] or be a "
+        "valid ARN"
     )
     with pytest.raises(ServiceError) as err:
         config.check_runtime("python3.8", enum)

@@ -42,6 +42,8 @@ def test_values_are_quoted_as_java_prints_them() -> None:
     assert quoted(10001) == "'10001'"
     assert quoted(True) == "'true'"
     assert quoted(["a", "b"]) == "'[a, b]'"
+    assert quoted(["a", None]) == "'[a, null]'"
+    assert [quoted(x) for x in (2.0, -1.0, 0.25, 1e7, 1.5e-4)] == ["'2.0'", "'-1.0'", "'0.25'", "'1.0E7'", "'1.5E-4'"]
     assert quoted({"k": 1}) == "'{k=1}'"
     assert quoted(b"\x00\x01") == "'java.nio.HeapByteBuffer[pos=0 lim=2 cap=2]'"
 
@@ -131,3 +133,59 @@ def test_query_protocol_map_keys_are_checked_too() -> None:
     assert problems.items == ["Value '{long=v}' at 'tags' failed to satisfy constraint: Map keys must satisfy "
                               "constraint: [Member must have length less than or equal to 3, Member must have length "
                               "greater than or equal to 1]"]
+
+
+def test_a_bad_list_member_names_the_whole_list_listing_the_members_constraints() -> None:
+    def create(**extra: object) -> Problems:
+        role = "arn:aws:iam::000000000000:role/r"
+        return _json_problems("lambda", "CreateFunction", {"FunctionName": "f", "Role": role, "Code": {}, **extra})
+
+    assert create(Architectures=["foo"]).items == [
+        "Value '[foo]' at 'architectures' failed to satisfy constraint: Member must satisfy constraint: [Member must "
+        "satisfy enum value set: [x86_64, arm64], Member must not be null]"]
+    assert create(Architectures=["arm64"]).found == []
+    # Lambda's string members: both bounds, the pattern, not null (as AWS answers cors.allowMethods).
+    assert create(Layers=["arn:aws:lambda:us-east-1:000000000000:layer:l:1", "nope"]).items == [
+        "Value '[arn:aws:lambda:us-east-1:000000000000:layer:l:1, nope]' at 'layers' failed to satisfy constraint: "
+        "Member must satisfy constraint: [Member must have length less than or equal to 140, Member must have length "
+        "greater than or equal to 1, Member must satisfy regular expression pattern: "
+        r"arn:[a-zA-Z0-9-]+:lambda:[a-zA-Z0-9-]+:\d{12}:layer:[a-zA-Z0-9-_]+:[0-9]+, Member must not be null]"]
+
+
+def test_list_members_of_structures_keep_their_member_paths() -> None:
+    problems = _json_problems("dynamodb", "CreateTable", {
+        "TableName": "table", "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "X"}], "BillingMode": "PAY_PER_REQUEST"})
+    assert [p[0] for p in problems.found] == ["attributeDefinitions.1.member.attributeType"]
+
+
+def test_services_that_report_each_list_member_keep_their_wording() -> None:
+    problems = _json_problems("sqs", "GetQueueAttributes", {"QueueUrl": "q", "AttributeNames": ["Bogus"]})
+    assert [p[0] for p in problems.found] == ["attributeNames.1.member"]
+
+
+def test_query_protocol_lists_of_scalars_name_the_whole_list() -> None:
+    from onceflow.awsmodels.model import ServiceModel
+    from onceflow.wire import query
+
+    model = ServiceModel({"metadata": {"protocol": "query"}, "operations": {"Op": {"name": "Op", "input": {
+        "shape": "In"}}}, "shapes": {"In": {"type": "structure", "members": {"Keys": {"shape": "KeyList"}}},
+        "KeyList": {"type": "list", "member": {"shape": "Key"}}, "Key": {"type": "string", "min": 1, "max": 3}}},
+        "iam")  # fmt: skip
+    problems = Problems()
+    shape = model.operation_model("Op").input_shape
+    assert shape is not None
+    fields = query.Form({"Keys.member.1": "ok", "Keys.member.2": "long"})
+    assert query._structure(shape, fields, "", "", problems) == {"Keys": ["ok", "long"]}
+    assert problems.items == ["Value '[ok, long]' at 'keys' failed to satisfy constraint: Member must satisfy "
+                              "constraint: [Member must have length less than or equal to 3, Member must have length "
+                              "greater than or equal to 1]"]
+
+
+def test_a_maps_bad_scalar_value_names_the_whole_map() -> None:
+    problems = _json_problems("lambda", "CreateAlias", {"FunctionName": "f", "Name": "a", "FunctionVersion": "1",
+                                                        "RoutingConfig": {"AdditionalVersionWeights": {"2": 2}}})
+    assert problems.items == [
+        "Value '{2=2.0}' at 'routingConfig.additionalVersionWeights' failed to satisfy constraint: Map value must "
+        "satisfy constraint: [Member must have value less than or equal to 1.0, Member must have value greater than "
+        "or equal to 0.0, Member must not be null]"]
