@@ -177,6 +177,10 @@ SERVICE_ALONE = {("dynamodb", "tableName")}
 
 
 SENSITIVE = object()  # the value of a problem in a sensitive member: coral leaves it out ("Value at ...")
+# The key and value shapes of a Tag structure: coral leaves their values out too, though the models do
+# not mark them sensitive (recorded: IAM's "Value at 'tags.1.member.key' failed to satisfy constraint:
+# ...", SES's and SSM's alike). A map of tags (Lambda, SQS) still shows its keys (recorded from Lambda).
+TAG_MEMBER_SHAPES = frozenset({"tagKeyType", "tagValueType", "TagKey", "TagValue"})
 
 
 def quoted(value: Any) -> str:
@@ -283,24 +287,25 @@ def check_scalar(shape: Shape, value: Any, path: str, problems: Problems) -> Non
     md = shape.metadata
     if not md:
         return
+    shown = SENSITIVE if md.get("sensitive") or shape.name in TAG_MEMBER_SHAPES else value
     kind = shape.type_name
     if kind == "string":
         if "enum" in md:
             if value not in md["enum"]:
-                problems.add(value, path, "Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]", "enum")
+                problems.add(shown, path, "Member must satisfy enum value set: [" + ", ".join(md["enum"]) + "]", "enum")
             return
         if "pattern" in md:
             rx = _pattern(md["pattern"])
             if rx is not None and rx.fullmatch(value) is None:
-                problems.add(value, path, f"Member must satisfy regular expression pattern: {md['pattern']}", "pattern")
-        _length(md, java_length(value), value, path, problems)
+                problems.add(shown, path, f"Member must satisfy regular expression pattern: {md['pattern']}", "pattern")
+        _length(md, java_length(value), shown, path, problems)
     elif kind in ("integer", "long", "double", "float"):
         if "min" in md and value < md["min"]:
-            problems.add(value, path, f"Member must have value greater than or equal to {md['min']}", "min")
+            problems.add(shown, path, f"Member must have value greater than or equal to {md['min']}", "min")
         elif "max" in md and value > md["max"]:
-            problems.add(value, path, f"Member must have value less than or equal to {md['max']}", "max")
+            problems.add(shown, path, f"Member must have value less than or equal to {md['max']}", "max")
     elif kind in ("list", "map", "blob"):
-        _length(md, len(value), value, path, problems)
+        _length(md, len(value), shown, path, problems)
 
 
 KeyCheck = Callable[[dict[str, Any], str, Problems], None]

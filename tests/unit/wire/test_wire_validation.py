@@ -60,6 +60,26 @@ def test_pattern_and_length_are_both_reported() -> None:
     assert problems.message().startswith("2 validation errors detected: Value 'a ba b")
 
 
+def test_a_tag_structures_key_and_value_and_a_sensitive_member_are_reported_without_their_value() -> None:
+    tag = spec("iam").operations["TagRole"].input_shape.members["Tags"].member
+    problems = Problems()
+    check_scalar(tag.members["Key"], "bad#key", "tags.1.member.key", problems)
+    check_scalar(tag.members["Value"], "v" * 257, "tags.1.member.value", problems)
+    assert problems.items == [
+        r"Value at 'tags.1.member.key' failed to satisfy constraint: Member must satisfy regular expression "
+        r"pattern: [\p{L}\p{Z}\p{N}_.:/=+\-@]+",
+        "Value at 'tags.1.member.value' failed to satisfy constraint: Member must have length less than or equal "
+        "to 256"]
+    password = spec("iam").operations["CreateLoginProfile"].input_shape.members["Password"]
+    assert password.metadata.get("sensitive")
+    hidden = Problems()
+    check_scalar(password, "", "password", hidden)
+    assert hidden.items == [
+        r"Value at 'password' failed to satisfy constraint: Member must satisfy regular expression pattern: "
+        r"[\u0009\u000A\u000D\u0020-\u00FF]+",
+        "Value at 'password' failed to satisfy constraint: Member must have length greater than or equal to 1"]
+
+
 def test_at_most_ten_problems_are_listed() -> None:
     problems = Problems()
     for i in range(12):
