@@ -6,6 +6,8 @@ import contextvars
 import uuid
 from dataclasses import dataclass, field
 
+from onceflow.awsmodels.partitions import partition
+
 # The Step Functions task call running on this thread: (execution ARN, the task's TaskStarted event
 # id), for the effect ledger (prove/ledger.py), which attributes a `dynamodb:` task's writes and a
 # Lambda task's invocation to the very attempt that made them, concurrent branches and iterations
@@ -46,4 +48,5 @@ class RequestContext:
 
     @property
     def partition(self) -> str:
-        return "aws"
+        """The region's partition, which the ARNs this call builds name (aws-cn in cn-north-1, ...)."""
+        return partition(self.region)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
 from onceflow.ddb.export import S3Authorizer, Transfers
@@ -13,7 +14,6 @@ from onceflow.ddb.policies import ResourcePolicies
 from onceflow.ddb.reads import Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
-from onceflow.iam.common import partition
 from onceflow.registry import operation
 
 Params = dict[str, Any]

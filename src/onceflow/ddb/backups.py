@@ -17,12 +17,12 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.ddb import errors_recovery
 from onceflow.ddb import items as it
 from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import ServiceError
-from onceflow.iam.common import partition
 
 if TYPE_CHECKING:
     from onceflow.ddb.service import DynamoDB

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.ddb import errors, errors_recovery
 from onceflow.ddb import items as it
@@ -38,7 +39,6 @@ from onceflow.ddb.schema import Table, new_table
 from onceflow.ddb.service import DynamoDB
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import ServiceError, validation_error
-from onceflow.iam.common import partition
 
 MIGRATIONS = [
     ("ddb-export-0001", """

@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.ddb import errors
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import DynamoDB
 from onceflow.errors import ServiceError
-from onceflow.iam.common import partition
 from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.store.db import Database
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.ddb import errors, warm
 from onceflow.errors import validation_error
-from onceflow.iam.common import partition
 
 KeyDef = tuple[str, str]  # (attribute name, S|N|B)
 

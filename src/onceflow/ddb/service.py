@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.ddb import errors, errors_recovery, warm
 from onceflow.ddb import items as it
 from onceflow.ddb.backups import Backups
@@ -24,7 +25,6 @@ from onceflow.ddb.store import Store
 from onceflow.ddb.streams import TTL_IDENTITY, Streams
 from onceflow.ddb.values import Item, check_nesting, dumps, item_size, loads, normalize_item
 from onceflow.errors import ServiceError, validation_error
-from onceflow.iam.common import partition
 from onceflow.raw_json import RawJson
 from onceflow.store.db import Database
 

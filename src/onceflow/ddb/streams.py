@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.ddb import errors
 from onceflow.ddb.schema import Table
 from onceflow.ddb.values import Item, dumps, item_size, loads
 from onceflow.errors import validation_error
-from onceflow.iam.common import partition
 from onceflow.longpoll import Waiters, Watch
 from onceflow.store.db import Database
 

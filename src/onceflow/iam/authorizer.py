@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
-from onceflow.iam.common import partition
 from onceflow.iam.errors import access_denied_in, denial_message
 from onceflow.iam.last_used import KEY, ROLE, LastUsed
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse

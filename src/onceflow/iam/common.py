@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import json
-import re
 import secrets
 import string
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from onceflow import pages
+from onceflow.awsmodels.partitions import partition as partition  # re-exported for IAM's modules
 from onceflow.iam import errors
 from onceflow.iam.policy import MalformedPolicy, Policy, parse
 
@@ -21,29 +17,6 @@ MANAGED_LIMIT = 6144
 TRUST_LIMIT = 2048
 MAX_ITEMS = 100
 _ID_CHARS = string.ascii_uppercase + string.digits
-
-
-@functools.lru_cache(maxsize=256)
-def partition(region: str) -> str:
-    """The partition a region belongs to: IAM is global per partition, and its ARNs name it.
-
-    botocore's partitions.json says which regions each partition holds (its region list, then its
-    regionRegex): aws-cn for cn-*, aws-us-gov for us-gov-*, aws-iso-b for us-isob-*, ...; a region
-    no partition claims is in aws."""
-    for entry in _partitions():
-        if region in entry["regions"] or re.fullmatch(entry["regionRegex"], region):
-            return str(entry["id"])
-    return "aws"
-
-
-@functools.cache
-def _partitions() -> list[dict[str, Any]]:
-    # Found, not imported: botocore waits for the first request that needs its models (start-up).
-    spec = importlib.util.find_spec("botocore")
-    assert spec is not None and spec.origin is not None
-    path = Path(spec.origin).parent / "data" / "partitions.json"
-    entries: list[dict[str, Any]] = json.loads(path.read_text())["partitions"]
-    return entries
 
 
 def partition_of(arn: str) -> str:

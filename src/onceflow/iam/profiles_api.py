@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.iam.api import Out, _date, paged, role_out, tags_out
-from onceflow.iam.common import partition
 from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.service import IamService
 from onceflow.iam.store import Row

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.iam.api import Out, _date, tags_out
-from onceflow.iam.common import partition
 from onceflow.iam.providers import IdentityProviders, valid_until
 from onceflow.registry import operation
 

@@ -7,10 +7,10 @@ import json
 import uuid
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.iam import errors
 from onceflow.iam.api import Out, role_out
-from onceflow.iam.common import partition
 from onceflow.iam.service import IamService
 from onceflow.registry import operation
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.iam import mfa_qr
 from onceflow.iam.api import Out, _date, paged, user_out
-from onceflow.iam.common import partition
 from onceflow.iam.errors import user_name_needed
 from onceflow.iam.store import Row
 from onceflow.iam.user_credentials import UserCredentials

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.iam.common import partition
 from onceflow.logs import resources
 from onceflow.logs.service import LogsService, group_arn
 from onceflow.registry import operation

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.iam.common import partition
 from onceflow.iam.policy import MalformedPolicy, Request, evaluate, stored
 from onceflow.logs import errors, resources, store
 from onceflow.logs.resources import Row

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from onceflow.iam.common import partition
+from onceflow.awsmodels.partitions import partition
 from onceflow.logs import errors, tokens
 from onceflow.store.db import Database
 

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
-from onceflow.iam.common import partition
 from onceflow.logs import errors, store, tokens
 from onceflow.logs.events import EventsMixin
 from onceflow.store.db import Database

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
-from onceflow.iam.common import partition
 
 
 def sts_resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.ddb.expr.partiql import StatementError, parse
 from onceflow.ddb.partiql.plan import Planner
 from onceflow.errors import ServiceError
-from onceflow.iam.common import partition
 
 # The IAM action each statement kind needs on its table or index (developer guide, "IAM security policies
 # with PartiQL for DynamoDB"). EXISTS reads the item it checks: PartiQLSelect (not confirmed against AWS).

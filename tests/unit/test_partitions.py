@@ -1,11 +1,11 @@
-"""Which partition a region is in (botocore's partitions.json), and the account root named in any
-partition's ARN."""
+"""Which partition a region is in (botocore's partitions.json, read by awsmodels/partitions.py), the
+partition a call's context names, and the account root named in any partition's ARN."""
 
 from __future__ import annotations
 
 import pytest
 
-from onceflow.iam.common import partition
+from onceflow.awsmodels.partitions import partition
 from onceflow.iam.policy.evaluate import principal_matches
 
 
@@ -41,3 +41,13 @@ def test_the_account_root_in_any_partition_names_its_principals(root: str) -> No
                                    "arn:aws-cn:iam::111122223333:role/x:root"])
 def test_another_account_or_principal_does_not(other: str) -> None:
     assert not principal_matches({"AWS": (other,)}, ("AWS", "arn:aws-cn:iam::111122223333:user/alice"))
+
+
+def test_a_calls_context_names_its_regions_partition() -> None:
+    from onceflow.context import Principal, RequestContext
+
+    def ctx(region: str) -> RequestContext:
+        return RequestContext("sqs", "CreateQueue", "000000000000", region, Principal.root("000000000000"))
+
+    assert (ctx("cn-north-1").partition, ctx("us-gov-east-1").partition, ctx("us-east-1").partition) == (
+        "aws-cn", "aws-us-gov", "aws")
