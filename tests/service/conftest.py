@@ -10,5 +10,25 @@ import pytest
 
 @pytest.fixture
 def iam(aws: Callable[..., Any]) -> Any:
-    """An IAM client on the session's server (a test module may define its own)."""
+    """An IAM client on the session's server (a test module may define its own, as for the others)."""
     return aws("iam")
+
+
+@pytest.fixture
+def logs(aws: Callable[..., Any]) -> Any:
+    return aws("logs")
+
+
+@pytest.fixture
+def ddb(aws: Callable[..., Any]) -> Any:
+    return aws("dynamodb")
+
+
+@pytest.fixture
+def sns(aws: Callable[..., Any]) -> Any:
+    return aws("sns")
+
+
+@pytest.fixture
+def sqs(aws: Callable[..., Any]) -> Any:
+    return aws("sqs")

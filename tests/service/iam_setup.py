@@ -3,14 +3,9 @@ client fixture is in tests/service/conftest.py)."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from botocore.exceptions import ClientError
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+from calls import unique as unique  # re-exported: the IAM tests import it from here
 
 
 def error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[str, str, int]:

@@ -10,11 +10,6 @@ import pytest
 
 
 @pytest.fixture
-def ddb(aws: Any) -> Any:
-    return aws("dynamodb")
-
-
-@pytest.fixture
 def table(ddb: Any) -> str:
     n = f"upd-{uuid.uuid4().hex[:10]}"
     ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",

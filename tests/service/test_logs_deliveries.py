@@ -5,13 +5,11 @@ test_logs_destinations snapshots, recorded on AWS), refused with AWS's errors, t
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-from botocore.exceptions import ClientError
+from calls import refused, unique
 
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
@@ -21,19 +19,7 @@ POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
     "Action": "logs:CreateDelivery", "Resource": f"arn:aws:logs:{REGION}:{ACCOUNT}:delivery-source:*"}]})
 
 
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
-
-@pytest.fixture
-def logs(aws: Callable[..., Any]) -> Any:
-    return aws("logs")
-
-
-def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str]:
-    with pytest.raises(ClientError) as e:
-        call(**params)
-    return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
 
 
 def s3_destination(logs: Any, name: str, bucket: str = "some-bucket", **extra: Any) -> dict[str, Any]:

@@ -13,20 +13,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
+from calls import refused, unique
 
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
 
 
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str]:
-    with pytest.raises(ClientError) as e:
-        call(**params)
-    return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
 
 
 def export_policy(bucket: str, principal: str = "logs.amazonaws.com", *, put: bool = True) -> str:

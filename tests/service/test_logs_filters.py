@@ -7,13 +7,12 @@ from __future__ import annotations
 import io
 import json
 import time
-import uuid
 import zipfile
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from botocore.exceptions import ClientError
+from calls import refused, unique
 
 ACCOUNT = "000000000000"
 TRANSFORM = [{"metricName": "Errors", "metricNamespace": "App", "metricValue": "1"}]
@@ -28,19 +27,7 @@ TRUST = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
 
 
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
-
-@pytest.fixture
-def logs(aws: Callable[..., Any]) -> Any:
-    return aws("logs")
-
-
-def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str]:
-    with pytest.raises(ClientError) as exc:
-        call(**params)
-    return exc.value.response["Error"]["Code"], exc.value.response["Error"]["Message"]
 
 
 def test_metric_filters(logs: Any) -> None:

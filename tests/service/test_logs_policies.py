@@ -5,25 +5,15 @@ protection and KMS key association of log groups."""
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
+from calls import refused, unique
 
 ACCOUNT = "000000000000"
 EMAIL = "arn:aws:dataprotection::aws:data-identifier/EmailAddress"
 
 
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str]:
-    with pytest.raises(ClientError) as e:
-        call(**params)
-    return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
 
 
 def protection(*identifiers: str, audit: Any = None, mask: Any = None, **extra: Any) -> str:
@@ -34,10 +24,6 @@ def protection(*identifiers: str, audit: Any = None, mask: Any = None, **extra: 
         {"Sid": "redact", "DataIdentifier": ids, "Operation": {"Deidentify": {
             "MaskConfig": mask if mask is not None else {}}}}]})
 
-
-@pytest.fixture
-def logs(aws: Callable[..., Any]) -> Any:
-    return aws("logs")
 
 
 @pytest.fixture

@@ -18,14 +18,6 @@ def name(prefix: str = "t") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-@pytest.fixture
-def sns(aws: Any) -> Any:
-    return aws("sns")
-
-
-@pytest.fixture
-def sqs(aws: Any) -> Any:
-    return aws("sqs")
 
 
 def test_topic_lifecycle_and_attributes(sns: Any) -> None:

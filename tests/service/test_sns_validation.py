@@ -16,14 +16,6 @@ def name(prefix: str = "v") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
-@pytest.fixture
-def sns(aws: Any) -> Any:
-    return aws("sns")
-
-
-@pytest.fixture
-def sqs(aws: Any) -> Any:
-    return aws("sqs")
 
 
 def error(exc: Any) -> tuple[str, str]:
