@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -32,3 +33,13 @@ def sns(aws: Callable[..., Any]) -> Any:
 @pytest.fixture
 def sqs(aws: Callable[..., Any]) -> Any:
     return aws("sqs")
+
+
+@pytest.fixture
+def table(ddb: Any) -> str:
+    """A new on-demand DynamoDB table keyed by the string `id` (a test module may define its own)."""
+    name = f"t-{uuid.uuid4().hex[:10]}"
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
+    return name

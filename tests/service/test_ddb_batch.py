@@ -9,15 +9,6 @@ import pytest
 from botocore.exceptions import ClientError
 
 
-@pytest.fixture
-def table(ddb: Any) -> str:
-    n = f"batch-{uuid.uuid4().hex[:10]}"
-    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
-                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
-    return n
-
-
 def key(i: str) -> dict[str, Any]:
     return {"id": {"S": i}}
 

@@ -6,17 +6,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import pytest
-
-
-@pytest.fixture
-def table(ddb: Any) -> str:
-    n = f"upd-{uuid.uuid4().hex[:10]}"
-    ddb.create_table(TableName=n, BillingMode="PAY_PER_REQUEST",
-                     AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-                     KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}])
-    return n
-
 
 def key(i: str) -> dict[str, Any]:
     return {"id": {"S": i}}

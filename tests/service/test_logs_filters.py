@@ -62,15 +62,21 @@ def test_metric_filters(logs: Any) -> None:
     assert [(m["eventNumber"], m["eventMessage"]) for m in tested] == [(1, "ERROR disk")]
 
 
-def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..., Any], logs: Any) -> None:
-    iam, lam = aws("iam"), aws("lambda")
-    fn = unique("sub")
+def subscriber(iam: Any, lam: Any, fn: str) -> str:
+    """The ARN of a new function `fn` running HANDLER (what the subscriptions deliver to)."""
     role = iam.create_role(RoleName=fn, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("app.py", HANDLER)
-    arn = lam.create_function(FunctionName=fn, Runtime="python3.12", Role=role, Handler="app.handler",
-                              Code={"ZipFile": buf.getvalue()})["FunctionArn"]
+    arn: str = lam.create_function(FunctionName=fn, Runtime="python3.12", Role=role, Handler="app.handler",
+                                   Code={"ZipFile": buf.getvalue()})["FunctionArn"]
+    return arn
+
+
+def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..., Any], logs: Any) -> None:
+    iam, lam = aws("iam"), aws("lambda")
+    fn = unique("sub")
+    arn = subscriber(iam, lam, fn)
     group, stream = unique("/app/sub"), "s1"
     logs.create_log_group(logGroupName=group)
     logs.create_log_stream(logGroupName=group, logStreamName=stream)
@@ -125,12 +131,7 @@ def test_subscription_filter_delivers_matching_events_to_lambda(aws: Callable[..
 def test_account_level_subscription_filter_policy_delivers_to_lambda(aws: Callable[..., Any], logs: Any) -> None:
     iam, lam = aws("iam"), aws("lambda")
     fn = unique("acctsub")
-    role = iam.create_role(RoleName=fn, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("app.py", HANDLER)
-    arn = lam.create_function(FunctionName=fn, Runtime="python3.12", Role=role, Handler="app.handler",
-                              Code={"ZipFile": buf.getvalue()})["FunctionArn"]
+    arn = subscriber(iam, lam, fn)
     name = unique("feed")
     doc = json.dumps({"DestinationArn": arn, "FilterPattern": "AUDIT"})
     # The function's own group is left out, as AWS advises against log recursion.
