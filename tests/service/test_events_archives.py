@@ -159,15 +159,23 @@ def test_archive_managed_rule(aws: Callable[..., Any]) -> None:
     assert events.describe_archive(ArchiveName=name)["EventCount"] == 0
 
 
-def test_replay_selects_by_the_time_in_the_event(aws: Callable[..., Any]) -> None:
-    # "A replay processes events to replay based on the time in the event" (StartReplay): an event
-    # put with an old Time is replayed by a window around that Time, not around when it arrived.
+def archived_bus(aws: Callable[..., Any]) -> tuple[str, str, str, str]:
+    """A new bus with an archive of everything on it, and a log group to replay into:
+    (bus name, bus ARN, archive ARN, group name)."""
     events = aws("events")
     bus = uid("bus")
     bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
     archive = events.create_archive(ArchiveName=uid("arch"), EventSourceArn=bus_arn)["ArchiveArn"]
     group = f"/replay/{uuid.uuid4().hex[:8]}"
     aws("logs").create_log_group(logGroupName=group)
+    return bus, bus_arn, archive, group
+
+
+def test_replay_selects_by_the_time_in_the_event(aws: Callable[..., Any]) -> None:
+    # "A replay processes events to replay based on the time in the event" (StartReplay): an event
+    # put with an old Time is replayed by a window around that Time, not around when it arrived.
+    events = aws("events")
+    bus, bus_arn, archive, group = archived_bus(aws)
     rule = uid("rule")
     events.put_rule(Name=rule, EventBusName=bus, EventPattern=json.dumps({"source": ["old", "new"]}))
     old = datetime(2021, 1, 1, 12, 23, 34, tzinfo=UTC)
@@ -195,11 +203,7 @@ def _time_scale(url: str, scale: float | None = None) -> float:
 
 def test_a_replay_cancelled_while_starting_replays_nothing(aws: Callable[..., Any], endpoint: str) -> None:
     events = aws("events")
-    bus = uid("bus")
-    bus_arn = events.create_event_bus(Name=bus)["EventBusArn"]
-    archive = events.create_archive(ArchiveName=uid("arch"), EventSourceArn=bus_arn)["ArchiveArn"]
-    group = f"/replay/{uuid.uuid4().hex[:8]}"
-    aws("logs").create_log_group(logGroupName=group)
+    bus, bus_arn, archive, group = archived_bus(aws)
     before = datetime.now(UTC) - timedelta(seconds=5)
     events.put_events(Entries=[{"Source": "shop", "DetailType": "t", "Detail": "{}", "EventBusName": bus}])
     rule = uid("rule")
