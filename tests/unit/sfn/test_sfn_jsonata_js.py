@@ -74,6 +74,10 @@ def test_power_in_range() -> None:
     ('$number(" 12 ")', 'D3030: Unable to cast value to a number: " 12 "'),
     ('$number("nan")', 'D3030: Unable to cast value to a number: "nan"'),
     ('$number("1e1000")', 'D3030: Unable to cast value to a number: "1e1000"'),
+    ('$toMillis("nope")',
+     'D3110: The argument of the toMillis function must be an ISO 8601 formatted timestamp. Given "nope"'),
+    ('$toMillis("2020-01-02 03:04:05")', "D3110: The argument of the toMillis function must be an ISO 8601 "
+                                          'formatted timestamp. Given "2020-01-02 03:04:05"'),
     ("$sqrt(-4)", "D3060: The sqrt function cannot be applied to a negative number: -4"),
     # jsonata-js raises D1001 only for an infinite number, and JSON.stringify(Infinity) is null
     ("1e300 * 1e300", "D1001: Number out of range: null"),
@@ -87,8 +91,11 @@ def test_messages_are_filled_as_jsonata_js_fills_them(expr: str, message: str) -
     ('$number("-1.5e3")', -1500),
     ('$number("12")', 12),
     ('$number("0x10")', 16),
+    ('$toMillis("2020-01-02T03:04:05.123+01:00")', 1577930645123),
+    ('$toMillis("2020")', 1577836800000),
+    ('$toMillis("2020-01-02", "[Y0001]-[M01]-[D01]")', 1577923200000),
 ])
-def test_number_still_casts(expr: str, expected: object) -> None:
+def test_number_and_to_millis_still_convert(expr: str, expected: object) -> None:
     assert evaluate_jsonata(expr, {"input": {}}) == expected
 
 

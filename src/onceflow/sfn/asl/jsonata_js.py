@@ -48,6 +48,7 @@ _TEMPLATES = {
     "D3070": "The single argument form of the sort function can only be applied to an array of strings "
              "or an array of numbers.  Use the second argument to specify a comparison function",
     "D3100": "The radix of the formatBase function must be between 2 and 36.  It was given {{value}}",
+    "D3110": "The argument of the toMillis function must be an ISO 8601 formatted timestamp. Given {{value}}",
 }
 
 # Where jsonata-python keeps each field: its exceptions carry (location, current, expected, extra)
@@ -75,6 +76,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "D3061": ("-", "value", "exp"),
     "D3070": ("-",),
     "D3100": ("value",),  # jsonata-python passes the radix as the location
+    "D3110": ("-", "value"),
 }
 
 # jsonata-js names an array signature's item type in words (T0412); jsonata-python gives the letter.
@@ -173,15 +175,20 @@ def number_out(value: int | float) -> int | float:
 
 
 # --------------------------------------------------------------------------- library functions
+# UNCONFIRMED which of jsonata-js's two spellings 2.0.6 has (`(-[01]\d)?` or `(-[01]\d)*`); they
+# differ only for repeated date parts.
+_ISO8601 = re.compile(r"\d{4}(-[01]\d)?(-[0-3]\d)?(T[0-2]\d:[0-5]\d:[0-5]\d)?(\.\d+)?([+-][0-2]\d:?[0-5]\d|Z)?\Z")
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?([Ee][-+]?[0-9]+)?\Z")  # what jsonata-js's $number casts
 
 def patch_functions(functions: Any, static_frame: Any, jexception: Any) -> None:
     """$sort, $power and $number as jsonata-js runs them (installed on jsonata-python's Functions
     class): D3070 for a one-argument sort of mixed types, D3061 when a power is not a finite
-    number, D3030 for a string that is not a JSON number (`" 12 "`, `"nan"`, `"1e1000"`)."""
+    number, D3030 for a string that is not a JSON number (`" 12 "`, `"nan"`, `"1e1000"`), D3110
+    for a one-argument $toMillis of a string that is not an ISO 8601 timestamp."""
     plain_sort = functions.sort
     plain_power = functions.power
     plain_number = functions.number
+    plain_to_millis = functions.datetime_to_millis
 
     def sort(arr: Any, comparator: Any = None) -> Any:
         if comparator is None and isinstance(arr, list) and len(arr) > 1:
@@ -207,8 +214,15 @@ def patch_functions(functions: Any, static_frame: Any, jexception: Any) -> None:
                 raise jexception.JException("D3030", -1, arg)
         return plain_number(arg)
 
+    def to_millis(timestamp: Any, picture: Any = None) -> Any:
+        if isinstance(timestamp, str) and picture is None and not _ISO8601.match(timestamp):
+            raise jexception.JException("D3110", -1, timestamp)
+        return plain_to_millis(timestamp, picture)
+
     functions.sort = staticmethod(sort)
     functions.power = staticmethod(power)
     functions.number = staticmethod(number)
-    for name, fn in (("sort", sort), ("power", power), ("number", number)):  # the bound natives hold the old methods
+    functions.datetime_to_millis = staticmethod(to_millis)
+    # the natives bound in jsonata-python's static frame hold the methods they were made with
+    for name, fn in (("sort", sort), ("power", power), ("number", number), ("toMillis", to_millis)):
         static_frame.lookup(name).method = fn
