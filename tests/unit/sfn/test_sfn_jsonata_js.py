@@ -60,6 +60,9 @@ def test_power_in_range() -> None:
 
 @pytest.mark.parametrize(("expr", "message"), [
     ('$abs("x")', 'T0410: Argument 1 of function "abs" does not match function signature'),
+    ('$match("a", "a")', 'T0410: Argument 2 of function "match" does not match function signature'),
+    ('$substring("abc", 1, "x")', 'T0410: Argument 3 of function "substring" does not match function signature'),
+    ('$join(["a"], 1)', 'T0410: Argument 2 of function "join" does not match function signature'),
     ('$max([1, "a"])', 'T0412: Argument 1 of function "max" must be an array of "numbers"'),
     ("$join([1, 2])", 'T0412: Argument 1 of function "join" must be an array of "strings"'),
     ("$merge([1])", 'T0412: Argument 1 of function "merge" must be an array of "objects"'),

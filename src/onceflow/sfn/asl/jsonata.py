@@ -96,7 +96,8 @@ _patch_lock = threading.Lock()
 def _as_aws_runs_it() -> None:
     """Patch jsonata-python once, where it departs from the jsonata-js 2.0.6 AWS runs: its parser
     refuses the 2.1 operators, numbers become text as jsonata-js writes them, and $sort and $power
-    fail as jsonata-js's do (D3070, D3061) rather than with Python's errors."""
+    fail as jsonata-js's do (D3070, D3061) rather than with Python's errors, and T0410 names the
+    argument jsonata-js names (jsonata_js.py)."""
     global _patched
     if _patched:
         return
@@ -122,6 +123,7 @@ def _patch() -> None:
         return plain_encode(self, arg)
     encoder.encode = encode
     _js.patch_functions(functions, jsonata.Jsonata.static_frame, jsonata)
+    _js.patch_signature(importlib.import_module("jsonata.signature").Signature, jsonata)
 
 
 def _message(e: Exception) -> str:

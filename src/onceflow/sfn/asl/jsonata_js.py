@@ -226,3 +226,22 @@ def patch_functions(functions: Any, static_frame: Any, jexception: Any) -> None:
     # the natives bound in jsonata-python's static frame hold the methods they were made with
     for name, fn in (("sort", sort), ("power", power), ("number", number), ("toMillis", to_millis)):
         static_frame.lookup(name).method = fn
+
+
+def patch_signature(signature: Any, jexception: Any) -> None:
+    """T0410 names the first argument that breaks the signature, as jsonata-js finds it: the longest
+    run of leading parameters whose pattern matches a prefix of the arguments' type letters.
+    jsonata-python matches each run against all the letters, so it blames argument 1 whenever
+    more arguments follow (`$match("a", "a")` is argument 2, the pattern)."""
+
+    def throw_validation_error(self: Any, bad_args: Any, bad_sig: Any, function_name: Any) -> Any:
+        pattern, good_to = "^", 0
+        for param in self._params:
+            pattern += param.regex
+            found = re.match(pattern, bad_sig or "")
+            if found is None:
+                break
+            good_to = found.end()
+        raise jexception.JException("T0410", -1, good_to + 1, function_name)
+
+    signature.throw_validation_error = throw_validation_error
