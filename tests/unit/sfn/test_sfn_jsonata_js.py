@@ -81,6 +81,9 @@ def test_power_in_range() -> None:
      'D3110: The argument of the toMillis function must be an ISO 8601 formatted timestamp. Given "nope"'),
     ('$toMillis("2020-01-02 03:04:05")', "D3110: The argument of the toMillis function must be an ISO 8601 "
                                           'formatted timestamp. Given "2020-01-02 03:04:05"'),
+    ('$encodeUrl("\\ud800")', 'D3140: Malformed URL passed to $encodeUrl(): "\\ud800"'),  # a lone surrogate
+    ('$decodeUrl("%")', 'D3140: Malformed URL passed to $decodeUrl(): "%"'),
+    ('$decodeUrlComponent("%C3")', 'D3140: Malformed URL passed to $decodeUrlComponent(): "%C3"'),
     ("$sqrt(-4)", "D3060: The sqrt function cannot be applied to a negative number: -4"),
     # jsonata-js raises D1001 only for an infinite number, and JSON.stringify(Infinity) is null
     ("1e300 * 1e300", "D1001: Number out of range: null"),
@@ -95,10 +98,14 @@ def test_messages_are_filled_as_jsonata_js_fills_them(expr: str, message: str) -
     ('$number("12")', 12),
     ('$number("0x10")', 16),
     ('$toMillis("2020-01-02T03:04:05.123+01:00")', 1577930645123),
+    ('$decodeUrl("%2F%20%C3%A9")', "%2F \u00e9"),  # decodeURI keeps the escapes of reserved characters
+    ('$decodeUrlComponent("%2F%20%C3%A9")', "/ \u00e9"),
+    ('$encodeUrl("a b/?\u00e9")', "a%20b/?%C3%A9"),
+    ('$encodeUrlComponent("a b/?")', "a%20b%2F%3F"),
     ('$toMillis("2020")', 1577836800000),
     ('$toMillis("2020-01-02", "[Y0001]-[M01]-[D01]")', 1577923200000),
 ])
-def test_number_and_to_millis_still_convert(expr: str, expected: object) -> None:
+def test_conversions_that_succeed(expr: str, expected: object) -> None:
     assert evaluate_jsonata(expr, {"input": {}}) == expected
 
 

@@ -49,6 +49,7 @@ _TEMPLATES = {
              "or an array of numbers.  Use the second argument to specify a comparison function",
     "D3100": "The radix of the formatBase function must be between 2 and 36.  It was given {{value}}",
     "D3110": "The argument of the toMillis function must be an ISO 8601 formatted timestamp. Given {{value}}",
+    "D3140": "Malformed URL passed to ${{{functionName}}}(): {{value}}",
 }
 
 # Where jsonata-python keeps each field: its exceptions carry (location, current, expected, extra)
@@ -77,6 +78,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "D3070": ("-",),
     "D3100": ("value",),  # jsonata-python passes the radix as the location
     "D3110": ("-", "value"),
+    "D3140": ("-", "functionName", "value"),
 }
 
 # jsonata-js names an array signature's item type in words (T0412); jsonata-python gives the letter.
@@ -107,7 +109,8 @@ def message(e: Any) -> str:
         return f"{code}: " + re.sub(r"\bObject\b", "function", str(e))
     if "type" in fields:
         fields["type"] = _ARRAY_OF.get(str(fields["type"]), fields["type"])
-    text = re.sub(r"\{\{(\w+)\}\}", lambda m: stringify(fields.get(m.group(1))), template)
+    text = re.sub(r"\{\{\{(\w+)\}\}\}", lambda m: str(fields.get(m.group(1))), template)
+    text = re.sub(r"\{\{(\w+)\}\}", lambda m: stringify(fields.get(m.group(1))), text)
     return f"{code}: {text}"
 
 
@@ -119,8 +122,9 @@ def stringify(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):  # lone surrogates escaped, as JSON.stringify writes them
+        text = json.dumps(value, ensure_ascii=False)
+        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group(0)):04x}", text)
     if isinstance(value, (int, float)):
         x = float(value)
         return number_to_string(x) if math.isfinite(x) else "null"
@@ -175,6 +179,30 @@ def number_out(value: int | float) -> int | float:
 
 
 # --------------------------------------------------------------------------- library functions
+_RESERVED = ";/?:@&=+$,#"  # what decodeURI leaves escaped (decodeURIComponent decodes it)
+_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def url_decode(text: str, reserved: str) -> str:
+    """decodeURI / decodeURIComponent: `%` must start a UTF-8 sequence of `%XX` escapes (else a
+    ValueError, jsonata-js's D3140); escapes of `reserved` characters stay as written."""
+    if re.search(r"%(?![0-9A-Fa-f]{2})", text):
+        raise ValueError(text)
+
+    def run(m: re.Match[str]) -> str:
+        escapes = m.group(0)
+        out, i = [], 0
+        data = bytes.fromhex(escapes.replace("%", ""))
+        while i < len(data):  # one character at a time, so a reserved one can keep its escape
+            size = 1 if data[i] < 0x80 else 2 if data[i] >> 5 == 6 else 3 if data[i] >> 4 == 14 else 4
+            char = data[i:i + size].decode("utf-8")  # strict: a bad sequence is a URIError
+            out.append(escapes[3 * i:3 * (i + size)] if char in reserved else char)
+            i += size
+        return "".join(out)
+
+    return _ESCAPES.sub(run, text)
+
+
 # UNCONFIRMED which of jsonata-js's two spellings 2.0.6 has (`(-[01]\d)?` or `(-[01]\d)*`); they
 # differ only for repeated date parts.
 _ISO8601 = re.compile(r"\d{4}(-[01]\d)?(-[0-3]\d)?(T[0-2]\d:[0-5]\d:[0-5]\d)?(\.\d+)?([+-][0-2]\d:?[0-5]\d|Z)?\Z")
@@ -218,6 +246,23 @@ def patch_functions(functions: Any, static_frame: Any, jexception: Any) -> None:
         if isinstance(timestamp, str) and picture is None and not _ISO8601.match(timestamp):
             raise jexception.JException("D3110", -1, timestamp)
         return plain_to_millis(timestamp, picture)
+
+    def url_function(js_name: str, plain: Any, decode: bool, reserved: str) -> Any:
+        def run(string: Any) -> Any:
+            if not isinstance(string, str):
+                return plain(string)
+            try:
+                return url_decode(string, reserved) if decode else plain(string.encode("utf-8").decode("utf-8"))
+            except (UnicodeError, ValueError):  # encodeURI's and decodeURI's URIError
+                raise jexception.JException("D3140", -1, js_name, string) from None
+        return run
+
+    urls = {"encodeUrlComponent": ("encode_url_component", False, ""), "encodeUrl": ("encode_url", False, ""),
+            "decodeUrlComponent": ("decode_url_component", True, ""), "decodeUrl": ("decode_url", True, _RESERVED)}
+    for js_name, (py_name, decode, reserved) in urls.items():
+        fn = url_function(js_name, getattr(functions, py_name), decode, reserved)
+        setattr(functions, py_name, staticmethod(fn))
+        static_frame.lookup(js_name).method = fn
 
     functions.sort = staticmethod(sort)
     functions.power = staticmethod(power)
