@@ -84,6 +84,7 @@ def test_power_in_range() -> None:
     ('$encodeUrl("\\ud800")', 'D3140: Malformed URL passed to $encodeUrl(): "\\ud800"'),  # a lone surrogate
     ('$decodeUrl("%")', 'D3140: Malformed URL passed to $decodeUrl(): "%"'),
     ('$decodeUrlComponent("%C3")', 'D3140: Malformed URL passed to $decodeUrlComponent(): "%C3"'),
+    ('$fromMillis(0, "[Q]")', 'D3132: Unknown component specifier "Q" in date/time picture string'),
     ("$sqrt(-4)", "D3060: The sqrt function cannot be applied to a negative number: -4"),
     # jsonata-js raises D1001 only for an infinite number, and JSON.stringify(Infinity) is null
     ("1e300 * 1e300", "D1001: Number out of range: null"),
@@ -102,6 +103,7 @@ def test_messages_are_filled_as_jsonata_js_fills_them(expr: str, message: str) -
     ('$decodeUrlComponent("%2F%20%C3%A9")', "/ \u00e9"),
     ('$encodeUrl("a b/?\u00e9")', "a%20b/?%C3%A9"),
     ('$encodeUrlComponent("a b/?")', "a%20b%2F%3F"),
+    ('$fromMillis(0, "[Y0001]-[M01]")', "1970-01"),
     ('$toMillis("2020")', 1577836800000),
     ('$toMillis("2020-01-02", "[Y0001]-[M01]-[D01]")', 1577923200000),
 ])

@@ -124,6 +124,7 @@ def _patch() -> None:
     encoder.encode = encode
     _js.patch_functions(functions, jsonata.Jsonata.static_frame, jsonata)
     _js.patch_signature(importlib.import_module("jsonata.signature").Signature, jsonata)
+    _js.patch_pictures(importlib.import_module("jsonata.datetimeutils").DateTimeUtils, jsonata)
 
 
 def _message(e: Exception) -> str:

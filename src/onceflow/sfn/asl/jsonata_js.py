@@ -49,6 +49,7 @@ _TEMPLATES = {
              "or an array of numbers.  Use the second argument to specify a comparison function",
     "D3100": "The radix of the formatBase function must be between 2 and 36.  It was given {{value}}",
     "D3110": "The argument of the toMillis function must be an ISO 8601 formatted timestamp. Given {{value}}",
+    "D3132": "Unknown component specifier {{value}} in date/time picture string",
     "D3140": "Malformed URL passed to ${{{functionName}}}(): {{value}}",
 }
 
@@ -78,6 +79,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "D3070": ("-",),
     "D3100": ("value",),  # jsonata-python passes the radix as the location
     "D3110": ("-", "value"),
+    "D3132": ("-", "value"),
     "D3140": ("-", "functionName", "value"),
 }
 
@@ -290,3 +292,16 @@ def patch_signature(signature: Any, jexception: Any) -> None:
         raise jexception.JException("T0410", -1, good_to + 1, function_name)
 
     signature.throw_validation_error = throw_validation_error
+
+
+def patch_pictures(datetime_utils: Any, jexception: Any) -> None:
+    """A date/time picture with an unknown component (`[Q]`) is jsonata-js's D3132, not a KeyError."""
+    plain = datetime_utils._analyse_datetime_picture
+
+    def analyse(picture: Any) -> Any:
+        try:
+            return plain(picture)
+        except KeyError as e:  # no default presentation for the component
+            raise jexception.JException("D3132", -1, e.args[0] if e.args else None) from None
+
+    datetime_utils._analyse_datetime_picture = staticmethod(analyse)
