@@ -1,5 +1,6 @@
 """jsonata-js 2.0.6 semantics (what AWS runs) where jsonata-python departs from them: error
-messages, numbers, and two functions of the library ($sort, $power).
+messages, numbers, and some functions of the library ($sort, $power, $number, $toMillis, the URL
+functions, date/time pictures), installed on jsonata-python's classes when it is first used.
 
 Messages: jsonata-js fills its templates with the error's fields, `{{x}}` as JSON.stringify(x) and
 `{{{x}}}` as x itself, so strings appear quoted (`Argument 1 of function "abs" does not match
@@ -174,9 +175,11 @@ def number_out(value: int | float) -> int | float:
     """A result number as a value json.dumps writes as JSON.stringify does: integral doubles below
     1e21 as their shortest digits (2**60 is 1152921504606847000, -0 is 0), others as floats (json
     writes `1e+21` as JSON.stringify does; `1e-07` for its `1e-7`, the same number)."""
+    if isinstance(value, int) and abs(value) <= 2**53:
+        return value
     x = float(value)
     if x.is_integer() and abs(x) < 1e21:
-        return int(decimal.Decimal(repr(x)))
+        return int(x) if abs(x) <= 2**53 else int(decimal.Decimal(repr(x)))
     return x
 
 
