@@ -43,8 +43,8 @@ def test_a_variable_named_eval_is_still_a_variable() -> None:
 
 @pytest.mark.parametrize(("expr", "message"), [
     ("$sqrt(-1)", "D3060: The sqrt function cannot be applied to a negative number: -1"),
-    ("1 / 0", "D1001: Number out of range"),
-    ("5 % 0", "D1001: Number out of range"),
+    ("1 / 0", "D1001: Number out of range: null"),
+    ("5 % 0", "D1001: Number out of range: null"),
 ])
 def test_errors_in_jsonata_js_words(expr: str, message: str) -> None:
     assert _cause(expr) == PREFIX.format(expr) + message

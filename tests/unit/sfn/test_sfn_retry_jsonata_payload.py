@@ -107,7 +107,7 @@ def test_jsonata_values(expr: str, expected: object) -> None:
      "unsupported result type."),
     ("{% 1 + 'a' %}", "Output",
      "The JSONata expression '1 + 'a'' specified for the field 'Output' threw an error during evaluation. "
-     "T2002: The right side of the + operator must evaluate to a number"),
+     "T2002: The right side of the \"+\" operator must evaluate to a number"),
 ])
 def test_jsonata_failures(expr: str, field: str, cause: str) -> None:
     with pytest.raises(StateDataError) as info:

@@ -7,10 +7,10 @@ Failures are States.QueryEvaluationError with AWS's wording; the engine adds the
 
 from __future__ import annotations
 
-import decimal
 import hashlib
 import importlib
 import json
+import math
 import random
 import re
 import threading
@@ -19,7 +19,9 @@ from functools import lru_cache
 from typing import Any
 
 from onceflow.sfn.asl import budget as _budget
+from onceflow.sfn.asl import jsonata_js as _js
 from onceflow.sfn.asl.errors import StateDataError
+from onceflow.sfn.asl.jsonata_js import js_number_text
 from onceflow.sfn.asl.jsonata_regex import regex_engine
 from onceflow.sfn.asl.paths import to_json
 
@@ -93,7 +95,9 @@ _patch_lock = threading.Lock()
 
 def _as_aws_runs_it() -> None:
     """Patch jsonata-python once, where it departs from the jsonata-js 2.0.6 AWS runs: its parser
-    refuses the 2.1 operators, and numbers become text as jsonata-js writes them."""
+    refuses the 2.1 operators, numbers become text as jsonata-js writes them, and $sort and $power
+    fail as jsonata-js's do (D3070, D3061) rather than with Python's errors, and T0410 names the
+    argument jsonata-js names (jsonata_js.py)."""
     global _patched
     if _patched:
         return
@@ -109,7 +113,8 @@ def _patch() -> None:
         def led(self: Any, left: Any, _symbol: str = symbol) -> Any:
             raise jsonata.JException("S0211", self.position, _symbol)
         getattr(parser, cls_name).led = led
-    encoder = importlib.import_module("jsonata.functions").Functions.Encoder
+    functions = importlib.import_module("jsonata.functions").Functions
+    encoder = functions.Encoder
     plain_encode = encoder.encode
 
     def encode(self: Any, arg: Any) -> Any:
@@ -117,28 +122,9 @@ def _patch() -> None:
             return js_number_text(arg)
         return plain_encode(self, arg)
     encoder.encode = encode
-
-
-def js_number_text(value: float) -> str:
-    """A number as jsonata-js's $string (and `&`) writes it: rounded to 15 significant digits, then
-    ECMAScript's Number::toString - plain digits below 1e21 (`100000000000000000000`), exponent
-    form from 1e21 (`1e+21`) and below 1e-6 (`1e-7`). The Python port writes `1e+20`."""
-    x = float(f"{float(value):.15g}")
-    if x == 0:
-        return "0"
-    parts = decimal.Decimal(repr(abs(x))).normalize().as_tuple()  # finite: jsonata refused inf/nan
-    ds = "".join(map(str, parts.digits))
-    k, n = len(ds), len(ds) + int(parts.exponent)
-    if k <= n <= 21:
-        body = ds + "0" * (n - k)
-    elif 0 < n <= 21:
-        body = ds[:n] + "." + ds[n:]
-    elif -6 < n <= 0:
-        body = "0." + "0" * -n + ds
-    else:
-        e = n - 1
-        body = (ds[0] + ("." + ds[1:] if k > 1 else "")) + "e" + ("+" if e >= 0 else "-") + str(abs(e))
-    return ("-" if x < 0 else "") + body
+    _js.patch_functions(functions, jsonata.Jsonata.static_frame, jsonata)
+    _js.patch_signature(importlib.import_module("jsonata.signature").Signature, jsonata)
+    _js.patch_pictures(importlib.import_module("jsonata.datetimeutils").DateTimeUtils, jsonata)
 
 
 def _message(e: Exception) -> str:
@@ -189,7 +175,7 @@ def evaluate_jsonata(text: str, states: dict[str, Any], variables: dict[str, Any
     try:
         raw = _evaluate(compile_jsonata(expr), expr, bindings)
     except jsonata.JException as e:
-        raise _threw(expr, field, f"{e.error}: {_message(e)}") from None
+        raise _threw(expr, field, _js.message(e)) from None
     except RecursionError:  # a non-terminating recursive function: jsonata's stack overflow error
         raise _threw(expr, field, f"{_stack_overflow().error}: {_stack_overflow()}") from None
     except Exception as e:  # jsonata-python surfaces some evaluation errors as plain exceptions
@@ -210,9 +196,10 @@ def _plain_error(e: Exception) -> str:
     """A plain Python exception from the port, in jsonata's words where Python's leak through."""
     if isinstance(e, (ZeroDivisionError, OverflowError)) or str(e) == "math domain error":
         # jsonata-js computes x/0 and x%0 as Infinity or NaN, which its number checks refuse
-        # (D1001); the port raises Python's arithmetic errors instead. UNCONFIRMED: no AWS
-        # recording of an out-of-range number was found.
-        return "D1001: Number out of range"
+        # (D1001, whose message always ends in JSON.stringify(Infinity), `null`); the port raises
+        # Python's arithmetic errors instead. UNCONFIRMED: no AWS recording of an out-of-range
+        # number was found.
+        return f"D1001: Number out of range: {_js.stringify(math.inf)}"
     return str(e) or type(e).__name__
 
 
@@ -224,6 +211,8 @@ def _to_jsonata(value: Any) -> Any:
         return {k: _to_jsonata(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_to_jsonata(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _js.number_in(value)
     return value
 
 
@@ -241,7 +230,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bool) or isinstance(value, str):
         return value
     if isinstance(value, (int, float)):
-        return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
+        return _js.number_out(value)
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
