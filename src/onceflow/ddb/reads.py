@@ -36,9 +36,9 @@ class Budget:
     bytes: int
 
 
-# A Query of a small partition (or with a small Limit) is answered on the loop. The worst it costs
-# the loop is one batch of `rows` items of DynamoDB's largest size (400 KB) read from SQLite, then
-# refused; decoding, filtering and projecting stop at `bytes`.
+# A Query of a small partition (or with a small Limit) is answered on the loop. The most it reads out
+# of SQLite is one batch of `rows` items of at most `bytes` each (a larger one is left there: store's
+# `cap`), and it decodes, filters and projects at most `bytes` of them.
 ON_LOOP = Budget(rows=16, bytes=64 * 1024)
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
@@ -330,12 +330,13 @@ class Reader:
                         "Filter Expression")
         forward = p.get("ScanIndexForward", True)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
+        cap = budget.bytes if budget is not None else None  # an item past the budget stays in SQLite
 
-        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str, int]], bool]:
+        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str | None, int]], bool]:
             if index is None:
-                rows = self.store.range(t.id, hk, lo, hi, forward, after[1] if after else None, n)
+                rows = self.store.range(t.id, hk, lo, hi, forward, after[1] if after else None, n, cap)
                 return [((r[0], r[1]), r[2], r[3]) for r in rows], len(rows) == n
-            rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n)
+            rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n, cap)
             return [((hk, r[0], r[1], r[2]), r[3], r[4]) for r in rows2], len(rows2) == n
 
         return self._page(t, index, p, prep, select, paths, start, fetch, raw, budget)
@@ -392,7 +393,7 @@ class Reader:
                 want = min(want, budget.rows)
             rows, more = fetch(after, want)
             for pos, text, stored_size in rows:
-                if budget is not None and size + stored_size > budget.bytes:
+                if budget is not None and (text is None or size + stored_size > budget.bytes):
                     raise OverBudget
                 scanned += 1
                 size += stored_size
