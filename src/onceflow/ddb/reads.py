@@ -40,6 +40,7 @@ class Budget:
 # of SQLite is one batch of `rows` items of at most `bytes` each (a larger one is left there: store's
 # `cap`), and it decodes, filters and projects at most `bytes` of them.
 ON_LOOP = Budget(rows=16, bytes=64 * 1024)
+
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
 
