@@ -1,11 +1,13 @@
 """DynamoDB benchmark: onceflow side by side with the boto3 floor (a null HTTP server answering
 fixed bytes) and moto's server, in the same run, with 1 and 4 boto3 clients (one process each).
 
-    python bench/bench_ddb.py [--ops 2000] [--clients 1,4] [--sizes 1000,100000,1000000]
+    python bench/bench_ddb.py [--ops 2000] [--clients 1,4] [--sizes 1000,100000,1000000] [--baseline SRC]
 
 Operations: PutItem, GetItem, a conditional PutItem that fails, UpdateItem ADD, Query of 100 items.
 `--sizes` also measures GetItem latency on onceflow as the table grows (the slope per decade).
 Each server and each client runs in its own process, so no GIL is shared between them.
+`--baseline SRC` also serves another checkout's onceflow (`git archive <commit> src | tar -x -C DIR`,
+then DIR/src) beside this one, so that before and after are measured in the same run.
 Durable writes are also compared with the floor plus one fsync of the data folder's disk (measured
 in the same run): no durable server can answer a write sooner.
 """
@@ -41,8 +43,9 @@ BODIES = {
     "PutItem": (200, {}), "GetItem": (200, {"Item": ITEM}), "UpdateItem": (200, {"Attributes": {"n": {"N": "1"}}}),
     "Query": (200, {"Items": [ITEM] * 100, "Count": 100, "ScannedCount": 100}),
     "Query1": (200, {"Items": [ITEM], "Count": 1, "ScannedCount": 1}),
+    # ReturnValuesOnConditionCheckFailure=ALL_OLD: DynamoDB's refusal carries the item (the client parses it)
     "Fail": (400, {"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
-                   "message": "The conditional request failed"}),
+                   "message": "The conditional request failed", "Item": ITEM}),
 }
 RESP = {}
 for k, (status, body) in BODIES.items():
@@ -366,6 +369,8 @@ def main() -> None:
     ap.add_argument("--in-memory", action="store_true", help="serve onceflow without a data folder (no fsync)")
     ap.add_argument("--only", default="", help="comma-separated operations to run (default: all)")
     ap.add_argument("--no-moto", action="store_true", help="leave moto out (it is slow to measure)")
+    ap.add_argument("--baseline", metavar="SRC",
+                    help="also onceflow from another checkout's src folder (before/after in one run)")
     ap.add_argument("--uvloop", action="store_true",
                     help="also onceflow with --event-loop uvloop (a candidate, on a data folder of its own)")
     args = ap.parse_args()
@@ -377,6 +382,11 @@ def main() -> None:
     null_proc, null_url = spawn(NULL_SERVER)
     procs = [once_proc, null_proc]
     targets = {"null floor": (null_url, null_proc.pid), "onceflow": (once_url, once_proc.pid)}
+    if args.baseline:
+        base_data = None if args.in_memory else tempfile.mkdtemp(prefix="onceflow-bench-base-")
+        base_proc, base_url = spawn_onceflow(base_data, src=args.baseline)
+        procs.append(base_proc)
+        targets["baseline"] = (base_url, base_proc.pid)
     if args.uvloop:
         uv_proc, uv_url = spawn_onceflow(None if args.in_memory else tempfile.mkdtemp(prefix="onceflow-bench-uv-"),
                                          "--event-loop", "uvloop")
@@ -416,6 +426,12 @@ def main() -> None:
                 by_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (of["client_cpu_us"] + of["server_cpu_us"])
                 print(" " * 31 + "".join(f"{r['server_cpu_us']:>17.0f}{'/' + format(r['client_cpu_us'], '.0f'):<16}"
                                           for r in row.values()) + f"{by_cpu:>8.2f}x by cpu", flush=True)
+                if "baseline" in row:
+                    bl = row["baseline"]
+                    bl_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (bl["client_cpu_us"] + bl["server_cpu_us"])
+                    print(" " * 31 + f"baseline: {bl['p50_ms'] / floor:.2f}x floor, server CPU "
+                          f"{of['server_cpu_us'] / bl['server_cpu_us']:.2f}x of it, {bl_cpu:.2f}x by cpu "
+                          f"(onceflow {by_cpu:.2f}x)", flush=True)
                 if "uvloop" in row:
                     uv = row["uvloop"]
                     uv_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (uv["client_cpu_us"] + uv["server_cpu_us"])

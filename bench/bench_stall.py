@@ -21,6 +21,9 @@ Cases:
   logs-regex-heavy FilterLogEvents with `%[ab]*a[ab]{1000}c%` over a 200 KB event: RE2's slow path
                    (seconds of CPU, with the GIL released)
   jsonata-regex    TestState of a Pass whose Output is `$contains(s, /^(a+)+$/)` on a^27! (false)
+  query-large      20 Queries of a partition of 40 items of 390 KB (each starts on the event loop,
+                   the registry's "bounded" placement, and moves to the thread pool past its budget),
+                   then 20 of 40 small items with a filter that keeps none
 """
 
 from __future__ import annotations
@@ -234,9 +237,34 @@ def jsonata_regex(url: str, args: argparse.Namespace) -> Callable[[], str]:
     return lambda: str(call().get("output"))
 
 
+def query_large(url: str, args: argparse.Namespace) -> Callable[[], str]:
+    ddb = client(url, "dynamodb")
+    name = f"stall-q-{uuid.uuid4().hex[:8]}"
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "N"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}])
+    for i in range(40):
+        ddb.put_item(TableName=name, Item={"pk": {"S": "big"}, "sk": {"N": str(i)}, "v": {"S": "x" * 390_000}})
+        ddb.put_item(TableName=name, Item={"pk": {"S": "small"}, "sk": {"N": str(i)}, "v": {"S": "x" * 100}})
+
+    def run() -> str:
+        counts = set()
+        for _ in range(20):
+            counts.add(ddb.query(TableName=name, KeyConditionExpression="pk = :p",
+                                 ExpressionAttributeValues={":p": {"S": "big"}})["Count"])
+            counts.add(ddb.query(TableName=name, KeyConditionExpression="pk = :p", FilterExpression="v = :no",
+                                 ExpressionAttributeValues={":p": {"S": "small"}, ":no": {"S": "no"}})["Count"])
+        return "Count " + ",".join(str(c) for c in sorted(counts)) + " x40"  # 3: the 1 MB page
+
+    return run
+
+
 CASES = {"simulate-glob": simulate_glob, "authorize-glob": authorize_glob, "authorize-big": authorize_big,
          "choice-glob": choice_glob,
-         "logs-regex": logs_regex, "logs-regex-heavy": logs_regex_heavy, "jsonata-regex": jsonata_regex}
+         "logs-regex": logs_regex, "logs-regex-heavy": logs_regex_heavy, "jsonata-regex": jsonata_regex,
+         "query-large": query_large}
 
 
 def main() -> None:

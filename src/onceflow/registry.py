@@ -11,19 +11,47 @@ ledger) wait for the handler they wrap to be registered.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from onceflow.context import RequestContext
 
 Handler = Callable[[RequestContext, dict[str, Any]], dict[str, Any] | None]
 # Where the wire layer may run a handler: on the event loop ("loop"), on the loop when the writers'
-# lock is free ("commit"), or in the thread pool ("pool").
-Placement = Literal["loop", "commit", "pool"]
+# lock is free ("commit"), on the loop while its work stays within the loop's budget ("bounded"), or
+# in the thread pool ("pool").
+Placement = Literal["loop", "commit", "bounded", "pool"]
+
+# Set while a "bounded" handler runs on the event loop: it must keep its work within its budget, or
+# raise OverBudget before it has any effect. Off (the default) on every other thread and call.
+_ON_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar("onceflow_bounded_on_loop", default=False)
 
 
-def operation(name: str, *, inline: bool = False,
-              commits: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+class OverBudget(Exception):
+    """Raised by a "bounded" handler on the event loop whose work would grow past the loop's budget,
+    before any effect: the wire layer runs the call again in the thread pool, where it has none."""
+
+
+def on_loop() -> bool:
+    """Whether the handler running here is a "bounded" one on the event loop (and so on a budget)."""
+    return _ON_LOOP.get()
+
+
+T = TypeVar("T")
+
+
+def run_bounded(fn: Callable[[], T]) -> T:
+    """Run `fn` as a "bounded" handler on the loop: on_loop() is True inside it (OverBudget passes)."""
+    token = _ON_LOOP.set(True)
+    try:
+        return fn()
+    finally:
+        _ON_LOOP.reset(token)
+
+
+def operation(name: str, *, inline: bool = False, commits: bool = False,
+              bounded: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a method as the handler of AWS operation `name`.
 
     inline=True lets the wire layer run it on the event loop instead of the thread pool: only for
@@ -33,12 +61,18 @@ def operation(name: str, *, inline: bool = False,
     commits=True is for quick handlers whose only wait is the store's write transaction (single-item
     writes): the wire layer runs them on the event loop when no other thread holds the writers'
     lock, and waits for their commit's fsync before it answers; otherwise in the thread pool.
+
+    bounded=True is for reads whose work depends on the data (a Query of a partition): the wire layer
+    runs them on the event loop, where on_loop() tells them to stay within a small budget (a few rows
+    and kilobytes) and raise OverBudget past it, before any effect; the call then runs again in the
+    thread pool. A small read pays no thread hop; a large one costs the loop no more than its budget.
     """
 
     def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn._aws_operation = name  # type: ignore[attr-defined]
         fn._aws_inline = inline  # type: ignore[attr-defined]
         fn._aws_commits = commits  # type: ignore[attr-defined]
+        fn._aws_bounded = bounded  # type: ignore[attr-defined]
         return fn
 
     return mark
@@ -48,7 +82,9 @@ def placement(handler: Callable[..., Any]) -> Placement:
     """The one execution hint @operation left on `handler` (a wrapper copies the marks)."""
     if getattr(handler, "_aws_inline", False):
         return "loop"
-    return "commit" if getattr(handler, "_aws_commits", False) else "pool"
+    if getattr(handler, "_aws_commits", False):
+        return "commit"
+    return "bounded" if getattr(handler, "_aws_bounded", False) else "pool"
 
 
 Wrapper = Callable[[Handler], Handler]

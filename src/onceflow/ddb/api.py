@@ -11,10 +11,10 @@ from onceflow.ddb.batch import Batches
 from onceflow.ddb.export import S3Authorizer, Transfers
 from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
 from onceflow.ddb.policies import ResourcePolicies
-from onceflow.ddb.reads import Reader
+from onceflow.ddb.reads import ON_LOOP, Reader
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
-from onceflow.registry import operation
+from onceflow.registry import on_loop, operation
 
 Params = dict[str, Any]
 Result = dict[str, Any]
@@ -131,10 +131,13 @@ class DynamoDBApi:
         check_table_name(p["TableName"])
         return self.svc.delete_item(ctx.account, ctx.region, p)
 
-    @operation("Query")
+    # Bounded (on the event loop within reads.ON_LOOP, else in the thread pool): a Query of a small
+    # partition or with a small Limit costs less than the thread hop it would otherwise take.
+    @operation("Query", bounded=True)
     def query(self, ctx: RequestContext, p: Params) -> Result:
         check_table_name(p["TableName"])
-        return self.reads.query(ctx.account, ctx.region, p, raw=not ctx.internal)
+        return self.reads.query(ctx.account, ctx.region, p, raw=not ctx.internal,
+                                budget=ON_LOOP if on_loop() else None)
 
     @operation("Scan")
     def scan(self, ctx: RequestContext, p: Params) -> Result:

@@ -4,6 +4,7 @@ filters, projections and Select."""
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 from typing import Any
 
 from onceflow.ddb import errors
@@ -19,9 +20,27 @@ from onceflow.ddb.store import segment_bounds
 from onceflow.ddb.values import Item, item_size, loads, type_of
 from onceflow.errors import validation_error
 from onceflow.raw_json import RawJson, RawJsonList
+from onceflow.registry import OverBudget
 
 PAGE_BYTES = 1024 * 1024
 BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much a read may walk on the event loop before it hands itself to the thread pool
+    (registry's "bounded" placement): rows fetched (one batch of at most that many) and bytes of
+    stored items walked. Past either, the read raises OverBudget before it has decoded more."""
+
+    rows: int
+    bytes: int
+
+
+# A Query of a small partition (or with a small Limit) is answered on the loop. The most it reads out
+# of SQLite is one batch of `rows` items of at most `bytes` each (a larger one is left there: store's
+# `cap`), and it decodes, filters and projects at most `bytes` of them.
+ON_LOOP = Budget(rows=16, bytes=64 * 1024)
+
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
 
@@ -295,7 +314,8 @@ class Reader:
         except Exception:
             raise validation_error(errors.BAD_START_KEY) from None
 
-    def query(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
+    def query(self, account: str, region: str, p: dict[str, Any], raw: bool = False,
+              budget: Budget | None = None) -> dict[str, Any]:
         prep = prepare(p, ("KeyConditionExpression", "FilterExpression", "ProjectionExpression"))
         if p.get("KeyConditionExpression") is not None:  # legacy KeyConditions are refused in their own words
             check_key_condition_shape(prep.get("KeyConditionExpression"))
@@ -311,15 +331,16 @@ class Reader:
                         "Filter Expression")
         forward = p.get("ScanIndexForward", True)
         start = self._start(t, index, p.get("ExclusiveStartKey"))
+        cap = budget.bytes if budget is not None else None  # an item past the budget stays in SQLite
 
-        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str, int]], bool]:
+        def fetch(after: Any, n: int) -> tuple[list[tuple[Any, str | None, int]], bool]:
             if index is None:
-                rows = self.store.range(t.id, hk, lo, hi, forward, after[1] if after else None, n)
+                rows = self.store.range(t.id, hk, lo, hi, forward, after[1] if after else None, n, cap)
                 return [((r[0], r[1]), r[2], r[3]) for r in rows], len(rows) == n
-            rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n)
+            rows2 = self.store.index_range(t.id, index, hk, lo, hi, forward, after[1:] if after else None, n, cap)
             return [((hk, r[0], r[1], r[2]), r[3], r[4]) for r in rows2], len(rows2) == n
 
-        return self._page(t, index, p, prep, select, paths, start, fetch, raw)
+        return self._page(t, index, p, prep, select, paths, start, fetch, raw, budget)
 
     def scan(self, account: str, region: str, p: dict[str, Any], raw: bool = False) -> dict[str, Any]:
         prep = prepare(p, ("FilterExpression", "ProjectionExpression"))
@@ -354,7 +375,8 @@ class Reader:
         return self._page(t, index, p, prep, select, paths, start, fetch, raw)
 
     def _page(self, t: Table, index: str | None, p: dict[str, Any], prep: Any, select: str,
-              paths: list[Any] | None, start: Any, fetch: Any, raw: bool) -> dict[str, Any]:
+              paths: list[Any] | None, start: Any, fetch: Any, raw: bool,
+              budget: Budget | None = None) -> dict[str, Any]:
         limit = p.get("Limit")
         flt = prep.get("FilterExpression")
         # Whole items of the table itself, unfiltered: pass the stored wire JSON through undecoded.
@@ -368,8 +390,12 @@ class Reader:
         after = start
         while True:
             want = BATCH if limit is None else min(BATCH, limit - scanned)
+            if budget is not None:
+                want = min(want, budget.rows)
             rows, more = fetch(after, want)
             for pos, text, stored_size in rows:
+                if budget is not None and (text is None or size + stored_size > budget.bytes):
+                    raise OverBudget
                 scanned += 1
                 size += stored_size
                 after = pos
@@ -397,6 +423,8 @@ class Reader:
                     break
             if last is not None or not more:
                 break
+            if budget is not None:  # a second batch: more rows than the loop's budget
+                raise OverBudget
         result: dict[str, Any] = {}
         if select != "COUNT":
             result["Items"] = out

@@ -176,9 +176,11 @@ class Store:
 
     # -------------------------------------------------------------- range reads
     def range(self, table_id: int, hk: bytes, lo: tuple[bytes, bool] | None, hi: tuple[bytes, bool] | None,
-              forward: bool, after: bytes | None, limit: int) -> list[tuple[bytes, bytes, str, int]]:
-        """Items of one partition with lo <= rk <= hi (bounds' bool: inclusive), after `after`."""
-        sql = ["SELECT hk, rk, item, size FROM ddb_items WHERE table_id=? AND hk=?"]
+              forward: bool, after: bytes | None, limit: int,
+              cap: int | None = None) -> list[tuple[bytes, bytes, str | None, int]]:
+        """Items of one partition with lo <= rk <= hi (bounds' bool: inclusive), after `after`. With a
+        `cap`, an item larger than it comes back as None (its size only): never read out of SQLite."""
+        sql = [f"SELECT hk, rk, {_capped('item', 'size', cap)}, size FROM ddb_items WHERE table_id=? AND hk=?"]
         args: list[Any] = [table_id, hk]
         _bounds(sql, args, "rk", lo, hi)
         if after is not None:
@@ -190,8 +192,10 @@ class Store:
 
     def index_range(self, table_id: int, index: str, ihk: bytes, lo: tuple[bytes, bool] | None,
                     hi: tuple[bytes, bool] | None, forward: bool, after: tuple[bytes, bytes, bytes] | None,
-                    limit: int) -> list[tuple[bytes, bytes, bytes, str, int]]:
-        sql = ["SELECT e.irk, e.hk, e.rk, i.item, i.size FROM ddb_index_entries e JOIN ddb_items i "
+                    limit: int, cap: int | None = None) -> list[tuple[bytes, bytes, bytes, str | None, int]]:
+        """An index's entries of one index partition, with their items (`cap`: as in `range`)."""
+        item = _capped("i.item", "i.size", cap)
+        sql = [f"SELECT e.irk, e.hk, e.rk, {item}, i.size FROM ddb_index_entries e JOIN ddb_items i "
                "ON i.table_id=e.table_id AND i.hk=e.hk AND i.rk=e.rk "
                "WHERE e.table_id=? AND e.index_name=? AND e.ihk=?"]
         args: list[Any] = [table_id, index, ihk]
@@ -250,6 +254,11 @@ class Store:
         conn.execute("DELETE FROM ddb_tx_tokens WHERE created < ?", (now - 600,))
         conn.execute("INSERT OR REPLACE INTO ddb_tx_tokens VALUES (?,?,?,?,?)",
                      (account, region, token, digest, now))
+
+
+def _capped(item: str, size: str, cap: int | None) -> str:
+    """The item column, or NULL in its place for an item whose size is past `cap` (an int, written in)."""
+    return item if cap is None else f"CASE WHEN {size} <= {int(cap)} THEN {item} END"
 
 
 def _bounds(sql: list[str], args: list[Any], col: str, lo: tuple[bytes, bool] | None,

@@ -43,7 +43,7 @@ MIGRATIONS = [
     ("prove-0002", "CREATE INDEX prove_ledger_execution ON prove_ledger (execution, seq)"),
     ("prove-0003", "CREATE INDEX prove_ledger_item ON prove_ledger (service, resource, item_key)"),
 ]
-MARKS = ("_aws_operation", "_aws_inline", "_aws_commits")  # what the wire layer reads off a handler
+MARKS = ("_aws_operation", "_aws_inline", "_aws_commits", "_aws_bounded")  # what the wire layer reads off a handler
 Where = tuple[str, int | None, str | None]  # execution ARN, TaskStarted event id, Lambda request id
 
 

@@ -3,7 +3,9 @@
 Handlers are plain functions; they run in a thread pool so a slow one (a Lambda invoke) never
 blocks the event loop. Quick ones run on the loop (their @operation hint, registry.placement):
 "loop" handlers always, "commit" handlers (single-item writes) when no other thread holds the
-store's writers' lock; their answer waits for the fsync of their commit (`synced`). A role
+store's writers' lock; their answer waits for the fsync of their commit (`synced`). "bounded" ones
+(reads whose work depends on the data: a Query) run on the loop within a budget; one that finds its
+work past it raises registry.OverBudget before any effect and runs again in the thread pool. A role
 session's or a user's authorization evaluates its policies, work that grows with them (25 ms per
 call for a role as large as IAM allows): their calls never run on the loop. Calls that wait on user
 code (wire/facts.py long_calls) get threads of their own: a handler's calls back into onceflow must
@@ -22,7 +24,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.longpoll import LongPoll
-from onceflow.registry import placement
+from onceflow.registry import OverBudget, placement, run_bounded
 from onceflow.stack import Stack
 from onceflow.wire import errors, facts, protocols
 from onceflow.wire.request import Response
@@ -76,6 +78,8 @@ class Execution:
             return self.answer(call)
         if where == "commit":
             return self.commit_on_loop(call) or call
+        if where == "bounded":
+            return self.within_budget(call)
         return call
 
     def invoke(self, handler: Any, ctx: RequestContext, params: dict[str, Any]) -> Any:
@@ -107,6 +111,13 @@ class Execution:
             return protocols.error(call.found.spec, err, call.ctx.request_id)
         except Exception:
             return internal_failure(call.found, call.ctx.request_id)
+
+    def within_budget(self, call: Call) -> Response | Call:
+        """Run a "bounded" handler here on its budget; past it, hand the call on to the thread pool."""
+        try:
+            return run_bounded(lambda: self.answer(call))
+        except OverBudget:
+            return call
 
     def commit_on_loop(self, call: Call) -> Response | Durable | None:
         """Run a "commit" handler here if no other thread holds the writers' lock (None if one

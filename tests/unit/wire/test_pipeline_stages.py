@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import pytest
 from wire_oracle import specs
 
-from onceflow.registry import operation, placement
+from onceflow.registry import OverBudget, on_loop, operation, placement, run_bounded
 from onceflow.wire import facts, protocols
 from onceflow.wire.specs import Specs
 
@@ -32,9 +33,22 @@ def test_the_placement_hint_is_read_off_the_handler_and_survives_a_wrapper() -> 
     @operation("C")
     def slow(ctx: Any, params: Any) -> None: ...
 
-    assert [placement(h) for h in (quick, write, slow)] == ["loop", "commit", "pool"]
+    @operation("D", bounded=True)
+    def read(ctx: Any, params: Any) -> None: ...
+
+    assert [placement(h) for h in (quick, write, slow, read)] == ["loop", "commit", "pool", "bounded"]
     wrapped = functools.wraps(write)(lambda ctx, params: write(ctx, params))  # as the prover's ledger wraps
     assert placement(wrapped) == "commit"
+    assert placement(functools.wraps(read)(lambda ctx, params: read(ctx, params))) == "bounded"
+
+
+def test_only_a_bounded_run_is_on_the_loops_budget() -> None:
+    assert not on_loop()
+    assert run_bounded(on_loop) is True
+    assert not on_loop()  # reset after it, and after an OverBudget too
+    with pytest.raises(OverBudget):
+        run_bounded(lambda: (_ for _ in ()).throw(OverBudget()))
+    assert not on_loop()
 
 
 def test_the_per_service_facts_and_their_defaults() -> None:

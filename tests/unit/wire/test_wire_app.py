@@ -261,3 +261,26 @@ def test_concurrent_committing_requests_share_fsyncs_on_the_sync_thread(durable_
     assert 1 <= len(fsyncs) < 16, events  # the commits shared syncs
     assert all(e.endswith("on onceflow-sync_0") for e in fsyncs), fsyncs
     assert durable_app.stack.db.query_one("SELECT count(*) AS n FROM w")["n"] == 16
+
+
+def test_a_bounded_handler_runs_on_the_loop_and_past_its_budget_again_in_the_pool(app: AwsApp) -> None:
+    import threading
+
+    from onceflow.registry import OverBudget, on_loop, operation
+
+    runs: list[tuple[bool, bool]] = []  # (on the loop's budget, on the loop's thread)
+    loop_thread = threading.current_thread()  # asyncio.run runs the loop on this thread
+
+    @operation("Query", bounded=True)
+    def query(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        runs.append((on_loop(), threading.current_thread() is loop_thread))
+        if on_loop() and params.get("Limit", 0) > 1:
+            raise OverBudget
+        return {"Count": params.get("Limit", 0)}
+
+    app.stack.registry.add("dynamodb", "Query", query)
+    small = call(app, signed("dynamodb", "Query", {"TableName": "t", "Limit": 1}))
+    assert (small.status, runs) == (200, [(True, True)])
+    runs.clear()
+    large = call(app, signed("dynamodb", "Query", {"TableName": "t", "Limit": 5}))
+    assert (large.status, json.loads(large.body)["Count"], runs) == (200, 5, [(True, True), (False, False)])
