@@ -173,7 +173,9 @@ class LambdaService:
             raise errors.invalid(f"Error occurred while GetObject. S3 Error Code: {err.code}. S3 Error Message: "
                                  f"{err.message}") from None
 
-    def _location(self, config: dict[str, Any]) -> str:
+    def location(self, config: dict[str, Any]) -> str:
+        """Where the zip of a function's (or layer version's) `_code` is downloaded from: GetFunction's
+        Code.Location, GetLayerVersion's Content.Location."""
         if self.code_locations is None:
             return self.code_dir(config).as_uri()
         return str(self.code_locations.url(config["_code"]))
@@ -237,7 +239,7 @@ class LambdaService:
         resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
         out: dict[str, Any] = {
             "Configuration": self._named(ctx, resolved),
-            "Code": {"RepositoryType": "S3", "Location": self._location(resolved.config)},
+            "Code": {"RepositoryType": "S3", "Location": self.location(resolved.config)},
         }
         tags = self.store.get_tags(resolved.ref.key)
         if tags:
