@@ -140,3 +140,21 @@ def test_logging_config_is_kept(aws: Callable[..., Any], role: str) -> None:
                                                                         "LogGroup": "/custom/group"})  # fmt: skip
     assert lam.get_function_configuration(FunctionName=name)["LoggingConfig"] == {
         "LogFormat": "JSON", "ApplicationLogLevel": "DEBUG", "SystemLogLevel": "INFO", "LogGroup": "/custom/group"}
+
+
+def test_a_runtime_past_its_block_dates(aws: Callable[..., Any], role: str) -> None:
+    """python3.7's create and update blocks both lie before this project's first day (runtime_lifecycle.py)."""
+    message = ("The runtime parameter of python3.7 is no longer supported for creating or updating AWS Lambda "
+               "functions. We recommend you use the new runtime (python3.13) while creating or updating functions.")
+    name = f"old-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(ClientError) as excinfo:
+        aws("lambda").create_function(FunctionName=name, Runtime="python3.7", Role=role, Handler="app.handler",
+                                      Code={"ZipFile": make_zip()})  # fmt: skip
+    assert refused(excinfo) == ("InvalidParameterValueException", message, 400)
+    assert absent(aws, name)
+    create(aws, role, name)
+    lam = aws("lambda")
+    with pytest.raises(ClientError) as excinfo:
+        lam.update_function_configuration(FunctionName=name, Runtime="python3.7")
+    assert refused(excinfo) == ("InvalidParameterValueException", message, 400)
+    assert lam.get_function_configuration(FunctionName=name)["Runtime"] == "python3.12"

@@ -15,17 +15,19 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import validation_error
-from onceflow.lambda_ import dead_letter, errors
+from onceflow.lambda_ import dead_letter, errors, runtime_lifecycle
 
 if TYPE_CHECKING:
     from onceflow.lambda_.zips import CheckedZip
 
-PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
-RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
+# The Python runtimes of Lambda's model: taken until their "block function create/update" day
+# (runtime_lifecycle.py).
+PYTHON_RUNTIMES = ("python2.7", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11",
+                   "python3.12", "python3.13", "python3.14")  # fmt: skip
 # The runtimes AWS lists when it refuses one, in its own order, as recorded (CreateFunction and
 # UpdateFunctionConfiguration, 2024-04): the runtimes then open to new functions, not the model's enum.
 # UNCONFIRMED: the list AWS shows today (runtimes added or retired since). The wire's validator holds the same
@@ -63,15 +65,11 @@ def new_revision() -> str:
     return str(uuid.uuid4())
 
 
-def check_runtime(runtime: str, all_runtimes: list[str]) -> None:
+def check_runtime(runtime: str, all_runtimes: list[str], operation: str, today: date) -> None:
+    """A Runtime given to CreateFunction (operation "create") or UpdateFunctionConfiguration ("update")."""
     if runtime in PYTHON_RUNTIMES:
+        runtime_lifecycle.check(runtime, operation, today)
         return
-    if runtime in RETIRED_PYTHON:
-        raise errors.invalid(
-            f"The runtime parameter of {runtime} is no longer supported for creating or updating AWS Lambda "
-            f"functions. We recommend you use the new runtime ({PYTHON_RUNTIMES[-2]}) while creating or "
-            "updating functions."
-        )
     if runtime in all_runtimes:
         raise errors.invalid(f"onceflow runs Python functions only; the runtime {runtime} is not supported")
     raise errors.bad_runtime(runtime, RECORDED_RUNTIME_ENUM)

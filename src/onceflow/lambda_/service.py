@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, errors, names, paging, zips
+from onceflow.lambda_ import dead_letter, errors, names, paging, runtime_lifecycle, zips
 from onceflow.lambda_.aliases import route
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
@@ -69,6 +69,7 @@ class LambdaService:
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
         self.code_signing: Any = None  # code_signing.CodeSigning, set by setup
         self.capacity_providers: Any = None  # capacity_providers.CapacityProviders, set by setup
+        self.today = runtime_lifecycle.today_utc  # the day runtime deprecation is judged on
         self._unzipped_sizes: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -194,7 +195,7 @@ class LambdaService:
             raise errors.invalid(
                 "Runtime and Handler are mandatory parameters for functions created with deployment packages."
             )
-        cfg.check_runtime(params["Runtime"], self.runtimes)
+        cfg.check_runtime(params["Runtime"], self.runtimes, "create", self.today())
         cfg.check_snap_start(params.get("SnapStart"), params["Runtime"])
         cfg.check_limits(params)
         layers = self._layers(ctx, params)
@@ -292,7 +293,7 @@ class LambdaService:
         record = self.latest(ref)
         self.check_revision(record, params.get("RevisionId"))
         if "Runtime" in params:
-            cfg.check_runtime(params["Runtime"], self.runtimes)
+            cfg.check_runtime(params["Runtime"], self.runtimes, "update", self.today())
             pinned = ((record.get("_runtime_management") or {}).get("") or {}).get("UpdateRuntimeOn") == "Manual"
             if pinned and params["Runtime"] != record["Runtime"]:  # AWS's words, as a Terraform user recorded them
                 raise errors.invalid("Cannot change runtime identifier when runtime management configuration is set "
