@@ -212,10 +212,10 @@ class LambdaService:
             self.code_signing.check_layers(csc, [], layers or [])
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         self._check_combined(checked.data, layers or [])
-        record = cfg.new_record(ref.name, params, checked)
-        if managed is not None:  # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
-            record.update(CapacityProviderConfig=managed, MemorySize=params.get("MemorySize", 2048),
-                          LoggingConfig=cfg.merge_logging({"LogFormat": "JSON"}, params.get("LoggingConfig") or {}))
+        # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
+        record = cfg.new_record(ref.name, params, checked, {"LogFormat": "JSON"} if managed is not None else None)
+        if managed is not None:
+            record.update(CapacityProviderConfig=managed, MemorySize=params.get("MemorySize", 2048))
         if csc and self.code_signing is not None:
             record["_csc"] = csc
         record["Layers"] = layers
