@@ -140,8 +140,9 @@ class Invoker:
         rules = self._async_rules(resolved)
         if resolved.reserved == 0:  # docs: "Lambda begins sending new events to the configured
             # dead-letter queue or the on-failure event destination, without any retries"
-            # UNCONFIRMED: the record's condition and the DLQ's ErrorCode / ErrorMessage for them
-            self._conclude(resolved, rules, payload, request_id, 0, None, "RetriesExhausted",
+            # The record's condition is AWS's (recorded: "ZeroReservedConcurrency", approximateInvokeCount 0).
+            # UNCONFIRMED: the DLQ's ErrorCode / ErrorMessage for them
+            self._conclude(resolved, rules, payload, request_id, 0, None, "ZeroReservedConcurrency",
                            throttled=True)  # fmt: skip
             return
         # The event's age on the same clock as the retry delays (--time-scale divides both).

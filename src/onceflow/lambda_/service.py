@@ -445,8 +445,13 @@ class LambdaService:
                 "This operation is permitted on Lambda functions only. Aliases and versions do not support this "
                 "operation. Please specify either a function name or an unqualified function ARN."
             )
-        if self.store.get_function(ref.key) is None:  # recorded with `:$LATEST`, before the value is weighed
+        record = self.store.get_function(ref.key)
+        if record is None:  # recorded with `:$LATEST`, before the value is weighed
             raise errors.function_not_found(ref.arn("$LATEST"))
+        provisioned = sum(int(e["Requested"]) for e in (record.get("_provisioned") or {}).values())
+        if value < provisioned:  # recorded, spaces and all, without a Type
+            raise errors.invalid(f" ReservedConcurrentExecutions  {value} should not be lower than function's total "
+                                 f"provisioned concurrency [{provisioned}].", typed=False)  # fmt: skip
         others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
         if self.account_limit - others - value < _MIN_UNRESERVED:
             raise errors.invalid(
