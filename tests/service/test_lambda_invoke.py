@@ -249,6 +249,19 @@ def test_runtime_errors(aws: Callable[..., Any], deploy: Callable[..., str], fn:
     }
 
 
+@pytest.mark.parametrize("app", ["import sys\ndef handler(event, context):\n    sys.exit(0)\n",
+                                 "import sys\nsys.exit(0)\n"])  # fmt: skip
+def test_a_clean_exit_gives_no_reason(aws: Callable[..., Any], deploy: Callable[..., str], app: str) -> None:
+    """As recorded: a handler or module calling sys.exit(0) ends the runtime "without providing a reason"."""
+    out, body = call(aws, deploy({"app.py": app}))
+    assert out["FunctionError"] == "Unhandled"
+    assert body == {
+        "errorType": "Runtime.ExitError",
+        "errorMessage": f"RequestId: {out['ResponseMetadata']['RequestId']} Error: Runtime exited without providing "
+        "a reason",
+    }
+
+
 def test_handler_without_a_dot_fails_at_invoke(aws: Callable[..., Any], deploy: Callable[..., str]) -> None:
     _, body = call(aws, deploy(handler="app"))
     assert (body["errorType"], body["errorMessage"]) == (
