@@ -280,6 +280,23 @@ def test_reserved_and_provisioned_concurrency_bound_each_other(aws: Callable[...
     put(FunctionName=fn, Qualifier="2", ProvisionedConcurrentExecutions=1)
 
 
+def test_provisioned_concurrency_is_carved_out_of_the_reserved(aws: Callable[..., Any], fn: str) -> None:
+    """As recorded: reserved 2 all provisioned to version 1 leaves $LATEST nothing (throttled); version 1 runs."""
+    lam = aws("lambda")
+    lam.publish_version(FunctionName=fn)
+    lam.put_provisioned_concurrency_config(FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=2)
+    lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=2)
+    with pytest.raises(ClientError) as excinfo:
+        lam.invoke(FunctionName=fn, Payload=b"{}")
+    response = excinfo.value.response
+    assert (response["Error"], response["Reason"], response["ResponseMetadata"]["HTTPStatusCode"]) == (
+        {"Code": "TooManyRequestsException", "Message": "Rate Exceeded."},
+        "ReservedFunctionConcurrentInvocationLimitExceeded", 429)  # fmt: skip
+    assert lam.invoke(FunctionName=fn, Qualifier="1", Payload=b"{}")["StatusCode"] == 200
+    lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=3)
+    assert lam.invoke(FunctionName=fn, Payload=b"{}")["StatusCode"] == 200
+
+
 def test_url_configs_of_a_missing_function_are_not_listed(aws: Callable[..., Any]) -> None:
     assert refused(aws("lambda").list_function_url_configs, FunctionName=f"none-{uuid.uuid4().hex[:8]}") == (
         "ResourceNotFoundException", "Function does not exist", 404)

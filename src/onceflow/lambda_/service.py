@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,7 @@ class Resolved:
     executed_version: str  # "$LATEST" or "3"
     invoked_arn: str  # the ARN as invoked (unqualified for $LATEST, :alias via an alias)
     reserved: int | None
+    provisioned: dict[str, int] = field(default_factory=dict)  # qualifier -> requested provisioned concurrency
 
 
 class LambdaService:
@@ -516,15 +517,16 @@ class LambdaService:
         if latest is None:
             raise errors.function_not_found(ref.arn(ref.qualifier or ("$LATEST" if invoking else None)))
         reserved = latest.get("_reserved")
+        provisioned = {k: int(e["Requested"]) for k, e in (latest.get("_provisioned") or {}).items()}
         q = ref.qualifier
         published = latest.get(LATEST_PUBLISHED_KEY)
         if q == LATEST_PUBLISHED or (q is None and invoking and published is not None):
             # AWS: an unqualified invocation of a managed-instances function runs $LATEST.PUBLISHED
             if published is None:
                 raise errors.function_not_found(ref.arn(q))
-            return Resolved(ref, published, LATEST_PUBLISHED, ref.arn(q), reserved)
+            return Resolved(ref, published, LATEST_PUBLISHED, ref.arn(q), reserved, provisioned)
         if q is None or q == "$LATEST":
-            return Resolved(ref, latest, "$LATEST", ref.arn(q), reserved)
+            return Resolved(ref, latest, "$LATEST", ref.arn(q), reserved, provisioned)
         number = _version_number(q)
         if number is None:
             alias = self.store.get_alias(ref.key, q)
@@ -534,11 +536,11 @@ class LambdaService:
             config = latest if target == "$LATEST" else self.store.get_version(ref.key, int(target))
             if config is None:
                 raise errors.function_not_found(ref.arn(q))
-            return Resolved(ref, config, target, ref.arn(q), reserved)
+            return Resolved(ref, config, target, ref.arn(q), reserved, provisioned)
         config = self.store.get_version(ref.key, number)
         if config is None:
             raise errors.function_not_found(ref.arn(q))
-        return Resolved(ref, config, q, ref.arn(q), reserved)
+        return Resolved(ref, config, q, ref.arn(q), reserved, provisioned)
 
 
 def _published_answer(version: dict[str, Any], before: Any, ctx: RequestContext) -> dict[str, Any]:
