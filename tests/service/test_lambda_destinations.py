@@ -179,3 +179,23 @@ def test_an_event_too_old_to_retry_goes_to_on_failure(server_factory: Callable[.
     assert record["requestContext"]["requestId"] == out["ResponseMetadata"]["RequestId"]
     assert record["requestContext"]["approximateInvokeCount"] == 1
     assert record["requestPayload"] == {"fail": "ship"} and "responseContext" not in record
+
+
+def test_zero_reserved_concurrency_sends_the_event_to_the_failure_destination(
+    aws: Callable[..., Any], role: str
+) -> None:
+    """As recorded on AWS: the record's condition is ZeroReservedConcurrency, the function never ran."""
+    lam = aws("lambda")
+    fn, recorder = deploy(aws, role, SOURCE), deploy(aws, role, RECORDER)
+    lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=0)
+    lam.put_function_event_invoke_config(FunctionName=fn, MaximumRetryAttempts=0,
+                                         DestinationConfig={"OnFailure": {"Destination": arn(recorder)}})  # fmt: skip
+    sent = lam.invoke(FunctionName=fn, InvocationType="Event", Payload=b"{}")
+    assert sent["StatusCode"] == 202
+    record = records(aws, recorder, 1)[0]
+    assert sorted(record) == ["requestContext", "requestPayload", "timestamp", "version"]
+    assert record["requestContext"] == {
+        "requestId": sent["ResponseMetadata"]["RequestId"], "functionArn": arn(fn, "$LATEST"),
+        "condition": "ZeroReservedConcurrency", "approximateInvokeCount": 0,
+    }  # fmt: skip
+    assert record["requestPayload"] == {}

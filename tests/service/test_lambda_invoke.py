@@ -249,6 +249,33 @@ def test_runtime_errors(aws: Callable[..., Any], deploy: Callable[..., str], fn:
     }
 
 
+@pytest.mark.parametrize("app", ["import sys\ndef handler(event, context):\n    sys.exit(0)\n",
+                                 "import sys\nsys.exit(0)\n"])  # fmt: skip
+def test_a_clean_exit_gives_no_reason(aws: Callable[..., Any], deploy: Callable[..., str], app: str) -> None:
+    """As recorded: a handler or module calling sys.exit(0) ends the runtime "without providing a reason"."""
+    out, body = call(aws, deploy({"app.py": app}))
+    assert out["FunctionError"] == "Unhandled"
+    assert body == {
+        "errorType": "Runtime.ExitError",
+        "errorMessage": f"RequestId: {out['ResponseMetadata']['RequestId']} Error: Runtime exited without providing "
+        "a reason",
+    }
+
+
+def test_a_failed_init_logs_the_runtime_warning_before_the_error(
+    aws: Callable[..., Any], deploy: Callable[..., str]
+) -> None:
+    """As AWS's Python runtime does (lambda_literals; AWS's logs): a [WARNING] record with no request id."""
+    out, _ = call(aws, deploy(handler="missing.handler"), LogType="Tail")
+    lines = base64.b64decode(out["LogResult"]).decode().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("[ERROR] Runtime.ImportModuleError: "))
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
+    warning = (rf"\[WARNING\]\t{stamp}\t\tLAMBDA_WARNING: Unhandled exception\. The most likely cause is an issue in "
+               r"the function code\. .* For more information, see "
+               r"https://docs\.aws\.amazon\.com/lambda/latest/dg/runtimes-update\.html")  # fmt: skip
+    assert re.fullmatch(warning, lines[at - 1])
+
+
 def test_handler_without_a_dot_fails_at_invoke(aws: Callable[..., Any], deploy: Callable[..., str]) -> None:
     _, body = call(aws, deploy(handler="app"))
     assert (body["errorType"], body["errorMessage"]) == (

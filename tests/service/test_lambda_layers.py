@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import urllib.request
 import uuid
 import zipfile
 from collections.abc import Callable
@@ -119,6 +120,19 @@ def test_layer_versions(aws: Callable[..., Any]) -> None:
     assert excinfo.value.response["Error"]["Code"] == "ResourceNotFoundException"
     third = lam.publish_layer_version(LayerName=name, Content={"ZipFile": layer_zip({"python/x.py": ""})})
     assert third["Version"] == 3  # a deleted version's number is not given again
+
+
+def test_layer_content_location_serves_the_zip(aws: Callable[..., Any], endpoint: str) -> None:
+    """Content.Location is a presigned https-style URL that serves the zip, as GetFunction's Code.Location."""
+    lam = aws("lambda")
+    name = f"zipped-{uuid.uuid4().hex[:8]}"
+    data = layer_zip({"python/served.py": "X = 1\n"})
+    published = lam.publish_layer_version(LayerName=name, Content={"ZipFile": data})
+    fetched = lam.get_layer_version(LayerName=name, VersionNumber=published["Version"])
+    for location in (published["Content"]["Location"], fetched["Content"]["Location"]):
+        assert location.startswith(endpoint + "/") and "X-Amz-Signature=" in location
+        with urllib.request.urlopen(location, timeout=30) as response:
+            assert (response.status, response.read()) == (200, data)
 
 
 def test_layers_are_laid_out_in_order_on_the_path(aws: Callable[..., Any], role: str) -> None:

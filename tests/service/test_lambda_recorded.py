@@ -255,6 +255,48 @@ def test_a_version_and_its_alias_do_not_both_hold_provisioned_concurrency(aws: C
     assert [c["FunctionArn"] for c in listed] == [f"{ARN}{fn}:live"]
 
 
+def test_reserved_and_provisioned_concurrency_bound_each_other(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    lam.publish_version(FunctionName=fn)
+    lam.update_function_configuration(FunctionName=fn, Timeout=15)
+    lam.publish_version(FunctionName=fn)
+    put = lam.put_provisioned_concurrency_config
+    put(FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=2)
+    with pytest.raises(ClientError) as excinfo:
+        lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=1)
+    message = " ReservedConcurrentExecutions  1 should not be lower than function's total provisioned concurrency [2]."
+    assert excinfo.value.response["Error"] == {"Code": "InvalidParameterValueException", "Message": message}
+    assert "Type" not in excinfo.value.response and excinfo.value.response["message"] == message
+    assert lam.get_function_concurrency(FunctionName=fn).get("ReservedConcurrentExecutions") is None
+    lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=2)
+    over = ("InvalidParameterValueException",
+            "Requested Provisioned Concurrency should not be greater than the reservedConcurrentExecution for function",
+            400)  # fmt: skip
+    assert refused(put, FunctionName=fn, Qualifier="2", ProvisionedConcurrentExecutions=1) == over
+    assert refused(put, FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=3) == over
+    listed = lam.list_provisioned_concurrency_configs(FunctionName=fn)["ProvisionedConcurrencyConfigs"]
+    assert [(c["FunctionArn"], c["RequestedProvisionedConcurrentExecutions"]) for c in listed] == [(f"{ARN}{fn}:1", 2)]
+    put(FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=1)  # within the reserved 2: taken
+    put(FunctionName=fn, Qualifier="2", ProvisionedConcurrentExecutions=1)
+
+
+def test_provisioned_concurrency_is_carved_out_of_the_reserved(aws: Callable[..., Any], fn: str) -> None:
+    """As recorded: reserved 2 all provisioned to version 1 leaves $LATEST nothing (throttled); version 1 runs."""
+    lam = aws("lambda")
+    lam.publish_version(FunctionName=fn)
+    lam.put_provisioned_concurrency_config(FunctionName=fn, Qualifier="1", ProvisionedConcurrentExecutions=2)
+    lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=2)
+    with pytest.raises(ClientError) as excinfo:
+        lam.invoke(FunctionName=fn, Payload=b"{}")
+    response = excinfo.value.response
+    assert (response["Error"], response["Reason"], response["ResponseMetadata"]["HTTPStatusCode"]) == (
+        {"Code": "TooManyRequestsException", "Message": "Rate Exceeded."},
+        "ReservedFunctionConcurrentInvocationLimitExceeded", 429)  # fmt: skip
+    assert lam.invoke(FunctionName=fn, Qualifier="1", Payload=b"{}")["StatusCode"] == 200
+    lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=3)
+    assert lam.invoke(FunctionName=fn, Payload=b"{}")["StatusCode"] == 200
+
+
 def test_url_configs_of_a_missing_function_are_not_listed(aws: Callable[..., Any]) -> None:
     assert refused(aws("lambda").list_function_url_configs, FunctionName=f"none-{uuid.uuid4().hex[:8]}") == (
         "ResourceNotFoundException", "Function does not exist", 404)

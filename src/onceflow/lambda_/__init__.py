@@ -59,8 +59,8 @@ def setup(stack: Stack) -> None:
     )
     service.s3 = stack.ports.objects  # S3Bucket/S3Key code, read from S3 (set up by its first read)
     service.role_checks = stack.ports.roles.get()  # set up before Lambda (CONTRACTS.md)
-    service.layers = Layers(store, code_root, service.from_s3 if service.s3 is not None else None)
     service.code_locations = CodeLocations(settings.endpoint_url, store.get_code)
+    service.layers = Layers(store, code_root, service.from_s3 if service.s3 is not None else None, service.location)
     service.code_signing = CodeSigning(service)
     service.capacity_providers = CapacityProviders(service)
     invoker = Invoker(

@@ -15,17 +15,19 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import validation_error
-from onceflow.lambda_ import dead_letter, errors
+from onceflow.lambda_ import dead_letter, errors, runtime_lifecycle
 
 if TYPE_CHECKING:
     from onceflow.lambda_.zips import CheckedZip
 
-PYTHON_RUNTIMES = ("python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
-RETIRED_PYTHON = ("python2.7", "python3.6", "python3.7", "python3.8")
+# The Python runtimes of Lambda's model: taken until their "block function create/update" day
+# (runtime_lifecycle.py).
+PYTHON_RUNTIMES = ("python2.7", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11",
+                   "python3.12", "python3.13", "python3.14")  # fmt: skip
 # The runtimes AWS lists when it refuses one, in its own order, as recorded (CreateFunction and
 # UpdateFunctionConfiguration, 2024-04): the runtimes then open to new functions, not the model's enum.
 # UNCONFIRMED: the list AWS shows today (runtimes added or retired since). The wire's validator holds the same
@@ -63,15 +65,11 @@ def new_revision() -> str:
     return str(uuid.uuid4())
 
 
-def check_runtime(runtime: str, all_runtimes: list[str]) -> None:
+def check_runtime(runtime: str, all_runtimes: list[str], operation: str, today: date) -> None:
+    """A Runtime given to CreateFunction (operation "create") or UpdateFunctionConfiguration ("update")."""
     if runtime in PYTHON_RUNTIMES:
+        runtime_lifecycle.check(runtime, operation, today)
         return
-    if runtime in RETIRED_PYTHON:
-        raise errors.invalid(
-            f"The runtime parameter of {runtime} is no longer supported for creating or updating AWS Lambda "
-            f"functions. We recommend you use the new runtime ({PYTHON_RUNTIMES[-2]}) while creating or "
-            "updating functions."
-        )
     if runtime in all_runtimes:
         raise errors.invalid(f"onceflow runs Python functions only; the runtime {runtime} is not supported")
     raise errors.bad_runtime(runtime, RECORDED_RUNTIME_ENUM)
@@ -152,9 +150,24 @@ def logging_config(stored: dict[str, Any] | None, name: str) -> dict[str, str]:
     return out
 
 
+_LOG_LEVELS = ("ApplicationLogLevel", "SystemLogLevel")
+
+
 def merge_logging(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
-    """UpdateFunctionConfiguration changes only the LoggingConfig members it names."""
-    return {**(old or {}), **{k: v for k, v in new.items() if v is not None}}
+    """UpdateFunctionConfiguration changes only the LoggingConfig members it names. Log levels are
+    for the JSON format only: naming one while the format is (or stays) Text is refused in AWS's
+    words (recorded), and a move to Text drops the levels kept (UNCONFIRMED: a later move back to
+    JSON then shows INFO, not the former levels)."""
+    merged = {**(old or {}), **{k: v for k, v in new.items() if v is not None}}
+    if (merged.get("LogFormat") or "Text") == "Text":
+        if any(new.get(level) is not None for level in _LOG_LEVELS):
+            raise errors.invalid(
+                'LogLevel is not supported when LogFormat is set to "Text". Remove LogLevel from your request or '
+                'change the LogFormat to "JSON" and try again.'
+            )
+        for level in _LOG_LEVELS:
+            merged.pop(level, None)
+    return merged
 
 
 def runtime_version_arn(region: str, runtime: str) -> str:
@@ -251,7 +264,9 @@ def fingerprint(config: dict[str, Any]) -> str:
     return json.dumps(kept, sort_keys=True, default=str)
 
 
-def new_record(name: str, params: dict[str, Any], checked: CheckedZip) -> dict[str, Any]:
+def new_record(
+    name: str, params: dict[str, Any], checked: CheckedZip, logging_base: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The stored $LATEST record of a new function (FunctionConfiguration members + private keys)."""
     return {
         "FunctionName": name,
@@ -274,7 +289,7 @@ def new_record(name: str, params: dict[str, Any], checked: CheckedZip) -> dict[s
         "VpcConfig": params.get("VpcConfig"),
         "DeadLetterConfig": params.get("DeadLetterConfig"),
         "SnapStart": params.get("SnapStart"),
-        "LoggingConfig": merge_logging(None, params.get("LoggingConfig") or {}),
+        "LoggingConfig": merge_logging(logging_base, params.get("LoggingConfig") or {}),
         "_code": checked.sha256_hex,
         "_published": None,
     }

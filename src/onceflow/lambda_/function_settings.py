@@ -71,6 +71,13 @@ class FunctionSettings:
         entries = dict(record.get("_provisioned") or {})
         self._check_overlap(ref, qualifier, entries)
         wanted = int(params["ProvisionedConcurrentExecutions"])
+        reserved = record.get("_reserved")
+        others = sum(int(e["Requested"]) for q, e in entries.items() if q != qualifier)
+        if reserved is not None and others + wanted > reserved:  # recorded
+            raise errors.invalid(
+                "Requested Provisioned Concurrency should not be greater than the reservedConcurrentExecution for "
+                "function"
+            )
         entry = {"Requested": wanted, "LastModified": cfg.now_lambda()}
         record["_provisioned"] = {**entries, qualifier: entry}
         self._save(ref, record)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import dead_letter, destinations, errors, provisioned
+from onceflow.lambda_.admission import Admission
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.interpreters import Interpreters
@@ -77,8 +78,7 @@ class Invoker:
         self._executor = ThreadPoolExecutor(max_workers=max(1, async_workers), thread_name_prefix="lambda-event")
         self.logs = LogShipper(ports.logs.get, service.store.db.transaction)
         self._lock = threading.Lock()
-        self._inflight: dict[tuple[str, str, str], int] = {}
-        self._unreserved: dict[tuple[str, str], int] = {}
+        self.admission = Admission(service.unreserved_limit)
         self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits
         self._timers: set[threading.Timer] = set()
         self._closed = False
@@ -122,11 +122,11 @@ class Invoker:
         if kind == "Event":
             self._executor.submit(self._run_async, resolved, payload, request_id, context)
             return {"StatusCode": 202}
-        self._admit(resolved)
+        slot = self.admission.admit(resolved)  # or throttled, as Lambda would (admission.py)
         try:
             outcome, log = self._run(resolved, payload, request_id, context, caller_key)
         finally:
-            self._leave(resolved)
+            self.admission.leave(resolved, slot)
         return self._response(resolved, outcome, log.tail() if log_type == "Tail" else None)
 
     def _run_async(
@@ -140,8 +140,9 @@ class Invoker:
         rules = self._async_rules(resolved)
         if resolved.reserved == 0:  # docs: "Lambda begins sending new events to the configured
             # dead-letter queue or the on-failure event destination, without any retries"
-            # UNCONFIRMED: the record's condition and the DLQ's ErrorCode / ErrorMessage for them
-            self._conclude(resolved, rules, payload, request_id, 0, None, "RetriesExhausted",
+            # The record's condition is AWS's (recorded: "ZeroReservedConcurrency", approximateInvokeCount 0).
+            # UNCONFIRMED: the DLQ's ErrorCode / ErrorMessage for them
+            self._conclude(resolved, rules, payload, request_id, 0, None, "ZeroReservedConcurrency",
                            throttled=True)  # fmt: skip
             return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
@@ -270,30 +271,6 @@ class Invoker:
         out["ExecutedVersion"] = resolved.executed_version
         out["Payload"] = payload if outcome.ok or payload else b"null"
         return out
-
-    # ------------------------------------------------------------------ concurrency
-    def _admit(self, resolved: Resolved) -> None:
-        """Throttle only where Lambda would: reserved concurrency, or the account's unreserved pool."""
-        key = resolved.ref.key
-        scope = (resolved.ref.account, resolved.ref.region)
-        unreserved = self.service.unreserved_limit(*scope) if resolved.reserved is None else 0
-        with self._lock:
-            if resolved.reserved is not None:
-                if self._inflight.get(key, 0) >= resolved.reserved:
-                    raise errors.throttled("ReservedFunctionConcurrentInvocationLimitExceeded")
-            elif self._unreserved.get(scope, 0) >= unreserved:
-                raise errors.throttled("ConcurrentInvocationLimitExceeded")
-            self._inflight[key] = self._inflight.get(key, 0) + 1
-            if resolved.reserved is None:
-                self._unreserved[scope] = self._unreserved.get(scope, 0) + 1
-
-    def _leave(self, resolved: Resolved) -> None:
-        key = resolved.ref.key
-        scope = (resolved.ref.account, resolved.ref.region)
-        with self._lock:
-            self._inflight[key] -= 1
-            if resolved.reserved is None:
-                self._unreserved[scope] -= 1
 
     # ------------------------------------------------------------------ running
     def _run(

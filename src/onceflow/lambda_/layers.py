@@ -34,10 +34,17 @@ def layer_arn(region: str, account: str, name: str, version: int | None = None) 
 
 class Layers:
     def __init__(
-        self, store: LambdaStore, code_root: Path, from_s3: Callable[[str, dict[str, Any]], bytes] | None = None
+        self,
+        store: LambdaStore,
+        code_root: Path,
+        from_s3: Callable[[str, dict[str, Any]], bytes] | None,
+        location: Callable[[dict[str, Any]], str],
     ) -> None:
         self.store = store
         self.code_root = code_root
+        # a config with `_code` -> the URL its zip is downloaded from (LambdaService.location: the same
+        # presigned URL as GetFunction's Code.Location)
+        self.location = location
         # (account, Content) -> the zip S3Bucket/S3Key(/S3ObjectVersion) name, read from onceflow's S3
         # with S3's error in Lambda's words (LambdaService.from_s3)
         self.from_s3 = from_s3
@@ -215,7 +222,7 @@ class Layers:
     def _render(self, key: Key, config: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {
             "Content": {
-                "Location": (self.code_root / config["_code"]).as_uri(),
+                "Location": self.location(config),
                 "CodeSha256": config["CodeSha256"],
                 "CodeSize": config["CodeSize"],
             },

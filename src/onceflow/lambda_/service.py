@@ -9,14 +9,14 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, errors, names, paging, zips
+from onceflow.lambda_ import dead_letter, errors, names, paging, runtime_lifecycle, zips
 from onceflow.lambda_.aliases import route
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
@@ -41,6 +41,7 @@ class Resolved:
     executed_version: str  # "$LATEST" or "3"
     invoked_arn: str  # the ARN as invoked (unqualified for $LATEST, :alias via an alias)
     reserved: int | None
+    provisioned: dict[str, int] = field(default_factory=dict)  # qualifier -> requested provisioned concurrency
 
 
 class LambdaService:
@@ -69,6 +70,7 @@ class LambdaService:
         self.code_locations: Any = None  # code_location.CodeLocations (GetFunction's Code.Location), set by setup
         self.code_signing: Any = None  # code_signing.CodeSigning, set by setup
         self.capacity_providers: Any = None  # capacity_providers.CapacityProviders, set by setup
+        self.today = runtime_lifecycle.today_utc  # the day runtime deprecation is judged on
         self._unzipped_sizes: dict[str, int] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -173,7 +175,9 @@ class LambdaService:
             raise errors.invalid(f"Error occurred while GetObject. S3 Error Code: {err.code}. S3 Error Message: "
                                  f"{err.message}") from None
 
-    def _location(self, config: dict[str, Any]) -> str:
+    def location(self, config: dict[str, Any]) -> str:
+        """Where the zip of a function's (or layer version's) `_code` is downloaded from: GetFunction's
+        Code.Location, GetLayerVersion's Content.Location."""
         if self.code_locations is None:
             return self.code_dir(config).as_uri()
         return str(self.code_locations.url(config["_code"]))
@@ -192,7 +196,7 @@ class LambdaService:
             raise errors.invalid(
                 "Runtime and Handler are mandatory parameters for functions created with deployment packages."
             )
-        cfg.check_runtime(params["Runtime"], self.runtimes)
+        cfg.check_runtime(params["Runtime"], self.runtimes, "create", self.today())
         cfg.check_snap_start(params.get("SnapStart"), params["Runtime"])
         cfg.check_limits(params)
         layers = self._layers(ctx, params)
@@ -209,10 +213,10 @@ class LambdaService:
             self.code_signing.check_layers(csc, [], layers or [])
         checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
         self._check_combined(checked.data, layers or [])
-        record = cfg.new_record(ref.name, params, checked)
-        if managed is not None:  # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
-            record.update(CapacityProviderConfig=managed, MemorySize=params.get("MemorySize", 2048),
-                          LoggingConfig=cfg.merge_logging({"LogFormat": "JSON"}, params.get("LoggingConfig") or {}))
+        # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
+        record = cfg.new_record(ref.name, params, checked, {"LogFormat": "JSON"} if managed is not None else None)
+        if managed is not None:
+            record.update(CapacityProviderConfig=managed, MemorySize=params.get("MemorySize", 2048))
         if csc and self.code_signing is not None:
             record["_csc"] = csc
         record["Layers"] = layers
@@ -237,7 +241,7 @@ class LambdaService:
         resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
         out: dict[str, Any] = {
             "Configuration": self._named(ctx, resolved),
-            "Code": {"RepositoryType": "S3", "Location": self._location(resolved.config)},
+            "Code": {"RepositoryType": "S3", "Location": self.location(resolved.config)},
         }
         tags = self.store.get_tags(resolved.ref.key)
         if tags:
@@ -290,7 +294,7 @@ class LambdaService:
         record = self.latest(ref)
         self.check_revision(record, params.get("RevisionId"))
         if "Runtime" in params:
-            cfg.check_runtime(params["Runtime"], self.runtimes)
+            cfg.check_runtime(params["Runtime"], self.runtimes, "update", self.today())
             pinned = ((record.get("_runtime_management") or {}).get("") or {}).get("UpdateRuntimeOn") == "Manual"
             if pinned and params["Runtime"] != record["Runtime"]:  # AWS's words, as a Terraform user recorded them
                 raise errors.invalid("Cannot change runtime identifier when runtime management configuration is set "
@@ -442,8 +446,13 @@ class LambdaService:
                 "This operation is permitted on Lambda functions only. Aliases and versions do not support this "
                 "operation. Please specify either a function name or an unqualified function ARN."
             )
-        if self.store.get_function(ref.key) is None:  # recorded with `:$LATEST`, before the value is weighed
+        record = self.store.get_function(ref.key)
+        if record is None:  # recorded with `:$LATEST`, before the value is weighed
             raise errors.function_not_found(ref.arn("$LATEST"))
+        provisioned = sum(int(e["Requested"]) for e in (record.get("_provisioned") or {}).values())
+        if value < provisioned:  # recorded, spaces and all, without a Type
+            raise errors.invalid(f" ReservedConcurrentExecutions  {value} should not be lower than function's total "
+                                 f"provisioned concurrency [{provisioned}].", typed=False)  # fmt: skip
         others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
         if self.account_limit - others - value < _MIN_UNRESERVED:
             raise errors.invalid(
@@ -508,15 +517,16 @@ class LambdaService:
         if latest is None:
             raise errors.function_not_found(ref.arn(ref.qualifier or ("$LATEST" if invoking else None)))
         reserved = latest.get("_reserved")
+        provisioned = {k: int(e["Requested"]) for k, e in (latest.get("_provisioned") or {}).items()}
         q = ref.qualifier
         published = latest.get(LATEST_PUBLISHED_KEY)
         if q == LATEST_PUBLISHED or (q is None and invoking and published is not None):
             # AWS: an unqualified invocation of a managed-instances function runs $LATEST.PUBLISHED
             if published is None:
                 raise errors.function_not_found(ref.arn(q))
-            return Resolved(ref, published, LATEST_PUBLISHED, ref.arn(q), reserved)
+            return Resolved(ref, published, LATEST_PUBLISHED, ref.arn(q), reserved, provisioned)
         if q is None or q == "$LATEST":
-            return Resolved(ref, latest, "$LATEST", ref.arn(q), reserved)
+            return Resolved(ref, latest, "$LATEST", ref.arn(q), reserved, provisioned)
         number = _version_number(q)
         if number is None:
             alias = self.store.get_alias(ref.key, q)
@@ -526,11 +536,11 @@ class LambdaService:
             config = latest if target == "$LATEST" else self.store.get_version(ref.key, int(target))
             if config is None:
                 raise errors.function_not_found(ref.arn(q))
-            return Resolved(ref, config, target, ref.arn(q), reserved)
+            return Resolved(ref, config, target, ref.arn(q), reserved, provisioned)
         config = self.store.get_version(ref.key, number)
         if config is None:
             raise errors.function_not_found(ref.arn(q))
-        return Resolved(ref, config, q, ref.arn(q), reserved)
+        return Resolved(ref, config, q, ref.arn(q), reserved, provisioned)
 
 
 def _published_answer(version: dict[str, Any], before: Any, ctx: RequestContext) -> dict[str, Any]:

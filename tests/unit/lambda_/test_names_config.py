@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 
@@ -45,10 +46,11 @@ def test_other_accounts_function_is_not_found() -> None:
 
 def test_runtimes() -> None:
     enum = ["nodejs20.x", "python3.8", "python3.12"]
-    for runtime in config.PYTHON_RUNTIMES:
-        config.check_runtime(runtime, enum)
+    today = date(2026, 12, 2)
+    for runtime in ("python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14"):
+        config.check_runtime(runtime, enum, "create", today)
     with pytest.raises(ServiceError) as err:
-        config.check_runtime("non-existent-runtime", enum)
+        config.check_runtime("non-existent-runtime", enum, "create", today)
     assert err.value.code == "InvalidParameterValueException"
     assert err.value.message == (  # the list AWS recorded (2024-04), in its order
         "Value non-existent-runtime at 'runtime' failed to satisfy constraint: Member must satisfy enum value set: "
@@ -57,7 +59,7 @@ def test_runtimes() -> None:
         "valid ARN"
     )
     with pytest.raises(ServiceError) as err:
-        config.check_runtime("python3.8", enum)
+        config.check_runtime("python3.8", enum, "create", date(2027, 2, 1))
     assert err.value.message.startswith("The runtime parameter of python3.8 is no longer supported")
 
 

@@ -16,6 +16,17 @@ from onceflow.lambda_.runtime.paths import as_var_task
 if TYPE_CHECKING:
     from onceflow.lambda_.runtime.logstreams import Channel
 
+# What the runtime logs at WARNING before the [ERROR] event when init fails (the runtime interface
+# client's lambda_literals; AWS's 2025-2026 logs show it as `[WARNING]\t<time>\t\tLAMBDA_WARNING: ...`).
+UNHANDLED_WARNING = (
+    "LAMBDA_WARNING: Unhandled exception. The most likely cause is an issue in the function code. However, in rare "
+    "cases, a Lambda runtime update can cause unexpected function behavior. For functions using managed runtimes, "
+    "runtime updates can be triggered by a function change, or can be applied automatically. To determine if the "
+    "runtime has been updated, check the runtime version in the INIT_START log entry. If this error correlates with "
+    "a change in the runtime version, you may be able to mitigate this error by temporarily rolling back to the "
+    "previous runtime version. For more information, see https://docs.aws.amazon.com/lambda/latest/dg/"
+    "runtimes-update.html"
+)
 _ERROR_INDENT = "\u00a0"  # the runtime indents traceback lines in the [ERROR] event with NO-BREAK SPACE
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the runtime's own frames are not shown
 

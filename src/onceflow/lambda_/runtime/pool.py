@@ -524,7 +524,10 @@ class Pool:
     @staticmethod
     def _exited(outcome: Outcome, request_id: str, status: str, elapsed_s: float) -> Outcome:
         outcome.duration_ms = elapsed_s * 1000
-        message = f"RequestId: {request_id} Error: Runtime exited with error: {status}"
+        # A clean exit (sys.exit(0), in the handler or at import) is "without providing a reason" (recorded)
+        reason = "Runtime exited without providing a reason" if status == "exit status 0" else (
+            f"Runtime exited with error: {status}")
+        message = f"RequestId: {request_id} Error: {reason}"
         outcome.payload = _compact({"errorType": "Runtime.ExitError", "errorMessage": message})
         outcome.status, outcome.error_type = "error", "Runtime.ExitError"
         return outcome

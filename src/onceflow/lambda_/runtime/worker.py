@@ -32,7 +32,7 @@ from typing import Any
 
 from onceflow.lambda_.runtime import confine, paths, protocol
 from onceflow.lambda_.runtime.context import LambdaContext
-from onceflow.lambda_.runtime.faults import Fault, error_doc, exception_doc, log_error
+from onceflow.lambda_.runtime.faults import UNHANDLED_WARNING, Fault, error_doc, exception_doc, log_error
 from onceflow.lambda_.runtime.logstreams import (
     JSON_LEVELS,
     Channel,
@@ -200,6 +200,7 @@ def _init(channel: Channel, spec: dict[str, Any]) -> Any:
         handler = _load_handler(spec["handler"])
     except Fault as fault:
         doc = error_doc(fault.message, fault.error_type, fault.trace, "")
+        logging.warning(UNHANDLED_WARNING)
         log_error(channel, doc)
         channel.send({"t": "init_error", "init_ms": _ms_since(start), "error": doc})
         return None
@@ -207,6 +208,7 @@ def _init(channel: Channel, spec: dict[str, Any]) -> Any:
         raise
     except Exception as exc:  # an exception raised by module-level code
         doc = exception_doc(exc, "")
+        logging.warning(UNHANDLED_WARNING)
         log_error(channel, doc)
         channel.send({"t": "init_error", "init_ms": _ms_since(start), "error": doc})
         return None
