@@ -11,16 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+from sfn_setup import finished, states_role
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"sfnfid-{uuid.uuid4().hex[:8]}"
-    arn: str = aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
-    return arn
+    return states_role(aws, "sfnfid")
 
 
 def _start(aws: Callable[..., Any], role: str, definition: dict[str, Any], data: Any) -> str:
@@ -34,12 +30,7 @@ def _start(aws: Callable[..., Any], role: str, definition: dict[str, Any], data:
 def _run(aws: Callable[..., Any], role: str, definition: dict[str, Any], data: Any) -> dict[str, Any]:
     sfn = aws("stepfunctions")
     ex = _start(aws, role, definition, data)
-    deadline = time.time() + 60
-    while True:
-        d: dict[str, Any] = sfn.describe_execution(executionArn=ex)
-        if d["status"] != "RUNNING" or time.time() > deadline:
-            return d
-        time.sleep(0.05)
+    return finished(sfn, ex)
 
 
 WAIT_SECONDS_PATH = {"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$.s", "End": True}}}

@@ -4,22 +4,17 @@ message (as AWS, running jsonata-js 2.0.6, writes them), and its output numbers 
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+from sfn_setup import finished, states_role
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"sfnjs-{uuid.uuid4().hex[:8]}"
-    arn: str = aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
-    return arn
+    return states_role(aws, "sfnjs")
 
 
 def _run(aws: Callable[..., Any], role: str, output: str, data: str) -> dict[str, Any]:
@@ -29,12 +24,7 @@ def _run(aws: Callable[..., Any], role: str, output: str, data: str) -> dict[str
     arn = sfn.create_state_machine(name=f"js-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
                                    roleArn=role)["stateMachineArn"]
     ex = sfn.start_execution(stateMachineArn=arn, input=data)["executionArn"]
-    deadline = time.time() + 60
-    while True:
-        d: dict[str, Any] = sfn.describe_execution(executionArn=ex)
-        if d["status"] != "RUNNING" or time.time() > deadline:
-            return d
-        time.sleep(0.05)
+    return finished(sfn, ex)
 
 
 @pytest.mark.parametrize(("expr", "message"), [
