@@ -65,6 +65,8 @@ ACTIONS = {
 }
 # Calls that need no permission at all (IAM user guide: GetCallerIdentity, GetSessionToken).
 ALWAYS_ALLOWED = {("sts", "GetCallerIdentity"), ("sts", "GetSessionToken")}
+
+
 def _namespace(service: str) -> str:
     """The service's IAM namespace, which AWS names as the service a key was last used with."""
     return PREFIXES.get(service, service)
@@ -80,7 +82,7 @@ def _used_in(service: str, region: str) -> str:
 
 
 def action_name(service: str, operation: str) -> str:
-    return f"{PREFIXES.get(service, service)}:{ACTIONS.get((service, operation), operation)}"
+    return f"{_namespace(service)}:{ACTIONS.get((service, operation), operation)}"
 
 
 @lru_cache(maxsize=2)

@@ -18,6 +18,7 @@ import uuid
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.recorded import LAMBDA_RUNTIMES
 from onceflow.errors import validation_error
 from onceflow.lambda_ import dead_letter, errors, runtime_lifecycle
 
@@ -28,15 +29,6 @@ if TYPE_CHECKING:
 # (runtime_lifecycle.py).
 PYTHON_RUNTIMES = ("python2.7", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11",
                    "python3.12", "python3.13", "python3.14")  # fmt: skip
-# The runtimes AWS lists when it refuses one, in its own order, as recorded (CreateFunction and
-# UpdateFunctionConfiguration, 2024-04): the runtimes then open to new functions, not the model's enum.
-# UNCONFIRMED: the list AWS shows today (runtimes added or retired since). The wire's validator holds the same
-# list for layers' CompatibleRuntimes (wire/validate.py _LAMBDA_RUNTIMES).
-RECORDED_RUNTIME_ENUM = [
-    "nodejs20.x", "provided.al2023", "python3.12", "java17", "nodejs16.x", "dotnet8", "python3.10", "java11",
-    "python3.11", "dotnet6", "java21", "nodejs18.x", "provided.al2", "ruby3.3", "java8.al2", "ruby3.2",
-    "python3.8", "python3.9",
-]  # fmt: skip
 MAX_TIMEOUT = 900
 MAX_MEMORY = 10240
 # The model's 32768 MB / 5400 s are Lambda Managed Instances' and durable functions'; a function
@@ -72,7 +64,7 @@ def check_runtime(runtime: str, all_runtimes: list[str], operation: str, today: 
         return
     if runtime in all_runtimes:
         raise errors.invalid(f"onceflow runs Python functions only; the runtime {runtime} is not supported")
-    raise errors.bad_runtime(runtime, RECORDED_RUNTIME_ENUM)
+    raise errors.bad_runtime(runtime, LAMBDA_RUNTIMES)  # AWS's own list (recorded)
 
 
 # Python runtimes SnapStart takes (docs: "Improving startup performance with Lambda SnapStart": Python 3.12

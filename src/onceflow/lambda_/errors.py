@@ -7,6 +7,8 @@ case differs per shape: ResourceNotFoundException and ServiceException use `Mess
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from onceflow.errors import ServiceError
 
 # Limits of a direct ZipFile upload and of the unpacked code (Lambda quotas).
@@ -87,7 +89,7 @@ def payload_too_large(size: int, invocation_type: str) -> ServiceError:
     return _err("RequestEntityTooLargeException", msg, 413)
 
 
-def bad_runtime(value: str, runtimes: list[str]) -> ServiceError:
+def bad_runtime(value: str, runtimes: Sequence[str]) -> ServiceError:
     return invalid(
         f"Value {value} at 'runtime' failed to satisfy constraint: Member must satisfy enum value set: "
         f"[{', '.join(runtimes)}] or be a valid ARN"

@@ -12,6 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.recorded import LAMBDA_RUNTIMES
 from onceflow.errors import ServiceError
 
 if TYPE_CHECKING:
@@ -114,11 +115,8 @@ def _batch_get_keys(path: str, value: Any) -> str:
             "less than or equal to 100")
 
 
-# Lambda checks runtimes against the runtimes open to new functions, in its own order, as recorded (2024-04;
-# UNCONFIRMED today). The same list is lambda_/config.py's RECORDED_RUNTIME_ENUM (services import no wire).
-_LAMBDA_RUNTIMES = ("nodejs20.x, provided.al2023, python3.12, java17, nodejs16.x, dotnet8, python3.10, java11, "
-                    "python3.11, dotnet6, java21, nodejs18.x, provided.al2, ruby3.3, java8.al2, ruby3.2, python3.8, "
-                    "python3.9")  # fmt: skip
+# Lambda checks a layer's runtimes against the runtimes open to new functions, as recorded.
+_LAMBDA_RUNTIMES = ", ".join(LAMBDA_RUNTIMES)
 # ListLayers' and ListLayerVersions' CompatibleRuntime, as recorded (2024-04), in AWS's order.
 _LAMBDA_LAYER_RUNTIMES = (
     "ruby2.6, dotnetcore1.0, python3.7, nodejs8.10, nasa, ruby2.7, python2.7-greengrass, dotnetcore2.0, python3.8, "
