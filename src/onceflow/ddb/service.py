@@ -296,17 +296,6 @@ class DynamoDB:
         if cond is not None and not condition(cond, old or {}, prep.values):
             raise conditional_failed(old if on_fail == "ALL_OLD" and old else None)
 
-    def _refuse_early(self, t: Table, hk: bytes, rk: bytes, prep: Any, on_fail: str | None) -> None:
-        """Refuse a write whose condition fails against the item as last committed, read through a
-        reader's snapshot: a refused write changes nothing, so it may take effect at that read, like a
-        GetItem, and needs no write transaction. A condition that holds is checked again inside the
-        write's transaction (another write may come first). Call it after every validation of the
-        request: a bad request is refused as such even when its condition fails too."""
-        if prep.get("ConditionExpression") is None or self.db.in_transaction():
-            return  # inside a caller's transaction, the transaction's own read is the one to trust
-        text = self.store.read(t.id, hk, rk)
-        self._check(prep, loads(text) if text is not None else None, on_fail)
-
     def put_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
         if rv not in ("NONE", "ALL_OLD"):
@@ -317,7 +306,6 @@ class DynamoDB:
         hk, rk = it.item_key_bytes(t, item)
         it.check_size(item_size(item))
         rows = it.index_rows(t, item)
-        self._refuse_early(t, hk, rk, prep, p.get("ReturnValuesOnConditionCheckFailure"))
         with self.db.transaction() as conn:
             text = self.store.get(conn, t.id, hk, rk)
             old = loads(text) if text is not None else None
@@ -351,7 +339,6 @@ class DynamoDB:
         prep = prepare(p, COND)
         t = self.table(account, region, p["TableName"])
         hk, rk, key = it.key_bytes(t, p["Key"])
-        self._refuse_early(t, hk, rk, prep, p.get("ReturnValuesOnConditionCheckFailure"))
         with self.db.transaction() as conn:
             text = self.store.get(conn, t.id, hk, rk)
             old = loads(text) if text is not None else None
@@ -375,7 +362,6 @@ class DynamoDB:
             for path in upd.paths():
                 if path.elements[0] in t.key_names:
                     raise errors.key_attribute_updated(path.elements[0])
-        self._refuse_early(t, hk, rk, prep, p.get("ReturnValuesOnConditionCheckFailure"))
         with self.db.transaction() as conn:
             text = self.store.get(conn, t.id, hk, rk)
             old = loads(text) if text is not None else None
