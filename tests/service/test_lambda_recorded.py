@@ -431,3 +431,18 @@ def test_a_policy_carries_its_functions_revision(aws: Callable[..., Any], fn: st
     assert on_version == lam.get_function(FunctionName=fn, Qualifier="1")["Configuration"]["RevisionId"]
     assert refused(lam.add_permission, FunctionName=fn, StatementId="stale", RevisionId=before, **grant)[0] == (
         "PreconditionFailedException")
+
+
+def test_a_payload_that_is_not_json_is_refused_in_jacksons_words(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    assert refused(lam.invoke, FunctionName=fn, Payload=b"Hello World") == (
+        "InvalidRequestContentException",
+        "Could not parse request body into json: Could not parse payload into json: Unrecognized token 'Hello': was "
+        "expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')\n at [Source: REDACTED "
+        "(`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 7]",
+        400,
+    )
+    code, message, _ = refused(lam.invoke, FunctionName=fn, Payload=b'{"n": NaN}', InvocationType="Event")
+    assert (code, message.split("\n")[0]) == ("InvalidRequestContentException", "Could not parse request body into "
+        "json: Could not parse payload into json: Non-standard token 'NaN': enable "
+        "`JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow")  # fmt: skip

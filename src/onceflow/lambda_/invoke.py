@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, destinations, errors, provisioned
+from onceflow.lambda_ import dead_letter, destinations, errors, payload_json, provisioned
 from onceflow.lambda_.admission import Admission
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
@@ -544,12 +544,9 @@ def _report(request_id: str, outcome: Outcome, config: dict[str, Any]) -> str:
 
 
 def _check_json(payload: bytes) -> None:
-    if not payload:
-        return
-    try:
-        json.loads(payload)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise errors.bad_json_payload(f"Could not parse payload into json: {exc}") from None
+    refused = payload_json.refusal(payload)  # Jackson's words, as AWS quotes them (payload_json.py)
+    if refused is not None:
+        raise errors.bad_json_payload(f"Could not parse payload into json: {refused}")
 
 
 def _client_context(value: str | None) -> Any:
