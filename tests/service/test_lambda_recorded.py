@@ -3,6 +3,7 @@ look nothing up, what a delete of something absent does."""
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from collections.abc import Callable
@@ -446,3 +447,17 @@ def test_a_payload_that_is_not_json_is_refused_in_jacksons_words(aws: Callable[.
     assert (code, message.split("\n")[0]) == ("InvalidRequestContentException", "Could not parse request body into "
         "json: Could not parse payload into json: Non-standard token 'NaN': enable "
         "`JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow")  # fmt: skip
+
+
+def test_a_cold_starts_log_tail_begins_at_start(aws: Callable[..., Any], role: str) -> None:
+    lam = aws("lambda")
+    name = f"rec-{uuid.uuid4().hex[:10]}"
+    printing = "import json\ndef handler(event, context):\n    print(json.dumps(event))\n    return event\n"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                        Code={"ZipFile": zip_of(printing)})  # fmt: skip
+    answer = lam.invoke(FunctionName=name, Payload=b"{}", LogType="Tail")
+    lines = base64.b64decode(answer["LogResult"]).decode().splitlines(keepends=True)
+    request_id = answer["ResponseMetadata"]["RequestId"]
+    assert lines[:3] == [f"START RequestId: {request_id} Version: $LATEST\n", "{}\n", f"END RequestId: {request_id}\n"]
+    assert len(lines) == 4 and lines[3].startswith(f"REPORT RequestId: {request_id}\tDuration: ")
+    assert "\tInit Duration: " in lines[3]

@@ -412,12 +412,13 @@ class InvocationLog:
                 }  # fmt: skip
                 if warning:
                     record["onceflowWarning"] = warning
-                self._platform(self._started_ms, "platform.initStart", record)
+                self._platform(self._started_ms, "platform.initStart", record, tail=False)
                 return
             init_start = _init_start(runtime, ref.region)
             if warning:  # the runtime runs on another Python (lambda_/interpreters.py)
                 init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
-            self._system(self._started_ms, init_start)
+            # Recorded: a cold start's LogResult begins at START; INIT_START is in the stream only.
+            self._system(self._started_ms, init_start, tail=False)
 
     def start(self) -> None:
         # Logs sorts events by time: START must not sort before what init printed.
@@ -447,14 +448,15 @@ class InvocationLog:
         self._system(end_ms, f"END RequestId: {self._request_id}\n")
         self._system(end_ms, _report(self._request_id, outcome, config))
 
-    def _system(self, ts: int, msg: str) -> None:
+    def _system(self, ts: int, msg: str, tail: bool = True) -> None:
         """A platform line, at INFO: SystemLogLevel WARN leaves them out."""
         if self._system_level != "WARN":
-            self._add(ts, msg)
+            self._add(ts, msg, tail)
 
-    def _platform(self, ts: int, kind: str, record: dict[str, Any]) -> None:
+    def _platform(self, ts: int, kind: str, record: dict[str, Any], tail: bool = True) -> None:
         """A platform event in the JSON log format."""
-        self._system(ts, json.dumps({"time": _iso(ts), "type": kind, "record": record}, separators=(",", ":")))
+        text = json.dumps({"time": _iso(ts), "type": kind, "record": record}, separators=(",", ":"))
+        self._system(ts, text, tail)
 
     def flush(self) -> None:
         batch, self._batch, self._batch_bytes = self._batch, [], 0
@@ -466,17 +468,22 @@ class InvocationLog:
         """LogResult: the last 4 KB of the lines, base64."""
         return base64.b64encode(b"".join(self._tail)[-_TAIL_BYTES:]).decode()
 
-    def _add(self, ts: int, msg: str) -> None:
+    def _add(self, ts: int, msg: str, tail: bool = True) -> None:
+        """A line for the stream and, with `tail`, for LogResult."""
         self._last_ms = max(self._last_ms, ts)
         self._batch.append((ts, msg))
         self._batch_bytes += len(msg) + _EVENT_OVERHEAD
+        if tail:
+            self._keep_for_tail(msg)
+        if self._batch_bytes >= _BATCH_BYTES:
+            self.flush()
+
+    def _keep_for_tail(self, msg: str) -> None:
         text = (msg if msg.endswith("\n") else msg + "\n").encode()[-_TAIL_BYTES:]
         self._tail.append(text)
         self._tail_bytes += len(text)
         while self._tail_bytes - len(self._tail[0]) >= _TAIL_BYTES:
             self._tail_bytes -= len(self._tail.popleft())
-        if self._batch_bytes >= _BATCH_BYTES:
-            self.flush()
 
 
 def _spec_key(resolved: Resolved) -> str:
