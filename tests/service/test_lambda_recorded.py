@@ -443,6 +443,10 @@ def test_a_payload_that_is_not_json_is_refused_in_jacksons_words(aws: Callable[.
         "(`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 7]",
         400,
     )
+    assert refused(lam.invoke, FunctionName=fn, Payload=b"n\x87r\x9e\xe9\xb5\xd7I\xee\x9bmt")[1] == (
+        "Could not parse request body into json: Could not parse payload into json: Invalid UTF-8 start byte 0x87\n"
+        " at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 3]"
+    )
     code, message, _ = refused(lam.invoke, FunctionName=fn, Payload=b'{"n": NaN}', InvocationType="Event")
     assert (code, message.split("\n")[0]) == ("InvalidRequestContentException", "Could not parse request body into "
         "json: Could not parse payload into json: Non-standard token 'NaN': enable "

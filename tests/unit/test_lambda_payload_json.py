@@ -21,6 +21,12 @@ def at(line: int, column: int) -> str:
     [
         # Texts AWS answered (reported from real calls); 'Hello World' with its column. The other columns are
         # where Jackson stops on these inputs.
+        # Recorded in LocalStack's test_lambda.snapshot.json (test_lambda_invoke_payload_encoding_error).
+        (b"n\x87r\x9e\xe9\xb5\xd7I\xee\x9bmt", "Invalid UTF-8 start byte 0x87" + at(1, 3)),
+        (
+            b"\x99\xeb,j\x07\xa1zYh",
+            f"Unexpected character ((CTRL-CHAR, code 153)): expected a valid value {VALUES}" + at(1, 1),
+        ),
         (b"Hello World", f"Unrecognized token 'Hello': was expecting {VALUES}" + at(1, 7)),
         (b"test", f"Unrecognized token 'test': was expecting {VALUES}" + at(1, 5)),
         (b"'test'", f"Unexpected character (''' (code 39)): expected a valid value {VALUES}" + at(1, 1)),
