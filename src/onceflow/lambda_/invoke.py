@@ -43,6 +43,7 @@ log = logging.getLogger("onceflow.lambda")
 
 _TAIL_BYTES = 4096
 _ASYNC_RETRY_DELAYS_S = (60.0, 120.0)
+
 _MAX_EVENT_BYTES = protocol.MAX_EVENT_BYTES
 _MAX_RESPONSE = protocol.MAX_RESULT_BYTES  # what Lambda's error message names as the response limit
 _BATCH_BYTES = 1 << 20  # log lines held per invocation before they are handed to the shipper
@@ -55,6 +56,13 @@ _XRAY = {
     "_AWS_XRAY_DAEMON_ADDRESS": "169.254.79.129",
     "_AWS_XRAY_DAEMON_PORT": "2000",
 }
+
+
+def _throttled_wait_s(waits: int) -> float:
+    """Docs (asynchronous invocation): a throttled event returns to the queue and is tried again for up to
+    6 hours (its maximum age), "from 1 second after the first attempt to a maximum of 5 minutes",
+    increasing exponentially."""
+    return float(min(2**waits, 300))
 
 
 class Invoker:
@@ -131,11 +139,13 @@ class Invoker:
 
     def _run_async(
         self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0,
-        queued_at: float | None = None,
+        queued_at: float | None = None, waits: int = 0,
     ) -> None:  # fmt: skip
         """An Event invocation. A function error or timeout is retried MaximumRetryAttempts times
         (2 by default), ~1 then ~2 minutes later, with the same request id, while the event is younger
-        than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination."""
+        than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination. It takes
+        a concurrency slot as a synchronous call does; throttled (`waits` times so far), it waits in the
+        queue and is tried again, which is no retry attempt."""
         queued_at = queued_at or time.time()
         rules = self._async_rules(resolved)
         if resolved.reserved == 0:  # docs: "Lambda begins sending new events to the configured
@@ -146,8 +156,13 @@ class Invoker:
                            throttled=True)  # fmt: skip
             return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
-        if attempt > 0 and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
+        if (attempt > 0 or waits > 0) and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
             self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
+            return
+        try:
+            slot = self.admission.admit(resolved)
+        except ServiceError:  # throttled: back to the queue (admission.py)
+            self._later(_throttled_wait_s(waits), resolved, payload, request_id, context, attempt, queued_at, waits + 1)
             return
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
@@ -155,25 +170,34 @@ class Invoker:
             if not self._closed:
                 log.exception("asynchronous invocation %s failed", request_id)
             return
+        finally:
+            self.admission.leave(resolved, slot)
         if outcome.ok:
             self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "Success")
             return
         if attempt >= min(rules.retries, len(_ASYNC_RETRY_DELAYS_S)):
             self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "RetriesExhausted")
             return
-        delay = _ASYNC_RETRY_DELAYS_S[attempt] / self.time_scale
+        self._later(_ASYNC_RETRY_DELAYS_S[attempt], resolved, payload, request_id, context, attempt + 1, queued_at)
+
+    def _later(
+        self, delay_s: float, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int,
+        queued_at: float, waits: int = 0,
+    ) -> None:  # fmt: skip
+        """The event tried again in `delay_s` (of AWS's time: --time-scale divides it)."""
         with self._lock:
             if self._closed:
                 return
-            timer = threading.Timer(delay, self._retry_async,
-                                    (resolved, payload, request_id, context, attempt + 1, queued_at))  # fmt: skip
+            timer = threading.Timer(delay_s / self.time_scale, self._retry_async,
+                                    (resolved, payload, request_id, context, attempt, queued_at, waits))  # fmt: skip
             timer.daemon = True
             self._timers.add(timer)
         timer.start()
 
     def _retry_async(
-        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int, queued_at: float
-    ) -> None:
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int, queued_at: float,
+        waits: int = 0,
+    ) -> None:  # fmt: skip
         with self._lock:
             self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
             if self._closed:
@@ -184,7 +208,7 @@ class Invoker:
         except ServiceError:
             return
         try:
-            self._executor.submit(self._run_async, current, payload, request_id, context, attempt, queued_at)
+            self._executor.submit(self._run_async, current, payload, request_id, context, attempt, queued_at, waits)
         except RuntimeError:  # shut down meanwhile
             pass
 
