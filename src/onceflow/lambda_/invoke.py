@@ -145,8 +145,14 @@ class Invoker:
         (2 by default), ~1 then ~2 minutes later, with the same request id, while the event is younger
         than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination. It takes
         a concurrency slot as a synchronous call does; throttled (`waits` times so far), it waits in the
-        queue and is tried again, which is no retry attempt."""
+        queue and is tried again, which is no retry attempt. It runs the function as it is when it starts
+        (recorded: events queued behind a busy slot run the code of an update made meanwhile)."""
         queued_at = queued_at or time.time()
+        ref = resolved.ref
+        try:
+            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
+        except ServiceError:  # deleted meanwhile: the event is dropped
+            return
         rules = self._async_rules(resolved)
         if resolved.reserved == 0:  # docs: "Lambda begins sending new events to the configured
             # dead-letter queue or the on-failure event destination, without any retries"
@@ -202,13 +208,8 @@ class Invoker:
             self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
             if self._closed:
                 return
-        ref = resolved.ref
-        try:  # the function as it is now: it may have been updated, or deleted (then the event is dropped)
-            current = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
-        except ServiceError:
-            return
         try:
-            self._executor.submit(self._run_async, current, payload, request_id, context, attempt, queued_at, waits)
+            self._executor.submit(self._run_async, resolved, payload, request_id, context, attempt, queued_at, waits)
         except RuntimeError:  # shut down meanwhile
             pass
 
