@@ -139,7 +139,7 @@ class Invoker:
 
     def _run_async(
         self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0,
-        queued_at: float | None = None, waits: int = 0,
+        queued_at: float | None = None, waits: int = 0, last: Outcome | None = None,
     ) -> None:  # fmt: skip
         """An Event invocation. A function error or timeout is retried MaximumRetryAttempts times
         (2 by default), ~1 then ~2 minutes later, with the same request id, while the event is younger
@@ -163,12 +163,14 @@ class Invoker:
             return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
         if (attempt > 0 or waits > 0) and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
-            self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
+            # recorded: the record carries the last attempt's response (`last`, None if it never ran)
+            self._conclude(resolved, rules, payload, request_id, attempt, last, "EventAgeExceeded")
             return
         try:
             slot = self.admission.admit(resolved)
         except ServiceError:  # throttled: back to the queue (admission.py)
-            self._later(_throttled_wait_s(waits), resolved, payload, request_id, context, attempt, queued_at, waits + 1)
+            wait = _throttled_wait_s(waits)
+            self._later(wait, resolved, payload, request_id, context, attempt, queued_at, waits + 1, last)
             return
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
@@ -184,32 +186,35 @@ class Invoker:
         if attempt >= min(rules.retries, len(_ASYNC_RETRY_DELAYS_S)):
             self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "RetriesExhausted")
             return
-        self._later(_ASYNC_RETRY_DELAYS_S[attempt], resolved, payload, request_id, context, attempt + 1, queued_at)
+        delay = _ASYNC_RETRY_DELAYS_S[attempt]
+        self._later(delay, resolved, payload, request_id, context, attempt + 1, queued_at, 0, outcome)
 
     def _later(
         self, delay_s: float, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int,
-        queued_at: float, waits: int = 0,
+        queued_at: float, waits: int = 0, last: Outcome | None = None,
     ) -> None:  # fmt: skip
         """The event tried again in `delay_s` (of AWS's time: --time-scale divides it)."""
         with self._lock:
             if self._closed:
                 return
-            timer = threading.Timer(delay_s / self.time_scale, self._retry_async,
-                                    (resolved, payload, request_id, context, attempt, queued_at, waits))  # fmt: skip
+            args = (resolved, payload, request_id, context, attempt, queued_at, waits, last)
+            timer = threading.Timer(delay_s / self.time_scale, self._retry_async, args)
             timer.daemon = True
             self._timers.add(timer)
         timer.start()
 
     def _retry_async(
         self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int, queued_at: float,
-        waits: int = 0,
+        waits: int = 0, last: Outcome | None = None,
     ) -> None:  # fmt: skip
         with self._lock:
             self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
             if self._closed:
                 return
         try:
-            self._executor.submit(self._run_async, resolved, payload, request_id, context, attempt, queued_at, waits)
+            self._executor.submit(
+                self._run_async, resolved, payload, request_id, context, attempt, queued_at, waits, last
+            )
         except RuntimeError:  # shut down meanwhile
             pass
 
