@@ -343,6 +343,8 @@ class Invoker:
             # Lambda's PATH, with the folder of the interpreter that runs the function in /var/lang/bin's place
             "PATH": f"{os.path.dirname(interpreter)}:/usr/local/bin:/usr/bin/:/bin:/opt/bin",
             "LANG": "en_US.UTF-8",
+            "LC_CTYPE": "C.UTF-8",  # recorded (python3.14, 2026); SHLVL in every runtime's recording
+            "SHLVL": "0",
             "TZ": ":UTC",
             "LAMBDA_TASK_ROOT": task_root,  # the pool puts the sandbox's copy here (and in PWD)
             "PWD": task_root,
