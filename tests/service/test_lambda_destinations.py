@@ -165,7 +165,8 @@ def test_records_sent_to_a_lambda_destination(aws: Callable[..., Any], role: str
 
 def test_an_event_too_old_to_retry_goes_to_on_failure(server_factory: Callable[..., Any]) -> None:
     """MaximumEventAgeInSeconds=60 and a first retry due 60 s (scaled) after the event arrived: the
-    retry is not run, the record says EventAgeExceeded after the one attempt."""
+    retry is not run, the record says EventAgeExceeded after the one attempt, with that attempt's
+    response (recorded on AWS, test_lambda_destinations.snapshot.json test_maxeventage)."""
     server = server_factory(time_scale=100.0)
     scoped = client_factory(server.url)
     role_arn = make_role(scoped)
@@ -178,7 +179,9 @@ def test_an_event_too_old_to_retry_goes_to_on_failure(server_factory: Callable[.
     assert record["requestContext"]["condition"] == "EventAgeExceeded"
     assert record["requestContext"]["requestId"] == out["ResponseMetadata"]["RequestId"]
     assert record["requestContext"]["approximateInvokeCount"] == 1
-    assert record["requestPayload"] == {"fail": "ship"} and "responseContext" not in record
+    assert record["requestPayload"] == {"fail": "ship"}
+    assert record["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"}
+    assert record["responsePayload"]["errorType"] == "RuntimeError"
 
 
 def test_zero_reserved_concurrency_sends_the_event_to_the_failure_destination(

@@ -3,6 +3,7 @@ look nothing up, what a delete of something absent does."""
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from collections.abc import Callable
@@ -431,3 +432,36 @@ def test_a_policy_carries_its_functions_revision(aws: Callable[..., Any], fn: st
     assert on_version == lam.get_function(FunctionName=fn, Qualifier="1")["Configuration"]["RevisionId"]
     assert refused(lam.add_permission, FunctionName=fn, StatementId="stale", RevisionId=before, **grant)[0] == (
         "PreconditionFailedException")
+
+
+def test_a_payload_that_is_not_json_is_refused_in_jacksons_words(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    assert refused(lam.invoke, FunctionName=fn, Payload=b"Hello World") == (
+        "InvalidRequestContentException",
+        "Could not parse request body into json: Could not parse payload into json: Unrecognized token 'Hello': was "
+        "expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')\n at [Source: REDACTED "
+        "(`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 7]",
+        400,
+    )
+    assert refused(lam.invoke, FunctionName=fn, Payload=b"n\x87r\x9e\xe9\xb5\xd7I\xee\x9bmt")[1] == (
+        "Could not parse request body into json: Could not parse payload into json: Invalid UTF-8 start byte 0x87\n"
+        " at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 3]"
+    )
+    code, message, _ = refused(lam.invoke, FunctionName=fn, Payload=b'{"n": NaN}', InvocationType="Event")
+    assert (code, message.split("\n")[0]) == ("InvalidRequestContentException", "Could not parse request body into "
+        "json: Could not parse payload into json: Non-standard token 'NaN': enable "
+        "`JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow")  # fmt: skip
+
+
+def test_a_cold_starts_log_tail_begins_at_start(aws: Callable[..., Any], role: str) -> None:
+    lam = aws("lambda")
+    name = f"rec-{uuid.uuid4().hex[:10]}"
+    printing = "import json\ndef handler(event, context):\n    print(json.dumps(event))\n    return event\n"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                        Code={"ZipFile": zip_of(printing)})  # fmt: skip
+    answer = lam.invoke(FunctionName=name, Payload=b"{}", LogType="Tail")
+    lines = base64.b64decode(answer["LogResult"]).decode().splitlines(keepends=True)
+    request_id = answer["ResponseMetadata"]["RequestId"]
+    assert lines[:3] == [f"START RequestId: {request_id} Version: $LATEST\n", "{}\n", f"END RequestId: {request_id}\n"]
+    assert len(lines) == 4 and lines[3].startswith(f"REPORT RequestId: {request_id}\tDuration: ")
+    assert "\tInit Duration: " in lines[3]

@@ -96,6 +96,7 @@ def test_the_variables_lambda_sets(aws: Callable[..., Any], deploy: Callable[...
     assert env["AWS_EXECUTION_ENV"] == "AWS_Lambda_python3.12"
     assert env["LAMBDA_RUNTIME_DIR"] == "/var/runtime"
     assert env["TZ"] == ":UTC" and env["_HANDLER"] == "app.handler"
+    assert (env["LANG"], env["LC_CTYPE"], env["SHLVL"]) == ("en_US.UTF-8", "C.UTF-8", "0")  # recorded
     # The working directory is the function's code, and PWD says so, as /var/task on Lambda.
     assert env["PWD"] == env["LAMBDA_TASK_ROOT"] == body["cwd"]
     assert os.path.isfile(os.path.join(body["cwd"], "app.py"))

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import venv
 import zipfile
 from collections.abc import Callable
@@ -51,8 +52,24 @@ def deploy_and_invoke(server: ServerProcess, runtime: str, handler: str = WHO_RU
     answer = lam.invoke(FunctionName=name, LogType="Tail")
     assert "FunctionError" not in answer, answer["Payload"].read()
     tail = base64.b64decode(answer["LogResult"]).decode()
-    init_start = next(line for line in tail.splitlines() if line.startswith("INIT_START"))
-    return json.loads(answer["Payload"].read()), init_start
+    assert tail.startswith("START RequestId: ")  # recorded: INIT_START goes to the stream, not to LogResult
+    return json.loads(answer["Payload"].read()), _init_start(server, name)
+
+
+def _init_start(server: ServerProcess, name: str) -> str:
+    """The INIT_START line in the function's log stream, once shipped (Lambda ships logs asynchronously)."""
+    logs = server.client("logs")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            events = logs.filter_log_events(logGroupName=f"/aws/lambda/{name}")["events"]
+        except logs.exceptions.ResourceNotFoundException:
+            events = []
+        found = [e["message"].rstrip("\n") for e in events if e["message"].startswith("INIT_START")]
+        if found:
+            return str(found[0])
+        time.sleep(0.05)
+    raise AssertionError(f"no INIT_START line in /aws/lambda/{name}")
 
 
 def serve_fails(*args: str) -> subprocess.CompletedProcess[str]:

@@ -281,7 +281,8 @@ def test_environment_holds_only_what_lambda_gives(server: ServerProcess, deploy:
     assert env["AWS_ACCESS_KEY_ID"].startswith("ASIA") and env["AWS_SESSION_TOKEN"]
     assert env["LAMBDA_RUNTIME_DIR"] == "/var/runtime"
     lambda_defined = {
-        "PATH", "LANG", "TZ", "LAMBDA_TASK_ROOT", "LAMBDA_RUNTIME_DIR", "_HANDLER", "AWS_EXECUTION_ENV",
+        "PATH", "LANG", "LC_CTYPE", "SHLVL", "TZ", "LAMBDA_TASK_ROOT", "LAMBDA_RUNTIME_DIR", "_HANDLER",
+        "AWS_EXECUTION_ENV",
         "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_VERSION",
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME", "AWS_REGION",
         "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, destinations, errors, provisioned
+from onceflow.lambda_ import dead_letter, destinations, errors, payload_json, provisioned
 from onceflow.lambda_.admission import Admission
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
@@ -43,6 +43,7 @@ log = logging.getLogger("onceflow.lambda")
 
 _TAIL_BYTES = 4096
 _ASYNC_RETRY_DELAYS_S = (60.0, 120.0)
+
 _MAX_EVENT_BYTES = protocol.MAX_EVENT_BYTES
 _MAX_RESPONSE = protocol.MAX_RESULT_BYTES  # what Lambda's error message names as the response limit
 _BATCH_BYTES = 1 << 20  # log lines held per invocation before they are handed to the shipper
@@ -55,6 +56,13 @@ _XRAY = {
     "_AWS_XRAY_DAEMON_ADDRESS": "169.254.79.129",
     "_AWS_XRAY_DAEMON_PORT": "2000",
 }
+
+
+def _throttled_wait_s(waits: int) -> float:
+    """Docs (asynchronous invocation): a throttled event returns to the queue and is tried again for up to
+    6 hours (its maximum age), "from 1 second after the first attempt to a maximum of 5 minutes",
+    increasing exponentially."""
+    return float(min(2**waits, 300))
 
 
 class Invoker:
@@ -131,12 +139,20 @@ class Invoker:
 
     def _run_async(
         self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int = 0,
-        queued_at: float | None = None,
+        queued_at: float | None = None, waits: int = 0, last: Outcome | None = None,
     ) -> None:  # fmt: skip
         """An Event invocation. A function error or timeout is retried MaximumRetryAttempts times
         (2 by default), ~1 then ~2 minutes later, with the same request id, while the event is younger
-        than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination."""
+        than MaximumEventAgeInSeconds; the outcome goes to the EventInvokeConfig's destination. It takes
+        a concurrency slot as a synchronous call does; throttled (`waits` times so far), it waits in the
+        queue and is tried again, which is no retry attempt. It runs the function as it is when it starts
+        (recorded: events queued behind a busy slot run the code of an update made meanwhile)."""
         queued_at = queued_at or time.time()
+        ref = resolved.ref
+        try:
+            resolved = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
+        except ServiceError:  # deleted meanwhile: the event is dropped
+            return
         rules = self._async_rules(resolved)
         if resolved.reserved == 0:  # docs: "Lambda begins sending new events to the configured
             # dead-letter queue or the on-failure event destination, without any retries"
@@ -146,8 +162,15 @@ class Invoker:
                            throttled=True)  # fmt: skip
             return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
-        if attempt > 0 and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
-            self._conclude(resolved, rules, payload, request_id, attempt, None, "EventAgeExceeded")
+        if (attempt > 0 or waits > 0) and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
+            # recorded: the record carries the last attempt's response (`last`, None if it never ran)
+            self._conclude(resolved, rules, payload, request_id, attempt, last, "EventAgeExceeded")
+            return
+        try:
+            slot = self.admission.admit(resolved)
+        except ServiceError:  # throttled: back to the queue (admission.py)
+            wait = _throttled_wait_s(waits)
+            self._later(wait, resolved, payload, request_id, context, attempt, queued_at, waits + 1, last)
             return
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
@@ -155,36 +178,43 @@ class Invoker:
             if not self._closed:
                 log.exception("asynchronous invocation %s failed", request_id)
             return
+        finally:
+            self.admission.leave(resolved, slot)
         if outcome.ok:
             self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "Success")
             return
         if attempt >= min(rules.retries, len(_ASYNC_RETRY_DELAYS_S)):
             self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "RetriesExhausted")
             return
-        delay = _ASYNC_RETRY_DELAYS_S[attempt] / self.time_scale
+        delay = _ASYNC_RETRY_DELAYS_S[attempt]
+        self._later(delay, resolved, payload, request_id, context, attempt + 1, queued_at, 0, outcome)
+
+    def _later(
+        self, delay_s: float, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int,
+        queued_at: float, waits: int = 0, last: Outcome | None = None,
+    ) -> None:  # fmt: skip
+        """The event tried again in `delay_s` (of AWS's time: --time-scale divides it)."""
         with self._lock:
             if self._closed:
                 return
-            timer = threading.Timer(delay, self._retry_async,
-                                    (resolved, payload, request_id, context, attempt + 1, queued_at))  # fmt: skip
+            args = (resolved, payload, request_id, context, attempt, queued_at, waits, last)
+            timer = threading.Timer(delay_s / self.time_scale, self._retry_async, args)
             timer.daemon = True
             self._timers.add(timer)
         timer.start()
 
     def _retry_async(
-        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int, queued_at: float
-    ) -> None:
+        self, resolved: Resolved, payload: bytes, request_id: str, context: Any, attempt: int, queued_at: float,
+        waits: int = 0, last: Outcome | None = None,
+    ) -> None:  # fmt: skip
         with self._lock:
             self._timers = {t for t in self._timers if t.is_alive() and t is not threading.current_thread()}
             if self._closed:
                 return
-        ref = resolved.ref
-        try:  # the function as it is now: it may have been updated, or deleted (then the event is dropped)
-            current = self.service.resolve(ref.account, ref.region, ref.name, ref.qualifier, invoking=True)
-        except ServiceError:
-            return
         try:
-            self._executor.submit(self._run_async, current, payload, request_id, context, attempt, queued_at)
+            self._executor.submit(
+                self._run_async, resolved, payload, request_id, context, attempt, queued_at, waits, last
+            )
         except RuntimeError:  # shut down meanwhile
             pass
 
@@ -313,6 +343,8 @@ class Invoker:
             # Lambda's PATH, with the folder of the interpreter that runs the function in /var/lang/bin's place
             "PATH": f"{os.path.dirname(interpreter)}:/usr/local/bin:/usr/bin/:/bin:/opt/bin",
             "LANG": "en_US.UTF-8",
+            "LC_CTYPE": "C.UTF-8",  # recorded (python3.14, 2026); SHLVL in every runtime's recording
+            "SHLVL": "0",
             "TZ": ":UTC",
             "LAMBDA_TASK_ROOT": task_root,  # the pool puts the sandbox's copy here (and in PWD)
             "PWD": task_root,
@@ -412,12 +444,13 @@ class InvocationLog:
                 }  # fmt: skip
                 if warning:
                     record["onceflowWarning"] = warning
-                self._platform(self._started_ms, "platform.initStart", record)
+                self._platform(self._started_ms, "platform.initStart", record, tail=False)
                 return
             init_start = _init_start(runtime, ref.region)
             if warning:  # the runtime runs on another Python (lambda_/interpreters.py)
                 init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
-            self._system(self._started_ms, init_start)
+            # Recorded: a cold start's LogResult begins at START; INIT_START is in the stream only.
+            self._system(self._started_ms, init_start, tail=False)
 
     def start(self) -> None:
         # Logs sorts events by time: START must not sort before what init printed.
@@ -447,14 +480,15 @@ class InvocationLog:
         self._system(end_ms, f"END RequestId: {self._request_id}\n")
         self._system(end_ms, _report(self._request_id, outcome, config))
 
-    def _system(self, ts: int, msg: str) -> None:
+    def _system(self, ts: int, msg: str, tail: bool = True) -> None:
         """A platform line, at INFO: SystemLogLevel WARN leaves them out."""
         if self._system_level != "WARN":
-            self._add(ts, msg)
+            self._add(ts, msg, tail)
 
-    def _platform(self, ts: int, kind: str, record: dict[str, Any]) -> None:
+    def _platform(self, ts: int, kind: str, record: dict[str, Any], tail: bool = True) -> None:
         """A platform event in the JSON log format."""
-        self._system(ts, json.dumps({"time": _iso(ts), "type": kind, "record": record}, separators=(",", ":")))
+        text = json.dumps({"time": _iso(ts), "type": kind, "record": record}, separators=(",", ":"))
+        self._system(ts, text, tail)
 
     def flush(self) -> None:
         batch, self._batch, self._batch_bytes = self._batch, [], 0
@@ -466,17 +500,22 @@ class InvocationLog:
         """LogResult: the last 4 KB of the lines, base64."""
         return base64.b64encode(b"".join(self._tail)[-_TAIL_BYTES:]).decode()
 
-    def _add(self, ts: int, msg: str) -> None:
+    def _add(self, ts: int, msg: str, tail: bool = True) -> None:
+        """A line for the stream and, with `tail`, for LogResult."""
         self._last_ms = max(self._last_ms, ts)
         self._batch.append((ts, msg))
         self._batch_bytes += len(msg) + _EVENT_OVERHEAD
+        if tail:
+            self._keep_for_tail(msg)
+        if self._batch_bytes >= _BATCH_BYTES:
+            self.flush()
+
+    def _keep_for_tail(self, msg: str) -> None:
         text = (msg if msg.endswith("\n") else msg + "\n").encode()[-_TAIL_BYTES:]
         self._tail.append(text)
         self._tail_bytes += len(text)
         while self._tail_bytes - len(self._tail[0]) >= _TAIL_BYTES:
             self._tail_bytes -= len(self._tail.popleft())
-        if self._batch_bytes >= _BATCH_BYTES:
-            self.flush()
 
 
 def _spec_key(resolved: Resolved) -> str:
@@ -544,12 +583,9 @@ def _report(request_id: str, outcome: Outcome, config: dict[str, Any]) -> str:
 
 
 def _check_json(payload: bytes) -> None:
-    if not payload:
-        return
-    try:
-        json.loads(payload)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise errors.bad_json_payload(f"Could not parse payload into json: {exc}") from None
+    refused = payload_json.refusal(payload)  # Jackson's words, as AWS quotes them (payload_json.py)
+    if refused is not None:
+        raise errors.bad_json_payload(f"Could not parse payload into json: {refused}")
 
 
 def _client_context(value: str | None) -> Any:
