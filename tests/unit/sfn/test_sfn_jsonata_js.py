@@ -151,3 +151,47 @@ def test_stringify_is_json_stringify() -> None:
     assert stringify(float("inf")) == "null" and stringify(float("nan")) == "null"
     # jsonata-python's None is undefined: dropped from objects, null in arrays, as JSON.stringify does
     assert stringify({"a": [1.0, None, True], "b": None}) == '{"a":[1,null,true]}'
+
+
+@pytest.mark.parametrize(("expr", "expected"), [
+    # jsonata-js shifts the decimal point through the number's text, then rounds half to even
+    ("$round(1.5, 30)", 1.5), ("$round(1.25, 1)", 1.2), ("$round(1.35, 1)", 1.4), ("$round(2.5)", 2),
+    ("$round(-2.5)", -2), ("$round(3.5)", 4), ("$round(-0.5)", 0), ("$round(1234.5, -2)", 1200),
+    ("$round(1.005, 2)", 1),
+    # beyond a double the shift is Infinity, and back from it NaN: JSON.stringify writes null
+    ("$round(1.5, 400)", None), ("$round(7, 1.5)", None),
+])
+def test_round_is_jsonata_js(expr: str, expected: object) -> None:
+    assert evaluate_jsonata(expr, {"input": {}}) == expected
+
+
+@pytest.mark.parametrize(("expr", "expected"), [
+    ("$fromMillis(0)", "1970-01-01T00:00:00.000Z"),
+    # a JavaScript Date holds 8.64e15 ms either side of the epoch; [Y0001] keeps the last 4 digits
+    ("$fromMillis(8.64e15)", "5760-09-13T00:00:00.000Z"),
+    ("$fromMillis(-8.64e15)", "-1821-04-20T00:00:00.000Z"),
+    ("$fromMillis(-1e14, '[Y]-[M01]-[D01]')", "-1199-02-15"),
+    ("$fromMillis(253402300800000, '[Y]')", "10000"),
+    # beyond, the Date is invalid and its fields are NaN
+    ("$fromMillis(1e20)", "0NaN-NaN-NaNTNaN:NaN:NaN.NaNZ"),
+    ("$fromMillis(-1e20, '[D1o] [M,2] [Z]')", "NaNth NaN +00:00"),
+    ("$fromMillis(1700000000123, '[Y0001]-[M01]-[D01] [H01]:[m01]:[s01].[f001] [X] [W]', '+0530')",
+     "2023-11-15 03:43:20.123 2023 46"),
+])
+def test_from_millis_is_jsonata_js(expr: str, expected: str) -> None:
+    assert evaluate_jsonata(expr, {"input": {}}) == expected
+
+
+@pytest.mark.parametrize(("expr", "message"), [
+    ('$formatInteger(1, "")',
+     'D3130: Formatting or parsing an integer as a sequence starting with "" is not supported by this implementation'),
+    ('$formatInteger(1, "abc")', 'D3130: Formatting or parsing an integer as a sequence starting with "abc" is not '
+                                 "supported by this implementation"),
+    ('$parseInteger("1", "abc")', 'D3130: Formatting or parsing an integer as a sequence starting with "abc" is not '
+                                  "supported by this implementation"),
+    ('$fromMillis(0, "[Y")', 'D3135: No matching closing bracket "]" in date/time picture string'),
+    ('$formatInteger(12, "1\u0662")', "D3131: In a decimal digit pattern, all digits must be from the same decimal "
+                                      "group"),
+])
+def test_picture_errors_are_jsonata_js(expr: str, message: str) -> None:
+    assert _cause(expr) == message

@@ -23,7 +23,6 @@ from onceflow.sfn.asl import jsonata_js as _js
 from onceflow.sfn.asl.errors import StateDataError
 from onceflow.sfn.asl.jsonata_js import js_number_text
 from onceflow.sfn.asl.jsonata_regex import regex_engine
-from onceflow.sfn.asl.paths import to_json
 
 _NOTHING = object()
 
@@ -80,8 +79,8 @@ def compile_jsonata(text: str) -> _Compiled:
 def _compile(text: str) -> _Compiled:
     _as_aws_runs_it()
     compiled = _Compiled(text)
-    for name, fn in _ADDITIONS.items():
-        compiled.expr.register_lambda(name, fn)
+    for name, fn in _additions().items():
+        compiled.expr.register_function(name, fn)
     return compiled
 
 
@@ -200,6 +199,9 @@ def _plain_error(e: Exception) -> str:
         # Python's arithmetic errors instead. UNCONFIRMED: no AWS recording of an out-of-range
         # number was found.
         return f"D1001: Number out of range: {_js.stringify(math.inf)}"
+    code = _js.plain_code(e)
+    if code is not None:
+        return _js.message(jsonata.JException(code, -1))
     return str(e) or type(e).__name__
 
 
@@ -281,11 +283,19 @@ def expect_type(value: Any, expected: str, text: str, field: str) -> Any:
         raise StateDataError(
             "States.QueryEvaluationError",
             f"The JSONata expression '{expr}' specified for the field '{field}' returned an unexpected "
-            f"result type. Expected '{expected}', but was '{json_type(value)}' for value: {to_json(value)}")
+            f"result type. Expected '{expected}', but was '{json_type(value)}' for value: {_js.stringify(value)}")
     return value
 
 
 # --------------------------------------------------------------------------- Step Functions additions
+# AWS's six functions ("Transforming data with JSONata in Step Functions"), bound with signatures so
+# that a wrong argument is jsonata's T0410 as for any library function. What each does at its
+# edges follows measurements on AWS published by another emulator's authors (floci-io/floci #2662,
+# #2676) and LocalStack's AWS recording of `$range(1, 9, 9)` (a single item comes out bare, as a
+# JSONata sequence of one does): integer arguments are truncated towards zero; `$range` includes
+# its end and gives nothing for a zero step, a step away from the end or no step; `$partition`
+# gives nothing for an empty array or a zero chunk size, and the whole array as one chunk without
+# one; `$hash` gives nothing without an algorithm; `$random(seed)` draws as java.util.Random.
 class AdditionError(ValueError):
     """A bad call of a Step Functions addition; surfaces as 'threw an error during evaluation'."""
 
@@ -294,64 +304,101 @@ def _fail(message: str) -> AdditionError:
     return AdditionError(message)
 
 
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+def _not_null(value: Any, index: int, name: str) -> Any:
+    """jsonata-js refuses a null where its signature wants a string (T0410); jsonata-python's
+    signature check lets null through."""
+    if value is jsonata_utils.Utils.NULL_VALUE:
+        raise jsonata.JException("T0410", -1, index, name)
+    return value
 
 
-def _int(v: Any, fn: str, what: str) -> int:
-    if not _num(v) or not float(v).is_integer():
-        raise _fail(f"The {what} argument of ${fn} must be an integer")
-    return int(v)
-
-
-def _partition(array: Any, size: Any) -> list[Any]:
-    if not isinstance(array, list):
-        array = [] if array is None else [array]
-    n = _int(size, "partition", "chunk size")
-    if n <= 0:
-        raise _fail("The chunk size argument of $partition must be greater than 0")
-    return [array[i:i + n] for i in range(0, len(array), n)]
-
-
-def _range(start: Any, end: Any, step: Any) -> list[Any]:
-    a, b, s = _int(start, "range", "start"), _int(end, "range", "end"), _int(step, "range", "step")
-    if s == 0:
-        raise _fail("The step argument of $range must not be 0")
-    out = list(range(a, b + (1 if s > 0 else -1), s))
-    if len(out) > 1000:
-        raise _fail("The result of $range must not contain more than 1000 items")
-    return out
+def _whole(value: Any) -> int:
+    return math.trunc(float(value))
 
 
 _HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512"}
+# UNCONFIRMED: no safety bound is documented for $range (the measurements found an evaluation-wide
+# memory limit instead, worded unknown); this one keeps a runaway range from exhausting the server.
+_MAX_RANGE = 10_000_000
 
 
-def _hash(data: Any, algorithm: Any = "SHA-256") -> str:
-    if algorithm not in _HASHES:
-        raise _fail(f"The algorithm argument of $hash must be one of {list(_HASHES)}")
-    text = data if isinstance(data, str) else to_json(data)
-    return hashlib.new(_HASHES[algorithm], text.encode()).hexdigest()
+def _java_random(seed: int) -> float:
+    """java.util.Random(seed).nextDouble(): the 48-bit linear congruential generator, 53 bits."""
+    multiplier, mask = 0x5DEECE66D, (1 << 48) - 1
+    state = (seed ^ multiplier) & mask
+    halves = []
+    for bits in (26, 27):
+        state = (state * multiplier + 0xB) & mask
+        halves.append(state >> (48 - bits))
+    return float(((halves[0] << 27) + halves[1]) * 2.0**-53)
 
 
-def _random(seed: Any = None) -> float:
-    return random.Random(seed).random() if seed is not None else random.random()
+class _Dialect:
+    """The additions as jsonata-python native functions (its arguments padded with None)."""
+
+    @staticmethod
+    def partition(array: Any, size: Any) -> Any:
+        if not isinstance(array, list) or not array:
+            return None
+        if size is None:
+            return [list(array)]
+        n = _whole(size)
+        if n < 0:
+            raise _fail("D3137: Second argument must be zero or greater")
+        if n == 0:
+            return None
+        return [array[i:i + n] for i in range(0, len(array), n)]
+
+    @staticmethod
+    def range(start: Any, end: Any, step: Any) -> Any:
+        if step is None:
+            return None
+        a, b, s = _whole(start), _whole(end), _whole(step)
+        if s == 0:
+            return None
+        values = range(a, b + (1 if s > 0 else -1), s)
+        if len(values) > _MAX_RANGE:
+            raise _fail(f"D3137: The result of $range must not contain more than {_MAX_RANGE} items")
+        return jsonata_utils.Utils.create_sequence_from_iter(values)
+
+    @staticmethod
+    def hash(data: Any, algorithm: Any) -> Any:
+        _not_null(data, 1, "hash")
+        _not_null(algorithm, 2, "hash")
+        if data is None or algorithm is None:
+            return None
+        if algorithm not in _HASHES:
+            # UNCONFIRMED: AWS's wording (a D3137 error per the measurements above)
+            raise _fail(f"D3137: The algorithm argument of $hash must be one of {', '.join(_HASHES)}")
+        return hashlib.new(_HASHES[algorithm], str(data).encode()).hexdigest()
+
+    @staticmethod
+    def random(seed: Any) -> float:
+        return random.random() if seed is None else _java_random(_whole(seed))
+
+    @staticmethod
+    def uuid() -> str:
+        return str(uuid.uuid4())
+
+    @staticmethod
+    def parse(text: Any) -> Any:
+        if _not_null(text, 1, "parse") is None:
+            return None
+        try:
+            return _to_jsonata(json.loads(text))
+        except ValueError:
+            # UNCONFIRMED: AWS's wording (a D3137 error per the measurements above)
+            raise _fail(f"D3137: The argument of $parse is not valid JSON: {text}") from None
 
 
-def _uuid() -> str:
-    return str(uuid.uuid4())
+_SIGNATURES = {"partition": "<an?:a>", "range": "<nnn?:a>", "hash": "<ss?:s>", "random": "<n?:n>",
+               "uuid": "<:s>", "parse": "<s?:x>"}
 
 
-def _parse(text: Any) -> Any:
-    if not isinstance(text, str):
-        raise _fail("The argument of $parse must be a string")
-    try:
-        return _to_jsonata(json.loads(text))
-    except ValueError:
-        raise _fail(f"The argument of $parse is not valid JSON: {text}") from None
-
-
-_ADDITIONS = {"partition": _partition, "range": _range, "hash": _hash, "random": _random,
-              "uuid": _uuid, "parse": _parse}
+@lru_cache(maxsize=1)
+def _additions() -> dict[str, Any]:
+    return {name: jsonata.Jsonata.function(name, signature, _Dialect, name)
+            for name, signature in _SIGNATURES.items()}
 
 
 # --------------------------------------------------------------------------- static checks

@@ -15,6 +15,7 @@ doubles (`2**60` is 1152921504606847000, `1e21` is `1e+21`).
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import json
 import math
@@ -51,6 +52,8 @@ _TEMPLATES = {
     "D3100": "The radix of the formatBase function must be between 2 and 36.  It was given {{value}}",
     "D3110": "The argument of the toMillis function must be an ISO 8601 formatted timestamp. Given {{value}}",
     "D3132": "Unknown component specifier {{value}} in date/time picture string",
+    "D3130": "Formatting or parsing an integer as a sequence starting with {{value}} is not supported by this "
+             "implementation",
     "D3140": "Malformed URL passed to ${{{functionName}}}(): {{value}}",
 }
 
@@ -80,6 +83,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "D3070": ("-",),
     "D3100": ("value",),  # jsonata-python passes the radix as the location
     "D3110": ("-", "value"),
+    "D3130": ("-", "value"),
     "D3132": ("-", "value"),
     "D3140": ("-", "functionName", "value"),
 }
@@ -92,6 +96,21 @@ _CODES_BY_MESSAGE = {
     "Second argument of replace function cannot be an empty string": "D3010",
     "Fourth argument of replace function must evaluate to a positive number": "D3011",
 }
+
+
+# jsonata-python raises plain RuntimeErrors, with these messages, where jsonata-js throws these codes
+# (date/time and integer pictures); the messages carry no value, so only the fixed ones are here.
+_CODES_OF_PLAIN = {
+    "In a decimal digit pattern, all digits must be from the same decimal group": "D3131",
+    "The timezone integer format specifier cannot have more than four digits": "D3134",
+    "No matching closing bracket ']' in date/time picture string": "D3135",
+    "The date/time picture string is missing specifiers required to parse the timestamp": "D3136",
+}
+
+
+def plain_code(e: Exception) -> str | None:
+    """The jsonata-js code of a plain error jsonata-python raised instead of a JException, if known."""
+    return _CODES_OF_PLAIN.get(str(e)) if type(e) is RuntimeError else None
 
 
 def code_of(e: Any) -> str:
@@ -171,13 +190,17 @@ def number_in(value: int) -> int | float:
     return value if abs(value) <= 2**53 else float(value)
 
 
-def number_out(value: int | float) -> int | float:
+def number_out(value: int | float) -> int | float | None:
     """A result number as a value json.dumps writes as JSON.stringify does: integral doubles below
     1e21 as their shortest digits (2**60 is 1152921504606847000, -0 is 0), others as floats (json
-    writes `1e+21` as JSON.stringify does; `1e-07` for its `1e-7`, the same number)."""
+    writes `1e+21` as JSON.stringify does; `1e-07` for its `1e-7`, the same number), NaN and the
+    infinities as null (UNCONFIRMED: no AWS recording of a result such as `$round(1.5, 400)`, NaN
+    in jsonata-js, was found; null is what JSON.stringify writes for it)."""
     if isinstance(value, int) and abs(value) <= 2**53:
         return value
     x = float(value)
+    if not math.isfinite(x):
+        return None
     if x.is_integer() and abs(x) < 1e21:
         return int(x) if abs(x) <= 2**53 else int(decimal.Decimal(repr(x)))
     return x
@@ -212,6 +235,47 @@ def url_decode(text: str, reserved: str) -> str:
 # differ only for repeated date parts.
 _ISO8601 = re.compile(r"\d{4}(-[01]\d)?(-[0-3]\d)?(T[0-2]\d:[0-5]\d:[0-5]\d)?(\.\d+)?([+-][0-2]\d:?[0-5]\d|Z)?\Z")
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?([Ee][-+]?[0-9]+)?\Z")  # what jsonata-js's $number casts
+
+def _js_to_number(text: str) -> float:
+    """ECMAScript's unary `+` of a numeric string (NaN where it is none; `1e400` is Infinity)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _shift_decimal(x: float, places: float) -> float:
+    """jsonata-js's decimal shift: the number's text with `places` added to its exponent."""
+    if not math.isfinite(x):  # `Infinity` and `NaN` have no exponent: `+"Infinitye2"` is NaN
+        return math.nan
+    mantissa, _, exponent = number_to_string(x).partition("e")
+    power = (_js_to_number(exponent) + places) if exponent else places
+    return _js_to_number(f"{mantissa}e{number_to_string(power) if math.isfinite(power) else 'NaN'}")
+
+
+def js_round(arg: Any, precision: Any = None) -> Any:
+    """jsonata-js's $round: half to even, at `precision` decimal places shifted through the number's
+    text (so `$round(1.5, 400)` overflows to NaN there, where Python's Decimal refuses the precision)."""
+    if arg is None:
+        return None
+    x = float(arg)
+    shift = precision is not None and bool(precision) and not math.isnan(float(precision))
+    if shift:
+        x = _shift_decimal(x, float(precision))
+    if math.isfinite(x):
+        result = float(math.floor(x))
+        if x - result >= 0.5:  # Math.round: the nearest integer, halves up
+            result += 1
+        if abs(result - x) == 0.5 and abs(math.fmod(result, 2)) == 1:
+            result -= 1  # a half went up to an odd integer: to the even one below
+    else:
+        result = x
+    if shift:
+        result = _shift_decimal(result, -float(precision))
+    if result == 0:
+        return 0  # JSON has no -0
+    return int(result) if result.is_integer() and abs(result) <= 2**53 else result
+
 
 def patch_functions(functions: Any, static_frame: Any, jexception: Any) -> None:
     """$sort, $power and $number as jsonata-js runs them (installed on jsonata-python's Functions
@@ -273,8 +337,10 @@ def patch_functions(functions: Any, static_frame: Any, jexception: Any) -> None:
     functions.power = staticmethod(power)
     functions.number = staticmethod(number)
     functions.datetime_to_millis = staticmethod(to_millis)
+    functions.round = staticmethod(js_round)
     # the natives bound in jsonata-python's static frame hold the methods they were made with
-    for name, fn in (("sort", sort), ("power", power), ("number", number), ("toMillis", to_millis)):
+    for name, fn in (("sort", sort), ("power", power), ("number", number), ("toMillis", to_millis),
+                     ("round", js_round)):
         static_frame.lookup(name).method = fn
 
 
@@ -297,9 +363,46 @@ def patch_signature(signature: Any, jexception: Any) -> None:
     signature.throw_validation_error = throw_validation_error
 
 
+# ECMAScript's Date holds times within 10^8 days of the epoch; beyond, a Date is invalid (NaN).
+_JS_DATE_LIMIT_MS = 8.64e15
+# Python's datetime holds years 1 to 9999; the Gregorian calendar repeats every 400 years (146097
+# days, a whole number of weeks), so a time outside is formatted 400-year cycles away and its year
+# moved back.
+_CYCLE_MS = 146097 * 86_400_000
+_PY_MIN_MS, _PY_MAX_MS = -62135596800000, 253402300799999
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+class _ShiftedDate(datetime.datetime):
+    """A date whose year components (Y, X) read `year_shift` years later than its own."""
+
+    year_shift = 0
+
+
+class _JsNaN(float):
+    """NaN as jsonata-js's decimal integer formatting writes it (`'' + NaN`)."""
+
+    def __new__(cls) -> _JsNaN:
+        return super().__new__(cls, math.nan)
+
+    def __str__(self) -> str:
+        return "NaN"
+
+    def __abs__(self) -> _JsNaN:
+        return self
+
+
 def patch_pictures(datetime_utils: Any, jexception: Any) -> None:
-    """A date/time picture with an unknown component (`[Q]`) is jsonata-js's D3132, not a KeyError."""
+    """Date/time and integer pictures as jsonata-js formats them: an unknown component (`[Q]`) is
+    D3132 (not a KeyError), a numbering sequence (`$formatInteger(1, "")`) D3130 naming it, and
+    $fromMillis takes any time a JavaScript Date holds (years past 9999 or before 1), writing the
+    NaN fields of an invalid Date beyond it, as jsonata-js does, rather than failing in Python."""
     plain = datetime_utils._analyse_datetime_picture
+    plain_format_integer = datetime_utils._format_integer
+    plain_parse_integer = datetime_utils.parse_integer
+    plain_fragment = datetime_utils._get_datetime_fragment
+    plain_component = datetime_utils._format_component
+    sequence = datetime_utils.Formats.SEQUENCE
 
     def analyse(picture: Any) -> Any:
         try:
@@ -307,4 +410,71 @@ def patch_pictures(datetime_utils: Any, jexception: Any) -> None:
         except KeyError as e:  # no default presentation for the component
             raise jexception.JException("D3132", -1, e.args[0] if e.args else None) from None
 
+    def format_integer(value: Any, fmt: Any) -> Any:
+        if fmt.primary == sequence:
+            raise jexception.JException("D3130", -1, fmt.token)
+        return plain_format_integer(value, fmt)
+
+    def parse_integer(value: Any, picture: Any) -> Any:
+        if value is not None and picture is not None:
+            fmt = datetime_utils._analyse_integer_picture(picture)
+            if fmt.primary == sequence:
+                raise jexception.JException("D3130", -1, fmt.token)
+        return plain_parse_integer(value, picture)
+
+    def fragment(date: Any, component: str) -> Any:
+        value = plain_fragment(date, component)
+        shift = getattr(date, "year_shift", 0)
+        return str(int(value) + shift) if shift and component in "YX" else value
+
+    def nan_integer(fmt: Any) -> str:
+        """jsonata-js's _formatInteger of NaN: letters and roman numerals are empty, words recurse
+        without end (a stack overflow), decimal digits are `NaN` padded and grouped."""
+        if fmt.primary == datetime_utils.Formats.WORDS:
+            raise RecursionError
+        if fmt.primary in (datetime_utils.Formats.LETTERS, datetime_utils.Formats.ROMAN):
+            return ""
+        return str(plain_format_integer(_JsNaN(), fmt))
+
+    def format_datetime(millis: Any, picture: Any, timezone: Any) -> str:
+        offset_hours = offset_minutes = 0
+        if timezone is not None:
+            offset = int(timezone)
+            offset_hours, offset_minutes = math.trunc(offset / 100), int(math.fmod(offset, 100))
+        if picture is None:
+            spec = analyse("[Y0001]-[M01]-[D01]T[H01]:[m01]:[s01].[f001][Z01:01t]")
+        else:
+            spec = analyse(picture)
+        at = millis + (60 * offset_hours + offset_minutes) * 60 * 1000
+        parts = []
+        if abs(at) > _JS_DATE_LIMIT_MS:  # an invalid Date: every field of it is NaN
+            for part in spec.parts:
+                if part.type == "literal":
+                    parts.append(part.value)
+                elif part.component in "YMDdFWwXxHhmsf" and part.names is None:
+                    parts.append(nan_integer(part.integerFormat))
+                elif part.component in "YMDdFWwXxHhmsf":
+                    # UNCONFIRMED: jsonata-js looks a name up at index NaN (undefined); only its
+                    # title case writes it, the other cases throw a TypeError
+                    parts.append("undefined")
+                else:  # time zone, calendar, era, am/pm: not read from the date
+                    parts.append(plain_component(_EPOCH, part, offset_hours, offset_minutes))
+            return "".join(parts)
+        cycles = 0
+        if not _PY_MIN_MS <= at <= _PY_MAX_MS:
+            cycles = math.floor((at - 946684800000) / _CYCLE_MS)  # to within 400 years from 2000
+            at -= cycles * _CYCLE_MS
+        moment = _EPOCH + datetime.timedelta(milliseconds=at)
+        date = _ShiftedDate(moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second,
+                            moment.microsecond, tzinfo=datetime.UTC)
+        date.year_shift = 400 * cycles
+        for part in spec.parts:
+            parts.append(part.value if part.type == "literal"
+                         else plain_component(date, part, offset_hours, offset_minutes))
+        return "".join(parts)
+
     datetime_utils._analyse_datetime_picture = staticmethod(analyse)
+    datetime_utils._format_integer = staticmethod(format_integer)
+    datetime_utils.parse_integer = staticmethod(parse_integer)
+    datetime_utils._get_datetime_fragment = staticmethod(fragment)
+    datetime_utils.format_datetime = staticmethod(format_datetime)
