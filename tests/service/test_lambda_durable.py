@@ -11,6 +11,7 @@ import json
 import time
 import zipfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,13 +43,50 @@ def handler(event, context):
         cb = ops.get("cb-1")
         if cb is None:
             checkpoint({"Id": "cb-1", "Type": "CALLBACK", "SubType": "Callback", "Name": "approval",
-                        "Action": "START", "CallbackOptions": {"TimeoutSeconds": 300}})
+                        "Action": "START", "CallbackOptions": {"TimeoutSeconds": given.get("timeout", 300)}})
             return {"Status": "PENDING"}
         if cb["Status"] == "SUCCEEDED":
             return {"Status": "SUCCEEDED", "Result": cb["CallbackDetails"]["Result"]}
-        if cb["Status"] == "FAILED":
+        if cb["Status"] in ("FAILED", "TIMED_OUT"):
             return {"Status": "FAILED", "Error": cb["CallbackDetails"]["Error"]}
         return {"Status": "PENDING"}
+
+    if given.get("mode") == "retry":  # fails its first attempt, retried 1 s later
+        step = ops.get("flaky")
+        if step is not None and step["Status"] == "PENDING":
+            return {"Status": "PENDING"}
+        if step is None or step["Status"] in ("READY", "STARTED"):
+            attempt = (step or {}).get("StepDetails", {}).get("Attempt", 0) + 1
+            checkpoint({"Id": "flaky", "Type": "STEP", "SubType": "Step", "Action": "START"})
+            if attempt == 1:
+                checkpoint({"Id": "flaky", "Type": "STEP", "SubType": "Step", "Action": "RETRY",
+                            "Error": {"ErrorType": "Flaky", "ErrorMessage": "try again"},
+                            "StepOptions": {"NextAttemptDelaySeconds": 1}})
+                return {"Status": "PENDING"}
+            checkpoint({"Id": "flaky", "Type": "STEP", "SubType": "Step", "Action": "SUCCEED",
+                        "Payload": json.dumps(attempt)})
+        return {"Status": "SUCCEEDED", "Result": ops["flaky"]["StepDetails"]["Result"]}
+
+    if given.get("mode") == "state":  # reads its own state back, two operations a page
+        checkpoint(*[{"Id": f"s{i}", "Type": "STEP", "Action": "SUCCEED", "Payload": str(i)} for i in range(3)])
+        seen, marker = [], None
+        while True:
+            page = lam.get_durable_execution_state(DurableExecutionArn=arn, CheckpointToken=token, MaxItems=2,
+                                                   **({"Marker": marker} if marker else {}))
+            seen.append([op["Id"] for op in page["Operations"]])
+            marker = page.get("NextMarker")
+            if not marker:
+                return {"Status": "SUCCEEDED", "Result": json.dumps(seen)}
+
+    if given.get("mode") == "chained":
+        call = ops.get("call")
+        if call is None:
+            checkpoint({"Id": "call", "Type": "CHAINED_INVOKE", "SubType": "ChainedInvoke", "Action": "START",
+                        "Payload": json.dumps({"n": 41}), "ChainedInvokeOptions": {"FunctionName": given["target"]}})
+            return {"Status": "PENDING"}
+        if call["Status"] == "STARTED":
+            return {"Status": "PENDING"}
+        return {"Status": "SUCCEEDED", "Result": call["ChainedInvokeDetails"]["Result"]}
 
     step = ops.get("step-1")
     if step is None or step["Status"] != "SUCCEEDED":
@@ -322,6 +360,83 @@ def test_the_operations_refuse_unknown_executions_tokens_and_callbacks(aws: Call
                    Updates=[]) == ("InvalidParameterValueException", "Invalid checkpoint token")  # fmt: skip
 
 
+def test_a_step_retry_is_made_after_its_delay(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    name, version = durable_function(aws)
+    out = lam.invoke(FunctionName=name, Qualifier=version, Payload=b'{"mode": "retry"}')
+    assert json.loads(out["Payload"].read()) == 2
+    events = history(lam, out["DurableExecutionArn"])
+    assert [e["EventType"] for e in events] == [
+        "ExecutionStarted", "StepStarted", "StepFailed", "InvocationCompleted", "StepStarted", "StepSucceeded",
+        "InvocationCompleted", "ExecutionSucceeded",
+    ]  # fmt: skip
+    assert events[2]["StepFailedDetails"] == {
+        "Error": {"Payload": {"ErrorType": "Flaky", "ErrorMessage": "try again"}},
+        "RetryDetails": {"CurrentAttempt": 1, "NextAttemptDelaySeconds": 1},
+    }
+    assert events[5]["StepSucceededDetails"]["RetryDetails"] == {"CurrentAttempt": 2}
+    assert (events[4]["EventTimestamp"] - events[2]["EventTimestamp"]).total_seconds() >= 1
+
+
+def test_the_handler_pages_through_its_state_with_its_token(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    name, version = durable_function(aws)
+    out = lam.invoke(FunctionName=name, Qualifier=version, Payload=b'{"mode": "state"}')
+    pages = json.loads(out["Payload"].read())
+    invocation = out["DurableExecutionArn"].rsplit("/", 1)[-1]
+    assert pages == [[invocation, "s0"], ["s1", "s2"]]
+
+
+def test_a_chained_invoke_runs_the_target_and_gives_back_its_answer(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    name, version = durable_function(aws)
+    target = unique("target")
+    lam.create_function(FunctionName=target, Runtime="python3.12", Role=lambda_role(aws, "durable"),
+                        Handler="app.handler", Code={"ZipFile": zip_of()})  # fmt: skip
+    out = lam.invoke(FunctionName=name, Qualifier=version,
+                     Payload=json.dumps({"mode": "chained", "target": target}).encode())  # fmt: skip
+    assert json.loads(out["Payload"].read()) == {"n": 41}
+    events = history(lam, out["DurableExecutionArn"])
+    assert [e["EventType"] for e in events][1:4] == ["ChainedInvokeStarted", "InvocationCompleted",
+                                                     "ChainedInvokeSucceeded"]  # fmt: skip
+    assert events[1]["ChainedInvokeStartedDetails"] == {"FunctionName": target, "Input": {"Payload": '{"n": 41}'}}
+
+
+def test_a_callback_times_out_and_the_execution_by_its_timeout(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, b'{"mode": "callback", "timeout": 1}')
+    assert until(lambda: lam.get_durable_execution(DurableExecutionArn=arn)["Status"] != "RUNNING")
+    execution = lam.get_durable_execution(DurableExecutionArn=arn)
+    assert (execution["Status"], execution["Error"]["ErrorType"]) == ("FAILED", "Callback.Timeout")
+    assert "CallbackTimedOut" in [e["EventType"] for e in history(lam, arn)]
+
+    short, short_version = durable_function(aws, ExecutionTimeout=1)
+    arn = event_invoke(lam, short, short_version, b'{"who": "x", "wait": 3600}')
+    assert until(lambda: lam.get_durable_execution(DurableExecutionArn=arn)["Status"] != "RUNNING")
+    assert lam.get_durable_execution(DurableExecutionArn=arn)["Status"] == "TIMED_OUT"
+    assert history(lam, arn)[-1]["EventType"] == "ExecutionTimedOut"
+
+
+def test_a_waiting_execution_goes_on_after_a_restart(server_factory: Callable[..., Any], tmp_path: Path) -> None:
+    from serverproc import client_factory
+
+    data = tmp_path / "data"
+    first = server_factory(data)
+    aws = client_factory(first.url)
+    lam = aws("lambda")
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, b'{"who": "restart", "wait": 2}')
+    assert until(lambda: any(e["EventType"] == "InvocationCompleted" for e in history(lam, arn)))
+    assert first.stop() == 0
+    second = server_factory(data)
+    lam = client_factory(second.url)("lambda")
+    assert until(lambda: lam.get_durable_execution(DurableExecutionArn=arn)["Status"] != "RUNNING")
+    execution = lam.get_durable_execution(DurableExecutionArn=arn)
+    assert (execution["Status"], json.loads(execution["Result"])) == ("SUCCEEDED", {"greeting": "hello restart"})
+    assert [e["EventType"] for e in history(lam, arn)].count("InvocationCompleted") == 2
+
+
 def _zip_with(files: dict[str, str]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
@@ -349,8 +464,6 @@ def test_a_handler_written_with_the_durable_execution_sdk(aws: Callable[..., Any
         "aws_durable_execution_sdk_python",
         reason="aws-durable-execution-sdk-python is not installed (not a dependency)",
     )
-    from pathlib import Path
-
     root = Path(sdk.__file__).parent
     files = {f"aws_durable_execution_sdk_python/{p.relative_to(root)}": p.read_text()
              for p in root.rglob("*.py")}  # fmt: skip

@@ -84,7 +84,9 @@ def setup(stack: Stack) -> None:
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
                                                                           region=region)  # fmt: skip
     stack.registry.add_api("lambda", api)
-    durable_driver = DurableDriver(DurableStore(stack.db), service, time_scale=settings.time_scale)
+    durable_driver = DurableDriver(
+        DurableStore(stack.db), service, time_scale=settings.time_scale, workers=settings.lambda_max_workers
+    )
     durable_driver.run_invocation = invoker.run_invocation
     durable_driver.chained_call = lambda account, region, name, payload: _chained(invoker, account, region, name,
                                                                                   payload)  # fmt: skip

@@ -104,6 +104,7 @@ class Execution:
     token: str = ""
     changed: list[str] = field(default_factory=list)  # operations the service changed since the last answer
     callbacks: dict[str, dict[str, Any]] = field(default_factory=dict)  # op id -> its timeout settings
+    chained_sent: list[str] = field(default_factory=list)  # the chained invokes sent to their target
 
     @property
     def invocation_id(self) -> str:

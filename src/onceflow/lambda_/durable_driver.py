@@ -55,7 +55,7 @@ def already_started(name: str) -> ServiceError:
 
 
 class DurableDriver:
-    def __init__(self, store: DurableStore, service: LambdaService, time_scale: float = 1.0) -> None:
+    def __init__(self, store: DurableStore, service: LambdaService, time_scale: float = 1.0, workers: int = 4) -> None:
         self.store = store
         self.service = service
         self.time_scale = time_scale  # divides waits and retry delays, as Step Functions' waits
@@ -66,7 +66,7 @@ class DurableDriver:
         self._wake: set[str] = set()  # ... that got news meanwhile
         self._timers: dict[str, threading.Timer] = {}
         self._ended = threading.Condition(self._lock)
-        self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lambda-durable")
+        self._executor = ThreadPoolExecutor(max_workers=max(2, workers), thread_name_prefix="lambda-durable")
         self._closed = False
 
     def shutdown(self) -> None:
@@ -269,8 +269,8 @@ class DurableDriver:
     # ------------------------------------------------------------------ chained invokes
     def _start_chained(self, execution: Execution) -> None:
         for op in execution.operations.values():
-            if op["Type"] == "CHAINED_INVOKE" and op["Status"] == "STARTED" and not op.get("_sent"):
-                op["_sent"] = True  # sent once; a restart that finds it unsent sends it
+            if op["Type"] == "CHAINED_INVOKE" and op["Status"] == "STARTED" and op["Id"] not in execution.chained_sent:
+                execution.chained_sent.append(op["Id"])  # sent once (UNCONFIRMED: AWS's delivery guarantee)
                 self.store.put(execution)
                 started = next(e for e in execution.events if e.get("Id") == op["Id"]
                                and e["EventType"] == "ChainedInvokeStarted")  # fmt: skip
