@@ -458,8 +458,8 @@ def handler(event, context: DurableContext):
 """
 
 
-def test_a_handler_written_with_the_durable_execution_sdk(aws: Callable[..., Any]) -> None:
-    """The real SDK (aws-durable-execution-sdk-python), shipped in the function's zip as a user would."""
+def sdk_function(aws: Callable[..., Any], app: str) -> str:
+    """A durable function whose zip ships the durable execution SDK beside `app` (as a user's would)."""
     sdk = pytest.importorskip(
         "aws_durable_execution_sdk_python",
         reason="aws-durable-execution-sdk-python is not installed (not a dependency)",
@@ -467,23 +467,23 @@ def test_a_handler_written_with_the_durable_execution_sdk(aws: Callable[..., Any
     root = Path(sdk.__file__).parent
     files = {f"aws_durable_execution_sdk_python/{p.relative_to(root)}": p.read_text()
              for p in root.rglob("*.py")}  # fmt: skip
-    files["app.py"] = SDK_APP
-    lam = aws("lambda")
+    files["app.py"] = app
     name = unique("durable-sdk")
-    lam.create_function(FunctionName=name, Runtime="python3.12", Role=durable_role(aws),
-                        Handler="app.handler", Code={"ZipFile": _zip_with(files)}, Timeout=30,
-                        DurableConfig={"ExecutionTimeout": 600})  # fmt: skip
+    aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=durable_role(aws),
+                                  Handler="app.handler", Code={"ZipFile": _zip_with(files)}, Timeout=30,
+                                  DurableConfig={"ExecutionTimeout": 600})  # fmt: skip
+    return name
+
+
+def test_a_handler_written_with_the_durable_execution_sdk(aws: Callable[..., Any]) -> None:
+    """The real SDK (aws-durable-execution-sdk-python): a step, a wait, the end."""
+    name = sdk_function(aws, SDK_APP)
+    lam = aws("lambda")
     out = lam.invoke(FunctionName=name, Qualifier="$LATEST", Payload=b'{"who": "sdk"}')
     assert "FunctionError" not in out, out["Payload"].read()
     assert json.loads(out["Payload"].read()) == {"greeting": "hello sdk"}
     kinds = [e["EventType"] for e in history(lam, out["DurableExecutionArn"])]
     assert kinds == [
-        "ExecutionStarted",
-        "StepStarted",
-        "StepSucceeded",
-        "WaitStarted",
-        "InvocationCompleted",
-        "WaitSucceeded",
-        "InvocationCompleted",
-        "ExecutionSucceeded",
-    ]
+        "ExecutionStarted", "StepStarted", "StepSucceeded", "WaitStarted", "InvocationCompleted", "WaitSucceeded",
+        "InvocationCompleted", "ExecutionSucceeded",
+    ]  # fmt: skip
