@@ -8,6 +8,7 @@ background once functions exist or get created, and are stopped with the server.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -22,6 +23,10 @@ from onceflow.lambda_.api import LambdaApi
 from onceflow.lambda_.capacity_providers import CapacityProviders, arn_of
 from onceflow.lambda_.code_location import CodeLocations
 from onceflow.lambda_.code_signing import CodeSigning
+from onceflow.lambda_.durable import parse_callback_id as durable_callback_arn
+from onceflow.lambda_.durable_api import DurableApi
+from onceflow.lambda_.durable_driver import DurableDriver
+from onceflow.lambda_.durable_store import DurableStore
 from onceflow.lambda_.esm_setup import setup_mappings
 from onceflow.lambda_.interpreters import Interpreters
 from onceflow.lambda_.invoke import Invoker
@@ -79,6 +84,15 @@ def setup(stack: Stack) -> None:
     invoker.call = lambda principal, svc, op, params, region: internal.call(stack, principal, svc, op, params,
                                                                           region=region)  # fmt: skip
     stack.registry.add_api("lambda", api)
+    durable_driver = DurableDriver(
+        DurableStore(stack.db), service, time_scale=settings.time_scale, workers=settings.lambda_max_workers
+    )
+    durable_driver.run_invocation = invoker.run_invocation
+    durable_driver.chained_call = lambda account, region, name, payload: _chained(invoker, account, region, name,
+                                                                                  payload)  # fmt: skip
+    invoker.durable = durable_driver
+    stack.registry.add_api("lambda", DurableApi(durable_driver, service))
+    stack.on_start.append(durable_driver.resume)  # running durable executions go on after a restart
     setup_mappings(stack, service, invoker)  # event source mappings (lambda_/esm_setup.py)
     stack.services["lambda"] = api
     stack.services["lambda_urls"] = urls  # wire/app.py hands function URL calls to it
@@ -93,12 +107,33 @@ def setup(stack: Stack) -> None:
     stack.on_reset.append(pool.retire_all)
 
     def shutdown() -> None:
+        durable_driver.shutdown()
         invoker.shutdown()
         pool.shutdown()
         if owned_root is not None:
             shutil.rmtree(owned_root, ignore_errors=True)
 
     stack.on_shutdown.append(shutdown)
+
+
+def _chained(
+    invoker: Invoker, account: str, region: str, name: str, payload: bytes
+) -> tuple[str | None, dict[str, Any] | None]:
+    """A durable execution's chained invoke: the target invoked synchronously, its answer or its error."""
+    out = invoker.invoke(account, region, name, payload)
+    body = out.get("Payload") or b""
+    text = body.decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else str(body)
+    if not out.get("FunctionError"):
+        return text, None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = {}
+    doc = doc if isinstance(doc, dict) else {}
+    return None, {
+        "ErrorType": str(doc.get("errorType") or "Unhandled"),
+        "ErrorMessage": str(doc.get("errorMessage") or ""),
+    }
 
 
 def _warm_up_for_existing(store: LambdaStore, pool: Pool, interpreters: Interpreters) -> None:
@@ -126,6 +161,13 @@ def _role_lookup(stack: Stack) -> Any:
 def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     """The function ARN a call acts on, qualified when the call names a version or alias (the layer
     version's ARN for layer calls)."""
+    if params.get("DurableExecutionArn"):
+        return [str(params["DurableExecutionArn"])]
+    if params.get("CallbackId"):  # a callback's id names its execution (durable.py)
+        try:
+            return [durable_callback_arn(str(params["CallbackId"]))[0]]
+        except Exception:  # a malformed id is the handler's error to report
+            return ["*"]
     if params.get("LayerName") or ctx.operation == "GetLayerVersionByArn":
         return [_layer_resource(ctx, params)]
     if params.get("CapacityProviderName"):

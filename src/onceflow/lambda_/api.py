@@ -77,6 +77,7 @@ class LambdaApi:
             client_context=params.get("ClientContext"),
             request_id=ctx.request_id,
             caller_key=ctx.principal.access_key,
+            execution_name=params.get("DurableExecutionName"),
         )
 
     @operation("InvokeWithResponseStream")

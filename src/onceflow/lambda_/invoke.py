@@ -37,6 +37,7 @@ from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
 
 if TYPE_CHECKING:
+    from onceflow.lambda_.durable_driver import DurableDriver
     from onceflow.ports import Ports
 
 log = logging.getLogger("onceflow.lambda")
@@ -92,6 +93,7 @@ class Invoker:
         self._closed = False
         self.async_configs: InvokeConfigs | None = None  # EventInvokeConfig (setup sets both)
         self.call: destinations.Call | None = None  # internal.call bound to the stack, for destinations
+        self.durable: DurableDriver | None = None  # durable functions' executions (setup sets it)
 
     def shutdown(self) -> None:
         with self._lock:
@@ -115,6 +117,7 @@ class Invoker:
         client_context: str | None = None,
         request_id: str | None = None,
         caller_key: str | None = None,
+        execution_name: str | None = None,
     ) -> dict[str, Any]:
         kind = invocation_type or "RequestResponse"
         payload = payload.encode() if isinstance(payload, str) else bytes(payload or b"")
@@ -127,6 +130,8 @@ class Invoker:
         context = _client_context(client_context)
         if kind == "DryRun":
             return {"StatusCode": 204}
+        if resolved.config.get("DurableConfig") is not None and self.durable is not None:
+            return self.durable.invoke(resolved, payload, kind, execution_name)  # durable_driver.py
         if kind == "Event":
             self._executor.submit(self._run_async, resolved, payload, request_id, context)
             return {"StatusCode": 202}
@@ -303,6 +308,15 @@ class Invoker:
         return out
 
     # ------------------------------------------------------------------ running
+    def run_invocation(self, resolved: Resolved, payload: bytes, request_id: str) -> Outcome:
+        """One invocation of a durable execution's handler (durable_driver.py), admitted as any other."""
+        slot = self.admission.admit(resolved)
+        try:
+            outcome, _ = self._run(resolved, payload, request_id, None)
+        finally:
+            self.admission.leave(resolved, slot)
+        return outcome
+
     def _run(
         self, resolved: Resolved, payload: bytes, request_id: str, context: Any, caller_key: str | None = None
     ) -> tuple[Outcome, InvocationLog]:

@@ -319,9 +319,12 @@ class LambdaService:
                 ctx, params["CapacityProviderConfig"], params.get("MemorySize", record["MemorySize"]))
         elif record.get("CapacityProviderConfig") and "MemorySize" in params:
             self._managed(ctx, record["CapacityProviderConfig"], params["MemorySize"])
+        cfg.check_durable_update(params.get("DurableConfig"), record.get("DurableConfig"))
         for member in _CONFIG_MEMBERS:
             if member in params:
                 record[member] = params[member]
+        if "DurableConfig" in params:
+            record["DurableConfig"] = cfg.durable_config(params["DurableConfig"], record.get("DurableConfig"))
         if layers is not None:
             self._check_combined(record["_code"], layers)
             if self.code_signing is not None:
