@@ -10,6 +10,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 V = "com.amazon.coral.validate#ValidationException"
+# PutItem and UpdateItem envelope their request-validation refusals (ddb/errors.py ENVELOPE has the evidence).
+ENVELOPE = "1 validation error detected: "
 
 
 @pytest.fixture
@@ -199,7 +201,7 @@ BAD = [
     (
         "put_item",
         {"Item": {"id": {"S": "a"}, "s": {"SS": []}}},
-        "One or more parameter values were invalid: An string set  may not be empty",
+        ENVELOPE + "One or more parameter values were invalid: An string set  may not be empty",
     ),
     (
         "put_item",
@@ -241,7 +243,7 @@ BAD = [
             "UpdateExpression": "SET status = :v",
             "ExpressionAttributeValues": {":v": {"S": "b"}},
         },
-        "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: status",
+        ENVELOPE + "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: status",
     ),
     (
         "update_item",
@@ -250,7 +252,7 @@ BAD = [
             "UpdateExpression": "SET a = :v",
             "ExpressionAttributeValues": {":v": {"S": "b"}, ":x": {"S": "c"}},
         },
-        "Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}",
+        ENVELOPE + "Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}",
     ),
     (
         "update_item",
@@ -259,7 +261,7 @@ BAD = [
             "UpdateExpression": "SET a = :nope",
             "ExpressionAttributeValues": {":v": {"S": "b"}},
         },
-        "Invalid UpdateExpression: An expression attribute value used in expression is not defined; "
+        ENVELOPE + "Invalid UpdateExpression: An expression attribute value used in expression is not defined; "
         "attribute value: :nope",
     ),
     (
@@ -269,14 +271,14 @@ BAD = [
             "UpdateExpression": "SET a = :v, a = :v",
             "ExpressionAttributeValues": {":v": {"S": "b"}},
         },
-        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these "
-        "paths; path one: [a], path two: [a]",
+        ENVELOPE + "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite "
+        "one of these paths; path one: [a], path two: [a]",
     ),
     (
         "update_item",
         {"Key": {"id": {"S": "a"}}, "UpdateExpression": "ADD a :v", "ExpressionAttributeValues": {":v": {"S": "b"}}},
-        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: "
-        "STRING, typeSet: ALLOWED_FOR_ADD_OPERAND",
+        ENVELOPE + "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, "
+        "operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND",
     ),
     (
         "put_item",
@@ -285,7 +287,7 @@ BAD = [
             "ConditionExpression": "a = = :v",
             "ExpressionAttributeValues": {":v": {"S": "b"}},
         },
-        'Invalid ConditionExpression: Syntax error; token: "=", near: "= = :v"',
+        ENVELOPE + 'Invalid ConditionExpression: Syntax error; token: "=", near: "= = :v"',
     ),
     (
         "put_item",
@@ -295,12 +297,13 @@ BAD = [
             "ExpressionAttributeNames": {"#a": "a", "#b": "b"},
             "ExpressionAttributeValues": {":v": {"S": "b"}},
         },
-        "Value provided in ExpressionAttributeNames unused in expressions: keys: {#b}",
+        ENVELOPE + "Value provided in ExpressionAttributeNames unused in expressions: keys: {#b}",
     ),
     (
         "put_item",
         {"Item": {"id": {"S": "a"}}, "ExpressionAttributeValues": {":v": {"S": "b"}}},
-        "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null",
+        ENVELOPE + "ExpressionAttributeValues can only be specified when using expressions: "
+        "ConditionExpression is null",
     ),
 ]
 
@@ -312,6 +315,36 @@ def test_bad_input_gets_aws_message_and_writes_nothing(
     r = error(getattr(ddb, op), TableName=table, **params)
     assert r["Error"] == {"Code": "ValidationException", "Message": message}
     assert r["ResponseMetadata"]["HTTPStatusCode"] == 400
+    assert ddb.scan(TableName=table)["Items"] == []
+
+
+def test_put_and_update_envelope_request_validation_only(ddb: Any, table: str) -> None:
+    """PutItem and UpdateItem send a malformed value or expression as '1 validation error detected: ...', the
+    same value elsewhere (GetItem) bare, and data-plane refusals bare (ddb/errors.py ENVELOPE: the evidence)."""
+    null = "One or more parameter values were invalid: Null attribute value types must have the value of true"
+    assert error(ddb.put_item, TableName=table, Item={"id": {"S": "a"}, "f": {"NULL": False}})["Error"][
+        "Message"] == ENVELOPE + null
+    assert error(ddb.update_item, TableName=table, Key={"id": {"NULL": False}}, UpdateExpression="SET a = :v",
+                 ExpressionAttributeValues={":v": {"S": "x"}})["Error"]["Message"] == ENVELOPE + null
+    assert error(ddb.get_item, TableName=table, Key={"id": {"NULL": False}})["Error"]["Message"] == null
+    r = error(ddb.update_item, TableName=table, Key=key("a"), UpdateExpression="SET t = :t",
+              ExpressionAttributeValues={":t": {"SS": ["a", "b", "a"]}})
+    assert r["Error"]["Message"] == (ENVELOPE + "ExpressionAttributeValues contains invalid value: One or more "
+                                     "parameter values were invalid: Input collection [a, b, a] contains "
+                                     "duplicates. for key :t")
+    r = error(ddb.put_item, TableName=table, Item={"id": {"S": "a"}}, ReturnValues="ALL_NEW")
+    assert r["Error"]["Message"] == ENVELOPE + "ReturnValues can only be ALL_OLD or NONE"
+    # The model's own constraint messages are counted already: never enveloped twice.
+    r = error(ddb.update_item, TableName=table, Key=key("a"), ReturnValues="BOGUS")
+    assert r["Error"]["Message"].startswith(ENVELOPE + "Value 'BOGUS' at 'returnValues'")
+    # Bare: an AttributeValue with no type, and a key attribute an update would change.
+    r = error(ddb.put_item, TableName=table, Item={"id": {"S": "a"}, "d": {}})
+    assert r["Error"]["Message"] == ("Supplied AttributeValue is empty, must contain exactly one of the supported "
+                                     "datatypes")
+    r = error(ddb.update_item, TableName=table, Key=key("a"), UpdateExpression="SET id = :v",
+              ExpressionAttributeValues={":v": {"S": "b"}})
+    assert r["Error"]["Message"] == ("One or more parameter values were invalid: Cannot update attribute id. "
+                                     "This attribute is part of the key")
     assert ddb.scan(TableName=table)["Items"] == []
 
 
@@ -538,14 +571,14 @@ def test_expressions_are_bounded_at_4096_bytes_as_sent(ddb: Any, table: str) -> 
     ddb.update_item(TableName=table, Key=key("at"), **update(4096))
     r = error(ddb.update_item, TableName=table, Key=key("over"), **update(4097))
     assert r["Error"] == {"Code": "ValidationException", "Message": (
-        "Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;")}
+        ENVELOPE + "Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;")}
     assert "Item" not in ddb.get_item(TableName=table, Key=key("over"))
     cond = sized(4096, "", " AND ", lambda i, a: f"attribute_not_exists({a})")[0]
     ddb.put_item(TableName=table, Item=key("cond"), ConditionExpression=cond)
     r = error(ddb.put_item, TableName=table, Item=key("cond-over"),
               ConditionExpression=sized(4097, "", " AND ", lambda i, a: f"attribute_not_exists({a})")[0])
-    assert r["Error"]["Message"] == ("Invalid ConditionExpression: Expression size has exceeded the maximum "
-                                     "allowed size; expression size: 4097")
+    assert r["Error"]["Message"] == (ENVELOPE + "Invalid ConditionExpression: Expression size has exceeded the "
+                                     "maximum allowed size; expression size: 4097")
     filt, n = sized(4097, "", " OR ", lambda i, a: f"{a} = :v{i}")
     r = error(ddb.scan, TableName=table, FilterExpression=filt,
               ExpressionAttributeValues={f":v{i}": {"S": "x"} for i in range(n)})

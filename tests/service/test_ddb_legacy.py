@@ -63,6 +63,6 @@ def test_mixing_legacy_and_expressions_is_rejected(ddb: Any, table: str) -> None
     with pytest.raises(ClientError) as e:
         ddb.put_item(TableName=table, Item=key("a", 1), Expected={"pk": {"Exists": False}},
                      ConditionExpression="attribute_not_exists(pk)")
-    assert e.value.response["Error"]["Message"] == (
-        "Can not use both expression and non-expression parameters in the same request: "
-        "Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}")
+    assert e.value.response["Error"]["Message"] == (  # PutItem's envelope (ddb/errors.py ENVELOPE)
+        "1 validation error detected: Can not use both expression and non-expression parameters in the same "
+        "request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}")

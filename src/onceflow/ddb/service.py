@@ -298,11 +298,13 @@ class DynamoDB:
 
     def put_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
-        if rv not in ("NONE", "ALL_OLD"):
-            raise validation_error(errors.RETURN_VALUES_OLD_OR_NONE)
-        prep = prepare(p, COND)
+        with errors.REQUEST:  # PutItem envelopes its request-validation refusals (errors.ENVELOPE)
+            if rv not in ("NONE", "ALL_OLD"):
+                raise validation_error(errors.RETURN_VALUES_OLD_OR_NONE)
+            prep = prepare(p, COND)
         t = self.table(account, region, p["TableName"])
-        item = normalize_item(p["Item"])
+        with errors.VALUES:
+            item = normalize_item(p["Item"])
         hk, rk = it.item_key_bytes(t, item)
         it.check_size(item_size(item))
         rows = it.index_rows(t, item)
@@ -353,10 +355,12 @@ class DynamoDB:
 
     def update_item(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         rv = p.get("ReturnValues") or "NONE"
-        prep = prepare(p, ("UpdateExpression", "ConditionExpression"))
+        with errors.REQUEST:  # UpdateItem envelopes its request-validation refusals (errors.ENVELOPE)
+            prep = prepare(p, ("UpdateExpression", "ConditionExpression"))
         check_nesting(prep.values.values())  # UpdateItem's own rule: a transacted Update does not check
         t = self.table(account, region, p["TableName"])
-        hk, rk, key = it.key_bytes(t, p["Key"])
+        with errors.VALUES:  # a malformed Key value, not a Key that misses the schema
+            hk, rk, key = it.key_bytes(t, p["Key"])
         upd = prep.get("UpdateExpression")
         if upd is not None:
             for path in upd.paths():

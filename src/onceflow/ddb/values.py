@@ -132,7 +132,7 @@ def normalize_value(v: Any) -> Value:
         # Some regions briefly stored {"NULL": false} as {"NULL": true} (mid-2026); every region refuses it
         # again (paritysuite/dynamodb-conformance, ground-truth sweep of 2026-07-17).
         if x is not True:
-            raise validation_error(errors.NULL_NOT_TRUE)
+            raise errors.null_not_true()
         return v
     if kind == "M":
         return {"M": {check_text(k): normalize_value(e) for k, e in x.items()}}
