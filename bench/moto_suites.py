@@ -9,6 +9,7 @@ be installed; nothing of moto is copied into onceflow.
     python bench/moto_suites.py [--moto-version 5.2.1] [--suites test_sqs test_sns test_events]
                                 [--source DIR]   # an already unpacked sdist instead of downloading
                                 [--shim-trust-policy]  # see bench/moto_shims/moto_trust_policy.py
+                                [--shim-queue-policy]  # see bench/moto_shims/moto_queue_policy.py
                                 [--verbose]      # every test id with its outcome, as it runs
                                 [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 
@@ -64,16 +65,17 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
     raise SystemExit("onceflow did not start")
 
 
-def run_suites(source: Path, suites: list[str], port: int, shim: bool = False, verbose: bool = False) -> dict[str, int]:
+def run_suites(source: Path, suites: list[str], port: int, shims: tuple[str, ...] = (),
+               verbose: bool = False) -> dict[str, int]:
     env = {**os.environ, "TEST_SERVER_MODE": "true", "TEST_SERVER_MODE_ENDPOINT": f"http://127.0.0.1:{port}",
            "AWS_ACCESS_KEY_ID": "FOOBARKEY", "AWS_SECRET_ACCESS_KEY": "FOOBARSECRET", "COLUMNS": "250"}
     env.pop("PYTHONPATH", None)  # moto's tests import moto, not onceflow
-    shims: list[str] = []
-    if shim:
+    plugins: list[str] = []
+    if shims:
         env["PYTHONPATH"] = str(ROOT / "bench" / "moto_shims")
-        shims = ["-p", "moto_trust_policy"]
+        plugins = [arg for shim in shims for arg in ("-p", shim)]
     cmd = [sys.executable, "-m", "pytest", "-v" if verbose else "-q", "-p", "no:cacheprovider", "-p",
-           "no:benchmark", *shims, "--color=no", "--timeout=60", "--tb=no", "-rf", *[f"tests/{s}" for s in suites]]
+           "no:benchmark", *plugins, "--color=no", "--timeout=60", "--tb=no", "-rf", *[f"tests/{s}" for s in suites]]
     if verbose:  # stream the per-test lines too, and keep them for the summary
         proc = subprocess.Popen(cmd, cwd=source, env=env, stdout=subprocess.PIPE, text=True)
         lines = []
@@ -97,6 +99,7 @@ def main() -> None:
     ap.add_argument("--suites", nargs="+", default=["test_sqs", "test_sns", "test_events"])
     ap.add_argument("--source", type=Path, help="an unpacked moto sdist (skips the download)")
     ap.add_argument("--shim-trust-policy", action="store_true", help="see bench/moto_shims/moto_trust_policy.py")
+    ap.add_argument("--shim-queue-policy", action="store_true", help="see bench/moto_shims/moto_queue_policy.py")
     ap.add_argument("--verbose", action="store_true", help="print every test id as it runs")
     ap.add_argument("--port", type=int, default=0, help="serve on this port (default: a free one)")
     args = ap.parse_args()
@@ -105,7 +108,9 @@ def main() -> None:
         port = args.port or free_port()
         server = start_server(port)
         try:
-            counts = run_suites(source, args.suites, port, args.shim_trust_policy, args.verbose)
+            shims = tuple(name for name, wanted in (("moto_trust_policy", args.shim_trust_policy),
+                                                    ("moto_queue_policy", args.shim_queue_policy)) if wanted)
+            counts = run_suites(source, args.suites, port, shims, args.verbose)
         finally:
             server.terminate()
             server.wait(10)

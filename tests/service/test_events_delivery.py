@@ -403,6 +403,35 @@ def test_an_sqs_target_and_a_dead_letter_queue(aws: Callable[..., Any]) -> None:
     assert attrs["TARGET_ARN"]["StringValue"] == missing_fn
 
 
+def test_a_fifo_queue_target_needs_content_based_deduplication(aws: Callable[..., Any]) -> None:
+    # EventBridge sends no deduplication id: a FIFO queue without content-based deduplication
+    # refuses the event (Target's SqsParameters, EventBridge's API reference), dead-lettered here.
+    sqs = aws("sqs")
+    queues = {}
+    for kind, attrs in (("cbd", {"ContentBasedDeduplication": "true"}), ("plain", {})):
+        url = sqs.create_queue(QueueName=uid(f"ev{kind}") + ".fifo", Attributes={"FifoQueue": "true", **attrs})
+        url = url["QueueUrl"]
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        let_in(aws, "events.amazonaws.com", url, arn)
+        queues[kind] = (url, arn)
+    dlq = sqs.create_queue(QueueName=uid("evdlq"))["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    let_in(aws, "events.amazonaws.com", dlq, dlq_arn)
+    source = uid("com.shop")
+    group = {"MessageGroupId": "g1"}
+    rule(aws, {"source": [source]}, [
+        {"Id": "cbd", "Arn": queues["cbd"][1], "SqsParameters": group},
+        {"Id": "plain", "Arn": queues["plain"][1], "SqsParameters": group, "DeadLetterConfig": {"Arn": dlq_arn}},
+    ])
+    event_id = put(aws, source, {"n": 1})
+    got = sqs.receive_message(QueueUrl=queues["cbd"][0], WaitTimeSeconds=10,
+                              MessageSystemAttributeNames=["MessageGroupId"])["Messages"]
+    assert json.loads(got[0]["Body"])["id"] == event_id and got[0]["Attributes"]["MessageGroupId"] == "g1"
+    dead = sqs.receive_message(QueueUrl=dlq, WaitTimeSeconds=10)["Messages"]
+    assert json.loads(dead[0]["Body"])["id"] == event_id
+    assert "Messages" not in sqs.receive_message(QueueUrl=queues["plain"][0])
+
+
 def test_an_sns_target(aws: Callable[..., Any]) -> None:
     if not served(aws, "sns") or not served(aws, "sqs"):
         pytest.skip("this server does not serve SNS and SQS yet (another part of issue 19): the SNS target is untested")

@@ -182,3 +182,17 @@ def test_aws_cli(aws_cli: Callable[..., Any], sqs: Any) -> None:
     while not got and time.monotonic() < deadline:
         got = bodies(sqs, url)
     assert got == ["via cli"]
+
+
+def test_empty_filter_policy_takes_the_filter_away(sns: Any, sqs: Any) -> None:
+    # AWS's SetSubscriptionAttributes example removes a filter policy with --attribute-value "{}"
+    arn = sns.create_topic(Name=name())["TopicArn"]
+    url, qarn = make_queue(sqs)
+    sub = sns.subscribe(TopicArn=arn, Protocol="sqs", Endpoint=qarn, ReturnSubscriptionArn=True,
+                        Attributes={"FilterPolicy": json.dumps({"color": ["red"]}), "RawMessageDelivery": "true",
+                                    "FilterPolicyScope": "MessageBody"})["SubscriptionArn"]
+    sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicy", AttributeValue="{}")
+    attrs = sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]
+    assert "FilterPolicy" not in attrs
+    sns.publish(TopicArn=arn, Message=json.dumps({"color": "blue"}))
+    assert bodies(sqs, url) == ['{"color": "blue"}']

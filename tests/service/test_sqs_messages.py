@@ -258,3 +258,46 @@ def test_fifo_receive_request_attempt_id(sqs: Any) -> None:
     sqs.delete_message(QueueUrl=url, ReceiptHandle=first[0]["ReceiptHandle"])
     # Once its message is deleted, the attempt is a new one.
     assert "Messages" not in sqs.receive_message(QueueUrl=url, ReceiveRequestAttemptId="try-1")
+
+
+def test_visibility_change_after_visibility_ran_out(sqs: Any) -> None:
+    # AWS answers 200 where the message's visibility already ran out (LocalStack's recording)
+    url = sqs.create_queue(QueueName=name())["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="v")
+    [got] = sqs.receive_message(QueueUrl=url, VisibilityTimeout=30)["Messages"]
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=got["ReceiptHandle"], VisibilityTimeout=0)
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=got["ReceiptHandle"], VisibilityTimeout=30)
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=got["ReceiptHandle"])
+
+
+def test_fifo_handle_expires_with_visibility(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName=name() + ".fifo", Attributes={
+        "FifoQueue": "true", "ContentBasedDeduplication": "true"})["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="g1-m1", MessageGroupId="g1")
+    [got] = sqs.receive_message(QueueUrl=url, VisibilityTimeout=30)["Messages"]
+    sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=got["ReceiptHandle"], VisibilityTimeout=0)
+    with pytest.raises(ClientError) as exc:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=got["ReceiptHandle"])
+    assert exc.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert exc.value.response["Error"]["Message"] == (
+        f"Value {got['ReceiptHandle']} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.")
+    [again] = sqs.receive_message(QueueUrl=url)["Messages"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=again["ReceiptHandle"])
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"MessageGroupId": "g"}, "The queue should either have ContentBasedDeduplication enabled or "
+                              "MessageDeduplicationId provided explicitly"),
+    ({"MessageDeduplicationId": "d2"}, "The request must contain the parameter MessageGroupId."),
+])
+def test_fifo_batch_entry_without_ids_refuses_the_batch(sqs: Any, entry: dict[str, str], message: str) -> None:
+    url = sqs.create_queue(QueueName=name() + ".fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    entries = [{"Id": "a", "MessageBody": "one", "MessageGroupId": "g", "MessageDeduplicationId": "d1"},
+               {"Id": "b", "MessageBody": "two", **entry}]
+    with pytest.raises(ClientError) as exc:
+        sqs.send_message_batch(QueueUrl=url, Entries=entries)
+    assert exc.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert exc.value.response["Error"]["Message"] == message
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)  # nothing of the batch was sent

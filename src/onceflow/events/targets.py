@@ -168,10 +168,10 @@ def deliver(stack: Stack, job: dict[str, Any]) -> dict[str, Any]:
         return _call(stack, principal, "stepfunctions", "StartExecution",
                      {"stateMachineArn": arn, "input": body}, region)
     if parsed.kind == "sqs":
-        # A FIFO queue deduplicates by the event's id, as AWS does for EventBridge targets.
-        dedup = job["event"].get("id") if arn.endswith(".fifo") else None
+        # No deduplication id is sent: a FIFO queue target must have content-based deduplication
+        # (Target's SqsParameters, EventBridge's API reference); one without it refuses the message.
         return send_to_queue(stack, direct, arn, body,
-                             (target.get("SqsParameters") or {}).get("MessageGroupId"), dedup_id=dedup,
+                             (target.get("SqsParameters") or {}).get("MessageGroupId"),
                              source_arn=job.get("rule_arn"))
     if parsed.kind == "sns":
         if direct.kind == "service" and job.get("rule_arn"):

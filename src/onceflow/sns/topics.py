@@ -96,6 +96,17 @@ def default_policy(arn: str, account: str) -> str:
 SUBSCRIBE_REASON = "Attributes Reason: "
 
 
+def _removes_filter(value: str) -> bool:
+    """An empty value or an empty JSON object takes a subscription's filter policy away (AWS's
+    SetSubscriptionAttributes example removes one with `--attribute-value "{}"`)."""
+    if not value.strip():
+        return True
+    try:
+        return json.loads(value) == {}
+    except ValueError:
+        return False
+
+
 def check_subscription_attribute(name: str, value: str, reason: str = "") -> str:
     if name not in SUBSCRIPTION_SETTABLE:
         raise invalid("AttributeName")
@@ -327,10 +338,10 @@ class Topics:
         value = check_subscription_attribute(name, value)
         attributes = dict(s.attributes)
         attributes[name] = value
+        if name == "FilterPolicy" and _removes_filter(value):
+            attributes.pop("FilterPolicy")
         if name in ("FilterPolicy", "FilterPolicyScope") and attributes.get("FilterPolicy"):
             self.check_filter(attributes["FilterPolicy"], attributes.get("FilterPolicyScope", "MessageAttributes"))
-        if name == "FilterPolicy" and not value:
-            attributes.pop("FilterPolicy")
         with self.db.transaction() as conn:
             conn.execute("UPDATE sns_subscriptions SET attributes=? WHERE arn=?", (json.dumps(attributes), arn))
 

@@ -109,6 +109,20 @@ def sequence_of(row_id: int) -> str:
     return str(SEQUENCE_BASE + row_id)
 
 
+def check_fifo_batch(q: Queue, entries: list[dict[str, Any]]) -> None:
+    """A FIFO batch entry without its group id, or without a deduplication id where the queue does
+    not derive one, refuses the whole request, not that entry (LocalStack's AWS-recorded
+    test_send_batch_missing_message_group_id_for_fifo_queue and ..._deduplication_id_...: both
+    InvalidParameterValue, where a lone SendMessage without a group id is MissingParameter)."""
+    content_based = q.attributes.get("ContentBasedDeduplication") == "true"
+    for e in entries:
+        if not content_based and not e.get("MessageDeduplicationId"):
+            raise invalid_value("The queue should either have ContentBasedDeduplication enabled or "
+                                "MessageDeduplicationId provided explicitly")
+        if not e.get("MessageGroupId"):
+            raise invalid_value("The request must contain the parameter MessageGroupId.")
+
+
 def make_handle(queue_id: int, row_id: int, token: str) -> str:
     return base64.b64encode(f"{queue_id}:{row_id}:{token}:{secrets.token_hex(24)}".encode()).decode()
 
@@ -223,6 +237,8 @@ class Messages:
         if total > 1048576:
             raise sqs_error("BatchRequestTooLong", f"Batch requests cannot be longer than 1048576 bytes. You have "
                             f"sent {total} bytes.")
+        if q.fifo:
+            check_fifo_batch(q, entries)
         ok: list[dict[str, Any]] = []
         failed: list[dict[str, Any]] = []
         prepared = []
@@ -357,11 +373,22 @@ class Messages:
         queue_id, row_id, token = read_handle(handle)
         if queue_id != q.id:
             raise invalid_handle(handle)
+
+        def delete(c: sqlite3.Connection) -> None:
+            if q.fifo:
+                # A FIFO message whose visibility ran out is back in its group: its handle expired
+                # (LocalStack's AWS-recorded test_fifo_delete_message_with_expired_receipt_handle).
+                row = c.execute("SELECT visible_ms FROM sqs_messages WHERE id=? AND queue_id=? AND token=?",
+                                (row_id, q.id, token)).fetchone()
+                if row is not None and row[0] <= now_ms():
+                    raise bad_parameter("ReceiptHandle", handle, "The receipt handle has expired.")
+            c.execute("DELETE FROM sqs_messages WHERE id=? AND queue_id=? AND token=?", (row_id, q.id, token))
+
         if conn is None:
             with self.db.transaction() as c:
-                c.execute("DELETE FROM sqs_messages WHERE id=? AND queue_id=? AND token=?", (row_id, q.id, token))
+                delete(c)
         else:
-            conn.execute("DELETE FROM sqs_messages WHERE id=? AND queue_id=? AND token=?", (row_id, q.id, token))
+            delete(conn)
 
     def delete_batch(self, q: Queue, entries: list[dict[str, Any]]) -> dict[str, Any]:
         check_batch(entries, "DeleteMessageBatchRequestEntry")
@@ -389,8 +416,10 @@ class Messages:
             if row is None or row[0] != token:
                 raise bad_parameter("ReceiptHandle", handle, "Message does not exist or is not available for "
                                     "visibility timeout change.")
-            if row[1] <= now:
-                raise sqs_error("MessageNotInflight", "The message referred to isn't in flight.")
+            # A message whose visibility ran out (not received since) still takes the change: AWS answers
+            # 200, not MessageNotInflight (LocalStack's AWS-recorded
+            # test_change_message_visibility_after_visibility_timeout_expiration). UNCONFIRMED that the
+            # message is hidden again for the new timeout, as it is here.
             c.execute("UPDATE sqs_messages SET visible_ms=? WHERE id=?", (now + timeout * 1000, row_id))
 
         if conn is not None:
