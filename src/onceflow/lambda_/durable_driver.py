@@ -363,7 +363,15 @@ class DurableDriver:
         """At start-up: every running execution is driven again (what is overdue runs now, the rest is
         scheduled; an invocation the stop cut short is made again, as Lambda retries it)."""
         for arn in self.store.running():
-            self._submit(arn)
+            execution = self.store.get(arn)
+            answered = execution is not None and execution.events[-1:] != [] and (
+                execution.events[-1]["EventType"] == "InvocationCompleted")
+            if answered:
+                # The handler had answered (PENDING) and nothing was in flight: it is woken when what it
+                # waits on is due, not at once (a restart is no reason for Lambda to invoke it).
+                self._schedule(arn, now_ms())
+            else:
+                self._submit(arn)
 
 
 def _read_answer(outcome: Outcome) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
