@@ -17,9 +17,15 @@ ECHO = "def handler(event, context):\n    return event\n"
 
 
 def zip_of(source: str = ECHO, name: str = "app.py") -> bytes:
+    return zip_with({name: source})
+
+
+def zip_with(files: dict[str, str]) -> bytes:
+    """A zip holding each file (path -> text)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr(name, source)
+        for path, text in files.items():
+            zf.writestr(path, text)
     return buf.getvalue()
 
 

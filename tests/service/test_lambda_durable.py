@@ -6,17 +6,15 @@ show, a callback completed from outside, StopDurableExecution, and the operation
 from __future__ import annotations
 
 import base64
-import io
 import json
 import time
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.service.calls import refused, unique
-from tests.service.lambda_setup import lambda_role, zip_of
+from tests.service.lambda_setup import lambda_role, zip_of, zip_with
 
 # A handler that speaks the durable protocol itself: the envelope in, checkpoints out, a status back.
 RAW = """
@@ -439,14 +437,6 @@ def test_a_waiting_execution_goes_on_after_a_restart(server_factory: Callable[..
     assert [e["EventType"] for e in history(lam, arn)].count("InvocationCompleted") == 2
 
 
-def _zip_with(files: dict[str, str]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for path, text in files.items():
-            zf.writestr(path, text)
-    return buf.getvalue()
-
-
 SDK_APP = """
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 from aws_durable_execution_sdk_python.config import Duration
@@ -472,7 +462,7 @@ def sdk_function(aws: Callable[..., Any], app: str) -> str:
     files["app.py"] = app
     name = unique("durable-sdk")
     aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=durable_role(aws),
-                                  Handler="app.handler", Code={"ZipFile": _zip_with(files)}, Timeout=30,
+                                  Handler="app.handler", Code={"ZipFile": zip_with(files)}, Timeout=30,
                                   DurableConfig={"ExecutionTimeout": 600})  # fmt: skip
     return name
 

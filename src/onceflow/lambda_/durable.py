@@ -29,6 +29,8 @@ DEFAULT_RETENTION_DAYS = 30
 # UNCONFIRMED: the ExecutionTimeout AWS applies when DurableConfig leaves it out (here: the model's maximum, a year).
 DEFAULT_EXECUTION_TIMEOUT_S = 31_622_400
 PAGE = 100  # the history's and the state's default page (the model: "The default is 100")
+# How SUCCEED and FAIL end an operation: its status, the details member it keeps, the event's suffix.
+_ENDINGS = {"SUCCEED": ("SUCCEEDED", "Result", "Succeeded"), "FAIL": ("FAILED", "Error", "Failed")}
 _EVENT_KINDS = {"EXECUTION": "Execution", "CONTEXT": "Context", "STEP": "Step", "WAIT": "Wait",
                 "CALLBACK": "Callback", "CHAINED_INVOKE": "ChainedInvoke"}  # fmt: skip
 # Which actions each operation type takes (the SDK's OperationUpdate factories are the contract).
@@ -248,26 +250,18 @@ class Execution:
         if action == "START":
             op["Status"] = "STARTED"
             self._started(op, update, now)
-        elif action == "SUCCEED":
-            op.update(Status="SUCCEEDED", EndTimestamp=now)
-            payload = update.get("Payload")
+        elif action in ("SUCCEED", "FAIL"):
+            # The one ending: a result or an error, kept in the details and carried by the event.
+            status, member, outcome = _ENDINGS[action]
+            op.update(Status=status, EndTimestamp=now)
+            value = update.get("Payload") if member == "Result" else (update.get("Error") or {})
             details = self._details(op)
-            details["Result"] = payload
-            succeeded: dict[str, Any] = {"Result": {"Payload": payload}}
+            details[member] = value
+            ended: dict[str, Any] = {member: {"Payload": value}}
             if kind == "STEP":
                 details.pop("NextAttemptTimestamp", None)
-                succeeded["RetryDetails"] = {"CurrentAttempt": int(details.get("Attempt", 0)) + 1}
-            self.event(f"{event_kind}Succeeded", op, now, succeeded)
-        elif action == "FAIL":
-            op.update(Status="FAILED", EndTimestamp=now)
-            error = update.get("Error") or {}
-            details = self._details(op)
-            details["Error"] = error
-            failed: dict[str, Any] = {"Error": {"Payload": error}}
-            if kind == "STEP":
-                details.pop("NextAttemptTimestamp", None)
-                failed["RetryDetails"] = {"CurrentAttempt": int(details.get("Attempt", 0)) + 1}
-            self.event(f"{event_kind}Failed", op, now, failed)
+                ended["RetryDetails"] = {"CurrentAttempt": int(details.get("Attempt", 0)) + 1}
+            self.event(f"{event_kind}{outcome}", op, now, ended)
         elif action == "RETRY":
             delay = int((update.get("StepOptions") or {}).get("NextAttemptDelaySeconds") or 1)
             details = op.setdefault("StepDetails", {"Attempt": 0})
