@@ -111,3 +111,16 @@ def test_what_python_takes_and_jackson_does_not() -> None:
 def test_what_jackson_reads(payload: bytes) -> None:
     """Jackson reads one value and stops: what follows a complete value is not its concern."""
     assert refusal(payload) is None
+
+
+@pytest.mark.parametrize("payload", [b"[" * 100_000, b"[" * 5000 + b"]" * 5000, b'{"a":' * 3000 + b"1" + b"}" * 3000])
+def test_nesting_beyond_jacksons_limit_is_refused_not_crashed(payload: bytes) -> None:
+    """Jackson reads 1000 levels at most; deeper documents are refused (and never overflow our stack)."""
+    assert refusal(payload) == (
+        "Document nesting depth exceeds the maximum allowed (1000, from `StreamReadConstraints.getMaxNestingDepth()`)"
+    )
+
+
+def test_a_large_valid_document_is_taken() -> None:
+    """A valid 5 MB payload (under Lambda's 6 MB limit) is taken."""
+    assert refusal(b'{"k": "' + b"x" * 5_000_000 + b'", "n": [1, 2.5, null]}') is None

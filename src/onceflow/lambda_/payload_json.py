@@ -19,11 +19,17 @@ Runtime.UnmarshalError, as Python's runtime client does for input it cannot load
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 _SOURCE = "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: {}, column: {}]"
 _VALUES = "(JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
 _PLUS_SIGN = (
     "JSON spec does not allow numbers to have plus signs: enable "
     "`JsonReadFeature.ALLOW_LEADING_PLUS_SIGN_FOR_NUMBERS` to allow"
+)
+_TOO_DEEP = (
+    "Document nesting depth exceeds the maximum allowed (1000, from `StreamReadConstraints.getMaxNestingDepth()`)"
 )
 _MAX_TOKEN = 256  # Jackson's longest unrecognized token quoted in an error; longer ones end in "..."
 _ESCAPES = frozenset(b'"\\/bfnrt')
@@ -33,12 +39,23 @@ _DIGITS = frozenset(b"0123456789")
 
 def refusal(payload: bytes) -> str | None:
     """Jackson's parse error for `payload` with its location, or None when Jackson reads a value from it."""
+    try:  # what Python's C parser takes as strict UTF-8 JSON, Jackson takes too: no byte-by-byte scan then
+        json.loads(payload.decode("utf-8"), parse_constant=_non_standard)
+        return None
+    except (ValueError, RecursionError):
+        pass
     scanner = _Scanner(payload)
     try:
         scanner.document()
     except _Refused as refused:
         return f"{refused.message}\n at {_SOURCE.format(*refused.where)}"
+    except RecursionError:  # nested deeper than this scanner's frames reach (Jackson's limit is 1000 levels)
+        return _TOO_DEEP  # UNCONFIRMED: Jackson's StreamReadConstraints wording, without its location
     return None
+
+
+def _non_standard(word: str) -> Any:
+    raise ValueError(word)  # NaN, Infinity, -Infinity: Python's json takes them, Jackson does not
 
 
 class _Refused(Exception):
