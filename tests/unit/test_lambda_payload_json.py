@@ -124,3 +124,8 @@ def test_nesting_beyond_jacksons_limit_is_refused_not_crashed(payload: bytes) ->
 def test_a_large_valid_document_is_taken() -> None:
     """A valid 5 MB payload (under Lambda's 6 MB limit) is taken."""
     assert refusal(b'{"k": "' + b"x" * 5_000_000 + b'", "n": [1, 2.5, null]}') is None
+
+
+def test_nesting_up_to_jacksons_limit_is_taken() -> None:
+    assert refusal(b"[" * 1000 + b"]" * 1000) is None
+    assert refusal(b"[" * 1001 + b"]" * 1001) is not None

@@ -20,6 +20,8 @@ Runtime.UnmarshalError, as Python's runtime client does for input it cannot load
 from __future__ import annotations
 
 import json
+import re
+from itertools import accumulate
 from typing import Any
 
 _SOURCE = "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: {}, column: {}]"
@@ -28,6 +30,9 @@ _PLUS_SIGN = (
     "JSON spec does not allow numbers to have plus signs: enable "
     "`JsonReadFeature.ALLOW_LEADING_PLUS_SIGN_FOR_NUMBERS` to allow"
 )
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_MAX_DEPTH = 1000  # Jackson's StreamReadConstraints default for nesting
 _TOO_DEEP = (
     "Document nesting depth exceeds the maximum allowed (1000, from `StreamReadConstraints.getMaxNestingDepth()`)"
 )
@@ -40,18 +45,41 @@ _DIGITS = frozenset(b"0123456789")
 def refusal(payload: bytes) -> str | None:
     """Jackson's parse error for `payload` with its location, or None when Jackson reads a value from it."""
     try:  # what Python's C parser takes as strict UTF-8 JSON, Jackson takes too: no byte-by-byte scan then
-        json.loads(payload.decode("utf-8"), parse_constant=_non_standard)
-        return None
-    except (ValueError, RecursionError):
+        value = json.loads(payload.decode("utf-8"), parse_constant=_non_standard)
+    except ValueError:
         pass
+    except RecursionError:  # deeper than this thread's stack lets Python's parser go
+        if _bracket_depth(payload) > _MAX_DEPTH:
+            return _TOO_DEEP
+    else:  # but for depth: Jackson stops at 1000 levels, Python's parser at its recursion limit
+        deep = payload.count(b"[") + payload.count(b"{") > _MAX_DEPTH and _depth(value) > _MAX_DEPTH
+        return _TOO_DEEP if deep else None
     scanner = _Scanner(payload)
     try:
         scanner.document()
     except _Refused as refused:
         return f"{refused.message}\n at {_SOURCE.format(*refused.where)}"
-    except RecursionError:  # nested deeper than this scanner's frames reach (Jackson's limit is 1000 levels)
-        return _TOO_DEEP  # UNCONFIRMED: Jackson's StreamReadConstraints wording, without its location
+    except RecursionError:  # within Jackson's depth but past our frames: the runtime's parser decides
+        return _TOO_DEEP if _bracket_depth(payload) > _MAX_DEPTH else None
     return None
+
+
+def _bracket_depth(payload: bytes) -> int:
+    """How deep the brackets outside strings nest, from the bytes (for documents Python cannot parse)."""
+    brackets = _STRING.sub(b"", payload).translate(None, _NOT_BRACKETS)
+    return max(accumulate(1 if b in b"[{" else -1 for b in brackets), default=0)
+
+
+def _depth(value: Any) -> int:
+    """How deep the containers of a parsed value nest (iteratively: it may be deeper than the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is not None:
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
 
 
 def _non_standard(word: str) -> Any:
