@@ -160,6 +160,14 @@ class Database:
         """Return once commit number `seq` is on disk (sharing one fsync with concurrent committers)."""
         self._sync(seq)
 
+    def sync_all(self) -> None:
+        """Return once every commit made before this call is on disk."""
+        self._sync(self._committed)
+
+    def is_synced(self, seq: int) -> bool:
+        """Whether commit number `seq` is on disk already (no waiting)."""
+        return self.in_memory or self._synced >= seq
+
     def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self.transaction() as conn:
             return fn(conn)

@@ -254,7 +254,18 @@ def test_concurrent_committing_requests_share_fsyncs_on_the_sync_thread(durable_
     async def run() -> None:
         await asyncio.gather(*(one(f"k{i}") for i in range(16)))
 
+    executor = durable_app.calls.sync_executor
+    real_submit = executor.submit
+    rounds: list[str] = []  # what was handed to the sync thread
+
+    def submit(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        rounds.append(fn.__name__)
+        return real_submit(fn, *args, **kwargs)
+
+    executor.submit = submit  # type: ignore[method-assign]
     asyncio.run(run())
+    # all 16 committed before the first answer waited: one round of the sync thread covers them all
+    assert rounds == ["sync_all"], rounds
     assert sorted(answered) == sorted(seqs) and len(seqs) == 16
     assert all(status == 200 and synced >= seqs[key] for key, (status, synced) in answered.items())
     fsyncs = [e for e in events if e.startswith("fsync")]
