@@ -30,6 +30,7 @@ from onceflow.wire import errors, facts, protocols
 from onceflow.wire.request import Response
 from onceflow.wire.routing import Route
 from onceflow.wire.specs import ServiceSpec
+from onceflow.wire.sync_rounds import SyncRounds
 
 log = logging.getLogger("onceflow.wire")
 
@@ -68,7 +69,7 @@ class Execution:
         self.long_executor = ThreadPoolExecutor(max_workers=512, thread_name_prefix="onceflow-long-call")
         # Waits for the fsync of commits made on the loop while other requests are in flight.
         self.sync_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="onceflow-sync")
-        self._round: asyncio.Future[None] | None = None  # the sync thread's fsync, shared by every answer awaiting it
+        self.rounds = SyncRounds(stack.db, self.sync_executor)
         self.in_flight = 0  # requests between arrival and answer
 
     def place(self, call: Call) -> Response | Durable | Call:
@@ -137,18 +138,12 @@ class Execution:
         commits share the fsync and the loop keeps serving them meanwhile. The yield first lets
         requests that arrived together start (and count) before this one decides.
 
-        The sync thread works in rounds: one fsync of everything committed when it starts, awaited
-        by every answer it covers (one hand-off to the thread and one wake-up of the loop per fsync,
-        not per answer); an answer committed during a round starts the next one."""
+        The sync thread's fsyncs are shared by every answer they cover (wire/sync_rounds.py)."""
         await asyncio.sleep(0)
-        db = self.stack.db
-        if self.in_flight <= 1 and self._round is None:
-            db.sync(seq)
+        if self.in_flight <= 1 and not self.rounds.busy:
+            self.stack.db.sync(seq)
             return
-        while not db.is_synced(seq):
-            if self._round is None or self._round.done():
-                self._round = asyncio.get_running_loop().run_in_executor(self.sync_executor, db.sync_all)
-            await asyncio.shield(self._round)  # a cancelled answer must not cancel the others' fsync
+        await self.rounds.wait(seq)
 
     async def deferred(self, work: Deferred) -> Response:
         return await asyncio.get_running_loop().run_in_executor(self.executor, work.fn)

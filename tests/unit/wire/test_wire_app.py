@@ -265,7 +265,7 @@ def test_concurrent_committing_requests_share_fsyncs_on_the_sync_thread(durable_
     executor.submit = submit  # type: ignore[method-assign]
     asyncio.run(run())
     # all 16 committed before the first answer waited: one round of the sync thread covers them all
-    assert rounds == ["sync_all"], rounds
+    assert rounds == ["_run"], rounds
     assert sorted(answered) == sorted(seqs) and len(seqs) == 16
     assert all(status == 200 and synced >= seqs[key] for key, (status, synced) in answered.items())
     fsyncs = [e for e in events if e.startswith("fsync")]
