@@ -82,3 +82,26 @@ def test_sequential_index_adds_merge_the_definitions(ddb: Any) -> None:
     assert definitions(ddb, table) == [
         {"AttributeName": "g1", "AttributeType": "S"}, {"AttributeName": "g2", "AttributeType": "N"},
         {"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}]
+
+
+# tests/tier2/tags/basic.test.ts: ListTagsOfResource on an ARN of an account other than the caller's
+def test_another_accounts_table_arn_is_refused_without_a_resource_policy(aws: Any, ddb: Any) -> None:
+    other = aws("dynamodb", access_key="111111111111")  # a 12-digit key acts in that account
+    table = base_table(other)
+    arn = other.describe_table(TableName=table)["Table"]["TableArn"]
+    assert ":111111111111:" in arn
+    for call, action in ((lambda: ddb.list_tags_of_resource(ResourceArn=arn), "ListTagsOfResource"),
+                         (lambda: ddb.get_item(TableName=arn, Key={"pk": {"S": "a"}, "sk": {"S": "b"}}), "GetItem"),
+                         (lambda: ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "k", "Value": "v"}]), "TagResource")):
+        with pytest.raises(ClientError) as e:
+            call()
+        assert e.value.response["Error"]["Code"] == "AccessDeniedException"
+        assert e.value.response["Error"]["Message"] == (
+            f"User: arn:aws:iam::000000000000:root is not authorized to perform: dynamodb:{action} on resource: "
+            f"{arn} because no resource-based policy allows the dynamodb:{action} action")
+    assert other.list_tags_of_resource(ResourceArn=arn)["Tags"] == []  # the tag was not written
+    # The caller's own account: an unknown table is still not found.
+    mine = arn.replace(":111111111111:", ":000000000000:")
+    with pytest.raises(ClientError) as e:
+        ddb.list_tags_of_resource(ResourceArn=mine)
+    assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"

@@ -404,8 +404,9 @@ def used_attributes(t: Table) -> dict[str, str]:
 
 
 def table_name_of(account: str, region: str, arn: str, describe: bool) -> str:
-    """The table a table ARN names. An ARN of another account or region names no table of the caller's
-    (resource policies, which would open a table to other accounts, are not served)."""
+    """The table a table ARN names. An ARN of another region names no table of the caller's; one of another
+    account is refused by the authorizer unless that table's resource policy grants the call, and then
+    names no table here either (reaching another account's table is not served)."""
     prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
     name = arn[len(prefix):] if arn.startswith(prefix) else ""
     if not name or "/" in name:
