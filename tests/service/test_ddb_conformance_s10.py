@@ -105,3 +105,35 @@ def test_another_accounts_table_arn_is_refused_without_a_resource_policy(aws: An
     with pytest.raises(ClientError) as e:
         ddb.list_tags_of_resource(ResourceArn=mine)
     assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+# tests/tier2/contributorInsights/basic.test.ts
+def test_contributor_insights_are_kept_per_table_and_index(ddb: Any) -> None:
+    table = base_table(ddb)
+    ddb.update_table(TableName=table, AttributeDefinitions=[{"AttributeName": "g1", "AttributeType": "S"}],
+                     GlobalSecondaryIndexUpdates=[gsi("gsi1", ("g1", "HASH"))])
+    got = ddb.describe_contributor_insights(TableName=table)
+    assert (got["TableName"], got["ContributorInsightsStatus"]) == (table, "DISABLED")
+    out = ddb.update_contributor_insights(TableName=table, ContributorInsightsAction="ENABLE")
+    assert out["ContributorInsightsStatus"] == "ENABLING" and out["TableName"] == table
+    got = ddb.describe_contributor_insights(TableName=table)
+    assert got["ContributorInsightsStatus"] == "ENABLED"
+    assert got["ContributorInsightsMode"] == "ACCESSED_AND_THROTTLED_KEYS" and len(got["ContributorInsightsRuleList"]) == 4
+    assert ddb.describe_contributor_insights(TableName=table, IndexName="gsi1")["ContributorInsightsStatus"] == "DISABLED"
+    listed = ddb.list_contributor_insights()["ContributorInsightsSummaries"]
+    assert {"TableName": table, "ContributorInsightsStatus": "ENABLED",
+            "ContributorInsightsMode": "ACCESSED_AND_THROTTLED_KEYS"} in listed
+    own = ddb.list_contributor_insights(TableName=table)["ContributorInsightsSummaries"]
+    assert [(s.get("IndexName"), s["ContributorInsightsStatus"]) for s in own] == [(None, "ENABLED"), ("gsi1", "DISABLED")]
+    first = ddb.list_contributor_insights(TableName=table, MaxResults=1)
+    assert len(first["ContributorInsightsSummaries"]) == 1
+    rest = ddb.list_contributor_insights(TableName=table, NextToken=first["NextToken"])
+    assert [s.get("IndexName") for s in rest["ContributorInsightsSummaries"]] == ["gsi1"] and "NextToken" not in rest
+    assert ddb.update_contributor_insights(TableName=table, ContributorInsightsAction="DISABLE")[
+        "ContributorInsightsStatus"] == "DISABLING"
+    assert ddb.describe_contributor_insights(TableName=table)["ContributorInsightsStatus"] == "DISABLED"
+    for call in (lambda: ddb.describe_contributor_insights(TableName=table, IndexName="nope"),
+                 lambda: ddb.update_contributor_insights(TableName=f"{table}-gone", ContributorInsightsAction="ENABLE")):
+        with pytest.raises(ClientError) as e:
+            call()
+        assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"

@@ -190,6 +190,19 @@ class DynamoDB:
             self.store.save_table(conn, t)
         self._tables[(account, region, t.name)] = t
 
+    def save(self, t: Table) -> None:
+        """Store a changed copy of a table's schema and make it the one served."""
+        with self.db.transaction() as conn:
+            self.store.save_table(conn, t)
+        self._tables[(t.account, t.region, t.name)] = t
+
+    def all_tables(self, account: str, region: str) -> list[Table]:
+        """Every table of the account in the region, by name."""
+        names: list[str] = []
+        while batch := self.store.list_tables(account, region, names[-1] if names else None, 1000):
+            names += batch
+        return [self.table(account, region, n) for n in names]
+
     def tags(self, account: str, region: str, arn: str) -> dict[str, str]:
         return dict(self._by_arn(account, region, arn).tags)
 
