@@ -118,13 +118,16 @@ def test_contributor_insights_are_kept_per_table_and_index(ddb: Any) -> None:
     assert out["ContributorInsightsStatus"] == "ENABLING" and out["TableName"] == table
     got = ddb.describe_contributor_insights(TableName=table)
     assert got["ContributorInsightsStatus"] == "ENABLED"
-    assert got["ContributorInsightsMode"] == "ACCESSED_AND_THROTTLED_KEYS" and len(got["ContributorInsightsRuleList"]) == 4
-    assert ddb.describe_contributor_insights(TableName=table, IndexName="gsi1")["ContributorInsightsStatus"] == "DISABLED"
+    assert got["ContributorInsightsMode"] == "ACCESSED_AND_THROTTLED_KEYS"
+    assert len(got["ContributorInsightsRuleList"]) == 4
+    index = ddb.describe_contributor_insights(TableName=table, IndexName="gsi1")
+    assert index["ContributorInsightsStatus"] == "DISABLED"
     listed = ddb.list_contributor_insights()["ContributorInsightsSummaries"]
     assert {"TableName": table, "ContributorInsightsStatus": "ENABLED",
             "ContributorInsightsMode": "ACCESSED_AND_THROTTLED_KEYS"} in listed
     own = ddb.list_contributor_insights(TableName=table)["ContributorInsightsSummaries"]
-    assert [(s.get("IndexName"), s["ContributorInsightsStatus"]) for s in own] == [(None, "ENABLED"), ("gsi1", "DISABLED")]
+    assert [(s.get("IndexName"), s["ContributorInsightsStatus"]) for s in own] == [
+        (None, "ENABLED"), ("gsi1", "DISABLED")]
     first = ddb.list_contributor_insights(TableName=table, MaxResults=1)
     assert len(first["ContributorInsightsSummaries"]) == 1
     rest = ddb.list_contributor_insights(TableName=table, NextToken=first["NextToken"])
@@ -133,7 +136,8 @@ def test_contributor_insights_are_kept_per_table_and_index(ddb: Any) -> None:
         "ContributorInsightsStatus"] == "DISABLING"
     assert ddb.describe_contributor_insights(TableName=table)["ContributorInsightsStatus"] == "DISABLED"
     for call in (lambda: ddb.describe_contributor_insights(TableName=table, IndexName="nope"),
-                 lambda: ddb.update_contributor_insights(TableName=f"{table}-gone", ContributorInsightsAction="ENABLE")):
+                 lambda: ddb.update_contributor_insights(TableName=f"{table}-gone",
+                                                         ContributorInsightsAction="ENABLE")):
         with pytest.raises(ClientError) as e:
             call()
         assert e.value.response["Error"]["Code"] == "ResourceNotFoundException"
