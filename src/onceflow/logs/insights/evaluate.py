@@ -174,7 +174,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 def to_millis(v: Any) -> int | None:
     """toMillis(timestamp): the milliseconds of a timestamp value, or of a timestamp written as
-    Insights shows one (`2024-01-31 12:00:00.000`) or in ISO 8601 form."""
+    Insights shows one (`2024-01-31 12:00:00.000`) or in ISO 8601 form (UNCONFIRMED which text forms AWS reads)."""
     if isinstance(v, Time):
         return int(v)
     n = number(v)

@@ -356,7 +356,8 @@ def _add(kind: str, a: _Agg, row: Row, v: Any) -> None:
         ts = row.get("@timestamp", 0)
         if a.first is None or (ts < a.first[0] if kind == "earliest" else ts >= a.first[0]):
             a.first = (ts, v)
-    elif kind in ("sortsfirst", "sortslast"):  # the value `sort` would put first / last, numbers as numbers
+    elif kind in ("sortsfirst", "sortslast"):  # the value `sort` would put first / last (UNCONFIRMED: numbers
+        # compared as numbers and before strings, as this module's sort does)
         if a.first is None or ((_sort_key((v,)) < a.first[0]) if kind == "sortsfirst" else
                                (_sort_key((v,)) > a.first[0])):
             a.first = (_sort_key((v,)), v)
