@@ -1,6 +1,7 @@
 """Logs Insights' query language as AWS documents it (CWL_QuerySyntax-operations-functions and the
 stats page), through StartQuery/GetQueryResults on a real server: `^`, strcontains' number,
-fromMillis/toMillis, the IP address functions, trim with characters, sortsFirst/sortsLast."""
+fromMillis/toMillis, the IP address functions, trim with characters, sortsFirst/sortsLast; and the documented
+string, numeric, general and date functions that had no test of their own."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -84,3 +86,24 @@ def test_sorts_first_and_last(logs: Any, group: str) -> None:
                               "sortsLast(n) as ln")
     assert rows == [{"fw": "a", "lw": "c", "fn": "2", "ln": "10"}]  # numbers by value, not as text
 
+
+
+def test_string_numeric_and_general_functions(logs: Any, group: str) -> None:
+    rows = _rows(logs, group, 'filter n = 3 | fields concat(w, "-", n) as c, strlen(ip) as sl, toupper(w) as u, '
+                              'tolower("AbC") as lo, replace(ip, ".", "_") as r, greatest(n, 5, 1) as g, '
+                              'least(n, 5, 1) as l, abs(0 - n) as ab, ceil(n / 2) as ce, floor(n / 2) as fl, '
+                              'sqrt(n * 3) as sq, log(1) as lg, coalesce(nothing, w) as co, isempty(nothing) as ie, '
+                              'isblank("  ") as ib, ispresent(nothing) as pr')
+    assert rows == [{"c": "b-3", "sl": "8", "u": "B", "lo": "abc", "r": "10_1_2_3", "g": "5", "l": "1", "ab": "3",
+                     "ce": "2", "fl": "1", "sq": "3", "lg": "0", "co": "b", "ie": "true", "ib": "true",
+                     "pr": "false"}]
+
+
+def test_datefloor_dateceil_and_regex_match(logs: Any, group: str) -> None:
+    rows = _rows(logs, group, "filter n = 10 | fields datefloor(@timestamp, 1m) as f, dateceil(@timestamp, 1m) as c")
+    assert rows == [{"f": _shown(BASE), "c": _shown(BASE + 60_000)}]  # the event is 1 s after the hour
+    assert sorted(r["w"] for r in _rows(logs, group, "filter w =~ /^[ab]$/ | fields w")) == ["a", "b"]
+
+
+def _shown(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S.000")
