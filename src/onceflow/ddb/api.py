@@ -9,6 +9,7 @@ from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.ddb.batch import Batches
 from onceflow.ddb.export import S3Authorizer, Transfers
+from onceflow.ddb.insights import ContributorInsights
 from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
 from onceflow.ddb.policies import ResourcePolicies
 from onceflow.ddb.reads import ON_LOOP, Reader
@@ -29,6 +30,7 @@ class DynamoDBApi:
         self.partiql = PartiQL(svc, self.reads, self.batches)
         self.policies = ResourcePolicies(svc.db, svc)
         self.transfers = Transfers(svc, s3, authorize)
+        self.insights = ContributorInsights(svc)
 
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
@@ -100,6 +102,22 @@ class DynamoDBApi:
         check_table_name(p["TableName"])
         return self.svc.continuous_backups(ctx.account, ctx.region, p["TableName"],
                                            p["PointInTimeRecoverySpecification"])
+
+    @operation("DescribeContributorInsights")
+    def describe_contributor_insights(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
+        return self.insights.describe(ctx.account, ctx.region, p)
+
+    @operation("UpdateContributorInsights")
+    def update_contributor_insights(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
+        return self.insights.update(ctx.account, ctx.region, p)
+
+    @operation("ListContributorInsights")
+    def list_contributor_insights(self, ctx: RequestContext, p: Params) -> Result:
+        if p.get("TableName"):
+            check_table_name(p["TableName"])
+        return self.insights.list(ctx.account, ctx.region, p)
 
     @operation("DescribeLimits")
     def describe_limits(self, ctx: RequestContext, p: Params) -> Result:

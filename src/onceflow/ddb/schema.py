@@ -110,6 +110,8 @@ class Table:
     pitr_since: float | None = None  # when point-in-time recovery was last enabled (its history starts there)
     restore: dict[str, Any] | None = None  # RestoreSummary of a table made by a restore (RestoreDateTime: epoch)
     warm: dict[str, int] | None = None  # WarmThroughput asked for (see ddb/warm.py)
+    # Contributor Insights by index name ("" for the table): status, mode, when (see ddb/insights.py)
+    insights: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def arn(self) -> str:

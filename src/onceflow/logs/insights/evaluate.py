@@ -7,6 +7,7 @@ that `parse` extracted are strings). Regexes run on RE2 (onceflow.patterns.regex
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -27,7 +28,8 @@ class QueryError(ValueError):
     """A query that parses but cannot run (an unknown function, a bad regex, a misplaced aggregate)."""
 
 
-AGGREGATES = {"count", "count_distinct", "sum", "avg", "min", "max", "earliest", "latest", "pct", "stddev"}
+AGGREGATES = {"count", "count_distinct", "sum", "avg", "min", "max", "earliest", "latest", "pct", "stddev",
+              "sortsfirst", "sortslast"}
 
 
 def number(v: Any) -> float | int | None:
@@ -103,6 +105,12 @@ def _arith(op: str) -> Callable[[Any, Any], Any]:
             return na - nb
         if op == "*":
             return na * nb
+        if op == "^":
+            try:
+                out = na ** nb
+            except (OverflowError, ZeroDivisionError):
+                return None
+            return None if isinstance(out, complex) else out
         if nb == 0:
             return None
         return na / nb if op == "/" else na % nb
@@ -137,7 +145,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "ltrim": _s(str.lstrip),
     "rtrim": _s(str.rstrip),
     "concat": lambda *a: "".join(text(x) for x in a if x is not None),
-    "strcontains": lambda a, b: None if a is None or b is None else text(b) in text(a),
+    "strcontains": lambda a, b: None if a is None or b is None else int(text(b) in text(a)),  # 1 or 0, a number
     "substr": lambda s, start, n=None: None if s is None or number(start) is None else (
         text(s)[int(number(start) or 0):] if n is None else
         text(s)[int(number(start) or 0):int(number(start) or 0) + int(number(n) or 0)]),
@@ -153,9 +161,55 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "coalesce": lambda *a: next((x for x in a if x is not None), None),
     "tonumber": number,
     "tostring": lambda v: None if v is None else text(v),
-    "frommillis": _n(lambda ms: datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
-                     + f"{int(ms) % 1000:03d}Z"),
+    "frommillis": _n(lambda ms: Time(int(ms))),  # a timestamp, shown as @timestamp is
+    "tomillis": lambda t: to_millis(t),
+    "isvalidip": lambda v: _ip(v) is not None,
+    "isvalidipv4": lambda v: _ip(v, 4) is not None,
+    "isvalidipv6": lambda v: _ip(v, 6) is not None,
+    "isipinsubnet": lambda v, net: _in_subnet(v, net),
+    "isipv4insubnet": lambda v, net: _in_subnet(v, net, 4),
+    "isipv6insubnet": lambda v, net: _in_subnet(v, net, 6),
 }
+
+
+def to_millis(v: Any) -> int | None:
+    """toMillis(timestamp): the milliseconds of a timestamp value, or of a timestamp written as
+    Insights shows one (`2024-01-31 12:00:00.000`) or in ISO 8601 form (UNCONFIRMED which text forms AWS reads)."""
+    if isinstance(v, Time):
+        return int(v)
+    n = number(v)
+    if n is not None:
+        return int(n)
+    if not isinstance(v, str):
+        return None
+    try:
+        when = datetime.fromisoformat(v.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return int(when.timestamp() * 1000)
+
+
+def _ip(v: Any, version: int | None = None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    if not isinstance(v, str):
+        return None
+    try:
+        addr = ipaddress.ip_address(v.strip())
+    except ValueError:
+        return None
+    return addr if version is None or addr.version == version else None
+
+
+def _in_subnet(v: Any, net: Any, version: int | None = None) -> bool:
+    """isIpInSubnet(ip, "10.0.0.0/8"): false for a value that is no address of the version asked."""
+    addr = _ip(v, version)
+    if addr is None or not isinstance(net, str):
+        return False
+    try:
+        network = ipaddress.ip_network(net.strip(), strict=False)
+    except ValueError:
+        return False
+    return addr.version == network.version and addr in network
 
 
 def compile_expr(node: Any) -> Fn:
@@ -195,7 +249,7 @@ def _binary(node: Binary) -> Fn:
         return lambda row: truthy(left(row)) and truthy(right(row))
     if node.op == "or":
         return lambda row: truthy(left(row)) or truthy(right(row))
-    if node.op in "+-*/%":
+    if node.op in "+-*/%^":
         calc = _arith(node.op)
         return lambda row: calc(left(row), right(row))
     cmp = _compare(node.op)

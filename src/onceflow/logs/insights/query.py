@@ -2,8 +2,8 @@
 
 A query is commands joined by `|`: fields, display, filter, stats, sort, limit, parse, dedup. Their
 expressions share one grammar: field references (`@message`, `a.b.c`, `` `odd-name` ``), numbers,
-strings, arithmetic, comparisons, `like` (a substring or a /regex/), `=~`, `in [...]`, `and`/`or`/
-`not`, and function calls (`count(*)`, `bin(5m)`). Keywords are case-insensitive, as AWS's are.
+strings, arithmetic (`^` binding tightest), comparisons, `like` (a substring or a /regex/), `=~`,
+`in [...]`, `and`/`or`/`not`, and function calls (`count(*)`, `bin(5m)`). Keywords are case-insensitive, as AWS's are.
 
 A query that does not parse raises QuerySyntaxError with the offending token's character offsets,
 for MalformedQueryException's queryCompileError.
@@ -54,7 +54,8 @@ DESC: "desc"i
      | sum "not"i "in"i list_of           -> not_in
 ?sum: product | sum "+" product -> add | sum "-" product -> sub
 ?product: unary | product "*" unary -> mul | product "/" unary -> div | product "%" unary -> mod
-?unary: atom | "-" unary -> neg_num
+?unary: power | "-" unary -> neg_num
+?power: atom | atom "^" unary -> pow_
 ?atom: NUMBER -> number
      | STRING -> string
      | DURATION -> duration
@@ -121,7 +122,7 @@ class Call:
 
 @dataclass(frozen=True)
 class Binary:
-    op: str  # + - * / % = != < <= > >= and or
+    op: str  # + - * / % ^ = != < <= > >= and or
     left: Any
     right: Any
 
@@ -302,7 +303,7 @@ class Build(Transformer[Token, Any]):
         op = str(c[1])
         return Binary("=" if op == "==" else op, c[0], c[2])
 
-    add, sub, mul, div, mod = (_binary(o) for o in "+-*/%")
+    add, sub, mul, div, mod, pow_ = (_binary(o) for o in "+-*/%^")
     and_, or_ = _binary("and"), _binary("or")
 
     def not_(self, c: list[Any]) -> Not:

@@ -268,7 +268,7 @@ class _Agg:
         self.low: Any = None
         self.high: Any = None
         self.seen: set[Any] | None = None
-        self.first: tuple[int, Any] | None = None
+        self.first: tuple[Any, Any] | None = None  # (timestamp or sort key, value)
         self.values: list[float] | None = None
 
 
@@ -356,6 +356,11 @@ def _add(kind: str, a: _Agg, row: Row, v: Any) -> None:
         ts = row.get("@timestamp", 0)
         if a.first is None or (ts < a.first[0] if kind == "earliest" else ts >= a.first[0]):
             a.first = (ts, v)
+    elif kind in ("sortsfirst", "sortslast"):  # the value `sort` would put first / last (UNCONFIRMED: numbers
+        # compared as numbers and before strings, as this module's sort does)
+        if a.first is None or ((_sort_key((v,)) < a.first[0]) if kind == "sortsfirst" else
+                               (_sort_key((v,)) > a.first[0])):
+            a.first = (_sort_key((v,)), v)
     elif kind in ("min", "max") and number(v) is None:
         if a.low is None or text(v) < text(a.low):
             a.low = v
@@ -383,7 +388,7 @@ def _result(kind: str, a: _Agg, pct: float | None) -> Any:
         return a.n
     if kind == "count_distinct":
         return len(a.seen or ())
-    if kind in ("earliest", "latest"):
+    if kind in ("earliest", "latest", "sortsfirst", "sortslast"):
         return a.first[1] if a.first else None
     if kind == "min":
         return a.low
