@@ -12,10 +12,15 @@ from typing import Any
 import pytest
 from sfn_setup import finished, states_role
 
+INVOKE = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": "*"}]})
+
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    return states_role(aws, "sfnrec")
+    arn = states_role(aws, "sfnrec")
+    aws("iam").put_role_policy(RoleName=arn.rsplit("/", 1)[1], PolicyName="invoke", PolicyDocument=INVOKE)
+    return arn
 
 
 def _run(aws: Callable[..., Any], role: str, definition: dict[str, Any], data: Any | str) -> tuple[
@@ -52,3 +57,44 @@ def test_doubles_in_state_data_are_written_as_java_writes_them(aws: Callable[...
     assert _details(entered)["input"] == same
     exited = next(e for e in events if e["type"] == "PassStateExited")
     assert _details(exited)["output"] == same
+
+
+# --------------------------------------------------------------------------- timeouts (test_timeouts.snapshot.json)
+def test_global_timeout_is_described_as_aws_records_it(aws: Callable[..., Any], role: str) -> None:
+    """test_global_timeout: a Wait of a minute under TimeoutSeconds 1 ends TIMED_OUT, redrivable,
+    with neither error nor cause in DescribeExecution."""
+    definition = {"TimeoutSeconds": 1, "StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}
+    described, _ = _run(aws, role, definition, "{}")
+    assert described["status"] == "TIMED_OUT"
+    assert described["redriveCount"] == 0 and described["redriveStatus"] == "REDRIVABLE"
+    assert described["input"] == "{}" and described["inputDetails"] == {"included": True}
+    assert "error" not in described and "cause" not in described and "output" not in described
+
+
+SLOW = "import time\n\ndef handler(event, context):\n    time.sleep(30)\n    return event\n"
+
+
+def test_timeout_seconds_path_on_a_service_task_is_recorded_as_aws_records_it(aws: Callable[..., Any],
+                                                                              role: str) -> None:
+    """test_fixed_timeout_service_lambda_with_path: the path's value is the TaskScheduled
+    timeoutInSeconds, and the task times out with States.Timeout and no cause."""
+    from lambda_setup import lambda_role, zip_of
+
+    name = f"slow-{uuid.uuid4().hex[:8]}"
+    aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=lambda_role(aws, "slow"),
+                                  Handler="app.handler", Code={"ZipFile": zip_of(SLOW)}, Timeout=60)
+    definition = {"StartAt": "Start", "States": {"Start": {
+        "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "TimeoutSecondsPath": "$.TimeoutSecondsValue",
+        "Parameters": {"FunctionName.$": "$.FunctionName", "Payload.$": "$.Payload"}, "End": True}}}
+    described, events = _run(aws, role, definition, {"TimeoutSecondsValue": 1, "FunctionName": name, "Payload": None})
+    assert (described["status"], described.get("error")) == ("FAILED", "States.Timeout"), described.get("cause")
+    assert [e["type"] for e in events] == ["ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted",
+                                           "TaskTimedOut", "ExecutionFailed"]
+    assert [e["previousEventId"] for e in events] == [0, 0, 2, 3, 4, 5]
+    scheduled = events[2]["taskScheduledEventDetails"]
+    assert json.loads(scheduled["parameters"]) == {"FunctionName": name, "Payload": None}
+    assert (scheduled["resource"], scheduled["resourceType"], scheduled["timeoutInSeconds"]) == ("invoke", "lambda", 1)
+    assert events[3]["taskStartedEventDetails"] == {"resource": "invoke", "resourceType": "lambda"}
+    assert events[4]["taskTimedOutEventDetails"] == {"error": "States.Timeout", "resource": "invoke",
+                                                      "resourceType": "lambda"}
+    assert events[5]["executionFailedEventDetails"] == {"error": "States.Timeout"}
