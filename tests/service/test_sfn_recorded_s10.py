@@ -98,3 +98,32 @@ def test_timeout_seconds_path_on_a_service_task_is_recorded_as_aws_records_it(aw
     assert events[4]["taskTimedOutEventDetails"] == {"error": "States.Timeout", "resource": "invoke",
                                                       "resourceType": "lambda"}
     assert events[5]["executionFailedEventDetails"] == {"error": "States.Timeout"}
+
+
+# --------------------------------------------------------------------------- Assign (test_assign_base.snapshot.json)
+INPUT = {"input_value": "input_value_literal"}
+
+
+def test_an_empty_assign_records_no_assigned_variables(aws: Callable[..., Any], role: str) -> None:
+    """test_base_cases[BASE_EMPTY]: `"Assign": {}` leaves PassStateExited as a Pass without Assign."""
+    definition = {"StartAt": "State0", "States": {"State0": {"Type": "Pass", "Assign": {}, "End": True}}}
+    _, events = _run(aws, role, definition, INPUT)
+    assert [e["type"] for e in events] == ["ExecutionStarted", "PassStateEntered", "PassStateExited",
+                                           "ExecutionSucceeded"]
+    assert events[2]["stateExitedEventDetails"] == {
+        "name": "State0", "output": '{"input_value":"input_value_literal"}', "outputDetails": {"truncated": False}}
+
+
+def test_assigned_paths_are_recorded_as_aws_records_them(aws: Callable[..., Any], role: str) -> None:
+    """test_base_cases[BASE_PATHS]: each assigned value is its own JSON text."""
+    definition = {"StartAt": "State0", "States": {"State0": {"Type": "Pass", "End": True, "Assign": {
+        "str_path_root.$": "$", "str_path.$": "$.input_value", "str_contextpath.$": "$$.Execution.Id",
+        "str_intrinsic_func.$": "States.Format('Format Func {}', $.input_value)"}}}}
+    _, events = _run(aws, role, definition, INPUT)
+    exited = events[2]["stateExitedEventDetails"]
+    assert exited["assignedVariablesDetails"] == {"truncated": False}
+    assigned = exited["assignedVariables"]
+    assert assigned["str_path_root"] == '{"input_value":"input_value_literal"}'
+    assert assigned["str_path"] == '"input_value_literal"'
+    assert assigned["str_intrinsic_func"] == '"Format Func input_value_literal"'
+    assert json.loads(assigned["str_contextpath"]).startswith("arn:aws:states:")
