@@ -127,3 +127,23 @@ def test_assigned_paths_are_recorded_as_aws_records_them(aws: Callable[..., Any]
     assert assigned["str_path"] == '"input_value_literal"'
     assert assigned["str_intrinsic_func"] == '"Format Func input_value_literal"'
     assert json.loads(assigned["str_contextpath"]).startswith("arn:aws:states:")
+
+
+def test_branches_see_the_variables_assigned_before_the_parallel(aws: Callable[..., Any], role: str) -> None:
+    """test_base_parallel_cases[BASE_SCOPE_PARALLEL]: each branch reads `$x` from the outer scope
+    (the recording orders branch events with LocalStack's transformer, so only the values are held)."""
+    def branch(name: str) -> dict[str, Any]:
+        return {"StartAt": name, "States": {name: {"Type": "Pass", "Assign": {"innerX.$": "$x", "value.$": "$"},
+                                                   "End": True}}}
+    definition = {"StartAt": "State0", "States": {
+        "State0": {"Type": "Pass", "Assign": {"x": 42}, "Next": "State1"},
+        "State1": {"Type": "Parallel", "End": True, "Branches": [branch("Branch1"), branch("Branch21"),
+                                                                 branch("Branch31")]}}}
+    described, events = _run(aws, role, definition, {})
+    assert described["output"] == "[{},{},{}]"
+    exits = {e["stateExitedEventDetails"]["name"]: e["stateExitedEventDetails"] for e in events
+             if e["type"] == "PassStateExited"}
+    assert exits["State0"]["assignedVariables"] == {"x": "42"}
+    for name in ("Branch1", "Branch21", "Branch31"):
+        assert exits[name]["assignedVariables"] == {"innerX": "42", "value": "{}"}
+        assert exits[name]["output"] == "{}"
