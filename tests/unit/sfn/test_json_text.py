@@ -33,3 +33,12 @@ def test_doubles_inside_documents_and_text_that_only_looks_like_them() -> None:
 def test_text_without_such_doubles_is_jsons() -> None:
     for value in ({"x": 1.5, "y": [0.25, 1000000.0], "z": "é\u2028"}, [], "a.b", 7, None, True):
         assert dumps(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_a_double_deep_in_a_document_nested_as_far_as_jackson_reads() -> None:
+    value: object = [1e-7]
+    for _ in range(900):  # the slow path rewrites the encoder's text: no second recursion to run out of
+        value = [value]
+    assert dumps(value) == "[" * 901 + "1.0E-7" + "]" * 901
+    doc = {"1e-07": 1e-07, 'k"1e-07': [2, 0.0005]}  # names and strings that look like doubles stay
+    assert dumps(doc) == json.dumps(doc, separators=(",", ":")).replace(":1e-07", ":1.0E-7").replace("0.0005", "5.0E-4")

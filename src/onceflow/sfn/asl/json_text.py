@@ -10,8 +10,8 @@ input or output holding such a double was found; the form is Jackson's DoubleNod
 shortest that read back, which is Python's repr).
 
 `dumps` is the one encoder for payloads: json's C encoder, then, only when its text holds a
-number token Java would write otherwise (rare: one regex search over the text), the same value
-encoded again with those doubles in Java's form.
+number token Java would write otherwise (a few searches that skip to a literal), its number tokens
+rewritten in Java's form.
 """
 
 from __future__ import annotations
@@ -56,18 +56,17 @@ def _plain(value: Any) -> str:
     return "".join(c_make_encoder({}, _ENCODER.default, quote, None, ":", ",", False, False, True)(value, 0))
 
 
-def _java(value: Any) -> str:
-    """The slow path: the value walked with doubles written in Java's form."""
-    kind = type(value)
-    if kind is float:
-        return java_double(value)
-    if kind is dict:
-        return "{" + ",".join(quote(str(k)) + ":" + _java(v) for k, v in value.items()) + "}"
-    if kind is list or kind is tuple:
-        return "[" + ",".join(_java(v) for v in value) + "]"
-    if isinstance(value, float):  # a float subclass
-        return java_double(float(value))
-    return _plain(value)
+# The slow path's tokens: a string literal (kept as it is) or a number. It rewrites the C
+# encoder's text rather than walking the value again, so no depth of nesting meets Python's
+# recursion limit (a walk of a document nested 995 deep raised RecursionError).
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:e[-+]?\d+)?')
+
+
+def _java_token(match: re.Match[str]) -> str:
+    token = match.group(0)
+    if token[0] == '"' or ("." not in token and "e" not in token):
+        return token  # a string, or an integer (never a double in Jackson)
+    return java_double(float(token))
 
 
 def dumps(value: Any) -> str:
@@ -78,7 +77,7 @@ def dumps(value: Any) -> str:
     circular-reference marks every time) without that set-up, which was most of a small payload's cost."""
     text = _plain(value)
     if "." in text and ("0.000" in text or _EIGHT_DIGITS.search(text) is not None):
-        return _java(value)
+        return _TOKEN.sub(_java_token, text)
     if ("e-" in text or "e+" in text) and _EXPONENT.search(text) is not None:
-        return _java(value)
+        return _TOKEN.sub(_java_token, text)
     return text
