@@ -6,13 +6,12 @@ written in the same transaction as the events that change it, so reads never fol
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterable
-from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # json's own C encoder (None without it)
 from json.encoder import encode_basestring as quote  # a JSON string literal, non-ASCII kept
 from typing import Any
 
+from onceflow.sfn.asl.json_text import dumps as dumps  # the one payload encoder (engine/events.py)
 from onceflow.store.db import Database
 
 MIGRATIONS = [
@@ -133,22 +132,6 @@ EXEC_COLUMNS = (
     "arn, sm_arn, account, region, name, status, input, output, error, cause, start, stop, "
     "definition, role_arn, type, redrive_count, redrive_date, seq, version_arn, alias_arn, mock_case"
 )
-
-
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON as Step Functions writes it (no spaces, non-ASCII kept): json.dumps's text.
-
-    json.dumps with these options builds an encoder per call and JSONEncoder.encode a C encoder
-    per call through Python-level set-up; this calls the C encoder json itself would (fresh
-    circular-reference marks every time) without that set-up, which was most of a small payload's cost."""
-    if c_make_encoder is None:  # no C accelerator: the library's own path
-        return _ENCODER.encode(value)
-    if type(value) is str:
-        return quote(value)
-    return "".join(c_make_encoder({}, _ENCODER.default, quote, None, ":", ",", False, False, True)(value, 0))
 
 
 _NOT_TRUNCATED = '{"truncated":false}'

@@ -122,14 +122,14 @@ BIG = 2**53 + 1  # 9007199254740993: no double holds it
     ("$states.input.huge", "1152921504606847000"),
     ("[$states.input.big, {'n': $states.input.big}]", "[9007199254740992,{\"n\":9007199254740992}]"),
     ("1e20", "100000000000000000000"),
-    ("1e21", "1e+21"),
+    ("1e21", "1.0E21"),  # a double left a double is written as Jackson writes it (sfn/asl/json_text.py)
     ("1.0", "1"),
     ("-0", "0"),
     ("0 * -1", "0"),
     ("2.5", "2.5"),
     ("$states.input.small", "5"),  # small integers stay integers
 ])
-def test_numbers_come_out_as_json_stringify_writes_them(expr: str, text: str) -> None:
+def test_numbers_come_out_with_json_stringify_digits(expr: str, text: str) -> None:
     states = {"input": {"big": BIG, "huge": 2**60, "small": 5}}
     assert to_json(evaluate_jsonata(expr, states)) == text
 

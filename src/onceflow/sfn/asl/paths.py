@@ -13,7 +13,6 @@ Paths are compiled once per text (lru_cache) and evaluated many times.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,6 +20,7 @@ from typing import Any
 
 from onceflow.patterns.regex import UnsupportedRegex, compile_linear
 from onceflow.sfn.asl.errors import PathNotFound, StateDataError
+from onceflow.sfn.asl.json_text import dumps
 
 _NAME_END = re.compile(r"[.\[\s(]")
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -520,5 +520,5 @@ def apply_result_path(result_path: str | None, state_input: Any, result: Any) ->
 
 
 def to_json(value: Any) -> str:
-    """Compact JSON as Step Functions writes it everywhere (no spaces, non-ASCII kept)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON as Step Functions writes it everywhere (no spaces, non-ASCII kept, Java's doubles)."""
+    return dumps(value)

@@ -92,7 +92,7 @@ def exited(name: str, output: Any, assigned: dict[str, Any] | None = None, text:
     """`text`: the output already encoded (a state that hands on its input unchanged)."""
     d: dict[str, Any] = {"name": name, "output": dumps(output) if text is None else text,
                          "outputDetails": {"truncated": False}}
-    if assigned is not None:
+    if assigned:  # an Assign of nothing records no assignedVariables (AWS: test_base_cases[BASE_EMPTY])
         d["assignedVariables"] = {k: dumps(v) for k, v in assigned.items()}
         d["assignedVariablesDetails"] = {"truncated": False}
     return d

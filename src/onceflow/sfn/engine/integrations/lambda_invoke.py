@@ -16,6 +16,7 @@ from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.asl.paths import to_json
 from onceflow.sfn.engine.integrations.calls import handed_over
 from onceflow.stack import Stack
 
@@ -32,7 +33,7 @@ NO_ERROR_TYPE = "The cause could not be determined because Lambda did not return
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return to_json(value)
 
 
 def _lambda_error(e: ServiceError) -> StatesError:

@@ -8,14 +8,15 @@ could carry it).
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from onceflow.sfn.asl.paths import to_json
 
 _UNSET: Any = object()
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    return len(to_json(value).encode())
 
 
 def batches(items: list[Any], max_items: int | None, max_bytes: int | None,

@@ -20,6 +20,7 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.sfn.asl.errors import StatesError
+from onceflow.sfn.asl.paths import to_json
 
 STATUSES = ("SUCCEEDED", "FAILED", "PENDING")
 
@@ -56,12 +57,12 @@ def execution_record(map_run_arn: str, sm_arn: str, rec: Record) -> dict[str, An
     prefix = sm_arn.split(":stateMachine:", 1)[0]
     out: dict[str, Any] = {
         "ExecutionArn": f"{prefix}:execution:{label_path}:{name}",
-        "Input": json.dumps(rec.input, separators=(",", ":"), ensure_ascii=False),
+        "Input": to_json(rec.input),
         "InputDetails": {"Included": True},
         "Name": name,
     }
     if rec.status == "SUCCEEDED":
-        out["Output"] = json.dumps(rec.output, separators=(",", ":"), ensure_ascii=False)
+        out["Output"] = to_json(rec.output)
         out["OutputDetails"] = {"Included": True}
     if rec.status in ("FAILED", "ABORTED"):
         if rec.error is not None:
