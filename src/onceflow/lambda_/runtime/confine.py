@@ -56,6 +56,7 @@ class Limits:
     ephemeral_mb: int | None = None  # EphemeralStorage: the size of /tmp and of any one file
     tmp_dir: str | None = None  # the worker's own temporary folder (TMPDIR; /tmp when it can be mounted)
     private_tmp: bool = False  # try a mount namespace with a tmpfs on /tmp (root only)
+    tmp_seed: str | None = None  # what /tmp held in the environment this one replaces (a timeout's restart)
 
     @classmethod
     def from_spec(cls, doc: dict[str, Any] | None) -> Limits:
@@ -218,6 +219,9 @@ def _private_tmp(limits: Limits, task_root: str, opt_root: str | None = None) ->
     for folder, options in covers:
         if os.path.isdir(folder) and _mount_tmpfs(folder, options) != 0:
             raise OSError(ctypes.get_errno(), f"cannot cover {folder}")
+        if folder == "/tmp" and limits.tmp_seed:  # before /var/tmp, where the seed is, is covered
+            with contextlib.suppress(OSError):  # a seed out of reach or too large: what fits of it
+                copy_tree(limits.tmp_seed, "/tmp", limits.uid, limits.gid)
     for path, fd in clones:
         if os.path.isdir(f"/proc/self/fd/{fd}"):
             os.makedirs(path, exist_ok=True)
@@ -230,6 +234,30 @@ def _private_tmp(limits: Limits, task_root: str, opt_root: str | None = None) ->
     if os.path.isdir("/var/tmp"):
         lib.mount(None, b"/var/tmp", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV, None)
     return True
+
+
+def copy_tree(src: str, dst: str, uid: int | None = None, gid: int | None = None) -> None:
+    """Copy the folders, regular files and symbolic links (as links) under src into the folder dst,
+    owned by uid:gid when given. Nothing is followed and nothing else is opened (a FIFO would block):
+    src may be a function's /tmp, written by the function."""
+    for entry in os.scandir(src):
+        target = os.path.join(dst, entry.name)
+        info = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            os.mkdir(target, 0o700)
+            copy_tree(entry.path, target, uid, gid)
+        elif stat.S_ISREG(info.st_mode):
+            with open(entry.path, "rb") as f_in, open(target, "xb") as f_out:
+                while chunk := f_in.read(1 << 20):
+                    f_out.write(chunk)
+        elif stat.S_ISLNK(info.st_mode):
+            os.symlink(os.readlink(entry.path), target)
+        else:
+            continue
+        if uid is not None and gid is not None:
+            os.chown(target, uid, gid, follow_symlinks=False)
+        if not stat.S_ISLNK(info.st_mode):
+            os.chmod(target, stat.S_IMODE(info.st_mode))
 
 
 def _mount_tmpfs(folder: str, options: str) -> int:
