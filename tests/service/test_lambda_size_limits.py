@@ -1,10 +1,13 @@
-"""Lambda's code size limit at its edge, as recorded on AWS (LocalStack's aws-validated
-TestLambdaSizeLimits, test_lambda_size_lims snapshot): code in S3 whose one handler file unpacks to
-exactly 262,144,000 bytes is refused, one 1,000 bytes smaller is a function."""
+"""Lambda's size limits at their edges, as recorded on AWS (LocalStack's aws-validated
+TestLambdaSizeLimits, test_lambda_size_lims and test_lambda_api snapshots): code in S3 whose one
+handler file unpacks to exactly 262,144,000 bytes is refused, one 1,000 bytes smaller is a function;
+environment variables measuring 4,096 bytes as compact JSON are taken, one byte more is refused with
+the string measured, its keys in the order given."""
 
 from __future__ import annotations
 
 import io
+import json
 import uuid
 import zipfile
 from collections.abc import Callable
@@ -12,7 +15,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from lambda_setup import ECHO, lambda_role
+from lambda_setup import ECHO, lambda_role, zip_of
 
 LIMIT = 262_144_000
 
@@ -63,3 +66,37 @@ def test_code_just_under_the_limit_is_a_function(aws: Callable[..., Any], bucket
     assert response["ResponseMetadata"]["HTTPStatusCode"] == 201
     assert (response["FunctionName"], response["State"], response["Handler"]) == (name, "Pending", "handler.handler")
     aws("lambda").delete_function(FunctionName=name)
+
+
+ENV_LIMIT = ("Lambda was unable to configure your environment variables because the environment variables you "
+             "have provided exceeded the 4KB limit. String measured: ")  # fmt: skip
+
+
+def create_with(aws: Callable[..., Any], variables: dict[str, str]) -> Any:
+    name = f"env-{uuid.uuid4().hex[:10]}"
+    try:
+        return aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Handler="app.handler",
+                                             Role=lambda_role(aws, "size-env"), Code={"ZipFile": zip_of()},
+                                             Environment={"Variables": variables})  # fmt: skip
+    except ClientError as exc:
+        return exc.response
+
+
+def test_environment_of_exactly_4_kb_is_taken(aws: Callable[..., Any]) -> None:
+    variables = {"LARGE_VAR": "x" * (4096 - len('{"LARGE_VAR":""}'))}
+    response = create_with(aws, variables)
+    assert response["ResponseMetadata"]["HTTPStatusCode"] == 201
+    assert response["Environment"] == {"Variables": variables}
+
+
+@pytest.mark.parametrize("variables", [
+    {"LARGE_VAR": "x" * (4097 - len('{"LARGE_VAR":""}'))},
+    {"SMALL_VAR": "ok", "LARGE_VAR": "x" * 4096},
+], ids=["one-byte-over", "multiple-keys"])  # fmt: skip
+def test_environment_over_4_kb_is_refused_with_the_string_measured(
+    aws: Callable[..., Any], variables: dict[str, str]
+) -> None:
+    response = create_with(aws, variables)
+    message = ENV_LIMIT + json.dumps(variables, separators=(",", ":"))
+    assert response["Error"] == {"Code": "InvalidParameterValueException", "Message": message}
+    assert (response["Type"], response["ResponseMetadata"]["HTTPStatusCode"]) == ("User", 400)
