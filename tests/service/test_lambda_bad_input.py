@@ -148,9 +148,11 @@ def test_zip_over_50_mb(aws: Callable[..., Any], role: str) -> None:
     response = refused(aws, role, buf.getvalue())
     assert response["Error"] == {
         "Code": "RequestEntityTooLargeException",
-        "Message": "Request must be smaller than 69905067 bytes for the CreateFunction operation",
+        "Message": "Request must be smaller than 70167211 bytes for the CreateFunction operation",
     }
     assert response["ResponseMetadata"]["HTTPStatusCode"] == 413
+    # recorded: no Type and no modeled message member beside the error
+    assert sorted(response) == ["Error", "ResponseMetadata"]
 
 
 def test_code_and_layers_over_the_quota_together(aws: Callable[..., Any], role: str) -> None:
