@@ -278,6 +278,8 @@ class LambdaService:
         names.unqualified(ref)
         record = self.latest(ref)
         self.check_revision(record, params.get("RevisionId"))
+        if params.get("ImageUri"):  # every function here is a Zip package (recorded: zipfile-to-image-error)
+            raise errors.invalid("Please don't provide ImageUri when updating a function with packageType Zip.")
         if self.code_signing is not None:
             self.code_signing.check_deploy(record.get("_csc"), ref.name)
         checked = self._zip(params, "UpdateFunctionCode", ctx.account)
