@@ -29,7 +29,7 @@ LATEST_PUBLISHED = "$LATEST.PUBLISHED"
 LATEST_PUBLISHED_KEY = "_latest_published"  # the $LATEST.PUBLISHED version, kept in $LATEST's record
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
                    "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig", "SnapStart")  # fmt: skip
-_MIN_UNRESERVED = 100
+MIN_UNRESERVED = 100  # what an account keeps unreserved (docs: "the Unreserved account concurrency ... minus 100")
 
 
 @dataclass(frozen=True)
@@ -459,10 +459,10 @@ class LambdaService:
             raise errors.invalid(f" ReservedConcurrentExecutions  {value} should not be lower than function's total "
                                  f"provisioned concurrency [{provisioned}].", typed=False)  # fmt: skip
         others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
-        if self.account_limit - others - value < _MIN_UNRESERVED:
+        if self.account_limit - others - value < MIN_UNRESERVED:
             raise errors.invalid(
                 "Specified ReservedConcurrentExecutions for function decreases account's "
-                f"UnreservedConcurrentExecution below its minimum value of [{_MIN_UNRESERVED}]."
+                f"UnreservedConcurrentExecution below its minimum value of [{MIN_UNRESERVED}]."
             )
         with self.store.db.transaction() as conn:
             self.store.set_reserved(conn, ref.key, value)
