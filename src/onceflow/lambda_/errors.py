@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from onceflow.errors import ServiceError
+from onceflow.errors import JSON_NULL, ServiceError
 
 # Limits of a direct ZipFile upload and of the unpacked code (Lambda quotas).
 # The request limit AWS names for a direct upload: a 50 MiB zip base64-encoded plus 256 KiB (recorded
@@ -101,6 +101,13 @@ def bad_runtime(value: str, runtimes: Sequence[str]) -> ServiceError:
 def cross_account_role() -> ServiceError:
     # IAM's PassRole refusal as AWS services answer it for another account's role
     return _err("AccessDeniedException", "Cross-account pass role is not allowed.", 403, capital=True)
+
+
+def create_in_other_account() -> ServiceError:
+    """CreateFunction named with another account's ARN: recorded (test_lambda_api test_function_arns) as
+    a 403 AccessDeniedException whose message is null, with no Type. UNCONFIRMED: which member carries
+    the null (botocore reads `message`, then `Message`; either gives the recorded null)."""
+    return ServiceError("AccessDeniedException", "", 403, extra={"message": None, "Message": JSON_NULL})
 
 
 def role_cannot_be_assumed() -> ServiceError:

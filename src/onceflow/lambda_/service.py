@@ -187,7 +187,7 @@ class LambdaService:
 
     # ------------------------------------------------------------------ create / read
     def create_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref = self._ref(ctx, params["FunctionName"])
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, creating=True)
         names.unqualified(ref)
         cfg.check_name(ref.name)
         if params.get("PackageType") == "Image" or (params.get("Code") or {}).get("ImageUri"):
