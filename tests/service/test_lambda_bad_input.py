@@ -148,7 +148,8 @@ def test_zip_over_50_mb(aws: Callable[..., Any], role: str) -> None:
     response = refused(aws, role, buf.getvalue())
     assert response["Error"] == {
         "Code": "RequestEntityTooLargeException",
-        "Message": "Request must be smaller than 70167211 bytes for the CreateFunction operation",
+        # recorded (test_oversized_zipped_create_lambda): the zipped size is named before the request's
+        "Message": "Zipped size must be smaller than 52428800 bytes",
     }
     assert response["ResponseMetadata"]["HTTPStatusCode"] == 413
     # recorded: no Type and no modeled message member beside the error

@@ -100,3 +100,53 @@ def test_environment_over_4_kb_is_refused_with_the_string_measured(
     message = ENV_LIMIT + json.dumps(variables, separators=(",", ":"))
     assert response["Error"] == {"Code": "InvalidParameterValueException", "Message": message}
     assert (response["Type"], response["ResponseMetadata"]["HTTPStatusCode"]) == ("User", 400)
+
+
+def stored_zip(size: int) -> bytes:
+    """A zip holding `size` random bytes, stored: its size is about `size`."""
+    import os
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("app.py", ECHO)
+        zf.writestr("blob.bin", os.urandom(size))
+    return buf.getvalue()
+
+
+def upload_refusal(aws: Callable[..., Any], name: str, **params: Any) -> Any:
+    with pytest.raises(ClientError) as excinfo:
+        aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Handler="app.handler", Timeout=10,
+                                      Role=lambda_role(aws, "size-upload"), **params)  # fmt: skip
+    return excinfo.value.response
+
+
+@pytest.mark.slow
+def test_a_request_over_its_limit_with_a_zip_under_50_mib(aws: Callable[..., Any]) -> None:
+    """test_oversized_request_create_lambda: a zip 1 KiB under 50 MiB and an environment that takes the
+    request past 70,167,211 bytes: the request is named (before the environment's own 4 KB limit)."""
+    name = f"size-{uuid.uuid4().hex[:10]}"
+    response = upload_refusal(aws, name, Code={"ZipFile": stored_zip(50 * 1024 * 1024 - 2048)},
+                              Environment={"Variables": {"largeKey": "#" * (1024 * 1024)}})
+    assert response["Error"] == {"Code": "RequestEntityTooLargeException",
+                                 "Message": "Request must be smaller than 70167211 bytes for the CreateFunction "
+                                            "operation"}  # fmt: skip
+    assert response["ResponseMetadata"]["HTTPStatusCode"] == 413 and sorted(response) == ["Error", "ResponseMetadata"]
+    with pytest.raises(ClientError, match="ResourceNotFoundException"):
+        aws("lambda").get_function(FunctionName=name)
+
+
+@pytest.mark.slow
+def test_a_zip_over_50_mib_is_taken_from_s3(aws: Callable[..., Any], bucket: str) -> None:
+    """The 50 MiB limit is the direct upload's (Lambda quotas: larger deployment packages go through
+    S3); the same zip sent in the request is refused with the zipped size named."""
+    data = stored_zip(50 * 1024 * 1024 + 1024)
+    aws("s3").put_object(Bucket=bucket, Key="over-50.zip", Body=data)
+    name = f"size-{uuid.uuid4().hex[:10]}"
+    response = upload_refusal(aws, name, Code={"ZipFile": data})
+    assert response["Error"] == {"Code": "RequestEntityTooLargeException",
+                                 "Message": "Zipped size must be smaller than 52428800 bytes"}
+    created = aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Handler="app.handler",
+                                            Role=lambda_role(aws, "size-upload"),
+                                            Code={"S3Bucket": bucket, "S3Key": "over-50.zip"})  # fmt: skip
+    assert created["CodeSize"] == len(data)
+    assert json.loads(aws("lambda").invoke(FunctionName=name, Payload=b'{"a": 1}')["Payload"].read()) == {"a": 1}

@@ -75,12 +75,20 @@ def unzipped_too_large() -> ServiceError:
     return invalid(f"Unzipped size must be smaller than {MAX_UNZIPPED_BYTES} bytes")
 
 
-def zip_too_large(operation: str) -> ServiceError:
+def _upload_too_large(message: str) -> ServiceError:
     """An oversized upload: recorded with neither `Type` nor the modeled `message` member beside the
     error (its words are under `Message`, which the model does not name), unlike Lambda's other errors."""
-    message = f"Request must be smaller than {MAX_ZIP_REQUEST_BYTES} bytes for the {operation} operation"
     return ServiceError("RequestEntityTooLargeException", message, 413,
                         extra={"Type": None, "message": None, "Message": message})  # fmt: skip
+
+
+def request_too_large(operation: str) -> ServiceError:
+    return _upload_too_large(f"Request must be smaller than {MAX_ZIP_REQUEST_BYTES} bytes for the {operation} "
+                             "operation")
+
+
+def zipped_too_large() -> ServiceError:
+    return _upload_too_large(f"Zipped size must be smaller than {MAX_ZIP_BYTES} bytes")
 
 
 def payload_too_large(size: int, invocation_type: str) -> ServiceError:

@@ -20,9 +20,10 @@ import shutil
 import stat
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors
@@ -47,10 +48,19 @@ def unzipped_size(data: bytes) -> int:
         return sum(info.file_size for info in zf.infolist())
 
 
-def check_zip(data: bytes, operation: str) -> CheckedZip:
-    """Validate a zip upload; raise Lambda's error for anything it would refuse."""
-    if len(data) > errors.MAX_ZIP_BYTES:
-        raise errors.zip_too_large(operation)
+def check_upload(code: Mapping[str, Any], body_bytes: int, operation: str) -> None:
+    """The limits of a request that uploads code: a zip sent in it (not one read from S3, which may be
+    larger) over 50 MiB, then the request itself over its limit; the zipped size is checked first
+    (recorded: test_lambda_api test_oversized_zipped_create_lambda, test_oversized_request_create_lambda)."""
+    data = code.get("ZipFile")
+    if data is not None and len(data) > errors.MAX_ZIP_BYTES:
+        raise errors.zipped_too_large()
+    if body_bytes > errors.MAX_ZIP_REQUEST_BYTES:
+        raise errors.request_too_large(operation)
+
+
+def check_zip(data: bytes) -> CheckedZip:
+    """Validate a zip's content; raise Lambda's error for anything it would refuse."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             _check_entries(zf.infolist())
