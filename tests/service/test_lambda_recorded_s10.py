@@ -149,3 +149,20 @@ def test_stream_mappings_report_a_user_action(aws: Callable[..., Any], role: str
         assert got["StateTransitionReason"] == "User action" and got["FunctionResponseTypes"] == []
     finally:
         lam.delete_event_source_mapping(UUID=created["UUID"])
+
+
+def test_a_published_snapstart_version_is_optimized(aws: Callable[..., Any], role: str) -> None:
+    """test_snapstart_lifecycle (recorded with Java; Python 3.12 takes SnapStart too): $LATEST's
+    optimization is Off, the published version's On."""
+    lam = aws("lambda")
+    name = _create(aws, role, SnapStart={"ApplyOn": "PublishedVersions"})["FunctionName"]
+    lam.publish_version(FunctionName=name, Description="version1")
+    latest = lam.get_function(FunctionName=name)["Configuration"]
+    version = lam.get_function(FunctionName=f"{name}:1")["Configuration"]
+    assert latest["SnapStart"] == {"ApplyOn": "PublishedVersions", "OptimizationStatus": "Off"}
+    assert version["SnapStart"] == {"ApplyOn": "PublishedVersions", "OptimizationStatus": "On"}
+    assert version["Description"] == "version1"
+    plain = _create(aws, role)["FunctionName"]
+    lam.publish_version(FunctionName=plain)
+    assert lam.get_function(FunctionName=f"{plain}:1")["Configuration"]["SnapStart"] == {
+        "ApplyOn": "None", "OptimizationStatus": "Off"}
