@@ -45,6 +45,7 @@ class RequestContext:
     # True for calls made by onceflow itself on a principal's behalf (Step Functions tasks, internal.call).
     internal: bool = False
     source_ip: str = "127.0.0.1"
+    body_bytes: int = 0  # the request body's size as received (Lambda's request limit names it)
 
     @property
     def partition(self) -> str:

@@ -5,6 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 
+class _JsonNull:
+    """An error member sent as an explicit JSON null (an `extra` value of None leaves the member out)."""
+
+    def __repr__(self) -> str:
+        return "JSON_NULL"
+
+
+JSON_NULL = _JsonNull()
+
+
 class ServiceError(Exception):
     """An error AWS would return. `extra` holds modeled error members (e.g. DynamoDB's `Item`)."""
 

@@ -148,9 +148,12 @@ def test_zip_over_50_mb(aws: Callable[..., Any], role: str) -> None:
     response = refused(aws, role, buf.getvalue())
     assert response["Error"] == {
         "Code": "RequestEntityTooLargeException",
-        "Message": "Request must be smaller than 69905067 bytes for the CreateFunction operation",
+        # recorded (test_oversized_zipped_create_lambda): the zipped size is named before the request's
+        "Message": "Zipped size must be smaller than 52428800 bytes",
     }
     assert response["ResponseMetadata"]["HTTPStatusCode"] == 413
+    # recorded: no Type and no modeled message member beside the error
+    assert sorted(response) == ["Error", "ResponseMetadata"]
 
 
 def test_code_and_layers_over_the_quota_together(aws: Callable[..., Any], role: str) -> None:

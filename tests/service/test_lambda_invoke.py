@@ -386,6 +386,7 @@ def test_payload_limits_and_bad_json(aws: Callable[..., Any], fn: str) -> None:
         "Request must be smaller than 6291456 bytes for the InvokeFunction operation"
     )
     assert err.value.response["ResponseMetadata"]["HTTPStatusCode"] == 413
+    assert sorted(err.value.response) == ["Error", "ResponseMetadata"]  # the words under Message, no Type
     with pytest.raises(ClientError) as err:
         lam.invoke(FunctionName=fn, Payload=b"{not json")
     assert err.value.response["Error"]["Code"] == "InvalidRequestContentException"

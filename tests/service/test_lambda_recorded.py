@@ -465,3 +465,14 @@ def test_a_cold_starts_log_tail_begins_at_start(aws: Callable[..., Any], role: s
     assert lines[:3] == [f"START RequestId: {request_id} Version: $LATEST\n", "{}\n", f"END RequestId: {request_id}\n"]
     assert len(lines) == 4 and lines[3].startswith(f"REPORT RequestId: {request_id}\tDuration: ")
     assert "\tInit Duration: " in lines[3]
+
+
+def test_an_image_for_a_zip_function_is_refused(aws: Callable[..., Any], fn: str) -> None:
+    lam = aws("lambda")
+    before = lam.get_function_configuration(FunctionName=fn)
+    assert refused(lam.update_function_code, FunctionName=fn,
+                   ImageUri=f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com/repo:latest") == (
+        "InvalidParameterValueException",
+        "Please don't provide ImageUri when updating a function with packageType Zip.", 400)  # fmt: skip
+    after = lam.get_function_configuration(FunctionName=fn)
+    assert (after["CodeSha256"], after["RevisionId"]) == (before["CodeSha256"], before["RevisionId"])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import errors
+from onceflow.lambda_ import durable_checks, errors
 
 RUNNING, SUCCEEDED, FAILED, TIMED_OUT, STOPPED = "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED"
 TERMINAL_OPERATION = ("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT", "STOPPED")
@@ -28,20 +28,14 @@ TERMINAL_OPERATION = ("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT", "STOPPED"
 DEFAULT_RETENTION_DAYS = 30
 # UNCONFIRMED: the ExecutionTimeout AWS applies when DurableConfig leaves it out (here: the model's maximum, a year).
 DEFAULT_EXECUTION_TIMEOUT_S = 31_622_400
+# CheckpointDurableExecution's ClientToken: "Lambda uses this token to detect and handle duplicate
+# requests within a 15-minute window" (the model's documentation).
+IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000
 PAGE = 100  # the history's and the state's default page (the model: "The default is 100")
 # How SUCCEED and FAIL end an operation: its status, the details member it keeps, the event's suffix.
 _ENDINGS = {"SUCCEED": ("SUCCEEDED", "Result", "Succeeded"), "FAIL": ("FAILED", "Error", "Failed")}
 _EVENT_KINDS = {"EXECUTION": "Execution", "CONTEXT": "Context", "STEP": "Step", "WAIT": "Wait",
                 "CALLBACK": "Callback", "CHAINED_INVOKE": "ChainedInvoke"}  # fmt: skip
-# Which actions each operation type takes (the SDK's OperationUpdate factories are the contract).
-_ACTIONS = {
-    "EXECUTION": ("SUCCEED", "FAIL"),
-    "CONTEXT": ("START", "SUCCEED", "FAIL"),
-    "STEP": ("START", "SUCCEED", "FAIL", "RETRY"),
-    "WAIT": ("START", "CANCEL"),
-    "CALLBACK": ("START",),
-    "CHAINED_INVOKE": ("START",),
-}
 
 
 def invalid_token() -> ServiceError:
@@ -107,6 +101,7 @@ class Execution:
     changed: list[str] = field(default_factory=list)  # operations the service changed since the last answer
     callbacks: dict[str, dict[str, Any]] = field(default_factory=dict)  # op id -> its timeout settings
     chained_sent: list[str] = field(default_factory=list)  # the chained invokes sent to their target
+    last_checkpoint: dict[str, Any] | None = None  # the last checkpoint's ClientToken and answer, for its retry
 
     @property
     def invocation_id(self) -> str:
@@ -187,45 +182,35 @@ class Execution:
         self.event("InvocationCompleted", {}, ended, details)
 
     # ------------------------------------------------------------------ checkpoints
-    def checkpoint(self, token: str, updates: list[dict[str, Any]], now: int) -> list[dict[str, Any]]:
+    def checkpoint(self, token: str, updates: list[dict[str, Any]], now: int,
+                   client_token: str | None = None) -> tuple[list[dict[str, Any]], str]:  # fmt: skip
         """Apply a checkpoint; returns the operations to answer in NewExecutionState (those the updates
-        touched and those the service changed since the last answer). The token moves on (none once
-        the execution has ended)."""
+        touched and those the service changed since the last answer) and the next token (none once the
+        execution has ended). A retry of the last checkpoint (its ClientToken and CheckpointToken again,
+        within 15 minutes) is given that checkpoint's answer again, and changes nothing."""
+        replayed = self._replayed(token, client_token, now)
+        if replayed is not None:
+            return replayed
         if self.status != RUNNING or not token or token != self.token:
             raise invalid_token()
-        for update in updates:  # all checked before any is applied: a checkpoint applies atomically
-            self._check(update)
+        durable_checks.validate(updates, self.operations)  # the whole batch first: it applies atomically
         touched = [self._apply(update, now) for update in updates]
         changed, self.changed = self.changed, []
-        if self.status == RUNNING:
-            self.token = new_token()
+        self.token = new_token() if self.status == RUNNING else ""
         ids = list(dict.fromkeys(changed + touched))
-        return [self.operations[i] for i in ids if i in self.operations]
+        answer = [self.operations[i] for i in ids if i in self.operations]
+        if client_token:
+            self.last_checkpoint = {"client": client_token, "inbound": token, "at": now, "token": self.token,
+                                    "operations": json.loads(json.dumps(answer))}  # fmt: skip
+        return answer, self.token
 
-    def _check(self, update: dict[str, Any]) -> None:
-        kind, action, op_id = update["Type"], update["Action"], update["Id"]
-        if action not in _ACTIONS[kind]:
-            raise errors.invalid(f"Invalid action {action} for operation type {kind}")  # UNCONFIRMED wording
-        existing = self.operations.get(op_id)
-        if kind == "EXECUTION":
-            if op_id != self.invocation_id:
-                raise errors.invalid(f"Invalid operation id {op_id} for EXECUTION")  # UNCONFIRMED wording
-            return
-        if existing is not None and existing["Type"] != kind:
-            raise errors.invalid(f"Operation {op_id} is of type {existing['Type']}, not {kind}")  # UNCONFIRMED
-        if action == "START":
-            if existing is not None and not (kind == "STEP" and existing["Status"] in ("READY", "STARTED")):
-                raise errors.invalid(f"Operation {op_id} already exists")  # UNCONFIRMED wording
-            parent = update.get("ParentId")
-            if parent and parent not in self.operations:
-                raise errors.invalid(f"Parent operation {parent} does not exist")  # UNCONFIRMED wording
-            return
-        if existing is None:
-            if kind in ("STEP", "CONTEXT"):  # a step or context may end in the checkpoint that starts it
-                return
-            raise errors.invalid(f"Operation {op_id} does not exist")  # UNCONFIRMED wording
-        if existing["Status"] in TERMINAL_OPERATION:
-            raise errors.invalid(f"Operation {op_id} has already completed")  # UNCONFIRMED wording
+    def _replayed(self, token: str, client_token: str | None, now: int) -> tuple[list[dict[str, Any]], str] | None:
+        last = self.last_checkpoint
+        if not client_token or last is None or (last["client"], last["inbound"]) != (client_token, token):
+            return None
+        if now - int(last["at"]) > IDEMPOTENCY_WINDOW_MS:
+            return None
+        return list(last["operations"]), str(last["token"])
 
     def _apply(self, update: dict[str, Any], now: int) -> str:
         kind, action, op_id = update["Type"], update["Action"], update["Id"]

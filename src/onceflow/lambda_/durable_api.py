@@ -29,7 +29,8 @@ class DurableApi:
     @operation("CheckpointDurableExecution")
     def checkpoint(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         arn = params["DurableExecutionArn"]
-        out = self.driver.checkpoint(arn, params["CheckpointToken"], list(params.get("Updates") or []))
+        out = self.driver.checkpoint(arn, params["CheckpointToken"], list(params.get("Updates") or []),
+                                     params.get("ClientToken"))  # fmt: skip
         out["NewExecutionState"]["Operations"] = [_dated(op) for op in out["NewExecutionState"]["Operations"]]
         return out
 

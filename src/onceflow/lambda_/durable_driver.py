@@ -320,16 +320,17 @@ class DurableDriver:
             self._save(execution)
             self._schedule_next(arn)
 
-    def checkpoint(self, arn: str, token: str, updates: list[dict[str, Any]]) -> dict[str, Any]:
+    def checkpoint(self, arn: str, token: str, updates: list[dict[str, Any]],
+                   client_token: str | None = None) -> dict[str, Any]:  # fmt: skip
         with self._lock:
             execution = self.store.get(arn)
             if execution is None:
                 raise durable.invalid_token()  # UNCONFIRMED: the model lists no ResourceNotFound here
-            ops = execution.checkpoint(token, updates, now_ms())
+            ops, next_token = execution.checkpoint(token, updates, now_ms(), client_token)
             self._save(execution)
             out: dict[str, Any] = {"NewExecutionState": {"Operations": ops}}
-            if execution.status == durable.RUNNING:
-                out["CheckpointToken"] = execution.token
+            if next_token:
+                out["CheckpointToken"] = next_token
             return out
 
     def state(self, arn: str, token: str, marker: str | None, max_items: int | None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, names
 from onceflow.lambda_.names import FunctionRef
-from onceflow.lambda_.service import LATEST_PUBLISHED, LATEST_PUBLISHED_KEY, LambdaService
+from onceflow.lambda_.service import LATEST_PUBLISHED, LATEST_PUBLISHED_KEY, MIN_UNRESERVED, LambdaService
 
 
 def _provisioned_missing() -> ServiceError:
@@ -78,6 +78,8 @@ class FunctionSettings:
                 "Requested Provisioned Concurrency should not be greater than the reservedConcurrentExecution for "
                 "function"
             )
+        if reserved is None:
+            self._check_unreserved(ctx, others + wanted)
         entry = {"Requested": wanted, "LastModified": cfg.now_lambda()}
         record["_provisioned"] = {**entries, qualifier: entry}
         self._save(ref, record)
@@ -85,6 +87,20 @@ class FunctionSettings:
         return {"RequestedProvisionedConcurrentExecutions": wanted, "AllocatedProvisionedConcurrentExecutions": 0,
                 "AvailableProvisionedConcurrentExecutions": 0, "Status": "IN_PROGRESS",
                 "LastModified": entry["LastModified"]}  # fmt: skip
+
+    def _check_unreserved(self, ctx: RequestContext, total: int) -> None:
+        """A function without reserved concurrency provisions out of the account's unreserved pool, which
+        must keep its minimum (recorded, test_provisioned_concurrency_limits: both answers without a
+        Type; the pool is what GetAccountSettings calls UnreservedConcurrentExecutions). UNCONFIRMED:
+        provisioned concurrency of the account's other functions is not counted against the pool."""
+        pool = self.service.unreserved_limit(ctx.account, ctx.region)
+        if total > pool:
+            raise errors.invalid("Specified ConcurrentExecutions for function is greater than account's unreserved "
+                                 f"concurrency [{pool}].", typed=False)  # fmt: skip
+        if pool - total < MIN_UNRESERVED:
+            raise errors.invalid("Specified ConcurrentExecutions for function decreases account's "
+                                 f"UnreservedConcurrentExecution below its minimum value of [{MIN_UNRESERVED}].",
+                                 typed=False)  # fmt: skip
 
     def _check_overlap(self, ref: FunctionRef, qualifier: str, entries: dict[str, Any]) -> None:
         """A version and an alias to it may not both hold a config (AWS's recorded conflicts)."""

@@ -58,6 +58,7 @@ class Layers:
     def publish(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         key = self._key(ctx, params["LayerName"])
         content = params.get("Content") or {}
+        zips.check_upload(content, ctx.body_bytes, "PublishLayerVersion")
         data = content.get("ZipFile")
         if data is None:
             if not content.get("S3Bucket"):
@@ -68,7 +69,7 @@ class Layers:
                     "The specified bucket does not exist"
                 )
             data = self.from_s3(ctx.account, content)
-        checked = zips.check_zip(bytes(data), "PublishLayerVersion")
+        checked = zips.check_zip(bytes(data))
         zips.unpack(checked, self.code_root)
         config: dict[str, Any] = {
             "CodeSha256": checked.sha256_b64,

@@ -43,6 +43,9 @@ _SQS_ONLY = ("ScalingConfig",)
 _STREAM_ONLY = ("StartingPosition", "StartingPositionTimestamp", "DestinationConfig", "MaximumRecordAgeInSeconds",
                 "BisectBatchOnFunctionError", "MaximumRetryAttempts", "TumblingWindowInSeconds",
                 "ParallelizationFactor")
+# What AWS reports a mapping's last state change was caused by: an SQS mapping's words differ from a
+# stream's (SQS recorded in test_lambda_api test_function_name_variations; streams in CLI transcripts).
+_TRANSITION_REASON = {"sqs": "USER_INITIATED", "ddb": "User action"}
 _SQS_ACTIONS = ("ReceiveMessage", "DeleteMessage", "GetQueueAttributes")
 _STREAM_ACTIONS = ("GetRecords", "GetShardIterator", "DescribeStream", "ListStreams")
 
@@ -118,7 +121,7 @@ def describe(row: dict[str, Any], state: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"UUID": row["uuid"], **row["config"], "EventSourceArn": row["source_arn"],
                            "FunctionArn": row["function_arn"], "LastModified": row["modified"],
                            "State": state or ("Enabled" if row["enabled"] else "Disabled"),
-                           "StateTransitionReason": "USER_INITIATED",
+                           "StateTransitionReason": _TRANSITION_REASON[row["kind"]],
                            "EventSourceMappingArn": f"arn:aws:lambda:{row['region']}:{row['account']}"
                                                     f":event-source-mapping:{row['uuid']}"}
     if row["kind"] == "ddb":
@@ -254,6 +257,7 @@ def _with_defaults(kind: str, config: dict[str, Any]) -> dict[str, Any]:
     out = dict(config)
     out.setdefault("BatchSize", 10 if kind == "sqs" else 100)
     out.setdefault("MaximumBatchingWindowInSeconds", 0)
+    out.setdefault("FunctionResponseTypes", [])  # recorded for SQS; CLI transcripts show it for streams too
     if kind == "ddb":
         out.setdefault("MaximumRecordAgeInSeconds", -1)
         out.setdefault("BisectBatchOnFunctionError", False)

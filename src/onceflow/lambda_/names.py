@@ -34,8 +34,10 @@ class FunctionRef:
         return errors.function_arn(self.region, self.account, self.name, qualifier)
 
 
-def parse(value: str, account: str, region: str, qualifier: str | None = None) -> FunctionRef:
-    """Resolve a FunctionName parameter (and a separate Qualifier) against the caller's account/region."""
+def parse(value: str, account: str, region: str, qualifier: str | None = None, *, creating: bool = False
+          ) -> FunctionRef:  # fmt: skip
+    """Resolve a FunctionName parameter (and a separate Qualifier) against the caller's account/region;
+    `creating`: CreateFunction's name, which may not name another account at all."""
     match = _NAME.match(value or "")
     if match is None:
         raise errors.invalid(f"Function name {value} is invalid")  # the wire's pattern check usually wins
@@ -48,6 +50,8 @@ def parse(value: str, account: str, region: str, qualifier: str | None = None) -
     if in_region != region:
         raise errors.other_region(in_region, region)
     if in_account != account:
+        if creating:
+            raise errors.create_in_other_account()
         # Functions live in the caller's account; another one's function is not found here.
         raise errors.function_not_found(ref.arn())
     return ref

@@ -29,7 +29,7 @@ LATEST_PUBLISHED = "$LATEST.PUBLISHED"
 LATEST_PUBLISHED_KEY = "_latest_published"  # the $LATEST.PUBLISHED version, kept in $LATEST's record
 _CONFIG_MEMBERS = ("Role", "Handler", "Description", "Timeout", "MemorySize", "Runtime", "Environment",
                    "TracingConfig", "EphemeralStorage", "VpcConfig", "DeadLetterConfig", "SnapStart")  # fmt: skip
-_MIN_UNRESERVED = 100
+MIN_UNRESERVED = 100  # what an account keeps unreserved (docs: "the Unreserved account concurrency ... minus 100")
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class LambdaService:
                              "InvalidGroup.NotFound. EC2 Error Message: The security group "
                              f"'{(vpc or {})['SecurityGroupIds'][0]}' does not exist")  # fmt: skip
 
-    def _zip(self, code: dict[str, Any], operation: str, account: str = "") -> zips.CheckedZip:
+    def _zip(self, code: dict[str, Any], account: str = "") -> zips.CheckedZip:
         data = code.get("ZipFile")
         if data is None and code.get("S3Bucket"):
             data = self.from_s3(account, code)
@@ -158,7 +158,7 @@ class LambdaService:
                 data = base64.b64decode(data, validate=True)
             except binascii.Error:
                 raise errors.bad_zip() from None
-        checked = zips.check_zip(bytes(data), operation)
+        checked = zips.check_zip(bytes(data))
         zips.unpack(checked, self.code_root)
         return checked
 
@@ -170,7 +170,7 @@ class LambdaService:
             if s3 is None or not code.get("S3Key"):
                 raise ServiceError("NoSuchBucket", "The specified bucket does not exist", 404)
             obj = s3.object(account, code["S3Bucket"], code["S3Key"], code.get("S3ObjectVersion"))
-            return b"".join(s3.body(obj))  # zips.check_zip holds it to Lambda's size quotas
+            return b"".join(s3.body(obj))  # only its unpacked size is bounded (zips.check_upload: a direct upload's)
         except ServiceError as err:
             raise errors.invalid(f"Error occurred while GetObject. S3 Error Code: {err.code}. S3 Error Message: "
                                  f"{err.message}") from None
@@ -187,7 +187,8 @@ class LambdaService:
 
     # ------------------------------------------------------------------ create / read
     def create_function(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref = self._ref(ctx, params["FunctionName"])
+        zips.check_upload(params.get("Code") or {}, ctx.body_bytes, "CreateFunction")
+        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, creating=True)
         names.unqualified(ref)
         cfg.check_name(ref.name)
         if params.get("PackageType") == "Image" or (params.get("Code") or {}).get("ImageUri"):
@@ -211,7 +212,7 @@ class LambdaService:
             csc = self.code_signing.linkable(csc)
             self.code_signing.check_deploy(csc, ref.name)
             self.code_signing.check_layers(csc, [], layers or [])
-        checked = self._zip(params.get("Code") or {}, "CreateFunction", ctx.account)
+        checked = self._zip(params.get("Code") or {}, ctx.account)
         self._check_combined(checked.data, layers or [])
         # Lambda Managed Instances: 2048 MB and JSON logs unless told otherwise
         record = cfg.new_record(ref.name, params, checked, {"LogFormat": "JSON"} if managed is not None else None)
@@ -274,13 +275,16 @@ class LambdaService:
 
     # ------------------------------------------------------------------ updates
     def update_code(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        zips.check_upload(params, ctx.body_bytes, "UpdateFunctionCode")
         ref = self._ref(ctx, params["FunctionName"])
         names.unqualified(ref)
         record = self.latest(ref)
         self.check_revision(record, params.get("RevisionId"))
+        if params.get("ImageUri"):  # every function here is a Zip package (recorded: zipfile-to-image-error)
+            raise errors.invalid("Please don't provide ImageUri when updating a function with packageType Zip.")
         if self.code_signing is not None:
             self.code_signing.check_deploy(record.get("_csc"), ref.name)
-        checked = self._zip(params, "UpdateFunctionCode", ctx.account)
+        checked = self._zip(params, ctx.account)
         self._check_combined(checked.data, record.get("Layers") or [])
         if params.get("DryRun"):
             preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
@@ -457,10 +461,10 @@ class LambdaService:
             raise errors.invalid(f" ReservedConcurrentExecutions  {value} should not be lower than function's total "
                                  f"provisioned concurrency [{provisioned}].", typed=False)  # fmt: skip
         others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
-        if self.account_limit - others - value < _MIN_UNRESERVED:
+        if self.account_limit - others - value < MIN_UNRESERVED:
             raise errors.invalid(
                 "Specified ReservedConcurrentExecutions for function decreases account's "
-                f"UnreservedConcurrentExecution below its minimum value of [{_MIN_UNRESERVED}]."
+                f"UnreservedConcurrentExecution below its minimum value of [{MIN_UNRESERVED}]."
             )
         with self.store.db.transaction() as conn:
             self.store.set_reserved(conn, ref.key, value)

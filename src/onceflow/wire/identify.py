@@ -37,4 +37,4 @@ def context(settings: Settings, auth: Authenticator, found: Route, scope: Scope 
     else:
         principal = auth.principal(request, signed, found.spec.protocol, found.spec.name)
     return RequestContext(found.spec.name, found.operation_name, principal.account, region, principal,
-                          request_id=request_id, source_ip=request.client_host)
+                          request_id=request_id, source_ip=request.client_host, body_bytes=len(request.body))

@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from onceflow.errors import ServiceError
+from onceflow.errors import JSON_NULL, ServiceError
 from onceflow.wire import errors, json_body, unserved
 from onceflow.wire.request import PAUSE_GC_PAST, Request, Response, collector_paused
 from onceflow.wire.shapes import SerializationError, from_json, from_text, json_default, scalar_text
@@ -162,6 +162,8 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
         mshape = members.get(name)
         if value is None:  # a member the service leaves out of this answer (Lambda's few untyped errors)
             body.pop(name, None)
+        elif value is JSON_NULL:
+            body[name] = None
         elif mshape is not None and mshape.serialization.get("location") == "header":
             headers.append((mshape.serialization.get("name", name), scalar_text(mshape, value)))
         else:

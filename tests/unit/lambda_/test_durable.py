@@ -73,7 +73,7 @@ def test_a_step_retry_is_pending_then_ready_at_its_time() -> None:
 def test_a_wait_ends_at_its_scheduled_time_with_its_event() -> None:
     execution = start()
     token = execution.envelope()["CheckpointToken"]
-    [answered] = execution.checkpoint(token, [{"Id": "w", "Type": "WAIT", "Action": "START",
+    [answered], _ = execution.checkpoint(token, [{"Id": "w", "Type": "WAIT", "Action": "START",
                                                "WaitOptions": {"WaitSeconds": 3}}], T0)  # fmt: skip
     assert answered["WaitDetails"] == {"ScheduledEndTimestamp": T0 + 3000}
     assert execution.advance(T0 + 3000)
@@ -85,7 +85,7 @@ def test_a_wait_ends_at_its_scheduled_time_with_its_event() -> None:
 def test_a_callback_is_found_by_its_id_and_completes_once() -> None:
     execution = start()
     token = execution.envelope()["CheckpointToken"]
-    [op] = execution.checkpoint(token, [{"Id": "c", "Type": "CALLBACK", "Action": "START"}], T0)
+    [op], _ = execution.checkpoint(token, [{"Id": "c", "Type": "CALLBACK", "Action": "START"}], T0)
     arn, op_id = durable.parse_callback_id(op["CallbackDetails"]["CallbackId"])
     assert (arn, op_id) == (execution.arn, "c")
     execution.complete_callback("c", T0 + 1, '"ok"', None)
@@ -116,3 +116,18 @@ def test_the_record_survives_its_json_form() -> None:
     execution.checkpoint(token, [step("s", "START"), step("s", "SUCCEED", Payload='"x"')], T0)
     again = Execution.from_json(execution.to_json())
     assert again == execution and again.key == ("000000000000", "us-east-1", "f")
+
+
+def test_a_retried_checkpoint_is_answered_again_within_fifteen_minutes() -> None:
+    execution = start()
+    first = execution.envelope()["CheckpointToken"]
+    answer = execution.checkpoint(first, [step("s", "START")], T0, client_token="ct")
+    events = len(execution.events)
+    assert execution.checkpoint(first, [step("s", "START")], T0 + 60_000, client_token="ct") == answer
+    assert len(execution.events) == events and execution.token == answer[1]  # applied once, token unmoved
+    with pytest.raises(ServiceError):  # another client token: the spent token is just stale
+        execution.checkpoint(first, [step("s", "START")], T0, client_token="other")
+    with pytest.raises(ServiceError):  # past the window
+        execution.checkpoint(first, [step("s", "START")], T0 + durable.IDEMPOTENCY_WINDOW_MS + 1, client_token="ct")
+    again = Execution.from_json(execution.to_json())  # the record of it is kept with the execution
+    assert again.checkpoint(first, [step("s", "START")], T0 + 1, client_token="ct") == answer

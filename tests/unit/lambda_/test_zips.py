@@ -71,7 +71,7 @@ def test_unzipped_size_limit() -> None:
 def test_zipped_size_limit() -> None:
     err = refused(b"\0" * (50 * 1024 * 1024 + 1))
     assert (err.code, err.status) == ("RequestEntityTooLargeException", 413)
-    assert err.message == "Request must be smaller than 69905067 bytes for the CreateFunction operation"
+    assert err.message == "Request must be smaller than 70167211 bytes for the CreateFunction operation"
 
 
 def test_unpack_is_idempotent_and_keeps_modes(tmp_path: Path) -> None:

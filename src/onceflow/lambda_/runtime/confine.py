@@ -56,6 +56,7 @@ class Limits:
     ephemeral_mb: int | None = None  # EphemeralStorage: the size of /tmp and of any one file
     tmp_dir: str | None = None  # the worker's own temporary folder (TMPDIR; /tmp when it can be mounted)
     private_tmp: bool = False  # try a mount namespace with a tmpfs on /tmp (root only)
+    tmp_seed: str | None = None  # what /tmp held in the environment this one replaces (a timeout's restart)
 
     @classmethod
     def from_spec(cls, doc: dict[str, Any] | None) -> Limits:
@@ -218,6 +219,9 @@ def _private_tmp(limits: Limits, task_root: str, opt_root: str | None = None) ->
     for folder, options in covers:
         if os.path.isdir(folder) and _mount_tmpfs(folder, options) != 0:
             raise OSError(ctypes.get_errno(), f"cannot cover {folder}")
+        if folder == "/tmp" and limits.tmp_seed:  # before /var/tmp, where the seed is, is covered
+            with contextlib.suppress(OSError):  # a seed out of reach or too large: what fits of it
+                copy_tree(limits.tmp_seed, "/tmp", limits.uid, limits.gid)
     for path, fd in clones:
         if os.path.isdir(f"/proc/self/fd/{fd}"):
             os.makedirs(path, exist_ok=True)
@@ -230,6 +234,54 @@ def _private_tmp(limits: Limits, task_root: str, opt_root: str | None = None) ->
     if os.path.isdir("/var/tmp"):
         lib.mount(None, b"/var/tmp", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV, None)
     return True
+
+
+def copy_tree(src: str, dst: str, uid: int | None = None, gid: int | None = None) -> None:
+    """Copy the folders, regular files and symbolic links (as links) under src into the folder dst,
+    owned by uid:gid when given. src may be a function's /tmp, written by the function while this
+    runs as root: each name is opened relative to its folder's descriptor without following a link,
+    and nothing but a regular file is read (a FIFO would block, a device is no file of its)."""
+    fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        _copy_from(fd, dst, uid, gid)
+    finally:
+        os.close(fd)
+
+
+def _copy_from(dir_fd: int, dst: str, uid: int | None, gid: int | None) -> None:
+    with os.scandir(dir_fd) as entries:
+        names = [entry.name for entry in entries]
+    for name in names:
+        target = os.path.join(dst, name)
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+        if stat.S_ISLNK(mode):
+            os.symlink(os.readlink(name, dir_fd=dir_fd), target)
+            if uid is not None and gid is not None:
+                os.chown(target, uid, gid, follow_symlinks=False)
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            continue
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_DIRECTORY if stat.S_ISDIR(mode) else 0)
+        try:
+            fd = os.open(name, flags, dir_fd=dir_fd)
+        except OSError:  # changed under the copy: passed over
+            continue
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                os.mkdir(target, 0o700)
+                _copy_from(fd, target, uid, gid)
+            elif stat.S_ISREG(info.st_mode):
+                with open(target, "xb") as out:
+                    while chunk := os.read(fd, 1 << 20):
+                        out.write(chunk)
+            else:
+                continue
+        finally:
+            os.close(fd)
+        if uid is not None and gid is not None:
+            os.chown(target, uid, gid)
+        os.chmod(target, stat.S_IMODE(info.st_mode))
 
 
 def _mount_tmpfs(folder: str, options: str) -> int:

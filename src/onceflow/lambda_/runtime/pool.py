@@ -117,6 +117,7 @@ class Worker:
     log_stream: str
     zygote: ZygoteClient
     tmp_dir: str | None = None
+    private_tmp: bool = False  # its /tmp is a tmpfs of its own mount namespace
     born: float = field(default_factory=time.monotonic)
     init_ms: float = 0.0
     init_error: dict[str, Any] | None = None
@@ -156,6 +157,8 @@ class Pool:
         self._live = 0
         self._closed = False
         self._reserved: dict[str, tuple[str, int]] = {}  # spec key -> (function id, provisioned count)
+        # (function id, spec key) -> /tmp folders kept from workers a timeout ended, for their successors
+        self._carried: dict[tuple[str, str], list[str]] = {}
 
     # ------------------------------------------------------------------ public
     def invoke(
@@ -195,6 +198,7 @@ class Pool:
     def retire(self, function_id: str) -> None:
         """Kill the idle workers of a function and mark its busy ones to die when released, but for
         the provisioned workers of keys still reserved."""
+        self._drop_carried(function_id)
         with self._cond:
             for key in list(self._idle):
                 keep = []
@@ -301,6 +305,7 @@ class Pool:
             self._closed = True
             busy = list(self._busy)
         self.retire_all()
+        self._drop_carried()
         for worker in busy:
             worker.kill()
         for zygote in list(self._zygotes.values()):
@@ -384,10 +389,11 @@ class Pool:
         stream = log_stream_name(spec.version)
         env = spec.make_env(stream)
         sink.begin(stream, True)
+        carried = self._take_carried(spec)
         if self.sandbox is not None:
             zygote.start()  # what it found out about the machine decides the placement
             placement = self.sandbox.place(spec.function_id, spec.task_root, zygote)
-            limits = self.sandbox.limits(placement, spec.memory_mb, spec.ephemeral_mb)
+            limits = self.sandbox.limits(placement, spec.memory_mb, spec.ephemeral_mb, carried)
             env["LAMBDA_TASK_ROOT"] = env["PWD"] = task_root = placement.task_root
             opt_root = self.sandbox.place(spec.function_id, spec.opt_root, zygote).task_root if spec.opt_root else None
         else:
@@ -398,11 +404,39 @@ class Pool:
                                  "sandbox": limits.to_spec(), "opt_root": opt_root})  # fmt: skip
         except BaseException:
             Sandbox.drop_tmp(limits.tmp_dir)
+            Sandbox.drop_tmp(limits.tmp_seed)
             raise
-        worker = Worker(pid=0, sock=sock, spec=spec, log_stream=stream, zygote=zygote, tmp_dir=limits.tmp_dir)
+        worker = Worker(pid=0, sock=sock, spec=spec, log_stream=stream, zygote=zygote, tmp_dir=limits.tmp_dir,
+                        private_tmp=limits.private_tmp)  # fmt: skip
         worker.access_key = env.get("AWS_ACCESS_KEY_ID")
         self._await_init(worker, sink)
+        Sandbox.drop_tmp(limits.tmp_seed)  # copied into its /tmp before its init ran
         return worker
+
+    # ------------------------------------------------------------------ /tmp across a timeout
+    def _carry_tmp(self, worker: Worker) -> None:
+        """Keep a timed-out worker's /tmp for the worker that takes its place (Sandbox.keep_tmp)."""
+        if self.sandbox is None or worker.dead:
+            return
+        if worker.private_tmp and worker.pid > 0:
+            with contextlib.suppress(OSError):  # stopped, so nothing changes under the copy
+                os.killpg(worker.pid, signal.SIGSTOP)
+        kept = self.sandbox.keep_tmp(worker.pid, worker.tmp_dir, worker.private_tmp)
+        worker.tmp_dir = None  # not dropped with the worker: it is kept
+        if kept is not None:
+            with self._cond:
+                self._carried.setdefault((worker.spec.function_id, worker.spec.key), []).append(kept)
+
+    def _take_carried(self, spec: WorkerSpec) -> str | None:
+        with self._cond:
+            kept = self._carried.get((spec.function_id, spec.key))
+            return kept.pop() if kept else None
+
+    def _drop_carried(self, function_id: str | None = None) -> None:
+        with self._cond:
+            for owner in [k for k in self._carried if function_id is None or k[0] == function_id]:
+                for folder in self._carried.pop(owner):
+                    Sandbox.drop_tmp(folder)
 
     def _await_init(self, worker: Worker, sink: LogSink) -> None:
         deadline = time.monotonic() + worker.spec.timeout_s
@@ -475,8 +509,10 @@ class Pool:
                     outcome.error_type = "Unhandled"
                 return outcome
         except TimeoutError:
+            elapsed = time.perf_counter() - start
+            self._carry_tmp(worker)
             worker.kill()
-            return self._timed_out(outcome, request_id, time.perf_counter() - start)
+            return self._timed_out(outcome, request_id, elapsed)
         except (protocol.Closed, OSError, ValueError, TypeError):  # died, or sent what no runtime sends
             status = worker.zygote.exit_status(worker.pid) or "signal: killed"
             worker.kill()

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from onceflow.lambda_.runtime.confine import PR_SET_DUMPABLE, Limits, prctl
+from onceflow.lambda_.runtime.confine import PR_SET_DUMPABLE, Limits, copy_tree, prctl
 
 log = logging.getLogger("onceflow.lambda")
 
@@ -185,16 +185,38 @@ class Sandbox:
         if path:
             shutil.rmtree(path, ignore_errors=True)
 
-    def limits(self, placement: Placement, memory_mb: int | None, ephemeral_mb: int | None) -> Limits:
+    def limits(self, placement: Placement, memory_mb: int | None, ephemeral_mb: int | None,
+               carried: str | None = None) -> Limits:  # fmt: skip
+        """`carried`: what keep_tmp kept of the environment this worker replaces."""
         return Limits(
             uid=placement.uid,
             gid=placement.gid,
             memory_mb=memory_mb,
             ephemeral_mb=ephemeral_mb,
             # A folder of its own for TMPDIR, where no private /tmp can be mounted
-            tmp_dir=None if placement.private_tmp else self.new_tmp(placement.uid),
+            tmp_dir=None if placement.private_tmp else (carried or self.new_tmp(placement.uid)),
             private_tmp=placement.private_tmp,
+            tmp_seed=carried if placement.private_tmp else None,
         )
+
+    def keep_tmp(self, keeper: int, tmp_dir: str | None, private_tmp: bool) -> str | None:
+        """Lambda keeps an execution environment's /tmp when a timeout restarts its runtime (recorded:
+        a file written before a timeout is read after it, while the module's globals start afresh).
+        The worker's TMPDIR folder is that folder itself; a private /tmp (a tmpfs in the worker's
+        namespace, gone with it) is copied out of the stopped worker, to seed its replacement's."""
+        if tmp_dir or not private_tmp or keeper <= 0:
+            return tmp_dir
+        root = _namespace_root(keeper)
+        if root is None:
+            return None
+        kept = self.new_tmp(None)
+        try:
+            copy_tree(f"{root}/tmp", kept)
+        except OSError as exc:  # a /tmp fuller than the folder's disk, a vanished process: start empty
+            log.warning("the /tmp of a timed-out Lambda worker could not be kept: %s", exc)
+            self.drop_tmp(kept)
+            return None
+        return kept
 
     def close(self) -> None:
         if self._root is not None:
@@ -203,6 +225,21 @@ class Sandbox:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._claims.clear()
+
+
+def _namespace_root(keeper: int) -> str | None:
+    """/proc's view of the root of the worker under `keeper` (the zygote's keeper of a worker stays
+    in the server's mount namespace; the worker it forked made its own)."""
+    try:
+        ours = os.readlink("/proc/self/ns/mnt")
+        with open(f"/proc/{keeper}/task/{keeper}/children") as f:
+            children = f.read().split()
+        for child in children:
+            if os.readlink(f"/proc/{child}/ns/mnt") != ours:
+                return f"/proc/{child}/root"
+    except OSError:
+        pass
+    return None
 
 
 def _remove_abandoned(base: Path) -> None:
