@@ -26,3 +26,13 @@ def test_folders_files_and_links_are_copied_and_nothing_else(tmp_path: Path) -> 
     assert (dst / "sub" / "data.bin").read_bytes() == b"\0" * 3_000_000
     assert stat.S_IMODE((dst / "run.sh").stat().st_mode) == 0o750
     assert (dst / "link").is_symlink() and os.readlink(dst / "link") == str(outside)
+
+
+def test_set_id_bits_are_not_carried_over(tmp_path: Path) -> None:
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.mkdir()
+    dst.mkdir()
+    (src / "tool").write_text("#!/bin/sh\n")
+    os.chmod(src / "tool", 0o6755)  # set-user-id and set-group-id: the copy runs as root
+    copy_tree(str(src), str(dst))
+    assert stat.S_IMODE((dst / "tool").stat().st_mode) == 0o755

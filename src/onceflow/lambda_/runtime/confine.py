@@ -281,7 +281,9 @@ def _copy_from(dir_fd: int, dst: str, uid: int | None, gid: int | None) -> None:
             os.close(fd)
         if uid is not None and gid is not None:
             os.chown(target, uid, gid)
-        os.chmod(target, stat.S_IMODE(info.st_mode))
+        # Permission bits and the sticky bit only: a set-user/group-id bit from the function's tree
+        # must not reach a file this (root) process wrote.
+        os.chmod(target, stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
 
 
 def _mount_tmpfs(folder: str, options: str) -> int:
