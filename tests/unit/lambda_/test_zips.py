@@ -32,13 +32,13 @@ def make_zip(entries: list[tuple[str, bytes]], *, symlink: str | None = None) ->
 
 def refused(data: bytes) -> ServiceError:
     with pytest.raises(ServiceError) as err:
-        zips.check_zip(data, "CreateFunction")
+        zips.check_zip(data)
     return err.value
 
 
 def test_good_zip_hash_and_size() -> None:
     data = make_zip([("app.py", b"x = 1\n"), ("pkg/mod.py", b"")])
-    checked = zips.check_zip(data, "CreateFunction")
+    checked = zips.check_zip(data)
     assert checked.sha256_b64 == base64.b64encode(hashlib.sha256(data).digest()).decode()
     assert len(checked.sha256_b64) == 44
     assert checked.size == len(data)
@@ -68,15 +68,28 @@ def test_unzipped_size_limit() -> None:
     )  # fmt: skip
 
 
+def upload_refused(code: dict[str, bytes], body_bytes: int) -> ServiceError:
+    with pytest.raises(ServiceError) as err:
+        zips.check_upload(code, body_bytes, "CreateFunction")
+    return err.value
+
+
 def test_zipped_size_limit() -> None:
-    err = refused(b"\0" * (50 * 1024 * 1024 + 1))
+    zipped = b"\0" * (50 * 1024 * 1024 + 1)
+    err = upload_refused({"ZipFile": zipped}, len(zipped))  # the zip's limit is named before the request's
+    assert (err.code, err.status) == ("RequestEntityTooLargeException", 413)
+    assert err.message == "Zipped size must be smaller than 52428800 bytes"
+
+
+def test_request_size_limit() -> None:
+    err = upload_refused({"S3Bucket": b"b"}, 70_167_211 + 1)
     assert (err.code, err.status) == ("RequestEntityTooLargeException", 413)
     assert err.message == "Request must be smaller than 70167211 bytes for the CreateFunction operation"
 
 
 def test_unpack_is_idempotent_and_keeps_modes(tmp_path: Path) -> None:
     data = make_zip([("app.py", b"x = 1\n"), ("lib/a.py", b"y = 2\n")])
-    checked = zips.check_zip(data, "CreateFunction")
+    checked = zips.check_zip(data)
     first = zips.unpack(checked, tmp_path)
     assert first == tmp_path / checked.sha256_hex
     assert (first / "lib" / "a.py").read_bytes() == b"y = 2\n"
@@ -127,7 +140,7 @@ def test_nul_in_a_name_is_refused(name: str) -> None:
 def test_names_at_the_limits_unpack(tmp_path: Path) -> None:
     long_part = "x" * 252 + ".py"  # exactly 255 bytes
     deep = "d/" * 100 + "leaf.py"
-    checked = zips.check_zip(make_zip([("app.py", b"1"), (long_part, b"2"), (deep, b"3")]), "CreateFunction")
+    checked = zips.check_zip(make_zip([("app.py", b"1"), (long_part, b"2"), (deep, b"3")]))
     folder = zips.unpack(checked, tmp_path)
     assert (folder / long_part).read_bytes() == b"2"
     assert (folder.joinpath(*deep.split("/"))).read_bytes() == b"3"
