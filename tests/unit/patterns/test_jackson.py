@@ -1,10 +1,10 @@
-"""Lambda's Invoke payload check: Jackson's refusals as AWS quotes them (lambda_/payload_json.py)."""
+"""Lambda's Invoke payload check: Jackson's refusals as AWS quotes them (patterns/jackson.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from onceflow.lambda_.payload_json import refusal
+from onceflow.patterns.jackson import refusal
 
 VALUES = "(JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
 
