@@ -7,6 +7,7 @@ in the same run; and how soon a long poll (WaitTimeSeconds=20) answers after a s
 Each client works on a queue of its own: it sends `ops` messages, then receives them one call at a
 time, then deletes them, timing each phase. ElasticMQ is not compared: it is a JVM server that no
 registry reached here ships (PyPI, Debian, npm only have wrappers that download its jar).
+The other SQS figure issue 19 asks for, event-to-Lambda latency of an SQS mapping, is bench_lambda_esm.py's.
 """
 
 from __future__ import annotations

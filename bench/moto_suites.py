@@ -15,6 +15,12 @@ be installed; nothing of moto is copied into onceflow.
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
 loops forever on IAM's MalformedPolicyDocument.
+
+moto's tests/test_events/test_events_sfn_integration.py fails at CreateStateMachine with AccessDeniedException,
+as on AWS: its role (`role/unknown_sf_role`) was never created, and Step Functions answers a role it cannot
+assume, missing or not trusting states.amazonaws.com, with that refusal (tests/service/test_sfn_api.py,
+test_role_must_trust_step_functions). Past it the test would still fail on AWS: target Id 'n/a' breaks the
+model's pattern, and it expects CreateBucket to reach a CloudTrail pattern as an 'Object Created' event.
 """
 
 from __future__ import annotations

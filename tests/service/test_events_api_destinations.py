@@ -138,10 +138,16 @@ def test_connection_and_destination_errors(aws: Callable[..., Any]) -> None:
     assert error(lambda: events.create_connection(Name=name, AuthorizationType="API_KEY", AuthParameters={
         "ApiKeyAuthParameters": {"ApiKeyName": "k", "ApiKeyValue": "v"}})) == (
         "ResourceAlreadyExistsException", f"Connection {name} already exists.")
+    # Describe* lead with what failed (LocalStack's AWS-recorded snapshots); moto's words are the rest's
     assert error(lambda: events.describe_connection(Name="none")) == (
-        "ResourceNotFoundException", "Connection 'none' does not exist.")
+        "ResourceNotFoundException", "Failed to describe the connection(s). Connection 'none' does not exist.")
     assert error(lambda: events.describe_api_destination(Name="none")) == (
+        "ResourceNotFoundException", "Failed to describe the api-destination(s). An api-destination 'none' does not "
+        "exist.")
+    assert error(lambda: events.delete_api_destination(Name="none")) == (
         "ResourceNotFoundException", "An api-destination 'none' does not exist.")
+    assert error(lambda: events.update_connection(Name="none")) == (
+        "ResourceNotFoundException", "Connection 'none' does not exist.")
     assert error(lambda: events.create_api_destination(Name=uid("d"), ConnectionArn=arn, HttpMethod="POST",
                                                        InvocationEndpoint="not a url"))[0] == "ValidationException"
     assert events.deauthorize_connection(Name=name)["ConnectionState"] == "DEAUTHORIZED"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, destinations, errors, payload_json, provisioned
+from onceflow.lambda_ import dead_letter, destinations, errors, provisioned
 from onceflow.lambda_.admission import Admission
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
@@ -35,6 +35,7 @@ from onceflow.lambda_.logship import LogShipper
 from onceflow.lambda_.runtime import protocol
 from onceflow.lambda_.runtime.pool import Outcome, Pool, WorkerSpec
 from onceflow.lambda_.service import LambdaService, Resolved
+from onceflow.patterns import jackson
 
 if TYPE_CHECKING:
     from onceflow.lambda_.durable_driver import DurableDriver
@@ -597,7 +598,7 @@ def _report(request_id: str, outcome: Outcome, config: dict[str, Any]) -> str:
 
 
 def _check_json(payload: bytes) -> None:
-    refused = payload_json.refusal(payload)  # Jackson's words, as AWS quotes them (payload_json.py)
+    refused = jackson.refusal(payload)  # Jackson's words, as AWS quotes them (patterns/jackson.py)
     if refused is not None:
         raise errors.bad_json_payload(f"Could not parse payload into json: {refused}")
 

@@ -18,9 +18,10 @@ Semantics that follow AWS's matcher (aws/event-ruler), written down since they s
   never equal to a string, so `{"anything-but": "a"}` matches 7 and null).
 - A string match value that is an IP address matches the same address however it is written.
 
-Bad patterns raise PatternError with the reason AWS gives (its JSON location suffix, `at [Source:
-...; line: 1, column: N]`, is not reproduced); the service prefixes "Event pattern is not valid.
-Reason: ".
+Bad patterns raise PatternError with the reason AWS gives; the service prefixes "Event pattern is not
+valid. Reason: ". Text that is not JSON, and JSON that is not an object, get Jackson's words with its
+location (`\\n at [Source: (String)"..."; line: L, column: C]`, patterns/jackson.py), as AWS recorded; the
+other reasons' location suffix (where Jackson's reader stood when the rule failed) is not reproduced.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 from onceflow.patterns.glob import STAR, Glob
+from onceflow.patterns.jackson import source_location, text_refusal
 
 Leaf = Any  # str, int/float/Decimal, bool or None: a JSON scalar from the event
 Test = Callable[[Leaf], bool]
@@ -479,21 +481,41 @@ class EventPattern:
         return any(b.matches(event) for b in self.branches)
 
 
+def _not_json(text: str, python_reason: str) -> PatternError:
+    refused = text_refusal(text)
+    if refused is None:  # Jackson reads one value and stops where Python's json wants the end: AWS's
+        return PatternError(python_reason)  # answer to text after the pattern is UNCONFIRMED
+    reason, line, column = refused
+    return PatternError(f"{reason}\n at {source_location(text, line, column)}")
+
+
 def _reject_constant(name: str) -> Any:
-    raise PatternError(f"Unrecognized token '{name}'")
+    raise ValueError(name)  # NaN, Infinity: Python's json takes them, Jackson does not
 
 
 def parse(text: str) -> Any:
-    """The pattern's JSON, numbers as Decimal (exact), or PatternError with a JSON reason."""
+    """The pattern's JSON, numbers as Decimal (exact), or PatternError with Jackson's reason."""
     try:
         return json.loads(text, parse_float=Decimal, parse_int=Decimal, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise PatternError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:
+        raise _not_json(text, str(exc)) from None
+
+
+def _not_an_object(text: str) -> PatternError:
+    """AWS's refusal of JSON that is not an object, at the column just past what Jackson read of its first
+    token ([AWS] recorded for an array: column 2; for a string or a scalar UNCONFIRMED)."""
+    if not text:
+        return PatternError("Filter is not an object")
+    first = len(text) - len(text.lstrip(" \t\r\n"))
+    end = first + 1 if text[first] in '["' else len(text.rstrip(" \t\r\n"))
+    line = text.count("\n", 0, end) + 1
+    column = end - (text.rfind("\n", 0, end) + 1) + 1
+    return PatternError(f"Filter is not an object\n at {source_location(text, line, column)}")
 
 
 def compile_pattern_value(value: Any, text: str = "") -> EventPattern:
     if not isinstance(value, dict):
-        raise PatternError("Filter is not an object")
+        raise _not_an_object(text)
     return EventPattern(text, [_tree(b) for b in _branches(value, (), [], False)])
 
 

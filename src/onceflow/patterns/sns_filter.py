@@ -299,8 +299,10 @@ def _attribute_value(attribute: Mapping[str, Any]) -> Any:
         try:
             values = json.loads(text)
         except ValueError:
-            return text
-        return values if isinstance(values, list) else text
+            return text  # not JSON: a string, which no number matches
+        # a JSON value that is not an array counts as a one-element array (a published "100" matches
+        # [100, 500], as moto records of SNS)
+        return values if isinstance(values, list) else [values]
     return text
 
 

@@ -44,6 +44,16 @@ def missing(name: str) -> ServiceError:
     return sqs_error("MissingRequiredParameterException", f"The request must contain the parameter {name}.")
 
 
+def not_found(message: str) -> ServiceError:
+    """A move task's missing queue or task: 404, as AWS answers (LocalStack's AWS-recorded
+    test_sqs_move_task snapshots), where SQS's other errors are 400."""
+    return sqs_error("ResourceNotFoundException", message, 404)
+
+
+def no_move_source() -> ServiceError:
+    return not_found("The resource that you specified for the SourceArn parameter doesn't exist.")
+
+
 def invalid_handle(handle: str) -> ServiceError:
     return sqs_error("ReceiptHandleIsInvalid", f'The input receipt handle "{handle}" is not a valid receipt handle.')
 

@@ -382,7 +382,14 @@ class Messages:
                                 (row_id, q.id, token)).fetchone()
                 if row is not None and row[0] <= now_ms():
                     raise bad_parameter("ReceiptHandle", handle, "The receipt handle has expired.")
-            c.execute("DELETE FROM sqs_messages WHERE id=? AND queue_id=? AND token=?", (row_id, q.id, token))
+            if q.fifo:
+                c.execute("DELETE FROM sqs_messages WHERE id=? AND queue_id=? AND token=?", (row_id, q.id, token))
+            else:
+                # Any receipt of a standard queue's message deletes it, not only the latest one: AWS does
+                # (moto's test_delete_message_using_old_receipt_handle; LocalStack keeps every handle
+                # of a message for this). The docs only say it "might not be deleted".
+                c.execute("DELETE FROM sqs_messages WHERE id=? AND queue_id=? AND token IS NOT NULL",
+                          (row_id, q.id))
 
         if conn is None:
             with self.db.transaction() as c:
@@ -413,7 +420,10 @@ class Messages:
             now = now_ms()
             row = c.execute("SELECT token, visible_ms FROM sqs_messages WHERE id=? AND queue_id=?",
                             (row_id, q.id)).fetchone()
-            if row is None or row[0] != token:
+            if row is None or row[0] is None or (q.fifo and row[0] != token):
+                # A standard queue's message takes the change through an earlier receipt too ("allowed
+                # in AWS", moto's test_change_message_visibility_on_old_message); a FIFO one only
+                # through its latest.
                 raise bad_parameter("ReceiptHandle", handle, "Message does not exist or is not available for "
                                     "visibility timeout change.")
             # A message whose visibility ran out (not received since) still takes the change: AWS answers

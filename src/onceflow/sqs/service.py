@@ -3,6 +3,8 @@ queues, messages, long-poll waiters and message move tasks, built once in setup(
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import threading
 import time
@@ -14,7 +16,7 @@ from onceflow.context import RequestContext
 from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.longpoll import LongPoll, Waiters
 from onceflow.sqs import attributes as attrs
-from onceflow.sqs.errors import bad_parameter, invalid_value, sqs_error
+from onceflow.sqs.errors import bad_parameter, invalid_value, no_move_source, not_found, sqs_error
 from onceflow.sqs.messages import Messages, Outgoing
 from onceflow.sqs.queues import Queue, Queues, now_ms
 from onceflow.store.db import Database
@@ -148,8 +150,7 @@ class SqsService:
                    rate: int | None) -> str:
         source = self.queues.by_arn(source_arn)
         if source is None:
-            raise sqs_error("ResourceNotFoundException", "The resource that you specified for the SourceArn parameter "
-                            "doesn't exist.")
+            raise no_move_source()
         if not any(attrs.redrive(json.loads(r[0])) and attrs.redrive(json.loads(r[0]))[0] == source_arn  # type: ignore[index]
                    for r in self.db.query("SELECT attributes FROM sqs_queues WHERE account=? AND region=?",
                                           (source.account, source.region))):
@@ -158,15 +159,14 @@ class SqsService:
         if destination_arn:
             destination = self.queues.by_arn(destination_arn)
             if destination is None:
-                raise sqs_error("ResourceNotFoundException", "The resource that you specified for the DestinationArn "
-                                "parameter doesn't exist.")
+                raise not_found("The resource that you specified for the DestinationArn parameter doesn't exist.")
         if rate is not None and not 1 <= rate <= 500:
             raise bad_parameter("MaxNumberOfMessagesPerSecond", rate, "Must be between 1 and 500.")
         started = now_ms()
         to_move = int(self.queues.counts(source)["ApproximateNumberOfMessages"])
         # The move runs at once, in one transaction: the rate limit is accepted and not applied.
         moved = self.messages.move(source, destination)
-        handle = f"{uuid.uuid4()}"
+        handle = move_handle(str(uuid.uuid4()), source_arn)
         with self.db.transaction() as conn:
             conn.execute("INSERT INTO sqs_move_tasks VALUES (?,?,?,?,?,?,?,?,?,?)",
                          (handle, account, region, source_arn, destination_arn, rate, "COMPLETED", moved, to_move,
@@ -175,8 +175,7 @@ class SqsService:
 
     def list_moves(self, source_arn: str, limit: int | None) -> list[dict[str, Any]]:
         if self.queues.by_arn(source_arn) is None:
-            raise sqs_error("ResourceNotFoundException", "The resource that you specified for the SourceArn parameter "
-                            "doesn't exist.")
+            raise no_move_source()
         if limit is not None and not 1 <= limit <= 10:
             raise bad_parameter("MaxResults", limit, "Must be between 1 and 10, if provided.")
         rows = self.db.query("SELECT * FROM sqs_move_tasks WHERE source_arn=? ORDER BY started_ms DESC LIMIT ?",
@@ -196,7 +195,29 @@ class SqsService:
         return out
 
     def cancel_move(self, handle: str) -> int:
+        source_arn = read_move_handle(handle)
+        if self.queues.by_arn(source_arn) is None:
+            raise no_move_source()
         row = self.db.query_one("SELECT status, moved FROM sqs_move_tasks WHERE handle=?", (handle,))
         if row is None or row[0] != "RUNNING":
-            raise sqs_error("ResourceNotFoundException", "Task does not exist.")
+            # UNCONFIRMED for a task that finished (moves here finish at once): AWS's words for an unknown one
+            raise not_found("Task does not exist.")
         return int(row[1])
+
+
+def move_handle(task_id: str, source_arn: str) -> str:
+    """A move task's handle as AWS makes it: its id and source queue, as base64 JSON (the shape
+    LocalStack's AWS-validated move-task tests send AWS)."""
+    doc = json.dumps({"taskId": task_id, "sourceArn": source_arn}, separators=(",", ":"))
+    return base64.b64encode(doc.encode()).decode()
+
+
+def read_move_handle(handle: str) -> str:
+    """The source queue ARN a move task handle names; AWS's InvalidParameterValue when it names none."""
+    try:
+        doc = json.loads(base64.b64decode(handle, validate=True))
+        if isinstance(doc, dict) and isinstance(doc.get("taskId"), str) and isinstance(doc.get("sourceArn"), str):
+            return str(doc["sourceArn"])
+    except (ValueError, binascii.Error):
+        pass
+    raise invalid_value("Value for parameter TaskHandle is invalid.")

@@ -258,7 +258,7 @@ def test_or_alternatives_combine_with_the_fields_around_them() -> None:
 
 # ------------------------------------------------------------------------------ bad patterns
 @pytest.mark.parametrize(("pattern", "why"), [
-    ('["aws.ec2"]', "Filter is not an object"),
+    ('["aws.ec2"]', 'Filter is not an object\n at [Source: (String)"["aws.ec2"]"; line: 1, column: 2]'),
     ({"source": "aws.ec2"}, '"source" must be an object or an array'),
     ({"source": []}, "Empty arrays are not allowed"),
     ({"detail": {}}, "Empty objects are not allowed"),
@@ -297,10 +297,35 @@ def test_bad_patterns_get_aws_reasons(pattern: str | dict, why: str) -> None:
     assert reason(pattern) == why
 
 
-def test_text_that_is_not_json() -> None:
-    assert reason('{"source": [') .startswith("Expecting value")
-    assert reason("{'source': ['x']}").startswith("Expecting property name enclosed in double quotes")
-    assert reason('{"n": [NaN]}') == "Unrecognized token 'NaN'"
+VALUES = "(JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
+
+
+def at(text: str, line: int, column: int) -> str:
+    return f'\n at [Source: (String)"{text}"; line: {line}, column: {column}]'
+
+
+@pytest.mark.parametrize(("text", "why"), [  # the first three as AWS recorded them (TestEventPattern)
+    ("this is valid json but not a dict",
+     f"Unrecognized token 'this': was expecting {VALUES}" + at("this is valid json but not a dict", 1, 5)),
+    ("{'bad': 'quotation'}", "Unexpected character (''' (code 39)): was expecting double-quote to start field "
+     "name" + at("{'bad': 'quotation'}", 1, 2)),
+    ('{"not": closed mark"',
+     f"Unrecognized token 'closed': was expecting {VALUES}" + at('{"not": closed mark"', 1, 15)),
+    ('{"source": [', 'Unexpected end-of-input: expected close marker for Array (start marker at [Source: (String)'
+     '"{"source": ["; line: 1, column: 12])' + at('{"source": [', 1, 13)),
+    ('{\n "n": [NaN]}', "Non-standard token 'NaN': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow"
+     + at('{\n "n": [NaN]}', 2, 11)),
+    ('{"a": ["\u00e9" x]}', "Unexpected character ('x' (code 120)): was expecting comma to separate Array entries"
+     + at('{"a": ["\u00e9" x]}', 1, 12)),  # columns count characters, not UTF-8 bytes
+])
+def test_text_that_is_not_json_gets_jacksons_words(text: str, why: str) -> None:
+    assert reason(text) == why
+
+
+def test_a_long_pattern_is_quoted_cut_at_500_characters() -> None:
+    text = '{"source": ["' + "x" * 600 + '"], oops}'
+    assert reason(text).endswith(f'[Source: (String)"{text[:500]}"[truncated {len(text) - 500} chars]; '
+                                 f"line: 1, column: {len(text) - 4}]")  # at the 'o'
 
 
 def test_compiled_once_and_reused() -> None:

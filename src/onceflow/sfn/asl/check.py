@@ -10,9 +10,9 @@ Wording marked [AWS] is recorded from real AWS; the rest follows the same patter
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from onceflow.patterns.jackson import nesting_depth, source_location, text_refusal
 from onceflow.sfn.asl.check_graph import graph_diagnostics
 from onceflow.sfn.asl.check_states import StateChecker
 from onceflow.sfn.asl.diagnostics import Diagnostic, SchemaErrors
@@ -32,7 +32,7 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
         definition = json.loads(text)
     except ValueError:
         reason, line, column = jackson_parse_error(text)
-        where = f"[Source: (String)\"{text}\"; line: {line}, column: {column}]"
+        where = source_location(text, line, column)
         return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", f"{reason}\n at {where}", where)]  # [AWS] shape
     except RecursionError:  # nested past Python's parser; Jackson stops at 1000 levels
         return [Diagnostic("ERROR", "INVALID_JSON_DESCRIPTION", "Document nesting depth exceeds the maximum allowed "
@@ -49,22 +49,6 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
 # Jackson's StreamReadConstraints default (AWS parses definitions and inputs with Jackson): deeper
 # documents are refused before parsing, which also keeps every recursive walk of them shallow.
 MAX_NESTING_DEPTH = 1000
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
-def nesting_depth(text: str) -> int:
-    """The deepest array/object nesting of a JSON text (strings skipped), in one linear scan."""
-    depth = deepest = 0
-    for m in _STRUCTURE.finditer(text):
-        ch = m.group(0)
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
-
-
 def too_deep(text: str) -> bool:
     return nesting_depth(text) > MAX_NESTING_DEPTH
 
@@ -79,31 +63,17 @@ def _not_an_object() -> Diagnostic:
     return Diagnostic("ERROR", "SCHEMA_VALIDATION_FAILED", "Definition must be a valid JSON object")  # [AWS]
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9_$]*")
-_VALUE_LIST = "(JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
-
-
 def jackson_parse_error(text: str) -> tuple[str, int, int]:
     """Why Jackson (which AWS parses definitions and inputs with) refuses `text`, and the 1-based
-    line and column it reports: where its reader stands, i.e. just past what it read.
-
-    A word where a value belongs is one "Unrecognized token" ([AWS] recorded: 'not a definition'
-    -> token 'not', column 4); the other reasons' columns are UNCONFIRMED."""
-    i = len(text) - len(text.lstrip(" \t\r\n"))
-    if i < len(text) and text[i].isalpha():
-        m = _TOKEN.match(text, i + 1)
-        end = m.end() if m else i + 1
-        return (f"Unrecognized token '{text[i:end]}': was expecting {_VALUE_LIST}", *_line_column(text, end))
-    try:
+    line and column it reports: Jackson's String parser (patterns/jackson.py), the one EventBridge
+    reads patterns with ([AWS] recorded here: 'not a definition' -> token 'not', column 4)."""
+    refused = text_refusal(text)
+    if refused is not None:
+        return refused
+    try:  # Jackson reads one value and stops where Python's json wants the end (AWS's words UNCONFIRMED)
         json.loads(text)
     except json.JSONDecodeError as e:
-        if e.pos >= len(text):
-            return "Unexpected end-of-input", *_line_column(text, len(text))
-        ch = text[e.pos]
-        what = f"Unexpected character ('{ch}' (code {ord(ch)}))"
-        if "property name" in e.msg:
-            what += ": was expecting double-quote to start field name"
-        return what, *_line_column(text, e.pos + 1)
+        return "Unexpected character", *_line_column(text, e.pos + 1)
     return "Invalid JSON", 1, 1  # not reached: only called for text json.loads refuses
 
 

@@ -1,10 +1,10 @@
-"""Lambda's Invoke payload check: Jackson's refusals as AWS quotes them (lambda_/payload_json.py)."""
+"""Lambda's Invoke payload check: Jackson's refusals as AWS quotes them (patterns/jackson.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from onceflow.lambda_.payload_json import refusal
+from onceflow.patterns.jackson import refusal, source_location, text_refusal
 
 VALUES = "(JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
 
@@ -129,3 +129,18 @@ def test_a_large_valid_document_is_taken() -> None:
 def test_nesting_up_to_jacksons_limit_is_taken() -> None:
     assert refusal(b"[" * 1000 + b"]" * 1000) is None
     assert refusal(b"[" * 1001 + b"]" * 1001) is not None
+
+
+@pytest.mark.parametrize(("text", "refused"), [  # Jackson's String parser, as EventBridge reads a pattern
+    ("this is it", ("Unrecognized token 'this': was expecting " + VALUES, 1, 5)),  # [AWS]: the space stays unread
+    ("{'bad': 1}", ("Unexpected character (''' (code 39)): was expecting double-quote to start field name", 1, 2)),
+    ('{"é":\n x}', ("Unrecognized token 'x': was expecting " + VALUES, 2, 3)),  # columns count characters
+    ('{"a": 1}', None),
+])
+def test_the_string_parser(text: str, refused: tuple[str, int, int] | None) -> None:
+    assert text_refusal(text) == refused
+
+
+def test_the_string_source_is_quoted_whole_up_to_500_characters() -> None:
+    assert source_location("[1", 1, 3) == '[Source: (String)"[1"; line: 1, column: 3]'
+    assert source_location("x" * 501, 1, 2) == f'[Source: (String)"{"x" * 500}"[truncated 1 chars]; line: 1, column: 2]'

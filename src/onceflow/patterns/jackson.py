@@ -1,19 +1,26 @@
-"""Whether Lambda's front end takes an Invoke payload as JSON, and its refusal word for word when not.
+"""Jackson's refusals of JSON text, word for word: AWS's Java front ends quote them.
 
-AWS reads the payload with Jackson (a Java library) and quotes Jackson's parse error after "Could not
-parse payload into json: ", location included. Recorded on AWS: "Unrecognized token 'Hello': was
-expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')" at column 7 of
-`Hello World`, "Unexpected character (''' (code 39)): expected a valid value (...)", "Invalid UTF-8
-middle byte 0x2d", "Unexpected character ('-' (code 45)) in numeric value: expected digit (0-9) to follow
-minus sign, for valid numeric value", each followed by "\\n at [Source: REDACTED (...); line: L, column:
-C]" (the current Jackson's redacted source). So this is a scanner with Jackson's rules (a byte parser: its
-columns count bytes; its "unexpected character" errors point at the character, its other errors just past
-what it read), not Python's json, whose refusals read differently and which takes NaN and Infinity, which
-Jackson refuses. UNCONFIRMED: the rarer texts (end of input inside a number, bad escapes, control
-characters) and their columns are Jackson's code as we know it, not recordings.
+Two of Jackson's parsers, one scanner. `refusal(bytes)` is its UTF-8 byte parser, as Lambda reads an Invoke
+payload ("Could not parse payload into json: " + this, location included). `text_refusal(str)` is its
+parser of a String, as EventBridge reads an event pattern and Step Functions a definition or an input: its
+columns count characters, it quotes the text (`[Source: (String)"..."; line: L, column: C]`) and it leaves
+the character that ends an unrecognized token unread.
+
+Recorded on AWS, UTF-8 (Lambda): "Unrecognized token 'Hello': was expecting (JSON String, Number, Array,
+Object or token 'null', 'true' or 'false')" at column 7 of `Hello World`, "Unexpected character (''' (code
+39)): expected a valid value (...)", "Invalid UTF-8 middle byte 0x2d", "Unexpected character ('-' (code 45))
+in numeric value: expected digit (0-9) to follow minus sign, for valid numeric value", each followed by
+"\\n at [Source: REDACTED (...); line: L, column: C]" (the current Jackson's redacted source). Recorded on
+AWS, String (EventBridge's TestEventPattern, LocalStack's test_events_patterns snapshots): `this is ...` ->
+token 'this' at column 5; `{"not": closed mark"` -> token 'closed' at column 15; `{'bad': 'quotation'}` ->
+"Unexpected character (''' (code 39)): was expecting double-quote to start field name" at column 2, the
+character itself. So this is a scanner with Jackson's rules, not Python's json, whose refusals read
+differently and which takes NaN and Infinity, which Jackson refuses. UNCONFIRMED: the rarer texts (end of
+input inside a number, bad escapes, control characters) and their columns are Jackson's code as we know it,
+not recordings.
 
 What Jackson takes is taken as it is: it reads one value and stops, so content after a complete value and
-a payload of white space only are not refused here (UNCONFIRMED on AWS; the runtime then answers
+a payload of white space only are not refused here (UNCONFIRMED on AWS; Lambda's runtime then answers
 Runtime.UnmarshalError, as Python's runtime client does for input it cannot load).
 """
 
@@ -62,6 +69,52 @@ def refusal(payload: bytes) -> str | None:
     except RecursionError:  # within Jackson's depth but past our frames: the runtime's parser decides
         return _TOO_DEEP if _bracket_depth(payload) > _MAX_DEPTH else None
     return None
+
+
+def text_refusal(text: str) -> tuple[str, int, int] | None:
+    """Jackson's String parser's refusal of `text`: its reason (locations inside it quote `text`) and the
+    1-based line and column it gives, or None when Jackson reads a value from it."""
+    try:
+        json.loads(text, parse_constant=_non_standard)
+        return None
+    except (ValueError, RecursionError):
+        pass
+    if nesting_depth(text) > _MAX_DEPTH:
+        return _TOO_DEEP, 1, 1  # Jackson stops at the first level past the limit (column UNCONFIRMED)
+    scanner = _Scanner(text.encode("utf-8", "surrogatepass"), source=text)
+    try:
+        scanner.document()
+    except _Refused as refused:
+        return (refused.message, *refused.where)
+    except RecursionError:
+        return None
+    return None
+
+
+_SNIPPET = 500  # Jackson quotes this many characters of a String source, then says how many it left out
+
+
+def source_location(text: str, line: int, column: int) -> str:
+    """Jackson's location in a String source, as its messages end ("\\n at " + this). The cut past 500
+    characters is Jackson's (JsonLocation) as we know it: UNCONFIRMED on AWS."""
+    cut = f"[truncated {len(text) - _SNIPPET} chars]" if len(text) > _SNIPPET else ""
+    return f'[Source: (String)"{text[:_SNIPPET]}"{cut}; line: {line}, column: {column}]'
+
+
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest array/object nesting of a JSON text (strings skipped), in one linear scan."""
+    depth = deepest = 0
+    for m in _STRUCTURE.finditer(text):
+        ch = m.group(0)
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def _bracket_depth(payload: bytes) -> int:
@@ -117,19 +170,31 @@ def _identifier_part(code: int) -> bool:  # Java's Character.isJavaIdentifierPar
 class _Scanner:
     """One pass over the bytes as Jackson's UTF-8 parser reads them, raising its first error."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, source: str | None = None) -> None:
         self.data = data
+        self.source = source  # the String parser's text: columns count characters, a token's end stays unread
         self.pos = 0  # the next byte to read
         self.line = 1
         self.line_start = 0
         self.last = "null"  # the last token read (Jackson names it in some end-of-input errors)
 
     # ------------------------------------------------------------------ locations and errors
+    def column(self, pos: int) -> int:
+        """How many columns the line holds up to `pos`: bytes, or characters for the String parser."""
+        if self.source is not None:
+            return len(self.data[self.line_start:pos].decode("utf-8", "replace"))
+        return pos - self.line_start
+
     def here(self) -> tuple[int, int]:
-        return self.line, self.pos - self.line_start + 1
+        return self.line, self.column(self.pos) + 1
 
     def at_previous(self) -> tuple[int, int]:  # Jackson points "unexpected character" at the character
-        return self.line, self.pos - self.line_start
+        return self.line, self.column(self.pos)
+
+    def location(self, where: tuple[int, int]) -> str:
+        if self.source is not None:
+            return source_location(self.source, *where)
+        return _SOURCE.format(*where)
 
     def fail(self, message: str) -> _Refused:
         return _Refused(message, self.here())
@@ -238,8 +303,11 @@ class _Scanner:
         """Jackson reads on to the end of the word (consuming the character that ends it) and quotes it."""
         token = matched
         while not self.at_end():
+            start = self.pos
             code = self.decoded(self.read())
             if not _identifier_part(code):
+                if self.source is not None:  # the String parser peeks at the character, the byte parser reads it
+                    self.pos = start
                 break
             token += chr(code)
             if len(token) >= _MAX_TOKEN:
@@ -262,19 +330,19 @@ class _Scanner:
                     raise self.unrecognized(word)
 
     def container(self, kind: str, closer: int) -> None:
-        opened = (self.line, self.pos - self.line_start)  # the column of the marker itself
+        opened = self.at_previous()  # the column of the marker itself
         self.last = "START_OBJECT" if kind == "Object" else "START_ARRAY"
         first = True
         while True:
             byte = self.skip_space()
             if byte < 0:
                 raise self.end_of_input(
-                    f": expected close marker for {kind} (start marker at {_SOURCE.format(*opened)})"
+                    f": expected close marker for {kind} (start marker at {self.location(opened)})"
                 )
             if byte in (0x5D, 0x7D):
                 if byte != closer:
                     raise self.fail(f"Unexpected close marker '{chr(byte)}': expected '{chr(closer)}' "
-                                    f"(for {kind} starting at {_SOURCE.format(*opened)})")  # fmt: skip
+                                    f"(for {kind} starting at {self.location(opened)})")  # fmt: skip
                 self.last = "END_OBJECT" if kind == "Object" else "END_ARRAY"
                 return
             if not first:
