@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -452,10 +453,12 @@ def handler(event, context: DurableContext):
 
 def sdk_function(aws: Callable[..., Any], app: str) -> str:
     """A durable function whose zip ships the durable execution SDK beside `app` (as a user's would)."""
-    sdk = pytest.importorskip(
-        "aws_durable_execution_sdk_python",
-        reason="aws-durable-execution-sdk-python is not installed (not a dependency)",
-    )
+    try:
+        import aws_durable_execution_sdk_python as sdk
+    except ImportError:  # in the test extra: missing only where the extra was not installed
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip("aws-durable-execution-sdk-python is not installed (pip install -e '.[test]')")
     root = Path(sdk.__file__).parent
     files = {f"aws_durable_execution_sdk_python/{p.relative_to(root)}": p.read_text()
              for p in root.rglob("*.py")}  # fmt: skip
