@@ -126,37 +126,3 @@ def test_racing_transactions_commit_once(endpoint: str) -> None:
         t.join()
     assert sorted(outcomes) == ["ConditionalCheckFailed"] * 19 + ["won"]
     assert clients[0].get_item(TableName=table, Key={"id": {"S": "claims"}})["Item"]["n"] == {"N": "1"}
-
-
-def test_writes_acknowledged_over_the_wals_zeros_survive_kill_9(server_factory: Any, tmp_path: Any) -> None:
-    """Past a few hundred commits the store writes zeros ahead of the WAL's last frame (store/db.py
-    WAL_AHEAD) and commits overwrite them: writes acknowledged by 4 concurrent clients then, with the
-    file longer than its frames, are all there after a kill -9."""
-    import time
-
-    data = tmp_path / "ddb-zeros"
-    srv = server_factory(data)
-    clients = [client(srv.url) for _ in range(4)]
-    table = make_table(clients[0])
-    wal = data / "onceflow.db-wal"
-
-    def run(n: int, c: Any, first: int, count: int) -> None:
-        for i in range(first, first + count):
-            c.put_item(TableName=table, Item={"id": {"S": f"c{n}-{i}"}, "n": {"N": str(i)}})
-
-    for i in range(300):  # past CHECKPOINT_EVERY commits: the checkpointer starts writing zeros
-        clients[0].put_item(TableName=table, Item={"id": {"S": f"s{i}"}})
-    deadline = time.monotonic() + 20
-    while wal.stat().st_size < 8 << 20 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert wal.stat().st_size >= 8 << 20  # the zeros are there: the next commits land on them
-    threads = [threading.Thread(target=run, args=(n, c, 0, 50)) for n, c in enumerate(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    srv.kill()
-    c2 = client(server_factory(data).url)
-    assert c2.describe_table(TableName=table)["Table"]["ItemCount"] == 300 + 4 * 50
-    for n in range(4):
-        assert c2.get_item(TableName=table, Key={"id": {"S": f"c{n}-49"}})["Item"]["n"] == {"N": "49"}
