@@ -8,9 +8,8 @@ Operations: PutItem, GetItem, a conditional PutItem that fails, UpdateItem ADD, 
 Each server and each client runs in its own process, so no GIL is shared between them.
 `--baseline SRC` also serves another checkout's onceflow (`git archive <commit> src | tar -x -C DIR`,
 then DIR/src) beside this one, so that before and after are measured in the same run.
-Durable writes are also compared with the floor plus one fsync of the data folder's disk (probed
-just before and after each durable row, as the disk's cost moves with the load): no durable server
-can answer a write sooner.
+Durable writes are also compared with the floor plus one fsync of the data folder's disk (measured
+in the same run): no durable server can answer a write sooner.
 """
 
 from __future__ import annotations
@@ -414,21 +413,15 @@ def main() -> None:
               "to the floor those CPU costs allow (what a quiet machine would show)")
         for op in ops if args.ops else []:
             for n in counts:
-                # The disk's cost moves with the machine's load: probe it around each durable row, not once.
-                durable = op in COMMITTING and not args.in_memory
-                before = disk_sync_ms(data, 100) if durable else 0.0
                 row = {t: clients.measure(url, pid, op, n, args.ops, args.budget) for t, (url, pid) in targets.items()}
-                row_sync = (before + disk_sync_ms(data, 100)) / 2 if durable else 0.0
                 results[f"{op} x{n}"] = row
-                results[f"{op} x{n} disk_sync_ms"] = row_sync
                 cells = "".join(f"{r['ops_s']:>17.0f}{r['p50_ms']:>8.2f}/{r['p99_ms']:<7.2f}" for r in row.values())
                 floor = row["null floor"]["p50_ms"]
                 vs_floor = row["onceflow"]["p50_ms"] / floor
                 # A durable write can't be answered before the disk has synced it: the floor plus one fsync.
-                vs_synced = row["onceflow"]["p50_ms"] / (floor + row_sync)
+                vs_synced = row["onceflow"]["p50_ms"] / (floor + (sync_ms if op in COMMITTING else 0.0))
                 vs_moto = row["onceflow"]["ops_s"] / row["moto"]["ops_s"] if "moto" in row else float("nan")
-                probe = f"  (fsync probe {row_sync:.2f} ms)" if durable else ""
-                print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_synced:>9.2f}x{vs_moto:>7.1f}x{probe}", flush=True)
+                print(f"{op:<27}{n:>4}{cells}{vs_floor:>8.2f}x{vs_synced:>9.2f}x{vs_moto:>7.1f}x", flush=True)
                 fl, of = row["null floor"], row["onceflow"]
                 by_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (of["client_cpu_us"] + of["server_cpu_us"])
                 print(" " * 31 + "".join(f"{r['server_cpu_us']:>17.0f}{'/' + format(r['client_cpu_us'], '.0f'):<16}"

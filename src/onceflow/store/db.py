@@ -8,12 +8,6 @@ Commits use synchronous=NORMAL, so a COMMIT only writes the WAL; the caller then
 until one fsync of the WAL that started after its commit has finished.
 Concurrent writers therefore share one fsync (group commit), and an acknowledged write is on disk.
 
-The WAL's frames are written over blocks that are already on disk: the checkpointer keeps WAL_AHEAD
-bytes of written zeros past the WAL's last frame (SQLite ignores what follows its last valid frame,
-as it does the older frames after the WAL restarts from its start). An fsync after an append must
-also allocate the new blocks and record the file's new size; on this kind of disk that cost twice
-the fsync of an overwrite (0.28 against 0.16 ms), and a WAL only restarts after ~16 MB.
-
 Checkpoints (copying the WAL back into the database file, two fsyncs) run in a thread of their own
 instead of inside whichever COMMIT crosses SQLite's 1,000-page mark: there they held the writers'
 lock, and the event loop when it committed, for 7-40 ms about every 200 commits (see _checkpoints).
@@ -50,13 +44,6 @@ MMAP_BYTES = 1 << 30
 CHECKPOINT_EVERY = 256
 CHECKPOINT_GAP_S = 0.5
 RESTART_FRAMES = 4096
-# Bytes of zeros written ahead of the WAL's last frame (about what commits write between two rounds of
-# the checkpointer at a thousand commits a second), in chunks that each hold the writers' lock briefly
-# and are synced at once: a commit's fsync flushes every dirty page of the file, zeros included.
-# SQLite's WAL layout: a 32-byte header, then frames of a 24-byte header and one page.
-WAL_AHEAD = 8 << 20
-WAL_CHUNK = 256 << 10
-WAL_HEADER, FRAME_HEADER = 32, 24
 
 
 class Database:
@@ -78,7 +65,6 @@ class Database:
         self._syncing = False
         self._sync_cond = threading.Condition()
         self._wal_fd: int | None = None
-        self._wal_fd_lock = threading.Lock()
         self._closed = False
         self._readers: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
         self._reader_count = 0
@@ -271,19 +257,12 @@ class Database:
                     self._sync_cond.notify_all()
 
     def _fsync_wal(self) -> None:
-        fd = self._wal_file()
-        if fd is not None:
-            os.fsync(fd)
-
-    def _wal_file(self) -> int | None:
-        """A descriptor of the WAL file, opened once (None until SQLite has made the file). SQLite keeps
-        no POSIX locks on the WAL file, so this descriptor cannot drop any of its locks."""
         if self._wal_fd is None:
-            with self._wal_fd_lock:
-                wal = self.path + "-wal"
-                if self._wal_fd is None and os.path.exists(wal):
-                    self._wal_fd = os.open(wal, os.O_RDWR)
-        return self._wal_fd
+            wal = self.path + "-wal"
+            if not os.path.exists(wal):
+                return
+            self._wal_fd = os.open(wal, os.O_RDONLY)
+        os.fsync(self._wal_fd)
 
     # ------------------------------------------------------------------ checkpoints
     def _wake_checkpointer(self) -> None:
@@ -300,7 +279,6 @@ class Database:
         round copies the few frames left while holding the writers' lock (the WAL stays bounded, and
         the lock is held a quarter as often as SQLite's own checkpoints held it, and shorter)."""
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
         try:
             while True:
                 self._checkpoint_due.wait()
@@ -313,35 +291,12 @@ class Database:
                         with self._lock:
                             if not self._stopping.is_set():
                                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                    self._keep_wal_ahead(page_size, frames)
-                except (sqlite3.Error, OSError):  # busy or closing: the next signal tries again
+                except sqlite3.Error:  # busy or closing: the next signal tries again
                     log.debug("background checkpoint failed", exc_info=True)
                 if self._stopping.wait(CHECKPOINT_GAP_S):
                     return
         finally:
             conn.close()
-
-    def _keep_wal_ahead(self, page_size: int, frames: int) -> None:
-        """Write zeros past the WAL file's end until it holds WAL_AHEAD bytes more than its `frames`
-        (as the last checkpoint counted them: commits since only moved the last frame on), then sync
-        them, so that the commits' frames overwrite allocated blocks. Only ever past the file's end and
-        under the writers' lock: every frame SQLite has written is before it, and none is being written."""
-        fd = self._wal_file()
-        if fd is None:
-            return
-        want = WAL_HEADER + frames * (page_size + FRAME_HEADER) + WAL_AHEAD
-        if os.fstat(fd).st_size >= want:
-            return  # far enough ahead: the writers' lock is not taken
-        zeros = bytes(WAL_CHUNK)
-        while True:
-            with self._lock:
-                if self._stopping.is_set() or self._closed:
-                    return
-                end = os.fstat(fd).st_size
-                if end >= want:
-                    return
-                os.pwrite(fd, zeros, end)
-            os.fdatasync(fd)  # its blocks allocated now, off the commits' path
 
     # ------------------------------------------------------------------ schema
     def migrate(self, migrations: Sequence[Migration]) -> list[str]:

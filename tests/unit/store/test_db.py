@@ -191,8 +191,6 @@ def test_checkpoints_run_beside_the_commits_and_keep_the_wal_bounded(tmp_path: P
     monkeypatch.setattr(store_db, "CHECKPOINT_EVERY", 16)
     monkeypatch.setattr(store_db, "RESTART_FRAMES", 64)
     monkeypatch.setattr(store_db, "CHECKPOINT_GAP_S", 0.0)
-    monkeypatch.setattr(store_db, "WAL_AHEAD", 64 * 1024)  # the zeros kept ahead, on this test's scale
-    monkeypatch.setattr(store_db, "WAL_CHUNK", 16 * 1024)
     path = str(tmp_path / "c.db")
     db = Database(path)
     db.migrate(MIGRATIONS)
@@ -211,46 +209,5 @@ def test_checkpoints_run_beside_the_commits_and_keep_the_wal_bounded(tmp_path: P
     db.close()
     again = Database(path)
     assert again.query_one("SELECT count(*) AS n FROM t")["n"] == 600
-    assert again.query_one("PRAGMA integrity_check")[0] == "ok"
-    again.close()
-
-
-def test_commits_overwrite_zeros_kept_ahead_of_the_wal_and_a_crash_keeps_them_all(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The checkpointer writes zeros past the WAL's last frame, so that commits overwrite allocated
-    blocks instead of growing the file; SQLite's recovery reads the frames before them, as after a kill -9."""
-    import shutil
-
-    import onceflow.store.db as store_db
-
-    monkeypatch.setattr(store_db, "CHECKPOINT_GAP_S", 0.0)
-    monkeypatch.setattr(store_db, "CHECKPOINT_EVERY", 4)
-    monkeypatch.setattr(store_db, "WAL_AHEAD", 256 * 1024)
-    monkeypatch.setattr(store_db, "WAL_CHUNK", 64 * 1024)
-    path = str(tmp_path / "z.db")
-    db = Database(path)
-    db.migrate(MIGRATIONS)
-    for i in range(4):  # the 4th commit wakes the checkpointer
-        db.write(lambda c, i=i: c.execute("INSERT INTO t VALUES (?, ?)", (f"first{i}", i)))
-    wal = Path(path + "-wal")
-    deadline = time.monotonic() + 10
-    size = -1
-    while (size < 256 * 1024 or wal.stat().st_size != size) and time.monotonic() < deadline:
-        size = wal.stat().st_size  # until the round has written all it meant to
-        time.sleep(0.1)
-    assert size >= 256 * 1024, size
-    assert wal.read_bytes()[-64 * 1024:] == bytes(64 * 1024)  # zeros, written (not a hole's promise)
-    store_db.CHECKPOINT_EVERY = 1000  # no further round (monkeypatch restores it): the file is this test's alone
-    for i in range(20):  # ~20 frames of 4 KB: well inside the zeros
-        db.write(lambda c, i=i: c.execute("INSERT INTO t VALUES (?, ?)", (f"k{i}", i)))
-    assert wal.stat().st_size == size  # the commits overwrote, the file did not grow
-    crashed = tmp_path / "crashed"
-    crashed.mkdir()
-    for suffix in ("", "-wal"):  # the files as a kill -9 leaves them: no checkpoint, no close
-        shutil.copyfile(path + suffix, str(crashed / "z.db") + suffix)
-    db.close()
-    again = Database(str(crashed / "z.db"))
-    assert again.query_one("SELECT count(*) AS n FROM t")["n"] == 24
-    assert again.query_one("SELECT v FROM t WHERE k='k19'")["v"] == 19
     assert again.query_one("PRAGMA integrity_check")[0] == "ok"
     again.close()
