@@ -15,7 +15,8 @@ be installed; nothing of moto is copied into onceflow.
                                 [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
-loops forever on IAM's MalformedPolicyDocument.
+loops forever on IAM's MalformedPolicyDocument. Its Step Functions suite (`--suites test_stepfunctions`,
+`--port 5000` for the parser tests) needs `--shim-states-role` to get past the role it never creates.
 """
 
 from __future__ import annotations
