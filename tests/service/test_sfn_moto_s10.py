@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from sfn_setup import TRUST, finished
 
-TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
 PASS = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
 
 
@@ -98,3 +97,20 @@ def test_a_stack_whose_state_machine_names_an_invalid_resource_rolls_back_withou
               if e["LogicalResourceId"] == "M" and e["ResourceStatus"] == "CREATE_FAILED"]
     assert len(failed) == 1 and "Invalid State Machine Definition" in failed[0]["ResourceStatusReason"]
     assert not [m for m in sfn.list_state_machines()["stateMachines"] if m["name"] == name]
+
+
+@pytest.mark.parametrize(("region", "partition"), [("cn-northwest-1", "aws-cn"), ("us-gov-west-1", "aws-us-gov"),
+                                                   ("us-isob-east-1", "aws-iso-b")])
+def test_arns_name_the_region_partition(aws: Callable[..., Any], region: str, partition: str) -> None:
+    iam, sfn = aws("iam", region=region), aws("stepfunctions", region=region)
+    role = iam.create_role(RoleName=f"part-{uuid.uuid4().hex[:8]}", AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    assert role.startswith(f"arn:{partition}:iam::")
+    machine = sfn.create_state_machine(name=f"m-{uuid.uuid4().hex[:8]}", definition=PASS, roleArn=role,
+                                       publish=True)
+    assert machine["stateMachineArn"].startswith(f"arn:{partition}:states:{region}:")
+    assert machine["stateMachineVersionArn"].startswith(f"arn:{partition}:states:{region}:")
+    execution = sfn.start_execution(stateMachineArn=machine["stateMachineArn"])["executionArn"]
+    assert execution.startswith(f"arn:{partition}:states:{region}:")
+    assert finished(sfn, execution)["status"] == "SUCCEEDED"
+    activity = sfn.create_activity(name=f"a-{uuid.uuid4().hex[:8]}")["activityArn"]
+    assert activity.startswith(f"arn:{partition}:states:{region}:")
