@@ -10,11 +10,13 @@ be installed; nothing of moto is copied into onceflow.
                                 [--source DIR]   # an already unpacked sdist instead of downloading
                                 [--shim-trust-policy]  # see bench/moto_shims/moto_trust_policy.py
                                 [--shim-queue-policy]  # see bench/moto_shims/moto_queue_policy.py
+                                [--shim-states-role]   # see bench/moto_shims/moto_states_role.py
                                 [--verbose]      # every test id with its outcome, as it runs
                                 [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
-loops forever on IAM's MalformedPolicyDocument.
+loops forever on IAM's MalformedPolicyDocument. Its Step Functions suite (`--suites test_stepfunctions`,
+`--port 5000` for the parser tests) needs `--shim-states-role` to get past the role it never creates.
 
 moto's tests/test_events/test_events_sfn_integration.py fails at CreateStateMachine with AccessDeniedException,
 as on AWS: its role (`role/unknown_sf_role`) was never created, and Step Functions answers a role it cannot
@@ -106,6 +108,7 @@ def main() -> None:
     ap.add_argument("--source", type=Path, help="an unpacked moto sdist (skips the download)")
     ap.add_argument("--shim-trust-policy", action="store_true", help="see bench/moto_shims/moto_trust_policy.py")
     ap.add_argument("--shim-queue-policy", action="store_true", help="see bench/moto_shims/moto_queue_policy.py")
+    ap.add_argument("--shim-states-role", action="store_true", help="see bench/moto_shims/moto_states_role.py")
     ap.add_argument("--verbose", action="store_true", help="print every test id as it runs")
     ap.add_argument("--port", type=int, default=0, help="serve on this port (default: a free one)")
     args = ap.parse_args()
@@ -115,7 +118,8 @@ def main() -> None:
         server = start_server(port)
         try:
             shims = tuple(name for name, wanted in (("moto_trust_policy", args.shim_trust_policy),
-                                                    ("moto_queue_policy", args.shim_queue_policy)) if wanted)
+                                                    ("moto_queue_policy", args.shim_queue_policy),
+                                                    ("moto_states_role", args.shim_states_role)) if wanted)
             counts = run_suites(source, args.suites, port, shims, args.verbose)
         finally:
             server.terminate()

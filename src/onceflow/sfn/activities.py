@@ -55,7 +55,7 @@ class Activities:
 
     # ------------------------------------------------------------------ activities
     def arn(self, ctx: RequestContext, name: str) -> str:
-        return f"arn:aws:states:{ctx.region}:{ctx.account}:activity:{name}"
+        return f"arn:{ctx.partition}:states:{ctx.region}:{ctx.account}:activity:{name}"
 
     def activity(self, arn: str) -> Any:
         self.svc.check_arn(arn, "activity")

@@ -175,9 +175,9 @@ def resolve_resources(ctx: RequestContext, params: Params) -> list[str]:
         if params.get(key):
             return [params[key]]
     if ctx.operation == "CreateStateMachine" and params.get("name"):
-        return [f"arn:aws:states:{ctx.region}:{ctx.account}:stateMachine:{params['name']}"]
+        return [f"arn:{ctx.partition}:states:{ctx.region}:{ctx.account}:stateMachine:{params['name']}"]
     if ctx.operation == "CreateActivity" and params.get("name"):
-        return [f"arn:aws:states:{ctx.region}:{ctx.account}:activity:{params['name']}"]
+        return [f"arn:{ctx.partition}:states:{ctx.region}:{ctx.account}:activity:{params['name']}"]
     if ctx.operation == "CreateStateMachineAlias" and params.get("routingConfiguration"):
         return [_unqualified(str(params["routingConfiguration"][0].get("stateMachineVersionArn", "")))]
     return ["*"]

@@ -56,14 +56,15 @@ class RunIds:
     @classmethod
     def of(cls, row: Any, label: str, seed: str, express: bool) -> RunIds:
         region, account = row["region"], row["account"]
+        part = row["sm_arn"].split(":")[1]  # the parent machine's partition
         machine = row["sm_arn"].rsplit(":", 1)[1]
         run_id = uuid.uuid5(uuid.NAMESPACE_URL, seed)
         # An EXPRESS child's ARN form is UNCONFIRMED: AWS documents only the STANDARD one and the
         # labelled machine's; a plain EXPRESS execution's is express:<machine>:<name>:<uuid>.
         kind = "express" if express else "execution"
-        return cls(f"arn:aws:states:{region}:{account}:mapRun:{machine}/{label}:{run_id}",
-                   f"arn:aws:states:{region}:{account}:stateMachine:{machine}/{label}",
-                   f"arn:aws:states:{region}:{account}:{kind}:{machine}/{label}:", run_id)
+        return cls(f"arn:{part}:states:{region}:{account}:mapRun:{machine}/{label}:{run_id}",
+                   f"arn:{part}:states:{region}:{account}:stateMachine:{machine}/{label}",
+                   f"arn:{part}:states:{region}:{account}:{kind}:{machine}/{label}:", run_id)
 
     def child_name(self, index: int) -> str:
         """As the ResultWriter's records name it (engine/states/result_writer.py)."""

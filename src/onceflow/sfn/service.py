@@ -76,7 +76,7 @@ class SfnService:
     # ------------------------------------------------------------------ ARNs
     @staticmethod
     def machine_arn(ctx: RequestContext, name: str) -> str:
-        return f"arn:aws:states:{ctx.region}:{ctx.account}:stateMachine:{name}"
+        return f"arn:{ctx.partition}:states:{ctx.region}:{ctx.account}:stateMachine:{name}"
 
     @staticmethod
     def check_arn(arn: str, kind: str) -> list[str]:
@@ -294,7 +294,7 @@ class SfnService:
                 "This operation is not supported by this type of state machine")
         kind = "express" if express else "execution"
         suffix = f":{uuid.uuid4()}" if express else ""
-        arn = f"arn:aws:states:{ctx.region}:{ctx.account}:{kind}:{machine['name']}:{name}{suffix}"
+        arn = f"arn:{ctx.partition}:states:{ctx.region}:{ctx.account}:{kind}:{machine['name']}:{name}{suffix}"
         now = time.time()
         with self.stack.db.transaction() as conn:
             existing = self.store.get_execution(arn)

@@ -132,6 +132,18 @@ def _lambda_runtimes(path: str, value: Any) -> str:
            f"[{_LAMBDA_RUNTIMES}]"
 
 
+def _java_structs(class_name: str, max_length: int) -> Callable[[str, Any], str]:
+    """A list of structures over its model's max length, printed by Java's generated toString,
+    `Class(member=value, ...)`, as Step Functions' validator prints them (coral elsewhere prints
+    `{member=value}`)."""
+    def text(path: str, value: Any) -> str:
+        items = ", ".join(f"{class_name}(" + ", ".join(f"{k}={render_value(v)}" for k, v in item.items()) + ")"
+                          if isinstance(item, dict) else render_value(item) for item in value)
+        return f"Value '[{items}]' at '{path}' failed to satisfy constraint: Member must have length less than or " \
+               f"equal to {max_length}"
+    return text
+
+
 # (service[, operation], member, constraint kind) -> the service's own text for that one violation, kept
 # among the others in coral's "N validation errors detected" message. Recorded from real AWS.
 SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
@@ -148,6 +160,9 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     # Lambda (LocalStack's recordings of AWS, 2024-04)
     ("lambda", "compatibleRuntimes", "members"): _lambda_runtimes,
     ("lambda", "compatibleRuntime", "enum"): _enum_in(_LAMBDA_LAYER_RUNTIMES),
+    # Step Functions: an alias's routing configuration over two versions (LocalStack's recording of AWS,
+    # test_sfn_api_aliasing.snapshot.json, too_many_routing, 2025-03)
+    ("stepfunctions", "routingConfiguration", "max"): _java_structs("RoutingConfigurationListItem", 2),
 }
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from onceflow.awsmodels import files
+from onceflow.awsmodels.partitions import partition
 from onceflow.sfn import errors as E
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.asl.load import load_state
@@ -104,9 +105,10 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
                    reader_data: Any = None) -> dict[str, Any]:
     inline = MemoryEngine(engine.stack, scale=1e9, halting=engine)  # a Wait state does not wait in TestState
     now = time.time()
+    prefix = f"arn:{partition(region)}:states:{region}:{account}"
     row = {
-        "arn": f"arn:aws:states:{region}:{account}:execution:TestStateMachine:{uuid.uuid4()}",
-        "sm_arn": f"arn:aws:states:{region}:{account}:stateMachine:TestStateMachine", "account": account,
+        "arn": f"{prefix}:execution:TestStateMachine:{uuid.uuid4()}",
+        "sm_arn": f"{prefix}:stateMachine:TestStateMachine", "account": account,
         "region": region, "name": "TestState", "input": json.dumps(state_input), "start": now,
         "role_arn": role_arn, "redrive_count": 0, "definition": json.dumps({"StartAt": name, "States": {}}),
     }

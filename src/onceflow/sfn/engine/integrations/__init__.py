@@ -169,6 +169,6 @@ def role_principal(rt: Execution) -> Principal:
     session = "".join(chr(ord("a") + b % 26) if i % 2 else chr(ord("A") + b % 26) for i, b in enumerate(digest))[:32]
     return Principal(
         account=account or rt.row["account"], kind="assumed-role",
-        arn=f"arn:aws:sts::{account}:assumed-role/{role_name}/{session}", name=session,
+        arn=f"arn:{role_arn.split(':')[1] or 'aws'}:sts::{account}:assumed-role/{role_name}/{session}", name=session,
         role_arn=role_arn, session_name=session,
     )
