@@ -50,6 +50,12 @@ def check(config: dict[str, Any] | None, account: str, role_arn: str, iam: Any) 
         raise errors.invalid(f"The provided execution role does not have permissions to call {verb} on {service}")
 
 
+def unchanged_by(member: str, value: Any) -> bool:
+    """An update's `DeadLetterConfig: {}` (no TargetArn) leaves the queue as it was: AWS's answer
+    still names it (recorded, test_lambda_destinations test_dead_letter_queue); `TargetArn: ""` removes it."""
+    return member == "DeadLetterConfig" and isinstance(value, dict) and "TargetArn" not in value
+
+
 def render(config: dict[str, Any] | None) -> dict[str, str] | None:
     arn = target_of(config)
     return {"TargetArn": arn} if arn else None

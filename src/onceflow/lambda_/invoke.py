@@ -526,7 +526,10 @@ class InvocationLog:
             self.flush()
 
     def _keep_for_tail(self, msg: str) -> None:
-        text = (msg if msg.endswith("\n") else msg + "\n").encode()[-_TAIL_BYTES:]
+        # LogResult is the events as written: the runtime's [ERROR] event has no newline of its own, so
+        # in the Text format the next line follows on (recorded: `...raise Exception(...)END RequestId`).
+        # JSON records are one a line (UNCONFIRMED for JSON: no recording of its LogResult).
+        text = (msg if msg.endswith("\n") or not self._json else msg + "\n").encode()[-_TAIL_BYTES:]
         self._tail.append(text)
         self._tail_bytes += len(text)
         while self._tail_bytes - len(self._tail[0]) >= _TAIL_BYTES:

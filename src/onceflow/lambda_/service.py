@@ -325,7 +325,7 @@ class LambdaService:
             self._managed(ctx, record["CapacityProviderConfig"], params["MemorySize"])
         cfg.check_durable_update(params.get("DurableConfig"), record.get("DurableConfig"))
         for member in _CONFIG_MEMBERS:
-            if member in params:
+            if member in params and not dead_letter.unchanged_by(member, params[member]):
                 record[member] = params[member]
         if "DurableConfig" in params:
             record["DurableConfig"] = cfg.durable_config(params["DurableConfig"], record.get("DurableConfig"))

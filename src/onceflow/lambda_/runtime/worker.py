@@ -32,7 +32,14 @@ from typing import Any
 
 from onceflow.lambda_.runtime import confine, paths, protocol
 from onceflow.lambda_.runtime.context import LambdaContext
-from onceflow.lambda_.runtime.faults import UNHANDLED_WARNING, Fault, error_doc, exception_doc, log_error
+from onceflow.lambda_.runtime.faults import (
+    UNHANDLED_WARNING,
+    Fault,
+    error_doc,
+    exception_doc,
+    log_error,
+    warn_invoke_error,
+)
 from onceflow.lambda_.runtime.logstreams import (
     JSON_LEVELS,
     Channel,
@@ -246,6 +253,7 @@ def _invoke_once(channel: Channel, handler: Any, header: dict[str, Any], body: b
         if _caused_by_memory(exc):
             raise MemoryError() from exc
         doc = exception_doc(exc, request_id)
+    warn_invoke_error(channel)
     log_error(channel, doc)
     ascii_only = os.environ.get("AWS_EXECUTION_ENV") != "AWS_Lambda_python3.12"
     return False, json.dumps(doc, ensure_ascii=ascii_only).encode()
