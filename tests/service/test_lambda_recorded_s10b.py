@@ -81,12 +81,14 @@ def zipped(text: str) -> bytes:
     return buf.getvalue()
 
 
-def create(aws: Callable[..., Any], role: str, runtime: str = "python3.9", **extra: Any) -> dict[str, Any]:
+def create(aws: Callable[..., Any], role: str, runtime: str = "python3.9", code: str = HANDLER,
+           **extra: Any) -> dict[str, Any]:  # fmt: skip
     """As the recordings' create_lambda_function fixture: an empty Environment, a 30 s timeout."""
     name = f"rec10b-{uuid.uuid4().hex[:10]}"
+    params = {"Timeout": 30, "Environment": {"Variables": {}}, **extra}
     answer = aws("lambda").create_function(
-        FunctionName=name, Runtime=runtime, Role=role, Handler="handler.handler", Code={"ZipFile": zipped(HANDLER)},
-        Timeout=30, Environment={"Variables": {}}, **extra,
+        FunctionName=name, Runtime=runtime, Role=role, Handler="handler.handler", Code={"ZipFile": zipped(code)},
+        **params,
     )  # fmt: skip
     return dict(answer)
 
@@ -294,3 +296,62 @@ def test_eventbridge_destination_event(aws: Callable[..., Any], role: str) -> No
     assert detail["requestContext"]["condition"] == "Success"
     assert detail["requestPayload"] == {"hello": "world", "val": 5}
     assert detail["responsePayload"]["event"] == {"hello": "world", "val": 5}
+
+
+INTROSPECT = """import os
+def handler(event, context):
+    return {"ctx": {
+        "aws_request_id": context.aws_request_id, "function_name": context.function_name,
+        "function_version": context.function_version, "invoked_function_arn": context.invoked_function_arn,
+        "log_group_name": context.log_group_name, "log_stream_name": context.log_stream_name,
+        "memory_limit_in_mb": context.memory_limit_in_mb,
+        "remaining_time_in_millis": context.get_remaining_time_in_millis()},
+        "environment": dict(os.environ), "packages": []}
+"""
+# What test_lambda_common's introspection recorded for python3.9 (2023), less LD_LIBRARY_PATH (AWS's
+# /lib64:/usr/lib64:... would steer the host's loader) and with PWD / LAMBDA_TASK_ROOT the sandbox's copy.
+RECORDED_PY39_ENV = {
+    "AWS_ACCESS_KEY_ID", "AWS_DEFAULT_REGION", "AWS_EXECUTION_ENV", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+    "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_VERSION", "AWS_LAMBDA_INITIALIZATION_TYPE",
+    "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME", "AWS_LAMBDA_RUNTIME_API", "AWS_REGION",
+    "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_XRAY_CONTEXT_MISSING", "AWS_XRAY_DAEMON_ADDRESS",
+    "LAMBDA_RUNTIME_DIR", "LAMBDA_TASK_ROOT", "LANG", "PATH", "PWD", "PYTHONPATH", "SHLVL", "TEST_KEY", "TZ",
+    "_AWS_XRAY_DAEMON_ADDRESS", "_AWS_XRAY_DAEMON_PORT", "_HANDLER", "_X_AMZN_TRACE_ID",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("qualifier", ["", ":$LATEST"])
+def test_introspection_environment_and_context(aws: Callable[..., Any], role: str, qualifier: str) -> None:
+    """test_lambda_common test_introspection_invoke[python3.9]: the context as the handler sees it
+    (the ARN as invoked) and every variable Lambda set, with the values that are not per call."""
+    created = create(aws, role, code=INTROSPECT, MemorySize=1024, Timeout=3,
+                     Environment={"Variables": {"TEST_KEY": "TEST_VAL"}})  # fmt: skip
+    name = created["FunctionName"]
+    assert created["Environment"] == {"Variables": {"TEST_KEY": "TEST_VAL"}} and created["MemorySize"] == 1024
+    out = aws("lambda").invoke(FunctionName=name + qualifier)
+    body = json.loads(out["Payload"].read())
+    ctx, env = body["ctx"], body["environment"]
+    assert 0 < ctx.pop("remaining_time_in_millis") <= 3000
+    stream = ctx.pop("log_stream_name")
+    assert ctx == {"aws_request_id": out["ResponseMetadata"]["RequestId"], "function_name": name,
+                   "function_version": "$LATEST", "invoked_function_arn": f"{FN_ARN}{name}{qualifier}",
+                   "log_group_name": f"/aws/lambda/{name}", "memory_limit_in_mb": "1024"}  # fmt: skip
+    assert RECORDED_PY39_ENV <= set(env), RECORDED_PY39_ENV - set(env)
+    assert env["AWS_LAMBDA_LOG_STREAM_NAME"] == stream
+    assert {key: env[key] for key in (
+        "AWS_DEFAULT_REGION", "AWS_EXECUTION_ENV", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_FUNCTION_NAME",
+        "AWS_LAMBDA_FUNCTION_VERSION", "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_LOG_GROUP_NAME",
+        "AWS_LAMBDA_RUNTIME_API", "AWS_REGION", "AWS_XRAY_CONTEXT_MISSING", "AWS_XRAY_DAEMON_ADDRESS",
+        "LAMBDA_RUNTIME_DIR", "LANG", "PYTHONPATH", "SHLVL", "TEST_KEY", "TZ", "_AWS_XRAY_DAEMON_ADDRESS",
+        "_AWS_XRAY_DAEMON_PORT", "_HANDLER")} == {
+        "AWS_DEFAULT_REGION": REGION, "AWS_EXECUTION_ENV": "AWS_Lambda_python3.9",
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024", "AWS_LAMBDA_FUNCTION_NAME": name,
+        "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST", "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
+        "AWS_LAMBDA_LOG_GROUP_NAME": f"/aws/lambda/{name}", "AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",
+        "AWS_REGION": REGION, "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR", "AWS_XRAY_DAEMON_ADDRESS": "169.254.79.129:2000",
+        "LAMBDA_RUNTIME_DIR": "/var/runtime", "LANG": "en_US.UTF-8", "PYTHONPATH": "/var/runtime", "SHLVL": "0",
+        "TEST_KEY": "TEST_VAL", "TZ": ":UTC", "_AWS_XRAY_DAEMON_ADDRESS": "169.254.79.129",
+        "_AWS_XRAY_DAEMON_PORT": "2000", "_HANDLER": "handler.handler",
+    }  # fmt: skip
+    assert env["PATH"].endswith(":/usr/local/bin:/usr/bin/:/bin:/opt/bin")
+    assert env["PWD"] == env["LAMBDA_TASK_ROOT"]

@@ -276,13 +276,14 @@ def test_shared_folders_are_private_or_read_only(server: ServerProcess, deploy: 
 def test_environment_holds_only_what_lambda_gives(server: ServerProcess, deploy: Callable[..., str]) -> None:
     name = deploy(Environment={"Variables": {"MY_SETTING": "on"}})
     _, env = call(server, name, {"mode": "env"})
-    assert SERVER_SECRET not in env and "PYTHONPATH" not in env and "HOME" not in env
+    assert SERVER_SECRET not in env and "HOME" not in env
+    assert env["PYTHONPATH"] == "/var/runtime"  # Lambda's (recorded), not the server's path to onceflow
     assert env["MY_SETTING"] == "on" and env["AWS_LAMBDA_FUNCTION_NAME"] == name
     assert env["AWS_ACCESS_KEY_ID"].startswith("ASIA") and env["AWS_SESSION_TOKEN"]
     assert env["LAMBDA_RUNTIME_DIR"] == "/var/runtime"
     lambda_defined = {
         "PATH", "LANG", "LC_CTYPE", "SHLVL", "TZ", "LAMBDA_TASK_ROOT", "LAMBDA_RUNTIME_DIR", "_HANDLER",
-        "AWS_EXECUTION_ENV",
+        "AWS_EXECUTION_ENV", "PYTHONPATH",
         "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_VERSION",
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME", "AWS_REGION",
         "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",

@@ -364,6 +364,9 @@ class Invoker:
             "LAMBDA_TASK_ROOT": task_root,  # the pool puts the sandbox's copy here (and in PWD)
             "PWD": task_root,
             "LAMBDA_RUNTIME_DIR": "/var/runtime",
+            # Recorded for the Python runtimes (test_lambda_common introspection, python3.8 / 3.9; a 2025
+            # python dump): the worker's own path is set already, so only the function's subprocesses see it.
+            "PYTHONPATH": "/var/runtime",
             # Where Lambda's runtime API listens. onceflow's runtime speaks to the server over its
             # socket instead; the variable is there for code that checks it is running in Lambda.
             "AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",
