@@ -61,3 +61,18 @@ def test_a_sid_with_an_underscore_is_refused(iam: Any) -> None:
     assert err["Code"] == "MalformedPolicyDocument"
     assert err["Message"].startswith("Statement IDs (SID) must be alpha-numeric.")
     assert all(p["PolicyName"] != name for p in iam.list_policies(Scope="Local")["Policies"])
+
+
+def test_oidc_provider_violations_in_iams_order_without_their_values(iam: Any) -> None:
+    # Recorded (test_iam_oidc snapshot, multiple-validation-errors), the same call as moto's test.
+    err = _error(iam.create_open_id_connect_provider, Url="b" * 256, ThumbprintList=["b" * 41],
+                 ClientIDList=["b" * 256])
+    assert err["Code"] == "ValidationError"
+    assert err["Message"] == (
+        "3 validation errors detected: Value at 'clientIDList' failed to satisfy constraint: Member must satisfy "
+        "constraint: [Member must have length less than or equal to 255, Member must have length greater than or "
+        "equal to 1]; Value at 'thumbprintList' failed to satisfy constraint: Member must satisfy constraint: "
+        "[Member must have length less than or equal to 40, Member must have length greater than or equal to 40]; "
+        "Value at 'url' failed to satisfy constraint: Member must have length less than or equal to 255")
+    assert all(not p["Arn"].endswith("/" + "b" * 256) for p in iam.list_open_id_connect_providers()[
+        "OpenIDConnectProviderList"])

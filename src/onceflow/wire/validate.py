@@ -190,15 +190,18 @@ LIST_MEMBER_NOT_NULL = {("lambda", "ArchitecturesList"), ("lambda", "LayerList")
                         ("lambda", "AdditionalVersionWeights")}  # fmt: skip
 # (service, operation) -> member paths in the order the service lists their violations, where that is
 # neither the model's order nor botocore's; members it does not name follow, in their own order.
-# IAM's UpdateAccountPasswordPolicy as recorded (LocalStack's test_iam_account_password_policy snapshot,
-# validation-errors, 2026-02): minimumPasswordLength, passwordReusePrevention, maxPasswordAge.
+# As recorded from IAM (LocalStack's snapshots, 2026-02): UpdateAccountPasswordPolicy
+# (test_iam_account_password_policy, validation-errors) and CreateOpenIDConnectProvider (test_iam_oidc,
+# multiple-validation-errors).
 SERVICE_ORDER: dict[tuple[str, str], tuple[str, ...]] = {
     ("iam", "UpdateAccountPasswordPolicy"): ("minimumPasswordLength", "passwordReusePrevention", "maxPasswordAge"),
+    ("iam", "CreateOpenIDConnectProvider"): ("clientIDList", "thumbprintList", "url"),
 }
 # (service, operation, member) whose value a violation leaves out ("Value at '...' failed ..."): recorded
-# for the three integer members above when over their maximum; below the minimum taken alike (UNCONFIRMED).
-VALUE_LEFT_OUT = {("iam", "UpdateAccountPasswordPolicy", m)
-                  for m in ("minimumPasswordLength", "passwordReusePrevention", "maxPasswordAge")}
+# for the members above (the password policy's over their maximum; below the minimum taken alike,
+# UNCONFIRMED). Whether IAM leaves every value out is not known: no recording shows either way.
+VALUE_LEFT_OUT = {(service, operation, member) for (service, operation), members in SERVICE_ORDER.items()
+                  for member in members}
 # (service, member path): a member whose violations the service reports alone, dropping the others.
 # DynamoDB stops at an invalid table name (recorded by nubo-db/dynamodb-conformance).
 SERVICE_ALONE = {("dynamodb", "tableName")}
