@@ -23,11 +23,10 @@ def test_password_policy_violations_in_iams_order_without_their_values(iam: Any)
     err = _error(iam.update_account_password_policy, MaxPasswordAge=1096, MinimumPasswordLength=129,
                  PasswordReusePrevention=25)
     assert err["Code"] == "ValidationError"
+    limit = "failed to satisfy constraint: Member must have value less than or equal to"
     assert err["Message"] == (
-        "3 validation errors detected: "
-        "Value at 'minimumPasswordLength' failed to satisfy constraint: Member must have value less than or equal to 128; "
-        "Value at 'passwordReusePrevention' failed to satisfy constraint: Member must have value less than or equal to 24; "
-        "Value at 'maxPasswordAge' failed to satisfy constraint: Member must have value less than or equal to 1095")
+        f"3 validation errors detected: Value at 'minimumPasswordLength' {limit} 128; "
+        f"Value at 'passwordReusePrevention' {limit} 24; Value at 'maxPasswordAge' {limit} 1095")
     # One violation alone keeps the same form; nothing was stored.
     err = _error(iam.update_account_password_policy, MaxPasswordAge=1096)
     assert err["Message"] == ("1 validation error detected: Value at 'maxPasswordAge' failed to satisfy constraint: "
