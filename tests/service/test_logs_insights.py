@@ -108,10 +108,11 @@ def test_parse_glob_and_regex_like_in_display_dedup(logs: Any, group: str) -> No
     got = _query(logs, group, r"parse @message /action=(?<act>\w+)/ | filter act like /^log/ | fields act")
     assert _rows(got) == [{"act": "login"}]
     got = _query(logs, group, 'filter req.path in ["/p1"] and @message like "ERROR" | fields latency')
-    assert _rows(got) == [{"latency": "30"}, {"latency": "90"}]
+    assert _rows(got) == [{"latency": "90"}, {"latency": "30"}]  # no sort: newest first
+    # Unsorted, dedup keeps each level's newest event, newest first (AWS's documented default order).
     got = _query(logs, group, "filter ispresent(level) | dedup level | display level, @log")
-    assert _rows(got) == [{"level": "ERROR", "@log": f"000000000000:{group}"}, {"level": "INFO",
-                                                                              "@log": f"000000000000:{group}"}]
+    assert _rows(got) == [{"level": "INFO", "@log": f"000000000000:{group}"}, {"level": "ERROR",
+                                                                             "@log": f"000000000000:{group}"}]
 
 
 def test_get_log_record_from_a_result_pointer(logs: Any, group: str) -> None:

@@ -80,8 +80,8 @@ def _parse(spec: ServiceSpec, op: OperationModel, fields: dict[str, str], valida
         params = _structure(op.input_shape, Form(fields), "", "", problems)
     except SerializationError as exc:
         raise errors.malformed_query(str(exc)) from exc
-    if problems.found and problems.outcome(spec.name) is not None:
-        raise validation_failure(spec.name, validation_code, problems)
+    if problems.found and problems.outcome(spec.name, op.name) is not None:
+        raise validation_failure(spec.name, validation_code, problems, op.name)
     return params
 
 

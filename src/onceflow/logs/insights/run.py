@@ -354,7 +354,9 @@ def _add(kind: str, a: _Agg, row: Row, v: Any) -> None:
         a.seen.add(v)
     elif kind in ("earliest", "latest"):
         ts = row.get("@timestamp", 0)
-        if a.first is None or (ts < a.first[0] if kind == "earliest" else ts >= a.first[0]):
+        # Rows come newest first (the store's order): among equal timestamps the earliest is the
+        # last seen (the first stored), the latest the first seen.
+        if a.first is None or (ts <= a.first[0] if kind == "earliest" else ts > a.first[0]):
             a.first = (ts, v)
     elif kind in ("sortsfirst", "sortslast"):  # the value `sort` would put first / last (UNCONFIRMED: numbers
         # compared as numbers and before strings, as this module's sort does)

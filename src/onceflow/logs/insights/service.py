@@ -187,27 +187,28 @@ class Insights:
 
     def _events(self, qr: QueryRun, groups: dict[int, str], start: int, end: int,
                 with_message: bool) -> Iterator[Event]:
-        """Every group's events in the range, merged in (timestamp, id) order."""
+        """Every group's events in the range, merged newest first ((timestamp, id) descending): the
+        order a query's rows keep when it does not sort."""
         each = [self._group_events(qr, gid, name, start, end, with_message) for gid, name in groups.items()]
-        return each[0] if len(each) == 1 else heapq.merge(*each, key=lambda e: (e.ts, e.id))
+        return each[0] if len(each) == 1 else heapq.merge(*each, key=lambda e: (e.ts, e.id), reverse=True)
 
     def _group_events(self, qr: QueryRun, group_id: int, name: str, start: int, end: int,
                       with_message: bool) -> Iterator[Event]:
         log = f"{qr.account}:{name}"
         streams: dict[int, str] = {}
-        after = (start - 1, 0)
+        before = (end + 1, 0)
         while True:
             if qr.cancel.is_set():
                 raise _Cancelled
             rows = self.db.read(functools.partial(store.event_page, group_id=group_id, start=start, end=end,
-                                                  after=after, limit=PAGE, with_message=with_message))
+                                                  before=before, limit=PAGE, with_message=with_message))
             if any(r[1] not in streams for r in rows):
                 streams = self.db.read(lambda conn: logs_store.stream_names(conn, group_id))
             for event_id, stream_id, ts, ingested, message, size in rows:
                 yield Event(event_id, log, streams.get(stream_id, ""), ts, ingested, message, size)
             if len(rows) < PAGE:
                 return
-            after = (rows[-1][2], rows[-1][0])
+            before = (rows[-1][2], rows[-1][0])
 
     def _row(self, account: str, region: str, query_id: str) -> Any:
         row = self.db.read(lambda conn: store.get_query(conn, account, region, query_id))

@@ -90,10 +90,11 @@ def unfinished(conn: sqlite3.Connection) -> list[sqlite3.Row]:
                         " ORDER BY rowid").fetchall()
 
 
-def event_page(conn: sqlite3.Connection, group_id: int, start: int, end: int, after: tuple[int, int],
+def event_page(conn: sqlite3.Connection, group_id: int, start: int, end: int, before: tuple[int, int],
                limit: int, with_message: bool = True) -> list[tuple[int, int, int, int, str, int]]:
     """(id, stream_id, ts, ingested, message, UTF-8 bytes) of a group's events with start <= ts <=
-    end after (ts, id), in (ts, id) order: one group per statement, so the (group_id, ts, id) index
+    end before (ts, id), newest first ((ts, id) descending: Logs Insights' order when a query does
+    not sort, documented under `dedup`): one group per statement, so the (group_id, ts, id) index
     gives the order and a page costs its own rows (an IN over groups would sort the whole range each
     page). Without `with_message` the text is left out ("") and only measured."""
     cur = conn.cursor()
@@ -102,9 +103,9 @@ def event_page(conn: sqlite3.Connection, group_id: int, start: int, end: int, af
     return cur.execute(
         f"SELECT id, stream_id, ts, ingested, {text}, length(CAST(message AS BLOB)) FROM logs_events"
         " INDEXED BY logs_events_by_group"
-        " WHERE group_id = ? AND ts >= ? AND ts <= ? AND (ts, id) > (?, ?) ORDER BY ts, id LIMIT ?",
-        # The page's lower bound on ts is spelled out: SQLite seeks the index by it, not by the row value.
-        (group_id, max(start, after[0]), end, *after, limit)).fetchall()
+        " WHERE group_id = ? AND ts >= ? AND ts <= ? AND (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT ?",
+        # The page's upper bound on ts is spelled out: SQLite seeks the index by it, not by the row value.
+        (group_id, start, min(end, before[0]), *before, limit)).fetchall()
 
 
 def event_by_id(conn: sqlite3.Connection, account: str, region: str, event_id: int) -> sqlite3.Row | None:
