@@ -2,8 +2,9 @@
 
 Event chaining follows what AWS records: iterations and branches chain on the execution's last
 event; MapIterationSucceeded/Failed do not move that pointer (the next iteration starts from the
-last event of the previous one), and a successful Map's closing events follow the last
-MapIterationSucceeded. Failed attempts that a retrier takes emit no <Type>StateFailed.
+last event of the previous one), a successful Map's closing events follow the last
+MapIterationSucceeded and a successful Parallel's its branches' last event. Failed attempts that
+a retrier takes emit no <Type>StateFailed.
 """
 
 from __future__ import annotations
@@ -109,7 +110,9 @@ def parallel_state(scope: Scope, state: State, raw: Any) -> Fx:
                     failure = k.error
                     break
         if failure is None:
-            rt.emit(scope.fiber, "ParallelStateSucceeded", None)
+            # Like MapStateSucceeded, it does not move the chain: ParallelStateExited follows the
+            # branches' last event (test_parallel_state: Exited #19 has previousEventId 17).
+            rt.emit(scope.fiber, "ParallelStateSucceeded", None, update=False)
             return _finish(scope, state, "Parallel", name, entered, raw, ctx, [k.result for k in kids])
         for k in pending:
             rt.cancel(k)

@@ -1,0 +1,99 @@
+"""Parallel states' histories compared with AWS's recordings (LocalStack's AWS-validated snapshot
+tests/aws/services/stepfunctions/v2/scenarios/test_base_scenarios.snapshot.json), end to end
+through boto3.
+
+The test_parallel_state recording went through LocalStack's SfnNoneRecursiveParallelTransformer,
+which zeroes the branch events' ids and, by a slip in how it splices the sorted branch events back,
+drops ParallelStateSucceeded; the events outside the branches keep AWS's ids. There
+ParallelStateExited is #19 with previousEventId 17: it follows the branches' last event, not
+ParallelStateSucceeded (#18), just as MapStateExited follows the last MapIterationSucceeded."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from sfn_setup import finished, states_role
+
+
+@pytest.fixture(scope="module")
+def role(aws: Callable[..., Any]) -> str:
+    return states_role(aws, "sfnrecb")
+
+
+def _run(aws: Callable[..., Any], role: str, definition: dict[str, Any], data: Any) -> tuple[
+        dict[str, Any], list[dict[str, Any]]]:
+    sfn = aws("stepfunctions")
+    arn = sfn.create_state_machine(name=f"recb-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                   roleArn=role)["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn, input=json.dumps(data))["executionArn"]
+    described = finished(sfn, ex)
+    events = sfn.get_execution_history(executionArn=ex, maxResults=1000)["events"]
+    return described, events
+
+
+def _pass(nxt: str | None = None) -> dict[str, Any]:
+    return {"Type": "Pass", **({"Next": nxt} if nxt else {"End": True})}
+
+
+# test_parallel_state's template: three branches of one, two and three Pass states over [1,2,3,4]
+PARALLEL_STATE = {"StartAt": "LoadInput", "States": {
+    "LoadInput": {"Type": "Pass", "Result": [1, 2, 3, 4], "Next": "ParallelState"},
+    "ParallelState": {"Type": "Parallel", "End": True, "Branches": [
+        {"StartAt": "Branch1", "States": {"Branch1": _pass()}},
+        {"StartAt": "Branch21", "States": {"Branch21": _pass("Branch22"), "Branch22": _pass()}},
+        {"StartAt": "Branch31", "States": {"Branch31": _pass("Branch32"), "Branch32": _pass("Branch33"),
+                                           "Branch33": _pass()}}]}}}
+
+
+def test_parallel_state_history_is_numbered_as_aws_numbers_it(aws: Callable[..., Any], role: str) -> None:
+    described, events = _run(aws, role, PARALLEL_STATE, {})
+    whole = "[[1,2,3,4],[1,2,3,4],[1,2,3,4]]"
+    assert described["status"] == "SUCCEEDED" and described["output"] == whole
+    assert len(events) == 20
+    outside = [(e["id"], e["previousEventId"], e["type"]) for e in events if e["id"] <= 5 or e["id"] >= 18]
+    assert outside == [(1, 0, "ExecutionStarted"), (2, 0, "PassStateEntered"), (3, 2, "PassStateExited"),
+                       (4, 3, "ParallelStateEntered"), (5, 4, "ParallelStateStarted"),
+                       (18, 17, "ParallelStateSucceeded"), (19, 17, "ParallelStateExited"),
+                       (20, 19, "ExecutionSucceeded")]
+    branch = events[5:17]
+    assert sorted(e["stateEnteredEventDetails"]["name"] for e in branch if e["type"] == "PassStateEntered") == [
+        "Branch1", "Branch21", "Branch22", "Branch31", "Branch32", "Branch33"]
+    assert all(e["type"] in ("PassStateEntered", "PassStateExited") for e in branch)
+    for e in branch:
+        details = e.get("stateEnteredEventDetails") or e["stateExitedEventDetails"]
+        assert details.get("input", details.get("output")) == "[1,2,3,4]"
+    assert events[18]["stateExitedEventDetails"] == {"name": "ParallelState", "output": whole,
+                                                     "outputDetails": {"truncated": False}}
+    assert events[19]["executionSucceededEventDetails"] == {"output": whole, "outputDetails": {"truncated": False}}
+
+
+def test_the_state_after_a_parallel_chains_on_its_exit(aws: Callable[..., Any], role: str) -> None:
+    """The pointer ParallelStateSucceeded leaves alone moves again with ParallelStateExited."""
+    definition = {"StartAt": "P", "States": {
+        "P": {"Type": "Parallel", "Next": "After", "Branches": [
+            {"StartAt": "A", "States": {"A": _pass("B"), "B": _pass()}}]},
+        "After": _pass()}}
+    described, events = _run(aws, role, definition, {"k": 1})
+    assert described["status"] == "SUCCEEDED" and described["output"] == '[{"k":1}]'
+    assert [(e["id"], e["previousEventId"], e["type"]) for e in events] == [
+        (1, 0, "ExecutionStarted"), (2, 0, "ParallelStateEntered"), (3, 2, "ParallelStateStarted"),
+        (4, 3, "PassStateEntered"), (5, 4, "PassStateExited"), (6, 5, "PassStateEntered"),
+        (7, 6, "PassStateExited"), (8, 7, "ParallelStateSucceeded"), (9, 7, "ParallelStateExited"),
+        (10, 9, "PassStateEntered"), (11, 10, "PassStateExited"), (12, 11, "ExecutionSucceeded")]
+
+
+def test_a_failed_parallel_still_chains_its_failure(aws: Callable[..., Any], role: str) -> None:
+    """test_parallel_state_fail (open corpus): ParallelStateFailed follows the branch's last event
+    and the execution's failure follows it."""
+    definition = {"StartAt": "ParallelState", "States": {"ParallelState": {
+        "Type": "Parallel", "End": True, "Branches": [
+            {"StartAt": "Branch1", "States": {"Branch1": {"Type": "Fail", "Error": "FailureType"}}}]}}}
+    described, events = _run(aws, role, definition, {})
+    assert (described["status"], described["error"]) == ("FAILED", "FailureType")
+    assert [(e["id"], e["previousEventId"], e["type"]) for e in events] == [
+        (1, 0, "ExecutionStarted"), (2, 0, "ParallelStateEntered"), (3, 2, "ParallelStateStarted"),
+        (4, 3, "FailStateEntered"), (5, 4, "ParallelStateFailed"), (6, 5, "ExecutionFailed")]
