@@ -97,3 +97,43 @@ def test_a_failed_parallel_still_chains_its_failure(aws: Callable[..., Any], rol
     assert [(e["id"], e["previousEventId"], e["type"]) for e in events] == [
         (1, 0, "ExecutionStarted"), (2, 0, "ParallelStateEntered"), (3, 2, "ParallelStateStarted"),
         (4, 3, "FailStateEntered"), (5, 4, "ParallelStateFailed"), (6, 5, "ExecutionFailed")]
+
+
+def test_parallel_state_parameters_history_is_numbered_as_aws_numbers_it(aws: Callable[..., Any],
+                                                                         role: str) -> None:
+    """test_parallel_state[PARALLEL_STATE_PARAMETERS] (recorded 12-09-2024): two branches of one Pass
+    over the Parameters; ParallelStateExited is #9 with previousEventId 7."""
+    def branch(name: str) -> dict[str, Any]:
+        return {"StartAt": name, "States": {name: _pass()}}
+    definition = {"StartAt": "TestState", "States": {"TestState": {
+        "Type": "Parallel", "End": True, "Parameters": {"static-input-0": 0, "static-input-1": [1]},
+        "Branches": [branch("Branch0State0"), branch("Branch1State0")]}}}
+    described, events = _run(aws, role, definition, {})
+    whole = '[{"static-input-0":0,"static-input-1":[1]},{"static-input-0":0,"static-input-1":[1]}]'
+    assert described["output"] == whole
+    assert [(e["id"], e["previousEventId"], e["type"]) for e in events if e["id"] <= 3 or e["id"] >= 8] == [
+        (1, 0, "ExecutionStarted"), (2, 0, "ParallelStateEntered"), (3, 2, "ParallelStateStarted"),
+        (8, 7, "ParallelStateSucceeded"), (9, 7, "ParallelStateExited"), (10, 9, "ExecutionSucceeded")]
+    for e in events[3:7]:
+        details = e.get("stateEnteredEventDetails") or e["stateExitedEventDetails"]
+        assert details.get("input", details.get("output")) == '{"static-input-0":0,"static-input-1":[1]}'
+
+
+# --------------------------------------------------------------------------- the execution's input, encoded again
+def test_the_first_state_enters_with_the_input_encoded_again(aws: Callable[..., Any], role: str) -> None:
+    """test_map_state_result_writer (recorded 19-08-2024): ExecutionStarted keeps '["Hello", "World"]'
+    as given, MapStateEntered has '["Hello","World"]' (older, 02-2024 recordings kept the spacing in
+    the first state's input too; the newer one is followed)."""
+    sfn = aws("stepfunctions")
+    definition = {"StartAt": "MapState", "States": {"MapState": {"Type": "Map", "End": True, "ItemProcessor": {
+        "ProcessorConfig": {"Mode": "INLINE"}, "StartAt": "Inner", "States": {"Inner": _pass()}}}}}
+    arn = sfn.create_state_machine(name=f"recb-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                   roleArn=role)["stateMachineArn"]
+    raw = '["Hello", "World"]'
+    ex = sfn.start_execution(stateMachineArn=arn, input=raw)["executionArn"]
+    described = finished(sfn, ex)
+    assert described["status"] == "SUCCEEDED" and described["input"] == raw
+    events = sfn.get_execution_history(executionArn=ex)["events"]
+    assert events[0]["executionStartedEventDetails"]["input"] == raw
+    assert events[1]["type"] == "MapStateEntered"
+    assert events[1]["stateEnteredEventDetails"]["input"] == '["Hello","World"]'
