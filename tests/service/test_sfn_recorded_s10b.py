@@ -137,3 +137,53 @@ def test_the_first_state_enters_with_the_input_encoded_again(aws: Callable[..., 
     assert events[0]["executionStartedEventDetails"]["input"] == raw
     assert events[1]["type"] == "MapStateEntered"
     assert events[1]["stateEnteredEventDetails"]["input"] == '["Hello","World"]'
+
+
+
+# --------------------------------------------------------------------------- a Distributed Map over an ItemReader
+ITEMS = [{"verdict": "true", "statement_date": "6/11/2008", "statement_source": "speech"},
+         {"verdict": "false", "statement_date": "6/7/2022", "statement_source": "television"},
+         {"verdict": "mostly-true", "statement_date": "5/18/2016", "statement_source": "news"}]
+
+
+def test_item_reader_map_history_is_numbered_as_aws_numbers_it(aws: Callable[..., Any], role: str) -> None:
+    """test_map_item_reader_base_json_max_items_jsonata (recorded 13-11-2024): MapStateStarted's length
+    is 0 (the items are read later), MapStateSucceeded follows MapRunSucceeded (#6 after #5) and
+    MapStateExited follows MapRunStarted (#7 after #4)."""
+    aws("iam").put_role_policy(RoleName=role.rsplit("/", 1)[1], PolicyName="read", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}))
+    bucket = f"recb-{uuid.uuid4().hex[:10]}"
+    aws("s3").create_bucket(Bucket=bucket)
+    aws("s3").put_object(Bucket=bucket, Key="file.json", Body=json.dumps(ITEMS).encode())
+    definition = {"QueryLanguage": "JSONata", "StartAt": "MapState", "States": {"MapState": {
+        "Type": "Map", "End": True,
+        "ItemReader": {"Resource": "arn:aws:states:::s3:getObject",
+                       "ReaderConfig": {"InputType": "JSON", "MaxItems": "{% $states.input.MaxItems %}"},
+                       "Arguments": {"Bucket": "{% $states.input.Bucket %}", "Key": "{% $states.input.Key %}"}},
+        "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+                          "StartAt": "Pass", "States": {"Pass": {"Type": "Pass", "End": True}}}}}}
+    described, events = _run(aws, role, definition, {"Bucket": bucket, "Key": "file.json", "MaxItems": 2})
+    assert described["status"] == "SUCCEEDED", described.get("cause")
+    assert json.loads(described["output"]) == ITEMS[:2]
+    assert [(e["id"], e["previousEventId"], e["type"]) for e in events] == [
+        (1, 0, "ExecutionStarted"), (2, 0, "MapStateEntered"), (3, 2, "MapStateStarted"), (4, 3, "MapRunStarted"),
+        (5, 4, "MapRunSucceeded"), (6, 5, "MapStateSucceeded"), (7, 4, "MapStateExited"),
+        (8, 7, "ExecutionSucceeded")]
+    assert events[2]["mapStateStartedEventDetails"] == {"length": 0}
+
+
+def test_distributed_map_over_its_input_chains_its_exit_on_the_run_s_end(aws: Callable[..., Any],
+                                                                         role: str) -> None:
+    """test_map_state_config_distributed_item_selector (02-2024) and test_map_state_result_writer
+    (08-2024): without an ItemReader the length is the input's and both closing events follow
+    MapRunSucceeded."""
+    definition = {"StartAt": "MapState", "States": {"MapState": {"Type": "Map", "End": True, "ItemProcessor": {
+        "ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+        "StartAt": "Pass", "States": {"Pass": {"Type": "Pass", "End": True}}}}}}
+    described, events = _run(aws, role, definition, ["Hello", "World"])
+    assert described["output"] == '["Hello","World"]'
+    assert [(e["id"], e["previousEventId"], e["type"]) for e in events] == [
+        (1, 0, "ExecutionStarted"), (2, 0, "MapStateEntered"), (3, 2, "MapStateStarted"), (4, 3, "MapRunStarted"),
+        (5, 4, "MapRunSucceeded"), (6, 5, "MapStateSucceeded"), (7, 5, "MapStateExited"),
+        (8, 7, "ExecutionSucceeded")]
+    assert events[2]["mapStateStartedEventDetails"] == {"length": 2}

@@ -344,7 +344,9 @@ def map_state(scope: Scope, state: State, raw: Any) -> Fx:
                 raise err from None
             rt.emit(scope.fiber, "MapStateFailed", None)
             raise err from None
-        rt.emit(scope.fiber, "MapStateStarted", {"length": len(inputs)})
+        # Items an ItemReader fetches are not counted up front: AWS records length 0 (test_base_scenarios'
+        # test_map_item_reader_base_json_max_items_jsonata, 13-11-2024, over two items read).
+        rt.emit(scope.fiber, "MapStateStarted", {"length": 0 if "ItemReader" in state else len(inputs)})
         if by_path:
             try:
                 tolerated = _tolerance(scope, state, raw, ctx, ql)
@@ -422,8 +424,9 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
     tolerance = None if tolerated is None else _failure_limit(
         tolerated.get("ToleratedFailureCount"), tolerated.get("ToleratedFailurePercentage"), n_items)
     settings = None
+    run_started: Event | None = None
     if distributed:
-        rt.emit(fiber, "MapRunStarted", {"mapRunArn": ids.arn})
+        run_started = rt.emit(fiber, "MapRunStarted", {"mapRunArn": ids.arn})
         config = (state.get("ItemProcessor") or {}).get("ProcessorConfig") or {}
         count = (tolerated or {}).get("ToleratedFailureCount")
         pct = (tolerated or {}).get("ToleratedFailurePercentage")
@@ -570,12 +573,21 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
             rt.write(functools.partial(maprun.close_run, run_arn=ids.arn, status="FAILED", now=rt.clock.time(),
                                        error=failure[0], cause=failure[1]))
         return ("err", failure[0], failure[1])
+    succeeded = None
     if distributed:
-        rt.emit(fiber, "MapRunSucceeded", None)
+        succeeded = rt.emit(fiber, "MapRunSucceeded", None)
         rt.write(functools.partial(maprun.close_run, run_arn=ids.arn, status="SUCCEEDED", now=rt.clock.time(),
                                    error=None, cause=None))
     if last_success is not None:
         rt.last = last_success.id
+    if succeeded is not None and run_started is not None and "ItemReader" in state:
+        # Over an ItemReader, AWS chains MapStateSucceeded on MapRunSucceeded but MapStateExited on
+        # MapRunStarted (#6 after #5, #7 after #4 in test_map_item_reader_base_json_max_items_jsonata
+        # and test_map_item_batching_base_json_max_per_batch_jsonata, 13-11-2024; distributed Maps
+        # over their input, 02-2024 and 08-2024, chain both on MapRunSucceeded).
+        rt.last = run_started.id
+        rt.emit(fiber, "MapStateSucceeded", None, prev=succeeded.id, update=False)
+        return ("ok", results)
     rt.emit(fiber, "MapStateSucceeded", None, update=False)
     return ("ok", results)
 
