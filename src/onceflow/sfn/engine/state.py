@@ -18,7 +18,8 @@ from onceflow.sfn.engine.events import Event, emission_order
 from onceflow.sfn.engine.redrive import fanout_superseded  # Map/Parallel: failed children only
 
 # Events after which the next event still chains on this event's predecessor.
-NON_CHAINING = {"ExecutionStarted", "MapIterationSucceeded", "MapIterationFailed", "MapStateSucceeded"}
+NON_CHAINING = {"ExecutionStarted", "MapIterationSucceeded", "MapIterationFailed", "MapStateSucceeded",
+                "ParallelStateSucceeded"}
 
 TERMINAL = {
     "ExecutionSucceeded": "SUCCEEDED",
