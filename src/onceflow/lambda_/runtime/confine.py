@@ -240,15 +240,17 @@ def copy_tree(src: str, dst: str, uid: int | None = None, gid: int | None = None
     """Copy the folders, regular files and symbolic links (as links) under src into the folder dst,
     owned by uid:gid when given. src may be a function's /tmp, written by the function while this
     runs as root: each name is opened relative to its folder's descriptor without following a link,
-    and nothing but a regular file is read (a FIFO would block, a device is no file of its)."""
+    and nothing but a regular file is read (a FIFO would block, a device is no file of its). Only
+    src's own file system is copied: the folders mounted into it (the Python folders put back where
+    the worker's /tmp covered them, such as a virtualenv under /tmp) are the host's, not the function's."""
     fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        _copy_from(fd, dst, uid, gid)
+        _copy_from(fd, dst, uid, gid, os.fstat(fd).st_dev)
     finally:
         os.close(fd)
 
 
-def _copy_from(dir_fd: int, dst: str, uid: int | None, gid: int | None) -> None:
+def _copy_from(dir_fd: int, dst: str, uid: int | None, gid: int | None, device: int) -> None:
     with os.scandir(dir_fd) as entries:
         names = [entry.name for entry in entries]
     for name in names:
@@ -268,9 +270,11 @@ def _copy_from(dir_fd: int, dst: str, uid: int | None, gid: int | None) -> None:
             continue
         try:
             info = os.fstat(fd)
+            if info.st_dev != device:
+                continue  # another file system mounted here (not the function's): left out
             if stat.S_ISDIR(info.st_mode):
                 os.mkdir(target, 0o700)
-                _copy_from(fd, target, uid, gid)
+                _copy_from(fd, target, uid, gid, device)
             elif stat.S_ISREG(info.st_mode):
                 with open(target, "xb") as out:
                     while chunk := os.read(fd, 1 << 20):
