@@ -33,3 +33,12 @@ def lambda_role(aws: Callable[..., Any], prefix: str) -> str:
     """A new role (unique name) that trusts Lambda; its ARN."""
     name = f"{prefix}-{uuid.uuid4().hex[:8]}"
     return str(aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(LAMBDA_TRUST))["Role"]["Arn"])
+
+
+def admin_role(aws: Callable[..., Any], prefix: str) -> str:
+    """A new role that trusts Lambda and is allowed everything (AWS's recordings used an administrator
+    role); its ARN."""
+    arn = lambda_role(aws, prefix)
+    everything = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+    aws("iam").put_role_policy(RoleName=arn.rsplit("/", 1)[-1], PolicyName="all", PolicyDocument=json.dumps(everything))
+    return arn

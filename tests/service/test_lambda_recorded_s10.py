@@ -3,29 +3,23 @@ last part: revisions, function ARNs, provisioned concurrency limits, event sourc
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from lambda_setup import LAMBDA_TRUST, zip_of
+from lambda_setup import admin_role, zip_of
 
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
 ARN = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:"
-EVERYTHING = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
     """A role allowed everything (the recordings used an administrator role): mappings may read queues."""
-    iam = aws("iam")
-    name = f"rec10-{uuid.uuid4().hex[:8]}"
-    arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(LAMBDA_TRUST))["Role"]["Arn"]
-    iam.put_role_policy(RoleName=name, PolicyName="all", PolicyDocument=json.dumps(EVERYTHING))
-    return str(arn)
+    return admin_role(aws, "rec10")
 
 
 def _create(aws: Callable[..., Any], role: str, name: str | None = None, **extra: Any) -> dict[str, Any]:

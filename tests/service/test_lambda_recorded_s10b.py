@@ -17,16 +17,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from lambda_setup import admin_role
 
 from serverproc import ServerProcess, client_factory
 
 ACCOUNT, REGION = "000000000000", "us-east-1"
 FN_ARN = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:"
-EVERYTHING = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
-TRUST = {
-    "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-}
 # The recordings' handler: prints, logs, raises when asked, else answers the event and its context.
 HANDLER = '''import logging
 logger = logging.getLogger()
@@ -67,11 +63,7 @@ def aws(server: ServerProcess) -> Callable[..., Any]:
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
     """An administrator role, as the recordings used (lambda_su_role)."""
-    iam = aws("iam")
-    name = f"rec10b-{uuid.uuid4().hex[:8]}"
-    arn = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
-    iam.put_role_policy(RoleName=name, PolicyName="all", PolicyDocument=json.dumps(EVERYTHING))
-    return str(arn)
+    return admin_role(aws, "rec10b")
 
 
 def zipped(text: str) -> bytes:

@@ -11,15 +11,14 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from sfn_setup import TRUST, finished
+from sfn_setup import TRUST, finished, states_role
 
 PASS = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"sfn-moto-{uuid.uuid4().hex[:8]}"
-    return aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    return states_role(aws, "sfn-moto")
 
 
 @pytest.fixture(scope="module")

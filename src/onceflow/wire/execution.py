@@ -140,7 +140,7 @@ class Execution:
 
         The sync thread's fsyncs are shared by every answer they cover (wire/sync_rounds.py)."""
         await asyncio.sleep(0)
-        if self.in_flight <= 1 and not self.rounds.busy:
+        if self.in_flight <= 1 and not self.rounds.running:
             self.stack.db.sync(seq)
             return
         await self.rounds.wait(seq)

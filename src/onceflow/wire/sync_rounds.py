@@ -21,11 +21,7 @@ class SyncRounds:
         self.executor = executor
         self.waiting: list[tuple[int, asyncio.Future[None]]] = []  # touched on the loop only
         self.wanted = 0  # the highest commit awaited: written on the loop, read by the thread
-        self.running = False  # loop only
-
-    @property
-    def busy(self) -> bool:
-        return self.running
+        self.running = False  # the sync thread is at work (loop only)
 
     async def wait(self, seq: int) -> None:
         """Return once commit `seq` is on disk, sharing the sync thread's fsyncs."""
