@@ -15,7 +15,7 @@ from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.ddb import errors
 from onceflow.ddb.schema import Table
-from onceflow.ddb.service import DynamoDB
+from onceflow.ddb.service import CROSS_ACCOUNT, DynamoDB
 from onceflow.errors import ServiceError
 from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.store.db import Database
@@ -121,8 +121,13 @@ class ResourcePolicies:
 
     def lookup(self, ctx: RequestContext, resource: str) -> str | None:
         """The policy of the table (or stream) a resource ARN is on, for the authorizer: an index's
-        ARN is governed by its table's policy."""
+        ARN is governed by its table's policy. Across accounts a policy grants only the operations
+        DynamoDB serves there (service.CROSS_ACCOUNT); for the others no policy applies, so the call is
+        refused as one no resource-based policy allows (UNCONFIRMED: AWS's answer to, say, UpdateTimeToLive
+        on another account's table is not recorded)."""
         if not resource.startswith(f"arn:{partition(ctx.region)}:dynamodb:"):
+            return None
+        if ctx.service == "dynamodb" and ctx.operation not in CROSS_ACCOUNT and resource.split(":")[4] != ctx.account:
             return None
         base = resource.partition("/index/")[0]
         if base in self._cache:

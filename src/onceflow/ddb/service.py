@@ -49,8 +49,11 @@ class DynamoDB:
         self._tables[(t.account, t.region, t.name)] = t
 
     def table(self, account: str, region: str, name: str, describe: bool = False) -> Table:
+        """The table `name` (or a table ARN) names for a caller of `account`. An ARN of another account
+        names that account's table: the authorizer has let the call through only where that table's
+        resource policy grants it and DynamoDB serves the operation across accounts (CROSS_ACCOUNT)."""
         if name.startswith("arn:"):
-            name = table_name_of(account, region, name, describe)
+            account, name = table_of_arn(region, name, describe)
         key = (account, region, name)
         t = self._tables.get(key)
         if t is None:
@@ -85,7 +88,7 @@ class DynamoDB:
             self.streams.close(conn, t)
             self.backups.stop_history(conn, t)
             self.store.delete_table(conn, t)
-        self._tables.pop((account, region, t.name), None)
+        self._tables.pop((t.account, region, t.name), None)
         return {"TableDescription": t.describe("DELETING", count, size)}
 
     def list_tables(self, account: str, region: str, start: str | None, limit: int | None) -> dict[str, Any]:
@@ -138,7 +141,7 @@ class DynamoDB:
                 self._index_update(conn, t, u, sent)
             t.attributes = used_attributes(t)
             self.store.save_table(conn, t)
-        self._tables[(account, region, t.name)] = t
+        self.remember(t)
         return {"TableDescription": t.describe("ACTIVE", *self.store.stats(t.id))}
 
     def _index_update(self, conn: sqlite3.Connection, t: Table, u: dict[str, Any], sent: list[str]) -> None:
@@ -188,7 +191,7 @@ class DynamoDB:
             t.tags.pop(k, None)
         with self.db.transaction() as conn:
             self.store.save_table(conn, t)
-        self._tables[(account, region, t.name)] = t
+        self.remember(t)
 
     def save(self, t: Table) -> None:
         """Store a changed copy of a table's schema and make it the one served."""
@@ -207,12 +210,13 @@ class DynamoDB:
         return dict(self._by_arn(account, region, arn).tags)
 
     def _by_arn(self, account: str, region: str, arn: str) -> Table:
-        prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
-        if not arn.startswith(prefix):
+        """The table a tagging call's ResourceArn names (another account's too: see table())."""
+        owner = _arn_account(region, arn)
+        if owner is None:
             raise errors.invalid_table_arn(arn)
-        name = arn[len(prefix):].split("/")[0]
+        name = arn.split(":table/", 1)[1].split("/")[0]
         try:
-            return self.table(account, region, name)
+            return self.table(owner, region, name)
         except Exception:
             raise errors.table_arn_not_found(arn) from None
 
@@ -416,15 +420,32 @@ def used_attributes(t: Table) -> dict[str, str]:
     return {n: ty for n, ty in t.attributes.items() if n in used}
 
 
-def table_name_of(account: str, region: str, arn: str, describe: bool) -> str:
-    """The table a table ARN names. An ARN of another region names no table of the caller's; one of another
-    account is refused by the authorizer unless that table's resource policy grants the call, and then
-    names no table here either (reaching another account's table is not served)."""
-    prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
-    name = arn[len(prefix):] if arn.startswith(prefix) else ""
+# The operations DynamoDB serves on another account's table once its resource policy grants them (AWS's
+# "DynamoDB API operations supported by resource-based policies", rbac-iam-actions: "Cross-account
+# support" Yes). The others (PartiQL, backups, PITR, TTL, exports, resource policies, ...) are refused
+# across accounts by the authorizer whatever the policy says (policies.lookup).
+CROSS_ACCOUNT = frozenset({
+    "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
+    "TransactGetItems", "TransactWriteItems", "DescribeTable", "UpdateTable", "DeleteTable",
+    "TagResource", "UntagResource", "ListTagsOfResource"})
+
+
+def _arn_account(region: str, arn: str) -> str | None:
+    """The account of a table ARN in the caller's region and partition (None: not such an ARN)."""
+    parts = arn.split(":", 5)
+    if len(parts) < 6 or parts[:4] != ["arn", partition(region), "dynamodb", region] or not (
+            parts[4].isdigit() and len(parts[4]) == 12 and parts[5].startswith("table/")):
+        return None
+    return parts[4]
+
+
+def table_of_arn(region: str, arn: str, describe: bool) -> tuple[str, str]:
+    """(owner account, table name) of a table ARN. An ARN of another region names no table of the caller's."""
+    owner = _arn_account(region, arn)
+    name = arn.split(":table/", 1)[1] if owner is not None else ""
     if not name or "/" in name:
         raise table_not_found(arn) if describe else not_found()
-    return name
+    return owner or "", name
 
 
 def read_units(size: int, p: dict[str, Any]) -> float:

@@ -29,7 +29,10 @@ def authorization(planner: Planner, account: str, region: str, operation: str,
             st = parse(s["Statement"])
         except StatementError:
             continue
-        arn = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{st.table}"
+        # A statement may name its table by ARN (another account's too: then it is that table's policy
+        # that is asked, and PartiQL is not served across accounts).
+        arn = st.table if st.table.startswith("arn:") else (
+            f"arn:{partition(region)}:dynamodb:{region}:{account}:table/{st.table}")
         keys: dict[str, list[str]] = {}
         if st.index is not None:
             arn += f"/index/{st.index}"
