@@ -29,7 +29,7 @@ from typing import Any
 
 import boto3
 import botocore.config
-from servers import spawn_moto, spawn_onceflow, wait_port
+from servers import spawn_granian, spawn_moto, spawn_onceflow, wait_port
 
 COMMITTING = ("PutItem", "UpdateItem ADD", "DeleteItem")  # operations whose answer waits for a durable commit
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=16)
@@ -373,6 +373,8 @@ def main() -> None:
                     help="also onceflow from another checkout's src folder (before/after in one run)")
     ap.add_argument("--uvloop", action="store_true",
                     help="also onceflow with --event-loop uvloop (a candidate, on a data folder of its own)")
+    ap.add_argument("--granian", action="store_true",
+                    help="also onceflow's app served by granian instead of uvicorn (a candidate; granian importable)")
     args = ap.parse_args()
     counts = [int(x) for x in args.clients.split(",")]
     data = tempfile.mkdtemp(prefix="onceflow-bench-")
@@ -392,6 +394,10 @@ def main() -> None:
                                          "--event-loop", "uvloop")
         procs.append(uv_proc)
         targets["uvloop"] = (uv_url, uv_proc.pid)
+    if args.granian:
+        gr_proc, gr_url = spawn_granian(tempfile.mkdtemp(prefix="onceflow-bench-granian-"))
+        procs.append(gr_proc)
+        targets["granian"] = (gr_url, gr_proc.pid)
     if not args.no_moto:
         moto_proc, moto_url = spawn_moto()
         wait_port(moto_url)
@@ -437,6 +443,12 @@ def main() -> None:
                     uv_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (uv["client_cpu_us"] + uv["server_cpu_us"])
                     print(" " * 31 + f"uvloop: {uv['p50_ms'] / floor:.2f}x floor, server CPU "
                           f"{uv['server_cpu_us'] / of['server_cpu_us']:.2f}x asyncio's, {uv_cpu:.2f}x by cpu",
+                          flush=True)
+                if "granian" in row:
+                    gr = row["granian"]
+                    gr_cpu = (fl["client_cpu_us"] + fl["server_cpu_us"]) / (gr["client_cpu_us"] + gr["server_cpu_us"])
+                    print(" " * 31 + f"granian: {gr['p50_ms'] / floor:.2f}x floor, server CPU "
+                          f"{gr['server_cpu_us'] / of['server_cpu_us']:.2f}x uvicorn's, {gr_cpu:.2f}x by cpu",
                           flush=True)
         if args.ops:
             own = in_process(min(args.ops, 1000))

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 # A null HTTP server: answers every request with the same bytes (what boto3 alone costs).
 # argv: the response as hex, then the port (0: any free one, printed on stdout).
@@ -65,6 +66,15 @@ def spawn_onceflow(data: str | None, *extra: str, src: str | None = None) -> tup
     where = ["--data", data] if data else ["--in-memory"]
     args = [sys.executable, "-m", "onceflow", "serve", "--port", "0", *where, *extra]
     env = None if src is None else {**os.environ, "PYTHONPATH": src}
+    return _spawn_ready(args, env)
+
+
+def spawn_granian(data: str) -> tuple[subprocess.Popen[str], str]:
+    """onceflow's app on granian instead of uvicorn (bench/granian_serve.py; granian importable)."""
+    return _spawn_ready([sys.executable, str(Path(__file__).with_name("granian_serve.py")), "--data", data], None)
+
+
+def _spawn_ready(args: list[str], env: dict[str, str] | None) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert proc.stdout is not None
     for line in proc.stdout:
