@@ -1,6 +1,6 @@
 """After `pip install`, pytest loads the plugin by itself: a wheel of this tree installed in a
-virtual environment (its dependencies from the system's), and a test there that uses the fixture
-with no `-p` option and no PYTHONPATH."""
+virtual environment (its dependencies from the system's, or from the running virtual environment's),
+and a test there that uses the fixture with no `-p` option and no PYTHONPATH."""
 
 from __future__ import annotations
 
@@ -33,6 +33,15 @@ def test_the_installed_wheel_loads_the_plugin_by_itself(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
+    if sys.prefix != sys.base_prefix:
+        # Run from a virtual environment, "the system's" packages are that environment's, which
+        # --system-site-packages does not reach: list its folders (their .pth files stay unread,
+        # so its own onceflow is not importable there).
+        inner = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+                               capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+        import site
+
+        Path(inner, "outer-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     installed = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
                                capture_output=True, text=True, timeout=300, env=env)
     assert installed.returncode == 0, installed.stderr
