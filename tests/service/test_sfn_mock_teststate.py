@@ -35,7 +35,8 @@ def probe(sfn: Any, state: dict[str, Any] | None = None, **kw: Any) -> dict[str,
 
 
 def test_a_mocked_result_replaces_the_call(sfn: Any) -> None:
-    out = probe(sfn, mock={"result": json.dumps(RESULT)})
+    # the result shows in DEBUG's inspection data: AWS answers INFO without inspectionData
+    out = probe(sfn, mock={"result": json.dumps(RESULT)}, inspectionLevel="DEBUG")
     assert out["status"] == "SUCCEEDED"
     assert json.loads(out["output"]) == {"order": {"id": 7}, "result": {"body": "mocked"}}
     assert out["nextState"] == "After"
@@ -54,7 +55,9 @@ def test_debug_shows_each_processing_step(sfn: Any) -> None:
 
 
 def test_info_has_no_debug_steps(sfn: Any) -> None:
-    data = probe(sfn, mock={"result": json.dumps(RESULT)})["inspectionData"]
+    out = probe(sfn, mock={"result": json.dumps(RESULT)})
+    assert "inspectionData" not in out  # AWS's INFO recordings have none at all
+    data = out.get("inspectionData", {})
     assert "afterInputPath" not in data and "afterParameters" not in data and "afterResultSelector" not in data
 
 
@@ -112,8 +115,8 @@ def test_jsonata_debug_shows_the_arguments(sfn: Any) -> None:
 
 @pytest.mark.parametrize("mock, fragment", [
     ({}, "exactly one of result or errorOutput"),
-    ({"result": "{}", "errorOutput": {"error": "E"}}, "exactly one of result or errorOutput"),
-    ({"result": "{not json"}, "not valid JSON"),
+    ({"result": "{}", "errorOutput": {"error": "E"}}, "only one of the following fields: [result, errorOutput]"),
+    ({"result": "{not json"}, "Mocked result must be valid JSON"),
     ({"errorOutput": {"cause": "no error"}}, "errorOutput.error is required"),
 ])
 def test_bad_mocks_are_refused(sfn: Any, mock: dict[str, Any], fragment: str) -> None:

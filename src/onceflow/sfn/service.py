@@ -507,7 +507,7 @@ class SfnService:
             raise E.invalid_definition(f"SCHEMA_VALIDATION_FAILED: The state '{name}' is not a valid state at /")
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
-        mocked = test_state_mock(p.get("mock"), definition)
+        mocked = test_state_mock(p.get("mock"), definition, bool(p.get("revealSecrets")))
         if p.get("revealSecrets"):
             # AWS: revealSecrets needs states:RevealSecrets besides states:TestState
             self.stack.authorize(dataclasses.replace(ctx, operation="RevealSecrets"), p)

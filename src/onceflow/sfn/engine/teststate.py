@@ -40,16 +40,24 @@ FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaF
 TEST_STATE_LIMIT_S = 60.0
 
 
-def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any]) -> Mocked | None:
-    """TestState's `mock` (result or errorOutput) as the answer its Task gives instead of the call;
-    ValidationException for a mock that is not one."""
+def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any], reveal_secrets: bool = False) -> Mocked | None:
+    """TestState's `mock` (result or errorOutput) as the answer its Task, Map or Parallel gives
+    instead of running; ValidationException for a mock that is not one (AWS's recorded wordings:
+    LocalStack's test_state_mock_validation and test_test_state_mock_scenarios snapshots)."""
+    kind = state.get("Type")
     if mock is None:
+        if kind in ("Map", "Parallel"):  # their iterations or branches never run in TestState
+            raise E.test_state_needs_mock()
         return None
+    if kind not in ("Task", "Map", "Parallel"):
+        raise E.validation(f"State type '{kind}' is not supported when a mock is specified")
     has_result, has_error = mock.get("result") is not None, mock.get("errorOutput") is not None
-    if has_result == has_error:
-        raise E.validation("A mock must specify exactly one of result or errorOutput")
-    if state.get("Type") not in ("Task", "Map", "Parallel"):
-        raise E.validation(f"A mock can only be specified for a Task, Map or Parallel state, not {state.get('Type')}")
+    if has_result and has_error:
+        raise E.validation("A test mock should have only one of the following fields: [result, errorOutput].")
+    if not has_result and not has_error:
+        raise E.validation("A mock must specify exactly one of result or errorOutput")  # UNCONFIRMED wording
+    if reveal_secrets:
+        raise E.validation("TestState does not support RevealSecrets when a mock is specified.")
     if has_error:
         error = mock["errorOutput"].get("error")
         if not error:
@@ -58,10 +66,14 @@ def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any]) -> Mocke
     try:
         result = json.loads(mock["result"])
     except ValueError:
-        raise E.validation("mock.result is not valid JSON") from None
+        raise E.validation("Mocked result must be valid JSON") from None
+    if kind == "Map":
+        _check_map_result(result, state)
+    elif kind == "Parallel":
+        _check_parallel_result(result, state)
     mode = mock.get("fieldValidationMode") or "STRICT"
     # A Map's or Parallel's result has no API model to check it against.
-    model = _output_model(state.get("Resource")) if mode != "NONE" and state.get("Type") == "Task" else None
+    model = _output_model(state.get("Resource")) if mode != "NONE" and kind == "Task" else None
     if model is not None:
         shapes, output, label = model
         problem = check_result(result, shapes, output, strict=mode == "STRICT")
@@ -69,6 +81,25 @@ def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any]) -> Mocke
             raise E.validation(f"The mocked result does not conform to the output of {label} "
                                f"(fieldValidationMode {mode}): {problem}")
     return Mocked(False, result=result)
+
+
+def _check_map_result(result: Any, state: dict[str, Any]) -> None:
+    """A Map's result is its iterations' results (an array), or with a ResultWriter the writer's
+    summary (an object)."""
+    if "ResultWriter" in state:
+        if not isinstance(result, dict):
+            raise E.validation("Mocked result must be a JSON object.")
+    elif not isinstance(result, list):
+        raise E.validation("Mocked result must be an array.")
+
+
+def _check_parallel_result(result: Any, state: dict[str, Any]) -> None:
+    """A Parallel's result holds one item per branch."""
+    if not isinstance(result, list):
+        raise E.validation("Mocked result must be an array.")
+    branches = state.get("Branches")
+    if isinstance(branches, list) and len(result) != len(branches):
+        raise E.validation("Mocked result must contain the same number of items as number of Parallel branches.")
 
 
 # aws-sdk service names that botocore spells otherwise
@@ -156,6 +187,8 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
     if inspection_level in ("DEBUG", "TRACE") and node.type == "Map":
         scope = Scope(rt, "r", dict(variables), query_language, HANDLERS)
         out["inspectionData"].update(map_inspection(scope, node, state_input, reader_data))
+    if inspection_level not in ("DEBUG", "TRACE"):
+        del out["inspectionData"]  # AWS answers INFO with the outcome alone (every INFO recording)
     return out
 
 

@@ -1,0 +1,242 @@
+"""TestState against AWS's recorded answers.
+
+Each case sends what one of LocalStack's AWS-validated TestState tests sent and expects what its
+snapshot recorded (tests/aws/services/stepfunctions/v2/test_state/<file>.snapshot.json in
+localstack/localstack; the states are its templates under templates/test_state/statemachines/).
+The snapshot entry each case comes from is named beside it (<file>::<test>[<params>]). The
+recordings parse JSON strings and replace ARNs' partitions and regions, uuids and request ids;
+the assertions here compare the same parts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import botocore.config
+import pytest
+from botocore.exceptions import ClientError
+
+# --- the templates (templates/test_state/statemachines/*.json5)
+BASE_PASS_STATE = {"Type": "Pass", "End": True}
+BASE_FAIL_STATE = {"Type": "Fail", "Error": "SomeFailure",
+                   "Cause": "This state machines raises a 'SomeFailure' failure."}
+BASE_SUCCEED_STATE = {"Type": "Succeed"}
+BASE_LAMBDA_SERVICE_TASK_STATE = {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": True}
+_INNER_LAMBDA = {"Type": "Task", "QueryLanguage": "JSONata", "Resource": "arn:aws:states:::lambda:invoke",
+                 "Arguments": {"FunctionName": "foo", "Payload": "bar"}, "End": True}
+_DISTRIBUTED = {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}
+BASE_MAP_STATE = {
+    "Comment": "BASE_MAP_STATE", "Type": "Map", "QueryLanguage": "JSONata", "Items": "{% $states.input.Values %}",
+    "ItemProcessor": {"ProcessorConfig": _DISTRIBUTED, "StartAt": "TestState", "States": {"TestState": _INNER_LAMBDA}},
+    "Output": "{% $states %}", "End": True,
+}
+MAP_TASK_STATE = {
+    "Comment": "MAP_TASK_STATE", "Type": "Map", "QueryLanguage": "JSONata", "Items": "{% $states.input.Values %}",
+    "ItemProcessor": {"ProcessorConfig": _DISTRIBUTED, "StartAt": "TestState", "States": {"TestState": _INNER_LAMBDA}},
+    "Output": {
+        "result": "{% $map($states.result, function($v) { $v = 1 ? 'pass' : 'failed' }) %}",
+        "successCount": "{% $count($states.result[$ = 1]) %}",
+        "failedCount": "{% $count($states.result[$ = 0]) %}",
+    },
+    "ToleratedFailureCount": 1,
+    "Retry": [{"ErrorEquals": ["MockException"], "MaxAttempts": 3},
+              {"ErrorEquals": ["States.ExceedToleratedFailureThreshold"], "MaxAttempts": 2}],
+    "Catch": [{"ErrorEquals": ["States.ExceedToleratedFailureThreshold"], "Output": "{% $states %}",
+               "Next": "HandleThresholdExceeded"},
+              {"ErrorEquals": ["MockException"], "Output": "{% $states %}", "Next": "HandleMockException"}],
+    "End": True,
+}
+BASE_MAP_STATE_WITH_RESULT_WRITER = {
+    "Comment": "BASE_MAP_STATE", "Type": "Map", "ItemsPath": "$.Values",
+    "ItemProcessor": {"ProcessorConfig": _DISTRIBUTED, "StartAt": "TestState", "States": {"TestState": {
+        "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+        "Parameters": {"FunctionName": "foo", "Payload": "bar"}, "End": True}}},
+    "ResultWriter": {"Resource": "arn:aws:states:::s3:putObject",
+                     "Parameters": {"Bucket": "result-bucket", "Prefix": "mapJobs"}},
+    "Label": "TestMap", "End": True,
+}
+BASE_PARALLEL_STATE = {
+    "Comment": "BASE_PARALLEL_STATE", "Type": "Parallel",
+    "Branches": [{"StartAt": f"Branch{i}", "States": {f"Branch{i}": _INNER_LAMBDA}} for i in (1, 2)],
+    "End": True,
+}
+_PUT_ITEM = {"Type": "Task", "Resource": "arn:aws:states:::dynamodb:putItem",
+             "Parameters": {"TableName.$": "$.TableName", "Item.$": "$.Item"}, "End": True}
+BASE_DYNAMODB_SERVICE_TASK_STATE = _PUT_ITEM
+IO_DYNAMODB_SERVICE_TASK_STATE = {**_PUT_ITEM, "ResultPath": "$.putItemOutput"}
+IO_OUTPUT_PATH_DYNAMODB_SERVICE_TASK_STATE = {**_PUT_ITEM, "ResultPath": "$.putItemOutput",
+                                              "OutputPath": "$.putItemOutput"}
+BASE_EVENTS_PUT_EVENTS_TASK_STATE = {"Type": "Task", "Resource": "arn:aws:states:::events:putEvents",
+                                     "Parameters": {"Entries.$": "$.Entries"}, "End": True}
+BASE_SQS_SEND_MESSAGE_TASK_STATE = {"Type": "Task", "Resource": "arn:aws:states:::sqs:sendMessage",
+                                    "Parameters": {"QueueUrl.$": "$.QueueUrl", "MessageBody.$": "$.MessageBody"},
+                                    "End": True}
+BASE_SFN_START_EXECUTION_TASK_STATE = {
+    "Type": "Task", "QueryLanguage": "JSONata", "Resource": "arn:aws:states:::states:startExecution",
+    "Arguments": {"Input": "{% $states.input.targetInput %}", "StateMachineArn": "{% $states.input.stateMachineArn %}",
+                  "Name": "{% $states.input.name %}"},
+    "Output": {"targetExecutionResult": "{% $states.result %}"}, "End": True,
+}
+
+
+@pytest.fixture(scope="module")
+def sfn(aws: Callable[..., Any]) -> Any:
+    # TestState's endpoint carries a "sync-" host prefix that loopback names cannot take.
+    return aws("stepfunctions", config=botocore.config.Config(retries={"max_attempts": 1}, inject_host_prefix=False))
+
+
+def call(sfn: Any, state: dict[str, Any], data: Any = None, **kw: Any) -> dict[str, Any]:
+    if data is not None:
+        kw["input"] = json.dumps(data)
+    out: dict[str, Any] = sfn.test_state(definition=json.dumps(state), **kw)
+    out.pop("ResponseMetadata", None)
+    return out
+
+
+def refusal(sfn: Any, state: dict[str, Any], data: Any = None, **kw: Any) -> tuple[str, str]:
+    with pytest.raises(ClientError) as e:
+        call(sfn, state, data, **kw)
+    err = e.value.response["Error"]
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    return err["Code"], err["Message"]
+
+
+def parsed(answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer as the recordings show it: output and inspection data parsed from JSON."""
+    out = dict(answer)
+    if "output" in out:
+        out["output"] = json.loads(out["output"])
+    if "inspectionData" in out:
+        out["inspectionData"] = {k: json.loads(v) if isinstance(v, str) else v
+                                 for k, v in out["inspectionData"].items()}
+    return out
+
+
+# ---------------------------------------------------------------- test_state_mock_validation
+NOT_MOCKABLE = "State type '{}' is not supported when a mock is specified"
+NO_FANOUT = ("TestState API does not support Map or Parallel states. "
+             "Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
+
+
+@pytest.mark.parametrize("mock", [{"result": json.dumps({"mock": "the unmockable"})},
+                                  {"errorOutput": {"error": "Error", "cause": "Cause"}}],
+                         ids=["mock_result", "mock_error_output"])
+@pytest.mark.parametrize("state", [BASE_PASS_STATE, BASE_FAIL_STATE, BASE_SUCCEED_STATE],
+                         ids=["PassState", "FailState", "SucceedState"])
+def test_a_state_without_a_call_takes_no_mock(sfn: Any, state: dict[str, Any], mock: dict[str, Any]) -> None:
+    # test_state_mock_validation::test_state_type_does_not_accept_mock[<mock>-<State>] (6 entries)
+    assert refusal(sfn, state, inspectionLevel="TRACE", mock=mock) == (
+        "ValidationException", NOT_MOCKABLE.format(state["Type"]))
+
+
+@pytest.mark.parametrize("state", [BASE_MAP_STATE, MAP_TASK_STATE, BASE_PARALLEL_STATE],
+                         ids=["MapState", "MapTaskState", "ParallelState"])
+def test_a_map_or_parallel_needs_a_mock(sfn: Any, state: dict[str, Any]) -> None:
+    # test_state_mock_validation::test_state_type_requires_mock[MapState|MapTaskState|ParallelState]
+    assert refusal(sfn, state, inspectionLevel="TRACE") == ("InvalidDefinition", NO_FANOUT)
+
+
+def test_a_mock_has_a_result_or_an_error_not_both(sfn: Any) -> None:
+    # test_state_mock_validation::test_both_mock_result_and_mock_error_output_are_set
+    mock = {"result": json.dumps({"mock": "response"}), "errorOutput": {"error": "Error", "cause": "Cause"}}
+    assert refusal(sfn, BASE_LAMBDA_SERVICE_TASK_STATE, inspectionLevel="TRACE", mock=mock) == (
+        "ValidationException", "A test mock should have only one of the following fields: [result, errorOutput].")
+
+
+def test_reveal_secrets_takes_no_mock(sfn: Any) -> None:
+    # test_state_mock_validation::test_reveal_secrets_is_true_and_mock_result_is_set
+    mock = {"result": json.dumps({"mock": "response"})}
+    assert refusal(sfn, BASE_LAMBDA_SERVICE_TASK_STATE, inspectionLevel="TRACE", mock=mock, revealSecrets=True) == (
+        "ValidationException", "TestState does not support RevealSecrets when a mock is specified.")
+
+
+def test_a_map_mock_without_result_writer_is_an_array(sfn: Any) -> None:
+    # test_state_mock_validation::test_mock_result_is_not_array_on_map_state_without_result_writer
+    mock = {"result": json.dumps({"mock": "array is expected but object is provided instead"})}
+    assert refusal(sfn, BASE_MAP_STATE, inspectionLevel="TRACE", mock=mock) == (
+        "ValidationException", "Mocked result must be an array.")
+
+
+def test_a_map_mock_with_result_writer_is_an_object(sfn: Any) -> None:
+    # test_state_mock_validation::test_mock_result_is_not_object_on_map_state_with_result_writer
+    mock = {"result": json.dumps(["object is expected but array is provided instead"])}
+    assert refusal(sfn, BASE_MAP_STATE_WITH_RESULT_WRITER, inspectionLevel="TRACE", mock=mock) == (
+        "ValidationException", "Mocked result must be a JSON object.")
+
+
+def test_a_parallel_mock_is_an_array(sfn: Any) -> None:
+    # test_state_mock_validation::test_mock_result_is_not_array_on_parallel_state
+    mock = {"result": json.dumps({"mock": "array is expected"})}
+    assert refusal(sfn, BASE_PARALLEL_STATE, inspectionLevel="TRACE", mock=mock) == (
+        "ValidationException", "Mocked result must be an array.")
+
+
+@pytest.mark.parametrize("items", [1, 3])
+def test_a_parallel_mock_has_one_item_per_branch(sfn: Any, items: int) -> None:
+    # test_state_mock_validation::test_mock_result_array_size_mismatch_on_parallel_state (2 branches;
+    # the recording's plan names 1 item and 3 items: both are refused alike)
+    mock = {"result": json.dumps([{"branch": i} for i in range(items)])}
+    assert refusal(sfn, BASE_PARALLEL_STATE, inspectionLevel="TRACE", mock=mock) == (
+        "ValidationException", "Mocked result must contain the same number of items as number of Parallel branches.")
+
+
+# ---------------------------------------------------------------- test_test_state_mock_scenarios
+def test_a_mocked_result_is_json_even_without_field_validation(sfn: Any) -> None:
+    # test_test_state_mock_scenarios::test_base_lambda_service_task_mock_is_not_json_string
+    mock = {"result": "not JSON string", "fieldValidationMode": "NONE"}
+    assert refusal(sfn, BASE_LAMBDA_SERVICE_TASK_STATE, {"FunctionName": "f", "Payload": None},
+                   inspectionLevel="INFO", mock=mock) == ("ValidationException", "Mocked result must be valid JSON")
+
+
+def test_a_mocked_lambda_result_is_the_output(sfn: Any) -> None:
+    # test_test_state_mock_scenarios::test_base_lambda_service_task_mock_success: INFO has no inspectionData
+    result = {"Payload": "function output", "SdkHttpMetadata": {"HttpStatusCode": 200}}
+    out = call(sfn, BASE_LAMBDA_SERVICE_TASK_STATE, {"FunctionName": "f", "Payload": None},
+               inspectionLevel="INFO", mock={"result": json.dumps(result)})
+    assert parsed(out) == {"output": result, "status": "SUCCEEDED"}
+
+
+@pytest.mark.parametrize("state,expected", [
+    (BASE_DYNAMODB_SERVICE_TASK_STATE, {"SdkHttpMetadata": {"HttpStatusCode": 200}}),
+    (IO_DYNAMODB_SERVICE_TASK_STATE, {"TableName": "t", "Item": {"data": {"S": "HelloWorld"}, "id": {"S": "id1"}},
+                                      "putItemOutput": {"SdkHttpMetadata": {"HttpStatusCode": 200}}}),
+    (IO_OUTPUT_PATH_DYNAMODB_SERVICE_TASK_STATE, {"SdkHttpMetadata": {"HttpStatusCode": 200}}),
+], ids=["base", "io", "io_output_path"])
+def test_a_mocked_put_item_goes_through_result_and_output_path(sfn: Any, state: dict[str, Any],
+                                                               expected: dict[str, Any]) -> None:
+    # test_test_state_mock_scenarios::test_io_dynamodb_service_task_mock_success[base|io|io_output_path]
+    data = {"TableName": "t", "Item": {"data": {"S": "HelloWorld"}, "id": {"S": "id1"}}}
+    out = call(sfn, state, data, inspectionLevel="INFO",
+               mock={"result": json.dumps({"SdkHttpMetadata": {"HttpStatusCode": 200}})})
+    assert parsed(out) == {"output": expected, "status": "SUCCEEDED"}
+
+
+def test_a_mocked_put_events(sfn: Any) -> None:
+    # test_test_state_mock_scenarios::test_put_events_mock_success
+    result = {"Entries": [{"EventId": "0b6d8f4e-6c2e-4b8a-9a8e-5d1f2c3b4a59"}]}
+    data = {"Entries": [{"Detail": "detail", "DetailType": "detail_type", "Source": "source"}]}
+    out = call(sfn, BASE_EVENTS_PUT_EVENTS_TASK_STATE, data, inspectionLevel="INFO",
+               mock={"result": json.dumps(result)})
+    assert parsed(out) == {"output": result, "status": "SUCCEEDED"}
+
+
+def test_a_mocked_send_message(sfn: Any) -> None:
+    # test_test_state_mock_scenarios::test_send_sqs_message_success
+    result = {"MD5OfMessageBody": "2a4f0b0c6e2f8c1a3d5e7f9b1c3d5e7f",
+              "MessageId": "5f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"}
+    out = call(sfn, BASE_SQS_SEND_MESSAGE_TASK_STATE, {"QueueUrl": "queue_url", "MessageBody": "message_body"},
+               inspectionLevel="INFO", mock={"result": json.dumps(result)})
+    assert parsed(out) == {"output": result, "status": "SUCCEEDED"}
+
+
+def test_a_mocked_start_execution_in_jsonata(sfn: Any) -> None:
+    # test_test_state_mock_scenarios::test_sfn_start_execution_success
+    target = "arn:aws:states:us-east-1:111111111111:stateMachine:TargetStateMachine"
+    result = {"ExecutionArn": "arn:aws:states:us-east-1:111111111111:execution:TargetStateMachine:TestStartTarget",
+              "StartDate": "2025-12-03T00:34:15.123456"}
+    out = call(sfn, BASE_SFN_START_EXECUTION_TASK_STATE,
+               {"stateMachineArn": target, "targetInput": None, "name": "TestStartTarget"},
+               inspectionLevel="INFO", mock={"result": json.dumps(result)})
+    assert parsed(out) == {"output": {"targetExecutionResult": result}, "status": "SUCCEEDED"}
