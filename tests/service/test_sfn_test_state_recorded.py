@@ -10,13 +10,20 @@ the assertions here compare the same parts.
 
 from __future__ import annotations
 
+import io
 import json
+import uuid
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
 import botocore.config
 import pytest
 from botocore.exceptions import ClientError
+
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": ["states.amazonaws.com", "lambda.amazonaws.com"]},
+     "Action": "sts:AssumeRole"}]})
 
 # --- the templates (templates/test_state/statemachines/*.json5)
 BASE_PASS_STATE = {"Type": "Pass", "End": True}
@@ -240,3 +247,132 @@ def test_a_mocked_start_execution_in_jsonata(sfn: Any) -> None:
                {"stateMachineArn": target, "targetInput": None, "name": "TestStartTarget"},
                inspectionLevel="INFO", mock={"result": json.dumps(result)})
     assert parsed(out) == {"output": {"targetExecutionResult": result}, "status": "SUCCEEDED"}
+
+
+# ---------------------------------------------------------------- test_test_state_scenarios
+BASE_RESULT_PASS_STATE = {"Type": "Pass", "Result": {"resultKey": "result value"}, "End": True}
+IO_PASS_STATE = {"Type": "Pass", "InputPath": "$.initialData",
+                 "Parameters": {"staticValue": "some value", "inputValue.$": "$.fieldFromInput"},
+                 "ResultPath": "$.modifiedData", "End": True}
+IO_RESULT_PASS_STATE = {**IO_PASS_STATE, "Result": {"resultKey": "result value"}}
+BASE_CHOICE_STATE = {"Type": "Choice", "Choices": [
+    {"Not": {"Variable": "$.type", "StringEquals": "Private"}, "Next": "Public"},
+    {"Variable": "$.value", "NumericEquals": 0, "Next": "ValueIsZero"},
+    {"And": [{"Variable": "$.value", "NumericGreaterThanEquals": 20}, {"Variable": "$.value", "NumericLessThan": 30}],
+     "Next": "ValueInTwenties"},
+], "Default": "DefaultState"}
+
+HELLO = {"Value": "HelloWorld"}
+NESTED = {"initialData": {"fieldFromInput": "value from input", "otherField": "other"},
+          "unrelatedData": {"someOtherField": 1234}}
+CHOICE_INPUT = {"type": "Private", "value": 22}
+RESULT = {"resultKey": "result value"}
+PARAMS = {"staticValue": "some value", "inputValue": "value from input"}
+FAILED = {"cause": "This state machines raises a 'SomeFailure' failure.", "error": "SomeFailure", "status": "FAILED"}
+# (state, input, the INFO answer, the inspectionData DEBUG and TRACE add): the entries
+# test_test_state_scenarios::test_base_inspection_level_<info|debug|trace>[<id>]
+SCENARIOS = {
+    "BASE_PASS_STATE": (BASE_PASS_STATE, HELLO, {"output": HELLO, "status": "SUCCEEDED"}, {
+        "afterInputPath": HELLO, "afterParameters": HELLO, "afterResultPath": HELLO, "afterResultSelector": HELLO,
+        "input": HELLO}),
+    "BASE_RESULT_PASS_STATE": (BASE_RESULT_PASS_STATE, HELLO, {"output": RESULT, "status": "SUCCEEDED"}, {
+        "afterResultPath": RESULT, "afterResultSelector": RESULT, "input": HELLO, "result": RESULT}),
+    "IO_PASS_STATE": (IO_PASS_STATE, NESTED, {"output": {**NESTED, "modifiedData": PARAMS}, "status": "SUCCEEDED"}, {
+        "afterInputPath": NESTED["initialData"], "afterParameters": PARAMS,
+        "afterResultPath": {**NESTED, "modifiedData": PARAMS}, "afterResultSelector": PARAMS, "input": NESTED}),
+    "IO_RESULT_PASS_STATE": (IO_RESULT_PASS_STATE, NESTED, {"output": {**NESTED, "modifiedData": RESULT},
+                                                            "status": "SUCCEEDED"}, {
+        "afterResultPath": {**NESTED, "modifiedData": RESULT}, "afterResultSelector": RESULT, "input": NESTED,
+        "result": RESULT}),
+    "BASE_FAIL_STATE": (BASE_FAIL_STATE, HELLO, FAILED, {"afterInputPath": HELLO, "input": HELLO}),
+    "BASE_SUCCEED_STATE": (BASE_SUCCEED_STATE, HELLO, {"output": HELLO, "status": "SUCCEEDED"},
+                           {"afterInputPath": HELLO, "input": HELLO}),
+    "BASE_CHOICE_STATE": (BASE_CHOICE_STATE, CHOICE_INPUT, {"nextState": "ValueInTwenties", "output": CHOICE_INPUT,
+                                                            "status": "SUCCEEDED"},
+                          {"afterInputPath": CHOICE_INPUT, "input": CHOICE_INPUT}),
+}
+
+
+@pytest.fixture(scope="module")
+def role(aws: Callable[..., Any]) -> str:
+    iam = aws("iam")
+    name = f"ts-recorded-{uuid.uuid4().hex[:8]}"
+    arn = str(iam.create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"])
+    iam.put_role_policy(RoleName=name, PolicyName="invoke", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunction",
+                                                "Resource": "*"}]}))
+    return arn
+
+
+@pytest.mark.parametrize("level", ["INFO", "DEBUG", "TRACE"])
+@pytest.mark.parametrize("case", list(SCENARIOS))
+def test_each_inspection_level(sfn: Any, role: str, case: str, level: str) -> None:
+    state, data, info, inspection = SCENARIOS[case]
+    expected = dict(info) if level == "INFO" else {**info, "inspectionData": inspection}
+    assert parsed(call(sfn, state, data, roleArn=role, inspectionLevel=level)) == expected
+
+
+def _function(aws: Callable[..., Any], role: str, source: str) -> str:
+    lam = aws("lambda")
+    name = f"lambda_func_{uuid.uuid4().hex[:8]}"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("fn.py", source)
+    arn = str(lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="fn.handler",
+                                  Code={"ZipFile": buf.getvalue()})["FunctionArn"])
+    lam.get_waiter("function_active_v2").wait(FunctionName=name)
+    return arn
+
+
+@pytest.fixture(scope="module")
+def bytes_function(aws: Callable[..., Any], role: str) -> str:
+    # templates/services/lambdafunctions/return_bytes_str.py
+    return _function(aws, role, "def handler(event, context):\n    return b'\"HelloWorld!\"'\n")
+
+
+@pytest.fixture(scope="module")
+def id_function(aws: Callable[..., Any], role: str) -> str:
+    # templates/services/lambdafunctions/id_function.py
+    return _function(aws, role, "def handler(event, context):\n    return event\n")
+
+
+@pytest.mark.parametrize("level", ["INFO", "DEBUG", "TRACE"])
+def test_a_lambda_task(sfn: Any, role: str, bytes_function: str, level: str) -> None:
+    # test_test_state_scenarios::test_base_lambda_task_state[INFO|DEBUG|TRACE] (BASE_LAMBDA_TASK_STATE):
+    # the output is the function's payload, the JSON string "HelloWorld!"
+    state = {"Type": "Task", "Resource": bytes_function, "End": True}
+    data = {"inputData": "HelloWorld"}
+    out = call(sfn, state, data, roleArn=role, inspectionLevel=level)
+    expected: dict[str, Any] = {"output": '"HelloWorld!"', "status": "SUCCEEDED"}
+    if level != "INFO":
+        expected["inspectionData"] = {"afterInputPath": json.dumps(data), "afterParameters": json.dumps(data),
+                                      "afterResultPath": '"HelloWorld!"', "afterResultSelector": '"HelloWorld!"',
+                                      "input": json.dumps(data), "result": '"HelloWorld!"'}
+        expected["inspectionData"] = {k: json.loads(v) for k, v in expected["inspectionData"].items()}
+        out["inspectionData"] = {k: json.loads(v) for k, v in out["inspectionData"].items()}
+    assert {**out, "output": json.loads(out["output"])} == {**expected, "output": json.loads(expected["output"])}
+
+
+def _without_sdk_metadata(value: Any) -> Any:
+    # the recording's test skips $..SdkHttpMetadata and $..SdkResponseMetadata (headers, request ids)
+    return {k: v for k, v in value.items() if k not in ("SdkHttpMetadata", "SdkResponseMetadata")}
+
+
+@pytest.mark.parametrize("level", ["INFO", "DEBUG", "TRACE"])
+def test_a_lambda_invoke_task(sfn: Any, role: str, id_function: str, level: str) -> None:
+    # test_test_state_scenarios::test_base_lambda_service_task_state[INFO|DEBUG|TRACE]
+    data = {"FunctionName": id_function.rsplit(":", 1)[-1], "Payload": None}
+    out = parsed(call(sfn, BASE_LAMBDA_SERVICE_TASK_STATE, data, roleArn=role, inspectionLevel=level))
+    result = {"ExecutedVersion": "$LATEST", "Payload": {}, "StatusCode": 200}
+    assert out["status"] == "SUCCEEDED"
+    assert _without_sdk_metadata(out["output"]) == result
+    assert "SdkHttpMetadata" in out["output"] and "SdkResponseMetadata" in out["output"]
+    if level == "INFO":
+        assert set(out) == {"output", "status"}
+        return
+    data_out = out["inspectionData"]
+    assert set(data_out) == {"afterInputPath", "afterParameters", "afterResultPath", "afterResultSelector",
+                             "input", "result"}
+    assert data_out["input"] == data_out["afterInputPath"] == data_out["afterParameters"] == data
+    for key in ("afterResultPath", "afterResultSelector", "result"):
+        assert _without_sdk_metadata(data_out[key]) == result, key

@@ -208,14 +208,8 @@ def _debug_data(state: State, state_input: Any, variables: dict[str, Any], event
     try:
         effective = input_path(state, state_input, ctx, variables)
         data["afterInputPath"] = _compact(effective)
-        if state.type == "Pass":  # no call: Parameters, then Result, then ResultPath
-            if "Parameters" in state:
-                effective = template(state["Parameters"], effective, ctx, variables)
-            data["afterParameters"] = _compact(effective)
-            result = state["Result"] if "Result" in state else effective
-            data["result"] = _compact(result)
-            data["afterResultPath"] = _compact(result_path(state, state_input, result))
-            return data
+        if state.type == "Pass":
+            return _pass_data(state, state_input, effective, ctx, variables)
     except StatesError:
         return data
     if params is not None:
@@ -231,6 +225,25 @@ def _debug_data(state: State, state_input: Any, variables: dict[str, Any], event
         data["afterResultPath"] = _compact(result_path(state, state_input, result))
     except StatesError:
         pass
+    return data
+
+
+def _pass_data(state: State, state_input: Any, effective: Any, ctx: dict[str, Any],
+               variables: dict[str, Any]) -> dict[str, str]:
+    """A Pass state's DEBUG steps as AWS records them (test_test_state_scenarios): with a Result,
+    that Result is the result and the input steps are not shown; without one, Parameters' output
+    is what the result steps start from, and no `result` is shown."""
+    if "Result" in state:
+        result = state["Result"]
+        data = {"result": _compact(result)}
+    else:
+        data = {"afterInputPath": _compact(effective)}
+        if "Parameters" in state:
+            effective = template(state["Parameters"], effective, ctx, variables)
+        result = effective
+        data["afterParameters"] = _compact(result)
+    data["afterResultSelector"] = _compact(result)
+    data["afterResultPath"] = _compact(result_path(state, state_input, result))
     return data
 
 
@@ -266,7 +279,8 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
             out.update({k: v for k, v in (("error", error), ("cause", cause)) if v is not None})
             out["status"] = "CAUGHT_ERROR"
         else:
-            inspection["afterResultPath"] = out["output"]
+            if state.type in ("Task", "Map", "Parallel"):  # Succeed, Choice: no result steps (AWS)
+                inspection["afterResultPath"] = out["output"]
             out["status"] = "SUCCEEDED"
     out["inspectionData"] = inspection
     return out
