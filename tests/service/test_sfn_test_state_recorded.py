@@ -376,3 +376,115 @@ def test_a_lambda_invoke_task(sfn: Any, role: str, id_function: str, level: str)
     assert data_out["input"] == data_out["afterInputPath"] == data_out["afterParameters"] == data
     for key in ("afterResultPath", "afterResultSelector", "result"):
         assert _without_sdk_metadata(data_out[key]) == result, key
+
+
+# ---------------------------------------------------------------- test_field_validation_mode(_none, _present)
+BASE_AWS_SDK_S3_GET_OBJECT_TASK_STATE = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",
+                                         "Parameters": {"Bucket.$": "$.Bucket", "Key.$": "$.Key"}, "End": True}
+BASE_AWS_SDK_KMS_ENCRYPT_TASK_STATE = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:kms:encrypt",
+                                       "Parameters": {"KeyId.$": "$.KeyId", "Plaintext.$": "$.Plaintext"},
+                                       "End": True}
+BASE_AWS_SDK_LAMBDA_GET_FUNCTION = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:lambda:getFunction",
+                                    "Parameters": {"FunctionName.$": "$.FunctionName"}, "End": True}
+ENTRIES = {"Entries": [{"Detail": "detail", "DetailType": "detail_type", "Source": "source"}]}
+START_INPUT = {"stateMachineArn": "arn:aws:states:us-east-1:111111111111:stateMachine:TargetStateMachine",
+               "targetInput": None, "name": "TestStartTarget"}
+# (state, input) per template the field validation recordings use
+TASKS = {
+    "eventbridge": (BASE_EVENTS_PUT_EVENTS_TASK_STATE, ENTRIES),
+    "sfn": (BASE_SFN_START_EXECUTION_TASK_STATE, START_INPUT),
+    "lambda": (BASE_LAMBDA_SERVICE_TASK_STATE, {"FunctionName": "function_name", "Payload": None}),
+    "dynamodb": (BASE_DYNAMODB_SERVICE_TASK_STATE, {"TableName": "table_name",
+                                                    "Item": {"data": {"S": "HelloWorld"}, "id": {"S": "id1"}}}),
+    "aws_sdk_s3": (BASE_AWS_SDK_S3_GET_OBJECT_TASK_STATE, {"Bucket": "bucket_name", "Key": "file_key"}),
+    "aws_sdk_kms": (BASE_AWS_SDK_KMS_ENCRYPT_TASK_STATE, {"KeyId": "key_id", "Plaintext": "plain_text"}),
+    "aws_sdk_lambda_get_function": (BASE_AWS_SDK_LAMBDA_GET_FUNCTION, {"FunctionName": "function_name"}),
+}
+# (task, mocked result, the refusal's words after "Mock result schema validation error: "): the
+# entries test_strict_mode_<task>[<id>] of test_field_validation_mode and test_present_mode_<task>[<id>]
+# of test_field_validation_mode_present, which recorded the same words in both modes
+BOTH_MODES_REFUSE = {
+    "wrong_type_top_level_field": ("eventbridge", {"Entries": "Entries value should have been a list of entry objects"},
+                                   "Field 'Entries' must be an array"),
+    "wrong_type_nested_field": ("eventbridge", {"Entries": [{"EventId": ["EventId value should have been a string"]}]},
+                                "Field 'EventId' must be a string"),
+    "wrong_type_2nd_array_element": ("eventbridge", {"Entries": [{"EventId": "First eventId has correct type: string"},
+                                                                 {"EventId": ["Second eventId has incorrect type"]}]},
+                                     "Field 'EventId' must be a string"),
+    "lambda-wrong_integer_type_string": ("lambda", {"StatusCode": "200"}, "Field 'StatusCode' must be a number"),
+    "wrong_float_type_string": ("dynamodb", {"ConsumedCapacity": {"CapacityUnits": "123.45"}},
+                                "Field 'CapacityUnits' must be a number"),
+    "wrong_long_type_string": ("aws_sdk_s3", {"ContentLength": "9000"}, "Field 'ContentLength' must be a number"),
+    "non_existent_enum_value": ("aws_sdk_s3", {"StorageClass": "Papyrus"},
+                                "Field 'StorageClass' is not an expected value"),
+    "wrong_blob_type_number": ("aws_sdk_kms", {"CiphertextBlob": 123}, "Field 'CiphertextBlob' must be a string"),
+    "wrong_blob_length_less_than_minimum": ("aws_sdk_kms", {"CiphertextBlob": ""},
+                                            "Field 'CiphertextBlob' is smaller than the minimum length"),
+    "integer_less_than_minimum_allowed": ("aws_sdk_lambda_get_function", {"Configuration": {"MemorySize": 127}},
+                                          "Field 'MemorySize' is less than the minimum value"),
+    # recorded with 10241 when Lambda's MemorySize went to 10240; botocore 1.44's model says 32768
+    "integer_more_than_maximum_allowed": ("aws_sdk_lambda_get_function", {"Configuration": {"MemorySize": 32769}},
+                                          "Field 'MemorySize' exceeds the maximum value"),
+}
+
+
+@pytest.mark.parametrize("mode", ["STRICT", "PRESENT"])
+@pytest.mark.parametrize("case", list(BOTH_MODES_REFUSE))
+def test_a_mocked_field_that_breaks_the_api_model(sfn: Any, case: str, mode: str) -> None:
+    task, result, words = BOTH_MODES_REFUSE[case]
+    state, data = TASKS[task]
+    mock = {"result": json.dumps(result), "fieldValidationMode": mode}
+    assert refusal(sfn, state, data, inspectionLevel="INFO", mock=mock) == (
+        "ValidationException", f"Mock result schema validation error: {words}")
+
+
+@pytest.mark.parametrize("mode", ["STRICT", "PRESENT"])
+@pytest.mark.parametrize("result", [{"random": "json"}, {}], ids=["field_not_part_of_api_spec", "empty_json"])
+def test_fields_the_api_does_not_define_pass(sfn: Any, result: dict[str, Any], mode: str) -> None:
+    # test_field_validation_mode::test_strict_mode_mock_result_field_not_in_api_spec[<id>] and
+    # test_field_validation_mode_present::test_present_mode_mock_result_field_not_in_api_spec[<id>]
+    out = call(sfn, BASE_EVENTS_PUT_EVENTS_TASK_STATE, ENTRIES, inspectionLevel="INFO",
+               mock={"result": json.dumps(result), "fieldValidationMode": mode})
+    assert parsed(out) == {"output": result, "status": "SUCCEEDED"}
+
+
+@pytest.mark.parametrize("result, words", [
+    ({}, "Required field 'ExecutionArn' is missing"),
+    ({"executionArn": "stringValueExecutionArn", "startDate": "stringValueStartDate"},
+     "Required field 'ExecutionArn' is missing"),
+    ({"ExecutionArn": "stringValueExecutionArn", "StartDate": True}, "Field 'StartDate' must be a string"),
+    ({"ExecutionArn": "stringValueExecutionArn", "StartDate": 1764103483}, "Field 'StartDate' must be a string"),
+], ids=["missing_required_fields", "field_name_not_in_sfn_case", "wrong_timestamp_type_bool",
+        "wrong_timestamp_type_number"])
+def test_strict_wants_the_required_fields_by_their_result_names(sfn: Any, result: dict[str, Any], words: str) -> None:
+    # test_field_validation_mode::test_strict_mode_sfn_task[<id>]: StartExecution's output named as
+    # Step Functions names it (ExecutionArn), the API's own camelCase name is another field
+    assert refusal(sfn, BASE_SFN_START_EXECUTION_TASK_STATE, START_INPUT, inspectionLevel="INFO",
+                   mock={"result": json.dumps(result)}) == (
+        "ValidationException", f"Mock result schema validation error: {words}")
+
+
+@pytest.mark.parametrize("mode, result", [
+    ("PRESENT", {}),
+    ("PRESENT", {"executionArn": "stringValueExecutionArn", "startDate": "stringValueStartDate"}),
+    ("NONE", {}),
+    ("NONE", {"ExecutionArn": "stringValueExecutionArn", "StartDate": True}),
+], ids=["present-missing_required_fields", "present-field_name_not_in_sfn_case", "none-missing_required_fields",
+        "none-wrong_timestamp_type_bool"])
+def test_present_and_none_pass_what_strict_refuses(sfn: Any, mode: str, result: dict[str, Any]) -> None:
+    # test_field_validation_mode_present::test_present_mode_sfn_task_validation_pass[<id>] and
+    # test_field_validation_mode_none::test_none_mode_sfn_task[<id>]
+    out = call(sfn, BASE_SFN_START_EXECUTION_TASK_STATE, START_INPUT, inspectionLevel="INFO",
+               mock={"result": json.dumps(result), "fieldValidationMode": mode})
+    assert parsed(out) == {"output": {"targetExecutionResult": result}, "status": "SUCCEEDED"}
+
+
+@pytest.mark.parametrize("result, words", [
+    ({"StartDate": True}, "Field 'StartDate' must be a string"),
+    ({"ExecutionArn": 1764103483}, "Field 'ExecutionArn' must be a string"),
+], ids=["wrong_timestamp_type_bool", "wrong_string_type_number"])
+def test_present_checks_the_fields_given(sfn: Any, result: dict[str, Any], words: str) -> None:
+    # test_field_validation_mode_present::test_present_mode_sfn_task_validation_fail[<id>]
+    assert refusal(sfn, BASE_SFN_START_EXECUTION_TASK_STATE, START_INPUT, inspectionLevel="INFO",
+                   mock={"result": json.dumps(result), "fieldValidationMode": "PRESENT"}) == (
+        "ValidationException", f"Mock result schema validation error: {words}")

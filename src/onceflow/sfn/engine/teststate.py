@@ -75,11 +75,10 @@ def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any], reveal_s
     # A Map's or Parallel's result has no API model to check it against.
     model = _output_model(state.get("Resource")) if mode != "NONE" and kind == "Task" else None
     if model is not None:
-        shapes, output, label = model
+        shapes, output = model
         problem = check_result(result, shapes, output, strict=mode == "STRICT")
         if problem:
-            raise E.validation(f"The mocked result does not conform to the output of {label} "
-                               f"(fieldValidationMode {mode}): {problem}")
+            raise E.validation(f"Mock result schema validation error: {problem}")
     return Mocked(False, result=result)
 
 
@@ -102,13 +101,13 @@ def _check_parallel_result(result: Any, state: dict[str, Any]) -> None:
         raise E.validation("Mocked result must contain the same number of items as number of Parallel branches.")
 
 
-# aws-sdk service names that botocore spells otherwise
-_BOTOCORE_NAMES = {"sfn": "stepfunctions", "eventbridge": "events"}
+# integration service names that botocore spells otherwise (aws-sdk:sfn, the optimized states:)
+_BOTOCORE_NAMES = {"sfn": "stepfunctions", "states": "stepfunctions", "eventbridge": "events"}
 
 
 @lru_cache(maxsize=256)
-def _output_model(resource: Any) -> tuple[dict[str, Any], str, str] | None:
-    """(botocore shapes, output shape name, 'service:Operation') of a Task resource's API call;
+def _output_model(resource: Any) -> tuple[dict[str, Any], str] | None:
+    """(botocore shapes, output shape name) of a Task resource's API call;
     None when there is none to check against: bare Lambda ARNs and activities (any JSON), .sync
     results (another call's output), or an operation botocore does not know."""
     if not isinstance(resource, str):
@@ -126,7 +125,7 @@ def _output_model(resource: Any) -> tuple[dict[str, Any], str, str] | None:
     op = model["operations"].get(action)
     if op is None or "output" not in op:
         return None
-    return model["shapes"], op["output"]["shape"], f"{service}:{action}"
+    return model["shapes"], op["output"]["shape"]
 
 
 def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any], name: str, role_arn: str,
