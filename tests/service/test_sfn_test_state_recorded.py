@@ -488,3 +488,12 @@ def test_present_checks_the_fields_given(sfn: Any, result: dict[str, Any], words
     assert refusal(sfn, BASE_SFN_START_EXECUTION_TASK_STATE, START_INPUT, inspectionLevel="INFO",
                    mock={"result": json.dumps(result), "fieldValidationMode": "PRESENT"}) == (
         "ValidationException", f"Mock result schema validation error: {words}")
+
+
+# ---------------------------------------------------------------- test_test_state_field_validation_mode
+@pytest.mark.parametrize("result", [{"random": "json"}, {}], ids=["field_not_part_of_api_spec", "empty_json"])
+def test_fields_the_api_does_not_define_pass_with_a_role(sfn: Any, role: str, result: dict[str, Any]) -> None:
+    # test_test_state_field_validation_mode::test_strict_mode_mock_result_field_not_in_api_spec[<id>]
+    out = call(sfn, BASE_EVENTS_PUT_EVENTS_TASK_STATE, ENTRIES, roleArn=role, inspectionLevel="INFO",
+               mock={"result": json.dumps(result)})
+    assert parsed(out) == {"output": result, "status": "SUCCEEDED"}
