@@ -35,7 +35,8 @@ def run(sfn: Any, role: str) -> Callable[..., dict[str, Any]]:
 
 
 def test_a_mocked_map_result_goes_through_result_path(run: Callable[..., dict[str, Any]]) -> None:
-    state = {"Type": "Map", "ItemProcessor": PASS, "ResultPath": "$.out", "Next": "After"}
+    # a mocked Map still reads its items (AWS: 'Reference path "$" must point to array.' for an object)
+    state = {"Type": "Map", "ItemProcessor": PASS, "ItemsPath": "$.xs", "ResultPath": "$.out", "Next": "After"}
     r = run(state, {"xs": [1]}, mock={"result": "[10, 20]"})
     assert (r["status"], r["nextState"], json.loads(r["output"])) == ("SUCCEEDED", "After",
                                                                        {"xs": [1], "out": [10, 20]})

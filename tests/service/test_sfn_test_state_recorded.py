@@ -497,3 +497,135 @@ def test_fields_the_api_does_not_define_pass_with_a_role(sfn: Any, role: str, re
     out = call(sfn, BASE_EVENTS_PUT_EVENTS_TASK_STATE, ENTRIES, roleArn=role, inspectionLevel="INFO",
                mock={"result": json.dumps(result)})
     assert parsed(out) == {"output": result, "status": "SUCCEEDED"}
+
+
+# ---------------------------------------------------------------- test_state_context_object
+_CONTEXT_OBJECT_FULL: dict[str, Any] = {
+    "Execution": {"Id": "arn:aws:states:::execution:MyStateMachine:execution-name-12345",
+                  "Input": {"input-value": 0, "message": "test data", "values": ["charizard", "pikachu", "bulbasaur"]},
+                  "Name": "execution-name-12345", "RoleArn": "arn:aws:iam:::role/StepFunctionsRole",
+                  "StartTime": "2025-01-15T10:30:00.000Z"},
+    "State": {"EnteredTime": "2025-01-15T10:30:01.500Z", "Name": "MyTaskState", "RetryCount": 0},
+    "StateMachine": {"Id": "arn:aws:states:::stateMachine:MyStateMachine", "Name": "MyStateMachine"},
+}
+POKEMON = {"pokemon": ["charizard", "pikachu", "bulbasaur"]}
+LAMBDA_INPUT = {"FunctionName": "lambda_function_name", "Payload": {"input-value": 0}}
+
+
+def context_result_selector(literal: str) -> dict[str, Any]:
+    # templates/context_object/statemachines/context_object_result_selector.json5, state TestState
+    return {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {"FunctionName.$": "$.FunctionName", "Payload": {"Input.$": "$"}},
+            "ResultSelector": {"LambdaOutput.$": "$", "ContextObjectValue.$": literal}, "End": True}
+
+
+def _task_answer(context_value: Any, result: Any) -> dict[str, Any]:
+    selected = {"ContextObjectValue": context_value, "LambdaOutput": result}
+    return {"inspectionData": {
+        "afterInputPath": LAMBDA_INPUT,
+        "afterParameters": {"Payload": {"Input": LAMBDA_INPUT}, "FunctionName": "lambda_function_name"},
+        "afterResultPath": selected, "afterResultSelector": selected, "input": LAMBDA_INPUT, "result": result},
+        "output": selected, "status": "SUCCEEDED"}
+
+
+@pytest.mark.parametrize("literal, value", [
+    ("$$", _CONTEXT_OBJECT_FULL), ("$$.Execution.Input", _CONTEXT_OBJECT_FULL["Execution"]["Input"]),
+    ("$$.Execution.Input.values", ["charizard", "pikachu", "bulbasaur"]),
+], ids=["ALL", "EXECUTION_INPUT", "EXECUTION_INPUT_VALUES"])
+def test_the_given_context_is_the_context_object(sfn: Any, literal: str, value: Any) -> None:
+    # test_state_context_object::test_state_task_context_object[<id>]: $$ is the context given, as given
+    out = call(sfn, context_result_selector(literal), LAMBDA_INPUT, inspectionLevel="TRACE",
+               context=json.dumps(_CONTEXT_OBJECT_FULL), mock={"result": json.dumps(POKEMON)})
+    assert parsed(out) == _task_answer(value, POKEMON)
+
+
+@pytest.mark.parametrize("context, value", [
+    ({"Execution": {}, "State": {}, "StateMachine": {}}, {"Execution": {}, "State": {}, "StateMachine": {}}),
+    ({}, {}),
+], ids=["EMPTY_OBJECTS", "EMPTY"])
+def test_an_empty_context_adds_nothing(sfn: Any, context: dict[str, Any], value: Any) -> None:
+    # test_state_context_object::test_state_context_object_edge_cases[<id>]
+    out = call(sfn, context_result_selector("$$"), LAMBDA_INPUT, inspectionLevel="TRACE",
+               context=json.dumps(context), mock={"result": json.dumps({"pokemon": "pikachu"})})
+    assert parsed(out) == _task_answer(value, {"pokemon": "pikachu"})
+
+
+def test_a_task_token_from_the_context(sfn: Any) -> None:
+    # test_state_context_object::test_state_wait_task_context_object (IO_SQS_SERVICE_TASK_WAIT, no input)
+    queue = "https://sqs.us-east-1.amazonaws.com/111111111111/test-queue"
+    state = {"Comment": "IO_SQS_SERVICE_TASK_WAIT", "Type": "Task",
+             "Resource": "arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+             "Parameters": {"QueueUrl": queue, "MessageBody": {"Message": "Hello from Step Functions!",
+                                                               "TaskToken.$": "$$.Task.Token"}},
+             "ResultPath": "$.SQS", "Next": "NEXT_STATE"}
+    context = json.dumps({**_CONTEXT_OBJECT_FULL, "Task": {"Token": "abcd123"}})
+    out = call(sfn, state, inspectionLevel="TRACE", context=context, mock={"result": json.dumps(POKEMON)})
+    assert parsed(out) == {"inspectionData": {
+        "afterInputPath": {},
+        "afterParameters": {"QueueUrl": queue, "MessageBody": {"Message": "Hello from Step Functions!",
+                                                               "TaskToken": "abcd123"}},
+        "afterResultPath": {"SQS": POKEMON}, "afterResultSelector": POKEMON, "input": {}, "result": POKEMON},
+        "nextState": "NEXT_STATE", "output": {"SQS": POKEMON}, "status": "SUCCEEDED"}
+
+
+def context_items_path(literal: str) -> dict[str, Any]:
+    # templates/context_object/statemachines/context_object_items_path.json5, state TestState
+    return {"Type": "Map", "ItemsPath": literal, "MaxConcurrency": 1,
+            "ItemProcessor": {"StartAt": "HandleItem", "States": {"HandleItem": {"Type": "Pass", "End": True}}},
+            "End": True}
+
+
+@pytest.mark.parametrize("literal, shown", [("$$", "$"), ("$$.Execution.Input", "$.Execution.Input")],
+                         ids=["ALL", "EXECUTION_INPUT"])
+def test_a_map_over_a_context_object_that_is_no_array(sfn: Any, literal: str, shown: str) -> None:
+    # test_state_context_object::test_state_map_context_object[ALL|EXECUTION_INPUT]
+    items = ["fire", "electricity", "grass"]
+    out = call(sfn, context_items_path(literal), items, inspectionLevel="TRACE",
+               context=json.dumps(_CONTEXT_OBJECT_FULL),
+               mock={"result": json.dumps(["CHARIZARD", "PIKACHU", "BULBASAUR"])})
+    assert parsed(out) == {"cause": f'Reference path "{shown}" must point to array.', "error": "States.Runtime",
+                           "inspectionData": {"afterInputPath": items, "input": items}, "status": "FAILED"}
+
+
+def test_a_map_over_a_context_array(sfn: Any) -> None:
+    # test_state_context_object::test_state_map_context_object[EXECUTION_INPUT_VALUES] (the recording's
+    # JSON strings are spaced, '["fire", ...]'; compared parsed here)
+    items, mocked = ["fire", "electricity", "grass"], ["CHARIZARD", "PIKACHU", "BULBASAUR"]
+    out = call(sfn, context_items_path("$$.Execution.Input.values"), items, inspectionLevel="TRACE",
+               context=json.dumps(_CONTEXT_OBJECT_FULL), mock={"result": json.dumps(mocked)})
+    assert parsed(out) == {"inspectionData": {
+        "afterInputPath": items, "afterItemsPath": ["charizard", "pikachu", "bulbasaur"], "afterResultPath": mocked,
+        "afterResultSelector": mocked, "input": items, "maxConcurrency": 1}, "output": mocked, "status": "SUCCEEDED"}
+
+
+CONTEXT_REFUSED = "Invalid Context object provided: "
+
+
+@pytest.mark.parametrize("state, context, words", [
+    (context_result_selector("$$"), {**_CONTEXT_OBJECT_FULL, "Task": {"Token": "abcd123"}},
+     CONTEXT_REFUSED + "Context object contains 'Task' when state is not a Task state with a '.sync' or "
+     "'.waitForTaskToken' service integration pattern"),
+    ({"Type": "Pass", "InputPath": "$$", "End": True}, _CONTEXT_OBJECT_FULL,
+     "State type 'Pass' is not supported when a mock is specified"),
+], ids=["TOKEN_TASK_NOT_SYNC", "INVALID_STATE_PASS"])
+def test_a_context_the_state_cannot_take(sfn: Any, state: dict[str, Any], context: dict[str, Any],
+                                         words: str) -> None:
+    # test_state_context_object::test_state_context_object_invalid_states[<id>]
+    assert refusal(sfn, state, ["fire", "electricity", "grass"], inspectionLevel="TRACE", context=json.dumps(context),
+                   mock={"result": json.dumps({"pokemon": ["CHARIZARD", "PIKACHU", "BULBASAUR"]})}) == (
+        "ValidationException", words)
+
+
+@pytest.mark.parametrize("context, words", [
+    ({"Execution": {"Id": 1}}, "Execution.Id must be a string"),
+    ({"Map": {}}, "'Map' field is not supported when mocking a Context object"),
+    ({"Execution": {"pokemon": "squirtle"}}, "Field 'pokemon' is not allowed"),
+    ({"Pokedex": {}}, "Field 'Pokedex' is not allowed"),
+], ids=["INVALID_EXECUTION_ID_TYPE", "INVALID_MAP", "INVALID_EXECUTION_FIELD", "INVALID_FIELD"])
+def test_a_context_object_that_is_not_one(sfn: Any, context: dict[str, Any], words: str) -> None:
+    # test_state_context_object::test_state_context_object_validation_failures[<id>]
+    mock = {"result": json.dumps({"ExecutionArn": "exec_arn", "StartDate": "2025-12-03T18:51:50.000000"})}
+    assert refusal(sfn, BASE_SFN_START_EXECUTION_TASK_STATE, {"stateMachineArn": "arn", "targetInput": None,
+                                                               "name": "exec_name"},
+                   inspectionLevel="TRACE", context=json.dumps(context), mock=mock) == (
+        "ValidationException", CONTEXT_REFUSED + words)

@@ -491,7 +491,7 @@ class SfnService:
 
     # ------------------------------------------------------------------ TestState
     def test_state(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        from onceflow.sfn.engine.teststate import run_test_state, test_state_mock
+        from onceflow.sfn.engine.teststate import run_test_state, test_state_context, test_state_mock
 
         try:
             definition = _loads(p["definition"])
@@ -508,6 +508,7 @@ class SfnService:
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
         mocked = test_state_mock(p.get("mock"), definition, bool(p.get("revealSecrets")))
+        context = test_state_context(p.get("context"), definition)
         if p.get("revealSecrets"):
             # AWS: revealSecrets needs states:RevealSecrets besides states:TestState
             self.stack.authorize(dataclasses.replace(ctx, operation="RevealSecrets"), p)
@@ -520,7 +521,8 @@ class SfnService:
                               state_input, variables if isinstance(variables, dict) else {}, language,
                               mocked=mocked, inspection_level=p.get("inspectionLevel") or "INFO",
                               retry_count=retries, reveal_secrets=bool(p.get("revealSecrets")),
-                              map_failures=config.get("mapIterationFailureCount"), reader_data=reader_data)
+                              map_failures=config.get("mapIterationFailureCount"), reader_data=reader_data,
+                              context=context)
 
     @staticmethod
     def _json_input(text: str | None) -> Any:

@@ -101,6 +101,65 @@ def _check_parallel_result(result: Any, state: dict[str, Any]) -> None:
         raise E.validation("Mocked result must contain the same number of items as number of Parallel branches.")
 
 
+# TestState's `context`: the fields a context object may hold (the Map's are refused), by part.
+_CONTEXT_FIELDS: dict[str, dict[str, str]] = {
+    "Execution": {"Id": "string", "Input": "any", "Name": "string", "RoleArn": "string", "StartTime": "string",
+                  "RedriveCount": "number", "RedriveTime": "string"},
+    "State": {"EnteredTime": "string", "Name": "string", "RetryCount": "number"},
+    "StateMachine": {"Id": "string", "Name": "string"},
+    "Task": {"Token": "string"},
+}
+
+
+def test_state_context(text: str | None, state: dict[str, Any]) -> dict[str, Any] | None:
+    """TestState's `context`, the whole of $$ for the state, checked as AWS checks it (LocalStack's
+    AWS-validated test_state_context_object snapshot): ValidationException "Invalid Context object
+    provided: ..." for a field it may not hold, a wrong type, or a Task part where the state
+    has no task token."""
+    if text is None:
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        raise _bad_context("Context object must be valid JSON") from None  # UNCONFIRMED wording
+    if not isinstance(doc, dict):
+        raise _bad_context("Context object must be a JSON object")  # UNCONFIRMED wording
+    for part, value in doc.items():
+        if part == "Map":
+            raise _bad_context("'Map' field is not supported when mocking a Context object")
+        fields = _CONTEXT_FIELDS.get(part)
+        if fields is None:
+            raise _bad_context(f"Field '{part}' is not allowed")
+        if not isinstance(value, dict):
+            raise _bad_context(f"{part} must be an object")  # UNCONFIRMED wording
+        for key, item in value.items():
+            _check_context_field(part, key, item, fields)
+    if "Task" in doc and not _has_task_token(state):
+        raise _bad_context("Context object contains 'Task' when state is not a Task state with a '.sync' or "
+                           "'.waitForTaskToken' service integration pattern")
+    return doc
+
+
+def _check_context_field(part: str, key: str, item: Any, fields: dict[str, str]) -> None:
+    kind = fields.get(key)
+    if kind is None:
+        raise _bad_context(f"Field '{key}' is not allowed")
+    if kind == "string" and not isinstance(item, str):
+        raise _bad_context(f"{part}.{key} must be a string")
+    if kind == "number" and (isinstance(item, bool) or not isinstance(item, (int, float))):
+        raise _bad_context(f"{part}.{key} must be a number")  # UNCONFIRMED wording
+
+
+def _has_task_token(state: dict[str, Any]) -> bool:
+    resource = state.get("Resource")
+    return state.get("Type") == "Task" and isinstance(resource, str) and resource.endswith(
+        (".waitForTaskToken", ".sync", ".sync:2"))
+
+
+def _bad_context(problem: str) -> Exception:
+    return E.validation(f"Invalid Context object provided: {problem}")
+
+
 # integration service names that botocore spells otherwise (aws-sdk:sfn, the optimized states:)
 _BOTOCORE_NAMES = {"sfn": "stepfunctions", "states": "stepfunctions", "eventbridge": "events"}
 
@@ -132,7 +191,7 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
                    state_input: Any, variables: dict[str, Any], query_language: str, *,
                    mocked: Mocked | None = None, inspection_level: str = "INFO",
                    retry_count: int = 0, reveal_secrets: bool = False, map_failures: int | None = None,
-                   reader_data: Any = None) -> dict[str, Any]:
+                   reader_data: Any = None, context: dict[str, Any] | None = None) -> dict[str, Any]:
     inline = MemoryEngine(engine.stack, scale=1e9, halting=engine)  # a Wait state does not wait in TestState
     now = time.time()
     prefix = f"arn:{partition(region)}:states:{region}:{account}"
@@ -167,6 +226,7 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
         outcome["variables"] = scope.variables
 
     rt = Runtime(inline, row, History(list(inline.events)), root)
+    rt.context_given = context
     rt.deadline = now + TEST_STATE_LIMIT_S
     traced: list[dict[str, Any]] = []  # TRACE: an HTTP Task's request and response (inline calls see it)
     token = HTTP_TRACE.set((traced, reveal_secrets)) if inspection_level == "TRACE" else None
@@ -180,18 +240,21 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
         outcome["error"], outcome["cause"] = inline.closed
     out = _result(node, state_input, outcome, inline.events, retry_count)
     if inspection_level in ("DEBUG", "TRACE"):
-        out["inspectionData"].update(_debug_data(node, state_input, variables, inline.events))
+        out["inspectionData"].update(_debug_data(node, state_input, variables, inline.events, context or {}))
     if traced:
         out["inspectionData"].update(traced[-1])
     if inspection_level in ("DEBUG", "TRACE") and node.type == "Map":
         scope = Scope(rt, "r", dict(variables), query_language, HANDLERS)
         out["inspectionData"].update(map_inspection(scope, node, state_input, reader_data))
+    if inspection_level in ("DEBUG", "TRACE") and out["status"] == "SUCCEEDED" and node.type in ("Map", "Parallel"):
+        out["inspectionData"].update(_fanout_result_data(node, mocked, context or {}, variables))
     if inspection_level not in ("DEBUG", "TRACE"):
         del out["inspectionData"]  # AWS answers INFO with the outcome alone (every INFO recording)
     return out
 
 
-def _debug_data(state: State, state_input: Any, variables: dict[str, Any], events: list[Event]) -> dict[str, str]:
+def _debug_data(state: State, state_input: Any, variables: dict[str, Any], events: list[Event],
+                ctx: dict[str, Any]) -> dict[str, str]:
     """DEBUG's data-processing steps of a Task or Pass: the effective input after InputPath and
     Parameters (Arguments in JSONata), and the result after ResultSelector and ResultPath."""
     data: dict[str, str] = {}
@@ -203,7 +266,6 @@ def _debug_data(state: State, state_input: Any, variables: dict[str, Any], event
         if params is not None:
             data["afterArguments"] = _compact(json.loads(params))
         return data
-    ctx: dict[str, Any] = {}
     try:
         effective = input_path(state, state_input, ctx, variables)
         data["afterInputPath"] = _compact(effective)
@@ -225,6 +287,20 @@ def _debug_data(state: State, state_input: Any, variables: dict[str, Any], event
     except StatesError:
         pass
     return data
+
+
+def _fanout_result_data(state: State, mocked: Mocked | None, ctx: dict[str, Any],
+                        variables: dict[str, Any]) -> dict[str, str]:
+    """A mocked Map's or Parallel's afterResultSelector (JSONPath): its result through ResultSelector."""
+    if mocked is None or mocked.throws or state.query_language == "JSONata":
+        return {}
+    result = mocked.result
+    try:
+        if "ResultSelector" in state:
+            result = template(state["ResultSelector"], result, ctx, variables)
+    except StatesError:
+        return {}
+    return {"afterResultSelector": _compact(result)}
 
 
 def _pass_data(state: State, state_input: Any, effective: Any, ctx: dict[str, Any],
@@ -285,4 +361,4 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
     return out
 
 
-__all__ = ["run_test_state", "test_state_mock"]
+__all__ = ["run_test_state", "test_state_context", "test_state_mock"]
