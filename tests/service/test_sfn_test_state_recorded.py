@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import uuid
 import zipfile
 from collections.abc import Callable
@@ -629,3 +630,166 @@ def test_a_context_object_that_is_not_one(sfn: Any, context: dict[str, Any], wor
                                                                "name": "exec_name"},
                    inspectionLevel="TRACE", context=json.dumps(context), mock=mock) == (
         "ValidationException", CONTEXT_REFUSED + words)
+
+
+# ---------------------------------------------------------------- test_state_configuration
+_JSONATA_MAP = {"Type": "Map", "QueryLanguage": "JSONata", "Items": "{% $states.input.Values %}",
+                "ItemProcessor": {"ProcessorConfig": _DISTRIBUTED, "StartAt": "TestState", "States": {"TestState": {
+                    "Type": "Task", "Resource": "arn:aws:lambda:your-region:your-account-id:function:"
+                                                "yourHelloWorldFunction", "End": True}}}}
+BASE_MAP_STATE_CATCH = {**_JSONATA_MAP, "Comment": "BASE_MAP_STATE_CATCH", "Catch": [
+    {"ErrorEquals": ["MockException"], "Output": "{% $states %}", "Next": "HandleMockError"},
+    {"ErrorEquals": ["States.ExceedToleratedFailureThreshold"], "Output": "{% $states %}", "Next": "HandleThreshold"},
+], "ToleratedFailureCount": 1, "End": True}
+BASE_MAP_STATE_RETRY = {**_JSONATA_MAP, "Comment": "BASE_MAP_STATE_RETRY", "Retry": [
+    {"ErrorEquals": ["MockException"], "MaxAttempts": 3},
+    {"ErrorEquals": ["States.ExceedToleratedFailureThreshold"], "MaxAttempts": 2},
+], "ToleratedFailureCount": 1, "End": True}
+BASE_TASK_STATE_RETRY = {"Comment": "BASE_TASK_STATE_RETRY", "QueryLanguage": "JSONata", "Type": "Task",
+                         "Resource": "arn:aws:states:::lambda:invoke",
+                         "Arguments": {"FunctionName": "foo", "Payload": "bar"},
+                         "Retry": [{"ErrorEquals": ["MockException"], "IntervalSeconds": 1, "MaxAttempts": 5,
+                                    "BackoffRate": 2.0}], "End": True}
+BASE_MAP_STATE_MACHINE = {"Comment": "BASE_MAP_STATE_MACHINE", "StartAt": "State0", "States": {"State0": {
+    "Type": "Map", "ItemsPath": "$.Values",
+    "ItemProcessor": {"ProcessorConfig": _DISTRIBUTED, "StartAt": "HandleItem",
+                      "States": {"HandleItem": {"Type": "Pass", "End": True}}},
+    "ToleratedFailureCount": 2, "End": True}}}
+MAP_ITEM_READER_STATE_MACHINE = {"Comment": "MAP_ITEM_READER_STATE_MACHINE", "QueryLanguage": "JSONata",
+                                 "StartAt": "State0", "States": {"State0": {
+                                     "Type": "Map", "MaxConcurrency": 1,
+                                     "ItemReader": {"ReaderConfig": {"InputType": "JSON"},
+                                                    "Resource": "arn:aws:states:::s3:getObject",
+                                                    "Arguments": {"Bucket": "{% $states.input.Bucket %}",
+                                                                  "Key": "{% $states.input.Key %}"}},
+                                     "ItemProcessor": {"ProcessorConfig": _DISTRIBUTED, "StartAt": "HandleItem",
+                                                       "States": {"HandleItem": {"Type": "Pass", "End": True}}},
+                                     "End": True}}}
+VALUES = {"Values": ["first", "second", "third"]}
+EXCEEDED = {"cause": "The specified tolerated failure threshold was exceeded",
+            "error": "States.ExceedToleratedFailureThreshold"}
+MOCK_ERROR = {"errorOutput": {"error": "MockException", "cause": "Mock the error cause."}}
+MOCK_FAILED = {"cause": "Mock the error cause.", "error": "MockException", "status": "FAILED"}
+LEVELS = ["INFO", "DEBUG", "TRACE"]
+
+
+def _check_states(value: Any, role: str, result_or_error: dict[str, Any]) -> None:
+    """JSONata's {% $states %} as Output: the input, the context TestState runs in (an express
+    execution of a state machine with made-up names, the state named StateName) and the result."""
+    assert set(value) == {"input", "context", *result_or_error}
+    assert value["input"] == VALUES
+    assert {k: value[k] for k in result_or_error} == result_or_error
+    ctx = value["context"]
+    assert set(ctx) == {"Execution", "StateMachine", "State"}
+    execution, machine, state = ctx["Execution"], ctx["StateMachine"], ctx["State"]
+    assert set(execution) == {"Id", "Input", "Name", "RoleArn", "StartTime"}
+    m = re.fullmatch(r"arn:aws:states:us-east-1:\d{12}:express:([^:]+):([^:]+)", execution["Id"])
+    assert m, execution["Id"]
+    assert (execution["Name"], execution["Input"], execution["RoleArn"]) == (m.group(2), VALUES, role)
+    assert machine == {"Id": execution["Id"].replace(":express:", ":stateMachine:").rsplit(":", 1)[0],
+                       "Name": m.group(1)}
+    assert set(state) == {"Name", "EnteredTime", "RetryCount"} and (state["Name"], state["RetryCount"]) == (
+        "StateName", 0)
+
+
+def _debug(level: str, answer: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    return answer if level == "INFO" else {**answer, "inspectionData": data}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_mocked_map_with_no_tolerance_ignores_failed_iterations(sfn: Any, role: str, level: str) -> None:
+    # test_state_configuration::test_map_state_failure_count[<level>-BASE_MAP_STATE]: without
+    # ToleratedFailure* fields the failure count takes no effect
+    for failures, result in ((0, [1, 1, 1]), (2, [0, 0, 1])):
+        out = parsed(call(sfn, BASE_MAP_STATE, VALUES, roleArn=role, inspectionLevel=level,
+                          stateConfiguration={"mapIterationFailureCount": failures},
+                          mock={"result": json.dumps(result)}))
+        _check_states(out.pop("output"), role, {"result": result})
+        assert out == _debug(level, {"status": "SUCCEEDED"}, {"input": VALUES, "maxConcurrency": 0})
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("state", ["BASE_MAP_STATE_CATCH", "BASE_MAP_STATE_RETRY", "MAP_TASK_STATE"])
+def test_failed_iterations_against_the_tolerance(sfn: Any, role: str, level: str, state: str) -> None:
+    # test_state_configuration::test_map_state_failure_count[<level>-<state>]: below (0 failures) the
+    # mock is the result; beyond (2 > ToleratedFailureCount 1) the threshold error, caught or retried
+    definition = {"BASE_MAP_STATE_CATCH": BASE_MAP_STATE_CATCH, "BASE_MAP_STATE_RETRY": BASE_MAP_STATE_RETRY,
+                  "MAP_TASK_STATE": MAP_TASK_STATE}[state]
+    data = {"input": VALUES, "maxConcurrency": 0, "toleratedFailureCount": 1}
+    below = parsed(call(sfn, definition, VALUES, roleArn=role, inspectionLevel=level,
+                        stateConfiguration={"mapIterationFailureCount": 0}, mock={"result": json.dumps([1, 1, 1])}))
+    output: Any = ({"result": ["pass", "pass", "pass"], "successCount": 3, "failedCount": 0}
+                   if state == "MAP_TASK_STATE" else [1, 1, 1])
+    assert below == _debug(level, {"output": output, "status": "SUCCEEDED"}, data)
+    beyond = parsed(call(sfn, definition, VALUES, roleArn=role, inspectionLevel=level,
+                         stateConfiguration={"mapIterationFailureCount": 2}, mock={"result": json.dumps([0, 0, 1])}))
+    if state == "BASE_MAP_STATE_CATCH":
+        _check_states(beyond.pop("output"), role, {"errorOutput": {
+            "Error": "States.ExceedToleratedFailureThreshold",
+            "Cause": "The specified tolerated failure threshold was exceeded"}})
+        assert beyond == _debug(level, {**EXCEEDED, "nextState": "HandleThreshold", "status": "CAUGHT_ERROR"},
+                                {**data, "errorDetails": {"catchIndex": 1}})
+    else:
+        assert beyond == _debug(level, {**EXCEEDED, "status": "RETRIABLE"}, {
+            **data, "errorDetails": {"retryBackoffIntervalSeconds": 1, "retryIndex": 1}})
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_mocked_map_error(sfn: Any, role: str, level: str) -> None:
+    # test_state_configuration::test_map_state_error_caused_by_state[<level>] and
+    # ::test_state_configuration_map_iteration_failure_count_with_state_error[<level>]: the mocked
+    # error fails the Map (no retrier or catcher: no errorDetails)
+    out = parsed(call(sfn, BASE_MAP_STATE, {"Values": [1, 1, 1]}, roleArn=role, inspectionLevel=level,
+                      stateConfiguration={"errorCausedByState": "TestState"},
+                      mock={"errorOutput": {"error": "MockException", "cause": "Mock the cause of the error."}}))
+    assert out == _debug(level, {"cause": "Mock the cause of the error.", "error": "MockException",
+                                 "status": "FAILED"}, {"input": {"Values": [1, 1, 1]}, "maxConcurrency": 0})
+    for failures in (0, 2):
+        out = parsed(call(sfn, BASE_MAP_STATE, VALUES, roleArn=role, inspectionLevel=level, mock=MOCK_ERROR,
+                          stateConfiguration={"mapIterationFailureCount": failures, "errorCausedByState": "TestState"}))
+        assert out == _debug(level, MOCK_FAILED, {"input": VALUES, "maxConcurrency": 0})
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_mocked_map_error_in_a_state_machine(sfn: Any, role: str, level: str) -> None:
+    # test_state_configuration::test_state_machine_with_state_error[<level>] (stateName State0, JSONPath)
+    for failures in (0, 2):
+        config = {"mapIterationFailureCount": failures, "errorCausedByState": "HandleItem"}
+        out = parsed(call(sfn, BASE_MAP_STATE_MACHINE, VALUES, stateName="State0", roleArn=role, inspectionLevel=level,
+                          mock=MOCK_ERROR, stateConfiguration=config))
+        assert out == _debug(level, MOCK_FAILED, {"afterInputPath": VALUES, "afterItemsPath": VALUES["Values"],
+                                                  "input": VALUES, "maxConcurrency": 0, "toleratedFailureCount": 2})
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_mocked_map_with_an_item_reader(sfn: Any, role: str, level: str) -> None:
+    # test_state_configuration::test_state_machine_configuration_map_iteration_item_reader[<level>] and
+    # ::test_state_machine_configuration_item_reader_with_error[<level>] (the recording's output
+    # string is spaced, "[1, 4, 9]": compared parsed)
+    data = {"Bucket": "test-bucket", "Key": "test-key"}
+    out = parsed(call(sfn, MAP_ITEM_READER_STATE_MACHINE, data, stateName="State0", roleArn=role,
+                      inspectionLevel=level, stateConfiguration={"mapItemReaderData": json.dumps([1, 2, 3])},
+                      mock={"result": json.dumps([1, 4, 9])}))
+    assert out == _debug(level, {"output": [1, 4, 9], "status": "SUCCEEDED"}, {"input": data, "maxConcurrency": 1})
+    for failures in (0, 2):
+        out = parsed(call(sfn, MAP_ITEM_READER_STATE_MACHINE, data, stateName="State0", roleArn=role,
+                          inspectionLevel=level, mock=MOCK_ERROR, stateConfiguration={
+                              "mapIterationFailureCount": failures, "errorCausedByState": "HandleItem",
+                              "mapItemReaderData": json.dumps([1, 2, 3])}))
+        assert out == _debug(level, MOCK_FAILED, {"input": data, "maxConcurrency": 1})
+
+
+@pytest.mark.parametrize("level", ["DEBUG", "TRACE"])
+def test_the_retry_count_picks_the_backoff(sfn: Any, role: str, level: str) -> None:
+    # test_state_configuration::test_state_configuration_retrier_retry_count[<level>]: the 5th retry
+    # of IntervalSeconds 1, BackoffRate 2 waits 16 s; past MaxAttempts 5 the error fails the state
+    mock = {"errorOutput": {"error": "MockException", "cause": "Mock the cause of the error."}}
+    error = {"cause": "Mock the cause of the error.", "error": "MockException"}
+    data = {"afterArguments": {"FunctionName": "foo", "Payload": "bar"}, "input": VALUES}
+    out = parsed(call(sfn, BASE_TASK_STATE_RETRY, VALUES, roleArn=role, inspectionLevel=level,
+                      stateConfiguration={"retrierRetryCount": 4}, mock=mock))
+    assert out == {**error, "status": "RETRIABLE", "inspectionData": {
+        **data, "errorDetails": {"retryBackoffIntervalSeconds": 16, "retryIndex": 0}}}
+    out = parsed(call(sfn, BASE_TASK_STATE_RETRY, VALUES, roleArn=role, inspectionLevel=level,
+                      stateConfiguration={"retrierRetryCount": 5}, mock=mock))
+    assert out == {**error, "status": "FAILED", "inspectionData": {**data, "errorDetails": {"retryIndex": 0}}}

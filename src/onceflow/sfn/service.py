@@ -497,7 +497,7 @@ class SfnService:
             definition = _loads(p["definition"])
         except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_definition("INVALID_JSON_DESCRIPTION: the definition is not valid JSON") from None
-        name = p.get("stateName") or "TestState"
+        name = p.get("stateName") or "StateName"  # AWS's name for a lone state ($states.context, recorded)
         language = "JSONPath"
         if isinstance(definition, dict) and "States" in definition:
             language = definition.get("QueryLanguage", language)

@@ -21,7 +21,7 @@ from onceflow.sfn import errors as E
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.asl.load import load_state
 from onceflow.sfn.asl.nodes import State
-from onceflow.sfn.asl.retry import find_retrier, should_retry
+from onceflow.sfn.asl.retry import error_matches, find_retrier, retry_delay_seconds, should_retry
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.integrations import resolve_integration
 from onceflow.sfn.engine.integrations.http_task import TRACE as HTTP_TRACE
@@ -29,7 +29,7 @@ from onceflow.sfn.engine.memory import MemoryEngine
 from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
 from onceflow.sfn.engine.states import HANDLERS
-from onceflow.sfn.engine.states.common import Scope, input_path, result_path, template
+from onceflow.sfn.engine.states.common import Scope, input_path, iso, result_path, template
 from onceflow.sfn.engine.states.fanout_test import map_inspection, mocked_fanout
 from onceflow.sfn.mocks import MockCase, Mocked, check_result
 
@@ -195,10 +195,11 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
     inline = MemoryEngine(engine.stack, scale=1e9, halting=engine)  # a Wait state does not wait in TestState
     now = time.time()
     prefix = f"arn:{partition(region)}:states:{region}:{account}"
-    row = {
-        "arn": f"{prefix}:execution:TestStateMachine:{uuid.uuid4()}",
+    execution = str(uuid.uuid4())
+    row = {  # AWS runs the state in an express execution (its $states.context, recorded)
+        "arn": f"{prefix}:express:TestStateMachine:{execution}",
         "sm_arn": f"{prefix}:stateMachine:TestStateMachine", "account": account,
-        "region": region, "name": "TestState", "input": json.dumps(state_input), "start": now,
+        "region": region, "name": execution, "input": json.dumps(state_input), "start": now,
         "role_arn": role_arn, "redrive_count": 0, "definition": json.dumps({"StartAt": name, "States": {}}),
     }
     if mocked is not None:  # the Task answers the mock for its one invocation (no retry is taken here)
@@ -226,6 +227,9 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
         outcome["variables"] = scope.variables
 
     rt = Runtime(inline, row, History(list(inline.events)), root)
+    if context is None:
+        context = _own_context(row, state_input, name, retry_count)
+        rt.context_adds_token = True
     rt.context_given = context
     rt.deadline = now + TEST_STATE_LIMIT_S
     traced: list[dict[str, Any]] = []  # TRACE: an HTTP Task's request and response (inline calls see it)
@@ -289,6 +293,18 @@ def _debug_data(state: State, state_input: Any, variables: dict[str, Any], event
     return data
 
 
+def _own_context(row: dict[str, Any], state_input: Any, name: str, retry_count: int) -> dict[str, Any]:
+    """The context object TestState gives a state when the call gives none, as AWS records it
+    (test_state_configuration's $states.context): no RedriveCount, the state's RetryCount."""
+    execution: dict[str, Any] = {"Id": row["arn"], "Input": state_input, "Name": row["name"]}
+    if row["role_arn"]:
+        execution["RoleArn"] = row["role_arn"]
+    execution["StartTime"] = iso(row["start"])
+    return {"Execution": execution,
+            "StateMachine": {"Id": row["sm_arn"], "Name": row["sm_arn"].rsplit(":", 1)[1]},
+            "State": {"Name": name, "EnteredTime": iso(row["start"]), "RetryCount": retry_count}}
+
+
 def _fanout_result_data(state: State, mocked: Mocked | None, ctx: dict[str, Any],
                         variables: dict[str, Any]) -> dict[str, str]:
     """A mocked Map's or Parallel's afterResultSelector (JSONPath): its result through ResultSelector."""
@@ -341,6 +357,12 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
     out: dict[str, Any] = {}
     retrier = find_retrier(state.retriers, error) if failure is not None else None
     retriable = retrier is not None and should_retry(state.retriers[retrier], retry_count)
+    details: dict[str, int] = {}  # which retrier or catcher took the error (AWS's errorDetails)
+    if retrier is not None:
+        if retriable:
+            details["retryBackoffIntervalSeconds"] = int(retry_delay_seconds(state.retriers[retrier],
+                                                                             retry_count + 1))
+        details["retryIndex"] = retrier
     if retriable:
         out.update({"error": error, "cause": cause, "status": "RETRIABLE"})
     elif "error" in outcome or ("output" not in outcome):
@@ -353,10 +375,16 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
         if failure is not None:
             out.update({k: v for k, v in (("error", error), ("cause", cause)) if v is not None})
             out["status"] = "CAUGHT_ERROR"
+            caught_by = next((i for i, c in enumerate(state.catchers) if error_matches(c.error_equals, error)), None)
+            if caught_by is not None:
+                details["catchIndex"] = caught_by
         else:
-            if state.type in ("Task", "Map", "Parallel"):  # Succeed, Choice: no result steps (AWS)
+            # Succeed, Choice: no result steps; JSONata has no ResultPath (AWS)
+            if state.type in ("Task", "Map", "Parallel") and state.query_language != "JSONata":
                 inspection["afterResultPath"] = out["output"]
             out["status"] = "SUCCEEDED"
+    if details:
+        inspection["errorDetails"] = details
     out["inspectionData"] = inspection
     return out
 

@@ -72,7 +72,10 @@ def context_object(scope: Scope, name: str, entered: Event, retry_count: int | N
                    token: str | None = None) -> dict[str, Any]:
     rt = scope.rt
     if rt.context_given is not None:  # TestState's context is $$ as given, nothing added (AWS)
-        return copy.deepcopy(rt.context_given)
+        given = copy.deepcopy(rt.context_given)
+        if token is not None and rt.context_adds_token:
+            given["Task"] = {"Token": token}
+        return given
     base = rt.context_base
     if base is None:  # what stays the same for the whole runtime (its row is fixed)
         row = rt.row
