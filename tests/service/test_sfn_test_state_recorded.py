@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import botocore.config
+import botocore.exceptions
 import pytest
 from botocore.exceptions import ClientError
 
@@ -793,3 +794,59 @@ def test_the_retry_count_picks_the_backoff(sfn: Any, role: str, level: str) -> N
     out = parsed(call(sfn, BASE_TASK_STATE_RETRY, VALUES, roleArn=role, inspectionLevel=level,
                       stateConfiguration={"retrierRetryCount": 5}, mock=mock))
     assert out == {**error, "status": "FAILED", "inspectionData": {**data, "errorDetails": {"retryIndex": 0}}}
+
+
+# ---------------------------------------------------------------- test_test_state_machine_scenarios
+BASE_PASS_STATE_MACHINE = {"Comment": "BASE_PASS_STATE_MACHINE", "StartAt": "State0",
+                           "States": {"State0": {"Type": "Pass", "End": True}}}
+BASE_FAIL_STATE_MACHINE = {"Comment": "BASE_FAIL_STATE_MACHINE", "QueryLanguage": "JSONata", "StartAt": "State0",
+                           "States": {"State0": BASE_FAIL_STATE}}
+BASE_MULTI_STATE_MACHINE = {"Comment": "BASE_MULTI_STATE_MACHINE", "QueryLanguage": "JSONata", "StartAt": "State0",
+                            "States": {"State0": {"Type": "Pass", "Next": "State1"}, "State1": BASE_FAIL_STATE}}
+HELLO_FAILED = {**FAILED}
+PASS_DEBUG = {"afterInputPath": HELLO, "afterParameters": HELLO, "afterResultPath": HELLO,
+              "afterResultSelector": HELLO, "input": HELLO}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("machine, name, answer, data", [
+    (BASE_PASS_STATE_MACHINE, "State0", {"output": HELLO, "status": "SUCCEEDED"}, PASS_DEBUG),
+    (BASE_FAIL_STATE_MACHINE, "State0", HELLO_FAILED, {"input": HELLO}),
+    (BASE_MAP_STATE_MACHINE, "HandleItem", {"output": HELLO, "status": "SUCCEEDED"}, PASS_DEBUG),
+    (BASE_MULTI_STATE_MACHINE, "State0", {"nextState": "State1", "output": HELLO, "status": "SUCCEEDED"},
+     {"input": HELLO}),
+    (BASE_MULTI_STATE_MACHINE, "State1", HELLO_FAILED, {"input": HELLO}),
+], ids=["BASE_PASS_STATE_MACHINE", "BASE_FAIL_STATE_MACHINE", "BASE_MAP_STATE_MACHINE", "multi-State0",
+        "multi-State1"])
+def test_a_state_of_a_whole_definition(sfn: Any, machine: dict[str, Any], name: str, answer: dict[str, Any],
+                                       data: dict[str, Any], level: str) -> None:
+    # test_test_state_machine_scenarios::test_base_state_name[<level>-<machine>] (HandleItem is the
+    # Map's inner state) and ::test_base_state_name_multi_state[<level>-<State>] (JSONata: the DEBUG
+    # data of a Pass or Fail is its input alone)
+    out = parsed(call(sfn, machine, HELLO, stateName=name, inspectionLevel=level))
+    assert out == (answer if level == "INFO" else {**answer, "inspectionData": data})
+
+
+@pytest.mark.parametrize("name", ["dne", '"invalid"'], ids=["dne", "invalid"])
+def test_a_state_name_not_in_the_definition(sfn: Any, name: str) -> None:
+    # test_test_state_machine_scenarios::test_base_state_name_validation_failures[dne|invalid]
+    assert refusal(sfn, BASE_PASS_STATE_MACHINE, HELLO, stateName=name, inspectionLevel="INFO") == (
+        "ValidationException", "State not found in definition")
+
+
+def test_an_empty_state_name_is_refused_by_the_client(sfn: Any) -> None:
+    # test_test_state_machine_scenarios::test_base_state_name_validation_failures[empty]: botocore's
+    # own check (stateName's min length 1), before any request
+    with pytest.raises(botocore.exceptions.ParamValidationError, match="valid min length: 1"):
+        call(sfn, BASE_PASS_STATE_MACHINE, HELLO, stateName="", inspectionLevel="INFO")
+
+
+def test_a_state_name_whose_state_has_no_valid_type(sfn: Any) -> None:
+    # test_test_state_machine_scenarios::test_state_name_invalid_state_definition
+    machine = {"Comment": "Base state machine with a state that is not a valid state definition.",
+               "StartAt": "ExistingButInvalidState",
+               "States": {"ExistingButInvalidState": {"Type": "TypeThatDoesNotExist", "End": True}}}
+    assert refusal(sfn, machine, HELLO, stateName="ExistingButInvalidState", inspectionLevel="INFO") == (
+        "InvalidDefinition", "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: The field 'Type' should "
+        "have one of these values: [Task, Wait, Pass, Succeed, Fail, Choice, Parallel, Map] at "
+        "/States/ExistingButInvalidState/Type'")

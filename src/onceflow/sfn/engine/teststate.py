@@ -101,6 +101,30 @@ def _check_parallel_result(result: Any, state: dict[str, Any]) -> None:
         raise E.validation("Mocked result must contain the same number of items as number of Parallel branches.")
 
 
+def find_state(machine: dict[str, Any], name: str, where: str = "") -> tuple[Any, str] | None:
+    """The state `name` of a whole definition and its location ("/States/M/ItemProcessor/States/S"):
+    TestState's stateName reaches states inside a Map's ItemProcessor (or Iterator) and a
+    Parallel's Branches too (AWS: test_test_state_machine_scenarios' HandleItem)."""
+    states = machine.get("States")
+    if not isinstance(states, dict):
+        return None
+    if name in states:
+        return states[name], f"{where}/States/{name}"
+    for key, state in states.items():
+        if not isinstance(state, dict):
+            continue
+        here = f"{where}/States/{key}"
+        inner = [(f"{here}/{part}", state[part]) for part in ("ItemProcessor", "Iterator") if part in state]
+        branches = state.get("Branches")
+        if isinstance(branches, list):
+            inner += [(f"{here}/Branches/{i}", branch) for i, branch in enumerate(branches)]
+        for location, sub in inner:
+            found = find_state(sub, name, location) if isinstance(sub, dict) else None
+            if found is not None:
+                return found
+    return None
+
+
 # TestState's `context`: the fields a context object may hold (the Map's are refused), by part.
 _CONTEXT_FIELDS: dict[str, dict[str, str]] = {
     "Execution": {"Id": "string", "Input": "any", "Name": "string", "RoleArn": "string", "StartTime": "string",
@@ -389,4 +413,4 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
     return out
 
 
-__all__ = ["run_test_state", "test_state_context", "test_state_mock"]
+__all__ = ["find_state", "run_test_state", "test_state_context", "test_state_mock"]
