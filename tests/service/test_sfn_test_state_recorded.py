@@ -113,14 +113,22 @@ def refusal(sfn: Any, state: dict[str, Any], data: Any = None, **kw: Any) -> tup
 
 
 def parsed(answer: dict[str, Any]) -> dict[str, Any]:
-    """The answer as the recordings show it: output and inspection data parsed from JSON."""
+    """The answer as the recordings show it: output and inspection data parsed from JSON. The
+    recorder leaves arrays as AWS wrote them ('["first", "second", "third"]', '[1, 4, 9]'):
+    each array met here is checked to be written so."""
     out = dict(answer)
     if "output" in out:
-        out["output"] = json.loads(out["output"])
+        out["output"] = _loads(out["output"])
     if "inspectionData" in out:
-        out["inspectionData"] = {k: json.loads(v) if isinstance(v, str) else v
-                                 for k, v in out["inspectionData"].items()}
+        out["inspectionData"] = {k: _loads(v) if isinstance(v, str) else v for k, v in out["inspectionData"].items()}
     return out
+
+
+def _loads(text: str) -> Any:
+    value = json.loads(text)
+    if isinstance(value, list):
+        assert text == "[" + ", ".join(json.dumps(v, separators=(",", ":")) for v in value) + "]", text
+    return value
 
 
 # ---------------------------------------------------------------- test_state_mock_validation

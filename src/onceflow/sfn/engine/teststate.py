@@ -30,7 +30,7 @@ from onceflow.sfn.engine.runner import Runtime
 from onceflow.sfn.engine.state import History
 from onceflow.sfn.engine.states import HANDLERS
 from onceflow.sfn.engine.states.common import Scope, input_path, iso, result_path, template
-from onceflow.sfn.engine.states.fanout_test import map_inspection, mocked_fanout
+from onceflow.sfn.engine.states.fanout_test import inspection_json, map_inspection, mocked_fanout
 from onceflow.sfn.mocks import MockCase, Mocked, check_result
 
 FAILURE_EVENTS = {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
@@ -362,8 +362,7 @@ def _pass_data(state: State, state_input: Any, effective: Any, ctx: dict[str, An
     return data
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+_compact = inspection_json
 
 
 def _result(state: State, state_input: Any, outcome: dict[str, Any], events: list[Event],
@@ -372,12 +371,12 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
     caught = outcome.get("caught") or (None, None)  # a mocked Map/Parallel error (its Failed event has no details)
     error = outcome.get("error") or ((failure.details or {}).get("error") if failure else None) or caught[0]
     cause = outcome.get("cause") or ((failure.details or {}).get("cause") if failure else None) or caught[1]
-    inspection: dict[str, Any] = {"input": json.dumps(state_input, separators=(",", ":"))}
+    inspection: dict[str, Any] = {"input": _compact(state_input)}
     succeeded = next((e for e in events if e.type in ("TaskSucceeded", "LambdaFunctionSucceeded")), None)
     if succeeded is not None and succeeded.details:
         inspection["result"] = succeeded.details.get("output")
     if outcome.get("variables"):
-        inspection["variables"] = json.dumps(outcome["variables"], separators=(",", ":"))
+        inspection["variables"] = _compact(outcome["variables"])
     out: dict[str, Any] = {}
     retrier = find_retrier(state.retriers, error) if failure is not None else None
     retriable = retrier is not None and should_retry(state.retriers[retrier], retry_count)
@@ -393,7 +392,7 @@ def _result(state: State, state_input: Any, outcome: dict[str, Any], events: lis
         out.update({k: v for k, v in (("error", error), ("cause", cause)) if v is not None})
         out["status"] = "FAILED"
     else:
-        out["output"] = json.dumps(outcome["output"], separators=(",", ":"))
+        out["output"] = _compact(outcome["output"])
         if outcome.get("next"):
             out["nextState"] = outcome["next"]
         if failure is not None:

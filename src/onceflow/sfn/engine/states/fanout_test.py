@@ -116,5 +116,13 @@ def _entered(scope: Scope) -> Event:
     return Event(0, 0, "MapStateEntered", scope.rt.clock.time(), None, scope.fiber)
 
 
-def _compact(value: Any) -> str:
+def inspection_json(value: Any) -> str:
+    """A value as TestState's answer writes it: compact JSON, but a top-level array's items are
+    joined by ", " (every array AWS's TestState recordings show: '["first", "second", "third"]',
+    '[1, 4, 9]'; objects there are parsed by the recorder, so compact is assumed for them)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(json.dumps(v, separators=(",", ":")) for v in value) + "]"
     return json.dumps(value, separators=(",", ":"))
+
+
+_compact = inspection_json
