@@ -3,7 +3,9 @@
 The state runs in a throw-away runtime on the in-memory engine (memory.py): its commits stay in a
 list and its task calls are made inline. Retriers are not waited on: an error a retrier would take
 is reported as RETRIABLE, an error a catcher takes as CAUGHT_ERROR with the catcher's Next, others
-as FAILED.
+as FAILED. The request's checks, the context the state runs in and the inspection data follow
+AWS's recorded answers (LocalStack's AWS-validated TestState snapshots; the cases are in
+tests/service/test_sfn_test_state_recorded.py).
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ Map's DEBUG inspection data (afterInputPath, afterItemsPath, afterItemSelector, 
 toleratedFailureCount/Percentage, maxConcurrency), computed by the very functions a run uses.
 
 `stateConfiguration.mapIterationFailureCount` says how many iterations failed: beyond the Map's
-tolerated failures (none without ToleratedFailure* fields) the Map fails with
-States.ExceedToleratedFailureThreshold, as its run would. `mapItemReaderData` stands for what the
-ItemReader would read (TestState reads no S3 object here).
+declared ToleratedFailureCount/Percentage the Map fails with States.ExceedToleratedFailureThreshold;
+without those fields the count takes no effect (AWS's TestState recordings). A mocked Map still
+reads its items, and fails when its ItemsPath finds no array. `mapItemReaderData` stands for what
+the ItemReader would read (TestState reads no S3 object here).
 """
 
 from __future__ import annotations
