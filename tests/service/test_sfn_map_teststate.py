@@ -35,7 +35,8 @@ def run(sfn: Any, role: str) -> Callable[..., dict[str, Any]]:
 
 
 def test_a_mocked_map_result_goes_through_result_path(run: Callable[..., dict[str, Any]]) -> None:
-    state = {"Type": "Map", "ItemProcessor": PASS, "ResultPath": "$.out", "Next": "After"}
+    # a mocked Map still reads its items (AWS: 'Reference path "$" must point to array.' for an object)
+    state = {"Type": "Map", "ItemProcessor": PASS, "ItemsPath": "$.xs", "ResultPath": "$.out", "Next": "After"}
     r = run(state, {"xs": [1]}, mock={"result": "[10, 20]"})
     assert (r["status"], r["nextState"], json.loads(r["output"])) == ("SUCCEEDED", "After",
                                                                        {"xs": [1], "out": [10, 20]})
@@ -66,7 +67,9 @@ def test_debug_shows_the_map_input_steps(run: Callable[..., dict[str, Any]]) -> 
     state = {"Type": "Map", "ItemProcessor": PASS, "InputPath": "$.in", "ItemsPath": "$.xs",
              "ItemSelector": {"v.$": "$$.Map.Item.Value", "k.$": "$.k"}, "ItemBatcher": {"MaxItemsPerBatch": 2},
              "ToleratedFailurePercentage": 50, "MaxConcurrency": 3, "End": True}
-    r = run(state, {"in": {"xs": [1, 2, 3], "k": "K"}}, inspectionLevel="DEBUG")
+    batches = [{"Items": [{"v": 1, "k": "K"}, {"v": 2, "k": "K"}]}, {"Items": [{"v": 3, "k": "K"}]}]
+    # AWS's TestState runs no iteration: a Map needs a mock (test_state_mock_validation's recording)
+    r = run(state, {"in": {"xs": [1, 2, 3], "k": "K"}}, inspectionLevel="DEBUG", mock={"result": json.dumps(batches)})
     assert r["status"] == "SUCCEEDED", r
     data = r["inspectionData"]
     assert json.loads(data["afterInputPath"]) == {"xs": [1, 2, 3], "k": "K"}

@@ -41,6 +41,13 @@ def invalid_definition(message: str) -> ServiceError:
     return _err("InvalidDefinition", f"Invalid State Machine Definition: '{message}'")
 
 
+def test_state_needs_mock() -> ServiceError:
+    """TestState runs no Map iteration or Parallel branch: such a state needs a mock (AWS's
+    recorded wording, bare: not "Invalid State Machine Definition: '...'")."""
+    return _err("InvalidDefinition", "TestState API does not support Map or Parallel states. "
+                "Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
+
+
 def invalid_execution_input(detail: str) -> ServiceError:
     return _err("InvalidExecutionInput", f"Invalid State Machine Execution Input: '{detail}'")
 

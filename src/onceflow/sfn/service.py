@@ -18,6 +18,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
 from onceflow.sfn.activities import Activities
+from onceflow.sfn.asl.check_states import STATE_TYPES
 from onceflow.sfn.asl.payload import MAX_PAYLOAD
 from onceflow.sfn.described import describe_row
 from onceflow.sfn.engine import events as ev
@@ -491,23 +492,29 @@ class SfnService:
 
     # ------------------------------------------------------------------ TestState
     def test_state(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
-        from onceflow.sfn.engine.teststate import run_test_state, test_state_mock
+        from onceflow.sfn.engine.teststate import find_state, run_test_state, test_state_context, test_state_mock
 
         try:
             definition = _loads(p["definition"])
         except (ValueError, RecursionError):  # RecursionError: a parser's last word
             raise E.invalid_definition("INVALID_JSON_DESCRIPTION: the definition is not valid JSON") from None
-        name = p.get("stateName") or "TestState"
-        language = "JSONPath"
+        name = p.get("stateName") or "StateName"  # AWS's name for a lone state ($states.context, recorded)
+        language, where = "JSONPath", ""
         if isinstance(definition, dict) and "States" in definition:
             language = definition.get("QueryLanguage", language)
-            definition = (definition.get("States") or {}).get(name)
-        if not isinstance(definition, dict) or definition.get("Type") not in (
-                "Pass", "Task", "Choice", "Wait", "Succeed", "Fail", "Map", "Parallel"):
+            found = find_state(definition, name)
+            if found is None:  # AWS's words (test_test_state_machine_scenarios' recording)
+                raise E.validation("State not found in definition")
+            definition, where = found
+        if isinstance(definition, dict) and "Type" in definition and definition["Type"] not in STATE_TYPES:
+            raise E.invalid_definition("SCHEMA_VALIDATION_FAILED: The field 'Type' should have one of these values: "
+                                       f"[{', '.join(STATE_TYPES)}] at {where}/Type")
+        if not isinstance(definition, dict) or definition.get("Type") not in STATE_TYPES:
             raise E.invalid_definition(f"SCHEMA_VALIDATION_FAILED: The state '{name}' is not a valid state at /")
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
-        mocked = test_state_mock(p.get("mock"), definition)
+        mocked = test_state_mock(p.get("mock"), definition, bool(p.get("revealSecrets")))
+        context = test_state_context(p.get("context"), definition)
         if p.get("revealSecrets"):
             # AWS: revealSecrets needs states:RevealSecrets besides states:TestState
             self.stack.authorize(dataclasses.replace(ctx, operation="RevealSecrets"), p)
@@ -520,7 +527,8 @@ class SfnService:
                               state_input, variables if isinstance(variables, dict) else {}, language,
                               mocked=mocked, inspection_level=p.get("inspectionLevel") or "INFO",
                               retry_count=retries, reveal_secrets=bool(p.get("revealSecrets")),
-                              map_failures=config.get("mapIterationFailureCount"), reader_data=reader_data)
+                              map_failures=config.get("mapIterationFailureCount"), reader_data=reader_data,
+                              context=context)
 
     @staticmethod
     def _json_input(text: str | None) -> Any:

@@ -166,6 +166,8 @@ class Runtime:
         self.machine: Machine = load(row["definition"])
         self.exec_input: Any = json.loads(row["input"])
         self.context_base: tuple[Any, ...] | None = None  # the context object's fixed part (states/common.py)
+        self.context_given: dict[str, Any] | None = None  # TestState's `context`: the whole of $$
+        self.context_adds_token = False  # TestState's own context (none given): a task token joins it
         timeout = self.machine.timeout_seconds
         if timeout is None and _field(row, "type") == "EXPRESS":
             timeout = EXPRESS_LIMIT_S

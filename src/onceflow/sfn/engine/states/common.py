@@ -4,6 +4,7 @@ both query languages, Assign, and turning language errors into state failures.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -70,6 +71,11 @@ def iso(ts: float) -> str:
 def context_object(scope: Scope, name: str, entered: Event, retry_count: int | None = None,
                    token: str | None = None) -> dict[str, Any]:
     rt = scope.rt
+    if rt.context_given is not None:  # TestState's context is $$ as given, nothing added (AWS)
+        given = copy.deepcopy(rt.context_given)
+        if token is not None and rt.context_adds_token:
+            given["Task"] = {"Token": token}
+        return given
     base = rt.context_base
     if base is None:  # what stays the same for the whole runtime (its row is fixed)
         row = rt.row

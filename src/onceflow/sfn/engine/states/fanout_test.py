@@ -4,9 +4,10 @@ Map's DEBUG inspection data (afterInputPath, afterItemsPath, afterItemSelector, 
 toleratedFailureCount/Percentage, maxConcurrency), computed by the very functions a run uses.
 
 `stateConfiguration.mapIterationFailureCount` says how many iterations failed: beyond the Map's
-tolerated failures (none without ToleratedFailure* fields) the Map fails with
-States.ExceedToleratedFailureThreshold, as its run would. `mapItemReaderData` stands for what the
-ItemReader would read (TestState reads no S3 object here).
+declared ToleratedFailureCount/Percentage the Map fails with States.ExceedToleratedFailureThreshold;
+without those fields the count takes no effect (AWS's TestState recordings). A mocked Map still
+reads its items, and fails when its ItemsPath finds no array. `mapItemReaderData` stands for what
+the ItemReader would read (TestState reads no S3 object here).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.asl.nodes import State
+from onceflow.sfn.asl.paths import resolve_path
 from onceflow.sfn.engine.effects import Fx
 from onceflow.sfn.engine.events import Event
 from onceflow.sfn.engine.states.common import Scope, context_object, enter_state, fail_in_state, input_path
@@ -43,15 +45,15 @@ def mocked_fanout(scope: Scope, state: State, raw: Any, mocked: Mocked | None, f
     entered, raw = enter_state(scope, type_, name, raw)
     ctx = context_object(scope, name, entered, 0)
     error: tuple[str | None, str | None] | None = None
-    if type_ == "Map" and failures is not None:
+    if type_ == "Map":  # a mocked Map still reads its items: a path to no array fails it (AWS)
         try:
             items = _test_items(scope, state, raw, ctx, reader_data)
-            tolerated = _tolerance(scope, state, raw, ctx, ql)
+            tolerated = _tolerance(scope, state, raw, ctx, ql) if failures is not None else None
         except StatesError as e:
             raise fail_in_state(scope, name, entered, e) from None
-        limit = 0 if tolerated is None else _failure_limit(
-            tolerated.get("ToleratedFailureCount"), tolerated.get("ToleratedFailurePercentage"), len(items))
-        if failures > limit:
+        # without ToleratedFailure* fields TestState takes no threshold from the count (AWS, recorded)
+        if failures is not None and tolerated is not None and failures > _failure_limit(
+                tolerated.get("ToleratedFailureCount"), tolerated.get("ToleratedFailurePercentage"), len(items)):
             error = EXCEEDED
     if error is None and mocked is not None and mocked.throws:
         error = (mocked.error, mocked.cause)
@@ -67,7 +69,17 @@ def mocked_fanout(scope: Scope, state: State, raw: Any, mocked: Mocked | None, f
 def _test_items(scope: Scope, state: State, raw: Any, ctx: dict[str, Any], reader_data: Any) -> list[Any]:
     if "ItemReader" in state:
         return reader_data if isinstance(reader_data, list) else []
-    return _items(scope, state, raw, ctx, state.query_language)[0]
+    if state.query_language == "JSONata":
+        return _items(scope, state, raw, ctx, state.query_language)[0]
+    data = input_path(state, raw, ctx, scope.variables)
+    path = state.get("ItemsPath", "$")
+    items = resolve_path(path, data, ctx, scope.variables)
+    if not isinstance(items, list):
+        # TestState's wording (test_state_context_object's recordings), not an execution's: a
+        # context path is named from the context object's root ("$$.Execution.Input" as "$.Execution.Input")
+        shown = path[1:] if path.startswith("$$") else path
+        raise StatesError("States.Runtime", f'Reference path "{shown}" must point to array.')
+    return list(items)
 
 
 def map_inspection(scope: Scope, state: State, raw: Any, reader_data: Any) -> dict[str, Any]:
@@ -76,16 +88,18 @@ def map_inspection(scope: Scope, state: State, raw: Any, reader_data: Any) -> di
     ctx = context_object(scope, state.name, _entered(scope), 0)
     out: dict[str, Any] = {}
     try:
+        if ql != "JSONata":
+            out["afterInputPath"] = _compact(input_path(state, raw, ctx, scope.variables))
         if "ItemReader" in state:
             items, data = (reader_data if isinstance(reader_data, list) else []), raw
         else:
-            items, data = _items(scope, state, raw, ctx, ql)
+            items = _test_items(scope, state, raw, ctx, reader_data)
+            data = raw if ql == "JSONata" else input_path(state, raw, ctx, scope.variables)
             if ql != "JSONata":
                 out["afterItemsPath"] = _compact(items)
-        if ql != "JSONata":
-            out = {"afterInputPath": _compact(input_path(state, raw, ctx, scope.variables)), **out}
-        selected = [_item_input(scope, state, data, ctx, ql, i, item) for i, item in enumerate(items)]
-        out["afterItemSelector"] = _compact(selected)
+        if "ItemSelector" in state or "Parameters" in state:  # AWS shows the step only when there is one
+            selected = [_item_input(scope, state, data, ctx, ql, i, item) for i, item in enumerate(items)]
+            out["afterItemSelector"] = _compact(selected)
         if isinstance(state.get("ItemBatcher"), dict):
             out["afterItemBatcher"] = _compact(_batched(scope, state, raw, data, ctx, ql, items))
         tolerated = _tolerance(scope, state, raw, ctx, ql) or {}
@@ -103,5 +117,13 @@ def _entered(scope: Scope) -> Event:
     return Event(0, 0, "MapStateEntered", scope.rt.clock.time(), None, scope.fiber)
 
 
-def _compact(value: Any) -> str:
+def inspection_json(value: Any) -> str:
+    """A value as TestState's answer writes it: compact JSON, but a top-level array's items are
+    joined by ", " (every array AWS's TestState recordings show: '["first", "second", "third"]',
+    '[1, 4, 9]'; objects there are parsed by the recorder, so compact is assumed for them)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(json.dumps(v, separators=(",", ":")) for v in value) + "]"
     return json.dumps(value, separators=(",", ":"))
+
+
+_compact = inspection_json
