@@ -10,10 +10,12 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam.resource_access import principal_may, service_may
+from onceflow.sns.data_protection import DataProtection
 from onceflow.sns.delivery import Deliverer
 from onceflow.sns.errors import invalid
 from onceflow.sns.platform import Platforms
 from onceflow.sns.publish import Outgoing, Publisher
+from onceflow.sns.sandbox import SmsSandbox
 from onceflow.sns.topics import Subscription, Topics, on_loopback
 from onceflow.stack import Stack
 
@@ -25,6 +27,8 @@ class SnsService:
         endpoint = stack.settings.endpoint_url
         self.topics = Topics(stack.db, endpoint)
         self.platforms = Platforms(stack.db)
+        self.data_protection = DataProtection(stack.db, self.topics)
+        self.sandbox = SmsSandbox(stack.db)
         self.publisher = Publisher(stack.db, self.topics, endpoint, stack.ports.queues, self._wake)
         self.deliverer = Deliverer(stack, self.topics, self.publisher)
 

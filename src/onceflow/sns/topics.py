@@ -175,6 +175,7 @@ class Topics:
     def delete(self, arn: str) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM sns_subscriptions WHERE topic_arn=?", (arn,))
+            conn.execute("DELETE FROM sns_data_protection WHERE topic_arn=?", (arn,))
             conn.execute("DELETE FROM sns_topics WHERE arn=?", (arn,))
 
     def list(self, account: str, region: str, token: str | None) -> dict[str, Any]:
