@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 from sns_setup import bodies, make_queue
 
 
@@ -20,6 +21,12 @@ def _name() -> str:
 def _error(exc: pytest.ExceptionInfo[Any]) -> tuple[str, str]:
     err = exc.value.response["Error"]
     return err["Code"], err["Message"]
+
+
+def _error_of(call: Callable[[], Any]) -> tuple[str, str]:
+    with pytest.raises(ClientError) as exc:
+        call()
+    return _error(exc)
 
 
 # ---------------------------------------------------------------------- SNS Subject
@@ -181,3 +188,98 @@ def test_the_sandbox_holds_ten_numbers_listed_in_pages(sandbox_sns: Any) -> None
         sandbox_sns.list_sms_sandbox_phone_numbers(NextToken="not-a-token")
     with pytest.raises(sandbox_sns.exceptions.InvalidParameterException):
         sandbox_sns.create_sms_sandbox_phone_number(PhoneNumber="12345")  # not E.164
+
+
+# ---------------------------------------------------------------------- EventBridge global endpoints
+def _events_role(iam: Any, service: str = "events.amazonaws.com") -> str:
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": service},
+                                                     "Action": "sts:AssumeRole"}]}
+    return str(iam.create_role(RoleName=_name(), AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"])
+
+
+def _endpoint_args(name: str, bus: str = "orders", secondary: str = "us-west-2",
+                   regions: tuple[str, str] = ("us-east-1", "us-west-2")) -> dict[str, Any]:
+    return {"Name": name, "RoutingConfig": {"FailoverConfig": {
+        "Primary": {"HealthCheck": "arn:aws:route53:::healthcheck/0a1b2c3d-example"},
+        "Secondary": {"Route": secondary}}},
+        "EventBuses": [{"EventBusArn": f"arn:aws:events:{r}:000000000000:event-bus/{bus}"} for r in regions]}
+
+
+@pytest.fixture
+def events(aws: Callable[..., Any]) -> Any:
+    return aws("events")
+
+
+def test_a_global_endpoint_is_created_active_listed_updated_and_deleted(events: Any, iam: Any) -> None:
+    role, name = _events_role(iam), _name()
+    made = events.create_endpoint(**_endpoint_args(name), RoleArn=role, Description="orders failover")
+    assert made["State"] == "CREATING" and made["Name"] == name and made["RoleArn"] == role
+    assert made["Arn"] == f"arn:aws:events:us-east-1:000000000000:endpoint/{name}"
+    assert made["ReplicationConfig"] == {"State": "ENABLED"}  # the default
+    got = events.describe_endpoint(Name=name)
+    assert got["State"] == "ACTIVE" and got["Description"] == "orders failover"
+    assert got["EventBuses"] == made["EventBuses"] and got["RoutingConfig"] == made["RoutingConfig"]
+    assert re.fullmatch(r"[a-z0-9]+\.[a-z]+", got["EndpointId"])
+    assert got["EndpointUrl"] == f"https://{got['EndpointId']}.endpoints.event.amazonaws.com"
+    assert got["CreationTime"] <= got["LastModifiedTime"]
+    assert events.describe_endpoint(Name=name, HomeRegion="us-east-1")["Arn"] == made["Arn"]
+    listed = events.list_endpoints(NamePrefix=name)["Endpoints"]
+    assert [e["Name"] for e in listed] == [name] and listed[0]["State"] == "ACTIVE"
+    assert events.list_endpoints(NamePrefix=name, HomeRegion="eu-west-1")["Endpoints"] == []
+    updated = events.update_endpoint(Name=name, ReplicationConfig={"State": "DISABLED"}, Description="v2")
+    assert updated["State"] == "UPDATING" and updated["ReplicationConfig"] == {"State": "DISABLED"}
+    assert updated["EndpointId"] == got["EndpointId"]
+    again = events.describe_endpoint(Name=name)
+    assert again["State"] == "ACTIVE" and again["Description"] == "v2" and again["RoleArn"] == role
+    events.delete_endpoint(Name=name)
+    for call in (lambda: events.describe_endpoint(Name=name), lambda: events.delete_endpoint(Name=name),
+                 lambda: events.update_endpoint(Name=name, Description="x")):
+        with pytest.raises(events.exceptions.ResourceNotFoundException):
+            call()
+
+
+def test_a_global_endpoint_is_held_to_its_rules(events: Any, iam: Any) -> None:
+    role, name = _events_role(iam), _name()
+    events.create_endpoint(**_endpoint_args(name), RoleArn=role)
+    with pytest.raises(events.exceptions.ResourceAlreadyExistsException):
+        events.create_endpoint(**_endpoint_args(name), RoleArn=role)
+    other = _name()
+    bad = [
+        _endpoint_args(other),  # replication (the default) without a role
+        {**_endpoint_args(other), "RoleArn": _events_role(iam, "lambda.amazonaws.com")},  # events cannot assume it
+        {**_endpoint_args(other), "ReplicationConfig": {"State": "DISABLED"}, "EventBuses": [
+            {"EventBusArn": "arn:aws:events:us-east-1:000000000000:event-bus/a"},
+            {"EventBusArn": "arn:aws:events:us-west-2:000000000000:event-bus/b"}]},  # names differ
+        {**_endpoint_args(other, regions=("us-east-1", "us-east-1")), "ReplicationConfig": {"State": "DISABLED"}},
+        {**_endpoint_args(other, secondary="eu-west-1"), "ReplicationConfig": {"State": "DISABLED"}},
+        {**_endpoint_args(other, regions=("eu-west-1", "us-west-2")), "ReplicationConfig": {"State": "DISABLED"}},
+    ]
+    for args in bad:
+        with pytest.raises(events.exceptions.ClientError) as exc:
+            events.create_endpoint(**args)
+        assert _error(exc)[0] == "ValidationException", args
+    assert [e["Name"] for e in events.list_endpoints(NamePrefix=other)["Endpoints"]] == []  # none made
+    lambda_role = bad[1]["RoleArn"]
+    assert _error_of(lambda: events.create_endpoint(**bad[1])) == (
+        "ValidationException", f"Provided role '{lambda_role}' cannot be assumed by principal 'events.amazonaws.com'.")
+    with pytest.raises(events.exceptions.ClientError) as exc:  # an update is held to the same rules
+        events.update_endpoint(Name=name, RoutingConfig=_endpoint_args(name, secondary="eu-west-1")["RoutingConfig"])
+    assert _error(exc)[0] == "ValidationException"
+    assert events.describe_endpoint(Name=name)["RoutingConfig"]["FailoverConfig"]["Secondary"] == {"Route": "us-west-2"}
+
+
+def test_global_endpoints_are_listed_in_pages(events: Any) -> None:
+    prefix = _name()
+    names = [f"{prefix}-{i}" for i in range(5)]
+    for name in names:
+        events.create_endpoint(**_endpoint_args(name), ReplicationConfig={"State": "DISABLED"})
+    seen: list[str] = []
+    token: str | None = None
+    while True:
+        page = events.list_endpoints(NamePrefix=prefix, MaxResults=2, **({"NextToken": token} if token else {}))
+        assert len(page["Endpoints"]) <= 2
+        seen += [e["Name"] for e in page["Endpoints"]]
+        token = page.get("NextToken")
+        if not token:
+            break
+    assert seen == names

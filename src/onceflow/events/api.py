@@ -199,6 +199,27 @@ class EventsApi:
         tags = self.service.tags.tags(_key(ctx), p["ResourceARN"])
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
+    # ------------------------------------------------------------------ global endpoints (endpoints.py)
+    @operation("CreateEndpoint")
+    def create_endpoint(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.create(_key(ctx), p)
+
+    @operation("DescribeEndpoint")
+    def describe_endpoint(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.describe(_key(ctx), p["Name"], p.get("HomeRegion"))
+
+    @operation("ListEndpoints")
+    def list_endpoints(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.list(_key(ctx), p)
+
+    @operation("UpdateEndpoint")
+    def update_endpoint(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.update(_key(ctx), p)
+
+    @operation("DeleteEndpoint")
+    def delete_endpoint(self, ctx: RequestContext, p: Params) -> None:
+        self.service.endpoints.delete(_key(ctx), p["Name"])
+
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
     """The ARNs an EventBridge call acts on (for IAM)."""
@@ -220,6 +241,9 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
         return [f"arn:aws:events:{region}:{account}:archive/{p['ArchiveName']}"]
     if "Replay" in op and "ReplayName" in p:
         return [f"arn:aws:events:{region}:{account}:replay/{p['ReplayName']}"]
+    if op in ("CreateEndpoint", "DescribeEndpoint", "UpdateEndpoint", "DeleteEndpoint"):
+        home = p.get("HomeRegion") or region
+        return [f"arn:aws:events:{home}:{account}:endpoint/{p.get('Name', '')}"]
     if op in ("TagResource", "UntagResource", "ListTagsForResource"):
         return [p.get("ResourceARN", "*")]
     return ["*"]

@@ -21,6 +21,7 @@ from onceflow.events.archives import Archives, ReplayRuns, archive_of
 from onceflow.events.buses import DEFAULT_BUS, Buses, bus_account, bus_arn, bus_name
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.destinations import Destinations
+from onceflow.events.endpoints import Endpoints
 from onceflow.events.rules import Rules, RuleSchedules, compile_or_raise, iso, rule_arn
 from onceflow.events.tagging import Tags
 from onceflow.events.targets import DeliveryFailure
@@ -48,6 +49,7 @@ class EventsService:
         self.tags = Tags(stack.db, self.buses)
         self.archives = Archives(self)
         self.destinations = Destinations(self)
+        self.endpoints = Endpoints(self)
         clock.add(self.dispatcher)
         clock.add(RuleSchedules(self))
         clock.add(ReplayRuns(self))

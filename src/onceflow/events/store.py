@@ -72,6 +72,13 @@ MIGRATIONS = [
         PRIMARY KEY (account, region, name)
     );
     """),
+    ("events-0004",
+    """
+    CREATE TABLE events_endpoints (
+        account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (account, region, name)
+    );
+    """),
 ]
 
 Key = tuple[str, str]  # (account, region)
@@ -297,7 +304,7 @@ def list_replays(conn: sqlite3.Connection, key: Key) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------ connections, API destinations
-_JSON_TABLES = frozenset({"events_connections", "events_destinations"})  # name -> JSON body tables
+_JSON_TABLES = frozenset({"events_connections", "events_destinations", "events_endpoints"})  # name -> JSON body tables
 
 
 def json_get(conn: sqlite3.Connection, table: str, key: Key, name: str) -> dict[str, Any] | None:
