@@ -68,6 +68,38 @@ def test_a_batch_takes_the_same_subjects_and_refuses_all_for_one_bad_one(sns: An
     assert bodies(sqs, url) == []
 
 
+
+def test_a_publish_to_a_mobile_endpoint_or_a_number_is_checked_as_one_to_a_topic(sns: Any) -> None:
+    """Subject, empty message, attributes and size are Publish's checks whatever it goes to (LocalStack's
+    publish, after AWS's, runs them before it looks at the target); an endpoint's MessageStructure json
+    needs no "default" (its platform's key is used)."""
+    app = sns.create_platform_application(Name=_name(), Platform="GCM",
+                                          Attributes={"PlatformCredential": "key"})["PlatformApplicationArn"]
+    endpoint = sns.create_platform_endpoint(PlatformApplicationArn=app, Token=_name())["EndpointArn"]
+    bad_attribute = {"a": {"DataType": "Number", "StringValue": "not a number"}}
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"Message": ""}, "Invalid parameter: Empty message"),
+        ({"Message": "m", "Subject": ""}, "Invalid parameter: Subject"),
+        ({"Message": "m", "Subject": "a\nb"}, "Invalid parameter: Subject"),
+        ({"Message": "m" * (256 * 1024 + 1)}, "Invalid parameter: Message too long"),
+        ({"Message": "m", "MessageAttributes": bad_attribute}, "Could not cast message attribute 'a' value to number."),
+    ]
+    for target in ({"TargetArn": endpoint}, {"PhoneNumber": "+15555550123"}):
+        for args, message in cases:
+            with pytest.raises(ClientError) as exc:
+                sns.publish(**target, **args)
+            assert _error(exc)[1] == message, (target, args)
+        assert sns.publish(**target, Message="fine", Subject=TAKEN[1])["MessageId"]
+    # the number is checked after the text, before the attributes
+    assert _error_of(lambda: sns.publish(PhoneNumber="12", Message="")) == (
+        "InvalidParameter", "Invalid parameter: Empty message")
+    assert _error_of(lambda: sns.publish(PhoneNumber="+1-555", Message="m", MessageAttributes=bad_attribute)) == (
+        "InvalidParameter", "Invalid parameter: PhoneNumber Reason: +1-555 is not valid to publish to")
+    gcm_only = json.dumps({"GCM": json.dumps({"notification": {"body": "hi"}})})
+    assert sns.publish(TargetArn=endpoint, Message=gcm_only, MessageStructure="json")["MessageId"]
+    assert _error_of(lambda: sns.publish(TargetArn=endpoint, Message="{nope", MessageStructure="json")) == (
+        "InvalidParameter", "Invalid parameter: Message Structure - JSON message body failed to parse")
+
 # ---------------------------------------------------------------------- SNS data protection policies
 POLICY = json.dumps({"Name": "__default_data_protection_policy", "Description": "mask emails", "Version": "2021-06-01",
                      "Statement": [{"Sid": "deny", "DataDirection": "Inbound", "Principal": ["*"],

@@ -132,11 +132,7 @@ class SnsApi:
     @operation("Publish")
     def publish(self, ctx: RequestContext, p: Params) -> Params:
         if p.get("PhoneNumber") and not (p.get("TopicArn") or p.get("TargetArn")):
-            if p["Message"] == "":
-                raise invalid("Empty message")
-            sms.check_publish_number(p["PhoneNumber"])
-            sms.check_sms_message(p["Message"])
-            return {"MessageId": self.service.new_message_id()}  # SMS: accepted, not sent
+            return self.service.publish_sms(p)  # SMS: accepted, not sent
         arn = p.get("TopicArn") or p.get("TargetArn")
         if not arn:
             raise invalid("TopicArn or TargetArn Reason: no value for required parameter")

@@ -139,26 +139,9 @@ class Publisher:
 
     # ------------------------------------------------------------------ checks
     def check(self, topic: Topic, m: Outgoing) -> None:
-        # AWS's order: an empty subject, an empty message, the attributes, the size with them.
-        if m.subject == "":
-            raise invalid("Subject")
-        if m.message == "":
-            raise invalid("Empty message")
-        self.check_attributes(m.attributes)
-        if payload_size(m.message, m.attributes) > MAX_MESSAGE_BYTES:
-            raise invalid("Message too long")
-        if m.subject is not None and not subject_ok(m.subject):
-            raise invalid("Subject")
-        if m.structure is not None:
-            if m.structure != "json":
-                raise invalid("MessageStructure")
-            try:
-                doc = json.loads(m.message)
-            except ValueError:
-                raise invalid("Message Structure - JSON message body failed to parse") from None
-            # "a top-level JSON key of "default" with a value that is a string" (Publish's MessageStructure)
-            if not isinstance(doc, dict) or not isinstance(doc.get("default"), str):
-                raise invalid("Message Structure - No default entry in JSON message body")
+        self.check_text(m)
+        self.check_body(m)
+        self.check_structure(m)
         if topic.fifo:
             if not m.group_id:
                 raise invalid("The MessageGroupId parameter is required for FIFO topics")
@@ -168,6 +151,38 @@ class Publisher:
         elif m.dedup_id:
             raise invalid("MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter "
                           "that is not valid for this topic type")
+
+    @staticmethod
+    def check_text(m: Outgoing) -> None:
+        """What every Publish checks first, whatever it goes to (a topic, an endpoint, a phone number):
+        AWS's order is an empty subject, an empty message, the attributes, the size with them."""
+        if m.subject == "":
+            raise invalid("Subject")
+        if m.message == "":
+            raise invalid("Empty message")
+
+    def check_body(self, m: Outgoing) -> None:
+        self.check_attributes(m.attributes)
+        if payload_size(m.message, m.attributes) > MAX_MESSAGE_BYTES:
+            raise invalid("Message too long")
+        if m.subject is not None and not subject_ok(m.subject):
+            raise invalid("Subject")
+
+    @staticmethod
+    def check_structure(m: Outgoing, default_needed: bool = True) -> None:
+        """MessageStructure json: a JSON object with a string "default" (Publish's reference: "a top-level
+        JSON key of "default" with a value that is a string"); a mobile endpoint's needs no default, its
+        platform's key is the one used (LocalStack's publish, after AWS's)."""
+        if m.structure is None:
+            return
+        if m.structure != "json":
+            raise invalid("MessageStructure")
+        try:
+            doc = json.loads(m.message)
+        except ValueError:
+            raise invalid("Message Structure - JSON message body failed to parse") from None
+        if not isinstance(doc, dict) or (default_needed and not isinstance(doc.get("default"), str)):
+            raise invalid("Message Structure - No default entry in JSON message body")
 
     @staticmethod
     def check_attributes(attributes: dict[str, Any]) -> None:
