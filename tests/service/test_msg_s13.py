@@ -100,6 +100,58 @@ def test_a_publish_to_a_mobile_endpoint_or_a_number_is_checked_as_one_to_a_topic
     assert _error_of(lambda: sns.publish(TargetArn=endpoint, Message="{nope", MessageStructure="json")) == (
         "InvalidParameter", "Invalid parameter: Message Structure - JSON message body failed to parse")
 
+
+# ---------------------------------------------------------------------- SNS MaximumMessageSize
+# The developer guide's "Publishing large messages": 1,024 to 1,048,576 bytes, 262,144 by default; the
+# body and attributes together count; above 256 KiB at most 100 subscriptions, to SQS, Firehose or Lambda.
+def test_a_topic_takes_messages_up_to_its_maximum_message_size(sns: Any, sqs: Any) -> None:
+    topic = sns.create_topic(Name=_name(), Attributes={"MaximumMessageSize": "1048576"})["TopicArn"]
+    assert sns.get_topic_attributes(TopicArn=topic)["Attributes"]["MaximumMessageSize"] == "1048576"
+    url, qarn = make_queue(sqs)
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=qarn, Attributes={"RawMessageDelivery": "true"})
+    big = "b" * (700 * 1024)
+    assert sns.publish(TopicArn=topic, Message=big)["MessageId"]
+    assert bodies(sqs, url) == [big]
+    over, attribute = "o" * (1024 * 1024 - 9), {"k": {"DataType": "String", "StringValue": "v" * 20}}
+    with pytest.raises(sns.exceptions.InvalidParameterException) as exc:  # the attribute tips it over
+        sns.publish(TopicArn=topic, Message=over, MessageAttributes=attribute)
+    assert _error(exc)[1] == "Invalid parameter: Message too long"
+    half = "h" * (400 * 1024)
+    got = sns.publish_batch(TopicArn=topic, PublishBatchRequestEntries=[
+        {"Id": "a", "Message": half}, {"Id": "b", "Message": half}])
+    assert len(got["Successful"]) == 2
+    assert _error_of(lambda: sns.publish_batch(TopicArn=topic, PublishBatchRequestEntries=[
+        {"Id": str(i), "Message": half} for i in range(3)]))[0] == "BatchRequestTooLong"
+    small = sns.create_topic(Name=_name(), Attributes={"MaximumMessageSize": "1024"})["TopicArn"]
+    assert sns.publish(TopicArn=small, Message="s" * 1024)["MessageId"]
+    too_long = _error_of(lambda: sns.publish(TopicArn=small, Message="s" * 1025))
+    assert too_long == ("InvalidParameter", "Invalid parameter: Message too long")
+    sns.set_topic_attributes(TopicArn=small, AttributeName="MaximumMessageSize", AttributeValue="2048")
+    assert sns.publish(TopicArn=small, Message="s" * 2048)["MessageId"]
+
+
+def test_maximum_message_size_is_held_to_its_range_and_its_subscriptions(sns: Any, sqs: Any) -> None:
+    for value in ("1023", "1048577", "big", ""):
+        with pytest.raises(sns.exceptions.InvalidParameterException):
+            sns.create_topic(Name=_name(), Attributes={"MaximumMessageSize": value})
+    topic = sns.create_topic(Name=_name())["TopicArn"]
+    with pytest.raises(sns.exceptions.InvalidParameterException):
+        sns.set_topic_attributes(TopicArn=topic, AttributeName="MaximumMessageSize", AttributeValue="2000000")
+    sns.subscribe(TopicArn=topic, Protocol="email", Endpoint="someone@example.com")
+    with pytest.raises(sns.exceptions.InvalidParameterException):  # email cannot take large messages
+        sns.set_topic_attributes(TopicArn=topic, AttributeName="MaximumMessageSize", AttributeValue="300000")
+    sns.set_topic_attributes(TopicArn=topic, AttributeName="MaximumMessageSize", AttributeValue="200000")
+    assert "MaximumMessageSize" not in sns.get_topic_attributes(TopicArn=sns.create_topic(Name=_name())[
+        "TopicArn"])["Attributes"]  # listed only once set
+    large = sns.create_topic(Name=_name(), Attributes={"MaximumMessageSize": "524288"})["TopicArn"]
+    _, qarn = make_queue(sqs)
+    sns.subscribe(TopicArn=large, Protocol="sqs", Endpoint=qarn)
+    for protocol, endpoint in (("email", "someone@example.com"), ("https", "https://example.com/hook"),
+                               ("sms", "+15555550123")):
+        with pytest.raises(sns.exceptions.InvalidParameterException):
+            sns.subscribe(TopicArn=large, Protocol=protocol, Endpoint=endpoint)
+    assert len(sns.list_subscriptions_by_topic(TopicArn=large)["Subscriptions"]) == 1
+
 # ---------------------------------------------------------------------- SNS data protection policies
 POLICY = json.dumps({"Name": "__default_data_protection_policy", "Description": "mask emails", "Version": "2021-06-01",
                      "Statement": [{"Sid": "deny", "DataDirection": "Inbound", "Principal": ["*"],

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicy, compile_policy
 from onceflow.sns.errors import batch_error, invalid, invalid_value
-from onceflow.sns.topics import Subscription, Topic, Topics
+from onceflow.sns.topics import Subscription, Topic, Topics, max_message_size
 from onceflow.store.db import Database
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ class Publisher:
     # ------------------------------------------------------------------ checks
     def check(self, topic: Topic, m: Outgoing) -> None:
         self.check_text(m)
-        self.check_body(m)
+        self.check_body(m, max_message_size(topic.attributes))
         self.check_structure(m)
         if topic.fifo:
             if not m.group_id:
@@ -161,9 +161,10 @@ class Publisher:
         if m.message == "":
             raise invalid("Empty message")
 
-    def check_body(self, m: Outgoing) -> None:
+    def check_body(self, m: Outgoing, limit: int = MAX_MESSAGE_BYTES) -> None:
+        """`limit`: a topic's MaximumMessageSize; 256 KiB for an endpoint or a phone number."""
         self.check_attributes(m.attributes)
-        if payload_size(m.message, m.attributes) > MAX_MESSAGE_BYTES:
+        if payload_size(m.message, m.attributes) > limit:
             raise invalid("Message too long")
         if m.subject is not None and not subject_ok(m.subject):
             raise invalid("Subject")
@@ -232,7 +233,7 @@ class Publisher:
         if len(set(ids)) != len(ids):
             raise batch_error("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id.")
         total = sum(payload_size(e.get("Message", ""), dict(e.get("MessageAttributes") or {})) for e in entries)
-        if total > MAX_MESSAGE_BYTES:
+        if total > max_message_size(topic.attributes):  # "must not exceed the topic's MaximumMessageSize"
             raise batch_error("BatchRequestTooLong", "The length of all the messages put together is more than the "
                               "limit.")
         messages = [Outgoing(e.get("Message", ""), e.get("Subject"), e.get("MessageStructure"),
