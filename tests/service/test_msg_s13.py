@@ -367,3 +367,92 @@ def test_global_endpoints_are_listed_in_pages(events: Any) -> None:
         if not token:
             break
     assert seen == names
+
+
+# ---------------------------------------------------------------------- EventBridge partner event sources
+def _account_client(aws: Callable[..., Any], service: str) -> tuple[str, Any]:
+    account = f"{uuid.uuid4().int % 10**12:012d}"
+    return account, aws(service, access_key=account)
+
+
+def test_a_partner_event_source_becomes_a_bus_that_takes_partner_events(aws: Callable[..., Any]) -> None:
+    _, partner = _account_client(aws, "events")
+    customer_account, customer = _account_client(aws, "events")
+    customer_sqs = aws("sqs", access_key=customer_account)
+    name = f"aws.partner/saas.example.com/{uuid.uuid4().hex[:8]}/orders"
+    arn = partner.create_partner_event_source(Name=name, Account=customer_account)["EventSourceArn"]
+    assert arn == f"arn:aws:events:us-east-1::event-source/{name}"
+    described = partner.describe_partner_event_source(Name=name)
+    assert (described["Arn"], described["Name"]) == (arn, name)
+    assert [s["Name"] for s in partner.list_partner_event_sources(NamePrefix=name)["PartnerEventSources"]] == [name]
+    offered = partner.list_partner_event_source_accounts(EventSourceName=name)["PartnerEventSourceAccounts"]
+    assert [(a["Account"], a["State"]) for a in offered] == [(customer_account, "PENDING")]
+    seen = customer.describe_event_source(Name=name)
+    assert seen["State"] == "PENDING" and seen["CreatedBy"] == "saas.example.com" and "ExpirationTime" in seen
+    assert [s["Name"] for s in customer.list_event_sources(NamePrefix="aws.partner/")["EventSources"]] == [name]
+    with pytest.raises(customer.exceptions.ResourceNotFoundException):  # not the partner's view
+        partner.describe_event_source(Name=name)
+    # events to a source without its bus are not delivered
+    entry = {"Source": name, "DetailType": "OrderPlaced", "Detail": json.dumps({"id": 7})}
+    early = partner.put_partner_events(Entries=[entry])
+    assert early["FailedEntryCount"] == 1 and early["Entries"][0]["ErrorCode"]
+    bus_arn = customer.create_event_bus(Name=name, EventSourceName=name)["EventBusArn"]
+    assert bus_arn == f"arn:aws:events:us-east-1:{customer_account}:event-bus/{name}"
+    assert customer.describe_event_source(Name=name)["State"] == "ACTIVE"
+    assert "ExpirationTime" not in customer.describe_event_source(Name=name)
+    url = customer_sqs.create_queue(QueueName=_name())["QueueUrl"]
+    qarn = customer_sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    customer_sqs.set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps({"Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "events.amazonaws.com"}, "Action": "sqs:SendMessage",
+        "Resource": qarn}]})})
+    customer.put_rule(Name="orders", EventBusName=name, EventPattern=json.dumps({"source": [name]}))
+    customer.put_targets(Rule="orders", EventBusName=name, Targets=[{"Id": "q", "Arn": qarn}])
+    sent = partner.put_partner_events(Entries=[entry, {"Source": name, "DetailType": "x", "Detail": "[not json"}])
+    assert sent["FailedEntryCount"] == 1 and sent["Entries"][0]["EventId"]
+    assert sent["Entries"][1]["ErrorCode"] == "MalformedDetail"
+    got = customer_sqs.receive_message(QueueUrl=url, WaitTimeSeconds=10)["Messages"]
+    event = json.loads(got[0]["Body"])
+    assert event["source"] == name and event["account"] == customer_account and event["detail"] == {"id": 7}
+    assert event["id"] == sent["Entries"][0]["EventId"]
+    # deactivated: PENDING, and partner events are not delivered; activated again: ACTIVE
+    customer.deactivate_event_source(Name=name)
+    assert customer.describe_event_source(Name=name)["State"] == "PENDING"
+    assert partner.put_partner_events(Entries=[entry])["FailedEntryCount"] == 1
+    with pytest.raises(customer.exceptions.InvalidStateException):
+        customer.deactivate_event_source(Name=name)
+    customer.activate_event_source(Name=name)
+    assert customer.describe_event_source(Name=name)["State"] == "ACTIVE"
+    with pytest.raises(customer.exceptions.InvalidStateException):
+        customer.activate_event_source(Name=name)
+    partner.delete_partner_event_source(Name=name, Account=customer_account)
+    with pytest.raises(customer.exceptions.ResourceNotFoundException):
+        customer.describe_event_source(Name=name)
+
+
+def test_a_partner_event_bus_needs_its_pending_source(aws: Callable[..., Any]) -> None:
+    _, partner = _account_client(aws, "events")
+    customer_account, customer = _account_client(aws, "events")
+    _, stranger = _account_client(aws, "events")
+    name = f"aws.partner/saas.example.com/{uuid.uuid4().hex[:8]}/orders"
+    partner.create_partner_event_source(Name=name, Account=customer_account)
+    with pytest.raises(partner.exceptions.ResourceAlreadyExistsException):
+        partner.create_partner_event_source(Name=name, Account=customer_account)
+    with pytest.raises(stranger.exceptions.ResourceNotFoundException):  # offered to another account
+        stranger.create_event_bus(Name=name, EventSourceName=name)
+    with pytest.raises(customer.exceptions.ClientError) as exc:  # the bus takes the source's name
+        customer.create_event_bus(Name="other", EventSourceName=name)
+    assert _error(exc)[0] == "ValidationException"
+    with pytest.raises(customer.exceptions.ClientError) as exc:  # only a partner bus may have '/' in its name
+        customer.create_event_bus(Name=name)
+    assert _error(exc)[0] == "ValidationException"
+    with pytest.raises(customer.exceptions.InvalidStateException):  # no matching bus yet
+        customer.activate_event_source(Name=name)
+    customer.create_event_bus(Name=name, EventSourceName=name)
+    customer.delete_event_bus(Name=name)  # the source waits for a bus again
+    assert customer.describe_event_source(Name=name)["State"] == "PENDING"
+    customer.create_event_bus(Name=name, EventSourceName=name)
+    assert customer.describe_event_source(Name=name)["State"] == "ACTIVE"
+    with pytest.raises(stranger.exceptions.ResourceNotFoundException):  # not the partner: nothing to describe
+        stranger.describe_partner_event_source(Name=name)
+    assert stranger.put_partner_events(Entries=[{"Source": name, "DetailType": "d", "Detail": "{}"}])[
+        "FailedEntryCount"] == 1
