@@ -199,6 +199,68 @@ class EventsApi:
         tags = self.service.tags.tags(_key(ctx), p["ResourceARN"])
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
+    # ------------------------------------------------------------------ global endpoints (endpoints.py)
+    @operation("CreateEndpoint")
+    def create_endpoint(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.create(_key(ctx), p)
+
+    @operation("DescribeEndpoint")
+    def describe_endpoint(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.describe(_key(ctx), p["Name"], p.get("HomeRegion"))
+
+    @operation("ListEndpoints")
+    def list_endpoints(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.list(_key(ctx), p)
+
+    @operation("UpdateEndpoint")
+    def update_endpoint(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.endpoints.update(_key(ctx), p)
+
+    @operation("DeleteEndpoint")
+    def delete_endpoint(self, ctx: RequestContext, p: Params) -> None:
+        self.service.endpoints.delete(_key(ctx), p["Name"])
+
+    # ------------------------------------------------------------------ partner event sources (partner.py)
+    @operation("CreatePartnerEventSource")
+    def create_partner_event_source(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.partner.create(_key(ctx), p["Name"], p["Account"])
+
+    @operation("DeletePartnerEventSource")
+    def delete_partner_event_source(self, ctx: RequestContext, p: Params) -> None:
+        self.service.partner.delete(_key(ctx), p["Name"], p["Account"])
+
+    @operation("DescribePartnerEventSource")
+    def describe_partner_event_source(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.partner.describe_partner(_key(ctx), p["Name"])
+
+    @operation("ListPartnerEventSources")
+    def list_partner_event_sources(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.partner.list_partner(_key(ctx), p)
+
+    @operation("ListPartnerEventSourceAccounts")
+    def list_partner_event_source_accounts(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.partner.accounts(_key(ctx), p)
+
+    @operation("PutPartnerEvents")
+    def put_partner_events(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.partner.put_events(_key(ctx), list(p["Entries"]))
+
+    @operation("DescribeEventSource")
+    def describe_event_source(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.partner.describe(_key(ctx), p["Name"])
+
+    @operation("ListEventSources")
+    def list_event_sources(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.partner.list(_key(ctx), p)
+
+    @operation("ActivateEventSource")
+    def activate_event_source(self, ctx: RequestContext, p: Params) -> None:
+        self.service.partner.activate(_key(ctx), p["Name"])
+
+    @operation("DeactivateEventSource")
+    def deactivate_event_source(self, ctx: RequestContext, p: Params) -> None:
+        self.service.partner.deactivate(_key(ctx), p["Name"])
+
 
 def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
     """The ARNs an EventBridge call acts on (for IAM)."""
@@ -220,6 +282,11 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
         return [f"arn:aws:events:{region}:{account}:archive/{p['ArchiveName']}"]
     if "Replay" in op and "ReplayName" in p:
         return [f"arn:aws:events:{region}:{account}:replay/{p['ReplayName']}"]
+    if op in ("CreateEndpoint", "DescribeEndpoint", "UpdateEndpoint", "DeleteEndpoint"):
+        home = p.get("HomeRegion") or region
+        return [f"arn:aws:events:{home}:{account}:endpoint/{p.get('Name', '')}"]
+    if "EventSource" in op and p.get("Name", p.get("EventSourceName")):
+        return [f"arn:aws:events:{region}::event-source/{p.get('Name', p.get('EventSourceName'))}"]
     if op in ("TagResource", "UntagResource", "ListTagsForResource"):
         return [p.get("ResourceARN", "*")]
     return ["*"]

@@ -9,7 +9,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from onceflow.events import bus_policy, errors, store
+from onceflow.events import bus_policy, errors, partner, store
 from onceflow.events.paging import paginate, tag_map
 from onceflow.store import Database
 
@@ -55,10 +55,8 @@ class Buses:
             store.insert_bus(conn, key, DEFAULT_BUS, time.time(), None, {}, {})
 
     def create_bus(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
-        name = p["Name"]
-        if p.get("EventSourceName"):  # partner event sources: onceflow has none
-            raise errors.event_source_not_found(p["EventSourceName"])
-        if "/" in name:
+        name, source = p["Name"], p.get("EventSourceName")
+        if "/" in name and not source:  # a partner event bus is named after its source (aws.partner/...)
             raise errors.validation("Event bus name must not contain '/'.")
         if name == DEFAULT_BUS:
             raise errors.bus_exists(name)
@@ -66,6 +64,8 @@ class Buses:
         with self.db.transaction() as conn:
             if store.get_bus(conn, key, name) is not None:
                 raise errors.bus_exists(name)
+            if source:
+                partner.claim(conn, key, source, name)
             store.insert_bus(conn, key, name, time.time(), p.get("Description"), tag_map(p.get("Tags")), extra)
         out = {"EventBusArn": bus_arn(key[1], key[0], name)}
         for k in ("Description", "KmsKeyIdentifier", "DeadLetterConfig", "LogConfig"):
@@ -114,6 +114,8 @@ class Buses:
         if name == DEFAULT_BUS:
             raise errors.cannot_delete_default()
         with self.db.transaction() as conn:
+            if "/" in name and store.get_bus(conn, key, name) is not None:
+                partner.release(conn, key, name)
             store.delete_bus(conn, key, name)  # a bus that is not there: nothing to do, as AWS
 
     def update_bus(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:

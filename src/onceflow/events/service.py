@@ -21,6 +21,8 @@ from onceflow.events.archives import Archives, ReplayRuns, archive_of
 from onceflow.events.buses import DEFAULT_BUS, Buses, bus_account, bus_arn, bus_name
 from onceflow.events.delivery import Clock, Dispatcher
 from onceflow.events.destinations import Destinations
+from onceflow.events.endpoints import Endpoints
+from onceflow.events.partner import PartnerSources
 from onceflow.events.rules import Rules, RuleSchedules, compile_or_raise, iso, rule_arn
 from onceflow.events.tagging import Tags
 from onceflow.events.targets import DeliveryFailure
@@ -48,6 +50,8 @@ class EventsService:
         self.tags = Tags(stack.db, self.buses)
         self.archives = Archives(self)
         self.destinations = Destinations(self)
+        self.endpoints = Endpoints(self)
+        self.partner = PartnerSources(self)
         clock.add(self.dispatcher)
         clock.add(RuleSchedules(self))
         clock.add(ReplayRuns(self))
@@ -195,6 +199,11 @@ class EventsService:
 
     def pending(self) -> int:
         return self.db.read(store.pending_count)
+
+    @staticmethod
+    def entry_problem(entry: dict[str, Any]) -> tuple[str, str] | None:
+        """Why a PutEvents or PutPartnerEvents entry is refused, as its entry's ErrorCode and text."""
+        return _entry_problem(entry)
 
 
 # ---------------------------------------------------------------------- checks

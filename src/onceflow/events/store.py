@@ -72,6 +72,21 @@ MIGRATIONS = [
         PRIMARY KEY (account, region, name)
     );
     """),
+    ("events-0004",
+    """
+    CREATE TABLE events_endpoints (
+        account TEXT NOT NULL, region TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (account, region, name)
+    );
+    """),
+    ("events-0005",
+    """
+    CREATE TABLE events_partner_sources (
+        region TEXT NOT NULL, name TEXT NOT NULL, partner TEXT NOT NULL, account TEXT NOT NULL,
+        state TEXT NOT NULL, created REAL NOT NULL, expires REAL,
+        PRIMARY KEY (region, name)
+    );
+    """),
 ]
 
 Key = tuple[str, str]  # (account, region)
@@ -297,7 +312,7 @@ def list_replays(conn: sqlite3.Connection, key: Key) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------ connections, API destinations
-_JSON_TABLES = frozenset({"events_connections", "events_destinations"})  # name -> JSON body tables
+_JSON_TABLES = frozenset({"events_connections", "events_destinations", "events_endpoints"})  # name -> JSON body tables
 
 
 def json_get(conn: sqlite3.Connection, table: str, key: Key, name: str) -> dict[str, Any] | None:
@@ -321,3 +336,31 @@ def json_all(conn: sqlite3.Connection, table: str, key: Key) -> list[dict[str, A
 def json_delete(conn: sqlite3.Connection, table: str, key: Key, name: str) -> None:
     assert table in _JSON_TABLES
     conn.execute(f"DELETE FROM {table} WHERE account=? AND region=? AND name=?", (*key, name))
+
+
+# ------------------------------------------------------------------------------ partner event sources
+def partner_source(conn: sqlite3.Connection, region: str, name: str, now: float) -> sqlite3.Row | None:
+    """A partner event source of `region` that has not expired (a PENDING one goes after two weeks)."""
+    return conn.execute("SELECT * FROM events_partner_sources WHERE region=? AND name=? AND (expires IS NULL OR "
+                        "expires > ?)", (region, name, now)).fetchone()
+
+
+def partner_sources(conn: sqlite3.Connection, region: str, column: str, value: str, now: float) -> list[sqlite3.Row]:
+    assert column in ("partner", "account")
+    return conn.execute(f"SELECT * FROM events_partner_sources WHERE region=? AND {column}=? AND (expires IS NULL "
+                        "OR expires > ?) ORDER BY name", (region, value, now)).fetchall()
+
+
+def put_partner_source(conn: sqlite3.Connection, region: str, name: str, partner: str, account: str, state: str,
+                       created: float, expires: float | None) -> None:
+    conn.execute("INSERT OR REPLACE INTO events_partner_sources VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 (region, name, partner, account, state, created, expires))
+
+
+def set_partner_state(conn: sqlite3.Connection, region: str, name: str, state: str, expires: float | None) -> None:
+    conn.execute("UPDATE events_partner_sources SET state=?, expires=? WHERE region=? AND name=?",
+                 (state, expires, region, name))
+
+
+def delete_partner_source(conn: sqlite3.Connection, region: str, name: str, account: str) -> None:
+    conn.execute("DELETE FROM events_partner_sources WHERE region=? AND name=? AND account=?", (region, name, account))

@@ -7,6 +7,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.registry import operation
 from onceflow.sns import sms
+from onceflow.sns.data_protection import check_policy
 from onceflow.sns.errors import invalid
 from onceflow.sns.service import SnsService
 
@@ -22,8 +23,14 @@ class SnsApi:
     # ------------------------------------------------------------------ topics
     @operation("CreateTopic")
     def create_topic(self, ctx: RequestContext, p: Params) -> Params:
-        return {"TopicArn": self.topics.create(ctx.account, ctx.region, p["Name"], dict(p.get("Attributes") or {}),
-                                               list(p.get("Tags") or []))}
+        policy = p.get("DataProtectionPolicy")
+        if policy is not None:  # checked first: a bad one creates no topic
+            check_policy(policy)
+        arn = self.topics.create(ctx.account, ctx.region, p["Name"], dict(p.get("Attributes") or {}),
+                                 list(p.get("Tags") or []))
+        if policy is not None:
+            self.service.data_protection.put(arn, policy)
+        return {"TopicArn": arn}
 
     @operation("DeleteTopic")
     def delete_topic(self, ctx: RequestContext, p: Params) -> None:
@@ -52,6 +59,18 @@ class SnsApi:
     def remove_permission(self, ctx: RequestContext, p: Params) -> None:
         _in_region(ctx, p["TopicArn"])
         self.topics.remove_permission(p["TopicArn"], p["Label"])
+
+    # ------------------------------------------------------------------ data protection
+    @operation("GetDataProtectionPolicy")
+    def get_data_protection_policy(self, ctx: RequestContext, p: Params) -> Params:
+        _in_region(ctx, p["ResourceArn"], "ResourceArn")
+        policy = self.service.data_protection.get(p["ResourceArn"])
+        return {} if policy is None else {"DataProtectionPolicy": policy}  # UNCONFIRMED: no member without one
+
+    @operation("PutDataProtectionPolicy")
+    def put_data_protection_policy(self, ctx: RequestContext, p: Params) -> None:
+        _in_region(ctx, p["ResourceArn"], "ResourceArn")
+        self.service.data_protection.put(p["ResourceArn"], p["DataProtectionPolicy"])
 
     # ------------------------------------------------------------------ tags
     @operation("TagResource")
@@ -113,11 +132,7 @@ class SnsApi:
     @operation("Publish")
     def publish(self, ctx: RequestContext, p: Params) -> Params:
         if p.get("PhoneNumber") and not (p.get("TopicArn") or p.get("TargetArn")):
-            if p["Message"] == "":
-                raise invalid("Empty message")
-            sms.check_publish_number(p["PhoneNumber"])
-            sms.check_sms_message(p["Message"])
-            return {"MessageId": self.service.new_message_id()}  # SMS: accepted, not sent
+            return self.service.publish_sms(p)  # SMS: accepted, not sent
         arn = p.get("TopicArn") or p.get("TargetArn")
         if not arn:
             raise invalid("TopicArn or TargetArn Reason: no value for required parameter")
@@ -182,6 +197,33 @@ class SnsApi:
     def get_sms_attributes(self, ctx: RequestContext, p: Params) -> Params:
         return {"attributes": self.platforms.sms_attributes(ctx.account, ctx.region, list(p.get("attributes") or []))}
 
+    # ------------------------------------------------------------------ the SMS sandbox (sandbox.py)
+    @operation("GetSMSSandboxAccountStatus")
+    def get_sms_sandbox_account_status(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.sandbox.status()
+
+    @operation("CreateSMSSandboxPhoneNumber")
+    def create_sms_sandbox_phone_number(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.sandbox.create(ctx.account, ctx.region, p["PhoneNumber"], p.get("LanguageCode") or "en-US")
+        return {}
+
+    @operation("VerifySMSSandboxPhoneNumber")
+    def verify_sms_sandbox_phone_number(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.sandbox.verify(ctx.account, ctx.region, p["PhoneNumber"], p["OneTimePassword"])
+        return {}
+
+    @operation("DeleteSMSSandboxPhoneNumber")
+    def delete_sms_sandbox_phone_number(self, ctx: RequestContext, p: Params) -> Params:
+        self.service.sandbox.delete(ctx.account, ctx.region, p["PhoneNumber"])
+        return {}
+
+    @operation("ListSMSSandboxPhoneNumbers")
+    def list_sms_sandbox_phone_numbers(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.sandbox.list(ctx.account, ctx.region, p.get("NextToken"), p.get("MaxResults"))
+
+    @operation("ListOriginationNumbers")
+    def list_origination_numbers(self, ctx: RequestContext, p: Params) -> Params:
+        return self.service.sandbox.origination_numbers(p.get("NextToken"))
 
     # Opt-outs come from recipients replying STOP to an SMS; onceflow sends none, so no number is
     # ever opted out: the calls answer that (and check the number as AWS does).

@@ -19,3 +19,16 @@ def not_found(message: str = "Topic does not exist") -> ServiceError:
 
 def batch_error(code: str, message: str) -> ServiceError:
     return ServiceError(code, message)
+
+
+def resource_not_found(message: str) -> ServiceError:
+    return ServiceError("ResourceNotFound", message, 404)
+
+
+def user_error(message: str) -> ServiceError:
+    return ServiceError("UserError", message)
+
+
+def verification_failed(message: str, status: str) -> ServiceError:
+    """VerificationException: the model names no other code for it, and gives it a Status member."""
+    return ServiceError("VerificationException", message, extra={"Status": status})

@@ -12,6 +12,7 @@ import logging
 import re
 import sqlite3
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicy, compile_policy
 from onceflow.sns.errors import batch_error, invalid, invalid_value
-from onceflow.sns.topics import Subscription, Topic, Topics
+from onceflow.sns.topics import Subscription, Topic, Topics, max_message_size
 from onceflow.store.db import Database
 
 if TYPE_CHECKING:
@@ -94,6 +95,20 @@ def payload_size(message: str, attributes: dict[str, Any]) -> int:
 
 
 _ATTRIBUTE_NAME_CHARS = re.compile(r"[A-Za-z0-9_.-]")
+# Line breaks beyond the C0/C1 controls (which unicodedata puts in category Cc).
+_LINE_BREAKS = frozenset("\u2028\u2029")
+
+
+def subject_ok(subject: str) -> bool:
+    """Publish's Subject: "UTF-8 text with no line breaks or control characters, and less than 100
+    characters long" (the API reference today; its older "ASCII text that begins with a letter, number,
+    or punctuation mark" is gone). So text beyond ASCII passes - an emoji joined by U+200D, a no-break
+    space - and a tab, a newline or U+2028 does not; an empty one is refused before (check). AWS's
+    answer for a long subject, "Invalid parameter: Subject", is recorded by users; that it counts
+    characters as code points (not UTF-16 units) is UNCONFIRMED."""
+    if len(subject) >= 100:
+        return False
+    return not any(unicodedata.category(c) == "Cc" or c in _LINE_BREAKS for c in subject)
 
 
 def check_attribute_name(name: str) -> None:
@@ -124,27 +139,9 @@ class Publisher:
 
     # ------------------------------------------------------------------ checks
     def check(self, topic: Topic, m: Outgoing) -> None:
-        # AWS's order: an empty subject, an empty message, the attributes, the size with them.
-        if m.subject == "":
-            raise invalid("Subject")
-        if m.message == "":
-            raise invalid("Empty message")
-        self.check_attributes(m.attributes)
-        if payload_size(m.message, m.attributes) > MAX_MESSAGE_BYTES:
-            raise invalid("Message too long")
-        # "UTF-8 text with no line breaks or control characters, and less than 100 characters long"
-        if m.subject is not None and (len(m.subject) >= 100 or not m.subject.isprintable()):
-            raise invalid("Subject")  # UNCONFIRMED wording for a long or unprintable subject
-        if m.structure is not None:
-            if m.structure != "json":
-                raise invalid("MessageStructure")
-            try:
-                doc = json.loads(m.message)
-            except ValueError:
-                raise invalid("Message Structure - JSON message body failed to parse") from None
-            # "a top-level JSON key of "default" with a value that is a string" (Publish's MessageStructure)
-            if not isinstance(doc, dict) or not isinstance(doc.get("default"), str):
-                raise invalid("Message Structure - No default entry in JSON message body")
+        self.check_text(m)
+        self.check_body(m, max_message_size(topic.attributes))
+        self.check_structure(m)
         if topic.fifo:
             if not m.group_id:
                 raise invalid("The MessageGroupId parameter is required for FIFO topics")
@@ -154,6 +151,39 @@ class Publisher:
         elif m.dedup_id:
             raise invalid("MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter "
                           "that is not valid for this topic type")
+
+    @staticmethod
+    def check_text(m: Outgoing) -> None:
+        """What every Publish checks first, whatever it goes to (a topic, an endpoint, a phone number):
+        AWS's order is an empty subject, an empty message, the attributes, the size with them."""
+        if m.subject == "":
+            raise invalid("Subject")
+        if m.message == "":
+            raise invalid("Empty message")
+
+    def check_body(self, m: Outgoing, limit: int = MAX_MESSAGE_BYTES) -> None:
+        """`limit`: a topic's MaximumMessageSize; 256 KiB for an endpoint or a phone number."""
+        self.check_attributes(m.attributes)
+        if payload_size(m.message, m.attributes) > limit:
+            raise invalid("Message too long")
+        if m.subject is not None and not subject_ok(m.subject):
+            raise invalid("Subject")
+
+    @staticmethod
+    def check_structure(m: Outgoing, default_needed: bool = True) -> None:
+        """MessageStructure json: a JSON object with a string "default" (Publish's reference: "a top-level
+        JSON key of "default" with a value that is a string"); a mobile endpoint's needs no default, its
+        platform's key is the one used (LocalStack's publish, after AWS's)."""
+        if m.structure is None:
+            return
+        if m.structure != "json":
+            raise invalid("MessageStructure")
+        try:
+            doc = json.loads(m.message)
+        except ValueError:
+            raise invalid("Message Structure - JSON message body failed to parse") from None
+        if not isinstance(doc, dict) or (default_needed and not isinstance(doc.get("default"), str)):
+            raise invalid("Message Structure - No default entry in JSON message body")
 
     @staticmethod
     def check_attributes(attributes: dict[str, Any]) -> None:
@@ -203,7 +233,7 @@ class Publisher:
         if len(set(ids)) != len(ids):
             raise batch_error("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id.")
         total = sum(payload_size(e.get("Message", ""), dict(e.get("MessageAttributes") or {})) for e in entries)
-        if total > MAX_MESSAGE_BYTES:
+        if total > max_message_size(topic.attributes):  # "must not exceed the topic's MaximumMessageSize"
             raise batch_error("BatchRequestTooLong", "The length of all the messages put together is more than the "
                               "limit.")
         messages = [Outgoing(e.get("Message", ""), e.get("Subject"), e.get("MessageStructure"),

@@ -10,14 +10,23 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.iam.resource_access import principal_may, service_may
+from onceflow.sns import sms
+from onceflow.sns.data_protection import DataProtection
 from onceflow.sns.delivery import Deliverer
 from onceflow.sns.errors import invalid
 from onceflow.sns.platform import Platforms
 from onceflow.sns.publish import Outgoing, Publisher
+from onceflow.sns.sandbox import SmsSandbox
 from onceflow.sns.topics import Subscription, Topics, on_loopback
 from onceflow.stack import Stack
 
 log = logging.getLogger("onceflow.sns")
+
+
+def outgoing(p: dict[str, Any]) -> Outgoing:
+    """A Publish request's message, as the checks and the fan-out take it."""
+    return Outgoing(p["Message"], p.get("Subject"), p.get("MessageStructure"), dict(p.get("MessageAttributes") or {}),
+                    p.get("MessageDeduplicationId"), p.get("MessageGroupId"))
 
 
 class SnsService:
@@ -25,6 +34,8 @@ class SnsService:
         endpoint = stack.settings.endpoint_url
         self.topics = Topics(stack.db, endpoint)
         self.platforms = Platforms(stack.db)
+        self.data_protection = DataProtection(stack.db, self.topics)
+        self.sandbox = SmsSandbox(stack.db)
         self.publisher = Publisher(stack.db, self.topics, endpoint, stack.ports.queues, self._wake)
         self.deliverer = Deliverer(stack, self.topics, self.publisher)
 
@@ -76,13 +87,24 @@ class SnsService:
                                403)
 
     def publish(self, arn: str, p: dict[str, Any]) -> dict[str, Any]:
+        m = outgoing(p)
         if ":endpoint/" in arn:  # a mobile push endpoint: accepted, no push service is reached
+            self.publisher.check_text(m)
+            self.publisher.check_body(m)
+            self.publisher.check_structure(m, default_needed=False)
             self.platforms.check_publishable(arn)
             return {"MessageId": self.new_message_id()}
-        topic = self.topics.get(arn)
-        return self.publisher.publish(topic, Outgoing(
-            p["Message"], p.get("Subject"), p.get("MessageStructure"), dict(p.get("MessageAttributes") or {}),
-            p.get("MessageDeduplicationId"), p.get("MessageGroupId")))
+        return self.publisher.publish(self.topics.get(arn), m)
+
+    def publish_sms(self, p: dict[str, Any]) -> dict[str, Any]:
+        """Publish(PhoneNumber): checked as AWS checks it (the text, the number, then the rest), accepted
+        and not sent."""
+        m = outgoing(p)
+        self.publisher.check_text(m)
+        sms.check_publish_number(p["PhoneNumber"])
+        self.publisher.check_body(m)
+        sms.check_sms_message(m.message)
+        return {"MessageId": self.new_message_id()}
 
     def publish_batch(self, arn: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
         return self.publisher.publish_batch(self.topics.get(arn), entries)

@@ -74,4 +74,24 @@ MIGRATIONS = [
         );
         """,
     ),
+    (
+        "sns-0003",
+        """
+        CREATE TABLE sns_data_protection (
+            topic_arn TEXT PRIMARY KEY,
+            policy TEXT NOT NULL
+        );
+        CREATE TABLE sns_sandbox_numbers (
+            account TEXT NOT NULL,
+            region TEXT NOT NULL,
+            number TEXT NOT NULL,
+            status TEXT NOT NULL,
+            otp TEXT NOT NULL,
+            language TEXT NOT NULL,
+            created_ms INTEGER NOT NULL,
+            attempted_ms INTEGER,
+            PRIMARY KEY (account, region, number)
+        );
+        """,
+    ),
 ]

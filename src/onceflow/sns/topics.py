@@ -20,9 +20,9 @@ from onceflow.store.db import Database
 
 TOPIC_SETTABLE = {"DeliveryPolicy", "DisplayName", "Policy", "KmsMasterKeyId", "SignatureVersion", "TracingConfig",
                   "ContentBasedDeduplication", "FifoTopic", "ArchivePolicy", "FifoThroughputScope",
-                  "DataProtectionPolicy"} | {f"{p}{s}" for p in ("Application", "Firehose", "HTTP", "Lambda", "SQS")
-                                             for s in ("SuccessFeedbackRoleArn", "SuccessFeedbackSampleRate",
-                                                       "FailureFeedbackRoleArn")}
+                  "DataProtectionPolicy", "MaximumMessageSize"} | {
+                      f"{p}{s}" for p in ("Application", "Firehose", "HTTP", "Lambda", "SQS")
+                      for s in ("SuccessFeedbackRoleArn", "SuccessFeedbackSampleRate", "FailureFeedbackRoleArn")}
 SUBSCRIPTION_SETTABLE = {"DeliveryPolicy", "FilterPolicy", "FilterPolicyScope", "RawMessageDelivery", "RedrivePolicy",
                          "SubscriptionRoleArn", "ReplayPolicy"}
 # The actions a topic policy may grant (AWS's SNS developer guide, "Amazon SNS API permissions"):
@@ -35,6 +35,12 @@ DEFAULT_DELIVERY: dict[str, Any] = {"http": {"defaultHealthyRetryPolicy": {
     "minDelayTarget": 20, "maxDelayTarget": 20, "numRetries": 3, "numMaxDelayRetries": 0, "numNoDelayRetries": 0,
     "numMinDelayRetries": 0, "backoffFunction": "linear"}, "disableSubscriptionOverrides": False,
     "defaultRequestPolicy": {"headerContentType": "text/plain; charset=UTF-8"}}}
+# MaximumMessageSize (the SNS developer guide's "Publishing large messages"): 1,024 to 1,048,576 bytes,
+# 262,144 when not set; above 256 KiB a topic takes at most 100 subscriptions, all to SQS, Firehose or Lambda.
+DEFAULT_MAX_MESSAGE = 256 * 1024
+MAX_MESSAGE_RANGE = (1024, 1024 * 1024)
+LARGE_MESSAGE_PROTOCOLS = frozenset({"sqs", "firehose", "lambda"})
+LARGE_MESSAGE_SUBSCRIPTIONS = 100
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 _FIFO_NAME = re.compile(r"^[A-Za-z0-9_-]{1,251}\.fifo$")
 # The only HTTP(S) endpoints onceflow calls (one machine: it reaches nothing else).
@@ -128,6 +134,31 @@ def check_subscription_attribute(name: str, value: str, reason: str = "") -> str
     return value
 
 
+def max_message_size(attributes: dict[str, str]) -> int:
+    return int(attributes.get("MaximumMessageSize") or DEFAULT_MAX_MESSAGE)
+
+
+def check_max_message_size(value: str, reason: str = "") -> int:
+    """A MaximumMessageSize value. UNCONFIRMED wording, shaped as SNS's other attribute refusals."""
+    low, high = MAX_MESSAGE_RANGE
+    if not re.fullmatch(r"\d{1,8}", value) or not low <= int(value) <= high:
+        raise invalid(f"{reason}MaximumMessageSize: Invalid value [{value}]. Must be an integer between {low} and "
+                      f"{high}.")
+    return int(value)
+
+
+def _large_message_refusal(subscriptions: builtins.list[tuple[str, int]]) -> str | None:
+    """Why a topic with these (protocol, count) subscriptions may not take messages above 256 KiB."""
+    if sum(n for _, n in subscriptions) > LARGE_MESSAGE_SUBSCRIPTIONS:
+        return (f"a topic with a MaximumMessageSize above 256 KiB can have at most {LARGE_MESSAGE_SUBSCRIPTIONS} "
+                "subscriptions")
+    others = sorted(p for p, _ in subscriptions if p not in LARGE_MESSAGE_PROTOCOLS)
+    if others:
+        return (f"a topic with a MaximumMessageSize above 256 KiB takes only sqs, firehose and lambda subscriptions, "
+                f"not {others[0]}")
+    return None
+
+
 class Topics:
     def __init__(self, db: Database, endpoint_url: str) -> None:
         self.db = db
@@ -153,6 +184,8 @@ class Topics:
         for key in attributes:
             if key not in TOPIC_SETTABLE:
                 raise invalid(f"Attributes Reason: Unknown attribute {key}")
+        if "MaximumMessageSize" in attributes:
+            check_max_message_size(str(attributes["MaximumMessageSize"]), "Attributes Reason: ")
         arn = f"arn:aws:sns:{region}:{account}:{name}"
         # A standard topic lists no FifoTopic attribute, even when created with FifoTopic=false.
         attributes = {k: str(v) for k, v in attributes.items() if fifo or k != "FifoTopic"}
@@ -175,6 +208,7 @@ class Topics:
     def delete(self, arn: str) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM sns_subscriptions WHERE topic_arn=?", (arn,))
+            conn.execute("DELETE FROM sns_data_protection WHERE topic_arn=?", (arn,))
             conn.execute("DELETE FROM sns_topics WHERE arn=?", (arn,))
 
     def list(self, account: str, region: str, token: str | None) -> dict[str, Any]:
@@ -213,6 +247,12 @@ class Topics:
         attributes = dict(topic.attributes)
         attributes[name] = value
         with self.db.transaction() as conn:
+            if name == "MaximumMessageSize" and check_max_message_size(value) > DEFAULT_MAX_MESSAGE:
+                rows = conn.execute("SELECT protocol, COUNT(*) FROM sns_subscriptions WHERE topic_arn=? GROUP BY "
+                                    "protocol", (arn,)).fetchall()
+                refusal = _large_message_refusal([(str(r[0]), int(r[1])) for r in rows])
+                if refusal:  # UNCONFIRMED wording; the code is the reference's InvalidParameter
+                    raise invalid(f"MaximumMessageSize Reason: {refusal}")
             conn.execute("UPDATE sns_topics SET attributes=? WHERE arn=?", (json.dumps(attributes), arn))
 
     # ------------------------------------------------------------------ tags, permissions
@@ -284,12 +324,25 @@ class Topics:
                 if any(existing.attributes.get(k) != v for k, v in checked.items()):
                     raise invalid("Attributes Reason: Subscription already exists with different attributes")
                 return existing
+            self._check_large_topic(conn, topic_arn, protocol)
             arn = f"{topic_arn}:{uuid.uuid4()}"
             token = secrets.token_hex(64)
             conn.execute("INSERT INTO sns_subscriptions VALUES (?,?,?,?,?,?,?,?,?)",
                          (arn, topic_arn, account, protocol, endpoint, json.dumps(checked), int(confirmed), token,
                           int(time.time())))
         return Subscription(arn, topic_arn, account, protocol, endpoint, checked, confirmed, token)
+
+    def _check_large_topic(self, conn: sqlite3.Connection, topic_arn: str, protocol: str) -> None:
+        """A new subscription to a topic whose MaximumMessageSize is above 256 KiB: one of at most 100, to
+        SQS, Firehose or Lambda ("If you attempt to create additional subscriptions, Amazon SNS returns an
+        InvalidParameter error"; the wording is UNCONFIRMED)."""
+        if max_message_size(self.get(topic_arn, conn).attributes) <= DEFAULT_MAX_MESSAGE:
+            return
+        rows = conn.execute("SELECT protocol, COUNT(*) FROM sns_subscriptions WHERE topic_arn=? GROUP BY protocol",
+                            (topic_arn,)).fetchall()
+        refusal = _large_message_refusal([*((str(r[0]), int(r[1])) for r in rows), (protocol, 1)])
+        if refusal:
+            raise invalid(f"Protocol Reason: {refusal}")
 
     def check_filter(self, policy: str, scope: str, reason: str = "") -> None:
         try:

@@ -219,6 +219,8 @@ def render_error(spec: ServiceSpec, err: ServiceError, request_id: str) -> Respo
     fault = "Sender" if err.sender_fault else "Receiver"
     # An error AWS answers without a message (IAM's ReportNotPresent) has no <Message> element at all.
     message = f"<Message>{escape(err.message)}</Message>" if err.message else ""
+    # Modeled members beside the message (SNS's VerificationException Status), as elements of <Error>.
+    message += "".join(f"<{k}>{escape(str(v))}</{k}>" for k, v in err.extra.items() if v is not None)
     body = (
         f'<ErrorResponse xmlns="{ns}"><Error><Type>{fault}</Type><Code>{escape(err.query_code or err.code)}</Code>'
         f"{message}</Error><RequestId>{request_id}</RequestId></ErrorResponse>"
