@@ -147,3 +147,53 @@ def test_a_query_a_restart_interrupted_runs_again() -> None:
     assert got["status"] == "Complete"
     assert [{f["field"]: f["value"] for f in row} for row in got["results"]] == [{"n": "3"}]
     db.close()
+
+
+# ------------------------------------------------------------------ jsonParse, structures, unnest (s13)
+EVENTS_DOC = json.dumps({"events": [{"name": "exception"}, {"name": "user action"}]})
+ACCOUNTS_DOC = json.dumps({"accounts": [{"accountId": "a", "droppedSpans": 2, "type": "internal"},
+                                        {"accountId": "b", "droppedSpans": 3},
+                                        {"accountId": "a", "droppedSpans": 5, "type": "internal"}]})
+
+
+def test_unnest_gives_one_row_per_item_of_a_parsed_list() -> None:
+    # AWS's CWL_QuerySyntax-Unnest example: two records, event.name exception and user action.
+    q = "fields jsonParse(@message) as json_message | unnest json_message.events into event | display event.name"
+    assert _rows(q, [EVENTS_DOC]) == [{"event.name": "exception"}, {"event.name": "user action"}]
+    with pytest.raises(QuerySyntaxError):  # `into` and its field are required
+        parse("fields jsonParse(@message) as j | unnest j.events")
+
+
+def test_unnest_then_filter_and_stats_over_the_items() -> None:
+    q = "fields jsonParse(@message) as js | unnest js.accounts into account | filter account.type = \"internal\""
+    assert len(_rows(q + " | display account.accountId", [ACCOUNTS_DOC])) == 2
+    q = ("fields jsonParse(@message) as accounts | unnest accounts.accounts into account"
+         " | stats sum(account.droppedSpans) as n by account.accountId | sort n desc | limit 10")
+    assert _rows(q, [ACCOUNTS_DOC]) == [{"account.accountId": "a", "n": "7"}, {"account.accountId": "b", "n": "3"}]
+
+
+def test_unnest_takes_any_other_value_as_a_list_of_one() -> None:
+    msgs = [json.dumps({"x": "[1, 2]"}), json.dumps({"x": "7"}), json.dumps({"x": "[]"}), "no x"]
+    assert _rows("fields jsonParse(x) as v | unnest v into i | display i", msgs) == [
+        {"i": "1"}, {"i": "2"}, {"i": "7"}]
+
+
+def test_json_parse_members_and_stringify() -> None:
+    q = ("fields jsonParse(@message) as js | fields js.accounts.1.accountId as second,"
+         " jsonStringify(js.accounts.1) as s, js.accounts.9.accountId as none | display second, s, none")
+    assert _rows(q, [ACCOUNTS_DOC]) == [{"second": "b", "s": '{"accountId":"b","droppedSpans":3}'}]
+    assert _rows("fields jsonParse(@message) as js | display js", ["not json"]) == [{}]
+
+
+def test_structures_group_dedup_and_count_distinct_by_their_json() -> None:
+    msgs = [ACCOUNTS_DOC, ACCOUNTS_DOC, EVENTS_DOC]
+    assert _rows("fields jsonParse(@message) as js | stats count(*) as n by js | sort n desc", msgs) == [
+        {"js": json.dumps(json.loads(ACCOUNTS_DOC), separators=(",", ":")), "n": "2"},
+        {"js": json.dumps(json.loads(EVENTS_DOC), separators=(",", ":")), "n": "1"}]
+    assert _rows("fields jsonParse(@message) as js | stats count_distinct(js) as d", msgs) == [{"d": "2"}]
+    assert len(_rows("fields jsonParse(@message) as js | dedup js | display js", msgs)) == 2
+
+
+def test_unmask_shows_the_stored_value() -> None:
+    assert _rows("fields unmask(@message) as m | display m", ["secret 4111"]) == [{"m": "secret 4111"}]
+

@@ -1,6 +1,6 @@
 """The Logs Insights query language (CWLI) parsed by one LALR grammar into frozen command nodes.
 
-A query is commands joined by `|`: fields, display, filter, stats, sort, limit, parse, dedup. Their
+A query is commands joined by `|`: fields, display, filter, stats, sort, limit, parse, dedup, unnest. Their
 expressions share one grammar: field references (`@message`, `a.b.c`, `` `odd-name` ``), numbers,
 strings, arithmetic (`^` binding tightest), comparisons, `like` (a substring or a /regex/), `=~`,
 `in [...]`, `and`/`or`/`not`, and function calls (`count(*)`, `bin(5m)`). Keywords are case-insensitive, as AWS's are.
@@ -23,7 +23,7 @@ GRAMMAR = r"""
 ?start: query
 query: command ("|" command)*
 
-?command: fields | display | filter | stats | sort | limit | parse | dedup
+?command: fields | display | filter | stats | sort | limit | parse | dedup | unnest
 fields: "fields"i item ("," item)*
 display: "display"i field ("," field)*
 filter: "filter"i expr
@@ -35,6 +35,7 @@ limit: "limit"i INT
 parse: "parse"i field? STRING "as"i IDENT ("," IDENT)*  -> parse_glob
      | "parse"i field? REGEX                          -> parse_regex
 dedup: "dedup"i field ("," field)*
+unnest: "unnest"i field "into"i field
 
 item: expr ["as"i IDENT]
 order: expr [ASC | DESC]
@@ -201,6 +202,12 @@ class Dedup:
 
 
 @dataclass(frozen=True)
+class Unnest:
+    source: str  # the field whose LIST gives one row per item
+    into: str  # the field each row's item is put in
+
+
+@dataclass(frozen=True)
 class Query:
     commands: tuple[Any, ...]
 
@@ -273,6 +280,9 @@ class Build(Transformer[Token, Any]):
 
     def dedup(self, fields: list[Field]) -> Dedup:
         return Dedup(tuple(f.name for f in fields))
+
+    def unnest(self, fields: list[Field]) -> Unnest:
+        return Unnest(fields[0].name, fields[1].name)
 
     # ---- expressions
     def field(self, children: list[Token]) -> Field:

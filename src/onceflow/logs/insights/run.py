@@ -1,7 +1,7 @@
 """A parsed Insights query run over log events: each command a stage of a pipeline of rows.
 
-Row-at-a-time stages (fields, filter, parse) stream; stats, sort and dedup consume what reaches
-them. An event's row holds @timestamp, @message, @logStream, @log, @ingestionTime and @ptr, and the
+Row-at-a-time stages (fields, filter, parse, unnest) stream; stats, sort and dedup consume what
+reaches them. An event's row holds @timestamp, @message, @logStream, @log, @ingestionTime and @ptr, and the
 fields discovered in a JSON message (nested keys joined with `.`, list items by index), parsed only
 when the query may need them. Pure: the caller hands in the events and reads the results.
 """
@@ -21,6 +21,8 @@ from onceflow.logs.insights.evaluate import (
     Row,
     Time,
     compile_expr,
+    hashable,
+    lookup,
     number,
     regex,
     text,
@@ -44,6 +46,7 @@ from onceflow.logs.insights.query import (
     Regex,
     Sort,
     Stats,
+    Unnest,
 )
 
 MAX_RESULTS = 10_000  # GetQueryResults' cap whatever the query asks
@@ -168,6 +171,8 @@ def _reads(q: Query) -> tuple[set[str], bool]:
             out.add(c.source)
         elif isinstance(c, Dedup):
             out |= set(c.names)
+        elif isinstance(c, Unnest):
+            out.add(c.source)
         shown = shown or isinstance(c, Fields | Display | Stats)
     return out, shown
 
@@ -190,8 +195,8 @@ def _needs_json(q: Query) -> bool:
             names = _mentions(c.cond)
         elif isinstance(c, Sort):
             names = _mentions([k for k, _, _ in c.keys])
-        elif isinstance(c, Parse | Dedup):
-            names = {c.source} if isinstance(c, Parse) else set(c.names)
+        elif isinstance(c, Parse | Dedup | Unnest):
+            names = set(c.names) if isinstance(c, Dedup) else {c.source}
         if any(not n.startswith("@") for n in names):
             return True
     return not shown
@@ -235,7 +240,7 @@ def _parse(c: Parse) -> tuple[Stage, list[str]]:
 
     def stage(rows: Iterator[Row]) -> Iterator[Row]:
         for row in rows:
-            v = row.get(source)
+            v = lookup(row, source)
             m = search(v if isinstance(v, str) else text(v)) if v is not None else None
             if m is not None:
                 for i, name in enumerate(names, start=1):
@@ -303,7 +308,7 @@ def _stats(c: Stats) -> tuple[Stage, list[str]]:
         table: dict[tuple[Any, ...], list[_Agg]] = {}
         counts: dict[tuple[Any, ...], int] = {}
         for row in rows:
-            key = (only(row),) if only is not None else tuple(g(row) for g in keyfns)
+            key = (hashable(only(row)),) if only is not None else tuple(hashable(g(row)) for g in keyfns)
             if counts_only:
                 counts[key] = counts.get(key, 0) + 1
                 continue
@@ -317,13 +322,18 @@ def _stats(c: Stats) -> tuple[Stage, list[str]]:
             for a in table[key]:
                 a.n = n
         for key in sorted(table, key=_sort_key):
-            out: Row = {name: v for (name, _), v in zip(groups, key, strict=True)}
+            out: Row = {name: _unhashed(v) for (name, _), v in zip(groups, key, strict=True)}
             done = {f"\0agg{i}": _result(kind, a, pct) for i, ((kind, _, pct), a) in
                     enumerate(zip(args, table[key], strict=True))}
             for name, fn in outputs:
                 out[name] = fn(done)
             yield out
     return stage, [name for name, _ in groups] + [name for name, _ in outputs]
+
+
+def _unhashed(v: Any) -> Any:
+    """A group key as its value again (a MAP or LIST was keyed by its JSON text, shown as that text)."""
+    return v[1] if isinstance(v, tuple) else v
 
 
 def _percentile(call: Call) -> float | None:
@@ -351,7 +361,7 @@ def _add(kind: str, a: _Agg, row: Row, v: Any) -> None:
     elif kind == "count_distinct":
         if a.seen is None:
             a.seen = set()
-        a.seen.add(v)
+        a.seen.add(hashable(v))
     elif kind in ("earliest", "latest"):
         ts = row.get("@timestamp", 0)
         # Rows come newest first (the store's order): among equal timestamps the earliest is the
@@ -424,6 +434,22 @@ def _sort_value(expr: Any, name: str) -> Callable[[Row], Any]:
     return lambda row: row[name] if name in row else fn(row)
 
 
+def _unnest(c: Unnest) -> Stage:
+    """One row per item of the source's LIST, the item in `into`; any other value is a LIST of one.
+    A row whose source is missing or an empty LIST gives no row (UNCONFIRMED)."""
+    source, into = c.source, c.into
+
+    def stage(rows: Iterator[Row]) -> Iterator[Row]:
+        for row in rows:
+            v = lookup(row, source)
+            if v is None:
+                continue
+            for item in v if isinstance(v, list) else (v,):
+                if item is not None:
+                    yield {**row, into: item}
+    return stage
+
+
 def _sorting(fn: Callable[[Row], Any]) -> Callable[[Row], tuple[Any, ...]]:
     return lambda row: _sort_key((fn(row),))
 
@@ -448,7 +474,7 @@ def _dedup(c: Dedup) -> Stage:
     def stage(rows: Iterator[Row]) -> Iterator[Row]:
         seen: set[tuple[Any, ...]] = set()
         for row in rows:
-            key = tuple(row.get(n) for n in names)
+            key = tuple(hashable(lookup(row, n)) for n in names)
             if None in key:  # a row lacking a field is never a duplicate
                 yield row
             elif key not in seen:
@@ -509,6 +535,11 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
             if isinstance(c, Fields):
                 shown = (shown or []) + [n for n in names if n not in (shown or [])]
             continue
+        if isinstance(c, Unnest):
+            stream = _unnest(c)(stream)
+            if shown is not None and c.into not in shown:
+                shown = [*shown, c.into]
+            continue
         if matched is None and not aggregated and filtered:
             matched = Counter()
             stream = matched.through(stream)
@@ -531,7 +562,8 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
         stream = matched.through(stream)
     for row in islice(stream, cap):
         names = shown if shown is not None else [k for k in row if k != "@ptr" and k != "@ingestionTime"]
-        result = [{"field": n, "value": text(row[n])} for n in names if row.get(n) is not None]
+        values = [(n, lookup(row, n)) for n in names]
+        result = [{"field": n, "value": text(v)} for n, v in values if v is not None]
         if not aggregated:
             result.append({"field": "@ptr", "value": row["@ptr"]})
         out.rows.append(result)
