@@ -73,3 +73,106 @@ def test_unmask_shows_the_event_as_stored(logs: Any, group: str) -> None:
     rows = _rows(logs, group, "filter @message like 'exception' | fields unmask(@message) as m | display m")
     assert [json.loads(r["m"]) for r in rows] == [DOCS[0]]
 
+
+
+# ------------------------------------------------------------------ field index policies
+def _fresh_group(logs: Any, messages: list[dict[str, Any]], **kw: Any) -> str:
+    name = f"/logs-s13-idx/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=name, **kw)
+    logs.create_log_stream(logGroupName=name, logStreamName="s")
+    if messages:
+        logs.put_log_events(logGroupName=name, logStreamName="s", logEvents=[
+            {"timestamp": BASE + i * 1000, "message": json.dumps(m)} for i, m in enumerate(messages)])
+    return name
+
+
+def test_put_describe_delete_index_policy(logs: Any) -> None:
+    name = _fresh_group(logs, [])
+    arn = logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"][0]["logGroupArn"]
+    document = json.dumps({"Fields": ["TransactionId"], "FieldsV2": {"RequestId": {"type": "FIELD_INDEX"},
+                                                                      "APIName": {"type": "FACET"}}})
+    put = logs.put_index_policy(logGroupIdentifier=name, policyDocument=document)["indexPolicy"]
+    assert put["logGroupIdentifier"] == arn and put["policyDocument"] == document and put["source"] == "LOG_GROUP"
+    assert "policyName" not in put and isinstance(put["lastUpdateTime"], int)
+    assert logs.describe_index_policies(logGroupIdentifiers=[arn])["indexPolicies"] == [put]
+    logs.delete_index_policy(logGroupIdentifier=arn)
+    assert logs.describe_index_policies(logGroupIdentifiers=[name])["indexPolicies"] == []
+    with pytest.raises(logs.exceptions.ResourceNotFoundException):
+        logs.delete_index_policy(logGroupIdentifier=name)
+    logs.put_index_policy(logGroupIdentifier=name, policyDocument=document)
+    logs.delete_log_group(logGroupName=name)  # the group's policy goes with it
+    logs.create_log_group(logGroupName=name)
+    assert logs.describe_index_policies(logGroupIdentifiers=[name])["indexPolicies"] == []
+
+
+def test_account_field_index_policy_applies_until_a_group_has_its_own(logs: Any) -> None:
+    name = _fresh_group(logs, [])
+    prefix = name[: name.rindex("/") + 1]
+    policy = f"idx{uuid.uuid4().hex[:8]}"
+    logs.put_account_policy(policyName=policy, policyType="FIELD_INDEX_POLICY",
+                            policyDocument=json.dumps({"Fields": ["userId"]}),
+                            selectionCriteria=f'LogGroupNamePrefix IN ["{prefix}"]')
+    try:
+        got = logs.describe_index_policies(logGroupIdentifiers=[name])["indexPolicies"]
+        assert [(p["source"], p.get("policyName")) for p in got] == [("ACCOUNT", policy)]
+        logs.put_index_policy(logGroupIdentifier=name, policyDocument=json.dumps({"Fields": ["orderId"]}))
+        got = logs.describe_index_policies(logGroupIdentifiers=[name])["indexPolicies"]
+        assert [p["source"] for p in got] == ["LOG_GROUP"]
+    finally:
+        logs.delete_account_policy(policyName=policy, policyType="FIELD_INDEX_POLICY")
+
+
+@pytest.mark.parametrize("document", [
+    "not json", "[]", json.dumps({}), json.dumps({"Fields": []}), json.dumps({"Fields": [f"f{i}" for i in range(21)]}),
+    json.dumps({"Fields": ["x" * 101]}), json.dumps({"Fields": ["a"], "FieldsV2": {"a": {"type": "FACET"}}}),
+    json.dumps({"FieldsV2": {"a": {"type": "OTHER"}}}), json.dumps({"Fields": ["@message"]}),
+])
+def test_bad_index_policy_documents_are_refused_and_change_nothing(logs: Any, document: str) -> None:
+    name = _fresh_group(logs, [])
+    with pytest.raises(logs.exceptions.InvalidParameterException):
+        logs.put_index_policy(logGroupIdentifier=name, policyDocument=document)
+    assert logs.describe_index_policies(logGroupIdentifiers=[name])["indexPolicies"] == []
+
+
+def test_index_policies_need_a_standard_group_that_exists(logs: Any) -> None:
+    document = json.dumps({"Fields": ["a"]})
+    with pytest.raises(logs.exceptions.ResourceNotFoundException):
+        logs.put_index_policy(logGroupIdentifier=f"/logs-s13-idx/missing-{uuid.uuid4().hex}", policyDocument=document)
+    rare = _fresh_group(logs, [], logGroupClass="INFREQUENT_ACCESS")
+    with pytest.raises(logs.exceptions.InvalidParameterException):
+        logs.put_index_policy(logGroupIdentifier=rare, policyDocument=document)
+
+
+def test_describe_field_indexes_lists_indexes_with_events(logs: Any) -> None:
+    name = _fresh_group(logs, [])
+    logs.put_index_policy(logGroupIdentifier=name, policyDocument=json.dumps(
+        {"Fields": ["requestId", "@@userId", "absent"], "FieldsV2": {"api": {"type": "FACET"}}}))
+    logs.put_log_events(logGroupName=name, logStreamName="s", logEvents=[
+        {"timestamp": BASE + 1000, "message": json.dumps({"requestId": "r1", "@userId": "u", "api": "Get"})},
+        {"timestamp": BASE + 5000, "message": json.dumps({"requestId": "r2"})}])
+    got = {i["fieldIndexName"]: i for i in logs.describe_field_indexes(logGroupIdentifiers=[name])["fieldIndexes"]}
+    assert set(got) == {"@logStream", "requestId", "@@userId", "api"}
+    assert (got["requestId"]["firstEventTime"], got["requestId"]["lastEventTime"]) == (BASE + 1000, BASE + 5000)
+    assert (got["api"]["type"], got["api"]["indexCategory"]) == ("FACET", "CUSTOM")
+    assert got["@logStream"]["indexCategory"] == "DEFAULT"
+    only = logs.describe_field_indexes(logGroupIdentifiers=[name], indexCategories=["CUSTOM"])["fieldIndexes"]
+    assert {i["fieldIndexName"] for i in only} == {"requestId", "@@userId", "api"}
+
+
+def test_filter_index_scans_only_groups_indexed_on_the_field(logs: Any) -> None:
+    events = [{"requestId": "r1", "n": 1}, {"requestId": "r2", "n": 2}]
+    indexed, plain = _fresh_group(logs, events), _fresh_group(logs, events)
+    logs.put_index_policy(logGroupIdentifier=indexed, policyDocument=json.dumps({"Fields": ["requestId"]}))
+    qid = logs.start_query(logGroupNames=[indexed, plain], startTime=BASE // 1000, endTime=BASE // 1000 + 60,
+                           queryString='filterIndex requestId = "r2" | fields @log, n')["queryId"]
+    for _ in range(200):
+        got = logs.get_query_results(queryId=qid)
+        if got["status"] == "Complete":
+            break
+        time.sleep(0.05)
+    rows = [{f["field"]: f["value"] for f in r if f["field"] != "@ptr"} for r in got["results"]]
+    assert [r["n"] for r in rows] == ["2"] and rows[0]["@log"].endswith(":" + indexed)
+    assert got["statistics"]["logGroupsScanned"] == 1.0
+    with pytest.raises(logs.exceptions.MalformedQueryException):
+        logs.start_query(logGroupName=indexed, startTime=BASE // 1000, endTime=BASE // 1000 + 60,
+                         queryString="filterIndex n > 1")

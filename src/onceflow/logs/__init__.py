@@ -13,6 +13,7 @@ from onceflow.logs.destinations import DestinationsApi
 from onceflow.logs.exports import ExportsApi
 from onceflow.logs.filters import LogFilters
 from onceflow.logs.filters_api import FiltersApi
+from onceflow.logs.index_policies import IndexPoliciesApi
 from onceflow.logs.insights.api import InsightsApi
 from onceflow.logs.insights.service import Insights
 from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS_MIGRATIONS
@@ -55,6 +56,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("logs", DeliveriesApi(stack.db, service.clock))
     stack.registry.add_api("logs", DestinationsApi(stack.db, service.clock))
     stack.registry.add_api("logs", PoliciesApi(stack.db, service, service.clock, filters))
+    stack.registry.add_api("logs", IndexPoliciesApi(stack.db, service, service.clock))
     stack.registry.add_api("logs", ExportsApi(stack.db, service.clock, stack.ports.objects,
                                               lambda ctx, params: stack.authorize(ctx, params)))
     stack.services["logs"] = service

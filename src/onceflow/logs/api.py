@@ -157,7 +157,9 @@ GROUP_LEVEL = {
     "PutSubscriptionFilter", "DescribeSubscriptionFilters", "DeleteSubscriptionFilter",
     "PutDataProtectionPolicy", "GetDataProtectionPolicy", "DeleteDataProtectionPolicy",
     "PutLogGroupDeletionProtection", "AssociateKmsKey", "DisassociateKmsKey", "CreateExportTask", "GetLogGroupFields",
+    "PutIndexPolicy", "DeleteIndexPolicy",
 }
+MANY_GROUPS = {"DescribeIndexPolicies", "DescribeFieldIndexes"}  # on each group of logGroupIdentifiers
 # Operations on the resources of resources.py: (the ARN type they act on, the parameter naming it).
 NAMED_LEVEL = {
     "PutDeliverySource": ("delivery-source", "name"), "GetDeliverySource": ("delivery-source", "name"),
@@ -192,6 +194,14 @@ def resolve_resources(service: LogsService) -> Any:
             except ServiceError:
                 return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
             return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names]
+        if op in MANY_GROUPS:
+            try:
+                names = [service.resolve_group_name(ctx.account, ctx.region, None, str(i))
+                         for i in p.get("logGroupIdentifiers") or []]
+            except ServiceError:
+                names = []
+            return [f"{group_arn(ctx.region, ctx.account, n)}:log-stream:" for n in names] or [
+                f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
         if op in NAMED_LEVEL:
             kind, member = NAMED_LEVEL[op]
             return [resources.arn(ctx.region, ctx.account, kind, str(p.get(member, "")))]

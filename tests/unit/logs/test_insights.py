@@ -197,3 +197,15 @@ def test_structures_group_dedup_and_count_distinct_by_their_json() -> None:
 def test_unmask_shows_the_stored_value() -> None:
     assert _rows("fields unmask(@message) as m | display m", ["secret 4111"]) == [{"m": "secret 4111"}]
 
+
+
+def test_filter_index_filters_and_names_its_fields() -> None:
+    from onceflow.logs.insights.run import index_fields
+    q = parse('filterIndex requestId = "r2" or requestId in ["r3"] | fields n')
+    assert index_fields(q) == {"requestId"}
+    msgs = [json.dumps({"requestId": r, "n": i}) for i, r in enumerate(["r1", "r2", "r3"])]
+    assert _rows('filterIndex requestId = "r2" or requestId in ["r3"] | fields n | sort n asc', msgs) == [
+        {"n": "1"}, {"n": "2"}]
+    for bad in ("filterIndex n > 1", "filterIndex a = b", "filterIndex strlen(a) = 1"):
+        with pytest.raises(QuerySyntaxError):
+            parse(bad)

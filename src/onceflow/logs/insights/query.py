@@ -23,10 +23,11 @@ GRAMMAR = r"""
 ?start: query
 query: command ("|" command)*
 
-?command: fields | display | filter | stats | sort | limit | parse | dedup | unnest
+?command: fields | display | filter | filter_index | stats | sort | limit | parse | dedup | unnest
 fields: "fields"i item ("," item)*
 display: "display"i field ("," field)*
 filter: "filter"i expr
+filter_index.2: "filterindex"i expr
 stats: "stats"i aggs ["by"i groups]
 aggs: item ("," item)*
 groups: item ("," item)*
@@ -173,6 +174,15 @@ class Filter:
 
 
 @dataclass(frozen=True)
+class FilterIndex:
+    """`filterIndex f = v` (or `f in [...]`, joined by and/or): a filter that also leaves out the log
+    groups with no field index on the fields it names."""
+
+    cond: Any
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Stats:
     aggregates: tuple[Item, ...]
     groups: tuple[Item, ...]
@@ -265,6 +275,9 @@ class Build(Transformer[Token, Any]):
     def filter(self, children: list[Any]) -> Filter:
         return Filter(children[0])
 
+    def filter_index(self, children: list[Any]) -> FilterIndex:
+        return FilterIndex(children[0], tuple(dict.fromkeys(_index_fields(children[0]))))
+
     def limit(self, children: list[Token]) -> Limit:
         return Limit(int(children[0]))
 
@@ -340,6 +353,20 @@ class Build(Transformer[Token, Any]):
 
     def not_in(self, c: list[Any]) -> Not:
         return Not(In(c[0], c[1].items))
+
+
+def _index_fields(node: Any) -> list[str]:
+    """The fields of a filterIndex condition: `field = value` or `field in [values]` (either side of
+    `=`), joined by `and`/`or`; anything else is refused (UNCONFIRMED wording and extent)."""
+    if isinstance(node, Binary) and node.op in ("and", "or"):
+        return _index_fields(node.left) + _index_fields(node.right)
+    if isinstance(node, Binary) and node.op == "=":
+        sides = [x for x in (node.left, node.right) if isinstance(x, Field)]
+        if len(sides) == 1 and any(isinstance(x, Literal) for x in (node.left, node.right)):
+            return [sides[0].name]
+    if isinstance(node, In) and isinstance(node.subject, Field) and all(isinstance(o, Literal) for o in node.options):
+        return [node.subject.name]
+    raise ValueError("filterIndex supports only field = value and field IN [values] conditions, joined by and or or")
 
 
 @lru_cache(maxsize=1)

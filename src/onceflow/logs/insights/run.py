@@ -36,6 +36,7 @@ from onceflow.logs.insights.query import (
     Field,
     Fields,
     Filter,
+    FilterIndex,
     In,
     Like,
     Limit,
@@ -163,7 +164,7 @@ def _reads(q: Query) -> tuple[set[str], bool]:
             out |= set(c.names)
         elif isinstance(c, Stats):
             out |= _mentions([i.expr for i in c.aggregates + c.groups])
-        elif isinstance(c, Filter):
+        elif isinstance(c, Filter | FilterIndex):
             out |= _mentions(c.cond)
         elif isinstance(c, Sort):
             out |= _mentions([k for k, _, _ in c.keys])
@@ -191,7 +192,7 @@ def _needs_json(q: Query) -> bool:
         elif isinstance(c, Stats):
             shown = True
             names = _mentions([i.expr for i in c.aggregates + c.groups])
-        elif isinstance(c, Filter):
+        elif isinstance(c, Filter | FilterIndex):
             names = _mentions(c.cond)
         elif isinstance(c, Sort):
             names = _mentions([k for k, _, _ in c.keys])
@@ -217,7 +218,7 @@ def _fields(c: Fields) -> tuple[Stage, list[str]]:
     return stage, [i.name for i in c.items]
 
 
-def _filter(c: Filter) -> Stage:
+def _filter(c: Filter | FilterIndex) -> Stage:
     cond = compile_expr(c.cond)
     return lambda rows: (r for r in rows if truthy(cond(r)))
 
@@ -496,6 +497,11 @@ class Counter:
             yield r
 
 
+def index_fields(q: Query) -> set[str]:
+    """The fields a query's filterIndex commands need a log group to have a field index on."""
+    return {n for c in q.commands if isinstance(c, FilterIndex) for n in c.names}
+
+
 def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
     """Results (GetQueryResults' shape) and statistics of the query over the events."""
     with_json = _needs_json(q)
@@ -525,7 +531,7 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
     cap = min(limit, MAX_RESULTS)
     aggregated = filtered = False
     for c in q.commands:
-        if isinstance(c, Filter):
+        if isinstance(c, Filter | FilterIndex):
             stream = _filter(c)(stream)
             filtered = True
             continue

@@ -24,10 +24,11 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.logs import errors
 from onceflow.logs import store as logs_store
+from onceflow.logs.index_policies import indexed_fields
 from onceflow.logs.insights import ppl, store
 from onceflow.logs.insights.evaluate import QueryError
 from onceflow.logs.insights.query import Query, QuerySyntaxError, parse
-from onceflow.logs.insights.run import Event, discover, needs_message, run
+from onceflow.logs.insights.run import Event, discover, index_fields, needs_message, run
 from onceflow.logs.service import LogsService
 from onceflow.store.db import Database
 
@@ -158,6 +159,7 @@ class Insights:
         qr.status = "Running"
         try:
             q = PARSERS[qr.language](qr.text)
+            groups = self._indexed(qr, groups, index_fields(q))
             outcome = run(q, self._events(qr, groups, qr.start, qr.end, needs_message(q)), qr.limit or 10_000)
         except _Cancelled:
             self._finish(qr, "Cancelled", began)
@@ -185,11 +187,21 @@ class Insights:
             if self.live.get(qr.id) is qr:
                 del self.live[qr.id]
 
+    def _indexed(self, qr: QueryRun, groups: dict[int, str], needed: set[str]) -> dict[int, str]:
+        """The groups a filterIndex query scans: those with a field index on every field it names."""
+        if not needed:
+            return groups
+        return self.db.read(lambda conn: {
+            gid: name for gid, name in groups.items()
+            if needed <= indexed_fields(conn, qr.account, qr.region, name)})
+
     def _events(self, qr: QueryRun, groups: dict[int, str], start: int, end: int,
                 with_message: bool) -> Iterator[Event]:
         """Every group's events in the range, merged newest first ((timestamp, id) descending): the
         order a query's rows keep when it does not sort."""
         each = [self._group_events(qr, gid, name, start, end, with_message) for gid, name in groups.items()]
+        if not each:
+            return iter(())
         return each[0] if len(each) == 1 else heapq.merge(*each, key=lambda e: (e.ts, e.id), reverse=True)
 
     def _group_events(self, qr: QueryRun, group_id: int, name: str, start: int, end: int,

@@ -1,0 +1,251 @@
+"""Field index policies (PutIndexPolicy, DescribeIndexPolicies, DeleteIndexPolicy) and the field
+indexes they make (DescribeFieldIndexes), as the model and CloudWatchLogs-Field-Indexing-Syntax
+document them.
+
+A log group has at most one log-group level policy, a row of logs_resources (resources.py) named by
+the group; it overrides the account-level FIELD_INDEX_POLICY policies (policies.py) that select the
+group (no selectionCriteria, or a `LogGroupNamePrefix IN [...]` one the name starts with). A
+document is a JSON object with `Fields` (names) and/or `FieldsV2` (name -> {"type": FIELD_INDEX or
+FACET}), together at least 1 and at most 20 names of at most 100 characters, the two sets apart.
+A field of the log's own starting with `@` is written `@@name`; of the generated fields only those
+the syntax page lists may be indexed.
+
+The field indexes of a group are the default ones (@logStream, @aws.region, @aws.account,
+@source.log, traceId) and its policy's, each listed once some stored event ingested since the
+policy was updated holds the field (a default: any stored event), with the first and last such
+event's time (AWS's CLI example answers only indexes with events). onceflow keeps no separate index:
+filterIndex and queries read the events themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from onceflow.context import RequestContext
+from onceflow.errors import ServiceError
+from onceflow.logs import errors, resources, store
+from onceflow.logs.insights.evaluate import lookup
+from onceflow.logs.insights.run import LAMBDA_LINES, discover, lambda_fields
+from onceflow.logs.policies import ACCOUNT_POLICY
+from onceflow.logs.resources import Row
+from onceflow.logs.service import LogsService, group_arn
+from onceflow.registry import operation
+from onceflow.store.db import Database
+
+Params = dict[str, Any]
+KIND = "index-policy"  # a row per log group, named by the group
+FIELD_INDEX_POLICY = "FIELD_INDEX_POLICY"
+MAX_FIELDS = 20
+MAX_FIELD_NAME = 100
+TYPES = ("FIELD_INDEX", "FACET")
+# The generated fields that may be indexed, as written (CloudWatchLogs-Field-Indexing-Syntax).
+GENERATED = frozenset({"@logStream", "@ingestionTime", "@requestId", "@type", "@initDuration", "@duration",
+                       "@billedDuration", "@memorySize", "@maxMemoryUsed", "@xrayTraceId", "@xraySegmentId"})
+DEFAULTS = ("@logStream", "@aws.region", "@aws.account", "@source.log", "traceId")
+CATEGORIES = ("DEFAULT", "CUSTOM", "INACTIVE")  # what DescribeFieldIndexes answers unless asked otherwise
+_PREFIXES = re.compile(r'\s*LogGroupNamePrefix\s+IN\s+\[(.*)\]\s*', re.S)
+SCAN = 100_000  # at most this many of a group's newest events are read for its field indexes
+
+
+def _invalid(message: str) -> ServiceError:
+    return errors.invalid_parameter(message)
+
+
+def index_fields(text: str) -> dict[str, str]:
+    """A policy document's fields and their types, or the InvalidParameterException it earns."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        raise _invalid("Invalid policy document: it must be a JSON object")  # UNCONFIRMED wording
+    plain, typed = doc.get("Fields", []), doc.get("FieldsV2", {})
+    if not isinstance(plain, list) or not all(isinstance(f, str) for f in plain):
+        raise _invalid("Invalid policy document: Fields must be an array of strings")  # UNCONFIRMED wording
+    if not isinstance(typed, dict) or not all(isinstance(v, dict) and v.get("type") in TYPES for v in typed.values()):
+        # UNCONFIRMED wording.
+        raise _invalid("Invalid policy document: each FieldsV2 entry must have a type of FIELD_INDEX or FACET")
+    if set(plain) & set(typed):
+        raise _invalid("Invalid policy document: Fields and FieldsV2 must not name the same field")  # UNCONFIRMED
+    fields = {**{f: "FIELD_INDEX" for f in plain}, **{k: v["type"] for k, v in typed.items()}}
+    if not fields:
+        raise _invalid("Invalid policy document: it must include at least one field index")  # UNCONFIRMED wording
+    if len(fields) > MAX_FIELDS:
+        # UNCONFIRMED wording; the quota is the model's and the syntax page's.
+        raise _invalid(f"Invalid policy document: it can include at most {MAX_FIELDS} fields")
+    for name in fields:
+        _check_name(name)
+    return fields
+
+
+def _check_name(name: str) -> None:
+    if not name or len(name) > MAX_FIELD_NAME:
+        # UNCONFIRMED wording.
+        raise _invalid(f"Invalid field name {name}: a field name can have 1 to {MAX_FIELD_NAME} characters")
+    if name.startswith("@") and not name.startswith("@@") and name not in GENERATED:
+        # UNCONFIRMED wording: a log's own @field is written @@field; other generated fields are not indexable.
+        raise _invalid(f"Invalid field name {name}: {name} cannot be used as a field index")
+
+
+def event_field(name: str) -> str:
+    """The field an index name stands for in an event (`@@userId` is the log's own `@userId`)."""
+    return name[1:] if name.startswith("@@") else name
+
+
+def _prefixes(criteria: str | None) -> list[str] | None:
+    """The log group name prefixes an account policy selects, [] for data-source criteria, None for all."""
+    if not criteria:
+        return None
+    m = _PREFIXES.fullmatch(criteria)
+    if m is None:
+        return []  # a data source selection applies event by event, not to the group as a whole
+    try:
+        names = json.loads(f"[{m.group(1)}]")
+    except ValueError:
+        return []
+    return [n for n in names if isinstance(n, str)]
+
+
+def account_policy_for(conn: sqlite3.Connection, account: str, region: str, group: str) -> Row | None:
+    """The account-level field index policy that applies to the group as a whole, if one does."""
+    for row in resources.every(conn, account, region, ACCOUNT_POLICY):
+        if row["policyType"] != FIELD_INDEX_POLICY:
+            continue
+        prefixes = _prefixes(row.get("selectionCriteria"))
+        if prefixes is None or any(group.startswith(p) for p in prefixes):
+            return row
+    return None
+
+
+def policy_fields(conn: sqlite3.Connection, account: str, region: str, group: str) -> tuple[dict[str, str], int]:
+    """The custom field indexes that apply to a group (its own policy, else the account's) and since when."""
+    row = resources.get(conn, account, region, KIND, group) or account_policy_for(conn, account, region, group)
+    if row is None:
+        return {}, 0
+    try:
+        return index_fields(row["policyDocument"]), int(row.get("lastUpdatedTime") or row.get("lastUpdateTime") or 0)
+    except ServiceError:  # an account policy stored before its document was checked as an index policy
+        return {}, 0
+
+
+def indexed_fields(conn: sqlite3.Connection, account: str, region: str, group: str) -> set[str]:
+    """The event fields a group has a field index on: the default ones and its policy's."""
+    custom, _ = policy_fields(conn, account, region, group)
+    return set(DEFAULTS) | {event_field(n) for n in custom}
+
+
+def _event_values(message: str, stream: str) -> Callable[[str], Any]:
+    row: dict[str, Any] = {"@logStream": stream}
+    fields = discover(message)
+    row.update(fields)
+    if message.startswith(LAMBDA_LINES):
+        row.update(lambda_fields(message))
+    return lambda name: lookup(row, name)
+
+
+class IndexPoliciesApi:
+    def __init__(self, db: Database, logs: LogsService, clock: Callable[[], int]) -> None:
+        self.db = db
+        self.logs = logs
+        self.clock = clock
+
+    def _group(self, ctx: RequestContext, conn: sqlite3.Connection, identifier: str) -> sqlite3.Row:
+        name = self.logs.resolve_group_name(ctx.account, ctx.region, None, identifier)
+        row = store.get_group(conn, ctx.account, ctx.region, name)
+        if row is None:
+            raise errors.group_not_found()
+        return row
+
+    def _shape(self, ctx: RequestContext, group: str, row: Row, source: str) -> Params:
+        out: Params = {"logGroupIdentifier": group_arn(ctx.region, ctx.account, group),
+                       "lastUpdateTime": row["lastUpdatedTime"], "policyDocument": row["policyDocument"],
+                       "source": source}
+        if source == "ACCOUNT":
+            out["policyName"] = row["policyName"]
+        return out
+
+    @operation("PutIndexPolicy")
+    def put_index_policy(self, ctx: RequestContext, p: Params) -> Params:
+        index_fields(p["policyDocument"])
+        now = self.clock()
+        with self.db.transaction() as conn:
+            group = self._group(ctx, conn, p["logGroupIdentifier"])
+            if group["class"] != "STANDARD":
+                # Only Standard-class groups support field index policies (model); UNCONFIRMED wording.
+                raise _invalid("Field index policies are only supported for log groups in the STANDARD log class")
+            data = {"policyDocument": p["policyDocument"], "lastUpdatedTime": now}
+            resources.put(conn, ctx.account, ctx.region, KIND, group["name"], now, data)
+        return {"indexPolicy": self._shape(ctx, group["name"], data, "LOG_GROUP")}
+
+    @operation("DescribeIndexPolicies")
+    def describe_index_policies(self, ctx: RequestContext, p: Params) -> Params:
+        def read(conn: sqlite3.Connection) -> list[Params]:
+            out = []
+            for identifier in p["logGroupIdentifiers"]:
+                name = self._group(ctx, conn, identifier)["name"]
+                own = resources.get(conn, ctx.account, ctx.region, KIND, name)
+                if own is not None:
+                    out.append(self._shape(ctx, name, own, "LOG_GROUP"))
+                    continue
+                shared = account_policy_for(conn, ctx.account, ctx.region, name)
+                if shared is not None:
+                    out.append(self._shape(ctx, name, shared, "ACCOUNT"))
+            return out
+
+        return {"indexPolicies": self.db.read(read)}
+
+    @operation("DeleteIndexPolicy")
+    def delete_index_policy(self, ctx: RequestContext, p: Params) -> None:
+        with self.db.transaction() as conn:
+            name = self._group(ctx, conn, p["logGroupIdentifier"])["name"]
+            if not resources.delete(conn, ctx.account, ctx.region, KIND, name):
+                # UNCONFIRMED wording.
+                raise ServiceError("ResourceNotFoundException", "The specified index policy does not exist.", 400)
+
+    @operation("DescribeFieldIndexes")
+    def describe_field_indexes(self, ctx: RequestContext, p: Params) -> Params:
+        categories = set(p.get("indexCategories") or CATEGORIES)
+
+        def read(conn: sqlite3.Connection) -> list[Params]:
+            out: list[Params] = []
+            for identifier in p["logGroupIdentifiers"]:
+                group = self._group(ctx, conn, identifier)
+                out.extend(self._indexes(ctx, conn, group, categories))
+            return out
+
+        found = self.db.read(read)
+        return resources.page(found, p.get("nextToken"), None, "field-index", lambda r: r, "fieldIndexes")
+
+    def _indexes(self, ctx: RequestContext, conn: sqlite3.Connection, group: sqlite3.Row,
+                 categories: set[str]) -> list[Params]:
+        custom, since = policy_fields(conn, ctx.account, ctx.region, group["name"])
+        wanted: list[tuple[str, str, str, int]] = []  # (index name, type, category, events ingested from)
+        if "DEFAULT" in categories:
+            wanted += [(n, "FIELD_INDEX", "DEFAULT", 0) for n in DEFAULTS if n not in custom]
+        if "CUSTOM" in categories:
+            wanted += [(n, t, "CUSTOM", since) for n, t in custom.items()]
+        if not wanted:
+            return []
+        seen: dict[str, list[int]] = {}
+        for ts, ingested, value in self._events(conn, group["id"]):
+            for name, _, _, start in wanted:
+                if ingested >= start and value(event_field(name)) is not None:
+                    span = seen.setdefault(name, [ts, ts])
+                    span[0], span[1] = min(span[0], ts), max(span[1], ts)
+        arn = group_arn(ctx.region, ctx.account, group["name"])
+        now = self.clock()
+        return [{"logGroupIdentifier": arn, "fieldIndexName": name, "lastScanTime": now,
+                 "firstEventTime": seen[name][0], "lastEventTime": seen[name][1], "type": kind,
+                 "indexCategory": category} for name, kind, category, _ in wanted if name in seen]
+
+    @staticmethod
+    def _events(conn: sqlite3.Connection, group_id: int) -> Iterator[tuple[int, int, Callable[[str], Any]]]:
+        cur = conn.execute(
+            "SELECT e.ts, e.ingested, e.message, s.name FROM logs_events e JOIN logs_streams s ON s.id = e.stream_id"
+            " WHERE e.group_id = ? ORDER BY e.ts DESC, e.id DESC LIMIT ?", (group_id, SCAN))
+        for ts, ingested, message, stream in cur:
+            yield ts, ingested, _event_values(message, stream)
