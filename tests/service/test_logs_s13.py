@@ -176,3 +176,52 @@ def test_filter_index_scans_only_groups_indexed_on_the_field(logs: Any) -> None:
     with pytest.raises(logs.exceptions.MalformedQueryException):
         logs.start_query(logGroupName=indexed, startTime=BASE // 1000, endTime=BASE // 1000 + 60,
                          queryString="filterIndex n > 1")
+
+
+# ------------------------------------------------------------------ SOURCE
+def _wait(logs: Any, qid: str) -> dict[str, Any]:
+    for _ in range(200):
+        got = logs.get_query_results(queryId=qid)
+        if got["status"] not in ("Scheduled", "Running"):
+            return dict(got)
+        time.sleep(0.05)
+    raise AssertionError("query did not finish")
+
+
+def test_source_selects_log_groups_by_prefix_and_class(logs: Any) -> None:
+    root = f"/logs-s13-src/{uuid.uuid4().hex[:8]}"
+    for suffix, cls in (("/a", "STANDARD"), ("/b", "STANDARD"), ("/rare", "INFREQUENT_ACCESS")):
+        logs.create_log_group(logGroupName=root + suffix, logGroupClass=cls)
+        logs.create_log_stream(logGroupName=root + suffix, logStreamName="s")
+        logs.put_log_events(logGroupName=root + suffix, logStreamName="s",
+                            logEvents=[{"timestamp": BASE, "message": suffix}])
+
+    def groups(query: str) -> list[str]:
+        qid = logs.start_query(startTime=BASE // 1000, endTime=BASE // 1000 + 60, queryString=query)["queryId"]
+        got = _wait(logs, qid)
+        assert got["status"] == "Complete", got
+        return sorted(f["value"].split(":", 1)[1] for r in got["results"] for f in r if f["field"] == "@log")
+
+    assert groups(f"SOURCE logGroups(namePrefix: ['{root}/']) | fields @log") == [root + "/a", root + "/b"]
+    assert groups(f"SOURCE logGroups(namePrefix: ['{root}/a', '{root}/r'], class: ['INFREQUENT_ACCESS'])"
+                  " | fields @log") == [root + "/rare"]
+    assert groups(f"SOURCE logGroups(namePrefix: ['{root}/'], accountIdentifiers: ['999999999999'])"
+                  " | fields @log") == []
+    qid = logs.start_query(startTime=BASE // 1000, endTime=BASE // 1000 + 60,
+                           queryString=f"SOURCE logGroups(namePrefix: ['{root}/b']) | stats count(*) as n")["queryId"]
+    assert _wait(logs, qid)["statistics"]["logGroupsScanned"] == 1.0
+    described = [q for q in logs.describe_queries()["queries"] if q["queryId"] == qid]
+    assert described and described[0]["logGroupName"] == root + "/b"
+
+
+def test_source_is_refused_with_group_parameters_or_out_of_place(logs: Any, group: str) -> None:
+    with pytest.raises(logs.exceptions.InvalidParameterException):
+        logs.start_query(logGroupName=group, startTime=BASE // 1000, endTime=BASE // 1000 + 60,
+                         queryString="SOURCE logGroups() | fields @message")
+    with pytest.raises(logs.exceptions.MalformedQueryException):  # SOURCE comes first or not at all
+        logs.start_query(logGroupName=group, startTime=BASE // 1000, endTime=BASE // 1000 + 60,
+                         queryString="fields @message | SOURCE logGroups()")
+    for bad in ("SOURCE logGroups(namePrefix: [1]) | fields @message",
+                "SOURCE logGroups(nope: ['a']) | fields @message"):
+        with pytest.raises(logs.exceptions.MalformedQueryException):
+            logs.start_query(startTime=BASE // 1000, endTime=BASE // 1000 + 60, queryString=bad)

@@ -193,7 +193,9 @@ def resolve_resources(service: LogsService) -> Any:
                 names = service.query_group_names(ctx.account, ctx.region, p)
             except ServiceError:
                 return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
-            return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names]
+            # A SOURCE command selects its groups from the query text: the account's groups (UNCONFIRMED).
+            return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names] or [
+                f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
         if op in MANY_GROUPS:
             try:
                 names = [service.resolve_group_name(ctx.account, ctx.region, None, str(i))

@@ -209,3 +209,15 @@ def test_filter_index_filters_and_names_its_fields() -> None:
     for bad in ("filterIndex n > 1", "filterIndex a = b", "filterIndex strlen(a) = 1"):
         with pytest.raises(QuerySyntaxError):
             parse(bad)
+
+
+def test_source_command_parses_its_selection_and_runs_as_nothing() -> None:
+    from onceflow.logs.insights.query import Source
+    q = parse("SOURCE logGroups(namePrefix: ['/a', '/b'], class: ['INFREQUENT_ACCESS']) | fields n")
+    assert q.commands[0] == Source(("/a", "/b"), None, ("INFREQUENT_ACCESS",))
+    assert parse("source loggroups() | fields n").commands[0] == Source(None, None, ("STANDARD",))
+    assert _rows("SOURCE logGroups() | fields n", [json.dumps({"n": 1})]) == [{"n": "1"}]
+    for bad in ("fields n | SOURCE logGroups()", "SOURCE logGroups(namePrefix: ['a', 'b', 'c', 'd', 'e', 'f'])",
+                "SOURCE logGroups(class: ['COLD'])", "SOURCE logGroups(namePrefix: ['a'], namePrefix: ['b'])"):
+        with pytest.raises(QuerySyntaxError):
+            parse(bad)

@@ -23,7 +23,9 @@ GRAMMAR = r"""
 ?start: query
 query: command ("|" command)*
 
-?command: fields | display | filter | filter_index | stats | sort | limit | parse | dedup | unnest
+?command: source | fields | display | filter | filter_index | stats | sort | limit | parse | dedup | unnest
+source.2: "SOURCE"i "logGroups"i "(" [source_arg ("," source_arg)*] ")"
+source_arg: IDENT ":" list_of
 fields: "fields"i item ("," item)*
 display: "display"i field ("," field)*
 filter: "filter"i expr
@@ -212,6 +214,19 @@ class Dedup:
 
 
 @dataclass(frozen=True)
+class Source:
+    """`SOURCE logGroups(namePrefix: [...], accountIdentifiers: [...], class: [...])`: the log groups a
+    StartQuery without logGroupName(s)/logGroupIdentifiers reads (CWL_QuerySyntax-Source)."""
+
+    prefixes: tuple[str, ...] | None  # None: every name
+    accounts: tuple[str, ...] | None  # None: the caller's (cross-account observability is not modelled)
+    classes: tuple[str, ...]  # STANDARD unless named
+
+
+SOURCE_KEYS = {"namePrefix": 5, "accountIdentifiers": 20, "class": 2}  # each list's most items (the page's)
+
+
+@dataclass(frozen=True)
 class Unnest:
     source: str  # the field whose LIST gives one row per item
     into: str  # the field each row's item is put in
@@ -293,6 +308,29 @@ class Build(Transformer[Token, Any]):
 
     def dedup(self, fields: list[Field]) -> Dedup:
         return Dedup(tuple(f.name for f in fields))
+
+    def source(self, args: list[Any]) -> Source:
+        given: dict[str, tuple[str, ...]] = {}
+        for arg in args:
+            if arg is None:
+                continue
+            key, values = arg
+            if key not in SOURCE_KEYS or key in given:
+                # UNCONFIRMED wording.
+                raise ValueError(f"SOURCE logGroups() takes namePrefix, accountIdentifiers and class, not {key}")
+            if not values or len(values) > SOURCE_KEYS[key]:
+                raise ValueError(f"SOURCE logGroups() {key} takes 1 to {SOURCE_KEYS[key]} values")  # UNCONFIRMED
+            given[key] = values
+        classes = given.get("class", ("STANDARD",))
+        if any(c not in ("STANDARD", "INFREQUENT_ACCESS") for c in classes):
+            raise ValueError("SOURCE logGroups() class is STANDARD or INFREQUENT_ACCESS")  # UNCONFIRMED wording
+        return Source(given.get("namePrefix"), given.get("accountIdentifiers"), classes)
+
+    def source_arg(self, children: list[Any]) -> tuple[str, tuple[str, ...]]:
+        items = children[1].items
+        if not all(isinstance(i, Literal) and isinstance(i.value, str) for i in items):
+            raise ValueError(f"SOURCE logGroups() {children[0]} takes a list of strings")  # UNCONFIRMED wording
+        return str(children[0]), tuple(i.value for i in items)
 
     def unnest(self, fields: list[Field]) -> Unnest:
         return Unnest(fields[0].name, fields[1].name)
@@ -425,7 +463,10 @@ def parse_with(text: str, parser: Lark, b: Build, make: Callable[[Build, Any, st
     except UnexpectedInput as e:
         raise syntax_error(e, text) from None
     try:
-        return Query(tuple(make(b, c, text) for c in tree.children))
+        commands = tuple(make(b, c, text) for c in tree.children)
+        if any(isinstance(c, Source) for c in commands[1:]):
+            raise ValueError("SOURCE must be the first command of a query")  # UNCONFIRMED wording
+        return Query(commands)
     except VisitError as e:
         raise QuerySyntaxError(str(e.orig_exc), 0, len(text) - 1) from None
     except ValueError as e:

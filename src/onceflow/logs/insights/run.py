@@ -46,6 +46,7 @@ from onceflow.logs.insights.query import (
     Query,
     Regex,
     Sort,
+    Source,
     Stats,
     Unnest,
 )
@@ -497,6 +498,11 @@ class Counter:
             yield r
 
 
+def source_of(q: Query) -> Source | None:
+    """The query's SOURCE command, if it has one (always its first)."""
+    return q.commands[0] if q.commands and isinstance(q.commands[0], Source) else None
+
+
 def index_fields(q: Query) -> set[str]:
     """The fields a query's filterIndex commands need a log group to have a field index on."""
     return {n for c in q.commands if isinstance(c, FilterIndex) for n in c.names}
@@ -531,6 +537,8 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
     cap = min(limit, MAX_RESULTS)
     aggregated = filtered = False
     for c in q.commands:
+        if isinstance(c, Source):  # chose the log groups: the service's part
+            continue
         if isinstance(c, Filter | FilterIndex):
             stream = _filter(c)(stream)
             filtered = True
