@@ -225,3 +225,18 @@ def test_source_is_refused_with_group_parameters_or_out_of_place(logs: Any, grou
                 "SOURCE logGroups(nope: ['a']) | fields @message"):
         with pytest.raises(logs.exceptions.MalformedQueryException):
             logs.start_query(startTime=BASE // 1000, endTime=BASE // 1000 + 60, queryString=bad)
+
+
+def test_list_log_groups_by_field_index_names(logs: Any) -> None:
+    indexed, plain = _fresh_group(logs, []), _fresh_group(logs, [])
+    logs.put_index_policy(logGroupIdentifier=indexed, policyDocument=json.dumps({"Fields": ["requestId", "user.id"]}))
+    pattern = "^/logs-s13-idx/"
+
+    def listed(names: list[str]) -> set[str]:
+        got = logs.list_log_groups(logGroupNamePattern=pattern, fieldIndexNames=names, limit=1000)["logGroups"]
+        return {g["logGroupName"] for g in got} & {indexed, plain}
+
+    assert listed(["requestId"]) == {indexed}
+    assert listed(["requestId", "user.id"]) == {indexed}
+    assert listed(["requestId", "other"]) == set()
+    assert listed(["traceId"]) == {indexed, plain}  # a default field index of every Standard group

@@ -13,7 +13,7 @@ from onceflow.logs.destinations import DestinationsApi
 from onceflow.logs.exports import ExportsApi
 from onceflow.logs.filters import LogFilters
 from onceflow.logs.filters_api import FiltersApi
-from onceflow.logs.index_policies import IndexPoliciesApi
+from onceflow.logs.index_policies import IndexPoliciesApi, index_names
 from onceflow.logs.insights.api import InsightsApi
 from onceflow.logs.insights.service import Insights
 from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS_MIGRATIONS
@@ -49,6 +49,7 @@ def setup(stack: Stack) -> None:
     filters.invoke = invoke
     filters.may_invoke = may_invoke
     service.on_events = filters.deliver
+    service.index_names = index_names
     stack.registry.add_api("logs", LogsApi(service))
     stack.registry.add_api("logs", FiltersApi(filters))
     stack.registry.add_api("logs", InsightsApi(insights))

@@ -132,6 +132,12 @@ def policy_fields(conn: sqlite3.Connection, account: str, region: str, group: st
         return {}, 0
 
 
+def index_names(conn: sqlite3.Connection, account: str, region: str, group: str) -> set[str]:
+    """The field index names a group has, as policies write them: the default ones and its policy's."""
+    custom, _ = policy_fields(conn, account, region, group)
+    return set(DEFAULTS) | set(custom)
+
+
 def indexed_fields(conn: sqlite3.Connection, account: str, region: str, group: str) -> set[str]:
     """The event fields a group has a field index on: the default ones and its policy's."""
     custom, _ = policy_fields(conn, account, region, group)
