@@ -240,3 +240,9 @@ def test_list_log_groups_by_field_index_names(logs: Any) -> None:
     assert listed(["requestId", "user.id"]) == {indexed}
     assert listed(["requestId", "other"]) == set()
     assert listed(["traceId"]) == {indexed, plain}  # a default field index of every Standard group
+
+
+def test_comments_start_with_a_hash(logs: Any, group: str) -> None:
+    rows = _rows(logs, group, "# events with a list\nfields jsonParse(@message) as js # parsed once\n"
+                              "| unnest js.events into e | display e.name # one row per event")
+    assert sorted(r["e.name"] for r in rows) == ["exception", "user action"]

@@ -33,7 +33,7 @@ def test_columns_are_named_by_alias_or_as_written() -> None:
 @pytest.mark.parametrize(("text", "start", "message"), [
     ("fields a | filter b = = 1", 22, "unexpected symbol found = at line 1 and position 23"),
     ("fields a |", 10, "unexpected end of query at line 1 and position 10"),
-    ("fields a # b", 9, "unexpected symbol found # at line 1 and position 10"),
+    ("fields a ; b", 9, "unexpected symbol found ; at line 1 and position 10"),
 ])
 def test_syntax_errors_name_the_token_and_its_offset(text: str, start: int, message: str) -> None:
     with pytest.raises(QuerySyntaxError) as e:
@@ -221,3 +221,11 @@ def test_source_command_parses_its_selection_and_runs_as_nothing() -> None:
                 "SOURCE logGroups(class: ['COLD'])", "SOURCE logGroups(namePrefix: ['a'], namePrefix: ['b'])"):
         with pytest.raises(QuerySyntaxError):
             parse(bad)
+
+
+def test_hash_starts_a_comment_to_the_end_of_the_line() -> None:
+    # CWL_QuerySyntax: "To create queries that contain comments, set off the comments with the hash character (#)."
+    msgs = [json.dumps({"a": "x#1", "n": 1}), json.dumps({"a": "y", "n": 2})]
+    q = "# the newest first\nfields a, n # both fields\n| filter a like /#/ # a regex with a hash\n| sort n"
+    assert _rows(q, msgs) == [{"a": "x#1", "n": "1"}]
+    assert _rows('fields `a` as h | filter h = "x#1" # in a string it is text', msgs) == [{"h": "x#1"}]

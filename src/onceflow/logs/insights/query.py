@@ -3,7 +3,8 @@
 A query is commands joined by `|`: fields, display, filter, stats, sort, limit, parse, dedup, unnest. Their
 expressions share one grammar: field references (`@message`, `a.b.c`, `` `odd-name` ``), numbers,
 strings, arithmetic (`^` binding tightest), comparisons, `like` (a substring or a /regex/), `=~`,
-`in [...]`, `and`/`or`/`not`, and function calls (`count(*)`, `bin(5m)`). Keywords are case-insensitive, as AWS's are.
+`in [...]`, `and`/`or`/`not`, and function calls (`count(*)`, `bin(5m)`). Keywords are case-insensitive, as AWS's are;
+`#` starts a comment that runs to the end of its line (CWL_QuerySyntax).
 
 A query that does not parse raises QuerySyntaxError with the offending token's character offsets,
 for MalformedQueryException's queryCompileError.
@@ -81,8 +82,10 @@ QUOTED: /`[^`]+`/
 STRING: /"(\\.|[^"\\])*"/ | /'(\\.|[^'\\])*'/
 REGEX: /\/(\\.|[^\/\\])+\/[a-z]*/
 
+COMMENT: /#[^\n]*/
 %import common.WS
 %ignore WS
+%ignore COMMENT
 """
 
 
