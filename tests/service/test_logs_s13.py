@@ -76,8 +76,8 @@ def test_unmask_shows_the_event_as_stored(logs: Any, group: str) -> None:
 
 
 # ------------------------------------------------------------------ field index policies
-def _fresh_group(logs: Any, messages: list[dict[str, Any]], **kw: Any) -> str:
-    name = f"/logs-s13-idx/{uuid.uuid4().hex[:8]}"
+def _fresh_group(logs: Any, messages: list[dict[str, Any]], root: str = "/logs-s13-idx", **kw: Any) -> str:
+    name = f"{root}/{uuid.uuid4().hex[:8]}"
     logs.create_log_group(logGroupName=name, **kw)
     logs.create_log_stream(logGroupName=name, logStreamName="s")
     if messages:
@@ -106,7 +106,7 @@ def test_put_describe_delete_index_policy(logs: Any) -> None:
 
 
 def test_account_field_index_policy_applies_until_a_group_has_its_own(logs: Any) -> None:
-    name = _fresh_group(logs, [])
+    name = _fresh_group(logs, [], root=f"/logs-s13-acct-{uuid.uuid4().hex[:8]}")
     prefix = name[: name.rindex("/") + 1]
     policy = f"idx{uuid.uuid4().hex[:8]}"
     logs.put_account_policy(policyName=policy, policyType="FIELD_INDEX_POLICY",
@@ -246,3 +246,30 @@ def test_comments_start_with_a_hash(logs: Any, group: str) -> None:
     rows = _rows(logs, group, "# events with a list\nfields jsonParse(@message) as js # parsed once\n"
                               "| unnest js.events into e | display e.name # one row per event")
     assert sorted(r["e.name"] for r in rows) == ["exception", "user action"]
+
+
+def test_account_field_index_policies_are_checked_as_index_policies(logs: Any) -> None:
+    root = f"/logs-s13-acct-{uuid.uuid4().hex[:8]}"
+    policy = f"idx{uuid.uuid4().hex[:8]}"
+    fields = json.dumps({"Fields": ["userId"]})
+
+    def put(name: str, document: str, criteria: str) -> None:
+        logs.put_account_policy(policyName=name, policyType="FIELD_INDEX_POLICY", policyDocument=document,
+                                selectionCriteria=criteria)
+
+    for document in (json.dumps({}), json.dumps({"Fields": ["@message"]})):
+        with pytest.raises(logs.exceptions.InvalidParameterException):
+            put(policy, document, f'LogGroupNamePrefix IN ["{root}"]')
+    with pytest.raises(logs.exceptions.InvalidParameterException):
+        put(policy, fields, f'LogGroupName NOT IN ["{root}"]')
+    put(policy, fields, f'LogGroupNamePrefix IN ["{root}/app"]')
+    try:
+        for overlapping in (f"{root}/app", f"{root}/apple", f"{root}/"):
+            with pytest.raises(logs.exceptions.InvalidParameterException):
+                put(policy + "b", fields, f'LogGroupNamePrefix IN ["{overlapping}"]')
+        put(policy, json.dumps({"Fields": ["orderId"]}), f'LogGroupNamePrefix IN ["{root}/app"]')  # replaces itself
+        names = [p["policyName"] for p in logs.describe_account_policies(policyType="FIELD_INDEX_POLICY")[
+            "accountPolicies"]]
+        assert policy in names and policy + "b" not in names
+    finally:
+        logs.delete_account_policy(policyName=policy, policyType="FIELD_INDEX_POLICY")

@@ -4,11 +4,8 @@ document them.
 
 A log group has at most one log-group level policy, a row of logs_resources (resources.py) named by
 the group; it overrides the account-level FIELD_INDEX_POLICY policies (policies.py) that select the
-group (no selectionCriteria, or a `LogGroupNamePrefix IN [...]` one the name starts with). A
-document is a JSON object with `Fields` (names) and/or `FieldsV2` (name -> {"type": FIELD_INDEX or
-FACET}), together at least 1 and at most 20 names of at most 100 characters, the two sets apart.
-A field of the log's own starting with `@` is written `@@name`; of the generated fields only those
-the syntax page lists may be indexed.
+group (no selectionCriteria, or a `LogGroupNamePrefix IN [...]` one the name starts with); their
+documents are checked by index_documents.py.
 
 The field indexes of a group are the default ones (@logStream, @aws.region, @aws.account,
 @source.log, traceId) and its policy's, each listed once some stored event ingested since the
@@ -19,8 +16,6 @@ filterIndex and queries read the events themselves.
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -28,6 +23,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.logs import errors, resources, store
+from onceflow.logs.index_documents import DEFAULTS, event_field, index_fields, prefixes_of
 from onceflow.logs.insights.evaluate import lookup
 from onceflow.logs.insights.run import LAMBDA_LINES, discover, lambda_fields
 from onceflow.logs.policies import ACCOUNT_POLICY
@@ -39,75 +35,8 @@ from onceflow.store.db import Database
 Params = dict[str, Any]
 KIND = "index-policy"  # a row per log group, named by the group
 FIELD_INDEX_POLICY = "FIELD_INDEX_POLICY"
-MAX_FIELDS = 20
-MAX_FIELD_NAME = 100
-TYPES = ("FIELD_INDEX", "FACET")
-# The generated fields that may be indexed, as written (CloudWatchLogs-Field-Indexing-Syntax).
-GENERATED = frozenset({"@logStream", "@ingestionTime", "@requestId", "@type", "@initDuration", "@duration",
-                       "@billedDuration", "@memorySize", "@maxMemoryUsed", "@xrayTraceId", "@xraySegmentId"})
-DEFAULTS = ("@logStream", "@aws.region", "@aws.account", "@source.log", "traceId")
 CATEGORIES = ("DEFAULT", "CUSTOM", "INACTIVE")  # what DescribeFieldIndexes answers unless asked otherwise
-_PREFIXES = re.compile(r'\s*LogGroupNamePrefix\s+IN\s+\[(.*)\]\s*', re.S)
 SCAN = 100_000  # at most this many of a group's newest events are read for its field indexes
-
-
-def _invalid(message: str) -> ServiceError:
-    return errors.invalid_parameter(message)
-
-
-def index_fields(text: str) -> dict[str, str]:
-    """A policy document's fields and their types, or the InvalidParameterException it earns."""
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict):
-        raise _invalid("Invalid policy document: it must be a JSON object")  # UNCONFIRMED wording
-    plain, typed = doc.get("Fields", []), doc.get("FieldsV2", {})
-    if not isinstance(plain, list) or not all(isinstance(f, str) for f in plain):
-        raise _invalid("Invalid policy document: Fields must be an array of strings")  # UNCONFIRMED wording
-    if not isinstance(typed, dict) or not all(isinstance(v, dict) and v.get("type") in TYPES for v in typed.values()):
-        # UNCONFIRMED wording.
-        raise _invalid("Invalid policy document: each FieldsV2 entry must have a type of FIELD_INDEX or FACET")
-    if set(plain) & set(typed):
-        raise _invalid("Invalid policy document: Fields and FieldsV2 must not name the same field")  # UNCONFIRMED
-    fields = {**{f: "FIELD_INDEX" for f in plain}, **{k: v["type"] for k, v in typed.items()}}
-    if not fields:
-        raise _invalid("Invalid policy document: it must include at least one field index")  # UNCONFIRMED wording
-    if len(fields) > MAX_FIELDS:
-        # UNCONFIRMED wording; the quota is the model's and the syntax page's.
-        raise _invalid(f"Invalid policy document: it can include at most {MAX_FIELDS} fields")
-    for name in fields:
-        _check_name(name)
-    return fields
-
-
-def _check_name(name: str) -> None:
-    if not name or len(name) > MAX_FIELD_NAME:
-        # UNCONFIRMED wording.
-        raise _invalid(f"Invalid field name {name}: a field name can have 1 to {MAX_FIELD_NAME} characters")
-    if name.startswith("@") and not name.startswith("@@") and name not in GENERATED:
-        # UNCONFIRMED wording: a log's own @field is written @@field; other generated fields are not indexable.
-        raise _invalid(f"Invalid field name {name}: {name} cannot be used as a field index")
-
-
-def event_field(name: str) -> str:
-    """The field an index name stands for in an event (`@@userId` is the log's own `@userId`)."""
-    return name[1:] if name.startswith("@@") else name
-
-
-def _prefixes(criteria: str | None) -> list[str] | None:
-    """The log group name prefixes an account policy selects, [] for data-source criteria, None for all."""
-    if not criteria:
-        return None
-    m = _PREFIXES.fullmatch(criteria)
-    if m is None:
-        return []  # a data source selection applies event by event, not to the group as a whole
-    try:
-        names = json.loads(f"[{m.group(1)}]")
-    except ValueError:
-        return []
-    return [n for n in names if isinstance(n, str)]
 
 
 def account_policy_for(conn: sqlite3.Connection, account: str, region: str, group: str) -> Row | None:
@@ -115,7 +44,7 @@ def account_policy_for(conn: sqlite3.Connection, account: str, region: str, grou
     for row in resources.every(conn, account, region, ACCOUNT_POLICY):
         if row["policyType"] != FIELD_INDEX_POLICY:
             continue
-        prefixes = _prefixes(row.get("selectionCriteria"))
+        prefixes = prefixes_of(row.get("selectionCriteria"))
         if prefixes is None or any(group.startswith(p) for p in prefixes):
             return row
     return None
@@ -182,7 +111,8 @@ class IndexPoliciesApi:
             group = self._group(ctx, conn, p["logGroupIdentifier"])
             if group["class"] != "STANDARD":
                 # Only Standard-class groups support field index policies (model); UNCONFIRMED wording.
-                raise _invalid("Field index policies are only supported for log groups in the STANDARD log class")
+                raise errors.invalid_parameter("Field index policies are only supported for log groups in the "
+                                               "STANDARD log class")
             data = {"policyDocument": p["policyDocument"], "lastUpdatedTime": now}
             resources.put(conn, ctx.account, ctx.region, KIND, group["name"], now, data)
         return {"indexPolicy": self._shape(ctx, group["name"], data, "LOG_GROUP")}
