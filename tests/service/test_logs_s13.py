@@ -173,6 +173,10 @@ def test_filter_index_scans_only_groups_indexed_on_the_field(logs: Any) -> None:
     rows = [{f["field"]: f["value"] for f in r if f["field"] != "@ptr"} for r in got["results"]]
     assert [r["n"] for r in rows] == ["2"] and rows[0]["@log"].endswith(":" + indexed)
     assert got["statistics"]["logGroupsScanned"] == 1.0
+    # The indexed group's other event is skipped, not scanned; the unindexed group is not read at all.
+    stats = got["statistics"]
+    assert (stats["recordsScanned"], stats["estimatedRecordsSkipped"], stats["recordsMatched"]) == (1.0, 1.0, 1.0)
+    assert stats["estimatedBytesSkipped"] == float(len(json.dumps(events[0])))
     with pytest.raises(logs.exceptions.MalformedQueryException):
         logs.start_query(logGroupName=indexed, startTime=BASE // 1000, endTime=BASE // 1000 + 60,
                          queryString="filterIndex n > 1")

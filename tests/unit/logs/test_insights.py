@@ -229,3 +229,12 @@ def test_hash_starts_a_comment_to_the_end_of_the_line() -> None:
     q = "# the newest first\nfields a, n # both fields\n| filter a like /#/ # a regex with a hash\n| sort n"
     assert _rows(q, msgs) == [{"a": "x#1", "n": "1"}]
     assert _rows('fields `a` as h | filter h = "x#1" # in a string it is text', msgs) == [{"h": "x#1"}]
+
+
+def test_a_leading_filter_index_skips_rather_than_scans() -> None:
+    msgs = [json.dumps({"requestId": r}) for r in ("r1", "r2", "r3")]
+    out = run(parse('filterIndex requestId in ["r2", "r3"] | filter requestId != "r3" | fields requestId'),
+              _events(msgs))
+    assert (out.scanned, out.skipped, out.matched, out.skipped_bytes) == (2, 1, 1, len(msgs[0]))
+    later = run(parse('fields requestId | filterIndex requestId = "r2"'), _events(msgs))
+    assert (later.scanned, later.skipped) == (3, 0)  # not leading: an ordinary filter's work

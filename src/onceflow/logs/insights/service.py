@@ -199,7 +199,9 @@ class Insights:
             self._finish(qr, "Failed", began)
             return
         qr.statistics.update(recordsMatched=float(outcome.matched), recordsScanned=float(outcome.scanned),
-                             bytesScanned=float(outcome.bytes), logGroupsScanned=float(len(groups)))
+                             bytesScanned=float(outcome.bytes), logGroupsScanned=float(len(groups)),
+                             estimatedRecordsSkipped=float(outcome.skipped),
+                             estimatedBytesSkipped=float(outcome.skipped_bytes))
         qr.results = outcome.rows
         self._finish(qr, "Cancelled" if qr.cancel.is_set() else "Complete", began)
 
