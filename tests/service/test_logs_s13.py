@@ -277,3 +277,25 @@ def test_account_field_index_policies_are_checked_as_index_policies(logs: Any) -
         assert policy in names and policy + "b" not in names
     finally:
         logs.delete_account_policy(policyName=policy, policyType="FIELD_INDEX_POLICY")
+
+
+def test_fields_a_policy_stops_indexing_are_inactive(logs: Any) -> None:
+    name = _fresh_group(logs, [])
+    logs.put_index_policy(logGroupIdentifier=name, policyDocument=json.dumps({"Fields": ["a", "b"]}))
+    logs.put_log_events(logGroupName=name, logStreamName="s", logEvents=[
+        {"timestamp": BASE + 1000, "message": json.dumps({"a": 1, "b": 2})}])
+
+    def indexes(**kw: Any) -> set[tuple[str, str]]:
+        got = logs.describe_field_indexes(logGroupIdentifiers=[name], **kw)["fieldIndexes"]
+        return {(i["fieldIndexName"], i["indexCategory"]) for i in got if i["fieldIndexName"] in ("a", "b")}
+
+    assert indexes() == {("a", "CUSTOM"), ("b", "CUSTOM")}
+    logs.put_index_policy(logGroupIdentifier=name, policyDocument=json.dumps({"Fields": ["a"]}))
+    logs.put_log_events(logGroupName=name, logStreamName="s", logEvents=[
+        {"timestamp": BASE + 2000, "message": json.dumps({"a": 3})}])
+    assert indexes() == {("a", "CUSTOM"), ("b", "INACTIVE")}
+    assert indexes(indexCategories=["CUSTOM"]) == {("a", "CUSTOM")}
+    logs.delete_index_policy(logGroupIdentifier=name)
+    assert indexes() == {("a", "INACTIVE"), ("b", "INACTIVE")}
+    logs.put_index_policy(logGroupIdentifier=name, policyDocument=json.dumps({"Fields": ["b"]}))
+    assert indexes(indexCategories=["INACTIVE"]) == {("a", "INACTIVE")}  # b is indexed again

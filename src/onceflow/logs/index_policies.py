@@ -10,7 +10,9 @@ documents are checked by index_documents.py.
 The field indexes of a group are the default ones (@logStream, @aws.region, @aws.account,
 @source.log, traceId) and its policy's, each listed once some stored event ingested since the
 policy was updated holds the field (a default: any stored event), with the first and last such
-event's time (AWS's CLI example answers only indexes with events). onceflow keeps no separate index:
+event's time (AWS's CLI example answers only indexes with events). A field the group's policy stops
+naming (a new document without it, or DeleteIndexPolicy) is INACTIVE for 30 days, with the events
+ingested while it was indexed. onceflow keeps no separate index:
 filterIndex and queries read the events themselves.
 """
 
@@ -34,6 +36,8 @@ from onceflow.store.db import Database
 
 Params = dict[str, Any]
 KIND = "index-policy"  # a row per log group, named by the group
+INACTIVE_KIND = "index-inactive"  # per group: the fields its policy indexed once and no longer does
+INACTIVE_KEPT_MS = 30 * 86_400_000  # "will still be used for as many as 30 days" (DeleteIndexPolicy)
 FIELD_INDEX_POLICY = "FIELD_INDEX_POLICY"
 CATEGORIES = ("DEFAULT", "CUSTOM", "INACTIVE")  # what DescribeFieldIndexes answers unless asked otherwise
 SCAN = 100_000  # at most this many of a group's newest events are read for its field indexes
@@ -59,6 +63,13 @@ def policy_fields(conn: sqlite3.Connection, account: str, region: str, group: st
         return index_fields(row["policyDocument"]), int(row.get("lastUpdatedTime") or row.get("lastUpdateTime") or 0)
     except ServiceError:  # an account policy stored before its document was checked as an index policy
         return {}, 0
+
+
+def inactive_fields(conn: sqlite3.Connection, account: str, region: str, group: str, now: int) -> dict[str, Any]:
+    """The fields a group's policy stopped indexing in the last 30 days: name -> {type, from, until}."""
+    row = resources.get(conn, account, region, INACTIVE_KIND, group)
+    fields: dict[str, Any] = row.get("fields", {}) if row is not None else {}
+    return {n: v for n, v in fields.items() if v["until"] >= now - INACTIVE_KEPT_MS}
 
 
 def index_names(conn: sqlite3.Connection, account: str, region: str, group: str) -> set[str]:
@@ -114,8 +125,26 @@ class IndexPoliciesApi:
                 raise errors.invalid_parameter("Field index policies are only supported for log groups in the "
                                                "STANDARD log class")
             data = {"policyDocument": p["policyDocument"], "lastUpdatedTime": now}
+            self._retire(ctx, conn, group["name"], index_fields(p["policyDocument"]), now)
             resources.put(conn, ctx.account, ctx.region, KIND, group["name"], now, data)
         return {"indexPolicy": self._shape(ctx, group["name"], data, "LOG_GROUP")}
+
+    def _retire(self, ctx: RequestContext, conn: sqlite3.Connection, group: str, keep: dict[str, str],
+                now: int) -> None:
+        """Mark INACTIVE the fields the group's policy indexed and `keep` no longer names (and active
+        again those it names anew): DescribeFieldIndexes lists them, with the events of their time."""
+        old = resources.get(conn, ctx.account, ctx.region, KIND, group)
+        gone = inactive_fields(conn, ctx.account, ctx.region, group, now)
+        if old is not None:
+            since = int(old["lastUpdatedTime"])
+            for name, kind in index_fields(old["policyDocument"]).items():
+                if name not in keep:
+                    gone[name] = {"type": kind, "from": since, "until": now}
+        gone = {n: v for n, v in gone.items() if n not in keep}
+        if gone:
+            resources.put(conn, ctx.account, ctx.region, INACTIVE_KIND, group, now, {"fields": gone})
+        else:
+            resources.delete(conn, ctx.account, ctx.region, INACTIVE_KIND, group)
 
     @operation("DescribeIndexPolicies")
     def describe_index_policies(self, ctx: RequestContext, p: Params) -> Params:
@@ -138,6 +167,7 @@ class IndexPoliciesApi:
     def delete_index_policy(self, ctx: RequestContext, p: Params) -> None:
         with self.db.transaction() as conn:
             name = self._group(ctx, conn, p["logGroupIdentifier"])["name"]
+            self._retire(ctx, conn, name, {}, self.clock())
             if not resources.delete(conn, ctx.account, ctx.region, KIND, name):
                 # UNCONFIRMED wording.
                 raise ServiceError("ResourceNotFoundException", "The specified index policy does not exist.", 400)
@@ -159,24 +189,28 @@ class IndexPoliciesApi:
     def _indexes(self, ctx: RequestContext, conn: sqlite3.Connection, group: sqlite3.Row,
                  categories: set[str]) -> list[Params]:
         custom, since = policy_fields(conn, ctx.account, ctx.region, group["name"])
-        wanted: list[tuple[str, str, str, int]] = []  # (index name, type, category, events ingested from)
+        now = self.clock()
+        # (index name, type, category, events ingested from, until)
+        wanted: list[tuple[str, str, str, int, int]] = []
         if "DEFAULT" in categories:
-            wanted += [(n, "FIELD_INDEX", "DEFAULT", 0) for n in DEFAULTS if n not in custom]
+            wanted += [(n, "FIELD_INDEX", "DEFAULT", 0, now) for n in DEFAULTS if n not in custom]
         if "CUSTOM" in categories:
-            wanted += [(n, t, "CUSTOM", since) for n, t in custom.items()]
+            wanted += [(n, t, "CUSTOM", since, now) for n, t in custom.items()]
+        if "INACTIVE" in categories:
+            wanted += [(n, v["type"], "INACTIVE", v["from"], v["until"]) for n, v in inactive_fields(
+                conn, ctx.account, ctx.region, group["name"], now).items() if n not in custom]
         if not wanted:
             return []
-        seen: dict[str, list[int]] = {}
+        seen: dict[tuple[str, str], list[int]] = {}
         for ts, ingested, value in self._events(conn, group["id"]):
-            for name, _, _, start in wanted:
-                if ingested >= start and value(event_field(name)) is not None:
-                    span = seen.setdefault(name, [ts, ts])
+            for name, _, category, start, until in wanted:
+                if start <= ingested <= until and value(event_field(name)) is not None:
+                    span = seen.setdefault((name, category), [ts, ts])
                     span[0], span[1] = min(span[0], ts), max(span[1], ts)
         arn = group_arn(ctx.region, ctx.account, group["name"])
-        now = self.clock()
         return [{"logGroupIdentifier": arn, "fieldIndexName": name, "lastScanTime": now,
-                 "firstEventTime": seen[name][0], "lastEventTime": seen[name][1], "type": kind,
-                 "indexCategory": category} for name, kind, category, _ in wanted if name in seen]
+                 "firstEventTime": seen[name, category][0], "lastEventTime": seen[name, category][1], "type": kind,
+                 "indexCategory": category} for name, kind, category, _, _ in wanted if (name, category) in seen]
 
     @staticmethod
     def _events(conn: sqlite3.Connection, group_id: int) -> Iterator[tuple[int, int, Callable[[str], Any]]]:
