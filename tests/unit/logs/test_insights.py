@@ -238,3 +238,10 @@ def test_a_leading_filter_index_skips_rather_than_scans() -> None:
     assert (out.scanned, out.skipped, out.matched, out.skipped_bytes) == (2, 1, 1, len(msgs[0]))
     later = run(parse('fields requestId | filterIndex requestId = "r2"'), _events(msgs))
     assert (later.scanned, later.skipped) == (3, 0)  # not leading: an ordinary filter's work
+
+
+def test_json_nested_deeper_than_python_recurses_does_not_fail_the_query() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    # The deep message's fields are not discovered (its row shows none); the next one's are.
+    assert _rows("fields a, n", ['{"a": ' + deep + ', "n": 1}', json.dumps({"n": 2})]) == [{}, {"n": "2"}]
+    assert _rows("fields jsonParse(@message) as j | display j", [deep]) == [{}]

@@ -63,7 +63,10 @@ def text(v: Any) -> str:
 
 
 def json_text(v: Any) -> str:
-    return json.dumps(v, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_plain)
+    try:
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_plain)
+    except (RecursionError, ValueError):  # nested deeper than Python recurses: nothing to show
+        return ""
 
 
 def _plain(v: Any) -> Any:
@@ -107,7 +110,7 @@ def json_parse(v: Any) -> Any:
         return v
     try:
         return json.loads(text(v))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python recurses
         return None
 
 

@@ -77,9 +77,17 @@ class Outcome:
 
 
 def discover(message: str) -> dict[str, Any]:
-    """The fields of a JSON object message (nothing for other messages)."""
+    """The fields of a JSON object message (nothing for other messages, nor for one nested deeper
+    than Python recurses: a query over it must not fail)."""
     if not message.startswith("{"):
         return {}
+    try:
+        return _discover(message)
+    except RecursionError:
+        return {}
+
+
+def _discover(message: str) -> dict[str, Any]:
     try:
         doc = json.loads(message)
     except ValueError:
