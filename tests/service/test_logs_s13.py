@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 BASE = (int(time.time()) // 3600 - 2) * 3_600_000  # PutLogEvents refuses events weeks old
 DOCS = [{"events": [{"name": "exception"}, {"name": "user action"}]},
@@ -299,3 +300,38 @@ def test_fields_a_policy_stops_indexing_are_inactive(logs: Any) -> None:
     assert indexes() == {("a", "INACTIVE"), ("b", "INACTIVE")}
     logs.put_index_policy(logGroupIdentifier=name, policyDocument=json.dumps({"Fields": ["b"]}))
     assert indexes(indexCategories=["INACTIVE"]) == {("a", "INACTIVE")}  # b is indexed again
+
+
+def test_unmasking_needs_logs_unmask(aws: Callable[..., Any], logs: Any, group: str) -> None:
+    role = f"unmask-{uuid.uuid4().hex[:8]}"
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::000000000000:root"}, "Action": "sts:AssumeRole"}]}
+    allow = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["logs:StartQuery", "logs:GetQueryResults", "logs:GetLogEvents"],
+         "Resource": "*"}]}
+    iam = aws("iam")
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))
+    iam.put_role_policy(RoleName=role, PolicyName="read", PolicyDocument=json.dumps(allow))
+
+    def session() -> Any:
+        creds = aws("sts").assume_role(RoleArn=f"arn:aws:iam::000000000000:role/{role}", RoleSessionName="s1")[
+            "Credentials"]
+        return aws("logs", access_key=creds["AccessKeyId"], secret_key=creds["SecretAccessKey"],
+                   session_token=creds["SessionToken"])
+
+    mine = session()
+    window = {"startTime": BASE // 1000, "endTime": BASE // 1000 + 60}
+    assert _rows(mine, group, "fields @message | limit 1")  # reading without unmasking is allowed
+    with pytest.raises(ClientError) as e:
+        mine.start_query(logGroupName=group, queryString="fields unmask(@message) as m", **window)
+    assert e.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert "logs:Unmask" in e.value.response["Error"]["Message"]
+    mine.get_log_events(logGroupName=group, logStreamName="s")
+    with pytest.raises(ClientError) as e:
+        mine.get_log_events(logGroupName=group, logStreamName="s", unmask=True)
+    assert e.value.response["Error"]["Code"] == "AccessDeniedException"
+    iam.put_role_policy(RoleName=role, PolicyName="unmask", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "logs:Unmask", "Resource": "*"}]}))
+    mine = session()
+    assert _rows(mine, group, "filter @message like 'exception' | fields unmask(@message) as m | display m")
+    assert mine.get_log_events(logGroupName=group, logStreamName="s", unmask=True)["events"]

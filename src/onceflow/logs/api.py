@@ -224,3 +224,25 @@ def resolve_resources(service: LogsService) -> Any:
         return [f"{group_arn(ctx.region, ctx.account, name)}:log-stream:{stream}"]
 
     return resolve
+
+
+# Calls that may show masked content, and the member that asks them to (AWS: "To use this operation
+# with this parameter, you must be signed into an account with the logs:Unmask permission").
+UNMASK_MEMBERS = {"GetLogEvents": "unmask", "FilterLogEvents": "unmask", "GetLogRecord": "unmask"}
+
+
+def unmask_requests(resolve: Any, query_unmasks: Any) -> Any:
+    """The action resolver (stack.action_resolvers): a call that asks for unmasked content, or a
+    query calling unmask(), needs logs:Unmask on its resources besides its own action; others take
+    the operation's own action (None)."""
+
+    def requests(ctx: RequestContext, p: Params) -> list[tuple[str, str, dict[str, list[str]]]] | None:
+        member = UNMASK_MEMBERS.get(ctx.operation)
+        asks = bool(p.get(member)) if member else ctx.operation == "StartQuery" and query_unmasks(
+            str(p.get("queryString") or ""))
+        if not asks:
+            return None
+        arns = resolve(ctx, p) or ["*"]
+        return [(f"logs:{ctx.operation}", a, {}) for a in arns] + [("logs:Unmask", a, {}) for a in arns]
+
+    return requests

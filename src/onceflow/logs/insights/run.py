@@ -513,6 +513,38 @@ def source_of(q: Query) -> Source | None:
     return q.commands[0] if q.commands and isinstance(q.commands[0], Source) else None
 
 
+def calls_unmask(q: Query) -> bool:
+    """Whether any expression of the query calls unmask() (it then needs logs:Unmask)."""
+    def calls(node: Any) -> bool:
+        if isinstance(node, Call):
+            return node.name == "unmask" or any(calls(a) for a in node.args)
+        if isinstance(node, Binary):
+            return calls(node.left) or calls(node.right)
+        if isinstance(node, Not):
+            return calls(node.operand)
+        if isinstance(node, Like):
+            return calls(node.subject)
+        if isinstance(node, In):
+            return calls(node.subject) or any(calls(o) for o in node.options)
+        if isinstance(node, ListOf):
+            return any(calls(i) for i in node.items)
+        return False
+
+    for c in q.commands:
+        exprs: list[Any] = []
+        if isinstance(c, Fields):
+            exprs = [i.expr for i in c.items]
+        elif isinstance(c, Stats):
+            exprs = [i.expr for i in c.aggregates + c.groups]
+        elif isinstance(c, Filter | FilterIndex):
+            exprs = [c.cond]
+        elif isinstance(c, Sort):
+            exprs = [k for k, _, _ in c.keys]
+        if any(calls(e) for e in exprs):
+            return True
+    return False
+
+
 def index_fields(q: Query) -> set[str]:
     """The fields a query's filterIndex commands need a log group to have a field index on."""
     return {n for c in q.commands if isinstance(c, FilterIndex) for n in c.names}

@@ -28,7 +28,15 @@ from onceflow.logs.index_policies import indexed_fields
 from onceflow.logs.insights import ppl, store
 from onceflow.logs.insights.evaluate import QueryError
 from onceflow.logs.insights.query import Query, QuerySyntaxError, Source, parse
-from onceflow.logs.insights.run import Event, discover, index_fields, needs_message, run, source_of
+from onceflow.logs.insights.run import (
+    Event,
+    calls_unmask,
+    discover,
+    index_fields,
+    needs_message,
+    run,
+    source_of,
+)
 from onceflow.logs.service import LogsService
 from onceflow.store.db import Database
 
@@ -378,7 +386,15 @@ def _offset(token: str | None) -> int:
     return int(token)
 
 
-__all__ = ["Insights", "QueryRun"]
+def query_unmasks(text: str) -> bool:
+    """Whether a StartQuery's query calls unmask() (a query that does not parse asks for nothing)."""
+    try:
+        return calls_unmask(parse(text))
+    except QuerySyntaxError:
+        return False
+
+
+__all__ = ["Insights", "QueryRun", "query_unmasks"]
 
 
 def _described(text: str, groups: list[str], start_ms: int, end_ms: int) -> str:
