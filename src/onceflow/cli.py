@@ -24,7 +24,8 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--account-id", default="000000000000", help="the default account id")
     parser.add_argument("--region", default="us-east-1", help="region for requests without a signature scope")
     parser.add_argument("--time-scale", type=float, default=1.0,
-                        help="divide Step Functions waits, retry intervals and timeouts by this factor")
+                        help="divide Step Functions waits, retry intervals and timeouts (and DynamoDB's"
+                             " 5-minute point-in-time recovery lag) by this factor")
     parser.add_argument("--enforce-iam", action="store_true",
                         help="evaluate IAM policies for users too, not only for role sessions")
     parser.add_argument("--lambda-max-workers", type=int, default=None,

@@ -23,7 +23,8 @@ class Settings:
     in_memory: bool = False
     account_id: str = "000000000000"
     default_region: str = "us-east-1"
-    # Step Functions waits, retry intervals and timeouts are divided by this (history keeps nominal times).
+    # Step Functions waits, retry intervals and timeouts are divided by this (history keeps nominal times),
+    # and so is the 5 minutes DynamoDB's LatestRestorableDateTime trails now (ddb/service.py PITR_LAG_S).
     time_scale: float = 1.0
     # When True, callers with ordinary access keys are evaluated against their IAM policies too.
     enforce_iam: bool = False

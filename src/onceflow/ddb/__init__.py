@@ -26,6 +26,7 @@ def setup(stack: Stack) -> None:
         with stack.db.transaction() as conn:
             fill_key_hashes(conn)
     svc = DynamoDB(stack.db)
+    svc.time_scale = lambda: stack.settings.time_scale  # /_onceflow/time-scale replaces the settings
     # S3 is set up after DynamoDB; stack.authorize is IAM's, installed before.
     api = DynamoDBApi(svc, stack.ports.objects, lambda ctx, params: stack.authorize(ctx, params))
     stack.registry.add_api("dynamodb", api)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import math
 import sqlite3
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -205,13 +206,13 @@ class Backups:
         t = self._source(account, region, name)
         if t.pitr_days is None or t.pitr_since is None:
             raise errors_recovery.pitr_unavailable(t.name)
-        now = self.svc.clock()
-        earliest = max(t.pitr_since, now - t.pitr_days * 86400)
+        earliest, latest = self.svc.pitr_window(t, self.svc.clock())
         if p.get("UseLatestRestorableTime") or p.get("RestoreDateTime") is None:
-            at = now
+            at = latest
         else:
             at = p["RestoreDateTime"].timestamp()
-            if not earliest <= at <= now:
+            # The window as DescribeContinuousBackups shows it, to the millisecond the wire carries.
+            if not math.floor(earliest * 1000) / 1000 <= at <= latest:
                 raise errors_recovery.restore_time_out_of_range()
         rows = self.db.query(
             "SELECT h.item FROM ddb_item_history h WHERE h.table_id=? AND h.seq = (SELECT MAX(seq) FROM "

@@ -30,7 +30,9 @@ def restore_source_missing() -> ServiceError:
 
 
 def restore_time_out_of_range() -> ServiceError:
-    return ddb_error("InvalidRestoreTimeException", "Restore time is out of range")  # UNCONFIRMED wording
+    # UNCONFIRMED wording: the model's documentation of the exception, no recorded answer found.
+    return ddb_error("InvalidRestoreTimeException", "An invalid restore time was specified. RestoreDateTime must be "
+                     "between EarliestRestorableDateTime and LatestRestorableDateTime.")
 
 
 def export_time(message: str = "Export time is outside the point in time recovery window") -> ServiceError:

@@ -30,6 +30,9 @@ from onceflow.store.db import Database
 
 COND = ("ConditionExpression",)
 TTL_HORIZON = 5 * 365 * 24 * 3600.0
+# "LatestRestorableDateTime is typically 5 minutes before the current time" (API_PointInTimeRecoveryDescription);
+# onceflow's --time-scale divides this lag, so a test can restore to a moment just past.
+PITR_LAG_S = 300.0
 
 
 class DynamoDB:
@@ -40,6 +43,15 @@ class DynamoDB:
         self.streams = Streams(db, clock)
         self.backups = Backups(self)
         self._tables: dict[tuple[str, str, str], Table] = {}
+        self.time_scale: Callable[[], float] = lambda: 1.0  # the stack's --time-scale, read per call (setup)
+
+    def pitr_window(self, t: Table, now: float) -> tuple[float, float]:
+        """(EarliestRestorableDateTime, LatestRestorableDateTime) of a table with point-in-time recovery
+        on, in epoch seconds: the recovery period back from now (not before it was enabled) up to the
+        lag behind now; never before the earliest (UNCONFIRMED what AWS answers in the first minutes)."""
+        since = t.pitr_since if t.pitr_since is not None else t.created
+        earliest = max(since, now - (t.pitr_days or 35) * 86400)
+        return earliest, max(earliest, now - PITR_LAG_S / (self.time_scale() or 1.0))
 
     # ================================================================ tables
     def forget_tables(self) -> None:
@@ -288,9 +300,9 @@ class DynamoDB:
         if t.pitr_days:
             now = self.clock()
             pitr["RecoveryPeriodInDays"] = t.pitr_days
-            since = t.pitr_since if t.pitr_since is not None else t.created
-            pitr["EarliestRestorableDateTime"] = datetime.fromtimestamp(max(since, now - t.pitr_days * 86400), UTC)
-            pitr["LatestRestorableDateTime"] = datetime.fromtimestamp(now, UTC)
+            earliest, latest = self.pitr_window(t, now)
+            pitr["EarliestRestorableDateTime"] = datetime.fromtimestamp(earliest, UTC)
+            pitr["LatestRestorableDateTime"] = datetime.fromtimestamp(latest, UTC)
         return {"ContinuousBackupsDescription": {"ContinuousBackupsStatus": "ENABLED",
                                                  "PointInTimeRecoveryDescription": pitr}}
 

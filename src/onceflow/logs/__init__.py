@@ -7,14 +7,15 @@ from typing import Any
 
 from onceflow import internal
 from onceflow.context import Principal
-from onceflow.logs.api import LogsApi, resolve_resources
+from onceflow.logs.api import LogsApi, resolve_resources, unmask_requests
 from onceflow.logs.deliveries import DeliveriesApi
 from onceflow.logs.destinations import DestinationsApi
 from onceflow.logs.exports import ExportsApi
 from onceflow.logs.filters import LogFilters
 from onceflow.logs.filters_api import FiltersApi
+from onceflow.logs.index_policies import IndexPoliciesApi, index_names
 from onceflow.logs.insights.api import InsightsApi
-from onceflow.logs.insights.service import Insights
+from onceflow.logs.insights.service import Insights, query_unmasks
 from onceflow.logs.insights.store import MIGRATIONS as INSIGHTS_MIGRATIONS
 from onceflow.logs.policies import PoliciesApi
 from onceflow.logs.resource_policies import MIGRATIONS as POLICY_MIGRATIONS
@@ -48,6 +49,7 @@ def setup(stack: Stack) -> None:
     filters.invoke = invoke
     filters.may_invoke = may_invoke
     service.on_events = filters.deliver
+    service.index_names = index_names
     stack.registry.add_api("logs", LogsApi(service))
     stack.registry.add_api("logs", FiltersApi(filters))
     stack.registry.add_api("logs", InsightsApi(insights))
@@ -55,10 +57,12 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("logs", DeliveriesApi(stack.db, service.clock))
     stack.registry.add_api("logs", DestinationsApi(stack.db, service.clock))
     stack.registry.add_api("logs", PoliciesApi(stack.db, service, service.clock, filters))
+    stack.registry.add_api("logs", IndexPoliciesApi(stack.db, service, service.clock))
     stack.registry.add_api("logs", ExportsApi(stack.db, service.clock, stack.ports.objects,
                                               lambda ctx, params: stack.authorize(ctx, params)))
     stack.services["logs"] = service
     stack.resource_resolvers["logs"] = resolve_resources(service)
+    stack.action_resolvers["logs"] = unmask_requests(resolve_resources(service), query_unmasks)
     stack.on_shutdown.append(filters.shutdown)
     stack.on_reset.append(filters.forget_subscriptions)
     stack.on_reset.append(insights.forget)

@@ -157,7 +157,9 @@ GROUP_LEVEL = {
     "PutSubscriptionFilter", "DescribeSubscriptionFilters", "DeleteSubscriptionFilter",
     "PutDataProtectionPolicy", "GetDataProtectionPolicy", "DeleteDataProtectionPolicy",
     "PutLogGroupDeletionProtection", "AssociateKmsKey", "DisassociateKmsKey", "CreateExportTask", "GetLogGroupFields",
+    "PutIndexPolicy", "DeleteIndexPolicy",
 }
+MANY_GROUPS = {"DescribeIndexPolicies", "DescribeFieldIndexes"}  # on each group of logGroupIdentifiers
 # Operations on the resources of resources.py: (the ARN type they act on, the parameter naming it).
 NAMED_LEVEL = {
     "PutDeliverySource": ("delivery-source", "name"), "GetDeliverySource": ("delivery-source", "name"),
@@ -191,7 +193,17 @@ def resolve_resources(service: LogsService) -> Any:
                 names = service.query_group_names(ctx.account, ctx.region, p)
             except ServiceError:
                 return [f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
-            return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names]
+            # A SOURCE command selects its groups from the query text: the account's groups (UNCONFIRMED).
+            return [f"{group_arn(ctx.region, ctx.account, n)}:*" for n in names] or [
+                f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
+        if op in MANY_GROUPS:
+            try:
+                names = [service.resolve_group_name(ctx.account, ctx.region, None, str(i))
+                         for i in p.get("logGroupIdentifiers") or []]
+            except ServiceError:
+                names = []
+            return [f"{group_arn(ctx.region, ctx.account, n)}:log-stream:" for n in names] or [
+                f"arn:{partition(ctx.region)}:logs:{ctx.region}:{ctx.account}:log-group:*"]
         if op in NAMED_LEVEL:
             kind, member = NAMED_LEVEL[op]
             return [resources.arn(ctx.region, ctx.account, kind, str(p.get(member, "")))]
@@ -212,3 +224,25 @@ def resolve_resources(service: LogsService) -> Any:
         return [f"{group_arn(ctx.region, ctx.account, name)}:log-stream:{stream}"]
 
     return resolve
+
+
+# Calls that may show masked content, and the member that asks them to (AWS: "To use this operation
+# with this parameter, you must be signed into an account with the logs:Unmask permission").
+UNMASK_MEMBERS = {"GetLogEvents": "unmask", "FilterLogEvents": "unmask", "GetLogRecord": "unmask"}
+
+
+def unmask_requests(resolve: Any, query_unmasks: Any) -> Any:
+    """The action resolver (stack.action_resolvers): a call that asks for unmasked content, or a
+    query calling unmask(), needs logs:Unmask on its resources besides its own action; others take
+    the operation's own action (None)."""
+
+    def requests(ctx: RequestContext, p: Params) -> list[tuple[str, str, dict[str, list[str]]]] | None:
+        member = UNMASK_MEMBERS.get(ctx.operation)
+        asks = bool(p.get(member)) if member else ctx.operation == "StartQuery" and query_unmasks(
+            str(p.get("queryString") or ""))
+        if not asks:
+            return None
+        arns = resolve(ctx, p) or ["*"]
+        return [(f"logs:{ctx.operation}", a, {}) for a in arns] + [("logs:Unmask", a, {}) for a in arns]
+
+    return requests

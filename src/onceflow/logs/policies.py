@@ -23,6 +23,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.logs import errors, resources, store
 from onceflow.logs.filters import ACCOUNT_SUBSCRIPTION, LogFilters
+from onceflow.logs.index_documents import check_criteria, index_fields
 from onceflow.logs.resources import Row
 from onceflow.logs.service import LogsService
 from onceflow.registry import operation
@@ -32,6 +33,7 @@ Params = dict[str, Any]
 GROUP_POLICY = "data-protection-policy"  # a row per log group, named by the group
 ACCOUNT_POLICY = "account-policy"  # a row per (type, name): "<policyType>/<policyName>"
 DATA_PROTECTION = "DATA_PROTECTION_POLICY"
+FIELD_INDEX = "FIELD_INDEX_POLICY"
 IDENTIFIER_ARN = "arn:aws:dataprotection::aws:data-identifier/"
 # AWS's managed data identifiers (Types of data that you can protect). UNCONFIRMED: as remembered from
 # that page; the country-specific ones take a suffix (`-US`), and a bare name of those is refused, as AWS
@@ -193,6 +195,8 @@ class PoliciesApi:
             raise _invalid(f"selectionCriteria is not supported for {kind}")  # UNCONFIRMED wording
         if kind == DATA_PROTECTION:
             check_data_protection(text)
+        elif kind == FIELD_INDEX:
+            index_fields(text)
         else:
             _document_object(text)
         if kind == ACCOUNT_SUBSCRIPTION:
@@ -204,6 +208,8 @@ class PoliciesApi:
         with self.db.transaction() as conn:
             same_type = [r for r in resources.every(conn, ctx.account, ctx.region, ACCOUNT_POLICY)
                          if r["policyType"] == kind and r["policyName"] != name]
+            if kind == FIELD_INDEX:
+                check_criteria(criteria, [r.get("selectionCriteria") for r in same_type])
             everything = not criteria or any(not r.get("selectionCriteria") for r in same_type)
             if len(same_type) >= (1 if everything else ACCOUNT_LIMITS[kind]):
                 raise ServiceError("LimitExceededException", "Resource limit exceeded.", 400)  # UNCONFIRMED wording

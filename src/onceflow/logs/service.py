@@ -42,6 +42,8 @@ class LogsService(EventsMixin):
         # Called with (account, region, group, stream, events) once events are committed
         # (subscription delivery, filters.py); None until setup installs it.
         self.on_events: Callable[[str, str, str, str, Sequence[tuple[int, str]]], None] | None = None
+        # The field index names a group has (conn, account, region, group): index_policies.index_names.
+        self.index_names: Callable[[sqlite3.Connection, str, str, str], set[str]] | None = None
 
     # ------------------------------------------------------------------------------ lookups
     def _group(self, conn: sqlite3.Connection, account: str, region: str, name: str) -> sqlite3.Row:
@@ -164,8 +166,9 @@ class LogsService(EventsMixin):
 
     def list_groups(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         """ListLogGroups: names matching any of the pattern's `|` alternatives (`^x` a prefix, else a
-        case-sensitive substring), of a class, with the tags asked for. Groups have no data sources or
-        field indexes in onceflow, so a filter by them lists nothing."""
+        case-sensitive substring), of a class, with the tags asked for and every field index asked for
+        (index_policies.index_names, installed by setup). Groups have no data sources in onceflow, so a
+        filter by them lists nothing."""
         alternatives = [a for a in (p.get("logGroupNamePattern") or "").split("|") if a]
         wanted_tags = p.get("logGroupTags") or []
         after = _name_after(p["nextToken"], "lg") if p.get("nextToken") else None
@@ -178,6 +181,12 @@ class LogsService(EventsMixin):
             return all(t["key"] in tags and (not t.get("values") or tags[t["key"]] in t["values"])
                        for t in wanted_tags)
 
+        wanted_indexes = set(p.get("fieldIndexNames") or ())
+
+        def indexed(conn: sqlite3.Connection, row: sqlite3.Row) -> bool:
+            return not wanted_indexes or (self.index_names is not None and row["class"] == "STANDARD"
+                                          and wanted_indexes <= self.index_names(conn, account, region, row["name"]))
+
         def read(conn: sqlite3.Connection) -> list[sqlite3.Row]:
             sql = "SELECT name, class, tags FROM logs_groups WHERE account=? AND region=?"
             args: list[Any] = [account, region]
@@ -187,9 +196,9 @@ class LogsService(EventsMixin):
             if after is not None:
                 sql += " AND name > ?"
                 args.append(after)
-            return conn.execute(sql + " ORDER BY name", args).fetchall()
+            return [r for r in conn.execute(sql + " ORDER BY name", args).fetchall() if indexed(conn, r)]
 
-        rows = [] if p.get("dataSources") or p.get("fieldIndexNames") else self.db.read(read)
+        rows = [] if p.get("dataSources") else self.db.read(read)
         found = [r for r in rows if matches(r["name"], json.loads(r["tags"]))]
         out: dict[str, Any] = {"logGroups": [{"logGroupName": r["name"], "logGroupArn": group_arn(
             region, account, r["name"]), "logGroupClass": r["class"]} for r in found[:size]]}

@@ -116,8 +116,9 @@ def insert_group(
 
 
 def delete_group(conn: sqlite3.Connection, group_id: int) -> None:
-    # Its data protection policy (logs_resources, policies.py) goes with it.
-    conn.execute("DELETE FROM logs_resources WHERE kind='data-protection-policy' AND (account, region, name) ="
+    # Its data protection and field index policies (logs_resources: policies.py, index_policies.py) go with it.
+    conn.execute("DELETE FROM logs_resources WHERE kind IN ('data-protection-policy', 'index-policy', 'index-inactive')"
+                 " AND (account, region, name) ="
                  " (SELECT account, region, name FROM logs_groups WHERE id=?)", (group_id,))
     conn.execute("DELETE FROM logs_filters WHERE group_id=?", (group_id,))
     conn.execute("DELETE FROM logs_events WHERE group_id=?", (group_id,))

@@ -1,11 +1,12 @@
 """`/_onceflow/time-scale`: change `--time-scale` at run time, or skip waits, for tests.
 
 GET answers `{"timeScale": x, "skipWaits": bool}`. POST takes either or both members:
-`timeScale` (> 0) divides Step Functions' waits, retry intervals and timeouts and Lambda's
-asynchronous retry delays, as `serve --time-scale` does; `skipWaits: true` makes Wait states, Retry
-intervals and Lambda's asynchronous retry delays end at once while timeouts keep their (scaled)
-length, so skipping a one-hour Wait does not time out the task after it. Executions asleep are
-woken to time their wait again. Loopback only, as reset (app.py checks it before calling here).
+`timeScale` (> 0) divides Step Functions' waits, retry intervals and timeouts, Lambda's
+asynchronous retry delays and DynamoDB's point-in-time recovery lag, as `serve --time-scale`
+does; `skipWaits: true` makes Wait states, Retry intervals and Lambda's asynchronous retry delays
+end at once while timeouts keep their (scaled) length, so skipping a one-hour Wait does not time
+out the task after it. Executions asleep are woken to time their wait again. Loopback only, as
+reset (app.py checks it before calling here).
 """
 
 from __future__ import annotations

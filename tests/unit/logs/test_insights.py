@@ -33,7 +33,7 @@ def test_columns_are_named_by_alias_or_as_written() -> None:
 @pytest.mark.parametrize(("text", "start", "message"), [
     ("fields a | filter b = = 1", 22, "unexpected symbol found = at line 1 and position 23"),
     ("fields a |", 10, "unexpected end of query at line 1 and position 10"),
-    ("fields a # b", 9, "unexpected symbol found # at line 1 and position 10"),
+    ("fields a ; b", 9, "unexpected symbol found ; at line 1 and position 10"),
 ])
 def test_syntax_errors_name_the_token_and_its_offset(text: str, start: int, message: str) -> None:
     with pytest.raises(QuerySyntaxError) as e:
@@ -147,3 +147,101 @@ def test_a_query_a_restart_interrupted_runs_again() -> None:
     assert got["status"] == "Complete"
     assert [{f["field"]: f["value"] for f in row} for row in got["results"]] == [{"n": "3"}]
     db.close()
+
+
+# ------------------------------------------------------------------ jsonParse, structures, unnest (s13)
+EVENTS_DOC = json.dumps({"events": [{"name": "exception"}, {"name": "user action"}]})
+ACCOUNTS_DOC = json.dumps({"accounts": [{"accountId": "a", "droppedSpans": 2, "type": "internal"},
+                                        {"accountId": "b", "droppedSpans": 3},
+                                        {"accountId": "a", "droppedSpans": 5, "type": "internal"}]})
+
+
+def test_unnest_gives_one_row_per_item_of_a_parsed_list() -> None:
+    # AWS's CWL_QuerySyntax-Unnest example: two records, event.name exception and user action.
+    q = "fields jsonParse(@message) as json_message | unnest json_message.events into event | display event.name"
+    assert _rows(q, [EVENTS_DOC]) == [{"event.name": "exception"}, {"event.name": "user action"}]
+    with pytest.raises(QuerySyntaxError):  # `into` and its field are required
+        parse("fields jsonParse(@message) as j | unnest j.events")
+
+
+def test_unnest_then_filter_and_stats_over_the_items() -> None:
+    q = "fields jsonParse(@message) as js | unnest js.accounts into account | filter account.type = \"internal\""
+    assert len(_rows(q + " | display account.accountId", [ACCOUNTS_DOC])) == 2
+    q = ("fields jsonParse(@message) as accounts | unnest accounts.accounts into account"
+         " | stats sum(account.droppedSpans) as n by account.accountId | sort n desc | limit 10")
+    assert _rows(q, [ACCOUNTS_DOC]) == [{"account.accountId": "a", "n": "7"}, {"account.accountId": "b", "n": "3"}]
+
+
+def test_unnest_takes_any_other_value_as_a_list_of_one() -> None:
+    msgs = [json.dumps({"x": "[1, 2]"}), json.dumps({"x": "7"}), json.dumps({"x": "[]"}), "no x"]
+    assert _rows("fields jsonParse(x) as v | unnest v into i | display i", msgs) == [
+        {"i": "1"}, {"i": "2"}, {"i": "7"}]
+
+
+def test_json_parse_members_and_stringify() -> None:
+    q = ("fields jsonParse(@message) as js | fields js.accounts.1.accountId as second,"
+         " jsonStringify(js.accounts.1) as s, js.accounts.9.accountId as none | display second, s, none")
+    assert _rows(q, [ACCOUNTS_DOC]) == [{"second": "b", "s": '{"accountId":"b","droppedSpans":3}'}]
+    assert _rows("fields jsonParse(@message) as js | display js", ["not json"]) == [{}]
+
+
+def test_structures_group_dedup_and_count_distinct_by_their_json() -> None:
+    msgs = [ACCOUNTS_DOC, ACCOUNTS_DOC, EVENTS_DOC]
+    assert _rows("fields jsonParse(@message) as js | stats count(*) as n by js | sort n desc", msgs) == [
+        {"js": json.dumps(json.loads(ACCOUNTS_DOC), separators=(",", ":")), "n": "2"},
+        {"js": json.dumps(json.loads(EVENTS_DOC), separators=(",", ":")), "n": "1"}]
+    assert _rows("fields jsonParse(@message) as js | stats count_distinct(js) as d", msgs) == [{"d": "2"}]
+    assert len(_rows("fields jsonParse(@message) as js | dedup js | display js", msgs)) == 2
+
+
+def test_unmask_shows_the_stored_value() -> None:
+    assert _rows("fields unmask(@message) as m | display m", ["secret 4111"]) == [{"m": "secret 4111"}]
+
+
+
+def test_filter_index_filters_and_names_its_fields() -> None:
+    from onceflow.logs.insights.run import index_fields
+    q = parse('filterIndex requestId = "r2" or requestId in ["r3"] | fields n')
+    assert index_fields(q) == {"requestId"}
+    msgs = [json.dumps({"requestId": r, "n": i}) for i, r in enumerate(["r1", "r2", "r3"])]
+    assert _rows('filterIndex requestId = "r2" or requestId in ["r3"] | fields n | sort n asc', msgs) == [
+        {"n": "1"}, {"n": "2"}]
+    for bad in ("filterIndex n > 1", "filterIndex a = b", "filterIndex strlen(a) = 1"):
+        with pytest.raises(QuerySyntaxError):
+            parse(bad)
+
+
+def test_source_command_parses_its_selection_and_runs_as_nothing() -> None:
+    from onceflow.logs.insights.query import Source
+    q = parse("SOURCE logGroups(namePrefix: ['/a', '/b'], class: ['INFREQUENT_ACCESS']) | fields n")
+    assert q.commands[0] == Source(("/a", "/b"), None, ("INFREQUENT_ACCESS",))
+    assert parse("source loggroups() | fields n").commands[0] == Source(None, None, ("STANDARD",))
+    assert _rows("SOURCE logGroups() | fields n", [json.dumps({"n": 1})]) == [{"n": "1"}]
+    for bad in ("fields n | SOURCE logGroups()", "SOURCE logGroups(namePrefix: ['a', 'b', 'c', 'd', 'e', 'f'])",
+                "SOURCE logGroups(class: ['COLD'])", "SOURCE logGroups(namePrefix: ['a'], namePrefix: ['b'])"):
+        with pytest.raises(QuerySyntaxError):
+            parse(bad)
+
+
+def test_hash_starts_a_comment_to_the_end_of_the_line() -> None:
+    # CWL_QuerySyntax: "To create queries that contain comments, set off the comments with the hash character (#)."
+    msgs = [json.dumps({"a": "x#1", "n": 1}), json.dumps({"a": "y", "n": 2})]
+    q = "# the newest first\nfields a, n # both fields\n| filter a like /#/ # a regex with a hash\n| sort n"
+    assert _rows(q, msgs) == [{"a": "x#1", "n": "1"}]
+    assert _rows('fields `a` as h | filter h = "x#1" # in a string it is text', msgs) == [{"h": "x#1"}]
+
+
+def test_a_leading_filter_index_skips_rather_than_scans() -> None:
+    msgs = [json.dumps({"requestId": r}) for r in ("r1", "r2", "r3")]
+    out = run(parse('filterIndex requestId in ["r2", "r3"] | filter requestId != "r3" | fields requestId'),
+              _events(msgs))
+    assert (out.scanned, out.skipped, out.matched, out.skipped_bytes) == (2, 1, 1, len(msgs[0]))
+    later = run(parse('fields requestId | filterIndex requestId = "r2"'), _events(msgs))
+    assert (later.scanned, later.skipped) == (3, 0)  # not leading: an ordinary filter's work
+
+
+def test_json_nested_deeper_than_python_recurses_does_not_fail_the_query() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    # The deep message's fields are not discovered (its row shows none); the next one's are.
+    assert _rows("fields a, n", ['{"a": ' + deep + ', "n": 1}', json.dumps({"n": 2})]) == [{}, {"n": "2"}]
+    assert _rows("fields jsonParse(@message) as j | display j", [deep]) == [{}]

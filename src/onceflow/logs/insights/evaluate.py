@@ -1,6 +1,7 @@
 """Insights expressions compiled once into Python closures over a row (a dict of field -> value).
 
-Values are what the fields hold: str, int, float, bool, or None for a field the row lacks. A
+Values are what the fields hold: str, int, float, bool, None for a field the row lacks, and the
+structure types jsonParse makes (MAP a dict, LIST a list), whose members `a.b.0.c` reaches. A
 comparison with a missing field is false; a number compares with a numeric string as numbers (values
 that `parse` extracted are strings). Regexes run on RE2 (onceflow.patterns.regex), linear in the text.
 """
@@ -8,6 +9,7 @@ that `parse` extracted are strings). Regexes run on RE2 (onceflow.patterns.regex
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -48,7 +50,9 @@ def number(v: Any) -> float | int | None:
 
 
 def text(v: Any) -> str:
-    """A value as the string GetQueryResults shows."""
+    """A value as the string GetQueryResults shows (a MAP or LIST as compact JSON: UNCONFIRMED spacing)."""
+    if isinstance(v, dict | list):
+        return json_text(v)
     if isinstance(v, Time):
         return timestamp_text(v)
     if isinstance(v, bool):
@@ -56,6 +60,63 @@ def text(v: Any) -> str:
     if isinstance(v, float):
         return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
     return str(v)
+
+
+def json_text(v: Any) -> str:
+    try:
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_plain)
+    except (RecursionError, ValueError):  # nested deeper than Python recurses: nothing to show
+        return ""
+
+
+def _plain(v: Any) -> Any:
+    return int(v) if isinstance(v, Time) else str(v)
+
+
+def hashable(v: Any) -> Any:
+    """A value fit for a set or a dict key (stats groups, count_distinct, dedup): a MAP or LIST by its JSON."""
+    return ("\0json", json_text(v)) if isinstance(v, dict | list) else v
+
+
+def lookup(row: Row, name: str) -> Any:
+    """A field's value: the row's own field of that name, else a member of a structure the row holds
+    (`js.events.0.name` inside the MAP `js` that jsonParse made; a LIST's items by index)."""
+    if name in row:
+        return row[name]
+    dot = name.rfind(".")
+    while dot > 0:
+        head = row.get(name[:dot])
+        if isinstance(head, dict | list):
+            return member(head, name[dot + 1:].split("."))
+        dot = name.rfind(".", 0, dot)
+    return None
+
+
+def member(v: Any, path: list[str]) -> Any:
+    for part in path:
+        if isinstance(v, dict):
+            v = v.get(part)
+        elif isinstance(v, list) and part.isdigit() and int(part) < len(v):
+            v = v[int(part)]
+        else:
+            return None
+    return v
+
+
+def json_parse(v: Any) -> Any:
+    """jsonParse(field): the MAP or LIST (or scalar) a JSON string holds; None for a value that is not
+    JSON (UNCONFIRMED: what AWS gives for one)."""
+    if v is None or isinstance(v, dict | list):
+        return v
+    try:
+        return json.loads(text(v))
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python recurses
+        return None
+
+
+def json_stringify(v: Any) -> str | None:
+    """jsonStringify(structure): the JSON string of a MAP or LIST (a scalar as JSON too: UNCONFIRMED)."""
+    return None if v is None else json_text(v)
 
 
 def timestamp_text(ms: int) -> str:
@@ -169,6 +230,11 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "isipinsubnet": lambda v, net: _in_subnet(v, net),
     "isipv4insubnet": lambda v, net: _in_subnet(v, net, 4),
     "isipv6insubnet": lambda v, net: _in_subnet(v, net, 6),
+    "jsonparse": json_parse,
+    "jsonstringify": json_stringify,
+    # onceflow stores events unmasked (policies.py), so unmask(field) shows the value as it is
+    # (UNCONFIRMED: AWS also wants logs:Unmask of the caller; not checked here).
+    "unmask": lambda v: v,
 }
 
 
@@ -216,7 +282,9 @@ def compile_expr(node: Any) -> Fn:
     """A closure computing the node's value for a row."""
     if isinstance(node, Field):
         name = node.name
-        return lambda row: row.get(name)
+        if "." not in name:
+            return lambda row: row.get(name)
+        return lambda row: lookup(row, name)
     if isinstance(node, Literal):
         value = node.value
         return lambda row: value

@@ -1,9 +1,10 @@
 """The Logs Insights query language (CWLI) parsed by one LALR grammar into frozen command nodes.
 
-A query is commands joined by `|`: fields, display, filter, stats, sort, limit, parse, dedup. Their
+A query is commands joined by `|`: fields, display, filter, stats, sort, limit, parse, dedup, unnest. Their
 expressions share one grammar: field references (`@message`, `a.b.c`, `` `odd-name` ``), numbers,
 strings, arithmetic (`^` binding tightest), comparisons, `like` (a substring or a /regex/), `=~`,
-`in [...]`, `and`/`or`/`not`, and function calls (`count(*)`, `bin(5m)`). Keywords are case-insensitive, as AWS's are.
+`in [...]`, `and`/`or`/`not`, and function calls (`count(*)`, `bin(5m)`). Keywords are case-insensitive, as AWS's are;
+`#` starts a comment that runs to the end of its line (CWL_QuerySyntax).
 
 A query that does not parse raises QuerySyntaxError with the offending token's character offsets,
 for MalformedQueryException's queryCompileError.
@@ -23,10 +24,13 @@ GRAMMAR = r"""
 ?start: query
 query: command ("|" command)*
 
-?command: fields | display | filter | stats | sort | limit | parse | dedup
+?command: source | fields | display | filter | filter_index | stats | sort | limit | parse | dedup | unnest
+source.2: "SOURCE"i "logGroups"i "(" [source_arg ("," source_arg)*] ")"
+source_arg: IDENT ":" list_of
 fields: "fields"i item ("," item)*
 display: "display"i field ("," field)*
 filter: "filter"i expr
+filter_index.2: "filterindex"i expr
 stats: "stats"i aggs ["by"i groups]
 aggs: item ("," item)*
 groups: item ("," item)*
@@ -35,6 +39,7 @@ limit: "limit"i INT
 parse: "parse"i field? STRING "as"i IDENT ("," IDENT)*  -> parse_glob
      | "parse"i field? REGEX                          -> parse_regex
 dedup: "dedup"i field ("," field)*
+unnest: "unnest"i field "into"i field
 
 item: expr ["as"i IDENT]
 order: expr [ASC | DESC]
@@ -77,8 +82,10 @@ QUOTED: /`[^`]+`/
 STRING: /"(\\.|[^"\\])*"/ | /'(\\.|[^'\\])*'/
 REGEX: /\/(\\.|[^\/\\])+\/[a-z]*/
 
+COMMENT: /#[^\n]*/
 %import common.WS
 %ignore WS
+%ignore COMMENT
 """
 
 
@@ -172,6 +179,15 @@ class Filter:
 
 
 @dataclass(frozen=True)
+class FilterIndex:
+    """`filterIndex f = v` (or `f in [...]`, joined by and/or): a filter that also leaves out the log
+    groups with no field index on the fields it names."""
+
+    cond: Any
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Stats:
     aggregates: tuple[Item, ...]
     groups: tuple[Item, ...]
@@ -198,6 +214,25 @@ class Parse:
 @dataclass(frozen=True)
 class Dedup:
     names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Source:
+    """`SOURCE logGroups(namePrefix: [...], accountIdentifiers: [...], class: [...])`: the log groups a
+    StartQuery without logGroupName(s)/logGroupIdentifiers reads (CWL_QuerySyntax-Source)."""
+
+    prefixes: tuple[str, ...] | None  # None: every name
+    accounts: tuple[str, ...] | None  # None: the caller's (cross-account observability is not modelled)
+    classes: tuple[str, ...]  # STANDARD unless named
+
+
+SOURCE_KEYS = {"namePrefix": 5, "accountIdentifiers": 20, "class": 2}  # each list's most items (the page's)
+
+
+@dataclass(frozen=True)
+class Unnest:
+    source: str  # the field whose LIST gives one row per item
+    into: str  # the field each row's item is put in
 
 
 @dataclass(frozen=True)
@@ -258,6 +293,9 @@ class Build(Transformer[Token, Any]):
     def filter(self, children: list[Any]) -> Filter:
         return Filter(children[0])
 
+    def filter_index(self, children: list[Any]) -> FilterIndex:
+        return FilterIndex(children[0], tuple(dict.fromkeys(_index_fields(children[0]))))
+
     def limit(self, children: list[Token]) -> Limit:
         return Limit(int(children[0]))
 
@@ -273,6 +311,32 @@ class Build(Transformer[Token, Any]):
 
     def dedup(self, fields: list[Field]) -> Dedup:
         return Dedup(tuple(f.name for f in fields))
+
+    def source(self, args: list[Any]) -> Source:
+        given: dict[str, tuple[str, ...]] = {}
+        for arg in args:
+            if arg is None:
+                continue
+            key, values = arg
+            if key not in SOURCE_KEYS or key in given:
+                # UNCONFIRMED wording.
+                raise ValueError(f"SOURCE logGroups() takes namePrefix, accountIdentifiers and class, not {key}")
+            if not values or len(values) > SOURCE_KEYS[key]:
+                raise ValueError(f"SOURCE logGroups() {key} takes 1 to {SOURCE_KEYS[key]} values")  # UNCONFIRMED
+            given[key] = values
+        classes = given.get("class", ("STANDARD",))
+        if any(c not in ("STANDARD", "INFREQUENT_ACCESS") for c in classes):
+            raise ValueError("SOURCE logGroups() class is STANDARD or INFREQUENT_ACCESS")  # UNCONFIRMED wording
+        return Source(given.get("namePrefix"), given.get("accountIdentifiers"), classes)
+
+    def source_arg(self, children: list[Any]) -> tuple[str, tuple[str, ...]]:
+        items = children[1].items
+        if not all(isinstance(i, Literal) and isinstance(i.value, str) for i in items):
+            raise ValueError(f"SOURCE logGroups() {children[0]} takes a list of strings")  # UNCONFIRMED wording
+        return str(children[0]), tuple(i.value for i in items)
+
+    def unnest(self, fields: list[Field]) -> Unnest:
+        return Unnest(fields[0].name, fields[1].name)
 
     # ---- expressions
     def field(self, children: list[Token]) -> Field:
@@ -332,6 +396,20 @@ class Build(Transformer[Token, Any]):
         return Not(In(c[0], c[1].items))
 
 
+def _index_fields(node: Any) -> list[str]:
+    """The fields of a filterIndex condition: `field = value` or `field in [values]` (either side of
+    `=`), joined by `and`/`or`; anything else is refused (UNCONFIRMED wording and extent)."""
+    if isinstance(node, Binary) and node.op in ("and", "or"):
+        return _index_fields(node.left) + _index_fields(node.right)
+    if isinstance(node, Binary) and node.op == "=":
+        sides = [x for x in (node.left, node.right) if isinstance(x, Field)]
+        if len(sides) == 1 and any(isinstance(x, Literal) for x in (node.left, node.right)):
+            return [sides[0].name]
+    if isinstance(node, In) and isinstance(node.subject, Field) and all(isinstance(o, Literal) for o in node.options):
+        return [node.subject.name]
+    raise ValueError("filterIndex supports only field = value and field IN [values] conditions, joined by and or or")
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     return Lark(GRAMMAR, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True)
@@ -388,7 +466,10 @@ def parse_with(text: str, parser: Lark, b: Build, make: Callable[[Build, Any, st
     except UnexpectedInput as e:
         raise syntax_error(e, text) from None
     try:
-        return Query(tuple(make(b, c, text) for c in tree.children))
+        commands = tuple(make(b, c, text) for c in tree.children)
+        if any(isinstance(c, Source) for c in commands[1:]):
+            raise ValueError("SOURCE must be the first command of a query")  # UNCONFIRMED wording
+        return Query(commands)
     except VisitError as e:
         raise QuerySyntaxError(str(e.orig_exc), 0, len(text) - 1) from None
     except ValueError as e:

@@ -1,7 +1,7 @@
 """A parsed Insights query run over log events: each command a stage of a pipeline of rows.
 
-Row-at-a-time stages (fields, filter, parse) stream; stats, sort and dedup consume what reaches
-them. An event's row holds @timestamp, @message, @logStream, @log, @ingestionTime and @ptr, and the
+Row-at-a-time stages (fields, filter, parse, unnest) stream; stats, sort and dedup consume what
+reaches them. An event's row holds @timestamp, @message, @logStream, @log, @ingestionTime and @ptr, and the
 fields discovered in a JSON message (nested keys joined with `.`, list items by index), parsed only
 when the query may need them. Pure: the caller hands in the events and reads the results.
 """
@@ -21,6 +21,8 @@ from onceflow.logs.insights.evaluate import (
     Row,
     Time,
     compile_expr,
+    hashable,
+    lookup,
     number,
     regex,
     text,
@@ -34,6 +36,7 @@ from onceflow.logs.insights.query import (
     Field,
     Fields,
     Filter,
+    FilterIndex,
     In,
     Like,
     Limit,
@@ -43,7 +46,9 @@ from onceflow.logs.insights.query import (
     Query,
     Regex,
     Sort,
+    Source,
     Stats,
+    Unnest,
 )
 
 MAX_RESULTS = 10_000  # GetQueryResults' cap whatever the query asks
@@ -66,13 +71,23 @@ class Outcome:
     matched: int = 0
     scanned: int = 0
     bytes: int = 0
+    skipped: int = 0  # events a leading filterIndex let the query skip (estimatedRecordsSkipped)
+    skipped_bytes: int = 0
     fields: list[str] = field(default_factory=list)
 
 
 def discover(message: str) -> dict[str, Any]:
-    """The fields of a JSON object message (nothing for other messages)."""
+    """The fields of a JSON object message (nothing for other messages, nor for one nested deeper
+    than Python recurses: a query over it must not fail)."""
     if not message.startswith("{"):
         return {}
+    try:
+        return _discover(message)
+    except RecursionError:
+        return {}
+
+
+def _discover(message: str) -> dict[str, Any]:
     try:
         doc = json.loads(message)
     except ValueError:
@@ -160,7 +175,7 @@ def _reads(q: Query) -> tuple[set[str], bool]:
             out |= set(c.names)
         elif isinstance(c, Stats):
             out |= _mentions([i.expr for i in c.aggregates + c.groups])
-        elif isinstance(c, Filter):
+        elif isinstance(c, Filter | FilterIndex):
             out |= _mentions(c.cond)
         elif isinstance(c, Sort):
             out |= _mentions([k for k, _, _ in c.keys])
@@ -168,6 +183,8 @@ def _reads(q: Query) -> tuple[set[str], bool]:
             out.add(c.source)
         elif isinstance(c, Dedup):
             out |= set(c.names)
+        elif isinstance(c, Unnest):
+            out.add(c.source)
         shown = shown or isinstance(c, Fields | Display | Stats)
     return out, shown
 
@@ -186,12 +203,12 @@ def _needs_json(q: Query) -> bool:
         elif isinstance(c, Stats):
             shown = True
             names = _mentions([i.expr for i in c.aggregates + c.groups])
-        elif isinstance(c, Filter):
+        elif isinstance(c, Filter | FilterIndex):
             names = _mentions(c.cond)
         elif isinstance(c, Sort):
             names = _mentions([k for k, _, _ in c.keys])
-        elif isinstance(c, Parse | Dedup):
-            names = {c.source} if isinstance(c, Parse) else set(c.names)
+        elif isinstance(c, Parse | Dedup | Unnest):
+            names = set(c.names) if isinstance(c, Dedup) else {c.source}
         if any(not n.startswith("@") for n in names):
             return True
     return not shown
@@ -212,7 +229,7 @@ def _fields(c: Fields) -> tuple[Stage, list[str]]:
     return stage, [i.name for i in c.items]
 
 
-def _filter(c: Filter) -> Stage:
+def _filter(c: Filter | FilterIndex) -> Stage:
     cond = compile_expr(c.cond)
     return lambda rows: (r for r in rows if truthy(cond(r)))
 
@@ -235,7 +252,7 @@ def _parse(c: Parse) -> tuple[Stage, list[str]]:
 
     def stage(rows: Iterator[Row]) -> Iterator[Row]:
         for row in rows:
-            v = row.get(source)
+            v = lookup(row, source)
             m = search(v if isinstance(v, str) else text(v)) if v is not None else None
             if m is not None:
                 for i, name in enumerate(names, start=1):
@@ -303,7 +320,7 @@ def _stats(c: Stats) -> tuple[Stage, list[str]]:
         table: dict[tuple[Any, ...], list[_Agg]] = {}
         counts: dict[tuple[Any, ...], int] = {}
         for row in rows:
-            key = (only(row),) if only is not None else tuple(g(row) for g in keyfns)
+            key = (hashable(only(row)),) if only is not None else tuple(hashable(g(row)) for g in keyfns)
             if counts_only:
                 counts[key] = counts.get(key, 0) + 1
                 continue
@@ -317,13 +334,18 @@ def _stats(c: Stats) -> tuple[Stage, list[str]]:
             for a in table[key]:
                 a.n = n
         for key in sorted(table, key=_sort_key):
-            out: Row = {name: v for (name, _), v in zip(groups, key, strict=True)}
+            out: Row = {name: _unhashed(v) for (name, _), v in zip(groups, key, strict=True)}
             done = {f"\0agg{i}": _result(kind, a, pct) for i, ((kind, _, pct), a) in
                     enumerate(zip(args, table[key], strict=True))}
             for name, fn in outputs:
                 out[name] = fn(done)
             yield out
     return stage, [name for name, _ in groups] + [name for name, _ in outputs]
+
+
+def _unhashed(v: Any) -> Any:
+    """A group key as its value again (a MAP or LIST was keyed by its JSON text, shown as that text)."""
+    return v[1] if isinstance(v, tuple) else v
 
 
 def _percentile(call: Call) -> float | None:
@@ -351,7 +373,7 @@ def _add(kind: str, a: _Agg, row: Row, v: Any) -> None:
     elif kind == "count_distinct":
         if a.seen is None:
             a.seen = set()
-        a.seen.add(v)
+        a.seen.add(hashable(v))
     elif kind in ("earliest", "latest"):
         ts = row.get("@timestamp", 0)
         # Rows come newest first (the store's order): among equal timestamps the earliest is the
@@ -424,6 +446,22 @@ def _sort_value(expr: Any, name: str) -> Callable[[Row], Any]:
     return lambda row: row[name] if name in row else fn(row)
 
 
+def _unnest(c: Unnest) -> Stage:
+    """One row per item of the source's LIST, the item in `into`; any other value is a LIST of one.
+    A row whose source is missing or an empty LIST gives no row (UNCONFIRMED)."""
+    source, into = c.source, c.into
+
+    def stage(rows: Iterator[Row]) -> Iterator[Row]:
+        for row in rows:
+            v = lookup(row, source)
+            if v is None:
+                continue
+            for item in v if isinstance(v, list) else (v,):
+                if item is not None:
+                    yield {**row, into: item}
+    return stage
+
+
 def _sorting(fn: Callable[[Row], Any]) -> Callable[[Row], tuple[Any, ...]]:
     return lambda row: _sort_key((fn(row),))
 
@@ -448,7 +486,7 @@ def _dedup(c: Dedup) -> Stage:
     def stage(rows: Iterator[Row]) -> Iterator[Row]:
         seen: set[tuple[Any, ...]] = set()
         for row in rows:
-            key = tuple(row.get(n) for n in names)
+            key = tuple(hashable(lookup(row, n)) for n in names)
             if None in key:  # a row lacking a field is never a duplicate
                 yield row
             elif key not in seen:
@@ -470,17 +508,72 @@ class Counter:
             yield r
 
 
+def source_of(q: Query) -> Source | None:
+    """The query's SOURCE command, if it has one (always its first)."""
+    return q.commands[0] if q.commands and isinstance(q.commands[0], Source) else None
+
+
+def calls_unmask(q: Query) -> bool:
+    """Whether any expression of the query calls unmask() (it then needs logs:Unmask)."""
+    def calls(node: Any) -> bool:
+        if isinstance(node, Call):
+            return node.name == "unmask" or any(calls(a) for a in node.args)
+        if isinstance(node, Binary):
+            return calls(node.left) or calls(node.right)
+        if isinstance(node, Not):
+            return calls(node.operand)
+        if isinstance(node, Like):
+            return calls(node.subject)
+        if isinstance(node, In):
+            return calls(node.subject) or any(calls(o) for o in node.options)
+        if isinstance(node, ListOf):
+            return any(calls(i) for i in node.items)
+        return False
+
+    for c in q.commands:
+        exprs: list[Any] = []
+        if isinstance(c, Fields):
+            exprs = [i.expr for i in c.items]
+        elif isinstance(c, Stats):
+            exprs = [i.expr for i in c.aggregates + c.groups]
+        elif isinstance(c, Filter | FilterIndex):
+            exprs = [c.cond]
+        elif isinstance(c, Sort):
+            exprs = [k for k, _, _ in c.keys]
+        if any(calls(e) for e in exprs):
+            return True
+    return False
+
+
+def index_fields(q: Query) -> set[str]:
+    """The fields a query's filterIndex commands need a log group to have a field index on."""
+    return {n for c in q.commands if isinstance(c, FilterIndex) for n in c.names}
+
+
+def _leading_index_filters(q: Query) -> list[Callable[[Row], Any]]:
+    """The conditions of the filterIndex commands a query starts with (after SOURCE): the events they
+    refuse are ones a field index lets AWS skip rather than scan (UNCONFIRMED how AWS estimates them)."""
+    out = []
+    for c in q.commands:
+        if isinstance(c, Source):
+            continue
+        if not isinstance(c, FilterIndex):
+            break
+        out.append(compile_expr(c.cond))
+    return out
+
+
 def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
     """Results (GetQueryResults' shape) and statistics of the query over the events."""
     with_json = _needs_json(q)
     out = Outcome([])
+    indexed = _leading_index_filters(q)
 
     def rows() -> Generator[Row, None, None]:
-        scanned = size = 0
+        scanned = size = skipped = skipped_bytes = 0
         try:
             for e in events:
-                scanned += 1
-                size += e.size if e.size >= 0 else len(e.message.encode("utf-8"))
+                bytes_ = e.size if e.size >= 0 else len(e.message.encode("utf-8"))
                 row = {"@timestamp": Time(e.ts), "@message": e.message, "@logStream": e.stream, "@log": e.group,
                        "@ingestionTime": Time(e.ingested), "@ptr": str(e.id)}
                 if with_json:
@@ -488,9 +581,13 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
                         row.setdefault(k, v)
                 if e.message.startswith(LAMBDA_LINES):
                     row.update(lambda_fields(e.message))
+                if indexed and not all(truthy(cond(row)) for cond in indexed):
+                    skipped, skipped_bytes = skipped + 1, skipped_bytes + bytes_  # the index would skip it
+                    continue
+                scanned, size = scanned + 1, size + bytes_
                 yield row
         finally:
-            out.scanned, out.bytes = scanned, size
+            out.scanned, out.bytes, out.skipped, out.skipped_bytes = scanned, size, skipped, skipped_bytes
 
     source = rows()
     stream: Iterator[Row] = source
@@ -499,7 +596,9 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
     cap = min(limit, MAX_RESULTS)
     aggregated = filtered = False
     for c in q.commands:
-        if isinstance(c, Filter):
+        if isinstance(c, Source):  # chose the log groups: the service's part
+            continue
+        if isinstance(c, Filter | FilterIndex):
             stream = _filter(c)(stream)
             filtered = True
             continue
@@ -508,6 +607,11 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
             stream = stage(stream)
             if isinstance(c, Fields):
                 shown = (shown or []) + [n for n in names if n not in (shown or [])]
+            continue
+        if isinstance(c, Unnest):
+            stream = _unnest(c)(stream)
+            if shown is not None and c.into not in shown:
+                shown = [*shown, c.into]
             continue
         if matched is None and not aggregated and filtered:
             matched = Counter()
@@ -531,7 +635,8 @@ def run(q: Query, events: Iterable[Event], limit: int = MAX_RESULTS) -> Outcome:
         stream = matched.through(stream)
     for row in islice(stream, cap):
         names = shown if shown is not None else [k for k in row if k != "@ptr" and k != "@ingestionTime"]
-        result = [{"field": n, "value": text(row[n])} for n in names if row.get(n) is not None]
+        values = [(n, lookup(row, n)) for n in names]
+        result = [{"field": n, "value": text(v)} for n, v in values if v is not None]
         if not aggregated:
             result.append({"field": "@ptr", "value": row["@ptr"]})
         out.rows.append(result)

@@ -24,15 +24,25 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.logs import errors
 from onceflow.logs import store as logs_store
+from onceflow.logs.index_policies import indexed_fields
 from onceflow.logs.insights import ppl, store
 from onceflow.logs.insights.evaluate import QueryError
-from onceflow.logs.insights.query import Query, QuerySyntaxError, parse
-from onceflow.logs.insights.run import Event, discover, needs_message, run
+from onceflow.logs.insights.query import Query, QuerySyntaxError, Source, parse
+from onceflow.logs.insights.run import (
+    Event,
+    calls_unmask,
+    discover,
+    index_fields,
+    needs_message,
+    run,
+    source_of,
+)
 from onceflow.logs.service import LogsService
 from onceflow.store.db import Database
 
 log = logging.getLogger("onceflow.logs")
 MAX_GROUPS = 50
+MAX_SOURCED = 10_000  # log groups a SOURCE command may select (CWL_QuerySyntax-Source)
 PAGE = 5000
 WORKERS = 2
 RUNNING = ("Scheduled", "Running")
@@ -87,13 +97,20 @@ class Insights:
         if language not in PARSERS:
             # onceflow's own refusal: AWS runs OpenSearch SQL too.
             raise errors.invalid_parameter(f"Query language {language} is not supported by onceflow: use CWLI or PPL")
-        groups = self._groups(account, region, p)
+        text = p["queryString"]
+        try:
+            q: Query | None = PARSERS[language](text)
+        except QuerySyntaxError as e:
+            if text.lstrip()[:6].upper() == "SOURCE":  # it was to name the groups: nothing else to check first
+                raise malformed(e, text) from None
+            q = None  # refused below, once the parameters have been checked
+        source = source_of(q) if q is not None else None
+        groups = self._groups(account, region, p) if source is None else self._sourced(account, region, p, source)
         if p["endTime"] < p["startTime"]:
             # UNCONFIRMED wording.
             raise errors.invalid_parameter("End time should not be before the start time")
-        text = p["queryString"]
         try:
-            q = PARSERS[language](text)
+            q = PARSERS[language](text) if q is None else q
             run(q, iter(()))  # compiles every expression, regex and aggregate: their errors come now
         except (QuerySyntaxError, QueryError) as e:
             raise malformed(e, text) from None
@@ -131,12 +148,34 @@ class Insights:
     def _groups(self, account: str, region: str, p: dict[str, Any]) -> list[str]:
         given = [k for k in ("logGroupName", "logGroupNames", "logGroupIdentifiers") if p.get(k)]
         if len(given) != 1:
-            # UNCONFIRMED wording: AWS wants exactly one of the three (or a SOURCE command, not modelled).
+            # UNCONFIRMED wording: AWS wants exactly one of the three, or a SOURCE command (_sourced).
             raise errors.invalid_parameter("Exactly one of logGroupName, logGroupNames or logGroupIdentifiers "
                                            "must be specified")
         names = list(dict.fromkeys(self.logs.query_group_names(account, region, p)))
         if len(names) > MAX_GROUPS:
             raise ServiceError("LimitExceededException", f"A query can search at most {MAX_GROUPS} log groups", 400)
+        return names
+
+    def _sourced(self, account: str, region: str, p: dict[str, Any], source: Source) -> list[str]:
+        """The log groups a SOURCE command selects: by name prefix and class, in the caller's account."""
+        if any(p.get(k) for k in ("logGroupName", "logGroupNames", "logGroupIdentifiers")):
+            # UNCONFIRMED wording: StartQuery takes the groups either as parameters or from SOURCE.
+            raise errors.invalid_parameter("A query with a SOURCE command cannot also specify logGroupName, "
+                                           "logGroupNames or logGroupIdentifiers")
+        if source.accounts is not None and account not in source.accounts:
+            return []  # no linked source accounts: cross-account observability is not modelled
+
+        def read(conn: Any) -> list[str]:
+            rows = conn.execute("SELECT name, class FROM logs_groups WHERE account=? AND region=? ORDER BY name",
+                                (account, region)).fetchall()
+            return [r["name"] for r in rows if r["class"] in source.classes and (
+                source.prefixes is None or any(r["name"].startswith(x) for x in source.prefixes))]
+
+        names: list[str] = self.db.read(read)
+        if len(names) > MAX_SOURCED:
+            # UNCONFIRMED wording; the limit is the SOURCE page's.
+            raise ServiceError("LimitExceededException", f"The SOURCE command selected more than {MAX_SOURCED} "
+                               "log groups: select fewer, by name prefix or log class", 400)
         return names
 
     def _group_ids(self, account: str, region: str, names: list[str]) -> dict[int, str]:
@@ -158,6 +197,7 @@ class Insights:
         qr.status = "Running"
         try:
             q = PARSERS[qr.language](qr.text)
+            groups = self._indexed(qr, groups, index_fields(q))
             outcome = run(q, self._events(qr, groups, qr.start, qr.end, needs_message(q)), qr.limit or 10_000)
         except _Cancelled:
             self._finish(qr, "Cancelled", began)
@@ -167,7 +207,9 @@ class Insights:
             self._finish(qr, "Failed", began)
             return
         qr.statistics.update(recordsMatched=float(outcome.matched), recordsScanned=float(outcome.scanned),
-                             bytesScanned=float(outcome.bytes), logGroupsScanned=float(len(groups)))
+                             bytesScanned=float(outcome.bytes), logGroupsScanned=float(len(groups)),
+                             estimatedRecordsSkipped=float(outcome.skipped),
+                             estimatedBytesSkipped=float(outcome.skipped_bytes))
         qr.results = outcome.rows
         self._finish(qr, "Cancelled" if qr.cancel.is_set() else "Complete", began)
 
@@ -185,11 +227,21 @@ class Insights:
             if self.live.get(qr.id) is qr:
                 del self.live[qr.id]
 
+    def _indexed(self, qr: QueryRun, groups: dict[int, str], needed: set[str]) -> dict[int, str]:
+        """The groups a filterIndex query scans: those with a field index on every field it names."""
+        if not needed:
+            return groups
+        return self.db.read(lambda conn: {
+            gid: name for gid, name in groups.items()
+            if needed <= indexed_fields(conn, qr.account, qr.region, name)})
+
     def _events(self, qr: QueryRun, groups: dict[int, str], start: int, end: int,
                 with_message: bool) -> Iterator[Event]:
         """Every group's events in the range, merged newest first ((timestamp, id) descending): the
         order a query's rows keep when it does not sort."""
         each = [self._group_events(qr, gid, name, start, end, with_message) for gid, name in groups.items()]
+        if not each:
+            return iter(())
         return each[0] if len(each) == 1 else heapq.merge(*each, key=lambda e: (e.ts, e.id), reverse=True)
 
     def _group_events(self, qr: QueryRun, group_id: int, name: str, start: int, end: int,
@@ -249,11 +301,14 @@ class Insights:
             if p.get("logGroupName") and p["logGroupName"] not in groups:
                 continue
             stats = qr.statistics if qr is not None else json.loads(row["statistics"])
-            found.append({"queryLanguage": row["language"], "queryId": row["id"],
-                          "queryString": _described(row["query"], groups, row["start_ms"], row["end_ms"]),
-                          "status": status, "createTime": row["created"] * 1000, "logGroupName": groups[0],
-                          "queryDuration": qr.duration if qr is not None else row["duration"],
-                          "bytesScanned": stats.get("bytesScanned", 0.0)})
+            entry = {"queryLanguage": row["language"], "queryId": row["id"],
+                     "queryString": _described(row["query"], groups, row["start_ms"], row["end_ms"]),
+                     "status": status, "createTime": row["created"] * 1000,
+                     "queryDuration": qr.duration if qr is not None else row["duration"],
+                     "bytesScanned": stats.get("bytesScanned", 0.0)}
+            if groups:  # a SOURCE command may have selected none
+                entry["logGroupName"] = groups[0]
+            found.append(entry)
         offset = _offset(p.get("nextToken"))
         size = p.get("maxResults") or 1000
         out: dict[str, Any] = {"queries": found[offset:offset + size]}
@@ -331,12 +386,22 @@ def _offset(token: str | None) -> int:
     return int(token)
 
 
-__all__ = ["Insights", "QueryRun"]
+def query_unmasks(text: str) -> bool:
+    """Whether a StartQuery's query calls unmask() (a query that does not parse asks for nothing)."""
+    try:
+        return calls_unmask(parse(text))
+    except QuerySyntaxError:
+        return False
+
+
+__all__ = ["Insights", "QueryRun", "query_unmasks"]
 
 
 def _described(text: str, groups: list[str], start_ms: int, end_ms: int) -> str:
     """The queryString DescribeQueries shows: AWS writes the query's groups and time range before it as a
     SOURCE command (snapshot-recorded for one group: `SOURCE "<group>" START=<ms> END=<ms> | fields @message`;
     UNCONFIRMED how several groups are listed, here one quoted name after another)."""
+    if text.lstrip()[:6].upper() == "SOURCE":  # the query chose its groups itself: shown as written (UNCONFIRMED)
+        return text
     names = " ".join(f'"{g}"' for g in groups)
     return f"SOURCE {names} START={start_ms} END={end_ms} | {text}"
