@@ -13,6 +13,7 @@ from __future__ import annotations
 from onceflow.iam.account import AccountSettings
 from onceflow.iam.account_api import AccountApi
 from onceflow.iam.api import IamApi
+from onceflow.iam.authorization_details import AuthorizationDetails, AuthorizationDetailsApi
 from onceflow.iam.authorizer import make_authorizer
 from onceflow.iam.groups import IamGroups
 from onceflow.iam.groups_api import GroupsApi
@@ -52,6 +53,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))
     stack.registry.add_api("iam", ReportsApi(Reports(store, last_used)))
+    stack.registry.add_api("iam", AuthorizationDetailsApi(AuthorizationDetails(iam, last_used)))
     stack.services["iam_providers"] = providers
     stack.services["iam"] = iam
     stack.services["iam_users"] = users

@@ -1,0 +1,135 @@
+"""IAM operations served in session 13 (issue 22): GetAccountAuthorizationDetails, the context keys
+of policies, service-specific credentials, MFA device tags and resync, ChangePassword; against a
+real server, each as AWS documents it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+from iam_setup import error, unique
+
+ACCOUNT = "000000000000"
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+
+
+def doc(action: str, **condition: Any) -> str:
+    statement: dict[str, Any] = {"Effect": "Allow", "Action": action, "Resource": "*"}
+    if condition:
+        statement["Condition"] = condition
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+
+
+def refused(call: Callable[..., Any], **params: Any) -> tuple[str, str, int]:
+    with pytest.raises(ClientError) as exc:
+        call(**params)
+    return error(exc)
+
+
+def details(iam: Any, **params: Any) -> dict[str, list[Any]]:
+    """Every page of GetAccountAuthorizationDetails, the lists joined."""
+    out: dict[str, list[Any]] = {k: [] for k in ("UserDetailList", "GroupDetailList", "RoleDetailList", "Policies")}
+    for got in iam.get_paginator("get_account_authorization_details").paginate(**params):
+        for key in out:
+            out[key] += got[key]
+    return out
+
+
+# ---------------------------------------------------------------------- GetAccountAuthorizationDetails
+@pytest.fixture
+def entities(iam: Any) -> Any:
+    """A user in a group, a role in an instance profile, a customer managed policy with two
+    versions attached to all three, inline policies on each, a boundary on the role."""
+    names = {k: unique(f"gaad-{k}") for k in ("user", "group", "role", "policy", "profile")}
+    policy = iam.create_policy(PolicyName=names["policy"], PolicyDocument=doc("s3:ListBucket"),
+                               Description="two versions")["Policy"]
+    iam.create_policy_version(PolicyArn=policy["Arn"], PolicyDocument=doc("s3:GetObject"), SetAsDefault=True)
+    iam.create_user(UserName=names["user"], Path="/gaad/", Tags=[{"Key": "team", "Value": "a"}])
+    iam.create_group(GroupName=names["group"])
+    iam.add_user_to_group(GroupName=names["group"], UserName=names["user"])
+    iam.create_role(RoleName=names["role"], AssumeRolePolicyDocument=TRUST, Description="gaad role",
+                    PermissionsBoundary=policy["Arn"])
+    iam.create_instance_profile(InstanceProfileName=names["profile"])
+    iam.add_role_to_instance_profile(InstanceProfileName=names["profile"], RoleName=names["role"])
+    iam.put_user_policy(UserName=names["user"], PolicyName="u-inline", PolicyDocument=doc("sqs:SendMessage"))
+    iam.put_group_policy(GroupName=names["group"], PolicyName="g-inline", PolicyDocument=doc("sns:Publish"))
+    iam.put_role_policy(RoleName=names["role"], PolicyName="r-inline", PolicyDocument=doc("logs:PutLogEvents"))
+    iam.attach_user_policy(UserName=names["user"], PolicyArn=policy["Arn"])
+    iam.attach_group_policy(GroupName=names["group"], PolicyArn=policy["Arn"])
+    iam.attach_role_policy(RoleName=names["role"], PolicyArn=policy["Arn"])
+    iam.attach_role_policy(RoleName=names["role"], PolicyArn="arn:aws:iam::aws:policy/service-role/AWSLambdaRole")
+    yield names, policy
+    iam.detach_role_policy(RoleName=names["role"], PolicyArn="arn:aws:iam::aws:policy/service-role/AWSLambdaRole")
+    iam.detach_role_policy(RoleName=names["role"], PolicyArn=policy["Arn"])
+
+
+def test_account_authorization_details_describes_each_entity_and_its_relationships(iam: Any, entities: Any) -> None:
+    names, policy = entities
+    got = details(iam)
+    user = next(u for u in got["UserDetailList"] if u["UserName"] == names["user"])
+    assert user["Path"] == "/gaad/" and user["Arn"] == f"arn:aws:iam::{ACCOUNT}:user/gaad/{names['user']}"
+    assert user["GroupList"] == [names["group"]]
+    # botocore decodes the URL-encoded documents back into JSON.
+    assert user["UserPolicyList"] == [{"PolicyName": "u-inline", "PolicyDocument": json.loads(doc("sqs:SendMessage"))}]
+    assert user["AttachedManagedPolicies"] == [{"PolicyName": names["policy"], "PolicyArn": policy["Arn"]}]
+    assert user["Tags"] == [{"Key": "team", "Value": "a"}]
+
+    group = next(g for g in got["GroupDetailList"] if g["GroupName"] == names["group"])
+    assert group["GroupPolicyList"] == [{"PolicyName": "g-inline", "PolicyDocument": json.loads(doc("sns:Publish"))}]
+    assert group["AttachedManagedPolicies"] == [{"PolicyName": names["policy"], "PolicyArn": policy["Arn"]}]
+
+    role = next(r for r in got["RoleDetailList"] if r["RoleName"] == names["role"])
+    assert role["AssumeRolePolicyDocument"] == json.loads(TRUST)
+    assert role["RolePolicyList"] == [
+        {"PolicyName": "r-inline", "PolicyDocument": json.loads(doc("logs:PutLogEvents"))}]
+    assert {a["PolicyArn"] for a in role["AttachedManagedPolicies"]} == {
+        policy["Arn"], "arn:aws:iam::aws:policy/service-role/AWSLambdaRole"}
+    assert role["PermissionsBoundary"] == {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": policy["Arn"]}
+    [profile] = role["InstanceProfileList"]
+    assert profile["InstanceProfileName"] == names["profile"]
+    assert [r["RoleName"] for r in profile["Roles"]] == [names["role"]]
+
+    mine = next(p for p in got["Policies"] if p["Arn"] == policy["Arn"])
+    assert mine["DefaultVersionId"] == "v2" and mine["AttachmentCount"] == 3
+    assert mine["PermissionsBoundaryUsageCount"] == 1 and mine["Description"] == "two versions"
+    versions = {v["VersionId"]: v for v in mine["PolicyVersionList"]}
+    assert versions["v2"]["IsDefaultVersion"] and not versions["v1"]["IsDefaultVersion"]
+    assert versions["v1"]["Document"] == json.loads(doc("s3:ListBucket"))
+    # An AWS managed policy appears once it is attached; one nobody uses does not.
+    arns = {p["Arn"] for p in got["Policies"]}
+    assert "arn:aws:iam::aws:policy/service-role/AWSLambdaRole" in arns
+    assert "arn:aws:iam::aws:policy/service-role/AWSLambdaDynamoDBExecutionRole" not in arns
+
+
+def test_account_authorization_details_filter_keeps_the_types_it_names(iam: Any, entities: Any) -> None:
+    names, policy = entities
+    roles = details(iam, Filter=["Role"])
+    assert roles["UserDetailList"] == roles["GroupDetailList"] == roles["Policies"] == []
+    assert names["role"] in [r["RoleName"] for r in roles["RoleDetailList"]]
+    local = details(iam, Filter=["LocalManagedPolicy"])
+    assert local["RoleDetailList"] == [] and policy["Arn"] in [p["Arn"] for p in local["Policies"]]
+    assert all(":aws:policy/" not in p["Arn"] for p in local["Policies"])
+    managed = details(iam, Filter=["AWSManagedPolicy", "User"])
+    assert all(p["Arn"].startswith("arn:aws:iam::aws:policy/") for p in managed["Policies"])
+    assert names["user"] in [u["UserName"] for u in managed["UserDetailList"]]
+    assert managed["GroupDetailList"] == []
+
+
+def test_account_authorization_details_pages_over_all_lists_together(iam: Any, entities: Any) -> None:
+    names, _ = entities
+    first = iam.get_account_authorization_details(MaxItems=1)
+    assert first["IsTruncated"] is True and first["Marker"]
+    assert sum(len(first[k]) for k in ("UserDetailList", "GroupDetailList", "RoleDetailList", "Policies")) == 1
+    seen, marker, pages = [], first["Marker"], 1
+    while marker:
+        got = iam.get_account_authorization_details(MaxItems=2, Marker=marker, Filter=["User", "Group", "Role"])
+        seen += [u["UserName"] for u in got["UserDetailList"]] + [r["RoleName"] for r in got["RoleDetailList"]]
+        marker, pages = got.get("Marker"), pages + 1
+    assert names["user"] in seen and names["role"] in seen and pages > 2
+    # A marker it did not issue is refused as the other listings refuse one.
+    assert refused(iam.get_account_authorization_details, Marker="not-a-marker")[0] == "ValidationError"
+    assert refused(iam.get_account_authorization_details, MaxItems=1001)[0] == "ValidationError"
