@@ -124,7 +124,7 @@ def test_account_authorization_details_pages_over_all_lists_together(iam: Any, e
     first = iam.get_account_authorization_details(MaxItems=1)
     assert first["IsTruncated"] is True and first["Marker"]
     assert sum(len(first[k]) for k in ("UserDetailList", "GroupDetailList", "RoleDetailList", "Policies")) == 1
-    seen, marker, pages = [], first["Marker"], 1
+    seen, marker, pages = [u["UserName"] for u in first["UserDetailList"]], first["Marker"], 1
     while marker:
         got = iam.get_account_authorization_details(MaxItems=2, Marker=marker, Filter=["User", "Group", "Role"])
         seen += [u["UserName"] for u in got["UserDetailList"]] + [r["RoleName"] for r in got["RoleDetailList"]]
@@ -133,3 +133,55 @@ def test_account_authorization_details_pages_over_all_lists_together(iam: Any, e
     # A marker it did not issue is refused as the other listings refuse one.
     assert refused(iam.get_account_authorization_details, Marker="not-a-marker")[0] == "ValidationError"
     assert refused(iam.get_account_authorization_details, MaxItems=1001)[0] == "ValidationError"
+
+
+# ---------------------------------------------------------------------- GetContextKeysFor*Policy
+def test_context_keys_of_a_custom_policy_are_its_variables_and_condition_keys(iam: Any) -> None:
+    # AWS's example (IAM User Guide, GetContextKeysForCustomPolicy with a CLI), word for word.
+    example = json.dumps({"Version": "2012-10-17", "Statement": {
+        "Effect": "Allow", "Action": "dynamodb:*",
+        "Resource": "arn:aws:dynamodb:us-west-2:123456789012:table/${aws:username}",
+        "Condition": {"DateGreaterThan": {"aws:CurrentTime": "2015-08-16T12:00:00Z"}}}})
+    got = iam.get_context_keys_for_custom_policy(PolicyInputList=[example])
+    assert got["ContextKeyNames"] == ["aws:username", "aws:CurrentTime"]
+    # Each key once across the policies (keys are case-insensitive); none where a policy names none.
+    other = doc("s3:GetObject", StringEquals={"AWS:USERNAME": "x", "s3:prefix": "${aws:PrincipalTag/team}"})
+    got = iam.get_context_keys_for_custom_policy(PolicyInputList=[example, other, doc("s3:ListBucket")])
+    assert got["ContextKeyNames"] == ["aws:username", "aws:CurrentTime", "s3:prefix", "aws:PrincipalTag/team"]
+    assert iam.get_context_keys_for_custom_policy(PolicyInputList=[doc("s3:ListBucket")])["ContextKeyNames"] == []
+    code, _, status = refused(iam.get_context_keys_for_custom_policy, PolicyInputList=["{not json"])
+    assert (code, status) == ("InvalidInput", 400)
+
+
+def test_context_keys_of_a_principal_are_those_of_its_policies(iam: Any) -> None:
+    user, group, role = unique("ck-user"), unique("ck-group"), unique("ck-role")
+    iam.create_user(UserName=user)
+    iam.create_group(GroupName=group)
+    iam.add_user_to_group(GroupName=group, UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="own",
+                        PolicyDocument=doc("s3:*", Bool={"aws:SecureTransport": "true"}))
+    iam.put_group_policy(GroupName=group, PolicyName="team",
+                         PolicyDocument=doc("sqs:*", IpAddress={"aws:SourceIp": "10.0.0.0/8"}))
+    managed = iam.create_policy(PolicyName=unique("ck-policy"),
+                                PolicyDocument=doc("sns:*", StringLike={"sns:Endpoint": "*"}))["Policy"]["Arn"]
+    iam.attach_group_policy(GroupName=group, PolicyArn=managed)
+    role_arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    iam.put_role_policy(RoleName=role, PolicyName="r",
+                        PolicyDocument=doc("logs:*", StringEquals={"aws:RequestedRegion": "x"}))
+    user_arn = f"arn:aws:iam::{ACCOUNT}:user/{user}"
+    group_arn = f"arn:aws:iam::{ACCOUNT}:group/{group}"
+
+    keys = set(iam.get_context_keys_for_principal_policy(PolicySourceArn=user_arn)["ContextKeyNames"])
+    assert keys == {"aws:SecureTransport", "aws:SourceIp", "sns:Endpoint"}  # the user's groups' policies too
+    keys = iam.get_context_keys_for_principal_policy(PolicySourceArn=group_arn)["ContextKeyNames"]
+    assert set(keys) == {"aws:SourceIp", "sns:Endpoint"}
+    extra = doc("s3:*", StringEquals={"s3:x-amz-acl": "private"})
+    keys = iam.get_context_keys_for_principal_policy(PolicySourceArn=role_arn, PolicyInputList=[extra])
+    assert keys["ContextKeyNames"] == ["aws:RequestedRegion", "s3:x-amz-acl"]
+
+    assert refused(iam.get_context_keys_for_principal_policy, PolicySourceArn=f"{user_arn}-gone")[:2] == (
+        "NoSuchEntity", f"The user with name {user}-gone cannot be found.")
+    assert refused(iam.get_context_keys_for_principal_policy, PolicySourceArn=f"{group_arn}-gone")[:2] == (
+        "NoSuchEntity", f"The group with name {group}-gone cannot be found.")
+    assert refused(iam.get_context_keys_for_principal_policy, PolicySourceArn="arn:aws:s3:::a-bucket-name")[0] == (
+        "InvalidInput")

@@ -1,4 +1,5 @@
-"""SimulateCustomPolicy and SimulatePrincipalPolicy: the policy evaluator, reachable from the CLI.
+"""SimulateCustomPolicy and SimulatePrincipalPolicy: the policy evaluator, reachable from the CLI;
+GetContextKeysForCustomPolicy and GetContextKeysForPrincipalPolicy: the keys a simulation needs.
 
 Evaluation is the authorizer's (identity policies grant, a permissions boundary caps). Statement
 positions (MatchedStatements) are not reported.
@@ -11,7 +12,8 @@ from typing import Any
 from onceflow.context import Principal, RequestContext
 from onceflow.iam import errors
 from onceflow.iam.common import page
-from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
+from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse, stored
+from onceflow.iam.policy.context_keys import context_keys
 from onceflow.iam.service import IamService
 from onceflow.registry import operation
 
@@ -23,6 +25,11 @@ def _policies(documents: list[str]) -> list[Policy]:
         return [parse(d) for d in documents]
     except MalformedPolicy as exc:
         raise errors.invalid_input(exc.message) from None  # UNCONFIRMED: AWS's code for this case
+
+
+def _kind(arn: str) -> str:
+    """The entity type an IAM ARN names ("user", "role", "group", ...)."""
+    return arn.split(":", 5)[-1].partition("/")[0]
 
 
 def _context(entries: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -70,6 +77,37 @@ class SimulateApi:
         extra = params.get("PermissionsBoundaryPolicyInputList")
         boundary = _policies(extra) if extra else self.service.boundary_for(principal)
         return simulate(params, identity, boundary)
+
+    @operation("GetContextKeysForCustomPolicy")
+    def get_context_keys_for_custom_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return {"ContextKeyNames": context_keys(_policies(params["PolicyInputList"]))}
+
+    @operation("GetContextKeysForPrincipalPolicy")
+    def get_context_keys_for_principal_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        """The keys of the identity policies of a user (its groups' too), a group or a role, then of
+        PolicyInputList's (AWS's reference: API_GetContextKeysForPrincipalPolicy)."""
+        arn = params["PolicySourceArn"]
+        if _kind(arn) == "group":
+            held = [stored(d) for d in self._group_documents(ctx.account, arn)]
+        else:
+            held = self.service.policies_for(self._principal(ctx.account, arn))
+        return {"ContextKeyNames": context_keys(held + _policies(params.get("PolicyInputList", [])))}
+
+    def _group_documents(self, account: str, arn: str) -> list[str]:
+        self._check_arn(account, arn)
+        name = arn.rsplit("/", 1)[-1]
+        store = self.service.store
+        group = store.group(account, name)
+        if group is None or group["arn"] != arn:
+            raise errors.group_not_found(name)
+        docs = [d for _, d in store.inline_all("iam_group_policies", account, name)]
+        attached = (self.service.default_document(account, a) for a in store.attached(account, "group", name))
+        return docs + [d for d in attached if d is not None]
+
+    def _check_arn(self, account: str, arn: str) -> None:
+        parts = arn.split(":", 5)
+        if len(parts) != 6 or parts[2] != "iam" or parts[4] != account:
+            raise errors.invalid_arn(arn)
 
     def _principal(self, account: str, arn: str) -> Principal:
         parts = arn.split(":", 5)
