@@ -68,6 +68,7 @@ def entities(iam: Any) -> Any:
 
 
 def test_account_authorization_details_describes_each_entity_and_its_relationships(iam: Any, entities: Any) -> None:
+    # The shapes as AWS recorded them (LocalStack's test_iam_account_authorization_details snapshot).
     names, policy = entities
     got = details(iam)
     user = next(u for u in got["UserDetailList"] if u["UserName"] == names["user"])
@@ -89,16 +90,17 @@ def test_account_authorization_details_describes_each_entity_and_its_relationshi
     assert {a["PolicyArn"] for a in role["AttachedManagedPolicies"]} == {
         policy["Arn"], "arn:aws:iam::aws:policy/service-role/AWSLambdaRole"}
     assert role["PermissionsBoundary"] == {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": policy["Arn"]}
+    assert role["Tags"] == [] and role["RoleLastUsed"] == {}
     [profile] = role["InstanceProfileList"]
     assert profile["InstanceProfileName"] == names["profile"]
-    assert [r["RoleName"] for r in profile["Roles"]] == [names["role"]]
+    [held] = profile["Roles"]  # as CreateRole answers a role
+    assert held["RoleName"] == names["role"] and "Description" not in held and "MaxSessionDuration" not in held
 
     mine = next(p for p in got["Policies"] if p["Arn"] == policy["Arn"])
     assert mine["DefaultVersionId"] == "v2" and mine["AttachmentCount"] == 3
-    assert mine["PermissionsBoundaryUsageCount"] == 1 and mine["Description"] == "two versions"
-    versions = {v["VersionId"]: v for v in mine["PolicyVersionList"]}
-    assert versions["v2"]["IsDefaultVersion"] and not versions["v1"]["IsDefaultVersion"]
-    assert versions["v1"]["Document"] == json.loads(doc("s3:ListBucket"))
+    assert mine["PermissionsBoundaryUsageCount"] == 1 and "Description" not in mine
+    assert [(v["VersionId"], v["IsDefaultVersion"]) for v in mine["PolicyVersionList"]] == [("v2", True), ("v1", False)]
+    assert mine["PolicyVersionList"][1]["Document"] == json.loads(doc("s3:ListBucket"))
     # An AWS managed policy appears once it is attached; one nobody uses does not.
     arns = {p["Arn"] for p in got["Policies"]}
     assert "arn:aws:iam::aws:policy/service-role/AWSLambdaRole" in arns
@@ -185,3 +187,17 @@ def test_context_keys_of_a_principal_are_those_of_its_policies(iam: Any) -> None
         "NoSuchEntity", f"The group with name {group}-gone cannot be found.")
     assert refused(iam.get_context_keys_for_principal_policy, PolicySourceArn="arn:aws:s3:::a-bucket-name")[0] == (
         "InvalidInput")
+
+
+def test_account_authorization_details_of_bare_entities(iam: Any) -> None:
+    # Recorded (no-filter-result): a user without inline policies has no UserPolicyList, a group
+    # or role an empty one.
+    user, group = unique("gaad-bare"), unique("gaad-bare")
+    iam.create_user(UserName=user)
+    iam.create_group(GroupName=group)
+    got = details(iam, Filter=["User", "Group"])
+    bare = next(u for u in got["UserDetailList"] if u["UserName"] == user)
+    assert "UserPolicyList" not in bare and bare["Tags"] == [] and bare["GroupList"] == []
+    assert bare["AttachedManagedPolicies"] == []
+    held = next(g for g in got["GroupDetailList"] if g["GroupName"] == group)
+    assert held["GroupPolicyList"] == [] and held["AttachedManagedPolicies"] == []

@@ -5,8 +5,14 @@ AWS's reference (API_GetAccountAuthorizationDetails): Filter keeps only the enti
 (User, Role, Group, LocalManagedPolicy for customer managed policies, AWSManagedPolicy); MaxItems
 and Marker page over all of them together, in the answer's order (users, groups, roles, policies);
 every policy document is URL-encoded. AWS managed policies appear only where the account uses them,
-attached or as a permissions boundary (tools that use this call speak of "in-use" policies;
-UNCONFIRMED for the boundary case); customer managed policies all appear, with every version.
+attached or as a permissions boundary (UNCONFIRMED for the boundary case); customer managed
+policies all appear, with every version, newest first.
+
+The shapes are AWS's recorded answers (LocalStack's test_iam_account_authorization_details
+snapshot, 2026-02): a user without inline policies has no UserPolicyList while a role or group has
+an empty one; users and roles always carry Tags, roles RoleLastUsed ({} when unused); a profile's
+roles come as CreateRole answers a role; no policy carries its Description; an unattached AWS
+managed policy is not listed.
 """
 
 from __future__ import annotations
@@ -92,15 +98,17 @@ class AuthorizationDetails:
 
     def user(self, account: str, user: Row) -> Out:
         name = user["name"]
-        return {
+        out: Out = {
             "Path": user["path"], "UserName": name, "UserId": user["user_id"], "Arn": user["arn"],
             "CreateDate": _date(user["created"]),
-            "UserPolicyList": self._inline("user", account, name),
             "GroupList": [g["name"] for g in self.store.groups_of(account, name)],
             "AttachedManagedPolicies": self._attached("user", account, name),
             **_boundary(user),
             "Tags": user["tags"],
         }
+        if inline := self._inline("user", account, name):
+            out["UserPolicyList"] = inline
+        return out
 
     def group(self, account: str, group: Row) -> Out:
         name = group["name"]
@@ -135,7 +143,7 @@ class AuthorizationDetails:
     def policy(self, account: str, policy: Row) -> Out:
         arn = policy["arn"]
         _, versions = self.service.policy_versions(account, arn)
-        out: Out = {
+        return {
             "PolicyName": policy["name"], "PolicyId": policy["policy_id"], "Arn": arn, "Path": policy["path"],
             "DefaultVersionId": policy["default_version"],
             "AttachmentCount": self.store.attachment_count(account, arn),
@@ -148,9 +156,6 @@ class AuthorizationDetails:
                 for v in versions
             ],
         }
-        if policy.get("description"):
-            out["Description"] = policy["description"]
-        return out
 
 
 class AuthorizationDetailsApi:
