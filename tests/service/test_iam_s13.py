@@ -201,3 +201,86 @@ def test_account_authorization_details_of_bare_entities(iam: Any) -> None:
     assert bare["AttachedManagedPolicies"] == []
     held = next(g for g in got["GroupDetailList"] if g["GroupName"] == group)
     assert held["GroupPolicyList"] == [] and held["AttachedManagedPolicies"] == []
+
+
+# ---------------------------------------------------------------------- service-specific credentials
+def test_service_specific_credential_lifecycle(iam: Any) -> None:
+    user = unique("ssc")
+    iam.create_user(UserName=user)
+    made = iam.create_service_specific_credential(UserName=user, ServiceName="codecommit.amazonaws.com")
+    cred = made["ServiceSpecificCredential"]
+    cred_id = cred["ServiceSpecificCredentialId"]
+    assert cred["ServiceUserName"] == f"{user}-at-{ACCOUNT}" and cred["Status"] == "Active"
+    assert cred_id.startswith("ACCA") and len(cred_id) == 21
+    assert len(cred["ServicePassword"]) == 60 and cred["ServicePassword"].endswith("=")
+    assert "ServiceCredentialSecret" not in cred and "ExpirationDate" not in cred
+
+    listed = iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"]
+    assert [c["ServiceSpecificCredentialId"] for c in listed] == [cred_id]
+    assert "ServicePassword" not in listed[0] and listed[0]["ServiceName"] == "codecommit.amazonaws.com"
+    assert iam.list_service_specific_credentials(UserName=user, ServiceName="cassandra.amazonaws.com")[
+        "ServiceSpecificCredentials"] == []
+
+    iam.update_service_specific_credential(UserName=user, ServiceSpecificCredentialId=cred_id, Status="Inactive")
+    [listed_one] = iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"]
+    assert listed_one["Status"] == "Inactive"
+    reset = iam.reset_service_specific_credential(UserName=user, ServiceSpecificCredentialId=cred_id)[
+        "ServiceSpecificCredential"]
+    assert reset["ServiceSpecificCredentialId"] == cred_id and reset["ServicePassword"] != cred["ServicePassword"]
+    assert reset["ServiceUserName"] == cred["ServiceUserName"]
+
+    # A user with a credential cannot be deleted (the message as AWS's DeleteUser gives it).
+    assert refused(iam.delete_user, UserName=user) == (
+        "DeleteConflict", "Cannot delete entity, must remove service specific credentials first.", 409)
+    iam.delete_service_specific_credential(UserName=user, ServiceSpecificCredentialId=cred_id)
+    assert iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"] == []
+    iam.delete_user(UserName=user)
+
+
+def test_service_specific_credentials_refuse_what_iam_refuses(iam: Any) -> None:
+    user = unique("ssc-bad")
+    assert refused(iam.create_service_specific_credential, UserName=user, ServiceName="codecommit.amazonaws.com") == (
+        "NoSuchEntity", f"The user with name {user} cannot be found.", 404)
+    iam.create_user(UserName=user)
+    for service in ("lambda.amazonaws.com", "o3on3n3onosneo"):
+        assert refused(iam.create_service_specific_credential, UserName=user, ServiceName=service) == (
+            "NoSuchEntity", f"No such service {service} is supported for Service Specific Credentials", 404)
+    assert refused(iam.list_service_specific_credentials, UserName=user, ServiceName="lambda.amazonaws.com")[0] == (
+        "NoSuchEntity")
+    for _ in range(2):
+        iam.create_service_specific_credential(UserName=user, ServiceName="cassandra.amazonaws.com")
+    assert refused(iam.create_service_specific_credential, UserName=user, ServiceName="cassandra.amazonaws.com")[
+        ::2] == ("LimitExceeded", 409)
+    # Two per service: another service still has room.
+    iam.create_service_specific_credential(UserName=user, ServiceName="codecommit.amazonaws.com")
+    assert refused(iam.create_service_specific_credential, UserName=user, ServiceName="codecommit.amazonaws.com",
+                   CredentialAgeDays=5)[0] == "InvalidInput"
+    missing = "satisfiesregexbutstillinvalid"
+    for call, extra in ((iam.update_service_specific_credential, {"Status": "Inactive"}),
+                        (iam.reset_service_specific_credential, {}), (iam.delete_service_specific_credential, {})):
+        assert refused(call, UserName=user, ServiceSpecificCredentialId=missing, **extra) == (
+            "NoSuchEntity", f"No such credential {missing} exists", 404)
+        assert refused(call, UserName=user, ServiceSpecificCredentialId="totally-wrong-credential-id-with-hyphens",
+                       **extra)[0] == "ValidationError"
+    # Another user's credential id is not found under this user.
+    other = unique("ssc-other")
+    iam.create_user(UserName=other)
+    theirs = iam.create_service_specific_credential(UserName=other, ServiceName="codecommit.amazonaws.com")[
+        "ServiceSpecificCredential"]["ServiceSpecificCredentialId"]
+    assert refused(iam.delete_service_specific_credential, UserName=user, ServiceSpecificCredentialId=theirs)[0] == (
+        "NoSuchEntity")
+    every = iam.list_service_specific_credentials(AllUsers=True, ServiceName="codecommit.amazonaws.com")
+    assert theirs in [c["ServiceSpecificCredentialId"] for c in every["ServiceSpecificCredentials"]]
+    assert refused(iam.list_service_specific_credentials, AllUsers=True, UserName=user)[0] == "InvalidInput"
+
+
+def test_an_api_key_has_an_alias_a_secret_and_may_expire(iam: Any) -> None:
+    user = unique("ssc-key")
+    iam.create_user(UserName=user)
+    key = iam.create_service_specific_credential(UserName=user, ServiceName="bedrock.amazonaws.com",
+                                                 CredentialAgeDays=30)["ServiceSpecificCredential"]
+    assert key["ServiceCredentialSecret"] and key["ServiceCredentialAlias"]
+    assert "ServicePassword" not in key and "ServiceUserName" not in key
+    assert (key["ExpirationDate"] - key["CreateDate"]).days == 30
+    [listed] = iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"]
+    assert "ServiceCredentialSecret" not in listed and listed["ExpirationDate"] == key["ExpirationDate"]

@@ -27,6 +27,7 @@ from onceflow.iam.resources import iam_resolver
 from onceflow.iam.server_certs import ServerCertificates
 from onceflow.iam.server_certs_api import ServerCertificatesApi
 from onceflow.iam.service import IamService
+from onceflow.iam.service_credentials import ServiceCredentials, ServiceCredentialsApi
 from onceflow.iam.service_roles import ServiceLinkedRolesApi
 from onceflow.iam.simulate import SimulateApi
 from onceflow.iam.store import IamStore
@@ -53,6 +54,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))
     stack.registry.add_api("iam", ReportsApi(Reports(store, last_used)))
+    stack.registry.add_api("iam", ServiceCredentialsApi(ServiceCredentials(store)))
     stack.registry.add_api("iam", AuthorizationDetailsApi(AuthorizationDetails(iam, last_used)))
     stack.services["iam_providers"] = providers
     stack.services["iam"] = iam

@@ -302,3 +302,24 @@ def malformed_private_key() -> ServiceError:
 def key_pair_mismatch() -> ServiceError:
     # UNCONFIRMED wording
     return ServiceError("KeyPairMismatch", "The public key in the certificate does not match the private key.", 400)
+
+
+# ---------------------------------------------------------------------- service-specific credentials
+def service_not_supported(service: str) -> ServiceError:
+    """AWS answers NoSuchEntity here, not the model's NotSupportedService (LocalStack's AWS-validated
+    test_create_service_specific_credential_invalid_service, as their provider words it)."""
+    return no_such_entity(f"No such service {service} is supported for Service Specific Credentials")
+
+
+def service_credential_not_found(credential_id: str) -> ServiceError:
+    return no_such_entity(f"No such credential {credential_id} exists")
+
+
+def credential_age_not_valid(service: str) -> ServiceError:
+    # UNCONFIRMED wording: AWS documents CredentialAgeDays as valid only for long-term API keys.
+    return invalid_input(f"CredentialAgeDays is not supported for service {service}")
+
+
+def all_users_with_user_name() -> ServiceError:
+    # UNCONFIRMED wording: AWS documents that AllUsers cannot be given with UserName.
+    return invalid_input("AllUsers cannot be specified together with UserName")

@@ -15,6 +15,7 @@ from onceflow.iam.common import merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
 
 LOGIN, SSH, CERT, MFA = "login-profile", "ssh-key", "signing-cert", "mfa-device"
+SERVICE_CREDENTIAL = "service-credential"  # service_credentials.py
 SSH_KEYS_PER_USER = 5
 CERTS_PER_USER = 2
 _BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -25,7 +26,8 @@ def blockers(store: IamStore, account: str, user_key: str) -> str | None:
     if store.obj(account, LOGIN, user_key):
         return "delete login profile"
     for kind, what in ((CERT, "delete signing certificates"), (SSH, "delete SSH public keys"),
-                       (MFA, "delete MFA devices")):  # UNCONFIRMED wording of the last two
+                       (MFA, "delete MFA devices"),  # UNCONFIRMED wording of these two
+                       (SERVICE_CREDENTIAL, "remove service specific credentials")):
         if any(o.get("user") == user_key for o in store.objs(account, kind)):
             return what
     return None
@@ -38,7 +40,8 @@ def move(store: IamStore, conn: Any, account: str, old_key: str, user: Row) -> N
     if profile is not None:
         store.delete_obj(conn, account, LOGIN, old_key)
         store.put_obj(conn, account, LOGIN, key, {**profile, "user": key, "UserName": user["name"]})
-    for kind, id_field in ((SSH, "SSHPublicKeyId"), (CERT, "CertificateId"), (MFA, "SerialNumber")):
+    for kind, id_field in ((SSH, "SSHPublicKeyId"), (CERT, "CertificateId"), (MFA, "SerialNumber"),
+                           (SERVICE_CREDENTIAL, "ServiceSpecificCredentialId")):
         for o in store.objs(account, kind):
             if o.get("user") == old_key:
                 store.put_obj(conn, account, kind, o[id_field], {**o, "user": key, "UserName": user["name"]})
