@@ -284,3 +284,79 @@ def test_an_api_key_has_an_alias_a_secret_and_may_expire(iam: Any) -> None:
     assert (key["ExpirationDate"] - key["CreateDate"]).days == 30
     [listed] = iam.list_service_specific_credentials(UserName=user)["ServiceSpecificCredentials"]
     assert "ServiceCredentialSecret" not in listed and listed["ExpirationDate"] == key["ExpirationDate"]
+
+
+# ---------------------------------------------------------------------- MFA devices
+def _device(iam: Any, **params: Any) -> tuple[str, str]:
+    made = iam.create_virtual_mfa_device(VirtualMFADeviceName=unique("mfa"), **params)["VirtualMFADevice"]
+    return made["SerialNumber"], made["Base32StringSeed"].decode()
+
+
+def _codes(seed: str) -> tuple[str, str]:
+    """Two consecutive codes of the device now, as its authenticator app would show them (RFC 6238)."""
+    import base64
+    import hashlib
+    import hmac
+    import struct
+    import time
+
+    def at(counter: int) -> str:
+        digest = hmac.new(base64.b32decode(seed), struct.pack(">Q", counter), hashlib.sha1).digest()
+        offset = digest[-1] & 0x0F
+        return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
+
+    now = int(time.time() // 30)
+    return at(now - 1), at(now)
+
+
+def test_mfa_device_tags(iam: Any) -> None:
+    serial, _ = _device(iam, Tags=[{"Key": "team", "Value": "a"}])
+    assert iam.list_mfa_device_tags(SerialNumber=serial)["Tags"] == [{"Key": "team", "Value": "a"}]
+    iam.tag_mfa_device(SerialNumber=serial, Tags=[{"Key": "TEAM", "Value": "b"}, {"Key": "env", "Value": "dev"}])
+    got = iam.list_mfa_device_tags(SerialNumber=serial)
+    assert got["Tags"] == [{"Key": "TEAM", "Value": "b"}, {"Key": "env", "Value": "dev"}] and not got["IsTruncated"]
+    first = iam.list_mfa_device_tags(SerialNumber=serial, MaxItems=1)
+    assert first["IsTruncated"] and len(first["Tags"]) == 1
+    assert iam.list_mfa_device_tags(SerialNumber=serial, Marker=first["Marker"])["Tags"] == [
+        {"Key": "env", "Value": "dev"}]
+    iam.untag_mfa_device(SerialNumber=serial, TagKeys=["team"])  # keys are case-insensitive
+    assert iam.list_mfa_device_tags(SerialNumber=serial)["Tags"] == [{"Key": "env", "Value": "dev"}]
+
+    assert refused(iam.tag_mfa_device, SerialNumber=serial,
+                   Tags=[{"Key": "a", "Value": "1"}, {"Key": "A", "Value": "2"}])[0] == "InvalidInput"
+    too_many = [{"Key": f"k{n}", "Value": "v"} for n in range(50)]
+    assert refused(iam.tag_mfa_device, SerialNumber=serial, Tags=too_many)[0] == "LimitExceeded"
+    assert iam.list_mfa_device_tags(SerialNumber=serial)["Tags"] == [{"Key": "env", "Value": "dev"}]
+    gone = f"arn:aws:iam::{ACCOUNT}:mfa/{unique('none')}"
+    for call, extra in ((iam.tag_mfa_device, {"Tags": [{"Key": "a", "Value": "b"}]}),
+                        (iam.untag_mfa_device, {"TagKeys": ["a"]}), (iam.list_mfa_device_tags, {})):
+        assert refused(call, SerialNumber=gone, **extra) == (
+            "NoSuchEntity", f"MFA Device with serial number {gone} does not exist.", 404)
+
+
+def test_get_and_resync_an_enabled_mfa_device(iam: Any) -> None:
+    user = unique("mfa-user")
+    iam.create_user(UserName=user)
+    serial, seed = _device(iam)
+    assert refused(iam.get_mfa_device, UserName=user, SerialNumber=serial) == (
+        "NoSuchEntity", f"MFA Device with serial number {serial} does not exist.", 404)
+    first, second = _codes(seed)
+    iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1=first, AuthenticationCode2=second)
+    got = iam.get_mfa_device(UserName=user, SerialNumber=serial)
+    assert got["UserName"] == user and got["SerialNumber"] == serial and got["EnableDate"]
+    assert "Certifications" not in got  # those are a FIDO security key's
+    assert refused(iam.get_mfa_device, UserName=f"{user}-gone", SerialNumber=serial)[:2] == (
+        "NoSuchEntity", f"The user with name {user}-gone cannot be found.")
+
+    iam.resync_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1=first, AuthenticationCode2=second)
+    # Codes that are not the device's, or not consecutive, are refused.
+    assert refused(iam.resync_mfa_device, UserName=user, SerialNumber=serial, AuthenticationCode1=second,
+                   AuthenticationCode2=first)[::2] == ("InvalidAuthenticationCode", 403)
+    wrong = "000000" if first != "000000" else "111111"
+    assert refused(iam.resync_mfa_device, UserName=user, SerialNumber=serial, AuthenticationCode1=wrong,
+                   AuthenticationCode2=wrong)[0] == "InvalidAuthenticationCode"
+    other = unique("mfa-other")
+    iam.create_user(UserName=other)
+    assert refused(iam.resync_mfa_device, UserName=other, SerialNumber=serial, AuthenticationCode1=first,
+                   AuthenticationCode2=second)[0] == "NoSuchEntity"
+    iam.deactivate_mfa_device(UserName=user, SerialNumber=serial)

@@ -323,3 +323,8 @@ def credential_age_not_valid(service: str) -> ServiceError:
 def all_users_with_user_name() -> ServiceError:
     # UNCONFIRMED wording: AWS documents that AllUsers cannot be given with UserName.
     return invalid_input("AllUsers cannot be specified together with UserName")
+
+
+def invalid_authentication_code() -> ServiceError:
+    # UNCONFIRMED wording.
+    return ServiceError("InvalidAuthenticationCode", "Authentication code for device is not valid.", 403)

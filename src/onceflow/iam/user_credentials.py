@@ -10,7 +10,7 @@ import hashlib
 import secrets
 from typing import Any
 
-from onceflow.iam import errors
+from onceflow.iam import errors, totp
 from onceflow.iam.common import merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
 
@@ -215,6 +215,42 @@ class UserCredentials:
         devices = [d for d in self.store.objs(account, MFA) if d["virtual"]
                    and (status == "Any" or (d["user"] is not None) == (status == "Assigned"))]
         return page(devices, params.get("Marker"), params.get("MaxItems"), lambda d: d["SerialNumber"])
+
+    def user_mfa(self, account: str, name: str, serial: str) -> Row:
+        """A device enabled for the user (GetMFADevice); AWS documents the call for FIDO security
+        keys, which only the console registers: here any device the user has (UNCONFIRMED)."""
+        self._user(account, name)
+        device = self.store.obj(account, MFA, serial)
+        if device is None or device["user"] != name.lower():
+            raise errors.mfa_not_found(serial)
+        return device
+
+    def resync_mfa(self, account: str, name: str, serial: str, first: str, second: str) -> None:
+        """Two consecutive codes of the device near now re-align it; a hardware device's codes cannot
+        be checked here (no seed) and are taken (UNCONFIRMED)."""
+        with self.store.writing() as conn:
+            device = self.user_mfa(account, name, serial)
+            if device.get("seed") is not None:
+                counter = totp.consecutive(device["seed"], first, second)
+                if counter is None:
+                    raise errors.invalid_authentication_code()
+                self.store.put_obj(conn, account, MFA, serial, {**device, "resynced_at": counter})
+
+    def virtual_mfa(self, account: str, serial: str) -> Row:
+        device = self.store.obj(account, MFA, serial)
+        if device is None or not device["virtual"]:
+            raise errors.virtual_mfa_not_found(serial)  # only virtual devices carry tags
+        return device
+
+    def tag_mfa(self, account: str, serial: str, tags: list[dict[str, str]] | None, drop: list[str] | None) -> None:
+        with self.store.writing() as conn:
+            device = self.virtual_mfa(account, serial)
+            if tags is not None:
+                kept = merge_tags(device["tags"], tags)
+            else:
+                keys = {k.lower() for k in drop or []}
+                kept = [t for t in device["tags"] if t["Key"].lower() not in keys]
+            self.store.put_obj(conn, account, MFA, serial, {**device, "tags": kept})
 
     def _owned(self, account: str, kind: str, name: str) -> list[Row]:
         return [o for o in self.store.objs(account, kind) if o.get("user") == name.lower()]
