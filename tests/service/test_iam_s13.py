@@ -360,3 +360,67 @@ def test_get_and_resync_an_enabled_mfa_device(iam: Any) -> None:
     assert refused(iam.resync_mfa_device, UserName=other, SerialNumber=serial, AuthenticationCode1=first,
                    AuthenticationCode2=second)[0] == "NoSuchEntity"
     iam.deactivate_mfa_device(UserName=user, SerialNumber=serial)
+
+
+# ---------------------------------------------------------------------- ChangePassword
+def _user_client(iam: Any, make: Callable[..., Any], user: str, password: str | None) -> Any:
+    """An IAM client signed as `user`, who may change its own password (the policy AWS's knowledge
+    center gives: iam:ChangePassword on arn:aws:iam::*:user/${aws:username})."""
+    iam.create_user(UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="own-password", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Action": "iam:ChangePassword", "Resource": "arn:aws:iam::*:user/${aws:username}"}]}))
+    if password is not None:
+        iam.create_login_profile(UserName=user, Password=password, PasswordResetRequired=True)
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    return make("iam", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+
+
+def test_a_user_changes_its_own_password(iam: Any, aws: Callable[..., Any]) -> None:
+    user = unique("pw")
+    own = _user_client(iam, aws, user, "Start-Passw0rd")
+    assert iam.get_login_profile(UserName=user)["LoginProfile"]["PasswordResetRequired"] is True
+    assert refused(own.change_password, OldPassword="not-it", NewPassword="Next-Passw0rd")[::2] == (
+        "AccessDenied", 403)
+    own.change_password(OldPassword="Start-Passw0rd", NewPassword="Next-Passw0rd")
+    assert iam.get_login_profile(UserName=user)["LoginProfile"]["PasswordResetRequired"] is False  # reset done
+    # The old password no longer is the current one.
+    assert refused(own.change_password, OldPassword="Start-Passw0rd", NewPassword="Third-Passw0rd")[0] == (
+        "AccessDenied")
+    # Without an account policy, AWS's default applies: 8 characters, three kinds of them.
+    for weak in ("Sh0rt!", "alllowercaseletters"):
+        code, _, status = refused(own.change_password, OldPassword="Next-Passw0rd", NewPassword=weak)
+        assert (code, status) == ("PasswordPolicyViolation", 400)
+    own.change_password(OldPassword="Next-Passw0rd", NewPassword="Third-Passw0rd")
+    # The account's root is not an IAM user; a user without a console password has none to change.
+    assert refused(iam.change_password, OldPassword="x", NewPassword="Fourth-Passw0rd")[0] == "InvalidUserType"
+    bare = unique("pw-bare")
+    assert refused(_user_client(iam, aws, bare, None).change_password, OldPassword="x",
+                   NewPassword="Fourth-Passw0rd") == (
+        "NoSuchEntity", f"Login Profile for User {bare} cannot be found.", 404)
+    assert refused(iam.create_login_profile, UserName=bare, Password="weak")[0] == "PasswordPolicyViolation"
+    assert refused(iam.get_login_profile, UserName=bare)[0] == "NoSuchEntity"  # nothing was made
+
+
+def test_the_account_password_policy_applies_to_new_passwords(server_factory: Callable[..., Any]) -> None:
+    server = server_factory()  # account-wide settings: a server of its own
+    iam = server.client("iam")
+    iam.update_account_password_policy(MinimumPasswordLength=10, RequireNumbers=True, RequireSymbols=True,
+                                       PasswordReusePrevention=2)
+    user = unique("pw-policy")
+    own = _user_client(iam, server.client, user, "first-pass-1!")
+    assert refused(own.change_password, OldPassword="first-pass-1!", NewPassword="nonumbers!!") == (
+        "PasswordPolicyViolation", "Password should have at least one number", 400)
+    assert refused(own.change_password, OldPassword="first-pass-1!", NewPassword="short-1!")[1] == (
+        "Password should have a minimum length of 10")
+    own.change_password(OldPassword="first-pass-1!", NewPassword="second-pass-2!")
+    # One of the last two passwords may not come back; the third one back may.
+    assert refused(own.change_password, OldPassword="second-pass-2!", NewPassword="first-pass-1!")[0] == (
+        "PasswordPolicyViolation")
+    own.change_password(OldPassword="second-pass-2!", NewPassword="third-pass-3!")
+    own.change_password(OldPassword="third-pass-3!", NewPassword="first-pass-1!")
+    # UpdateLoginProfile's new password is held to the policy too.
+    assert refused(iam.update_login_profile, UserName=user, Password="no-digits-here!")[0] == (
+        "PasswordPolicyViolation")
+    iam.update_login_profile(UserName=user, Password="admin-set-4!")
+    own.change_password(OldPassword="admin-set-4!", NewPassword="fifth-pass-5!")

@@ -328,3 +328,22 @@ def all_users_with_user_name() -> ServiceError:
 def invalid_authentication_code() -> ServiceError:
     # UNCONFIRMED wording.
     return ServiceError("InvalidAuthenticationCode", "Authentication code for device is not valid.", 403)
+
+
+def password_policy_violation(message: str) -> ServiceError:
+    return ServiceError("PasswordPolicyViolation", message, 400)
+
+
+def password_reused(keep: int) -> ServiceError:
+    # UNCONFIRMED wording.
+    return password_policy_violation(f"Password should not be one of the last {keep} passwords used")
+
+
+def not_an_iam_user() -> ServiceError:
+    # UNCONFIRMED wording: ChangePassword changes the calling IAM user's own password.
+    return ServiceError("InvalidUserType", "Only IAM users can change their own password.", 400)
+
+
+def wrong_old_password() -> ServiceError:
+    # UNCONFIRMED code and wording: IAM documents no error of its own for a wrong current password.
+    return ServiceError("AccessDenied", "The old password is incorrect.", 403)

@@ -38,7 +38,7 @@ def iam_resolver(store: IamStore) -> ResourceResolver:
             return [f"{arn}:iam::{acct}:user{path}{params['UserName']}"]
         if str(params.get("SerialNumber", "")).startswith("arn:"):  # a virtual MFA device's own calls
             return [params["SerialNumber"]]
-        if ctx.operation in ("GetUser", "CreateAccessKey", "ListAccessKeys", "DeleteAccessKey"):
+        if ctx.operation in ("GetUser", "CreateAccessKey", "ListAccessKeys", "DeleteAccessKey", "ChangePassword"):
             return [ctx.principal.arn]  # the caller's own user
         return ["*"]
 

@@ -10,7 +10,8 @@ import hashlib
 import secrets
 from typing import Any
 
-from onceflow.iam import errors, totp
+from onceflow.iam import errors, passwords, totp
+from onceflow.iam.account import PASSWORD as PASSWORD_POLICY
 from onceflow.iam.common import merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
 
@@ -58,15 +59,22 @@ class UserCredentials:
         return user
 
     # ------------------------------------------------------------------ login profiles
-    def create_login_profile(self, account: str, name: str, reset_required: bool) -> Row:
+    def create_login_profile(self, account: str, name: str, reset_required: bool, password: str | None = None) -> Row:
+        if password is not None:
+            passwords.check(password, self._password_policy(account))
         with self.store.writing() as conn:
             user = self._user(account, name)
             if self.store.obj(account, LOGIN, name.lower()):
                 raise errors.login_profile_exists(user["name"])
             profile = {"user": name.lower(), "UserName": user["name"], "CreateDate": now(),
                        "PasswordResetRequired": reset_required}
+            if password is not None:
+                _set_password(profile, password)
             self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
         return profile
+
+    def _password_policy(self, account: str) -> Row | None:
+        return self.store.obj(account, PASSWORD_POLICY, "")
 
     def login_profile(self, account: str, name: str) -> Row:
         user = self._user(account, name)
@@ -75,12 +83,35 @@ class UserCredentials:
             raise errors.login_profile_not_found(user["name"])
         return profile
 
-    def update_login_profile(self, account: str, name: str, reset_required: bool | None) -> None:
+    def update_login_profile(self, account: str, name: str, reset_required: bool | None,
+                             password: str | None = None) -> None:
         with self.store.writing() as conn:
             profile = self.login_profile(account, name)
+            if password is not None:
+                self._new_password(account, profile, password)
             if reset_required is not None:
                 profile["PasswordResetRequired"] = reset_required
             self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
+
+    def change_password(self, account: str, name: str, old: str, new: str) -> None:
+        """ChangePassword: the calling user's own password, given the current one; a reset the
+        profile asked for is then done."""
+        with self.store.writing() as conn:
+            profile = self.login_profile(account, name)
+            # A profile made without a password (or before passwords were kept) has none to compare.
+            if profile.get("password") is not None and not passwords.matches(old, profile["password"]):
+                raise errors.wrong_old_password()
+            self._new_password(account, profile, new)
+            profile["PasswordResetRequired"] = False
+            self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
+
+    def _new_password(self, account: str, profile: Row, password: str) -> None:
+        policy = self._password_policy(account)
+        passwords.check(password, policy)
+        keep = int((policy or {}).get("PasswordReusePrevention", 0))
+        if passwords.reused(password, profile.get("history", []), keep):
+            raise errors.password_reused(keep)
+        _set_password(profile, password)
 
     def delete_login_profile(self, account: str, name: str) -> None:
         with self.store.writing() as conn:
@@ -254,6 +285,14 @@ class UserCredentials:
 
     def _owned(self, account: str, kind: str, name: str) -> list[Row]:
         return [o for o in self.store.objs(account, kind) if o.get("user") == name.lower()]
+
+
+def _set_password(profile: Row, password: str) -> None:
+    """Keep the new password's hash, and the last 24 (PasswordReusePrevention's most) in its history."""
+    hashed = passwords.digest(password)
+    profile["password"] = hashed
+    profile["history"] = [*profile.get("history", []), hashed][-24:]
+    profile["PasswordLastChanged"] = now()
 
 
 def _ssh_fingerprint(body: str) -> str:
