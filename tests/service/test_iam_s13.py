@@ -128,10 +128,10 @@ def test_account_authorization_details_pages_over_all_lists_together(iam: Any, e
     assert sum(len(first[k]) for k in ("UserDetailList", "GroupDetailList", "RoleDetailList", "Policies")) == 1
     seen, marker, pages = [u["UserName"] for u in first["UserDetailList"]], first["Marker"], 1
     while marker:
-        got = iam.get_account_authorization_details(MaxItems=2, Marker=marker, Filter=["User", "Group", "Role"])
+        got = iam.get_account_authorization_details(MaxItems=1, Marker=marker, Filter=["User", "Group", "Role"])
         seen += [u["UserName"] for u in got["UserDetailList"]] + [r["RoleName"] for r in got["RoleDetailList"]]
         marker, pages = got.get("Marker"), pages + 1
-    assert names["user"] in seen and names["role"] in seen and pages > 2
+    assert names["user"] in seen and names["role"] in seen and pages >= 3  # a user, a group, a role at least
     # A marker it did not issue is refused as the other listings refuse one.
     assert refused(iam.get_account_authorization_details, Marker="not-a-marker")[0] == "ValidationError"
     assert refused(iam.get_account_authorization_details, MaxItems=1001)[0] == "ValidationError"
@@ -424,3 +424,37 @@ def test_the_account_password_policy_applies_to_new_passwords(server_factory: Ca
         "PasswordPolicyViolation")
     iam.update_login_profile(UserName=user, Password="admin-set-4!")
     own.change_password(OldPassword="admin-set-4!", NewPassword="fifth-pass-5!")
+
+
+# ---------------------------------------------------------------------- UpdateOpenIDConnectProvider
+def test_update_openid_connect_provider_sets_and_removes_its_configuration(iam: Any) -> None:
+    host = f"{unique('idp')}.example.com"
+    arn = iam.create_open_id_connect_provider(Url=f"https://{host}", ClientIDList=["app"],
+                                              ThumbprintList=["a" * 40])["OpenIDConnectProviderArn"]
+    context = {"SubjectSourceKey": "sub", "KeyDefinitionList": [{"SourceKey": "email", "TargetKey": "mail"}]}
+    instance = "arn:aws:sso:::instance/ssoins-1234567890abcdef"
+    iam.update_open_id_connect_provider(OpenIDConnectProviderArn=arn, ContextProvider=context)
+    got = iam.get_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    assert got["ContextProvider"] == context and "IdentityCenterInstanceArn" not in got
+    assert got["ThumbprintList"] == ["a" * 40]  # thumbprints are UpdateOpenIDConnectProviderThumbprint's
+    iam.update_open_id_connect_provider(OpenIDConnectProviderArn=arn, IdentityCenterInstanceArn=instance)
+    assert iam.get_open_id_connect_provider(OpenIDConnectProviderArn=arn)["IdentityCenterInstanceArn"] == instance
+
+    # A value with its Remove flag, two changes at once, or nothing: refused, nothing changed.
+    for params in ({"ContextProvider": context, "RemoveContextProvider": True},
+                   {"IdentityCenterInstanceArn": instance, "RemoveIdentityCenterInstance": True},
+                   {"ContextProvider": context, "RemoveIdentityCenterInstance": True}, {}):
+        assert refused(iam.update_open_id_connect_provider, OpenIDConnectProviderArn=arn, **params)[::2] == (
+            "InvalidInput", 400)
+    # The context provider goes only once the Identity Center association is gone.
+    assert refused(iam.update_open_id_connect_provider, OpenIDConnectProviderArn=arn,
+                   RemoveContextProvider=True)[0] == "InvalidInput"
+    iam.update_open_id_connect_provider(OpenIDConnectProviderArn=arn, RemoveIdentityCenterInstance=True)
+    iam.update_open_id_connect_provider(OpenIDConnectProviderArn=arn, RemoveContextProvider=True)
+    got = iam.get_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+    assert "ContextProvider" not in got and "IdentityCenterInstanceArn" not in got
+
+    gone = f"arn:aws:iam::{ACCOUNT}:oidc-provider/{unique('none')}.example.com"
+    assert refused(iam.update_open_id_connect_provider, OpenIDConnectProviderArn=gone,
+                   RemoveContextProvider=True)[0] == "NoSuchEntity"
+    iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)

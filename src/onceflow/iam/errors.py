@@ -347,3 +347,18 @@ def not_an_iam_user() -> ServiceError:
 def wrong_old_password() -> ServiceError:
     # UNCONFIRMED code and wording: IAM documents no error of its own for a wrong current password.
     return ServiceError("AccessDenied", "The old password is incorrect.", 403)
+
+
+# ---------------------------------------------------------------------- UpdateOpenIDConnectProvider
+# The rules are AWS's reference (API_UpdateOpenIDConnectProvider); the wordings are UNCONFIRMED.
+def value_with_remove_flag(field: str, flag: str) -> ServiceError:
+    return invalid_input(f"{field} and {flag} cannot both be specified.")
+
+
+def one_oidc_change() -> ServiceError:
+    return invalid_input("Specify exactly one of a context provider or an IAM Identity Center instance change "
+                         "in one request.")
+
+
+def identity_center_still_associated() -> ServiceError:
+    return invalid_input("Remove the IAM Identity Center instance association before removing the context provider.")

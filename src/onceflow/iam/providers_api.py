@@ -34,7 +34,14 @@ class ProvidersApi:
             "CreateDate": _date(p["created"]),
             "Tags": p["tags"],  # [] too, as AWS answers (recorded: LocalStack's test_iam_oidc snapshot)
         }
+        for field in ("ContextProvider", "IdentityCenterInstanceArn"):
+            if p.get(field) is not None:
+                out[field] = p[field]
         return out
+
+    @operation("UpdateOpenIDConnectProvider")
+    def update_oidc_configuration(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.providers.configure_oidc(ctx.account, params["OpenIDConnectProviderArn"], params)
 
     @operation("ListOpenIDConnectProviders")
     def list_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
