@@ -21,7 +21,7 @@ from onceflow.iam.last_used import LastUsed
 from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.profiles_api import InstanceProfilesApi
 from onceflow.iam.providers import IdentityProviders
-from onceflow.iam.providers_api import ProvidersApi
+from onceflow.iam.providers_api import OidcConfigurationApi, ProvidersApi
 from onceflow.iam.reports import Reports, ReportsApi
 from onceflow.iam.resources import iam_resolver
 from onceflow.iam.server_certs import ServerCertificates
@@ -37,6 +37,13 @@ from onceflow.iam.users import IamUsers
 from onceflow.stack import Stack
 
 
+def _modeled(operation: str) -> bool:
+    """Whether the installed IAM model has `operation` (read once: the wire loads the same file)."""
+    from onceflow.awsmodels import files
+
+    return operation in files.default().load_service_model("iam")["operations"]
+
+
 def setup(stack: Stack) -> None:
     """Build IAM, register its APIs, its credential resolver and the authorizer; publish the ports STS uses."""
     store = IamStore(stack.db)
@@ -49,6 +56,8 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
     stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
     stack.registry.add_api("iam", ProvidersApi(providers))
+    if _modeled("UpdateOpenIDConnectProvider"):
+        stack.registry.add_api("iam", OidcConfigurationApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
