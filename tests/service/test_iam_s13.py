@@ -458,3 +458,15 @@ def test_update_openid_connect_provider_sets_and_removes_its_configuration(iam: 
     assert refused(iam.update_open_id_connect_provider, OpenIDConnectProviderArn=gone,
                    RemoveContextProvider=True)[0] == "NoSuchEntity"
     iam.delete_open_id_connect_provider(OpenIDConnectProviderArn=arn)
+
+
+# ---------------------------------------------------------------------- SetSecurityTokenServicePreferences
+def test_sts_preferences_set_the_global_endpoint_token_version(server_factory: Callable[..., Any]) -> None:
+    iam = server_factory().client("iam")  # account-wide settings: a server of its own
+    assert iam.get_account_summary()["SummaryMap"]["GlobalEndpointTokenVersion"] == 1
+    iam.set_security_token_service_preferences(GlobalEndpointTokenVersion="v2Token")
+    assert iam.get_account_summary()["SummaryMap"]["GlobalEndpointTokenVersion"] == 2
+    iam.set_security_token_service_preferences(GlobalEndpointTokenVersion="v1Token")
+    assert iam.get_account_summary()["SummaryMap"]["GlobalEndpointTokenVersion"] == 1
+    assert refused(iam.set_security_token_service_preferences, GlobalEndpointTokenVersion="v3Token")[0] == (
+        "ValidationError")

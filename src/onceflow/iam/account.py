@@ -1,4 +1,5 @@
-"""Account-wide IAM settings: the account alias (at most one) and the password policy."""
+"""Account-wide IAM settings: the account alias (at most one), the password policy and the version of
+the session tokens STS's global endpoint issues."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from onceflow.iam.store import IamStore, Row
 
 ALIAS = "account-alias"
 PASSWORD = "password-policy"
+STS_PREFERENCES = "sts-preferences"
+# GetAccountSummary's GlobalEndpointTokenVersion for each SetSecurityTokenServicePreferences value;
+# an account that never set one has version 1 tokens (AWS's reference for the operation).
+TOKEN_VERSIONS = {"v1Token": 1, "v2Token": 2}
 # UpdateAccountPasswordPolicy: a member left out takes its documented default.
 PASSWORD_DEFAULTS: dict[str, Any] = {
     "MinimumPasswordLength": 6,
@@ -62,3 +67,13 @@ class AccountSettings:
         with self.store.writing() as conn:
             if not self.store.delete_obj(conn, account, PASSWORD, ""):
                 raise errors.no_such_entity("The account policy with name PasswordPolicy cannot be found.")
+
+    def set_token_version(self, account: str, version: str) -> None:
+        with self.store.writing() as conn:
+            self.store.put_obj(conn, account, STS_PREFERENCES, "", {"GlobalEndpointTokenVersion": version})
+
+
+def token_version(store: IamStore, account: str) -> int:
+    """GetAccountSummary's GlobalEndpointTokenVersion."""
+    preferences = store.obj(account, STS_PREFERENCES, "")
+    return TOKEN_VERSIONS[preferences["GlobalEndpointTokenVersion"]] if preferences else 1

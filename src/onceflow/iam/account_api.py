@@ -1,4 +1,4 @@
-"""Account alias and password policy operations (query protocol)."""
+"""Account alias, password policy and STS preference operations (query protocol)."""
 
 from __future__ import annotations
 
@@ -40,3 +40,8 @@ class AccountApi:
     @operation("DeleteAccountPasswordPolicy")
     def delete_account_password_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         self.settings.delete_password_policy(ctx.account)
+
+    @operation("SetSecurityTokenServicePreferences")
+    def set_security_token_service_preferences(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        # Recorded only: every region here takes either version (no Region is opt-in).
+        self.settings.set_token_version(ctx.account, params["GlobalEndpointTokenVersion"])

@@ -96,6 +96,7 @@ REQUIRED = {
         "ListMFADeviceTags",
         "ResyncMFADevice",
         "ChangePassword",
+        "SetSecurityTokenServicePreferences",
     },
     "sts": {
         "GetCallerIdentity",
