@@ -470,3 +470,46 @@ def test_sts_preferences_set_the_global_endpoint_token_version(server_factory: C
     assert iam.get_account_summary()["SummaryMap"]["GlobalEndpointTokenVersion"] == 1
     assert refused(iam.set_security_token_service_preferences, GlobalEndpointTokenVersion="v3Token")[0] == (
         "ValidationError")
+
+
+# ---------------------------------------------------------------------- ListPoliciesGrantingServiceAccess
+def test_policies_granting_service_access(iam: Any) -> None:
+    user, group, role = unique("psa-user"), unique("psa-group"), unique("psa-role")
+    iam.create_user(UserName=user)
+    iam.create_group(GroupName=group)
+    iam.add_user_to_group(GroupName=group, UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="s3-read", PolicyDocument=doc("s3:Get*"))
+    iam.put_user_policy(UserName=user, PolicyName="deny-sqs", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "sqs:*", "Resource": "*"}]}))
+    iam.put_group_policy(GroupName=group, PolicyName="all-but-iam", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}]}))
+    managed = iam.create_policy(PolicyName=unique("psa-sqs"), PolicyDocument=doc("sqs:SendMessage"))["Policy"]
+    iam.attach_user_policy(UserName=user, PolicyArn=managed["Arn"])
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)
+    iam.put_role_policy(RoleName=role, PolicyName="anything", PolicyDocument=doc("*"))
+
+    user_arn = f"arn:aws:iam::{ACCOUNT}:user/{user}"
+    got = iam.list_policies_granting_service_access(Arn=user_arn, ServiceNamespaces=["s3", "sqs", "iam"])
+    assert got["IsTruncated"] is False
+    by_ns = {e["ServiceNamespace"]: e["Policies"] for e in got["PoliciesGrantingServiceAccess"]}
+    assert list(by_ns) == ["s3", "sqs", "iam"]
+    assert by_ns["s3"] == [
+        {"PolicyName": "s3-read", "PolicyType": "INLINE", "EntityType": "USER", "EntityName": user},
+        {"PolicyName": "all-but-iam", "PolicyType": "INLINE", "EntityType": "GROUP", "EntityName": group}]
+    # A Deny grants nothing; the managed policy is named by its ARN.
+    assert [p["PolicyName"] for p in by_ns["sqs"]] == ["all-but-iam", managed["PolicyName"]]
+    assert by_ns["sqs"][1] == {"PolicyName": managed["PolicyName"], "PolicyType": "MANAGED",
+                               "PolicyArn": managed["Arn"]}
+    assert by_ns["iam"] == []  # NotAction iam:* leaves every IAM action out
+
+    group_arn = f"arn:aws:iam::{ACCOUNT}:group/{group}"
+    got = iam.list_policies_granting_service_access(Arn=group_arn, ServiceNamespaces=["s3"])
+    assert [p["PolicyName"] for p in got["PoliciesGrantingServiceAccess"][0]["Policies"]] == ["all-but-iam"]
+    role_arn = f"arn:aws:iam::{ACCOUNT}:role/{role}"
+    got = iam.list_policies_granting_service_access(Arn=role_arn, ServiceNamespaces=["dynamodb"])
+    assert [p["PolicyName"] for p in got["PoliciesGrantingServiceAccess"][0]["Policies"]] == ["anything"]
+
+    assert refused(iam.list_policies_granting_service_access, Arn=f"{user_arn}-gone", ServiceNamespaces=["s3"]) == (
+        "NoSuchEntity", f"The user with name {user}-gone cannot be found.", 404)
+    assert refused(iam.list_policies_granting_service_access, Arn="arn:aws:s3:::some-bucket",
+                   ServiceNamespaces=["s3"])[:2] == ("InvalidInput", "ARN arn:aws:s3:::some-bucket is not valid.")

@@ -27,6 +27,7 @@ from onceflow.iam.resources import iam_resolver
 from onceflow.iam.server_certs import ServerCertificates
 from onceflow.iam.server_certs_api import ServerCertificatesApi
 from onceflow.iam.service import IamService
+from onceflow.iam.service_access import ServiceAccessApi
 from onceflow.iam.service_credentials import ServiceCredentials, ServiceCredentialsApi
 from onceflow.iam.service_roles import ServiceLinkedRolesApi
 from onceflow.iam.simulate import SimulateApi
@@ -53,6 +54,7 @@ def setup(stack: Stack) -> None:
     last_used = LastUsed(store)
     stack.registry.add_api("iam", IamApi(iam, users, last_used))
     stack.registry.add_api("iam", SimulateApi(iam))
+    stack.registry.add_api("iam", ServiceAccessApi(iam))
     stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
     stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
     stack.registry.add_api("iam", ProvidersApi(providers))

@@ -97,6 +97,7 @@ REQUIRED = {
         "ResyncMFADevice",
         "ChangePassword",
         "SetSecurityTokenServicePreferences",
+        "ListPoliciesGrantingServiceAccess",
     },
     "sts": {
         "GetCallerIdentity",
