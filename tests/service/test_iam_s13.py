@@ -513,3 +513,19 @@ def test_policies_granting_service_access(iam: Any) -> None:
         "NoSuchEntity", f"The user with name {user}-gone cannot be found.", 404)
     assert refused(iam.list_policies_granting_service_access, Arn="arn:aws:s3:::some-bucket",
                    ServiceNamespaces=["s3"])[:2] == ("InvalidInput", "ARN arn:aws:s3:::some-bucket is not valid.")
+
+
+# ---------------------------------------------------------------------- outbound web identity federation
+def test_outbound_web_identity_federation_is_enabled_once_and_disabled_once(server_factory: Callable[..., Any]) -> None:
+    iam = server_factory().client("iam")  # account-wide settings: a server of its own
+    assert refused(iam.get_outbound_web_identity_federation_info)[::2] == ("FeatureDisabled", 404)
+    assert refused(iam.disable_outbound_web_identity_federation)[::2] == ("FeatureDisabled", 404)
+    issuer = iam.enable_outbound_web_identity_federation()["IssuerIdentifier"]
+    assert issuer.startswith("https://")
+    assert refused(iam.enable_outbound_web_identity_federation)[::2] == ("FeatureEnabled", 409)
+    info = iam.get_outbound_web_identity_federation_info()
+    assert (info["IssuerIdentifier"], info["JwtVendingEnabled"]) == (issuer, True)
+    iam.disable_outbound_web_identity_federation()
+    assert iam.get_outbound_web_identity_federation_info()["JwtVendingEnabled"] is False
+    assert refused(iam.disable_outbound_web_identity_federation)[0] == "FeatureDisabled"
+    assert iam.enable_outbound_web_identity_federation()["IssuerIdentifier"] == issuer  # the account's one

@@ -10,8 +10,8 @@ What other services use (all by account, IAM being global), as stack.ports.roles
 
 from __future__ import annotations
 
-from onceflow.iam.account import AccountSettings
-from onceflow.iam.account_api import AccountApi
+from onceflow.iam.account import AccountSettings, OutboundFederation
+from onceflow.iam.account_api import AccountApi, OutboundFederationApi
 from onceflow.iam.api import IamApi
 from onceflow.iam.authorization_details import AuthorizationDetails, AuthorizationDetailsApi
 from onceflow.iam.authorizer import make_authorizer
@@ -61,6 +61,7 @@ def setup(stack: Stack) -> None:
     if _modeled("UpdateOpenIDConnectProvider"):
         stack.registry.add_api("iam", OidcConfigurationApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
+    stack.registry.add_api("iam", OutboundFederationApi(OutboundFederation(store)))
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))

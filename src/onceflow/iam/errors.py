@@ -362,3 +362,13 @@ def one_oidc_change() -> ServiceError:
 
 def identity_center_still_associated() -> ServiceError:
     return invalid_input("Remove the IAM Identity Center instance association before removing the context provider.")
+
+
+# ---------------------------------------------------------------------- outbound web identity federation
+# The codes and statuses are the model's; the wording is the model's description of each (UNCONFIRMED).
+def outbound_federation_enabled() -> ServiceError:
+    return ServiceError("FeatureEnabled", "Outbound identity federation is already enabled for your account.", 409)
+
+
+def outbound_federation_disabled() -> ServiceError:
+    return ServiceError("FeatureDisabled", "Outbound identity federation is disabled for your account.", 404)

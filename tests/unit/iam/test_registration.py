@@ -98,6 +98,9 @@ REQUIRED = {
         "ChangePassword",
         "SetSecurityTokenServicePreferences",
         "ListPoliciesGrantingServiceAccess",
+        "EnableOutboundWebIdentityFederation",
+        "DisableOutboundWebIdentityFederation",
+        "GetOutboundWebIdentityFederationInfo",
     },
     "sts": {
         "GetCallerIdentity",
