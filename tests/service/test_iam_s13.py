@@ -187,6 +187,9 @@ def test_context_keys_of_a_principal_are_those_of_its_policies(iam: Any) -> None
         "NoSuchEntity", f"The group with name {group}-gone cannot be found.")
     assert refused(iam.get_context_keys_for_principal_policy, PolicySourceArn="arn:aws:s3:::a-bucket-name")[0] == (
         "InvalidInput")
+    for nameless in (f"arn:aws:iam::{ACCOUNT}:group", f"arn:aws:iam::{ACCOUNT}:user/"):
+        assert refused(iam.get_context_keys_for_principal_policy, PolicySourceArn=nameless)[:2] == (
+            "InvalidInput", f"ARN {nameless} is not valid.")
 
 
 def test_account_authorization_details_of_bare_entities(iam: Any) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.iam import errors
-from onceflow.iam.common import unmark
+from onceflow.iam.common import entity_of, unmark
 from onceflow.iam.policy import stored
 from onceflow.iam.policy.services import grants
 from onceflow.iam.service import IamService
@@ -56,11 +56,7 @@ class ServiceAccessApi:
 
     def _owners(self, account: str, arn: str) -> list[tuple[str, str]]:
         """The identity and, for a user, its groups: (entity type, name)."""
-        parts = arn.split(":", 5)
-        kind = parts[5].partition("/")[0] if len(parts) == 6 else ""
-        if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or kind not in ("user", "group", "role"):
-            raise errors.invalid_arn(arn)
-        name = parts[5].rsplit("/", 1)[-1]
+        kind, name = entity_of(arn, ("user", "group", "role"))
         entity = self._entity(account, kind, name)
         if entity["arn"] != arn:  # another path, or another account
             raise self._missing(kind, name)

@@ -11,7 +11,7 @@ from typing import Any
 
 from onceflow.context import Principal, RequestContext
 from onceflow.iam import errors
-from onceflow.iam.common import page
+from onceflow.iam.common import entity_of, page
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse, stored
 from onceflow.iam.policy.context_keys import context_keys
 from onceflow.iam.service import IamService
@@ -25,11 +25,6 @@ def _policies(documents: list[str]) -> list[Policy]:
         return [parse(d) for d in documents]
     except MalformedPolicy as exc:
         raise errors.invalid_input(exc.message) from None  # UNCONFIRMED: AWS's code for this case
-
-
-def _kind(arn: str) -> str:
-    """The entity type an IAM ARN names ("user", "role", "group", ...)."""
-    return arn.split(":", 5)[-1].partition("/")[0]
 
 
 def _context(entries: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -87,15 +82,14 @@ class SimulateApi:
         """The keys of the identity policies of a user (its groups' too), a group or a role, then of
         PolicyInputList's (AWS's reference: API_GetContextKeysForPrincipalPolicy)."""
         arn = params["PolicySourceArn"]
-        if _kind(arn) == "group":
-            held = [stored(d) for d in self._group_documents(ctx.account, arn)]
+        kind, name = entity_of(arn, ("user", "group", "role"), ctx.account)
+        if kind == "group":
+            held = [stored(d) for d in self._group_documents(ctx.account, arn, name)]
         else:
             held = self.service.policies_for(self._principal(ctx.account, arn))
         return {"ContextKeyNames": context_keys(held + _policies(params.get("PolicyInputList", [])))}
 
-    def _group_documents(self, account: str, arn: str) -> list[str]:
-        self._check_arn(account, arn)
-        name = arn.rsplit("/", 1)[-1]
+    def _group_documents(self, account: str, arn: str, name: str) -> list[str]:
         store = self.service.store
         group = store.group(account, name)
         if group is None or group["arn"] != arn:
@@ -104,22 +98,11 @@ class SimulateApi:
         attached = (self.service.default_document(account, a) for a in store.attached(account, "group", name))
         return docs + [d for d in attached if d is not None]
 
-    def _check_arn(self, account: str, arn: str) -> None:
-        parts = arn.split(":", 5)
-        if len(parts) != 6 or parts[2] != "iam" or parts[4] != account:
-            raise errors.invalid_arn(arn)
-
     def _principal(self, account: str, arn: str) -> Principal:
-        parts = arn.split(":", 5)
-        if len(parts) != 6 or parts[2] != "iam" or parts[4] != account:
-            raise errors.invalid_arn(arn)
-        kind, _, rest = parts[5].partition("/")
-        name = rest.rsplit("/", 1)[-1]
+        kind, name = entity_of(arn, ("user", "role"), account)
         if kind == "role":
             role = self.service.role(account, name)
             return Principal(account, "assumed-role", role_arn=role["arn"])
-        if kind == "user":
-            if self.service.store.user(account, name) is None:
-                raise errors.user_not_found(name)
-            return Principal(account, "user", arn, name)
-        raise errors.invalid_arn(arn)
+        if self.service.store.user(account, name) is None:
+            raise errors.user_not_found(name)
+        return Principal(account, "user", arn, name)
