@@ -532,3 +532,22 @@ def test_outbound_web_identity_federation_is_enabled_once_and_disabled_once(serv
     assert iam.get_outbound_web_identity_federation_info()["JwtVendingEnabled"] is False
     assert refused(iam.disable_outbound_web_identity_federation)[0] == "FeatureDisabled"
     assert iam.enable_outbound_web_identity_federation()["IssuerIdentifier"] == issuer  # the account's one
+
+
+def test_the_credential_report_shows_when_a_password_last_changed(server_factory: Callable[..., Any]) -> None:
+    import csv
+    import io
+    import time
+
+    server = server_factory()  # a server of its own: the report is cached per account for hours
+    iam = server.client("iam")
+    user = unique("pw-report")
+    own = _user_client(iam, server.client, user, "Start-Passw0rd")
+    created = iam.get_login_profile(UserName=user)["LoginProfile"]["CreateDate"]
+    time.sleep(1.1)  # IAM's dates are to the second: the change lands in a later one
+    own.change_password(OldPassword="Start-Passw0rd", NewPassword="Next-Passw0rd")
+    iam.generate_credential_report()
+    rows = csv.DictReader(io.StringIO(iam.get_credential_report()["Content"].decode()))
+    ours = next(r for r in rows if r["user"] == user)
+    assert ours["password_enabled"] == "true"
+    assert ours["password_last_changed"] > created.isoformat()  # the change, not the profile's creation

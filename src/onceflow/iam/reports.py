@@ -77,8 +77,10 @@ class Reports:
             mfa = [d for d in self.store.objs(account, user_credentials.MFA) if d.get("user") == key]
             certs = [c for c in self.store.objs(account, user_credentials.CERT) if c.get("user") == key]
             keys = self.store.access_keys(account, user["name"])
-            row = [user["name"], user["arn"], user["created"], _flag(login is not None), na,
-                   login["CreateDate"] if login else na, na, _flag(bool(mfa))]
+            # A password changed since the profile was made (ChangePassword, UpdateLoginProfile) counts from then.
+            changed = (login.get("PasswordLastChanged") or login["CreateDate"]) if login else na
+            row = [user["name"], user["arn"], user["created"], _flag(login is not None), na, changed, na,
+                   _flag(bool(mfa))]
             for n in range(2):
                 k = keys[n] if n < len(keys) else None
                 used = self.last_used.get(KEY, k["access_key_id"], account) if k else None
