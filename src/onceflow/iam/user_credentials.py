@@ -60,16 +60,16 @@ class UserCredentials:
 
     # ------------------------------------------------------------------ login profiles
     def create_login_profile(self, account: str, name: str, reset_required: bool, password: str | None = None) -> Row:
-        if password is not None:
+        user = self._user(account, name)  # a missing user is named before a weak password (UNCONFIRMED order)
+        profile = {"user": name.lower(), "UserName": user["name"], "CreateDate": now(),
+                   "PasswordResetRequired": reset_required}
+        if password is not None:  # checked and hashed before the write transaction, which waits for no hash
             passwords.check(password, self._password_policy(account))
+            _set_password(profile, password)
         with self.store.writing() as conn:
             user = self._user(account, name)
             if self.store.obj(account, LOGIN, name.lower()):
                 raise errors.login_profile_exists(user["name"])
-            profile = {"user": name.lower(), "UserName": user["name"], "CreateDate": now(),
-                       "PasswordResetRequired": reset_required}
-            if password is not None:
-                _set_password(profile, password)
             self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
         return profile
 
