@@ -85,33 +85,38 @@ class UserCredentials:
 
     def update_login_profile(self, account: str, name: str, reset_required: bool | None,
                              password: str | None = None) -> None:
-        with self.store.writing() as conn:
-            profile = self.login_profile(account, name)
-            if password is not None:
-                self._new_password(account, profile, password)
-            if reset_required is not None:
-                profile["PasswordResetRequired"] = reset_required
-            self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
+        changes: Row = {} if password is None else self._new_password(account, self.login_profile(account, name),
+                                                                        password)
+        if reset_required is not None:
+            changes["PasswordResetRequired"] = reset_required
+        self._write_profile(account, name, changes)
 
     def change_password(self, account: str, name: str, old: str, new: str) -> None:
         """ChangePassword: the calling user's own password, given the current one; a reset the
         profile asked for is then done."""
-        with self.store.writing() as conn:
-            profile = self.login_profile(account, name)
-            # A profile made without a password (or before passwords were kept) has none to compare.
-            if profile.get("password") is not None and not passwords.matches(old, profile["password"]):
-                raise errors.wrong_old_password()
-            self._new_password(account, profile, new)
-            profile["PasswordResetRequired"] = False
-            self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
+        profile = self.login_profile(account, name)
+        # A profile made without a password (or before passwords were kept) has none to compare.
+        if profile.get("password") is not None and not passwords.matches(old, profile["password"]):
+            raise errors.wrong_old_password()
+        self._write_profile(account, name, {**self._new_password(account, profile, new),
+                                            "PasswordResetRequired": False})
 
-    def _new_password(self, account: str, profile: Row, password: str) -> None:
+    def _new_password(self, account: str, profile: Row, password: str) -> Row:
+        """The profile's fields for a new password, checked against the policy and the history;
+        hashing happens here, outside any write transaction (PBKDF2 takes milliseconds a hash)."""
         policy = self._password_policy(account)
         passwords.check(password, policy)
         keep = int((policy or {}).get("PasswordReusePrevention", 0))
         if passwords.reused(password, profile.get("history", []), keep):
             raise errors.password_reused(keep)
-        _set_password(profile, password)
+        changes = {"history": profile.get("history", [])}
+        _set_password(changes, password)
+        return changes
+
+    def _write_profile(self, account: str, name: str, changes: Row) -> None:
+        with self.store.writing() as conn:
+            profile = self.login_profile(account, name)
+            self.store.put_obj(conn, account, LOGIN, name.lower(), {**profile, **changes})
 
     def delete_login_profile(self, account: str, name: str) -> None:
         with self.store.writing() as conn:
