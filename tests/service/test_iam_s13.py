@@ -551,3 +551,14 @@ def test_the_credential_report_shows_when_a_password_last_changed(server_factory
     ours = next(r for r in rows if r["user"] == user)
     assert ours["password_enabled"] == "true"
     assert ours["password_last_changed"] > created.isoformat()  # the change, not the profile's creation
+
+
+# ---------------------------------------------------------------------- centralized root access
+@pytest.mark.parametrize("call", ["list_organizations_features", "enable_organizations_root_credentials_management",
+                                  "disable_organizations_root_credentials_management",
+                                  "enable_organizations_root_sessions", "disable_organizations_root_sessions"])
+def test_centralized_root_access_finds_no_organization(iam: Any, call: str) -> None:
+    # onceflow serves no AWS Organizations: every account stands alone.
+    assert refused(getattr(iam, call)) == (
+        "OrganizationNotFoundException",
+        "The request was rejected because no organization is associated with your account.", 400)

@@ -18,6 +18,7 @@ from onceflow.iam.authorizer import make_authorizer
 from onceflow.iam.groups import IamGroups
 from onceflow.iam.groups_api import GroupsApi
 from onceflow.iam.last_used import LastUsed
+from onceflow.iam.organizations import OrganizationsFeaturesApi
 from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.profiles_api import InstanceProfilesApi
 from onceflow.iam.providers import IdentityProviders
@@ -62,6 +63,7 @@ def setup(stack: Stack) -> None:
         stack.registry.add_api("iam", OidcConfigurationApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
     stack.registry.add_api("iam", OutboundFederationApi(OutboundFederation(store)))
+    stack.registry.add_api("iam", OrganizationsFeaturesApi())
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))

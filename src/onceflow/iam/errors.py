@@ -372,3 +372,9 @@ def outbound_federation_enabled() -> ServiceError:
 
 def outbound_federation_disabled() -> ServiceError:
     return ServiceError("FeatureDisabled", "Outbound identity federation is disabled for your account.", 404)
+
+
+def organization_not_found() -> ServiceError:
+    # The model's shape (no code of its own: its name, 400) and its description; the wording UNCONFIRMED.
+    return ServiceError("OrganizationNotFoundException",
+                        "The request was rejected because no organization is associated with your account.", 400)

@@ -101,6 +101,11 @@ REQUIRED = {
         "EnableOutboundWebIdentityFederation",
         "DisableOutboundWebIdentityFederation",
         "GetOutboundWebIdentityFederationInfo",
+        "ListOrganizationsFeatures",
+        "EnableOrganizationsRootCredentialsManagement",
+        "DisableOrganizationsRootCredentialsManagement",
+        "EnableOrganizationsRootSessions",
+        "DisableOrganizationsRootSessions",
     },
     "sts": {
         "GetCallerIdentity",
