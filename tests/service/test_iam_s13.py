@@ -1,6 +1,8 @@
 """IAM operations served in session 13 (issue 22): GetAccountAuthorizationDetails, the context keys
-of policies, service-specific credentials, MFA device tags and resync, ChangePassword; against a
-real server, each as AWS documents it."""
+of policies, service-specific credentials, MFA devices (get, tags, resync), ChangePassword and the
+password policy, UpdateOpenIDConnectProvider, then SetSecurityTokenServicePreferences,
+ListPoliciesGrantingServiceAccess, outbound web identity federation and centralized root access;
+against a real server, each as AWS documents or recorded it."""
 
 from __future__ import annotations
 
