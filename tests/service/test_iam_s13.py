@@ -7,6 +7,7 @@ against a real server, each as AWS documents or recorded it."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -564,3 +565,55 @@ def test_centralized_root_access_finds_no_organization(iam: Any, call: str) -> N
     assert refused(getattr(iam, call)) == (
         "OrganizationNotFoundException",
         "The request was rejected because no organization is associated with your account.", 400)
+
+
+# ---------------------------------------------------------------------- service last accessed
+def _report(iam: Any, arn: str) -> tuple[str, dict[str, Any]]:
+    job = iam.generate_service_last_accessed_details(Arn=arn)["JobId"]
+    got = iam.get_service_last_accessed_details(JobId=job)
+    assert got["JobStatus"] == "COMPLETED" and got["JobType"] == "SERVICE_LEVEL"
+    return job, {s["ServiceNamespace"]: s for s in got["ServicesLastAccessed"]}
+
+
+def test_service_last_accessed_reports(iam: Any, aws: Callable[..., Any]) -> None:
+    user, group = unique("sla-user"), unique("sla-group")
+    iam.create_user(UserName=user)
+    iam.create_group(GroupName=group)
+    iam.add_user_to_group(GroupName=group, UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="ddb", PolicyDocument=doc("dynamodb:*"))
+    iam.put_group_policy(GroupName=group, PolicyName="queues", PolicyDocument=doc("sqs:*"))
+    managed = iam.create_policy(PolicyName=unique("sla-ec2"), PolicyDocument=doc("ec2:Describe*"))["Policy"]["Arn"]
+    iam.attach_user_policy(UserName=user, PolicyArn=managed)
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    user_arn = f"arn:aws:iam::{ACCOUNT}:user/{user}"
+    aws("dynamodb", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"]).list_tables()
+
+    job, services = _report(iam, user_arn)
+    assert sorted(services) == ["dynamodb", "ec2", "sqs"]  # what its policies and its group's reach, by namespace
+    ddb = services["dynamodb"]
+    assert (ddb["ServiceName"], ddb["TotalAuthenticatedEntities"], ddb["LastAuthenticatedEntity"]) == (
+        "Amazon DynamoDB", 1, user_arn)
+    assert ddb["LastAuthenticatedRegion"] == "us-east-1" and ddb["LastAuthenticated"]
+    assert services["sqs"]["TotalAuthenticatedEntities"] == 0 and "LastAuthenticated" not in services["sqs"]
+    [me] = iam.get_service_last_accessed_details_with_entities(JobId=job, ServiceNamespace="dynamodb")[
+        "EntityDetailsList"]
+    assert me["EntityInfo"]["Arn"] == user_arn and me["EntityInfo"]["Type"] == "USER" and me["LastAuthenticated"]
+
+    # A group's report is its members'; a policy's the entities it is attached to.
+    job, services = _report(iam, f"arn:aws:iam::{ACCOUNT}:group/{group}")
+    assert sorted(services) == ["sqs"] and services["sqs"]["TotalAuthenticatedEntities"] == 0
+    [member] = iam.get_service_last_accessed_details_with_entities(JobId=job, ServiceNamespace="sqs")[
+        "EntityDetailsList"]
+    assert member["EntityInfo"]["Name"] == user and "LastAuthenticated" not in member
+    _, services = _report(iam, managed)
+    assert sorted(services) == ["ec2"] and services["ec2"]["ServiceName"] == "ec2"
+
+    assert refused(iam.get_service_last_accessed_details, JobId=str(uuid.uuid4()))[::2] == ("NoSuchEntity", 404)
+    assert refused(iam.generate_service_last_accessed_details, Arn=f"{user_arn}-gone")[:2] == (
+        "NoSuchEntity", f"The user with name {user}-gone cannot be found.")
+    assert refused(iam.generate_service_last_accessed_details, Arn="arn:aws:s3:::bucket-name")[0] == "InvalidInput"
+    # A job is read by the principal that made it.
+    mine = iam.generate_service_last_accessed_details(Arn=user_arn)["JobId"]
+    as_user = aws("iam", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+    iam.put_user_policy(UserName=user, PolicyName="reports", PolicyDocument=doc("iam:GetServiceLastAccessedDetails"))
+    assert refused(as_user.get_service_last_accessed_details, JobId=mine)[0] == "NoSuchEntity"

@@ -10,6 +10,7 @@ What other services use (all by account, IAM being global), as stack.ports.roles
 
 from __future__ import annotations
 
+from onceflow.iam.access_advisor import AccessAdvisor, AccessAdvisorApi
 from onceflow.iam.account import AccountSettings, OutboundFederation
 from onceflow.iam.account_api import AccountApi, OutboundFederationApi
 from onceflow.iam.api import IamApi
@@ -68,6 +69,7 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))
     stack.registry.add_api("iam", ReportsApi(Reports(store, last_used)))
+    stack.registry.add_api("iam", AccessAdvisorApi(AccessAdvisor(iam, last_used)))
     stack.registry.add_api("iam", ServiceCredentialsApi(ServiceCredentials(store)))
     stack.registry.add_api("iam", AuthorizationDetailsApi(AuthorizationDetails(iam, last_used)))
     stack.services["iam_providers"] = providers

@@ -378,3 +378,7 @@ def organization_not_found() -> ServiceError:
     # The model's shape (no code of its own: its name, 400) and its description; the wording UNCONFIRMED.
     return ServiceError("OrganizationNotFoundException",
                         "The request was rejected because no organization is associated with your account.", 400)
+
+
+def access_report_not_found(job_id: str) -> ServiceError:
+    return no_such_entity(f"No service last accessed report with job id {job_id} was found.")  # UNCONFIRMED

@@ -106,6 +106,9 @@ REQUIRED = {
         "DisableOrganizationsRootCredentialsManagement",
         "EnableOrganizationsRootSessions",
         "DisableOrganizationsRootSessions",
+        "GenerateServiceLastAccessedDetails",
+        "GetServiceLastAccessedDetails",
+        "GetServiceLastAccessedDetailsWithEntities",
     },
     "sts": {
         "GetCallerIdentity",
