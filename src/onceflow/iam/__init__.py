@@ -10,22 +10,27 @@ What other services use (all by account, IAM being global), as stack.ports.roles
 
 from __future__ import annotations
 
-from onceflow.iam.account import AccountSettings
-from onceflow.iam.account_api import AccountApi
+from onceflow.iam.access_advisor import AccessAdvisor, AccessAdvisorApi
+from onceflow.iam.account import AccountSettings, OutboundFederation
+from onceflow.iam.account_api import AccountApi, OutboundFederationApi
 from onceflow.iam.api import IamApi
+from onceflow.iam.authorization_details import AuthorizationDetails, AuthorizationDetailsApi
 from onceflow.iam.authorizer import make_authorizer
 from onceflow.iam.groups import IamGroups
 from onceflow.iam.groups_api import GroupsApi
 from onceflow.iam.last_used import LastUsed
+from onceflow.iam.organizations import OrganizationsFeaturesApi
 from onceflow.iam.profiles import InstanceProfiles
 from onceflow.iam.profiles_api import InstanceProfilesApi
 from onceflow.iam.providers import IdentityProviders
-from onceflow.iam.providers_api import ProvidersApi
+from onceflow.iam.providers_api import OidcConfigurationApi, ProvidersApi
 from onceflow.iam.reports import Reports, ReportsApi
 from onceflow.iam.resources import iam_resolver
 from onceflow.iam.server_certs import ServerCertificates
 from onceflow.iam.server_certs_api import ServerCertificatesApi
 from onceflow.iam.service import IamService
+from onceflow.iam.service_access import ServiceAccessApi
+from onceflow.iam.service_credentials import ServiceCredentials, ServiceCredentialsApi
 from onceflow.iam.service_roles import ServiceLinkedRolesApi
 from onceflow.iam.simulate import SimulateApi
 from onceflow.iam.store import IamStore
@@ -33,6 +38,13 @@ from onceflow.iam.user_credentials import UserCredentials
 from onceflow.iam.user_credentials_api import UserCredentialsApi
 from onceflow.iam.users import IamUsers
 from onceflow.stack import Stack
+
+
+def _modeled(operation: str) -> bool:
+    """Whether the installed IAM model has `operation` (read once: the wire loads the same file)."""
+    from onceflow.awsmodels import files
+
+    return operation in files.default().load_service_model("iam")["operations"]
 
 
 def setup(stack: Stack) -> None:
@@ -44,14 +56,22 @@ def setup(stack: Stack) -> None:
     last_used = LastUsed(store)
     stack.registry.add_api("iam", IamApi(iam, users, last_used))
     stack.registry.add_api("iam", SimulateApi(iam))
+    stack.registry.add_api("iam", ServiceAccessApi(iam))
     stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
     stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
     stack.registry.add_api("iam", ProvidersApi(providers))
+    if _modeled("UpdateOpenIDConnectProvider"):
+        stack.registry.add_api("iam", OidcConfigurationApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
+    stack.registry.add_api("iam", OutboundFederationApi(OutboundFederation(store)))
+    stack.registry.add_api("iam", OrganizationsFeaturesApi())
     stack.registry.add_api("iam", ServiceLinkedRolesApi(iam))
     stack.registry.add_api("iam", UserCredentialsApi(UserCredentials(store)))
     stack.registry.add_api("iam", ServerCertificatesApi(ServerCertificates(store)))
     stack.registry.add_api("iam", ReportsApi(Reports(store, last_used)))
+    stack.registry.add_api("iam", AccessAdvisorApi(AccessAdvisor(iam, last_used)))
+    stack.registry.add_api("iam", ServiceCredentialsApi(ServiceCredentials(store)))
+    stack.registry.add_api("iam", AuthorizationDetailsApi(AuthorizationDetails(iam, last_used)))
     stack.services["iam_providers"] = providers
     stack.services["iam"] = iam
     stack.services["iam_users"] = users

@@ -19,7 +19,7 @@ from typing import Any
 from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.iam.errors import access_denied_in, denial_message
-from onceflow.iam.last_used import KEY, ROLE, LastUsed
+from onceflow.iam.last_used import KEY, ROLE, SERVICE, LastUsed, service_key
 from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
 from onceflow.stack import Authorizer, Stack
 
@@ -125,15 +125,19 @@ def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authoriz
         principal = ctx.principal
         if principal.kind == "assumed-role":
             if last_used is not None and principal.role_arn:
-                last_used.mark(ROLE, principal.role_arn, principal.account, _namespace(ctx.service), ctx.region)
+                namespace = _namespace(ctx.service)
+                last_used.mark(ROLE, principal.role_arn, principal.account, namespace, ctx.region)
+                last_used.mark(SERVICE, service_key(principal.role_arn, namespace), principal.account, namespace,
+                               ctx.region)
         elif principal.kind == "service":
             return
         elif principal.kind != "user":
             return foreign_grants(ctx, params)
         else:
             if last_used is not None and principal.access_key and not ctx.internal:
-                last_used.mark(KEY, principal.access_key, principal.account, _namespace(ctx.service),
-                               _used_in(ctx.service, ctx.region))
+                namespace, region = _namespace(ctx.service), _used_in(ctx.service, ctx.region)
+                last_used.mark(KEY, principal.access_key, principal.account, namespace, region)
+                last_used.mark(SERVICE, service_key(principal.arn, namespace), principal.account, namespace, region)
             if not stack.settings.enforce_iam:
                 return foreign_grants(ctx, params)
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:

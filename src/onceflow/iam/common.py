@@ -99,3 +99,17 @@ def check_policy_arn(arn: str, code: str = "InvalidInput") -> None:
     parts = arn.split(":", 5)
     if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or not parts[5].startswith("policy/"):
         raise errors.invalid_arn(arn, code)
+
+
+def entity_of(arn: str, kinds: tuple[str, ...], account: str | None = None) -> tuple[str, str]:
+    """(kind, name) of the IAM entity an ARN names (arn:aws:iam::<account>:user/<path><name>); an ARN
+    of another service, another kind, another account (when `account` is given) or without a name is
+    refused as IAM refuses it ("ARN X is not valid.")."""
+    parts = arn.split(":", 5)
+    if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or (account is not None and parts[4] != account):
+        raise errors.invalid_arn(arn)
+    kind, slash, rest = parts[5].partition("/")
+    name = rest.rsplit("/", 1)[-1]
+    if kind not in kinds or not slash or not name:
+        raise errors.invalid_arn(arn)
+    return kind, name

@@ -302,3 +302,83 @@ def malformed_private_key() -> ServiceError:
 def key_pair_mismatch() -> ServiceError:
     # UNCONFIRMED wording
     return ServiceError("KeyPairMismatch", "The public key in the certificate does not match the private key.", 400)
+
+
+# ---------------------------------------------------------------------- service-specific credentials
+def service_not_supported(service: str) -> ServiceError:
+    """AWS answers NoSuchEntity here, not the model's NotSupportedService (LocalStack's AWS-validated
+    test_create_service_specific_credential_invalid_service, as their provider words it)."""
+    return no_such_entity(f"No such service {service} is supported for Service Specific Credentials")
+
+
+def service_credential_not_found(credential_id: str) -> ServiceError:
+    return no_such_entity(f"No such credential {credential_id} exists")
+
+
+def credential_age_not_valid(service: str) -> ServiceError:
+    # UNCONFIRMED wording: AWS documents CredentialAgeDays as valid only for long-term API keys.
+    return invalid_input(f"CredentialAgeDays is not supported for service {service}")
+
+
+def all_users_with_user_name() -> ServiceError:
+    # UNCONFIRMED wording: AWS documents that AllUsers cannot be given with UserName.
+    return invalid_input("AllUsers cannot be specified together with UserName")
+
+
+def invalid_authentication_code() -> ServiceError:
+    # UNCONFIRMED wording.
+    return ServiceError("InvalidAuthenticationCode", "Authentication code for device is not valid.", 403)
+
+
+def password_policy_violation(message: str) -> ServiceError:
+    return ServiceError("PasswordPolicyViolation", message, 400)
+
+
+def password_reused(keep: int) -> ServiceError:
+    # UNCONFIRMED wording.
+    return password_policy_violation(f"Password should not be one of the last {keep} passwords used")
+
+
+def not_an_iam_user() -> ServiceError:
+    # UNCONFIRMED wording: ChangePassword changes the calling IAM user's own password.
+    return ServiceError("InvalidUserType", "Only IAM users can change their own password.", 400)
+
+
+def wrong_old_password() -> ServiceError:
+    # UNCONFIRMED code and wording: IAM documents no error of its own for a wrong current password.
+    return ServiceError("AccessDenied", "The old password is incorrect.", 403)
+
+
+# ---------------------------------------------------------------------- UpdateOpenIDConnectProvider
+# The rules are AWS's reference (API_UpdateOpenIDConnectProvider); the wordings are UNCONFIRMED.
+def value_with_remove_flag(field: str, flag: str) -> ServiceError:
+    return invalid_input(f"{field} and {flag} cannot both be specified.")
+
+
+def one_oidc_change() -> ServiceError:
+    return invalid_input("Specify exactly one of a context provider or an IAM Identity Center instance change "
+                         "in one request.")
+
+
+def identity_center_still_associated() -> ServiceError:
+    return invalid_input("Remove the IAM Identity Center instance association before removing the context provider.")
+
+
+# ---------------------------------------------------------------------- outbound web identity federation
+# The codes and statuses are the model's; the wording is the model's description of each (UNCONFIRMED).
+def outbound_federation_enabled() -> ServiceError:
+    return ServiceError("FeatureEnabled", "Outbound identity federation is already enabled for your account.", 409)
+
+
+def outbound_federation_disabled() -> ServiceError:
+    return ServiceError("FeatureDisabled", "Outbound identity federation is disabled for your account.", 404)
+
+
+def organization_not_found() -> ServiceError:
+    # The model's shape (no code of its own: its name, 400) and its description; the wording UNCONFIRMED.
+    return ServiceError("OrganizationNotFoundException",
+                        "The request was rejected because no organization is associated with your account.", 400)
+
+
+def access_report_not_found(job_id: str) -> ServiceError:
+    return no_such_entity(f"No service last accessed report with job id {job_id} was found.")  # UNCONFIRMED

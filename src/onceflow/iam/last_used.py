@@ -20,7 +20,14 @@ from typing import Any
 from onceflow.iam.store import IamStore
 
 KEY, ROLE = "key-last-used", "role-last-used"
+# A user's or a role's last attempt at each service (the service last accessed reports), keyed
+# "<entity arn>|<service namespace>" (service_key).
+SERVICE = "service-last-used"
 FLUSH_EVERY_S = 3600.0
+
+
+def service_key(entity_arn: str, namespace: str) -> str:
+    return f"{entity_arn}|{namespace}"
 
 
 class LastUsed:

@@ -39,6 +39,9 @@ class IdentityProviders:
             "tags": merge_tags([], params.get("Tags", [])),
             "created": now(),
         }
+        for field in ("ContextProvider", "IdentityCenterInstanceArn"):
+            if params.get(field) is not None:
+                provider[field] = params[field]
         with self.store.writing() as conn:
             if self.store.obj(account, OIDC, arn):
                 raise errors.oidc_provider_exists(url)
@@ -81,6 +84,28 @@ class IdentityProviders:
             elif change == "untag":
                 keys = {k.lower() for k in value}
                 provider["tags"] = [t for t in provider["tags"] if t["Key"].lower() not in keys]
+            self.store.put_obj(conn, account, OIDC, arn, provider)
+
+    def configure_oidc(self, account: str, arn: str, params: dict[str, Any]) -> None:
+        """UpdateOpenIDConnectProvider: set or remove the trusted identity propagation context
+        provider, or the IAM Identity Center instance; one of the two per request, never a value
+        with its Remove flag, and the context provider not while an instance is associated (AWS's
+        reference, API_UpdateOpenIDConnectProvider)."""
+        changes = {field: _change(params, field, remove)
+                   for field, remove in (("ContextProvider", "RemoveContextProvider"),
+                                         ("IdentityCenterInstanceArn", "RemoveIdentityCenterInstance"))}
+        wanted = {field: change for field, change in changes.items() if change is not _UNCHANGED}
+        if len(wanted) != 1:
+            raise errors.one_oidc_change()
+        [(field, value)] = wanted.items()
+        with self.store.writing() as conn:
+            provider = self.oidc(account, arn)
+            if field == "ContextProvider" and value is None and provider.get("IdentityCenterInstanceArn"):
+                raise errors.identity_center_still_associated()
+            if value is None:
+                provider.pop(field, None)
+            else:
+                provider[field] = value
             self.store.put_obj(conn, account, OIDC, arn, provider)
 
     def delete_oidc(self, account: str, arn: str) -> None:
@@ -140,6 +165,19 @@ class IdentityProviders:
         with self.store.writing() as conn:
             if not self.store.delete_obj(conn, account, SAML, arn):
                 raise errors.saml_provider_not_found(arn)
+
+
+_UNCHANGED = object()
+
+
+def _change(params: dict[str, Any], field: str, remove: str) -> Any:
+    """The new value of `field` (None: removed), or _UNCHANGED; both a value and its Remove flag is refused."""
+    given, removing = params.get(field) is not None, bool(params.get(remove))
+    if given and removing:
+        raise errors.value_with_remove_flag(field, remove)
+    if removing:
+        return None
+    return params[field] if given else _UNCHANGED
 
 
 def _add_key(keys: list[Row], pem: str | None) -> list[Row]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
+from onceflow.iam import account as account_settings
 from onceflow.iam import profiles, providers, server_certs, user_credentials
 from onceflow.iam.common import MANAGED_LIMIT, ROLE_INLINE_LIMIT, TRUST_LIMIT, now, partition
 from onceflow.iam.last_used import KEY, LastUsed
@@ -32,7 +33,6 @@ QUOTAS = {  # IAM's default quotas, as GetAccountSummary names them
     "AccessKeysPerUserQuota": 2, "SigningCertificatesPerUserQuota": 2, "UserPolicySizeQuota": 2048,
     "GroupPolicySizeQuota": 5120, "RolePolicySizeQuota": ROLE_INLINE_LIMIT, "PolicySizeQuota": MANAGED_LIMIT,
     "AssumeRolePolicySizeQuota": TRUST_LIMIT, "PolicyVersionsInUseQuota": 10000, "VersionsPerPolicyQuota": 5,
-    "GlobalEndpointTokenVersion": 1,
 }
 
 
@@ -77,8 +77,10 @@ class Reports:
             mfa = [d for d in self.store.objs(account, user_credentials.MFA) if d.get("user") == key]
             certs = [c for c in self.store.objs(account, user_credentials.CERT) if c.get("user") == key]
             keys = self.store.access_keys(account, user["name"])
-            row = [user["name"], user["arn"], user["created"], _flag(login is not None), na,
-                   login["CreateDate"] if login else na, na, _flag(bool(mfa))]
+            # A password changed since the profile was made (ChangePassword, UpdateLoginProfile) counts from then.
+            changed = (login.get("PasswordLastChanged") or login["CreateDate"]) if login else na
+            row = [user["name"], user["arn"], user["created"], _flag(login is not None), na, changed, na,
+                   _flag(bool(mfa))]
             for n in range(2):
                 k = keys[n] if n < len(keys) else None
                 used = self.last_used.get(KEY, k["access_key_id"], account) if k else None
@@ -109,7 +111,8 @@ class Reports:
             "AccountMFAEnabled": 0, "AccountAccessKeysPresent": 0, "AccountSigningCertificatesPresent": 0,
             "AccountPasswordPresent": 0,
         }
-        return {**counts, **QUOTAS}
+        token = account_settings.token_version(self.store, account)  # SetSecurityTokenServicePreferences
+        return {**counts, **QUOTAS, "GlobalEndpointTokenVersion": token}
 
 
 class ReportsApi:

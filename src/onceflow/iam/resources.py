@@ -1,4 +1,4 @@
-"""Which IAM resources a call acts on (for authorization): role, user, group and policy ARNs."""
+"""Which IAM resources a call acts on (for authorization): role, user, group, policy and MFA device ARNs."""
 
 from __future__ import annotations
 
@@ -36,7 +36,9 @@ def iam_resolver(store: IamStore) -> ResourceResolver:
             user = store.user(acct, params["UserName"])
             path = params.get("Path", "/") if user is None else user["path"]
             return [f"{arn}:iam::{acct}:user{path}{params['UserName']}"]
-        if ctx.operation in ("GetUser", "CreateAccessKey", "ListAccessKeys", "DeleteAccessKey"):
+        if str(params.get("SerialNumber", "")).startswith("arn:"):  # a virtual MFA device's own calls
+            return [params["SerialNumber"]]
+        if ctx.operation in ("GetUser", "CreateAccessKey", "ListAccessKeys", "DeleteAccessKey", "ChangePassword"):
             return [ctx.principal.arn]  # the caller's own user
         return ["*"]
 

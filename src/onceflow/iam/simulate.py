@@ -1,4 +1,5 @@
-"""SimulateCustomPolicy and SimulatePrincipalPolicy: the policy evaluator, reachable from the CLI.
+"""SimulateCustomPolicy and SimulatePrincipalPolicy: the policy evaluator, reachable from the CLI;
+GetContextKeysForCustomPolicy and GetContextKeysForPrincipalPolicy: the keys a simulation needs.
 
 Evaluation is the authorizer's (identity policies grant, a permissions boundary caps). Statement
 positions (MatchedStatements) are not reported.
@@ -10,8 +11,9 @@ from typing import Any
 
 from onceflow.context import Principal, RequestContext
 from onceflow.iam import errors
-from onceflow.iam.common import page
-from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse
+from onceflow.iam.common import entity_of, page
+from onceflow.iam.policy import Decision, MalformedPolicy, Policy, Request, evaluate, parse, stored
+from onceflow.iam.policy.context_keys import context_keys
 from onceflow.iam.service import IamService
 from onceflow.registry import operation
 
@@ -71,17 +73,36 @@ class SimulateApi:
         boundary = _policies(extra) if extra else self.service.boundary_for(principal)
         return simulate(params, identity, boundary)
 
+    @operation("GetContextKeysForCustomPolicy")
+    def get_context_keys_for_custom_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return {"ContextKeyNames": context_keys(_policies(params["PolicyInputList"]))}
+
+    @operation("GetContextKeysForPrincipalPolicy")
+    def get_context_keys_for_principal_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        """The keys of the identity policies of a user (its groups' too), a group or a role, then of
+        PolicyInputList's (AWS's reference: API_GetContextKeysForPrincipalPolicy)."""
+        arn = params["PolicySourceArn"]
+        kind, name = entity_of(arn, ("user", "group", "role"), ctx.account)
+        if kind == "group":
+            held = [stored(d) for d in self._group_documents(ctx.account, arn, name)]
+        else:
+            held = self.service.policies_for(self._principal(ctx.account, arn))
+        return {"ContextKeyNames": context_keys(held + _policies(params.get("PolicyInputList", [])))}
+
+    def _group_documents(self, account: str, arn: str, name: str) -> list[str]:
+        store = self.service.store
+        group = store.group(account, name)
+        if group is None or group["arn"] != arn:
+            raise errors.group_not_found(name)
+        docs = [d for _, d in store.inline_all("iam_group_policies", account, name)]
+        attached = (self.service.default_document(account, a) for a in store.attached(account, "group", name))
+        return docs + [d for d in attached if d is not None]
+
     def _principal(self, account: str, arn: str) -> Principal:
-        parts = arn.split(":", 5)
-        if len(parts) != 6 or parts[2] != "iam" or parts[4] != account:
-            raise errors.invalid_arn(arn)
-        kind, _, rest = parts[5].partition("/")
-        name = rest.rsplit("/", 1)[-1]
+        kind, name = entity_of(arn, ("user", "role"), account)
         if kind == "role":
             role = self.service.role(account, name)
             return Principal(account, "assumed-role", role_arn=role["arn"])
-        if kind == "user":
-            if self.service.store.user(account, name) is None:
-                raise errors.user_not_found(name)
-            return Principal(account, "user", arn, name)
-        raise errors.invalid_arn(arn)
+        if self.service.store.user(account, name) is None:
+            raise errors.user_not_found(name)
+        return Principal(account, "user", arn, name)

@@ -10,11 +10,13 @@ import hashlib
 import secrets
 from typing import Any
 
-from onceflow.iam import errors
+from onceflow.iam import errors, passwords, totp
+from onceflow.iam.account import PASSWORD as PASSWORD_POLICY
 from onceflow.iam.common import merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
 
 LOGIN, SSH, CERT, MFA = "login-profile", "ssh-key", "signing-cert", "mfa-device"
+SERVICE_CREDENTIAL = "service-credential"  # service_credentials.py
 SSH_KEYS_PER_USER = 5
 CERTS_PER_USER = 2
 _BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -25,7 +27,8 @@ def blockers(store: IamStore, account: str, user_key: str) -> str | None:
     if store.obj(account, LOGIN, user_key):
         return "delete login profile"
     for kind, what in ((CERT, "delete signing certificates"), (SSH, "delete SSH public keys"),
-                       (MFA, "delete MFA devices")):  # UNCONFIRMED wording of the last two
+                       (MFA, "delete MFA devices"),  # UNCONFIRMED wording of these two
+                       (SERVICE_CREDENTIAL, "remove service specific credentials")):
         if any(o.get("user") == user_key for o in store.objs(account, kind)):
             return what
     return None
@@ -38,7 +41,8 @@ def move(store: IamStore, conn: Any, account: str, old_key: str, user: Row) -> N
     if profile is not None:
         store.delete_obj(conn, account, LOGIN, old_key)
         store.put_obj(conn, account, LOGIN, key, {**profile, "user": key, "UserName": user["name"]})
-    for kind, id_field in ((SSH, "SSHPublicKeyId"), (CERT, "CertificateId"), (MFA, "SerialNumber")):
+    for kind, id_field in ((SSH, "SSHPublicKeyId"), (CERT, "CertificateId"), (MFA, "SerialNumber"),
+                           (SERVICE_CREDENTIAL, "ServiceSpecificCredentialId")):
         for o in store.objs(account, kind):
             if o.get("user") == old_key:
                 store.put_obj(conn, account, kind, o[id_field], {**o, "user": key, "UserName": user["name"]})
@@ -55,15 +59,22 @@ class UserCredentials:
         return user
 
     # ------------------------------------------------------------------ login profiles
-    def create_login_profile(self, account: str, name: str, reset_required: bool) -> Row:
+    def create_login_profile(self, account: str, name: str, reset_required: bool, password: str | None = None) -> Row:
+        user = self._user(account, name)  # a missing user is named before a weak password (UNCONFIRMED order)
+        profile = {"user": name.lower(), "UserName": user["name"], "CreateDate": now(),
+                   "PasswordResetRequired": reset_required}
+        if password is not None:  # checked and hashed before the write transaction, which waits for no hash
+            passwords.check(password, self._password_policy(account))
+            _set_password(profile, password)
         with self.store.writing() as conn:
             user = self._user(account, name)
             if self.store.obj(account, LOGIN, name.lower()):
                 raise errors.login_profile_exists(user["name"])
-            profile = {"user": name.lower(), "UserName": user["name"], "CreateDate": now(),
-                       "PasswordResetRequired": reset_required}
             self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
         return profile
+
+    def _password_policy(self, account: str) -> Row | None:
+        return self.store.obj(account, PASSWORD_POLICY, "")
 
     def login_profile(self, account: str, name: str) -> Row:
         user = self._user(account, name)
@@ -72,12 +83,40 @@ class UserCredentials:
             raise errors.login_profile_not_found(user["name"])
         return profile
 
-    def update_login_profile(self, account: str, name: str, reset_required: bool | None) -> None:
+    def update_login_profile(self, account: str, name: str, reset_required: bool | None,
+                             password: str | None = None) -> None:
+        changes: Row = {} if password is None else self._new_password(account, self.login_profile(account, name),
+                                                                        password)
+        if reset_required is not None:
+            changes["PasswordResetRequired"] = reset_required
+        self._write_profile(account, name, changes)
+
+    def change_password(self, account: str, name: str, old: str, new: str) -> None:
+        """ChangePassword: the calling user's own password, given the current one; a reset the
+        profile asked for is then done."""
+        profile = self.login_profile(account, name)
+        # A profile made without a password (or before passwords were kept) has none to compare.
+        if profile.get("password") is not None and not passwords.matches(old, profile["password"]):
+            raise errors.wrong_old_password()
+        self._write_profile(account, name, {**self._new_password(account, profile, new),
+                                            "PasswordResetRequired": False})
+
+    def _new_password(self, account: str, profile: Row, password: str) -> Row:
+        """The profile's fields for a new password, checked against the policy and the history;
+        hashing happens here, outside any write transaction (PBKDF2 takes milliseconds a hash)."""
+        policy = self._password_policy(account)
+        passwords.check(password, policy)
+        keep = int((policy or {}).get("PasswordReusePrevention", 0))
+        if passwords.reused(password, profile.get("history", []), keep):
+            raise errors.password_reused(keep)
+        changes = {"history": profile.get("history", [])}
+        _set_password(changes, password)
+        return changes
+
+    def _write_profile(self, account: str, name: str, changes: Row) -> None:
         with self.store.writing() as conn:
             profile = self.login_profile(account, name)
-            if reset_required is not None:
-                profile["PasswordResetRequired"] = reset_required
-            self.store.put_obj(conn, account, LOGIN, name.lower(), profile)
+            self.store.put_obj(conn, account, LOGIN, name.lower(), {**profile, **changes})
 
     def delete_login_profile(self, account: str, name: str) -> None:
         with self.store.writing() as conn:
@@ -213,8 +252,52 @@ class UserCredentials:
                    and (status == "Any" or (d["user"] is not None) == (status == "Assigned"))]
         return page(devices, params.get("Marker"), params.get("MaxItems"), lambda d: d["SerialNumber"])
 
+    def user_mfa(self, account: str, name: str, serial: str) -> Row:
+        """A device enabled for the user (GetMFADevice); AWS documents the call for FIDO security
+        keys, which only the console registers: here any device the user has (UNCONFIRMED)."""
+        self._user(account, name)
+        device = self.store.obj(account, MFA, serial)
+        if device is None or device["user"] != name.lower():
+            raise errors.mfa_not_found(serial)
+        return device
+
+    def resync_mfa(self, account: str, name: str, serial: str, first: str, second: str) -> None:
+        """Two consecutive codes of the device near now re-align it; a hardware device's codes cannot
+        be checked here (no seed) and are taken (UNCONFIRMED)."""
+        with self.store.writing() as conn:
+            device = self.user_mfa(account, name, serial)
+            if device.get("seed") is not None:
+                counter = totp.consecutive(device["seed"], first, second)
+                if counter is None:
+                    raise errors.invalid_authentication_code()
+                self.store.put_obj(conn, account, MFA, serial, {**device, "resynced_at": counter})
+
+    def virtual_mfa(self, account: str, serial: str) -> Row:
+        device = self.store.obj(account, MFA, serial)
+        if device is None or not device["virtual"]:
+            raise errors.virtual_mfa_not_found(serial)  # only virtual devices carry tags
+        return device
+
+    def tag_mfa(self, account: str, serial: str, tags: list[dict[str, str]] | None, drop: list[str] | None) -> None:
+        with self.store.writing() as conn:
+            device = self.virtual_mfa(account, serial)
+            if tags is not None:
+                kept = merge_tags(device["tags"], tags)
+            else:
+                keys = {k.lower() for k in drop or []}
+                kept = [t for t in device["tags"] if t["Key"].lower() not in keys]
+            self.store.put_obj(conn, account, MFA, serial, {**device, "tags": kept})
+
     def _owned(self, account: str, kind: str, name: str) -> list[Row]:
         return [o for o in self.store.objs(account, kind) if o.get("user") == name.lower()]
+
+
+def _set_password(profile: Row, password: str) -> None:
+    """Keep the new password's hash, and the last 24 (PasswordReusePrevention's most) in its history."""
+    hashed = passwords.digest(password)
+    profile["password"] = hashed
+    profile["history"] = [*profile.get("history", []), hashed][-24:]
+    profile["PasswordLastChanged"] = now()
 
 
 def _ssh_fingerprint(body: str) -> str:

@@ -7,8 +7,8 @@ from typing import Any
 from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.iam import mfa_qr
-from onceflow.iam.api import Out, _date, paged, user_out
-from onceflow.iam.errors import user_name_needed
+from onceflow.iam.api import Out, _date, paged, tags_out, user_out
+from onceflow.iam.errors import not_an_iam_user, user_name_needed
 from onceflow.iam.store import Row
 from onceflow.iam.user_credentials import UserCredentials
 from onceflow.registry import operation
@@ -42,7 +42,7 @@ class UserCredentialsApi:
     @operation("CreateLoginProfile")
     def create_login_profile(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         profile = self.creds.create_login_profile(ctx.account, _user(ctx, params),
-                                                  bool(params.get("PasswordResetRequired")))
+                                                  bool(params.get("PasswordResetRequired")), params.get("Password"))
         return {"LoginProfile": _out(profile, PROFILE)}
 
     @operation("GetLoginProfile")
@@ -51,7 +51,14 @@ class UserCredentialsApi:
 
     @operation("UpdateLoginProfile")
     def update_login_profile(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.creds.update_login_profile(ctx.account, params["UserName"], params.get("PasswordResetRequired"))
+        self.creds.update_login_profile(ctx.account, params["UserName"], params.get("PasswordResetRequired"),
+                                        params.get("Password"))
+
+    @operation("ChangePassword")
+    def change_password(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        if ctx.principal.kind != "user":
+            raise not_an_iam_user()
+        self.creds.change_password(ctx.account, ctx.principal.name, params["OldPassword"], params["NewPassword"])
 
     @operation("DeleteLoginProfile")
     def delete_login_profile(self, ctx: RequestContext, params: dict[str, Any]) -> None:
@@ -132,6 +139,28 @@ class UserCredentialsApi:
     def list_virtual_mfa_devices(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         devices, marker = self.creds.virtual_mfa_devices(ctx.account, params)
         return paged("VirtualMFADevices", [self._virtual(ctx, d) for d in devices], marker)
+
+    @operation("GetMFADevice")
+    def get_mfa_device(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        device = self.creds.user_mfa(ctx.account, _user(ctx, params), params["SerialNumber"])
+        return _out(device, ("UserName", "SerialNumber", "EnableDate"))
+
+    @operation("ResyncMFADevice")
+    def resync_mfa_device(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.creds.resync_mfa(ctx.account, params["UserName"], params["SerialNumber"],
+                              params["AuthenticationCode1"], params["AuthenticationCode2"])
+
+    @operation("TagMFADevice")
+    def tag_mfa_device(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.creds.tag_mfa(ctx.account, params["SerialNumber"], params["Tags"], None)
+
+    @operation("UntagMFADevice")
+    def untag_mfa_device(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.creds.tag_mfa(ctx.account, params["SerialNumber"], None, params["TagKeys"])
+
+    @operation("ListMFADeviceTags")
+    def list_mfa_device_tags(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
+        return tags_out(self.creds.virtual_mfa(ctx.account, params["SerialNumber"])["tags"], params)
 
     def _virtual(self, ctx: RequestContext, device: Row) -> Out:
         out: Out = {"SerialNumber": device["SerialNumber"]}

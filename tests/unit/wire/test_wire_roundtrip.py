@@ -16,13 +16,15 @@ from typing import Any
 
 import botocore
 import pytest
-from known_operations import BOTOCORE, KNOWN
+from known_operations import BOTOCORE, SERVED_NEWER
+from known_operations import KNOWN as MODELED
 from wire_oracle import botocore_op, botocore_parse, botocore_request, parse_request, render, render_error, spec
 from wire_shapegen import emptied, value_for
 
 from onceflow.errors import ServiceError
 
 SERVICES = ["dynamodb", "stepfunctions", "lambda", "iam", "sts", "logs"]
+KNOWN = {service: ops | SERVED_NEWER.get(service, frozenset()) for service, ops in MODELED.items()}
 # Characters that need escaping somewhere: form encoding, URL labels, JSON, XML, non-ASCII, astral.
 TRICKY = "a b&c=d+é/%:?#\r\n\"<>'😀 ;"
 WHEN_MS = dt.datetime(2026, 11, 29, 9, 30, 15, 123000, tzinfo=dt.UTC)
