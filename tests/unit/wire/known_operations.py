@@ -7,6 +7,13 @@ from __future__ import annotations
 
 BOTOCORE = "1.43.11"
 
+# Operations onceflow serves that botocore BOTOCORE does not model (newer than the runtime's floor):
+# the server registers them whatever botocore is installed (the wire routes them only where its model
+# has them), and their round trips run where the installed botocore models them.
+NEWER: dict[str, frozenset[str]] = {
+    "lambda": frozenset(("DeleteDurableExecution", "PauseDurableExecution", "ResumeDurableExecution")),
+}
+
 KNOWN: dict[str, frozenset[str]] = {
     "dynamodb": frozenset((
         "BatchExecuteStatement", "BatchGetItem", "BatchWriteItem", "CreateBackup", "CreateGlobalTable", "CreateTable",

@@ -1,0 +1,249 @@
+"""Lambda, session 13 (issue 21): PauseDurableExecution, ResumeDurableExecution and
+DeleteDurableExecution on real durable executions (a pause really holds the handler back until the
+resume; waits and callbacks complete meanwhile; ExecutionTimeoutPaused; PAUSING until the running
+invocation's next checkpoint), and the refusals the model names.
+
+These operations are newer than the runtime's botocore floor (1.43.11): the tests skip where the
+installed botocore lacks them, and fail under CI=true, whose test extra pins a boto3 that has them."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from tests.service.calls import refused
+from tests.service.test_lambda_durable import RAW, durable_function, event_invoke, history, until
+
+# Steps around a sleep, so that a test can pause while the invocation is in progress.
+SLOW = RAW.replace(
+    '    if given.get("mode") == "callback":',
+    '''    if given.get("mode") == "slow":
+        import time
+        s1 = ops.get("s1")
+        if s1 is None or s1["Status"] != "SUCCEEDED":
+            checkpoint({"Id": "s1", "Type": "STEP", "SubType": "Step", "Action": "START"})
+            time.sleep(given.get("sleep", 3))
+            checkpoint({"Id": "s1", "Type": "STEP", "SubType": "Step", "Action": "SUCCEED", "Payload": "1"})
+        checkpoint({"Id": "s2", "Type": "STEP", "SubType": "Step", "Action": "SUCCEED", "Payload": "2"})
+        return {"Status": "SUCCEEDED", "Result": json.dumps("done")}
+
+    if given.get("mode") == "callback":''',
+    1,
+)
+
+
+def needs(client: Any, *operations: str) -> None:
+    """Skip where the installed botocore does not model the operations (fail under CI=true)."""
+    missing = [op for op in operations if op not in client.meta.service_model.operation_names]
+    if not missing:
+        return
+    message = f"botocore lacks {', '.join(missing)} (newer than the runtime floor 1.43.11)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture
+def lam(aws: Callable[..., Any]) -> Any:
+    client = aws("lambda")
+    needs(client, "PauseDurableExecution", "ResumeDurableExecution", "DeleteDurableExecution")
+    return client
+
+
+def kinds(lam: Any, arn: str) -> list[str]:
+    return [e["EventType"] for e in history(lam, arn)]
+
+
+def status(lam: Any, arn: str) -> str:
+    return str(lam.get_durable_execution(DurableExecutionArn=arn)["Status"])
+
+
+def answered(lam: Any, arn: str) -> None:
+    """Until the first invocation answered (PENDING: the execution waits on something)."""
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+
+
+def ended(lam: Any, arn: str) -> str:
+    return str(until(lambda: status(lam, arn) not in ("RUNNING", "PAUSING", "PAUSED") and status(lam, arn)))
+
+
+def test_a_paused_execution_is_not_invoked_until_resumed_while_its_wait_completes(aws: Callable[..., Any],
+                                                                                  lam: Any) -> None:  # fmt: skip
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, json.dumps({"who": "ada", "wait": 1}).encode())
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))  # answered PENDING: it waits 1 s
+
+    lam.pause_durable_execution(DurableExecutionArn=arn, Reason="deploying")
+    execution = lam.get_durable_execution(DurableExecutionArn=arn)
+    assert execution["Status"] == "PAUSED"
+    pause = execution["PauseDetails"]
+    assert (pause["Reason"], pause["ExecutionTimeoutPaused"]) == ("deploying", True)
+    assert pause["PauseRequestTimestamp"] >= execution["StartTimestamp"]
+    assert "Error" not in execution and "EndTimestamp" not in execution
+    listed = lam.list_durable_executions_by_function(FunctionName=name, Qualifier=version, Statuses=["PAUSED"])
+    assert [e["DurableExecutionArn"] for e in listed["DurableExecutions"]] == [arn]
+
+    # The wait completes while paused, but the handler is not invoked for it.
+    assert until(lambda: "WaitSucceeded" in kinds(lam, arn))
+    time.sleep(1.5)
+    assert kinds(lam, arn).count("InvocationCompleted") == 1
+    assert status(lam, arn) == "PAUSED"
+
+    lam.resume_durable_execution(DurableExecutionArn=arn, Reason="deployed")
+    assert ended(lam, arn) == "SUCCEEDED"
+    execution = lam.get_durable_execution(DurableExecutionArn=arn)
+    assert json.loads(execution["Result"]) == {"greeting": "hello ada"}
+    assert "PauseDetails" not in execution
+    events = history(lam, arn)
+    assert [e["EventType"] for e in events] == [
+        "ExecutionStarted", "StepStarted", "StepSucceeded", "WaitStarted", "InvocationCompleted",
+        "ExecutionPaused", "WaitSucceeded", "ExecutionResumed", "InvocationCompleted", "ExecutionSucceeded",
+    ]  # fmt: skip
+    paused, resumed = events[5], events[7]
+    assert paused["ExecutionPausedDetails"]["Reason"] == {"Payload": "deploying"}
+    assert paused["ExecutionPausedDetails"]["ExecutionTimeoutPaused"] is True
+    assert paused["ExecutionPausedDetails"]["PauseRequestTimestamp"] == pause["PauseRequestTimestamp"]
+    assert resumed["ExecutionResumedDetails"]["Reason"] == {"Payload": "deployed"}
+    assert resumed["ExecutionResumedDetails"]["ResumeRequestTimestamp"] <= resumed["EventTimestamp"]
+    bare = lam.get_durable_execution_history(DurableExecutionArn=arn, IncludeExecutionData=False)["Events"]
+    assert "Payload" not in bare[5]["ExecutionPausedDetails"].get("Reason", {})
+
+
+def test_a_pause_during_an_invocation_takes_effect_at_its_next_checkpoint(aws: Callable[..., Any],
+                                                                          lam: Any) -> None:  # fmt: skip
+    name, version = durable_function(aws, SLOW)
+    arn = event_invoke(lam, name, version, b'{"mode": "slow", "sleep": 3}')
+    assert until(lambda: "StepStarted" in kinds(lam, arn))  # the invocation sleeps between its checkpoints
+
+    lam.pause_durable_execution(DurableExecutionArn=arn, ExecutionTimeoutPaused=False)
+    execution = lam.get_durable_execution(DurableExecutionArn=arn)
+    assert execution["Status"] == "PAUSING"
+    assert execution["PauseDetails"]["ExecutionTimeoutPaused"] is False
+    assert "Reason" not in execution["PauseDetails"]
+
+    assert until(lambda: status(lam, arn) == "PAUSED")
+    # Its checkpoint was kept; what it tried after the pause was not, and the execution did not fail.
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+    assert status(lam, arn) == "PAUSED"
+    assert kinds(lam, arn) == ["ExecutionStarted", "StepStarted", "StepSucceeded", "ExecutionPaused",
+                               "InvocationCompleted"]  # fmt: skip
+
+    lam.resume_durable_execution(DurableExecutionArn=arn)  # the pause interrupted it: invoked again
+    assert ended(lam, arn) == "SUCCEEDED"
+    assert kinds(lam, arn)[4:] == ["InvocationCompleted", "ExecutionResumed", "StepStarted", "StepSucceeded",
+                                   "InvocationCompleted", "ExecutionSucceeded"]  # fmt: skip
+    failed = next(e for e in history(lam, arn) if e["EventType"] == "InvocationCompleted")
+    assert failed["InvocationCompletedDetails"]["Error"]  # its checkpoint after the pause was refused
+
+
+def test_resuming_a_pausing_execution_cancels_the_pause(aws: Callable[..., Any], lam: Any) -> None:
+    name, version = durable_function(aws, SLOW)
+    arn = event_invoke(lam, name, version, b'{"mode": "slow", "sleep": 3}')
+    assert until(lambda: "StepStarted" in kinds(lam, arn))
+    lam.pause_durable_execution(DurableExecutionArn=arn)
+    assert status(lam, arn) == "PAUSING"
+    lam.resume_durable_execution(DurableExecutionArn=arn)
+    assert status(lam, arn) == "RUNNING"
+    assert "PauseDetails" not in lam.get_durable_execution(DurableExecutionArn=arn)
+    assert ended(lam, arn) == "SUCCEEDED"
+    assert kinds(lam, arn) == ["ExecutionStarted", "StepStarted", "StepSucceeded", "StepStarted", "StepSucceeded",
+                               "InvocationCompleted", "ExecutionSucceeded"]  # fmt: skip
+
+
+def test_a_callback_completes_while_paused_and_the_resume_invokes_for_it(aws: Callable[..., Any],
+                                                                         lam: Any) -> None:  # fmt: skip
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, b'{"mode": "callback"}')
+    [event] = until(lambda: [e for e in history(lam, arn) if e["EventType"] == "CallbackStarted"])
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+    lam.pause_durable_execution(DurableExecutionArn=arn)
+    lam.send_durable_execution_callback_success(CallbackId=event["CallbackStartedDetails"]["CallbackId"],
+                                                Result=b'"yes"')  # fmt: skip
+    assert "CallbackSucceeded" in kinds(lam, arn)
+    time.sleep(1.0)
+    assert status(lam, arn) == "PAUSED" and kinds(lam, arn).count("InvocationCompleted") == 1
+
+    # Invoking by the paused execution's name gives it back, still paused (docs: durable-pause-resume).
+    again = lam.invoke(FunctionName=name, Qualifier=version, InvocationType="Event", Payload=b'{"mode": "callback"}',
+                       DurableExecutionName=lam.get_durable_execution(DurableExecutionArn=arn)["DurableExecutionName"])
+    assert again["DurableExecutionArn"] == arn and status(lam, arn) == "PAUSED"
+
+    lam.resume_durable_execution(DurableExecutionArn=arn)
+    assert ended(lam, arn) == "SUCCEEDED"
+    assert lam.get_durable_execution(DurableExecutionArn=arn)["Result"] == '"yes"'
+
+
+def test_a_paused_timeout_does_not_run_out_and_an_unpaused_one_does(aws: Callable[..., Any], lam: Any) -> None:
+    name, version = durable_function(aws, ExecutionTimeout=2)
+    held = event_invoke(lam, name, version, b'{"mode": "callback"}')
+    free = event_invoke(lam, name, version, b'{"mode": "callback"}')
+    for arn in (held, free):
+        answered(lam, arn)
+    lam.pause_durable_execution(DurableExecutionArn=held)  # ExecutionTimeoutPaused defaults to true
+    lam.pause_durable_execution(DurableExecutionArn=free, ExecutionTimeoutPaused=False)
+    assert ended(lam, free) == "TIMED_OUT"
+    time.sleep(1.0)
+    assert status(lam, held) == "PAUSED"
+    lam.resume_durable_execution(DurableExecutionArn=held)
+    assert ended(lam, held) == "TIMED_OUT"  # the rest of its 2 seconds, once resumed
+
+
+def test_a_paused_execution_can_be_stopped(aws: Callable[..., Any], lam: Any) -> None:
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, b'{"mode": "callback"}')
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+    lam.pause_durable_execution(DurableExecutionArn=arn)
+    lam.stop_durable_execution(DurableExecutionArn=arn)
+    execution = lam.get_durable_execution(DurableExecutionArn=arn)
+    assert execution["Status"] == "STOPPED" and "PauseDetails" not in execution
+    assert refused(lam.resume_durable_execution, DurableExecutionArn=arn)[0] == "ResourceConflictException"
+
+
+def test_pause_and_resume_refusals_and_client_tokens(aws: Callable[..., Any], lam: Any) -> None:
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, b'{"mode": "callback"}')
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+    code, _ = refused(lam.resume_durable_execution, DurableExecutionArn=arn)  # running, not paused
+    assert code == "ResourceConflictException"
+
+    lam.pause_durable_execution(DurableExecutionArn=arn, ClientToken="pause-1", Reason="r")
+    lam.pause_durable_execution(DurableExecutionArn=arn, ClientToken="pause-1", Reason="r")  # the same request
+    assert refused(lam.pause_durable_execution, DurableExecutionArn=arn)[0] == "ResourceConflictException"
+    assert kinds(lam, arn).count("ExecutionPaused") == 1
+
+    lam.resume_durable_execution(DurableExecutionArn=arn, ClientToken="resume-1")
+    lam.resume_durable_execution(DurableExecutionArn=arn, ClientToken="resume-1")
+    assert status(lam, arn) == "RUNNING" and kinds(lam, arn).count("ExecutionResumed") == 1
+    lam.stop_durable_execution(DurableExecutionArn=arn)
+    assert refused(lam.pause_durable_execution, DurableExecutionArn=arn)[0] == "ResourceConflictException"
+
+    gone = arn.rsplit("/", 1)[0] + "/00000000-0000-0000-0000-000000000000"
+    for call in (lam.pause_durable_execution, lam.resume_durable_execution, lam.delete_durable_execution):
+        assert refused(call, DurableExecutionArn=gone)[0] == "ResourceNotFoundException"
+    code, _ = refused(lam.pause_durable_execution, DurableExecutionArn=arn, Reason="x" * 1025)
+    assert code in ("ValidationException", "InvalidParameterValueException")
+
+
+def test_only_an_ended_execution_is_deleted(aws: Callable[..., Any], lam: Any) -> None:
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, b'{"mode": "callback"}')
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+    assert refused(lam.delete_durable_execution, DurableExecutionArn=arn)[0] == "ResourceConflictException"
+    lam.pause_durable_execution(DurableExecutionArn=arn)
+    assert refused(lam.delete_durable_execution, DurableExecutionArn=arn)[0] == "ResourceConflictException"
+    assert status(lam, arn) == "PAUSED"
+
+    lam.stop_durable_execution(DurableExecutionArn=arn)
+    before = lam.get_durable_execution(DurableExecutionArn=arn)["EndTimestamp"]
+    out = lam.delete_durable_execution(DurableExecutionArn=arn)
+    assert out["ResponseMetadata"]["HTTPStatusCode"] == 202
+    assert out["DeletionRequestTimestamp"] >= before
+    assert refused(lam.get_durable_execution, DurableExecutionArn=arn)[0] == "ResourceNotFoundException"
+    assert refused(lam.get_durable_execution_history, DurableExecutionArn=arn)[0] == "ResourceNotFoundException"
+    listed = lam.list_durable_executions_by_function(FunctionName=name, Qualifier=version)["DurableExecutions"]
+    assert arn not in [e["DurableExecutionArn"] for e in listed]
+    assert refused(lam.delete_durable_execution, DurableExecutionArn=arn)[0] == "ResourceNotFoundException"
