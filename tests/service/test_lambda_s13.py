@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tests.service.calls import refused
+from tests.service.calls import refused, unique
+from tests.service.lambda_setup import ECHO, lambda_role, zip_of
 from tests.service.test_lambda_durable import RAW, durable_function, event_invoke, history, until
 
 # Steps around a sleep, so that a test can pause while the invocation is in progress.
@@ -247,3 +248,128 @@ def test_only_an_ended_execution_is_deleted(aws: Callable[..., Any], lam: Any) -
     listed = lam.list_durable_executions_by_function(FunctionName=name, Qualifier=version)["DurableExecutions"]
     assert arn not in [e["DurableExecutionArn"] for e in listed]
     assert refused(lam.delete_durable_execution, DurableExecutionArn=arn)[0] == "ResourceNotFoundException"
+
+
+# ---------------------------------------------------------------------- resource policies as documents
+@pytest.fixture
+def rp(aws: Callable[..., Any]) -> Any:
+    client = aws("lambda")
+    needs(client, "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy")
+    return client
+
+
+def plain_function(aws: Callable[..., Any]) -> str:
+    """A new (non-durable) function's ARN."""
+    name = unique("rp")
+    out = aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=lambda_role(aws, "rp"),
+                                        Handler="app.handler", Code={"ZipFile": zip_of(ECHO)})  # fmt: skip
+    return str(out["FunctionArn"])
+
+
+def grant(arn: str, sid: str, service: str, **condition: Any) -> dict[str, Any]:
+    statement: dict[str, Any] = {"Sid": sid, "Effect": "Allow", "Principal": {"Service": service},
+                                 "Action": "lambda:InvokeFunction", "Resource": arn}  # fmt: skip
+    if condition:
+        statement["Condition"] = condition
+    return statement
+
+
+def document(*statements: dict[str, Any]) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
+
+
+def test_put_get_delete_a_resource_policy_is_the_functions_one_policy(aws: Callable[..., Any], rp: Any) -> None:
+    arn = plain_function(aws)
+    assert refused(rp.get_resource_policy, ResourceArn=arn) == (
+        "ResourceNotFoundException", "The resource you requested does not exist.")  # fmt: skip
+
+    put = rp.put_resource_policy(ResourceArn=arn, Policy=document(grant(arn, "sns", "sns.amazonaws.com")))
+    assert json.loads(put["Policy"])["Statement"] == [grant(arn, "sns", "sns.amazonaws.com")]
+    got = rp.get_resource_policy(ResourceArn=arn)
+    assert (got["Policy"], got["RevisionId"]) == (put["Policy"], put["RevisionId"])
+    # The same policy GetPolicy answers, under the function's RevisionId (a policy change moves both).
+    policy = rp.get_policy(FunctionName=arn)
+    assert (policy["Policy"], policy["RevisionId"]) == (put["Policy"], put["RevisionId"])
+    assert rp.get_function(FunctionName=arn)["Configuration"]["RevisionId"] == put["RevisionId"]
+
+    # AddPermission adds to it; PutResourcePolicy replaces the whole of it.
+    rp.add_permission(FunctionName=arn, StatementId="events", Action="lambda:InvokeFunction",
+                      Principal="events.amazonaws.com")  # fmt: skip
+    sids = [s["Sid"] for s in json.loads(rp.get_resource_policy(ResourceArn=arn)["Policy"])["Statement"]]
+    assert sids == ["sns", "events"]
+    rp.put_resource_policy(ResourceArn=arn, Policy=document(grant(arn, "s3", "s3.amazonaws.com")))
+    assert [s["Sid"] for s in json.loads(rp.get_policy(FunctionName=arn)["Policy"])["Statement"]] == ["s3"]
+    assert refused(rp.remove_permission, FunctionName=arn, StatementId="events")[0] == "ResourceNotFoundException"
+
+    rp.delete_resource_policy(ResourceArn=arn)
+    assert refused(rp.get_policy, FunctionName=arn)[0] == "ResourceNotFoundException"
+    assert refused(rp.get_resource_policy, ResourceArn=arn)[0] == "ResourceNotFoundException"
+    assert refused(rp.delete_resource_policy, ResourceArn=arn)[0] == "ResourceNotFoundException"
+
+
+def test_the_revision_id_guards_put_and_delete(aws: Callable[..., Any], rp: Any) -> None:
+    arn = plain_function(aws)
+    first = rp.put_resource_policy(ResourceArn=arn, Policy=document(grant(arn, "a", "sns.amazonaws.com")))
+    stale = "00000000-0000-0000-0000-000000000000"
+    for call, more in ((rp.put_resource_policy, {"Policy": document(grant(arn, "b", "sns.amazonaws.com"))}),
+                       (rp.delete_resource_policy, {})):  # fmt: skip
+        code, _ = refused(call, ResourceArn=arn, RevisionId=stale, **more)
+        assert code == "PreconditionFailedException"
+    assert rp.get_resource_policy(ResourceArn=arn)["Policy"] == first["Policy"]  # nothing changed
+
+    second = rp.put_resource_policy(ResourceArn=arn, Policy=document(grant(arn, "b", "sns.amazonaws.com")),
+                                    RevisionId=first["RevisionId"])  # fmt: skip
+    assert second["RevisionId"] != first["RevisionId"]
+    assert refused(rp.delete_resource_policy, ResourceArn=arn, RevisionId=first["RevisionId"])[0] == (
+        "PreconditionFailedException")  # fmt: skip
+    rp.delete_resource_policy(ResourceArn=arn, RevisionId=second["RevisionId"])
+    assert refused(rp.get_resource_policy, ResourceArn=arn)[0] == "ResourceNotFoundException"
+
+
+def test_a_version_and_an_alias_hold_policies_of_their_own(aws: Callable[..., Any], rp: Any) -> None:
+    arn = plain_function(aws)
+    version = rp.publish_version(FunctionName=arn)["Version"]
+    rp.create_alias(FunctionName=arn, Name="live", FunctionVersion=version)
+    for qualified in (f"{arn}:{version}", f"{arn}:live"):
+        rp.put_resource_policy(ResourceArn=qualified, Policy=document(grant(qualified, "q", "sns.amazonaws.com")))
+        got = json.loads(rp.get_resource_policy(ResourceArn=qualified)["Policy"])
+        assert got["Statement"][0]["Resource"] == qualified
+        qualifier = qualified.rsplit(":", 1)[1]
+        assert rp.get_policy(FunctionName=arn, Qualifier=qualifier)["Policy"] == json.dumps(
+            got, separators=(",", ":"))  # fmt: skip
+    assert refused(rp.get_resource_policy, ResourceArn=arn)[0] == "ResourceNotFoundException"
+
+
+def test_a_put_policy_decides_what_a_service_may_invoke(aws: Callable[..., Any], rp: Any) -> None:
+    """CloudWatch Logs checks the function's policy when a subscription filter names it."""
+    arn = plain_function(aws)
+    logs = aws("logs")
+    group = unique("/rp/group")
+    logs.create_log_group(logGroupName=group)
+
+    def subscribe() -> None:
+        logs.put_subscription_filter(logGroupName=group, filterName="f", filterPattern="", destinationArn=arn)
+
+    assert refused(subscribe)[0] == "InvalidParameterException"
+    rp.put_resource_policy(ResourceArn=arn, Policy=document(grant(arn, "logs", "logs.amazonaws.com")))
+    subscribe()
+    assert [f["filterName"] for f in logs.describe_subscription_filters(logGroupName=group)["subscriptionFilters"]] == [
+        "f"
+    ]
+
+
+def test_resource_policy_refusals(aws: Callable[..., Any], rp: Any) -> None:
+    arn = plain_function(aws)
+    missing = arn + "-gone"
+    for call, more in ((rp.put_resource_policy, {"Policy": document(grant(missing, "a", "sns.amazonaws.com"))}),
+                       (rp.get_resource_policy, {}), (rp.delete_resource_policy, {})):  # fmt: skip
+        code, message = refused(call, ResourceArn=missing, **more)
+        assert code == "ResourceNotFoundException", (call, message)
+    assert refused(rp.put_resource_policy, ResourceArn=arn, Policy="{not json")[0] == "InvalidParameterValueException"
+    no_principal = json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": arn}]})  # fmt: skip
+    assert refused(rp.put_resource_policy, ResourceArn=arn, Policy=no_principal)[0] == "InvalidParameterValueException"
+    latest = f"{arn}:$LATEST"
+    code, _ = refused(rp.put_resource_policy, ResourceArn=latest, Policy=document(grant(arn, "a", "sns.amazonaws.com")))
+    assert code == "InvalidParameterValueException"
+    assert refused(rp.get_resource_policy, ResourceArn=arn)[0] == "ResourceNotFoundException"  # nothing written

@@ -163,6 +163,8 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     version's ARN for layer calls)."""
     if params.get("DurableExecutionArn"):
         return [str(params["DurableExecutionArn"])]
+    if params.get("ResourceArn"):  # the resource-policy calls name their function (version, alias) by ARN
+        return [str(params["ResourceArn"])]
     if params.get("CallbackId"):  # a callback's id names its execution (durable.py)
         try:
             return [durable_callback_arn(str(params["CallbackId"]))[0]]

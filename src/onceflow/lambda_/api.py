@@ -158,6 +158,18 @@ class LambdaApi:
     def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.permissions.get(ctx, params)
 
+    @operation("PutResourcePolicy")
+    def put_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.put_document(ctx, params)
+
+    @operation("GetResourcePolicy")
+    def get_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.get_document(ctx, params)
+
+    @operation("DeleteResourcePolicy")
+    def delete_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.permissions.delete_document(ctx, params)
+
     # ------------------------------------------------------------------ asynchronous invocation
     @operation("PutFunctionEventInvokeConfig")
     def put_function_event_invoke_config(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

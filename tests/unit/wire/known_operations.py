@@ -11,7 +11,10 @@ BOTOCORE = "1.43.11"
 # the server registers them whatever botocore is installed (the wire routes them only where its model
 # has them), and their round trips run where the installed botocore models them.
 NEWER: dict[str, frozenset[str]] = {
-    "lambda": frozenset(("DeleteDurableExecution", "PauseDurableExecution", "ResumeDurableExecution")),
+    "lambda": frozenset((
+        "DeleteDurableExecution", "DeleteResourcePolicy", "GetResourcePolicy", "PauseDurableExecution",
+        "PutResourcePolicy", "ResumeDurableExecution",
+    )),
 }
 
 KNOWN: dict[str, frozenset[str]] = {
