@@ -15,8 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 from tests.service.calls import refused, unique
-from tests.service.lambda_setup import ECHO, lambda_role, zip_of
+from tests.service.lambda_setup import ECHO, LAMBDA_TRUST, lambda_role, zip_of
 from tests.service.test_lambda_durable import RAW, durable_function, event_invoke, history, until
 
 # Steps around a sleep, so that a test can pause while the invocation is in progress.
@@ -373,3 +374,90 @@ def test_resource_policy_refusals(aws: Callable[..., Any], rp: Any) -> None:
     code, _ = refused(rp.put_resource_policy, ResourceArn=latest, Policy=document(grant(arn, "a", "sns.amazonaws.com")))
     assert code == "InvalidParameterValueException"
     assert refused(rp.get_resource_policy, ResourceArn=arn)[0] == "ResourceNotFoundException"  # nothing written
+
+
+# ---------------------------------------------------------------------- another account's function
+CALLER, OWNER, REGION = "000000000000", "111111111111", "us-east-1"
+
+
+def denial(action: str, resource: str) -> tuple[str, str]:
+    """AWS's refusal of an ungranted call on another account's resource (a 403)."""
+    return ("AccessDeniedException", f"User: arn:aws:iam::{CALLER}:root is not authorized to perform: {action} on "
+            f"resource: {resource} because no resource-based policy allows the {action} action")  # fmt: skip
+
+
+def denied(call: Callable[..., Any], **params: Any) -> tuple[str, str]:
+    with pytest.raises(ClientError) as e:
+        call(**params)
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
+
+
+@pytest.fixture
+def owned(aws: Callable[..., Any]) -> tuple[Any, str]:
+    """(the owner account's client, a function of that account with a version 1 and an alias live)."""
+    owner = aws("lambda", access_key=OWNER)  # a 12-digit key acts as that account's root
+    name = unique("xa")
+    role = aws("iam", access_key=OWNER).create_role(RoleName=unique("xa"),
+                                                    AssumeRolePolicyDocument=json.dumps(LAMBDA_TRUST))["Role"]["Arn"]
+    arn = owner.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                                Code={"ZipFile": zip_of(ECHO)})["FunctionArn"]  # fmt: skip
+    assert f":{OWNER}:" in arn
+    owner.publish_version(FunctionName=name)
+    owner.create_alias(FunctionName=name, Name="live", FunctionVersion="1")
+    return owner, str(arn)
+
+
+def test_another_accounts_function_is_refused_403_not_404(aws: Callable[..., Any], owned: tuple[Any, str]) -> None:
+    lam = aws("lambda")
+    _, arn = owned
+    assert denied(lam.get_function, FunctionName=arn) == denial("lambda:GetFunction", arn)
+    assert denied(lam.get_function_configuration, FunctionName=arn) == denial("lambda:GetFunctionConfiguration", arn)
+    assert denied(lam.invoke, FunctionName=arn, Payload=b"{}") == denial("lambda:InvokeFunction", arn)
+    assert denied(lam.get_function, FunctionName=arn, Qualifier="live") == denial("lambda:GetFunction", f"{arn}:live")
+    assert denied(lam.list_aliases, FunctionName=arn) == denial("lambda:ListAliases", arn)
+    gone = arn.rsplit(":", 1)[0] + ":" + unique("gone")  # AWS cannot tell the caller it is missing either
+    assert denied(lam.get_function, FunctionName=gone) == denial("lambda:GetFunction", gone)
+    # The caller's own account is unchanged: a missing function there is not found.
+    mine = f"arn:aws:lambda:{REGION}:{CALLER}:function:{unique('none')}"
+    assert refused(lam.get_function, FunctionName=mine)[0] == "ResourceNotFoundException"
+
+
+def test_a_grant_lets_another_account_read_and_invoke_what_it_names(aws: Callable[..., Any],
+                                                                    owned: tuple[Any, str]) -> None:  # fmt: skip
+    lam = aws("lambda")
+    owner, arn = owned
+    owner.add_permission(FunctionName=arn, StatementId="read", Action="lambda:GetFunction", Principal=CALLER)
+    got = lam.get_function(FunctionName=arn)
+    assert got["Configuration"]["FunctionArn"] == arn
+    # Only what the policy names: GetFunctionConfiguration is still refused.
+    assert denied(lam.get_function_configuration, FunctionName=arn) == denial("lambda:GetFunctionConfiguration", arn)
+
+    # The alias's own policy (put as a whole document) lets the caller invoke through the alias only.
+    needs(owner, "PutResourcePolicy")
+    live = f"{arn}:live"
+    owner.put_resource_policy(ResourceArn=live, Policy=json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Sid": "xaccount", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{CALLER}:root"},
+        "Action": "lambda:InvokeFunction", "Resource": live}]}))  # fmt: skip
+    out = lam.invoke(FunctionName=live, Payload=b'{"n": 1}')
+    assert (out["StatusCode"], out["ExecutedVersion"], json.loads(out["Payload"].read())) == (200, "1", {"n": 1})
+    assert denied(lam.invoke, FunctionName=arn, Payload=b"{}") == denial("lambda:InvokeFunction", arn)
+    # An explicit deny in the owner's policy wins over its grant.
+    owner.put_resource_policy(ResourceArn=arn, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Sid": "read", "Effect": "Allow", "Principal": {"AWS": CALLER}, "Action": "lambda:GetFunction",
+         "Resource": arn},
+        {"Sid": "no", "Effect": "Deny", "Principal": "*", "Action": "lambda:GetFunction", "Resource": arn},
+    ]}))  # fmt: skip
+    code, message = denied(lam.get_function, FunctionName=arn)
+    assert code == "AccessDeniedException" and message.endswith("with an explicit deny in a resource-based policy")
+
+
+def test_another_accounts_layer_version_is_read_once_its_policy_grants_it(aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    owner = aws("lambda", access_key=OWNER)
+    layer = owner.publish_layer_version(LayerName=unique("xa-layer"), Content={"ZipFile": zip_of(ECHO)})
+    arn = layer["LayerVersionArn"]
+    assert denied(lam.get_layer_version_by_arn, Arn=arn) == denial("lambda:GetLayerVersion", arn)
+    owner.add_layer_version_permission(LayerName=layer["LayerArn"], VersionNumber=layer["Version"], StatementId="all",
+                                       Action="lambda:GetLayerVersion", Principal="*")  # fmt: skip
+    assert lam.get_layer_version_by_arn(Arn=arn)["LayerVersionArn"] == arn

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, errors, names, paging, runtime_lifecycle, zips
+from onceflow.lambda_ import cross_account, dead_letter, errors, names, paging, runtime_lifecycle, zips
 from onceflow.lambda_.aliases import route
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
@@ -235,11 +235,11 @@ class LambdaService:
                             ctx.region, None)  # fmt: skip
 
     def get_configuration(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
-        resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
+        resolved = self.resolve(cross_account.owner(ctx, name), ctx.region, name, qualifier, invoking=False)
         return self._named(ctx, resolved)
 
     def get_function(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
-        resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
+        resolved = self.resolve(cross_account.owner(ctx, name), ctx.region, name, qualifier, invoking=False)
         out: dict[str, Any] = {
             "Configuration": self._named(ctx, resolved),
             "Code": {"RepositoryType": "S3", "Location": self.location(resolved.config)},
@@ -253,8 +253,9 @@ class LambdaService:
 
     @staticmethod
     def _named(ctx: RequestContext, resolved: Resolved) -> dict[str, Any]:
-        shown = cfg.render(resolved.config, ctx.account, ctx.region)
-        return cfg.as_named(shown, ctx.account, ctx.region, resolved.ref.qualifier)
+        account = resolved.ref.account  # the function's own (another account's, reached by its ARN)
+        shown = cfg.render(resolved.config, account, ctx.region)
+        return cfg.as_named(shown, account, ctx.region, resolved.ref.qualifier)
 
     def list_functions(
         self, ctx: RequestContext, marker: str | None, max_items: int | None, version: str | None = None
