@@ -12,13 +12,14 @@ import json
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 from tests.service.calls import refused, unique
 from tests.service.lambda_setup import ECHO, LAMBDA_TRUST, lambda_role, zip_of
-from tests.service.test_lambda_durable import RAW, durable_function, event_invoke, history, until
+from tests.service.test_lambda_durable import RAW, durable_function, event_invoke, history, sdk_function, until
 
 # Steps around a sleep, so that a test can pause while the invocation is in progress.
 SLOW = RAW.replace(
@@ -461,3 +462,63 @@ def test_another_accounts_layer_version_is_read_once_its_policy_grants_it(aws: C
     owner.add_layer_version_permission(LayerName=layer["LayerArn"], VersionNumber=layer["Version"], StatementId="all",
                                        Action="lambda:GetLayerVersion", Principal="*")  # fmt: skip
     assert lam.get_layer_version_by_arn(Arn=arn)["LayerVersionArn"] == arn
+
+
+SDK_SLOW = """
+import time
+from aws_durable_execution_sdk_python import DurableContext, durable_execution
+
+
+def first(_):
+    time.sleep(3)
+    return 1
+
+
+@durable_execution
+def handler(event, context: DurableContext):
+    a = context.step(first, name="first")
+    b = context.step(lambda _: a + 1, name="second")
+    return {"sum": a + b}
+"""
+
+
+def test_the_durable_sdk_paused_at_a_checkpoint_replays_after_the_resume(aws: Callable[..., Any], lam: Any) -> None:
+    """The real SDK (aws-durable-execution-sdk-python): paused while its first step runs, the step's
+    result is kept, its invocation ends there, and the resume's invocation replays it."""
+    name = sdk_function(aws, SDK_SLOW)
+    arn = event_invoke(lam, name, "$LATEST", b"{}")
+    assert until(lambda: "StepStarted" in kinds(lam, arn))
+    lam.pause_durable_execution(DurableExecutionArn=arn)
+    assert status(lam, arn) == "PAUSING"
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+    assert status(lam, arn) == "PAUSED"
+    steps = [e for e in history(lam, arn) if e["EventType"] == "StepSucceeded"]
+    assert [e["Name"] for e in steps] == ["first"]
+    lam.resume_durable_execution(DurableExecutionArn=arn)
+    assert ended(lam, arn) == "SUCCEEDED"
+    assert json.loads(lam.get_durable_execution(DurableExecutionArn=arn)["Result"]) == {"sum": 3}
+    assert [e["Name"] for e in history(lam, arn) if e["EventType"] == "StepSucceeded"] == ["first", "second"]
+
+
+def test_a_paused_execution_stays_paused_across_a_restart(server_factory: Callable[..., Any], tmp_path: Path) -> None:
+    from serverproc import client_factory
+
+    data = tmp_path / "data"
+    first = server_factory(data)
+    aws = client_factory(first.url)
+    lam = aws("lambda")
+    needs(lam, "PauseDurableExecution")
+    name, version = durable_function(aws)
+    arn = event_invoke(lam, name, version, b'{"who": "restart", "wait": 1}')
+    assert until(lambda: "InvocationCompleted" in kinds(lam, arn))
+    lam.pause_durable_execution(DurableExecutionArn=arn, Reason="over the restart")
+    assert first.stop() == 0
+    second = server_factory(data)
+    lam = client_factory(second.url)("lambda")
+    assert until(lambda: "WaitSucceeded" in kinds(lam, arn))  # its wait still completes
+    time.sleep(1.0)
+    execution = lam.get_durable_execution(DurableExecutionArn=arn)
+    assert (execution["Status"], execution["PauseDetails"]["Reason"]) == ("PAUSED", "over the restart")
+    assert kinds(lam, arn).count("InvocationCompleted") == 1
+    lam.resume_durable_execution(DurableExecutionArn=arn)
+    assert ended(lam, arn) == "SUCCEEDED"
