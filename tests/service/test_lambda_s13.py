@@ -119,7 +119,7 @@ def test_a_paused_execution_is_not_invoked_until_resumed_while_its_wait_complete
 def test_a_pause_during_an_invocation_takes_effect_at_its_next_checkpoint(aws: Callable[..., Any],
                                                                           lam: Any) -> None:  # fmt: skip
     name, version = durable_function(aws, SLOW)
-    arn = event_invoke(lam, name, version, b'{"mode": "slow", "sleep": 3}')
+    arn = event_invoke(lam, name, version, b'{"mode": "slow", "sleep": 5}')
     assert until(lambda: "StepStarted" in kinds(lam, arn))  # the invocation sleeps between its checkpoints
 
     lam.pause_durable_execution(DurableExecutionArn=arn, ExecutionTimeoutPaused=False)
@@ -145,7 +145,7 @@ def test_a_pause_during_an_invocation_takes_effect_at_its_next_checkpoint(aws: C
 
 def test_resuming_a_pausing_execution_cancels_the_pause(aws: Callable[..., Any], lam: Any) -> None:
     name, version = durable_function(aws, SLOW)
-    arn = event_invoke(lam, name, version, b'{"mode": "slow", "sleep": 3}')
+    arn = event_invoke(lam, name, version, b'{"mode": "slow", "sleep": 5}')
     assert until(lambda: "StepStarted" in kinds(lam, arn))
     lam.pause_durable_execution(DurableExecutionArn=arn)
     assert status(lam, arn) == "PAUSING"
@@ -181,18 +181,20 @@ def test_a_callback_completes_while_paused_and_the_resume_invokes_for_it(aws: Ca
 
 
 def test_a_paused_timeout_does_not_run_out_and_an_unpaused_one_does(aws: Callable[..., Any], lam: Any) -> None:
-    name, version = durable_function(aws, ExecutionTimeout=2)
+    # 10 s: long enough for both first invocations to answer before it, on a loaded machine too.
+    name, version = durable_function(aws, ExecutionTimeout=10)
     held = event_invoke(lam, name, version, b'{"mode": "callback"}')
-    free = event_invoke(lam, name, version, b'{"mode": "callback"}')
+    free = event_invoke(lam, name, version, b'{"mode": "callback"}')  # started after `held`
     for arn in (held, free):
         answered(lam, arn)
     lam.pause_durable_execution(DurableExecutionArn=held)  # ExecutionTimeoutPaused defaults to true
     lam.pause_durable_execution(DurableExecutionArn=free, ExecutionTimeoutPaused=False)
-    assert ended(lam, free) == "TIMED_OUT"
-    time.sleep(1.0)
+    assert until(lambda: status(lam, free) == "TIMED_OUT", 30)
+    time.sleep(1.0)  # `held`'s own 10 s, which started first, are over too
     assert status(lam, held) == "PAUSED"
     lam.resume_durable_execution(DurableExecutionArn=held)
-    assert ended(lam, held) == "TIMED_OUT"  # the rest of its 2 seconds, once resumed
+    assert until(lambda: status(lam, held) == "TIMED_OUT", 30)  # the rest of its 10 s, once resumed
+    assert "ExecutionResumed" in kinds(lam, held)
 
 
 def test_a_paused_execution_can_be_stopped(aws: Callable[..., Any], lam: Any) -> None:
@@ -470,7 +472,7 @@ from aws_durable_execution_sdk_python import DurableContext, durable_execution
 
 
 def first(_):
-    time.sleep(3)
+    time.sleep(5)  # long enough for the test to pause it meanwhile
     return 1
 
 
