@@ -455,6 +455,22 @@ def test_a_grant_lets_another_account_read_and_invoke_what_it_names(aws: Callabl
     assert code == "AccessDeniedException" and message.endswith("with an explicit deny in a resource-based policy")
 
 
+def test_the_reads_another_account_is_granted(aws: Callable[..., Any], owned: tuple[Any, str]) -> None:
+    lam = aws("lambda")
+    owner, arn = owned
+    owner.tag_resource(Resource=arn, Tags={"team": "a"})
+    owner.put_function_concurrency(FunctionName=arn, ReservedConcurrentExecutions=3)
+    assert denied(lam.list_versions_by_function, FunctionName=arn) == denial("lambda:ListVersionsByFunction", arn)
+    owner.add_permission(FunctionName=arn, StatementId="reads", Action="lambda:*", Principal=CALLER)
+    assert [a["AliasArn"] for a in lam.list_aliases(FunctionName=arn)["Aliases"]] == [f"{arn}:live"]
+    assert lam.get_alias(FunctionName=arn, Name="live")["FunctionVersion"] == "1"
+    versions = lam.list_versions_by_function(FunctionName=arn)["Versions"]
+    assert [v["FunctionArn"] for v in versions] == [f"{arn}:$LATEST", f"{arn}:1"]
+    assert json.loads(lam.get_policy(FunctionName=arn)["Policy"])["Statement"][0]["Sid"] == "reads"
+    assert lam.list_tags(Resource=arn)["Tags"] == {"team": "a"}
+    assert lam.get_function_concurrency(FunctionName=arn)["ReservedConcurrentExecutions"] == 3
+
+
 def test_another_accounts_layer_version_is_read_once_its_policy_grants_it(aws: Callable[..., Any]) -> None:
     lam = aws("lambda")
     owner = aws("lambda", access_key=OWNER)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.lambda_ import errors, names
+from onceflow.lambda_ import cross_account, errors, names
 from onceflow.lambda_.store import LambdaStore
 
 # Lambda's default quotas (docs: "Lambda quotas").
@@ -21,7 +21,7 @@ class AccountService:
         self.account_limit = account_limit
 
     def _tagged(self, ctx: RequestContext, resource: str) -> tuple[tuple[str, str, str], dict[str, str]]:
-        ref = names.parse(resource, ctx.account, ctx.region)
+        ref = cross_account.parse(ctx, resource)
         tags = self.store.get_tags(ref.key)
         if tags is None:
             raise errors.function_not_found(ref.arn())

@@ -22,12 +22,17 @@ import re
 from typing import TYPE_CHECKING
 
 from onceflow.context import RequestContext
+from onceflow.lambda_ import names
+from onceflow.lambda_.names import FunctionRef
 
 if TYPE_CHECKING:
     from onceflow.lambda_.store import LambdaStore
 
-# The calls on another account's function onceflow serves once its policy grants them.
-CROSS_ACCOUNT = frozenset({"GetFunction", "GetFunctionConfiguration", "Invoke", "InvokeWithResponseStream"})
+# The calls on another account's function onceflow serves once its policy grants them: the reads and
+# the invocations.
+CROSS_ACCOUNT = frozenset({
+    "GetFunction", "GetFunctionConfiguration", "Invoke", "InvokeWithResponseStream", "GetAlias", "ListAliases",
+    "ListVersionsByFunction", "GetPolicy", "ListTags", "GetFunctionConcurrency"})  # fmt: skip
 # Layer versions: the calls their policies may grant across accounts (UNCONFIRMED beyond GetLayerVersion).
 LAYER_CALLS = frozenset({"GetLayerVersion", "GetLayerVersionByArn"})
 
@@ -35,6 +40,11 @@ _FUNCTION = re.compile(r"arn:aws[a-zA-Z-]*:lambda:(?P<region>[a-z0-9-]+):(?P<acc
                        r"(?P<name>[a-zA-Z0-9_-]+)(?::(?P<qualifier>[a-zA-Z0-9_$.-]+))?")  # fmt: skip
 _LAYER_VERSION = re.compile(r"arn:aws[a-zA-Z-]*:lambda:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):layer:"
                             r"(?P<name>[a-zA-Z0-9_-]+):(?P<version>\d+)")  # fmt: skip
+
+
+def parse(ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
+    """A FunctionName as names.parse reads it, in the account the call acts in (`owner`)."""
+    return names.parse(name, owner(ctx, name), ctx.region, qualifier)
 
 
 def owner(ctx: RequestContext, name: str) -> str:

@@ -20,7 +20,7 @@ from onceflow.errors import ServiceError
 from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors, names, policy
+from onceflow.lambda_ import cross_account, errors, names, policy
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.service import LambdaService
 
@@ -37,7 +37,7 @@ class Permissions:
         is missing is named as AWS records it per operation: GetPolicy answers a missing version or
         alias as a missing policy, RemovePermission a missing function as one with no policy, and the
         writes a missing alias (a name an alias could have) as that alias."""
-        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        ref = cross_account.parse(ctx, params["FunctionName"], params.get("Qualifier"))
         if self.store.get_function(ref.key) is None and op == "remove":
             raise errors.not_found(f"No policy found for: {ref.arn()}")
         try:

@@ -75,7 +75,7 @@ class LambdaService:
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
-        return names.parse(name, ctx.account, ctx.region, qualifier)
+        return cross_account.parse(ctx, name, qualifier)  # another account's only where served (and granted)
 
     def latest(self, ref: FunctionRef) -> dict[str, Any]:
         config = self.store.get_function(ref.key)
@@ -266,7 +266,7 @@ class LambdaService:
             every = [
                 c for r in rows for c in (r, *self.store.list_versions((ctx.account, ctx.region, r["FunctionName"])))
             ]
-            return paging.page(every, marker, limit, "Functions", lambda c: _listed(c, ctx))
+            return paging.page(every, marker, limit, "Functions", lambda c: _listed(c, ctx.account, ctx.region))
         after = paging.decode_marker(marker)
         rows = self.store.list_functions(ctx.account, ctx.region, after, limit + 1)
         out: dict[str, Any] = {"Functions": [cfg.render(r, ctx.account, ctx.region, "listed") for r in rows[:limit]]}
@@ -444,7 +444,7 @@ class LambdaService:
         names.unqualified(ref)
         everything = [self.latest(ref), *self.store.list_versions(ref.key)]
         return paging.page(everything, marker, max_items or 50, "Versions",
-                     lambda c: _listed(c, ctx))  # fmt: skip
+                     lambda c: _listed(c, ref.account, ctx.region))  # fmt: skip
 
     # ------------------------------------------------------------------ concurrency
     def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
@@ -560,9 +560,9 @@ def _published_answer(version: dict[str, Any], before: Any, ctx: RequestContext)
     return cfg.render(version, ctx.account, ctx.region, "create", cfg.new_revision())
 
 
-def _listed(config: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+def _listed(config: dict[str, Any], account: str, region: str) -> dict[str, Any]:
     """A version in a list of versions: every one named by its qualifier, $LATEST too."""
-    return cfg.as_named(cfg.render(config, ctx.account, ctx.region, "listed"), ctx.account, ctx.region,
+    return cfg.as_named(cfg.render(config, account, region, "listed"), account, region,
                         config.get("Version", "$LATEST"))  # fmt: skip
 
 
