@@ -455,7 +455,7 @@ def test_a_grant_lets_another_account_read_and_invoke_what_it_names(aws: Callabl
     assert code == "AccessDeniedException" and message.endswith("with an explicit deny in a resource-based policy")
 
 
-def test_the_reads_another_account_is_granted(aws: Callable[..., Any], owned: tuple[Any, str]) -> None:
+def test_the_reads_and_settings_another_account_is_granted(aws: Callable[..., Any], owned: tuple[Any, str]) -> None:
     lam = aws("lambda")
     owner, arn = owned
     owner.tag_resource(Resource=arn, Tags={"team": "a"})
@@ -469,6 +469,14 @@ def test_the_reads_another_account_is_granted(aws: Callable[..., Any], owned: tu
     assert json.loads(lam.get_policy(FunctionName=arn)["Policy"])["Statement"][0]["Sid"] == "reads"
     assert lam.list_tags(Resource=arn)["Tags"] == {"team": "a"}
     assert lam.get_function_concurrency(FunctionName=arn)["ReservedConcurrentExecutions"] == 3
+    # Tagging and reserved concurrency too, written to the owner's function.
+    lam.tag_resource(Resource=arn, Tags={"by": "caller"})
+    lam.untag_resource(Resource=arn, TagKeys=["team"])
+    lam.put_function_concurrency(FunctionName=arn, ReservedConcurrentExecutions=5)
+    assert owner.list_tags(Resource=arn)["Tags"] == {"by": "caller"}
+    assert owner.get_function_concurrency(FunctionName=arn)["ReservedConcurrentExecutions"] == 5
+    lam.delete_function_concurrency(FunctionName=arn)
+    assert "ReservedConcurrentExecutions" not in owner.get_function_concurrency(FunctionName=arn)
 
 
 def test_another_accounts_layer_version_is_read_once_its_policy_grants_it(aws: Callable[..., Any]) -> None:

@@ -9,7 +9,8 @@ the lambda:<Action> action" (AWS's words, as users' transcripts of GetLayerVersi
 refusals record them), a 403 AccessDeniedException, not a 404.
 
 Which calls reach another account's function once granted: AWS grants "most API actions that operate
-on an existing function"; onceflow serves the reads and invocations (CROSS_ACCOUNT); for the others no
+on an existing function"; onceflow serves the reads, invocations, tagging and reserved concurrency
+(CROSS_ACCOUNT); for the others (code, configuration, versions, aliases, deletion) no
 policy applies across accounts, so they are refused as ungranted (UNCONFIRMED: AWS would serve them
 when granted). A layer version's policy (AddLayerVersionPermission) is weighed for calls on that
 version, as AWS does for GetLayerVersion.
@@ -28,11 +29,12 @@ from onceflow.lambda_.names import FunctionRef
 if TYPE_CHECKING:
     from onceflow.lambda_.store import LambdaStore
 
-# The calls on another account's function onceflow serves once its policy grants them: the reads and
-# the invocations.
+# The calls on another account's function onceflow serves once its policy grants them: the reads, the
+# invocations, tagging and reserved concurrency.
 CROSS_ACCOUNT = frozenset({
     "GetFunction", "GetFunctionConfiguration", "Invoke", "InvokeWithResponseStream", "GetAlias", "ListAliases",
-    "ListVersionsByFunction", "GetPolicy", "ListTags", "GetFunctionConcurrency"})  # fmt: skip
+    "ListVersionsByFunction", "GetPolicy", "ListTags", "GetFunctionConcurrency", "TagResource", "UntagResource",
+    "PutFunctionConcurrency", "DeleteFunctionConcurrency"})  # fmt: skip
 # Layer versions: the calls their policies may grant across accounts (UNCONFIRMED beyond GetLayerVersion).
 LAYER_CALLS = frozenset({"GetLayerVersion", "GetLayerVersionByArn"})
 

@@ -461,7 +461,7 @@ class LambdaService:
         if value < provisioned:  # recorded, spaces and all, without a Type
             raise errors.invalid(f" ReservedConcurrentExecutions  {value} should not be lower than function's total "
                                  f"provisioned concurrency [{provisioned}].", typed=False)  # fmt: skip
-        others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
+        others = self.store.total_reserved(ref.account, ctx.region, excluding=ref.name)  # the function's account
         if self.account_limit - others - value < MIN_UNRESERVED:
             raise errors.invalid(
                 "Specified ReservedConcurrentExecutions for function decreases account's "
