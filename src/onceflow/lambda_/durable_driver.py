@@ -424,7 +424,6 @@ class DurableDriver:
             else:
                 self._submit(arn)
 
-
     def _resume_paused(self, execution: Execution) -> None:
         """At start-up, a paused execution stays paused: its timers run again; a PAUSING one's
         invocation was cut short by the stop, so it is paused now and invoked again on resume."""
