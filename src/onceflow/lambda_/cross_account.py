@@ -11,9 +11,11 @@ refusals record them), a 403 AccessDeniedException, not a 404.
 Which calls reach another account's function once granted: AWS grants "most API actions that operate
 on an existing function"; onceflow serves the reads, invocations, tagging and reserved concurrency
 (CROSS_ACCOUNT); for the others (code, configuration, versions, aliases, deletion) no
-policy applies across accounts, so they are refused as ungranted (UNCONFIRMED: AWS would serve them
-when granted). A layer version's policy (AddLayerVersionPermission) is weighed for calls on that
-version, as AWS does for GetLayerVersion.
+policy applies across accounts, so they are refused as ungranted. The list is narrower in practice
+than the docs' words: a user found AddPermission, RemovePermission and UpdateFunctionConfiguration
+refused across accounts whatever the policy (awsdocs/aws-lambda-developer-guide issue 139); which of
+the other writes AWS serves is UNCONFIRMED. A layer version's policy (AddLayerVersionPermission) is
+weighed for calls on that version, as AWS does for GetLayerVersion.
 """
 
 from __future__ import annotations
