@@ -39,6 +39,8 @@ PREFIXES = {
 ACTIONS = {
     ("lambda", "Invoke"): "InvokeFunction",
     ("lambda", "InvokeWithResponseStream"): "InvokeFunction",
+    # The Service Authorization Reference names no GetLayerVersionByArn action: GetLayerVersion covers it.
+    ("lambda", "GetLayerVersionByArn"): "GetLayerVersion",
     # S3 (the Service Authorization Reference's "Actions defined by Amazon S3").
     **{("s3", op): action for action, ops in {
         "ListBucket": ("ListObjects", "ListObjectsV2", "HeadBucket"),

@@ -23,6 +23,7 @@ from onceflow.lambda_.api import LambdaApi
 from onceflow.lambda_.capacity_providers import CapacityProviders, arn_of
 from onceflow.lambda_.code_location import CodeLocations
 from onceflow.lambda_.code_signing import CodeSigning
+from onceflow.lambda_.cross_account import Policies
 from onceflow.lambda_.durable import parse_callback_id as durable_callback_arn
 from onceflow.lambda_.durable_api import DurableApi
 from onceflow.lambda_.durable_driver import DurableDriver
@@ -97,6 +98,8 @@ def setup(stack: Stack) -> None:
     stack.services["lambda"] = api
     stack.services["lambda_urls"] = urls  # wire/app.py hands function URL calls to it
     stack.resource_resolvers["lambda"] = _resolver
+    # A function's (or layer version's) policy, weighed by the authorizer: across accounts it must grant.
+    stack.resource_policies["lambda"] = Policies(store).lookup
     stack.action_resolvers["lambda"] = lambda ctx, params: url_requests(ctx, params, _resolver)
     # The zygote costs a second of CPU to start: only when functions exist (or get created).
     stack.on_start.append(lambda: _warm_up_for_existing(store, pool, interpreters))
@@ -163,6 +166,8 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     version's ARN for layer calls)."""
     if params.get("DurableExecutionArn"):
         return [str(params["DurableExecutionArn"])]
+    if params.get("ResourceArn"):  # the resource-policy calls name their function (version, alias) by ARN
+        return [str(params["ResourceArn"])]
     if params.get("CallbackId"):  # a callback's id names its execution (durable.py)
         try:
             return [durable_callback_arn(str(params["CallbackId"]))[0]]
@@ -177,7 +182,10 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     if not name:
         return [str(params["CodeSigningConfigArn"])] if params.get("CodeSigningConfigArn") else ["*"]
     try:
-        ref = parse(name, ctx.account, ctx.region, params.get("Qualifier"))
+        # Another account's ARN names that account's function, for its policy to be weighed; CreateFunction
+        # there is refused by the service itself, as AWS answers it (names.parse `creating`).
+        foreign = ctx.operation != "CreateFunction"
+        ref = parse(name, ctx.account, ctx.region, params.get("Qualifier"), foreign=foreign)
     except Exception:  # a malformed name is the handler's error to report, not authorization's
         return [f"arn:aws:lambda:{ctx.region}:{ctx.account}:function:{name}"]
     return [ref.arn(ref.qualifier)]

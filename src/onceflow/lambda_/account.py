@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.lambda_ import errors, names
+from onceflow.lambda_ import cross_account, errors
 from onceflow.lambda_.store import LambdaStore
 
 # Lambda's default quotas (docs: "Lambda quotas").
@@ -21,7 +21,7 @@ class AccountService:
         self.account_limit = account_limit
 
     def _tagged(self, ctx: RequestContext, resource: str) -> tuple[tuple[str, str, str], dict[str, str]]:
-        ref = names.parse(resource, ctx.account, ctx.region)
+        ref = cross_account.parse(ctx, resource)
         tags = self.store.get_tags(ref.key)
         if tags is None:
             raise errors.function_not_found(ref.arn())
@@ -31,7 +31,7 @@ class AccountService:
         return {"Tags": self._tagged(ctx, resource)[1]}
 
     def tag(self, ctx: RequestContext, resource: str, new: dict[str, str]) -> None:
-        if names.parse(resource, ctx.account, ctx.region).qualifier is not None:  # recorded, versions and $LATEST too
+        if cross_account.parse(ctx, resource).qualifier is not None:  # recorded, versions and $LATEST too
             raise errors.invalid(
                 "Tags on function aliases and versions are not supported. Please specify a function ARN."
             )

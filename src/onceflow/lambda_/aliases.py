@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.context import RequestContext
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors, names, paging
+from onceflow.lambda_ import cross_account, errors, names, paging
 from onceflow.lambda_.names import FunctionRef
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class Aliases:
         return record
 
     def get(self, ctx: RequestContext, name: str, alias: str) -> dict[str, Any]:
-        ref = names.parse(name, ctx.account, ctx.region)
+        ref = cross_account.parse(ctx, name)
         self.service.latest(ref)
         record = self.store.get_alias(ref.key, alias)
         if record is None:
@@ -81,7 +81,7 @@ class Aliases:
         self.service.on_alias_change(ref.key)
 
     def list(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        ref = names.parse(params["FunctionName"], ctx.account, ctx.region)
+        ref = cross_account.parse(ctx, params["FunctionName"])
         self.service.latest(ref)
         aliases = self.store.list_aliases(ref.key)
         if params.get("FunctionVersion"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.lambda_ import streaming
+from onceflow.lambda_ import cross_account, streaming
 from onceflow.lambda_.account import AccountService
 from onceflow.lambda_.aliases import Aliases
 from onceflow.lambda_.async_config import InvokeConfigs
@@ -67,7 +67,7 @@ class LambdaApi:
     def invoke(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         """Also what Step Functions calls through internal.call (Payload as bytes both ways)."""
         return self.invoker.invoke(
-            ctx.account,
+            cross_account.owner(ctx, params["FunctionName"]),  # another account's, where its policy granted it
             ctx.region,
             params["FunctionName"],
             params.get("Payload"),
@@ -85,7 +85,8 @@ class LambdaApi:
         """Invoke, its answer as an event stream (streaming.py)."""
         kind = params.get("InvocationType") or "RequestResponse"
         out = self.invoker.invoke(
-            ctx.account, ctx.region, params["FunctionName"], params.get("Payload"), invocation_type=kind,
+            cross_account.owner(ctx, params["FunctionName"]), ctx.region, params["FunctionName"],
+            params.get("Payload"), invocation_type=kind,
             qualifier=params.get("Qualifier"), log_type=params.get("LogType"),
             client_context=params.get("ClientContext"), request_id=ctx.request_id,
             caller_key=ctx.principal.access_key,
@@ -157,6 +158,18 @@ class LambdaApi:
     @operation("GetPolicy")
     def get_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return self.permissions.get(ctx, params)
+
+    @operation("PutResourcePolicy")
+    def put_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.put_document(ctx, params)
+
+    @operation("GetResourcePolicy")
+    def get_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return self.permissions.get_document(ctx, params)
+
+    @operation("DeleteResourcePolicy")
+    def delete_resource_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        self.permissions.delete_document(ctx, params)
 
     # ------------------------------------------------------------------ asynchronous invocation
     @operation("PutFunctionEventInvokeConfig")

@@ -23,6 +23,12 @@ from onceflow.errors import ServiceError
 from onceflow.lambda_ import durable_checks, errors
 
 RUNNING, SUCCEEDED, FAILED, TIMED_OUT, STOPPED = "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "STOPPED"
+PAUSING, PAUSED = "PAUSING", "PAUSED"  # PauseDurableExecution's (durable_pause.py)
+# Not ended: what waits, callbacks and timeouts still act on (a paused execution's pending operations
+# "continue to complete", the model's PauseDurableExecution), and what StopDurableExecution may stop.
+ACTIVE = (RUNNING, PAUSING, PAUSED)
+# An execution whose timeout is paused "still times out 366 days after it started" (the model).
+PAUSED_TIMEOUT_CAP_MS = 366 * 86_400_000
 TERMINAL_OPERATION = ("SUCCEEDED", "FAILED", "CANCELLED", "TIMED_OUT", "STOPPED")
 # Defaults of DurableConfig as the model documents them (history "1-90 days, default 30 days").
 DEFAULT_RETENTION_DAYS = 30
@@ -102,6 +108,12 @@ class Execution:
     callbacks: dict[str, dict[str, Any]] = field(default_factory=dict)  # op id -> its timeout settings
     chained_sent: list[str] = field(default_factory=list)  # the chained invokes sent to their target
     last_checkpoint: dict[str, Any] | None = None  # the last checkpoint's ClientToken and answer, for its retry
+    # A pause asked for or in effect (durable_pause.py): when it was asked, its reason, whether it pauses
+    # the timeout, and when it took effect (None while PAUSING).
+    pause: dict[str, Any] | None = None
+    paused_total_ms: int = 0  # time spent paused with the timeout paused: the timeout moves by it
+    interrupted: bool = False  # the pause cut an invocation short: a resume invokes the handler again
+    controls: dict[str, dict[str, Any]] = field(default_factory=dict)  # Pause/Resume ClientTokens, 15 minutes
 
     @property
     def invocation_id(self) -> str:
@@ -142,9 +154,9 @@ class Execution:
 
     def close(self, status: str, now: int, result: str | None = None, error: dict[str, Any] | None = None) -> None:
         """End the execution: its record, its EXECUTION operation and the closing event."""
-        if self.status != RUNNING:
+        if self.status not in ACTIVE:
             return
-        self.status, self.ended_ms, self.token = status, now, ""
+        self.status, self.ended_ms, self.token, self.pause = status, now, "", None
         op = self.operations[self.invocation_id]
         op["EndTimestamp"] = now
         if status == SUCCEEDED:
@@ -191,12 +203,12 @@ class Execution:
         replayed = self._replayed(token, client_token, now)
         if replayed is not None:
             return replayed
-        if self.status != RUNNING or not token or token != self.token:
+        if self.status not in (RUNNING, PAUSING) or not token or token != self.token:
             raise invalid_token()
         durable_checks.validate(updates, self.operations)  # the whole batch first: it applies atomically
         touched = [self._apply(update, now) for update in updates]
         changed, self.changed = self.changed, []
-        self.token = new_token() if self.status == RUNNING else ""
+        self.token = new_token() if self.status in (RUNNING, PAUSING) else ""
         ids = list(dict.fromkeys(changed + touched))
         answer = [self.operations[i] for i in ids if i in self.operations]
         if client_token:
@@ -314,9 +326,23 @@ class Execution:
         return details
 
     # ------------------------------------------------------------------ what the service does by itself
+    def timeout_at(self, now: int) -> int:
+        """When the execution times out: its timeout, moved on by the time it spent paused with the
+        timeout paused (and by the pause still going on), never past 366 days after its start."""
+        due = self.started_ms + self.timeout_s * 1000 + self.paused_total_ms
+        pause = self.pause or {}
+        if self.status == PAUSED and pause.get("TimeoutPaused") and pause.get("PausedMs") is not None:
+            due += max(0, now - int(pause["PausedMs"]))
+        cap = self.started_ms + PAUSED_TIMEOUT_CAP_MS
+        return min(due, max(cap, self.started_ms + self.timeout_s * 1000))
+
     def next_due(self) -> int | None:
         """When the service next has something to do for this execution (epoch ms), if ever."""
-        times = [self.started_ms + self.timeout_s * 1000]
+        pause = self.pause or {}
+        if self.status == PAUSED and pause.get("TimeoutPaused"):  # the timeout moves while paused: the cap
+            times = [self.started_ms + max(PAUSED_TIMEOUT_CAP_MS, self.timeout_s * 1000)]
+        else:
+            times = [self.timeout_at(self.started_ms)]
         for op_id, op in self.operations.items():
             if op["Type"] == "WAIT" and op["Status"] == "STARTED":
                 times.append(op["WaitDetails"]["ScheduledEndTimestamp"])
@@ -330,9 +356,9 @@ class Execution:
     def advance(self, now: int) -> bool:
         """Apply what is due by `now`: waits end, step retries become ready, callbacks time out, the
         execution times out. True when the handler has something new to see."""
-        if self.status != RUNNING:
+        if self.status not in ACTIVE:
             return False
-        if now >= self.started_ms + self.timeout_s * 1000:
+        if now >= self.timeout_at(now):
             # UNCONFIRMED: the error a timed-out execution records
             self.close(TIMED_OUT, now, error={"ErrorType": "Execution.TimedOut",
                                               "ErrorMessage": "The execution timed out."})  # fmt: skip
@@ -372,7 +398,7 @@ class Execution:
         op = self.operations.get(op_id)
         if op is None or op["Type"] != "CALLBACK":
             raise bad_callback()
-        if op["Status"] != "STARTED" or self.status != RUNNING:
+        if op["Status"] != "STARTED" or self.status not in ACTIVE:
             raise callback_closed()
         op["EndTimestamp"] = now
         if error is None:
@@ -389,7 +415,7 @@ class Execution:
         op = self.operations.get(op_id)
         if op is None or op["Type"] != "CALLBACK":
             raise bad_callback()
-        if op["Status"] != "STARTED" or self.status != RUNNING:
+        if op["Status"] != "STARTED" or self.status not in ACTIVE:
             raise callback_closed()
         timers = self.callbacks.setdefault(op_id, {})
         if timers.get("heartbeat_s"):
@@ -397,7 +423,7 @@ class Execution:
 
     def complete_chained(self, op_id: str, now: int, result: str | None, error: dict[str, Any] | None) -> None:
         op = self.operations.get(op_id)
-        if self.status != RUNNING or op is None or op["Status"] != "STARTED":
+        if self.status not in ACTIVE or op is None or op["Status"] != "STARTED":
             return
         op["EndTimestamp"] = now
         if error is None:
@@ -422,7 +448,7 @@ class Execution:
         return {"DurableExecutionArn": self.arn, "CheckpointToken": self.token, "InitialExecutionState": state}
 
     def state_page(self, token: str, marker: str | None, max_items: int | None) -> dict[str, Any]:
-        if self.status != RUNNING or not token or token != self.token:
+        if self.status not in (RUNNING, PAUSING) or not token or token != self.token:
             raise invalid_token()
         start = _marker(marker)
         size = max_items or PAGE

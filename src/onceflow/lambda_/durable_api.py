@@ -1,5 +1,6 @@
 """The durable execution operations (2025-12-01 paths): the SDK's checkpoint and state reads, the
-execution and history reads, callbacks, and StopDurableExecution. Rules live in durable.py, the
+execution and history reads, callbacks, StopDurableExecution, Pause/ResumeDurableExecution
+(durable_pause.py) and DeleteDurableExecution. Rules live in durable.py, the
 driving in durable_driver.py; this turns parameters into their calls and records into answers
 (timestamps as datetimes: the wire writes them in the protocol's form)."""
 
@@ -9,14 +10,15 @@ import datetime as dt
 from typing import Any
 
 from onceflow.context import RequestContext
-from onceflow.lambda_ import durable, names
+from onceflow.lambda_ import durable, durable_pause, names
 from onceflow.lambda_.durable import Execution
 from onceflow.lambda_.durable_driver import DurableDriver
 from onceflow.lambda_.service import LambdaService
 from onceflow.registry import operation
 
 _UTC = dt.UTC
-_TIMESTAMPS = ("StartTimestamp", "EndTimestamp", "EventTimestamp", "ScheduledEndTimestamp", "NextAttemptTimestamp")
+_TIMESTAMPS = ("StartTimestamp", "EndTimestamp", "EventTimestamp", "ScheduledEndTimestamp", "NextAttemptTimestamp",
+               "PauseRequestTimestamp", "ResumeRequestTimestamp")  # fmt: skip
 _PAYLOADS = ("Payload",)  # what IncludeExecutionData=false leaves out of the history's details
 
 
@@ -52,11 +54,14 @@ class DurableApi:
         }  # fmt: skip
         if execution.status == durable.SUCCEEDED:
             out["Result"] = execution.result or ""
-        elif execution.status != durable.RUNNING:
+        elif execution.status not in durable.ACTIVE:
             out["Error"] = execution.error or {}
         if execution.ended_ms is not None:
             out["EndTimestamp"] = _date(execution.ended_ms)
         out["Version"] = execution.version
+        pause = durable_pause.details(execution, params.get("IncludeExecutionData") is not False)
+        if pause is not None:
+            out["PauseDetails"] = _dated(pause)
         return out
 
     @operation("GetDurableExecutionHistory")
@@ -115,6 +120,27 @@ class DurableApi:
         arn = params["DurableExecutionArn"]
         self._execution(ctx, arn)
         return {"StopTimestamp": _date(self.driver.stop(arn, params.get("Error")))}
+
+    @operation("PauseDurableExecution")
+    def pause(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        arn = params["DurableExecutionArn"]
+        self._execution(ctx, arn)
+        self.driver.pause(arn, params.get("ClientToken"), params.get("Reason"),
+                          params.get("ExecutionTimeoutPaused") is not False)  # fmt: skip
+        return {}
+
+    @operation("ResumeDurableExecution")
+    def resume(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        arn = params["DurableExecutionArn"]
+        self._execution(ctx, arn)
+        self.driver.resume_execution(arn, params.get("ClientToken"), params.get("Reason"))
+        return {}
+
+    @operation("DeleteDurableExecution")
+    def delete(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        arn = params["DurableExecutionArn"]
+        self._execution(ctx, arn)
+        return {"DeletionRequestTimestamp": _date(self.driver.delete(arn))}
 
     def _execution(self, ctx: RequestContext, arn: str) -> Execution:
         execution = self.driver.store.get(arn)

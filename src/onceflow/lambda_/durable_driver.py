@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import durable, errors
+from onceflow.lambda_ import durable, durable_pause, errors
 from onceflow.lambda_.durable import Execution
 from onceflow.lambda_.durable_store import DurableStore
 
@@ -116,7 +116,7 @@ class DurableDriver:
                 execution = self.store.get(arn)
                 if execution is None:
                     raise durable.not_found(arn)
-                if execution.status != durable.RUNNING or self._closed:
+                if execution.status not in durable.ACTIVE or self._closed:
                     return execution
                 left = deadline - time.monotonic()
                 if left <= 0:  # UNCONFIRMED: what a synchronous caller gets after 15 minutes
@@ -187,7 +187,11 @@ class DurableDriver:
             if execution is None:
                 return False
             execution.invocation_completed(started, now_ms(), request_id, error if answer is None else None)
-            if execution.status == durable.RUNNING:
+            if execution.status == durable.PAUSED:  # paused at a checkpoint: what it answered after is moot
+                self._save(execution)
+                self._schedule_next(arn)
+                return False
+            if execution.status in (durable.RUNNING, durable.PAUSING):
                 status = (answer or {}).get("Status")
                 if answer is None or status == "FAILED":
                     execution.close(durable.FAILED, now_ms(), error=(answer or {}).get("Error") or error or {})
@@ -202,7 +206,11 @@ class DurableDriver:
                             "ErrorMessage": f"The handler answered an invalid durable execution status: {status}",
                         },
                     )
+            if execution.status == durable.PAUSING:  # it ended before its next checkpoint: paused now
+                durable_pause.take_effect(execution, now_ms(), interrupted=False)
             self._save(execution)
+            if execution.status == durable.PAUSED:
+                self._schedule_next(arn)
             if execution.status != durable.RUNNING:
                 return False
             woke = arn in self._wake or bool(execution.changed) or execution.advance(now_ms())
@@ -215,7 +223,7 @@ class DurableDriver:
 
     def _save(self, execution: Execution) -> None:
         self.store.put(execution)
-        if execution.status != durable.RUNNING:
+        if execution.status not in durable.ACTIVE:
             timer = self._timers.pop(execution.arn, None)
             if timer is not None:
                 timer.cancel()
@@ -223,7 +231,7 @@ class DurableDriver:
 
     def _schedule_next(self, arn: str) -> None:
         execution = self.store.get(arn)
-        if execution is None or execution.status != durable.RUNNING:
+        if execution is None or execution.status not in durable.ACTIVE:
             return
         due = execution.next_due()
         if due is not None:
@@ -248,13 +256,13 @@ class DurableDriver:
             if self._timers.get(arn) is threading.current_thread():
                 del self._timers[arn]
             execution = self.store.get(arn)
-            if execution is None or execution.status != durable.RUNNING:
+            if execution is None or execution.status not in durable.ACTIVE:
                 return
             moved = execution.advance(self._scaled_now(execution))
             self._save(execution)
-            if execution.status != durable.RUNNING:
+            if execution.status not in durable.ACTIVE:
                 return
-            if not moved:
+            if not moved or execution.status != durable.RUNNING:  # paused: what is due completes, no invoke
                 self._schedule_next(arn)
                 return
         self._drive(arn)
@@ -327,6 +335,9 @@ class DurableDriver:
             if execution is None:
                 raise durable.invalid_token()  # UNCONFIRMED: the model lists no ResourceNotFound here
             ops, next_token = execution.checkpoint(token, updates, now_ms(), client_token)
+            if execution.status == durable.PAUSING:  # the pause takes effect at the invocation's next checkpoint
+                durable_pause.take_effect(execution, now_ms(), interrupted=True)
+                next_token = ""  # UNCONFIRMED: how AWS ends the paused invocation (here: no further checkpoint)
             self._save(execution)
             out: dict[str, Any] = {"NewExecutionState": {"Operations": ops}}
             if next_token:
@@ -344,7 +355,7 @@ class DurableDriver:
             execution = self.store.get(arn)
             if execution is None:
                 raise durable.not_found(arn)
-            if execution.status != durable.RUNNING:
+            if execution.status not in durable.ACTIVE:  # "Stops a running or paused durable execution"
                 # UNCONFIRMED: AWS's answer to stopping an execution that has ended
                 raise errors.invalid(f"Durable execution {arn} is not running")
             stamp = now_ms()
@@ -352,10 +363,46 @@ class DurableDriver:
             self._save(execution)
         return stamp
 
+    def pause(self, arn: str, client_token: str | None, reason: str | None, timeout_paused: bool) -> None:
+        with self._lock:
+            execution = self._get(arn)
+            if durable_pause.pause(execution, now_ms(), client_token, reason, timeout_paused, arn in self._running):
+                self._save(execution)
+        self._schedule_next(arn)  # the timeout moves while paused: the timer follows
+
+    def resume_execution(self, arn: str, client_token: str | None, reason: str | None) -> None:
+        with self._lock:
+            execution = self._get(arn)
+            status = execution.status
+            again = durable_pause.resume(execution, now_ms(), client_token, reason)
+            if execution.status == status:  # a repeated request: nothing to do
+                return
+            self._save(execution)
+            again = again or arn in self._wake
+            self._wake.discard(arn)
+        if again:
+            self._submit(arn)
+        else:
+            self._schedule_next(arn)
+
+    def delete(self, arn: str) -> int:
+        with self._lock:
+            execution = self._get(arn)
+            if execution.status in durable.ACTIVE:
+                raise not_terminal(arn, execution.status)
+            self.store.delete(arn)
+        return now_ms()
+
+    def _get(self, arn: str) -> Execution:
+        execution = self.store.get(arn)
+        if execution is None:
+            raise durable.not_found(arn)
+        return execution
+
     def _end(self, arn: str, status: str, result: str | None, error: dict[str, Any] | None) -> None:
         with self._lock:
             execution = self.store.get(arn)
-            if execution is None or execution.status != durable.RUNNING:
+            if execution is None or execution.status not in durable.ACTIVE:
                 return
             execution.close(status, now_ms(), result=result, error=error)
             self._save(execution)
@@ -365,6 +412,9 @@ class DurableDriver:
         scheduled; an invocation the stop cut short is made again, as Lambda retries it)."""
         for arn in self.store.running():
             execution = self.store.get(arn)
+            if execution is not None and execution.status != durable.RUNNING:
+                self._resume_paused(execution)
+                continue
             answered = execution is not None and execution.events[-1:] != [] and (
                 execution.events[-1]["EventType"] == "InvocationCompleted")
             if answered:
@@ -373,6 +423,21 @@ class DurableDriver:
                 self._schedule(arn, now_ms())
             else:
                 self._submit(arn)
+
+    def _resume_paused(self, execution: Execution) -> None:
+        """At start-up, a paused execution stays paused: its timers run again; a PAUSING one's
+        invocation was cut short by the stop, so it is paused now and invoked again on resume."""
+        if execution.status == durable.PAUSING:
+            with self._lock:
+                durable_pause.take_effect(execution, now_ms(), interrupted=True)
+                self._save(execution)
+        self._schedule(execution.arn, now_ms())
+
+
+def not_terminal(arn: str, status: str) -> ServiceError:
+    # The model: "The execution must be in a terminal state ... Otherwise, this operation returns a
+    # ResourceConflictException." UNCONFIRMED: the message text.
+    return errors.conflict(f"Durable execution {arn} cannot be deleted because its status is {status}.")
 
 
 def _read_answer(outcome: Outcome) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:

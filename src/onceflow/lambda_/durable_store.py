@@ -58,7 +58,14 @@ class DurableStore:
         return [Execution.from_json(r["record"]) for r in rows]
 
     def running(self) -> list[str]:
-        return [r["arn"] for r in self.db.query("SELECT arn FROM lambda_durable_executions WHERE status='RUNNING'")]
+        """The executions that have not ended (running, pausing or paused)."""
+        rows = self.db.query(
+            "SELECT arn FROM lambda_durable_executions WHERE status IN ('RUNNING', 'PAUSING', 'PAUSED')")  # fmt: skip
+        return [r["arn"] for r in rows]
+
+    def delete(self, arn: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM lambda_durable_executions WHERE arn=?", (arn,))
 
     def delete_function(self, key: tuple[str, str, str]) -> None:
         with self.db.transaction() as conn:

@@ -34,10 +34,11 @@ class FunctionRef:
         return errors.function_arn(self.region, self.account, self.name, qualifier)
 
 
-def parse(value: str, account: str, region: str, qualifier: str | None = None, *, creating: bool = False
-          ) -> FunctionRef:  # fmt: skip
+def parse(value: str, account: str, region: str, qualifier: str | None = None, *, creating: bool = False,
+          foreign: bool = False) -> FunctionRef:  # fmt: skip
     """Resolve a FunctionName parameter (and a separate Qualifier) against the caller's account/region;
-    `creating`: CreateFunction's name, which may not name another account at all."""
+    `creating`: CreateFunction's name, which may not name another account at all; `foreign`: another
+    account's ARN names that account's function (what authorization weighs, cross_account.py)."""
     match = _NAME.match(value or "")
     if match is None:
         raise errors.invalid(f"Function name {value} is invalid")  # the wire's pattern check usually wins
@@ -49,7 +50,7 @@ def parse(value: str, account: str, region: str, qualifier: str | None = None, *
     ref = FunctionRef(in_account, in_region, match.group("name"), derived or qualifier or None)
     if in_region != region:
         raise errors.other_region(in_region, region)
-    if in_account != account:
+    if in_account != account and not foreign:
         if creating:
             raise errors.create_in_other_account()
         # Functions live in the caller's account; another one's function is not found here.

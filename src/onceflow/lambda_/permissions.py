@@ -1,8 +1,12 @@
-"""AddPermission, RemovePermission and GetPolicy, and the check other services make before they
-invoke a function as a service principal (`may_invoke`: SNS, EventBridge, S3 notifications).
+"""AddPermission, RemovePermission and GetPolicy, Put/Get/DeleteResourcePolicy, and the check other
+services make before they invoke a function as a service principal (`may_invoke`: SNS, EventBridge,
+S3 notifications).
 
 A policy belongs to the unqualified function or to one version or alias (stored under '' or the
 qualifier), as on AWS, where an invocation through an alias is authorized by the alias's policy.
+PutResourcePolicy writes that same policy as a whole document ("If you previously added permissions
+using the AddPermission operation, the new policy overwrites those permissions", the model), so the
+statement calls and the document calls read and write one row, under one RevisionId.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
+from onceflow.iam.policy import MalformedPolicy, parse
 from onceflow.iam.resource_access import principal_may, service_may
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors, names, policy
+from onceflow.lambda_ import cross_account, errors, names, policy
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.service import LambdaService
 
@@ -32,7 +37,7 @@ class Permissions:
         is missing is named as AWS records it per operation: GetPolicy answers a missing version or
         alias as a missing policy, RemovePermission a missing function as one with no policy, and the
         writes a missing alias (a name an alias could have) as that alias."""
-        ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
+        ref = cross_account.parse(ctx, params["FunctionName"], params.get("Qualifier"))
         if self.store.get_function(ref.key) is None and op == "remove":
             raise errors.not_found(f"No policy found for: {ref.arn()}")
         try:
@@ -73,6 +78,38 @@ class Permissions:
         if found is None:
             raise errors.not_found("The resource you requested does not exist.")
         return {"Policy": _compact(found[0]), "RevisionId": self._revision(ref, qualifier, found)}
+
+    # ------------------------------------------------------------------ the policy as one document
+    def _of_arn(self, ctx: RequestContext, arn: str, op: str) -> tuple[FunctionRef, str]:
+        return self._target(ctx, {"FunctionName": arn}, op)
+
+    def put_document(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier = self._of_arn(ctx, params["ResourceArn"], "add")
+        if ref.qualifier == "$LATEST":  # as AddPermission refuses it (UNCONFIRMED for PutResourcePolicy)
+            raise errors.invalid("We currently do not support adding policies for $LATEST.")
+        doc = _document(params["Policy"])
+        found = self.store.get_policy(ref.key, qualifier)
+        _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
+        with self.store.db.transaction() as conn:
+            revision = self._new_revision(conn, ref, qualifier)
+            self.store.put_policy(conn, ref.key, qualifier, doc, revision)
+        return {"Policy": _compact(doc), "RevisionId": revision}
+
+    def get_document(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        ref, qualifier = self._of_arn(ctx, params["ResourceArn"], "get")
+        found = self.store.get_policy(ref.key, qualifier)
+        if found is None:  # GetPolicy's words (UNCONFIRMED for GetResourcePolicy)
+            raise errors.not_found("The resource you requested does not exist.")
+        return {"Policy": _compact(found[0]), "RevisionId": self._revision(ref, qualifier, found)}
+
+    def delete_document(self, ctx: RequestContext, params: dict[str, Any]) -> None:
+        ref, qualifier = self._of_arn(ctx, params["ResourceArn"], "remove")
+        found = self.store.get_policy(ref.key, qualifier)
+        if found is None:  # RemovePermission's words (UNCONFIRMED for DeleteResourcePolicy)
+            raise errors.not_found("No policy is associated with the given resource.")
+        _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
+        with self.store.db.transaction() as conn:
+            self.store.put_policy(conn, ref.key, qualifier, policy.empty(), self._new_revision(conn, ref, qualifier))
 
     # A policy's RevisionId is its function's, version's or alias's (AWS's recordings: GetPolicy answers
     # the RevisionId GetFunction shows, a publish moves both), and a policy change gives that a new one.
@@ -133,6 +170,21 @@ class Permissions:
 def _check_revision(current: str | None, wanted: str | None) -> None:
     if wanted and wanted != current:
         raise errors.revision_mismatch()
+
+
+def _document(text: str) -> dict[str, Any]:
+    """PutResourcePolicy's document, checked as IAM checks a resource policy (its words,
+    UNCONFIRMED as Lambda's), kept with its statements as a list (AddPermission appends to it)."""
+    try:
+        parse(text, "resource")
+    except MalformedPolicy as e:
+        raise errors.invalid(f"The policy is not valid: {e.message}") from None
+    doc = json.loads(text)
+    statements = doc["Statement"]
+    doc["Statement"] = [statements] if isinstance(statements, dict) else list(statements)
+    if not doc["Statement"]:  # a policy with no statement is none at all (the store keeps no row)
+        raise errors.invalid("The policy is not valid: it has no statement.")  # UNCONFIRMED wording
+    return dict(doc)
 
 
 def _compact(doc: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, errors, names, paging, runtime_lifecycle, zips
+from onceflow.lambda_ import cross_account, dead_letter, errors, names, paging, runtime_lifecycle, zips
 from onceflow.lambda_.aliases import route
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.store import LambdaStore
@@ -75,7 +75,7 @@ class LambdaService:
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
-        return names.parse(name, ctx.account, ctx.region, qualifier)
+        return cross_account.parse(ctx, name, qualifier)  # another account's only where served (and granted)
 
     def latest(self, ref: FunctionRef) -> dict[str, Any]:
         config = self.store.get_function(ref.key)
@@ -235,11 +235,11 @@ class LambdaService:
                             ctx.region, None)  # fmt: skip
 
     def get_configuration(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
-        resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
+        resolved = self.resolve(cross_account.owner(ctx, name), ctx.region, name, qualifier, invoking=False)
         return self._named(ctx, resolved)
 
     def get_function(self, ctx: RequestContext, name: str, qualifier: str | None) -> dict[str, Any]:
-        resolved = self.resolve(ctx.account, ctx.region, name, qualifier, invoking=False)
+        resolved = self.resolve(cross_account.owner(ctx, name), ctx.region, name, qualifier, invoking=False)
         out: dict[str, Any] = {
             "Configuration": self._named(ctx, resolved),
             "Code": {"RepositoryType": "S3", "Location": self.location(resolved.config)},
@@ -253,8 +253,9 @@ class LambdaService:
 
     @staticmethod
     def _named(ctx: RequestContext, resolved: Resolved) -> dict[str, Any]:
-        shown = cfg.render(resolved.config, ctx.account, ctx.region)
-        return cfg.as_named(shown, ctx.account, ctx.region, resolved.ref.qualifier)
+        account = resolved.ref.account  # the function's own (another account's, reached by its ARN)
+        shown = cfg.render(resolved.config, account, ctx.region)
+        return cfg.as_named(shown, account, ctx.region, resolved.ref.qualifier)
 
     def list_functions(
         self, ctx: RequestContext, marker: str | None, max_items: int | None, version: str | None = None
@@ -265,7 +266,7 @@ class LambdaService:
             every = [
                 c for r in rows for c in (r, *self.store.list_versions((ctx.account, ctx.region, r["FunctionName"])))
             ]
-            return paging.page(every, marker, limit, "Functions", lambda c: _listed(c, ctx))
+            return paging.page(every, marker, limit, "Functions", lambda c: _listed(c, ctx.account, ctx.region))
         after = paging.decode_marker(marker)
         rows = self.store.list_functions(ctx.account, ctx.region, after, limit + 1)
         out: dict[str, Any] = {"Functions": [cfg.render(r, ctx.account, ctx.region, "listed") for r in rows[:limit]]}
@@ -443,7 +444,7 @@ class LambdaService:
         names.unqualified(ref)
         everything = [self.latest(ref), *self.store.list_versions(ref.key)]
         return paging.page(everything, marker, max_items or 50, "Versions",
-                     lambda c: _listed(c, ctx))  # fmt: skip
+                     lambda c: _listed(c, ref.account, ctx.region))  # fmt: skip
 
     # ------------------------------------------------------------------ concurrency
     def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
@@ -460,7 +461,7 @@ class LambdaService:
         if value < provisioned:  # recorded, spaces and all, without a Type
             raise errors.invalid(f" ReservedConcurrentExecutions  {value} should not be lower than function's total "
                                  f"provisioned concurrency [{provisioned}].", typed=False)  # fmt: skip
-        others = self.store.total_reserved(ctx.account, ctx.region, excluding=ref.name)
+        others = self.store.total_reserved(ref.account, ctx.region, excluding=ref.name)  # the function's account
         if self.account_limit - others - value < MIN_UNRESERVED:
             raise errors.invalid(
                 "Specified ReservedConcurrentExecutions for function decreases account's "
@@ -559,9 +560,9 @@ def _published_answer(version: dict[str, Any], before: Any, ctx: RequestContext)
     return cfg.render(version, ctx.account, ctx.region, "create", cfg.new_revision())
 
 
-def _listed(config: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+def _listed(config: dict[str, Any], account: str, region: str) -> dict[str, Any]:
     """A version in a list of versions: every one named by its qualifier, $LATEST too."""
-    return cfg.as_named(cfg.render(config, ctx.account, ctx.region, "listed"), ctx.account, ctx.region,
+    return cfg.as_named(cfg.render(config, account, region, "listed"), account, region,
                         config.get("Version", "$LATEST"))  # fmt: skip
 
 
