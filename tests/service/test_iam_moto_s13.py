@@ -1,0 +1,40 @@
+"""Differences from AWS found by running moto 5.2.1's own IAM suite against onceflow in session 13
+(bench/moto_issue22.md), each fixed to what AWS recorded; against a real server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from iam_setup import unique
+
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
+TAGS = [{"Key": "somekey", "Value": "somevalue"}, {"Key": "someotherkey", "Value": "someothervalue"}]
+
+
+def role_details(iam: Any, name: str) -> dict[str, Any]:
+    pages = iam.get_paginator("get_account_authorization_details").paginate(Filter=["Role"])
+    return next(r for page in pages for r in page["RoleDetailList"] if r["RoleName"] == name)
+
+
+def test_authorization_details_lists_a_profiles_roles_without_their_tags(iam: Any) -> None:
+    # AWS's recorded answer (LocalStack's test_iam_account_authorization_details snapshot,
+    # filter_role, 2026-02, the calls of moto's test_get_account_authorization_details): a role with
+    # a Description, tagged with TagRole, in an instance profile. RoleDetailList carries the tags; the
+    # profile's Roles hold only Path, RoleName, RoleId, Arn, CreateDate and AssumeRolePolicyDocument.
+    role, profile = unique("moto-role"), unique("moto-ip")
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST, Path="/my-path/", Description="testing role")
+    iam.tag_role(RoleName=role, Tags=TAGS)
+    iam.create_instance_profile(InstanceProfileName=profile)
+    iam.add_role_to_instance_profile(InstanceProfileName=profile, RoleName=role)
+    try:
+        detail = role_details(iam, role)
+        assert detail["Tags"] == TAGS
+        [held] = detail["InstanceProfileList"][0]["Roles"]
+        assert set(held) == {"Path", "RoleName", "RoleId", "Arn", "CreateDate", "AssumeRolePolicyDocument"}
+        assert held["AssumeRolePolicyDocument"] == json.loads(TRUST)
+    finally:
+        iam.remove_role_from_instance_profile(InstanceProfileName=profile, RoleName=role)
+        iam.delete_instance_profile(InstanceProfileName=profile)
+        iam.delete_role(RoleName=role)
