@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from collections.abc import Callable
 from typing import Any
 
 from iam_setup import unique
@@ -38,3 +41,20 @@ def test_authorization_details_lists_a_profiles_roles_without_their_tags(iam: An
         iam.remove_role_from_instance_profile(InstanceProfileName=profile, RoleName=role)
         iam.delete_instance_profile(InstanceProfileName=profile)
         iam.delete_role(RoleName=role)
+
+
+def test_credential_report_says_no_information_for_a_password_never_used(server_factory: Callable[..., Any]) -> None:
+    # moto's test_get_credential_report_content (server mode) wants no_information for a user whose
+    # password was never used; so do tools reading AWS's reports (password_enabled true with
+    # password_last_used no_information: "never signed in"); a user without a password has N/A.
+    iam = server_factory().client("iam")  # a server of its own: the report is kept for four hours
+    with_password, without = unique("moto-pw"), unique("moto-nopw")
+    iam.create_user(UserName=with_password)
+    iam.create_login_profile(UserName=with_password, Password="Aa1!moto-pass")
+    iam.create_user(UserName=without)
+    while iam.generate_credential_report()["State"] != "COMPLETE":
+        pass
+    rows = {r["user"]: r for r in csv.DictReader(io.StringIO(iam.get_credential_report()["Content"].decode()))}
+    assert (rows[with_password]["password_enabled"], rows[with_password]["password_last_used"]) == (
+        "true", "no_information")
+    assert (rows[without]["password_enabled"], rows[without]["password_last_used"]) == ("false", "N/A")
