@@ -58,3 +58,21 @@ def test_credential_report_says_no_information_for_a_password_never_used(server_
     assert (rows[with_password]["password_enabled"], rows[with_password]["password_last_used"]) == (
         "true", "no_information")
     assert (rows[without]["password_enabled"], rows[without]["password_last_used"]) == ("false", "N/A")
+
+
+def test_aws_managed_policies_carry_their_own_creation_times(iam: Any) -> None:
+    # AWS Managed Policy Reference, "Creation time" of each (one version each, edited when created);
+    # moto's test_get_aws_managed_policy_version (skipped in server mode) records AWSLambdaBasicExecutionRole's
+    # v1 as 2015-04-09T15:03:43Z. onceflow gave every AWS managed policy AdministratorAccess's date.
+    def created(name: str) -> tuple[str, str]:
+        arn = f"arn:aws:iam::aws:policy/service-role/{name}"
+        policy = iam.get_policy(PolicyArn=arn)["Policy"]
+        version = iam.get_policy_version(PolicyArn=arn, VersionId="v1")["PolicyVersion"]
+        assert policy["UpdateDate"] == policy["CreateDate"] == version["CreateDate"]
+        return policy["CreateDate"].strftime("%Y-%m-%d %H:%M"), version["CreateDate"].strftime("%S")
+
+    assert created("AWSLambdaBasicExecutionRole") == ("2015-04-09 15:03", "43")
+    assert created("AWSLambdaRole")[0] == "2015-02-06 18:41"
+    assert created("AWSLambdaDynamoDBExecutionRole")[0] == "2015-04-09 15:09"
+    admin = iam.get_policy(PolicyArn="arn:aws:iam::aws:policy/AdministratorAccess")["Policy"]
+    assert admin["CreateDate"].strftime("%Y-%m-%d %H:%M:%S") == "2015-02-06 18:39:46"

@@ -8,7 +8,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-_CREATED = "2015-02-06T18:39:46+00:00"
+_CREATED = "2015-02-06T18:39:46+00:00"  # AdministratorAccess's, and the ones not listed below
+# Creation times from the AWS Managed Policy Reference ("Creation time", to the minute; these have
+# one version, edited when created). AWSLambdaBasicExecutionRole's v1 is 15:03:43 (moto's record of
+# AWS's GetPolicyVersion answer, test_get_aws_managed_policy_version); the other seconds UNCONFIRMED.
+_CREATED_AT = {
+    "AWSLambdaBasicExecutionRole": "2015-04-09T15:03:43+00:00",
+    "AWSLambdaRole": "2015-02-06T18:41:00+00:00",
+    "AWSLambdaDynamoDBExecutionRole": "2015-04-09T15:09:00+00:00",
+}
 
 _DOCS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
     # name: (path, policy id, description, document)
@@ -127,8 +135,8 @@ def _policy(name: str) -> dict[str, Any]:
         "arn": f"arn:aws:iam::aws:policy{path}{name}",
         "policy_id": policy_id,
         "description": description,
-        "created": _CREATED,
-        "updated": _CREATED,
+        "created": _CREATED_AT.get(name, _CREATED),
+        "updated": _CREATED_AT.get(name, _CREATED),
         "default_version": "v1",
         "document": json.dumps(doc, indent=4),
         "tags": [],
