@@ -9,6 +9,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+from botocore.exceptions import ClientError
 from iam_setup import unique
 
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
@@ -76,3 +78,35 @@ def test_aws_managed_policies_carry_their_own_creation_times(iam: Any) -> None:
     assert created("AWSLambdaDynamoDBExecutionRole")[0] == "2015-04-09 15:09"
     admin = iam.get_policy(PolicyArn="arn:aws:iam::aws:policy/AdministratorAccess")["Policy"]
     assert admin["CreateDate"].strftime("%Y-%m-%d %H:%M:%S") == "2015-02-06 18:39:46"
+
+
+def test_iam_user_change_password_lets_a_user_change_only_its_own_password(
+        server_factory: Callable[..., Any]) -> None:
+    # moto's test_get_aws_managed_policy (skipped in server mode) reads IAMUserChangePassword; the AWS
+    # Managed Policy Reference gives it: created 2016-11-15 00:25, edited 2025-05-29 21:52, v3 default,
+    # iam:ChangePassword on the caller's own user and iam:GetAccountPasswordPolicy. onceflow had none.
+    server = server_factory(extra_args=("--enforce-iam",))
+    iam = server.client("iam")
+    arn = "arn:aws:iam::aws:policy/IAMUserChangePassword"
+    policy = iam.get_policy(PolicyArn=arn)["Policy"]
+    assert (policy["Path"], policy["DefaultVersionId"]) == ("/", "v3")
+    assert policy["CreateDate"].strftime("%Y-%m-%d %H:%M:%S") == "2016-11-15 00:25:16"
+    assert policy["UpdateDate"].strftime("%Y-%m-%d %H:%M") == "2025-05-29 21:52"
+    version = iam.get_policy_version(PolicyArn=arn, VersionId="v3")["PolicyVersion"]
+    assert version["IsDefaultVersion"] and version["CreateDate"] == policy["UpdateDate"]
+    assert [s["Action"] for s in version["Document"]["Statement"]] == [
+        ["iam:ChangePassword"], ["iam:GetAccountPasswordPolicy"]]
+
+    for name in ("user", "other"):
+        iam.create_user(UserName=name)
+        iam.create_login_profile(UserName=name, Password="Aa1!first-pass")
+    iam.attach_user_policy(UserName="user", PolicyArn=arn)
+    key = iam.create_access_key(UserName="user")["AccessKey"]
+    own = server.client("iam", access_key=key["AccessKeyId"], secret_key=key["SecretAccessKey"])
+    own.change_password(OldPassword="Aa1!first-pass", NewPassword="Aa1!second-pass")
+    with pytest.raises(ClientError) as exc:  # no account policy: NoSuchEntity, past the authorizer
+        own.get_account_password_policy()
+    assert exc.value.response["Error"]["Code"] == "NoSuchEntity"
+    with pytest.raises(ClientError) as exc:  # nothing else: the policy grants no other action
+        own.update_login_profile(UserName="other", Password="Aa1!third-pass")
+    assert exc.value.response["Error"]["Code"] == "AccessDenied"
