@@ -11,8 +11,8 @@ policies all appear, with every version, newest first.
 The shapes are AWS's recorded answers (LocalStack's test_iam_account_authorization_details
 snapshot, 2026-02): a user without inline policies has no UserPolicyList while a role or group has
 an empty one; users and roles always carry Tags, roles RoleLastUsed ({} when unused); a profile's
-roles come as CreateRole answers a role; no policy carries its Description; an unattached AWS
-managed policy is not listed.
+roles come as CreateRole answers a role, less their Tags; no policy carries its Description; an
+unattached AWS managed policy is not listed.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ def _boundary(entity: Row) -> Out:
     if not entity.get("boundary"):
         return {}
     return {"PermissionsBoundary": {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": entity["boundary"]}}
+
+
+def _untagged(role: Out) -> Out:
+    return {k: v for k, v in role.items() if k != "Tags"}
 
 
 class AuthorizationDetails:
@@ -134,11 +138,12 @@ class AuthorizationDetails:
         return out
 
     def _profile(self, account: str, profile: Row) -> Out:
-        # The profile's roles as GetInstanceProfile gives them: as CreateRole answers a role.
+        # The profile's roles as CreateRole answers a role, without their tags: AWS recorded a role
+        # tagged with TagRole carrying its Tags in RoleDetailList but none in its profile's Roles.
         roles = [r for r in (self.store.role(account, n) for n in profile["roles"]) if r]
         return {"Path": profile["path"], "InstanceProfileName": profile["name"],
                 "InstanceProfileId": profile["profile_id"], "Arn": profile["arn"],
-                "CreateDate": _date(profile["created"]), "Roles": [role_out(r, "create") for r in roles]}
+                "CreateDate": _date(profile["created"]), "Roles": [_untagged(role_out(r, "create")) for r in roles]}
 
     def policy(self, account: str, policy: Row) -> Out:
         arn = policy["arn"]

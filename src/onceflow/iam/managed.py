@@ -1,6 +1,7 @@
 """AWS managed policies every account can attach (arn:aws:iam::aws:policy/...).
 
-Only the documents written here exist; they are the published default versions of these policies.
+Only the documents written here exist; they are the published default versions of these policies
+(only the default version of each is served, made at the policy's last edit).
 """
 
 from __future__ import annotations
@@ -8,7 +9,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-_CREATED = "2015-02-06T18:39:46+00:00"
+_CREATED = "2015-02-06T18:39:46+00:00"  # AdministratorAccess's, and the ones not listed below
+# (created, last edited, default version) from the AWS Managed Policy Reference, to the minute; the
+# default version dates from the last edit. AWSLambdaBasicExecutionRole's 15:03:43 and
+# IAMUserChangePassword's 00:25:16 are moto's records of AWS's answers (test_get_aws_managed_policy,
+# test_get_aws_managed_policy_version); the other seconds are UNCONFIRMED.
+_HISTORY = {
+    "AWSLambdaBasicExecutionRole": ("2015-04-09T15:03:43+00:00", "2015-04-09T15:03:43+00:00", "v1"),
+    "AWSLambdaRole": ("2015-02-06T18:41:00+00:00", "2015-02-06T18:41:00+00:00", "v1"),
+    "AWSLambdaDynamoDBExecutionRole": ("2015-04-09T15:09:00+00:00", "2015-04-09T15:09:00+00:00", "v1"),
+    "IAMUserChangePassword": ("2016-11-15T00:25:16+00:00", "2025-05-29T21:52:00+00:00", "v3"),
+}
 
 _DOCS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
     # name: (path, policy id, description, document)
@@ -62,6 +73,24 @@ _DOCS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
                     ],
                     "Resource": "*",
                 }
+            ],
+        },
+    ),
+    # What the IAM User Guide gives users to change their own password (ChangePassword). Its policy
+    # id is onceflow's.
+    "IAMUserChangePassword": (
+        "/",
+        "ANPAONCEFLOWCHANGEPW1",
+        "Provides the ability for an IAM user to change their own password.",
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["iam:ChangePassword"],
+                    "Resource": ["arn:aws:iam::*:user/${aws:username}", "arn:aws:iam::*:user/*/${aws:username}"],
+                },
+                {"Effect": "Allow", "Action": ["iam:GetAccountPasswordPolicy"], "Resource": "*"},
             ],
         },
     ),
@@ -121,15 +150,16 @@ _DOCS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
 
 def _policy(name: str) -> dict[str, Any]:
     path, policy_id, description, doc = _DOCS[name]
+    created, updated, default_version = _HISTORY.get(name, (_CREATED, _CREATED, "v1"))
     return {
         "name": name,
         "path": path,
         "arn": f"arn:aws:iam::aws:policy{path}{name}",
         "policy_id": policy_id,
         "description": description,
-        "created": _CREATED,
-        "updated": _CREATED,
-        "default_version": "v1",
+        "created": created,
+        "updated": updated,
+        "default_version": default_version,
         "document": json.dumps(doc, indent=4),
         "tags": [],
         "aws_managed": True,

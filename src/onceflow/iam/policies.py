@@ -58,7 +58,7 @@ class ManagedPolicies:
         if policy.get("aws_managed"):
             if version != policy["default_version"]:
                 raise errors.policy_version_not_found(arn, version)
-            return policy, policy["document"], policy["created"]
+            return policy, policy["document"], policy["updated"]  # its default version: the last edit
         row = self.store.policy_version(arn, version)
         if row is None:
             raise errors.policy_version_not_found(arn, version)
@@ -151,7 +151,7 @@ class ManagedPolicies:
             version = {
                 "version_id": policy["default_version"],
                 "document": policy["document"],
-                "created": policy["created"],
+                "created": policy["updated"],
             }
             return policy, [version]
         return policy, list(reversed(self.store.policy_versions(arn)))  # newest first

@@ -40,6 +40,13 @@ def _flag(value: bool) -> str:
     return "true" if value else "false"
 
 
+def _password_used(login: dict[str, Any] | None) -> str:
+    # onceflow has no console to sign in to, so a password is never used: AWS writes no_information
+    # for a password never used and N/A for a user without one (what tools reading AWS's reports
+    # test for: password_enabled true with password_last_used no_information, "never logged in").
+    return "no_information" if login is not None else "N/A"
+
+
 class Reports:
     def __init__(self, store: IamStore, last_used: LastUsed | None = None) -> None:
         self.store = store
@@ -79,8 +86,8 @@ class Reports:
             keys = self.store.access_keys(account, user["name"])
             # A password changed since the profile was made (ChangePassword, UpdateLoginProfile) counts from then.
             changed = (login.get("PasswordLastChanged") or login["CreateDate"]) if login else na
-            row = [user["name"], user["arn"], user["created"], _flag(login is not None), na, changed, na,
-                   _flag(bool(mfa))]
+            row = [user["name"], user["arn"], user["created"], _flag(login is not None), _password_used(login),
+                   changed, na, _flag(bool(mfa))]
             for n in range(2):
                 k = keys[n] if n < len(keys) else None
                 used = self.last_used.get(KEY, k["access_key_id"], account) if k else None
