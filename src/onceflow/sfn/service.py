@@ -205,8 +205,7 @@ class SfnService:
         row = self.machine(arn)
         keys = ("definition", "roleArn", "loggingConfiguration", "tracingConfiguration", "encryptionConfiguration")
         if not any(k in p for k in keys) and not p.get("publish"):
-            raise E.validation("Either the definition, the role ARN, the LoggingConfiguration, the "
-                               "EncryptionConfiguration or the TracingConfiguration must be specified")
+            raise E.nothing_to_update()
         if p.get("versionDescription") is not None and not p.get("publish"):
             raise E.validation("Version description can only be set when publish is true")
         changes: dict[str, Any] = {}
@@ -429,8 +428,10 @@ class SfnService:
                     "status": r["status"], "startDate": ts(r["start"])}
             if r["stop"] is not None:
                 item["stopDate"] = ts(r["stop"])
+            # [AWS] every listed execution names its redriveCount, 0 too (test_sfn_api.snapshot.json,
+            # test_state_machine_status_filter); redriveDate only once redriven.
+            item["redriveCount"] = r["redrive_count"]
             if r["redrive_count"]:
-                item["redriveCount"] = r["redrive_count"]
                 item["redriveDate"] = ts(r["redrive_date"])
             if r["version_arn"]:
                 item["stateMachineVersionArn"] = r["version_arn"]
