@@ -251,3 +251,87 @@ def test_updates_name_a_revision_only_when_something_changed(aws: Callable[..., 
     assert again["revisionId"] == first["revisionId"]
     described = sfn.describe_state_machine(stateMachineArn=arn)
     assert (described["revisionId"], described["roleArn"]) == (first["revisionId"], other)
+
+
+# --------------------------------------------------------------------------- test_sfn_api_versioning.snapshot.json
+# TestSnfApiVersioning (recorded 2023-08): 14 tests, 56 entries compared, all matched but exec_list_resp and
+# exec_version_list_resp, whose listings (recorded before redrive existed) name no redriveCount; the 2024
+# recordings of test_sfn_api do (test_listed_executions_name_a_redrive_count_of_zero).
+def _commented(suffix: str) -> str:
+    return json.dumps({**PASS_RESULT, "Comment": f"BASE_PASS_RESULT{suffix}"})
+
+
+def _fields(answer: dict[str, Any]) -> list[str]:
+    return sorted(k for k in answer if k != "ResponseMetadata")
+
+
+def test_versions_published_and_refused_as_recorded(sfn: Any, role: str) -> None:
+    """test_publish_state_machine_version (publish_v1, describe_v1, publish_v2, describe_v2,
+    conflict_exception), test_update_state_machine (invalid_arn_1, invalid_arn_2) and
+    test_create_with_version_description_no_publish (validation_exception)."""
+    with pytest.raises(ClientError) as exc:
+        _machine(sfn, role, versionDescription="HelloWorld!")
+    assert _error(exc) == ("ValidationException", "Version description can only be set when publish is true", 400)
+    _, arn = _machine(sfn, role)
+    first = sfn.update_state_machine(stateMachineArn=arn, definition=_commented("-R1"))
+    published = sfn.publish_state_machine_version(stateMachineArn=arn)
+    assert (_fields(published), published["stateMachineVersionArn"]) == (
+        ["creationDate", "stateMachineVersionArn"], f"{arn}:1")
+    v1 = sfn.describe_state_machine(stateMachineArn=f"{arn}:1")
+    assert (v1["revisionId"], "description" in v1) == (first["revisionId"], False)
+    second = sfn.update_state_machine(stateMachineArn=arn, definition=_commented("-R2"))
+    sfn.publish_state_machine_version(stateMachineArn=arn, description="PublishedV2Description")
+    v2 = sfn.describe_state_machine(stateMachineArn=f"{arn}:2")
+    assert (v2["revisionId"], v2["description"], json.loads(v2["definition"])["Comment"]) == (
+        second["revisionId"], "PublishedV2Description", "BASE_PASS_RESULT-R2")
+    third = sfn.update_state_machine(stateMachineArn=arn, definition=_commented("-R3"))
+    with pytest.raises(ClientError) as exc:
+        sfn.publish_state_machine_version(stateMachineArn=arn, revisionId=second["revisionId"])
+    assert _error(exc) == ("ConflictException", f"Failed to publish the State Machine version for revision "
+                           f"{second['revisionId']}. The current State Machine revision is {third['revisionId']}.", 400)
+    for publish in (False, True):
+        with pytest.raises(ClientError) as exc:
+            sfn.update_state_machine(stateMachineArn=f"{arn}:2", definition=_commented("-R3"), publish=publish)
+        assert _error(exc) == ("StateMachineDoesNotExist", f"State Machine Does Not Exist: '{arn}:2'", 400)
+
+
+def test_version_numbers_and_empty_revisions_as_recorded(sfn: Any, role: str) -> None:
+    """test_version_ids_between_deletions (publish_res_v2_2: a deleted number is not reused),
+    test_idempotent_publish, test_list_delete_version (delete_version_resp_after_del) and
+    test_empty_revision_with_publish_and_(no_)publish_on_creation (no revisionId without a change)."""
+    _, arn = _machine(sfn, role, publish=True)
+    sfn.update_state_machine(stateMachineArn=arn, definition=_commented("-R2"), publish=True)
+    sfn.delete_state_machine_version(stateMachineVersionArn=f"{arn}:2")
+    assert sfn.publish_state_machine_version(stateMachineArn=arn)["stateMachineVersionArn"] == f"{arn}:3"
+    sfn.delete_state_machine_version(stateMachineVersionArn=f"{arn}:3")
+    assert sfn.delete_state_machine_version(stateMachineVersionArn=f"{arn}:3")["ResponseMetadata"][
+        "HTTPStatusCode"] == 200
+    _, plain = _machine(sfn, role)
+    assert [sfn.publish_state_machine_version(stateMachineArn=plain)["stateMachineVersionArn"] for _ in "ab"] == [
+        f"{plain}:1", f"{plain}:1"]
+    assert len(sfn.list_state_machine_versions(stateMachineArn=plain)["stateMachineVersions"]) == 1
+    for kw in ({"publish": True}, {}):
+        _, machine = _machine(sfn, role, **kw)
+        for _ in "ab":
+            same = sfn.update_state_machine(stateMachineArn=machine, definition=json.dumps(PASS_RESULT), publish=True)
+            assert (_fields(same), same["stateMachineVersionArn"]) == (
+                ["stateMachineVersionArn", "updateDate"], f"{machine}:1")
+
+
+def test_describe_state_machine_for_execution_of_a_version_as_recorded(sfn: Any, role: str) -> None:
+    """test_describe_state_machine_for_execution_of_version(_with_revision), describe_resp: the
+    machine's own ARN, and the revision only where one was made."""
+    _, arn = _machine(sfn, role, publish=True)
+    ex = sfn.start_execution(stateMachineArn=f"{arn}:1")["executionArn"]
+    finished(sfn, ex)
+    described = sfn.describe_state_machine_for_execution(executionArn=ex)
+    assert (_fields(described), described["stateMachineArn"]) == (
+        ["definition", "loggingConfiguration", "name", "roleArn", "stateMachineArn", "tracingConfiguration",
+         "updateDate"], arn)
+    _, revised = _machine(sfn, role)
+    update = sfn.update_state_machine(stateMachineArn=revised, definition=_commented("-R2"), publish=True)
+    ex = sfn.start_execution(stateMachineArn=f"{revised}:1")["executionArn"]
+    finished(sfn, ex)
+    described = sfn.describe_state_machine_for_execution(executionArn=ex)
+    assert (described["stateMachineArn"], described["revisionId"]) == (revised, update["revisionId"])
+    assert json.loads(described["definition"])["Comment"] == "BASE_PASS_RESULT-R2"
