@@ -335,3 +335,51 @@ def test_describe_state_machine_for_execution_of_a_version_as_recorded(sfn: Any,
     described = sfn.describe_state_machine_for_execution(executionArn=ex)
     assert (described["stateMachineArn"], described["revisionId"]) == (revised, update["revisionId"])
     assert json.loads(described["definition"])["Comment"] == "BASE_PASS_RESULT-R2"
+
+
+# --------------------------------------------------------------------------- test_sfn_api_aliasing.snapshot.json
+# TestSfnApiAliasing (recorded 2025-03): 12 tests, 47 entries compared, 46 matched before; the listing of
+# test_base_lifecycle_create_invoke_describe_list differed (redriveCount), 47 after.
+def _routes(*pairs: tuple[str, int]) -> list[dict[str, Any]]:
+    return [{"stateMachineVersionArn": arn, "weight": weight} for arn, weight in pairs]
+
+
+def test_alias_lifecycle_as_recorded(sfn: Any, role: str) -> None:
+    """test_base_lifecycle_create_invoke_describe_list (describe_execution_response_through_alias,
+    list_executions_response), test_error_create_alias_not_idempotent, test_delete_version_with_alias
+    (exception_delete_version_with_alias_reference), test_update_no_such_alias_arn and
+    test_delete_no_such_alias_arn."""
+    _, arn = _machine(sfn, role, publish=True)
+    name = f"AliasName-{uuid.uuid4().hex[:6]}"
+    description = "create state machine alias description"
+    alias = sfn.create_state_machine_alias(name=name, description=description,
+                                           routingConfiguration=_routes((f"{arn}:1", 100)))["stateMachineAliasArn"]
+    assert alias == f"{arn}:{name}"
+    conflict = ("ConflictException", "Failed to create alias because an alias with the same name and a different "
+                "routing configuration already exists.", 400)
+    v2 = sfn.update_state_machine(stateMachineArn=arn, definition=_commented("v1"), publish=True)[
+        "stateMachineVersionArn"]
+    for other, routes in (("This is a different description", _routes((f"{arn}:1", 100))),
+                          (description, _routes((f"{arn}:1", 50), (v2, 50)))):
+        with pytest.raises(ClientError) as exc:
+            sfn.create_state_machine_alias(name=name, description=other, routingConfiguration=routes)
+        assert _error(exc) == conflict
+    with pytest.raises(ClientError) as exc:
+        sfn.delete_state_machine_version(stateMachineVersionArn=f"{arn}:1")
+    assert _error(exc) == ("ConflictException", "Version to be deleted must not be referenced by an alias. Current "
+                           f"list of aliases referencing this version: [{name}]", 400)
+    through_alias = sfn.start_execution(stateMachineArn=alias, input="{}")["executionArn"]
+    described = finished(sfn, through_alias)
+    assert (described["stateMachineAliasArn"], described["stateMachineVersionArn"], described["redriveCount"]) == (
+        alias, f"{arn}:1", 0)
+    through_version = sfn.start_execution(stateMachineArn=f"{arn}:1", input="{}")["executionArn"]
+    assert "stateMachineAliasArn" not in finished(sfn, through_version)
+    listed = sfn.list_executions(stateMachineArn=arn)["executions"]
+    assert [(x["executionArn"], x["redriveCount"], x.get("stateMachineAliasArn")) for x in listed] == [
+        (through_version, 0, None), (through_alias, 0, alias)]
+    sfn.delete_state_machine_alias(stateMachineAliasArn=alias)
+    assert sfn.delete_state_machine_alias(stateMachineAliasArn=alias)["ResponseMetadata"]["HTTPStatusCode"] == 200
+    with pytest.raises(ClientError) as exc:
+        sfn.update_state_machine_alias(stateMachineAliasArn=alias,
+                                       description="Updated state machine alias description")
+    assert _error(exc) == ("ResourceNotFound", "Request references a resource that does not exist.", 400)
