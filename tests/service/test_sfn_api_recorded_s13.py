@@ -383,3 +383,33 @@ def test_alias_lifecycle_as_recorded(sfn: Any, role: str) -> None:
         sfn.update_state_machine_alias(stateMachineAliasArn=alias,
                                        description="Updated state machine alias description")
     assert _error(exc) == ("ResourceNotFound", "Request references a resource that does not exist.", 400)
+
+
+# --------------------------------------------------------------------------- test_sfn_api_tagging.snapshot.json
+# TestSnfApiTagging (recorded 2023-08): 11 server answers compared (the four test_tag_invalid_state_machine
+# entries are botocore's own refusals), all matched.
+def _tags(*pairs: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"key": k, "value": v} for k, v in pairs]
+
+
+def test_tags_as_recorded(sfn: Any, role: str) -> None:
+    """test_tag_state_machine[tag_list0..4], test_untag_state_machine[tag_keys0..3],
+    test_tag_state_machine_version (error) and test_create_state_machine (list_resources_res)."""
+    for sent, kept in (([], []), (_tags(("key1", "value1")), _tags(("key1", "value1"))),
+                       (_tags(("key1", "")), _tags(("key1", ""))),
+                       (_tags(("key1", "value1"), ("key1", "value1")), _tags(("key1", "value1"))),
+                       (_tags(("key1", "value1"), ("key2", "value2")), _tags(("key1", "value1"), ("key2", "value2")))):
+        _, arn = _machine(sfn, role)
+        sfn.tag_resource(resourceArn=arn, tags=sent)
+        assert sfn.list_tags_for_resource(resourceArn=arn)["tags"] == kept
+    for keys, left in (([], _tags(("key1", "value1"))), (["key1"], []), (["key1", "key1"], []), (["key1", "key2"], [])):
+        _, arn = _machine(sfn, role)
+        sfn.tag_resource(resourceArn=arn, tags=_tags(("key1", "value1")))
+        sfn.untag_resource(resourceArn=arn, tagKeys=keys)
+        assert sfn.list_tags_for_resource(resourceArn=arn)["tags"] == left
+    _, arn = _machine(sfn, role, tags=_tags(("key1", "value1"), ("key2", "value2")))
+    assert sfn.list_tags_for_resource(resourceArn=arn)["tags"] == _tags(("key1", "value1"), ("key2", "value2"))
+    version = sfn.publish_state_machine_version(stateMachineArn=arn)["stateMachineVersionArn"]
+    with pytest.raises(ClientError) as exc:
+        sfn.tag_resource(resourceArn=version, tags=_tags(("key1", "value1")))
+    assert _error(exc) == ("ResourceNotFound", f"Resource not found: '{version}'", 400)
