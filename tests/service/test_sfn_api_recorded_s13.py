@@ -413,3 +413,48 @@ def test_tags_as_recorded(sfn: Any, role: str) -> None:
     with pytest.raises(ClientError) as exc:
         sfn.tag_resource(resourceArn=version, tags=_tags(("key1", "value1")))
     assert _error(exc) == ("ResourceNotFound", f"Resource not found: '{version}'", 400)
+
+
+# --------------------------------------------------------------------------- test_sfn_api_express.snapshot.json
+# TestSfnApiExpress (recorded 2024-06/07): 14 entries compared, 9 matched before (creation, describe,
+# deletion, sync start, ListExecutions refused, '.waitForTaskToken' refused); the '.sync' refusal's
+# spacing, an activity accepted, and DescribeExecution, StopExecution, GetExecutionHistory serving an
+# express execution differed. 14 after.
+def test_express_executions_are_refused_where_aws_refuses_them(sfn: Any, role: str) -> None:
+    """test_start_async_describe_history_execution: list_executions_error, describe_execution_error,
+    stop_execution_error, get_execution_history_error."""
+    _, arn = _machine(sfn, role, type="EXPRESS")
+    assert sfn.describe_state_machine(stateMachineArn=arn)["type"] == "EXPRESS"
+    execution = sfn.start_execution(stateMachineArn=arn, input="{}")["executionArn"]
+    assert execution.split(":")[5] == "express"
+    with pytest.raises(ClientError) as exc:
+        sfn.list_executions(stateMachineArn=arn)
+    assert _error(exc) == ("StateMachineTypeNotSupported",
+                           "This operation is not supported by this type of state machine", 400)
+    for call in (sfn.describe_execution, sfn.stop_execution, sfn.get_execution_history):
+        with pytest.raises(ClientError) as exc:
+            call(executionArn=execution)
+        assert _error(exc) == ("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: express'", 400)
+
+
+def test_express_definitions_refused_as_recorded(sfn: Any, role: str) -> None:
+    """test_illegal_callbacks[WAIT_FOR_TASK_TOKEN] and [SYNC], test_illegal_activity_task: creation_error.
+    The '.waitForTaskToken' message ends with a space ('integration  at'), the '.sync' one does not."""
+    activity = sfn.create_activity(name=f"activity-{uuid.uuid4().hex[:8]}")["activityArn"]
+    refused = {
+        "Publish": ("arn:aws:states:::sns:publish.waitForTaskToken",
+                    "Express state machine does not support '.waitForTaskToken' service integration  at "
+                    "/States/Publish/Resource"),
+        "StartExecution": ("arn:aws:states:::states:startExecution.sync",
+                           "Express state machine does not support '.sync' service integration at "
+                           "/States/StartExecution/Resource"),
+        "ActivityTask": (activity, "Express state machine does not support Activity ARN at "
+                                   "/States/ActivityTask/Resource"),
+    }
+    for state, (resource, message) in refused.items():
+        definition = {"StartAt": state, "States": {state: {"Type": "Task", "Resource": resource, "End": True}}}
+        with pytest.raises(ClientError) as exc:
+            _machine(sfn, role, definition, type="EXPRESS")
+        assert _error(exc) == ("InvalidDefinition",
+                               f"Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: {message}'", 400)
+        _machine(sfn, role, definition)  # a STANDARD machine takes each
