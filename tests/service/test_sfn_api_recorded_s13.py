@@ -458,3 +458,25 @@ def test_express_definitions_refused_as_recorded(sfn: Any, role: str) -> None:
         assert _error(exc) == ("InvalidDefinition",
                                f"Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: {message}'", 400)
         _machine(sfn, role, definition)  # a STANDARD machine takes each
+
+
+# --------------------------------------------------------------------------- test_sfn_api_activities.snapshot.json
+# TestSnfApiActivities (recorded 2024-03): 8 entries compared, 8 matched.
+def test_activities_as_recorded(sfn: Any) -> None:
+    """test_create_describe_delete_activity (a duplicate creation answers the same ARN, deleting twice
+    succeeds), test_create_activity_invalid_name, test_describe_deleted_activity and
+    test_get_activity_task_deleted."""
+    name = f"activity.name.v2-{uuid.uuid4().hex[:8]}"  # dots are allowed (the test's newer names)
+    arn = sfn.create_activity(name=name)["activityArn"]
+    assert sfn.create_activity(name=name)["activityArn"] == arn
+    described = sfn.describe_activity(activityArn=arn)
+    assert (_fields(described), described["name"]) == (["activityArn", "creationDate", "name"], name)
+    for _ in "ab":
+        assert sfn.delete_activity(activityArn=arn)["ResponseMetadata"]["HTTPStatusCode"] == 200
+    for call in (sfn.describe_activity, sfn.get_activity_task):
+        with pytest.raises(ClientError) as exc:
+            call(activityArn=arn)
+        assert _error(exc) == ("ActivityDoesNotExist", f"Activity Does Not Exist: '{arn}'", 400)
+    with pytest.raises(ClientError) as exc:
+        sfn.create_activity(name="TestActivity InvalidName$")
+    assert _error(exc) == ("InvalidName", "Invalid Name: 'TestActivity InvalidName$'", 400)
