@@ -480,3 +480,41 @@ def test_activities_as_recorded(sfn: Any) -> None:
     with pytest.raises(ClientError) as exc:
         sfn.create_activity(name="TestActivity InvalidName$")
     assert _error(exc) == ("InvalidName", "Invalid Name: 'TestActivity InvalidName$'", 400)
+
+
+# --------------------------------------------------------------------------- test_sfn_api_map_run.snapshot.json
+# TestSnfApiMapRun (recorded 2023-09): 2 entries compared (list_map_runs, describe_map_run), 0 matched
+# before (ListMapRuns named the plain machine; resultsWritten was 0 without a ResultWriter), 2 after.
+# The label entries (test_map_state_label_*) are in the open corpus (cases/api) and pass.
+CSV_MAP = {"Comment": "MAP_ITEM_READER_BASE_CSV_HEADERS_FIRST_LINE", "StartAt": "MapState", "States": {"MapState": {
+    "Type": "Map", "MaxConcurrency": 1,
+    "ItemReader": {"ReaderConfig": {"InputType": "CSV", "CSVHeaderLocation": "FIRST_ROW"},
+                   "Resource": "arn:aws:states:::s3:getObject",
+                   "Parameters": {"Bucket.$": "$.Bucket", "Key.$": "$.Key"}},
+    "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"},
+                      "StartAt": "PassItem", "States": {"PassItem": {"Type": "Pass", "End": True}}},
+    "End": True}}}
+
+
+def test_list_and_describe_map_run_as_recorded(aws: Callable[..., Any], sfn: Any, role: str) -> None:
+    """test_list_map_runs_and_describe_map_run: the listed run names its labelled machine
+    (stateMachine:<machine>/<label>); its two results count as written."""
+    s3 = aws("s3")
+    bucket = f"rec13-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="file.csv", Body=b"Col1,Col2,Col3\nValue1,Value2,Value3\nValue4,Value5,Value6")
+    _, arn = _machine(sfn, role, CSV_MAP)
+    ex = sfn.start_execution(stateMachineArn=arn, input=json.dumps({"Bucket": bucket, "Key": "file.csv"}))[
+        "executionArn"]
+    assert finished(sfn, ex)["status"] == "SUCCEEDED"
+    runs = sfn.list_map_runs(executionArn=ex)["mapRuns"]
+    assert [_fields(r) for r in runs] == [["executionArn", "mapRunArn", "startDate", "stateMachineArn", "stopDate"]]
+    run_arn = runs[0]["mapRunArn"]
+    label = run_arn.split(":")[6].split("/")[1]
+    assert (runs[0]["executionArn"], runs[0]["stateMachineArn"], label) == (ex, f"{arn}/MapState", "MapState")
+    described = sfn.describe_map_run(mapRunArn=run_arn)
+    counts = {"aborted": 0, "failed": 0, "pending": 0, "resultsWritten": 2, "running": 0, "succeeded": 2,
+              "timedOut": 0, "total": 2}
+    assert (described["itemCounts"], described["executionCounts"]) == (counts, counts)
+    assert (described["status"], described["maxConcurrency"], described["toleratedFailureCount"],
+            described["toleratedFailurePercentage"]) == ("SUCCEEDED", 1, 0, 0.0)
