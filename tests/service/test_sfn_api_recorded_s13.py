@@ -518,3 +518,56 @@ def test_list_and_describe_map_run_as_recorded(aws: Callable[..., Any], sfn: Any
     assert (described["itemCounts"], described["executionCounts"]) == (counts, counts)
     assert (described["status"], described["maxConcurrency"], described["toleratedFailureCount"],
             described["toleratedFailurePercentage"]) == ("SUCCEEDED", 1, 0, 0.0)
+
+
+# --------------------------------------------------------------------------- test_sfn_api_logs.snapshot.json
+# TestSnfApiLogs (recorded 2024-06): 32 entries compared, 32 matched.
+LOGS_POLICY = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": "logs:*", "Resource": "*"}]})
+
+
+def test_logging_configurations_as_recorded(aws: Callable[..., Any], sfn: Any) -> None:
+    """test_incomplete_logging_configuration (describe_resp: no destinations, or the empty list kept),
+    test_invalid_logging_configuration, test_deleted_log_group, test_multiple_destinations and
+    test_update_logging_configuration (the same configuration again keeps the revision)."""
+    role = states_role(aws, "sfnrec13logs")
+    aws("iam").put_role_policy(RoleName=role.rsplit("/", 1)[1], PolicyName="logs", PolicyDocument=LOGS_POLICY)
+    logs = aws("logs")
+    unchecked = aws("stepfunctions", config=botocore.config.Config(parameter_validation=False))
+
+    def group() -> tuple[str, dict[str, Any]]:
+        name = f"rec13-{uuid.uuid4().hex[:10]}"
+        logs.create_log_group(logGroupName=name)
+        arn = logs.describe_log_groups(logGroupNamePrefix=name)["logGroups"][0]["arn"]
+        return name, {"cloudWatchLogsLogGroup": {"logGroupArn": arn}}
+
+    for given, described in (({}, {"level": "OFF", "includeExecutionData": False}),
+                             ({"destinations": []}, {"level": "OFF", "includeExecutionData": False,
+                                                     "destinations": []})):
+        _, arn = _machine(sfn, role, loggingConfiguration=given)
+        assert sfn.describe_state_machine(stateMachineArn=arn)["loggingConfiguration"] == described
+    gone, destination = group()
+    logs.delete_log_group(logGroupName=gone)
+    _, other = group()
+    refusals = [({"level": level}, "Must specify exactly one Log Destination.") for level in ("ALL", "FATAL", "ERROR")]
+    refusals += [({"level": "ALL", "destinations": [destination]}, "Log Destination not found."),
+                 ({"level": "ALL", "destinations": [group()[1], other]}, "Must specify exactly one Log Destination.")]
+    for configuration, reason in refusals:
+        with pytest.raises(ClientError) as exc:
+            _machine(unchecked, role, loggingConfiguration=configuration)
+        assert _error(exc) == ("InvalidLoggingConfiguration", f"Invalid Logging Configuration: {reason}", 400)
+    configuration = {"level": "ALL", "includeExecutionData": True, "destinations": [group()[1]]}
+    _, arn = _machine(sfn, role, loggingConfiguration=configuration)
+    revisions = []
+    for change in ({"level": "FATAL"}, {}, {"includeExecutionData": False}):
+        configuration.update(change)
+        unchecked.update_state_machine(stateMachineArn=arn, loggingConfiguration=configuration)
+        described = sfn.describe_state_machine(stateMachineArn=arn)
+        assert described["loggingConfiguration"] == configuration
+        revisions.append(described["revisionId"])
+    assert revisions[0] == revisions[1] != revisions[2]
+    for bad in ({**configuration, "destinations": [*configuration["destinations"], other]}, {"level": "ALL"}):
+        with pytest.raises(ClientError) as exc:
+            unchecked.update_state_machine(stateMachineArn=arn, loggingConfiguration=bad)
+        assert _error(exc) == ("InvalidLoggingConfiguration",
+                               "Invalid Logging Configuration: Must specify exactly one Log Destination.", 400)
