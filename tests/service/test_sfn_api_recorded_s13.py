@@ -571,3 +571,32 @@ def test_logging_configurations_as_recorded(aws: Callable[..., Any], sfn: Any) -
             unchecked.update_state_machine(stateMachineArn=arn, loggingConfiguration=bad)
         assert _error(exc) == ("InvalidLoggingConfiguration",
                                "Invalid Logging Configuration: Must specify exactly one Log Destination.", 400)
+
+
+# --------------------------------------------------------------------------- ValidateStateMachineDefinition warnings
+def test_validate_with_severity_warning_lists_the_static_analysis_warnings(sfn: Any) -> None:
+    """AWS's API reference, ValidateStateMachineDefinition, 'Validate a state machine definition with
+    static analysis': the example's four WARNINGs, word for word; with the default severity (ERROR)
+    none are listed, and warnings never fail a definition."""
+    definition = json.dumps({"StartAt": "HelloWorld", "States": {
+        "HelloWorld": {"Type": "Pass", "Parameters": {"a": "$.a"}, "Result": {"c.$": "$.c"}, "Next": "FailState"},
+        "FailState": {"Type": "Fail", "Error": "$.error", "Cause": "$.cause"}}})
+    assert _validated(sfn, definition, "STANDARD") == OK
+    out = sfn.validate_state_machine_definition(definition=definition, type="STANDARD", severity="WARNING")
+
+    def warning(code: str, message: str, location: str) -> dict[str, str]:
+        return {"severity": "WARNING", "code": code, "message": message, "location": location}
+
+    assert (out["result"], out["truncated"]) == ("OK", False)
+    assert out["diagnostics"] == [
+        warning("NO_DOLLAR", "The value of 'a' looks like a JSONPath. Instead of 'a', use 'a.$' to evaluate it as a "
+                "JSONPath at runtime.", "/States/HelloWorld/Parameters"),
+        warning("PASS_RESULT_IS_STATIC", "The value of 'c.$' will not evaluate as a JSONPath or Intrinsic Function at "
+                "runtime. Instead of 'Result', use 'Parameters' to evaluate it as a JSONPath or Intrinsic Function at "
+                "runtime.", "/States/HelloWorld/Result"),
+        warning("NO_PATH", "The value of 'Error' looks like a JSONPath. Instead of 'Error', use 'ErrorPath' to "
+                "evaluate it as a JSONPath at runtime.", "/States/FailState/Error"),
+        warning("NO_PATH", "The value of 'Cause' looks like a JSONPath. Instead of 'Cause', use 'CausePath' to "
+                "evaluate it as a JSONPath at runtime.", "/States/FailState/Cause")]
+    assert sfn.validate_state_machine_definition(definition=definition, severity="WARNING",
+                                                 maxResults=1)["truncated"] is True

@@ -120,10 +120,15 @@ class SfnService:
         if arn:
             log_unsupported(arn, json.loads(definition))
 
-    def validate_definition(self, definition: str, machine_type: str, max_results: int) -> dict[str, Any]:
-        from onceflow.sfn.asl.check import validate_definition, validation_result
+    def validate_definition(self, definition: str, machine_type: str, max_results: int,
+                            severity: str = "ERROR") -> dict[str, Any]:
+        """`severity` ERROR (the default) lists errors only; WARNING adds the static-analysis warnings."""
+        from onceflow.sfn.asl.check import definition_warnings, validate_definition, validation_result
 
-        return validation_result(validate_definition(definition, machine_type), max_results)
+        diags = validate_definition(definition, machine_type)
+        if severity == "WARNING":
+            diags = [*diags, *definition_warnings(definition)]
+        return validation_result(diags, max_results)
 
     def check_role(self, ctx: RequestContext, role_arn: str, machine_arn: str = "") -> None:
         """The role must exist and trust states.amazonaws.com (or the regional principal), asked
