@@ -518,6 +518,9 @@ def test_list_and_describe_map_run_as_recorded(aws: Callable[..., Any], sfn: Any
     assert (described["itemCounts"], described["executionCounts"]) == (counts, counts)
     assert (described["status"], described["maxConcurrency"], described["toleratedFailureCount"],
             described["toleratedFailurePercentage"]) == ("SUCCEEDED", 1, 0, 0.0)
+    # its children are listed as ListExecutions lists any execution: redriveCount 0 too (UNCONFIRMED by mapRunArn)
+    children = sfn.list_executions(mapRunArn=run_arn)["executions"]
+    assert [(c["redriveCount"], c["stateMachineArn"]) for c in children] == [(0, f"{arn}/MapState")] * 2
 
 
 # --------------------------------------------------------------------------- test_sfn_api_logs.snapshot.json

@@ -339,8 +339,10 @@ class MapRuns:
                 item["stopDate"] = ts(r["stop"])
             item["mapRunArn"] = run["arn"]
             item["itemCount"] = r["items"]
+            # ListExecutions names redriveCount on every item, 0 too (AWS's recordings of it by
+            # stateMachineArn; by mapRunArn the same item shape, UNCONFIRMED)
+            item["redriveCount"] = r["redrive_count"]
             if r["redrive_count"]:
-                item["redriveCount"] = r["redrive_count"]
                 item["redriveDate"] = ts(r["redrive_date"])
             items.append(item)
         return self.svc.page(items, "executions", p)
