@@ -38,7 +38,8 @@ class SfnApi:
 
     @operation("ValidateStateMachineDefinition")
     def validate_state_machine_definition(self, ctx: RequestContext, p: Params) -> Params:
-        return self.service.validate_definition(p["definition"], p.get("type", "STANDARD"), p.get("maxResults") or 100)
+        return self.service.validate_definition(p["definition"], p.get("type", "STANDARD"), p.get("maxResults") or 100,
+                                                p.get("severity") or "ERROR")
 
     # ------------------------------------------------------------------ versions and aliases
     @operation("PublishStateMachineVersion")

@@ -76,6 +76,15 @@ def resource_not_found(arn: str) -> ServiceError:
     return _err("ResourceNotFound", f"Resource not found: '{arn}'")
 
 
+def nothing_to_update() -> ServiceError:
+    # [AWS] UpdateStateMachine with none of its fields answers MissingRequiredParameter (recorded in
+    # LocalStack's AWS-validated test_sfn_api snapshot, test_create_update_state_machine_base_update_none).
+    # That 2023 recording predates EncryptionConfiguration and names four fields; the wording with
+    # the fifth is UNCONFIRMED.
+    return _err("MissingRequiredParameter", "Either the definition, the role ARN, the LoggingConfiguration, the "
+                "EncryptionConfiguration or the TracingConfiguration must be specified")
+
+
 def validation(message: str) -> ServiceError:
     return _err("ValidationException", message)
 

@@ -269,12 +269,14 @@ class MapRuns:
     # ------------------------------------------------------------------ ListMapRuns
     def list(self, p: dict[str, Any]) -> dict[str, Any]:
         exec_arn = p["executionArn"]
-        parent = self.svc.map_child(exec_arn) or self.svc.execution(exec_arn)  # a child's own map runs too
+        self.svc.map_child(exec_arn) or self.svc.execution(exec_arn)  # a child's own map runs too
         rows = self.db.query(f"SELECT {RUN_COLUMNS} FROM sfn_map_runs WHERE exec_arn=? ORDER BY seq DESC",
                              (exec_arn,))
         items = []
         for r in rows:
-            item = {"executionArn": r["exec_arn"], "mapRunArn": r["arn"], "stateMachineArn": parent["sm_arn"],
+            # [AWS] the run's labelled machine, stateMachine:<machine>/<label>, as its children's
+            # (test_sfn_api_map_run.snapshot.json, test_list_map_runs_and_describe_map_run)
+            item = {"executionArn": r["exec_arn"], "mapRunArn": r["arn"], "stateMachineArn": r["sm_arn"],
                     "startDate": ts(r["start"])}
             if r["stop"] is not None:
                 item["stopDate"] = ts(r["stop"])
@@ -337,8 +339,10 @@ class MapRuns:
                 item["stopDate"] = ts(r["stop"])
             item["mapRunArn"] = run["arn"]
             item["itemCount"] = r["items"]
+            # ListExecutions names redriveCount on every item, 0 too (AWS's recordings of it by
+            # stateMachineArn; by mapRunArn the same item shape, UNCONFIRMED)
+            item["redriveCount"] = r["redrive_count"]
             if r["redrive_count"]:
-                item["redriveCount"] = r["redrive_count"]
                 item["redriveDate"] = ts(r["redrive_date"])
             items.append(item)
         return self.svc.page(items, "executions", p)

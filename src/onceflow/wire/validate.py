@@ -167,6 +167,10 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     # Step Functions: an alias's routing configuration over two versions (LocalStack's recording of AWS,
     # test_sfn_api_aliasing.snapshot.json, too_many_routing, 2025-03)
     ("stepfunctions", "routingConfiguration", "max"): _java_structs("RoutingConfigurationListItem", 2),
+    # ListExecutions' statusFilter in AWS's own order (test_sfn_api.snapshot.json, test_state_machine_status_filter,
+    # list_executions_filter_exc, 2024-03)
+    ("stepfunctions", "statusFilter", "enum"): _enum_in(
+        "SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING"),
 }
 # (service, member, constraint kind) the service checks itself, with another code: Lambda answers an
 # unknown runtime with InvalidParameterValueException ("... or be a valid ARN"), not coral's check.

@@ -18,7 +18,8 @@ from onceflow.sfn.asl.check_states import StateChecker
 from onceflow.sfn.asl.diagnostics import Diagnostic, SchemaErrors
 from onceflow.sfn.asl.load import load
 
-__all__ = ["Diagnostic", "definition_error_message", "validate_definition", "validation_result"]
+__all__ = ["Diagnostic", "definition_error_message", "definition_warnings", "validate_definition",
+           "validation_result"]
 
 
 def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagnostic]:
@@ -44,6 +45,19 @@ def validate_definition(text: str, machine_type: str = "STANDARD") -> list[Diagn
     if errors.raw_cause is not None or errors.items:
         return errors.items
     return graph_diagnostics(load(text))  # cached: the engine runs the same nodes
+
+
+def definition_warnings(text: str) -> list[Diagnostic]:
+    """The static-analysis WARNINGs of a definition that parses as an object (none otherwise)."""
+    from onceflow.sfn.asl.check_warnings import warning_diagnostics
+
+    if not isinstance(text, str) or too_deep(text):
+        return []
+    try:
+        definition = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    return warning_diagnostics(definition) if isinstance(definition, dict) else []
 
 
 # Jackson's StreamReadConstraints default (AWS parses definitions and inputs with Jackson): deeper
