@@ -38,7 +38,9 @@ def record(
             "condition": condition,
             "approximateInvokeCount": attempts,
         },
-        "requestPayload": _json_or_text(payload),
+        # An empty payload is the event {} (what the function ran with, and the dead-letter body);
+        # recorded on AWS for an event throttled by zero reserved concurrency.
+        "requestPayload": _json_or_text(payload or b"{}"),
     }
     if executed_version is not None:  # the function ran (not when the event expired unrun)
         context: dict[str, Any] = {"statusCode": 200, "executedVersion": executed_version}
