@@ -177,6 +177,23 @@ def test_a_warm_environment_keeps_its_globals(aws: Callable[..., Any], role: str
     assert [payload(lam.invoke(FunctionName=name)) for _ in range(2)] == [{"counter": 0}, {"counter": 1}]
 
 
+def test_updating_code_for_another_architecture(aws: Callable[..., Any], role: str) -> None:
+    """test_mixed_architecture: UpdateFunctionCode with Architectures [arm64] answers arm64 (InProgress,
+    Creating) and another runtime build's RuntimeVersionArn; the function stays arm64."""
+    lam = aws("lambda")
+    made = create(aws, role, Architectures=["x86_64"])
+    assert made["Architectures"] == ["x86_64"]
+    name = made["FunctionName"]
+    update = lam.update_function_code(FunctionName=name, ZipFile=zipped(ECHO), Architectures=["arm64"])
+    assert (update["Architectures"], update["LastUpdateStatus"], update["LastUpdateStatusReasonCode"]) == (
+        ["arm64"], "InProgress", "Creating")  # fmt: skip
+    build = update["RuntimeVersionConfig"]["RuntimeVersionArn"]
+    assert build.startswith("arn:aws:lambda:us-east-1::runtime:")
+    assert build != made["RuntimeVersionConfig"]["RuntimeVersionArn"]
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name)
+    assert lam.get_function_configuration(FunctionName=name)["Architectures"] == ["arm64"]
+
+
 # ------------------------------------------------------------------------------- TestLambdaErrors
 def invoke_error(aws: Callable[..., Any], role: str, code: str, module: str, **extra: Any) -> dict[str, Any]:
     name = create(aws, role, code, module, **extra)["FunctionName"]
@@ -267,6 +284,45 @@ def test_invocation_types_and_the_log_tail(aws: Callable[..., Any], role: str) -
     missing = refused(lam.invoke, FunctionName="doesnotexist")
     message = "Function not found: arn:aws:lambda:us-east-1:000000000000:function:doesnotexist:$LATEST"
     assert_not_found(missing, message)
+
+
+def test_a_published_version_from_s3_logs_its_version(aws: Callable[..., Any], role: str) -> None:
+    """test_invocation_with_qualifier: CreateFunction from S3 with Publish answers Version 1 (Pending);
+    invoked at 1 with LogType Tail, the tail (REPORT aside) is START ... Version: 1, the print, the
+    logging line, END; test_upload_lambda_from_s3: the same event and context at $LATEST."""
+    code = '''import logging
+logger = logging.getLogger()
+logger.setLevel(logging.INFO)
+
+
+def handler(event, context):
+    print("Lambda log message - print function")
+    logger.info("Lambda log message - logging module")
+    return {"event": event, "context": {"function_version": context.function_version,
+                                        "invoked_function_arn": context.invoked_function_arn}}
+'''
+    lam, s3 = aws("lambda"), aws("s3")
+    bucket = f"rec13-{uuid.uuid4().hex[:8]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="test_lambda.zip", Body=zipped(code))
+    name = f"rec13-{uuid.uuid4().hex[:10]}"
+    made = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Publish=True, Timeout=10,
+                               Handler="handler.handler", Code={"S3Bucket": bucket, "S3Key": "test_lambda.zip"})
+    assert (made["Version"], made["State"], made["FunctionArn"].endswith(f":{name}")) == ("1", "Pending", True)
+    lam.get_waiter("function_active_v2").wait(FunctionName=name)
+    event = b'{"foo": "bar with \'quotes\\""}'
+    answer = lam.invoke(FunctionName=name, Payload=event, Qualifier="1", LogType="Tail")
+    request_id = answer["ResponseMetadata"]["RequestId"]
+    tail = base64.b64decode(answer["LogResult"]).decode().splitlines()
+    lines = [line for line in tail if not line.startswith("REPORT")]
+    assert lines[0] == f"START RequestId: {request_id} Version: 1" and lines[-1] == f"END RequestId: {request_id}"
+    assert lines[1] == "Lambda log message - print function"
+    assert lines[2].startswith("[INFO]\t") and lines[2].endswith(f"\t{request_id}\tLambda log message - logging module")
+    assert answer["ExecutedVersion"] == "1"
+    assert payload(answer) == {"event": {"foo": "bar with 'quotes\""},
+                               "context": {"function_version": "1", "invoked_function_arn": f"{made['FunctionArn']}:1"}}
+    latest = payload(lam.invoke(FunctionName=name, Payload=event))
+    assert latest["context"] == {"function_version": "$LATEST", "invoked_function_arn": made["FunctionArn"]}
 
 
 def test_a_response_over_the_limit(aws: Callable[..., Any], role: str) -> None:

@@ -452,19 +452,19 @@ class InvocationLog:
         role = self._resolved.config["Role"]
         self._allowed = self._invoker._may_write_logs(ref.account, ref.region, role, self.group, log_stream)
         if cold:
-            runtime = self._resolved.config["Runtime"]
+            runtime, arch = self._resolved.config["Runtime"], self._resolved.config.get("Architectures")
             warning = self._invoker.interpreters.warning(runtime)
             if self._json:
                 record: dict[str, Any] = {
                     "initializationType": "on-demand", "phase": "init",
                     "runtimeVersion": f"{runtime.replace('python', 'python:')}.v1",
-                    "runtimeVersionArn": runtime_version_arn(ref.region, runtime),
+                    "runtimeVersionArn": runtime_version_arn(ref.region, runtime, arch),
                 }  # fmt: skip
                 if warning:
                     record["onceflowWarning"] = warning
                 self._platform(self._started_ms, "platform.initStart", record, tail=False)
                 return
-            init_start = _init_start(runtime, ref.region)
+            init_start = _init_start(runtime, ref.region, arch)
             if warning:  # the runtime runs on another Python (lambda_/interpreters.py)
                 init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
             # Recorded: a cold start's LogResult begins at START; INIT_START is in the stream only.
@@ -560,10 +560,11 @@ def _fit(message: str) -> str:
     return data[:_MAX_EVENT_BYTES].decode(errors="ignore")
 
 
-def _init_start(runtime: str, region: str) -> str:
+def _init_start(runtime: str, region: str, architectures: list[str] | None) -> str:
     # AWS numbers its runtime builds (python:3.12.v38); onceflow has one build per runtime: v1.
     version = runtime.replace("python", "python:")
-    return f"INIT_START Runtime Version: {version}.v1\tRuntime Version ARN: {runtime_version_arn(region, runtime)}\n"
+    arn = runtime_version_arn(region, runtime, architectures)
+    return f"INIT_START Runtime Version: {version}.v1\tRuntime Version ARN: {arn}\n"
 
 
 def _iso(ts_ms: int) -> str:
