@@ -53,6 +53,7 @@ def handler_two(event, context):
     return result
 '''
 TIMED_OUT = re.compile(r"RequestId: [-0-9a-f]{36} Error: Task timed out after 1\.\d\d seconds")
+TRACE = re.compile(r"Root=1-[0-9a-f]{8}-[0-9a-f]{24};Parent=[0-9a-f]{16};Sampled=0")
 RATE_EXCEEDED = {"Code": "TooManyRequestsException", "Message": "Rate Exceeded."}
 
 
@@ -398,7 +399,8 @@ def test_reserved_all_provisioned_blocks_latest(aws: Callable[..., Any], role: s
 def test_zero_reserved_sends_the_event_to_on_failure(aws: Callable[..., Any], role: str) -> None:
     """test_reserved_concurrency: the $LATEST configuration, a throttled RequestResponse, and an Event
     invocation (no payload) whose record names ZeroReservedConcurrency, 0 attempts, the payload {}
-    and no response."""
+    and no response, in a message with an X-Ray AWSTraceHeader (its SenderId's value, masked in the
+    recording, is not compared)."""
     lam, sqs = aws("lambda"), aws("sqs")
     name = create(aws, role, Timeout=20)["FunctionName"]
     fn = lam.get_function_configuration(FunctionName=name, Qualifier="$LATEST")
@@ -417,6 +419,10 @@ def test_zero_reserved_sends_the_event_to_on_failure(aws: Callable[..., Any], ro
     deadline = time.monotonic() + 30
     while not messages and time.monotonic() < deadline:
         messages = sqs.receive_message(QueueUrl=url, AttributeNames=["All"], WaitTimeSeconds=1).get("Messages", [])
+    attributes = messages[0]["Attributes"]
+    assert sorted(attributes) == ["AWSTraceHeader", "ApproximateFirstReceiveTimestamp", "ApproximateReceiveCount",
+                                  "SenderId", "SentTimestamp"]  # fmt: skip
+    assert TRACE.fullmatch(attributes["AWSTraceHeader"]) and attributes["ApproximateReceiveCount"] == "1"
     body = json.loads(messages[0]["Body"])
     assert list(body) == ["version", "timestamp", "requestContext", "requestPayload"]
     assert body["version"] == "1.0" and body["requestPayload"] == {}

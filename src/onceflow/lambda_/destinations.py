@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -81,7 +83,11 @@ def deliver(
             else:
                 url = call(principal, "sqs", "GetQueueUrl", {"QueueName": name, "QueueOwnerAWSAccountId": account},
                            region)["QueueUrl"]  # fmt: skip
-            call(principal, "sqs", "SendMessage", {"QueueUrl": url, "MessageBody": body}, region)
+            # Lambda's message carries the invocation's X-Ray trace (recorded: test_reserved_concurrency's
+            # record has an AWSTraceHeader attribute)
+            trace = {"AWSTraceHeader": {"DataType": "String", "StringValue": trace_header()}}
+            call(principal, "sqs", "SendMessage", {"QueueUrl": url, "MessageBody": body,
+                                                   "MessageSystemAttributes": trace}, region)  # fmt: skip
         elif service == "sns":
             call(principal, "sns", "Publish", {"TopicArn": destination, "Message": body}, region)
         elif service == "events":
@@ -96,6 +102,11 @@ def deliver(
     except Exception as exc:  # a lost record must not take the invoker down
         digest = hashlib.sha256(body.encode()).hexdigest()[:12]
         log.warning("could not deliver the invocation record %s to %s: %s", digest, destination, exc)
+
+
+def trace_header() -> str:
+    """An X-Ray trace header, not sampled, as Lambda makes one for an invocation given none."""
+    return f"Root=1-{int(time.time()):08x}-{os.urandom(12).hex()};Parent={os.urandom(8).hex()};Sampled=0"
 
 
 def _json_or_text(data: bytes) -> Any:
