@@ -11,10 +11,13 @@ import io
 import json
 import re
 import time
+import urllib.error
+import urllib.request
 import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from botocore.exceptions import ClientError
@@ -613,3 +616,48 @@ def handler(event, context):
     assert lines[1].startswith("[INFO]\t") and lines[1].endswith(f"Z\t{request_id}\tRequestId log message")
     assert lines[2] == f"END RequestId: {request_id}"
     assert lines[3].startswith(f"REPORT RequestId: {request_id}\tDuration: ") and "\tInit Duration: " in lines[3]
+
+
+# ------------------------------------------------------------- TestLambdaBaseFeatures, TestLambdaURL
+@pytest.mark.parametrize("length", [1, 2])
+def test_the_role_session_is_named_after_the_function(aws: Callable[..., Any], role: str, length: int) -> None:
+    """test_assume_role[1] and [2]: the role session is the function's name, a one-character name's
+    `<name>@lambda_function` (a session name has two characters at least)."""
+    name = uuid.uuid4().hex[0] * length
+    if name in [f["FunctionName"] for f in aws("lambda").list_functions()["Functions"]]:
+        aws("lambda").delete_function(FunctionName=name)
+    code = ('import boto3\n\n\ndef handler(event, context):\n'
+            '    return boto3.client("sts").get_caller_identity()["Arn"]\n')
+    aws("lambda").create_function(FunctionName=name, Role=role, Handler="handler.handler", Runtime="python3.12",
+                                  Code={"ZipFile": zipped(code)})  # fmt: skip
+    aws("lambda").get_waiter("function_active_v2").wait(FunctionName=name)
+    session = f"{name}@lambda_function" if length == 1 else name
+    assumed = payload(aws("lambda").invoke(FunctionName=name))
+    assert assumed == f"arn:aws:sts::000000000000:assumed-role/{role.rsplit('/', 1)[-1]}/{session}"
+
+
+def url_call(server: ServerProcess, url: str) -> tuple[int, dict[str, str], bytes]:
+    """A POST to a function URL, sent to the server with the URL's Host."""
+    parts = urlsplit(url)
+    request = urllib.request.Request(server.url + parts.path, data=b"{}", method="POST",
+                                     headers={"Host": parts.netloc})  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read()
+
+
+def test_url_refusals(aws: Callable[..., Any], role: str, server: ServerProcess) -> None:
+    """TestLambdaPermissions test_lambda_permission_url_invocation: a URL without its permission is 403
+    with AWS's troubleshooting pointer; test_lambda_url_non_existing_url: a URL id that names no
+    config is 403 {"Message":null}, an AccessDeniedException."""
+    name = create(aws, role)["FunctionName"]
+    url = aws("lambda").create_function_url_config(FunctionName=name, AuthType="NONE")["FunctionUrl"]
+    status, _, body = url_call(server, url)
+    assert (status, json.loads(body)) == (403, {"Message": "Forbidden. For troubleshooting Function URL authorization "
+                                                "issues, see: https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html"})
+    host = urlsplit(url).netloc
+    status, headers, body = url_call(server, f"http://0123456789abcdefghijklmnopqrstuv.{host.split('.', 1)[1]}/")
+    assert (status, body) == (403, b'{"Message":null}')
+    assert (headers["content-type"], headers["x-amzn-errortype"]) == ("application/json", "AccessDeniedException")

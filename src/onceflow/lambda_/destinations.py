@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.context import Principal
+from onceflow.lambda_.names import role_session_name
 
 log = logging.getLogger("onceflow.lambda")
 
@@ -56,7 +57,7 @@ def record(
 def role_principal(role_arn: str, function_name: str) -> Principal:
     """The execution role's session Lambda delivers with (named after the function)."""
     account = role_arn.split(":")[4]
-    session = function_name[:64]
+    session = role_session_name(function_name)
     return Principal(
         account=account, kind="assumed-role", name=session, role_arn=role_arn, session_name=session,
         arn=f"arn:aws:sts::{account}:assumed-role/{role_arn.rsplit('/', 1)[-1]}/{session}",

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, destinations, errors, provisioned
+from onceflow.lambda_ import dead_letter, destinations, errors, names, provisioned
 from onceflow.lambda_.admission import Admission
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
@@ -389,7 +389,7 @@ class Invoker:
         if logging_config["LogFormat"] == "JSON":  # what the Python runtime reads to log in JSON
             env["AWS_LAMBDA_LOG_FORMAT"] = "JSON"
             env["AWS_LAMBDA_LOG_LEVEL"] = logging_config["ApplicationLogLevel"]
-        env.update(self._credentials(ref.account, config["Role"], ref.name))
+        env.update(self._credentials(ref.account, config["Role"], names.role_session_name(ref.name)))
         env.update((config.get("Environment") or {}).get("Variables") or {})
         return env
 

@@ -39,6 +39,9 @@ _PATH = re.compile(r"/_onceflow/lambda-url/([a-z0-9]{32})(/.*)?")
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript",
                "application/x-www-form-urlencoded", "+json", "+xml")  # fmt: skip
 
+# A call the URL's auth type or policy refuses (recorded on AWS 2025-11, test_lambda_permission_url_invocation).
+FORBIDDEN = ("Forbidden. For troubleshooting Function URL authorization issues, see: "
+             "https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html")
 # Both are needed to call a URL created since October 2025, whatever its AuthType.
 _URL_ACTIONS = ("lambda:InvokeFunctionUrl", "lambda:InvokeFunction")
 # (status, body, headers, content type): what wire turns into its Response
@@ -175,7 +178,7 @@ class FunctionUrls:
             raw_path = raw_path[len(PATH_PREFIX) + len(url_id):] or "/"
         stored = self.store.url_by_id(url_id)
         if stored is None:
-            return _message(404, "Not Found")  # UNCONFIRMED: AWS's answer for an unknown URL id
+            return _no_url()
         key, qualifier, config = stored
         cors, origin = config.get("Cors"), request.headers.get("origin")
         if url_cors.is_preflight(request.method, request.headers, cors):
@@ -220,14 +223,14 @@ class FunctionUrls:
             who = ("AWS", principal.arn) if isinstance(principal, Principal) else ("AWS", "*")
             if all(policy.allows(doc, action, who, context) for action in _URL_ACTIONS):
                 return None
-            return _message(403, "Forbidden")
+            return _message(403, FORBIDDEN)
         if not isinstance(principal, Principal):
-            return _message(403, "Forbidden")
+            return _message(403, FORBIDDEN)
         arn = errors.function_arn(region, account, name, qualifier or None)
         for action in _URL_ACTIONS:
             by_identity = principal.account == account and self._identity_allows(principal, action, arn, region)
             if not by_identity and not policy.allows(doc, action, ("AWS", principal.arn), context):
-                return _message(403, "Forbidden")
+                return _message(403, FORBIDDEN)
         return None
 
     def _identity_allows(self, principal: Principal, action: str, arn: str, region: str) -> bool:
@@ -357,6 +360,12 @@ def _response(payload: bytes, request_id: str) -> Answer:
 
 def _message(status: int, message: str) -> Answer:
     return status, json.dumps({"Message": message}).encode(), [], "application/json"
+
+
+def _no_url() -> Answer:
+    """A URL id no config has: AWS answers 403 {"Message":null} as an AccessDeniedException
+    (LocalStack's AWS-validated test_lambda_url_non_existing_url)."""
+    return 403, b'{"Message":null}', [("x-amzn-ErrorType", "AccessDeniedException")], "application/json"
 
 
 def _render(config: dict[str, Any]) -> dict[str, Any]:
