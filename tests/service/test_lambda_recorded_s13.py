@@ -198,6 +198,22 @@ def test_updating_code_for_another_architecture(aws: Callable[..., Any], role: s
     assert lam.get_function_configuration(FunctionName=name)["Architectures"] == ["arm64"]
 
 
+def test_the_runtimes_resource_limits(aws: Callable[..., Any], role: str) -> None:
+    """test_runtime_ulimits: the limits an execution environment has per process, as recorded (1024
+    files, 64 KiB locked memory, an 8 MiB stack, the rest unlimited). Not compared: RLIMIT_CORE,
+    RLIMIT_DATA, RLIMIT_FSIZE and RLIMIT_NPROC, which onceflow's confinement sets on the host (no
+    core files; MemorySize, EphemeralStorage and the per-uid process quota enforced)."""
+    code = (
+        "import resource\n\n\ndef handler(event, context):\n"
+        "    return {n: resource.getrlimit(getattr(resource, n)) for n in event['names']}\n"
+    )
+    name = create(aws, role, code)["FunctionName"]
+    names = ["RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_MEMLOCK", "RLIMIT_NOFILE", "RLIMIT_RSS", "RLIMIT_STACK"]
+    got = payload(aws("lambda").invoke(FunctionName=name, Payload=json.dumps({"names": names})))
+    assert got == {"RLIMIT_AS": [-1, -1], "RLIMIT_CPU": [-1, -1], "RLIMIT_MEMLOCK": [65536, 65536],
+                   "RLIMIT_NOFILE": [1024, 1024], "RLIMIT_RSS": [-1, -1], "RLIMIT_STACK": [8388608, -1]}
+
+
 # ------------------------------------------------------------------------------- TestLambdaErrors
 def invoke_error(aws: Callable[..., Any], role: str, code: str, module: str, **extra: Any) -> dict[str, Any]:
     name = create(aws, role, code, module, **extra)["FunctionName"]
