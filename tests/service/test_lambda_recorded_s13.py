@@ -677,3 +677,64 @@ def test_url_refusals(aws: Callable[..., Any], role: str, server: ServerProcess)
     status, headers, body = url_call(server, f"http://0123456789abcdefghijklmnopqrstuv.{host.split('.', 1)[1]}/")
     assert (status, body) == (403, b'{"Message":null}')
     assert (headers["content-type"], headers["x-amzn-errortype"]) == ("application/json", "AccessDeniedException")
+
+
+def public_url(aws: Callable[..., Any], name: str) -> str:
+    """A URL anyone may call: the recordings' InvokeFunctionUrl statement, and the InvokeFunction one
+    onceflow asks of every URL (AWS's rule for URLs since October 2025; the recording account's older)."""
+    lam = aws("lambda")
+    url = str(lam.create_function_url_config(FunctionName=name, AuthType="NONE")["FunctionUrl"])
+    statement = lam.add_permission(FunctionName=name, StatementId="urlPermission", Action="lambda:InvokeFunctionUrl",
+                                   Principal="*", FunctionUrlAuthType="NONE")["Statement"]  # fmt: skip
+    assert json.loads(statement)["Condition"] == {"StringEquals": {"lambda:FunctionUrlAuthType": "NONE"}}
+    lam.add_permission(FunctionName=name, StatementId="viaUrl", Action="lambda:InvokeFunction", Principal="*",
+                       InvokedViaFunctionUrl=True)  # fmt: skip
+    return url
+
+
+@pytest.mark.parametrize(("returned", "content"), [
+    ('{"hello": "world"}', b'{"hello":"world"}'),
+    ('{"statusCode": 200, "body": "body123"}', b"body123"),
+    ('{"statusCode": 200, "body": "{\\"hello\\": \\"world\\"}"}', b'{"hello": "world"}'),
+    ('["hello", 3, True]', b'["hello",3,true]'),
+    ('"hello"', b"hello"), ("3", b"3"), ("3.1", b"3.1"), ("True", b"true"),
+], ids=["dict", "http-response", "http-response-json", "list-mixed", "string", "integer", "float",
+        "boolean"])  # fmt: skip
+def test_url_answers(aws: Callable[..., Any], role: str, server: ServerProcess, returned: str,
+                     content: bytes) -> None:  # fmt: skip
+    """test_lambda_url_invocation[*]: a result that is no HTTP response is written again as compact
+    JSON (a string as itself), application/json, with its Content-Length."""
+    name = create(aws, role, f"def handler(event, ctx):\n    return {returned}\n")["FunctionName"]
+    status, headers, body = url_call(server, public_url(aws, name) + "custom_path/extend?test_param=test_value")
+    assert (status, body, headers["content-type"], headers["content-length"]) == (
+        200, content, "application/json", str(len(content)))  # fmt: skip
+
+
+def test_url_of_a_failing_function(aws: Callable[..., Any], role: str, server: ServerProcess) -> None:
+    """test_lambda_url_invocation_exception: 502 and the bare words 'Internal Server Error'."""
+    name = create(aws, role, 'def handler(event, context):\n    raise Exception("x")\n')["FunctionName"]
+    status, _, body = url_call(server, public_url(aws, name))
+    assert (status, body) == (502, b"Internal Server Error")
+
+
+def test_url_config_invoke_mode(aws: Callable[..., Any], role: str) -> None:
+    """test_lambda_url_invalid_invoke_mode (the enum in AWS's order) and
+    test_lambda_update_function_url_config: once given, InvokeMode is in every write's answer, an
+    update without it keeping RESPONSE_STREAM."""
+    lam = aws("lambda")
+    name = create(aws, role)["FunctionName"]
+    bad = refused(lam.create_function_url_config, FunctionName=name, AuthType="NONE", InvokeMode="UNKNOWN")
+    assert bad["Error"] == {"Code": "ValidationException", "Message": (
+        "1 validation error detected: Value 'UNKNOWN' at 'invokeMode' failed to satisfy constraint: Member must "
+        "satisfy enum value set: [RESPONSE_STREAM, BUFFERED]")}  # fmt: skip
+    made = lam.create_function_url_config(FunctionName=name, AuthType="NONE", InvokeMode="BUFFERED")
+    made.pop("ResponseMetadata")
+    assert sorted(made) == ["AuthType", "CreationTime", "FunctionArn", "FunctionUrl", "InvokeMode"]
+    shown = ["AuthType", "CreationTime", "FunctionArn", "FunctionUrl", "InvokeMode", "LastModifiedTime"]
+    for params, mode in (({"InvokeMode": "RESPONSE_STREAM"}, "RESPONSE_STREAM"), ({}, "RESPONSE_STREAM")):
+        answer = lam.update_function_url_config(FunctionName=name, **params)
+        answer.pop("ResponseMetadata")
+        assert (sorted(answer), answer["InvokeMode"]) == (shown, mode)
+        got = lam.get_function_url_config(FunctionName=name)
+        got.pop("ResponseMetadata")
+        assert (sorted(got), got["InvokeMode"]) == (shown, mode)
