@@ -1,8 +1,14 @@
 """Lambda's answers as AWS recorded them in LocalStack's aws-validated test_lambda.py snapshot
 (tests/aws/services/lambda_/test_lambda.snapshot.json): TestLambdaBehavior, TestLambdaErrors,
 TestLambdaFeatures, TestLambdaConcurrency, TestLambdaVersions, TestLambdaAliases and
-TestRequestIdHandling, each test naming the entry it holds. Compared after LocalStack's
-normalisations: ARNs, request ids, dates and sizes are not compared, the rest is."""
+TestRequestIdHandling, then TestLambdaBaseFeatures, TestLambdaURL and TestLambdaCleanup, and
+test_lambda_runtimes.py's TestPythonRuntimes (validated, no snapshot); each test names the entry it
+holds. Compared after LocalStack's normalisations: ARNs, request ids, dates and sizes are not
+compared, the rest is. test_lambda_developer_tools.py has no AWS recording (LocalStack only).
+
+Not held here, as onceflow differs by design: the runtime's introspection (/var/task, the sbx_user
+login, /proc/1/environ), RLIMIT_CORE/DATA/FSIZE/NPROC (the confinement), a provisioned config read
+at once reads READY (AWS: IN_PROGRESS for a while), an SQS message's SenderId from Lambda."""
 
 from __future__ import annotations
 
@@ -738,3 +744,43 @@ def test_url_config_invoke_mode(aws: Callable[..., Any], role: str) -> None:
         got = lam.get_function_url_config(FunctionName=name)
         got.pop("ResponseMetadata")
         assert (sorted(got), got["InvokeMode"]) == (shown, mode)
+
+
+# ------------------------------------------------------ TestLambdaCleanup; test_lambda_runtimes.py
+def test_a_function_recreated_at_once(aws: Callable[..., Any], role: str) -> None:
+    """TestLambdaCleanup test_recreate_function: deleted and created again under its name, it is
+    Pending again with a new revision, and an Event invocation of it runs (its log shows the event)."""
+    lam = aws("lambda")
+    first = create(aws, role, ECHO, "lambda_echo")
+    name = first["FunctionName"]
+    lam.delete_function(FunctionName=name)
+    second = lam.create_function(FunctionName=name, Role=role, Handler="lambda_echo.handler", Runtime="python3.12",
+                                 Timeout=30, Environment={"Variables": {}},
+                                 Code={"ZipFile": zipped(ECHO, "lambda_echo.py")})  # fmt: skip
+    assert (second["State"], second["FunctionArn"]) == ("Pending", first["FunctionArn"])
+    assert second["RevisionId"] != first["RevisionId"]
+    lam.get_waiter("function_active_v2").wait(FunctionName=name)
+    assert lam.invoke(FunctionName=name, InvocationType="Event")["StatusCode"] == 202
+    printed: list[str] = []
+    deadline = time.monotonic() + 30
+    while "{}\n" not in printed and time.monotonic() < deadline:
+        try:
+            events = aws("logs").filter_log_events(logGroupName=f"/aws/lambda/{name}")["events"]
+        except ClientError:  # the group is made with the first events
+            events = []
+        printed = [e["message"] for e in events]
+    assert "{}\n" in printed
+
+
+def test_a_handler_in_a_submodule(aws: Callable[..., Any], role: str) -> None:
+    """TestPythonRuntimes test_handler_in_submodule (validated on AWS, no snapshot): the handler
+    localstack_package.def.main.handler, a package named by a Python keyword, is found."""
+    code = "def handler(event, context):\n    return {'event': event}\n"
+    name = f"rec13-{uuid.uuid4().hex[:10]}"
+    aws("lambda").create_function(
+        FunctionName=name, Role=role, Runtime="python3.12", Handler="localstack_package.def.main.handler",
+        Code={"ZipFile": zipped(code, "localstack_package/def/main.py")},
+    )  # fmt: skip
+    aws("lambda").get_waiter("function_active_v2").wait(FunctionName=name)
+    answer = aws("lambda").invoke(FunctionName=name, Payload=b"{}")
+    assert answer["StatusCode"] == 200 and payload(answer) == {"event": {}}
