@@ -220,6 +220,30 @@ def test_the_runtimes_resource_limits(aws: Callable[..., Any], role: str) -> Non
                    "RLIMIT_NOFILE": [1024, 1024], "RLIMIT_RSS": [-1, -1], "RLIMIT_STACK": [8388608, -1]}
 
 
+def test_the_runtimes_environment(aws: Callable[..., Any], role: str) -> None:
+    """test_lambda_init_environment (python3.14, 2026-02): every variable of the recorded runtime
+    environment is there (read from the function's own process: /proc/1 is not the runtime's here),
+    LD_LIBRARY_PATH as Lambda's with the function's folder in /var/task's place (no layers: /opt
+    stays)."""
+    recorded = [
+        "AWS_LAMBDA_FUNCTION_VERSION", "AWS_EXECUTION_ENV", "AWS_DEFAULT_REGION", "AWS_LAMBDA_LOG_STREAM_NAME",
+        "AWS_REGION", "PWD", "_HANDLER", "TZ", "LAMBDA_TASK_ROOT", "LANG", "AWS_SECRET_ACCESS_KEY",
+        "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_RUNTIME_API", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "LAMBDA_RUNTIME_DIR",
+        "_AWS_XRAY_DAEMON_ADDRESS", "AWS_XRAY_DAEMON_ADDRESS", "SHLVL", "AWS_ACCESS_KEY_ID", "LD_LIBRARY_PATH",
+        "AWS_LAMBDA_FUNCTION_NAME", "PATH", "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_SESSION_TOKEN",
+        "AWS_XRAY_CONTEXT_MISSING", "_AWS_XRAY_DAEMON_PORT", "LC_CTYPE", "PYTHONPATH", "_X_AMZN_TRACE_ID",
+    ]  # fmt: skip
+    code = "import os\n\n\ndef handler(event, context):\n    return dict(os.environ)\n"
+    name = create(aws, role, code, Runtime="python3.14")["FunctionName"]
+    env = payload(aws("lambda").invoke(FunctionName=name))
+    assert [key for key in recorded if key not in env] == []
+    root = env["LAMBDA_TASK_ROOT"]
+    assert env["LD_LIBRARY_PATH"] == (
+        f"/var/lang/lib:/lib64:/usr/lib64:/var/runtime:/var/runtime/lib:{root}:{root}/lib:/opt/lib")  # fmt: skip
+    assert (env["AWS_EXECUTION_ENV"], env["LC_CTYPE"], env["SHLVL"], env["TZ"]) == (
+        "AWS_Lambda_python3.14", "C.UTF-8", "0", ":UTC")  # fmt: skip
+
+
 # ------------------------------------------------------------------------------- TestLambdaErrors
 def invoke_error(aws: Callable[..., Any], role: str, code: str, module: str, **extra: Any) -> dict[str, Any]:
     name = create(aws, role, code, module, **extra)["FunctionName"]

@@ -367,6 +367,10 @@ class Invoker:
             # Recorded for the Python runtimes (test_lambda_common introspection, python3.8 / 3.9; a 2025
             # python dump): the worker's own path is set already, so only the function's subprocesses see it.
             "PYTHONPATH": "/var/runtime",
+            # Recorded (test_lambda.py test_lambda_init_environment, python3.14, 2026-02); the worker
+            # names its own folders for /var/task and /opt (worker.py)
+            "LD_LIBRARY_PATH": "/var/lang/lib:/lib64:/usr/lib64:/var/runtime:/var/runtime/lib:/var/task:/var/task/lib:"
+                               "/opt/lib",
             # Where Lambda's runtime API listens. onceflow's runtime speaks to the server over its
             # socket instead; the variable is there for code that checks it is running in Lambda.
             "AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",

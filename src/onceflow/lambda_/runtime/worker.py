@@ -73,6 +73,9 @@ def _setup_process(spec: dict[str, Any], channel: Channel, loader: Any) -> None:
         version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
         sys.path[1:1] = [os.path.join(opt, "python", "lib", version, "site-packages"), os.path.join(opt, "python")]
         os.environ["PATH"] = os.environ.get("PATH", "").replace("/opt/bin", os.path.join(opt, "bin"))
+    if os.environ.get("LD_LIBRARY_PATH"):  # Lambda's folders, where they are in this worker
+        folders = os.environ["LD_LIBRARY_PATH"].split(":")
+        os.environ["LD_LIBRARY_PATH"] = ":".join(_host_path(folder, spec["task_root"]) for folder in folders)
     _streams[:] = [LineStream(channel), LineStream(channel)]
     sys.stdout, sys.stderr = _streams
     global _capture
