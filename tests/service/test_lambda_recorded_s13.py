@@ -808,3 +808,21 @@ def test_a_handler_in_a_submodule(aws: Callable[..., Any], role: str) -> None:
     aws("lambda").get_waiter("function_active_v2").wait(FunctionName=name)
     answer = aws("lambda").invoke(FunctionName=name, Payload=b"{}")
     assert answer["StatusCode"] == 200 and payload(answer) == {"event": {}}
+
+
+def test_a_url_calls_request_id(aws: Callable[..., Any], role: str, server: ServerProcess) -> None:
+    """TestRequestIdHandling test_request_id_invoke_url: the answer's x-amzn-RequestId is the
+    invocation's, as its END line in the log names it."""
+    name = create(aws, role, "def handler(event, ctx):\n    return 'hi'\n")["FunctionName"]
+    status, headers, body = url_call(server, public_url(aws, name) + "custom_path/extend?test_param=test_value")
+    assert (status, body) == (200, b"hi")
+    request_id = headers["x-amzn-requestid"]
+    ends: list[str] = []
+    deadline = time.monotonic() + 30
+    while not ends and time.monotonic() < deadline:
+        try:
+            events = aws("logs").filter_log_events(logGroupName=f"/aws/lambda/{name}")["events"]
+        except ClientError:  # the group is made with the first events
+            events = []
+        ends = [e["message"].rstrip() for e in events if e["message"].startswith("END")]
+    assert ends == [f"END RequestId: {request_id}"]
