@@ -281,9 +281,12 @@ def test_environment_holds_only_what_lambda_gives(server: ServerProcess, deploy:
     assert env["MY_SETTING"] == "on" and env["AWS_LAMBDA_FUNCTION_NAME"] == name
     assert env["AWS_ACCESS_KEY_ID"].startswith("ASIA") and env["AWS_SESSION_TOKEN"]
     assert env["LAMBDA_RUNTIME_DIR"] == "/var/runtime"
+    root = env["LAMBDA_TASK_ROOT"]  # in /var/task's place
+    assert env["LD_LIBRARY_PATH"] == (
+        f"/var/lang/lib:/lib64:/usr/lib64:/var/runtime:/var/runtime/lib:{root}:{root}/lib:/opt/lib")  # fmt: skip
     lambda_defined = {
         "PATH", "LANG", "LC_CTYPE", "SHLVL", "TZ", "LAMBDA_TASK_ROOT", "LAMBDA_RUNTIME_DIR", "_HANDLER",
-        "AWS_EXECUTION_ENV", "PYTHONPATH",
+        "AWS_EXECUTION_ENV", "PYTHONPATH", "LD_LIBRARY_PATH",  # both Lambda's (docs' defined variables)
         "AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_VERSION",
         "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME", "AWS_REGION",
         "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",

@@ -179,9 +179,13 @@ def check_durable_update(given: dict[str, Any] | None, stored: dict[str, Any] | 
         raise errors.invalid("DurableConfig can only be set when the function is created.")  # UNCONFIRMED wording
 
 
-def runtime_version_arn(region: str, runtime: str) -> str:
-    # AWS names the runtime build by a hash; onceflow derives a stable one from the runtime name.
-    return f"arn:aws:lambda:{region}::runtime:{hashlib.sha256(runtime.encode()).hexdigest()}"
+def runtime_version_arn(region: str, runtime: str, architectures: list[str] | None = None) -> str:
+    # AWS names the runtime build by a hash; onceflow derives a stable one from the runtime name, and
+    # the architecture's: an arm64 build is another (recorded: test_mixed_architecture's update names
+    # another RuntimeVersionArn than its create).
+    arch = (architectures or ["x86_64"])[0]
+    name = runtime if arch == "x86_64" else f"{runtime}:{arch}"
+    return f"arn:aws:lambda:{region}::runtime:{hashlib.sha256(name.encode()).hexdigest()}"
 
 
 def render(
@@ -241,7 +245,8 @@ def render(
     if config.get("DurableConfig") is not None:
         out["DurableConfig"] = dict(config["DurableConfig"])
     if phase != "listed":
-        out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"])}
+        out["RuntimeVersionConfig"] = {"RuntimeVersionArn": runtime_version_arn(region, config["Runtime"],
+                                                                           config.get("Architectures"))}
     out["LoggingConfig"] = logging_config(config.get("LoggingConfig"), name)
     return out
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.context import Principal
+from onceflow.lambda_.names import role_session_name
 
 log = logging.getLogger("onceflow.lambda")
 
@@ -38,7 +41,9 @@ def record(
             "condition": condition,
             "approximateInvokeCount": attempts,
         },
-        "requestPayload": _json_or_text(payload),
+        # An empty payload is the event {} (what the function ran with, and the dead-letter body);
+        # recorded on AWS for an event throttled by zero reserved concurrency.
+        "requestPayload": _json_or_text(payload or b"{}"),
     }
     if executed_version is not None:  # the function ran (not when the event expired unrun)
         context: dict[str, Any] = {"statusCode": 200, "executedVersion": executed_version}
@@ -52,7 +57,7 @@ def record(
 def role_principal(role_arn: str, function_name: str) -> Principal:
     """The execution role's session Lambda delivers with (named after the function)."""
     account = role_arn.split(":")[4]
-    session = function_name[:64]
+    session = role_session_name(function_name)
     return Principal(
         account=account, kind="assumed-role", name=session, role_arn=role_arn, session_name=session,
         arn=f"arn:aws:sts::{account}:assumed-role/{role_arn.rsplit('/', 1)[-1]}/{session}",
@@ -79,7 +84,11 @@ def deliver(
             else:
                 url = call(principal, "sqs", "GetQueueUrl", {"QueueName": name, "QueueOwnerAWSAccountId": account},
                            region)["QueueUrl"]  # fmt: skip
-            call(principal, "sqs", "SendMessage", {"QueueUrl": url, "MessageBody": body}, region)
+            # Lambda's message carries the invocation's X-Ray trace (recorded: test_reserved_concurrency's
+            # record has an AWSTraceHeader attribute)
+            trace = {"AWSTraceHeader": {"DataType": "String", "StringValue": trace_header()}}
+            call(principal, "sqs", "SendMessage", {"QueueUrl": url, "MessageBody": body,
+                                                   "MessageSystemAttributes": trace}, region)  # fmt: skip
         elif service == "sns":
             call(principal, "sns", "Publish", {"TopicArn": destination, "Message": body}, region)
         elif service == "events":
@@ -94,6 +103,11 @@ def deliver(
     except Exception as exc:  # a lost record must not take the invoker down
         digest = hashlib.sha256(body.encode()).hexdigest()[:12]
         log.warning("could not deliver the invocation record %s to %s: %s", digest, destination, exc)
+
+
+def trace_header() -> str:
+    """An X-Ray trace header, not sampled, as Lambda makes one for an invocation given none."""
+    return f"Root=1-{int(time.time()):08x}-{os.urandom(12).hex()};Parent={os.urandom(8).hex()};Sampled=0"
 
 
 def _json_or_text(data: bytes) -> Any:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import dead_letter, destinations, errors, provisioned
+from onceflow.lambda_ import dead_letter, destinations, errors, names, provisioned
 from onceflow.lambda_.admission import Admission
 from onceflow.lambda_.async_config import AsyncPolicy, InvokeConfigs
 from onceflow.lambda_.config import runtime_version_arn
@@ -367,6 +367,10 @@ class Invoker:
             # Recorded for the Python runtimes (test_lambda_common introspection, python3.8 / 3.9; a 2025
             # python dump): the worker's own path is set already, so only the function's subprocesses see it.
             "PYTHONPATH": "/var/runtime",
+            # Recorded (test_lambda.py test_lambda_init_environment, python3.14, 2026-02); the worker
+            # names its own folders for /var/task and /opt (worker.py)
+            "LD_LIBRARY_PATH": "/var/lang/lib:/lib64:/usr/lib64:/var/runtime:/var/runtime/lib:/var/task:/var/task/lib:"
+                               "/opt/lib",
             # Where Lambda's runtime API listens. onceflow's runtime speaks to the server over its
             # socket instead; the variable is there for code that checks it is running in Lambda.
             "AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001",
@@ -389,7 +393,7 @@ class Invoker:
         if logging_config["LogFormat"] == "JSON":  # what the Python runtime reads to log in JSON
             env["AWS_LAMBDA_LOG_FORMAT"] = "JSON"
             env["AWS_LAMBDA_LOG_LEVEL"] = logging_config["ApplicationLogLevel"]
-        env.update(self._credentials(ref.account, config["Role"], ref.name))
+        env.update(self._credentials(ref.account, config["Role"], names.role_session_name(ref.name)))
         env.update((config.get("Environment") or {}).get("Variables") or {})
         return env
 
@@ -452,19 +456,19 @@ class InvocationLog:
         role = self._resolved.config["Role"]
         self._allowed = self._invoker._may_write_logs(ref.account, ref.region, role, self.group, log_stream)
         if cold:
-            runtime = self._resolved.config["Runtime"]
+            runtime, arch = self._resolved.config["Runtime"], self._resolved.config.get("Architectures")
             warning = self._invoker.interpreters.warning(runtime)
             if self._json:
                 record: dict[str, Any] = {
                     "initializationType": "on-demand", "phase": "init",
                     "runtimeVersion": f"{runtime.replace('python', 'python:')}.v1",
-                    "runtimeVersionArn": runtime_version_arn(ref.region, runtime),
+                    "runtimeVersionArn": runtime_version_arn(ref.region, runtime, arch),
                 }  # fmt: skip
                 if warning:
                     record["onceflowWarning"] = warning
                 self._platform(self._started_ms, "platform.initStart", record, tail=False)
                 return
-            init_start = _init_start(runtime, ref.region)
+            init_start = _init_start(runtime, ref.region, arch)
             if warning:  # the runtime runs on another Python (lambda_/interpreters.py)
                 init_start = f"{init_start[:-1]}\tonceflow warning: {warning}\n"
             # Recorded: a cold start's LogResult begins at START; INIT_START is in the stream only.
@@ -560,10 +564,11 @@ def _fit(message: str) -> str:
     return data[:_MAX_EVENT_BYTES].decode(errors="ignore")
 
 
-def _init_start(runtime: str, region: str) -> str:
+def _init_start(runtime: str, region: str, architectures: list[str] | None) -> str:
     # AWS numbers its runtime builds (python:3.12.v38); onceflow has one build per runtime: v1.
     version = runtime.replace("python", "python:")
-    return f"INIT_START Runtime Version: {version}.v1\tRuntime Version ARN: {runtime_version_arn(region, runtime)}\n"
+    arn = runtime_version_arn(region, runtime, architectures)
+    return f"INIT_START Runtime Version: {version}.v1\tRuntime Version ARN: {arn}\n"
 
 
 def _iso(ts_ms: int) -> str:

@@ -64,3 +64,10 @@ def unqualified(ref: FunctionRef) -> None:
     if ref.qualifier and ref.qualifier != "$LATEST":
         # UNCONFIRMED wording: AWS refuses a qualified name here; its exact message was not recorded.
         raise errors.invalid(f"Unsupported qualified function name: {ref.arn(ref.qualifier)}")
+
+
+def role_session_name(function_name: str) -> str:
+    """The session Lambda assumes the execution role as: named after the function, and, since a role
+    session's name has at least two characters, a one-character function's is `<name>@lambda_function`
+    (recorded on AWS: test_lambda.py test_assume_role[1] and [2])."""
+    return f"{function_name}@lambda_function" if len(function_name) == 1 else function_name[:64]

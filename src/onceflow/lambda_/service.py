@@ -287,6 +287,8 @@ class LambdaService:
             self.code_signing.check_deploy(record.get("_csc"), ref.name)
         checked = self._zip(params, ctx.account)
         self._check_combined(checked.data, record.get("Layers") or [])
+        if params.get("Architectures"):  # the code is built for it (recorded: test_mixed_architecture)
+            record["Architectures"] = list(params["Architectures"])
         if params.get("DryRun"):
             preview = {**record, "CodeSha256": checked.sha256_b64, "CodeSize": checked.size}
             return cfg.render(preview, ctx.account, ctx.region, "update")

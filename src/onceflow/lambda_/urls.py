@@ -39,6 +39,9 @@ _PATH = re.compile(r"/_onceflow/lambda-url/([a-z0-9]{32})(/.*)?")
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript",
                "application/x-www-form-urlencoded", "+json", "+xml")  # fmt: skip
 
+# A call the URL's auth type or policy refuses (recorded on AWS 2025-11, test_lambda_permission_url_invocation).
+FORBIDDEN = ("Forbidden. For troubleshooting Function URL authorization issues, see: "
+             "https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html")
 # Both are needed to call a URL created since October 2025, whatever its AuthType.
 _URL_ACTIONS = ("lambda:InvokeFunctionUrl", "lambda:InvokeFunction")
 # (status, body, headers, content type): what wire turns into its Response
@@ -92,6 +95,7 @@ class FunctionUrls:
             "CreationTime": now,
             "LastModifiedTime": now,
             "InvokeMode": params.get("InvokeMode") or "BUFFERED",
+            "_invoke_mode_given": "InvokeMode" in params,
         }
         with self.store.db.transaction() as conn:
             self.store.put_url(conn, ref.key, qualifier, url_id, config)
@@ -100,6 +104,13 @@ class FunctionUrls:
         if "InvokeMode" not in params:  # the answer echoes InvokeMode only when it was given (recorded)
             out.pop("InvokeMode", None)
         return out
+
+    @staticmethod
+    def _echoes_mode(config: dict[str, Any], params: dict[str, Any]) -> bool:
+        """Whether a write's answer shows InvokeMode: once it has been given, at create or since
+        (recorded: an update without it, after a create with BUFFERED, answers RESPONSE_STREAM as set
+        by the update before; after a create without it, none)."""
+        return "InvokeMode" in params or bool(config.get("_invoke_mode_given"))
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         ref, qualifier = self._target(ctx, params, checked=False)
@@ -111,12 +122,13 @@ class FunctionUrls:
         for member in ("AuthType", "Cors", "InvokeMode"):
             if member in params:
                 config[member] = params[member]
+        config["_invoke_mode_given"] = self._echoes_mode(config, params)
         config["LastModifiedTime"] = _now()
         url_id = _url_id(config["FunctionUrl"])
         with self.store.db.transaction() as conn:
             self.store.put_url(conn, ref.key, qualifier, url_id, config)
         out = _render(config)
-        if "InvokeMode" not in params:  # as CreateFunctionUrlConfig's answer (recorded)
+        if not config["_invoke_mode_given"]:  # as CreateFunctionUrlConfig's answer (recorded)
             out.pop("InvokeMode", None)
         return out
 
@@ -175,7 +187,7 @@ class FunctionUrls:
             raw_path = raw_path[len(PATH_PREFIX) + len(url_id):] or "/"
         stored = self.store.url_by_id(url_id)
         if stored is None:
-            return _message(404, "Not Found")  # UNCONFIRMED: AWS's answer for an unknown URL id
+            return _no_url()
         key, qualifier, config = stored
         cors, origin = config.get("Cors"), request.headers.get("origin")
         if url_cors.is_preflight(request.method, request.headers, cors):
@@ -202,9 +214,9 @@ class FunctionUrls:
         except ServiceError as err:
             if err.status == 429:
                 return _message(429, "Rate Exceeded.")
-            return _message(502, "Internal Server Error")
+            return _failed()
         if out.get("FunctionError"):
-            return _message(502, "Internal Server Error")
+            return _failed()
         return _response(bytes(out.get("Payload") or b""), request_id)
 
     def _refusal(
@@ -220,14 +232,14 @@ class FunctionUrls:
             who = ("AWS", principal.arn) if isinstance(principal, Principal) else ("AWS", "*")
             if all(policy.allows(doc, action, who, context) for action in _URL_ACTIONS):
                 return None
-            return _message(403, "Forbidden")
+            return _message(403, FORBIDDEN)
         if not isinstance(principal, Principal):
-            return _message(403, "Forbidden")
+            return _message(403, FORBIDDEN)
         arn = errors.function_arn(region, account, name, qualifier or None)
         for action in _URL_ACTIONS:
             by_identity = principal.account == account and self._identity_allows(principal, action, arn, region)
             if not by_identity and not policy.allows(doc, action, ("AWS", principal.arn), context):
-                return _message(403, "Forbidden")
+                return _message(403, FORBIDDEN)
         return None
 
     def _identity_allows(self, principal: Principal, action: str, arn: str, region: str) -> bool:
@@ -340,23 +352,41 @@ def _response(payload: bytes, request_id: str) -> Answer:
         return 200, payload, [("x-amzn-requestid", request_id)], "application/json"
     extra = [("x-amzn-requestid", request_id)]
     if not (isinstance(result, dict) and "statusCode" in result):
-        text = result if isinstance(result, str) else json.dumps(result)
+        # written again as compact JSON (recorded: {"hello":"world"} is 17 bytes, ["hello",3,true] 16)
+        text = result if isinstance(result, str) else _compact(result)
         return 200, text.encode(), extra, "application/json"
     headers = {str(k).lower(): str(v) for k, v in (result.get("headers") or {}).items()}
     content_type = headers.pop("content-type", "application/json")
     raw = result.get("body")
-    text = raw if isinstance(raw, str) else ("" if raw is None else json.dumps(raw))
+    text = raw if isinstance(raw, str) else ("" if raw is None else _compact(raw))
     body: bytes = base64.b64decode(text) if result.get("isBase64Encoded") else text.encode()
     out = [*headers.items(), *(("set-cookie", str(c)) for c in result.get("cookies") or []), *extra]
     try:
         status = int(result["statusCode"])
     except (TypeError, ValueError):
-        return _message(502, "Internal Server Error")
+        return _failed()
     return status, body, out, content_type
 
 
 def _message(status: int, message: str) -> Answer:
     return status, json.dumps({"Message": message}).encode(), [], "application/json"
+
+
+def _compact(value: Any) -> str:
+    """JSON as the URL front end writes it again (Jackson: no spaces, non-ASCII as is; the latter UNCONFIRMED)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _failed() -> Answer:
+    """A function error or an answer that is no HTTP response: 502 with the bare words (recorded:
+    test_lambda_url_invocation_exception's body is 'Internal Server Error'; the type UNCONFIRMED)."""
+    return 502, b"Internal Server Error", [], "application/json"
+
+
+def _no_url() -> Answer:
+    """A URL id no config has: AWS answers 403 {"Message":null} as an AccessDeniedException
+    (LocalStack's AWS-validated test_lambda_url_non_existing_url)."""
+    return 403, b'{"Message":null}', [("x-amzn-ErrorType", "AccessDeniedException")], "application/json"
 
 
 def _render(config: dict[str, Any]) -> dict[str, Any]:

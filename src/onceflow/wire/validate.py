@@ -164,6 +164,8 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     # Lambda (LocalStack's recordings of AWS, 2024-04)
     ("lambda", "compatibleRuntimes", "members"): _lambda_runtimes,
     ("lambda", "compatibleRuntime", "enum"): _enum_in(_LAMBDA_LAYER_RUNTIMES),
+    # A function URL's InvokeMode (test_lambda.py test_lambda_url_invalid_invoke_mode, 2025-11)
+    ("lambda", "invokeMode", "enum"): _enum_in("RESPONSE_STREAM, BUFFERED"),
     # Step Functions: an alias's routing configuration over two versions (LocalStack's recording of AWS,
     # test_sfn_api_aliasing.snapshot.json, too_many_routing, 2025-03)
     ("stepfunctions", "routingConfiguration", "max"): _java_structs("RoutingConfigurationListItem", 2),

@@ -25,6 +25,9 @@ PR_SET_NO_NEW_PRIVS = 38
 _CLONE_NEWNS = 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_REC, _MS_PRIVATE = 0x1, 0x2, 0x4, 0x20, 0x4000, 0x40000
 MAX_PROCESSES = 1024  # Lambda's quota: 1,024 processes or threads per execution environment
+MAX_FILES = 1024  # Lambda's quota: 1,024 file descriptors
+MAX_LOCKED_BYTES = 65536
+STACK_BYTES = 8 * 1024 * 1024
 
 _libc: Any = None
 
@@ -101,6 +104,11 @@ def _set_limits(limits: Limits) -> None:
     if limits.ephemeral_mb:
         _lower(resource.RLIMIT_FSIZE, limits.ephemeral_mb * 1024 * 1024)
     _lower(resource.RLIMIT_CORE, 0)
+    # Per process, as an execution environment has them (recorded on AWS: test_lambda.py
+    # test_runtime_ulimits, RLIMIT_NOFILE 1024 and RLIMIT_MEMLOCK 65536, soft and hard)
+    _lower(resource.RLIMIT_NOFILE, MAX_FILES)
+    _lower(resource.RLIMIT_MEMLOCK, MAX_LOCKED_BYTES)
+    _soft_limit(resource.RLIMIT_STACK, STACK_BYTES)  # 8 MiB, its hard limit left (unlimited there)
     if limits.uid is not None:  # counted per uid: with the function's own uid, per function
         _lower(resource.RLIMIT_NPROC, MAX_PROCESSES)
 
@@ -110,6 +118,12 @@ def _lower(which: int, value: int) -> None:
     cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(which, (cap, cap))
+
+
+def _soft_limit(which: int, value: int) -> None:
+    _soft, hard = resource.getrlimit(which)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(which, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
 
 
 def _vm_data_bytes() -> int:

@@ -73,6 +73,9 @@ def _setup_process(spec: dict[str, Any], channel: Channel, loader: Any) -> None:
         version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
         sys.path[1:1] = [os.path.join(opt, "python", "lib", version, "site-packages"), os.path.join(opt, "python")]
         os.environ["PATH"] = os.environ.get("PATH", "").replace("/opt/bin", os.path.join(opt, "bin"))
+    if os.environ.get("LD_LIBRARY_PATH"):  # Lambda's folders, where they are in this worker
+        folders = os.environ["LD_LIBRARY_PATH"].split(":")
+        os.environ["LD_LIBRARY_PATH"] = ":".join(_host_path(folder, spec["task_root"]) for folder in folders)
     _streams[:] = [LineStream(channel), LineStream(channel)]
     sys.stdout, sys.stderr = _streams
     global _capture
@@ -181,6 +184,7 @@ def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None, keeper: i
     try:
         channel.send({"t": "hello", "pid": keeper or os.getpid()})
         _setup_process(spec, channel, loader)
+        _check_exec_wrapper(spec["task_root"])
         handler = _init(channel, spec)
         if handler is not None:
             _serve(channel, handler)
@@ -199,6 +203,31 @@ def run(sock: socket.socket, spec: dict[str, Any], loader: Any = None, keeper: i
             except Exception:
                 pass
     os._exit(code)
+
+
+def _check_exec_wrapper(task_root: str) -> None:
+    """Lambda's bootstrap execs AWS_LAMBDA_EXEC_WRAPPER with the runtime's command: a wrapper that
+    is not there ends the runtime as the shell does, exit status 127 (126 when not executable),
+    which Invoke answers as Runtime.ExitError (recorded on AWS: test_lambda_runtime_wrapper_not_found).
+    A wrapper that is there is not run: this runtime is the forked worker itself."""
+    wrapper = os.environ.get("AWS_LAMBDA_EXEC_WRAPPER")
+    if not wrapper:
+        return
+    local = _host_path(wrapper, task_root)
+    if not os.path.isfile(local):
+        print(f"/var/runtime/bootstrap: {wrapper}: No such file or directory", file=sys.stderr)
+        raise SystemExit(127)
+    if not os.access(local, os.X_OK):
+        print(f"/var/runtime/bootstrap: {wrapper}: Permission denied", file=sys.stderr)
+        raise SystemExit(126)
+
+
+def _host_path(path: str, task_root: str) -> str:
+    """Where a path of Lambda's file system (/var/task, /opt) is in this worker's."""
+    for prefix, here in (("/var/task", task_root), ("/opt", paths.OPT[0])):
+        if here and (path == prefix or path.startswith(prefix + "/")):
+            return here + path[len(prefix) :]
+    return path
 
 
 def _init(channel: Channel, spec: dict[str, Any]) -> Any:
