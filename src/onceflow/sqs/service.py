@@ -19,6 +19,7 @@ from onceflow.sqs import attributes as attrs
 from onceflow.sqs.errors import bad_parameter, invalid_value, no_move_source, not_found, sqs_error
 from onceflow.sqs.messages import Messages, Outgoing
 from onceflow.sqs.queues import Queue, Queues, now_ms
+from onceflow.sqs.senders import service_sender
 from onceflow.store.db import Database
 
 MAX_WAIT_S = 20
@@ -68,12 +69,14 @@ class SqsService:
     # ------------------------------------------------------------------ for other services
     def send_to_arn(self, arn: str, body: str, *, attributes: dict[str, Any] | None = None,
                     group_id: str | None = None, dedup_id: str | None = None, sender: str = "") -> dict[str, Any]:
-        """Deliver one message to the queue `arn` names (SNS subscriptions); raises QueueDoesNotExist."""
+        """Deliver one message to the queue `arn` names (SNS subscriptions); raises QueueDoesNotExist.
+        sender: the AWS service sending (sns.amazonaws.com), whose id the message's SenderId gives;
+        none for the queue's owner."""
         q = self.queues.by_arn(arn)
         if q is None:
             raise sqs_error("QueueDoesNotExist", "The specified queue does not exist.")
         return self.messages.send(q, Outgoing(body, None, attributes, None, dedup_id, group_id),
-                                  sender or q.account)
+                                  service_sender(sender, q.region) if sender else q.account)
 
     def service_may_send(self, arn: str, service: str, source_arn: str | None,
                          source_account: str | None = None) -> bool | None:
