@@ -134,3 +134,19 @@ def test_a_step_functions_task_names_the_state_machines_role_session(aws: Callab
     role_part, _, session = found.partition(":")
     assert role_part == role_id
     assert len(session) == 32 and session.isalpha()  # Step Functions' own session name
+
+
+def test_a_lambda_dead_letter_queue_names_the_execution_roles_session(aws: Callable[..., Any], sqs: Any) -> None:
+    # Lambda sends a failed event to the dead-letter queue as the execution role (UNCONFIRMED: the
+    # session name, taken to be the function's as for its destinations).
+    _, role_arn, role_id = role(aws, "lambda.amazonaws.com", ["sqs:SendMessage"])
+    url = new_queue(sqs)
+    queue_arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    lam = aws("lambda")
+    fn = unique("sender-dlq")
+    lam.create_function(FunctionName=fn, Runtime="python3.12", Role=role_arn, Handler="app.handler",
+                        Code={"ZipFile": _zip("def handler(event, context):\n    raise RuntimeError('no')\n")},
+                        DeadLetterConfig={"TargetArn": queue_arn})
+    lam.put_function_event_invoke_config(FunctionName=fn, MaximumRetryAttempts=0)
+    lam.invoke(FunctionName=fn, InvocationType="Event", Payload=b"{}")
+    assert sender_of(sqs, url, wait=60) == f"{role_id}:{fn}"
