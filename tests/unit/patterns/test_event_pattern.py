@@ -378,6 +378,9 @@ RECORDED_REFUSALS = [  # LocalStack's test_events_patterns snapshots of AWS (the
     ('{"detail": {"FileName": [{"anything-but": {"suffix": {"equals-ignore-case": ".png"}}}]}}',
      "Value of anything-but must be an array or single string/number value.", 55, ONCE),
     ('{"detail": {"sourceIPAddress": [{"cidr": ["bad-type"]}]}}', "prefix match pattern must be a string", 43, ONCE),
+    # An AWS::Events::Rule deploy error quoted in a public write-up: the same rule, column 56.
+    ('{"source":["test.event-pattern"],"detail":{"lenderId":"LenderA"}}', '"lenderId" must be an object or an array',
+     56, ONCE),
 ]
 
 
