@@ -418,6 +418,8 @@ class _Leaf:
         self.present_any = False  # an {"exists": true} among the values
         for i, value in enumerate(values):
             if isinstance(value, dict):
+                if not value:  # refused once Jackson has read the empty object (UNCONFIRMED)
+                    raise PatternError("Match expression name not found", (i, END))
                 test, exists = _match_expression(value)
                 if test is not None:
                     self.tests.append(test)
