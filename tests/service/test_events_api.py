@@ -120,10 +120,15 @@ def test_rules_on_a_custom_bus_have_the_bus_in_their_arn(events: Any) -> None:
 
 
 @pytest.mark.parametrize(("pattern", "reason"), [
-    ('{"source": "com.shop"}', '"source" must be an object or an array'),
-    ('{"source": []}', "Empty arrays are not allowed"),
-    ('{"detail": {"n": [{"numeric": [">", "x"]}]}}', "Value of > must be numeric"),
-    ('{"detail": {"n": [{"regex": "a+"}]}}', "Unrecognized match type regex"),
+    # AWS appends where its reader stood (LocalStack's recorded test_events_patterns: "string_nolist_EXC"
+    # at column 13, "arrays_empty_EXC" past the array, "content_numeric_syntax_EXC" at the bad member).
+    ('{"source": "com.shop"}', '"source" must be an object or an array\n at [Source: (String)"{"source": "com.shop"}"; '
+     "line: 1, column: 13]"),
+    ('{"source": []}', 'Empty arrays are not allowed\n at [Source: (String)"{"source": []}"; line: 1, column: 14]'),
+    ('{"detail": {"n": [{"numeric": [">", "x"]}]}}', 'Value of > must be numeric\n at [Source: (String)'
+     '"{"detail": {"n": [{"numeric": [">", "x"]}]}}"; line: 1, column: 38]'),
+    ('{"detail": {"n": [{"regex": "a+"}]}}', 'Unrecognized match type regex\n at [Source: (String)'
+     '"{"detail": {"n": [{"regex": "a+"}]}}"; line: 1, column: 30]'),
     ('["com.shop"]', 'Filter is not an object\n at [Source: (String)"["com.shop"]"; line: 1, column: 2]'),
 ])
 def test_bad_patterns_are_refused_and_nothing_is_created(events: Any, pattern: str, reason: str) -> None:
@@ -270,7 +275,8 @@ def test_test_event_pattern(events: Any, pattern: dict[str, Any], result: bool) 
 
 def test_test_event_pattern_bad_input(events: Any) -> None:
     assert error(lambda: events.test_event_pattern(EventPattern='{"a": 1}', Event=json.dumps(EVENT)))[:2] == (
-        "InvalidEventPatternException", 'Event pattern is not valid. Reason: "a" must be an object or an array')
+        "InvalidEventPatternException", 'Event pattern is not valid. Reason: "a" must be an object or an array'
+        '\n at [Source: (String)"{"a": 1}"; line: 1, column: 8]')
     incomplete = {k: v for k, v in EVENT.items() if k != "detail-type"}
     assert error(lambda: events.test_event_pattern(EventPattern='{"a": [1]}', Event=json.dumps(incomplete)))[:2] == (
         "ValidationException", "Parameter Event is not valid.")

@@ -219,8 +219,12 @@ def test_a_stream_triggers_a_function_with_retries_and_an_on_failure_queue(aws: 
     assert created["StartingPosition"] == "LATEST" and created["LastProcessingResult"] == "No records processed"
     for key in ("one", "bad", "two"):
         ddb.put_item(TableName=table, Item={"id": {"S": key}})
-    found = _until(lambda: aws("sqs").receive_message(QueueUrl=failures_url, WaitTimeSeconds=1).get("Messages"),
+    found = _until(lambda: aws("sqs").receive_message(QueueUrl=failures_url, WaitTimeSeconds=1,
+                                                      MessageSystemAttributeNames=["SenderId"]).get("Messages"),
                    "the on-failure record")
+    # Lambda sends the record as the execution role, in a session named after the function.
+    role_id = aws("iam").get_role(RoleName=role.rsplit("/", 1)[-1])["Role"]["RoleId"]
+    assert found[0]["Attributes"]["SenderId"] == f"{role_id}:{function}"
     info = json.loads(found[0]["Body"])
     assert info["requestContext"]["condition"] == "RetryAttemptsExhausted"
     assert info["requestContext"]["approximateInvokeCount"] == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import string
 from datetime import UTC, datetime
@@ -25,6 +26,13 @@ def partition_of(arn: str) -> str:
 
 def new_id(prefix: str, length: int = 21) -> str:
     return prefix + "".join(secrets.choice(_ID_CHARS) for _ in range(length - len(prefix)))
+
+
+def stable_id(prefix: str, seed: str, length: int = 21) -> str:
+    """An id shaped like new_id's that is the same for the same seed (a role IAM does not hold
+    gets one id however often its sessions are named)."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return prefix + "".join(_ID_CHARS[b % len(_ID_CHARS)] for b in digest[: length - len(prefix)])
 
 
 def issuer(url: str) -> str:

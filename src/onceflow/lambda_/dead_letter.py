@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from onceflow.lambda_ import errors
 
 if TYPE_CHECKING:
+    from onceflow.context import Principal
     from onceflow.ports import Ports
 
 log = logging.getLogger("onceflow.lambda")
@@ -86,9 +87,10 @@ def error_message(response: bytes | None) -> str | None:
 
 def send(
     ports: Ports, iam: Any, role_arn: str, arn: str, payload: bytes, request_id: str,
-    message: str | None, status: int = 200,
+    message: str | None, status: int = 200, principal: Principal | None = None,
 ) -> bool:  # fmt: skip
-    """Send one failed event to the dead-letter target; False (and a warning) when it is lost."""
+    """Send one failed event to the dead-letter target; False (and a warning) when it is lost.
+    principal: the execution role's session Lambda sends as (a queue's message names it as its sender)."""
     parts = arn.split(":")
     target = _TARGETS.get(parts[2]) if len(parts) >= 6 else None
     body = payload.decode("utf-8", "replace") or "{}"
@@ -99,7 +101,7 @@ def send(
         if iam is not None and not iam.role_allows(parts[4], role_arn, target[0], arn):
             raise PermissionError(f"the execution role may not {target[0]} on it")
         if parts[2] == "sqs":
-            _send_sqs(ports, arn, body, attrs)
+            _send_sqs(ports, arn, body, attrs, principal)
         else:
             _publish_sns(ports, arn, body, attrs)
         return True
@@ -108,11 +110,11 @@ def send(
         return False
 
 
-def _send_sqs(ports: Ports, arn: str, body: str, attrs: dict[str, Any]) -> None:
+def _send_sqs(ports: Ports, arn: str, body: str, attrs: dict[str, Any], principal: Principal | None) -> None:
     sqs = ports.queues.get()
     if sqs is None:
         raise LookupError("SQS is not served")
-    sqs.send_to_arn(arn, body, attributes=attrs)
+    sqs.send_to_arn(arn, body, attributes=attrs, principal=principal)
 
 
 def _publish_sns(ports: Ports, arn: str, body: str, attrs: dict[str, Any]) -> None:

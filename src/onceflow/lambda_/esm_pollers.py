@@ -23,6 +23,7 @@ from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import esm_windows
+from onceflow.lambda_.destinations import role_principal
 from onceflow.lambda_.esm_events import (
     compile_filters,
     failed_items,
@@ -362,11 +363,12 @@ class StreamPoller(_Poller):
         })
         stack = self.owner.stack
         try:
-            if ":sqs:" in dest:
-                stack.ports.queues().send_to_arn(dest, body)
+            role = self.owner.invoker.service.resolve(row["account"], row["region"], row["function_arn"], None,
+                                                      invoking=False).config.get("Role")
+            if ":sqs:" in dest:  # sent as the execution role: the message names its session as the sender
+                function = row["function_arn"].split(":")[6]
+                stack.ports.queues().send_to_arn(dest, body, principal=role_principal(role, function))
             else:
-                role = self.owner.invoker.service.resolve(row["account"], row["region"], row["function_arn"], None,
-                                                          invoking=False).config.get("Role")
                 internal.call(stack, Principal(row["account"], "assumed-role", role_arn=role), "sns", "Publish",
                               {"TopicArn": dest, "Message": body}, region=row["region"])
         except Exception:  # the destination is best effort, as in Lambda: the batch is skipped either way

@@ -274,7 +274,8 @@ class Invoker:
             message = dead_letter.error_message(outcome.payload) if outcome is not None else None
             status = 429 if throttled else 200
             dead_letter.send(self.ports, self.service.role_checks, resolved.config["Role"], dlq, payload,
-                             request_id, "Rate Exceeded." if throttled else message, status)  # fmt: skip
+                             request_id, "Rate Exceeded." if throttled else message, status,
+                             destinations.role_principal(resolved.config["Role"], resolved.ref.name))  # fmt: skip
         destination = rules.on_success if success else rules.on_failure
         if destination is None or self.call is None:
             return

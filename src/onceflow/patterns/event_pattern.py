@@ -20,15 +20,25 @@ Semantics that follow AWS's matcher (aws/event-ruler), written down since they s
 
 Bad patterns raise PatternError with the reason AWS gives; the service prefixes "Event pattern is not
 valid. Reason: ". Text that is not JSON, and JSON that is not an object, get Jackson's words with its
-location (`\\n at [Source: (String)"..."; line: L, column: C]`, patterns/jackson.py), as AWS recorded; the
-other reasons' location suffix (where Jackson's reader stood when the rule failed) is not reproduced.
+location (`\\n at [Source: (String)"..."; line: L, column: C]`, patterns/jackson.py), as AWS recorded. The
+other reasons end with the same suffix: where AWS's compiler (event-ruler, reading the text with Jackson's
+streaming parser) stood when the rule failed. `_Spot` is that reader's position around each value; a
+PatternError names the object field it was raised under (`where`, set by the innermost `_at`) and the
+moment (`FIELD`: just after the field's name, when Jackson has read the first token of its value, only the
+opening quote of a string; `END`: past the whole value; `(i, FIELD | END)`: at or past the array's i-th
+item, past the array when there is none). The moments of LocalStack's AWS-recorded `_EXC` patterns
+(test_events_patterns) are followed; the others are UNCONFIRMED. CIDR reasons carry no location (recorded
+for "Malformed CIDR, one '/' required"), and a refusal inside an anything-but list carries it twice, as
+recorded.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
@@ -46,12 +56,38 @@ _RESERVED_IN_OR = frozenset({
 })
 
 
-class PatternError(ValueError):
-    """A pattern AWS refuses; `reason` is AWS's text after "Event pattern is not valid. Reason: "."""
+FIELD, END = "field", "end"
+Moment = str | tuple[int, str]
 
-    def __init__(self, reason: str) -> None:
+
+class PatternError(ValueError):
+    """A pattern AWS refuses; `reason` is AWS's text after "Event pattern is not valid. Reason: ".
+    moment, where, twice, located: where the reason's location suffix points (see the module's doc)."""
+
+    def __init__(self, reason: str, moment: Moment = FIELD, *, where: tuple[Any, str] | None = None,
+                 twice: bool = False, located: bool = True) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.moment = moment
+        self.where = where
+        self.twice = twice
+        self.located = located
+
+
+@contextmanager
+def _at(container: dict[str, Any], key: str) -> Iterator[None]:
+    """Refusals raised while the field `key` of `container` is compiled are located at that field."""
+    try:
+        yield
+    except PatternError as e:
+        if e.where is None:
+            e.where = (container, key)
+        raise
+
+
+def _second_key(expr: dict[str, Any]) -> tuple[Any, str]:
+    """A refusal of a second key is raised once Jackson has read that key (UNCONFIRMED)."""
+    return expr, list(expr)[1]
 
 
 def _is_number(v: Any) -> bool:
@@ -124,13 +160,13 @@ def _wildcard_glob(text: str) -> Glob:
     while i < len(data):
         c = data[i:i + 1]
         if c == b"*":
-            if data[i + 1:i + 2] == b"*":
-                raise PatternError(f"Consecutive wildcard characters at pos {i}")
+            if data[i + 1:i + 2] == b"*":  # AWS names the second star ([AWS] recorded: pos 26 for "...:**")
+                raise PatternError(f"Consecutive wildcard characters at pos {i + 1}", END)
             tokens.append(STAR)
         elif c == b"\\":
             nxt = data[i + 1:i + 2]
             if nxt not in (b"*", b"\\"):
-                raise PatternError(f"Invalid escape character at pos {i}")
+                raise PatternError(f"Invalid escape character at pos {i}", END)
             tokens.append(nxt.decode())
             i += 1
         else:
@@ -153,20 +189,20 @@ def _wildcard(text: str) -> Test:
 def _cidr(text: str) -> Test:
     parts = text.split("/")
     if len(parts) != 2:
-        raise PatternError("Malformed CIDR, one '/' required")
+        raise PatternError("Malformed CIDR, one '/' required", located=False)
     try:
         bits = int(parts[1])
     except ValueError:
-        raise PatternError("Malformed CIDR, mask bits must be an integer") from None
+        raise PatternError("Malformed CIDR, mask bits must be an integer", located=False) from None
     if bits < 0:
-        raise PatternError("Malformed CIDR, mask bits must not be negative")
+        raise PatternError("Malformed CIDR, mask bits must not be negative", located=False)
     ip = _ip(parts[0])
     if ip is None:
-        raise PatternError(f"Nonstandard IP address: {parts[0]}")
+        raise PatternError(f"Nonstandard IP address: {parts[0]}", located=False)
     if ip.version == 4 and bits > 31:
-        raise PatternError("IPv4 mask bits must be < 32")
+        raise PatternError("IPv4 mask bits must be < 32", located=False)
     if ip.version == 6 and bits > 127:
-        raise PatternError("IPv6 mask bits must be < 128")
+        raise PatternError("IPv6 mask bits must be < 128", located=False)
     network = ipaddress.ip_network(f"{ip}/{bits}", strict=False)
 
     def test(v: Leaf) -> bool:
@@ -180,36 +216,36 @@ def _cidr(text: str) -> Test:
 def _numeric(terms: list[Any]) -> Test:
     def number(k: int, op: str) -> Decimal:
         if k >= len(terms) or not _is_number(terms[k]):
-            raise PatternError(f"Value of {op} must be numeric")
+            raise PatternError(f"Value of {op} must be numeric", (k, FIELD))
         return _num(terms[k])
 
     if not terms or not isinstance(terms[0], str):
         shown = _text(terms[0]) if terms else "]"
-        raise PatternError(f"Invalid member in numeric match: {shown}")
+        raise PatternError(f"Invalid member in numeric match: {shown}", (0, END))
     op = terms[0]
     if op == "=":
         n = number(1, "equals")
         if len(terms) > 2:
-            raise PatternError("Too many elements in numeric expression")
+            raise PatternError("Too many elements in numeric expression", (2, FIELD))
         return _exact_number(n)
     if op in ("<", "<="):
         top = number(1, op)
         if len(terms) > 2:
-            raise PatternError("Too many elements in numeric expression")
+            raise PatternError("Too many elements in numeric expression", (2, FIELD))
         return _range(None, False, top, op == "<")
     if op not in (">", ">="):
-        raise PatternError(f"Unrecognized numeric range operator: {op}")
+        raise PatternError(f"Unrecognized numeric range operator: {op}", (0, END))
     bottom = number(1, op)
     if len(terms) == 2:
         return _range(bottom, op == ">", None, False)
     if not isinstance(terms[2], str):
-        raise PatternError(f"Bad value in numeric range: {_text(terms[2])}")
+        raise PatternError(f"Bad value in numeric range: {_text(terms[2])}", (2, END))
     op2 = terms[2]
     if op2 not in ("<", "<="):
-        raise PatternError(f"Bad numeric range operator: {op2}")
+        raise PatternError(f"Bad numeric range operator: {op2}", (2, END))
     top = number(3, op2)
     if len(terms) > 4:
-        raise PatternError("Too many terms in numeric range expression")
+        raise PatternError("Too many terms in numeric range expression", (4, FIELD))
     return _range(bottom, op == ">", top, op2 == "<")
 
 
@@ -235,31 +271,50 @@ def _none_of(tests: list[Test]) -> Test:
     return lambda v: not any(t(v) for t in tests)
 
 
-def _anything_but(arg: Any) -> Test:
-    if isinstance(arg, dict):
-        if not arg:
-            raise PatternError("Anything-But expression name not found")
-        (op, value), *rest = arg.items()
-        makers: dict[str, Callable[[str], Test]] = {
-            "equals-ignore-case": _equals_ignore_case, "prefix": _prefix, "suffix": _suffix, "wildcard": _wildcard,
-        }
-        if op not in makers:
+_ANYTHING_BUT_MAKERS: dict[str, Callable[[str], Test]] = {
+    "equals-ignore-case": _equals_ignore_case, "prefix": _prefix, "suffix": _suffix, "wildcard": _wildcard,
+}
+
+
+def _anything_but_item(op: str, item: Any, index: int | None) -> None:
+    """index: the item's place in a list (a refusal there is located twice, as AWS recorded), or None
+    for a single value. A string is refused once read, anything else on its first token."""
+    twice = index is not None
+    if not isinstance(item, str):
+        raise PatternError({
+            "equals-ignore-case": "Inside anything-but/equals-ignore-case list, "
+                                  "number|start|null|boolean is not supported.",
+            "wildcard": "wildcard match pattern must be a string",
+        }.get(op, "prefix/suffix match pattern must be a string"), FIELD if index is None else (index, FIELD),
+            twice=twice)
+    if op in ("prefix", "suffix") and not item:
+        raise PatternError("Null prefix/suffix not allowed", END if index is None else (index, END), twice=twice)
+
+
+def _anything_but_of(arg: dict[str, Any]) -> Test:
+    """`{"anything-but": {prefix|suffix|equals-ignore-case|wildcard: a string or a list of them}}`."""
+    if not arg:
+        raise PatternError("Anything-But expression name not found", END)
+    op, value = next(iter(arg.items()))
+    with _at(arg, op):
+        if op not in _ANYTHING_BUT_MAKERS:
             raise PatternError(f"Unsupported anything-but pattern: {op}")
         if not isinstance(value, list | str) and not _is_number(value):
             raise PatternError("Value of anything-but must be an array or single string/number value.")
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if not isinstance(item, str):
-                raise PatternError({
-                    "equals-ignore-case": "Inside anything-but/equals-ignore-case list, "
-                                          "number|start|null|boolean is not supported.",
-                    "wildcard": "wildcard match pattern must be a string",
-                }.get(op, "prefix/suffix match pattern must be a string"))
-            if op in ("prefix", "suffix") and not item:
-                raise PatternError("Null prefix/suffix not allowed")
-        if rest:
-            raise PatternError("Too many elements in numeric expression")
-        return _none_of([makers[op](item) for item in values])
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                _anything_but_item(op, item, i)
+        else:
+            _anything_but_item(op, value, None)
+    if len(arg) > 1:
+        raise PatternError("Too many elements in numeric expression", where=_second_key(arg))
+    values = value if isinstance(value, list) else [value]
+    return _none_of([_ANYTHING_BUT_MAKERS[op](item) for item in values])
+
+
+def _anything_but(arg: Any) -> Test:
+    if isinstance(arg, dict):
+        return _anything_but_of(arg)
     if isinstance(arg, str):
         return _none_of([_exact_string(arg)])
     if _is_number(arg):
@@ -267,22 +322,22 @@ def _anything_but(arg: Any) -> Test:
     if not isinstance(arg, list):
         raise PatternError("Value of anything-but must be an array or single string/number value.")
     kinds = set()
-    for item in arg:
+    for i, item in enumerate(arg):
         if isinstance(item, str):
             kinds.add("string")
         elif _is_number(item):
             kinds.add("number")
         else:
-            raise PatternError("Inside anything but list, start|null|boolean is not supported.")
+            raise PatternError("Inside anything but list, start|null|boolean is not supported.", (i, END))
     if len(kinds) != 1:
         raise PatternError("Inside anything but list, either all values are number or string, "
-                           "mixed type is not supported")
+                           "mixed type is not supported", END)
     return _none_of([_exact_string(i) if isinstance(i, str) else _exact_number(_num(i)) for i in arg])
 
 
 def _one_key(expr: dict[str, Any]) -> None:
     if len(expr) > 1:
-        raise PatternError("Only one key allowed in match expression")
+        raise PatternError("Only one key allowed in match expression", where=_second_key(expr))
 
 
 def _string_arg(value: Any, name: str) -> str:
@@ -293,19 +348,25 @@ def _string_arg(value: Any, name: str) -> str:
 
 def _ignore_case_arg(value: dict[str, Any], kind: str) -> str:
     if not value:
-        raise PatternError(f"{kind.capitalize()} expression name not found")
+        raise PatternError(f"{kind.capitalize()} expression name not found", END)
     op = next(iter(value))
-    if op != "equals-ignore-case":
-        raise PatternError(f"Unsupported {kind} pattern: {op}")
-    _one_key(value)
-    return _string_arg(value[op], "equals-ignore-case")
+    with _at(value, op):
+        if op != "equals-ignore-case":
+            raise PatternError(f"Unsupported {kind} pattern: {op}")
+        _one_key(value)
+        return _string_arg(value[op], "equals-ignore-case")
 
 
 def _match_expression(expr: dict[str, Any]) -> tuple[Test | None, bool | None]:
     """(test, None) for a value test, (None, wanted) for `exists`."""
     if not expr:
-        raise PatternError("Match expression name not found")
-    kind, arg = next(iter(expr.items()))
+        raise PatternError("Match expression name not found", END)
+    kind = next(iter(expr))
+    with _at(expr, kind):
+        return _match_kind(expr, kind, expr[kind])
+
+
+def _match_kind(expr: dict[str, Any], kind: str, arg: Any) -> tuple[Test | None, bool | None]:
     if kind == "exists":
         if not isinstance(arg, bool):
             raise PatternError("exists match pattern must be either true or false.")
@@ -331,12 +392,12 @@ def _match_expression(expr: dict[str, Any]) -> tuple[Test | None, bool | None]:
             raise PatternError("Value of numeric must be an array.")
         test = _numeric(arg)
         if len(expr) > 1:
-            raise PatternError("Too many elements in numeric expression")
+            raise PatternError("Too many elements in numeric expression", where=_second_key(expr))
         return test, None
     elif kind == "anything-but":
         test = _anything_but(arg)
         if len(expr) > 1:
-            raise PatternError("Too many elements in numeric expression")
+            raise PatternError("Too many elements in numeric expression", where=_second_key(expr))
         return test, None
     else:
         raise PatternError(f"Unrecognized match type {kind}")
@@ -351,12 +412,14 @@ class _Leaf:
 
     def __init__(self, values: list[Any]) -> None:
         if not values:
-            raise PatternError("Empty arrays are not allowed")
+            raise PatternError("Empty arrays are not allowed", END)
         self.tests: list[Test] = []
         self.absent_ok = False  # an {"exists": false} among the values
         self.present_any = False  # an {"exists": true} among the values
-        for value in values:
+        for i, value in enumerate(values):
             if isinstance(value, dict):
+                if not value:  # refused once Jackson has read the empty object (UNCONFIRMED)
+                    raise PatternError("Match expression name not found", (i, END))
                 test, exists = _match_expression(value)
                 if test is not None:
                     self.tests.append(test)
@@ -371,7 +434,7 @@ class _Leaf:
             elif value is None or isinstance(value, bool):
                 self.tests.append(_exact_constant(value))
             else:
-                raise PatternError("Match value must be String, number, true, false, or null")
+                raise PatternError("Match value must be String, number, true, false, or null", (i, FIELD))
 
     def matches(self, leaves: list[Leaf]) -> bool:
         if not leaves:
@@ -429,30 +492,38 @@ Branch = list[tuple[tuple[str, ...], list[Any]]]  # (path, the array of match va
 def _branches(obj: Any, path: tuple[str, ...], branches: list[Branch], in_or: bool) -> list[Branch]:
     """Walk a pattern object, forking the branches at each $or (as AWS's compiler does)."""
     if not obj:
-        raise PatternError("Empty objects are not allowed")
+        raise PatternError("Empty objects are not allowed", END)
     for name, value in obj.items():
-        if name == OR:
-            if not isinstance(value, list):
-                raise PatternError("It must be an Array followed with $or.")
-            forks: list[Branch] = []
-            for alternative in value:
-                if not isinstance(alternative, dict):
-                    raise PatternError("Only JSON object is allowed in array of $or relationship.")
-                forks.extend(_branches(alternative, path, [list(b) for b in branches] or [[]], True))
-            if len(value) < 2:
-                raise PatternError("There must have at least 2 Objects in $or relationship.")
-            branches = forks
-            continue
-        if in_or and name in _RESERVED_IN_OR:
-            raise PatternError(f"{name} is Ruler reserved fieldName which cannot be used inside $or.")
-        if isinstance(value, dict):
-            branches = _branches(value, (*path, name), branches, in_or)
-        elif isinstance(value, list):
-            _Leaf(value)  # checked now, so a bad value is refused whichever branch holds it
-            branches = [[*b, ((*path, name), value)] for b in branches or [[]]]
-        else:
-            raise PatternError(f'"{name}" must be an object or an array')
+        with _at(obj, name):
+            branches = _field(name, value, path, branches, in_or)
     return branches
+
+
+def _or(value: Any, path: tuple[str, ...], branches: list[Branch]) -> list[Branch]:
+    if not isinstance(value, list):
+        raise PatternError("It must be an Array followed with $or.")
+    forks: list[Branch] = []
+    for i, alternative in enumerate(value):
+        if not isinstance(alternative, dict):
+            raise PatternError("Only JSON object is allowed in array of $or relationship.", (i, FIELD))
+        forks.extend(_branches(alternative, path, [list(b) for b in branches] or [[]], True))
+    if len(value) < 2:
+        raise PatternError("There must have at least 2 Objects in $or relationship.", END)
+    return forks
+
+
+def _field(name: str, value: Any, path: tuple[str, ...], branches: list[Branch], in_or: bool) -> list[Branch]:
+    """The branches once the field `name` of a pattern object is added to each."""
+    if name == OR:
+        return _or(value, path, branches)
+    if in_or and name in _RESERVED_IN_OR:
+        raise PatternError(f"{name} is Ruler reserved fieldName which cannot be used inside $or.")
+    if isinstance(value, dict):
+        return _branches(value, (*path, name), branches, in_or)
+    if isinstance(value, list):
+        _Leaf(value)  # checked now, so a bad value is refused whichever branch holds it
+        return [[*b, ((*path, name), value)] for b in branches or [[]]]
+    raise PatternError(f'"{name}" must be an object or an array')
 
 
 def _tree(branch: Branch) -> _Node:
@@ -516,7 +587,106 @@ def _not_an_object(text: str) -> PatternError:
 def compile_pattern_value(value: Any, text: str = "") -> EventPattern:
     if not isinstance(value, dict):
         raise _not_an_object(text)
-    return EventPattern(text, [_tree(b) for b in _branches(value, (), [], False)])
+    try:
+        return EventPattern(text, [_tree(b) for b in _branches(value, (), [], False)])
+    except PatternError as e:
+        _locate(e, value, text)
+        raise
+
+
+# ------------------------------------------------------------------------------ where Jackson stood
+class _Spot:
+    """Jackson's reader around one value of the pattern text: `at` just after the token that starts it
+    (past a bracket, past the opening quote of a string, past a number or literal), `end` past it."""
+
+    __slots__ = ("at", "end", "fields", "items")
+
+    def __init__(self, at: int) -> None:
+        self.at = self.end = at
+        self.fields: dict[str, _Spot] = {}
+        self.items: list[_Spot] = []
+
+
+_WS = re.compile(r"[ \t\r\n]*")
+_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+
+
+def _scan(text: str, i: int) -> tuple[_Spot, int]:
+    """The spot of the value at text[i:] (text is JSON that Python's parser took) and the index past it."""
+    i = _WS.match(text, i).end()  # type: ignore[union-attr]  # the pattern matches empty text too
+    c = text[i]
+    if c in "{[":
+        return _scan_container(text, i)
+    m = (_STRING_TOKEN if c == '"' else _SCALAR_TOKEN).match(text, i)
+    if m is None:
+        raise ValueError(f"no JSON value at {i}")
+    spot = _Spot(i + 1 if c == '"' else m.end())
+    spot.end = m.end()
+    return spot, m.end()
+
+
+def _scan_container(text: str, i: int) -> tuple[_Spot, int]:
+    spot, close = _Spot(i + 1), "}" if text[i] == "{" else "]"
+    i += 1
+    while True:
+        i = _WS.match(text, i).end()  # type: ignore[union-attr]
+        if text[i] == close:
+            spot.end = i + 1
+            return spot, i + 1
+        if text[i] == ",":
+            i += 1
+            continue
+        if close == "}":
+            key = _STRING_TOKEN.match(text, i)
+            if key is None:
+                raise ValueError(f"no field name at {i}")
+            i = _WS.match(text, key.end()).end() + 1  # type: ignore[union-attr]  # past the colon
+            spot.fields[json.loads(key.group())], i = _scan(text, i)  # a repeated name: the last, as json's
+        else:
+            item, i = _scan(text, i)
+            spot.items.append(item)
+
+
+def _index(value: Any, spot: _Spot, spots: dict[int, _Spot]) -> None:
+    """Each object of the parsed pattern (by identity) to its spot."""
+    if isinstance(value, dict):
+        spots[id(value)] = spot
+        for k, v in value.items():
+            _index(v, spot.fields[k], spots)
+    elif isinstance(value, list):
+        for v, s in zip(value, spot.items, strict=True):
+            _index(v, s, spots)
+
+
+def _moment_index(spot: _Spot, moment: Moment) -> int:
+    if isinstance(moment, str):
+        return spot.at if moment == FIELD else spot.end
+    i, when = moment
+    if i >= len(spot.items):  # no such item: Jackson read the end of the array
+        return spot.end
+    return spot.items[i].at if when == FIELD else spot.items[i].end
+
+
+def _locate(e: PatternError, value: dict[str, Any], text: str) -> None:
+    """Append Jackson's location to the refusal's reason, where AWS appends one."""
+    if not e.located or e.where is None or not text:
+        return
+    container, key = e.where
+    spots: dict[int, _Spot] = {}
+    try:
+        _index(value, _scan(text, 0)[0], spots)
+    except (ValueError, KeyError, IndexError, RecursionError):
+        return  # text and value disagree (never for a text Python's parser took): no location then
+    field = spots.get(id(container))
+    if field is None or key not in field.fields:
+        return
+    at = _moment_index(field.fields[key], e.moment)
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    suffix = f"\n at {source_location(text, line, column)}"
+    e.reason += suffix * 2 if e.twice else suffix
+    e.args = (e.reason,)
 
 
 @lru_cache(maxsize=1024)

@@ -350,7 +350,7 @@ class Publisher:
         try:
             sqs.send_to_arn(sub.endpoint, body, attributes=attributes,
                             group_id=group_id,
-                            dedup_id=(m.dedup_id or message_id) if fifo_queue else None, sender=topic.account)
+                            dedup_id=(m.dedup_id or message_id) if fifo_queue else None, sender=SNS_PRINCIPAL)
         except ServiceError:
             self.dead_letter(sub, body)
 
@@ -365,7 +365,7 @@ class Publisher:
             if not sqs.service_may_send(dlq, SNS_PRINCIPAL, sub.topic_arn):  # the DLQ's policy must let SNS in too
                 log.warning("sns: the dead-letter queue %s does not let %s send to it", dlq, sub.topic_arn)
                 return False
-            sqs.send_to_arn(dlq, body)
+            sqs.send_to_arn(dlq, body, sender=SNS_PRINCIPAL)
             return True
         except (ServiceError, ValueError, KeyError, TypeError):
             return False

@@ -4,29 +4,31 @@ wire layer awaits on its event loop, so a waiting consumer holds no thread."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.context import RequestContext
 from onceflow.registry import operation
 from onceflow.sqs.messages import Outgoing
 from onceflow.sqs.queues import Queue, is_bare_name, queue_arn, url_parts
+from onceflow.sqs.senders import principal_sender
 from onceflow.sqs.service import SqsService
+
+if TYPE_CHECKING:
+    from onceflow.ports import Port
+    from onceflow.sts.ports import SessionIssuer
 
 Params = dict[str, Any]
 
 
-def sender_id(ctx: RequestContext) -> str:
-    p = ctx.principal
-    if p.kind == "root":
-        return p.account
-    return f"{p.access_key}:{p.session_name}" if p.session_name else (p.access_key or p.account)
-
-
 class SqsApi:
-    def __init__(self, service: SqsService) -> None:
+    def __init__(self, service: SqsService, sessions: Port[SessionIssuer] | None = None) -> None:
         self.service = service
+        self.sessions = sessions  # STS, which knows callers' unique ids (SenderId)
         self.queues = service.queues
         self.messages = service.messages
+
+    def _sender(self, ctx: RequestContext) -> str:
+        return principal_sender(ctx.principal, ctx.region, self.sessions.get() if self.sessions else None)
 
     def _queue(self, ctx: RequestContext, p: Params) -> Queue:
         url = str(p["QueueUrl"])
@@ -114,11 +116,11 @@ class SqsApi:
     def send_message(self, ctx: RequestContext, p: Params) -> Params:
         m = Outgoing(p["MessageBody"], p.get("DelaySeconds"), p.get("MessageAttributes"),
                      p.get("MessageSystemAttributes"), p.get("MessageDeduplicationId"), p.get("MessageGroupId"))
-        return self.messages.send(self._queue(ctx, p), m, sender_id(ctx))
+        return self.messages.send(self._queue(ctx, p), m, self._sender(ctx))
 
     @operation("SendMessageBatch")
     def send_message_batch(self, ctx: RequestContext, p: Params) -> Params:
-        return self.messages.send_batch(self._queue(ctx, p), list(p["Entries"]), sender_id(ctx))
+        return self.messages.send_batch(self._queue(ctx, p), list(p["Entries"]), self._sender(ctx))
 
     @operation("ReceiveMessage")
     def receive_message(self, ctx: RequestContext, p: Params) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from onceflow.context import Principal
     from onceflow.sqs.messages import Messages
     from onceflow.sqs.queues import Queue, Queues
 
@@ -16,7 +17,8 @@ class QueueSender(Protocol):
     messages: Messages
 
     def send_to_arn(self, arn: str, body: str, *, attributes: dict[str, Any] | None = None,
-                    group_id: str | None = None, dedup_id: str | None = None, sender: str = "") -> dict[str, Any]: ...
+                    group_id: str | None = None, dedup_id: str | None = None, sender: str = "",
+                    principal: Principal | None = None) -> dict[str, Any]: ...
 
     def service_may_send(self, arn: str, service: str, source_arn: str | None,
                          source_account: str | None = None) -> bool | None: ...

@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from onceflow.context import RequestContext
 from onceflow.iam.resource_access import principal_may, service_may
@@ -19,7 +19,13 @@ from onceflow.sqs import attributes as attrs
 from onceflow.sqs.errors import bad_parameter, invalid_value, no_move_source, not_found, sqs_error
 from onceflow.sqs.messages import Messages, Outgoing
 from onceflow.sqs.queues import Queue, Queues, now_ms
+from onceflow.sqs.senders import principal_sender, service_sender
 from onceflow.store.db import Database
+
+if TYPE_CHECKING:
+    from onceflow.context import Principal
+    from onceflow.ports import Port
+    from onceflow.sts.ports import SessionIssuer
 
 MAX_WAIT_S = 20
 # A batch is authorized as its single-message action (IAM has no *Batch actions for SQS).
@@ -53,8 +59,9 @@ class ReceiveAttempts:
 
 
 class SqsService:
-    def __init__(self, db: Database, endpoint_url: str) -> None:
+    def __init__(self, db: Database, endpoint_url: str, sessions: Port[SessionIssuer] | None = None) -> None:
         self.db = db
+        self.sessions = sessions  # STS, which knows callers' unique ids (SenderId)
         self.queues = Queues(db, endpoint_url)
         self.waiters = Waiters()
         self.messages = Messages(db, self.queues, self.waiters.notify)
@@ -67,13 +74,19 @@ class SqsService:
 
     # ------------------------------------------------------------------ for other services
     def send_to_arn(self, arn: str, body: str, *, attributes: dict[str, Any] | None = None,
-                    group_id: str | None = None, dedup_id: str | None = None, sender: str = "") -> dict[str, Any]:
-        """Deliver one message to the queue `arn` names (SNS subscriptions); raises QueueDoesNotExist."""
+                    group_id: str | None = None, dedup_id: str | None = None, sender: str = "",
+                    principal: Principal | None = None) -> dict[str, Any]:
+        """Deliver one message to the queue `arn` names (SNS subscriptions); raises QueueDoesNotExist.
+        The message's SenderId: `principal`'s (a role session a service sends as, e.g. Lambda's
+        dead-letter queue), or the AWS service `sender`'s (sns.amazonaws.com), or the queue owner's."""
         q = self.queues.by_arn(arn)
         if q is None:
             raise sqs_error("QueueDoesNotExist", "The specified queue does not exist.")
-        return self.messages.send(q, Outgoing(body, None, attributes, None, dedup_id, group_id),
-                                  sender or q.account)
+        if principal is not None:
+            sender_id = principal_sender(principal, q.region, self.sessions.get() if self.sessions else None)
+        else:
+            sender_id = service_sender(sender, q.region) if sender else q.account
+        return self.messages.send(q, Outgoing(body, None, attributes, None, dedup_id, group_id), sender_id)
 
     def service_may_send(self, arn: str, service: str, source_arn: str | None,
                          source_account: str | None = None) -> bool | None:

@@ -16,7 +16,7 @@ from typing import Any
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.credentials import Credential
-from onceflow.iam.common import new_id, partition_of, validate
+from onceflow.iam.common import new_id, partition_of, stable_id, validate
 from onceflow.iam.policy import Policy, stored
 from onceflow.sts import errors, session_tags
 from onceflow.sts.ports import Directory, Roles, Row
@@ -61,7 +61,7 @@ class StsService:
         role = self.store.role_by_arn(role_arn)
         m = _ROLE_ARN.fullmatch(role_arn)
         role_name = role["name"] if role else (m.group(2) if m else role_arn.rsplit("/", 1)[-1])
-        role_id = role["role_id"] if role else new_id("AROA")
+        role_id = self._role_id(role_arn)
         session = {
             "kind": "assumed-role",
             "account": account,
@@ -174,6 +174,18 @@ class StsService:
         return {"Credentials": self._issue(session, duration)}
 
     # ------------------------------------------------------------------ identity
+    def _role_id(self, role_arn: str) -> str:
+        """The role's unique id (AROA...); one that IAM does not hold (the lenient mode runs functions
+        as any role ARN) gets a stable id of the ARN's."""
+        role = self.store.role_by_arn(role_arn)
+        return str(role["role_id"]) if role else stable_id("AROA", role_arn)
+
+    def unique_id(self, principal: Principal) -> str:
+        """The caller's unique id as GetCallerIdentity's UserId and SQS's SenderId give it: the
+        account for the root, AIDA... for a user, AROA...:<session> for a role session (also one
+        onceflow acts as for a service: a Lambda destination, a Step Functions task)."""
+        return self._user_id(principal)
+
     def _user_id(self, principal: Principal) -> str:
         if principal.kind == "root":
             return principal.account
@@ -184,6 +196,9 @@ class StsService:
         if principal.kind == "user":
             user = self.store.user(principal.account, principal.name)
             return user["user_id"] if user else principal.name
+        if principal.kind == "assumed-role" and principal.role_arn:
+            role_id = self._role_id(principal.role_arn)
+            return f"{role_id}:{principal.session_name}" if principal.session_name else role_id
         return principal.name
 
     def access_key_account(self, key_id: str, default: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -210,8 +211,12 @@ def test_wildcard(wildcard: str, text: str, hit: bool) -> None:
 
 
 def test_wildcard_errors_give_positions() -> None:
-    assert reason({"f": [{"wildcard": "a**b"}]}) == "Consecutive wildcard characters at pos 1"
-    assert reason({"f": [{"wildcard": "ab\\c"}]}) == "Invalid escape character at pos 2"
+    # AWS names the second of two stars ([AWS] recorded: "Consecutive wildcard characters at pos 26" for
+    # "arn:aws:events:us-east-1:**:event-bus/*", whose stars are at 25 and 26), located past the string.
+    text = '{"f": [{"wildcard": "a**b"}]}'
+    assert reason(text) == "Consecutive wildcard characters at pos 2" + at(text, 1, 27)
+    text = '{"f": [{"wildcard": "ab\\\\c"}]}'
+    assert reason(text) == "Invalid escape character at pos 2" + at(text, 1, 28)
 
 
 # ------------------------------------------------------------------------------ cidr
@@ -294,7 +299,15 @@ def test_or_alternatives_combine_with_the_fields_around_them() -> None:
     ({"$or": [{"a": [1]}, {"numeric": [1]}]}, "numeric is Ruler reserved fieldName which cannot be used inside $or."),
 ])
 def test_bad_patterns_get_aws_reasons(pattern: str | dict, why: str) -> None:
-    assert reason(pattern) == why
+    # AWS appends where its reader stood, once or (inside an anything-but list) twice; the columns of the
+    # recorded ones are checked in test_refusals_are_located_as_aws_recorded.
+    text = pattern if isinstance(pattern, str) else json.dumps(pattern)
+    got = reason(pattern)
+    if "\n at [Source" in why:
+        assert got == why
+        return
+    suffix = re.escape(f'\n at [Source: (String)"{text}"; line: 1, column: ') + r"\d+\]"
+    assert got.startswith(why) and re.fullmatch(f"(?:{suffix}){{1,2}}", got[len(why):]), got
 
 
 VALUES = "(JSON String, Number, Array, Object or token 'null', 'true' or 'false')"
@@ -320,6 +333,74 @@ def at(text: str, line: int, column: int) -> str:
 ])
 def test_text_that_is_not_json_gets_jacksons_words(text: str, why: str) -> None:
     assert reason(text) == why
+
+
+ONCE, TWICE = 1, 2
+RECORDED_REFUSALS = [  # LocalStack's test_events_patterns snapshots of AWS (their MessageRaw), word for word
+    ('{"int": 42}', '"int" must be an object or an array', 11, ONCE),
+    ('{"string": "my-value"}', '"string" must be an object or an array', 13, ONCE),
+    ('{"resources": []}', "Empty arrays are not allowed", 17, ONCE),
+    ('{"detail": {"equal": [{"NUMERIC": ["=", 5]}]}}', "Unrecognized match type NUMERIC", 36, ONCE),
+    ('{"my_key": [{"EXISTS": true}]}', "Unrecognized match type EXISTS", 28, ONCE),
+    ('{"detail": {"c-count": [{"numeric": [">", 0, ">", 0]}]}}', "Bad numeric range operator: >", 49, ONCE),
+    ('{"detail": {"c-count": [{"numeric": [">", 0, "<"]}]}}', "Value of < must be numeric", 50, ONCE),
+    ('{"EventBusArn": [{"wildcard": "arn:aws:events:us-east-1:**:event-bus/*"}]}',
+     "Consecutive wildcard characters at pos 26", 72, ONCE),
+    ('{"detail-type": [{"equals-ignore-case": ["ec2 instance state-change notification"]}]}',
+     "equals-ignore-case match pattern must be a string", 42, ONCE),
+    ('{"detail-type": [{"equals-ignore-case": {"prefix": "ec2"}}]}',
+     "equals-ignore-case match pattern must be a string", 42, ONCE),
+    ('{"detail": {"state": [{"anything-but": {"equals-ignore-case": 123}}]}}',
+     "Inside anything-but/equals-ignore-case list, number|start|null|boolean is not supported.", 66, ONCE),
+    ('{"detail": {"state": [{"anything-but": {"equals-ignore-case": [123, 456]}}]}}',
+     "Inside anything-but/equals-ignore-case list, number|start|null|boolean is not supported.", 67, TWICE),
+    ('{"EventBusArn": [{"wildcard": 123}]}', "wildcard match pattern must be a string", 34, ONCE),
+    ('{"EventBusArn": [{"wildcard": ["arn:aws:events:us-east-1:**:event-bus/*"]}]}',
+     "wildcard match pattern must be a string", 32, ONCE),
+    ('{"detail": {"state": [{"anything-but": {"wildcard": [123, "*/dir/*"]}}]}}',
+     "wildcard match pattern must be a string", 57, TWICE),
+    ('{"detail": {"FilePath": [{"anything-but": {"wildcard": 123}}]}}',
+     "wildcard match pattern must be a string", 59, ONCE),
+    ('{"detail": {"FileName": [{"anything-but": {"suffix": [123, ".txt"]}}]}}',
+     "prefix/suffix match pattern must be a string", 58, TWICE),
+    ('{"detail": {"FileName": [{"anything-but": {"suffix": 123}}]}}',
+     "prefix/suffix match pattern must be a string", 57, ONCE),
+    ('{"detail": {"state": [{"anything-but": {"prefix": [123, "test"]}}]}}',
+     "prefix/suffix match pattern must be a string", 55, TWICE),
+    ('{"detail": {"state": [{"anything-but": {"prefix": 123}}]}}',
+     "prefix/suffix match pattern must be a string", 54, ONCE),
+    ('{"time": [{"prefix": ["2022-07-13"]}]}', "prefix match pattern must be a string", 23, ONCE),
+    ('{"time": [{"prefix": 123}]}', "prefix match pattern must be a string", 25, ONCE),
+    ('{"FileName": [{"suffix": 123}]}', "suffix match pattern must be a string", 29, ONCE),
+    ('{"FileName": [{"suffix": [".png"]}]}', "suffix match pattern must be a string", 27, ONCE),
+    ('{"detail": {"FileName": [{"anything-but": {"prefix": {"equals-ignore-case": "file"}}}]}}',
+     "Value of anything-but must be an array or single string/number value.", 55, ONCE),
+    ('{"detail": {"FileName": [{"anything-but": {"suffix": {"equals-ignore-case": ".png"}}}]}}',
+     "Value of anything-but must be an array or single string/number value.", 55, ONCE),
+    ('{"detail": {"sourceIPAddress": [{"cidr": ["bad-type"]}]}}', "prefix match pattern must be a string", 43, ONCE),
+    # An AWS::Events::Rule deploy error quoted in a public write-up: the same rule, column 56.
+    ('{"source":["test.event-pattern"],"detail":{"lenderId":"LenderA"}}', '"lenderId" must be an object or an array',
+     56, ONCE),
+]
+
+
+@pytest.mark.parametrize(("text", "why", "column", "times"), RECORDED_REFUSALS)
+def test_refusals_are_located_as_aws_recorded(text: str, why: str, column: int, times: int) -> None:
+    assert reason(text) == why + at(text, 1, column) * times
+
+
+def test_a_cidr_is_refused_without_a_location_but_a_cidr_that_is_no_string_with_one() -> None:
+    # As AWS recorded: the address is checked after the pattern is read, its type while reading.
+    assert reason('{"ip": [{"cidr": "10.0.0.1"}]}') == "Malformed CIDR, one '/' required"
+    assert reason('{"ip": [{"cidr": "10.0.0.1/x"}]}') == "Malformed CIDR, mask bits must be an integer"
+    assert reason('{"ip": [{"cidr": "xx.11.xx/24"}]}') == "Nonstandard IP address: xx.11.xx"
+    text = '{"ip": [{"cidr": 7}]}'
+    assert reason(text) == "prefix match pattern must be a string" + at(text, 1, 19)
+
+
+def test_a_location_counts_lines_and_characters() -> None:
+    text = '{\n  "d\u00e9tail": {\n    "x": "\u00e9"}}'
+    assert reason(text) == '"x" must be an object or an array' + at(text, 3, 11)
 
 
 def test_a_long_pattern_is_quoted_cut_at_500_characters() -> None:
