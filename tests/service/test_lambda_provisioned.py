@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import uuid
 import zipfile
 from collections.abc import Callable
@@ -28,6 +29,15 @@ def code() -> bytes:
     return buf.getvalue()
 
 
+def ready(lam: Any, name: str, qualifier: str) -> None:
+    """Poll GetProvisionedConcurrencyConfig until READY, as an AWS user waits after the Put."""
+    for _ in range(120):
+        if lam.get_provisioned_concurrency_config(FunctionName=name, Qualifier=qualifier)["Status"] == "READY":
+            return
+        time.sleep(0.5)
+    raise AssertionError("provisioned concurrency never READY")
+
+
 def test_provisioned_worker_is_kept(server_factory: Callable[..., Any]) -> None:
     server = server_factory(extra_args=("--lambda-max-workers", "2"))
     lam, iam = server.client("lambda"), server.client("iam")
@@ -44,6 +54,7 @@ def test_provisioned_worker_is_kept(server_factory: Callable[..., Any]) -> None:
 
     lam.publish_version(FunctionName=kept)
     lam.put_provisioned_concurrency_config(FunctionName=kept, Qualifier="1", ProvisionedConcurrentExecutions=1)
+    ready(lam, kept, "1")  # AWS: IN_PROGRESS until warm
     first = run(kept, "1")
     assert first["init"] == "provisioned-concurrency"
     # Two other functions need both workers' places: the oldest idle worker, the provisioned one, stays.
@@ -83,6 +94,7 @@ def test_provisioned_concurrency_takes_an_idle_workers_place(server_factory: Cal
         assert json.loads(lam.invoke(FunctionName=name, Payload=b"{}")["Payload"].read())["init"] == "on-demand"
     lam.publish_version(FunctionName=kept)
     lam.put_provisioned_concurrency_config(FunctionName=kept, Qualifier="1", ProvisionedConcurrentExecutions=1)
+    ready(lam, kept, "1")  # AWS: IN_PROGRESS until warm
     first = json.loads(lam.invoke(FunctionName=kept, Qualifier="1", Payload=b"{}")["Payload"].read())
     assert first["init"] == "provisioned-concurrency"  # started ahead in an idle worker's place, not cold now
 
@@ -100,6 +112,7 @@ def test_provisioned_workers_follow_their_alias(server_factory: Callable[..., An
     assert lam.publish_version(FunctionName=name)["Version"] == "2"
     lam.create_alias(FunctionName=name, Name="live", FunctionVersion="1")
     lam.put_provisioned_concurrency_config(FunctionName=name, Qualifier="live", ProvisionedConcurrentExecutions=2)
+    ready(lam, name, "live")  # AWS: IN_PROGRESS until warm
 
     def init_of(version: str) -> str:
         answer = lam.invoke(FunctionName=name, Qualifier=version, Payload=b"{}")
@@ -120,4 +133,5 @@ def test_provisioned_workers_follow_their_alias(server_factory: Callable[..., An
     lam.create_alias(FunctionName=name, Name="canary", FunctionVersion="1",
                      RoutingConfig={"AdditionalVersionWeights": {"3": 0.5}})  # fmt: skip
     lam.put_provisioned_concurrency_config(FunctionName=name, Qualifier="canary", ProvisionedConcurrentExecutions=2)
+    ready(lam, name, "canary")  # AWS: IN_PROGRESS until warm
     assert init_of("3") == "provisioned-concurrency"

@@ -7,8 +7,8 @@ holds. Compared after LocalStack's normalisations: ARNs, request ids, dates and 
 compared, the rest is. test_lambda_developer_tools.py has no AWS recording (LocalStack only).
 
 Not held here, as onceflow differs by design: the runtime's introspection (/var/task, the sbx_user
-login, /proc/1/environ), RLIMIT_CORE/DATA/FSIZE/NPROC (the confinement), a provisioned config read
-at once reads READY (AWS: IN_PROGRESS for a while), an SQS message's SenderId from Lambda."""
+login, /proc/1/environ), RLIMIT_CORE/DATA/FSIZE/NPROC (the confinement), an SQS message's SenderId
+from Lambda. (A provisioned config's IN_PROGRESS, then READY: test_lambda_provisioned_s13.py.)"""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ class LambdaApi:
         self.permissions = Permissions(service)
         self.invoke_configs = invoker.async_configs = InvokeConfigs(service)
         self.urls = urls
-        self.settings = FunctionSettings(service, invoker.provision)
+        self.settings = FunctionSettings(service, invoker.provision, invoker.provision_soon, invoker.provisioned_status)
         self.aliases = Aliases(service)
         self.capacity: CapacityProviders = service.capacity_providers
 

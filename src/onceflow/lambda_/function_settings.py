@@ -24,11 +24,21 @@ def _provisioned_missing() -> ServiceError:
                         extra={"Type": "User", "message": message})  # fmt: skip
 
 
+Key = tuple[str, str, str]
+# (function key, qualifier, requested) -> (allocated workers, Status)
+StatusOf = Callable[[Key, str, int], tuple[int, str]]
+# UNCONFIRMED: AWS's StatusReason when provisioned environments fail their init.
+_INIT_FAILED_REASON = "FUNCTION_ERROR_INIT_FAILURE"
+
+
 class FunctionSettings:
-    def __init__(self, service: LambdaService, provision: Callable[[tuple[str, str, str]], None]) -> None:
+    def __init__(self, service: LambdaService, provision: Callable[[Key], None],
+                 provision_soon: Callable[[Key], None], status_of: StatusOf) -> None:  # fmt: skip
         self.service = service
         self.store = service.store
         self.provision = provision  # the pool's provisioned workers follow the function's configs
+        self.provision_soon = provision_soon  # ... started behind the Put's answer, as on AWS
+        self.status_of = status_of  # the workers warm now: IN_PROGRESS, READY or FAILED
 
     def _record(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str, dict[str, Any]]:
         ref = names.parse(params["FunctionName"], ctx.account, ctx.region, params.get("Qualifier"))
@@ -83,7 +93,7 @@ class FunctionSettings:
         entry = {"Requested": wanted, "LastModified": cfg.now_lambda()}
         record["_provisioned"] = {**entries, qualifier: entry}
         self._save(ref, record)
-        self.provision(ref.key)
+        self.provision_soon(ref.key)
         return {"RequestedProvisionedConcurrentExecutions": wanted, "AllocatedProvisionedConcurrentExecutions": 0,
                 "AvailableProvisionedConcurrentExecutions": 0, "Status": "IN_PROGRESS",
                 "LastModified": entry["LastModified"]}  # fmt: skip
@@ -117,11 +127,11 @@ class FunctionSettings:
             )
 
     def get_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        _, qualifier, record = self._provisioned_target(ctx, params)
+        ref, qualifier, record = self._provisioned_target(ctx, params)
         entry = (record.get("_provisioned") or {}).get(qualifier)
         if entry is None:
             raise _provisioned_missing()
-        return _ready(entry)
+        return self._state(ref, qualifier, entry)
 
     def delete_provisioned(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         ref, qualifier, record = self._provisioned_target(ctx, params)
@@ -143,8 +153,20 @@ class FunctionSettings:
                 self.service.existing_qualifier(FunctionRef(ref.account, ref.region, ref.name, qualifier))
             except ServiceError:
                 continue  # its version or alias was deleted
-            out.append({"FunctionArn": ref.arn(qualifier), **_ready(entry)})
+            out.append({"FunctionArn": ref.arn(qualifier), **self._state(ref, qualifier, entry)})
         return {"ProvisionedConcurrencyConfigs": out}
+
+    def _state(self, ref: FunctionRef, qualifier: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """A config as AWS reports it: IN_PROGRESS until all its workers are warm, then READY with
+        them allocated; FAILED with a StatusReason when the function's init failed."""
+        n = int(entry["Requested"])
+        allocated, status = self.status_of(ref.key, qualifier, n)
+        out = {"RequestedProvisionedConcurrentExecutions": n, "AvailableProvisionedConcurrentExecutions": allocated,
+               "AllocatedProvisionedConcurrentExecutions": allocated, "Status": status,
+               "LastModified": entry["LastModified"]}  # fmt: skip
+        if status == "FAILED":
+            out["StatusReason"] = _INIT_FAILED_REASON
+        return out
 
     # ------------------------------------------------------------------ scaling (Lambda Managed Instances)
     def _scaled(self, ctx: RequestContext, params: dict[str, Any]) -> tuple[FunctionRef, str, dict[str, Any]]:
@@ -215,11 +237,6 @@ class FunctionSettings:
         return {"RecursiveLoop": params["RecursiveLoop"]}
 
 
-def _ready(entry: dict[str, Any]) -> dict[str, Any]:
-    n = entry["Requested"]
-    return {"RequestedProvisionedConcurrentExecutions": n, "AvailableProvisionedConcurrentExecutions": n,
-            "AllocatedProvisionedConcurrentExecutions": n, "Status": "READY",
-            "LastModified": entry["LastModified"]}  # fmt: skip
 
 
 def _runtime_management(ref: FunctionRef, stored: dict[str, Any]) -> dict[str, Any]:

@@ -91,6 +91,8 @@ class Invoker:
         self.admission = Admission(service.unreserved_limit)
         self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits
         self._timers: set[threading.Timer] = set()
+        self._provisioning = threading.Lock()  # one provisioning pass at a time: none starts a worker twice
+        self._pending: dict[tuple[str, str, str], int] = {}  # function key -> provisioning passes to run
         self._closed = False
         self.async_configs: InvokeConfigs | None = None  # EventInvokeConfig (setup sets both)
         self.call: destinations.Call | None = None  # internal.call bound to the stack, for destinations
@@ -226,9 +228,9 @@ class Invoker:
 
     def provision(self, key: tuple[str, str, str]) -> None:
         """Provisioned concurrency: reserve the workers the function's configs ask for, and start the
-        missing ones before answering (a local cold start is ~0.1 s, and the next invocation then
-        finds them warm, for sure), marked as such (AWS_LAMBDA_INITIALIZATION_TYPE) and kept while
-        the config lasts. Called when a config or an alias changes, and at start-up."""
+        missing ones before returning, marked as such (AWS_LAMBDA_INITIALIZATION_TYPE) and kept while
+        the config lasts. Called when an alias or a config changes (a Put's through provision_soon),
+        and at start-up (before the server says it is ready)."""
         for resolved, count in self.reconcile_provisioned(key):
             try:
                 self.pool.prewarm(self._provisioned_spec(resolved), count, provisioned=True)
@@ -236,6 +238,45 @@ class Invoker:
                 if not self._closed:
                     ref = resolved.ref
                     log.exception("could not start provisioned workers for %s", ref.arn(resolved.executed_version))
+
+    def provision_soon(self, key: tuple[str, str, str]) -> None:
+        """PutProvisionedConcurrencyConfig's provisioning: as on AWS the Put answers IN_PROGRESS and
+        the workers start behind it (reads show IN_PROGRESS until they are warm); invocations
+        meanwhile run on demand. Reserved at once, so no eviction takes the first ones started."""
+        self.reconcile_provisioned(key)
+        with self._lock:
+            self._pending[key] = self._pending.get(key, 0) + 1
+        threading.Thread(target=self._provision_serially, args=(key,), name="lambda-provision", daemon=True).start()
+
+    def _provision_serially(self, key: tuple[str, str, str]) -> None:
+        try:
+            with self._provisioning:
+                self.provision(key)
+        finally:
+            with self._lock:
+                left = self._pending.pop(key, 1) - 1
+                if left > 0:
+                    self._pending[key] = left
+
+    def provisioned_status(self, key: tuple[str, str, str], qualifier: str, requested: int) -> tuple[int, str]:
+        """A config's allocated workers and status: IN_PROGRESS while a pass is to run and not all
+        are warm, FAILED when a start failed the function's init, else READY with all allocated
+        (those beyond the local bound on workers, --lambda-max-workers, run on demand)."""
+        alias_of = lambda alias: self.service.store.get_alias(key, alias)  # noqa: E731
+        allocated, failed = 0, False
+        for version, share in provisioned.version_counts({qualifier: {"Requested": requested}}, alias_of).items():
+            try:
+                resolved = self.service.resolve(key[0], key[1], key[2], version, invoking=False)
+            except ServiceError:  # the version is gone
+                continue
+            marked, init_failed = self.pool.provisioned_state(_spec_key(resolved))
+            allocated += min(marked, share)
+            failed = failed or (init_failed and marked < share)
+        with self._lock:
+            pending = self._pending.get(key, 0) > 0
+        if allocated >= requested or not (pending or failed):
+            return requested, "READY"
+        return allocated, "IN_PROGRESS" if pending else "FAILED"
 
     def _provisioned_spec(self, resolved: Resolved) -> WorkerSpec:
         spec = self._spec(resolved)

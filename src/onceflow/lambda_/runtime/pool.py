@@ -157,6 +157,7 @@ class Pool:
         self._live = 0
         self._closed = False
         self._reserved: dict[str, tuple[str, int]] = {}  # spec key -> (function id, provisioned count)
+        self._prewarm_failed: set[str] = set()  # spec keys whose last provisioned start failed its init
         # (function id, spec key) -> /tmp folders kept from workers a timeout ended, for their successors
         self._carried: dict[tuple[str, str], list[str]] = {}
 
@@ -230,6 +231,12 @@ class Pool:
     def _kept(self, worker: Worker) -> bool:
         return worker.provisioned and worker.spec.key in self._reserved
 
+    def provisioned_state(self, key: str) -> tuple[int, bool]:
+        """How many marked workers a spec key has now, and whether its last provisioned start failed
+        its init (what GetProvisionedConcurrencyConfig reports as allocated, or FAILED)."""
+        with self._cond:
+            return self._marked(key), key in self._prewarm_failed
+
     def _marked(self, key: str) -> int:
         idle = sum(1 for w in self._idle.get(key, ()) if w.provisioned)
         return idle + sum(1 for w in self._busy if w.spec.key == key and w.provisioned)
@@ -254,6 +261,7 @@ class Pool:
         if provisioned:
             with self._cond:
                 self._reserved[spec.key] = (spec.function_id, count)
+                self._prewarm_failed.discard(spec.key)
                 count -= self._marked(spec.key)
         try:
             for _ in range(max(0, count)):
@@ -274,6 +282,8 @@ class Pool:
                     worker.kill()
                     with self._cond:
                         self._live -= 1
+                        if provisioned:
+                            self._prewarm_failed.add(spec.key)
                     break
                 worker.provisioned = provisioned
                 held.append(worker)
