@@ -80,6 +80,6 @@ def test_failed_init_reads_failed_with_a_reason(aws: Callable[..., Any], role: s
     assert counts(put) == ("IN_PROGRESS", 1, 0, 0)
     failed = settled(lam, name, "1")
     assert counts(failed) == ("FAILED", 1, 0, 0)
-    assert failed["StatusReason"] == "FUNCTION_ERROR_INIT_FAILURE"  # UNCONFIRMED wording
+    assert failed["StatusReason"] == "FUNCTION_ERROR_INIT_FAILURE"  # as users quote AWS (sst/ion#375)
     listed = lam.list_provisioned_concurrency_configs(FunctionName=name)["ProvisionedConcurrencyConfigs"]
     assert [(counts(c), c["StatusReason"]) for c in listed] == [(counts(failed), failed["StatusReason"])]

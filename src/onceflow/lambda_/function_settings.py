@@ -27,7 +27,9 @@ def _provisioned_missing() -> ServiceError:
 Key = tuple[str, str, str]
 # (function key, qualifier, requested) -> (allocated workers, Status)
 StatusOf = Callable[[Key, str, int], tuple[int, str]]
-# UNCONFIRMED: AWS's StatusReason when provisioned environments fail their init.
+# AWS's StatusReason when provisioned environments fail their init, as AWS answers quoted by users
+# show it (e.g. the Terraform provider's "status reason: FUNCTION_ERROR_INIT_FAILURE", sst/ion#375);
+# UNCONFIRMED by AWS's documentation, which only says "the reason ... could not be allocated".
 _INIT_FAILED_REASON = "FUNCTION_ERROR_INIT_FAILURE"
 
 
