@@ -65,17 +65,17 @@ class DynamoDBApi:
 
     @operation("TagResource")
     def tag_resource(self, ctx: RequestContext, p: Params) -> Result:
-        self.svc.tag(ctx.account, ctx.region, p["ResourceArn"], {t["Key"]: t["Value"] for t in p["Tags"]}, None)
+        self.svc.tag(ctx.region, p["ResourceArn"], {t["Key"]: t["Value"] for t in p["Tags"]}, None)
         return {}
 
     @operation("UntagResource")
     def untag_resource(self, ctx: RequestContext, p: Params) -> Result:
-        self.svc.tag(ctx.account, ctx.region, p["ResourceArn"], None, p["TagKeys"])
+        self.svc.tag(ctx.region, p["ResourceArn"], None, p["TagKeys"])
         return {}
 
     @operation("ListTagsOfResource")
     def list_tags(self, ctx: RequestContext, p: Params) -> Result:
-        tags = self.svc.tags(ctx.account, ctx.region, p["ResourceArn"])
+        tags = self.svc.tags(ctx.region, p["ResourceArn"])
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
     @operation("DescribeTimeToLive")

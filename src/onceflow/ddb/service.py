@@ -195,8 +195,8 @@ class DynamoDB:
             ix.warm = warm.requested(u["Update"].get("WarmThroughput"), t.billing, ix.warm, name)
 
     # ---------------------------------------------------------------- tags and TTL
-    def tag(self, account: str, region: str, arn: str, tags: dict[str, str] | None, remove: list[str] | None) -> None:
-        t = copy.deepcopy(self._by_arn(account, region, arn))
+    def tag(self, region: str, arn: str, tags: dict[str, str] | None, remove: list[str] | None) -> None:
+        t = copy.deepcopy(self._by_arn(region, arn))
         if tags:
             t.tags.update(tags)
         for k in remove or []:
@@ -218,11 +218,12 @@ class DynamoDB:
             names += batch
         return [self.table(account, region, n) for n in names]
 
-    def tags(self, account: str, region: str, arn: str) -> dict[str, str]:
-        return dict(self._by_arn(account, region, arn).tags)
+    def tags(self, region: str, arn: str) -> dict[str, str]:
+        return dict(self._by_arn(region, arn).tags)
 
-    def _by_arn(self, account: str, region: str, arn: str) -> Table:
-        """The table a tagging call's ResourceArn names (another account's too: see table())."""
+    def _by_arn(self, region: str, arn: str) -> Table:
+        """The table a tagging call's ResourceArn names. Its owner is the ARN's account, not the caller's:
+        the authorizer has let another account's ARN through only where that table's policy grants it."""
         owner = _arn_account(region, arn)
         if owner is None:
             raise errors.invalid_table_arn(arn)
