@@ -1,4 +1,8 @@
-"""DynamoDB Streams' four operations, each one call on onceflow.ddb.streams.Streams."""
+"""DynamoDB Streams' four operations, each one call on onceflow.ddb.streams.Streams.
+
+A stream ARN of another account names that account's stream: DescribeStream, GetShardIterator and
+GetRecords are served across accounts (rbac-iam-actions), and the authorizer has let such a call through
+only where the stream's own resource policy grants it (ddb.policies.lookup)."""
 
 from __future__ import annotations
 
@@ -24,17 +28,24 @@ class DynamoDBStreamsApi:
 
     @operation("DescribeStream")
     def describe_stream(self, ctx: RequestContext, p: Params) -> Result:
-        return self.streams.describe_stream(ctx.account, ctx.region, p["StreamArn"])
+        return self.streams.describe_stream(_owner(ctx, p["StreamArn"]), ctx.region, p["StreamArn"])
 
     @operation("GetShardIterator")
     def get_shard_iterator(self, ctx: RequestContext, p: Params) -> Result:
-        return {"ShardIterator": self.streams.get_shard_iterator(ctx.account, ctx.region, p["StreamArn"], p["ShardId"],
-                                                                 p["ShardIteratorType"], p.get("SequenceNumber"),
-                                                                 p.get("Timestamp"))}
+        return {"ShardIterator": self.streams.get_shard_iterator(
+            _owner(ctx, p["StreamArn"]), ctx.region, p["StreamArn"], p["ShardId"], p["ShardIteratorType"],
+            p.get("SequenceNumber"), p.get("Timestamp"))}
 
     @operation("GetRecords")
     def get_records(self, ctx: RequestContext, p: Params) -> Result:
-        return self.streams.get_records(ctx.account, ctx.region, p["ShardIterator"], p.get("Limit"))
+        owner = _owner(ctx, self.streams.iterator_stream(p["ShardIterator"]))  # an iterator names its stream
+        return self.streams.get_records(owner, ctx.region, p["ShardIterator"], p.get("Limit"))
+
+
+def _owner(ctx: RequestContext, arn: str | None) -> str:
+    """The account whose stream an ARN names (the caller's for what is no ARN: that fails as before)."""
+    parts = (arn or "").split(":")
+    return parts[4] if len(parts) > 5 and parts[4] else ctx.account
 
 
 def _table_name(name: str | None) -> str | None:
