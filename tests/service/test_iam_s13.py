@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from iam_setup import error, unique
+from iam_setup import error, totp_codes, unique
 
 ACCOUNT = "000000000000"
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
@@ -298,23 +298,6 @@ def _device(iam: Any, **params: Any) -> tuple[str, str]:
     return made["SerialNumber"], made["Base32StringSeed"].decode()
 
 
-def _codes(seed: str) -> tuple[str, str]:
-    """Two consecutive codes of the device now, as its authenticator app would show them (RFC 6238)."""
-    import base64
-    import hashlib
-    import hmac
-    import struct
-    import time
-
-    def at(counter: int) -> str:
-        digest = hmac.new(base64.b32decode(seed), struct.pack(">Q", counter), hashlib.sha1).digest()
-        offset = digest[-1] & 0x0F
-        return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
-
-    now = int(time.time() // 30)
-    return at(now - 1), at(now)
-
-
 def test_mfa_device_tags(iam: Any) -> None:
     serial, _ = _device(iam, Tags=[{"Key": "team", "Value": "a"}])
     assert iam.list_mfa_device_tags(SerialNumber=serial)["Tags"] == [{"Key": "team", "Value": "a"}]
@@ -346,7 +329,7 @@ def test_get_and_resync_an_enabled_mfa_device(iam: Any) -> None:
     serial, seed = _device(iam)
     assert refused(iam.get_mfa_device, UserName=user, SerialNumber=serial) == (
         "NoSuchEntity", f"MFA Device with serial number {serial} does not exist.", 404)
-    first, second = _codes(seed)
+    first, second = totp_codes(seed)
     iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1=first, AuthenticationCode2=second)
     got = iam.get_mfa_device(UserName=user, SerialNumber=serial)
     assert got["UserName"] == user and got["SerialNumber"] == serial and got["EnableDate"]

@@ -17,7 +17,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
-from iam_setup import error, unique
+from iam_setup import error, totp_codes, unique
 
 ACCT = "000000000000"
 DOC = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})
@@ -167,8 +167,19 @@ def test_virtual_mfa_devices(iam: Any) -> None:
     unassigned = iam.list_virtual_mfa_devices(AssignmentStatus="Unassigned")["VirtualMFADevices"]
     assert serial in [d["SerialNumber"] for d in unassigned]
     iam.create_user(UserName=user, Tags=[{"Key": "team", "Value": "a"}])
-    iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1="123456",
-                          AuthenticationCode2="654321")
+    # Codes the device does not show are refused (API_EnableMFADevice: two consecutive codes), and
+    # nothing is enabled; the authenticator's two latest codes enable it.
+    with pytest.raises(ClientError) as exc:
+        iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1="123456",
+                              AuthenticationCode2="654321")
+    assert error(exc) == ("InvalidAuthenticationCode", "Authentication code for device is not valid.", 403)
+    assert iam.list_mfa_devices(UserName=user)["MFADevices"] == []
+    first, second = totp_codes(device["Base32StringSeed"])
+    with pytest.raises(ClientError) as exc:  # the right codes in the wrong order are not consecutive
+        iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1=second,
+                              AuthenticationCode2=first)
+    assert error(exc)[0] == "InvalidAuthenticationCode"
+    iam.enable_mfa_device(UserName=user, SerialNumber=serial, AuthenticationCode1=first, AuthenticationCode2=second)
     assert [d["SerialNumber"] for d in iam.list_mfa_devices(UserName=user)["MFADevices"]] == [serial]
     assigned = {d["SerialNumber"]: d for d in iam.list_virtual_mfa_devices(AssignmentStatus="Assigned")
                 ["VirtualMFADevices"]}

@@ -208,7 +208,9 @@ class UserCredentials:
             self.store.put_obj(conn, account, MFA, serial, device)
         return device
 
-    def enable_mfa(self, account: str, name: str, serial: str) -> None:
+    def enable_mfa(self, account: str, name: str, serial: str, first: str, second: str) -> None:
+        """AWS enables a device only on two consecutive codes it shows (API_EnableMFADevice): a virtual
+        device's are checked against its seed; a hardware device's cannot be here and are taken."""
         with self.store.writing() as conn:
             user = self._user(account, name)
             device = self.store.obj(account, MFA, serial)
@@ -216,6 +218,8 @@ class UserCredentials:
                 device = {"SerialNumber": serial, "virtual": False, "user": None, "tags": []}
             if device["user"] is not None:
                 raise errors.mfa_in_use()
+            if device.get("seed") is not None and totp.consecutive(device["seed"], first, second) is None:
+                raise errors.invalid_authentication_code()
             device.update(user=name.lower(), UserName=user["name"], EnableDate=now())
             self.store.put_obj(conn, account, MFA, serial, device)
 

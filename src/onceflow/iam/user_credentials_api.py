@@ -120,7 +120,8 @@ class UserCredentialsApi:
 
     @operation("EnableMFADevice")
     def enable_mfa_device(self, ctx: RequestContext, params: dict[str, Any]) -> None:
-        self.creds.enable_mfa(ctx.account, params["UserName"], params["SerialNumber"])
+        self.creds.enable_mfa(ctx.account, params["UserName"], params["SerialNumber"],
+                              params["AuthenticationCode1"], params["AuthenticationCode2"])
 
     @operation("DeactivateMFADevice")
     def deactivate_mfa_device(self, ctx: RequestContext, params: dict[str, Any]) -> None:
