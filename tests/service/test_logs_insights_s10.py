@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from logs_setup import query_rows
 
 BASE = (int(time.time()) // 3600 - 2) * 3_600_000  # PutLogEvents refuses events weeks old
 ROWS = [("10.1.2.3", 3, "b"), ("2001:db8::1", 10, "a"), ("not-an-ip", 2, "c")]
@@ -35,15 +36,7 @@ def group(logs: Any) -> str:
 
 
 def _rows(logs: Any, group: str, text: str) -> list[dict[str, str]]:
-    qid = logs.start_query(logGroupName=group, startTime=BASE // 1000, endTime=BASE // 1000 + 60,
-                           queryString=text)["queryId"]
-    for _ in range(200):
-        got = logs.get_query_results(queryId=qid)
-        if got["status"] not in ("Scheduled", "Running"):
-            assert got["status"] == "Complete", got
-            return [{f["field"]: f["value"] for f in row if f["field"] != "@ptr"} for row in got["results"]]
-        time.sleep(0.05)
-    raise AssertionError("query did not finish")
+    return query_rows(logs, group, text, BASE)
 
 
 def test_exponent_binds_tighter_than_multiplication(logs: Any, group: str) -> None:
