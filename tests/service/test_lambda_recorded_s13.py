@@ -13,21 +13,19 @@ from Lambda. (A provisioned config's IN_PROGRESS, then READY: test_lambda_provis
 from __future__ import annotations
 
 import base64
-import io
 import json
 import re
 import time
 import urllib.error
 import urllib.request
 import uuid
-import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from botocore.exceptions import ClientError
-from lambda_setup import admin_role
+from lambda_setup import admin_role, zip_of
 
 from serverproc import ServerProcess, client_factory
 
@@ -84,13 +82,6 @@ def role(aws: Callable[..., Any]) -> str:
     return admin_role(aws, "rec13")
 
 
-def zipped(text: str, name: str = "handler.py") -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr(name, text)
-    return buf.getvalue()
-
-
 def create(aws: Callable[..., Any], role: str, code: str = ECHO, module: str = "handler",
            **extra: Any) -> dict[str, Any]:  # fmt: skip
     """As the recordings' create_lambda_function fixture (python3.12, an empty Environment, 30 s),
@@ -98,7 +89,7 @@ def create(aws: Callable[..., Any], role: str, code: str = ECHO, module: str = "
     name = f"rec13-{uuid.uuid4().hex[:10]}"
     params = {"Runtime": "python3.12", "Timeout": 30, "Environment": {"Variables": {}}, **extra}
     answer = aws("lambda").create_function(
-        FunctionName=name, Role=role, Handler=f"{module}.handler", Code={"ZipFile": zipped(code, f"{module}.py")},
+        FunctionName=name, Role=role, Handler=f"{module}.handler", Code={"ZipFile": zip_of(code, f"{module}.py")},
         **params,
     )  # fmt: skip
     aws("lambda").get_waiter("function_active_v2").wait(FunctionName=name)
@@ -194,7 +185,7 @@ def test_updating_code_for_another_architecture(aws: Callable[..., Any], role: s
     made = create(aws, role, Architectures=["x86_64"])
     assert made["Architectures"] == ["x86_64"]
     name = made["FunctionName"]
-    update = lam.update_function_code(FunctionName=name, ZipFile=zipped(ECHO), Architectures=["arm64"])
+    update = lam.update_function_code(FunctionName=name, ZipFile=zip_of(ECHO, "handler.py"), Architectures=["arm64"])
     assert (update["Architectures"], update["LastUpdateStatus"], update["LastUpdateStatusReasonCode"]) == (
         ["arm64"], "InProgress", "Creating")  # fmt: skip
     build = update["RuntimeVersionConfig"]["RuntimeVersionArn"]
@@ -354,7 +345,7 @@ def handler(event, context):
     lam, s3 = aws("lambda"), aws("s3")
     bucket = f"rec13-{uuid.uuid4().hex[:8]}"
     s3.create_bucket(Bucket=bucket)
-    s3.put_object(Bucket=bucket, Key="test_lambda.zip", Body=zipped(code))
+    s3.put_object(Bucket=bucket, Key="test_lambda.zip", Body=zip_of(code, "handler.py"))
     name = f"rec13-{uuid.uuid4().hex[:10]}"
     made = lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Publish=True, Timeout=10,
                                Handler="handler.handler", Code={"S3Bucket": bucket, "S3Key": "test_lambda.zip"})
@@ -516,7 +507,7 @@ def versioned(aws: Callable[..., Any], role: str, **extra: Any) -> dict[str, Any
     """As the recordings' create_lambda_function_aws: no Environment, the default 3 s timeout."""
     name = f"rec13-{uuid.uuid4().hex[:10]}"
     made = aws("lambda").create_function(
-        FunctionName=name, Handler="handler.handler", Code={"ZipFile": zipped(VERSION % "version1")},
+        FunctionName=name, Handler="handler.handler", Code={"ZipFile": zip_of(VERSION % "version1", "handler.py")},
         PackageType="Zip", Role=role, Runtime="python3.12", **extra,
     )  # fmt: skip
     aws("lambda").get_waiter("function_active_v2").wait(FunctionName=name)
@@ -538,7 +529,7 @@ def test_versions_with_code_changes(aws: Callable[..., Any], role: str) -> None:
     assert made["Timeout"] == 3 and "Environment" not in made
     first = lam.publish_version(FunctionName=name, Description="First version description :)")
     assert (first["Version"], first["Description"], first["State"]) == ("1", "First version description :)", "Active")
-    update = lam.update_function_code(FunctionName=name, ZipFile=zipped(VERSION % "version2"))
+    update = lam.update_function_code(FunctionName=name, ZipFile=zip_of(VERSION % "version2", "handler.py"))
     assert (update["Version"], update["Description"], update["State"], update["LastUpdateStatus"]) == (
         "$LATEST", "No version :(", "Active", "InProgress")  # fmt: skip
     assert (update["LastUpdateStatusReason"], update["LastUpdateStatusReasonCode"]) == (
@@ -557,7 +548,8 @@ def test_versions_with_code_changes(aws: Callable[..., Any], role: str) -> None:
     second = lam.publish_version(FunctionName=name, Description="Second version description :)")
     assert second["Version"] == "2" and second["LastUpdateStatus"] == "Successful"
     expect("2", "version2", "2")
-    published = lam.update_function_code(FunctionName=name, ZipFile=zipped(VERSION % "version3"), Publish=True)
+    published = lam.update_function_code(FunctionName=name, ZipFile=zip_of(VERSION % "version3", "handler.py"),
+                                         Publish=True)
     assert (published["Version"], published["FunctionArn"], published["State"], published["StateReasonCode"]) == (
         "3", f"{arn}:3", "Pending", "Creating")  # fmt: skip
     assert "LastUpdateStatus" not in published and published["Description"] == "No version :("
@@ -603,7 +595,7 @@ def test_an_alias_moves_only_when_updated(aws: Callable[..., Any], role: str) ->
     at_alias = {"invoked_arn": f"{arn}:alias1"}
     assert ran(aws, name, "alias1") == ("1", {"version_id": "version1", **at_alias, "version_from_ctx": "1"})
     assert ran(aws, f"{arn}:alias1") == ("1", {"version_id": "version1", **at_alias, "version_from_ctx": "1"})
-    lam.update_function_code(FunctionName=name, ZipFile=zipped(VERSION % "version2"))
+    lam.update_function_code(FunctionName=name, ZipFile=zip_of(VERSION % "version2", "handler.py"))
     lam.get_waiter("function_updated_v2").wait(FunctionName=name)
     assert ran(aws, name, "alias1")[1]["version_id"] == "version1"
     assert lam.publish_version(FunctionName=name, Description="Second version description :)")["Version"] == "2"
@@ -622,7 +614,7 @@ def test_alias_routing_config(aws: Callable[..., Any], role: str) -> None:
     made = versioned(aws, role, Description="First version :)", Publish=True)
     name = made["FunctionName"]
     assert made["Version"] == "1"
-    lam.update_function_code(FunctionName=name, ZipFile=zipped(VERSION % "version2"))
+    lam.update_function_code(FunctionName=name, ZipFile=zip_of(VERSION % "version2", "handler.py"))
     lam.get_waiter("function_updated_v2").wait(FunctionName=name)
     second = lam.publish_version(FunctionName=name, Description="Second version description :)")["Version"]
     alias = lam.create_alias(FunctionName=name, FunctionVersion="1", Name="alias1",
@@ -675,7 +667,7 @@ def test_the_role_session_is_named_after_the_function(aws: Callable[..., Any], r
     code = ('import boto3\n\n\ndef handler(event, context):\n'
             '    return boto3.client("sts").get_caller_identity()["Arn"]\n')
     aws("lambda").create_function(FunctionName=name, Role=role, Handler="handler.handler", Runtime="python3.12",
-                                  Code={"ZipFile": zipped(code)})  # fmt: skip
+                                  Code={"ZipFile": zip_of(code, "handler.py")})  # fmt: skip
     aws("lambda").get_waiter("function_active_v2").wait(FunctionName=name)
     session = f"{name}@lambda_function" if length == 1 else name
     assumed = payload(aws("lambda").invoke(FunctionName=name))
@@ -780,7 +772,7 @@ def test_a_function_recreated_at_once(aws: Callable[..., Any], role: str) -> Non
     lam.delete_function(FunctionName=name)
     second = lam.create_function(FunctionName=name, Role=role, Handler="lambda_echo.handler", Runtime="python3.12",
                                  Timeout=30, Environment={"Variables": {}},
-                                 Code={"ZipFile": zipped(ECHO, "lambda_echo.py")})  # fmt: skip
+                                 Code={"ZipFile": zip_of(ECHO, "lambda_echo.py")})  # fmt: skip
     assert (second["State"], second["FunctionArn"]) == ("Pending", first["FunctionArn"])
     assert second["RevisionId"] != first["RevisionId"]
     lam.get_waiter("function_active_v2").wait(FunctionName=name)
@@ -803,7 +795,7 @@ def test_a_handler_in_a_submodule(aws: Callable[..., Any], role: str) -> None:
     name = f"rec13-{uuid.uuid4().hex[:10]}"
     aws("lambda").create_function(
         FunctionName=name, Role=role, Runtime="python3.12", Handler="localstack_package.def.main.handler",
-        Code={"ZipFile": zipped(code, "localstack_package/def/main.py")},
+        Code={"ZipFile": zip_of(code, "localstack_package/def/main.py")},
     )  # fmt: skip
     aws("lambda").get_waiter("function_active_v2").wait(FunctionName=name)
     answer = aws("lambda").invoke(FunctionName=name, Payload=b"{}")
