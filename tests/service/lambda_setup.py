@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import uuid
 import zipfile
 from collections.abc import Callable
@@ -42,3 +43,13 @@ def admin_role(aws: Callable[..., Any], prefix: str) -> str:
     everything = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
     aws("iam").put_role_policy(RoleName=arn.rsplit("/", 1)[-1], PolicyName="all", PolicyDocument=json.dumps(everything))
     return arn
+
+
+def provisioning_settled(lam: Any, name: str, qualifier: str) -> dict[str, Any]:
+    """Poll GetProvisionedConcurrencyConfig until it leaves IN_PROGRESS, as an AWS user waits after the Put."""
+    for _ in range(120):
+        got = lam.get_provisioned_concurrency_config(FunctionName=name, Qualifier=qualifier)
+        if got["Status"] != "IN_PROGRESS":
+            return dict(got)
+        time.sleep(0.5)
+    raise AssertionError("provisioned concurrency never left IN_PROGRESS")

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import uuid
 import zipfile
 from collections.abc import Callable
 from typing import Any
+
+from lambda_setup import provisioning_settled
 
 TRUST = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
@@ -30,12 +31,7 @@ def code() -> bytes:
 
 
 def ready(lam: Any, name: str, qualifier: str) -> None:
-    """Poll GetProvisionedConcurrencyConfig until READY, as an AWS user waits after the Put."""
-    for _ in range(120):
-        if lam.get_provisioned_concurrency_config(FunctionName=name, Qualifier=qualifier)["Status"] == "READY":
-            return
-        time.sleep(0.5)
-    raise AssertionError("provisioned concurrency never READY")
+    assert provisioning_settled(lam, name, qualifier)["Status"] == "READY"
 
 
 def test_provisioned_worker_is_kept(server_factory: Callable[..., Any]) -> None:

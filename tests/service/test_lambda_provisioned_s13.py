@@ -7,13 +7,12 @@ gets FAILED with a StatusReason."""
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from lambda_setup import lambda_role, zip_of
+from lambda_setup import lambda_role, provisioning_settled, zip_of
 
 # An init slow enough that the Put's answer and the reads after it come before the worker is warm.
 SLOW_INIT = '''
@@ -40,16 +39,6 @@ def published(aws: Callable[..., Any], role: str, source: str) -> str:
     return name
 
 
-def settled(lam: Any, name: str, qualifier: str) -> dict[str, Any]:
-    """Poll GetProvisionedConcurrencyConfig until it leaves IN_PROGRESS, as an AWS user does."""
-    for _ in range(120):
-        got = lam.get_provisioned_concurrency_config(FunctionName=name, Qualifier=qualifier)
-        if got["Status"] != "IN_PROGRESS":
-            return dict(got)
-        time.sleep(0.5)
-    raise AssertionError("provisioned concurrency never left IN_PROGRESS")
-
-
 def counts(config: dict[str, Any]) -> tuple[Any, ...]:
     return (config["Status"], config["RequestedProvisionedConcurrentExecutions"],
             config["AllocatedProvisionedConcurrentExecutions"], config["AvailableProvisionedConcurrentExecutions"])
@@ -67,7 +56,7 @@ def test_in_progress_until_warm_then_ready(aws: Callable[..., Any], role: str) -
     # Meanwhile an invocation runs on demand, as on AWS.
     answer = lam.invoke(FunctionName=name, Qualifier="1", Payload=b"{}")
     assert json.loads(answer["Payload"].read()) == "on-demand"
-    ready = settled(lam, name, "1")
+    ready = provisioning_settled(lam, name, "1")
     assert counts(ready) == ("READY", 1, 1, 1) and ready["LastModified"] == put["LastModified"]
     listed = lam.list_provisioned_concurrency_configs(FunctionName=name)["ProvisionedConcurrencyConfigs"]
     assert [counts(c) for c in listed] == [("READY", 1, 1, 1)]
@@ -78,7 +67,7 @@ def test_failed_init_reads_failed_with_a_reason(aws: Callable[..., Any], role: s
     name = published(aws, role, FAILING_INIT)
     put = lam.put_provisioned_concurrency_config(FunctionName=name, Qualifier="1", ProvisionedConcurrentExecutions=1)
     assert counts(put) == ("IN_PROGRESS", 1, 0, 0)
-    failed = settled(lam, name, "1")
+    failed = provisioning_settled(lam, name, "1")
     assert counts(failed) == ("FAILED", 1, 0, 0)
     assert failed["StatusReason"] == "FUNCTION_ERROR_INIT_FAILURE"  # as users quote AWS (sst/ion#375)
     listed = lam.list_provisioned_concurrency_configs(FunctionName=name)["ProvisionedConcurrencyConfigs"]

@@ -4,7 +4,6 @@ the recursive loop setting, through boto3."""
 from __future__ import annotations
 
 import base64
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -13,7 +12,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from lambda_setup import lambda_role, zip_of
+from lambda_setup import lambda_role, provisioning_settled, zip_of
 
 ACCOUNT, REGION = "000000000000", "us-east-1"
 
@@ -38,16 +37,6 @@ def fn(aws: Callable[..., Any], role: str) -> str:
     return name
 
 
-def ready(lam: Any, name: str, qualifier: str) -> dict[str, Any]:
-    """Poll GetProvisionedConcurrencyConfig until READY, as an AWS user waits after the Put."""
-    for _ in range(120):
-        got = lam.get_provisioned_concurrency_config(FunctionName=name, Qualifier=qualifier)
-        if got["Status"] != "IN_PROGRESS":
-            return dict(got)
-        time.sleep(0.5)
-    raise AssertionError("provisioned concurrency never left IN_PROGRESS")
-
-
 def test_provisioned_concurrency(aws: Callable[..., Any], fn: str) -> None:
     lam = aws("lambda")
     with pytest.raises(ClientError) as excinfo:
@@ -62,7 +51,7 @@ def test_provisioned_concurrency(aws: Callable[..., Any], fn: str) -> None:
     put = lam.put_provisioned_concurrency_config(FunctionName=fn, Qualifier="live", ProvisionedConcurrentExecutions=1)
     assert put["ResponseMetadata"]["HTTPStatusCode"] == 202
     assert (put["Status"], put["RequestedProvisionedConcurrentExecutions"]) == ("IN_PROGRESS", 1)
-    got = ready(lam, fn, "live")  # AWS: IN_PROGRESS until the environments are warm
+    got = provisioning_settled(lam, fn, "live")  # AWS: IN_PROGRESS until the environments are warm
     assert (got["Status"], got["AvailableProvisionedConcurrentExecutions"]) == ("READY", 1)
     listed = lam.list_provisioned_concurrency_configs(FunctionName=fn)["ProvisionedConcurrencyConfigs"]
     assert [c["FunctionArn"] for c in listed] == [f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{fn}:live"]
