@@ -97,7 +97,7 @@ class Transfers:
         if t.pitr_days is None or t.pitr_since is None:
             raise errors_recovery.pitr_unavailable(t.name)
         now = self.svc.clock()
-        earliest = max(t.pitr_since, now - t.pitr_days * 86400) - 1
+        earliest = self.svc.pitr_window(t, now)[0] - 1  # the window DescribeContinuousBackups shows, less a second
         spec = _incremental(p, earliest, now) if kind == "INCREMENTAL_EXPORT" else None
         at = spec["ExportToTime"] if spec else p["ExportTime"].timestamp() if p.get("ExportTime") else now
         if not earliest <= at <= now + 1:

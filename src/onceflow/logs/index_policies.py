@@ -24,7 +24,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.logs import errors, resources, store
+from onceflow.logs import errors, resources
 from onceflow.logs.index_documents import DEFAULTS, event_field, index_fields, prefixes_of
 from onceflow.logs.insights.evaluate import lookup
 from onceflow.logs.insights.run import LAMBDA_LINES, discover, lambda_fields
@@ -100,11 +100,7 @@ class IndexPoliciesApi:
         self.clock = clock
 
     def _group(self, ctx: RequestContext, conn: sqlite3.Connection, identifier: str) -> sqlite3.Row:
-        name = self.logs.resolve_group_name(ctx.account, ctx.region, None, identifier)
-        row = store.get_group(conn, ctx.account, ctx.region, name)
-        if row is None:
-            raise errors.group_not_found()
-        return row
+        return self.logs.identified_group(conn, ctx.account, ctx.region, identifier)
 
     def _shape(self, ctx: RequestContext, group: str, row: Row, source: str) -> Params:
         out: Params = {"logGroupIdentifier": group_arn(ctx.region, ctx.account, group),

@@ -21,7 +21,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.logs import errors, resources, store
+from onceflow.logs import errors, resources
 from onceflow.logs.filters import ACCOUNT_SUBSCRIPTION, LogFilters
 from onceflow.logs.index_documents import check_criteria, index_fields
 from onceflow.logs.resources import Row
@@ -142,10 +142,7 @@ class PoliciesApi:
         self.filters = filters  # an account-level subscription filter policy delivers through them
 
     def _group_name(self, ctx: RequestContext, conn: sqlite3.Connection, identifier: str) -> str:
-        name = self.logs.resolve_group_name(ctx.account, ctx.region, None, identifier)
-        if store.get_group(conn, ctx.account, ctx.region, name) is None:
-            raise errors.group_not_found()
-        return name
+        return str(self.logs.identified_group(conn, ctx.account, ctx.region, identifier)["name"])
 
     # ------------------------------------------------------------------------------ per log group
     @operation("PutDataProtectionPolicy")

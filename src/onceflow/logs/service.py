@@ -52,6 +52,10 @@ class LogsService(EventsMixin):
             raise errors.group_not_found()
         return row
 
+    def identified_group(self, conn: sqlite3.Connection, account: str, region: str, identifier: str) -> sqlite3.Row:
+        """The group a logGroupIdentifier (a name or an ARN) names, or ResourceNotFoundException."""
+        return self._group(conn, account, region, self.resolve_group_name(account, region, None, identifier))
+
     def _stream(self, conn: sqlite3.Connection, group_id: int, name: str) -> sqlite3.Row:
         row = store.get_stream(conn, group_id, name)
         if row is None:
