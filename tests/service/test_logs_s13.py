@@ -319,6 +319,11 @@ def test_unmasking_needs_logs_unmask(aws: Callable[..., Any], logs: Any, group: 
         mine.start_query(logGroupName=group, queryString="fields unmask(@message) as m", **window)
     assert e.value.response["Error"]["Code"] == "AccessDeniedException"
     assert "logs:Unmask" in e.value.response["Error"]["Message"]
+    with pytest.raises(ClientError) as e:  # read by the query's own language (`head` is PPL's alone)
+        mine.start_query(logGroupName=group, queryString="fields unmask(@message) as m | head 1",
+                         queryLanguage="PPL", **window)
+    assert e.value.response["Error"]["Code"] == "AccessDeniedException"
+    assert "logs:Unmask" in e.value.response["Error"]["Message"]
     mine.get_log_events(logGroupName=group, logStreamName="s")
     with pytest.raises(ClientError) as e:
         mine.get_log_events(logGroupName=group, logStreamName="s", unmask=True)

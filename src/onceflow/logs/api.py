@@ -239,7 +239,7 @@ def unmask_requests(resolve: Any, query_unmasks: Any) -> Any:
     def requests(ctx: RequestContext, p: Params) -> list[tuple[str, str, dict[str, list[str]]]] | None:
         member = UNMASK_MEMBERS.get(ctx.operation)
         asks = bool(p.get(member)) if member else ctx.operation == "StartQuery" and query_unmasks(
-            str(p.get("queryString") or ""))
+            str(p.get("queryString") or ""), p.get("queryLanguage"))
         if not asks:
             return None
         arns = resolve(ctx, p) or ["*"]

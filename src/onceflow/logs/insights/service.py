@@ -386,10 +386,14 @@ def _offset(token: str | None) -> int:
     return int(token)
 
 
-def query_unmasks(text: str) -> bool:
-    """Whether a StartQuery's query calls unmask() (a query that does not parse asks for nothing)."""
+def query_unmasks(text: str, language: str | None = None) -> bool:
+    """Whether a StartQuery's query calls unmask(), read by its own language's parser (a query that
+    does not parse, or in a language onceflow does not run, asks for nothing: StartQuery refuses it)."""
+    parser = PARSERS.get(language or "CWLI")
+    if parser is None:
+        return False
     try:
-        return calls_unmask(parse(text))
+        return calls_unmask(parser(text))
     except QuerySyntaxError:
         return False
 
