@@ -26,6 +26,9 @@ class Principal:
     role_arn: str | None = None  # for assumed-role sessions: arn:aws:iam::<acct>:role/<path><name>
     session_name: str | None = None
     access_key: str | None = None
+    # The unique id (AIDA..., AROA...:<session>) where authentication read it with the key, so that
+    # GetCallerIdentity and each SendMessage's SenderId need no store read of their own.
+    user_id: str | None = None
 
     @staticmethod
     def root(account: str, access_key: str | None = None) -> Principal:

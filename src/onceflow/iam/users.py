@@ -167,7 +167,8 @@ class IamUsers:
         user = self.store.user(key["account"], key["user_key"])
         if user is None:
             return None
-        principal = Principal(user["account"], "user", user["arn"], user["name"], access_key=access_key)
+        principal = Principal(user["account"], "user", user["arn"], user["name"], access_key=access_key,
+                              user_id=user["user_id"])
         credential = Credential(principal, key["secret"], active=key["status"] == "Active")
         self._credentials[access_key] = credential
         return credential

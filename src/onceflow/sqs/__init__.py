@@ -12,7 +12,7 @@ def setup(stack: Stack) -> None:
     """Build this service's store, service and API objects and register them on the stack."""
     stack.db.migrate(MIGRATIONS)
     service = SqsService(stack.db, stack.settings.endpoint_url, stack.ports.sessions)
-    stack.registry.add_api("sqs", SqsApi(service, stack.ports.sessions))
+    stack.registry.add_api("sqs", SqsApi(service))
     stack.services["sqs"] = service
     stack.resource_resolvers["sqs"] = resolve_resources
     # Long polls answer (empty) as soon as shutdown starts rather than at their deadline.

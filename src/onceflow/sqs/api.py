@@ -4,31 +4,25 @@ wire layer awaits on its event loop, so a waiting consumer holds no thread."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.registry import operation
 from onceflow.sqs.messages import Outgoing
 from onceflow.sqs.queues import Queue, is_bare_name, queue_arn, url_parts
-from onceflow.sqs.senders import principal_sender
 from onceflow.sqs.service import SqsService
-
-if TYPE_CHECKING:
-    from onceflow.ports import Port
-    from onceflow.sts.ports import SessionIssuer
 
 Params = dict[str, Any]
 
 
 class SqsApi:
-    def __init__(self, service: SqsService, sessions: Port[SessionIssuer] | None = None) -> None:
+    def __init__(self, service: SqsService) -> None:
         self.service = service
-        self.sessions = sessions  # STS, which knows callers' unique ids (SenderId)
         self.queues = service.queues
         self.messages = service.messages
 
     def _sender(self, ctx: RequestContext) -> str:
-        return principal_sender(ctx.principal, ctx.region, self.sessions.get() if self.sessions else None)
+        return self.service.sender_of(ctx.principal, ctx.region)
 
     def _queue(self, ctx: RequestContext, p: Params) -> Queue:
         url = str(p["QueueUrl"])

@@ -72,6 +72,10 @@ class SqsService:
         self.messages.forget_sweeps()
         self._attempts = ReceiveAttempts()
 
+    def sender_of(self, principal: Principal, region: str) -> str:
+        """The SenderId of a message `principal` sends (SendMessage, or a service sending as a role)."""
+        return principal_sender(principal, region, self.sessions.get() if self.sessions else None)
+
     # ------------------------------------------------------------------ for other services
     def send_to_arn(self, arn: str, body: str, *, attributes: dict[str, Any] | None = None,
                     group_id: str | None = None, dedup_id: str | None = None, sender: str = "",
@@ -83,7 +87,7 @@ class SqsService:
         if q is None:
             raise sqs_error("QueueDoesNotExist", "The specified queue does not exist.")
         if principal is not None:
-            sender_id = principal_sender(principal, q.region, self.sessions.get() if self.sessions else None)
+            sender_id = self.sender_of(principal, q.region)
         else:
             sender_id = service_sender(sender, q.region) if sender else q.account
         return self.messages.send(q, Outgoing(body, None, attributes, None, dedup_id, group_id), sender_id)

@@ -189,6 +189,8 @@ class StsService:
     def _user_id(self, principal: Principal) -> str:
         if principal.kind == "root":
             return principal.account
+        if principal.user_id:
+            return principal.user_id
         if principal.access_key and principal.access_key.startswith("ASIA"):
             session = self.sessions.session(principal.access_key)
             if session:  # a role session, a session token or a federated user
@@ -239,6 +241,7 @@ class StsService:
             role_arn=s.get("role_arn"),
             session_name=s.get("session_name"),
             access_key=access_key,
+            user_id=s.get("user_id"),
         )
         expires = datetime.fromisoformat(s["Expiration"]).timestamp()
         credential = Credential(principal, s["SecretAccessKey"], s["SessionToken"], expires)
