@@ -56,20 +56,21 @@ class Permissions:
         ref, qualifier = self._target(ctx, params, "add")
         if ref.qualifier == "$LATEST":
             raise errors.invalid("We currently do not support adding policies for $LATEST.")
-        found = self.store.get_policy(ref.key, qualifier)
-        _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
         stmt = policy.statement(params, ref.arn(qualifier or None))
-        updated = policy.add(found[0] if found else policy.empty(), stmt)
+        # Read, check and write under the writer's lock: two AddPermissions at once each keep their statement.
         with self.store.db.transaction() as conn:
+            found = self.store.get_policy(ref.key, qualifier)
+            _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
+            updated = policy.add(found[0] if found else policy.empty(), stmt)
             self.store.put_policy(conn, ref.key, qualifier, updated, self._new_revision(conn, ref, qualifier))
         return {"Statement": _compact(stmt)}
 
     def remove(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         ref, qualifier = self._target(ctx, params, "remove")
-        found = self.store.get_policy(ref.key, qualifier)
-        _check_revision(self._revision(ref, qualifier, found) if found else None, params.get("RevisionId"))
-        updated = policy.remove(found[0] if found else None, params["StatementId"])
         with self.store.db.transaction() as conn:
+            found = self.store.get_policy(ref.key, qualifier)
+            _check_revision(self._revision(ref, qualifier, found) if found else None, params.get("RevisionId"))
+            updated = policy.remove(found[0] if found else None, params["StatementId"])
             self.store.put_policy(conn, ref.key, qualifier, updated, self._new_revision(conn, ref, qualifier))
 
     def get(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -88,9 +89,9 @@ class Permissions:
         if ref.qualifier == "$LATEST":  # as AddPermission refuses it (UNCONFIRMED for PutResourcePolicy)
             raise errors.invalid("We currently do not support adding policies for $LATEST.")
         doc = _document(params["Policy"])
-        found = self.store.get_policy(ref.key, qualifier)
-        _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
         with self.store.db.transaction() as conn:
+            found = self.store.get_policy(ref.key, qualifier)
+            _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
             revision = self._new_revision(conn, ref, qualifier)
             self.store.put_policy(conn, ref.key, qualifier, doc, revision)
         return {"Policy": _compact(doc), "RevisionId": revision}
@@ -104,11 +105,11 @@ class Permissions:
 
     def delete_document(self, ctx: RequestContext, params: dict[str, Any]) -> None:
         ref, qualifier = self._of_arn(ctx, params["ResourceArn"], "remove")
-        found = self.store.get_policy(ref.key, qualifier)
-        if found is None:  # RemovePermission's words (UNCONFIRMED for DeleteResourcePolicy)
-            raise errors.not_found("No policy is associated with the given resource.")
-        _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
         with self.store.db.transaction() as conn:
+            found = self.store.get_policy(ref.key, qualifier)
+            if found is None:  # RemovePermission's words (UNCONFIRMED for DeleteResourcePolicy)
+                raise errors.not_found("No policy is associated with the given resource.")
+            _check_revision(self._revision(ref, qualifier, found), params.get("RevisionId"))
             self.store.put_policy(conn, ref.key, qualifier, policy.empty(), self._new_revision(conn, ref, qualifier))
 
     # A policy's RevisionId is its function's, version's or alias's (AWS's recordings: GetPolicy answers
