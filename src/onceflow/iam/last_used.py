@@ -38,8 +38,14 @@ class LastUsed:
         self._next_flush = time.monotonic() + FLUSH_EVERY_S
         self._lock = threading.Lock()
 
-    def mark(self, kind: str, ident: str, account: str, service: str, region: str) -> None:
-        self._marks[(kind, ident)] = (account, time.time(), service, region)
+    def mark(self, kind: str, ident: str, account: str, service: str, region: str,
+             *more: tuple[str, str]) -> None:
+        """Mark (kind, ident) and each further (kind, ident) of `more` with one use: one clock read
+        and one flush check per call, however many records the call updates."""
+        use = (account, time.time(), service, region)
+        self._marks[(kind, ident)] = use
+        for key in more:
+            self._marks[key] = use
         if time.monotonic() >= self._next_flush:
             self.flush()
 
