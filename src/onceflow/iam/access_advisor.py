@@ -18,7 +18,6 @@ answers the service level only (UNCONFIRMED).
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Any
 
 from onceflow.context import Principal, RequestContext
@@ -115,9 +114,8 @@ class AccessAdvisor:
     def _service(self, account: str, namespace: str, entities: list[Row]) -> Row:
         uses = []
         for entity in entities:
-            used = self.last_used.get(SERVICE, service_key(entity["arn"], namespace), account)
-            # A use by an earlier entity of the same ARN is not this one's.
-            if used is not None and used["date"] >= datetime.fromisoformat(entity["created"]):
+            used = self.last_used.since(SERVICE, service_key(entity["arn"], namespace), account, entity["created"])
+            if used is not None:
                 uses.append((used, entity))
         out: Row = {"ServiceName": CATALOG.get(namespace, namespace), "ServiceNamespace": namespace,
                     "TotalAuthenticatedEntities": len(uses), "entities": [_entity(e, None) for e in entities]}

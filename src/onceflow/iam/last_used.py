@@ -60,6 +60,12 @@ class LastUsed:
         return {"date": datetime.fromtimestamp(stored["at"], UTC), "service": stored["service"],
                 "region": stored["region"]}
 
+    def since(self, kind: str, ident: str, account: str, created: str) -> dict[str, Any] | None:
+        """get()'s use, when it is not older than `created` (ISO): a use by an earlier entity of the
+        same ARN, deleted and made again, is not this one's."""
+        used = self.get(kind, ident, account)
+        return used if used is not None and used["date"] >= datetime.fromisoformat(created) else None
+
     def flush(self) -> None:
         with self._lock:
             self._next_flush = time.monotonic() + FLUSH_EVERY_S
