@@ -94,9 +94,7 @@ class AccessAdvisor:
             group = self.store.group(account, name)
             if group is None or group["arn"] != arn:
                 raise errors.group_not_found(name)
-            docs = [d for _, d in self.store.inline_all("iam_group_policies", account, name)]
-            docs += [d for a in self.store.attached(account, "group", name)
-                     if (d := self.service.default_document(account, a)) is not None]
+            docs = self.service.group_documents(account, name)
             return [stored(d) for d in docs], [{**u, "type": "USER"} for u in self.store.members(account, name)]
         entity = self.store.user(account, name) if kind == "user" else self.store.role(account, name)
         if entity is None or entity["arn"] != arn:
