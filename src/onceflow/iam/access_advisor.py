@@ -18,7 +18,6 @@ answers the service level only (UNCONFIRMED).
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Any
 
 from onceflow.context import Principal, RequestContext
@@ -95,9 +94,7 @@ class AccessAdvisor:
             group = self.store.group(account, name)
             if group is None or group["arn"] != arn:
                 raise errors.group_not_found(name)
-            docs = [d for _, d in self.store.inline_all("iam_group_policies", account, name)]
-            docs += [d for a in self.store.attached(account, "group", name)
-                     if (d := self.service.default_document(account, a)) is not None]
+            docs = self.service.group_documents(account, name)
             return [stored(d) for d in docs], [{**u, "type": "USER"} for u in self.store.members(account, name)]
         entity = self.store.user(account, name) if kind == "user" else self.store.role(account, name)
         if entity is None or entity["arn"] != arn:
@@ -115,9 +112,8 @@ class AccessAdvisor:
     def _service(self, account: str, namespace: str, entities: list[Row]) -> Row:
         uses = []
         for entity in entities:
-            used = self.last_used.get(SERVICE, service_key(entity["arn"], namespace), account)
-            # A use by an earlier entity of the same ARN is not this one's.
-            if used is not None and used["date"] >= datetime.fromisoformat(entity["created"]):
+            used = self.last_used.since(SERVICE, service_key(entity["arn"], namespace), account, entity["created"])
+            if used is not None:
                 uses.append((used, entity))
         out: Row = {"ServiceName": CATALOG.get(namespace, namespace), "ServiceNamespace": namespace,
                     "TotalAuthenticatedEntities": len(uses), "entities": [_entity(e, None) for e in entities]}

@@ -129,9 +129,8 @@ class IamApi:
     def get_role(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         role = self.service.role(ctx.account, params["RoleName"])
         out = role_out(role, "get")
-        used = self.last_used.get(ROLE, role["arn"], ctx.account)
-        # A use of an earlier role of the same ARN is not this role's.
-        if used is not None and used["date"] >= datetime.fromisoformat(role["created"]):
+        used = self.last_used.since(ROLE, role["arn"], ctx.account, role["created"])
+        if used is not None:
             out["RoleLastUsed"] = {"LastUsedDate": used["date"], "Region": used["region"]}
         return {"Role": out}
 

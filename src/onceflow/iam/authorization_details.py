@@ -132,8 +132,8 @@ class AuthorizationDetails:
             "Tags": role["tags"],
             "RoleLastUsed": {},
         }
-        used = self.last_used.get(ROLE, role["arn"], account)
-        if used is not None and used["date"] >= _date(role["created"]):  # an earlier role's use is not this one's
+        used = self.last_used.since(ROLE, role["arn"], account, role["created"])
+        if used is not None:
             out["RoleLastUsed"] = {"LastUsedDate": used["date"], "Region": used["region"]}
         return out
 

@@ -128,9 +128,8 @@ def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authoriz
         if principal.kind == "assumed-role":
             if last_used is not None and principal.role_arn:
                 namespace = _namespace(ctx.service)
-                last_used.mark(ROLE, principal.role_arn, principal.account, namespace, ctx.region)
-                last_used.mark(SERVICE, service_key(principal.role_arn, namespace), principal.account, namespace,
-                               ctx.region)
+                last_used.mark(ROLE, principal.role_arn, principal.account, namespace, ctx.region,
+                               (SERVICE, service_key(principal.role_arn, namespace)))
         elif principal.kind == "service":
             return
         elif principal.kind != "user":
@@ -138,8 +137,8 @@ def make_authorizer(stack: Stack, last_used: LastUsed | None = None) -> Authoriz
         else:
             if last_used is not None and principal.access_key and not ctx.internal:
                 namespace, region = _namespace(ctx.service), _used_in(ctx.service, ctx.region)
-                last_used.mark(KEY, principal.access_key, principal.account, namespace, region)
-                last_used.mark(SERVICE, service_key(principal.arn, namespace), principal.account, namespace, region)
+                last_used.mark(KEY, principal.access_key, principal.account, namespace, region,
+                               (SERVICE, service_key(principal.arn, namespace)))
             if not stack.settings.enforce_iam:
                 return foreign_grants(ctx, params)
         if (ctx.service, ctx.operation) in ALWAYS_ALLOWED:

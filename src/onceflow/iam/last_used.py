@@ -38,8 +38,14 @@ class LastUsed:
         self._next_flush = time.monotonic() + FLUSH_EVERY_S
         self._lock = threading.Lock()
 
-    def mark(self, kind: str, ident: str, account: str, service: str, region: str) -> None:
-        self._marks[(kind, ident)] = (account, time.time(), service, region)
+    def mark(self, kind: str, ident: str, account: str, service: str, region: str,
+             *more: tuple[str, str]) -> None:
+        """Mark (kind, ident) and each further (kind, ident) of `more` with one use: one clock read
+        and one flush check per call, however many records the call updates."""
+        use = (account, time.time(), service, region)
+        self._marks[(kind, ident)] = use
+        for key in more:
+            self._marks[key] = use
         if time.monotonic() >= self._next_flush:
             self.flush()
 
@@ -53,6 +59,12 @@ class LastUsed:
             return None
         return {"date": datetime.fromtimestamp(stored["at"], UTC), "service": stored["service"],
                 "region": stored["region"]}
+
+    def since(self, kind: str, ident: str, account: str, created: str) -> dict[str, Any] | None:
+        """get()'s use, when it is not older than `created` (ISO): a use by an earlier entity of the
+        same ARN, deleted and made again, is not this one's."""
+        used = self.get(kind, ident, account)
+        return used if used is not None and used["date"] >= datetime.fromisoformat(created) else None
 
     def flush(self) -> None:
         with self._lock:

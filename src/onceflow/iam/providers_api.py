@@ -39,8 +39,6 @@ class ProvidersApi:
                 out[field] = p[field]
         return out
 
-
-
     @operation("ListOpenIDConnectProviders")
     def list_oidc(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         return {"OpenIDConnectProviderList": [{"Arn": p["arn"]} for p in self.providers.oidc_list(ctx.account)]}

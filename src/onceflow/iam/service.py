@@ -267,6 +267,12 @@ class IamService(ManagedPolicies):
             boundary = self.default_document(account, entity["boundary"]) or ""
         return docs, boundary
 
+    def group_documents(self, account: str, name: str) -> list[str]:
+        """A group's identity policy documents: its inline ones, then its attached ones' default versions."""
+        docs = [d for _, d in self.store.inline_all("iam_group_policies", account, name)]
+        attached = (self.default_document(account, a) for a in self.store.attached(account, "group", name))
+        return docs + [d for d in attached if d is not None]
+
     def forget(self) -> None:
         self._policies.clear()
         self._tags.clear()

@@ -94,9 +94,7 @@ class SimulateApi:
         group = store.group(account, name)
         if group is None or group["arn"] != arn:
             raise errors.group_not_found(name)
-        docs = [d for _, d in store.inline_all("iam_group_policies", account, name)]
-        attached = (self.service.default_document(account, a) for a in store.attached(account, "group", name))
-        return docs + [d for d in attached if d is not None]
+        return self.service.group_documents(account, name)
 
     def _principal(self, account: str, arn: str) -> Principal:
         kind, name = entity_of(arn, ("user", "role"), account)

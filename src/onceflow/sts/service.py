@@ -61,7 +61,7 @@ class StsService:
         role = self.store.role_by_arn(role_arn)
         m = _ROLE_ARN.fullmatch(role_arn)
         role_name = role["name"] if role else (m.group(2) if m else role_arn.rsplit("/", 1)[-1])
-        role_id = self._role_id(role_arn)
+        role_id = _role_id(role_arn, role)
         session = {
             "kind": "assumed-role",
             "account": account,
@@ -174,12 +174,6 @@ class StsService:
         return {"Credentials": self._issue(session, duration)}
 
     # ------------------------------------------------------------------ identity
-    def _role_id(self, role_arn: str) -> str:
-        """The role's unique id (AROA...); one that IAM does not hold (the lenient mode runs functions
-        as any role ARN) gets a stable id of the ARN's."""
-        role = self.store.role_by_arn(role_arn)
-        return str(role["role_id"]) if role else stable_id("AROA", role_arn)
-
     def unique_id(self, principal: Principal) -> str:
         """The caller's unique id as GetCallerIdentity's UserId and SQS's SenderId give it: the
         account for the root, AIDA... for a user, AROA...:<session> for a role session (also one
@@ -199,7 +193,7 @@ class StsService:
             user = self.store.user(principal.account, principal.name)
             return user["user_id"] if user else principal.name
         if principal.kind == "assumed-role" and principal.role_arn:
-            role_id = self._role_id(principal.role_arn)
+            role_id = _role_id(principal.role_arn, self.store.role_by_arn(principal.role_arn))
             return f"{role_id}:{principal.session_name}" if principal.session_name else role_id
         return principal.name
 
@@ -304,3 +298,9 @@ class StsService:
         self._session_policies.clear()
         self._current.clear()
         self._tags.clear()
+
+
+def _role_id(role_arn: str, role: Row | None) -> str:
+    """The role's unique id (AROA...), given its IAM row; one that IAM does not hold (the lenient
+    mode runs functions as any role ARN) gets a stable id of the ARN's."""
+    return str(role["role_id"]) if role else stable_id("AROA", role_arn)
