@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-import string
 from datetime import UTC, datetime
 from typing import Any
 
 from onceflow import pages
+from onceflow.aws_ids import new_id as new_id  # re-exported for IAM's and STS's modules
+from onceflow.aws_ids import stable_id as stable_id
 from onceflow.awsmodels.partitions import partition as partition  # re-exported for IAM's modules
 from onceflow.iam import errors
 from onceflow.iam.policy import MalformedPolicy, Policy, parse
@@ -17,22 +16,10 @@ ROLE_INLINE_LIMIT = 10240
 MANAGED_LIMIT = 6144
 TRUST_LIMIT = 2048
 MAX_ITEMS = 100
-_ID_CHARS = string.ascii_uppercase + string.digits
 
 
 def partition_of(arn: str) -> str:
     return arn.split(":", 2)[1] if arn.count(":") >= 2 else "aws"
-
-
-def new_id(prefix: str, length: int = 21) -> str:
-    return prefix + "".join(secrets.choice(_ID_CHARS) for _ in range(length - len(prefix)))
-
-
-def stable_id(prefix: str, seed: str, length: int = 21) -> str:
-    """An id shaped like new_id's that is the same for the same seed (a role IAM does not hold
-    gets one id however often its sessions are named)."""
-    digest = hashlib.sha256(seed.encode()).digest()
-    return prefix + "".join(_ID_CHARS[b % len(_ID_CHARS)] for b in digest[: length - len(prefix)])
 
 
 def issuer(url: str) -> str:

@@ -8,9 +8,9 @@ the service and region."""
 
 from __future__ import annotations
 
-import hashlib
-import string
 from typing import TYPE_CHECKING
+
+from onceflow.aws_ids import stable_id
 
 if TYPE_CHECKING:
     from onceflow.context import Principal
@@ -22,7 +22,6 @@ SERVICE_IDS = {
     ("sns.amazonaws.com", "us-east-2"): "AIDAIVEA3AGEU7NF6DRAG",
     ("sns.amazonaws.com", "eu-west-1"): "AIDAISMY7JYY5F7RTT6AO",
 }
-_ID_CHARS = string.ascii_uppercase + string.digits
 
 
 def service_sender(service: str, region: str) -> str:
@@ -30,8 +29,7 @@ def service_sender(service: str, region: str) -> str:
     known = SERVICE_IDS.get((service, region))
     if known is not None:
         return known
-    digest = hashlib.sha256(f"{service}/{region}".encode()).digest()
-    return "AIDA" + "".join(_ID_CHARS[b % len(_ID_CHARS)] for b in digest[:17])
+    return stable_id("AIDA", f"{service}/{region}")
 
 
 def principal_sender(p: Principal, region: str, ids: SessionIssuer | None) -> str:
