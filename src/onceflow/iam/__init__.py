@@ -40,13 +40,6 @@ from onceflow.iam.users import IamUsers
 from onceflow.stack import Stack
 
 
-def _modeled(operation: str) -> bool:
-    """Whether the installed IAM model has `operation` (read once: the wire loads the same file)."""
-    from onceflow.awsmodels import files
-
-    return operation in files.default().load_service_model("iam")["operations"]
-
-
 def setup(stack: Stack) -> None:
     """Build IAM, register its APIs, its credential resolver and the authorizer; publish the ports STS uses."""
     store = IamStore(stack.db)
@@ -60,8 +53,9 @@ def setup(stack: Stack) -> None:
     stack.registry.add_api("iam", GroupsApi(IamGroups(store), iam))
     stack.registry.add_api("iam", InstanceProfilesApi(InstanceProfiles(store), iam))
     stack.registry.add_api("iam", ProvidersApi(providers))
-    if _modeled("UpdateOpenIDConnectProvider"):
-        stack.registry.add_api("iam", OidcConfigurationApi(providers))
+    # UpdateOpenIDConnectProvider is newer than botocore's floor: registered whatever is installed, as
+    # the wire routes only what the installed model has (reading the model here would cost every start).
+    stack.registry.add_api("iam", OidcConfigurationApi(providers))
     stack.registry.add_api("iam", AccountApi(AccountSettings(store)))
     stack.registry.add_api("iam", OutboundFederationApi(OutboundFederation(store)))
     stack.registry.add_api("iam", OrganizationsFeaturesApi())
