@@ -7,7 +7,10 @@ DynamoDB effect.
 The hand-over is marked durably just before the call is written to its worker (the other order
 could run a call twice), so a kill between the mark and the handler's first line fails a call
 whose handler never ran: each such call held one of the server's workers at the kill, so failed
-calls are at most WORKERS, where a queued call reported lost would be one of ~170."""
+calls whose handler never ran are at most WORKERS, where a queued call reported lost would be one
+of ~170. A call whose handler did run may fail too (its answer reached the server but was not yet
+recorded at the kill, while its worker had already taken the next call): that is the promise kept
+(the effect may have happened, so it is reported unknown), so those are not bounded by WORKERS."""
 
 from __future__ import annotations
 
@@ -99,4 +102,4 @@ def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[.
             started = next(e for e in h if e["type"] == "TaskStarted")
             rerun += started["timestamp"].timestamp() < killed_at  # started before the crash, made after it
     assert rerun > 0  # calls queued at the crash were made after the restart, not reported lost
-    assert failed <= WORKERS, f"{failed} calls reported lost ({lost_before_entry} never entered), {WORKERS} in flight"
+    assert lost_before_entry <= WORKERS, f"{lost_before_entry} of {failed} lost calls never entered, {WORKERS} in flight"
