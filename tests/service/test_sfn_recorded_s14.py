@@ -11,7 +11,7 @@ from typing import Any
 
 import botocore.exceptions
 import pytest
-from sfn_setup import states_role
+from sfn_setup import finished, states_role
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +50,56 @@ def test_a_bad_label_character_is_reported_as_aws_reports_it(aws: Callable[..., 
     code, message = _create_error(aws, role, definition)
     assert code == "InvalidDefinition"
     assert message == f"Error=ValueError Args={args} in definition '{json.dumps(definition)}'."
+
+
+def _history(aws: Callable[..., Any], role: str, definition: dict[str, Any], data: Any) -> list[tuple[int, int, str]]:
+    sfn = aws("stepfunctions")
+    arn = sfn.create_state_machine(name=f"s14-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                   roleArn=role)["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn, input=json.dumps(data))["executionArn"]
+    described = finished(sfn, ex)
+    assert described["status"] == "SUCCEEDED", described.get("cause")
+    events = sfn.get_execution_history(executionArn=ex, maxResults=1000)["events"]
+    return [(e["id"], e["previousEventId"], e["type"]) for e in events]
+
+
+DISTRIBUTED = {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}
+
+
+def test_a_distributed_map_over_an_items_path_exits_on_its_run_s_start(aws: Callable[..., Any], role: str) -> None:
+    """test_base_scenarios.snapshot.json, test_map_state_config_distributed_item_selector_parameters
+    (15-11-2024): MapStateSucceeded #8 follows MapRunSucceeded #7, MapStateExited #9 follows
+    MapRunStarted #6 (the Map over its whole input chains both on MapRunSucceeded: test_sfn_recorded_s10b)."""
+    definition = {"StartAt": "Start", "States": {
+        "Start": {"Type": "Pass", "Parameters": {"bucket": "test-bucket", "values": ["1", "2", "3"]},
+                  "ResultPath": "$.content", "Next": "MapState"},
+        "MapState": {"Type": "Map", "MaxConcurrency": 1, "ItemsPath": "$.content.values",
+                     "ItemSelector": {"bucketName.$": "$.content.bucket", "value.$": "$$.Map.Item.Value"},
+                     "ItemProcessor": {"StartAt": "IteratorInner", "ProcessorConfig": DISTRIBUTED,
+                                       "States": {"IteratorInner": {"Type": "Pass", "End": True}}},
+                     "Next": "Finish"},
+        "Finish": {"Type": "Succeed"}}}
+    assert _history(aws, role, definition, {}) == [
+        (1, 0, "ExecutionStarted"), (2, 0, "PassStateEntered"), (3, 2, "PassStateExited"), (4, 3, "MapStateEntered"),
+        (5, 4, "MapStateStarted"), (6, 5, "MapRunStarted"), (7, 6, "MapRunSucceeded"), (8, 7, "MapStateSucceeded"),
+        (9, 6, "MapStateExited"), (10, 9, "SucceedStateEntered"), (11, 10, "SucceedStateExited"),
+        (12, 11, "ExecutionSucceeded")]
+
+
+def test_a_nested_distributed_map_chains_as_aws_records_it(aws: Callable[..., Any], role: str) -> None:
+    """test_base_scenarios.snapshot.json, test_map_state_nested_config_distributed (13-12-2024): the
+    outer Map's events chain as above; the child run's own inner Map moves no pointer of this history
+    (onceflow chained MapRunSucceeded on the hidden inner run's start, previousEventId -3)."""
+    inner = {"Type": "Map", "MaxConcurrency": 1, "ItemsPath": "$.sub-values", "ResultPath": "$.result", "End": True,
+             "ItemProcessor": {"ProcessorConfig": DISTRIBUTED, "StartAt": "SubMapStateSuccess",
+                               "States": {"SubMapStateSuccess": {"Type": "Succeed"}}}}
+    definition = {"StartAt": "SetupState", "States": {
+        "SetupState": {"Type": "Pass", "Next": "MapState",
+                       "Result": {"values": [{"sub-values": [{"num": 1, "str": "A"}, {"num": 2, "str": "B"}]}]}},
+        "MapState": {"Type": "Map", "MaxConcurrency": 1, "ItemsPath": "$.values", "End": True,
+                     "ItemProcessor": {"ProcessorConfig": DISTRIBUTED, "StartAt": "SubMapState",
+                                       "States": {"SubMapState": inner}}}}}
+    assert _history(aws, role, definition, {}) == [
+        (1, 0, "ExecutionStarted"), (2, 0, "PassStateEntered"), (3, 2, "PassStateExited"), (4, 3, "MapStateEntered"),
+        (5, 4, "MapStateStarted"), (6, 5, "MapRunStarted"), (7, 6, "MapRunSucceeded"), (8, 7, "MapStateSucceeded"),
+        (9, 6, "MapStateExited"), (10, 9, "ExecutionSucceeded")]
