@@ -106,3 +106,23 @@ def test_a_child_run_s_item_reader_map_moves_no_pointer_of_the_parent(aws: Calla
         (1, 0, "ExecutionStarted"), (2, 0, "MapStateEntered"), (3, 2, "MapStateStarted"), (4, 3, "MapRunStarted"),
         (5, 4, "MapRunSucceeded"), (6, 5, "MapStateSucceeded"), (7, 5, "MapStateExited"),
         (8, 7, "ExecutionSucceeded")]
+
+
+def test_an_unexpected_items_value_prints_its_null_members(aws: Callable[..., Any], role: str) -> None:
+    """test_base_scenarios.snapshot.json, test_map_state_items_eval_jsonata_fail[object] (19-11-2024):
+    '... but was 'object' for value: {"foo":"bar"}', the value as JSON.stringify writes it; a null
+    member of state data is printed as null (onceflow left it out, as it does an undefined one)."""
+    definition = {"QueryLanguage": "JSONata", "StartAt": "M", "States": {"M": {
+        "Type": "Map", "Items": "{% $states.input.x %}", "End": True,
+        "ItemProcessor": {"ProcessorConfig": {"Mode": "INLINE"}, "StartAt": "P",
+                          "States": {"P": {"Type": "Pass", "End": True}}}}}}
+    sfn = aws("stepfunctions")
+    arn = sfn.create_state_machine(name=f"s14-{uuid.uuid4().hex[:10]}", definition=json.dumps(definition),
+                                   roleArn=role)["stateMachineArn"]
+    ex = sfn.start_execution(stateMachineArn=arn, input=json.dumps({"x": {"a": None, "b": [None, {"c": None}]}}))
+    described = finished(sfn, ex["executionArn"])
+    assert described["error"] == "States.QueryEvaluationError"
+    assert described["cause"] == (
+        "An error occurred while executing the state 'M' (entered at the event id #2). The JSONata expression "
+        "'$states.input.x' specified for the field 'Items' returned an unexpected result type. Expected 'array', "
+        "but was 'object' for value: {\"a\":null,\"b\":[null,{\"c\":null}]}")
