@@ -324,9 +324,10 @@ class StateChecker:
         label = state.get("Label")
         if isinstance(label, str):
             bad = _LABEL_BAD.search(label)
-            if bad:  # [AWS] reported as an internal ValueError quoting the whole definition
-                msg = f"Label contains invalid character: {bad.group(0)!r}".replace("\\", "\\\\")
-                self.errors.add_raw(f'Error=ValueError Args=["{msg}"] in definition \'{self.raw_text}\'.')
+            if bad:  # [AWS] reported as an internal (Python) ValueError quoting the whole definition:
+                # Args is the repr of its args list, so a '"' in the message turns the quotes single
+                msg = f"Label contains invalid character: {bad.group(0)!r}"
+                self.errors.add_raw(f"Error=ValueError Args={[msg]!r} in definition '{self.raw_text}'.")
             elif len(label) > 40:
                 self.add("The value for the field 'Label' must be at most 40 characters long", f"{loc}/Label")
 

@@ -280,10 +280,11 @@ def expect_type(value: Any, expected: str, text: str, field: str) -> Any:
     """Check an evaluated field's type (e.g. Map `Items` must be an array) with AWS's message."""
     if json_type(value) != expected:
         expr = expression_text(text) if is_jsonata(text) else text
+        shown = _js.stringify(value, keep_null=True)  # state data: a null member is printed
         raise StateDataError(
             "States.QueryEvaluationError",
             f"The JSONata expression '{expr}' specified for the field '{field}' returned an unexpected "
-            f"result type. Expected '{expected}', but was '{json_type(value)}' for value: {_js.stringify(value)}")
+            f"result type. Expected '{expected}', but was '{json_type(value)}' for value: {shown}")
     return value
 
 

@@ -136,8 +136,10 @@ def message(e: Any) -> str:
     return f"{code}: {text}"
 
 
-def stringify(value: Any) -> str:
-    """JSON.stringify as a template placeholder shows it (non-finite numbers are `null`)."""
+def stringify(value: Any, keep_null: bool = False) -> str:
+    """JSON.stringify as a template placeholder shows it (non-finite numbers are `null`). In
+    jsonata-python's own values None is undefined (a member JSON.stringify leaves out); in state
+    data (`keep_null`) it is JSON's null and stays."""
     from jsonata.utils import Utils  # imported on first use with the rest of jsonata-python
 
     if value is None or value is Utils.NULL_VALUE:
@@ -151,11 +153,11 @@ def stringify(value: Any) -> str:
         x = float(value)
         return number_to_string(x) if math.isfinite(x) else "null"
     if isinstance(value, dict):
-        members = (f"{json.dumps(str(k), ensure_ascii=False)}:{stringify(v)}"
-                   for k, v in value.items() if v is not None)
+        members = (f"{json.dumps(str(k), ensure_ascii=False)}:{stringify(v, keep_null)}"
+                   for k, v in value.items() if keep_null or v is not None)
         return "{" + ",".join(members) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(stringify(v) for v in value) + "]"
+        return "[" + ",".join(stringify(v, keep_null) for v in value) + "]"
     return "null"
 
 

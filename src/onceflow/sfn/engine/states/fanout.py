@@ -585,11 +585,15 @@ def _iterations(scope: Scope, state: State, name: str, entered: Event, program: 
                                    error=None, cause=None))
     if last_success is not None:
         rt.last = last_success.id
-    if succeeded is not None and run_started is not None and "ItemReader" in state:
+    if succeeded is not None and run_started is not None and run_started.id > 0 and "ItemReader" in state:
         # Over an ItemReader, AWS chains MapStateSucceeded on MapRunSucceeded but MapStateExited on
         # MapRunStarted (#6 after #5, #7 after #4 in test_map_item_reader_base_json_max_items_jsonata
         # and test_map_item_batching_base_json_max_per_batch_jsonata, 13-11-2024; distributed Maps
-        # over their input, 02-2024 and 08-2024, chain both on MapRunSucceeded).
+        # over their input, 02-2024 and 08-2024, chain both on MapRunSucceeded). Over an ItemsPath the
+        # recordings disagree by date: 06-2024 (test_map_state_tolerated_failure_count_path) chains
+        # on MapRunSucceeded, 11/12-2024 (test_map_state_config_distributed_item_selector_parameters,
+        # test_map_state_nested_config_distributed) on MapRunStarted; kept as the older ones.
+        # A child run's own Map (id < 0: its events are hidden) moves no pointer of this history.
         rt.last = run_started.id
         rt.emit(fiber, "MapStateSucceeded", None, prev=succeeded.id, update=False)
         return ("ok", results)
