@@ -161,3 +161,77 @@ def test_a_federation_token_allows_only_its_session_policy(server_factory: Calla
     assert refused(red.list_roles)[0] == "AccessDenied"
     assert refused(sts.get_federation_token, Name="app", Tags=[{"Key": "a", "Value": "1"}, {"Key": "A", "Value": "2"}])[
         0] == "InvalidParameterValue"
+
+
+def _signed(key: Any, alg: str, claims: dict[str, Any], kid: str = "k1") -> str:
+    """A JWT signed as an identity provider signs it: RS256 over header.payload, or ES256 as r||s."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec, padding
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+    signed = f"{b64url({'alg': alg, 'kid': kid, 'typ': 'JWT'})}.{b64url(claims)}"
+    if alg == "RS256":
+        signature = key.sign(signed.encode(), padding.PKCS1v15(), hashes.SHA256())
+    else:
+        r, s = decode_dss_signature(key.sign(signed.encode(), ec.ECDSA(hashes.SHA256())))
+        signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+    return f"{signed}.{base64.urlsafe_b64encode(signature).decode().rstrip('=')}"
+
+
+def _jwk_int(n: int) -> str:
+    return base64.urlsafe_b64encode(n.to_bytes((n.bit_length() + 7) // 8, "big")).decode().rstrip("=")
+
+
+def test_web_identity_tokens_of_an_issuer_given_keys_are_verified(server_factory: Callable[..., Any],
+                                                                   tmp_path: Any) -> None:
+    """AWS verifies a token's signature with the issuer's published keys (its jwks_uri); onceflow does
+    for an issuer given its key set with --oidc-keys, and leaves other issuers' tokens unverified."""
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ec_key = ec.generate_private_key(ec.SECP256R1())
+    rn, en = rsa_key.public_key().public_numbers(), ec_key.public_key().public_numbers()
+    jwks = {"keys": [
+        {"kty": "RSA", "kid": "k1", "use": "sig", "alg": "RS256", "n": _jwk_int(rn.n), "e": _jwk_int(rn.e)},
+        {"kty": "EC", "kid": "k2", "crv": "P-256", "x": _jwk_int(en.x), "y": _jwk_int(en.y)}]}
+    (tmp_path / "jwks.json").write_text(json.dumps(jwks))
+    verified, unverified = "idp.verified.example.com", "idp.other.example.com"
+    server = server_factory(extra_args=("--oidc-keys", f"https://{verified}={tmp_path / 'jwks.json'}"))
+    iam, sts = server.client("iam"), server.client("sts")
+    arns = {}
+    for host in (verified, unverified):
+        provider = iam.create_open_id_connect_provider(Url=f"https://{host}", ClientIDList=["app"],
+                                                       ThumbprintList=["c" * 40])["OpenIDConnectProviderArn"]
+        trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": provider},
+                                                         "Action": "sts:AssumeRoleWithWebIdentity"}]}
+        arns[host] = iam.create_role(RoleName=unique("web"), AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    claims = {"iss": f"https://{verified}", "aud": "app", "sub": "alice", "exp": int(time.time()) + 600}
+
+    def assume(host: str, token: str) -> Any:
+        return sts.assume_role_with_web_identity(RoleArn=arns[host], RoleSessionName="s1", WebIdentityToken=token)
+
+    assert assume(verified, _signed(rsa_key, "RS256", claims))["SubjectFromWebIdentityToken"] == "alice"
+    assert assume(verified, _signed(ec_key, "ES256", claims, kid="k2"))["Audience"] == "app"
+    good = _signed(rsa_key, "RS256", claims)
+    head, _, sig = good.split(".")
+    tampered = f"{head}.{b64url({**claims, 'sub': 'mallory'})}.{sig}"
+    other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    unknown_kid = _signed(rsa_key, "RS256", claims, kid="k9")
+    for token in (tampered, _signed(other_key, "RS256", claims), jwt(**claims), unknown_kid):
+        code, message, status = refused(assume, host=verified, token=token)
+        assert (code, status) == ("InvalidIdentityToken", 400)
+        assert message.startswith("The web identity token that was passed could not be validated")
+    # An issuer given no keys: its tokens' signatures are still accepted unread.
+    assert assume(unverified, jwt(**{**claims, "iss": f"https://{unverified}"}))["Provider"] == f"https://{unverified}"
+
+
+def test_oidc_keys_that_cannot_be_read_stop_the_start(tmp_path: Any) -> None:
+    from onceflow.cli import oidc_keys_arg
+
+    (tmp_path / "bad.json").write_text('{"keys": "none"}')
+    (tmp_path / "empty.json").write_text('{"keys": []}')
+    idp = "https://idp.example.com"
+    for value in (f"idp.example.com={tmp_path / 'bad.json'}", f"{idp}={tmp_path / 'missing.json'}",
+                  f"{idp}={tmp_path / 'bad.json'}", f"{idp}={tmp_path / 'empty.json'}"):
+        with pytest.raises(SystemExit):
+            oidc_keys_arg(value)

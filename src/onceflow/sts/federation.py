@@ -1,9 +1,10 @@
 """STS federation: role sessions for identities another provider vouches for (OpenID Connect
 tokens, SAML assertions) and federation tokens for users' applications.
 
-Web identity tokens are read, not verified: onceflow fetches no provider keys, so a token's
-signature is accepted as AWS's documentation allows a local endpoint to (the claims, the
-provider, the audience and the role's trust policy are all checked as AWS checks them).
+Web identity tokens' claims, provider, audience and the role's trust policy are checked as AWS
+checks them. Their signatures are verified only for the issuers `serve --oidc-keys` gives a key set
+(web_identity_keys.py): onceflow fetches no provider keys, so another issuer's token signature is
+accepted unread.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import re
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from onceflow.context import Principal
@@ -24,6 +25,9 @@ from onceflow.iam.policy import Request, evaluate, stored
 from onceflow.sts import errors, session_tags
 from onceflow.sts.ports import Directory, Providers, Row
 from onceflow.sts.service import StsService
+
+if TYPE_CHECKING:
+    from onceflow.sts.web_identity_keys import WebIdentityKeys
 
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
 _SAML = {
@@ -52,10 +56,12 @@ def jwt_claims(token: str) -> dict[str, Any]:
 
 
 class Federation:
-    def __init__(self, sts: StsService, store: Directory, providers: Providers) -> None:
+    def __init__(self, sts: StsService, store: Directory, providers: Providers,
+                 keys: WebIdentityKeys | None = None) -> None:
         self.sts = sts
         self.store = store
         self.providers = providers
+        self.keys = keys  # the issuers whose token signatures are verified (None: no issuer's are)
 
     def _role(self, role_arn: str, action: str) -> Row:
         m = _ROLE_ARN.fullmatch(role_arn)
@@ -89,6 +95,8 @@ class Federation:
             provider = self.providers.oidc_by_issuer(role["account"], iss, partition_of(role["arn"]))
             if provider is None:
                 raise errors.no_oidc_provider(iss)
+            if self.keys is not None:
+                self.keys.verify(params["WebIdentityToken"], iss)
             if not set(audiences) & set(provider["client_ids"]):
                 raise errors.wrong_audience()
             federated, prefix = provider["arn"], issuer(iss)
