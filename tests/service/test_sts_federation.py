@@ -70,6 +70,13 @@ def test_assume_role_with_web_identity(aws: Callable[..., Any]) -> None:
     assert attempt(jwt(iss=f"https://{host}", aud="my-app", sub="mallory")) == (
         "AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity", 403)
     assert attempt("not-a-jwt")[0] == "InvalidIdentityToken"
+    # AWS's words for an expired token, both times in epoch seconds (aws/aws-sdk-java-v2#5709 quotes STS's answer).
+    expired = int(time.time()) - 120
+    code, message, status = attempt(jwt(iss=f"https://{host}", aud="my-app", sub="alice", exp=expired))
+    assert (code, status) == ("ExpiredTokenException", 400)
+    now_part, _, exp_part = message.removeprefix("Token expired: current date/time ").partition(
+        " must be before the expiration date/time ")
+    assert int(exp_part) == expired and expired < int(now_part) <= time.time()
 
 
 SAML_ASSERTION = """<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">

@@ -86,8 +86,9 @@ class Federation:
         aud = claims.get("aud", "")
         audiences = [str(a) for a in aud] if isinstance(aud, list) else [str(aud)]
         exp = claims.get("exp")
-        if isinstance(exp, (int, float)) and exp < time.time():
-            raise errors.web_identity_token_expired()
+        now = time.time()
+        if isinstance(exp, (int, float)) and exp < now:
+            raise errors.web_identity_token_expired(int(now), int(exp))
         provider_id = params.get("ProviderId")
         if provider_id:  # an OAuth 2.0 provider AWS knows by name (www.amazon.com, graph.facebook.com)
             federated, prefix = provider_id, provider_id
