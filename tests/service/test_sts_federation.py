@@ -116,6 +116,23 @@ def test_assume_role_with_saml(aws: Callable[..., Any]) -> None:
     assert refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
                    SAMLAssertion=base64.b64encode(b"<nope/>").decode())[0] == "InvalidIdentityToken"
 
+    # STS's two answers for a stale response, as users quote them (Versent/saml2aws#759: past its Conditions'
+    # NotOnOrAfter; Nike-Inc/gimme-aws-creds#251: an assertion issued more than 5 minutes before).
+    def stale(xml: str) -> tuple[str, str, int]:
+        text = xml.format(role=role_arn, provider=provider)
+        return refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
+                       SAMLAssertion=base64.b64encode(text.encode()).decode())
+
+    past = SAML_ASSERTION.replace('NotOnOrAfter="2099-01-01T00:00:00Z"', 'NotOnOrAfter="2020-01-17T03:37:32.630Z"')
+    assert stale(past) == ("ExpiredTokenException", "Response has expired", 400)
+    issued = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 600))
+    old_assertion = SAML_ASSERTION.replace("<saml:Assertion ", f'<saml:Assertion IssueInstant="{issued}" ')
+    assert stale(old_assertion) == ("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance", 400)
+    fresh = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 30))
+    text = SAML_ASSERTION.replace("<saml:Assertion ", f'<saml:Assertion IssueInstant="{fresh}" ')
+    assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=base64.b64encode(
+        text.format(role=role_arn, provider=provider).encode()).decode())["Subject"] == "bob"
+
 
 def test_federation_token_and_access_key_info(aws: Callable[..., Any]) -> None:
     iam = aws("iam")

@@ -65,9 +65,14 @@ def web_identity_token_expired(now: int, expires: int) -> ServiceError:
                         f"expiration date/time {expires}", 400)
 
 
-def saml_assertion_expired() -> ServiceError:
-    return ServiceError("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance",
-                        400)  # UNCONFIRMED wording
+def saml_response_expired() -> ServiceError:
+    # A SAML response past its Conditions' NotOnOrAfter (STS's answer as Versent/saml2aws#759 quotes it).
+    return ServiceError("ExpiredTokenException", "Response has expired", 400)
+
+
+def saml_assertion_too_old() -> ServiceError:
+    # An assertion issued more than 5 minutes before (STS's answer as Nike-Inc/gimme-aws-creds#251 quotes it).
+    return ServiceError("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance", 400)
 
 
 def invalid_authorization_message() -> ServiceError:

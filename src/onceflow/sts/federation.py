@@ -36,6 +36,7 @@ _SAML = {
 }
 ROLE_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/Role"
 SESSION_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/RoleSessionName"
+SAML_REDEEM_WITHIN_S = 300  # an assertion must be redeemed within 5 minutes of its IssueInstant
 
 
 def _b64url(part: str) -> bytes:
@@ -128,8 +129,12 @@ class Federation:
         if frozenset({role["arn"], provider_arn}) not in pairs:
             raise errors.saml_role_not_in_assertion()
         until = assertion["not_on_or_after"]
-        if until and datetime.fromisoformat(until.replace("Z", "+00:00")) < datetime.now(UTC):
-            raise errors.saml_assertion_expired()
+        now = datetime.now(UTC)
+        if until and _saml_time(until) < now:
+            raise errors.saml_response_expired()
+        issued = assertion["issue_instant"]
+        if issued and (now - _saml_time(issued)).total_seconds() > SAML_REDEEM_WITHIN_S:
+            raise errors.saml_assertion_too_old()
         session_name = (assertion["attributes"].get(SESSION_ATTRIBUTE) or [assertion["subject"]])[0]
         context = {"saml:aud": [assertion["audience"]], "saml:sub": [assertion["subject"]],
                    "saml:iss": [assertion["issuer"]], "saml:sub_type": [assertion["subject_type"]]}
@@ -192,6 +197,15 @@ class Federation:
         return out
 
 
+def _saml_time(text: str) -> datetime:
+    """A SAML xs:dateTime (UTC, 'Z' or an offset); an unreadable one is an invalid assertion."""
+    try:
+        at = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise errors.invalid_saml_assertion() from None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
 def _saml(encoded: str) -> dict[str, Any]:
     """The parts of a base64 SAML Response STS reads."""
     bad = errors.invalid_saml_assertion()
@@ -216,5 +230,6 @@ def _saml(encoded: str) -> dict[str, Any]:
         "issuer": (issuer_el.text or "").strip() if issuer_el is not None else "",
         "audience": (audience.text or "").strip() if audience is not None else "https://signin.aws.amazon.com/saml",
         "not_on_or_after": conditions.get("NotOnOrAfter") if conditions is not None else None,
+        "issue_instant": assertion.get("IssueInstant"),
         "attributes": attributes,
     }
