@@ -41,6 +41,10 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root-key", action="append", default=[], metavar="ID:SECRET",
                         help="under --enforce-iam, the access keys that act as the account root, their signatures "
                              "verified with SECRET (default test:test); repeatable")
+    parser.add_argument("--oidc-keys", action="append", default=[], metavar="ISSUER=FILE",
+                        help="verify AssumeRoleWithWebIdentity tokens of the OpenID Connect issuer ISSUER "
+                             "(https://...) with the JSON Web Key Set in FILE, as AWS verifies them with the keys "
+                             "at the issuer's jwks_uri; other issuers' signatures are not checked; repeatable")
     parser.add_argument("--stack-answer-within", type=float, default=10.0, metavar="SECONDS",
                         help="CloudFormation stack operations answer when done or after this long, running on in "
                              "the background (default 10; 0 answers at once, as AWS does)")
@@ -150,7 +154,24 @@ def _security_args(args: argparse.Namespace) -> dict[str, Any]:
                 raise SystemExit(f"onceflow: --root-key takes ID:SECRET, not {pair!r}")
             keys.append((key_id, secret))
         extra["root_keys"] = tuple(keys)
+    if args.oidc_keys:
+        extra["oidc_keys"] = tuple(oidc_keys_arg(pair) for pair in args.oidc_keys)
     return extra
+
+
+def oidc_keys_arg(pair: str) -> tuple[str, str]:
+    """(issuer, key set file) of one --oidc-keys, the file read now so a bad one stops the start."""
+    url, sep, path = pair.partition("=")
+    if not sep or not url.startswith("https://") or not path:
+        raise SystemExit(f"onceflow: --oidc-keys takes https://ISSUER=FILE, not {pair!r}")
+    from onceflow.sts.web_identity_keys import load_jwks  # cryptography, only when keys are given
+
+    try:
+        if not load_jwks(Path(path)):
+            raise ValueError("it holds no RSA or EC signing key")
+    except ValueError as e:
+        raise SystemExit(f"onceflow: --oidc-keys {url}: {e}") from None
+    return url, str(Path(path).resolve())
 
 
 def main(argv: list[str] | None = None) -> int:

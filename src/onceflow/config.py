@@ -53,6 +53,9 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()
     root_keys: tuple[tuple[str, str], ...] = (("test", "test"),)
+    # `serve --oidc-keys ISSUER=FILE`: (issuer URL, JSON Web Key Set file) pairs whose tokens
+    # AssumeRoleWithWebIdentity verifies (sts/web_identity_keys.py); other issuers' go unverified.
+    oidc_keys: tuple[tuple[str, str], ...] = ()
     # `serve --stack-answer-within S`: CloudFormation's stack operations run in the background, their
     # request answering when they end or after S seconds (0: at once, as AWS answers).
     stack_answer_within_s: float = 10.0

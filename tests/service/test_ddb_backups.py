@@ -59,6 +59,8 @@ def test_backup_describe_list_restore_delete(ddb: Any) -> None:
     # The restore's answer reports it in progress (nubo-db/dynamodb-conformance tests/tier2/backups/onDemand,
     # recorded on DynamoDB); once the table is ACTIVE it is not.
     assert (r["TableStatus"], r["RestoreSummary"]["RestoreInProgress"]) == ("CREATING", True)
+    # A table being created holds no items yet (the AWS CLI reference's restore-table-from-backup example).
+    assert (r["ItemCount"], r["TableSizeBytes"]) == (0, 0)
     assert ddb.describe_table(TableName=target)["Table"]["RestoreSummary"]["RestoreInProgress"] is False
     assert ids(ddb, target) == ["a", "b", "c"]
     q = ddb.query(TableName=target, IndexName="byg", KeyConditionExpression="g = :x",

@@ -233,3 +233,25 @@ def test_access_key_last_used_names_the_owner(iam: Any) -> None:
         iam.get_access_key_last_used(AccessKeyId="AKIANOTAKEY000000000")
     assert error(exc) == ("AccessDenied", f"User: arn:aws:iam::{ACCT}:root is not authorized to perform "
                           "iam:GetAccessKeyLastUsed on resource: access key AKIANOTAKEY000000000", 403)
+
+
+def test_virtual_mfa_device_paths_are_refused_in_iams_words(aws: Callable[..., Any]) -> None:
+    """AWS's answers to the same calls (LocalStack's test_iam_mfa snapshot, test_virtual_mfa_device_errors and
+    test_virtual_mfa_device_lifecycle[/test//double/], recorded 2026-02-17)."""
+    from botocore.config import Config
+
+    iam = aws("iam", config=Config(parameter_validation=False, retries={"max_attempts": 0}))
+    invalid = ("ValidationError", "The specified value for path is invalid. It must begin and end with / and contain "
+               "only alphanumeric characters and/or / characters.", 400)
+    for path in ("nolead/", "/notrail"):
+        with pytest.raises(ClientError) as exc:
+            iam.create_virtual_mfa_device(VirtualMFADeviceName=unique("mfa"), Path=path)
+        assert error(exc) == invalid
+    with pytest.raises(ClientError) as exc:
+        iam.create_virtual_mfa_device(VirtualMFADeviceName=unique("mfa"), Path="/" + "a" * 511 + "/")
+    assert error(exc) == ("ValidationError", "1 validation error detected: Value at 'path' failed to satisfy "
+                          "constraint: Member must have length less than or equal to 512", 400)
+    name = unique("mfa")
+    serial = iam.create_virtual_mfa_device(VirtualMFADeviceName=name, Path="/test//double/")["VirtualMFADevice"]
+    assert serial["SerialNumber"].endswith(f":mfa/test//double/{name}")
+    iam.delete_virtual_mfa_device(SerialNumber=serial["SerialNumber"])

@@ -70,6 +70,13 @@ def test_assume_role_with_web_identity(aws: Callable[..., Any]) -> None:
     assert attempt(jwt(iss=f"https://{host}", aud="my-app", sub="mallory")) == (
         "AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity", 403)
     assert attempt("not-a-jwt")[0] == "InvalidIdentityToken"
+    # AWS's words for an expired token, both times in epoch seconds (aws/aws-sdk-java-v2#5709 quotes STS's answer).
+    expired = int(time.time()) - 120
+    code, message, status = attempt(jwt(iss=f"https://{host}", aud="my-app", sub="alice", exp=expired))
+    assert (code, status) == ("ExpiredTokenException", 400)
+    now_part, _, exp_part = message.removeprefix("Token expired: current date/time ").partition(
+        " must be before the expiration date/time ")
+    assert int(exp_part) == expired and expired < int(now_part) <= time.time()
 
 
 SAML_ASSERTION = """<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">
@@ -108,6 +115,23 @@ def test_assume_role_with_saml(aws: Callable[..., Any]) -> None:
                    SAMLAssertion=assertion)[0] == "InvalidIdentityToken"  # the assertion names another role
     assert refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
                    SAMLAssertion=base64.b64encode(b"<nope/>").decode())[0] == "InvalidIdentityToken"
+
+    # STS's two answers for a stale response, as users quote them (Versent/saml2aws#759: past its Conditions'
+    # NotOnOrAfter; Nike-Inc/gimme-aws-creds#251: an assertion issued more than 5 minutes before).
+    def stale(xml: str) -> tuple[str, str, int]:
+        text = xml.format(role=role_arn, provider=provider)
+        return refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
+                       SAMLAssertion=base64.b64encode(text.encode()).decode())
+
+    past = SAML_ASSERTION.replace('NotOnOrAfter="2099-01-01T00:00:00Z"', 'NotOnOrAfter="2020-01-17T03:37:32.630Z"')
+    assert stale(past) == ("ExpiredTokenException", "Response has expired", 400)
+    issued = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 600))
+    old_assertion = SAML_ASSERTION.replace("<saml:Assertion ", f'<saml:Assertion IssueInstant="{issued}" ')
+    assert stale(old_assertion) == ("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance", 400)
+    fresh = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 30))
+    text = SAML_ASSERTION.replace("<saml:Assertion ", f'<saml:Assertion IssueInstant="{fresh}" ')
+    assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=base64.b64encode(
+        text.format(role=role_arn, provider=provider).encode()).decode())["Subject"] == "bob"
 
 
 def test_federation_token_and_access_key_info(aws: Callable[..., Any]) -> None:
@@ -161,3 +185,77 @@ def test_a_federation_token_allows_only_its_session_policy(server_factory: Calla
     assert refused(red.list_roles)[0] == "AccessDenied"
     assert refused(sts.get_federation_token, Name="app", Tags=[{"Key": "a", "Value": "1"}, {"Key": "A", "Value": "2"}])[
         0] == "InvalidParameterValue"
+
+
+def _signed(key: Any, alg: str, claims: dict[str, Any], kid: str = "k1") -> str:
+    """A JWT signed as an identity provider signs it: RS256 over header.payload, or ES256 as r||s."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec, padding
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+    signed = f"{b64url({'alg': alg, 'kid': kid, 'typ': 'JWT'})}.{b64url(claims)}"
+    if alg == "RS256":
+        signature = key.sign(signed.encode(), padding.PKCS1v15(), hashes.SHA256())
+    else:
+        r, s = decode_dss_signature(key.sign(signed.encode(), ec.ECDSA(hashes.SHA256())))
+        signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+    return f"{signed}.{base64.urlsafe_b64encode(signature).decode().rstrip('=')}"
+
+
+def _jwk_int(n: int) -> str:
+    return base64.urlsafe_b64encode(n.to_bytes((n.bit_length() + 7) // 8, "big")).decode().rstrip("=")
+
+
+def test_web_identity_tokens_of_an_issuer_given_keys_are_verified(server_factory: Callable[..., Any],
+                                                                   tmp_path: Any) -> None:
+    """AWS verifies a token's signature with the issuer's published keys (its jwks_uri); onceflow does
+    for an issuer given its key set with --oidc-keys, and leaves other issuers' tokens unverified."""
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ec_key = ec.generate_private_key(ec.SECP256R1())
+    rn, en = rsa_key.public_key().public_numbers(), ec_key.public_key().public_numbers()
+    jwks = {"keys": [
+        {"kty": "RSA", "kid": "k1", "use": "sig", "alg": "RS256", "n": _jwk_int(rn.n), "e": _jwk_int(rn.e)},
+        {"kty": "EC", "kid": "k2", "crv": "P-256", "x": _jwk_int(en.x), "y": _jwk_int(en.y)}]}
+    (tmp_path / "jwks.json").write_text(json.dumps(jwks))
+    verified, unverified = "idp.verified.example.com", "idp.other.example.com"
+    server = server_factory(extra_args=("--oidc-keys", f"https://{verified}={tmp_path / 'jwks.json'}"))
+    iam, sts = server.client("iam"), server.client("sts")
+    arns = {}
+    for host in (verified, unverified):
+        provider = iam.create_open_id_connect_provider(Url=f"https://{host}", ClientIDList=["app"],
+                                                       ThumbprintList=["c" * 40])["OpenIDConnectProviderArn"]
+        trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": provider},
+                                                         "Action": "sts:AssumeRoleWithWebIdentity"}]}
+        arns[host] = iam.create_role(RoleName=unique("web"), AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    claims = {"iss": f"https://{verified}", "aud": "app", "sub": "alice", "exp": int(time.time()) + 600}
+
+    def assume(host: str, token: str) -> Any:
+        return sts.assume_role_with_web_identity(RoleArn=arns[host], RoleSessionName="s1", WebIdentityToken=token)
+
+    assert assume(verified, _signed(rsa_key, "RS256", claims))["SubjectFromWebIdentityToken"] == "alice"
+    assert assume(verified, _signed(ec_key, "ES256", claims, kid="k2"))["Audience"] == "app"
+    good = _signed(rsa_key, "RS256", claims)
+    head, _, sig = good.split(".")
+    tampered = f"{head}.{b64url({**claims, 'sub': 'mallory'})}.{sig}"
+    other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    unknown_kid = _signed(rsa_key, "RS256", claims, kid="k9")
+    for token in (tampered, _signed(other_key, "RS256", claims), jwt(**claims), unknown_kid):
+        code, message, status = refused(assume, host=verified, token=token)
+        assert (code, status) == ("InvalidIdentityToken", 400)
+        assert message.startswith("The web identity token that was passed could not be validated")
+    # An issuer given no keys: its tokens' signatures are still accepted unread.
+    assert assume(unverified, jwt(**{**claims, "iss": f"https://{unverified}"}))["Provider"] == f"https://{unverified}"
+
+
+def test_oidc_keys_that_cannot_be_read_stop_the_start(tmp_path: Any) -> None:
+    from onceflow.cli import oidc_keys_arg
+
+    (tmp_path / "bad.json").write_text('{"keys": "none"}')
+    (tmp_path / "empty.json").write_text('{"keys": []}')
+    idp = "https://idp.example.com"
+    for value in (f"idp.example.com={tmp_path / 'bad.json'}", f"{idp}={tmp_path / 'missing.json'}",
+                  f"{idp}={tmp_path / 'bad.json'}", f"{idp}={tmp_path / 'empty.json'}"):
+        with pytest.raises(SystemExit):
+            oidc_keys_arg(value)

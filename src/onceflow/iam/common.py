@@ -90,6 +90,14 @@ def merge_tags(existing: list[dict[str, str]], new: list[dict[str, str]],
     return list(merged.values())
 
 
+def drop_tags(existing: list[dict[str, str]], keys: list[str] | None,
+              case_sensitive: bool = False) -> list[dict[str, str]]:
+    """The tags left once `keys` are removed (an Untag* call), keys compared as merge_tags compares them."""
+    fold = (lambda k: k) if case_sensitive else str.lower
+    gone = {fold(k) for k in keys or []}
+    return [t for t in existing if fold(t["Key"]) not in gone]
+
+
 def check_policy_arn(arn: str, code: str = "InvalidInput") -> None:
     parts = arn.split(":", 5)
     if len(parts) != 6 or parts[0] != "arn" or parts[2] != "iam" or not parts[5].startswith("policy/"):

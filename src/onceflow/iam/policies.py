@@ -7,7 +7,17 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.iam import errors
-from onceflow.iam.common import MANAGED_LIMIT, check_policy_arn, merge_tags, new_id, now, page, policy_size, validate
+from onceflow.iam.common import (
+    MANAGED_LIMIT,
+    check_policy_arn,
+    drop_tags,
+    merge_tags,
+    new_id,
+    now,
+    page,
+    policy_size,
+    validate,
+)
 from onceflow.iam.managed import aws_managed, aws_policies
 from onceflow.iam.store import IamStore, Row
 
@@ -110,8 +120,7 @@ class ManagedPolicies:
             if tags is not None:
                 kept = merge_tags(policy["tags"], tags, case_sensitive=True)
             else:
-                keys = set(drop or [])
-                kept = [t for t in policy["tags"] if t["Key"] not in keys]
+                kept = drop_tags(policy["tags"], drop, case_sensitive=True)
             self.store.set_tags(conn, "iam_policies", account, policy["name"], kept)
 
     def _customer_policy(self, account: str, arn: str) -> Row:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.iam import errors
-from onceflow.iam.common import merge_tags, new_id, now, page
+from onceflow.iam.common import drop_tags, merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
 
 KIND = "instance-profile"
@@ -87,6 +87,5 @@ class InstanceProfiles:
             if tags is not None:
                 profile["tags"] = merge_tags(profile["tags"], tags)
             if drop is not None:
-                keys = {k.lower() for k in drop}
-                profile["tags"] = [t for t in profile["tags"] if t["Key"].lower() not in keys]
+                profile["tags"] = drop_tags(profile["tags"], drop)
             self.store.put_obj(conn, account, KIND, name.lower(), profile)

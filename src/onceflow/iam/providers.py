@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 from onceflow.iam import errors
-from onceflow.iam.common import issuer, merge_tags, now
+from onceflow.iam.common import drop_tags, issuer, merge_tags, now
 from onceflow.iam.store import IamStore, Row
 
 OIDC = "oidc-provider"
@@ -82,8 +82,7 @@ class IdentityProviders:
             elif change == "tag":
                 provider["tags"] = merge_tags(provider["tags"], value)
             elif change == "untag":
-                keys = {k.lower() for k in value}
-                provider["tags"] = [t for t in provider["tags"] if t["Key"].lower() not in keys]
+                provider["tags"] = drop_tags(provider["tags"], value)
             self.store.put_obj(conn, account, OIDC, arn, provider)
 
     def configure_oidc(self, account: str, arn: str, params: dict[str, Any]) -> None:
@@ -157,8 +156,7 @@ class IdentityProviders:
             elif change == "tag":
                 provider["tags"] = merge_tags(provider["tags"], value)
             elif change == "untag":
-                keys = {k.lower() for k in value}
-                provider["tags"] = [t for t in provider["tags"] if t["Key"].lower() not in keys]
+                provider["tags"] = drop_tags(provider["tags"], value)
             self.store.put_obj(conn, account, SAML, arn, provider)
 
     def delete_saml(self, account: str, arn: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.iam import errors
-from onceflow.iam.common import merge_tags, new_id, now, page
+from onceflow.iam.common import drop_tags, merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
 
 KIND = "server-cert"
@@ -87,6 +87,5 @@ class ServerCertificates:
             if tags is not None:
                 cert["tags"] = merge_tags(cert["tags"], tags)
             else:
-                keys = {k.lower() for k in drop or []}
-                cert["tags"] = [t for t in cert["tags"] if t["Key"].lower() not in keys]
+                cert["tags"] = drop_tags(cert["tags"], drop)
             self.store.put_obj(conn, account, KIND, name.lower(), cert)

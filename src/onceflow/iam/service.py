@@ -15,6 +15,7 @@ from onceflow.iam.common import (
     MAX_ITEMS,
     ROLE_INLINE_LIMIT,
     TRUST_LIMIT,
+    drop_tags,
     mark,
     merge_tags,
     new_id,
@@ -139,11 +140,9 @@ class IamService(ManagedPolicies):
             self.store.update_role(conn, account, name, tags=merge_tags(role["tags"], tags))
 
     def untag_role(self, account: str, name: str, keys: list[str]) -> None:
-        drop = {k.lower() for k in keys}
         with self.store.writing() as conn:
             role = self.role(account, name)
-            kept = [t for t in role["tags"] if t["Key"].lower() not in drop]
-            self.store.update_role(conn, account, name, tags=kept)
+            self.store.update_role(conn, account, name, tags=drop_tags(role["tags"], keys))
 
     # ------------------------------------------------------------------ inline role policies
     def put_role_policy(self, account: str, role_name: str, policy_name: str, document: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from onceflow.iam import errors, passwords, totp
 from onceflow.iam.account import PASSWORD as PASSWORD_POLICY
-from onceflow.iam.common import merge_tags, new_id, now, page
+from onceflow.iam.common import drop_tags, merge_tags, new_id, now, page
 from onceflow.iam.store import IamStore, Row
 
 LOGIN, SSH, CERT, MFA = "login-profile", "ssh-key", "signing-cert", "mfa-device"
@@ -288,8 +288,7 @@ class UserCredentials:
             if tags is not None:
                 kept = merge_tags(device["tags"], tags)
             else:
-                keys = {k.lower() for k in drop or []}
-                kept = [t for t in device["tags"] if t["Key"].lower() not in keys]
+                kept = drop_tags(device["tags"], drop)
             self.store.put_obj(conn, account, MFA, serial, {**device, "tags": kept})
 
     def _owned(self, account: str, kind: str, name: str) -> list[Row]:

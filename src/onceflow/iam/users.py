@@ -9,7 +9,7 @@ from typing import Any
 from onceflow.context import Principal
 from onceflow.credentials import Credential
 from onceflow.iam import errors
-from onceflow.iam.common import merge_tags, new_id, now, page, policy_size, validate
+from onceflow.iam.common import drop_tags, merge_tags, new_id, now, page, policy_size, validate
 from onceflow.iam.service import IamService
 from onceflow.iam.store import IamStore, Row
 from onceflow.iam.user_credentials import blockers, move
@@ -98,11 +98,9 @@ class IamUsers:
             self.store.set_tags(conn, "iam_users", account, name, merge_tags(user["tags"], tags))
 
     def untag_user(self, account: str, name: str, keys: list[str]) -> None:
-        drop = {k.lower() for k in keys}
         with self.store.writing() as conn:
             user = self.user(account, name)
-            kept = [t for t in user["tags"] if t["Key"].lower() not in drop]
-            self.store.set_tags(conn, "iam_users", account, name, kept)
+            self.store.set_tags(conn, "iam_users", account, name, drop_tags(user["tags"], keys))
 
     # ------------------------------------------------------------------ access keys
     def create_access_key(self, account: str, name: str) -> Row:

@@ -29,6 +29,7 @@ from lark.exceptions import (
     VisitError,
 )
 
+from onceflow.logs.json_docs import json_object
 from onceflow.patterns.glob import logs_glob
 from onceflow.patterns.regex import UnsupportedRegex, compile_linear
 
@@ -442,11 +443,8 @@ class _JsonPattern:
         text = message.strip()
         if not text.startswith("{"):
             return False
-        try:
-            document = json.loads(text)
-        except ValueError:
-            return False
-        if not isinstance(document, dict):
+        document = json_object(text)
+        if document is None:
             return False
         return evaluate(self.expr, lambda path: resolve(document, path))
 

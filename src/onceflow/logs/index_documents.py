@@ -17,6 +17,7 @@ import re
 
 from onceflow.errors import ServiceError
 from onceflow.logs import errors
+from onceflow.logs.json_docs import json_object
 
 MAX_FIELDS = 20
 MAX_FIELD_NAME = 100
@@ -34,11 +35,8 @@ def _invalid(message: str) -> ServiceError:
 
 def index_fields(text: str) -> dict[str, str]:
     """A policy document's fields and their types, or the InvalidParameterException it earns."""
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict):
+    doc = json_object(text)
+    if doc is None:
         raise _invalid("Invalid policy document: it must be a JSON object")  # UNCONFIRMED wording
     plain, typed = doc.get("Fields", []), doc.get("FieldsV2", {})
     if not isinstance(plain, list) or not all(isinstance(f, str) for f in plain):

@@ -13,7 +13,6 @@ filter does (filters.py); the other account policy types are kept and answered o
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from onceflow.errors import ServiceError
 from onceflow.logs import errors, resources
 from onceflow.logs.filters import ACCOUNT_SUBSCRIPTION, LogFilters
 from onceflow.logs.index_documents import check_criteria, index_fields
+from onceflow.logs.json_docs import json_object
 from onceflow.logs.resources import Row
 from onceflow.logs.service import LogsService
 from onceflow.registry import operation
@@ -84,11 +84,8 @@ def check_data_protection(text: str) -> None:
     """Refuse a data protection policy document as the model's documentation describes it."""
     if len(text) > MAX_DOCUMENT:  # UNCONFIRMED wording
         raise _invalid(f"The policy document can be at most {MAX_DOCUMENT} characters long")
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict):
+    doc = json_object(text)
+    if doc is None:
         raise _invalid("The data protection policy document is not valid JSON")  # UNCONFIRMED wording
     config = doc.get("Configuration") or {}
     custom_defs = config.get("CustomDataIdentifier", []) if isinstance(config, dict) else None
@@ -117,11 +114,7 @@ def check_data_protection(text: str) -> None:
 
 
 def _document_object(text: str) -> None:
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict):
+    if json_object(text) is None:
         raise _invalid("The policy document must be a JSON object")  # UNCONFIRMED wording
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.logs import errors
+from onceflow.logs.json_docs import json_object
 from onceflow.logs.service import LogsService, parse_group_arn
 from onceflow.registry import operation
 from onceflow.store.db import Database
@@ -58,11 +59,8 @@ def _stored_form(text: str) -> str:
     """The document as AWS describes it: a Version (2008-10-17) when it had none, and a one-element list
     of principals as that principal (both recorded); other members as given. A document that needs
     neither is its text as given; UNCONFIRMED: the whitespace of one AWS rewrote (json.dumps' here)."""
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return text
-    if not isinstance(doc, dict):
+    doc = json_object(text)
+    if doc is None:
         return text
     changed = "Version" not in doc
     out = {"Version": doc.get("Version", "2008-10-17"), **{k: v for k, v in doc.items() if k != "Version"}}
@@ -106,11 +104,7 @@ class ResourcePoliciesApi:
         if not name and not resource:
             raise errors.invalid_parameter("policyName is required for an account-level resource policy")
         document = p.get("policyDocument") or ""
-        try:
-            doc = json.loads(document)
-        except ValueError:
-            doc = None
-        if not isinstance(doc, dict):
+        if json_object(document) is None:
             # UNCONFIRMED wording.
             raise errors.invalid_parameter("Policy document must be a valid JSON object")
         with self.db.transaction() as conn:

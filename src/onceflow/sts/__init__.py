@@ -20,7 +20,12 @@ from onceflow.sts.store import SessionStore
 def setup(stack: Stack) -> None:
     directory, roles, providers = stack.ports.iam_directory(), stack.ports.iam_rules(), stack.ports.iam_providers()
     sts = StsService(directory, roles, stack.settings, SessionStore(stack.db))
-    stack.registry.add_api("sts", StsApi(sts, Federation(sts, directory, providers)))
+    keys = None
+    if stack.settings.oidc_keys:
+        from onceflow.sts.web_identity_keys import WebIdentityKeys  # cryptography, only when keys are given
+
+        keys = WebIdentityKeys(stack.settings.oidc_keys)
+    stack.registry.add_api("sts", StsApi(sts, Federation(sts, directory, providers, keys)))
     stack.services["sts"] = sts
     # First: a session key (ASIA...) is the most common caller, and IAM users' keys never start so.
     stack.credential_resolvers.insert(0, sts.credential_for)

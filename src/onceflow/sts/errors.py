@@ -58,14 +58,21 @@ def wrong_audience() -> ServiceError:
     return invalid_identity_token("Incorrect token audience")
 
 
-def web_identity_token_expired() -> ServiceError:
-    return ServiceError("ExpiredTokenException", "Token expired: current date/time must be before the expiration "
-                        "date/time", 400)  # UNCONFIRMED wording
+def web_identity_token_expired(now: int, expires: int) -> ServiceError:
+    # AWS's words, both times in epoch seconds: "Token expired: current date/time 1731098245 must be before the
+    # expiration date/time 1731095240" (an SDK's report of STS's answer, aws/aws-sdk-java-v2#5709, 2024).
+    return ServiceError("ExpiredTokenException", f"Token expired: current date/time {now} must be before the "
+                        f"expiration date/time {expires}", 400)
 
 
-def saml_assertion_expired() -> ServiceError:
-    return ServiceError("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance",
-                        400)  # UNCONFIRMED wording
+def saml_response_expired() -> ServiceError:
+    # A SAML response past its Conditions' NotOnOrAfter (STS's answer as Versent/saml2aws#759 quotes it).
+    return ServiceError("ExpiredTokenException", "Response has expired", 400)
+
+
+def saml_assertion_too_old() -> ServiceError:
+    # An assertion issued more than 5 minutes before (STS's answer as Nike-Inc/gimme-aws-creds#251 quotes it).
+    return ServiceError("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance", 400)
 
 
 def invalid_authorization_message() -> ServiceError:

@@ -1,9 +1,10 @@
 """STS federation: role sessions for identities another provider vouches for (OpenID Connect
 tokens, SAML assertions) and federation tokens for users' applications.
 
-Web identity tokens are read, not verified: onceflow fetches no provider keys, so a token's
-signature is accepted as AWS's documentation allows a local endpoint to (the claims, the
-provider, the audience and the role's trust policy are all checked as AWS checks them).
+Web identity tokens' claims, provider, audience and the role's trust policy are checked as AWS
+checks them. Their signatures are verified only for the issuers `serve --oidc-keys` gives a key set
+(web_identity_keys.py): onceflow fetches no provider keys, so another issuer's token signature is
+accepted unread.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import re
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from onceflow.context import Principal
@@ -25,6 +26,9 @@ from onceflow.sts import errors, session_tags
 from onceflow.sts.ports import Directory, Providers, Row
 from onceflow.sts.service import StsService
 
+if TYPE_CHECKING:
+    from onceflow.sts.web_identity_keys import WebIdentityKeys
+
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::(\d{12}):role/(?:.*/)?([\w+=,.@-]+)")
 _SAML = {
     "p": "urn:oasis:names:tc:SAML:2.0:protocol",
@@ -32,6 +36,7 @@ _SAML = {
 }
 ROLE_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/Role"
 SESSION_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/RoleSessionName"
+SAML_REDEEM_WITHIN_S = 300  # an assertion must be redeemed within 5 minutes of its IssueInstant
 
 
 def _b64url(part: str) -> bytes:
@@ -52,10 +57,12 @@ def jwt_claims(token: str) -> dict[str, Any]:
 
 
 class Federation:
-    def __init__(self, sts: StsService, store: Directory, providers: Providers) -> None:
+    def __init__(self, sts: StsService, store: Directory, providers: Providers,
+                 keys: WebIdentityKeys | None = None) -> None:
         self.sts = sts
         self.store = store
         self.providers = providers
+        self.keys = keys  # the issuers whose token signatures are verified (None: no issuer's are)
 
     def _role(self, role_arn: str, action: str) -> Row:
         m = _ROLE_ARN.fullmatch(role_arn)
@@ -80,8 +87,9 @@ class Federation:
         aud = claims.get("aud", "")
         audiences = [str(a) for a in aud] if isinstance(aud, list) else [str(aud)]
         exp = claims.get("exp")
-        if isinstance(exp, (int, float)) and exp < time.time():
-            raise errors.web_identity_token_expired()
+        now = time.time()
+        if isinstance(exp, (int, float)) and exp < now:
+            raise errors.web_identity_token_expired(int(now), int(exp))
         provider_id = params.get("ProviderId")
         if provider_id:  # an OAuth 2.0 provider AWS knows by name (www.amazon.com, graph.facebook.com)
             federated, prefix = provider_id, provider_id
@@ -89,6 +97,8 @@ class Federation:
             provider = self.providers.oidc_by_issuer(role["account"], iss, partition_of(role["arn"]))
             if provider is None:
                 raise errors.no_oidc_provider(iss)
+            if self.keys is not None:
+                self.keys.verify(params["WebIdentityToken"], iss)
             if not set(audiences) & set(provider["client_ids"]):
                 raise errors.wrong_audience()
             federated, prefix = provider["arn"], issuer(iss)
@@ -119,8 +129,12 @@ class Federation:
         if frozenset({role["arn"], provider_arn}) not in pairs:
             raise errors.saml_role_not_in_assertion()
         until = assertion["not_on_or_after"]
-        if until and datetime.fromisoformat(until.replace("Z", "+00:00")) < datetime.now(UTC):
-            raise errors.saml_assertion_expired()
+        now = datetime.now(UTC)
+        if until and _saml_time(until) < now:
+            raise errors.saml_response_expired()
+        issued = assertion["issue_instant"]
+        if issued and (now - _saml_time(issued)).total_seconds() > SAML_REDEEM_WITHIN_S:
+            raise errors.saml_assertion_too_old()
         session_name = (assertion["attributes"].get(SESSION_ATTRIBUTE) or [assertion["subject"]])[0]
         context = {"saml:aud": [assertion["audience"]], "saml:sub": [assertion["subject"]],
                    "saml:iss": [assertion["issuer"]], "saml:sub_type": [assertion["subject_type"]]}
@@ -183,6 +197,15 @@ class Federation:
         return out
 
 
+def _saml_time(text: str) -> datetime:
+    """A SAML xs:dateTime (UTC, 'Z' or an offset); an unreadable one is an invalid assertion."""
+    try:
+        at = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise errors.invalid_saml_assertion() from None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
 def _saml(encoded: str) -> dict[str, Any]:
     """The parts of a base64 SAML Response STS reads."""
     bad = errors.invalid_saml_assertion()
@@ -207,5 +230,6 @@ def _saml(encoded: str) -> dict[str, Any]:
         "issuer": (issuer_el.text or "").strip() if issuer_el is not None else "",
         "audience": (audience.text or "").strip() if audience is not None else "https://signin.aws.amazon.com/saml",
         "not_on_or_after": conditions.get("NotOnOrAfter") if conditions is not None else None,
+        "issue_instant": assertion.get("IssueInstant"),
         "attributes": attributes,
     }
