@@ -12,6 +12,7 @@ be installed; nothing of moto is copied into onceflow.
                                 [--shim-queue-policy]  # see bench/moto_shims/moto_queue_policy.py
                                 [--shim-states-role]   # see bench/moto_shims/moto_states_role.py
                                 [--verbose]      # every test id with its outcome, as it runs
+                                [--moto-path DIR]  # moto and its test deps from `pip install --target DIR`
                                 [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
@@ -74,14 +75,17 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
 
 
 def run_suites(source: Path, suites: list[str], port: int, shims: tuple[str, ...] = (),
-               verbose: bool = False) -> dict[str, int]:
+               verbose: bool = False, moto_path: Path | None = None) -> dict[str, int]:
     env = {**os.environ, "TEST_SERVER_MODE": "true", "TEST_SERVER_MODE_ENDPOINT": f"http://127.0.0.1:{port}",
            "AWS_ACCESS_KEY_ID": "FOOBARKEY", "AWS_SECRET_ACCESS_KEY": "FOOBARSECRET", "COLUMNS": "250"}
     env.pop("PYTHONPATH", None)  # moto's tests import moto, not onceflow
     plugins: list[str] = []
+    paths = [str(moto_path)] if moto_path else []
     if shims:
-        env["PYTHONPATH"] = str(ROOT / "bench" / "moto_shims")
+        paths.append(str(ROOT / "bench" / "moto_shims"))
         plugins = [arg for shim in shims for arg in ("-p", shim)]
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
     cmd = [sys.executable, "-m", "pytest", "-v" if verbose else "-q", "-p", "no:cacheprovider", "-p",
            "no:benchmark", *plugins, "--color=no", "--timeout=60", "--tb=no", "-rf", *[f"tests/{s}" for s in suites]]
     if verbose:  # stream the per-test lines too, and keep them for the summary
@@ -110,6 +114,8 @@ def main() -> None:
     ap.add_argument("--shim-queue-policy", action="store_true", help="see bench/moto_shims/moto_queue_policy.py")
     ap.add_argument("--shim-states-role", action="store_true", help="see bench/moto_shims/moto_states_role.py")
     ap.add_argument("--verbose", action="store_true", help="print every test id as it runs")
+    ap.add_argument("--moto-path", type=Path,
+                    help="a `pip install --target` folder holding moto[server] and its test deps")
     ap.add_argument("--port", type=int, default=0, help="serve on this port (default: a free one)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="onceflow-moto-") as tmp:
@@ -120,7 +126,7 @@ def main() -> None:
             shims = tuple(name for name, wanted in (("moto_trust_policy", args.shim_trust_policy),
                                                     ("moto_queue_policy", args.shim_queue_policy),
                                                     ("moto_states_role", args.shim_states_role)) if wanted)
-            counts = run_suites(source, args.suites, port, shims, args.verbose)
+            counts = run_suites(source, args.suites, port, shims, args.verbose, args.moto_path)
         finally:
             server.terminate()
             server.wait(10)
