@@ -49,3 +49,43 @@ def test_deduplication_id_on_a_standard_queue_is_refused_in_aws_words(sqs: Any) 
     assert [e["Id"] for e in batch["Successful"]] == ["ok"]
     assert [(e["Id"], e["Code"], e["Message"]) for e in batch["Failed"]] == [("dup", "InvalidParameterValue", expected)]
     assert "Messages" in sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)  # the good entry was sent
+
+
+def _account_client(aws: Any, service: str) -> tuple[str, Any]:
+    account = f"{uuid.uuid4().int % 10**12:012d}"
+    return account, aws(service, access_key=account)
+
+
+def test_a_deleted_partner_source_shows_deleted_while_its_bus_lives(aws: Any) -> None:
+    """DeletePartnerEventSource: "the status of the corresponding partner event bus in the ... customer
+    account becomes DELETED"; EventSource.State DELETED: "you have created a matching event bus, but the
+    event source has since been deleted" (the botocore model's documentation)."""
+    _, partner = _account_client(aws, "events")
+    customer_account, customer = _account_client(aws, "events")
+    name = f"aws.partner/saas.example.com/{uuid.uuid4().hex[:8]}/orders"
+    partner.create_partner_event_source(Name=name, Account=customer_account)
+    customer.create_event_bus(Name=name, EventSourceName=name)
+    partner.delete_partner_event_source(Name=name, Account=customer_account)
+    assert customer.describe_event_source(Name=name)["State"] == "DELETED"
+    listed = customer.list_event_sources(NamePrefix=name)["EventSources"]
+    assert [(s["Name"], s["State"]) for s in listed] == [(name, "DELETED")]
+    with pytest.raises(customer.exceptions.InvalidStateException):
+        customer.activate_event_source(Name=name)
+    with pytest.raises(partner.exceptions.ResourceNotFoundException):  # gone from the partner's view
+        partner.describe_partner_event_source(Name=name)
+    assert partner.list_partner_event_sources(NamePrefix=name)["PartnerEventSources"] == []
+    sent = partner.put_partner_events(Entries=[{"Source": name, "DetailType": "x", "Detail": "{}"}])
+    assert sent["FailedEntryCount"] == 1
+    customer.delete_event_bus(Name=name)  # with its bus, the deleted source is gone
+    with pytest.raises(customer.exceptions.ResourceNotFoundException):
+        customer.describe_event_source(Name=name)
+
+
+def test_a_partner_source_deleted_before_its_bus_exists_is_gone(aws: Any) -> None:
+    _, partner = _account_client(aws, "events")
+    customer_account, customer = _account_client(aws, "events")
+    name = f"aws.partner/saas.example.com/{uuid.uuid4().hex[:8]}/orders"
+    partner.create_partner_event_source(Name=name, Account=customer_account)
+    partner.delete_partner_event_source(Name=name, Account=customer_account)
+    with pytest.raises(customer.exceptions.ResourceNotFoundException):
+        customer.describe_event_source(Name=name)
