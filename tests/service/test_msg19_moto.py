@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -89,3 +90,48 @@ def test_a_partner_source_deleted_before_its_bus_exists_is_gone(aws: Any) -> Non
     partner.delete_partner_event_source(Name=name, Account=customer_account)
     with pytest.raises(customer.exceptions.ResourceNotFoundException):
         customer.describe_event_source(Name=name)
+
+
+def _queue_for_events(sqs: Any) -> tuple[str, str]:
+    url = sqs.create_queue(QueueName=_name())["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps({"Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "events.amazonaws.com"}, "Action": "sqs:SendMessage",
+        "Resource": arn}]})})
+    return url, arn
+
+
+def test_put_events_with_an_endpoint_id_reaches_the_primary_regions_bus(aws: Any) -> None:
+    """A global endpoint's PutEvents (boto3 signs it with SigV4a, region set "*") goes to the endpoint's
+    bus in its primary Region, whichever Region the client names (EventBridge user guide, global endpoints)."""
+    account = f"{uuid.uuid4().int % 10**12:012d}"
+    bus = _name()
+    queues = {}
+    for region in ("us-east-1", "us-west-2"):
+        events, sqs = aws("events", region=region, access_key=account), aws("sqs", region=region, access_key=account)
+        events.create_event_bus(Name=bus)
+        url, arn = _queue_for_events(sqs)
+        events.put_rule(Name="all", EventBusName=bus, EventPattern=json.dumps({"source": ["orders"]}))
+        events.put_targets(Rule="all", EventBusName=bus, Targets=[{"Id": "q", "Arn": arn}])
+        queues[region] = (sqs, url)
+    east = aws("events", region="us-east-1", access_key=account)
+    made = east.create_endpoint(Name=_name(), ReplicationConfig={"State": "DISABLED"}, RoutingConfig={
+        "FailoverConfig": {"Primary": {"HealthCheck": "arn:aws:route53:::healthcheck/0a1b2c3d-example"},
+                           "Secondary": {"Route": "us-west-2"}}},
+        EventBuses=[{"EventBusArn": f"arn:aws:events:{r}:{account}:event-bus/{bus}"}
+                    for r in ("us-east-1", "us-west-2")])
+    endpoint_id = east.describe_endpoint(Name=made["Name"])["EndpointId"]
+    west = aws("events", region="us-west-2", access_key=account)
+    sent = west.put_events(EndpointId=endpoint_id, Entries=[{"Source": "orders", "DetailType": "placed",
+                                                             "Detail": json.dumps({"id": 1})}])
+    assert sent["FailedEntryCount"] == 0
+    sqs, url = queues["us-east-1"]
+    got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=10)["Messages"]
+    event = json.loads(got[0]["Body"])
+    assert (event["region"], event["account"], event["detail"]) == ("us-east-1", account, {"id": 1})
+    assert event["id"] == sent["Entries"][0]["EventId"]
+    sqs, url = queues["us-west-2"]
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)
+    with pytest.raises(ClientError) as exc:
+        west.put_events(EndpointId="nosuch.veo", Entries=[{"Source": "orders", "DetailType": "d", "Detail": "{}"}])
+    assert exc.value.response["Error"]["Code"] == "ResourceNotFoundException"
