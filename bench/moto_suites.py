@@ -12,7 +12,7 @@ be installed; nothing of moto is copied into onceflow.
                                 [--shim-queue-policy]  # see bench/moto_shims/moto_queue_policy.py
                                 [--shim-states-role]   # see bench/moto_shims/moto_states_role.py
                                 [--verbose]      # every test id with its outcome, as it runs
-                                [--deps DIR]     # moto's test dependencies installed with pip --target DIR
+                                [--deps DIR]     # moto (or its test deps) from `pip install --target DIR`; alias --moto-path
                                 [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up
@@ -116,7 +116,8 @@ def main() -> None:
     ap.add_argument("--shim-states-role", action="store_true", help="see bench/moto_shims/moto_states_role.py")
     ap.add_argument("--verbose", action="store_true", help="print every test id as it runs")
     ap.add_argument("--port", type=int, default=0, help="serve on this port (default: a free one)")
-    ap.add_argument("--deps", type=Path, help="moto's test dependencies, installed with pip --target")
+    ap.add_argument("--deps", "--moto-path", dest="deps", type=Path,
+                    help="a `pip install --target` folder holding moto[server] and/or its test dependencies")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="onceflow-moto-") as tmp:
         source = args.source or fetch_sdist(args.moto_version, Path(tmp))

@@ -97,6 +97,10 @@ class EventsApi:
     # ------------------------------------------------------------------ events
     @operation("PutEvents")
     def put_events(self, ctx: RequestContext, p: Params) -> Params:
+        if p.get("EndpointId"):  # a global endpoint: its primary Region's bus (endpoints.py)
+            key, bus = self.service.endpoints.route_of(ctx.account, p["EndpointId"])
+            entries = [e if e.get("EventBusName") else {**e, "EventBusName": bus} for e in p["Entries"]]
+            return self.service.put_events(key, entries)
         return self.service.put_events(_key(ctx), p["Entries"])
 
     @operation("TestEventPattern", inline=True)

@@ -4,11 +4,12 @@ secondary Region, and event replication between them through a role EventBridge 
 
 Stored with the model's shapes. A Create answers CREATING and an Update UPDATING, as AWS does; the
 endpoint is ACTIVE at the next read (onceflow has no Route 53 health check and no DNS name to wait
-for). onceflow does not route PutEvents by EndpointId nor replicate: the endpoint is a record of what
-a deployment would set up. Rules from the EventBridge user guide ("Making applications
-Regional-fault tolerant with global endpoints"): the event buses have the same name in each Region,
-the secondary Region is the other bus's; replication is ENABLED unless said otherwise, and then
-needs a role. Error texts UNCONFIRMED unless marked."""
+for). A PutEvents with EndpointId (SDKs sign it with SigV4a, wire/sigv4.py) goes to the endpoint's bus
+in its primary Region, the endpoint's home, as AWS routes it while the primary is healthy; with no
+health check to fail, onceflow never fails over, and it does not replicate. Rules from the EventBridge
+user guide ("Making applications Regional-fault tolerant with global endpoints"): the event buses have
+the same name in each Region, the secondary Region is the other bus's; replication is ENABLED unless
+said otherwise, and then needs a role. Error texts UNCONFIRMED unless marked."""
 
 from __future__ import annotations
 
@@ -109,6 +110,16 @@ class Endpoints:
                 raise _exists(name)
             store.json_put(conn, TABLE, key, name, body)
         return {**_out(body, _ANSWERED), "State": "CREATING"}
+
+    def route_of(self, account: str, endpoint_id: str) -> tuple[Key, str]:
+        """PutEvents(EndpointId): the (account, Region) and bus name its events go to: the endpoint's bus
+        in its home (primary) Region. An unknown id is refused (UNCONFIRMED: on AWS its host would not resolve)."""
+        for region, body in self.db.read(lambda c: store.json_all_regions(c, TABLE, account)):
+            if body.get("EndpointId") == endpoint_id:
+                arns = [b["EventBusArn"] for b in body["EventBuses"]]
+                primary = next((a for a in arns if a.split(":")[3] == region), arns[0])
+                return (account, region), primary.split(":event-bus/", 1)[1]
+        raise ServiceError("ResourceNotFoundException", f"Endpoint {endpoint_id} does not exist.", 400)
 
     def _get(self, conn: sqlite3.Connection, key: Key, name: str) -> dict[str, Any]:
         body = store.json_get(conn, TABLE, key, name)

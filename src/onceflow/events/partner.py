@@ -7,7 +7,11 @@ registry of SaaS partners, and a local stack is where a customer's handling of p
 tried. The customer's side (Describe/List/Activate/DeactivateEventSource, CreateEventBus with
 EventSourceName) is as the EventBridge reference has it: a source is PENDING until its account makes
 the matching bus, then ACTIVE; a deactivated one is PENDING again; a PENDING one goes after two weeks
-("If it remains in PENDING state for more than two weeks, it is deleted"). Texts UNCONFIRMED."""
+("If it remains in PENDING state for more than two weeks, it is deleted"). A source the partner deletes
+while its customer has the matching bus stays in the customer's view as DELETED (DeletePartnerEventSource:
+"the status of the corresponding partner event bus in the Amazon Web Services customer account becomes
+DELETED"; EventSource.State: "you have created a matching event bus, but the event source has since been
+deleted") until the customer deletes that bus; the partner no longer sees it. Texts UNCONFIRMED."""
 
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
 
 Key = tuple[str, str]
 PENDING_FOR_S = 14 * 24 * 3600
+DELETED = "DELETED"  # the customer's view of a source its partner deleted (EventSourceState)
 
 
 def source_arn(region: str, name: str) -> str:
@@ -64,10 +69,14 @@ def claim(conn: sqlite3.Connection, key: Key, source: str, bus: str) -> None:
 
 
 def release(conn: sqlite3.Connection, key: Key, bus: str) -> None:
-    """DeleteEventBus of a partner bus: its source is PENDING again (UNCONFIRMED), for two weeks."""
+    """DeleteEventBus of a partner bus: its source is PENDING again (UNCONFIRMED), for two weeks; one
+    its partner has deleted (DELETED) is gone with the bus."""
     row = store.partner_source(conn, key[1], bus, time.time())
     if row is not None and row["account"] == key[0]:
-        store.set_partner_state(conn, key[1], bus, "PENDING", time.time() + PENDING_FOR_S)
+        if row["state"] == DELETED:
+            store.delete_partner_source(conn, key[1], bus, key[0])
+        else:
+            store.set_partner_state(conn, key[1], bus, "PENDING", time.time() + PENDING_FOR_S)
 
 
 class PartnerSources:
@@ -77,7 +86,7 @@ class PartnerSources:
 
     def _mine(self, conn: sqlite3.Connection, key: Key, name: str, column: str) -> sqlite3.Row:
         row = store.partner_source(conn, key[1], name, time.time())
-        if row is None or row[column] != key[0]:
+        if row is None or row[column] != key[0] or (column == "partner" and row["state"] == DELETED):
             raise errors.event_source_not_found(name)
         return row
 
@@ -85,7 +94,8 @@ class PartnerSources:
     def create(self, key: Key, name: str, account: str) -> dict[str, Any]:
         now = time.time()
         with self.db.transaction() as conn:
-            if store.partner_source(conn, key[1], name, now) is not None:
+            existing = store.partner_source(conn, key[1], name, now)
+            if existing is not None and existing["state"] != DELETED:  # a deleted one may be offered anew
                 raise ServiceError("ResourceAlreadyExistsException", f"Event source {name} already exists.", 400)
             store.put_partner_source(conn, key[1], name, key[0], account, "PENDING", now, now + PENDING_FOR_S)
         return {"EventSourceArn": source_arn(key[1], name)}
@@ -93,7 +103,11 @@ class PartnerSources:
     def delete(self, key: Key, name: str, account: str) -> None:
         with self.db.transaction() as conn:  # one that is not there: nothing to do (the model has no NotFound)
             row = store.partner_source(conn, key[1], name, time.time())
-            if row is not None and row["partner"] == key[0]:
+            if row is None or row["partner"] != key[0] or row["account"] != account or row["state"] == DELETED:
+                return
+            if store.get_bus(conn, (account, key[1]), name) is not None:  # the customer's bus outlives it
+                store.set_partner_state(conn, key[1], name, DELETED, None)
+            else:
                 store.delete_partner_source(conn, key[1], name, account)
 
     def describe_partner(self, key: Key, name: str) -> dict[str, Any]:
@@ -103,7 +117,7 @@ class PartnerSources:
     def list_partner(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
         rows = self.db.read(lambda c: store.partner_sources(c, key[1], "partner", key[0], time.time()))
         found = [{"Arn": source_arn(key[1], r["name"]), "Name": r["name"]} for r in rows
-                 if r["name"].startswith(p["NamePrefix"])]
+                 if r["name"].startswith(p["NamePrefix"]) and r["state"] != DELETED]
         page, token = paginate(found, p.get("Limit"), p.get("NextToken"))
         return {"PartnerEventSources": page, **({"NextToken": token} if token else {})}
 
@@ -130,7 +144,7 @@ class PartnerSources:
         if problem is not None:
             return {"ErrorCode": problem[0], "ErrorMessage": problem[1]}
         row = store.partner_source(conn, key[1], entry["Source"], now)
-        if row is None or row["partner"] != key[0]:
+        if row is None or row["partner"] != key[0] or row["state"] == DELETED:
             return {"ErrorCode": "ResourceNotFoundException",  # UNCONFIRMED entry code and text
                     "ErrorMessage": f"Event source {entry['Source']} does not exist."}
         customer = (row["account"], key[1])

@@ -333,6 +333,13 @@ def json_all(conn: sqlite3.Connection, table: str, key: Key) -> list[dict[str, A
     return [json.loads(r[0]) for r in rows]
 
 
+def json_all_regions(conn: sqlite3.Connection, table: str, account: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every body of `account` in `table`, with its region."""
+    assert table in _JSON_TABLES
+    rows = conn.execute(f"SELECT region, body FROM {table} WHERE account=? ORDER BY region, name", (account,))
+    return [(r[0], json.loads(r[1])) for r in rows.fetchall()]
+
+
 def json_delete(conn: sqlite3.Connection, table: str, key: Key, name: str) -> None:
     assert table in _JSON_TABLES
     conn.execute(f"DELETE FROM {table} WHERE account=? AND region=? AND name=?", (*key, name))

@@ -35,6 +35,10 @@ DEFAULT_DELIVERY: dict[str, Any] = {"http": {"defaultHealthyRetryPolicy": {
     "minDelayTarget": 20, "maxDelayTarget": 20, "numRetries": 3, "numMaxDelayRetries": 0, "numNoDelayRetries": 0,
     "numMinDelayRetries": 0, "backoffFunction": "linear"}, "disableSubscriptionOverrides": False,
     "defaultRequestPolicy": {"headerContentType": "text/plain; charset=UTF-8"}}}
+# AWS answers the policy as compact JSON ('{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,...'),
+# as GetTopicAttributes output recorded from real accounts shows.
+DEFAULT_DELIVERY_TEXT = json.dumps(DEFAULT_DELIVERY, separators=(",", ":"))
+DEFAULT_SUBSCRIPTION_DELIVERY_TEXT = json.dumps(DEFAULT_DELIVERY["http"], separators=(",", ":"))
 # MaximumMessageSize (the SNS developer guide's "Publishing large messages"): 1,024 to 1,048,576 bytes,
 # 262,144 when not set; above 256 KiB a topic takes at most 100 subscriptions, all to SQS, Firehose or Lambda.
 DEFAULT_MAX_MESSAGE = 256 * 1024
@@ -227,7 +231,7 @@ class Topics:
         out = dict(topic.attributes)
         out.update({"TopicArn": arn, "Owner": topic.account, "SubscriptionsConfirmed": str(counts.get(True, 0)),
                     "SubscriptionsPending": str(counts.get(False, 0)), "SubscriptionsDeleted": "0",
-                    "EffectiveDeliveryPolicy": out.get("DeliveryPolicy") or json.dumps(DEFAULT_DELIVERY)})
+                    "EffectiveDeliveryPolicy": out.get("DeliveryPolicy") or DEFAULT_DELIVERY_TEXT})
         return out
 
     def set_attribute(self, arn: str, name: str, value: str) -> None:
@@ -383,7 +387,7 @@ class Topics:
         if "FilterPolicy" in out:
             out.setdefault("FilterPolicyScope", "MessageAttributes")
         if s.protocol in ("http", "https"):
-            out["EffectiveDeliveryPolicy"] = s.attributes.get("DeliveryPolicy") or json.dumps(DEFAULT_DELIVERY["http"])
+            out["EffectiveDeliveryPolicy"] = s.attributes.get("DeliveryPolicy") or DEFAULT_SUBSCRIPTION_DELIVERY_TEXT
         return out
 
     def set_subscription_attribute(self, arn: str, name: str, value: str) -> None:

@@ -178,7 +178,10 @@ class Messages:
                                         "MessageDeduplicationId provided explicitly")
                 dedup = hashlib.sha256(m.body.encode()).hexdigest()
         elif m.dedup_id is not None:
-            raise bad_parameter("MessageDeduplicationId", m.dedup_id, "The request includes a parameter that is not "
+            # AWS's words, "include" as for DelaySeconds on a FIFO queue (a live standard queue's refusal,
+            # quoted in a public deploy post-mortem: "...Reason: The request include parameter that is not
+            # valid for this queue type.").
+            raise bad_parameter("MessageDeduplicationId", m.dedup_id, "The request include parameter that is not "
                                 "valid for this queue type.")
         delay = m.delay if m.delay is not None else q.int_attribute("DelaySeconds")
         return {"body": m.body, "attributes": _stored(user), "md5_body": md5_of_body(m.body),

@@ -26,7 +26,7 @@ def signature(request: Request) -> tuple[Signature, Scope | None]:
 
 def context(settings: Settings, auth: Authenticator, found: Route, scope: Scope | None, signed: Signature,
             request: Request, request_id: str) -> RequestContext:
-    region = scope.region if scope else settings.default_region
+    region = scope.region if scope and scope.region else settings.default_region  # SigV4a "*": none
     if signed is None and found.spec.name == "sns" and found.operation_name in UNSIGNED_SNS:
         # A SubscribeURL visited: anyone holding the token may confirm (AWS asks for no signature).
         principal = Principal(settings.account_id, "service", "anonymous", "anonymous")

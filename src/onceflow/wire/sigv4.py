@@ -11,6 +11,10 @@ segments and repeated slashes removed), percent-encoded once more, as AWS does f
 but S3. S3 signs the path exactly as sent, and checks the body against x-amz-content-sha256 itself
 while it streams the body in (`wire/s3_path.py`): its bodies never sit here whole. A streamed
 `aws-chunked` body signs each chunk after the seed signature (`chunk_signature`).
+
+SigV4a (AWS4-ECDSA-P256-SHA256), which SDKs use for an EventBridge global endpoint (PutEvents with
+EndpointId), signs the same canonical request with an ECDSA P-256 key derived from the secret; its scope
+names no region (the signed X-Amz-Region-Set header does, "*" for any), so its Scope.region is "" for "*".
 """
 
 from __future__ import annotations
@@ -20,15 +24,19 @@ import hmac
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from urllib.parse import quote, unquote
 
 ALGORITHM = "AWS4-HMAC-SHA256"
+ALGORITHM_A = "AWS4-ECDSA-P256-SHA256"
 UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD"
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 MAX_SKEW = timedelta(minutes=15)  # AWS refuses a signature dated further than this from its clock
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/(\d{8})/([^/]+)/([^/]+)/aws4_request")
 _PARTS = re.compile(r"(Credential|SignedHeaders|Signature)=([^,\s]*)")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_USUAL_A = re.compile(r"AWS4-ECDSA-P256-SHA256 Credential=([^/,\s]+)/(\d{8})/([^/,\s]+)/aws4_request, ?"
+                      r"SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]+)$")
 _USUAL = re.compile(r"AWS4-HMAC-SHA256 Credential=([^/,\s]+)/(\d{8})/([^/,\s]+)/([^/,\s]+)/aws4_request, ?"
                     r"SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]+)$")
 
@@ -52,6 +60,7 @@ class Signed:
     session_token: str | None
     presigned: bool = False
     expires_s: int | None = None  # presigned URLs: X-Amz-Expires
+    algorithm: str = ALGORITHM
 
 
 class Malformed(Exception):
@@ -89,6 +98,8 @@ def _from_header(auth: str, headers: dict[str, str]) -> Signed:
         key, date, region, service, signed_headers, signature = m.groups()
         return Signed(Scope(key, region, service), date, amz_date, tuple(signed_headers.split(";")), signature,
                       headers.get("x-amz-security-token"))
+    if auth.startswith(ALGORITHM_A + " "):
+        return _from_sigv4a_header(auth, headers, amz_date)
     parts = dict(_PARTS.findall(auth)) if auth.startswith(ALGORITHM + " ") else {}
     missing = [f"Authorization header requires '{name}' parameter." for name in ("Credential", "Signature",
                                                                                   "SignedHeaders")
@@ -106,6 +117,18 @@ def _from_header(auth: str, headers: dict[str, str]) -> Signed:
     key, date, region, service, _ = credential
     return Signed(Scope(key, region, service), date, amz_date, tuple(parts["SignedHeaders"].split(";")),
                   parts["Signature"], headers.get("x-amz-security-token"))
+
+
+def _from_sigv4a_header(auth: str, headers: dict[str, str], amz_date: str) -> Signed:
+    m = _USUAL_A.match(auth)
+    regions = headers.get("x-amz-region-set", "").strip()
+    if m is None or not amz_date or not regions:
+        raise Malformed(f"Authorization header is not a complete {ALGORITHM_A} signature (Credential, "
+                        f"SignedHeaders, Signature, X-Amz-Date and X-Amz-Region-Set). Authorization={auth}")
+    key, date, service, signed_headers, signature = m.groups()
+    region = "" if regions == "*" else regions.split(",")[0].strip()
+    return Signed(Scope(key, region, service), date, amz_date, tuple(signed_headers.split(";")), signature,
+                  headers.get("x-amz-security-token"), algorithm=ALGORITHM_A)
 
 
 def _from_query(query_string: str) -> Signed:
@@ -235,10 +258,58 @@ def verify(secret: str, signed: Signed, method: str, raw_path: str, query_string
         hashes = [hashlib.sha256(body).hexdigest()]
     for payload_hash in hashes:
         request = canonical_request(method, raw_path, query_string, headers, signed, payload_hash)
+        if signed.algorithm == ALGORITHM_A:
+            if _sigv4a_holds(secret, signed, hashlib.sha256(request.encode()).hexdigest()):
+                return
+            continue
         expected = signature(secret, signed, hashlib.sha256(request.encode()).hexdigest())
         if hmac.compare_digest(expected.encode(), signed.signature.encode()):  # bytes: any text the client sent
             return
     raise Mismatch("signature")
+
+
+_P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+_A_KEYS: dict[tuple[str, str], Any] = {}
+
+
+def sigv4a_public_key(secret: str, access_key: str) -> Any:
+    """The P-256 key SigV4a signs with, derived from the secret as AWS's SDKs derive it: NIST SP 800-108
+    KDF in counter mode over HMAC-SHA256 keyed "AWS4A" + secret, label AWS4-ECDSA-P256-SHA256, context
+    the access key id and a counter byte, 256 bits out; the first candidate at most n - 2, plus one, is
+    the private scalar. Cached per key (the derivation is an EC point multiplication)."""
+    cached = _A_KEYS.get((secret, access_key))
+    if cached is not None:
+        return cached
+    from cryptography.hazmat.primitives.asymmetric import ec  # not at start-up: about 20 ms
+
+    input_key = ("AWS4A" + secret).encode()
+    for counter in range(1, 255):
+        fixed = (b"\x00\x00\x00\x01" + ALGORITHM_A.encode() + b"\x00" + access_key.encode() + bytes([counter])
+                 + b"\x00\x00\x01\x00")
+        candidate = int.from_bytes(hmac.digest(input_key, fixed, "sha256"), "big")
+        if candidate <= _P256_ORDER - 2:
+            public = ec.derive_private_key(candidate + 1, ec.SECP256R1()).public_key()
+            if len(_A_KEYS) >= 256:
+                _A_KEYS.clear()
+            _A_KEYS[(secret, access_key)] = public
+            return public
+    raise Mismatch("no SigV4a key for this secret")
+
+
+def _sigv4a_holds(secret: str, signed: Signed, request_hash: str) -> bool:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    string_to_sign = (f"{ALGORITHM_A}\n{signed.amz_date}\n{signed.date}/{signed.scope.service}/aws4_request\n"
+                      f"{request_hash}")
+    try:
+        der = bytes.fromhex(signed.signature)
+        key = sigv4a_public_key(secret, signed.scope.access_key)
+        key.verify(der, string_to_sign.encode(), ec.ECDSA(hashes.SHA256()))
+    except (ValueError, InvalidSignature):
+        return False
+    return True
 
 
 def chunk_signature(secret: str, signed: Signed, previous: str, chunk_hash: str, trailer: bool = False) -> str:
