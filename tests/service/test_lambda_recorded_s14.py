@@ -5,13 +5,15 @@ request ids, dates and sizes are not compared, the rest is."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+import botocore.config
 import pytest
 from botocore.exceptions import ClientError
-from lambda_setup import lambda_role, zip_of
+from lambda_setup import admin_role, lambda_role, zip_of
 
 ARN = "arn:aws:lambda:us-east-1:000000000000:function:"
 
@@ -27,6 +29,12 @@ def fn(aws: Callable[..., Any], role: str) -> str:
     aws("lambda").create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
                                   Code={"ZipFile": zip_of()})  # fmt: skip
     return name
+
+
+@pytest.fixture(scope="module")
+def admin(aws: Callable[..., Any]) -> str:
+    """A role allowed everything (the recordings used an administrator role): mappings may read sources."""
+    return admin_role(aws, "rec14-admin")
 
 
 def refused(call: Callable[..., Any], **params: Any) -> dict[str, Any]:
@@ -50,3 +58,51 @@ def test_reserved_concurrency_refuses_a_latest_qualified_arn(aws: Callable[..., 
         "Error": {"Code": "InvalidParameterValueException", "Message": message}, "Type": "User", "message": message,
         "Status": 400}
     assert "ReservedConcurrentExecutions" not in lam.get_function_concurrency(FunctionName=fn)
+
+
+def _invalid(message: str) -> dict[str, Any]:
+    return {"Error": {"Code": "InvalidParameterValueException", "Message": message}, "Type": "User",
+            "message": message, "Status": 400}
+
+
+def _sources(aws: Callable[..., Any]) -> dict[str, str]:
+    """An SQS queue's and a DynamoDB stream's ARNs (the recording's Kinesis stream is not served)."""
+    sqs = aws("sqs")
+    queue = sqs.create_queue(QueueName=f"rec14-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    table = aws("dynamodb").create_table(
+        TableName=f"rec14-{uuid.uuid4().hex[:8]}", BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})  # fmt: skip
+    return {"sqs": sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"],
+            "dynamodb": table["TableDescription"]["LatestStreamArn"]}
+
+
+@pytest.mark.parametrize("source", ["sqs", "dynamodb"])
+def test_mapping_starting_position_refusals(aws: Callable[..., Any], admin: str, source: str) -> None:
+    """event_source_mapping/test_api.snapshot.json test_create_starting_position_validation_exceptions[sqs]
+    and [dynamodb] (2025-02): an unknown position in AWS's enum order, a timestamp without AT_TIMESTAMP,
+    AT_TIMESTAMP on a DynamoDB stream; nothing is created."""
+    lam = aws("lambda")
+    unchecked = aws("lambda", config=botocore.config.Config(parameter_validation=False,
+                                                            retries={"max_attempts": 1}))  # fmt: skip
+    name = f"rec14-{uuid.uuid4().hex[:10]}"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=admin, Handler="app.handler",
+                        Code={"ZipFile": zip_of()})  # fmt: skip
+    arn = _sources(aws)[source]
+    now = int(time.time())
+    enum = ("1 validation error detected: Value '0' at 'startingPosition' failed to satisfy constraint: Member "
+            "must satisfy enum value set: [LATEST, AT_TIMESTAMP, TRIM_HORIZON]")
+    unknown = refused(unchecked.create_event_source_mapping, FunctionName=name, EventSourceArn=arn,
+                      StartingPosition="0")  # fmt: skip
+    assert unknown == {"Error": {"Code": "ValidationException", "Message": enum}, "Status": 400}
+    latest = refused(lam.create_event_source_mapping, FunctionName=name, EventSourceArn=arn,
+                     StartingPosition="LATEST", StartingPositionTimestamp=now)  # fmt: skip
+    negative = refused(lam.create_event_source_mapping, FunctionName=name, EventSourceArn=arn,
+                       StartingPosition="AT_TIMESTAMP", StartingPositionTimestamp=-now)  # fmt: skip
+    if source == "sqs":
+        assert latest == negative == _invalid("StartingPosition is not valid for SQS event sources.")
+    else:
+        assert latest == _invalid("Timestamp only valid with StartingPosition AT_TIMESTAMP")
+        assert negative == _invalid(f"Unsupported starting position for arn type: {arn}")
+    assert lam.list_event_source_mappings(FunctionName=name)["EventSourceMappings"] == []

@@ -157,6 +157,7 @@ class MappingsApi:
                     f'An event source mapping with {"SQS" if kind == "sqs" else "event source"} arn (" {source} ") '
                     f'and function (" {p["FunctionName"]} ") already exists. Please update or delete the '
                     f"existing mapping with UUID {row['uuid']}")
+        _check_starting_position(kind, p, source)
         config = {k: p[k] for k in _KEPT if k in p}
         config = _with_defaults(kind, config)
         _validate(kind, config, source.endswith(".fifo"))
@@ -266,6 +267,21 @@ def _with_defaults(kind: str, config: dict[str, Any]) -> dict[str, Any]:
         out.setdefault("DestinationConfig", {"OnFailure": {}})
         out.setdefault("TumblingWindowInSeconds", 0)
     return out
+
+
+def _check_starting_position(kind: str, p: dict[str, Any], source: str) -> None:
+    """CreateEventSourceMapping's StartingPosition(Timestamp) as AWS refuses them (recorded on AWS:
+    event_source_mapping/test_api.py test_create_starting_position_validation_exceptions, 2025-02):
+    an SQS mapping takes neither; a stream's timestamp needs AT_TIMESTAMP, which DynamoDB streams lack."""
+    position = p.get("StartingPosition")
+    if position is None:
+        return  # an SQS mapping's lone timestamp, a stream's missing position: _validate's words
+    if kind == "sqs":
+        raise errors.invalid("StartingPosition is not valid for SQS event sources.")
+    if position == "AT_TIMESTAMP":
+        raise errors.invalid(f"Unsupported starting position for arn type: {source}")
+    if p.get("StartingPositionTimestamp") is not None:
+        raise errors.invalid("Timestamp only valid with StartingPosition AT_TIMESTAMP")
 
 
 def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
