@@ -5,6 +5,7 @@ request ids, dates and sizes are not compared, the rest is."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable
@@ -106,3 +107,48 @@ def test_mapping_starting_position_refusals(aws: Callable[..., Any], admin: str,
         assert latest == _invalid("Timestamp only valid with StartingPosition AT_TIMESTAMP")
         assert negative == _invalid(f"Unsupported starting position for arn type: {arn}")
     assert lam.list_event_source_mappings(FunctionName=name)["EventSourceMappings"] == []
+
+
+PRINTS = "import json\n\n\ndef handler(event, context):\n    print('EVENT ' + json.dumps(event))\n    return {}\n"
+
+
+def _printed_events(aws: Callable[..., Any], function: str) -> list[dict[str, Any]]:
+    """The events the function printed, read back from its log group once there are any."""
+    for _ in range(300):  # polled until the mapping has delivered (no time bound asserted)
+        try:
+            found = aws("logs").filter_log_events(logGroupName=f"/aws/lambda/{function}")["events"]
+        except ClientError:
+            found = []
+        events = [json.loads(e["message"][len("EVENT "):]) for e in found if e["message"].startswith("EVENT ")]
+        if events:
+            return events
+        time.sleep(0.2)
+    raise AssertionError("no event delivered")
+
+
+def test_an_sqs_record_as_recorded(aws: Callable[..., Any], admin: str) -> None:
+    """event_source_mapping/test_lambda_integration_sqs.snapshot.json TestSQSEventSourceMapping
+    test_sqs_event_source_mapping (2023-02): the mapping's answer, and the record of a message without
+    attributes: md5OfMessageAttributes is there, null; keys in the recording's order."""
+    lam, sqs = aws("lambda"), aws("sqs")
+    name = f"rec14-{uuid.uuid4().hex[:10]}"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=admin, Handler="app.handler",
+                        Code={"ZipFile": zip_of(PRINTS)})  # fmt: skip
+    queue = sqs.create_queue(QueueName=f"rec14-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    created = lam.create_event_source_mapping(FunctionName=name, EventSourceArn=queue_arn, BatchSize=10,
+                                              MaximumBatchingWindowInSeconds=1)  # fmt: skip
+    recorded = {"BatchSize": 10, "FunctionResponseTypes": [], "MaximumBatchingWindowInSeconds": 1,
+                "State": "Creating", "StateTransitionReason": "USER_INITIATED"}
+    assert {k: created[k] for k in recorded} == recorded
+    assert created["ResponseMetadata"]["HTTPStatusCode"] == 202
+    sqs.send_message(QueueUrl=queue, MessageBody=json.dumps({"foo": "bar"}))
+    [event] = _printed_events(aws, name)
+    [record] = event["Records"]
+    assert list(record) == ["messageId", "receiptHandle", "body", "attributes", "messageAttributes",
+                            "md5OfMessageAttributes", "md5OfBody", "eventSource", "eventSourceARN", "awsRegion"]
+    assert list(record["attributes"]) == ["ApproximateReceiveCount", "SentTimestamp", "SenderId",
+                                          "ApproximateFirstReceiveTimestamp"]  # fmt: skip
+    assert record["md5OfMessageAttributes"] is None and record["messageAttributes"] == {}
+    assert (record["body"], record["eventSource"], record["eventSourceARN"], record["awsRegion"]) == (
+        '{"foo": "bar"}', "aws:sqs", queue_arn, "us-east-1")

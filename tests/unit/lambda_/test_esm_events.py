@@ -29,6 +29,20 @@ def test_an_sqs_record_has_lambdas_keys() -> None:
     assert r["md5OfMessageAttributes"] == "y" and r["receiptHandle"] == "h1"
 
 
+def test_an_sqs_record_without_attributes_has_a_null_digest_in_aws_order() -> None:
+    """Recorded on AWS (test_lambda_integration_sqs.py test_sqs_event_source_mapping, 2023-02): the key is
+    there, null; keys and system attributes in the recording's order."""
+    message = {"MessageId": "m1", "ReceiptHandle": "h1", "Body": "b", "MD5OfBody": "x",
+               "Attributes": {"SenderId": "s", "SentTimestamp": "2", "ApproximateReceiveCount": "1",
+                              "ApproximateFirstReceiveTimestamp": "3"}}  # fmt: skip
+    r = sqs_record(message, "arn:aws:sqs:us-east-1:1:q", "us-east-1")
+    assert r["md5OfMessageAttributes"] is None
+    assert list(r) == ["messageId", "receiptHandle", "body", "attributes", "messageAttributes",
+                       "md5OfMessageAttributes", "md5OfBody", "eventSource", "eventSourceARN", "awsRegion"]
+    assert list(r["attributes"]) == ["ApproximateReceiveCount", "SentTimestamp", "SenderId",
+                                     "ApproximateFirstReceiveTimestamp"]
+
+
 def test_filters_see_a_json_body_parsed_and_match_any_filter() -> None:
     r = sqs_record(MESSAGE, "arn", "us-east-1")
     keep = compile_filters({"Filters": [{"Pattern": '{"body": {"n": [{"numeric": [">", 9]}]}}'},
