@@ -152,3 +152,40 @@ def test_an_sqs_record_as_recorded(aws: Callable[..., Any], admin: str) -> None:
     assert record["md5OfMessageAttributes"] is None and record["messageAttributes"] == {}
     assert (record["body"], record["eventSource"], record["eventSourceARN"], record["awsRegion"]) == (
         '{"foo": "bar"}', "aws:sqs", queue_arn, "us-east-1")
+
+
+# The recordings' introspection handler (its return value, as test_lambda_common's python handler has it).
+INTROSPECT = """import json
+import os
+
+
+def handler(event, context):
+    return {"environment": dict(os.environ), "ctx": {
+        "function_name": context.function_name, "function_version": context.function_version,
+        "invoked_function_arn": context.invoked_function_arn, "memory_limit_in_mb": context.memory_limit_in_mb,
+        "log_group_name": context.log_group_name}, "packages": []}
+"""
+
+
+@pytest.mark.parametrize(("runtime", "has_lc_ctype"), [("python3.11", False), ("python3.12", True)])
+def test_the_introspected_runtime(aws: Callable[..., Any], role: str, runtime: str, has_lc_ctype: bool) -> None:
+    """test_lambda_common.snapshot.json TestLambdaRuntimesCommon test_introspection_invoke[python3.11] and
+    [python3.12] (2023-11): the context as the handler reads it (memory_limit_in_mb a string), qualified
+    and not; LC_CTYPE=C.UTF-8 in the Amazon Linux 2023 image's environment only (3.12), not 3.11's.
+    (Paths in /var/task's place and onceflow's own AWS_ENDPOINT_URL differ by design.)"""
+    lam = aws("lambda")
+    name = f"rec14-{uuid.uuid4().hex[:10]}"
+    lam.create_function(FunctionName=name, Runtime=runtime, Role=role, Handler="handler.handler", MemorySize=1024,
+                        Environment={"Variables": {"TEST_KEY": "TEST_VAL"}},
+                        Code={"ZipFile": zip_of(INTROSPECT, name="handler.py")})  # fmt: skip
+    for qualifier, arn in ((None, f"{ARN}{name}"), ("$LATEST", f"{ARN}{name}:$LATEST")):
+        params = {"FunctionName": name, **({"Qualifier": qualifier} if qualifier else {})}
+        out = json.loads(lam.invoke(**params)["Payload"].read())
+        assert out["ctx"] == {"function_name": name, "function_version": "$LATEST", "invoked_function_arn": arn,
+                              "memory_limit_in_mb": "1024", "log_group_name": f"/aws/lambda/{name}"}  # fmt: skip
+        env = out["environment"]
+        assert (env["AWS_EXECUTION_ENV"], env["TEST_KEY"], env["PYTHONPATH"]) == (
+            f"AWS_Lambda_{runtime}", "TEST_VAL", "/var/runtime")
+        assert ("LC_CTYPE" in env) is has_lc_ctype
+        if has_lc_ctype:
+            assert env["LC_CTYPE"] == "C.UTF-8"
