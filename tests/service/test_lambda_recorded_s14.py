@@ -189,3 +189,24 @@ def test_the_introspected_runtime(aws: Callable[..., Any], role: str, runtime: s
         assert ("LC_CTYPE" in env) is has_lc_ctype
         if has_lc_ctype:
             assert env["LC_CTYPE"] == "C.UTF-8"
+
+
+def test_a_mapping_created_disabled_then_enabled(aws: Callable[..., Any], admin: str) -> None:
+    """event_source_mapping/test_lambda_integration_sqs.snapshot.json test_fifo_message_group_parallelism
+    (2024-07): created with Enabled=False it answers State Disabled (202), enabled by an update it answers
+    Enabling (202), then reads Enabled; a later change of something else answers Updating
+    (test_sqs_event_source_mapping_update, 2023-10)."""
+    lam, sqs = aws("lambda"), aws("sqs")
+    name = f"rec14-{uuid.uuid4().hex[:10]}"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=admin, Handler="app.handler",
+                        Code={"ZipFile": zip_of()})  # fmt: skip
+    queue = sqs.create_queue(QueueName=f"rec14-{uuid.uuid4().hex[:8]}.fifo",
+                             Attributes={"FifoQueue": "true", "ContentBasedDeduplication": "true"})["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    created = lam.create_event_source_mapping(FunctionName=name, EventSourceArn=queue_arn, Enabled=False,
+                                              BatchSize=1)  # fmt: skip
+    assert (created["State"], created["ResponseMetadata"]["HTTPStatusCode"]) == ("Disabled", 202)
+    enabling = lam.update_event_source_mapping(UUID=created["UUID"], Enabled=True)
+    assert (enabling["State"], enabling["ResponseMetadata"]["HTTPStatusCode"]) == ("Enabling", 202)
+    assert lam.get_event_source_mapping(UUID=created["UUID"])["State"] == "Enabled"
+    assert lam.update_event_source_mapping(UUID=created["UUID"], BatchSize=2)["State"] == "Updating"

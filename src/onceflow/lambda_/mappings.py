@@ -171,7 +171,8 @@ class MappingsApi:
                "position": position, "last_result": NO_RECORDS, "modified": time.time()}
         self.store.insert(row)
         self.on_change(row["uuid"])
-        return describe(row, "Creating")
+        # A mapping created disabled answers Disabled (recorded: test_fifo_message_group_parallelism, 2024-07)
+        return describe(row, "Creating" if row["enabled"] else "Disabled")
 
     @operation("GetEventSourceMapping")
     def get(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
@@ -207,7 +208,7 @@ class MappingsApi:
         enabled = p.get("Enabled", row["enabled"])
         self.store.update(row["uuid"], config, enabled, function_arn, row["position"])
         self.on_change(row["uuid"])
-        return describe(self.store.by_uuid(row["uuid"]) or row, "Updating")
+        return describe(self.store.by_uuid(row["uuid"]) or row, _transition(bool(row["enabled"]), bool(enabled)))
 
     @operation("DeleteEventSourceMapping")
     def delete(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
@@ -252,6 +253,15 @@ class MappingsApi:
                 raise errors.invalid(f"Cannot access stream {source}. Please ensure the role can perform the "
                                      "GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your "
                                      "stream in IAM.")
+
+
+def _transition(was_enabled: bool, enabled: bool) -> str:
+    """UpdateEventSourceMapping's answered State: Enabling when it turns a disabled mapping on (recorded:
+    test_fifo_message_group_parallelism, 2024-07), Disabling the other way (UNCONFIRMED, one of the
+    states AWS documents), else Updating (recorded: test_sqs_event_source_mapping_update)."""
+    if enabled != was_enabled:
+        return "Enabling" if enabled else "Disabling"
+    return "Updating"
 
 
 def _with_defaults(kind: str, config: dict[str, Any]) -> dict[str, Any]:
