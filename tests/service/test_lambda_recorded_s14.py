@@ -210,3 +210,34 @@ def test_a_mapping_created_disabled_then_enabled(aws: Callable[..., Any], admin:
     assert (enabling["State"], enabling["ResponseMetadata"]["HTTPStatusCode"]) == ("Enabling", 202)
     assert lam.get_event_source_mapping(UUID=created["UUID"])["State"] == "Enabled"
     assert lam.update_event_source_mapping(UUID=created["UUID"], BatchSize=2)["State"] == "Updating"
+
+
+def test_a_stream_record_with_a_binary_attribute(aws: Callable[..., Any], admin: str) -> None:
+    """event_source_mapping/test_lambda_integration_dynamodbstreams.snapshot.json TestDynamoDBEventSourceMapping
+    test_dynamodb_event_source_mapping (2025-02): an item with a binary attribute reaches the function, the
+    bytes as base64 text, the record as recorded (onceflow's poller failed on the bytes and never delivered);
+    a disabling update answers Disabling (test_disabled_dynamodb_event_source_mapping, 2024-10)."""
+    lam, ddb = aws("lambda"), aws("dynamodb")
+    name = f"rec14-{uuid.uuid4().hex[:10]}"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=admin, Handler="app.handler",
+                        Code={"ZipFile": zip_of(PRINTS)})  # fmt: skip
+    table = f"rec14-{uuid.uuid4().hex[:8]}"
+    ddb.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "my_partition_key", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "my_partition_key", "KeyType": "HASH"}])  # fmt: skip
+    stream = ddb.update_table(TableName=table, StreamSpecification={"StreamEnabled": True,
+                              "StreamViewType": "NEW_IMAGE"})["TableDescription"]["LatestStreamArn"]  # fmt: skip
+    mapping = lam.create_event_source_mapping(FunctionName=name, EventSourceArn=stream, BatchSize=1,
+                                              StartingPosition="TRIM_HORIZON", MaximumBatchingWindowInSeconds=1,
+                                              MaximumRetryAttempts=1)  # fmt: skip
+    ddb.put_item(TableName=table, Item={"my_partition_key": {"S": "hello world"}, "binary_key": {"B": b"foobar"}})
+    [event] = _printed_events(aws, name)
+    [record] = event["Records"]
+    assert {k: record[k] for k in ("eventName", "eventVersion", "eventSource", "awsRegion", "eventSourceARN")} == {
+        "eventName": "INSERT", "eventVersion": "1.1", "eventSource": "aws:dynamodb", "awsRegion": "us-east-1",
+        "eventSourceARN": stream}
+    image = record["dynamodb"]
+    assert (image["Keys"], image["NewImage"], image["SizeBytes"], image["StreamViewType"]) == (
+        {"my_partition_key": {"S": "hello world"}},
+        {"binary_key": {"B": "Zm9vYmFy"}, "my_partition_key": {"S": "hello world"}}, 70, "NEW_IMAGE")
+    assert lam.update_event_source_mapping(UUID=mapping["UUID"], Enabled=False)["State"] == "Disabling"

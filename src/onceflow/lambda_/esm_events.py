@@ -77,15 +77,41 @@ def sqs_filter_view(record: dict[str, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ DynamoDB Streams
 def stream_record(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
-    """A GetRecords record as Lambda sends it: JSON only, with the stream's ARN added."""
+    """A GetRecords record as Lambda sends it: JSON only, with the stream's ARN added; binary
+    attributes base64 text, as the wire writes them (recorded on AWS: test_lambda_integration_
+    dynamodbstreams.py test_dynamodb_event_source_mapping, {"B": "Zm9vYmFy"}, 2025-02)."""
     rec = dict(record)
     d = dict(rec["dynamodb"])
     when = d.get("ApproximateCreationDateTime")
     if isinstance(when, datetime):
         d["ApproximateCreationDateTime"] = int(when.timestamp())
+    for image in ("Keys", "NewImage", "OldImage"):
+        if image in d:
+            d[image] = {name: _json_attribute(value) for name, value in d[image].items()}
     rec["dynamodb"] = d
     rec["eventSourceARN"] = stream_arn
     return rec
+
+
+def _json_attribute(value: dict[str, Any]) -> dict[str, Any]:
+    """One DynamoDB attribute value with its bytes (B, BS) as base64 text, nested M and L alike."""
+    out: dict[str, Any] = {}
+    for kind, inner in value.items():
+        if kind == "B":
+            out[kind] = _b64(inner)
+        elif kind == "BS":
+            out[kind] = [_b64(v) for v in inner]
+        elif kind == "M":
+            out[kind] = {k: _json_attribute(v) for k, v in inner.items()}
+        elif kind == "L":
+            out[kind] = [_json_attribute(v) for v in inner]
+        else:
+            out[kind] = inner
+    return out
+
+
+def _b64(raw: Any) -> Any:
+    return base64.b64encode(raw).decode() if isinstance(raw, (bytes, bytearray)) else raw
 
 
 # ------------------------------------------------------------------ the function's answer

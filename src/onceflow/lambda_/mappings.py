@@ -257,8 +257,8 @@ class MappingsApi:
 
 def _transition(was_enabled: bool, enabled: bool) -> str:
     """UpdateEventSourceMapping's answered State: Enabling when it turns a disabled mapping on (recorded:
-    test_fifo_message_group_parallelism, 2024-07), Disabling the other way (UNCONFIRMED, one of the
-    states AWS documents), else Updating (recorded: test_sqs_event_source_mapping_update)."""
+    test_fifo_message_group_parallelism, 2024-07), Disabling the other way (recorded:
+    test_disabled_dynamodb_event_source_mapping, 2024-10), else Updating (test_sqs_event_source_mapping_update)."""
     if enabled != was_enabled:
         return "Enabling" if enabled else "Disabling"
     return "Updating"

@@ -79,3 +79,16 @@ def test_a_stream_record_is_plain_json_with_its_stream() -> None:
 ])
 def test_batch_item_failures(payload: bytes, expected: list[str] | None) -> None:
     assert failed_items(payload) == expected
+
+
+def test_a_stream_records_binary_attributes_are_base64() -> None:
+    """Recorded on AWS (test_lambda_integration_dynamodbstreams.py test_dynamodb_event_source_mapping,
+    2025-02): {"B": "Zm9vYmFy"} for b"foobar"; sets, maps and lists alike, the rest as it is."""
+    record = {"eventName": "INSERT", "dynamodb": {
+        "Keys": {"id": {"S": "k"}},
+        "NewImage": {"id": {"S": "k"}, "bin": {"B": b"foobar"}, "set": {"BS": [b"a", b"b"]},
+                     "nested": {"M": {"x": {"B": b"\x00"}, "l": {"L": [{"B": b"z"}, {"N": "1"}]}}}}}}
+    image = stream_record(record, "arn:stream")["dynamodb"]["NewImage"]
+    assert image["bin"] == {"B": "Zm9vYmFy"} and image["set"] == {"BS": ["YQ==", "Yg=="]}
+    assert image["nested"] == {"M": {"x": {"B": "AA=="}, "l": {"L": [{"B": "eg=="}, {"N": "1"}]}}}
+    assert image["id"] == {"S": "k"}
