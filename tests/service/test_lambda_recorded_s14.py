@@ -241,3 +241,21 @@ def test_a_stream_record_with_a_binary_attribute(aws: Callable[..., Any], admin:
         {"my_partition_key": {"S": "hello world"}},
         {"binary_key": {"B": "Zm9vYmFy"}, "my_partition_key": {"S": "hello world"}}, 70, "NEW_IMAGE")
     assert lam.update_event_source_mapping(UUID=mapping["UUID"], Enabled=False)["State"] == "Disabling"
+
+
+def test_a_second_mapping_of_one_stream_to_one_function(aws: Callable[..., Any], admin: str) -> None:
+    """event_source_mapping/test_lambda_integration_dynamodbstreams.snapshot.json
+    test_duplicate_event_source_mappings (2024-10): a stream's words differ from SQS's
+    ('The event source arn (" ... ") and function (" ... ") provided mapping already exists. ...')."""
+    lam = aws("lambda")
+    name = f"rec14-{uuid.uuid4().hex[:10]}"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=admin, Handler="app.handler",
+                        Code={"ZipFile": zip_of()})  # fmt: skip
+    stream = _sources(aws)["dynamodb"]
+    first = lam.create_event_source_mapping(FunctionName=name, EventSourceArn=stream, StartingPosition="TRIM_HORIZON")
+    message = (f'The event source arn (" {stream} ") and function (" {name} ") provided mapping already exists. '
+               f"Please update or delete the existing mapping with UUID {first['UUID']}")
+    again = refused(lam.create_event_source_mapping, FunctionName=name, EventSourceArn=stream,
+                    StartingPosition="TRIM_HORIZON")  # fmt: skip
+    assert again == {"Error": {"Code": "ResourceConflictException", "Message": message}, "Type": "User",
+                     "message": message, "Status": 409}

@@ -153,10 +153,7 @@ class MappingsApi:
             raise errors.invalid("Function does not exist") from None
         for row in self.store.list(ctx.account, ctx.region):
             if row["source_arn"] == source and row["function_arn"] == function_arn:
-                raise errors.conflict(
-                    f'An event source mapping with {"SQS" if kind == "sqs" else "event source"} arn (" {source} ") '
-                    f'and function (" {p["FunctionName"]} ") already exists. Please update or delete the '
-                    f"existing mapping with UUID {row['uuid']}")
+                raise errors.conflict(_duplicate(kind, source, p["FunctionName"], row["uuid"]))
         _check_starting_position(kind, p, source)
         config = {k: p[k] for k in _KEPT if k in p}
         config = _with_defaults(kind, config)
@@ -253,6 +250,17 @@ class MappingsApi:
                 raise errors.invalid(f"Cannot access stream {source}. Please ensure the role can perform the "
                                      "GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your "
                                      "stream in IAM.")
+
+
+def _duplicate(kind: str, source: str, function: str, existing: str) -> str:
+    """A second mapping of one source to one function, in the words AWS uses for each kind (recorded:
+    test_lambda_integration_sqs.py and test_lambda_integration_dynamodbstreams.py
+    test_duplicate_event_source_mappings, 2024-01 and 2024-10)."""
+    if kind == "sqs":
+        return (f'An event source mapping with SQS arn (" {source} ") and function (" {function} ") already '
+                f"exists. Please update or delete the existing mapping with UUID {existing}")
+    return (f'The event source arn (" {source} ") and function (" {function} ") provided mapping already exists. '
+            f"Please update or delete the existing mapping with UUID {existing}")
 
 
 def _transition(was_enabled: bool, enabled: bool) -> str:
