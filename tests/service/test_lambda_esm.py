@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 import uuid
 import zipfile
@@ -230,6 +231,11 @@ def test_a_stream_triggers_a_function_with_retries_and_an_on_failure_queue(aws: 
     assert info["requestContext"]["condition"] == "RetryAttemptsExhausted"
     assert info["requestContext"]["approximateInvokeCount"] == 2
     assert info["DDBStreamBatchInfo"]["streamArn"] == stream and info["DDBStreamBatchInfo"]["batchSize"] == 2
+    # seconds without a fraction, the timestamp with milliseconds (recorded on AWS:
+    # test_dynamodb_event_source_mapping_with_on_failure_destination_config, 2025-10)
+    arrival = info["DDBStreamBatchInfo"]["approximateArrivalOfFirstRecord"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", arrival), arrival
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", info["timestamp"]), info["timestamp"]
     events = _events(aws, function)
     first = events[0]["Records"]
     assert [r["dynamodb"]["Keys"]["id"]["S"] for r in first] == ["one", "bad", "two"]

@@ -84,7 +84,8 @@ def stream_record(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
     d = dict(rec["dynamodb"])
     when = d.get("ApproximateCreationDateTime")
     if isinstance(when, datetime):
-        d["ApproximateCreationDateTime"] = int(when.timestamp())
+        # whole seconds, written as a JSON float (recorded: test_dynamodb_event_filter asserts a float, 2024-10)
+        d["ApproximateCreationDateTime"] = float(int(when.timestamp()))
     for image in ("Keys", "NewImage", "OldImage"):
         if image in d:
             d[image] = {name: _json_attribute(value) for name, value in d[image].items()}

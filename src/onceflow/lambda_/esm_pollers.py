@@ -393,7 +393,9 @@ def _state(payload: bytes, before: Any) -> Any:
 
 
 def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    """A record's arrival in DDBStreamBatchInfo: seconds, no fraction (recorded: test_dynamodb_event_source_
+    mapping_with_on_failure_destination_config, 2025-10, "2022-07-13T13:48:01Z"; the timestamp has .000)."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _quietly(fn: Any, *args: Any) -> None:

@@ -64,7 +64,9 @@ def test_bad_filters_are_pattern_errors() -> None:
 def test_a_stream_record_is_plain_json_with_its_stream() -> None:
     when = datetime(2026, 1, 1, tzinfo=UTC)
     rec = stream_record({"eventName": "INSERT", "dynamodb": {"ApproximateCreationDateTime": when}}, "arn:s")
-    assert rec["dynamodb"]["ApproximateCreationDateTime"] == int(when.timestamp())
+    # a float, as AWS writes it (test_lambda_integration_dynamodbstreams.py test_dynamodb_event_filter)
+    assert rec["dynamodb"]["ApproximateCreationDateTime"] == when.timestamp()
+    assert isinstance(rec["dynamodb"]["ApproximateCreationDateTime"], float)
     assert rec["eventSourceARN"] == "arn:s"
 
 
