@@ -230,6 +230,9 @@ def test_a_stream_triggers_a_function_with_retries_and_an_on_failure_queue(aws: 
     info = json.loads(found[0]["Body"])
     assert info["requestContext"]["condition"] == "RetryAttemptsExhausted"
     assert info["requestContext"]["approximateInvokeCount"] == 2
+    # the function answered (items reported failed): no functionError, null as recorded on AWS
+    # (test_lambda_integration_dynamodbstreams.py test_dynamodb_report_batch_item_failures, 2025-10)
+    assert info["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST", "functionError": None}
     assert info["DDBStreamBatchInfo"]["streamArn"] == stream and info["DDBStreamBatchInfo"]["batchSize"] == 2
     # seconds without a fraction, the timestamp with milliseconds (recorded on AWS:
     # test_dynamodb_event_source_mapping_with_on_failure_destination_config, 2025-10)

@@ -351,7 +351,10 @@ class StreamPoller(_Poller):
                                "condition": condition, "approximateInvokeCount": tries},
             "responseContext": {"statusCode": response.get("StatusCode", 200),
                                 "executedVersion": response.get("ExecutedVersion", "$LATEST"),
-                                "functionError": response.get("FunctionError", "Unhandled")},
+                                # null when the function answered, reporting items failed (recorded:
+                                # test_dynamodb_report_batch_item_failures, 2025-10)
+                                "functionError": response.get("FunctionError",
+                                                              None if "StatusCode" in response else "Unhandled")},
             "version": "1.0",
             "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
             "DDBStreamBatchInfo": {
