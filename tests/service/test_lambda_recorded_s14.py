@@ -261,3 +261,47 @@ def test_a_second_mapping_of_one_stream_to_one_function(aws: Callable[..., Any],
                     StartingPosition="TRIM_HORIZON")  # fmt: skip
     assert again == {"Error": {"Code": "ResourceConflictException", "Message": message}, "Type": "User",
                      "message": message, "Status": 409}
+
+
+FAILS = "def handler(event, context):\n    raise RuntimeError('always')\n"
+
+
+def test_a_stream_batch_kept_in_an_s3_bucket(aws: Callable[..., Any], admin: str) -> None:
+    """event_source_mapping/test_lambda_integration_dynamodbstreams.snapshot.json
+    test_dynamodb_event_source_mapping_with_s3_on_failure_destination (2025-01): an S3 bucket is taken as
+    OnFailure destination (onceflow refused it) and the exhausted batch's record lands in it, with the
+    invocation's payload beside the metadata."""
+    lam, ddb, s3 = aws("lambda"), aws("dynamodb"), aws("s3")
+    name = f"rec14-{uuid.uuid4().hex[:10]}"
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=admin, Handler="app.handler",
+                        Code={"ZipFile": zip_of(FAILS)})  # fmt: skip
+    bucket = f"rec14-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    table = f"rec14-{uuid.uuid4().hex[:8]}"
+    ddb.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "my_partition_key", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "my_partition_key", "KeyType": "HASH"}],
+                     StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})  # fmt: skip
+    stream = ddb.describe_table(TableName=table)["Table"]["LatestStreamArn"]
+    created = lam.create_event_source_mapping(
+        FunctionName=name, BatchSize=1, StartingPosition="TRIM_HORIZON", EventSourceArn=stream,
+        MaximumBatchingWindowInSeconds=1, MaximumRetryAttempts=1,
+        DestinationConfig={"OnFailure": {"Destination": f"arn:aws:s3:::{bucket}"}})  # fmt: skip
+    assert created["DestinationConfig"] == {"OnFailure": {"Destination": f"arn:aws:s3:::{bucket}"}}
+    ddb.put_item(TableName=table, Item={"my_partition_key": {"S": "hello world"}})
+    for _ in range(300):  # polled until the batch is given up (no time bound asserted)
+        objects = s3.list_objects_v2(Bucket=bucket).get("Contents", [])
+        if objects:
+            break
+        time.sleep(0.2)
+    [obj] = objects
+    assert obj["Key"].startswith(f"aws/lambda/{created['UUID']}/")
+    body = json.loads(s3.get_object(Bucket=bucket, Key=obj["Key"])["Body"].read())
+    assert sorted(body) == ["DDBStreamBatchInfo", "payload", "requestContext", "responseContext", "timestamp",
+                            "version"]  # fmt: skip
+    assert (body["requestContext"]["condition"], body["requestContext"]["approximateInvokeCount"]) == (
+        "RetryAttemptsExhausted", 2)
+    assert body["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"}
+    [record] = body["payload"]["Records"]
+    assert record["dynamodb"]["Keys"] == {"my_partition_key": {"S": "hello world"}}
+    assert record["eventSourceARN"] == stream and body["DDBStreamBatchInfo"]["batchSize"] == 1

@@ -329,7 +329,9 @@ def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
         if c["StartingPosition"] not in ("TRIM_HORIZON", "LATEST"):
             raise errors.invalid(f"Unsupported starting position {c['StartingPosition']} for DynamoDB Streams.")
         on_failure = ((c.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
-        if on_failure and source_kind(on_failure) != "sqs" and ":sns:" not in on_failure:
+        # an SQS queue, an SNS topic or (recorded: test_dynamodb_event_source_mapping_with_s3_on_failure_
+        # destination, 2025-01) an S3 bucket
+        if on_failure and source_kind(on_failure) != "sqs" and ":sns:" not in on_failure and ":s3:::" not in on_failure:
             raise errors.invalid("The provided destination config DestinationConfig(onSuccess=null, onFailure="
                                  f"OnFailure(destination={on_failure})) is invalid.")
     for t in c.get("FunctionResponseTypes") or []:
