@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 import uuid
 import zipfile
@@ -185,7 +186,8 @@ def test_disabling_a_mapping_stops_delivery(aws: Callable[..., Any], role: str) 
     assert lam.get_event_source_mapping(UUID=key)["State"] == "Disabled"
     aws("sqs").send_message(QueueUrl=url, MessageBody="waits")
     assert _counts(aws, url) == (1, 0)
-    assert lam.update_event_source_mapping(UUID=key, Enabled=True)["State"] == "Updating"
+    # recorded on AWS: Enabling (test_lambda_integration_sqs.py test_fifo_message_group_parallelism)
+    assert lam.update_event_source_mapping(UUID=key, Enabled=True)["State"] == "Enabling"
     _until(lambda: _events(aws, function), "the message delivered once enabled")
     assert lam.delete_event_source_mapping(UUID=key)["State"] == "Deleting"
     with pytest.raises(ClientError) as err:
@@ -228,7 +230,15 @@ def test_a_stream_triggers_a_function_with_retries_and_an_on_failure_queue(aws: 
     info = json.loads(found[0]["Body"])
     assert info["requestContext"]["condition"] == "RetryAttemptsExhausted"
     assert info["requestContext"]["approximateInvokeCount"] == 2
+    # the function answered (items reported failed): no functionError, null as recorded on AWS
+    # (test_lambda_integration_dynamodbstreams.py test_dynamodb_report_batch_item_failures, 2025-10)
+    assert info["responseContext"] == {"statusCode": 200, "executedVersion": "$LATEST", "functionError": None}
     assert info["DDBStreamBatchInfo"]["streamArn"] == stream and info["DDBStreamBatchInfo"]["batchSize"] == 2
+    # seconds without a fraction, the timestamp with milliseconds (recorded on AWS:
+    # test_dynamodb_event_source_mapping_with_on_failure_destination_config, 2025-10)
+    arrival = info["DDBStreamBatchInfo"]["approximateArrivalOfFirstRecord"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", arrival), arrival
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", info["timestamp"]), info["timestamp"]
     events = _events(aws, function)
     first = events[0]["Records"]
     assert [r["dynamodb"]["Keys"]["id"]["S"] for r in first] == ["one", "bad", "two"]

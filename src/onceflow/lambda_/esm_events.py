@@ -29,27 +29,36 @@ def passes(filters: list[EventPattern], record: dict[str, Any]) -> bool:
 
 # ------------------------------------------------------------------ SQS
 def sqs_record(message: dict[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
-    """One received message in the shape of an SQS event record (lower-camel keys)."""
-    rec: dict[str, Any] = {
+    """One received message in the shape of an SQS event record (lower-camel keys), in the order AWS
+    writes them, with md5OfMessageAttributes null for a message without attributes (recorded on AWS:
+    event_source_mapping/test_lambda_integration_sqs.py test_sqs_event_source_mapping, 2023-02)."""
+    return {
         "messageId": message["MessageId"],
         "receiptHandle": message["ReceiptHandle"],
         "body": message.get("Body", ""),
-        "attributes": dict(message.get("Attributes") or {}),
+        "attributes": _in_lambdas_order(message.get("Attributes") or {}),
         "messageAttributes": {k: _sqs_attribute(v) for k, v in (message.get("MessageAttributes") or {}).items()},
+        "md5OfMessageAttributes": message.get("MD5OfMessageAttributes") or None,
         "md5OfBody": message.get("MD5OfBody"),
         "eventSource": "aws:sqs",
         "eventSourceARN": queue_arn,
         "awsRegion": region,
     }
-    if message.get("MD5OfMessageAttributes"):
-        rec["md5OfMessageAttributes"] = message["MD5OfMessageAttributes"]
-    return rec
+
+
+# A record's system attributes as AWS's recordings and documented examples list them; others follow.
+_ATTRIBUTE_ORDER = ("ApproximateReceiveCount", "SentTimestamp", "SenderId", "ApproximateFirstReceiveTimestamp")
+
+
+def _in_lambdas_order(attributes: dict[str, str]) -> dict[str, str]:
+    first = {k: attributes[k] for k in _ATTRIBUTE_ORDER if k in attributes}
+    return {**first, **{k: v for k, v in attributes.items() if k not in first}}
 
 
 def _sqs_attribute(value: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"stringListValues": [], "binaryListValues": [], "dataType": value.get("DataType")}
-    if "StringValue" in value:
-        out["stringValue"] = value["StringValue"]
+    # stringValue first, as AWS writes it (test_message_body_and_attributes_passed_correctly, 2023-03)
+    out: dict[str, Any] = {"stringValue": value["StringValue"]} if "StringValue" in value else {}
+    out.update({"stringListValues": [], "binaryListValues": [], "dataType": value.get("DataType")})
     if "BinaryValue" in value:
         raw = value["BinaryValue"]
         out["binaryValue"] = base64.b64encode(raw).decode() if isinstance(raw, bytes) else raw
@@ -68,15 +77,42 @@ def sqs_filter_view(record: dict[str, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ DynamoDB Streams
 def stream_record(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
-    """A GetRecords record as Lambda sends it: JSON only, with the stream's ARN added."""
+    """A GetRecords record as Lambda sends it: JSON only, with the stream's ARN added; binary
+    attributes base64 text, as the wire writes them (recorded on AWS: test_lambda_integration_
+    dynamodbstreams.py test_dynamodb_event_source_mapping, {"B": "Zm9vYmFy"}, 2025-02)."""
     rec = dict(record)
     d = dict(rec["dynamodb"])
     when = d.get("ApproximateCreationDateTime")
     if isinstance(when, datetime):
-        d["ApproximateCreationDateTime"] = int(when.timestamp())
+        # whole seconds, written as a JSON float (recorded: test_dynamodb_event_filter asserts a float, 2024-10)
+        d["ApproximateCreationDateTime"] = float(int(when.timestamp()))
+    for image in ("Keys", "NewImage", "OldImage"):
+        if image in d:
+            d[image] = {name: _json_attribute(value) for name, value in d[image].items()}
     rec["dynamodb"] = d
     rec["eventSourceARN"] = stream_arn
     return rec
+
+
+def _json_attribute(value: dict[str, Any]) -> dict[str, Any]:
+    """One DynamoDB attribute value with its bytes (B, BS) as base64 text, nested M and L alike."""
+    out: dict[str, Any] = {}
+    for kind, inner in value.items():
+        if kind == "B":
+            out[kind] = _b64(inner)
+        elif kind == "BS":
+            out[kind] = [_b64(v) for v in inner]
+        elif kind == "M":
+            out[kind] = {k: _json_attribute(v) for k, v in inner.items()}
+        elif kind == "L":
+            out[kind] = [_json_attribute(v) for v in inner]
+        else:
+            out[kind] = inner
+    return out
+
+
+def _b64(raw: Any) -> Any:
+    return base64.b64encode(raw).decode() if isinstance(raw, (bytes, bytearray)) else raw
 
 
 # ------------------------------------------------------------------ the function's answer

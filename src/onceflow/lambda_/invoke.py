@@ -67,6 +67,14 @@ def _throttled_wait_s(waits: int) -> float:
     return float(min(2**waits, 300))
 
 
+def _locale(runtime: str) -> dict[str, str]:
+    """LC_CTYPE as the runtime's image sets it: the Amazon Linux 2023 Pythons (3.12 on) have it, the
+    Amazon Linux 2 ones not (recorded: test_lambda_common test_introspection_invoke python3.11 without,
+    python3.12 with, 2023-11; test_lambda.py python3.14 with, 2026)."""
+    minor = runtime.removeprefix("python3.")
+    return {"LC_CTYPE": "C.UTF-8"} if not minor.isdigit() or int(minor) >= 12 else {}
+
+
 class Invoker:
     def __init__(
         self,
@@ -400,8 +408,8 @@ class Invoker:
             # Lambda's PATH, with the folder of the interpreter that runs the function in /var/lang/bin's place
             "PATH": f"{os.path.dirname(interpreter)}:/usr/local/bin:/usr/bin/:/bin:/opt/bin",
             "LANG": "en_US.UTF-8",
-            "LC_CTYPE": "C.UTF-8",  # recorded (python3.14, 2026); SHLVL in every runtime's recording
-            "SHLVL": "0",
+            **_locale(config["Runtime"]),
+            "SHLVL": "0",  # in every runtime's recording
             "TZ": ":UTC",
             "LAMBDA_TASK_ROOT": task_root,  # the pool puts the sandbox's copy here (and in PWD)
             "PWD": task_root,

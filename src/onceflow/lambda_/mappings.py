@@ -153,10 +153,8 @@ class MappingsApi:
             raise errors.invalid("Function does not exist") from None
         for row in self.store.list(ctx.account, ctx.region):
             if row["source_arn"] == source and row["function_arn"] == function_arn:
-                raise errors.conflict(
-                    f'An event source mapping with {"SQS" if kind == "sqs" else "event source"} arn (" {source} ") '
-                    f'and function (" {p["FunctionName"]} ") already exists. Please update or delete the '
-                    f"existing mapping with UUID {row['uuid']}")
+                raise errors.conflict(_duplicate(kind, source, p["FunctionName"], row["uuid"]))
+        _check_starting_position(kind, p, source)
         config = {k: p[k] for k in _KEPT if k in p}
         config = _with_defaults(kind, config)
         _validate(kind, config, source.endswith(".fifo"))
@@ -170,7 +168,8 @@ class MappingsApi:
                "position": position, "last_result": NO_RECORDS, "modified": time.time()}
         self.store.insert(row)
         self.on_change(row["uuid"])
-        return describe(row, "Creating")
+        # A mapping created disabled answers Disabled (recorded: test_fifo_message_group_parallelism, 2024-07)
+        return describe(row, "Creating" if row["enabled"] else "Disabled")
 
     @operation("GetEventSourceMapping")
     def get(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
@@ -206,7 +205,7 @@ class MappingsApi:
         enabled = p.get("Enabled", row["enabled"])
         self.store.update(row["uuid"], config, enabled, function_arn, row["position"])
         self.on_change(row["uuid"])
-        return describe(self.store.by_uuid(row["uuid"]) or row, "Updating")
+        return describe(self.store.by_uuid(row["uuid"]) or row, _transition(bool(row["enabled"]), bool(enabled)))
 
     @operation("DeleteEventSourceMapping")
     def delete(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:
@@ -253,6 +252,26 @@ class MappingsApi:
                                      "stream in IAM.")
 
 
+def _duplicate(kind: str, source: str, function: str, existing: str) -> str:
+    """A second mapping of one source to one function, in the words AWS uses for each kind (recorded:
+    test_lambda_integration_sqs.py and test_lambda_integration_dynamodbstreams.py
+    test_duplicate_event_source_mappings, 2024-01 and 2024-10)."""
+    if kind == "sqs":
+        return (f'An event source mapping with SQS arn (" {source} ") and function (" {function} ") already '
+                f"exists. Please update or delete the existing mapping with UUID {existing}")
+    return (f'The event source arn (" {source} ") and function (" {function} ") provided mapping already exists. '
+            f"Please update or delete the existing mapping with UUID {existing}")
+
+
+def _transition(was_enabled: bool, enabled: bool) -> str:
+    """UpdateEventSourceMapping's answered State: Enabling when it turns a disabled mapping on (recorded:
+    test_fifo_message_group_parallelism, 2024-07), Disabling the other way (recorded:
+    test_disabled_dynamodb_event_source_mapping, 2024-10), else Updating (test_sqs_event_source_mapping_update)."""
+    if enabled != was_enabled:
+        return "Enabling" if enabled else "Disabling"
+    return "Updating"
+
+
 def _with_defaults(kind: str, config: dict[str, Any]) -> dict[str, Any]:
     out = dict(config)
     out.setdefault("BatchSize", 10 if kind == "sqs" else 100)
@@ -266,6 +285,21 @@ def _with_defaults(kind: str, config: dict[str, Any]) -> dict[str, Any]:
         out.setdefault("DestinationConfig", {"OnFailure": {}})
         out.setdefault("TumblingWindowInSeconds", 0)
     return out
+
+
+def _check_starting_position(kind: str, p: dict[str, Any], source: str) -> None:
+    """CreateEventSourceMapping's StartingPosition(Timestamp) as AWS refuses them (recorded on AWS:
+    event_source_mapping/test_api.py test_create_starting_position_validation_exceptions, 2025-02):
+    an SQS mapping takes neither; a stream's timestamp needs AT_TIMESTAMP, which DynamoDB streams lack."""
+    position = p.get("StartingPosition")
+    if position is None:
+        return  # an SQS mapping's lone timestamp, a stream's missing position: _validate's words
+    if kind == "sqs":
+        raise errors.invalid("StartingPosition is not valid for SQS event sources.")
+    if position == "AT_TIMESTAMP":
+        raise errors.invalid(f"Unsupported starting position for arn type: {source}")
+    if p.get("StartingPositionTimestamp") is not None:
+        raise errors.invalid("Timestamp only valid with StartingPosition AT_TIMESTAMP")
 
 
 def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
@@ -295,7 +329,9 @@ def _validate(kind: str, c: dict[str, Any], fifo: bool) -> None:
         if c["StartingPosition"] not in ("TRIM_HORIZON", "LATEST"):
             raise errors.invalid(f"Unsupported starting position {c['StartingPosition']} for DynamoDB Streams.")
         on_failure = ((c.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
-        if on_failure and source_kind(on_failure) != "sqs" and ":sns:" not in on_failure:
+        # an SQS queue, an SNS topic or (recorded: test_dynamodb_event_source_mapping_with_s3_on_failure_
+        # destination, 2025-01) an S3 bucket
+        if on_failure and source_kind(on_failure) != "sqs" and ":sns:" not in on_failure and ":s3:::" not in on_failure:
             raise errors.invalid("The provided destination config DestinationConfig(onSuccess=null, onFailure="
                                  f"OnFailure(destination={on_failure})) is invalid.")
     for t in c.get("FunctionResponseTypes") or []:

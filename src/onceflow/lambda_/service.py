@@ -451,7 +451,9 @@ class LambdaService:
     # ------------------------------------------------------------------ concurrency
     def put_concurrency(self, ctx: RequestContext, name: str, value: int) -> dict[str, Any]:
         ref = self._ref(ctx, name)
-        if ref.qualifier and ref.qualifier != "$LATEST":  # recorded; `:$LATEST` passes, as in names.unqualified
+        # Recorded (test_lambda_api test_function_concurrency_exceptions): `:$LATEST` is refused here too,
+        # unlike names.unqualified's operations.
+        if ref.qualifier:
             raise errors.invalid(
                 "This operation is permitted on Lambda functions only. Aliases and versions do not support this "
                 "operation. Please specify either a function name or an unqualified function ARN."

@@ -172,6 +172,8 @@ SERVICE_TEXT: dict[tuple[str, ...], Callable[[str, Any], str]] = {
     ("lambda", "compatibleRuntime", "enum"): _enum_in(_LAMBDA_LAYER_RUNTIMES),
     # A function URL's InvokeMode (test_lambda.py test_lambda_url_invalid_invoke_mode, 2025-11)
     ("lambda", "invokeMode", "enum"): _enum_in("RESPONSE_STREAM, BUFFERED"),
+    # An event source mapping's StartingPosition (event_source_mapping/test_api.py, 2025-02)
+    ("lambda", "startingPosition", "enum"): _enum_in("LATEST, AT_TIMESTAMP, TRIM_HORIZON"),
     # Step Functions: an alias's routing configuration over two versions (LocalStack's recording of AWS,
     # test_sfn_api_aliasing.snapshot.json, too_many_routing, 2025-03)
     ("stepfunctions", "routingConfiguration", "max"): _java_structs("RoutingConfigurationListItem", 2),
