@@ -94,7 +94,8 @@ class Invoker:
         self.endpoint_url = endpoint_url
         self.interpreters = interpreters or Interpreters({})
         self._executor = ThreadPoolExecutor(max_workers=max(1, async_workers), thread_name_prefix="lambda-event")
-        self.logs = LogShipper(ports.logs.get, service.store.db.transaction)
+        db = service.store.db
+        self.logs = LogShipper(ports.logs.get, db.transaction, db.deferred_sync)
         self._lock = threading.Lock()
         self.admission = Admission(service.unreserved_limit)
         self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits

@@ -5,6 +5,12 @@ fsync with a data folder) into every Invoke; instead one thread drains a queue a
 pending batches in one transaction, so concurrent invocations share a commit. `flush()` waits
 until everything queued so far is written (shutdown, and callers that must read their logs).
 
+That commit does not wait for its own fsync (`deferred`): nobody is told the lines are stored, so
+being in the WAL is enough (a killed server leaves them in the file, readers see them at once),
+and the next durable commit of anyone, or the checkpoint at close, syncs them. A lone invocation
+otherwise paid an fsync of its own for its START/END/REPORT lines, on the disk its handler's
+writes and the next task's commits wait for.
+
 The queue is bounded in bytes: a handler printing faster than the database writes waits (its
 worker blocks on its socket, as a process writing to a full pipe does) instead of growing the
 server. A batch that cannot be queued within a minute is dropped, with a warning.
@@ -12,6 +18,7 @@ server. A batch that cannot be queued within a minute is dropped, with a warning
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -29,9 +36,11 @@ _EVENT_OVERHEAD = 80
 
 
 class LogShipper:
-    def __init__(self, logs: Callable[[], Any], transaction: Callable[[], AbstractContextManager[Any]]) -> None:
+    def __init__(self, logs: Callable[[], Any], transaction: Callable[[], AbstractContextManager[Any]],
+                 deferred: Callable[[], AbstractContextManager[Any]] | None = None) -> None:
         self._logs = logs  # -> the Logs service or None (looked up late: setup order, tests without Logs)
         self._transaction = transaction
+        self._deferred = deferred or contextlib.nullcontext  # commits inside return before their fsync
         self._queue: queue.Queue[Batch | threading.Event | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -95,7 +104,7 @@ class LogShipper:
         if logs is None:
             return
         try:
-            with self._transaction():  # one commit for every pending invocation
+            with self._deferred(), self._transaction():  # one commit for every pending invocation
                 for account, region, group, stream, events in batches:
                     logs.append(account, region, group, stream, events)
         except Exception:  # losing log lines must not take the server down

@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any
 
-from onceflow.lambda_.runtime import confine, protocol, worker
+from onceflow.lambda_.runtime import botocore_memo, confine, protocol, worker
 
 _SCAN_IDLE_S = 0.01
 _SCAN_WAIT_S = 0.2
@@ -45,6 +45,7 @@ def preload() -> Any:
     # What a client's first call still imports (http.client encodes the host name with IDNA):
     # ~1.7 ms of each worker's first invocation otherwise.
     import encodings.idna  # noqa: F401
+    botocore_memo.install()  # per-client work botocore redoes for the same answers (botocore_memo.py)
     loader = botocore.loaders.create_loader()
     for name in _PRELOAD_SERVICES:
         with contextlib.suppress(Exception):
