@@ -7,6 +7,8 @@ cost: the floor), in the same run, with the machine's load average.
     python bench/bench_sfn.py --commits 1000   # in process: CPU per execution, the store's COMMIT latencies
     python bench/bench_sfn.py --base /work/main/src --rounds 4 --seed-executions 200   # the seed workflow,
                                                # this checkout against a baseline's, alternating
+    python bench/bench_sfn.py --base /work/main/src --pairs 300   # the chain and Choice workloads, single
+                                               # executions of the two checkouts interleaved one by one
 
 - transitions/s for a chain of 100 Pass states, executions started one after the other by one
   client (start, then poll DescribeExecution every millisecond until it ends), and the same from the
@@ -275,6 +277,47 @@ def seed_against_base(opts: argparse.Namespace) -> None:
             proc.wait(10)
 
 
+def pairs_against_base(opts: argparse.Namespace) -> None:
+    """The 100-Pass chain and Choice->Pass->Pass on this checkout's onceflow and on a baseline's
+    (`--base SRC --pairs N`): single executions interleaved one by one (this, base, base, this, ...),
+    so each pair ran under the same load; the client's time per execution (start until the first
+    DescribeExecution that shows it ended) and each server's CPU per execution."""
+    servers = {"this": spawn_onceflow(tempfile.mkdtemp(prefix="bench-sfn-")),
+               "base": spawn_onceflow(tempfile.mkdtemp(prefix="bench-sfn-base-"), src=opts.base)}
+    try:
+        clients = {}
+        for name, (_proc, url) in servers.items():
+            make_role(url)
+            clients[name] = client(url)
+        print(f"base: {opts.base}; {load()}", flush=True)
+        for label, definition in (("100 Pass chain", CHAIN), ("Choice->Pass->Pass", CHOICE)):
+            arns = {name: create(sfn, definition) for name, sfn in clients.items()}
+            walls: dict[str, list[float]] = {"this": [], "base": []}
+            cpu = {"this": 0.0, "base": 0.0}
+            for i in range(opts.pairs + 10):  # the first 10 pairs warm up, uncounted
+                for name in (["this", "base"] if i % 2 == 0 else ["base", "this"]):
+                    proc, _url = servers[name]
+                    sfn = clients[name]
+                    t0, c0 = time.perf_counter(), cpu_s(proc.pid)
+                    run = sfn.start_execution(stateMachineArn=arns[name], name=uuid.uuid4().hex,
+                                              input='{"n": 1}')["executionArn"]
+                    wait_one(sfn, run)
+                    if i >= 10:
+                        walls[name].append(time.perf_counter() - t0)
+                        cpu[name] += cpu_s(proc.pid) - c0
+            med = statistics.median
+            this, base = med(walls["this"]), med(walls["base"])
+            faster = sum(a < b for a, b in zip(walls["this"], walls["base"], strict=True))
+            print(f"{label}: client ms per execution (median) this {1000 * this:.2f} base {1000 * base:.2f} "
+                  f"({this / base:.2f}x; this faster in {faster}/{opts.pairs} pairs); server CPU ms per execution "
+                  f"this {1000 * cpu['this'] / opts.pairs:.2f} base {1000 * cpu['base'] / opts.pairs:.2f} "
+                  f"({cpu['this'] / cpu['base']:.2f}x); {load()}", flush=True)
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(10)
+
+
 def rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as fh:
         for line in fh:
@@ -445,7 +488,12 @@ def main() -> None:
                     help="only this: N Choice executions in process, with the store's COMMIT latencies")
     ap.add_argument("--base", metavar="SRC", help="only the seed workflow, on this checkout and on the onceflow in "
                     "SRC (a baseline checkout's src folder), alternating: --rounds rounds of --seed-executions")
+    ap.add_argument("--pairs", type=int, default=0, help="with --base: only the chain and Choice workloads, N "
+                    "single executions on each checkout interleaved one by one")
     opts = ap.parse_args()
+    if opts.base and opts.pairs:
+        pairs_against_base(opts)
+        return
     if opts.base:
         seed_against_base(opts)
         return
