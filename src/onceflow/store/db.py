@@ -73,6 +73,9 @@ class Database:
         self._checkpoint_due = threading.Event()
         self._stopping = threading.Event()
         self._checkpointer: threading.Thread | None = None
+        # Rounds begun and finished, so a caller can wait for one that began after its commits.
+        self._rounds = threading.Condition()
+        self._rounds_begun = self._rounds_done = 0
         self._conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
         )
@@ -272,6 +275,19 @@ class Database:
             self._checkpointer.start()
         self._checkpoint_due.set()
 
+    def checkpoint_round(self, timeout: float = 30.0) -> bool:
+        """Wake the checkpointer and wait until a round that began after this call has finished
+        (False if none did within timeout): what a commit made before the call has been copied, unless
+        a reader still held it."""
+        if self.in_memory:
+            return True
+        with self._rounds:  # read before the signal: any round begun since began after the caller's commits
+            wanted = self._rounds_begun + 1
+        with self._lock:
+            self._wake_checkpointer()
+        with self._rounds:
+            return self._rounds.wait_for(lambda: self._rounds_done >= wanted, timeout)
+
     def _checkpoints(self) -> None:
         """PASSIVE checkpoints on a connection of their own, outside the writers' lock: commits go on
         meanwhile. The WAL only restarts from its start at a commit that finds it wholly copied, which
@@ -285,6 +301,8 @@ class Database:
                 self._checkpoint_due.clear()
                 if self._stopping.is_set():
                     return
+                with self._rounds:
+                    self._rounds_begun += 1
                 try:
                     _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                     if frames >= RESTART_FRAMES:
@@ -293,6 +311,9 @@ class Database:
                                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 except sqlite3.Error:  # busy or closing: the next signal tries again
                     log.debug("background checkpoint failed", exc_info=True)
+                with self._rounds:
+                    self._rounds_done += 1
+                    self._rounds.notify_all()
                 if self._stopping.wait(CHECKPOINT_GAP_S):
                     return
         finally:
