@@ -12,7 +12,7 @@ be installed; nothing of moto is copied into onceflow.
                                 [--shim-queue-policy]  # see bench/moto_shims/moto_queue_policy.py
                                 [--shim-states-role]   # see bench/moto_shims/moto_states_role.py
                                 [--verbose]      # every test id with its outcome, as it runs
-                                [--deps DIR]     # moto (or its test deps) from `pip install --target DIR`; alias --moto-path
+                                [--deps DIR]     # moto and/or test deps, `pip install --target DIR`; or --moto-path
                                 [--port 5000]    # moto's stepfunctions parser tests call localhost:5000
 
 moto's Lambda suite (`--suites test_awslambda`) needs `--shim-trust-policy`: without it its role set-up

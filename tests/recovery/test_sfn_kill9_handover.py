@@ -102,4 +102,4 @@ def test_kill9_fails_only_calls_that_reached_a_worker(server_factory: Callable[.
             started = next(e for e in h if e["type"] == "TaskStarted")
             rerun += started["timestamp"].timestamp() < killed_at  # started before the crash, made after it
     assert rerun > 0  # calls queued at the crash were made after the restart, not reported lost
-    assert lost_before_entry <= WORKERS, f"{lost_before_entry} of {failed} lost calls never entered, {WORKERS} in flight"
+    assert lost_before_entry <= WORKERS, f"{lost_before_entry} of {failed} lost never entered, {WORKERS} in flight"
