@@ -22,9 +22,11 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 GRAMMAR = r"""
 ?start: query
-query: command ("|" command)*
+query: (command "|")* (command | dedup ("|" limit)*)
 
-?command: source | fields | display | filter | filter_index | stats | sort | limit | parse | dedup | unnest
+// dedup is not a command like the others: only `limit` may follow it (CWL_QuerySyntax-Dedup), so
+// any other command after it is a syntax error at that command's keyword.
+?command: source | fields | display | filter | filter_index | stats | sort | limit | parse | unnest
 source.2: "SOURCE"i "logGroups"i "(" [source_arg ("," source_arg)*] ")"
 source_arg: IDENT ":" list_of
 fields: "fields"i item ("," item)*
