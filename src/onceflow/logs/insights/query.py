@@ -479,8 +479,11 @@ def parse_with(text: str, parser: Lark, b: Build, make: Callable[[Build, Any, st
 
 
 def syntax_error(e: UnexpectedInput, text: str) -> QuerySyntaxError:
-    # UNCONFIRMED wording (recalled, not checked against AWS): "unexpected symbol found <token> at line
-    # <n> and position <m>"; the offsets are the token's characters.
+    # AWS's wording has changed over time. Recorded answers: "mismatched input '|' expecting K_STATS"
+    # (grafana/grafana#24975, 2020) and "mismatched input 'count' expecting {K_PARSE, K_SEARCH, ...}"
+    # (boto/boto3#3450, 2022), ANTLR's, with no location in the text; but a us-east-1 probe of 2026-06-10
+    # (a public notes file) quotes "unexpected symbol found sort" for `dedup a | sort b`. So the current
+    # form is kept; " at line <n> and position <m>" is UNCONFIRMED. The offsets are the token's characters.
     if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
         end = len(text)
         return QuerySyntaxError(f"unexpected end of query at line 1 and position {end}", end, end)
