@@ -191,7 +191,7 @@ def test_structures_group_dedup_and_count_distinct_by_their_json() -> None:
         {"js": json.dumps(json.loads(ACCOUNTS_DOC), separators=(",", ":")), "n": "2"},
         {"js": json.dumps(json.loads(EVENTS_DOC), separators=(",", ":")), "n": "1"}]
     assert _rows("fields jsonParse(@message) as js | stats count_distinct(js) as d", msgs) == [{"d": "2"}]
-    assert len(_rows("fields jsonParse(@message) as js | dedup js | display js", msgs)) == 2
+    assert len(_rows("fields jsonParse(@message) as js | display js | dedup js", msgs)) == 2
 
 
 def test_unmask_shows_the_stored_value() -> None:
