@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 
 from onceflow.config import Settings
-from onceflow.wire.peers import socket_owner
+from onceflow.wire.peers import is_this_process, socket_owner
 from onceflow.wire.request import Request
 
 PREFLIGHT_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
@@ -116,6 +116,8 @@ class FrontDoor:
             owner = socket_owner(request.client_port, request.server_port)
             if owner is not None and self.is_handler_uid(owner):
                 return f"{what} is not answered to Lambda handlers"
+        if request.client_port and is_this_process(request.client_port, request.server_port):
+            return f"{what} is not answered to onceflow's own deliveries (SNS, API destinations, HTTP tasks)"
         return None
 
     # ------------------------------------------------------------------ Origin
