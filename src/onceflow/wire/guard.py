@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable
 
 from onceflow.config import Settings
-from onceflow.wire.peers import is_this_process, socket_owner
+from onceflow.outbound import DELIVERY_HEADER
+from onceflow.wire.peers import socket_owner
 from onceflow.wire.request import Request
 
 PREFLIGHT_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
@@ -116,7 +117,7 @@ class FrontDoor:
             owner = socket_owner(request.client_port, request.server_port)
             if owner is not None and self.is_handler_uid(owner):
                 return f"{what} is not answered to Lambda handlers"
-        if request.client_port and is_this_process(request.client_port, request.server_port):
+        if DELIVERY_HEADER in request.headers:
             return f"{what} is not answered to onceflow's own deliveries (SNS, API destinations, HTTP tasks)"
         return None
 
@@ -172,3 +173,4 @@ def host_message(host: str) -> str:
 def origin_message(evidence: str) -> str:
     return (f"onceflow does not answer requests a web page of another origin sends ({evidence}); allow an "
             "origin with --cors-origin")
+

@@ -11,7 +11,6 @@ socket up by its addresses), and lists every TCP socket with its owner in /proc/
 
 from __future__ import annotations
 
-import os
 import socket
 import struct
 
@@ -27,53 +26,16 @@ _LOOPBACK = ((socket.AF_INET, socket.inet_pton(socket.AF_INET, "127.0.0.1")),
 def socket_owner(client_port: int, server_port: int) -> int | None:
     """The uid owning the established loopback socket from `client_port` to `server_port`, or None
     when it cannot be found (not Linux, the connection gone)."""
-    found = _peer(client_port, server_port)
-    return found[0] if found else None
-
-
-def is_this_process(client_port: int, server_port: int) -> bool:
-    """Whether the client's end of that loopback connection is a socket of this very process: the
-    server calling itself (an SNS HTTP subscription, an API destination or an HTTP task pointed at
-    onceflow's own endpoints), which is no tool of the user's, whatever its uid."""
-    found = _peer(client_port, server_port)
-    if not found or not found[1]:
-        return False
-    wanted = f"socket:[{found[1]}]"
-    try:
-        fds = os.listdir("/proc/self/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            if os.readlink(f"/proc/self/fd/{fd}") == wanted:
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _peer(client_port: int, server_port: int) -> tuple[int, int] | None:
-    """(uid, inode) of the client's socket, from sock_diag, else /proc/net/tcp{,6}."""
     for family, address in _LOOPBACK:
-        found = _diag_peer(family, address, client_port, server_port)
-        if found is not None:
-            return found
-    return _listed_peer(client_port, server_port)
+        owner = _diag_owner(family, address, client_port, server_port)
+        if owner is not None:
+            return owner
+    return _listed_owner(client_port, server_port)
 
 
 def _diag_owner(family: int, address: bytes, client_port: int, server_port: int) -> int | None:
-    found = _diag_peer(family, address, client_port, server_port)
-    return found[0] if found else None
-
-
-def _listed_owner(client_port: int, server_port: int) -> int | None:
-    found = _listed_peer(client_port, server_port)
-    return found[0] if found else None
-
-
-def _diag_peer(family: int, address: bytes, client_port: int, server_port: int) -> tuple[int, int] | None:
-    """sock_diag's answer (uid, inode) for the TCP socket address:client_port -> address:server_port
-    (None if there is none, or netlink is not there)."""
+    """sock_diag's answer for the TCP socket address:client_port -> address:server_port (None if
+    there is none, or netlink is not there)."""
     addr = address.ljust(16, b"\0")
     # inet_diag_req_v2 (family, protocol, ext, pad, states) + inet_diag_sockid (ports and addresses
     # in network order, interface, cookie): one exact lookup, not a dump.
@@ -97,11 +59,10 @@ def _diag_peer(family: int, address: bytes, client_port: int, server_port: int) 
     state = answer[16 + 1]
     if state != int(ESTABLISHED, 16):
         return None
-    uid, inode = struct.unpack_from("=II", answer, 16 + 64)
-    return int(uid), int(inode)
+    return int(struct.unpack_from("=I", answer, 16 + 64)[0])
 
 
-def _listed_peer(client_port: int, server_port: int) -> tuple[int, int] | None:
+def _listed_owner(client_port: int, server_port: int) -> int | None:
     want_local, want_remote = f"{client_port:04X}", f"{server_port:04X}"
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
@@ -110,26 +71,21 @@ def _listed_peer(client_port: int, server_port: int) -> tuple[int, int] | None:
         except OSError:
             continue
         for line in lines:
-            found = peer_in_line(line, want_local, want_remote)
-            if found is not None:
-                return found
+            owner = owner_in_line(line, want_local, want_remote)
+            if owner is not None:
+                return owner
     return None
 
 
 def owner_in_line(line: str, local_port_hex: str, remote_port_hex: str) -> int | None:
-    found = peer_in_line(line, local_port_hex, remote_port_hex)
-    return found[0] if found else None
-
-
-def peer_in_line(line: str, local_port_hex: str, remote_port_hex: str) -> tuple[int, int] | None:
-    """One line of /proc/net/tcp: `sl local rem st tx:rx tr:when retrnsmt uid timeout inode ...`,
-    addresses as HEXIP:HEXPORT. (uid, inode) if the line is the established socket between those ports."""
+    """One line of /proc/net/tcp: `sl local rem st tx:rx tr:when retrnsmt uid ...`, addresses as
+    HEXIP:HEXPORT. The uid if the line is the established socket between those ports."""
     fields = line.split()
-    if len(fields) < 10 or fields[3] != ESTABLISHED:
+    if len(fields) < 8 or fields[3] != ESTABLISHED:
         return None
     if fields[1].rsplit(":", 1)[-1] != local_port_hex or fields[2].rsplit(":", 1)[-1] != remote_port_hex:
         return None
     try:
-        return int(fields[7]), int(fields[9])
+        return int(fields[7])
     except ValueError:
         return None

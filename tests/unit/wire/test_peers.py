@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 
 import pytest
 
-from onceflow.wire.peers import _diag_owner, _listed_owner, is_this_process, owner_in_line, socket_owner
+from onceflow.wire.peers import _diag_owner, _listed_owner, owner_in_line, socket_owner
 
 # 127.0.0.1:51000 -> 127.0.0.1:4566, established, uid 100007
 LINE = ("  3: 0100007F:C738 0100007F:11D6 01 00000000:00000000 00:00000000 00000000 100007 0 12345 1 "
@@ -41,24 +40,3 @@ def test_a_real_connection_is_owned_by_this_process_uid() -> None:
                 assert _diag_owner(socket.AF_INET, loopback, client_port, server_port) == os.geteuid()
                 assert _listed_owner(client_port, server_port) == os.geteuid()
                 assert _diag_owner(socket.AF_INET, loopback, server_port, client_port + 1) is None
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/fd is Linux's")
-def test_a_connection_from_this_process_is_told_from_another_process() -> None:
-    """The server calling itself (an SNS subscription to /_onceflow/reset) is no tool of the user's."""
-    with socket.create_server(("127.0.0.1", 0)) as listener:
-        server_port = listener.getsockname()[1]
-        with socket.create_connection(("127.0.0.1", server_port)) as client:
-            accepted, _ = listener.accept()
-            with accepted:
-                assert is_this_process(client.getsockname()[1], server_port)
-        child = subprocess.Popen([sys.executable, "-c", "import socket, sys; s = socket.create_connection("
-                                  f"('127.0.0.1', {server_port})); sys.stdin.read()"], stdin=subprocess.PIPE)
-        try:
-            accepted, (_, client_port) = listener.accept()
-            with accepted:
-                assert not is_this_process(client_port, server_port)
-        finally:
-            assert child.stdin is not None
-            child.stdin.close()
-            child.wait()
