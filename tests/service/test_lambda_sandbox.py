@@ -212,6 +212,20 @@ def test_handler_cannot_read_the_data_folder_or_the_server(server: ServerProcess
     assert listed[f"/proc/{pid}/fd"] == {"error": "PermissionError"}
 
 
+@NAMESPACES
+def test_handler_cannot_read_the_server_or_other_functions_in_proc(server: ServerProcess,
+                                                                    deploy: Callable[..., str]) -> None:
+    """The server's cmdline may hold a --root-key secret: a handler's /proc opens no process's entries
+    but its own uid's (which still work)."""
+    _, other = call(server, deploy(), {"mode": "whoami"})  # a warm worker of another function, another uid
+    theirs = next(p for p in os.listdir("/proc") if p.isdigit() and os.stat(f"/proc/{p}").st_uid == other["uid"])
+    pid = server.proc.pid
+    paths = [f"/proc/{pid}/cmdline", f"/proc/{pid}/status", f"/proc/{theirs}/cmdline", "/proc/self/cmdline"]
+    _, read = call(server, deploy(), {"mode": "read", "paths": paths})
+    assert [read[p] for p in paths[:3]] == [{"error": "PermissionError"}] * 3
+    assert "onceflow" in read["/proc/self/cmdline"]["ok"]
+
+
 @ROOT_ONLY
 def test_handler_cannot_read_or_change_code(server: ServerProcess, deploy: Callable[..., str]) -> None:
     victim, attacker = deploy(), deploy()
@@ -412,9 +426,7 @@ def frame(header):
     return struct.pack(">II", len(head), 0) + head
 
 
-zygote = os.getppid()
-with open(f"/proc/{zygote}/stat") as f:
-    SERVER = int(f.read().rsplit(")", 1)[1].split()[1])
+SERVER = int(os.environ["SERVER_PID"])  # the handler's /proc no longer shows it; the test tells it
 runtime_socket().sendall(frame({"t": "hello", "pid": SERVER}))  # "kill this one when I time out"
 
 
@@ -432,7 +444,8 @@ def test_forged_runtime_frames_cannot_hurt_the_server(server: ServerProcess, rol
     name = f"sbx-{uuid.uuid4().hex[:10]}"
     lam = server.client("lambda")
     lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler", Timeout=2,
-                        Code={"ZipFile": make_zip(FORGER)})  # fmt: skip
+                        Code={"ZipFile": make_zip(FORGER)},
+                        Environment={"Variables": {"SERVER_PID": str(server.proc.pid)}})  # fmt: skip
     _, body = call(server, name, {"mode": "sleep"})  # times out: the worker named by the first hello dies
     assert body["errorType"] == "Sandbox.Timedout"
     out, body = call(server, name, {"mode": "huge_frame"})  # claims a 4 GB frame

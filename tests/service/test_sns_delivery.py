@@ -170,3 +170,25 @@ def test_lambda_subscription(aws: Any, entry_log: EntryLog) -> None:
     while not entry_log.snapshot() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [json.loads(line) for line in entry_log.snapshot()] == [["aws:sns", "to the function", arn]]
+
+
+def test_a_subscription_to_onceflows_own_reset_leaves_it_untouched(hook: Endpoint) -> None:
+    """SSRF: SNS posts from the server itself, a loopback client with a loopback Host, so without a
+    check of its own a subscription to /_onceflow/reset (or the fault rules) would wipe the state."""
+    from serverproc import ServerProcess
+
+    server = ServerProcess().start()
+    try:
+        sns = server.client("sns")
+        arn = sns.create_topic(Name=f"ssrf-{uuid.uuid4().hex[:8]}")["TopicArn"]
+        for path in ("/_onceflow/reset", "/_onceflow/faults", "/moto-api/reset"):
+            sns.subscribe(TopicArn=arn, Protocol="http", Endpoint=server.url + path)
+        sns.subscribe(TopicArn=arn, Protocol="http", Endpoint=hook.url)  # after the three above
+        [(_, confirm)] = hook.wait_for(1)
+        with urllib.request.urlopen(confirm["SubscribeURL"], timeout=10) as answer:
+            assert answer.status == 200
+        sns.publish(TopicArn=arn, Message="still here")
+        assert [n["Message"] for _, n in hook.wait_for(2)[1:]] == ["still here"]
+        assert arn in [t["TopicArn"] for t in sns.list_topics()["Topics"]]
+    finally:
+        server.stop()

@@ -119,9 +119,21 @@ def test_a_user_key_is_verified_with_its_secret(aws: Callable[..., Any]) -> None
                                                                                      MISMATCH, 400)
     assert error(aws("lambda", access_key=key, secret_key=wrong).list_functions) == ("InvalidSignatureException",
                                                                                       MISMATCH, 403)
-    # a deleted key no longer verifies against anything: it falls back to what unknown keys do
+    # a deleted key is refused as AWS refuses it, with its secret or any other: never taken for the root
     aws("iam").delete_access_key(UserName=arn.rsplit("/", 1)[1], AccessKeyId=key)
-    assert aws("sts", access_key=key, secret_key=wrong).get_caller_identity()["Arn"] == "arn:aws:iam::000000000000:root"
+    for used in (secret, wrong):
+        assert error(aws("sts", access_key=key, secret_key=used).get_caller_identity) == ("InvalidClientTokenId",
+                                                                                           INVALID, 403)
+    assert error(aws("dynamodb", access_key=key, secret_key=secret).list_tables)[0] == "UnrecognizedClientException"
+
+
+def test_a_deleted_users_key_is_refused(aws: Callable[..., Any]) -> None:
+    arn, key, secret = user_keys(aws)
+    name = arn.rsplit("/", 1)[1]
+    aws("iam").delete_access_key(UserName=name, AccessKeyId=key)
+    aws("iam").delete_user(UserName=name)
+    assert error(aws("sqs", access_key=key, secret_key=secret).list_queues)[2] in (400, 403)
+    assert aws("sts", access_key="AKIAIOSFODNN7EXAMPLE", secret_key="x").get_caller_identity()["Arn"].endswith(":root")
 
 
 def test_a_session_key_needs_its_secret_and_its_token(aws: Callable[..., Any]) -> None:

@@ -123,6 +123,32 @@ def test_a_foreign_host_is_refused_before_routing(endpoint: str, aws: Callable[.
         assert raw(endpoint, "GET", path, headers={"Host": f"evil.example:{port}"})[0] == 403
 
 
+@pytest.mark.parametrize("host", [
+    "localhost.evil.example", "127.0.0.1.nip.io", "evil.example.", "[::1].evil.example", "[::1]evil.example",
+    "127.0.0.1:{port} evil.example", "localhost:{port}:80", "localhost:evil", ":{port}", "localhost..",
+    "[localhost]", "[evil.example]", "localhost%2eevil.example",
+])
+def test_rebinding_and_malformed_hosts_are_refused_everywhere(endpoint: str, aws: Callable[..., Any],
+                                                              host: str) -> None:
+    """A Host that is not exactly a loopback `name[:port]` is refused: no part of it is taken for the name."""
+    port = urllib.parse.urlsplit(endpoint).port
+    host = host.format(port=port)
+    queue = unique("rebind")
+    body = f"Action=CreateQueue&QueueName={queue}".encode()
+    headers = signed_headers("POST", endpoint + "/", "sqs", body, {
+        "Content-Type": "application/x-www-form-urlencoded", "Host": host})
+    assert raw(endpoint, "POST", "/", body, headers)[0] == 403
+    assert not aws("sqs").list_queues(QueueNamePrefix=queue).get("QueueUrls")
+    for path in ("/", "/states", "/_onceflow/health"):
+        assert raw(endpoint, "GET", path, headers={"Host": host})[0] == 403
+
+
+@pytest.mark.parametrize("host", ["localhost", "localhost.:{port}", "LocalHost:{port}", "[::1]:{port}",
+                                  "127.0.0.1:", "[0:0:0:0:0:0:0:1]:{port}"])
+def test_loopback_hosts_in_every_form_are_answered(endpoint: str, host: str) -> None:
+    assert raw(endpoint, "GET", "/_onceflow/health", headers={"Host": host.format(port=0)})[0] == 200
+
+
 def test_reset_needs_post_a_loopback_host_and_no_foreign_origin(guarded: ServerProcess) -> None:
     ddb = guarded.client("dynamodb")
     table = unique("keep")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.events import store
+from onceflow.outbound import mark_delivery
 
 if TYPE_CHECKING:
     import sqlite3
@@ -282,7 +283,7 @@ def send(dest: dict[str, Any], connection: dict[str, Any], target: dict[str, Any
     url = urllib.parse.urlunsplit(parsed._replace(query=urllib.parse.urlencode(query)))
     method = dest["HttpMethod"]
     data = None if method in ("GET", "HEAD") else body.encode()
-    request = urllib.request.Request(url, data=data, headers=headers, method=method)
+    request = mark_delivery(urllib.request.Request(url, data=data, headers=headers, method=method))
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # loopback only, checked above
             return {"StatusCode": answer.status}

@@ -6,6 +6,7 @@ import secrets
 import string
 from typing import Any
 
+from onceflow.aws_ids import new_key_id
 from onceflow.context import Principal
 from onceflow.credentials import Credential
 from onceflow.iam import errors
@@ -105,7 +106,7 @@ class IamUsers:
     # ------------------------------------------------------------------ access keys
     def create_access_key(self, account: str, name: str) -> Row:
         key = {
-            "access_key_id": new_id("AKIA", 20),
+            "access_key_id": new_key_id("AKIA"),
             "account": account,
             "user_key": name.lower(),
             "secret": "".join(secrets.choice(_SECRET_CHARS) for _ in range(40)),

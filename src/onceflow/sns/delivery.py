@@ -18,6 +18,7 @@ from typing import Any
 from onceflow import internal
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
+from onceflow.outbound import mark_delivery
 from onceflow.sns.publish import Publisher
 from onceflow.sns.topics import DEFAULT_DELIVERY, Subscription, Topics, on_loopback
 from onceflow.stack import Stack
@@ -189,7 +190,8 @@ class Deliverer:
             headers["x-amz-sns-subscription-arn"] = sub.arn
             if sub.raw:
                 headers["x-amz-sns-rawdelivery"] = "true"
-        request = urllib.request.Request(sub.endpoint, data=payload["body"].encode(), headers=headers, method="POST")
+        request = mark_delivery(urllib.request.Request(sub.endpoint, data=payload["body"].encode(), headers=headers,
+                                                       method="POST"))
         try:
             with _OPENER.open(request, timeout=HTTP_TIMEOUT_S) as response:
                 return 200 <= response.status < 300

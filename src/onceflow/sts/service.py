@@ -13,10 +13,11 @@ import string
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from onceflow.aws_ids import new_key_id
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.credentials import Credential
-from onceflow.iam.common import new_id, partition_of, stable_id, validate
+from onceflow.iam.common import partition_of, stable_id, validate
 from onceflow.iam.policy import Policy, stored
 from onceflow.sts import errors, session_tags
 from onceflow.sts.ports import Directory, Roles, Row
@@ -85,7 +86,7 @@ class StsService:
     def _issue(self, session: Row, duration_s: int) -> dict[str, Any]:
         expiration = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=duration_s)
         creds = {
-            "AccessKeyId": new_id("ASIA", 20),
+            "AccessKeyId": new_key_id("ASIA"),
             "SecretAccessKey": "".join(secrets.choice(_SECRET_CHARS) for _ in range(40)),
             "SessionToken": "IQoJb3JpZ2luX2VjE" + base64.b64encode(secrets.token_bytes(300)).decode(),
             "Expiration": expiration,

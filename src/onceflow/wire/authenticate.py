@@ -4,6 +4,8 @@
 - A key onceflow issued (IAM users' access keys, STS sessions; `stack.credential_resolvers`):
   the signature is verified with its secret; a session key needs its own session token and is
   refused once its Expiration has passed (wall clock: --time-scale is for Step Functions only).
+- A key onceflow issued that is gone (deleted, its user deleted; `aws_ids.is_issued_key`): refused
+  as AWS refuses an unknown key, never taken for the root.
 - Any other key: the account root (a 12-digit key selects that account), its signature not
   checked - unless the server runs with --enforce-iam: then only the configured root keys
   (--root-key, default test:test) are the root, verified with their secret, and every other key
@@ -16,6 +18,7 @@ import hmac
 import time
 from collections.abc import Callable
 
+from onceflow.aws_ids import is_issued_key
 from onceflow.config import Settings
 from onceflow.context import Principal
 from onceflow.credentials import Credential
@@ -45,6 +48,8 @@ class Authenticator:
         if credential is not None:
             self._check_credential(credential, signed, request, protocol, service)
             return credential.principal
+        if is_issued_key(key):  # deleted, or its user deleted: refused as AWS refuses it, never the root
+            raise auth_error("invalid", protocol, service, INVALID_TOKEN)
         if self.settings.enforce_iam:
             secret = self.root_secrets.get(key)
             if secret is None:
@@ -90,7 +95,7 @@ class Authenticator:
         if credential is not None:
             self._check_session(credential, session_token, protocol, service)
             return credential.principal
-        if self.settings.enforce_iam and key not in self.root_secrets:
+        if is_issued_key(key) or (self.settings.enforce_iam and key not in self.root_secrets):
             raise auth_error("invalid", protocol, service, INVALID_TOKEN)
         return self._root(key)
 

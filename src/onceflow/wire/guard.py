@@ -13,9 +13,11 @@ onceflow runs next to the user's browser. Two rules keep web pages out:
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable
 
 from onceflow.config import Settings
+from onceflow.outbound import DELIVERY_HEADER
 from onceflow.wire.peers import socket_owner
 from onceflow.wire.request import Request
 
@@ -24,12 +26,35 @@ EXPOSED = "x-amzn-requestid, x-amzn-errortype, x-amz-request-id, x-amz-id-2, x-a
           "x-amz-log-result, x-amz-executed-version, x-amz-crc32, date"
 
 
-def hostname(host: str) -> str:
-    """The name of a Host header, without its port: '[::1]:4566' -> '::1', 'Name:80' -> 'name'."""
+_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")  # a DNS name, one trailing dot at most
+_PORT = re.compile(r"[0-9]{0,5}")  # RFC 3986: the port may be empty
+
+
+def hostname(host: str) -> str | None:
+    """The name of a Host header, without its port: '[::1]:4566' -> '::1', 'Name.:80' -> 'name';
+    '' for no Host at all; None for what is no `host[:port]` ('[::1].evil.com', '127.0.0.1:1 x',
+    'localhost:abc'): the front door refuses it rather than guess which part a browser meant."""
     if host.startswith("["):
-        return host[1:].split("]", 1)[0]
-    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    return name.lower().rstrip(".")
+        address, bracket, port = host[1:].partition("]")
+        if not bracket or (port and not (port[0] == ":" and _PORT.fullmatch(port[1:]))):
+            return None
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            return None
+        return address.lower()
+    if host.count(":") > 1:  # a bare IPv6 address, as some clients send it
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return None
+        return host.lower()
+    name, colon, port = host.lower().partition(":")
+    if colon and not _PORT.fullmatch(port):
+        return None
+    if not name:
+        return None if colon else ""
+    return name.rstrip(".") if _NAME.fullmatch(name) else None
 
 
 def _is_loopback_address(host: str) -> bool:
@@ -54,8 +79,9 @@ class FrontDoor:
         # not the user's own tool, whatever address it calls from.
         self.is_handler_uid = is_handler_uid
         allowed = set(settings.allow_hosts)
-        if settings.host not in ("0.0.0.0", "::", ""):
-            allowed.add(hostname(settings.host if ":" not in settings.host else f"[{settings.host}]"))
+        bound = hostname(settings.host if ":" not in settings.host else f"[{settings.host}]")
+        if settings.host not in ("0.0.0.0", "::", "") and bound:
+            allowed.add(bound)
         self.allowed_hosts = frozenset(allowed)
         self.cors_origins = frozenset(settings.cors_origins)
         self._hosts: dict[str, bool] = {}
@@ -66,14 +92,15 @@ class FrontDoor:
         known = self._hosts.get(host)
         if known is None:
             name = hostname(host)
-            known = is_loopback_name(name) or name in self.allowed_hosts
+            known = name is not None and (is_loopback_name(name) or name in self.allowed_hosts)
             if len(self._hosts) < 256:  # a client sends the same few Host headers; a scanner gets no cache
                 self._hosts[host] = known
         return known
 
     @staticmethod
     def host_is_loopback(host: str) -> bool:
-        return is_loopback_name(hostname(host))
+        name = hostname(host)
+        return name is not None and is_loopback_name(name)
 
     # ------------------------------------------------------------------ the user's own tools
     def own_tool_refusal(self, request: Request, what: str) -> str | None:
@@ -90,6 +117,8 @@ class FrontDoor:
             owner = socket_owner(request.client_port, request.server_port)
             if owner is not None and self.is_handler_uid(owner):
                 return f"{what} is not answered to Lambda handlers"
+        if DELIVERY_HEADER in request.headers:
+            return f"{what} is not answered to onceflow's own deliveries (SNS, API destinations, HTTP tasks)"
         return None
 
     # ------------------------------------------------------------------ Origin
@@ -144,3 +173,4 @@ def host_message(host: str) -> str:
 def origin_message(evidence: str) -> str:
     return (f"onceflow does not answer requests a web page of another origin sends ({evidence}); allow an "
             "origin with --cors-origin")
+

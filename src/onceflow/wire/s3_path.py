@@ -43,7 +43,8 @@ SMALL_UPLOAD = 64 * 1024  # an upload up to this size is read on the loop before
 def host_bucket(host: str) -> str | None:
     """The bucket of a virtual-hosted-style Host (`my-bucket.localhost:4566`), else None."""
     name = hostname(host)
-    if not name.endswith(".localhost") or ".lambda-url." in name:  # a Lambda function URL's host is not a bucket
+    # A Lambda function URL's host is not a bucket.
+    if name is None or not name.endswith(".localhost") or ".lambda-url." in name:
         return None
     bucket = name[: -len(".localhost")]
     bucket = bucket[:-3] if bucket.endswith(".s3") else bucket

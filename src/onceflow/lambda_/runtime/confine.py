@@ -23,7 +23,8 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 _CLONE_NEWNS = 0x00020000
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_REC, _MS_PRIVATE = 0x1, 0x2, 0x4, 0x20, 0x4000, 0x40000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+_MS_REMOUNT, _MS_REC, _MS_PRIVATE = 0x20, 0x4000, 0x40000
 MAX_PROCESSES = 1024  # Lambda's quota: 1,024 processes or threads per execution environment
 MAX_FILES = 1024  # Lambda's quota: 1,024 file descriptors
 MAX_LOCKED_BYTES = 65536
@@ -247,7 +248,17 @@ def _private_tmp(limits: Limits, task_root: str, opt_root: str | None = None) ->
         os.close(fd)
     if os.path.isdir("/var/tmp"):
         lib.mount(None, b"/var/tmp", None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV, None)
+    _private_proc()
     return True
+
+
+def _private_proc() -> None:
+    """A /proc of this namespace's own in which a process's entries are open only to its uid
+    (hidepid=1): the server's cmdline (a --root-key secret, the data folder) and other functions'
+    processes are closed to the handler, as on Lambda, where it sees none. Best effort: a container
+    whose /proc has masked paths refuses a fresh proc mount; environ, fds and memory stay guarded by
+    the uid either way."""
+    libc().mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, b"hidepid=1")
 
 
 def copy_tree(src: str, dst: str, uid: int | None = None, gid: int | None = None) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from onceflow.events import store as events_store
 from onceflow.events.destinations import loopback
+from onceflow.outbound import mark_delivery
 from onceflow.sfn.asl.errors import StatesError
 from onceflow.sfn.engine.integrations.calls import handed_over
 from onceflow.stack import Stack
@@ -121,8 +122,8 @@ def call(stack: Stack, account: str, region: str, params: Any) -> dict[str, Any]
     trace = TRACE.get()
     if trace is not None and trace[1]:  # revealSecrets: the request as sent
         shown_url, shown_headers, shown_body = url, dict(headers), body
-    request = urllib.request.Request(url, data=None if body is None else body.encode(), headers=headers,
-                                     method=method.upper())
+    request = mark_delivery(urllib.request.Request(url, data=None if body is None else body.encode(),
+                                                   headers=headers, method=method.upper()))
     handed_over()
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # loopback only, checked above
