@@ -115,7 +115,7 @@ def test_an_alias_name_of_digits(sfn: Any, role: str) -> None:
 
 
 def test_update_alias_to_a_version_of_another_machine(sfn: Any, role: str) -> None:
-    sm, (v1,) = machine_with_versions(sfn, role, 1)
+    _sm, (v1,) = machine_with_versions(sfn, role, 1)
     _other, (w1,) = machine_with_versions(sfn, role, 1)
     alias = sfn.create_state_machine_alias(name="mine", routingConfiguration=[
         {"stateMachineVersionArn": v1, "weight": 100}])["stateMachineAliasArn"]
