@@ -175,3 +175,60 @@ def test_activity_tokens_already_used_or_invalid(sfn: Any, role: str) -> None:
     assert error_of(exc) == ("InvalidToken", "Invalid Token: 'Invalid token'")
     assert sfn.get_execution_history(executionArn=ran)["events"] == history
     assert json.loads(sfn.describe_execution(executionArn=ran)["output"]) == {"done": 1}
+
+
+# ---------------------------------------------------------------------- aws-sdk service names
+def sdk_task(resource: str) -> str:
+    return json.dumps({"StartAt": "T", "States": {"T": {"Type": "Task", "Resource": resource, "End": True}}})
+
+
+@pytest.mark.parametrize("service", ["s3", "sfn", "eventbridge", "cloudwatchlogs", "elasticloadbalancingv2",
+                                     "acmpca", "costexplorer", "sesv2", "ec2"])
+def test_aws_sdk_service_names_aws_uses_are_accepted(sfn: Any, role: str, service: str) -> None:
+    # the Java SDK v2 client names the Step Functions guide uses (serviceId, lower case, no spaces)
+    sm = sfn.create_state_machine(name=unique("sdk"), roleArn=role,
+                                  definition=sdk_task(f"arn:aws:states:::aws-sdk:{service}:listThings"))
+    assert sm["stateMachineArn"]
+
+
+@pytest.mark.parametrize("service", ["nosuchservice", "DynamoDB", "acm-pca"])
+def test_an_unknown_aws_sdk_service_is_refused_at_create(sfn: Any, role: str, service: str) -> None:
+    name = unique("sdk")
+    resource = f"arn:aws:states:::aws-sdk:{service}:listThings"
+    with pytest.raises(ClientError) as exc:
+        sfn.create_state_machine(name=name, roleArn=role, definition=sdk_task(resource))
+    assert error_of(exc) == ("InvalidDefinition", "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: "
+                             f"The resource provided {resource} is not recognized. The value is not a valid resource "
+                             "ARN, or the resource is not available in this region. at /States/T/Resource'")
+    assert all(m["name"] != name for m in sfn.list_state_machines()["stateMachines"])
+    checked = sfn.validate_state_machine_definition(definition=sdk_task(resource))
+    assert checked["result"] == "FAIL"
+    assert [d["location"] for d in checked["diagnostics"]] == ["/States/T/Resource"]
+
+
+# ---------------------------------------------------------------------- TestState and the waiting patterns
+@pytest.fixture(scope="module")
+def sfn_direct(aws: Callable[..., Any]) -> Any:
+    # TestState's model sends it to the `sync-` host prefix; the local endpoint has none
+    return aws("stepfunctions", config=botocore.config.Config(inject_host_prefix=False))
+
+
+WAITING = {
+    "arn:aws:states:::sqs:sendMessage.waitForTaskToken": {"QueueUrl": "q", "MessageBody": {"t.$": "$$.Task.Token"}},
+    "arn:aws:states:::glue:startJobRun.sync": {"JobName": "nightly"},
+    "arn:aws:states:::states:startExecution.sync:2": {"StateMachineArn": "arn:aws:states:us-east-1:000000000000:"
+                                                                         "stateMachine:child"},
+}
+
+
+@pytest.mark.parametrize("resource", list(WAITING))
+def test_test_state_refuses_an_unmocked_waiting_pattern(sfn_direct: Any, role: str, resource: str) -> None:
+    state = {"Type": "Task", "Resource": resource, "Parameters": WAITING[resource], "End": True}
+    with pytest.raises(ClientError) as exc:
+        sfn_direct.test_state(definition=json.dumps(state), roleArn=role, input="{}")
+    # the code AWS answers the documented list's Map/Parallel with; the wording is UNCONFIRMED
+    assert error_of(exc) == ("InvalidDefinition", "TestState API does not support the '.sync' or "
+                             "'.waitForTaskToken' service integration patterns unless a mock is specified")
+    mocked = sfn_direct.test_state(definition=json.dumps(state), roleArn=role, input="{}",
+                                   mock={"result": json.dumps({"done": True}), "fieldValidationMode": "NONE"})
+    assert mocked["status"] == "SUCCEEDED" and json.loads(mocked["output"]) == {"done": True}
