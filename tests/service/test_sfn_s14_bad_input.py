@@ -70,6 +70,14 @@ def test_more_than_two_versions_in_a_routing(sfn: Any, role: str) -> None:
                              "'routingConfiguration' failed to satisfy constraint: Member must have length less "
                              "than or equal to 2")
     assert sfn.list_state_machine_aliases(stateMachineArn=sm)["stateMachineAliases"] == []
+    alias = sfn.create_state_machine_alias(name="two", routingConfiguration=[
+        {"stateMachineVersionArn": v1, "weight": 100}])["stateMachineAliasArn"]
+    with pytest.raises(ClientError) as exc:
+        sfn.update_state_machine_alias(stateMachineAliasArn=alias, routingConfiguration=routing)
+    assert error_of(exc)[0] == "ValidationException" and "Member must have length less than or equal to 2" in \
+        error_of(exc)[1]
+    assert sfn.describe_state_machine_alias(stateMachineAliasArn=alias)["routingConfiguration"] == [
+        {"stateMachineVersionArn": v1, "weight": 100}]
 
 
 @pytest.mark.parametrize("weights", [(70, 29), (70, 31), (0, 0)])
@@ -232,3 +240,20 @@ def test_test_state_refuses_an_unmocked_waiting_pattern(sfn_direct: Any, role: s
     mocked = sfn_direct.test_state(definition=json.dumps(state), roleArn=role, input="{}",
                                    mock={"result": json.dumps({"done": True}), "fieldValidationMode": "NONE"})
     assert mocked["status"] == "SUCCEEDED" and json.loads(mocked["output"]) == {"done": True}
+
+
+def test_the_token_of_a_stopped_execution_is_gone(sfn: Any, role: str) -> None:
+    activity = sfn.create_activity(name=unique("stopped"))["activityArn"]
+    sm = sfn.create_state_machine(name=unique("stopped"), roleArn=role, definition=json.dumps(
+        {"StartAt": "Work", "States": {"Work": {"Type": "Task", "Resource": activity, "End": True}}}))
+    ran = sfn.start_execution(stateMachineArn=sm["stateMachineArn"], input="{}")["executionArn"]
+    token = sfn.get_activity_task(activityArn=activity, workerName="w")["taskToken"]
+    sfn.stop_execution(executionArn=ran, error="Stopped", cause="by the test")
+    assert wait_done(sfn, ran)["status"] == "ABORTED"
+    history = sfn.get_execution_history(executionArn=ran)["events"]
+    for call in (lambda: sfn.send_task_success(taskToken=token, output="{}"),
+                 lambda: sfn.send_task_heartbeat(taskToken=token)):
+        with pytest.raises(ClientError) as exc:
+            call()
+        assert error_of(exc) == ("TaskTimedOut", "Task Timed Out: 'Provided task does not exist anymore'")
+    assert sfn.get_execution_history(executionArn=ran)["events"] == history
