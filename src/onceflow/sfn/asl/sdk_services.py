@@ -45,26 +45,26 @@ def _head(folder: str) -> bytes:
     return b""
 
 
-@lru_cache(maxsize=1)
-def known_names() -> frozenset[str] | None:
-    """Every recognized service name; None when botocore's models are not installed (nothing is refused)."""
-    folder = files.botocore_dir()
-    data = folder / "data" if folder is not None else None
-    if data is None or not data.is_dir():
+@lru_cache(maxsize=8)
+def known_names(search_paths: tuple[str, ...]) -> frozenset[str] | None:
+    """Every recognized service name under the model search paths (botocore's data, AWS_DATA_PATH);
+    None when there are no models at all (nothing is refused)."""
+    if not search_paths:
         return None
     names: set[str] = set(_EXCEPTIONS)
-    for entry in os.scandir(data):
-        if not entry.is_dir():
-            continue
-        names.add(_normal(entry.name))  # botocore's own name too (sts, ec2, s3, ...)
-        found = _SERVICE_ID.search(_head(entry.path))
-        if found:
-            names.add(_normal(found.group(1).decode("utf-8", "replace")))
+    for path in search_paths:
+        for entry in os.scandir(path):
+            if not entry.is_dir():
+                continue
+            names.add(_normal(entry.name))  # botocore's own name too (sts, ec2, s3, ...)
+            found = _SERVICE_ID.search(_head(entry.path))
+            if found:
+                names.add(_normal(found.group(1).decode("utf-8", "replace")))
     return frozenset(names)
 
 
 def recognized(service: str) -> bool:
-    names = known_names()
+    names = known_names(tuple(files.default().search_paths))
     return names is None or service in names
 
 
