@@ -64,7 +64,10 @@ def known_names(search_paths: tuple[str, ...]) -> frozenset[str] | None:
 
 
 def recognized(service: str) -> bool:
-    names = known_names(tuple(files.default().search_paths))
+    paths = tuple(files.default().search_paths)
+    if service.isalnum() and any(os.path.isdir(os.path.join(path, service)) for path in paths):
+        return True  # botocore's own name (dynamodb, s3, sqs, ...): no need to read the models' heads
+    names = known_names(paths)
     return names is None or service in names
 
 
