@@ -48,6 +48,14 @@ def test_state_needs_mock() -> ServiceError:
                 "Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
 
 
+def test_state_pattern_needs_mock() -> ServiceError:
+    """TestState waits on no job or callback: the API reference supports '.sync' and
+    '.waitForTaskToken' tasks "only when a mock is specified". The code is the one AWS answers the
+    same list's Map and Parallel with; the wording is UNCONFIRMED (no AWS recording found)."""
+    return _err("InvalidDefinition", "TestState API does not support the '.sync' or '.waitForTaskToken' service "
+                "integration patterns unless a mock is specified")
+
+
 def invalid_execution_input(detail: str) -> ServiceError:
     return _err("InvalidExecutionInput", f"Invalid State Machine Execution Input: '{detail}'")
 

@@ -255,8 +255,11 @@ class Versions:
         routing = json.loads(row["routing"])
         if "routingConfiguration" in p:
             if self._routing(p["routingConfiguration"]) != row["sm_arn"]:
+                # UNCONFIRMED wording (no AWS recording); the ARNs are listed as AWS's other routing
+                # messages list them ("[arn, arn]"), not as the request's structures
+                listed = ", ".join(r["stateMachineVersionArn"] for r in p["routingConfiguration"])
                 raise E.validation("Routing configuration must contain state machine version ARNs of the state "
-                                   f"machine of the alias. Received: {p['routingConfiguration']}")
+                                   f"machine of the alias. Received: [{listed}]")
             routing = p["routingConfiguration"]
         now = time.time()
         with self.db.transaction() as conn:

@@ -3,13 +3,16 @@
 Optimized integrations are `arn:aws:states:::<service>:<action>[.sync[:2]|.waitForTaskToken]`;
 SDK integrations `arn:aws:states:::aws-sdk:<service>:<action>`; plus Lambda function ARNs and
 activity ARNs. An optimized integration AWS does not offer (e.g. `dynamodb:query`, which exists
-only through aws-sdk) is rejected at creation. [AWS]
+only through aws-sdk) is rejected at creation [AWS], and so is an aws-sdk service name that
+botocore's models do not give (asl/sdk_services.py; UNCONFIRMED for aws-sdk).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from onceflow.sfn.asl.sdk_services import recognized
 
 _PATTERN_SUFFIXES = (".waitForTaskToken", ".sync:2", ".sync")
 # Optimized integrations with a fixed action list; services in _ANY_ACTION accept any action name.
@@ -75,7 +78,7 @@ def parse_resource(arn: object) -> Resource | None:
 def resource_problem(arn: object, express: bool) -> str | None:
     """The schema message for a Resource AWS rejects at creation, or None."""
     res = parse_resource(arn) if isinstance(arn, str) else None
-    if res is None:
+    if res is None or (res.kind == "sdk" and not recognized(res.service)):
         return (f"The resource provided {arn} is not recognized. The value is not a valid resource ARN, "
                 f"or the resource is not available in this region.")
     if express and res.kind == "activity":

@@ -50,6 +50,8 @@ def test_state_mock(mock: dict[str, Any] | None, state: dict[str, Any], reveal_s
     if mock is None:
         if kind in ("Map", "Parallel"):  # their iterations or branches never run in TestState
             raise E.test_state_needs_mock()
+        if _has_task_token(state):  # [AWS] supported "only when a mock is specified" (API reference)
+            raise E.test_state_pattern_needs_mock()
         return None
     if kind not in ("Task", "Map", "Parallel"):
         raise E.validation(f"State type '{kind}' is not supported when a mock is specified")
