@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from tests.service.saml_signing import IdentityProvider, response
 from tests.service.test_sts_federation import SAML_ASSERTION, SIGNATURE_INVALID, refused, saml_role
 
@@ -155,7 +154,8 @@ def test_audience_recipient_and_validity_window(aws: Callable[..., Any], idp: Id
     urn = SAML_ASSERTION.replace(aws_audience, "<saml:Audience>urn:amazon:webservices</saml:Audience>")
     assert refusal(urn) == ("AccessDenied", "Not authorized to perform sts:AssumeRoleWithSAML", 403)
     regional = 'Recipient="https://us-west-2.signin.aws.amazon.com/saml"'
-    assert attempt(SAML_ASSERTION.replace('Recipient="https://signin.aws.amazon.com/saml"', regional))["Subject"] == "bob"
+    regional_xml = SAML_ASSERTION.replace('Recipient="https://signin.aws.amazon.com/saml"', regional)
+    assert attempt(regional_xml)["Subject"] == "bob"
     wrong_recipient = SAML_ASSERTION.replace('Recipient="https://signin.aws.amazon.com/saml"',
                                              'Recipient="https://app.example.com/acs"')
     assert refusal(wrong_recipient)[0] == "InvalidIdentityToken"  # AWS's message UNCONFIRMED
