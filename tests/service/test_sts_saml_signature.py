@@ -180,3 +180,30 @@ def test_what_is_read_is_the_signed_text_not_the_comment_split_one(aws: Callable
     assert commented != signed
     out = sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=encoded(commented))
     assert out["AssumedRoleUser"]["Arn"].endswith(f":assumed-role/{role}/bob@example.com.evil.com")
+
+
+def test_the_session_name_attribute_and_the_status(aws: Callable[..., Any], idp: IdentityProvider) -> None:
+    sts = aws("sts")
+    provider, role_arn, _ = saml_role(aws, idp.metadata())
+
+    def refusal(xml: str, sign_response: bool = False) -> tuple[str, str, int]:
+        return refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=response(
+            xml.format(role=role_arn, provider=provider), idp, sign_response=sign_response))
+
+    # The IAM User Guide's "Troubleshoot SAML federation" gives both answers, words and code.
+    no_name = re.sub(r'<saml:Attribute Name="https://aws.amazon.com/SAML/Attributes/RoleSessionName">.*?'
+                     r"</saml:Attribute>", "", SAML_ASSERTION, flags=re.S)
+    assert no_name != SAML_ASSERTION
+    assert refusal(no_name) == ("InvalidIdentityToken", "RoleSessionName is required in AuthnResponse", 400)
+    assert refusal(SAML_ASSERTION.replace(">bob@example.com<", ">bob smith<")) == (
+        "InvalidIdentityToken", "RoleSessionName in AuthnResponse must match [a-zA-Z_0-9+=,.@-]{2,64}", 400)
+    # A Response whose Status is not Success is refused (AWS's message UNCONFIRMED).
+    failed = decoded(response(SAML_ASSERTION.format(role=role_arn, provider=provider), idp)).replace(
+        'Version="2.0"><saml:Assertion', 'Version="2.0"><samlp:Status><samlp:StatusCode '
+        'Value="urn:oasis:names:tc:SAML:2.0:status:Responder"/></samlp:Status><saml:Assertion', 1)
+    assert "status:Responder" in failed
+    assert refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
+                   SAMLAssertion=encoded(failed))[0] == "InvalidIdentityToken"
+    succeeded = failed.replace("status:Responder", "status:Success")
+    assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider,
+                                     SAMLAssertion=encoded(succeeded))["Subject"] == "bob"

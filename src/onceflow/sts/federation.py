@@ -42,6 +42,8 @@ SESSION_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/RoleSessionName"
 _AWS_RECIPIENT = re.compile(r"https://(?:[a-z0-9-]+\.)?signin\.(?:aws\.amazon\.com|amazonaws\.cn|"
                             r"amazonaws-us-gov\.com)/saml")
 _AWS_AUDIENCE = re.compile(_AWS_RECIPIENT.pattern + r"|urn:amazon:webservices(?::cn-north-1|:govcloud)?")
+_SESSION_NAME = re.compile(r"[a-zA-Z_0-9+=,.@-]{2,64}")
+_SUCCESS = "urn:oasis:names:tc:SAML:2.0:status:Success"
 SAML_REDEEM_WITHIN_S = 300  # an assertion must be redeemed within 5 minutes of its IssueInstant
 
 
@@ -149,7 +151,12 @@ class Federation:
                  for v in assertion["attributes"].get(ROLE_ATTRIBUTE, [])}
         if frozenset({role["arn"], provider_arn}) not in pairs:
             raise errors.saml_role_not_in_assertion()
-        session_name = (assertion["attributes"].get(SESSION_ATTRIBUTE) or [assertion["subject"]])[0]
+        names = assertion["attributes"].get(SESSION_ATTRIBUTE)
+        if not names:
+            raise errors.saml_session_name_missing()
+        session_name = names[0]
+        if not _SESSION_NAME.fullmatch(session_name):
+            raise errors.saml_session_name_invalid()
         context = {"saml:aud": [aws_audiences[0]], "saml:sub": [assertion["subject"]],
                    "saml:iss": [assertion["issuer"]], "saml:sub_type": [assertion["subject_type"]]}
         self._trusted(role, action, ("Federated", provider_arn), context)
@@ -244,6 +251,10 @@ def _saml_document(encoded: str) -> Any:
         raise errors.invalid_saml_assertion() from None
     if root.tag not in (saml_signature.RESPONSE_TAG, saml_signature.ASSERTION_TAG):
         raise errors.invalid_saml_assertion()
+    # A response the IdP says failed is refused (its Status may be unsigned: read only to refuse).
+    status = root.find("p:Status/p:StatusCode", _SAML)
+    if status is not None and status.get("Value") != _SUCCESS:
+        raise errors.invalid_saml_assertion()  # AWS's message UNCONFIRMED
     return root
 
 
