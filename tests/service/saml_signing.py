@@ -31,15 +31,20 @@ class IdentityProvider:
                 .not_valid_after(now + datetime.timedelta(days=3650)).sign(key, hashes.SHA256()))
         return cls(key, cert, entity_id)
 
-    def metadata(self, use: str | None = "signing") -> str:
-        """The IdP's metadata document, its certificate in a KeyDescriptor of `use` (None: no use attribute)."""
-        der = base64.b64encode(self.cert.public_bytes(serialization.Encoding.DER)).decode()
+    def key_descriptor(self, use: str | None = "signing") -> str:
+        # The certificate's base64 broken into lines, as IdPs write it.
+        der = base64.encodebytes(self.cert.public_bytes(serialization.Encoding.DER)).decode()
         use_attr = f' use="{use}"' if use else ""
+        return (f"<KeyDescriptor{use_attr}><ds:KeyInfo><ds:X509Data><ds:X509Certificate>\n{der}"
+                f"</ds:X509Certificate></ds:X509Data></ds:KeyInfo></KeyDescriptor>")
+
+    def metadata(self, use: str | None = "signing", also: tuple[IdentityProvider, ...] = ()) -> str:
+        """The IdP's metadata document, its certificate in a KeyDescriptor of `use` (None: no use attribute),
+        then the signing certificates of `also` (a rotation's other keys)."""
         return (f'<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" '
                 f'xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="{self.entity_id}">'
                 f'<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">'
-                f"<KeyDescriptor{use_attr}><ds:KeyInfo><ds:X509Data><ds:X509Certificate>{der}"
-                f"</ds:X509Certificate></ds:X509Data></ds:KeyInfo></KeyDescriptor>"
+                + self.key_descriptor(use) + "".join(other.key_descriptor() for other in also) +
                 f'<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" '
                 f'Location="{self.entity_id}/sso"/></IDPSSODescriptor></EntityDescriptor>')
 

@@ -207,3 +207,21 @@ def test_the_session_name_attribute_and_the_status(aws: Callable[..., Any], idp:
     succeeded = failed.replace("status:Responder", "status:Success")
     assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider,
                                      SAMLAssertion=encoded(succeeded))["Subject"] == "bob"
+
+
+def test_any_signing_certificate_of_the_metadata_verifies(aws: Callable[..., Any], idp: IdentityProvider,
+                                                           other_idp: IdentityProvider) -> None:
+    """A certificate rotation: the metadata holds the old and the new signing certificate (as AWS's guide advises
+    during one), and a response either signs is accepted; after UpdateSAMLProvider drops one, its signatures
+    are refused."""
+    iam, sts = aws("iam"), aws("sts")
+    provider, role_arn, _ = saml_role(aws, idp.metadata(also=(other_idp,)))
+    xml = SAML_ASSERTION.format(role=role_arn, provider=provider)
+    for signer in (idp, other_idp):
+        assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider,
+                                         SAMLAssertion=response(xml, signer))["Subject"] == "bob"
+    iam.update_saml_provider(SAMLProviderArn=provider, SAMLMetadataDocument=other_idp.metadata())
+    assert refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
+                   SAMLAssertion=response(xml, idp)) == SIGNATURE_INVALID
+    assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider,
+                                     SAMLAssertion=response(xml, other_idp))["Subject"] == "bob"
