@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from tests.service.saml_signing import PLACEHOLDER, IdentityProvider, response
 
 ACCOUNT = "000000000000"
 
@@ -79,11 +80,12 @@ def test_assume_role_with_web_identity(aws: Callable[..., Any]) -> None:
     assert int(exp_part) == expired and expired < int(now_part) <= time.time()
 
 
-SAML_ASSERTION = """<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">
-<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">
-<saml:Issuer>https://idp.example.com</saml:Issuer>
+SAML_ASSERTION = """<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_assertion1" Version="2.0">
+<saml:Issuer>https://idp.example.com</saml:Issuer>""" + PLACEHOLDER + """
 <saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">bob</saml:NameID>
-</saml:Subject>
+<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">
+<saml:SubjectConfirmationData Recipient="https://signin.aws.amazon.com/saml" NotOnOrAfter="2099-01-01T00:00:00Z"/>
+</saml:SubjectConfirmation></saml:Subject>
 <saml:Conditions NotOnOrAfter="2099-01-01T00:00:00Z"><saml:AudienceRestriction>
 <saml:Audience>https://signin.aws.amazon.com/saml</saml:Audience></saml:AudienceRestriction></saml:Conditions>
 <saml:AttributeStatement>
@@ -91,26 +93,36 @@ SAML_ASSERTION = """<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:pro
 </saml:Attribute>
 <saml:Attribute Name="https://aws.amazon.com/SAML/Attributes/RoleSessionName">
 <saml:AttributeValue>bob@example.com</saml:AttributeValue></saml:Attribute>
-</saml:AttributeStatement></saml:Assertion></samlp:Response>"""
+</saml:AttributeStatement></saml:Assertion>"""
+SIGNATURE_INVALID = ("InvalidIdentityToken", "Response signature invalid", 400)
 
 
-def test_assume_role_with_saml(aws: Callable[..., Any]) -> None:
-    iam, sts = aws("iam"), aws("sts")
-    metadata = '<EntityDescriptor entityID="https://idp.example.com">' + " " * 1000 + "</EntityDescriptor>"
-    provider = iam.create_saml_provider(Name=unique("idp"), SAMLMetadataDocument=metadata)["SAMLProviderArn"]
+def saml_role(aws: Callable[..., Any], metadata: str) -> tuple[str, str, str]:
+    """A SAML provider of `metadata` and a role it may assume: (provider ARN, role ARN, role name)."""
+    provider = aws("iam").create_saml_provider(Name=unique("idp"), SAMLMetadataDocument=metadata)["SAMLProviderArn"]
     trust = {"Version": "2012-10-17", "Statement": [{
         "Effect": "Allow", "Principal": {"Federated": provider}, "Action": "sts:AssumeRoleWithSAML",
         "Condition": {"StringEquals": {"SAML:aud": "https://signin.aws.amazon.com/saml"}}}]}
     role = unique("saml")
-    role_arn = iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
-    assertion = base64.b64encode(SAML_ASSERTION.format(role=role_arn, provider=provider).encode()).decode()
+    role_arn = aws("iam").create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    return provider, role_arn, role
+
+
+def test_assume_role_with_saml(aws: Callable[..., Any]) -> None:
+    # Changed in issue 22's signature work: the assertions are signed by a test IdP whose certificate the
+    # provider's metadata holds (AWS refuses unsigned ones); what is checked is as before.
+    sts = aws("sts")
+    idp = IdentityProvider.new()
+    provider, role_arn, role = saml_role(aws, idp.metadata())
+    assertion = response(SAML_ASSERTION.format(role=role_arn, provider=provider), idp)
 
     out = sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=assertion)
     assert (out["Subject"], out["SubjectType"], out["Issuer"]) == ("bob", "persistent", "https://idp.example.com")
+    assert out["Audience"] == "https://signin.aws.amazon.com/saml"
     assert out["AssumedRoleUser"]["Arn"] == f"arn:aws:sts::{ACCOUNT}:assumed-role/{role}/bob@example.com"
     assert session_client(aws, "sts", out["Credentials"]).get_caller_identity()["Arn"] == out["AssumedRoleUser"]["Arn"]
 
-    other = iam.create_role(RoleName=unique("saml"), AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    other = saml_role(aws, idp.metadata())[1]
     assert refused(sts.assume_role_with_saml, RoleArn=other, PrincipalArn=provider,
                    SAMLAssertion=assertion)[0] == "InvalidIdentityToken"  # the assertion names another role
     assert refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
@@ -119,19 +131,19 @@ def test_assume_role_with_saml(aws: Callable[..., Any]) -> None:
     # STS's two answers for a stale response, as users quote them (Versent/saml2aws#759: past its Conditions'
     # NotOnOrAfter; Nike-Inc/gimme-aws-creds#251: an assertion issued more than 5 minutes before).
     def stale(xml: str) -> tuple[str, str, int]:
-        text = xml.format(role=role_arn, provider=provider)
         return refused(sts.assume_role_with_saml, RoleArn=role_arn, PrincipalArn=provider,
-                       SAMLAssertion=base64.b64encode(text.encode()).decode())
+                       SAMLAssertion=response(xml.format(role=role_arn, provider=provider), idp))
 
-    past = SAML_ASSERTION.replace('NotOnOrAfter="2099-01-01T00:00:00Z"', 'NotOnOrAfter="2020-01-17T03:37:32.630Z"')
+    past = SAML_ASSERTION.replace('<saml:Conditions NotOnOrAfter="2099-01-01T00:00:00Z"',
+                                  '<saml:Conditions NotOnOrAfter="2020-01-17T03:37:32.630Z"')
     assert stale(past) == ("ExpiredTokenException", "Response has expired", 400)
     issued = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 600))
     old_assertion = SAML_ASSERTION.replace("<saml:Assertion ", f'<saml:Assertion IssueInstant="{issued}" ')
     assert stale(old_assertion) == ("ExpiredTokenException", "Token must be redeemed within 5 minutes of issuance", 400)
     fresh = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 30))
     text = SAML_ASSERTION.replace("<saml:Assertion ", f'<saml:Assertion IssueInstant="{fresh}" ')
-    assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=base64.b64encode(
-        text.format(role=role_arn, provider=provider).encode()).decode())["Subject"] == "bob"
+    assert sts.assume_role_with_saml(RoleArn=role_arn, PrincipalArn=provider, SAMLAssertion=response(
+        text.format(role=role_arn, provider=provider), idp))["Subject"] == "bob"
 
 
 def test_federation_token_and_access_key_info(aws: Callable[..., Any]) -> None:

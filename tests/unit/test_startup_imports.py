@@ -21,7 +21,8 @@ from onceflow.server import build_stack
 from onceflow.stack import no_uid
 
 DEFERRED = ("boto3", "botocore", "botocore.session", "botocore.client", "botocore.loaders", "botocore.model",
-            "cryptography", "segno", "urllib3", "dateutil", "jsonata", "jinja2", "onceflow.prove.proof",
+            "cryptography", "segno", "signxml", "lxml", "urllib3", "dateutil", "jsonata", "jinja2",
+            "onceflow.prove.proof",
             "onceflow.console.app",
             # set up on their first request (server.py SETUPS, stack.py Stack.defer)
             "onceflow.ddb", "onceflow.ddbstreams", "onceflow.s3", "onceflow.lambda_", "onceflow.logs", "onceflow.sqs",

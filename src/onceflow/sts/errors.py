@@ -86,3 +86,26 @@ def saml_role_not_in_assertion() -> ServiceError:
 
 def invalid_saml_assertion() -> ServiceError:
     return invalid_identity_token("Invalid SAML assertion")  # UNCONFIRMED wording
+
+
+def saml_signature_invalid() -> ServiceError:
+    # AWS's words: the IAM User Guide's "Troubleshoot SAML federation" ("Error: Response signature invalid
+    # (service: AWSSecurityTokenService; status code: 400; error code: InvalidIdentityToken)"), also quoted
+    # from STS by cevoaustralia/aws-google-auth#270.
+    return invalid_identity_token("Response signature invalid")
+
+
+def saml_audience_missing() -> ServiceError:
+    # The words are the IAM User Guide's ("Error: Response does not contain the required audience."); the
+    # code is UNCONFIRMED (the guide gives none for it).
+    return invalid_identity_token("Response does not contain the required audience.")
+
+
+def saml_session_name_missing() -> ServiceError:
+    # The IAM User Guide's "Troubleshoot SAML federation" gives the words and the code.
+    return invalid_identity_token("RoleSessionName is required in AuthnResponse")
+
+
+def saml_session_name_invalid() -> ServiceError:
+    # The IAM User Guide's "Troubleshoot SAML federation" gives the words and the code.
+    return invalid_identity_token("RoleSessionName in AuthnResponse must match [a-zA-Z_0-9+=,.@-]{2,64}")

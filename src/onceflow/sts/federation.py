@@ -4,7 +4,8 @@ tokens, SAML assertions) and federation tokens for users' applications.
 Web identity tokens' claims, provider, audience and the role's trust policy are checked as AWS
 checks them. Their signatures are verified only for the issuers `serve --oidc-keys` gives a key set
 (web_identity_keys.py): onceflow fetches no provider keys, so another issuer's token signature is
-accepted unread.
+accepted unread. SAML responses are read only once their XML signature verifies against the
+provider's metadata certificates (saml_signature.py), and only what the signature covers is read.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import re
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from xml.etree import ElementTree
 
 from onceflow.context import Principal
 from onceflow.iam.common import issuer, partition_of, validate
@@ -36,6 +36,14 @@ _SAML = {
 }
 ROLE_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/Role"
 SESSION_ATTRIBUTE = "https://aws.amazon.com/SAML/Attributes/RoleSessionName"
+# The audiences (and bearer Recipients) AWS's sign-in endpoints are named by: the global and regional
+# https://[REGION.]signin.aws.amazon.com/saml (and the China and GovCloud partitions' hosts), or
+# urn:amazon:webservices[:cn-north-1|:govcloud] for an audience.
+_AWS_RECIPIENT = re.compile(r"https://(?:[a-z0-9-]+\.)?signin\.(?:aws\.amazon\.com|amazonaws\.cn|"
+                            r"amazonaws-us-gov\.com)/saml")
+_AWS_AUDIENCE = re.compile(_AWS_RECIPIENT.pattern + r"|urn:amazon:webservices(?::cn-north-1|:govcloud)?")
+_SESSION_NAME = re.compile(r"[a-zA-Z_0-9+=,.@-]{2,64}")
+_SUCCESS = "urn:oasis:names:tc:SAML:2.0:status:Success"
 SAML_REDEEM_WITHIN_S = 300  # an assertion must be redeemed within 5 minutes of its IssueInstant
 
 
@@ -118,25 +126,38 @@ class Federation:
 
     # ------------------------------------------------------------------ SAML 2.0
     def assume_role_with_saml(self, params: dict[str, Any]) -> dict[str, Any]:
+        from onceflow.sts import saml_signature  # lxml and signxml: loaded by the first SAML call only
+
         action = "sts:AssumeRoleWithSAML"
-        assertion = _saml(params["SAMLAssertion"])
+        root = _saml_document(params["SAMLAssertion"])
         role = self._role(params["RoleArn"], action)
         provider_arn = params["PrincipalArn"]
         provider = self.store.obj(role["account"], "saml-provider", provider_arn)
         if provider is None:
             raise errors.saml_role_not_in_assertion()
-        pairs = {frozenset(v.split(",")) for v in assertion["attributes"].get(ROLE_ATTRIBUTE, [])}
+        # Everything below reads only what the IdP signed (no signature wrapping).
+        signed = saml_signature.signed_element(root, saml_signature.signing_certificates(provider["metadata"]))
+        if signed is None:
+            raise errors.saml_signature_invalid()
+        assertion = _saml(signed)
+        now = datetime.now(UTC)
+        _check_saml_window(assertion, now)
+        aws_audiences = [a for a in assertion["audiences"] if _AWS_AUDIENCE.fullmatch(a)]
+        if not aws_audiences:
+            raise errors.saml_audience_missing()
+        if any(r and not _AWS_RECIPIENT.fullmatch(r) for r in assertion["recipients"]):
+            raise errors.invalid_saml_assertion()
+        pairs = {frozenset(p.strip() for p in v.split(","))
+                 for v in assertion["attributes"].get(ROLE_ATTRIBUTE, [])}
         if frozenset({role["arn"], provider_arn}) not in pairs:
             raise errors.saml_role_not_in_assertion()
-        until = assertion["not_on_or_after"]
-        now = datetime.now(UTC)
-        if until and _saml_time(until) < now:
-            raise errors.saml_response_expired()
-        issued = assertion["issue_instant"]
-        if issued and (now - _saml_time(issued)).total_seconds() > SAML_REDEEM_WITHIN_S:
-            raise errors.saml_assertion_too_old()
-        session_name = (assertion["attributes"].get(SESSION_ATTRIBUTE) or [assertion["subject"]])[0]
-        context = {"saml:aud": [assertion["audience"]], "saml:sub": [assertion["subject"]],
+        names = assertion["attributes"].get(SESSION_ATTRIBUTE)
+        if not names:
+            raise errors.saml_session_name_missing()
+        session_name = names[0]
+        if not _SESSION_NAME.fullmatch(session_name):
+            raise errors.saml_session_name_invalid()
+        context = {"saml:aud": [aws_audiences[0]], "saml:sub": [assertion["subject"]],
                    "saml:iss": [assertion["issuer"]], "saml:sub_type": [assertion["subject_type"]]}
         self._trusted(role, action, ("Federated", provider_arn), context)
         creds, user = self.sts.role_session(role, session_name, params)
@@ -149,7 +170,7 @@ class Federation:
             "Subject": assertion["subject"],
             "SubjectType": assertion["subject_type"],
             "Issuer": assertion["issuer"],
-            "Audience": assertion["audience"],
+            "Audience": aws_audiences[0],
             "NameQualifier": qualifier,
         }
 
@@ -206,30 +227,66 @@ def _saml_time(text: str) -> datetime:
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
-def _saml(encoded: str) -> dict[str, Any]:
-    """The parts of a base64 SAML Response STS reads."""
-    bad = errors.invalid_saml_assertion()
+def _check_saml_window(assertion: dict[str, Any], now: datetime) -> None:
+    """The assertion's validity window: its Conditions' and bearer confirmations' NotBefore and
+    NotOnOrAfter, and AWS's 5 minutes from IssueInstant."""
+    for until in assertion["not_on_or_after"]:
+        if _saml_time(until) <= now:
+            raise errors.saml_response_expired()
+    for since in assertion["not_before"]:
+        if _saml_time(since) > now:
+            raise errors.invalid_saml_assertion()  # AWS's answer to a not-yet-valid assertion: UNCONFIRMED
+    issued = assertion["issue_instant"]
+    if issued and (now - _saml_time(issued)).total_seconds() > SAML_REDEEM_WITHIN_S:
+        raise errors.saml_assertion_too_old()
+
+
+def _saml_document(encoded: str) -> Any:
+    """The root of a base64 SAML Response (or bare Assertion), parsed without DTDs or entities."""
+    from onceflow.sts import saml_signature
+
     try:
-        root = ElementTree.fromstring(base64.b64decode(encoded, validate=True))
-    except (ValueError, binascii.Error, ElementTree.ParseError):
-        raise bad from None
-    assertion = root if root.tag == f"{{{_SAML['a']}}}Assertion" else root.find("a:Assertion", _SAML)
-    if assertion is None:
-        raise bad
+        root = saml_signature.parse(base64.b64decode(encoded, validate=True))
+    except (ValueError, binascii.Error):  # saml_signature.Unsafe is a ValueError
+        raise errors.invalid_saml_assertion() from None
+    if root.tag not in (saml_signature.RESPONSE_TAG, saml_signature.ASSERTION_TAG):
+        raise errors.invalid_saml_assertion()
+    # A response the IdP says failed is refused (its Status may be unsigned: read only to refuse).
+    status = root.find("p:Status/p:StatusCode", _SAML)
+    if status is not None and status.get("Value") != _SUCCESS:
+        raise errors.invalid_saml_assertion()  # AWS's message UNCONFIRMED
+    return root
+
+
+def _text(element: Any) -> str:
+    return str(element.text or "").strip() if element is not None else ""
+
+
+def _saml(signed: Any) -> dict[str, Any]:
+    """The parts STS reads of the signed Response (its one Assertion) or the signed Assertion."""
+    if signed.tag == f"{{{_SAML['a']}}}Assertion":
+        assertion = signed
+    else:
+        found = signed.findall("a:Assertion", _SAML)
+        if len(found) != 1:  # none (an EncryptedAssertion is not read) or an ambiguous several
+            raise errors.invalid_saml_assertion()
+        assertion = found[0]
     name_id = assertion.find("a:Subject/a:NameID", _SAML)
     attributes: dict[str, list[str]] = {}
     for attr in assertion.iterfind("a:AttributeStatement/a:Attribute", _SAML):
-        attributes[attr.get("Name", "")] = [(v.text or "").strip() for v in attr.iterfind("a:AttributeValue", _SAML)]
-    conditions = assertion.find("a:Conditions", _SAML)
-    audience = assertion.find("a:Conditions/a:AudienceRestriction/a:Audience", _SAML)
-    issuer_el = assertion.find("a:Issuer", _SAML)
+        attributes[attr.get("Name", "")] = [_text(v) for v in attr.iterfind("a:AttributeValue", _SAML)]
+    windows = [*assertion.iterfind("a:Conditions", _SAML),
+               *assertion.iterfind("a:Subject/a:SubjectConfirmation/a:SubjectConfirmationData", _SAML)]
     fmt = name_id.get("Format", "") if name_id is not None else ""
     return {
-        "subject": (name_id.text or "").strip() if name_id is not None else "",
+        "subject": _text(name_id),
         "subject_type": fmt.rsplit(":", 1)[-1] if fmt else "transient",
-        "issuer": (issuer_el.text or "").strip() if issuer_el is not None else "",
-        "audience": (audience.text or "").strip() if audience is not None else "https://signin.aws.amazon.com/saml",
-        "not_on_or_after": conditions.get("NotOnOrAfter") if conditions is not None else None,
+        "issuer": _text(assertion.find("a:Issuer", _SAML)),
+        "audiences": [_text(a) for a in assertion.iterfind("a:Conditions/a:AudienceRestriction/a:Audience", _SAML)],
+        "recipients": [str(d.get("Recipient") or "") for d in
+                       assertion.iterfind("a:Subject/a:SubjectConfirmation/a:SubjectConfirmationData", _SAML)],
+        "not_on_or_after": [str(w.get("NotOnOrAfter")) for w in windows if w.get("NotOnOrAfter")],
+        "not_before": [str(w.get("NotBefore")) for w in windows if w.get("NotBefore")],
         "issue_instant": assertion.get("IssueInstant"),
         "attributes": attributes,
     }
