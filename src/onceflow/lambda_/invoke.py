@@ -101,7 +101,9 @@ class Invoker:
         self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits
         self._timers: set[threading.Timer] = set()
         self._provisioning = threading.Lock()  # one provisioning pass at a time: none starts a worker twice
-        self._pending: dict[tuple[str, str, str], int] = {}  # function key -> provisioning passes to run
+        # (function key, qualifier) -> provisioning passes to run for that config: one config's Put
+        # shows IN_PROGRESS on that config only, not on the function's others
+        self._pending: dict[tuple[tuple[str, str, str], str], int] = {}
         self._closed = False
         self.async_configs: InvokeConfigs | None = None  # EventInvokeConfig (setup sets both)
         self.call: destinations.Call | None = None  # internal.call bound to the stack, for destinations
@@ -248,24 +250,25 @@ class Invoker:
                     ref = resolved.ref
                     log.exception("could not start provisioned workers for %s", ref.arn(resolved.executed_version))
 
-    def provision_soon(self, key: tuple[str, str, str]) -> None:
+    def provision_soon(self, key: tuple[str, str, str], qualifier: str) -> None:
         """PutProvisionedConcurrencyConfig's provisioning: as on AWS the Put answers IN_PROGRESS and
         the workers start behind it (reads show IN_PROGRESS until they are warm); invocations
         meanwhile run on demand. Reserved at once, so no eviction takes the first ones started."""
         self.reconcile_provisioned(key)
+        pending = (key, qualifier)
         with self._lock:
-            self._pending[key] = self._pending.get(key, 0) + 1
-        threading.Thread(target=self._provision_serially, args=(key,), name="lambda-provision", daemon=True).start()
+            self._pending[pending] = self._pending.get(pending, 0) + 1
+        threading.Thread(target=self._provision_serially, args=(pending,), name="lambda-provision", daemon=True).start()
 
-    def _provision_serially(self, key: tuple[str, str, str]) -> None:
+    def _provision_serially(self, pending: tuple[tuple[str, str, str], str]) -> None:
         try:
             with self._provisioning:
-                self.provision(key)
+                self.provision(pending[0])
         finally:
             with self._lock:
-                left = self._pending.pop(key, 1) - 1
+                left = self._pending.pop(pending, 1) - 1
                 if left > 0:
-                    self._pending[key] = left
+                    self._pending[pending] = left
 
     def provisioned_status(self, key: tuple[str, str, str], qualifier: str, requested: int) -> tuple[int, str]:
         """A config's allocated workers and status: IN_PROGRESS while a pass is to run and not all
@@ -282,7 +285,7 @@ class Invoker:
             allocated += min(marked, share)
             failed = failed or (init_failed and marked < share)
         with self._lock:
-            pending = self._pending.get(key, 0) > 0
+            pending = self._pending.get((key, qualifier), 0) > 0
         if allocated >= requested or not (pending or failed):
             return requested, "READY"
         return allocated, "IN_PROGRESS" if pending else "FAILED"
