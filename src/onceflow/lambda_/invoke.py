@@ -60,11 +60,13 @@ _XRAY = {
 }
 
 
-def _throttled_wait_s(waits: int) -> float:
-    """Docs (asynchronous invocation): a throttled event returns to the queue and is tried again for up to
-    6 hours (its maximum age), "from 1 second after the first attempt to a maximum of 5 minutes",
-    increasing exponentially."""
-    return float(min(2**waits, 300))
+def requeue_wait_s(waits: int, age_s: float, max_age_s: float) -> float:
+    """Docs (invocation-async-error-handling): a throttled event (429), or one that met a system error
+    (500-series), returns to the queue and is tried again for up to its maximum age (6 hours by
+    default), the interval increasing exponentially "from 1 second after the first attempt to a
+    maximum of 5 minutes". The last wait ends at the event's maximum age, where it is dropped, not
+    up to 5 minutes after it. All in AWS's seconds (the caller scales them)."""
+    return max(0.0, min(float(min(2**waits, 300)), max_age_s - age_s))
 
 
 def _locale(runtime: str) -> dict[str, str]:
@@ -182,20 +184,27 @@ class Invoker:
             return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
         if (attempt > 0 or waits > 0) and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
-            # recorded: the record carries the last attempt's response (`last`, None if it never ran)
-            self._conclude(resolved, rules, payload, request_id, attempt, last, "EventAgeExceeded")
+            # recorded: the record carries the last attempt's response (`last`, None if it never ran);
+            # one that never ran waited on throttles: its dead letter says so as ZeroReservedConcurrency's
+            self._conclude(resolved, rules, payload, request_id, attempt, last, "EventAgeExceeded",
+                           throttled=last is None)  # fmt: skip
             return
+        age_s = (time.time() - queued_at) * self.time_scale
         try:
             slot = self.admission.admit(resolved)
         except ServiceError:  # throttled: back to the queue (admission.py)
-            wait = _throttled_wait_s(waits)
+            wait = requeue_wait_s(waits, age_s, rules.max_age_s)
             self._later(wait, resolved, payload, request_id, context, attempt, queued_at, waits + 1, last)
             return
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
-        except Exception:  # an Event invocation has no caller to tell; keep the server alive
-            if not self._closed:
-                log.exception("asynchronous invocation %s failed", request_id)
+        except Exception:  # a system error (onceflow could not run it): back to the queue, as a throttle
+            if self._closed:
+                return
+            if waits == 0:  # the first one is logged; the retries of the same event are not
+                log.exception("asynchronous invocation %s failed; it is tried again", request_id)
+            wait = requeue_wait_s(waits, age_s, rules.max_age_s)
+            self._later(wait, resolved, payload, request_id, context, attempt, queued_at, waits + 1, last)
             return
         finally:
             self.admission.leave(resolved, slot)
