@@ -196,6 +196,7 @@ class Invoker:
             wait = requeue_wait_s(waits, age_s, rules.max_age_s)
             self._later(wait, resolved, payload, request_id, context, attempt, queued_at, waits + 1, last)
             return
+        started = time.time()
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
         except Exception:  # a system error (onceflow could not run it): back to the queue, as a throttle
@@ -208,6 +209,9 @@ class Invoker:
             return
         finally:
             self.admission.leave(resolved, slot)
+        # The run's own time counts as it ran, not scaled like the waits: shift the event's start so
+        # that its age grows by the run's real duration (a cold start is not minutes at --time-scale 60).
+        queued_at += (time.time() - started) * (1 - 1 / self.time_scale)
         if outcome.ok:
             self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "Success")
             return
