@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 import uuid
 import zipfile
@@ -29,6 +30,7 @@ def handler(event, context):
 '''
 RECORDER = '''
 import json
+import threading
 def handler(event, context):
     print("RECORD " + json.dumps(event))
 '''
@@ -202,3 +204,60 @@ def test_zero_reserved_concurrency_sends_the_event_to_the_failure_destination(
         "condition": "ZeroReservedConcurrency", "approximateInvokeCount": 0,
     }  # fmt: skip
     assert record["requestPayload"] == {}
+
+
+HOLDER = '''
+import time
+def handler(event, context):
+    if event.get("hold"):
+        time.sleep(event["hold"])
+    print("RAN " + context.aws_request_id)
+    return "ok"
+'''
+
+
+def test_a_throttled_event_past_its_age_goes_to_on_failure_unrun(server_factory: Callable[..., Any]) -> None:
+    """Docs (invocation-async-error-handling): a throttled event returns to the queue and is tried again,
+    waits growing from 1 s to 5 min, until its maximum age; then it is dropped to the on-failure
+    destination. Its one reserved slot held 6 s (600 s scaled) by a synchronous call, an event with
+    MaximumEventAgeInSeconds=60 never runs: EventAgeExceeded, approximateInvokeCount 0 and no
+    response (as the recorded ZeroReservedConcurrency record has none). UNCONFIRMED on AWS: the count."""
+    server = server_factory(time_scale=100.0)
+    scoped = client_factory(server.url)
+    role_arn = make_role(scoped)
+    fn, recorder = deploy(scoped, role_arn, HOLDER), deploy(scoped, role_arn, RECORDER)
+    lam = scoped("lambda")
+    lam.update_function_configuration(FunctionName=fn, Timeout=20)
+    lam.get_waiter("function_updated_v2").wait(FunctionName=fn)
+    lam.put_function_concurrency(FunctionName=fn, ReservedConcurrentExecutions=1)
+    lam.put_function_event_invoke_config(FunctionName=fn, MaximumEventAgeInSeconds=60,
+                                         DestinationConfig={"OnFailure": {"Destination": arn(recorder)}})  # fmt: skip
+    def hold() -> None:  # tried until it runs: a probe below may hold the slot for a moment
+        for _ in range(100):
+            try:
+                scoped("lambda").invoke(FunctionName=fn, Payload=b'{"hold": 6}')
+                return
+            except ClientError:
+                time.sleep(0.05)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the synchronous call holds the slot
+            try:
+                lam.invoke(FunctionName=fn, Payload=b"{}")
+            except ClientError as exc:  # sequential probes: only the holder can hold the slot
+                assert exc.response["Error"]["Code"] == "TooManyRequestsException"
+                break
+            time.sleep(0.05)
+        sent = lam.invoke(FunctionName=fn, InvocationType="Event", Payload=b'{"late": true}')
+        record = records(scoped, recorder, 1)[0]
+    finally:
+        holder.join()
+    request_id = sent["ResponseMetadata"]["RequestId"]
+    assert record["requestContext"] == {"requestId": request_id, "functionArn": arn(fn, "$LATEST"),
+                                        "condition": "EventAgeExceeded", "approximateInvokeCount": 0}  # fmt: skip
+    assert record["requestPayload"] == {"late": True} and "responseContext" not in record
+    ran = [e["message"] for e in scoped("logs").filter_log_events(logGroupName=f"/aws/lambda/{fn}")["events"]]
+    assert f"RAN {request_id}\n" not in ran

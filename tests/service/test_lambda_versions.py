@@ -83,6 +83,34 @@ def test_update_code_with_publish_answers_the_new_version_pending(aws: Callable[
     assert updated["FunctionArn"].endswith(":1")
 
 
+def test_after_update_code_with_publish_the_new_version_reads_pending_then_active(
+    aws: Callable[..., Any], fn: str
+) -> None:
+    """As recorded (test_lambda_api.snapshot.json, TestLambdaVersions::test_publish_with_update,
+    2023-11): right after the update, GetFunction of the new version reads Pending with the answer's
+    RevisionId and $LATEST reads InProgress; once settled both are Active / Successful."""
+    lam = aws("lambda")
+    updated = lam.update_function_code(FunctionName=fn, ZipFile=make_zip("def handler(e, c):\n    return 2\n"),
+                                       Publish=True)  # fmt: skip
+    version = lam.get_function(FunctionName=fn, Qualifier="1")["Configuration"]
+    assert (version["State"], version["StateReason"], version["StateReasonCode"], version["RevisionId"]) == (
+        "Pending", "The function is being created.", "Creating", updated["RevisionId"])  # fmt: skip
+    assert "LastUpdateStatus" not in version and version["FunctionArn"].endswith(":1")
+    latest = lam.get_function(FunctionName=fn, Qualifier="$LATEST")["Configuration"]
+    assert (latest["State"], latest["LastUpdateStatus"], latest["LastUpdateStatusReasonCode"]) == (
+        "Active", "InProgress", "Creating")  # fmt: skip
+    assert latest["RevisionId"] != updated["RevisionId"] and latest["FunctionArn"].endswith(":$LATEST")
+
+    lam.get_waiter("published_version_active").wait(FunctionName=fn, Qualifier="1")
+    lam.get_waiter("function_updated_v2").wait(FunctionName=fn)
+    lam.get_waiter("function_active_v2").wait(FunctionName=fn)
+    settled = lam.get_function_configuration(FunctionName=fn, Qualifier="1")
+    assert (settled["State"], settled["LastUpdateStatus"]) == ("Active", "Successful")
+    assert "StateReasonCode" not in settled and settled["RevisionId"] != updated["RevisionId"]
+    assert lam.get_function_configuration(FunctionName=fn)["LastUpdateStatus"] == "Successful"
+    assert lam.invoke(FunctionName=fn, Qualifier="1")["Payload"].read() == b"2"
+
+
 def test_lists_leave_out_state_and_runtime_version(aws: Callable[..., Any], fn: str) -> None:
     lam = aws("lambda")
     lam.publish_version(FunctionName=fn)

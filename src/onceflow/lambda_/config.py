@@ -5,9 +5,11 @@ The stored record holds the FunctionConfiguration members plus private keys star
 (`_code`: the zip's SHA-256 hex). State is not stored: updates take effect at once, so a response
 to CreateFunction (or UpdateFunctionCode with Publish) says Pending / an update says InProgress, as
 AWS's first answer does, and every later read says Active / Successful (PublishVersion's answer too,
-as AWS records it) (so `aws lambda wait function-active-v2`
-returns at once). On AWS the move to Active / Successful gives the function a new RevisionId; so
-here the first answer carries a revision of its own and the stored record the one later reads see.
+as AWS records it), so `aws lambda wait function-active-v2` returns at once; only for a moment after
+UpdateFunctionCode with Publish do reads of the new version say Pending and of $LATEST InProgress, as
+AWS records them (settling.py). On AWS the move to Active / Successful gives the function a new
+RevisionId; so here the first answer carries a revision of its own and the stored record the one
+later reads see.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ _INIT_FAILED_REASON = "FUNCTION_ERROR_INIT_FAILURE"
 
 class FunctionSettings:
     def __init__(self, service: LambdaService, provision: Callable[[Key], None],
-                 provision_soon: Callable[[Key], None], status_of: StatusOf) -> None:  # fmt: skip
+                 provision_soon: Callable[[Key, str], None], status_of: StatusOf) -> None:  # fmt: skip
         self.service = service
         self.store = service.store
         self.provision = provision  # the pool's provisioned workers follow the function's configs
@@ -95,7 +95,7 @@ class FunctionSettings:
         entry = {"Requested": wanted, "LastModified": cfg.now_lambda()}
         record["_provisioned"] = {**entries, qualifier: entry}
         self._save(ref, record)
-        self.provision_soon(ref.key)
+        self.provision_soon(ref.key, qualifier)
         return {"RequestedProvisionedConcurrentExecutions": wanted, "AllocatedProvisionedConcurrentExecutions": 0,
                 "AvailableProvisionedConcurrentExecutions": 0, "Status": "IN_PROGRESS",
                 "LastModified": entry["LastModified"]}  # fmt: skip

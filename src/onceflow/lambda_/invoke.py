@@ -60,11 +60,13 @@ _XRAY = {
 }
 
 
-def _throttled_wait_s(waits: int) -> float:
-    """Docs (asynchronous invocation): a throttled event returns to the queue and is tried again for up to
-    6 hours (its maximum age), "from 1 second after the first attempt to a maximum of 5 minutes",
-    increasing exponentially."""
-    return float(min(2**waits, 300))
+def requeue_wait_s(waits: int, age_s: float, max_age_s: float) -> float:
+    """Docs (invocation-async-error-handling): a throttled event (429), or one that met a system error
+    (500-series), returns to the queue and is tried again for up to its maximum age (6 hours by
+    default), the interval increasing exponentially "from 1 second after the first attempt to a
+    maximum of 5 minutes". The last wait ends at the event's maximum age, where it is dropped, not
+    up to 5 minutes after it. All in AWS's seconds (the caller scales them)."""
+    return max(0.0, min(float(min(2**waits, 300)), max_age_s - age_s))
 
 
 def _locale(runtime: str) -> dict[str, str]:
@@ -101,7 +103,9 @@ class Invoker:
         self.time_scale = time_scale  # divides the Event retry delays, like Step Functions' waits
         self._timers: set[threading.Timer] = set()
         self._provisioning = threading.Lock()  # one provisioning pass at a time: none starts a worker twice
-        self._pending: dict[tuple[str, str, str], int] = {}  # function key -> provisioning passes to run
+        # (function key, qualifier) -> provisioning passes to run for that config: one config's Put
+        # shows IN_PROGRESS on that config only, not on the function's others
+        self._pending: dict[tuple[tuple[str, str, str], str], int] = {}
         self._closed = False
         self.async_configs: InvokeConfigs | None = None  # EventInvokeConfig (setup sets both)
         self.call: destinations.Call | None = None  # internal.call bound to the stack, for destinations
@@ -180,23 +184,34 @@ class Invoker:
             return
         # The event's age on the same clock as the retry delays (--time-scale divides both).
         if (attempt > 0 or waits > 0) and (time.time() - queued_at) * self.time_scale > rules.max_age_s:
-            # recorded: the record carries the last attempt's response (`last`, None if it never ran)
-            self._conclude(resolved, rules, payload, request_id, attempt, last, "EventAgeExceeded")
+            # recorded: the record carries the last attempt's response (`last`, None if it never ran);
+            # one that never ran waited on throttles: its dead letter says so as ZeroReservedConcurrency's
+            self._conclude(resolved, rules, payload, request_id, attempt, last, "EventAgeExceeded",
+                           throttled=last is None)  # fmt: skip
             return
+        age_s = (time.time() - queued_at) * self.time_scale
         try:
             slot = self.admission.admit(resolved)
         except ServiceError:  # throttled: back to the queue (admission.py)
-            wait = _throttled_wait_s(waits)
+            wait = requeue_wait_s(waits, age_s, rules.max_age_s)
             self._later(wait, resolved, payload, request_id, context, attempt, queued_at, waits + 1, last)
             return
+        started = time.time()
         try:
             outcome, _ = self._run(resolved, payload, request_id, context)
-        except Exception:  # an Event invocation has no caller to tell; keep the server alive
-            if not self._closed:
-                log.exception("asynchronous invocation %s failed", request_id)
+        except Exception:  # a system error (onceflow could not run it): back to the queue, as a throttle
+            if self._closed:
+                return
+            if waits == 0:  # the first one is logged; the retries of the same event are not
+                log.exception("asynchronous invocation %s failed; it is tried again", request_id)
+            wait = requeue_wait_s(waits, age_s, rules.max_age_s)
+            self._later(wait, resolved, payload, request_id, context, attempt, queued_at, waits + 1, last)
             return
         finally:
             self.admission.leave(resolved, slot)
+        # The run's own time counts as it ran, not scaled like the waits: shift the event's start so
+        # that its age grows by the run's real duration (a cold start is not minutes at --time-scale 60).
+        queued_at += (time.time() - started) * (1 - 1 / self.time_scale)
         if outcome.ok:
             self._conclude(resolved, rules, payload, request_id, attempt + 1, outcome, "Success")
             return
@@ -248,24 +263,25 @@ class Invoker:
                     ref = resolved.ref
                     log.exception("could not start provisioned workers for %s", ref.arn(resolved.executed_version))
 
-    def provision_soon(self, key: tuple[str, str, str]) -> None:
+    def provision_soon(self, key: tuple[str, str, str], qualifier: str) -> None:
         """PutProvisionedConcurrencyConfig's provisioning: as on AWS the Put answers IN_PROGRESS and
         the workers start behind it (reads show IN_PROGRESS until they are warm); invocations
         meanwhile run on demand. Reserved at once, so no eviction takes the first ones started."""
         self.reconcile_provisioned(key)
+        pending = (key, qualifier)
         with self._lock:
-            self._pending[key] = self._pending.get(key, 0) + 1
-        threading.Thread(target=self._provision_serially, args=(key,), name="lambda-provision", daemon=True).start()
+            self._pending[pending] = self._pending.get(pending, 0) + 1
+        threading.Thread(target=self._provision_serially, args=(pending,), name="lambda-provision", daemon=True).start()
 
-    def _provision_serially(self, key: tuple[str, str, str]) -> None:
+    def _provision_serially(self, pending: tuple[tuple[str, str, str], str]) -> None:
         try:
             with self._provisioning:
-                self.provision(key)
+                self.provision(pending[0])
         finally:
             with self._lock:
-                left = self._pending.pop(key, 1) - 1
+                left = self._pending.pop(pending, 1) - 1
                 if left > 0:
-                    self._pending[key] = left
+                    self._pending[pending] = left
 
     def provisioned_status(self, key: tuple[str, str, str], qualifier: str, requested: int) -> tuple[int, str]:
         """A config's allocated workers and status: IN_PROGRESS while a pass is to run and not all
@@ -282,7 +298,7 @@ class Invoker:
             allocated += min(marked, share)
             failed = failed or (init_failed and marked < share)
         with self._lock:
-            pending = self._pending.get(key, 0) > 0
+            pending = self._pending.get((key, qualifier), 0) > 0
         if allocated >= requested or not (pending or failed):
             return requested, "READY"
         return allocated, "IN_PROGRESS" if pending else "FAILED"

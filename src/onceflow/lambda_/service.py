@@ -19,6 +19,7 @@ from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import cross_account, dead_letter, errors, names, paging, runtime_lifecycle, zips
 from onceflow.lambda_.aliases import route
 from onceflow.lambda_.names import FunctionRef
+from onceflow.lambda_.settling import Settling
 from onceflow.lambda_.store import LambdaStore
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class LambdaService:
         self.capacity_providers: Any = None  # capacity_providers.CapacityProviders, set by setup
         self.today = runtime_lifecycle.today_utc  # the day runtime deprecation is judged on
         self._unzipped_sizes: dict[str, int] = {}
+        self.settling = Settling()  # the moment after UpdateFunctionCode with Publish (settling.py)
 
     # ------------------------------------------------------------------ helpers
     def _ref(self, ctx: RequestContext, name: str, qualifier: str | None = None) -> FunctionRef:
@@ -251,10 +253,11 @@ class LambdaService:
             out["Concurrency"] = {"ReservedConcurrentExecutions": resolved.reserved}
         return out
 
-    @staticmethod
-    def _named(ctx: RequestContext, resolved: Resolved) -> dict[str, Any]:
+    def _named(self, ctx: RequestContext, resolved: Resolved) -> dict[str, Any]:
         account = resolved.ref.account  # the function's own (another account's, reached by its ARN)
-        shown = cfg.render(resolved.config, account, ctx.region)
+        moment = self.settling.shown(resolved.ref.key, resolved.executed_version)
+        phase, revision = moment if moment is not None else ("steady", None)
+        shown = cfg.render(resolved.config, account, ctx.region, phase, revision)
         return cfg.as_named(shown, account, ctx.region, resolved.ref.qualifier)
 
     def list_functions(
@@ -353,8 +356,16 @@ class LambdaService:
             self.store.update_function(conn, ref.key, record)
             version = self._publish(conn, ref, record) if publish else None
         self.on_change(ref.key)
-        if version is not None:
-            return _published_answer(version, before, ctx)
+        if version is not None and not (before is not None and version.get("Version") == str(before)):
+            # a new version: Pending (no LastUpdateStatus, recorded 2024) under the revision its first
+            # reads show too, and $LATEST InProgress meanwhile (settling.py)
+            revision = cfg.new_revision()
+            self.settling.start(ref.key, version["Version"], "create", revision)
+            self.settling.start(ref.key, "$LATEST", "update", cfg.new_revision())
+            return cfg.render(version, ctx.account, ctx.region, "create", revision)
+        self.settling.forget(ref.key, "$LATEST")
+        if version is not None:  # nothing changed: the last version, returned again as it stands
+            return cfg.render(version, ctx.account, ctx.region)
         return cfg.render(record, ctx.account, ctx.region, "update", cfg.new_revision())
 
     @staticmethod
@@ -382,6 +393,7 @@ class LambdaService:
                 self.store.delete_version(conn, ref.key, version)
             else:
                 self.store.delete_function(conn, ref.key)
+        self.settling.forget(ref.key, ref.qualifier)
         self.on_change(ref.key)
 
     # ------------------------------------------------------------------ versions
@@ -553,15 +565,6 @@ class LambdaService:
         if config is None:
             raise errors.function_not_found(ref.arn(q))
         return Resolved(ref, config, q, ref.arn(q), reserved, provisioned)
-
-
-def _published_answer(version: dict[str, Any], before: Any, ctx: RequestContext) -> dict[str, Any]:
-    """UpdateFunctionCode's answer with Publish: the new version as a new function is answered (Pending,
-    no LastUpdateStatus, recorded 2024); the last version, returned again because nothing changed, as
-    it stands."""
-    if before is not None and version.get("Version") == str(before):
-        return cfg.render(version, ctx.account, ctx.region)
-    return cfg.render(version, ctx.account, ctx.region, "create", cfg.new_revision())
 
 
 def _listed(config: dict[str, Any], account: str, region: str) -> dict[str, Any]:

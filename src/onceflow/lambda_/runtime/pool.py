@@ -261,8 +261,11 @@ class Pool:
         if provisioned:
             with self._cond:
                 self._reserved[spec.key] = (spec.function_id, count)
-                self._prewarm_failed.discard(spec.key)
                 count -= self._marked(spec.key)
+                if count <= 0:
+                    self._prewarm_failed.discard(spec.key)
+                # else a failed key stays failed until a start succeeds: another config's pass that
+                # tries it again does not show it READY meanwhile
         try:
             for _ in range(max(0, count)):
                 with self._cond:
@@ -287,6 +290,9 @@ class Pool:
                     break
                 worker.provisioned = provisioned
                 held.append(worker)
+                if provisioned:
+                    with self._cond:
+                        self._prewarm_failed.discard(spec.key)
         finally:
             with self._cond:
                 for worker in held:
