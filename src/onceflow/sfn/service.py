@@ -20,6 +20,7 @@ from onceflow.sfn import errors as E
 from onceflow.sfn.activities import Activities
 from onceflow.sfn.asl.check_states import STATE_TYPES
 from onceflow.sfn.asl.payload import MAX_PAYLOAD
+from onceflow.sfn.asl.resources import check_sdk_services_with
 from onceflow.sfn.described import describe_row
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.engine import Engine
@@ -34,6 +35,7 @@ from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_cas
 from onceflow.sfn.mocks import parse as parse_mock_config
 from onceflow.sfn.names import check_encryption, ts, valid_name
 from onceflow.sfn.nested import Nested
+from onceflow.sfn.sdk_services import recognized as sdk_service_recognized
 from onceflow.sfn.store import SfnStore
 from onceflow.sfn.versions import Versions, new_revision, split_qualified
 from onceflow.stack import Stack
@@ -48,6 +50,7 @@ class SfnService:
         self.stack = stack
         self.store = store
         self.engine = engine
+        check_sdk_services_with(sdk_service_recognized)  # aws-sdk:<service> names, from botocore's models
         self.versions = Versions(self)
         self.activities = Activities(self)
         self.nested = Nested(self)

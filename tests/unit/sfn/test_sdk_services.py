@@ -1,4 +1,4 @@
-"""asl/sdk_services.py: which aws-sdk service names are recognized (botocore's name or its serviceId
+"""sfn/sdk_services.py: which aws-sdk service names are recognized (botocore's name or its serviceId
 as the Java SDK v2 client names it)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from onceflow.sfn.asl.sdk_services import known_names, recognized
+from onceflow.sfn.sdk_services import known_names, recognized
 
 
 def model(root: Path, service: str, version: str, service_id: str, gz: bool = False) -> None:

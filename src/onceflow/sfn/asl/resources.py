@@ -4,15 +4,14 @@ Optimized integrations are `arn:aws:states:::<service>:<action>[.sync[:2]|.waitF
 SDK integrations `arn:aws:states:::aws-sdk:<service>:<action>`; plus Lambda function ARNs and
 activity ARNs. An optimized integration AWS does not offer (e.g. `dynamodb:query`, which exists
 only through aws-sdk) is rejected at creation [AWS], and so is an aws-sdk service name that
-botocore's models do not give (asl/sdk_services.py; UNCONFIRMED for aws-sdk).
+botocore's models do not give (sfn/sdk_services.py; UNCONFIRMED for aws-sdk).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-
-from onceflow.sfn.asl.sdk_services import recognized
 
 _PATTERN_SUFFIXES = (".waitForTaskToken", ".sync:2", ".sync")
 # Optimized integrations with a fixed action list; services in _ANY_ACTION accept any action name.
@@ -75,10 +74,24 @@ def parse_resource(arn: object) -> Resource | None:
     return None
 
 
+def _any_service(service: str) -> bool:
+    return True
+
+
+# Which aws-sdk service names exist comes from botocore's models, which a pure core may not read: the
+# service layer installs the check (sfn/sdk_services.py, from SfnService); until then every name passes.
+_sdk_service_known: Callable[[str], bool] = _any_service
+
+
+def check_sdk_services_with(known: Callable[[str], bool]) -> None:
+    global _sdk_service_known
+    _sdk_service_known = known
+
+
 def resource_problem(arn: object, express: bool) -> str | None:
     """The schema message for a Resource AWS rejects at creation, or None."""
     res = parse_resource(arn) if isinstance(arn, str) else None
-    if res is None or (res.kind == "sdk" and not recognized(res.service)):
+    if res is None or (res.kind == "sdk" and not _sdk_service_known(res.service)):
         return (f"The resource provided {arn} is not recognized. The value is not a valid resource ARN, "
                 f"or the resource is not available in this region.")
     if express and res.kind == "activity":

@@ -7,7 +7,8 @@ Functions developer guide lists. A name that is neither is refused at CreateStat
 the "resource ... is not recognized" schema message, as any unknown Task resource is
 (UNCONFIRMED for aws-sdk: no AWS recording of it; the service list is botocore's, so a service
 Step Functions does not offer yet but botocore knows is accepted here).
-Reads only the head of each botocore model (its metadata), once.
+Reads only the head of each botocore model (its metadata), once. The pure core (asl/resources.py)
+asks it through the check SfnService installs.
 """
 
 from __future__ import annotations
