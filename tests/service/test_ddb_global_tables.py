@@ -229,3 +229,67 @@ def test_refusals(east: Any, west: Any) -> None:
 def test_a_regional_table_has_no_global_fields(east: Any) -> None:
     described = east.describe_table(TableName=_table(east))["Table"]
     assert "Replicas" not in described and "GlobalTableVersion" not in described
+
+
+# ---------------------------------------------------------------- replica auto scaling
+def test_write_auto_scaling_lets_a_provisioned_table_go_global(east: Any, west: Any) -> None:
+    name = f"gt-{uuid.uuid4().hex[:8]}"
+    east.create_table(TableName=name, ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}, **KEY)
+    policy = {"TargetTrackingScalingPolicyConfiguration": {"TargetValue": 70.0}}
+    got = east.update_table_replica_auto_scaling(TableName=name, ProvisionedWriteCapacityAutoScalingUpdate={
+        "MinimumUnits": 10, "MaximumUnits": 100, "ScalingPolicyUpdate": policy})["TableAutoScalingDescription"]
+    (replica,) = got["Replicas"]
+    write = replica["ReplicaProvisionedWriteCapacityAutoScalingSettings"]
+    assert (replica["RegionName"], write["MinimumUnits"], write["MaximumUnits"], write["AutoScalingDisabled"]) == (
+        EAST, 10, 100, False)
+    assert write["ScalingPolicies"][0]["TargetTrackingScalingPolicyConfiguration"]["TargetValue"] == 70.0
+    assert write["AutoScalingRoleArn"].endswith("AWSServiceRoleForApplicationAutoScaling_DynamoDBTable")
+    # The provisioned capacity is moved within the bounds.
+    assert east.describe_table(TableName=name)["Table"]["ProvisionedThroughput"]["WriteCapacityUnits"] == 10
+    east.update_table(TableName=name, ReplicaUpdates=[{"Create": {
+        "RegionName": WEST, "ProvisionedThroughputOverride": {"ReadCapacityUnits": 3}}}])
+    there = west.describe_table(TableName=name)["Table"]["ProvisionedThroughput"]
+    assert (there["ReadCapacityUnits"], there["WriteCapacityUnits"]) == (3, 10)
+    replicas = {r["RegionName"]: r for r in east.describe_table(TableName=name)["Table"]["Replicas"]}
+    assert replicas[WEST]["ProvisionedThroughputOverride"] == {"ReadCapacityUnits": 3}
+    # Reads scale per replica; the group's write scaling is every replica's.
+    east.update_table_replica_auto_scaling(TableName=name, ReplicaUpdates=[{
+        "RegionName": WEST, "ReplicaProvisionedReadCapacityAutoScalingUpdate": {"MinimumUnits": 4,
+                                                                                "MaximumUnits": 8}}])
+    described = west.describe_table_replica_auto_scaling(TableName=name)["TableAutoScalingDescription"]
+    by_region = {r["RegionName"]: r for r in described["Replicas"]}
+    assert by_region[WEST]["ReplicaProvisionedReadCapacityAutoScalingSettings"]["MinimumUnits"] == 4
+    assert "ReplicaProvisionedReadCapacityAutoScalingSettings" not in by_region[EAST]
+    assert by_region[WEST]["ReplicaProvisionedWriteCapacityAutoScalingSettings"]["MaximumUnits"] == 100
+    assert west.describe_table(TableName=name)["Table"]["ProvisionedThroughput"]["ReadCapacityUnits"] == 4
+
+
+def test_auto_scaling_refusals(east: Any) -> None:
+    code, _ = _refused(east.update_table_replica_auto_scaling, TableName=_table(east),
+                       ProvisionedWriteCapacityAutoScalingUpdate={"MinimumUnits": 1, "MaximumUnits": 2})
+    assert code == "ValidationException"  # an on-demand table has no capacity to scale
+    code, _ = _refused(east.describe_table_replica_auto_scaling, TableName="gt-none-such")
+    assert code == "ResourceNotFoundException"
+    name = f"gt-{uuid.uuid4().hex[:8]}"
+    east.create_table(TableName=name, ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}, **KEY)
+    code, _ = _refused(east.update_table_replica_auto_scaling, TableName=name,
+                       ProvisionedWriteCapacityAutoScalingUpdate={"MinimumUnits": 9, "MaximumUnits": 2})
+    assert code == "ValidationException"
+    assert "ReplicaProvisionedWriteCapacityAutoScalingSettings" not in east.describe_table_replica_auto_scaling(
+        TableName=name)["TableAutoScalingDescription"]["Replicas"][0]
+
+
+# ---------------------------------------------------------------- the legacy version 2017.11.29
+def test_the_legacy_api_answers_as_dynamodb_does_now(east: Any, west: Any) -> None:
+    name = _table(east, StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+    code, message = _refused(east.create_global_table, GlobalTableName=name,
+                             ReplicationGroup=[{"RegionName": EAST}, {"RegionName": WEST}])
+    assert code == "ValidationException" and "2017.11.29 is not supported" in message
+    _global(east, name, WEST)  # a version 2019.11.21 global table is no legacy one
+    for call, extra in ((east.describe_global_table, {}), (east.describe_global_table_settings, {}),
+                        (east.update_global_table, {"ReplicaUpdates": [{"Delete": {"RegionName": WEST}}]}),
+                        (east.update_global_table_settings, {"GlobalTableBillingMode": "PAY_PER_REQUEST"})):
+        code, message = _refused(call, GlobalTableName=name, **extra)
+        assert (code, message) == ("GlobalTableNotFoundException", f"Global table with name '{name}' does not exist.")
+    assert east.list_global_tables()["GlobalTables"] == []
+    assert {r["RegionName"] for r in east.describe_table(TableName=name)["Table"]["Replicas"]} == {EAST, WEST}

@@ -672,3 +672,12 @@ def replica_index_not_found(name: str) -> ServiceError:
 
 def global_table_not_found(name: str) -> ServiceError:
     return ddb_error("GlobalTableNotFoundException", f"Global table with name '{name}' does not exist.")
+
+
+# UNCONFIRMED wording (the rule is Application Auto Scaling's: an on-demand table has no capacity to scale).
+AUTOSCALING_ON_DEMAND = "Auto scaling cannot be configured for a table in PAY_PER_REQUEST billing mode"
+
+
+def autoscaling_bounds(low: int, high: int) -> ServiceError:
+    # UNCONFIRMED wording.
+    return validation_error(f"Minimum units {low} must not be greater than maximum units {high}")
