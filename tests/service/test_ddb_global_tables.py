@@ -293,3 +293,19 @@ def test_the_legacy_api_answers_as_dynamodb_does_now(east: Any, west: Any) -> No
         assert (code, message) == ("GlobalTableNotFoundException", f"Global table with name '{name}' does not exist.")
     assert east.list_global_tables()["GlobalTables"] == []
     assert {r["RegionName"] for r in east.describe_table(TableName=name)["Table"]["Replicas"]} == {EAST, WEST}
+
+
+def test_the_group_and_its_replication_survive_a_restart(server_factory: Any, tmp_path: Any) -> None:
+    data = tmp_path / "gt-data"
+    server = server_factory(data)
+    east = server.client("dynamodb", region=EAST)
+    name = _table(east)
+    _global(east, name, WEST)
+    server.client("dynamodb", region=WEST).put_item(TableName=name, Item={"pk": {"S": "before"}})
+    assert server.stop() == 0
+    again = server_factory(data)
+    east, west = again.client("dynamodb", region=EAST), again.client("dynamodb", region=WEST)
+    assert {r["RegionName"] for r in west.describe_table(TableName=name)["Table"]["Replicas"]} == {EAST, WEST}
+    assert "Item" in east.get_item(TableName=name, Key={"pk": {"S": "before"}})
+    east.put_item(TableName=name, Item={"pk": {"S": "after"}})
+    assert "Item" in west.get_item(TableName=name, Key={"pk": {"S": "after"}})
