@@ -309,3 +309,31 @@ def test_the_group_and_its_replication_survive_a_restart(server_factory: Any, tm
     assert "Item" in east.get_item(TableName=name, Key={"pk": {"S": "before"}})
     east.put_item(TableName=name, Item={"pk": {"S": "after"}})
     assert "Item" in west.get_item(TableName=name, Key={"pk": {"S": "after"}})
+
+
+def test_disassociating_the_local_replica_keeps_its_table(east: Any, west: Any, eu: Any) -> None:
+    name = _table(east)
+    _global(east, name, WEST, EU)
+    east.put_item(TableName=name, Item={"pk": {"S": "shared"}})
+    assert west.describe_table(TableName=name)["Table"]["DisassociationProtectionEnabled"] is True
+    leave = [{"Disassociate": {"RegionName": WEST, "DisassociationMode": "WAIT_FOR_REPLICATION"}}]
+    code, message = _refused(west.update_table, TableName=name, ReplicaUpdates=leave)
+    assert code == "ValidationException" and "protected against disassociation" in message
+    code, _ = _refused(east.update_table, TableName=name, ReplicaUpdates=leave)  # not east's local replica
+    assert code == "ValidationException"
+    code, _ = _refused(west.update_table, TableName=name, DisassociationProtectionEnabled=False,
+                       DeletionProtectionEnabled=True)  # the protection changes alone
+    assert code == "ValidationException"
+    west.update_table(TableName=name, DisassociationProtectionEnabled=False)
+    west.update_table(TableName=name, ReplicaUpdates=leave)
+    alone = west.describe_table(TableName=name)["Table"]
+    assert "Replicas" not in alone and "GlobalTableVersion" not in alone
+    assert "Item" in west.get_item(TableName=name, Key={"pk": {"S": "shared"}})  # its items stay
+    assert {r["RegionName"] for r in east.describe_table(TableName=name)["Table"]["Replicas"]} == {EAST, EU}
+    west.put_item(TableName=name, Item={"pk": {"S": "west-only"}})
+    east.put_item(TableName=name, Item={"pk": {"S": "group-only"}})
+    assert "Item" not in east.get_item(TableName=name, Key={"pk": {"S": "west-only"}})
+    assert "Item" not in west.get_item(TableName=name, Key={"pk": {"S": "group-only"}})
+    assert "Item" in eu.get_item(TableName=name, Key={"pk": {"S": "group-only"}})
+    code, _ = _refused(west.update_table, TableName=name, DisassociationProtectionEnabled=True)
+    assert code == "ValidationException"  # a regional table has no such protection

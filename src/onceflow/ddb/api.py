@@ -301,7 +301,8 @@ class DynamoDBApi:
         table (AWS's "Using IAM with global tables")."""
         if ctx.operation == "UpdateTable" and p.get("ReplicaUpdates"):
             table = resource_arns(ctx, p)[0]
-            wanted = ["dynamodb:UpdateTable"] + [f"dynamodb:{kind}TableReplica" for kind in ("Create", "Delete")
+            wanted = ["dynamodb:UpdateTable"] + [f"dynamodb:{kind}TableReplica"
+                                                  for kind in ("Create", "Delete", "Disassociate")
                                                   if any(u.get(kind) for u in p["ReplicaUpdates"])]
             return [(action, table, {}) for action in wanted]
         if ctx.operation not in PARTIQL_OPERATIONS:

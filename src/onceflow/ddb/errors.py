@@ -645,6 +645,17 @@ LEGACY_UNSUPPORTED = ("DynamoDB global tables version 2017.11.29 is not supporte
                       "global tables version 2019.11.21, instead of version 2017.11.29 (Legacy).")
 
 
+# UNCONFIRMED wordings; the rules are UpdateTable's (API reference): Disassociate acts on the local replica
+# only, alone in its request, once disassociation protection is off; that protection changes alone, on a replica.
+DISASSOCIATE_ALONE = ("The Disassociate action must be the only replica update in the request, "
+                      "and no other update may be combined with it")
+DISASSOCIATE_LOCAL_ONLY = "Only the local replica can be disassociated: RegionName must be the Region of the request"
+DISASSOCIATION_PROTECTED = ("Replica cannot be disassociated as it is currently protected against disassociation. "
+                            "Disable disassociation protection first.")
+PROTECTION_ALONE = "DisassociationProtectionEnabled cannot be combined with any other change in the same request"
+PROTECTION_NOT_REPLICA = "DisassociationProtectionEnabled can only be set on a global table replica"
+
+
 def replica_exists(name: str) -> ServiceError:
     # AWS's text, typo included, for a region that already holds a table of that name; UNCONFIRMED that a
     # region already in the group gets the same.

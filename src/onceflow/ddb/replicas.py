@@ -54,6 +54,16 @@ class GlobalTables:
         for u in updates:
             action, spec = next(((k, v) for k, v in u.items() if v is not None), ("", dict[str, Any]()))
             region = spec.get("RegionName", "")
+            if action == "Disassociate":
+                if len(updates) > 1:
+                    raise validation_error(errors.DISASSOCIATE_ALONE)
+                if region != t.region:
+                    raise validation_error(errors.DISASSOCIATE_LOCAL_ONLY)
+                if not t.replicas:
+                    raise errors.replica_not_in_group(t.name, region)
+                if t.disassociation_protection:
+                    raise validation_error(errors.DISASSOCIATION_PROTECTED)
+                continue
             if region == t.region:
                 raise validation_error(errors.LOCAL_REGION_REPLICA)
             if action == "Create":
@@ -79,6 +89,12 @@ class GlobalTables:
         """Carry out checked ReplicaUpdates on `t` (a working copy, saved by the caller). Returns the
         status each touched region shows in UpdateTable's answer (CREATING, UPDATING, DELETING)."""
         others = self.members(t)
+        if updates and updates[0].get("Disassociate"):
+            # The local replica leaves the group keeping its table, items and settings; the others go on
+            # (the last one alone is regional again).
+            self.leave(conn, t, hold=False)
+            t.replicas, t.disassociation_protection = {}, True
+            return {}
         if not t.replicas:
             t.replicas = {t.region: _entry(t)}
         shown: dict[str, str] = {}
@@ -143,11 +159,13 @@ class GlobalTables:
         self.svc.forget(r)
 
     # ---------------------------------------------------------------- the rest of the table's life
-    def leave(self, conn: sqlite3.Connection, t: Table) -> None:
-        """DeleteTable of a member: the others go on without it (the last one alone is regional again)."""
+    def leave(self, conn: sqlite3.Connection, t: Table, hold: bool = True) -> None:
+        """DeleteTable (or Disassociate) of a member: the others go on without it (the last one alone is
+        regional again). `hold`: the 24-hour rule for a replica that sourced a new one applies."""
         if not t.replicas:
             return
-        self._check_deletable(t, t.region)
+        if hold:
+            self._check_deletable(t, t.region)
         others = self.members(t)
         rest = copy.deepcopy(t.replicas)
         del rest[t.region]

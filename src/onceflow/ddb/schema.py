@@ -117,6 +117,8 @@ class Table:
     replicas: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Auto scaling of the table's capacity as UpdateTableReplicaAutoScaling set it (recorded, not acted on).
     autoscaling: dict[str, Any] | None = None
+    # A replica's protection from Disassociate (on by default, independent of deletion protection).
+    disassociation_protection: bool = True
 
     @property
     def arn(self) -> str:
@@ -192,6 +194,7 @@ class Table:
         out["DeletionProtectionEnabled"] = self.deletion_protection
         if self.replicas:
             out["GlobalTableVersion"] = GLOBAL_TABLE_VERSION
+            out["DisassociationProtectionEnabled"] = self.disassociation_protection
             out["Replicas"] = [replica_description(self, r, e) for r, e in sorted(self.replicas.items())]
         table_warm = warm.describe(self.warm, self.billing)
         if table_warm:

@@ -140,6 +140,12 @@ class DynamoDB:
             t.throughput = {k: pt[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")}
         if "DeletionProtectionEnabled" in p:
             t.deletion_protection = bool(p["DeletionProtectionEnabled"])
+        if p.get("DisassociationProtectionEnabled") is not None:
+            if not t.replicas:
+                raise validation_error(errors.PROTECTION_NOT_REPLICA)
+            if any(p.get(k) is not None for k in p if k not in ("TableName", "DisassociationProtectionEnabled")):
+                raise validation_error(errors.PROTECTION_ALONE)
+            t.disassociation_protection = bool(p["DisassociationProtectionEnabled"])
         if p.get("StreamSpecification"):
             self.globals.check_stream(t, p["StreamSpecification"])
             check_stream_update(t, p["StreamSpecification"])
@@ -150,6 +156,9 @@ class DynamoDB:
         if p.get("OnDemandThroughput"):
             t.on_demand = {**(t.on_demand or {}), **(on_demand_throughput(p["OnDemandThroughput"]) or {})}
         replica_updates = p.get("ReplicaUpdates") or []
+        if any(u.get("Disassociate") for u in replica_updates) and any(
+                p.get(k) is not None for k in p if k not in ("TableName", "ReplicaUpdates")):
+            raise validation_error(errors.DISASSOCIATE_ALONE)
         self.globals.check(t, replica_updates)
         shown: dict[str, str] = {}
         with self.db.transaction() as conn:
