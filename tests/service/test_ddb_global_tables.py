@@ -158,6 +158,11 @@ def test_replica_settings_create_and_update(east: Any, west: Any) -> None:
     east.update_table(TableName=name,
                       ReplicaUpdates=[{"Update": {"RegionName": WEST, "TableClassOverride": "STANDARD"}}])
     assert west.describe_table(TableName=name)["Table"]["TableClassSummary"]["TableClass"] == "STANDARD"
+    # A replica's own UpdateTable TableClass is what the group shows for it.
+    west.update_table(TableName=name, TableClass="STANDARD_INFREQUENT_ACCESS")
+    replicas = {r["RegionName"]: r for r in east.describe_table(TableName=name)["Table"]["Replicas"]}
+    assert replicas[WEST]["ReplicaTableClassSummary"]["TableClass"] == "STANDARD_INFREQUENT_ACCESS"
+    assert replicas[EAST]["ReplicaTableClassSummary"]["TableClass"] == "STANDARD"
     # A new GSI on one replica is the group's.
     east.update_table(TableName=name, AttributeDefinitions=[{"AttributeName": "h", "AttributeType": "S"}],
                       GlobalSecondaryIndexUpdates=[{"Create": {

@@ -174,6 +174,10 @@ class DynamoDB:
             if t.replicas and (p.get("BillingMode") or p.get("ProvisionedThroughput")
                                or p.get("GlobalSecondaryIndexUpdates")):
                 self.globals.sync(conn, t, lambda o: self._follow(conn, o, t, p, sent))
+            if t.replicas and p.get("TableClass"):  # the group's record of this replica's class follows
+                t.replicas[t.region]["table_class"] = t.table_class
+                entry = copy.deepcopy(t.replicas[t.region])
+                self.globals.sync(conn, t, lambda o: o.replicas.__setitem__(t.region, entry))
             if replica_updates:
                 shown = self.globals.apply(conn, t, replica_updates)
             self.store.save_table(conn, t)
