@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -98,6 +99,21 @@ def test_the_last_write_wins_everywhere(east: Any, west: Any) -> None:
     west.put_item(TableName=name, Item={"pk": {"S": "k"}, "v": {"S": "second"}})
     for client in (east, west):
         assert client.get_item(TableName=name, Key={"pk": {"S": "k"}})["Item"]["v"] == {"S": "second"}
+
+
+def test_concurrent_writers_in_two_regions_leave_the_replicas_equal(east: Any, west: Any) -> None:
+    name = _table(east)
+    _global(east, name, WEST)
+
+    def write(client: Any, region: str) -> None:
+        for i in range(40):
+            client.put_item(TableName=name, Item={"pk": {"S": f"k{i % 4}"}, "by": {"S": f"{region}-{i}"}})
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(write, (east, west), (EAST, WEST)))
+    here = sorted((i["pk"]["S"], i["by"]["S"]) for i in east.scan(TableName=name, ConsistentRead=True)["Items"])
+    there = sorted((i["pk"]["S"], i["by"]["S"]) for i in west.scan(TableName=name, ConsistentRead=True)["Items"])
+    assert here == there and len(here) == 4
 
 
 def test_going_global_turns_on_a_new_and_old_images_stream_that_stays(east: Any, west: Any) -> None:
