@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from onceflow.cloudformation import global_table as g
 from onceflow.cloudformation import more_types as m
 from onceflow.cloudformation import nested as n
 from onceflow.cloudformation import resources as r
@@ -26,6 +27,7 @@ PROVIDERS: dict[str, Provider] = {
     "AWS::IAM::ManagedPolicy": Provider(w.managed_policy_create, w.managed_policy_delete, iam=True,
                                         named_iam="ManagedPolicyName"),
     "AWS::DynamoDB::Table": Provider(r.table_create, r.table_delete),
+    "AWS::DynamoDB::GlobalTable": Provider(g.global_table_create, g.global_table_delete),
     "AWS::Lambda::Function": Provider(r.function_create, r.function_delete),
     "AWS::Lambda::Permission": Provider(w.permission_create, w.permission_delete),
     "AWS::Lambda::EventSourceMapping": Provider(w.event_source_mapping_create, w.event_source_mapping_delete),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.cloudformation.global_table import global_table_update
 from onceflow.cloudformation.more_types import access_key_update, archive_update
 from onceflow.cloudformation.nested import stack_update
 from onceflow.cloudformation.resources import (
@@ -27,6 +28,7 @@ Updater = Callable[[Caller, str, str, Props, Props, dict[str, Any]], Made]
 REPLACE_ON: dict[str, tuple[str, ...]] = {
     "AWS::IAM::Role": ("RoleName", "Path"),
     "AWS::DynamoDB::Table": ("TableName", "KeySchema", "LocalSecondaryIndexes"),
+    "AWS::DynamoDB::GlobalTable": ("TableName", "KeySchema", "LocalSecondaryIndexes"),
     "AWS::Lambda::Function": ("FunctionName", "PackageType"),
     "AWS::StepFunctions::StateMachine": ("StateMachineName", "StateMachineType"),
     "AWS::SQS::Queue": ("QueueName", "FifoQueue"),
@@ -147,6 +149,7 @@ def unchanged(c: Caller, logical: str, physical: str, old: Props, new: Props, at
 UPDATERS: dict[str, Updater] = {
     "AWS::IAM::Role": role_update,
     "AWS::DynamoDB::Table": table_update,
+    "AWS::DynamoDB::GlobalTable": global_table_update,
     "AWS::Lambda::Function": function_update,
     "AWS::StepFunctions::StateMachine": state_machine_update,
     "AWS::SQS::Queue": queue_update,

@@ -7,12 +7,14 @@ from typing import Any
 
 from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
+from onceflow.ddb import legacy_global
 from onceflow.ddb.batch import Batches
 from onceflow.ddb.export import S3Authorizer, Transfers
 from onceflow.ddb.insights import ContributorInsights
 from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
 from onceflow.ddb.policies import ResourcePolicies
 from onceflow.ddb.reads import ON_LOOP, Reader
+from onceflow.ddb.replica_scaling import ReplicaAutoScaling
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
 from onceflow.registry import on_loop, operation
@@ -31,6 +33,7 @@ class DynamoDBApi:
         self.policies = ResourcePolicies(svc.db, svc)
         self.transfers = Transfers(svc, s3, authorize)
         self.insights = ContributorInsights(svc)
+        self.scaling = ReplicaAutoScaling(svc)
 
     # ---------------------------------------------------------------- tables
     @operation("CreateTable")
@@ -124,6 +127,41 @@ class DynamoDBApi:
         # DynamoDB's default quotas per account and per table (us-east-1).
         return {"AccountMaxReadCapacityUnits": 80000, "AccountMaxWriteCapacityUnits": 80000,
                 "TableMaxReadCapacityUnits": 40000, "TableMaxWriteCapacityUnits": 40000}
+
+    # ---------------------------------------------------------------- global tables (ddb/replicas.py: UpdateTable)
+    @operation("DescribeTableReplicaAutoScaling")
+    def describe_table_replica_auto_scaling(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
+        return self.scaling.describe(ctx.account, ctx.region, p["TableName"])
+
+    @operation("UpdateTableReplicaAutoScaling")
+    def update_table_replica_auto_scaling(self, ctx: RequestContext, p: Params) -> Result:
+        check_table_name(p["TableName"])
+        return self.scaling.update(ctx.account, ctx.region, p)
+
+    @operation("CreateGlobalTable")
+    def create_global_table(self, ctx: RequestContext, p: Params) -> Result:
+        return legacy_global.create(p)
+
+    @operation("DescribeGlobalTable")
+    def describe_global_table(self, ctx: RequestContext, p: Params) -> Result:
+        return legacy_global.named(p)
+
+    @operation("UpdateGlobalTable")
+    def update_global_table(self, ctx: RequestContext, p: Params) -> Result:
+        return legacy_global.named(p)
+
+    @operation("DescribeGlobalTableSettings")
+    def describe_global_table_settings(self, ctx: RequestContext, p: Params) -> Result:
+        return legacy_global.named(p)
+
+    @operation("UpdateGlobalTableSettings")
+    def update_global_table_settings(self, ctx: RequestContext, p: Params) -> Result:
+        return legacy_global.named(p)
+
+    @operation("ListGlobalTables")
+    def list_global_tables(self, ctx: RequestContext, p: Params) -> Result:
+        return legacy_global.list_all(p)
 
     # ---------------------------------------------------------------- items
     # Single-item writes run on the event loop when the store's writers' lock is free (see registry).
@@ -258,7 +296,15 @@ class DynamoDBApi:
         return self.transfers.list_imports(ctx.account, ctx.region, p)
 
     def authorization_requests(self, ctx: RequestContext, p: Params) -> AuthRequests | None:
-        """PartiQL calls are authorized per statement, by its kind (stack.action_resolvers)."""
+        """PartiQL calls are authorized per statement, by its kind (stack.action_resolvers); an UpdateTable
+        that adds or removes replicas also needs dynamodb:CreateTableReplica / DeleteTableReplica on the
+        table (AWS's "Using IAM with global tables")."""
+        if ctx.operation == "UpdateTable" and p.get("ReplicaUpdates"):
+            table = resource_arns(ctx, p)[0]
+            wanted = ["dynamodb:UpdateTable"] + [f"dynamodb:{kind}TableReplica"
+                                                  for kind in ("Create", "Delete", "Disassociate")
+                                                  if any(u.get(kind) for u in p["ReplicaUpdates"])]
+            return [(action, table, {}) for action in wanted]
         if ctx.operation not in PARTIQL_OPERATIONS:
             return None
         return self.partiql.authorization(ctx.account, ctx.region, ctx.operation, p)
@@ -274,6 +320,8 @@ def resource_arns(ctx: RequestContext, p: Params) -> list[str]:
     for member in ("TableArn", "ExportArn", "ImportArn"):  # exports and imports act on their table
         if isinstance(p.get(member), str):
             return [p[member].split("/export/")[0].split("/import/")[0]]
+    if "GlobalTableName" in p:  # a legacy global table's ARN has no region
+        return [f"arn:{partition(ctx.region)}:dynamodb::{ctx.account}:global-table/{p['GlobalTableName']}"]
     if "TableCreationParameters" in p:
         return [prefix + p["TableCreationParameters"]["TableName"]]
     if "TargetTableName" in p:  # a restore to a point in time acts on its source and its target

@@ -112,6 +112,13 @@ class Table:
     warm: dict[str, int] | None = None  # WarmThroughput asked for (see ddb/warm.py)
     # Contributor Insights by index name ("" for the table): status, mode, when (see ddb/insights.py)
     insights: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Global tables (version 2019.11.21): every member of the replica group by region, this one included,
+    # each with its own settings (see ddb/replicas.py); empty for a regional table.
+    replicas: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Auto scaling of the table's capacity as UpdateTableReplicaAutoScaling set it (recorded, not acted on).
+    autoscaling: dict[str, Any] | None = None
+    # A replica's protection from Disassociate (on by default, independent of deletion protection).
+    disassociation_protection: bool = True
 
     @property
     def arn(self) -> str:
@@ -185,6 +192,10 @@ class Table:
         if self.on_demand:
             out["OnDemandThroughput"] = self.on_demand
         out["DeletionProtectionEnabled"] = self.deletion_protection
+        if self.replicas:
+            out["GlobalTableVersion"] = GLOBAL_TABLE_VERSION
+            out["DisassociationProtectionEnabled"] = self.disassociation_protection
+            out["Replicas"] = [replica_description(self, r, e) for r, e in sorted(self.replicas.items())]
         table_warm = warm.describe(self.warm, self.billing)
         if table_warm:
             out["WarmThroughput"] = table_warm
@@ -208,6 +219,36 @@ class Table:
         if index_warm:
             d["WarmThroughput"] = index_warm
         return d
+
+
+GLOBAL_TABLE_VERSION = "2019.11.21"
+
+
+def replica_description(t: Table, region: str, e: dict[str, Any]) -> dict[str, Any]:
+    """One member of a global table's replica group as DescribeTable's Replicas lists it."""
+    d: dict[str, Any] = {"RegionName": region, "ReplicaStatus": e.get("status", "ACTIVE")}
+    d["ReplicaArn"] = f"arn:{partition(region)}:dynamodb:{region}:{t.account}:table/{t.name}"
+    if e.get("kms"):
+        d["KMSMasterKeyId"] = e["kms"]
+    if e.get("rcu") is not None:
+        d["ProvisionedThroughputOverride"] = {"ReadCapacityUnits": e["rcu"]}
+    if e.get("max_read") is not None:
+        d["OnDemandThroughputOverride"] = {"MaxReadRequestUnits": e["max_read"]}
+    gsis = []
+    for name, ix in t.indexes.items():
+        if ix.kind != "GSI":
+            continue
+        g: dict[str, Any] = {"IndexName": name}
+        o = (e.get("gsis") or {}).get(name) or {}
+        if o.get("rcu") is not None:
+            g["ProvisionedThroughputOverride"] = {"ReadCapacityUnits": o["rcu"]}
+        if o.get("max_read") is not None:
+            g["OnDemandThroughputOverride"] = {"MaxReadRequestUnits": o["max_read"]}
+        gsis.append(g)
+    if gsis:
+        d["GlobalSecondaryIndexes"] = gsis
+    d["ReplicaTableClassSummary"] = {"TableClass": e.get("table_class") or "STANDARD"}
+    return d
 
 
 def _key_schema(h: KeyDef, r: KeyDef | None) -> list[dict[str, str]]:

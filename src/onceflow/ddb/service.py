@@ -20,6 +20,7 @@ from onceflow.ddb.errors import conditional_failed, not_found, table_not_found
 from onceflow.ddb.expr.evaluate import condition, project
 from onceflow.ddb.expr.update import apply_update, creates_item
 from onceflow.ddb.prepare import prepare
+from onceflow.ddb.replicas import GlobalTables
 from onceflow.ddb.schema import Table, check_stream_update, new_table, on_demand_throughput, parse_index
 from onceflow.ddb.store import Store
 from onceflow.ddb.streams import TTL_IDENTITY, Streams
@@ -42,6 +43,7 @@ class DynamoDB:
         self.clock = clock
         self.streams = Streams(db, clock)
         self.backups = Backups(self)
+        self.globals = GlobalTables(self, clock)
         self._tables: dict[tuple[str, str, str], Table] = {}
         self.time_scale: Callable[[], float] = lambda: 1.0  # the stack's --time-scale, read per call (setup)
 
@@ -59,6 +61,9 @@ class DynamoDB:
 
     def remember(self, t: Table) -> None:
         self._tables[(t.account, t.region, t.name)] = t
+
+    def forget(self, t: Table) -> None:
+        self._tables.pop((t.account, t.region, t.name), None)
 
     def table(self, account: str, region: str, name: str, describe: bool = False) -> Table:
         """The table `name` (or a table ARN) names for a caller of `account`. An ARN of another account
@@ -97,6 +102,7 @@ class DynamoDB:
             raise validation_error(errors.DELETION_PROTECTED)
         count, size = self.store.stats(t.id)
         with self.db.transaction() as conn:
+            self.globals.leave(conn, t)  # a replica's group goes on without it
             self.streams.close(conn, t)
             self.backups.stop_history(conn, t)
             self.store.delete_table(conn, t)
@@ -134,7 +140,14 @@ class DynamoDB:
             t.throughput = {k: pt[k] for k in ("ReadCapacityUnits", "WriteCapacityUnits")}
         if "DeletionProtectionEnabled" in p:
             t.deletion_protection = bool(p["DeletionProtectionEnabled"])
+        if p.get("DisassociationProtectionEnabled") is not None:
+            if not t.replicas:
+                raise validation_error(errors.PROTECTION_NOT_REPLICA)
+            if any(p.get(k) is not None for k in p if k not in ("TableName", "DisassociationProtectionEnabled")):
+                raise validation_error(errors.PROTECTION_ALONE)
+            t.disassociation_protection = bool(p["DisassociationProtectionEnabled"])
         if p.get("StreamSpecification"):
+            self.globals.check_stream(t, p["StreamSpecification"])
             check_stream_update(t, p["StreamSpecification"])
             t.stream = p["StreamSpecification"]
         if p.get("TableClass"):
@@ -142,6 +155,12 @@ class DynamoDB:
         t.warm = warm.requested(p.get("WarmThroughput"), t.billing, t.warm)
         if p.get("OnDemandThroughput"):
             t.on_demand = {**(t.on_demand or {}), **(on_demand_throughput(p["OnDemandThroughput"]) or {})}
+        replica_updates = p.get("ReplicaUpdates") or []
+        if any(u.get("Disassociate") for u in replica_updates) and any(
+                p.get(k) is not None for k in p if k not in ("TableName", "ReplicaUpdates")):
+            raise validation_error(errors.DISASSOCIATE_ALONE)
+        self.globals.check(t, replica_updates)
+        shown: dict[str, str] = {}
         with self.db.transaction() as conn:
             spec = p.get("StreamSpecification")
             if spec and spec.get("StreamEnabled"):
@@ -152,9 +171,35 @@ class DynamoDB:
             for u in p.get("GlobalSecondaryIndexUpdates") or []:
                 self._index_update(conn, t, u, sent)
             t.attributes = used_attributes(t)
+            if t.replicas and (p.get("BillingMode") or p.get("ProvisionedThroughput")
+                               or p.get("GlobalSecondaryIndexUpdates")):
+                self.globals.sync(conn, t, lambda o: self._follow(conn, o, t, p, sent))
+            if t.replicas and p.get("TableClass"):  # the group's record of this replica's class follows
+                t.replicas[t.region]["table_class"] = t.table_class
+                entry = copy.deepcopy(t.replicas[t.region])
+                self.globals.sync(conn, t, lambda o: o.replicas.__setitem__(t.region, entry))
+            if replica_updates:
+                shown = self.globals.apply(conn, t, replica_updates)
             self.store.save_table(conn, t)
         self.remember(t)
-        return {"TableDescription": t.describe("ACTIVE", *self.store.stats(t.id))}
+        out = t.describe("UPDATING" if shown else "ACTIVE", *self.store.stats(t.id))
+        for r in out.get("Replicas") or []:
+            r["ReplicaStatus"] = shown.get(r["RegionName"], r["ReplicaStatus"])
+        return {"TableDescription": out}
+
+    def _follow(self, conn: sqlite3.Connection, o: Table, t: Table, p: dict[str, Any], sent: list[str]) -> None:
+        """Another replica takes up what a global table shares: billing mode, write capacity and its GSIs."""
+        o.billing, o.billing_updated = t.billing, t.billing_updated
+        o.throughput = {**o.throughput, "WriteCapacityUnits": t.throughput["WriteCapacityUnits"]}
+        if t.billing == "PAY_PER_REQUEST":
+            o.throughput = {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+        elif p.get("BillingMode") and not o.throughput["ReadCapacityUnits"]:
+            o.throughput = dict(t.throughput)
+        for a, ty in t.attributes.items():
+            o.attributes.setdefault(a, ty)
+        for u in p.get("GlobalSecondaryIndexUpdates") or []:
+            self._index_update(conn, o, u, sent)
+        o.attributes = used_attributes(o)
 
     def _index_update(self, conn: sqlite3.Connection, t: Table, u: dict[str, Any], sent: list[str]) -> None:
         if "Create" in u:
@@ -251,8 +296,15 @@ class DynamoDB:
             self.store.save_table(conn, t)
             for hk, rk, text in list(self.store.all_items(conn, t.id)):
                 self.store.set_expiry(conn, t.id, hk, rk, it.expiry(t, loads(text)))
+            if t.replicas:  # a global table's TTL setting is the group's
+                self.globals.sync(conn, t, lambda o: self._follow_ttl(conn, o, t.ttl_attribute))
         self._tables[(account, region, t.name)] = t
         return {"TimeToLiveSpecification": {"Enabled": enabled, "AttributeName": attr}}
+
+    def _follow_ttl(self, conn: sqlite3.Connection, o: Table, attribute: str | None) -> None:
+        o.ttl_attribute = attribute
+        for hk, rk, text in list(self.store.all_items(conn, o.id)):
+            self.store.set_expiry(conn, o.id, hk, rk, it.expiry(o, loads(text)))
 
     def expire(self) -> int:
         """Delete items whose TTL attribute is in the past (DynamoDB's background TTL deletion).
@@ -310,7 +362,18 @@ class DynamoDB:
     # ================================================================ items
     def write(self, conn: sqlite3.Connection, t: Table, hk: bytes, rk: bytes, old: Item | None,
               new: Item | None, new_rows: list[Any] | None = None) -> None:
-        """Store `new` (None deletes) in place of `old`, keeping the index entries in step."""
+        """Store `new` (None deletes) in place of `old`, keeping the index entries in step; a global
+        table's other replicas take the same write in the same transaction (ddb/replicas.py)."""
+        self._write_local(conn, t, hk, rk, old, new, new_rows)
+        if t.replicas:
+            for region in t.replicas:
+                if region != t.region:
+                    r = self.table(t.account, region, t.name)
+                    text = self.store.get(conn, r.id, hk, rk)
+                    self._write_local(conn, r, hk, rk, loads(text) if text is not None else None, new)
+
+    def _write_local(self, conn: sqlite3.Connection, t: Table, hk: bytes, rk: bytes, old: Item | None,
+                     new: Item | None, new_rows: list[Any] | None = None) -> None:
         old_rows = it.index_rows(t, old) if t.indexes else []
         if t.stream_id is not None and old != new:  # a write that changes nothing records nothing
             self.streams.capture(conn, t, old, new)
