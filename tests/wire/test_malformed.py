@@ -159,10 +159,11 @@ def test_infinity_in_an_integer_member_is_read_as_coral_casts_it(endpoint: str) 
 
 def test_an_operation_of_a_served_service_that_is_modeled_but_not_implemented_is_a_501_naming_it(
         endpoint: str) -> None:
-    # Every Lambda, EventBridge and SNS operation is served now; DynamoDB's global tables are not.
-    status, code, message = json_call(endpoint, "DynamoDB_20120810.ListGlobalTables", b"{}", "dynamodb")
+    # Every Lambda, EventBridge and SNS operation is served now, and DynamoDB's global tables; its bulk
+    # operations are not.
+    status, code, message = json_call(endpoint, "DynamoDB_20120810.ListBulkOperations", b"{}", "dynamodb")
     assert (status, code) == (501, "NotImplementedException")
-    assert message == "onceflow does not implement the dynamodb operation ListGlobalTables yet"
+    assert message == "onceflow does not implement the dynamodb operation ListBulkOperations yet"
 
 
 def query_error(endpoint: str, signing: str, form: dict[str, str]) -> tuple[int, dict[str, str]]:
