@@ -8,7 +8,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import acl, errors, restore
+from onceflow.s3 import acl, errors, restore, tagging
 from onceflow.s3.api_common import (
     ApiBase,
     checksum_out,
@@ -171,9 +171,7 @@ class ObjectApi(ApiBase):
 
     @operation("PutObjectTagging")
     def put_object_tagging(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        tags = {t["Key"]: t.get("Value", "") for t in (params.get("Tagging") or {}).get("TagSet", [])}
-        if len(tags) > 10:
-            raise ServiceError("BadRequest", "Object tags cannot be greater than 10", 400)
+        tags = tagging.checked((params.get("Tagging") or {}).get("TagSet", []), "object")
         version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), tags,
                                           ctx=ctx)
         return {"VersionId": version} if version != "null" else {}
