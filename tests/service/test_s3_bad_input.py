@@ -3,12 +3,18 @@ bodies, a DeleteObjects <Object> without a <Key>. Each refusal is AWS's code and
 
 from __future__ import annotations
 
+import hashlib
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import botocore.config
 import pytest
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
 PLAIN = botocore.config.Config(retries={"max_attempts": 1}, request_checksum_calculation="when_required",
@@ -120,3 +126,49 @@ def test_tagging_header_is_checked_on_every_write(s3: Any, bucket: str, header: 
         assert _error(info) == (code, message, 400)
     assert [o["Key"] for o in s3.list_objects_v2(Bucket=bucket).get("Contents", [])] == ["src"]
     assert s3.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def _signed(endpoint: str, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+    """A request signed with test/test as an SDK would sign it, whatever its body holds."""
+    request = AWSRequest(method=method, url=f"{endpoint}{path}", data=body,
+                         headers={"x-amz-content-sha256": hashlib.sha256(body).hexdigest()})
+    S3SigV4Auth(Credentials("test", "test"), "s3", "us-east-1").add_auth(request)
+    raw = urllib.request.Request(request.url, data=body, method=method, headers=dict(request.headers.items()))
+    try:
+        with urllib.request.urlopen(raw, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+TAGGING_WITH_ENTITY = (b'<?xml version="1.0"?><!DOCTYPE Tagging [<!ENTITY name "expanded">]>'
+                       b"<Tagging><TagSet><Tag><Key>k</Key><Value>&name;</Value></Tag></TagSet></Tagging>")
+
+
+def test_a_body_declaring_a_dtd_is_malformed_and_changes_nothing(s3: Any, endpoint: str, bucket: str) -> None:
+    s3.put_object(Bucket=bucket, Key="o", Body=b"x")
+    status, body = _signed(endpoint, "PUT", f"/{bucket}/o?tagging", TAGGING_WITH_ENTITY)
+    assert status == 400 and b"<Code>MalformedXML</Code>" in body
+    assert s3.get_object_tagging(Bucket=bucket, Key="o")["TagSet"] == []
+    status, body = _signed(endpoint, "PUT", f"/{bucket}?tagging", TAGGING_WITH_ENTITY)
+    assert status == 400 and b"<Code>MalformedXML</Code>" in body
+    with pytest.raises(ClientError) as info:
+        s3.get_bucket_tagging(Bucket=bucket)
+    assert info.value.response["Error"]["Code"] == "NoSuchTagSet"
+
+
+def test_xml_without_a_dtd_still_reads_its_own_entities(s3: Any, endpoint: str, bucket: str) -> None:
+    s3.put_object(Bucket=bucket, Key="o", Body=b"x")
+    doc = (b'<Tagging xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><TagSet><Tag><Key>a&amp;b</Key>'
+           b"<Value>&#233;</Value></Tag></TagSet></Tagging>")
+    status, _ = _signed(endpoint, "PUT", f"/{bucket}/o?tagging", doc)
+    assert status == 200
+    assert s3.get_object_tagging(Bucket=bucket, Key="o")["TagSet"] == [{"Key": "a&b", "Value": "\u00e9"}]
+
+
+def test_delete_objects_with_an_object_without_a_key_is_malformed(s3: Any, endpoint: str, bucket: str) -> None:
+    s3.put_object(Bucket=bucket, Key="keep", Body=b"x")
+    doc = b"<Delete><Object><Key>keep</Key></Object><Object><VersionId>null</VersionId></Object></Delete>"
+    status, body = _signed(endpoint, "POST", f"/{bucket}?delete", doc)
+    assert status == 400 and b"<Code>MalformedXML</Code>" in body
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]] == ["keep"]

@@ -129,12 +129,13 @@ class ObjectApi(ApiBase):
         bucket = params["Bucket"]
         self.s3.bucket(ctx.account, bucket)
         wanted = (params.get("Delete") or {}).get("Objects") or []
-        if not wanted or len(wanted) > 1000:
+        # An <Object> without a <Key> fails the schema: the whole request is refused, nothing deleted.
+        if not wanted or len(wanted) > 1000 or any(item.get("Key") is None for item in wanted):
             raise errors.malformed_xml()
         quiet = (params.get("Delete") or {}).get("Quiet", False)
         deleted, failed = [], []
         for item in wanted:
-            key = item.get("Key", "")
+            key = item["Key"]
             try:
                 result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"), ctx=ctx,
                                                bypass_governance=bool(params.get("BypassGovernanceRetention")))
