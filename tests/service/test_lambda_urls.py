@@ -156,6 +156,8 @@ def test_public_url_with_payload_format_2(aws: Callable[..., Any], fn: str, endp
     assert status == 200 and headers["content-type"] == "application/json"
     event = json.loads(body)
     url_id = urlsplit(url).hostname.split(".")[0]  # type: ignore[union-attr]
+    dotted = url.replace(".localhost:", ".localhost.:")  # a trailing dot names the same host
+    assert http(endpoint, dotted + "orders/7")[0] == 200
     assert (event["version"], event["routeKey"], event["rawPath"]) == ("2.0", "$default", "/orders/7")
     assert event["rawQueryString"] == "x=1&x=2&y=3"
     assert event["queryStringParameters"] == {"x": "1,2", "y": "3"}

@@ -10,10 +10,10 @@ from urllib.parse import quote
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.s3 import acl, errors
+from onceflow.s3 import acl, errors, tagging
 from onceflow.s3.multipart import Multipart
 from onceflow.s3.notify import Notifier
-from onceflow.s3.service import SYSTEM_HEADERS, S3Service, owner, parse_tagging
+from onceflow.s3.service import SYSTEM_HEADERS, S3Service, owner
 
 BUCKET_CANNED = ("private", "public-read", "public-read-write", "authenticated-read", "log-delivery-write")
 
@@ -44,7 +44,7 @@ def fields_of(params: dict[str, Any]) -> dict[str, Any]:
     if params.get("Metadata"):
         fields["Metadata"] = {k.lower(): v for k, v in params["Metadata"].items()}
     if params.get("Tagging"):
-        fields["Tags"] = parse_tagging(params["Tagging"])
+        fields["Tags"] = tagging.from_header(params["Tagging"])
     for k in ("ChecksumAlgorithm", "ChecksumType"):
         if params.get(k):
             fields[k] = params[k]

@@ -12,7 +12,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import acl, errors, lifecycle, lock
+from onceflow.s3 import acl, errors, lifecycle, lock, tagging
 from onceflow.s3.api_common import BUCKET_CANNED, ApiBase, make_token, read_token, required_grants
 from onceflow.s3.conditions import when
 from onceflow.s3.notify import check_shape
@@ -158,10 +158,7 @@ class BucketApi(ApiBase):
         if name == "website":
             _check_website(value or {})
         if name == "tagging":
-            tags = (value or {}).get("TagSet", [])
-            keys = [t.get("Key") for t in tags]
-            if len(set(keys)) != len(keys):
-                raise errors.invalid_argument("Cannot provide multiple Tags with the same key")
+            tagging.checked((value or {}).get("TagSet", []), "bucket")
         if name == "notification":
             self._put_notification(ctx, params, value or {})
             return

@@ -8,7 +8,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.registry import operation
-from onceflow.s3 import acl, errors, restore
+from onceflow.s3 import acl, errors, restore, tagging
 from onceflow.s3.api_common import (
     ApiBase,
     checksum_out,
@@ -129,12 +129,13 @@ class ObjectApi(ApiBase):
         bucket = params["Bucket"]
         self.s3.bucket(ctx.account, bucket)
         wanted = (params.get("Delete") or {}).get("Objects") or []
-        if not wanted or len(wanted) > 1000:
+        # An <Object> without a <Key> fails the schema: the whole request is refused, nothing deleted.
+        if not wanted or len(wanted) > 1000 or any(item.get("Key") is None for item in wanted):
             raise errors.malformed_xml()
         quiet = (params.get("Delete") or {}).get("Quiet", False)
         deleted, failed = [], []
         for item in wanted:
-            key = item.get("Key", "")
+            key = item["Key"]
             try:
                 result = self.s3.delete_object(ctx.account, bucket, key, item.get("VersionId"), ctx=ctx,
                                                bypass_governance=bool(params.get("BypassGovernanceRetention")))
@@ -171,9 +172,7 @@ class ObjectApi(ApiBase):
 
     @operation("PutObjectTagging")
     def put_object_tagging(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        tags = {t["Key"]: t.get("Value", "") for t in (params.get("Tagging") or {}).get("TagSet", [])}
-        if len(tags) > 10:
-            raise ServiceError("BadRequest", "Object tags cannot be greater than 10", 400)
+        tags = tagging.checked((params.get("Tagging") or {}).get("TagSet", []), "object")
         version = self.s3.set_object_tags(ctx.account, params["Bucket"], params["Key"], params.get("VersionId"), tags,
                                           ctx=ctx)
         return {"VersionId": version} if version != "null" else {}

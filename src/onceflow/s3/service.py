@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, Protocol
-from urllib.parse import parse_qs
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
@@ -65,11 +64,6 @@ def new_version_id() -> str:
 
 def quoted(etag: str) -> str:
     return f'"{etag}"'
-
-
-def parse_tagging(text: str) -> dict[str, str]:
-    """The x-amz-tagging header: a query string of tags."""
-    return {k: v[0] for k, v in parse_qs(text, keep_blank_values=True).items()}
 
 
 class S3Service:

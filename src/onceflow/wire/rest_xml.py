@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, unquote
 from xml.etree import ElementTree
 
 from onceflow.errors import ServiceError
-from onceflow.wire import s3_errors
+from onceflow.wire import s3_errors, safe_xml
 from onceflow.wire.query import escape
 from onceflow.wire.request import Response
 from onceflow.wire.shapes import SerializationError, from_text, iso8601
@@ -195,8 +195,8 @@ def parse(op: OperationModel, labels: dict[str, str], query: dict[str, list[str]
 
 def _root(body: bytes) -> ElementTree.Element:
     try:
-        return ElementTree.fromstring(body)
-    except ElementTree.ParseError as exc:
+        return safe_xml.parse(body)  # a DTD is refused: entities are never expanded
+    except safe_xml.XmlRefused as exc:
         raise XmlInputError(str(exc)) from None
 
 
