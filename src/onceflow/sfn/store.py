@@ -256,7 +256,8 @@ class SfnStore:
         events = list(events)
         conn.executemany(
             "INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES (?,?,?,?,?,?,?)",
-            [(exec_arn, e.id, e.prev, e.type, e.ts, None if e.details is None else encode_details(e.details), e.fiber)
+            [(exec_arn, e.id, e.prev, e.type, e.ts,
+              e.text if e.text is not None else None if e.details is None else encode_details(e.details), e.fiber)
              for e in events],
         )
         for hook in self.on_append:

@@ -202,8 +202,9 @@ class Runtime:
 
     # ------------------------------------------------------------------ history
     def emit(self, fiber: str, type_: str, details: dict[str, Any] | None, *, prev: int | None = None,
-             update: bool = True) -> Event:
-        """Append an event (or take the recorded one when replaying this fiber)."""
+             update: bool = True, text: str | None = None) -> Event:
+        """Append an event (or take the recorded one when replaying this fiber). `text`: `details`
+        as stored, when the caller built it (events.entered_text)."""
         queue = self.recorded.get(fiber)
         if queue:
             ev = queue.popleft()
@@ -218,7 +219,7 @@ class Runtime:
                 return ev
         elif "~" in fiber:
             # Hidden events (a child run's own history) take negative ids and never chain.
-            ev = Event(self.next_hidden_id, 0, type_, self.clock.time(), details, fiber)
+            ev = Event(self.next_hidden_id, 0, type_, self.clock.time(), details, fiber, text)
             self.next_hidden_id -= 1
             self.pending.append(ev)
             return ev
@@ -226,7 +227,8 @@ class Runtime:
             if self.resume_pointer:
                 # First live event after a reload: chain on where the recorded history left off.
                 self.last, self.resume_pointer = max(self.last, self.resume_pointer), 0
-            ev = Event(self.next_id, self.last if prev is None else prev, type_, self.clock.time(), details, fiber)
+            ev = Event(self.next_id, self.last if prev is None else prev, type_, self.clock.time(), details, fiber,
+                       text)
             self.next_id += 1
             self.pending.append(ev)
         if update and ev.id > 0:

@@ -55,3 +55,16 @@ def test_dumps_matches_json_dumps_and_fails_alike() -> None:
     with pytest.raises(TypeError, match="not JSON serializable"):
         dumps({"x": object()})
     assert dumps({"again": [1]}) == '{"again":[1]}'  # nothing left over from the failures
+
+
+def test_entered_and_exited_texts_match_encode_details() -> None:
+    from onceflow.sfn.engine import events as ev
+
+    names = ["P1", "é \"quoted\" \\ \u2028", "\x00\x1f", ""]
+    payloads = ['{"n":1}', '{"a":"é\\n\\"x"}', '"\u2028\\u0000"', "null", ""]
+    for name in names:
+        for text in payloads:
+            assert ev.entered_text(name, text) == encode_details(ev.entered(name, None, text))
+            assert ev.exited_text(name, text) == encode_details(ev.exited(name, None, None, text))
+            # the one-entry cache of the last quoted payload: by identity, never a stale text
+            assert ev.exited_text(name, text + " ") == encode_details(ev.exited(name, None, None, text + " "))

@@ -222,7 +222,8 @@ def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[
     text = details["output"]
     if too_large(text):
         raise data_limit(name)
-    rec = scope.rt.emit(scope.fiber, f"{type_}StateExited", details)
+    rec = scope.rt.emit(scope.fiber, f"{type_}StateExited", details,
+                        text=None if assigned else ev.exited_text(name, text))
     if rec.details is details:  # live
         if assigned:
             scope.variables.update(assigned)
@@ -236,8 +237,9 @@ def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[
 
 
 def enter_state(scope: Scope, type_: str, name: str, state_input: Any) -> tuple[Event, Any]:
-    details = ev.entered(name, state_input, scope.encoded(state_input))
-    rec = scope.rt.emit(scope.fiber, f"{type_}StateEntered", details)
+    text = scope.encoded(state_input)
+    details = ev.entered(name, state_input, text)
+    rec = scope.rt.emit(scope.fiber, f"{type_}StateEntered", details, text=ev.entered_text(name, text))
     if rec.details is details or rec.details is None or "input" not in rec.details:
         return rec, state_input
     return rec, parse_recorded(rec.details["input"])

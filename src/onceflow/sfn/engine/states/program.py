@@ -57,9 +57,17 @@ def run_program(scope: Scope, program: Program, state_input: Any) -> Fx:
 _PLAIN_PASS = frozenset({"InputPath", "Parameters", "Assign", "OutputPath"})
 
 
+# Fields that make a JSONPath Pass do more than hand its input on (their absence: the defaults
+# InputPath "$", no Result, ResultPath "$", OutputPath "$", no Assign give back the input itself).
+_DATA_FIELDS = frozenset({"InputPath", "Parameters", "Result", "ResultPath", "OutputPath", "Assign"})
+
+
 def pass_state(scope: Scope, state: State, raw: Any) -> Fx:
     name = state.name
     entered, raw = enter_state(scope, "Pass", name, raw)
+    if state.query_language != "JSONata" and _DATA_FIELDS.isdisjoint(state.fields):
+        # The plain Pass (most of a chain): no context object, no path to apply.
+        return transition(state, exit_state(scope, "Pass", name, raw, None))
     jsonata = state.query_language == "JSONata"
     # Only these fields can read the context object in a JSONPath Pass: without them it is not built.
     ctx = context_object(scope, name, entered) if jsonata or not _PLAIN_PASS.isdisjoint(state.fields) else {}
