@@ -93,11 +93,9 @@ _last_quoted: tuple[str, str] = ("", '""')  # the last payload quoted: a state's
 
 
 def _quoted_name(name: str) -> str:
-    q = _QUOTED.get(name)
-    if q is None:
-        q = quote(name)
-        if len(_QUOTED) < 4096:  # bounded: names come from definitions
-            _QUOTED[name] = q
+    q = _QUOTED[name] = quote(name)
+    if len(_QUOTED) > 4096:  # bounded: names come from definitions
+        _QUOTED.clear()
     return q
 
 
@@ -111,15 +109,17 @@ def _quoted_payload(text: str) -> str:
     return q
 
 
-def entered_text(name: str, text: str) -> str:
-    """encode_details(entered(name, ..., text)), built directly."""
-    return ('{"name":' + _quoted_name(name) + ',"input":' + _quoted_payload(text)
+def entered_details(name: str, text: str) -> tuple[dict[str, Any], str]:
+    """entered(name, ..., text) and its stored text (encode_details' very text), built directly."""
+    return ({"name": name, "input": text, "inputDetails": {"truncated": False}},
+            '{"name":' + (_QUOTED.get(name) or _quoted_name(name)) + ',"input":' + _quoted_payload(text)
             + ',"inputDetails":{"truncated":false}}')
 
 
-def exited_text(name: str, text: str) -> str:
-    """encode_details(exited(name, ..., text=text)) without assigned variables, built directly."""
-    return ('{"name":' + _quoted_name(name) + ',"output":' + _quoted_payload(text)
+def exited_details(name: str, text: str) -> tuple[dict[str, Any], str]:
+    """exited(name, ..., text=text) without assigned variables and its stored text, built directly."""
+    return ({"name": name, "output": text, "outputDetails": {"truncated": False}},
+            '{"name":' + (_QUOTED.get(name) or _quoted_name(name)) + ',"output":' + _quoted_payload(text)
             + ',"outputDetails":{"truncated":false}}')
 
 

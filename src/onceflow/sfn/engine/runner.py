@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -29,7 +30,7 @@ from typing import Any, Protocol
 from onceflow.sfn.asl.budget import Interrupted, installed
 from onceflow.sfn.asl.load import load
 from onceflow.sfn.asl.nodes import Machine
-from onceflow.sfn.engine.clock import Clock
+from onceflow.sfn.engine.clock import Clock, SystemClock
 from onceflow.sfn.engine.drive_budget import DriveBudget
 from onceflow.sfn.engine.effects import (
     UNSET,
@@ -141,6 +142,8 @@ class Runtime:
     def __init__(self, engine: EnginePort, row: Any, history: History, root: Callable[[Runtime], Fx]) -> None:
         self.engine = engine
         self.clock = engine.clock
+        # Event timestamps: time.time itself for the system clock (a Python frame less per event).
+        self._now: Callable[[], float] = time.time if type(self.clock) is SystemClock else self.clock.time
         self.arn: str = row["arn"]
         self.row = row
         self.recorded = history.by_fiber
@@ -219,7 +222,7 @@ class Runtime:
                 return ev
         elif "~" in fiber:
             # Hidden events (a child run's own history) take negative ids and never chain.
-            ev = Event(self.next_hidden_id, 0, type_, self.clock.time(), details, fiber, text)
+            ev = Event(self.next_hidden_id, 0, type_, self._now(), details, fiber, text)
             self.next_hidden_id -= 1
             self.pending.append(ev)
             return ev
@@ -227,8 +230,7 @@ class Runtime:
             if self.resume_pointer:
                 # First live event after a reload: chain on where the recorded history left off.
                 self.last, self.resume_pointer = max(self.last, self.resume_pointer), 0
-            ev = Event(self.next_id, self.last if prev is None else prev, type_, self.clock.time(), details, fiber,
-                       text)
+            ev = Event(self.next_id, self.last if prev is None else prev, type_, self._now(), details, fiber, text)
             self.next_id += 1
             self.pending.append(ev)
         if update and ev.id > 0:
