@@ -177,6 +177,9 @@ class Runtime:
         self.deadline: float | None = row["start"] + timeout / self.scale if isinstance(timeout, int) else None
         self.dispatched: set[int] = history.dispatched  # task calls handed to a worker or service
         self.stopped = False  # set from outside (StopExecution, another closing path)
+        # Built by StartExecution (Engine.begin) and since then no timer, token or hand-over mark
+        # written: the closing commit has none to remove.
+        self.clean = False
         self.executing: Fiber | None = None  # the fiber whose generator runs right now
         self._on_stack: list[Fiber] = []  # every fiber whose generator is running (service nests them)
         self._unstarted: list[Fiber] = []  # spawned siblings not started yet
