@@ -233,9 +233,15 @@ class Runtime:
             if self.resume_pointer:
                 # First live event after a reload: chain on where the recorded history left off.
                 self.last, self.resume_pointer = max(self.last, self.resume_pointer), 0
-            ev = Event(self.next_id, self.last if prev is None else prev, type_, self._now(), details, fiber, text)
-            self.next_id += 1
+            # A live event (most of them): its id >= first_live_id >= 1, so it is the new pointer.
+            eid, ts = self.next_id, self._now()
+            ev = Event(eid, self.last if prev is None else prev, type_, ts, details, fiber, text)
+            self.next_id = eid + 1
             self.pending.append(ev)
+            if update:
+                self.last = eid
+            self.last_ts = ts
+            return ev
         if update and ev.id > 0:
             # Replay may walk fibers in another order than they first ran: never move back.
             self.last = ev.id if ev.id >= self.first_live_id else max(self.last, ev.id)
