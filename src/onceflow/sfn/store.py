@@ -6,6 +6,7 @@ written in the same transaction as the events that change it, so reads never fol
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring as quote  # a JSON string literal, non-ASCII kept
@@ -162,6 +163,17 @@ def encode_details(details: dict[str, Any]) -> str:
     return "{" + ",".join(parts) + "}"
 
 
+INSERT_ROWS = 128  # rows per INSERT at most: 769 parameters, under even an old SQLite's 999
+
+
+@functools.cache
+def _insert_events(rows: int) -> str:
+    """INSERT of `rows` history events of one execution (its ARN: parameter 1); rows is a power of
+    two up to INSERT_ROWS, so 8 texts, each prepared once per connection (sqlite3's statement cache)."""
+    return ("INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES "
+            + ",".join(["(?1,?,?,?,?,?,?)"] * rows))
+
+
 class SfnStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -254,11 +266,18 @@ class SfnStore:
 
     def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any]) -> None:
         events = list(events)
-        conn.executemany(
-            "INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES (?,?,?,?,?,?,?)",
-            [(exec_arn, e.id, e.prev, e.type, e.ts, None if e.details is None else encode_details(e.details), e.fiber)
-             for e in events],
-        )
+        values: list[Any] = []
+        for e in events:
+            values += (e.id, e.prev, e.type, e.ts,
+                       e.text if e.text is not None else None if e.details is None else encode_details(e.details),
+                       e.fiber)
+        # A few multi-row INSERTs (sizes: the powers of two that add up to the batch) instead of one
+        # statement step per row, the execution's ARN bound once per statement (?1 in every row).
+        at, left = 0, len(events)
+        while left:
+            size = min(INSERT_ROWS, 1 << (left.bit_length() - 1))
+            conn.execute(_insert_events(size), (exec_arn, *values[at:at + 6 * size]))
+            at, left = at + 6 * size, left - size
         for hook in self.on_append:
             hook(conn, exec_arn, events)
 

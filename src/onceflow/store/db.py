@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -66,9 +65,14 @@ class Database:
         self._sync_cond = threading.Condition()
         self._wal_fd: int | None = None
         self._closed = False
-        self._readers: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+        # Idle reader connections, newest last (list.pop/append are atomic: no lock on the way in
+        # and out, which a queue.Queue's Condition cost on every read); a reader waits on
+        # _readers_free only when all READERS are in use.
+        self._idle: list[sqlite3.Connection] = []
         self._reader_count = 0
         self._readers_lock = threading.Lock()
+        self._readers_free = threading.Condition(self._readers_lock)
+        self._reader_waiters = 0
         self._all_readers: list[sqlite3.Connection] = []
         self._checkpoint_due = threading.Event()
         self._stopping = threading.Event()
@@ -194,37 +198,37 @@ class Database:
             finally:
                 conn.execute("COMMIT")
         finally:
-            self._readers.put(conn)
+            self._give_back(conn)
 
     def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self.reading() as conn:
             return fn(conn)
 
     def query(self, sql: str, args: Sequence[object] = ()) -> list[sqlite3.Row]:
-        with self._single_statement() as conn:
-            return conn.execute(sql, args).fetchall()
-
-    def query_one(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Row | None:
-        with self._single_statement() as conn:
-            return conn.execute(sql, args).fetchone()
-
-    @contextmanager
-    def _single_statement(self) -> Iterator[sqlite3.Connection]:
-        """One statement is its own snapshot: no BEGIN/COMMIT around it."""
-        if self.in_memory or self._depth():
+        # One statement is its own snapshot: no BEGIN/COMMIT around it.
+        if self.in_memory or getattr(self._local, "depth", False):  # inside a transaction: its own writes
             with self._lock:
-                yield self._conn
-            return
+                return self._conn.execute(sql, args).fetchall()
         conn = self._take_reader()
         try:
-            yield conn
+            return conn.execute(sql, args).fetchall()
         finally:
-            self._readers.put(conn)
+            self._give_back(conn)
+
+    def query_one(self, sql: str, args: Sequence[object] = ()) -> sqlite3.Row | None:
+        if self.in_memory or getattr(self._local, "depth", False):  # inside a transaction: its own writes
+            with self._lock:
+                return self._conn.execute(sql, args).fetchone()
+        conn = self._take_reader()
+        try:
+            return conn.execute(sql, args).fetchone()
+        finally:
+            self._give_back(conn)
 
     def _take_reader(self) -> sqlite3.Connection:
         try:
-            return self._readers.get_nowait()
-        except queue.Empty:
+            return self._idle.pop()
+        except IndexError:
             pass
         with self._readers_lock:  # not the writers' lock: a reader must not wait for a writer
             if self._closed:
@@ -237,7 +241,23 @@ class Database:
                 conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
                 self._all_readers.append(conn)
                 return conn
-        return self._readers.get()
+            # Counted before the check, so a reader given back meanwhile either is seen here or
+            # sees this waiter and notifies (under the lock, so after this wait has begun).
+            self._reader_waiters += 1
+            try:
+                while True:
+                    try:
+                        return self._idle.pop()
+                    except IndexError:  # none idle, or one taken by a reader outside the lock
+                        self._readers_free.wait(1.0)
+            finally:
+                self._reader_waiters -= 1
+
+    def _give_back(self, conn: sqlite3.Connection) -> None:
+        self._idle.append(conn)
+        if self._reader_waiters:
+            with self._readers_lock:
+                self._readers_free.notify()
 
     # ------------------------------------------------------------------ group commit
     def _sync(self, seq: int) -> None:

@@ -213,3 +213,41 @@ def test_checkpoints_run_beside_the_commits_and_keep_the_wal_bounded(tmp_path: P
     assert again.query_one("SELECT count(*) AS n FROM t")["n"] == 600
     assert again.query_one("PRAGMA integrity_check")[0] == "ok"
     again.close()
+
+
+def test_a_reader_beyond_the_pool_waits_for_one_given_back(tmp_path: Path) -> None:
+    from onceflow.store.db import READERS
+
+    db = Database(str(tmp_path / "x.db"))
+    db.migrate(MIGRATIONS)
+    with db.transaction() as conn:
+        conn.execute("INSERT INTO t (k, v) VALUES ('a', 1)")
+    release = threading.Event()
+    holding = threading.Semaphore(0)
+
+    def hold() -> None:
+        with db.reading() as conn:
+            conn.execute("SELECT v FROM t").fetchall()
+            holding.release()
+            release.wait(10)
+
+    holders = [threading.Thread(target=hold) for _ in range(READERS)]
+    for t in holders:
+        t.start()
+    for _ in holders:
+        assert holding.acquire(timeout=10)
+    answers: list[int] = []
+    waiters = [threading.Thread(target=lambda: answers.append(db.query_one("SELECT v FROM t")["v"]))
+               for _ in range(3)]
+    for t in waiters:
+        t.start()
+    time.sleep(0.1)
+    assert answers == []  # every reader is held: the queries wait, no ninth connection is opened
+    release.set()
+    for t in holders + waiters:
+        t.join(10)
+    assert answers == [1, 1, 1]
+    assert len(db._all_readers) == READERS
+    for _ in range(50):  # given back: taken again without waiting
+        assert db.query("SELECT v FROM t")[0]["v"] == 1
+    db.close()

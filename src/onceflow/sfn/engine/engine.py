@@ -148,7 +148,9 @@ class Engine:
         dropped meanwhile (reset, time scale) is loaded as any other."""
         if self._accepting:
             with self._mu:
-                self.parked[row["arn"]] = Runtime(self, row, History([started]), self.root)
+                rt = Runtime(self, row, History([started]), self.root)
+                rt.clean = True
+                self.parked[row["arn"]] = rt
         self.wake(row["arn"])
 
     def _drive(self, arn: str) -> None:
@@ -224,6 +226,7 @@ class Engine:
                 # fsync: a killed process leaves it in the file, and whatever the call then makes
                 # durable in onceflow's store syncs it too (one WAL). Waiting for the fsync would
                 # leave a window where a crash keeps the mark of a call never handed over.
+                rt.clean = False
                 with self.stack.db.deferred_sync(), self.stack.db.transaction() as conn:
                     self.store.mark_dispatched(conn, rt.arn, eff.task_id)
                 rt.dispatched.add(eff.task_id)
@@ -296,12 +299,16 @@ class Engine:
             if status is None or status[0] != "RUNNING":
                 return False
             self.store.append_events(conn, rt.arn, rt.pending)
-            for write in rt.writes:
-                write(conn)
+            if rt.writes:
+                rt.clean = False
+                for write in rt.writes:
+                    write(conn)
             if final:
-                self._close(conn, rt.arn, rt.final or {"status": "FAILED"}, rt.last_ts, rt.row)
+                self._close(conn, rt.arn, rt.final or {"status": "FAILED"}, rt.last_ts, rt.row, rt.clean)
             elif timer is not UNSET:
-                self.store.set_timer(conn, rt.arn, timer)
+                if timer is not None or not rt.clean:
+                    rt.clean = False
+                    self.store.set_timer(conn, rt.arn, timer)
         if final:
             self._notify_done()
             self._closed(rt.arn)
@@ -310,16 +317,19 @@ class Engine:
         return True
 
     def _close(self, conn: sqlite3.Connection, arn: str, final: dict[str, Any], stop: float,
-               row: Any = None) -> None:
+               row: Any = None, clean: bool = False) -> None:
         """Record the execution's end. `row`: the execution as its runtime holds it (its columns
         change only at a redrive, which drops the runtime), so the status-change event needs no
-        read of the row back (its definition and input; a tenth of a Pass chain's closing commit)."""
+        read of the row back (its definition and input; a tenth of a Pass chain's closing commit).
+        `clean`: its one runtime since StartExecution wrote no timer, token or hand-over mark, so
+        there are none to remove (three statements of a short execution's closing commit)."""
         changes = {"status": final["status"], "output": final.get("output"), "error": final.get("error"),
                    "cause": final.get("cause"), "stop": stop}
         self.store.update_execution(conn, arn, changes)
-        self.store.set_timer(conn, arn, None)
-        self.store.close_tokens(conn, arn)
-        self.store.clear_dispatched(conn, arn)
+        if not clean:
+            self.store.set_timer(conn, arn, None)
+            self.store.close_tokens(conn, arn)
+            self.store.clear_dispatched(conn, arn)
         if (events := self.stack.ports.events.get()) is not None:  # "Execution Status Change" (events/)
             closed = {**dict(row), **changes} if row is not None else self.store.get_execution(arn)
             events.execution_changed(conn, closed)

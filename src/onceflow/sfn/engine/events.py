@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from json.encoder import encode_basestring as quote  # a JSON string literal, non-ASCII kept
 from typing import Any
 
 from onceflow.sfn.store import dumps as compact_json
@@ -57,6 +58,9 @@ class Event:
     ts: float
     details: dict[str, Any] | None
     fiber: str
+    # `details` as stored (sfn/store.py encode_details' very text), when the emitter built it
+    # alongside: a state's entered and exited events, most of every history.
+    text: str | None = None
 
     def to_api(self, include_data: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -83,6 +87,42 @@ def _without_data(details: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- detail builders
+# State names quoted as JSON strings (a machine's few dozen names recur in every execution).
+_QUOTED: dict[str, str] = {}
+_last_quoted: tuple[str, str] = ("", '""')  # the last payload quoted: a state's output is the next one's input
+
+
+def _quoted_name(name: str) -> str:
+    q = _QUOTED[name] = quote(name)
+    if len(_QUOTED) > 4096:  # bounded: names come from definitions
+        _QUOTED.clear()
+    return q
+
+
+def _quoted_payload(text: str) -> str:
+    global _last_quoted
+    last = _last_quoted
+    if last[0] is text:
+        return last[1]
+    q = quote(text)
+    _last_quoted = (text, q)
+    return q
+
+
+def entered_details(name: str, text: str) -> tuple[dict[str, Any], str]:
+    """entered(name, ..., text) and its stored text (encode_details' very text), built directly."""
+    return ({"name": name, "input": text, "inputDetails": {"truncated": False}},
+            '{"name":' + (_QUOTED.get(name) or _quoted_name(name)) + ',"input":' + _quoted_payload(text)
+            + ',"inputDetails":{"truncated":false}}')
+
+
+def exited_details(name: str, text: str) -> tuple[dict[str, Any], str]:
+    """exited(name, ..., text=text) without assigned variables and its stored text, built directly."""
+    return ({"name": name, "output": text, "outputDetails": {"truncated": False}},
+            '{"name":' + (_QUOTED.get(name) or _quoted_name(name)) + ',"output":' + _quoted_payload(text)
+            + ',"outputDetails":{"truncated":false}}')
+
+
 def entered(name: str, state_input: Any, text: str | None = None) -> dict[str, Any]:
     """`text`: the input already encoded (the previous state's output)."""
     return {"name": name, "input": dumps(state_input) if text is None else text, "inputDetails": {"truncated": False}}

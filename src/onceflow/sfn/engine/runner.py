@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -29,7 +30,7 @@ from typing import Any, Protocol
 from onceflow.sfn.asl.budget import Interrupted, installed
 from onceflow.sfn.asl.load import load
 from onceflow.sfn.asl.nodes import Machine
-from onceflow.sfn.engine.clock import Clock
+from onceflow.sfn.engine.clock import Clock, SystemClock
 from onceflow.sfn.engine.drive_budget import DriveBudget
 from onceflow.sfn.engine.effects import (
     UNSET,
@@ -141,6 +142,8 @@ class Runtime:
     def __init__(self, engine: EnginePort, row: Any, history: History, root: Callable[[Runtime], Fx]) -> None:
         self.engine = engine
         self.clock = engine.clock
+        # Event timestamps: time.time itself for the system clock (a Python frame less per event).
+        self._now: Callable[[], float] = time.time if type(self.clock) is SystemClock else self.clock.time
         self.arn: str = row["arn"]
         self.row = row
         self.recorded = history.by_fiber
@@ -174,6 +177,9 @@ class Runtime:
         self.deadline: float | None = row["start"] + timeout / self.scale if isinstance(timeout, int) else None
         self.dispatched: set[int] = history.dispatched  # task calls handed to a worker or service
         self.stopped = False  # set from outside (StopExecution, another closing path)
+        # Built by StartExecution (Engine.begin) and since then no timer, token or hand-over mark
+        # written: the closing commit has none to remove.
+        self.clean = False
         self.executing: Fiber | None = None  # the fiber whose generator runs right now
         self._on_stack: list[Fiber] = []  # every fiber whose generator is running (service nests them)
         self._unstarted: list[Fiber] = []  # spawned siblings not started yet
@@ -202,8 +208,9 @@ class Runtime:
 
     # ------------------------------------------------------------------ history
     def emit(self, fiber: str, type_: str, details: dict[str, Any] | None, *, prev: int | None = None,
-             update: bool = True) -> Event:
-        """Append an event (or take the recorded one when replaying this fiber)."""
+             update: bool = True, text: str | None = None) -> Event:
+        """Append an event (or take the recorded one when replaying this fiber). `text`: `details`
+        as stored, when the caller built it (events.entered_text)."""
         queue = self.recorded.get(fiber)
         if queue:
             ev = queue.popleft()
@@ -218,7 +225,7 @@ class Runtime:
                 return ev
         elif "~" in fiber:
             # Hidden events (a child run's own history) take negative ids and never chain.
-            ev = Event(self.next_hidden_id, 0, type_, self.clock.time(), details, fiber)
+            ev = Event(self.next_hidden_id, 0, type_, self._now(), details, fiber, text)
             self.next_hidden_id -= 1
             self.pending.append(ev)
             return ev
@@ -226,9 +233,15 @@ class Runtime:
             if self.resume_pointer:
                 # First live event after a reload: chain on where the recorded history left off.
                 self.last, self.resume_pointer = max(self.last, self.resume_pointer), 0
-            ev = Event(self.next_id, self.last if prev is None else prev, type_, self.clock.time(), details, fiber)
-            self.next_id += 1
+            # A live event (most of them): its id >= first_live_id >= 1, so it is the new pointer.
+            eid, ts = self.next_id, self._now()
+            ev = Event(eid, self.last if prev is None else prev, type_, ts, details, fiber, text)
+            self.next_id = eid + 1
             self.pending.append(ev)
+            if update:
+                self.last = eid
+            self.last_ts = ts
+            return ev
         if update and ev.id > 0:
             # Replay may walk fibers in another order than they first ran: never move back.
             self.last = ev.id if ev.id >= self.first_live_id else max(self.last, ev.id)

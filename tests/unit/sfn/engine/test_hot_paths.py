@@ -55,3 +55,42 @@ def test_dumps_matches_json_dumps_and_fails_alike() -> None:
     with pytest.raises(TypeError, match="not JSON serializable"):
         dumps({"x": object()})
     assert dumps({"again": [1]}) == '{"again":[1]}'  # nothing left over from the failures
+
+
+def test_entered_and_exited_texts_match_encode_details() -> None:
+    from onceflow.sfn.engine import events as ev
+
+    names = ["P1", "é \"quoted\" \\ \u2028", "\x00\x1f", ""]
+    payloads = ['{"n":1}', '{"a":"é\\n\\"x"}', '"\u2028\\u0000"', "null", ""]
+    for name in names:
+        for text in payloads:
+            for built, plain in ((ev.entered_details(name, text), ev.entered(name, None, text)),
+                                 (ev.exited_details(name, text), ev.exited(name, None, None, text)),
+                                 # the one-entry cache of the last quoted payload: by identity, never stale
+                                 (ev.exited_details(name, text + " "), ev.exited(name, None, None, text + " "))):
+                assert built == (plain, encode_details(plain))
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 127, 128, 129, 300])
+def test_append_events_stores_every_row_of_any_batch(count: int) -> None:
+    from onceflow.sfn.engine.events import Event
+    from onceflow.sfn.store import MIGRATIONS, SfnStore
+    from onceflow.store.db import Database
+
+    db = Database(":memory:")
+    db.migrate(MIGRATIONS)
+    store = SfnStore(db)
+    arn = "arn:aws:states:us-east-1:000000000000:execution:m:é"
+    events = [Event(i, i - 1, "PassStateEntered", 1764600000.5 + i, {"name": f"P{i}", "input": "{}"}, "r",
+                    '{"pre":"built"}' if i % 3 == 0 else None) for i in range(1, count + 1)]
+    events.append(Event(-1, 0, "ExecutionStarted", 2.0, None, "r.~1"))
+    with db.transaction() as conn:
+        store.append_events(conn, arn, events[: count // 2])
+        store.append_events(conn, arn, events[count // 2:])
+        store.append_events(conn, "other", events[:1])
+    rows = [tuple(r) for r in db.query("SELECT exec_arn, id, prev, type, ts, details, fiber FROM sfn_events "
+                                       "WHERE exec_arn=? ORDER BY id", (arn,))]
+    expected = sorted((arn, e.id, e.prev, e.type, e.ts, e.text if e.text is not None else
+                       None if e.details is None else encode_details(e.details), e.fiber) for e in events)
+    assert rows == [tuple(x) for x in sorted(expected, key=lambda r: r[1])]
+    assert len(db.query("SELECT 1 FROM sfn_events WHERE exec_arn='other'")) == 1

@@ -45,9 +45,14 @@ class Failure(StatesError):
 
 def run_program(scope: Scope, program: Program, state_input: Any) -> Fx:
     name = program.start_at
+    handlers = scope.handlers
     while True:
         state = program.states[name]
-        nxt, state_input = yield from scope.handlers[state.type](scope, state, state_input)
+        handler = handlers[state.type]
+        if handler is pass_state and state.query_language != "JSONata" and _DATA_FIELDS.isdisjoint(state.fields):
+            nxt, state_input = state.next, plain_pass(scope, state, state_input)  # no generator to make
+        else:
+            nxt, state_input = yield from handler(scope, state, state_input)
         if nxt is None:
             return state_input
         name = nxt
@@ -57,7 +62,24 @@ def run_program(scope: Scope, program: Program, state_input: Any) -> Fx:
 _PLAIN_PASS = frozenset({"InputPath", "Parameters", "Assign", "OutputPath"})
 
 
+# Fields that make a JSONPath Pass do more than hand its input on (their absence: the defaults
+# InputPath "$", no Result, ResultPath "$", OutputPath "$", no Assign give back the input itself).
+_DATA_FIELDS = frozenset({"InputPath", "Parameters", "Result", "ResultPath", "OutputPath", "Assign"})
+
+
+def _plain_pass(state: State) -> bool:
+    return state.query_language != "JSONata" and _DATA_FIELDS.isdisjoint(state.fields)
+
+
+def plain_pass(scope: Scope, state: State, raw: Any) -> Any:
+    """A plain Pass (most of a chain): its two events, no context object, no path to apply; the output."""
+    name = state.name
+    return exit_state(scope, "Pass", name, enter_state(scope, "Pass", name, raw)[1], None)
+
+
 def pass_state(scope: Scope, state: State, raw: Any) -> Fx:
+    if _plain_pass(state):
+        return transition(state, plain_pass(scope, state, raw))
     name = state.name
     entered, raw = enter_state(scope, "Pass", name, raw)
     jsonata = state.query_language == "JSONata"
