@@ -218,15 +218,13 @@ def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[
     """Emit <Type>StateExited; when replaying, the recorded output and variables are the truth."""
     # A state without effects that hands its input on as it is (a plain Pass, a Choice) has its
     # text already (a task's call could have changed its input object in place: it is encoded again).
-    last = scope.last_output
     if type_ in _PURE and not assigned:
-        details, stored = ev.exited_details(name, last[1] if last is not None and last[0] is output
-                                            else ev.dumps(output))
+        details, stored = ev.exited_details(name, scope.encoded(output))
     else:
         details = ev.exited(name, output, assigned, scope.encoded(output) if type_ in _PURE else None)
         stored = None
     text = details["output"]
-    if len(text.encode()) > MAX_PAYLOAD:  # too_large(), inline: every state exits
+    if too_large(text):
         raise data_limit(name)
     rec = scope.rt.emit(scope.fiber, f"{type_}StateExited", details, text=stored)
     if rec.details is details:  # live
@@ -242,9 +240,7 @@ def exit_state(scope: Scope, type_: str, name: str, output: Any, assigned: dict[
 
 
 def enter_state(scope: Scope, type_: str, name: str, state_input: Any) -> tuple[Event, Any]:
-    last = scope.last_output  # scope.encoded(), inline: every state enters
-    details, stored = ev.entered_details(name, last[1] if last is not None and last[0] is state_input
-                                         else ev.dumps(state_input))
+    details, stored = ev.entered_details(name, scope.encoded(state_input))
     rec = scope.rt.emit(scope.fiber, f"{type_}StateEntered", details, text=stored)
     if rec.details is details or rec.details is None or "input" not in rec.details:
         return rec, state_input

@@ -49,7 +49,7 @@ def run_program(scope: Scope, program: Program, state_input: Any) -> Fx:
     while True:
         state = program.states[name]
         handler = handlers[state.type]
-        if handler is pass_state and state.query_language != "JSONata" and _DATA_FIELDS.isdisjoint(state.fields):
+        if handler is pass_state and _plain_pass(state):
             nxt, state_input = state.next, plain_pass(scope, state, state_input)  # no generator to make
         else:
             nxt, state_input = yield from handler(scope, state, state_input)
