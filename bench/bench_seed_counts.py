@@ -17,12 +17,10 @@ from __future__ import annotations
 import argparse
 import glob
 import json
-import os
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -32,20 +30,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_sfn as b  # noqa: E402  # after the path: bench/ is no package
+from servers import spawn_onceflow  # noqa: E402
 
 
 def spawn(prefix: list[str], src: str) -> tuple[subprocess.Popen[str], str]:
-    args = [*prefix, sys.executable, "-m", "onceflow", "serve", "--port", "0", "--data",
-            tempfile.mkdtemp(prefix="seed-counts-")]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "PYTHONPATH": src})
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        m = re.search(r"onceflow ready at (http://\S+)", line)
-        if m:
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc, m.group(1)
-    raise RuntimeError("onceflow did not start")
+    return spawn_onceflow(tempfile.mkdtemp(prefix="seed-counts-"), src=src, wrapper=tuple(prefix))
 
 
 def lone(sfn: Any, arn: str, first_poll_s: float) -> int:

@@ -41,6 +41,7 @@ from typing import Any
 import boto3
 import botocore.config
 from servers import NULL_SERVER, spawn_moto, spawn_onceflow
+from sfn_workloads import CHAIN, CHOICE, in_process
 
 CONFIG = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=32,
                                 read_timeout=120)
@@ -97,12 +98,6 @@ def wait_one(sfn: Any, run: str, timeout: float = 600, every: float = 0.001) -> 
 
 
 # ------------------------------------------------------------------------------ workloads
-CHAIN = {"StartAt": "P0", "States": {
-    **{f"P{i}": {"Type": "Pass", "Next": f"P{i + 1}"} for i in range(99)}, "P99": {"Type": "Pass", "End": True}}}
-CHOICE = {"StartAt": "C", "States": {
-    "C": {"Type": "Choice", "Choices": [{"Variable": "$.n", "NumericGreaterThan": 0, "Next": "P1"}], "Default": "P2"},
-    "P1": {"Type": "Pass", "Next": "P2"},
-    "P2": {"Type": "Pass", "End": True}}}
 
 
 def cpu_s(pid: int | None) -> float:
@@ -407,25 +402,7 @@ def commit_latency(executions: int) -> tuple[float, list[float]]:
     """In process, no HTTP: `executions` Choice->Pass->Pass runs one after the other on a store in a
     fresh folder; the process CPU ms per execution and every store COMMIT's duration (seconds), which
     shows where a checkpoint ran inside a commit (the writers' lock, and the loop, held meanwhile)."""
-    from pathlib import Path
-
-    from onceflow.config import Settings
-    from onceflow.context import Principal, RequestContext
-    from onceflow.server import build_stack
-
-    stack = build_stack(Settings(port=0, data_dir=Path(tempfile.mkdtemp(prefix="bench-sfn-store-"))))
-    for hook in stack.start():
-        hook()
-
-    def call(service: str, op: str, params: dict[str, Any]) -> Any:
-        handler = stack.registry.get(service, op)
-        assert handler is not None
-        return handler(RequestContext(service, op, "000000000000", "us-east-1", Principal.root("000000000000")),
-                       params)
-
-    trust = {"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
-    role = call("iam", "CreateRole", {"RoleName": "r", "AssumeRolePolicyDocument": json.dumps(trust)})["Role"]["Arn"]
+    stack, call, role = in_process("bench-sfn-store-")
     machine = call("stepfunctions", "CreateStateMachine", {"name": "choice", "definition": json.dumps(CHOICE),
                                                            "roleArn": role})["stateMachineArn"]
     engine = stack.services["stepfunctions"].engine

@@ -18,17 +18,11 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-CHAIN = {"StartAt": "P0", "States": {
-    **{f"P{i}": {"Type": "Pass", "Next": f"P{i + 1}"} for i in range(99)}, "P99": {"Type": "Pass", "End": True}}}
-CHOICE = {"StartAt": "C", "States": {
-    "C": {"Type": "Choice", "Choices": [{"Variable": "$.n", "NumericGreaterThan": 0, "Next": "P1"}], "Default": "P2"},
-    "P1": {"Type": "Pass", "Next": "P2"},
-    "P2": {"Type": "Pass", "End": True}}}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sfn_workloads import CHAIN, CHOICE, in_process  # after the path: bench/ is no package
 
 
 def under_callgrind() -> bool:
@@ -46,23 +40,7 @@ def main() -> None:
     ap.add_argument("--workload", choices=("chain", "choice"), default="chain")
     opts = ap.parse_args()
 
-    from onceflow.config import Settings
-    from onceflow.context import Principal, RequestContext
-    from onceflow.server import build_stack
-
-    stack = build_stack(Settings(port=0, data_dir=Path(tempfile.mkdtemp(prefix="bench-sfn-counts-"))))
-    for hook in stack.start():
-        hook()
-
-    def call(service: str, op: str, params: dict[str, Any]) -> Any:
-        handler = stack.registry.get(service, op)
-        assert handler is not None
-        return handler(RequestContext(service, op, "000000000000", "us-east-1", Principal.root("000000000000")),
-                       params)
-
-    trust = {"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
-    role = call("iam", "CreateRole", {"RoleName": "r", "AssumeRolePolicyDocument": json.dumps(trust)})["Role"]["Arn"]
+    stack, call, role = in_process("bench-sfn-counts-")
     definition = CHAIN if opts.workload == "chain" else CHOICE
     machine = call("stepfunctions", "CreateStateMachine", {"name": "m", "definition": json.dumps(definition),
                                                            "roleArn": role})["stateMachineArn"]

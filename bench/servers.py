@@ -60,11 +60,13 @@ while True: time.sleep(3600)
 '''
 
 
-def spawn_onceflow(data: str | None, *extra: str, src: str | None = None) -> tuple[subprocess.Popen[str], str]:
+def spawn_onceflow(data: str | None, *extra: str, src: str | None = None,
+                   wrapper: tuple[str, ...] = ()) -> tuple[subprocess.Popen[str], str]:
     """`onceflow serve` on a free port, on `data` (None: in memory); returns the process and URL.
-    `src`: run the onceflow found in that folder (another checkout's `src`, a baseline) instead."""
+    `src`: run the onceflow found in that folder (another checkout's `src`, a baseline) instead.
+    `wrapper`: a command the server runs under (valgrind, strace: bench_seed_counts.py)."""
     where = ["--data", data] if data else ["--in-memory"]
-    args = [sys.executable, "-m", "onceflow", "serve", "--port", "0", *where, *extra]
+    args = [*wrapper, sys.executable, "-m", "onceflow", "serve", "--port", "0", *where, *extra]
     env = None if src is None else {**os.environ, "PYTHONPATH": src}
     return _spawn_ready(args, env)
 
