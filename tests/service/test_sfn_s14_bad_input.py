@@ -5,7 +5,6 @@ AWS-validated snapshots (tests/aws/services/stepfunctions/v2) unless a test says
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -13,17 +12,15 @@ from typing import Any
 import botocore.config
 import pytest
 from botocore.exceptions import ClientError
+from sfn_setup import finished, states_role
 
-TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Principal": {"Service": "states.amazonaws.com"}, "Action": "sts:AssumeRole"}]})
 POLL_CONFIG = botocore.config.Config(read_timeout=90, retries={"max_attempts": 1})
 PASS = json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    return aws("iam").create_role(RoleName=f"s14-bad-{uuid.uuid4().hex[:8]}",
-                                  AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    return states_role(aws, "s14-bad")
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +47,8 @@ def machine_with_versions(sfn: Any, role: str, count: int) -> tuple[str, list[st
 
 
 def wait_done(sfn: Any, arn: str) -> dict[str, Any]:
-    deadline = time.time() + 60
-    while (d := sfn.describe_execution(executionArn=arn))["status"] == "RUNNING":
-        assert time.time() < deadline
-        time.sleep(0.05)
+    d = finished(sfn, arn)
+    assert d["status"] != "RUNNING"
     return d
 
 
