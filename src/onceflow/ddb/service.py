@@ -384,7 +384,8 @@ class DynamoDB:
             self.store.replace_index_rows(conn, t.id, hk, rk, old_rows, [])
             return
         text = dumps(new)
-        self.store.put(conn, t.id, hk, rk, text, item_size(new), it.expiry(t, new))
+        (self.store.put if old is None else self.store.overwrite)(conn, t.id, hk, rk, text, item_size(new),
+                                                                   it.expiry(t, new))
         if t.indexes:
             rows = new_rows if new_rows is not None else it.index_rows(t, new)
             self.store.replace_index_rows(conn, t.id, hk, rk, old_rows, rows)

@@ -147,6 +147,17 @@ class Store:
                      "VALUES (?,?,?,?,?,?,?)", (table_id, hk, rk, item_json, size, expires, key_hash(hk)))
 
     @staticmethod
+    def overwrite(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes, item_json: str, size: int,
+                  expires: float | None) -> None:
+        """`put` for a key believed stored: an UPDATE leaves the key and its Scan-order hash alone, so
+        SQLite rewrites the item's leaf only, not the ddb_items_by_hash entry too (half the WAL frames of
+        an INSERT OR REPLACE, which deletes and reinserts both). Inserts if the row was not there."""
+        cur = conn.execute("UPDATE ddb_items SET item=?, size=?, expires=? WHERE table_id=? AND hk=? AND rk=?",
+                           (item_json, size, expires, table_id, hk, rk))
+        if not cur.rowcount:
+            Store.put(conn, table_id, hk, rk, item_json, size, expires)
+
+    @staticmethod
     def delete(conn: sqlite3.Connection, table_id: int, hk: bytes, rk: bytes) -> None:
         conn.execute("DELETE FROM ddb_items WHERE table_id=? AND hk=? AND rk=?", (table_id, hk, rk))
 
