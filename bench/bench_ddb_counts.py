@@ -6,13 +6,15 @@ for before/after comparisons on a shared machine, where times and CPU seconds sw
 
 - instructions: the server runs under callgrind with collection off; it is switched on for `--ops`
   calls of each operation (after a warm-up of 20), dumped per operation.
-- `--strace`: the server (all its threads) under `strace -f -c` instead; syscalls per call.
+- `--strace`: the server (all its threads) under `strace -f -c` instead; syscalls per call, with
+  `--clients N` client processes at once (each making `--ops` calls on keys of its own).
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import multiprocessing
 import re
 import subprocess
 import sys
@@ -109,11 +111,17 @@ def instructions(opts: argparse.Namespace, names: list[str]) -> None:
         print(f"  {name:<28} {totals.get(name, 0) / opts.ops / 1e6:6.3f} M")
 
 
+def _client_run(url: str, name: str, first: int, ops: int) -> None:
+    run = operations(client(url))[name]
+    for i in range(first, first + ops):
+        run(i)
+
+
 def syscalls(opts: argparse.Namespace, names: list[str]) -> None:
     proc, url = spawn_onceflow(tempfile.mkdtemp(prefix="ddb-counts-"), src=opts.src)
     try:
         ops = operations(setup(url))
-        print(f"{opts.src}: {opts.ops} one-client calls each, server syscalls per call; {load()}")
+        print(f"{opts.src}: {opts.ops} calls each of {opts.clients} client(s), server syscalls per call; {load()}")
         for name in names:
             for i in range(20):
                 ops[name](i)
@@ -121,16 +129,21 @@ def syscalls(opts: argparse.Namespace, names: list[str]) -> None:
             tracer = subprocess.Popen(["strace", "-f", "-c", "-o", report, "-p", str(proc.pid)],
                                       stderr=subprocess.DEVNULL)
             time.sleep(1)
-            for i in range(opts.ops):
-                ops[name](i)
+            if opts.clients == 1:
+                for i in range(opts.ops):
+                    ops[name](i)
+            else:
+                with multiprocessing.Pool(opts.clients) as pool:  # separate programs, as in bench_ddb.py
+                    pool.starmap(_client_run, [(url, name, 10 * c, opts.ops) for c in range(opts.clients)])
             time.sleep(0.3)
             tracer.send_signal(2)
             tracer.wait(30)
             calls = {m.group(2): int(m.group(1)) for m in
                      re.finditer(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)$",
                                  Path(report).read_text(), re.M) if m.group(2) != "total"}
-            shown = ", ".join(f"{k} {v / opts.ops:.2f}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1]))
-            print(f"  {name:<28} {sum(calls.values()) / opts.ops:6.2f}: {shown}")
+            n = opts.ops * opts.clients
+            shown = ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1]))
+            print(f"  {name:<28} {sum(calls.values()) / n:6.2f}: {shown}")
     finally:
         proc.terminate()
         proc.wait(30)
@@ -141,6 +154,7 @@ def main() -> None:
     ap.add_argument("--ops", type=int, default=200)
     ap.add_argument("--src", default=str(HERE.parent / "src"), help="the onceflow to measure (a checkout's src)")
     ap.add_argument("--strace", action="store_true", help="count the server's syscalls instead")
+    ap.add_argument("--clients", type=int, default=1, help="client processes at once (--strace only)")
     ap.add_argument("--only", default="PutItem,UpdateItem ADD,PutItem (condition fails),GetItem")
     opts = ap.parse_args()
     names = [n.strip() for n in opts.only.split(",") if n.strip()]
