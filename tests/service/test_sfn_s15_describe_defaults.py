@@ -51,3 +51,21 @@ def test_a_given_encryption_configuration_is_kept(sfn: Any, role: str) -> None:
     arn = sfn.create_state_machine(name=f"s15-{uuid.uuid4().hex[:10]}", definition=PASS, roleArn=role,
                                    encryptionConfiguration=given)["stateMachineArn"]
     assert sfn.describe_state_machine(stateMachineArn=arn)["encryptionConfiguration"] == given
+
+
+def test_variable_references_are_described_only_where_a_state_reads_one(sfn: Any, role: str) -> None:
+    # test_sfn_api_variable_references (BASE_REFERENCE_IN_PARAMETERS, CHOICE_CONDITION_CONSTANT_JSONATA)
+    reads = json.dumps({"StartAt": "State0", "States": {
+        "State0": {"Type": "Pass", "Parameters": {"result": "$result"}, "Assign": {"result": "foobar"},
+                   "Next": "State1"},
+        "State1": {"Type": "Pass", "ResultPath": "$.result", "Parameters": {"result.$": "$result"}, "End": True}}})
+    arn = sfn.create_state_machine(name=f"s15-{uuid.uuid4().hex[:10]}", definition=reads,
+                                   roleArn=role)["stateMachineArn"]
+    assert sfn.describe_state_machine(stateMachineArn=arn)["variableReferences"] == {"State1": ["result"]}
+    execution = sfn.start_execution(stateMachineArn=arn)["executionArn"]
+    finished(sfn, execution)
+    described = sfn.describe_state_machine_for_execution(executionArn=execution)
+    assert described["variableReferences"] == {"State1": ["result"]}
+    plain = sfn.create_state_machine(name=f"s15-{uuid.uuid4().hex[:10]}", definition=PASS,
+                                     roleArn=role)["stateMachineArn"]
+    assert "variableReferences" not in sfn.describe_state_machine(stateMachineArn=plain)
