@@ -249,6 +249,12 @@ def _want(name: str, value: Any, kind: str, position: int) -> Any:
     return int(value) if kind == "integer" else value
 
 
+def _java_length(text: str) -> int:
+    """A string's length as Java counts it (UTF-16 code units: a character outside the BMP counts
+    two), which AWS's 10000-character limit is presumably measured in (UNCONFIRMED)."""
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -388,7 +394,7 @@ def _unique(name: str, args: list[Any]) -> list[Any]:
 def _b64encode(name: str, args: list[Any]) -> str:
     _arity(name, args, 1)
     text = _want(name, args[0], "string", 1)
-    if len(text) > _MAX_STRING:
+    if _java_length(text) > _MAX_STRING:
         raise _fail(name, f"the input string exceeds {_MAX_STRING} characters")
     return base64.b64encode(text.encode()).decode()
 
@@ -396,7 +402,7 @@ def _b64encode(name: str, args: list[Any]) -> str:
 def _b64decode(name: str, args: list[Any]) -> str:
     _arity(name, args, 1)
     text = _want(name, args[0], "string", 1)
-    if len(text) > _MAX_STRING:
+    if _java_length(text) > _MAX_STRING:
         raise _fail(name, f"the input string exceeds {_MAX_STRING} characters")
     return _lenient_b64decode(text).decode("utf-8", errors="replace")
 
@@ -437,7 +443,7 @@ def _hash(name: str, args: list[Any]) -> str:
     algo = _want(name, args[1], "string", 2)
     if algo not in _HASHES:
         raise _fail(name, f"the hash algorithm must be one of {list(_HASHES)}, got {algo}")
-    if len(data) > _MAX_STRING:
+    if _java_length(data) > _MAX_STRING:
         raise _fail(name, f"the input string exceeds {_MAX_STRING} characters")
     return hashlib.new(_HASHES[algo], data.encode()).hexdigest()
 
