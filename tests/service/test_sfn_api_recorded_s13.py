@@ -325,9 +325,11 @@ def test_describe_state_machine_for_execution_of_a_version_as_recorded(sfn: Any,
     ex = sfn.start_execution(stateMachineArn=f"{arn}:1")["executionArn"]
     finished(sfn, ex)
     described = sfn.describe_state_machine_for_execution(executionArn=ex)
+    # (recorded 2023-08, before encryption configurations existed: AWS has shown the default
+    # encryptionConfiguration since, as test_sfn_api_variable_references' 2024-11 recording does)
     assert (_fields(described), described["stateMachineArn"]) == (
-        ["definition", "loggingConfiguration", "name", "roleArn", "stateMachineArn", "tracingConfiguration",
-         "updateDate"], arn)
+        ["definition", "encryptionConfiguration", "loggingConfiguration", "name", "roleArn", "stateMachineArn",
+         "tracingConfiguration", "updateDate"], arn)
     _, revised = _machine(sfn, role)
     update = sfn.update_state_machine(stateMachineArn=revised, definition=_commented("-R2"), publish=True)
     ex = sfn.start_execution(stateMachineArn=f"{revised}:1")["executionArn"]

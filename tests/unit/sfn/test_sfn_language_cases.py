@@ -65,6 +65,8 @@ def test_intrinsics(case: dict) -> None:
         with pytest.raises(StatesError) as info:
             evaluate_intrinsic(*args)
         assert info.value.error == case["error"]
+        if "cause" in case:
+            assert info.value.cause == case["cause"]
     else:
         assert _strict(evaluate_intrinsic(*args), case["result"])
 
