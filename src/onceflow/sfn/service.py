@@ -528,6 +528,9 @@ class SfnService:
         if p.get("roleArn"):
             self.check_role(ctx, p["roleArn"])
         mocked = test_state_mock(p.get("mock"), definition, bool(p.get("revealSecrets")))
+        if definition["Type"] == "Task" and not p.get("roleArn") and mocked is None:
+            # a Task that really runs needs the role (test_base_lambda_service_task_state_no_role_arn_validation)
+            raise E.validation("RoleArn must be specified when testing a Task state")
         context = test_state_context(p.get("context"), definition)
         if p.get("revealSecrets"):
             # AWS: revealSecrets needs states:RevealSecrets besides states:TestState
