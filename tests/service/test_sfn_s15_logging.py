@@ -94,3 +94,16 @@ def test_a_seconds_path_to_nothing(aws: Callable[..., Any], role: str) -> None:
             "error": "States.Runtime",
             "cause": "An error occurred while executing the state 'WaitState' (entered at the event id #2). "
                      "The SecondsPath parameter does not reference an input value: $.input.waitSeconds"})]
+
+
+def test_a_deleted_group_is_not_made_again(aws: Callable[..., Any], role: str) -> None:
+    # test_logs::test_deleted_log_group: the execution runs as ever (its history recorded whole);
+    # UNCONFIRMED beyond the recording: the group stays deleted, as vended delivery creates no group
+    sfn, logs = aws("stepfunctions"), aws("logs")
+    sm, group = machine(aws, role, PASS_RESULT)
+    logs.delete_log_group(logGroupName=group)
+    arn = sfn.start_execution(stateMachineArn=sm, input="{}")["executionArn"]
+    assert finished(sfn, arn)["status"] == "SUCCEEDED"
+    assert [e["type"] for e in sfn.get_execution_history(executionArn=arn)["events"]] == [
+        "ExecutionStarted", "PassStateEntered", "PassStateExited", "ExecutionSucceeded"]
+    assert logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"] == []

@@ -167,6 +167,8 @@ class ExecLogger:
         if not out:
             return
         region, account, group = group_of(config)  # type: ignore[misc]
+        if not _group_exists(logs, region, account, group):
+            return  # delivery to a deleted group is lost, the group is not made again (test_deleted_log_group)
         try:
             logs.append(account, region, group, stream, out)
         except Exception:  # delivery is best effort on AWS too: the execution goes on
