@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -72,3 +73,31 @@ def test_billing_counts_each_100_ms_begun(sfn: Any, role: str) -> None:
     wait = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 1, "End": True}}}
     billed = start_sync(sfn, role, wait, {})["billingDetails"]["billedDurationInMilliseconds"]
     assert billed >= 1000 and billed % 100 == 0, billed
+
+
+def test_an_async_express_context_keeps_its_redrive_count(aws: Callable[..., Any], sfn: Any, role: str) -> None:
+    # test_express_async::test_query_runtime_memory: StartExecution's express runs have RedriveCount 0 (the
+    # end event in the log group); read here from a state that writes the context to a log-visible output
+    logs = aws("logs")
+    group = f"/aws/vendedlogs/states/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=group)
+    group_arn = logs.describe_log_groups(logGroupNamePrefix=group)["logGroups"][0]["arn"]
+    iam = aws("iam")
+    iam.put_role_policy(RoleName=role.rsplit("/", 1)[1], PolicyName="logs", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "logs:*", "Resource": "*"}]}))
+    sm = sfn.create_state_machine(
+        name=f"s15-express-{uuid.uuid4().hex[:8]}", definition=json.dumps(QUERY_CONTEXT), roleArn=role,
+        type="EXPRESS", loggingConfiguration={"level": "ALL", "includeExecutionData": True, "destinations": [
+            {"cloudWatchLogsLogGroup": {"logGroupArn": group_arn}}]})["stateMachineArn"]
+    arn = sfn.start_execution(stateMachineArn=sm, input=json.dumps({"message": "HelloWorld!"}))["executionArn"]
+    deadline = time.time() + 30
+    while True:
+        got = [json.loads(e["message"]) for e in logs.filter_log_events(logGroupName=group)["events"]]
+        end = [m for m in got if m["type"] == "ExecutionSucceeded"]
+        if end or time.time() > deadline:
+            break
+        time.sleep(0.05)
+    assert end and end[0]["execution_arn"] == arn
+    execution = json.loads(end[0]["details"]["output"])["query_values_1"]["context_object"]["Execution"]
+    assert set(execution) == {"Id", "Input", "Name", "RoleArn", "StartTime", "RedriveCount"}
+    assert execution["RedriveCount"] == 0

@@ -336,7 +336,8 @@ class SfnService:
             self.store.append_events(conn, arn, [started])
             if (events := self.stack.ports.events.get()) is not None:  # "Execution Status Change" (events/)
                 events.execution_changed(conn, row)  # the row just inserted: no read back
-        self.engine.begin(row, started)
+        # "sync" is no column: it rides on the runtime's row only (context_object leaves RedriveCount out)
+        self.engine.begin({**row, "sync": True} if sync else row, started)
         if sync:
             self.engine.wait_done(arn, 300)
             return self._sync_result(arn)
