@@ -8,7 +8,9 @@ to a CloudWatch Logs group, one JSON message per event in the form AWS writes:
 failure; OFF), `includeExecutionData` keeps or drops their payloads. The messages are appended in
 the transaction that appends the events (SfnStore's append hook), for STANDARD and EXPRESS alike,
 so a log never shows an event the history lost. The configuration is checked at create/update as
-AWS checks it, including the role's permission to deliver logs.
+AWS checks it, including the role's permission to deliver logs, and the check leaves AWS's empty
+validation stream in the group. Executions of one machine started in the same minute share a stream
+(as AWS recorded three runs in a row in one); a group deleted since gets nothing and is not made again.
 """
 
 from __future__ import annotations
