@@ -256,7 +256,10 @@ def run_test_state(engine: Any, account: str, region: str, state: dict[str, Any]
 
     rt = Runtime(inline, row, History(list(inline.events)), root)
     if context is None:
-        context = _own_context(row, state_input, name, retry_count)
+        # "StateName" even for a stateName of a whole definition (test_state_with_variables)
+        # and RetryCount only where a state can retry, as in an execution (a Pass there has none)
+        context = _own_context(row, state_input, "StateName",
+                               retry_count if state.get("Type") in ("Task", "Map", "Parallel") else None)
         rt.context_adds_token = True
     rt.context_given = context
     rt.deadline = now + TEST_STATE_LIMIT_S
@@ -321,16 +324,17 @@ def _debug_data(state: State, state_input: Any, variables: dict[str, Any], event
     return data
 
 
-def _own_context(row: dict[str, Any], state_input: Any, name: str, retry_count: int) -> dict[str, Any]:
+def _own_context(row: dict[str, Any], state_input: Any, name: str, retry_count: int | None) -> dict[str, Any]:
     """The context object TestState gives a state when the call gives none, as AWS records it
     (test_state_configuration's $states.context): no RedriveCount, the state's RetryCount."""
-    execution: dict[str, Any] = {"Id": row["arn"], "Input": state_input, "Name": row["name"]}
-    if row["role_arn"]:
-        execution["RoleArn"] = row["role_arn"]
-    execution["StartTime"] = iso(row["start"])
+    # without roleArn the member is there and null (test_state_with_variables[base_expressions])
+    execution: dict[str, Any] = {"Id": row["arn"], "Input": state_input, "Name": row["name"],
+                                 "RoleArn": row["role_arn"] or None, "StartTime": iso(row["start"])}
+    state: dict[str, Any] = {"Name": name, "EnteredTime": iso(row["start"])}
+    if retry_count is not None:
+        state["RetryCount"] = retry_count
     return {"Execution": execution,
-            "StateMachine": {"Id": row["sm_arn"], "Name": row["sm_arn"].rsplit(":", 1)[1]},
-            "State": {"Name": name, "EnteredTime": iso(row["start"]), "RetryCount": retry_count}}
+            "StateMachine": {"Id": row["sm_arn"], "Name": row["sm_arn"].rsplit(":", 1)[1]}, "State": state}
 
 
 def _fanout_result_data(state: State, mocked: Mocked | None, ctx: dict[str, Any],

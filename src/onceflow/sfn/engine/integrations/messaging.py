@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from email.utils import formatdate
 from typing import Any
 
 from onceflow.context import Principal
@@ -48,11 +49,25 @@ def call(stack: Stack, principal: Principal, region: str, service: str, action: 
     except ServiceError as e:
         raise _error(service, e) from None
     rid = str(uuid.uuid4())
-    result = dict(out)
-    result["SdkHttpMetadata"] = {
-        "AllHttpHeaders": {"Content-Type": [content_type], "x-amzn-RequestId": [rid]},
-        "HttpHeaders": {"Content-Type": content_type, "x-amzn-RequestId": rid},
-        "HttpStatusCode": 200,
-    }
-    result["SdkResponseMetadata"] = {"RequestId": rid}
-    return result
+    return {**out, **_metadata(service, out, rid, content_type)}
+
+
+def _metadata(service: str, out: dict[str, Any], rid: str, content_type: str) -> dict[str, Any]:
+    """The SDK metadata with the headers AWS recorded in 2024 (test_callback: sqs sendMessage and sns
+    publish .waitForTaskToken; 2023's recordings had no connection header). Content-Length is the
+    length of the body AWS would have sent: SQS's compact JSON, SNS's PublishResponse document."""
+    date = formatdate(usegmt=True)
+    if service == "sqs":
+        length = str(len(json.dumps(out, separators=(",", ":"), ensure_ascii=False).encode()))
+    else:
+        sequence = f"\n    <SequenceNumber>{out['SequenceNumber']}</SequenceNumber>" if "SequenceNumber" in out else ""
+        body = (f'<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/">\n  <PublishResult>\n'
+                f"    <MessageId>{out.get('MessageId', '')}</MessageId>{sequence}\n  </PublishResult>\n"
+                f"  <ResponseMetadata>\n    <RequestId>{rid}</RequestId>\n  </ResponseMetadata>\n</PublishResponse>\n")
+        length = str(len(body.encode()))
+    everything = {"x-amzn-RequestId": [rid], "connection": ["keep-alive"], "Content-Length": [length],
+                  "Date": [date], "Content-Type": [content_type]}
+    headers = {"connection": "keep-alive", "Content-Length": length, "Content-Type": content_type,
+               "Date": date, "x-amzn-RequestId": rid}
+    return {"SdkHttpMetadata": {"AllHttpHeaders": everything, "HttpHeaders": headers, "HttpStatusCode": 200},
+            "SdkResponseMetadata": {"RequestId": rid}}

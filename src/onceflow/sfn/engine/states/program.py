@@ -179,7 +179,11 @@ def _wait_target(scope: Scope, state: State, data: Any, ctx: dict[str, Any], ent
         return parse_wait_timestamp(state["Timestamp"]) or entered_ts
     if "SecondsPath" in state:
         path = state["SecondsPath"]
-        value = resolve_path(path, data, ctx, variables)
+        try:
+            value = resolve_path(path, data, ctx, variables)
+        except PathNotFound:  # AWS's words (LocalStack's test_logs recordings, wait_seconds_path)
+            raise StateDataError("States.Runtime",
+                                 f"The SecondsPath parameter does not reference an input value: {path}") from None
         if not isinstance(value, int) or isinstance(value, bool):
             raise StateDataError("States.Runtime", "The SecondsPath parameter cannot be parsed as a long value: "
                                                    f"{path} == {java_text(value)}")
