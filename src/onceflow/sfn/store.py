@@ -226,6 +226,12 @@ class SfnStore:
     def get_execution(self, arn: str) -> sqlite3.Row | None:
         return self.db.query_one(f"SELECT {EXEC_COLUMNS} FROM sfn_executions WHERE arn=?", (arn,))
 
+    def execution_in(self, conn: sqlite3.Connection, arn: str) -> sqlite3.Row | None:
+        """The execution's row as the transaction on `conn` sees it."""
+        row: sqlite3.Row | None = conn.execute(f"SELECT {EXEC_COLUMNS} FROM sfn_executions WHERE arn=?",
+                                               (arn,)).fetchone()
+        return row
+
     def insert_execution(self, conn: sqlite3.Connection, row: dict[str, Any]) -> None:
         seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_executions").fetchone()[0]
         row = {**row, "seq": seq}
@@ -425,6 +431,16 @@ class SfnStore:
 
     def child_link(self, conn: sqlite3.Connection, child_arn: str) -> sqlite3.Row | None:
         return conn.execute("SELECT * FROM sfn_children WHERE child_arn=?", (child_arn,)).fetchone()
+
+    def close_links(self, arn: str) -> tuple[bool, bool, bool]:
+        """Whether an execution that just ended has map runs still RUNNING (as their root), a
+        .sync parent waiting on it, .sync children it waits on: one read for all three."""
+        row = self.db.query_one(
+            "SELECT EXISTS (SELECT 1 FROM sfn_map_runs WHERE root_arn=?1 AND status='RUNNING'), "
+            "EXISTS (SELECT 1 FROM sfn_children WHERE child_arn=?1 AND token<>''), "
+            "EXISTS (SELECT 1 FROM sfn_children WHERE parent_arn=?1 AND token<>'')", (arn,))
+        assert row is not None  # a SELECT of three EXISTS always has its row
+        return bool(row[0]), bool(row[1]), bool(row[2])
 
     def waiting_children(self, parent_arn: str) -> list[str]:
         """Children a .sync task of this parent still waits on."""
