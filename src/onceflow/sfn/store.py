@@ -292,12 +292,18 @@ class SfnStore:
             (exec_arn, limit, offset),
         )
 
-    def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any]) -> None:
-        """Append events to the history of an execution whose row exists (in this transaction)."""
+    def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any],
+                      seq: int | None = None) -> None:
+        """Append events to the history of an execution whose row exists (in this transaction);
+        `seq`: its row's seq where the caller has just read it."""
         events = list(events)
-        found = conn.execute("SELECT seq FROM sfn_executions WHERE arn=?", (exec_arn,)).fetchone()
-        if found is None:
-            raise LookupError(f"no execution {exec_arn} to append events to")
+        if not events:
+            return
+        if seq is None:
+            found = conn.execute("SELECT seq FROM sfn_executions WHERE arn=?", (exec_arn,)).fetchone()
+            if found is None:
+                raise LookupError(f"no execution {exec_arn} to append events to")
+            seq = found[0]
         values: list[Any] = []
         for e in events:
             values += (e.id, e.prev, e.type, e.ts,
@@ -305,7 +311,6 @@ class SfnStore:
                        e.fiber)
         # A few multi-row INSERTs (sizes: the powers of two that add up to the batch) instead of one
         # statement step per row, the execution's seq bound once per statement (?1 in every row).
-        seq = found[0]
         at, left = 0, len(events)
         while left:
             size = min(INSERT_ROWS, 1 << (left.bit_length() - 1))
