@@ -193,3 +193,20 @@ def test_an_off_configuration_keeps_what_it_was_given(sfn: Any, role: str) -> No
                                   loggingConfiguration={"level": "OFF", "destinations": []})["stateMachineArn"]
     assert sfn.describe_state_machine(stateMachineArn=sm)["loggingConfiguration"] == {
         "level": "OFF", "destinations": [], "includeExecutionData": False}
+
+
+def test_starts_by_machine_and_by_version_both_log(sfn: Any, logs: Any, role: str) -> None:
+    # StartExecution hands the logger the machine row it holds; a version's start has its logger
+    # read the version's configuration instead: both must end up in the group.
+    group = new_group(logs)
+    made = sfn.create_state_machine(name=f"log-{uuid.uuid4().hex[:10]}", definition=json.dumps(PASS), roleArn=role,
+                                    loggingConfiguration=logging(group), publish=True)
+    by_machine = sfn.start_execution(stateMachineArn=made["stateMachineArn"])["executionArn"]
+    by_version = sfn.start_execution(stateMachineArn=made["stateMachineVersionArn"])["executionArn"]
+    for arn in (by_machine, by_version):
+        wait_done(sfn, arn)
+    got = messages(logs, group)
+    for arn in (by_machine, by_version):
+        history = sfn.get_execution_history(executionArn=arn)["events"]
+        assert [m["type"] for m in got if m["execution_arn"] == arn] == [e["type"] for e in history]
+    assert len(logs.describe_log_streams(logGroupName=group)["logStreams"]) == 2

@@ -195,9 +195,8 @@ class MapRuns:
         return {"stopDate": ts(stop)}
 
     def parent_closed(self, exec_arn: str) -> None:
-        """The parent ended (stopped, timed out, failed elsewhere): its runs still going are aborted."""
-        if self.db.query_one("SELECT 1 FROM sfn_map_runs WHERE root_arn=? AND status='RUNNING'", (exec_arn,)) is None:
-            return  # most executions have no map run: a read tells
+        """The parent ended (stopped, timed out, failed elsewhere): its runs still going are aborted
+        (called by SfnService._closed where its one read found such a run)."""
         now = time.time()
         with self.db.transaction() as conn:
             for (arn,) in conn.execute("SELECT arn FROM sfn_map_runs WHERE root_arn=? AND status='RUNNING'",

@@ -2,7 +2,8 @@
 
 A `.sync` parent waits on a task token that its child's end completes: the child's row and its
 link (sfn_children) are written in one transaction (engine/integrations/states.py, PARENT), and the
-engine's close hook (`child_closed`, after the child's final commit) completes the token and wakes
+engine's close hook (`child_closed`, after the child's final commit; SfnService._closed calls
+these two only where its one read found a waiting link) completes the token and wakes
 the parent. A parent that ends first stops the children it still waits on (`parent_closed`), and
 so does a .sync task that times out (`task_timed_out`).
 """
@@ -25,11 +26,6 @@ class Nested:
         self.svc = service
         self.store = service.store
         self.db = service.stack.db
-
-    def closed(self, arn: str) -> None:
-        """The engine's close hook: an execution ended, as a child or as a parent."""
-        self.child_closed(arn)
-        self.parent_closed(arn)
 
     def parent_closed(self, parent_arn: str) -> None:
         """A parent that ends while a .sync task waits stops that child, as AWS does."""
@@ -54,8 +50,6 @@ class Nested:
                          name="sfn-stop-child", daemon=True).start()
 
     def child_closed(self, child_arn: str) -> None:
-        if self.db.query_one("SELECT 1 FROM sfn_children WHERE child_arn=? AND token<>''", (child_arn,)) is None:
-            return  # most executions have no waiting parent: a read, not a write, tells
         with self.db.transaction() as conn:
             link = self.store.child_link(conn, child_arn)
             if link is None or not link["token"]:

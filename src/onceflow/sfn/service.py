@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import re
+import sqlite3
 import time
 import uuid
 from typing import Any
@@ -43,6 +45,7 @@ from onceflow.stack import Stack
 
 MAX_INPUT = MAX_PAYLOAD
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
+log = logging.getLogger(__name__)
 DEFAULT_LOGGING = {"level": "OFF", "includeExecutionData": False}
 
 
@@ -56,16 +59,28 @@ class SfnService:
         self.activities = Activities(self)
         self.nested = Nested(self)
         self.map_runs = MapRuns(self)  # Distributed Map runs and their child executions
-        engine.on_closed.append(self.map_runs.parent_closed)
         self.exec_logs = ExecLogger(stack)
         store.on_append.append(self.exec_logs.on_append)
         stack.on_reset.append(self.exec_logs.reset)
-        engine.on_closed.append(self.nested.closed)  # a .sync parent waits for its child's end
+        engine.on_closed.append(self._closed)  # map runs to abort, a .sync parent or child to tell
         store.on_token_timed_out.append(self.nested.task_timed_out)
         # Step Functions Local's mock configuration: loaded at start, replaced by /_onceflow/mock-config.
         file = stack.settings.mock_config_file
         self.mock_config: MockConfig | None = load_file(file) if file is not None else None
         stack.on_reset.append(self._reset_mock_config)
+
+    def _closed(self, arn: str) -> None:
+        """An execution ended: its map runs still going are aborted, a .sync parent waiting on it is
+        told, the children it waited on are stopped. One read says which of these has anything to
+        do (most executions have none of them), instead of one read each."""
+        runs, parent, children = self.store.close_links(arn)
+        for due, hook in ((runs, self.map_runs.parent_closed), (parent, self.nested.child_closed),
+                          (children, self.nested.parent_closed)):
+            if due:
+                try:
+                    hook(arn)
+                except Exception:  # one hook's failure must not keep the others from running
+                    log.exception("close hook for %s failed", arn)
 
     @staticmethod
     def page(items: list[dict[str, Any]], member: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -311,11 +326,6 @@ class SfnService:
         arn = f"arn:{ctx.partition}:states:{ctx.region}:{ctx.account}:{kind}:{machine['name']}:{name}{suffix}"
         now = time.time()
         with self.stack.db.transaction() as conn:
-            existing = self.store.get_execution(arn)
-            if existing is not None:
-                if existing["status"] == "RUNNING" and existing["input"] == text and not express:
-                    return {"executionArn": arn, "startDate": ts(existing["start"])}
-                raise E.execution_already_exists(arn)
             row = {
                 "arn": arn, "sm_arn": sm_arn, "account": ctx.account, "region": ctx.region, "name": name,
                 "status": "RUNNING", "input": text, "output": None, "error": None, "cause": None, "start": now,
@@ -323,7 +333,17 @@ class SfnService:
                 "type": machine["type"], "redrive_count": 0, "redrive_date": None,
                 "version_arn": target.version_arn, "alias_arn": target.alias_arn, "mock_case": mock_case,
             }
-            self.store.insert_execution(conn, row)
+            try:
+                self.store.insert_execution(conn, row)
+            except sqlite3.IntegrityError:  # the name is taken (the primary key): read only then
+                existing = self.store.execution_in(conn, arn)
+                if existing is None:
+                    raise
+                if existing["status"] == "RUNNING" and existing["input"] == text and not express:
+                    return {"executionArn": arn, "startDate": ts(existing["start"])}
+                raise E.execution_already_exists(arn) from None
+            if target.version_arn is None:  # the machine row in hand has its logging configuration
+                self.exec_logs.started(arn, sm_arn, now, machine["config"])
             parent = PARENT.get()  # started by a states:startExecution task: linked with the row itself
             if parent is not None:
                 self.store.link_child(conn, arn, *parent)

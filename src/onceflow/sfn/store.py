@@ -1,7 +1,8 @@
 """SQL for Step Functions: state machines, executions, their history events, timers and task tokens.
 
-The history (sfn_events) is the source of truth for an execution; the execution row is a summary
-written in the same transaction as the events that change it, so reads never fold whole histories.
+The history (sfn_history, keyed by the execution's seq; sfn_events is its view by ARN) is the source
+of truth for an execution; the execution row is a summary written in the same transaction as the
+events that change it, so reads never fold whole histories.
 """
 
 from __future__ import annotations
@@ -127,7 +128,28 @@ CREATE TABLE sfn_map_children (
 CREATE INDEX sfn_map_children_by_run ON sfn_map_children (run_arn, status);
 """,
     ),
+    (
+        "sfn-0008",
+        # History rows keyed by their execution's seq (an integer, unique: each is MAX + 1 under the
+        # write lock, and executions are never deleted but all at once by a reset) instead of its
+        # ~85-byte ARN in every row; sfn_events stays as a view of them, by ARN.
+        """
+CREATE TABLE sfn_history (
+  exec_seq INTEGER NOT NULL, id INTEGER NOT NULL, prev INTEGER NOT NULL, type TEXT NOT NULL,
+  ts REAL NOT NULL, details TEXT, fiber TEXT NOT NULL, PRIMARY KEY (exec_seq, id)) WITHOUT ROWID;
+INSERT INTO sfn_history (exec_seq, id, prev, type, ts, details, fiber)
+  SELECT x.seq, e.id, e.prev, e.type, e.ts, e.details, e.fiber FROM sfn_events e
+  JOIN sfn_executions x ON x.arn = e.exec_arn;
+DROP TABLE sfn_events;
+CREATE VIEW sfn_events (exec_arn, id, prev, type, ts, details, fiber) AS
+  SELECT x.arn, h.id, h.prev, h.type, h.ts, h.details, h.fiber FROM sfn_history h
+  JOIN sfn_executions x ON x.seq = h.exec_seq;
+""",
+    ),
 ]
+
+# An execution's seq, the key of its history rows, in a WHERE (a scalar subquery: evaluated once).
+_SEQ_OF = "(SELECT seq FROM sfn_executions WHERE arn=?)"
 
 EXEC_COLUMNS = (
     "arn, sm_arn, account, region, name, status, input, output, error, cause, start, stop, "
@@ -168,9 +190,9 @@ INSERT_ROWS = 128  # rows per INSERT at most: 769 parameters, under even an old 
 
 @functools.cache
 def _insert_events(rows: int) -> str:
-    """INSERT of `rows` history events of one execution (its ARN: parameter 1); rows is a power of
+    """INSERT of `rows` history events of one execution (its seq: parameter 1); rows is a power of
     two up to INSERT_ROWS, so 8 texts, each prepared once per connection (sqlite3's statement cache)."""
-    return ("INSERT INTO sfn_events (exec_arn, id, prev, type, ts, details, fiber) VALUES "
+    return ("INSERT INTO sfn_history (exec_seq, id, prev, type, ts, details, fiber) VALUES "
             + ",".join(["(?1,?,?,?,?,?,?)"] * rows))
 
 
@@ -226,12 +248,18 @@ class SfnStore:
     def get_execution(self, arn: str) -> sqlite3.Row | None:
         return self.db.query_one(f"SELECT {EXEC_COLUMNS} FROM sfn_executions WHERE arn=?", (arn,))
 
+    def execution_in(self, conn: sqlite3.Connection, arn: str) -> sqlite3.Row | None:
+        """The execution's row as the transaction on `conn` sees it."""
+        row: sqlite3.Row | None = conn.execute(f"SELECT {EXEC_COLUMNS} FROM sfn_executions WHERE arn=?",
+                                               (arn,)).fetchone()
+        return row
+
     def insert_execution(self, conn: sqlite3.Connection, row: dict[str, Any]) -> None:
-        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_executions").fetchone()[0]
-        row = {**row, "seq": seq}
+        # The next seq (ListExecutions' order) computed by the INSERT itself: one statement, not two.
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        conn.execute(f"INSERT INTO sfn_executions ({cols}) VALUES ({marks})", tuple(row.values()))
+        conn.execute(f"INSERT INTO sfn_executions ({cols}, seq) VALUES ({marks}, "
+                     "(SELECT COALESCE(MAX(seq), 0) + 1 FROM sfn_executions))", tuple(row.values()))
 
     def update_execution(self, conn: sqlite3.Connection, arn: str, changes: dict[str, Any]) -> None:
         sets = ", ".join(f"{k}=?" for k in changes)
@@ -251,32 +279,42 @@ class SfnStore:
     # ------------------------------------------------------------------ history
     def events(self, exec_arn: str) -> list[sqlite3.Row]:
         return self.db.query(
-            "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? ORDER BY id", (exec_arn,)
-        )
+            f"SELECT id, prev, type, ts, details, fiber FROM sfn_history WHERE exec_seq={_SEQ_OF} ORDER BY id",
+            (exec_arn,))
 
     def visible_events(self, exec_arn: str, reverse: bool = False, offset: int = 0,
                        limit: int = -1) -> list[sqlite3.Row]:
         """One page of the history API's events (hidden child-run events have negative ids)."""
         order = "DESC" if reverse else "ASC"
         return self.db.query(
-            "SELECT id, prev, type, ts, details, fiber FROM sfn_events WHERE exec_arn=? AND id>0 "
+            f"SELECT id, prev, type, ts, details, fiber FROM sfn_history WHERE exec_seq={_SEQ_OF} AND id>0 "
             f"ORDER BY id {order} LIMIT ? OFFSET ?",
             (exec_arn, limit, offset),
         )
 
-    def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any]) -> None:
+    def append_events(self, conn: sqlite3.Connection, exec_arn: str, events: Iterable[Any],
+                      seq: int | None = None) -> None:
+        """Append events to the history of an execution whose row exists (in this transaction);
+        `seq`: its row's seq where the caller has just read it."""
         events = list(events)
+        if not events:
+            return
+        if seq is None:
+            found = conn.execute("SELECT seq FROM sfn_executions WHERE arn=?", (exec_arn,)).fetchone()
+            if found is None:
+                raise LookupError(f"no execution {exec_arn} to append events to")
+            seq = found[0]
         values: list[Any] = []
         for e in events:
             values += (e.id, e.prev, e.type, e.ts,
                        e.text if e.text is not None else None if e.details is None else encode_details(e.details),
                        e.fiber)
         # A few multi-row INSERTs (sizes: the powers of two that add up to the batch) instead of one
-        # statement step per row, the execution's ARN bound once per statement (?1 in every row).
+        # statement step per row, the execution's seq bound once per statement (?1 in every row).
         at, left = 0, len(events)
         while left:
             size = min(INSERT_ROWS, 1 << (left.bit_length() - 1))
-            conn.execute(_insert_events(size), (exec_arn, *values[at:at + 6 * size]))
+            conn.execute(_insert_events(size), (seq, *values[at:at + 6 * size]))
             at, left = at + 6 * size, left - size
         for hook in self.on_append:
             hook(conn, exec_arn, events)
@@ -425,6 +463,16 @@ class SfnStore:
 
     def child_link(self, conn: sqlite3.Connection, child_arn: str) -> sqlite3.Row | None:
         return conn.execute("SELECT * FROM sfn_children WHERE child_arn=?", (child_arn,)).fetchone()
+
+    def close_links(self, arn: str) -> tuple[bool, bool, bool]:
+        """Whether an execution that just ended has map runs still RUNNING (as their root), a
+        .sync parent waiting on it, .sync children it waits on: one read for all three."""
+        row = self.db.query_one(
+            "SELECT EXISTS (SELECT 1 FROM sfn_map_runs WHERE root_arn=?1 AND status='RUNNING'), "
+            "EXISTS (SELECT 1 FROM sfn_children WHERE child_arn=?1 AND token<>''), "
+            "EXISTS (SELECT 1 FROM sfn_children WHERE parent_arn=?1 AND token<>'')", (arn,))
+        assert row is not None  # a SELECT of three EXISTS always has its row
+        return bool(row[0]), bool(row[1]), bool(row[2])
 
     def waiting_children(self, parent_arn: str) -> list[str]:
         """Children a .sync task of this parent still waits on."""

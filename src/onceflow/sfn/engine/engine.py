@@ -150,6 +150,9 @@ class Engine:
             with self._mu:
                 rt = Runtime(self, row, History([started]), self.root)
                 rt.clean = True
+                # StartExecution wrote no timer: a drive that parks with none (a task call in
+                # flight) has nothing to remove, so no commit of its own
+                rt.timer_written = None
                 self.parked[row["arn"]] = rt
         self.wake(row["arn"])
 
@@ -295,10 +298,10 @@ class Engine:
         last synced event: the one fsync of a Task's step was on every Task's critical path."""
         sync = nullcontext() if final else self.stack.db.deferred_sync()
         with sync, self.lock_for(rt.arn), self.stack.db.transaction() as conn:
-            status = conn.execute("SELECT status FROM sfn_executions WHERE arn=?", (rt.arn,)).fetchone()
+            status = conn.execute("SELECT status, seq FROM sfn_executions WHERE arn=?", (rt.arn,)).fetchone()
             if status is None or status[0] != "RUNNING":
                 return False
-            self.store.append_events(conn, rt.arn, rt.pending)
+            self.store.append_events(conn, rt.arn, rt.pending, status[1])
             if rt.writes:
                 rt.clean = False
                 for write in rt.writes:

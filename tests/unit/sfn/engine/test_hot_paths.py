@@ -85,6 +85,10 @@ def test_append_events_stores_every_row_of_any_batch(count: int) -> None:
                     '{"pre":"built"}' if i % 3 == 0 else None) for i in range(1, count + 1)]
     events.append(Event(-1, 0, "ExecutionStarted", 2.0, None, "r.~1"))
     with db.transaction() as conn:
+        for exec_arn in (arn, "other"):  # history rows belong to an execution's row (its seq)
+            store.insert_execution(conn, {"arn": exec_arn, "sm_arn": "sm", "account": "000000000000",
+                                          "region": "us-east-1", "name": "e", "status": "RUNNING", "input": "{}",
+                                          "start": 1.0, "definition": "{}", "role_arn": "r", "type": "STANDARD"})
         store.append_events(conn, arn, events[: count // 2])
         store.append_events(conn, arn, events[count // 2:])
         store.append_events(conn, "other", events[:1])
