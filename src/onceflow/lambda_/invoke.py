@@ -95,6 +95,8 @@ class Invoker(AsyncQueue, Provisioning):
         kind = invocation_type or "RequestResponse"
         payload = payload.encode() if isinstance(payload, str) else bytes(payload or b"")
         resolved = self.service.resolve(account, region, function_name, qualifier, invoking=True)
+        if self.service.settling.pending(resolved.ref.key, resolved.executed_version):
+            raise errors.not_invokable("Pending")  # a version just published by UpdateFunctionCode (settling.py)
         limit = errors.MAX_ASYNC_PAYLOAD if kind == "Event" else errors.MAX_SYNC_PAYLOAD
         if len(payload) > limit:
             raise errors.payload_too_large(len(payload), kind)
