@@ -17,6 +17,8 @@ from onceflow.lambda_.worker_env import spec_key as _spec_key
 
 log = logging.getLogger("onceflow.lambda")
 
+PROVISIONED_INIT_S = 130.0
+
 
 class Provisioning:
     """Invoker's provisioned side; Invoker sets these attributes and builds the worker specs (_spec)."""
@@ -87,7 +89,11 @@ class Provisioning:
     def _provisioned_spec(self, resolved: Resolved) -> WorkerSpec:
         spec = self._spec(resolved)
         make_env = spec.make_env
-        return dataclasses.replace(spec, make_env=lambda stream: {
+        # Docs (lambda-runtime-environment, Init phase): for provisioned concurrency "your initialization
+        # code can run for up to 15 minutes. The time limit is 130 seconds or the configured function
+        # timeout (maximum 900 seconds), whichever is higher" - not the function's Timeout alone.
+        init_limit = max(PROVISIONED_INIT_S, spec.timeout_s)
+        return dataclasses.replace(spec, init_timeout_s=init_limit, make_env=lambda stream: {
             **make_env(stream), "AWS_LAMBDA_INITIALIZATION_TYPE": "provisioned-concurrency"})  # fmt: skip
 
     def reconcile_provisioned(self, key: tuple[str, str, str]) -> list[tuple[Resolved, int]]:
