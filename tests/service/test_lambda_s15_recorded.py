@@ -5,11 +5,13 @@ transformers redact (ARNs' account and region, dates, sizes, revision ids) are n
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 from lambda_setup import lambda_role, zip_of
 
 ENV_HANDLER = "import os\ndef handler(event, context):\n    return {'Hello': os.environ['Hello']}\n"
@@ -82,3 +84,41 @@ def test_invocation_type_event(aws: Callable[..., Any], role: str) -> None:
     assert (answer["StatusCode"], answer["ResponseMetadata"]["HTTPStatusCode"], answer["Payload"].read()) == (
         202, 202, b"")  # fmt: skip
     assert "ExecutedVersion" not in answer and "FunctionError" not in answer
+
+
+REQID_HANDLER = ("import json\ndef handler(event, context):\n    if event.get('fail'):\n"
+                 "        raise Exception('failing as asked')\n    return context.aws_request_id\n")  # fmt: skip
+
+
+def test_request_id_async_invoke_with_retry(server_factory: Callable[..., Any]) -> None:
+    """TestRequestIdHandling::test_request_id_async_invoke_with_retry (2025-11): an Event invocation
+    failing with MaximumRetryAttempts 1 runs twice under the Invoke's request id: two REPORT lines
+    naming it and END lines `END RequestId: <request-id>` twice. The retry's ~1 minute runs at
+    --time-scale 60 (a second)."""
+    server = server_factory(time_scale=60)
+    lam, logs = server.client("lambda"), server.client("logs")
+    role = lambda_role(lambda service, **kw: server.client(service, **kw), "s15-retry-role")
+    name = _name()
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="handler.handler",
+                        Code={"ZipFile": zip_of(REQID_HANDLER, "handler.py")})  # fmt: skip
+    lam.get_waiter("function_active_v2").wait(FunctionName=name)
+    lam.put_function_event_invoke_config(FunctionName=name, MaximumRetryAttempts=1)
+    lam.get_waiter("function_updated_v2").wait(FunctionName=name)
+    result = lam.invoke(FunctionName=name, InvocationType="Event", Payload=json.dumps({"fail": 1}))
+    assert (result["StatusCode"], result["Payload"].read()) == (202, b"")
+    request_id = result["ResponseMetadata"]["RequestId"]
+
+    def messages() -> list[str]:
+        try:
+            return [e["message"] for e in logs.filter_log_events(logGroupName=f"/aws/lambda/{name}")["events"]]
+        except ClientError:  # the group is made with the first events
+            return []
+
+    deadline = time.monotonic() + 60
+    while sum("REPORT" in m for m in messages()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)  # 3 minutes of AWS's time: a third attempt (there must be none) would have run by then
+    found = messages()
+    reports = [m for m in found if "REPORT" in m]
+    assert len(reports) == 2 and all(request_id in m for m in reports)
+    assert [m.rstrip() for m in found if "END" in m] == [f"END RequestId: {request_id}"] * 2
