@@ -140,6 +140,14 @@ def conflict(message: str) -> ServiceError:
     return _err("ResourceConflictException", message, 409)
 
 
+def not_invokable(state: str) -> ServiceError:
+    """Invoke of a version whose State is not Active (docs: troubleshooting-invocation,
+    "Lambda: Operation cannot be performed ResourceConflictException")."""
+    return conflict(
+        f"The operation cannot be performed at this time. The function is currently in the following state: {state}"
+    )
+
+
 def revision_mismatch(where: str = "GetFunction/GetAlias") -> ServiceError:
     """`where`: the API that names the revision (layer version policies: GetLayerPolicy, recorded)."""
     return _err(

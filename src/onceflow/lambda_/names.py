@@ -11,7 +11,8 @@ from onceflow.lambda_ import errors
 
 _NAME = re.compile(
     r"^(?:arn:(?:aws[a-zA-Z-]*)?:lambda:)?"
-    r"(?:(?P<region>[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d):)?"
+    # the region as the model's FunctionName pattern writes it, (eusc-)? included (European Sovereign Cloud)
+    r"(?:(?P<region>(?:eusc-)?[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d):)?"
     r"(?:(?P<account>\d{12}):)?"
     r"(?:function:)?"
     r"(?P<name>[a-zA-Z0-9\-_\.]+)"

@@ -7,8 +7,9 @@ is not among them: its answer and the read after it are Active / Successful (tes
 
 Here the moment lasts SETTLE_S, or until the first read if none came by then (at most FIRST_READ_S):
 a client that reads right after always sees it once, as on AWS, and one that reads later does not.
-Kept in memory only: a restart settles everything. Invocations are not refused meanwhile (AWS
-refuses a Pending function's; UNCONFIRMED how long AWS keeps a new version Pending).
+Kept in memory only: a restart settles everything. Invoking a version while it reads Pending is
+refused as AWS refuses it (ResourceConflictException, Invoker.invoke; the invocation counts as a read);
+$LATEST's InProgress does not stop its invocations. UNCONFIRMED how long AWS keeps a new version Pending.
 """
 
 from __future__ import annotations
@@ -62,3 +63,8 @@ class Settling:
                 return moment.phase, moment.revision
             del self._moments[(key, qualifier)]
             return None
+
+    def pending(self, key: Key, qualifier: str) -> bool:
+        """Whether this version reads State Pending now (a read like `shown`'s)."""
+        moment = self.shown(key, qualifier)
+        return moment is not None and moment[0] == "create"

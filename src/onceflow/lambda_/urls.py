@@ -35,7 +35,10 @@ from onceflow.lambda_.service import LambdaService
 
 PATH_PREFIX = "/_onceflow/lambda-url/"
 # A trailing dot names the same host (as wire/guard.hostname reads it): `...localhost.:4566`.
-_HOST = re.compile(r"([a-z0-9]{32})\.lambda-url\.([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d)\.localhost\.?(?::\d+)?")
+# the region as the model writes one, (eusc-)? included
+_HOST = re.compile(
+    r"([a-z0-9]{32})\.lambda-url\.((?:eusc-)?[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d)\.localhost\.?(?::\d+)?"
+)
 _PATH = re.compile(r"/_onceflow/lambda-url/([a-z0-9]{32})(/.*)?")
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript",
                "application/x-www-form-urlencoded", "+json", "+xml")  # fmt: skip

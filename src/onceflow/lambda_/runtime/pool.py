@@ -61,6 +61,8 @@ class WorkerSpec:
     memory_mb: int | None = None  # MemorySize: a hard limit (None: unbounded)
     ephemeral_mb: int | None = None  # EphemeralStorage: the size of /tmp
     opt_root: str | None = None  # the function's layers laid out as /opt would hold them
+    # how long its init may run, if not timeout_s (provisioned concurrency: invoke_provisioned.py)
+    init_timeout_s: float | None = None
 
 
 class LogSink(Protocol):
@@ -455,7 +457,8 @@ class Pool:
                     Sandbox.drop_tmp(folder)
 
     def _await_init(self, worker: Worker, sink: LogSink) -> None:
-        deadline = time.monotonic() + worker.spec.timeout_s
+        spec = worker.spec
+        deadline = time.monotonic() + (spec.init_timeout_s if spec.init_timeout_s is not None else spec.timeout_s)
         try:
             while True:
                 worker.sock.settimeout(max(deadline - time.monotonic(), 0.001))
