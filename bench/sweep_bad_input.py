@@ -12,13 +12,13 @@ botocore client with parameter validation off (raw JSON where botocore's seriali
   d  strings past the model's max length and below its min, values outside enums and patterns,
      numbers past max and below min, lists below min
   e  names of resources that do not exist, ARNs of the wrong partition/region/account/service
-  f  10,000-character, control-character and astral strings
+  f  10,000-character, control-character and astral strings (L: the 10,000-character one alone)
 The cases (c)-(f) start from the operation's required members (tests/unit/wire/wire_shapegen.py)
 and spoil one top-level member. It records every 5xx other than a modeled 501 NotImplemented, every
 body with a trace or a Python repr, every timeout (> 10 s), every dropped connection and every
 error botocore cannot parse into a code; prints a table per service and the problems found.
 The standard: bad input gets AWS's error, a 4xx, and no trace (tests/wire/test_model_sweep.py runs
-kinds a-c of this as a test).
+kinds a, b, c and L of this as a test).
 """
 
 from __future__ import annotations
@@ -184,6 +184,8 @@ def cases(op: OperationModel, kinds: str, signing: str) -> Iterator[tuple[str, d
             spoilt += [("e", v) for v in missing_things(name, member, signing)]
         if "f" in kinds and member.type_name == "string":
             spoilt += [("f", v) for v in (LONG, *ODD_STRINGS)]
+        elif "L" in kinds and member.type_name == "string":
+            spoilt.append(("L", LONG))
         for kind, value in spoilt:
             yield f"{kind} {name}={_short(value)}", {**base, name: value}, name
 
@@ -200,7 +202,8 @@ class Sender:
     def __init__(self, url: str, service: str) -> None:
         self.url = url
         config = botocore.config.Config(parameter_validation=False, read_timeout=TIMEOUT_S, connect_timeout=5,
-                                        retries={"total_max_attempts": 1}, inject_host_prefix=False, s3={"addressing_style": "path"})
+                                        retries={"total_max_attempts": 1}, inject_host_prefix=False,
+                                        s3={"addressing_style": "path"})
         self.client = boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
                                    aws_secret_access_key="test", config=config)
         self.model = self.client.meta.service_model
@@ -227,7 +230,7 @@ class Sender:
             return Outcome(0, "", f"dropped: {type(exc).__name__}")
         except botocore.parsers.ResponseParserError as exc:
             return self._unparseable(f"botocore cannot parse: {exc}"[:200])
-        except Exception:  # noqa: BLE001 - the client's serializer refused these params
+        except Exception:  # the client's serializer refused these params
             if self.last is not None:
                 return self._unparseable("client failed on the answer")
             return self._raw(op, params, spoilt)
@@ -283,14 +286,14 @@ class Sender:
                 rest[spoilt] = PLACEHOLDER
             try:
                 framed = self.client._serializer.serialize_to_request(rest, op)
-            except Exception:  # noqa: BLE001 - the rest of the params do not frame either
+            except Exception:  # the rest of the params do not frame either
                 return None
             headers = dict(framed["headers"])
             qs = dict(framed["query_string"])
             body = framed["body"] or b""
             text = value if isinstance(value, str) else json.dumps(value)
             if protocol == "query":
-                body = urllib.parse.urlencode({**framed["body"], wire: text}).encode()
+                body = urllib.parse.urlencode({**framed["body"], wire: text}, errors="surrogatepass").encode()
                 headers["Content-Type"] = "application/x-www-form-urlencoded; charset=utf-8"
             elif where is None and protocol == "rest-json":
                 doc = json.loads(body or b"{}")
@@ -304,15 +307,18 @@ class Sender:
             elif where != "uri":
                 return None
             body = body if isinstance(body, bytes) else body.encode()
-            path = framed["url_path"].replace(PLACEHOLDER, urllib.parse.quote(text, safe=""))
-            query = urllib.parse.urlencode(qs, doseq=True)
+            path = framed["url_path"].replace(PLACEHOLDER, urllib.parse.quote(text, safe="", errors="surrogatepass"))
+            query = urllib.parse.urlencode(qs, doseq=True, errors="surrogatepass")
         else:
             return None
         url = self.url + path + (f"?{query}" if query else "")
         request = AWSRequest("POST" if protocol in ("json", "query") else op.http["method"], url, data=body,
                              headers=headers)
         auth = S3SigV4Auth if protocol == "rest-xml" else SigV4Auth
-        auth(Credentials("test", "test"), self.model.signing_name, "us-east-1").add_auth(request)
+        try:
+            auth(Credentials("test", "test"), self.model.signing_name, "us-east-1").add_auth(request)
+        except Exception:  # a header value no HTTP client can sign or send
+            return None
         parts = urllib.parse.urlsplit(url)
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT_S)
         started = time.monotonic()
@@ -323,6 +329,8 @@ class Sender:
             data = resp.read()
         except TimeoutError:
             return Outcome(0, "", "timeout")
+        except ValueError:
+            return None  # http.client cannot put that text in a header (nor can any client)
         except OSError as exc:
             return Outcome(0, "", f"dropped: {type(exc).__name__}")
         finally:

@@ -1,0 +1,77 @@
+"""A bounded run of bench/sweep_bad_input.py against a real server: for every operation the registry
+serves, in every service, empty params, each required member missing, each top-level member of the
+wrong type and each string member 10,000 characters long. Each answer must be a 4xx (or a modeled
+501 NotImplemented) that botocore parses into an error code, with no trace or Python repr in it.
+
+One server per module (its own, in memory): the sweep creates what its valid-looking params name,
+which the session server's other tests must not see.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serverproc import ServerProcess
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from sweep_bad_input import SERVICES, Sender, served_operations, sweep_service
+
+KINDS = "abcL"
+
+
+@pytest.fixture(scope="module")
+def sweep_server() -> Iterator[ServerProcess]:
+    proc = ServerProcess().start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="module")
+def served() -> dict[str, list[str]]:
+    return served_operations(SERVICES)
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_bad_input_gets_a_parseable_4xx(sweep_server: ServerProcess, served: dict[str, list[str]],
+                                        service: str) -> None:
+    tally = sweep_service(sweep_server.url, service, served[service], KINDS)
+    assert tally.operations > 0 and tally.requests > tally.operations
+    assert tally.problems == [], "\n".join(tally.problems[:40])
+    assert tally.server_5xx == {}
+
+
+def test_virtual_mfa_name_past_the_serial_number_changes_nothing(sweep_server: ServerProcess) -> None:
+    """A name whose serial number would pass serialNumberType's 256 was stored, then its QR code
+    failed: a 500 and a device left behind. Now it is refused before the write."""
+    iam: Any = sweep_server.client("iam")
+    before = iam.list_virtual_mfa_devices()["VirtualMFADevices"]
+    name = "m" * 10_000
+    with pytest.raises(iam.exceptions.ClientError) as caught:
+        iam.create_virtual_mfa_device(VirtualMFADeviceName=name)
+    error = caught.value.response
+    assert error["ResponseMetadata"]["HTTPStatusCode"] == 400
+    assert error["Error"]["Code"] == "ValidationError"
+    prefix = "arn:aws:iam::000000000000:mfa/"
+    assert error["Error"]["Message"] == (
+        f"1 validation error detected: Value '{name}' at 'virtualMFADeviceName' failed to satisfy constraint: "
+        f"Member must have length less than or equal to {256 - len(prefix)}")
+    assert iam.list_virtual_mfa_devices()["VirtualMFADevices"] == before
+    longest = "m" * (256 - len(prefix))  # the longest that fits is served
+    serial = iam.create_virtual_mfa_device(VirtualMFADeviceName=longest)["VirtualMFADevice"]["SerialNumber"]
+    assert serial == prefix + longest
+    iam.delete_virtual_mfa_device(SerialNumber=serial)
+
+
+def test_the_sweep_sees_a_5xx() -> None:
+    """The checks can fail: a 500 with a trace in its body is a problem (the judge, no server)."""
+    sender = Sender.__new__(Sender)
+    sender.last = {"status_code": 500, "body": b'{"__type":"InternalFailure","message":"Traceback (most..."}'}
+    outcome = sender._judge({"Error": {"Code": "InternalFailure"}}, 0.1)
+    assert outcome.problem is not None and "leak" in outcome.problem
+    sender.last = {"status_code": 400, "body": b"<html>bad</html>"}
+    assert sender._judge({"Error": {"Code": ""}}, 0.1).problem == "error without a code"
