@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from serverproc import ServerProcess
+from service.sfn_setup import states_role
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from sweep_bad_input import SERVICES, Sender, served_operations, sweep_service
@@ -75,3 +76,37 @@ def test_the_sweep_sees_a_5xx() -> None:
     assert outcome.problem is not None and "leak" in outcome.problem
     sender.last = {"status_code": 400, "body": b"<html>bad</html>"}
     assert sender._judge({"Error": {"Code": ""}}, 0.1).problem == "error without a code"
+
+
+NO_KEY = ("1 validation error detected: Value null at 'tags.2.member.key' failed to satisfy constraint: "
+          "Member must not be null")
+
+
+def _refused_without_key(call: Any, sfn: Any) -> None:
+    with pytest.raises(sfn.exceptions.ClientError) as caught:
+        call()
+    error = caught.value.response
+    assert error["ResponseMetadata"]["HTTPStatusCode"] == 400
+    assert (error["Error"]["Code"], error["Error"]["Message"]) == ("ValidationException", NO_KEY)
+
+
+def test_step_functions_tag_without_key_changes_nothing(sweep_server: ServerProcess) -> None:
+    """Step Functions' Tag requires neither member: a tag without a key was a KeyError (a 500) in
+    CreateActivity (found by the sweep's kind n), CreateStateMachine and TagResource."""
+    sfn: Any = sweep_server.client("stepfunctions")
+    tags = [{"key": "k", "value": "v"}, {"value": "v"}]
+    activities = sfn.list_activities()["activities"]
+    _refused_without_key(lambda: sfn.create_activity(name="no-key-tag", tags=tags), sfn)
+    assert sfn.list_activities()["activities"] == activities
+
+    role = states_role(sweep_server.client, "sweep")
+    machines = sfn.list_state_machines()["stateMachines"]
+    definition = '{"StartAt": "P", "States": {"P": {"Type": "Pass", "End": true}}}'
+    _refused_without_key(lambda: sfn.create_state_machine(name="no-key-tag", definition=definition, roleArn=role,
+                                                          tags=tags), sfn)
+    assert sfn.list_state_machines()["stateMachines"] == machines
+
+    arn = sfn.create_activity(name="tagged-once", tags=[{"key": "a", "value": "1"}])["activityArn"]
+    _refused_without_key(lambda: sfn.tag_resource(resourceArn=arn, tags=tags), sfn)
+    assert sfn.list_tags_for_resource(resourceArn=arn)["tags"] == [{"key": "a", "value": "1"}]
+    sfn.delete_activity(activityArn=arn)
