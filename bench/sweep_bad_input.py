@@ -1,6 +1,11 @@
 """Every operation of every served service, fed bad input from its botocore model.
 
     PYTHONPATH=src python bench/sweep_bad_input.py [--kinds abcdef] [--services sqs,sns] [--url URL] [-v]
+        [--live] [--accepted]
+
+--live creates a resource of each kind first (a table, queue, topic, bucket, log group, state
+machine, role, function...) and names it in the required members, so that bad input reaches the
+code past "does not exist" (Delete* and long polls keep made-up names).
 
 Starts `onceflow serve --in-memory` (bench/servers.py) unless --url names a running one, lists the
 operations from the server's registry (onceflow.server.build_stack), and sends each, through a
@@ -95,6 +100,64 @@ def served_operations(services: tuple[str, ...]) -> dict[str, list[str]]:
         return {svc: stack.registry.operations(svc) for svc in services}
     finally:
         stack.db.close()
+
+
+# ----------------------------------------------------------------------------- live resources
+LIVE = "sweep-live"
+# Operations that keep their made-up names under --live: they would remove the resources the
+# others need (Delete*), or wait on them (long polls).
+NOT_LIVE = re.compile(r"^(Delete|Remove|Purge|Deregister)|^(GetActivityTask|ReceiveMessage)$")
+
+
+def live_resources(url: str) -> dict[str, dict[str, Any]]:
+    """Create one resource of each kind the required members name, so that bad input reaches the
+    handlers' code past "does not exist": service -> member name -> the value naming it."""
+    sys.path.insert(0, str(ROOT / "tests" / "service"))
+    from lambda_setup import lambda_role, zip_of
+    from sfn_setup import states_role
+
+    def aws(service: str) -> Any:
+        return boto3.client(service, endpoint_url=url, region_name="us-east-1", aws_access_key_id="test",
+                            aws_secret_access_key="test")
+
+    ddb, sqs, sns, s3, logs, sfn, iam = (aws(s) for s in ("dynamodb", "sqs", "sns", "s3", "logs", "stepfunctions",
+                                                           "iam"))
+    ddb.create_table(TableName=LIVE, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                     BillingMode="PAY_PER_REQUEST", StreamSpecification={"StreamEnabled": True,
+                                                                         "StreamViewType": "NEW_IMAGE"})
+    table = ddb.describe_table(TableName=LIVE)["Table"]
+    queue = sqs.create_queue(QueueName=LIVE)["QueueUrl"]
+    topic = sns.create_topic(Name=LIVE)["TopicArn"]
+    s3.create_bucket(Bucket=LIVE)
+    s3.put_object(Bucket=LIVE, Key=LIVE, Body=b"x")
+    logs.create_log_group(logGroupName=LIVE)
+    logs.create_log_stream(logGroupName=LIVE, logStreamName=LIVE)
+    machine = sfn.create_state_machine(name=LIVE, roleArn=states_role(aws, LIVE + "-sfn"),
+                                       definition='{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}')
+    activity = sfn.create_activity(name=LIVE)["activityArn"]
+    execution = sfn.start_execution(stateMachineArn=machine["stateMachineArn"])["executionArn"]
+    role_arn = states_role(aws, LIVE)
+    role = {"RoleName": role_arn.rsplit("/", 1)[-1]}
+    iam.create_user(UserName=LIVE)
+    iam.create_group(GroupName=LIVE)
+    function = aws("lambda").create_function(FunctionName=LIVE, Runtime="python3.12", Handler="app.handler",
+                                             Role=lambda_role(aws, LIVE), Code={"ZipFile": zip_of()})
+    aws("events").put_rule(Name=LIVE, ScheduleExpression="rate(1 day)")
+    return {
+        "dynamodb": {"TableName": LIVE, "TableArn": table["TableArn"], "ResourceArn": table["TableArn"]},
+        "dynamodbstreams": {"StreamArn": table["LatestStreamArn"]},
+        "sqs": {"QueueUrl": queue, "QueueName": LIVE},
+        "sns": {"TopicArn": topic, "ResourceArn": topic},
+        "s3": {"Bucket": LIVE, "Key": LIVE},
+        "logs": {"logGroupName": LIVE, "logStreamName": LIVE, "logGroupIdentifier": LIVE},
+        "stepfunctions": {"stateMachineArn": machine["stateMachineArn"], "activityArn": activity,
+                          "executionArn": execution, "resourceArn": machine["stateMachineArn"]},
+        "iam": {"RoleName": role["RoleName"], "UserName": LIVE, "GroupName": LIVE},
+        "lambda": {"FunctionName": function["FunctionName"]},
+        "events": {"Name": LIVE, "Rule": LIVE, "EventBusName": "default"},
+        "scheduler": {"GroupName": "default"},
+    }
 
 
 # ----------------------------------------------------------------------------- cases
@@ -207,14 +270,10 @@ def replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return {k: replaced(v, rest, new) if k == head else v for k, v in value.items()}
 
 
-def nested_cases(shape: Shape) -> Iterator[tuple[str, dict[str, Any], str | None]]:
+def nested_cases(shape: Shape, base: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], str | None]]:
     """Kind n: every member below the top level given an odd value, in the required members plus
     the one top-level member it sits in, filled (an input filled whole is refused early more often,
     before the handler's code that reads the member is reached)."""
-    try:
-        base = value_for(shape, required_only=True)
-    except (AssertionError, re.error):
-        return
     for name, top in shape.members.items():  # type: ignore[attr-defined]
         if top.type_name not in ("structure", "list", "map") or top.serialization.get("eventstream"):
             continue
@@ -230,7 +289,8 @@ def nested_cases(shape: Shape) -> Iterator[tuple[str, dict[str, Any], str | None
                 yield f"n {where}={_short(value)}", replaced(filled, path, value), name
 
 
-def cases(op: OperationModel, kinds: str, signing: str) -> Iterator[tuple[str, dict[str, Any], str | None]]:
+def cases(op: OperationModel, kinds: str, signing: str,
+          live: dict[str, Any] | None = None) -> Iterator[tuple[str, dict[str, Any], str | None]]:
     """(label, params, the member spoilt or left out, or None) for each bad input of `kinds` to `op`."""
     shape = op.input_shape
     if "a" in kinds:
@@ -241,6 +301,8 @@ def cases(op: OperationModel, kinds: str, signing: str) -> Iterator[tuple[str, d
         base = value_for(shape, required_only=True)
     except (AssertionError, re.error):
         base = {}
+    if live and not NOT_LIVE.search(op.name):
+        base.update({k: v for k, v in live.items() if k in base})
     if "b" in kinds:
         for name in shape.required_members:
             yield f"b no {name}", {k: v for k, v in base.items() if k != name}, name
@@ -264,7 +326,7 @@ def cases(op: OperationModel, kinds: str, signing: str) -> Iterator[tuple[str, d
         for kind, value in spoilt:
             yield f"{kind} {name}={_short(value)}", {**base, name: value}, name
     if "n" in kinds:
-        yield from nested_cases(shape)
+        yield from nested_cases(shape, base)
 
 
 def _short(value: Any) -> str:
@@ -324,7 +386,7 @@ class Sender:
     def _unparseable(self, why: str) -> Outcome:
         status = int(self.last["status_code"]) if self.last else 0
         body = self.last["body"] if self.last else b""
-        if LEAK.search(body or b""):
+        if isinstance(body, bytes) and LEAK.search(body):
             return Outcome(status, "", "python leak in body")
         return Outcome(status, "", why)
 
@@ -332,6 +394,8 @@ class Sender:
         raw = self.last or {}
         status = int(raw.get("status_code", 0))
         body = raw.get("body") or b""
+        if not isinstance(body, bytes):
+            body = b""  # a streamed success (Invoke's payload): its bytes are the function's
         code = (response or {}).get("Error", {}).get("Code", "")
         if elapsed > TIMEOUT_S:
             return Outcome(status, code, "timeout")
@@ -424,15 +488,18 @@ class Sender:
             conn.close()
         answer = {"status_code": resp.status, "headers": {k.lower(): v for k, v in resp.getheaders()}, "body": data}
         self.last = answer
+        if resp.status < 300:
+            return self._judge(None, time.monotonic() - started)
         try:  # botocore's own parser: the shape clients read
             parsed = self.client._response_parser.parse(answer, op.output_shape)
         except botocore.parsers.ResponseParserError as exc:
             return self._unparseable(f"botocore cannot parse: {exc}"[:200])
-        return self._judge(parsed if resp.status >= 300 else None, time.monotonic() - started)
+        return self._judge(parsed, time.monotonic() - started)
 
 
 # ----------------------------------------------------------------------------- the sweep
-def sweep_service(url: str, service: str, operations: list[str], kinds: str, verbose: bool = False) -> Tally:
+def sweep_service(url: str, service: str, operations: list[str], kinds: str, verbose: bool = False,
+                  live: dict[str, Any] | None = None) -> Tally:
     sender = Sender(url, service)
     modeled = set(sender.model.operation_names)
     tally = Tally()
@@ -441,7 +508,7 @@ def sweep_service(url: str, service: str, operations: list[str], kinds: str, ver
             continue  # served for a newer botocore than this one
         tally.operations += 1
         op = sender.model.operation_model(op_name)
-        for label, params, spoilt in cases(op, kinds, sender.model.signing_name):
+        for label, params, spoilt in cases(op, kinds, sender.model.signing_name, live):
             outcome = sender.send(op_name, params, spoilt, raw_first=label[0] == "c")
             if outcome is None:
                 tally.unsendable += 1
@@ -480,6 +547,7 @@ def main() -> None:
     ap.add_argument("--services", default=",".join(SERVICES))
     ap.add_argument("--url", help="a running onceflow (default: start one in memory)")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--live", action="store_true", help="name existing resources in the required members")
     ap.add_argument("--accepted", action="store_true", help="also list 2xx answers to wrong types and bounds")
     args = ap.parse_args()
     services = tuple(s for s in args.services.split(",") if s)
@@ -491,10 +559,11 @@ def main() -> None:
         proc, url = spawn_onceflow(None)
     try:
         ops = served_operations(services)
+        live = live_resources(url) if args.live else {}
         tallies: dict[str, Tally] = {}
         for svc in services:
             started = time.monotonic()
-            tallies[svc] = sweep_service(url, svc, ops[svc], args.kinds, args.verbose)
+            tallies[svc] = sweep_service(url, svc, ops[svc], args.kinds, args.verbose, live.get(svc))
             print(f"# {svc}: {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
         print_table(tallies)
         for t in tallies.values():

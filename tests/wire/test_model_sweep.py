@@ -110,3 +110,41 @@ def test_step_functions_tag_without_key_changes_nothing(sweep_server: ServerProc
     _refused_without_key(lambda: sfn.tag_resource(resourceArn=arn, tags=tags), sfn)
     assert sfn.list_tags_for_resource(resourceArn=arn)["tags"] == [{"key": "a", "value": "1"}]
     sfn.delete_activity(activityArn=arn)
+
+
+def test_sqs_dead_letter_sources_max_results_out_of_range(sweep_server: ServerProcess) -> None:
+    """MaxResults below 1 was an IndexError (a 500) on a queue that exists (the sweep's --live)."""
+    sqs: Any = sweep_server.client("sqs")
+    url = sqs.create_queue(QueueName="sweep-dlq-limit")["QueueUrl"]
+    for bad in (-1, 0, 1001):
+        with pytest.raises(sqs.exceptions.ClientError) as caught:
+            sqs.list_dead_letter_source_queues(QueueUrl=url, MaxResults=bad)
+        error = caught.value.response["Error"]
+        assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+        assert (error["Code"], error["Message"]) == (
+            "InvalidParameterValue",
+            f"Value {bad} for parameter MaxResults is invalid. "
+            "Reason: MaxResults must be an integer between 1 and 1000.")
+    assert sqs.list_dead_letter_source_queues(QueueUrl=url, MaxResults=1)["queueUrls"] == []
+
+
+def test_s3_control_characters_never_reach_a_header(sweep_server: ServerProcess) -> None:
+    """GetObject's response-* overrides and an unknown version id are sent back as headers: with a
+    control character in them uvicorn refused the header and the connection dropped, no answer."""
+    s3: Any = sweep_server.client("s3")
+    s3.create_bucket(Bucket="sweep-headers")
+    s3.put_object(Bucket="sweep-headers", Key="k", Body=b"x")
+    with pytest.raises(s3.exceptions.ClientError) as caught:
+        s3.get_object(Bucket="sweep-headers", Key="k", ResponseContentType="text/plain\r\nX-Injected: 1")
+    error = caught.value.response["Error"]
+    assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    assert (error["Code"], error["ArgumentName"]) == ("InvalidArgument", "response-content-type")
+    for call in (s3.get_object, s3.head_object, s3.delete_object):
+        with pytest.raises(s3.exceptions.ClientError) as caught:
+            call(Bucket="sweep-headers", Key="k", VersionId="version\r\nid\x00")
+        assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+        assert "x-amz-version-id" not in caught.value.response["ResponseMetadata"]["HTTPHeaders"]
+    assert s3.get_object(Bucket="sweep-headers", Key="k")["Body"].read() == b"x"  # the delete removed nothing
+    got = s3.get_object(Bucket="sweep-headers", Key="k", ResponseContentType="text/plain;\tx=1")
+    assert got["Body"].read() == b"x"
+    assert got["ContentType"] == "text/plain;\tx=1"  # a tab may be in a header
