@@ -156,7 +156,6 @@ def live_resources(url: str) -> dict[str, dict[str, Any]]:
         "iam": {"RoleName": role["RoleName"], "UserName": LIVE, "GroupName": LIVE},
         "lambda": {"FunctionName": function["FunctionName"]},
         "events": {"Name": LIVE, "Rule": LIVE, "EventBusName": "default"},
-        "scheduler": {"GroupName": "default"},
     }
 
 
@@ -289,9 +288,10 @@ def nested_cases(shape: Shape, base: dict[str, Any]) -> Iterator[tuple[str, dict
                 yield f"n {where}={_short(value)}", replaced(filled, path, value), name
 
 
-def cases(op: OperationModel, kinds: str, signing: str,
-          live: dict[str, Any] | None = None) -> Iterator[tuple[str, dict[str, Any], str | None]]:
-    """(label, params, the member spoilt or left out, or None) for each bad input of `kinds` to `op`."""
+def cases(op: OperationModel, kinds: str, signing: str, live: dict[str, Any] | None = None,
+          live_only: bool = False) -> Iterator[tuple[str, dict[str, Any], str | None]]:
+    """(label, params, the member spoilt or left out, or None) for each bad input of `kinds` to `op`;
+    `live` names existing resources by member name, `live_only` leaves out the operations it names none in."""
     shape = op.input_shape
     if "a" in kinds:
         yield "a empty", {}, None
@@ -301,8 +301,10 @@ def cases(op: OperationModel, kinds: str, signing: str,
         base = value_for(shape, required_only=True)
     except (AssertionError, re.error):
         base = {}
-    if live and not NOT_LIVE.search(op.name):
-        base.update({k: v for k, v in live.items() if k in base})
+    named = {k: v for k, v in (live or {}).items() if k in base} if not NOT_LIVE.search(op.name) else {}
+    if live_only and not named:
+        return  # the same calls as without --live
+    base.update(named)
     if "b" in kinds:
         for name in shape.required_members:
             yield f"b no {name}", {k: v for k, v in base.items() if k != name}, name
@@ -367,7 +369,10 @@ class Sender:
         self.last = None
         started = time.monotonic()
         try:
-            call(**params)
+            result = call(**params)
+            for value in result.values():  # a streamed payload (Invoke, GetObject): let its connection go
+                if hasattr(value, "close"):
+                    value.close()
         except botocore.exceptions.ClientError as exc:
             return self._judge(exc.response, time.monotonic() - started)
         except (botocore.exceptions.ReadTimeoutError, botocore.exceptions.ConnectTimeoutError):
@@ -499,7 +504,7 @@ class Sender:
 
 # ----------------------------------------------------------------------------- the sweep
 def sweep_service(url: str, service: str, operations: list[str], kinds: str, verbose: bool = False,
-                  live: dict[str, Any] | None = None) -> Tally:
+                  live: dict[str, Any] | None = None, live_only: bool = False) -> Tally:
     sender = Sender(url, service)
     modeled = set(sender.model.operation_names)
     tally = Tally()
@@ -508,7 +513,7 @@ def sweep_service(url: str, service: str, operations: list[str], kinds: str, ver
             continue  # served for a newer botocore than this one
         tally.operations += 1
         op = sender.model.operation_model(op_name)
-        for label, params, spoilt in cases(op, kinds, sender.model.signing_name, live):
+        for label, params, spoilt in cases(op, kinds, sender.model.signing_name, live, live_only):
             outcome = sender.send(op_name, params, spoilt, raw_first=label[0] == "c")
             if outcome is None:
                 tally.unsendable += 1

@@ -3,6 +3,8 @@ serves, in every service, empty params, each required member missing, each top-l
 wrong type and each string member 10,000 characters long. Each answer must be a 4xx (or a modeled
 501 NotImplemented) that botocore parses into an error code, with no trace or Python repr in it.
 
+The wrong types are sent again with the names of resources created first (a table, queue, topic,
+bucket, log group, state machine, role, function: the sweep's --live).
 One server per module (its own, in memory): the sweep creates what its valid-looking params name,
 which the session server's other tests must not see.
 """
@@ -20,9 +22,10 @@ from serverproc import ServerProcess
 from service.sfn_setup import states_role
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from sweep_bad_input import SERVICES, Sender, served_operations, sweep_service
+from sweep_bad_input import SERVICES, Sender, live_resources, served_operations, sweep_service
 
 KINDS = "abcL"
+LIVE_KINDS = "c"  # past "does not exist": wrong types (what the handlers' own code reads)
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +40,25 @@ def served() -> dict[str, list[str]]:
     return served_operations(SERVICES)
 
 
+@pytest.fixture(scope="module")
+def live(sweep_server: ServerProcess) -> dict[str, dict[str, Any]]:
+    return live_resources(sweep_server.url)
+
+
 @pytest.mark.parametrize("service", SERVICES)
 def test_bad_input_gets_a_parseable_4xx(sweep_server: ServerProcess, served: dict[str, list[str]],
-                                        service: str) -> None:
+                                        live: dict[str, dict[str, Any]], service: str) -> None:
+    """Twice: kinds a, b, c and L with made-up names (most calls stop at "does not exist"), and
+    kind c with the names of resources that exist (the sweep's --live), so that bad input reaches
+    the handlers' own code."""
     tally = sweep_service(sweep_server.url, service, served[service], KINDS)
     assert tally.operations > 0 and tally.requests > tally.operations
+    assert tally.problems == [], "\n".join(tally.problems[:40])
+    assert tally.server_5xx == {}
+    if service not in live:
+        return
+    tally = sweep_service(sweep_server.url, service, served[service], LIVE_KINDS, live=live[service], live_only=True)
+    assert tally.requests > 0
     assert tally.problems == [], "\n".join(tally.problems[:40])
     assert tally.server_5xx == {}
 
