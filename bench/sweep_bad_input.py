@@ -1,7 +1,7 @@
 """Every operation of every served service, fed bad input from its botocore model.
 
     PYTHONPATH=src python bench/sweep_bad_input.py [--kinds abcdef] [--services sqs,sns] [--url URL] [-v]
-        [--live] [--accepted]
+        [--live] [--accepted] [--src OTHER/src]
 
 --live creates a resource of each kind first (a table, queue, topic, bucket, log group, state
 machine, role, function...) and names it in the required members, so that bad input reaches the
@@ -552,6 +552,7 @@ def main() -> None:
     ap.add_argument("--services", default=",".join(SERVICES))
     ap.add_argument("--url", help="a running onceflow (default: start one in memory)")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--src", help="serve the onceflow in this folder (another checkout's src: a baseline)")
     ap.add_argument("--live", action="store_true", help="name existing resources in the required members")
     ap.add_argument("--accepted", action="store_true", help="also list 2xx answers to wrong types and bounds")
     args = ap.parse_args()
@@ -561,7 +562,7 @@ def main() -> None:
     if url is None:
         sys.path.insert(0, str(ROOT / "bench"))
         from servers import spawn_onceflow
-        proc, url = spawn_onceflow(None)
+        proc, url = spawn_onceflow(None, src=args.src)
     try:
         ops = served_operations(services)
         live = live_resources(url) if args.live else {}
