@@ -269,6 +269,14 @@ def mfa_exists() -> ServiceError:
     return already_exists("MFA device already exists.")
 
 
+def mfa_name_too_long(name: str, limit: int) -> ServiceError:
+    """A device name whose serial number would pass the model's serialNumberType (max 256), the form
+    every other MFA operation takes it in. The model gives the name no maximum; the wording is the
+    model's ValidationError form (UNCONFIRMED: what AWS answers such a name)."""
+    return validation_error(f"1 validation error detected: Value '{name}' at 'virtualMFADeviceName' failed to "
+                            f"satisfy constraint: Member must have length less than or equal to {limit}")
+
+
 def mfa_in_use() -> ServiceError:
     return already_exists("MFA Device is already in use.")
 

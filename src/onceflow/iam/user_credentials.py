@@ -19,6 +19,7 @@ LOGIN, SSH, CERT, MFA = "login-profile", "ssh-key", "signing-cert", "mfa-device"
 SERVICE_CREDENTIAL = "service-credential"  # service_credentials.py
 SSH_KEYS_PER_USER = 5
 CERTS_PER_USER = 2
+SERIAL_NUMBER_MAX = 256  # the model's serialNumberType: the longest serial number an MFA call takes
 _BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 
@@ -199,6 +200,8 @@ class UserCredentials:
     def create_virtual_mfa(self, account: str, params: dict[str, Any], partition: str) -> Row:
         path, name = params.get("Path", "/"), params["VirtualMFADeviceName"]
         serial = f"arn:{partition}:iam::{account}:mfa{path}{name}"
+        if len(serial) > SERIAL_NUMBER_MAX:  # before the write: a refused name leaves no device behind
+            raise errors.mfa_name_too_long(name, SERIAL_NUMBER_MAX - len(serial) + len(name))
         seed = "".join(secrets.choice(_BASE32) for _ in range(64))
         device = {"SerialNumber": serial, "seed": seed, "virtual": True, "user": None,
                   "tags": merge_tags([], params.get("Tags", []))}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -19,6 +20,18 @@ from onceflow.s3.api_common import (
 )
 from onceflow.s3.conditions import check_read_conditions, parse_range, when
 from onceflow.s3.service import owner, quoted, stored_header
+
+# GetObject's response-* query parameters: each comes back as the header it names.
+RESPONSE_OVERRIDES = ("ResponseContentType", "ResponseContentDisposition", "ResponseContentEncoding",
+                      "ResponseContentLanguage", "ResponseCacheControl", "ResponseExpires")
+# What no HTTP header value may hold (a tab may); sent back, it dropped the connection. UNCONFIRMED:
+# S3's answer to such an override (its code and message here are ours).
+_HEADER_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _override_query_name(member: str) -> str:
+    """ResponseContentType -> response-content-type, as the request named it."""
+    return re.sub(r"(?<!^)([A-Z])", r"-\1", member).lower()
 
 
 class ObjectApi(ApiBase):
@@ -53,6 +66,10 @@ class ObjectApi(ApiBase):
 
     @operation("GetObject")
     def get_object(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        for name in RESPONSE_OVERRIDES:  # each is sent back as a header, where these cannot go
+            if isinstance(params.get(name), str) and _HEADER_UNSAFE.search(params[name]):
+                raise errors.invalid_argument("Header value contains control characters.",
+                                              _override_query_name(name), params[name])
         obj, out = self._head(ctx, params)
         restore.check_readable(obj, time.time())
         size = obj["size"]
@@ -71,8 +88,7 @@ class ObjectApi(ApiBase):
             out = {k: v for k, v in out.items() if not k.startswith("Checksum")}
         out["ContentLength"] = end - start
         out["Body"] = obj["inline"][start:end] if obj["inline"] is not None else self.s3.body(obj, start, end)
-        for name in ("ResponseContentType", "ResponseContentDisposition", "ResponseContentEncoding",
-                     "ResponseContentLanguage", "ResponseCacheControl", "ResponseExpires"):
+        for name in RESPONSE_OVERRIDES:
             if params.get(name) is not None:
                 out[name[len("Response"):]] = params[name]
         return out

@@ -42,6 +42,14 @@ Hook = Callable[[sqlite3.Connection, str, dict[str, Any]], None]
 NULL = "null"
 
 
+def plausible_version(version_id: str) -> bool:
+    """Whether an unknown version id could be one S3 made ("null", or 8+ printable ASCII characters):
+    the others are InvalidArgument, not NoSuchVersion. NoSuchVersion echoes the id in the
+    x-amz-version-id header, which a control character cannot be sent in (it dropped the connection);
+    UNCONFIRMED: AWS's answer to an id with control characters."""
+    return version_id == NULL or (len(version_id) >= 8 and version_id.isascii() and version_id.isprintable())
+
+
 class Events(Protocol):
     """Event notifications (notify.Notifier): what a write runs inside its commit, and the wake-up after."""
 
@@ -361,7 +369,7 @@ class S3Service:
         if version_id is not None:
             row = self.db.read(lambda c: store.version(c, bucket, key, version_id))
             if row is None:
-                if version_id != NULL and len(version_id) < 8:
+                if not plausible_version(version_id):
                     raise errors.invalid_version(version_id)
                 raise errors.no_such_version(key, version_id)
             if row["delete_marker"]:
@@ -408,7 +416,7 @@ class S3Service:
             if version_id is not None:
                 target = store.version(conn, bucket, key, version_id)
                 if target is None:
-                    if version_id != NULL and len(version_id) < 8:
+                    if not plausible_version(version_id):
                         raise errors.invalid_version(version_id)
                     return {"VersionId": version_id}
                 lock.check_deletable(target, bypass_governance, time.time())

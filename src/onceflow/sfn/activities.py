@@ -20,7 +20,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.sfn import errors as E
 from onceflow.sfn.engine.integrations.activity import start_signal
-from onceflow.sfn.names import check_encryption, ts, valid_name
+from onceflow.sfn.names import check_encryption, tag_pairs, ts, valid_name
 
 if TYPE_CHECKING:
     import sqlite3
@@ -72,6 +72,7 @@ class Activities:
         arn = self.arn(ctx, name)
         now = time.time()
         config = {"encryptionConfiguration": p["encryptionConfiguration"]} if p.get("encryptionConfiguration") else {}
+        tags = tag_pairs(p.get("tags"))
         with self.db.transaction() as conn:
             existing = self.store.get_activity(arn)
             if existing is not None:  # idempotent: the same name is the same activity
@@ -81,7 +82,7 @@ class Activities:
                 return {"activityArn": arn, "creationDate": ts(existing["created"])}
             self.store.insert_activity(conn, {"arn": arn, "account": ctx.account, "region": ctx.region, "name": name,
                                               "created": now, "config": json.dumps(config)})
-            self.store.put_tags(conn, arn, [(t["key"], t.get("value", "")) for t in p.get("tags") or []])
+            self.store.put_tags(conn, arn, tags)
         return {"activityArn": arn, "creationDate": ts(now)}
 
     def describe(self, arn: str) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from onceflow.sfn.json_input import loads as _loads
 from onceflow.sfn.maprun import MapRuns
 from onceflow.sfn.mocks import MockConfig, MockConfigError, load_file, split_case
 from onceflow.sfn.mocks import parse as parse_mock_config
-from onceflow.sfn.names import check_encryption, ts, valid_name
+from onceflow.sfn.names import check_encryption, tag_pairs, ts, valid_name
 from onceflow.sfn.nested import Nested
 from onceflow.sfn.sdk_services import recognized as sdk_service_recognized
 from onceflow.sfn.store import SfnStore
@@ -185,6 +185,7 @@ class SfnService:
             config["encryptionConfiguration"] = p["encryptionConfiguration"]
         arn = self.machine_arn(ctx, name)
         now = time.time()
+        tags = tag_pairs(p.get("tags"))
         with self.stack.db.transaction() as conn:
             existing = self.store.get_machine(arn)
             if existing is not None:
@@ -202,7 +203,7 @@ class SfnService:
                 "definition": definition, "role_arn": role, "created": now, "updated": None,
                 "config": json.dumps(config), "revision_id": None, "description": None,  # no revision yet [AWS]
             })
-            self.store.put_tags(conn, arn, [(t["key"], t.get("value", "")) for t in p.get("tags") or []])
+            self.store.put_tags(conn, arn, tags)
             out = {"stateMachineArn": arn, "creationDate": ts(now)}
             if p.get("publish"):
                 machine = conn.execute("SELECT * FROM sfn_state_machines WHERE arn=?", (arn,)).fetchone()
@@ -630,8 +631,9 @@ class SfnService:
 
     def tag(self, arn: str, tags: list[dict[str, str]]) -> None:
         self._tagged(arn)
+        pairs = tag_pairs(tags)
         with self.stack.db.transaction() as conn:
-            self.store.put_tags(conn, arn, [(t["key"], t.get("value", "")) for t in tags])
+            self.store.put_tags(conn, arn, pairs)
 
     def untag(self, arn: str, keys: list[str]) -> None:
         self._tagged(arn)

@@ -9,7 +9,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.registry import operation
 from onceflow.sqs.messages import Outgoing
-from onceflow.sqs.queues import Queue, is_bare_name, queue_arn, url_parts
+from onceflow.sqs.queues import Queue, check_list_limit, is_bare_name, queue_arn, url_parts
 from onceflow.sqs.service import SqsService
 
 Params = dict[str, Any]
@@ -73,11 +73,12 @@ class SqsApi:
 
     @operation("ListDeadLetterSourceQueues")
     def list_dead_letter_source_queues(self, ctx: RequestContext, p: Params) -> Params:
+        limit = p.get("MaxResults")
+        check_list_limit(limit)  # below 1 it was an IndexError (a 500)
         urls = self.queues.dead_letter_sources(self._queue(ctx, p))
         after = p.get("NextToken")
         if after:
             urls = [u for u in urls if u > after]
-        limit = p.get("MaxResults")
         out: Params = {"queueUrls": urls[:limit] if limit else urls}
         if limit and len(urls) > limit:
             out["NextToken"] = urls[limit - 1]

@@ -22,6 +22,13 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def check_list_limit(limit: int | None) -> None:
+    """ListQueues' and ListDeadLetterSourceQueues' MaxResults: 1 to 1000 (the API reference's range
+    for both; the message is ListQueues')."""
+    if limit is not None and not 1 <= limit <= 1000:
+        raise bad_parameter("MaxResults", limit, "MaxResults must be an integer between 1 and 1000.")
+
+
 @dataclass(frozen=True)
 class Queue:
     id: int
@@ -277,8 +284,7 @@ class Queues:
     # ------------------------------------------------------------------ listing
     def list(self, account: str, region: str, prefix: str | None, limit: int | None,
              token: str | None) -> dict[str, Any]:
-        if limit is not None and not 1 <= limit <= 1000:
-            raise bad_parameter("MaxResults", limit, "MaxResults must be an integer between 1 and 1000.")
+        check_list_limit(limit)
         after = token or ""
         rows = self.db.query("SELECT name FROM sqs_queues WHERE account=? AND region=? AND name > ? "
                              "AND substr(name, 1, ?) = ? ORDER BY name LIMIT ?",
