@@ -23,7 +23,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.faults import wire as faults_wire
 from onceflow.wire import rest_xml, s3_errors, s3_sigv2, sigv4
-from onceflow.wire.guard import hostname, origin_message
+from onceflow.wire.guard import CONTENT_SANDBOX, hostname, origin_message
 from onceflow.wire.intake import TimedOut, TooLarge, read_body
 from onceflow.wire.request import Request, Response
 from onceflow.wire.s3_body import STREAMING, ChunkedBody, PlainBody, Source
@@ -92,7 +92,7 @@ class S3Path:
     async def _answer(self, request: Request, receive: Any,
                       request_id: str) -> tuple[Response | rest_xml.Rendered, bool]:
         app = self.app
-        foreign = app.door.foreign_origin(request.headers)
+        foreign = app.door.foreign_origin(request.headers, content=True)
         if foreign is not None:
             raise s3_errors.access_denied(origin_message(foreign))
         vhost = host_bucket(request.headers.get("host", ""))
@@ -145,6 +145,8 @@ class S3Path:
         else:
             result = await loop.run_in_executor(executor, call)
         rendered = rest_xml.render(op, result, request_id)
+        if op.name == "GetObject" and vhost is None:  # an object served at onceflow's own origin
+            rendered.headers.append(CONTENT_SANDBOX)
         return rendered, bool(pull is not None and not pull.ended)
 
     async def _faulted(self, ctx: RequestContext, params: dict[str, Any], call: Any, executor: Any,

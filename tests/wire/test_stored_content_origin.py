@@ -1,0 +1,98 @@
+"""Stored content is not onceflow's own page. An S3 object or a function URL's answer is anyone's
+HTML (an uploaded file, a handler echoing its input): a page served on a content host
+(`<bucket>.localhost`, `<id>.lambda-url.<region>.localhost`) is refused as another origin when it
+calls the API or the own endpoints through its own host, and content served at onceflow's own
+origin (path-style GetObject, `/_onceflow/lambda-url/`, where the console lives) carries a CSP
+sandbox, so a browser runs it in an opaque origin whose calls say `Origin: null`."""
+
+from __future__ import annotations
+
+import io
+import json
+import urllib.parse
+import uuid
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+from test_front_door import TRUST, raw
+
+from onceflow.wire.guard import CONTENT_SANDBOX
+from serverproc import signed_headers
+
+SANDBOX = CONTENT_SANDBOX[1]
+HANDLER = ("def handler(event, context):\n"
+           "    return {'statusCode': 200, 'headers': {'Content-Type': 'text/html'}, 'body': '<script>x()</script>'}\n")
+
+
+def _list_tables_from(endpoint: str, host: str, browser: dict[str, str]) -> tuple[int, bytes]:
+    """A DynamoDB call a page on `host` makes through its own host (same-origin to the browser)."""
+    body = b"{}"
+    headers = signed_headers("POST", f"http://{host}/", "dynamodb", body, {
+        "X-Amz-Target": "DynamoDB_20120810.ListTables", "Content-Type": "application/x-amz-json-1.0"})
+    status, _, answer = raw(endpoint, "POST", "/", body, {**headers, "Host": host, **browser})
+    return status, answer
+
+
+def test_a_page_on_a_bucket_or_url_host_cannot_call_the_api_through_its_host(endpoint: str) -> None:
+    port = urllib.parse.urlsplit(endpoint).port
+    for host in (f"site-{uuid.uuid4().hex[:8]}.localhost:{port}", f"abc.lambda-url.us-east-1.localhost:{port}"):
+        status, answer = _list_tables_from(endpoint, host, {"Origin": f"http://{host}"})
+        assert status == 403 and json.loads(answer)["__type"].endswith("#AccessDeniedException"), host
+        status, _ = _list_tables_from(endpoint, host, {"Sec-Fetch-Site": "same-origin"})  # a GET-like call: no Origin
+        assert status == 403, host
+        assert _list_tables_from(endpoint, host, {})[0] == 200  # no browser: the SDKs' own calls still work
+    # onceflow's own origin is still its own
+    assert _list_tables_from(endpoint, f"localhost:{port}", {"Origin": f"http://localhost:{port}"})[0] == 200
+
+
+def test_a_page_on_a_url_host_cannot_reset_or_set_faults(endpoint: str) -> None:
+    port = urllib.parse.urlsplit(endpoint).port
+    host = f"abc.lambda-url.us-east-1.localhost:{port}"
+    status, _, _ = raw(endpoint, "POST", "/_onceflow/faults", b'{"rules": []}',
+                       {"Host": host, "Origin": f"http://{host}", "Content-Type": "application/json"})
+    assert status == 403
+
+
+def test_an_object_served_path_style_runs_sandboxed_and_a_bucket_page_reads_its_bucket(
+        endpoint: str, aws: Callable[..., Any]) -> None:  # fmt: skip
+    s3 = aws("s3")
+    bucket = f"content-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="page.html", Body=b"<script>x()</script>", ContentType="text/html")
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "page.html"})
+    parts = urllib.parse.urlsplit(url)
+    status, headers, body = raw(endpoint, "GET", f"{parts.path}?{parts.query}")
+    assert status == 200 and body == b"<script>x()</script>"
+    assert headers["content-security-policy"] == SANDBOX  # not a page of the console's origin
+    # virtual-hosted: its own origin; its page may load the bucket's objects from its host
+    port = urllib.parse.urlsplit(endpoint).port
+    vhost = f"{bucket}.localhost:{port}"
+    signed = signed_headers("GET", f"http://{vhost}/page.html", "s3",
+                            headers={"x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
+    status, headers, body = raw(endpoint, "GET", "/page.html", headers={
+        **signed, "Host": vhost, "Origin": f"http://{vhost}", "Sec-Fetch-Site": "same-origin"})
+    assert status == 200 and body == b"<script>x()</script>" and "content-security-policy" not in headers
+
+
+def test_a_function_url_answer_at_onceflows_origin_runs_sandboxed(endpoint: str, aws: Callable[..., Any]) -> None:
+    lam = aws("lambda")
+    name = f"content-{uuid.uuid4().hex[:10]}"
+    role = aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)["Role"]["Arn"]
+    code = io.BytesIO()
+    with zipfile.ZipFile(code, "w") as zf:
+        zf.writestr("app.py", HANDLER)
+    lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                        Code={"ZipFile": code.getvalue()})  # fmt: skip
+    url = lam.create_function_url_config(FunctionName=name, AuthType="NONE")["FunctionUrl"]
+    lam.add_permission(FunctionName=name, StatementId="url", Action="lambda:InvokeFunctionUrl", Principal="*",
+                       FunctionUrlAuthType="NONE")  # fmt: skip
+    lam.add_permission(FunctionName=name, StatementId="fn", Action="lambda:InvokeFunction", Principal="*",
+                       InvokedViaFunctionUrl=True)  # fmt: skip
+    url_id = urllib.parse.urlsplit(url).hostname.split(".")[0]  # type: ignore[union-attr]
+    status, headers, body = raw(endpoint, "GET", f"/_onceflow/lambda-url/{url_id}/")
+    assert status == 200 and body == b"<script>x()</script>"
+    assert headers["content-security-policy"] == SANDBOX
+    # at its own host it is its own origin, as on AWS: nothing added
+    status, headers, _ = raw(endpoint, "GET", "/", headers={"Host": urllib.parse.urlsplit(url).netloc})
+    assert status == 200 and "content-security-policy" not in headers
