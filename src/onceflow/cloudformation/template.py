@@ -81,6 +81,8 @@ def parse(text: str) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             raise TemplateError(f"Template format error: JSON not well-formed. (line {exc.lineno}, "
                                 f"column {exc.colno})") from None
+        except (ValueError, RecursionError):  # a number past Python's 4300 digits, nesting past its parser
+            raise TemplateError("Template format error: JSON not well-formed.") from None
     else:
         try:
             doc = yaml.load(text, Loader=_Loader)
@@ -88,6 +90,8 @@ def parse(text: str) -> dict[str, Any]:
             mark = getattr(exc, "problem_mark", None)
             where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
             raise TemplateError(f"Template format error: YAML not well-formed.{where}") from None
+        except (ValueError, RecursionError):  # as for JSON: too deep, or an integer too long to convert
+            raise TemplateError("Template format error: YAML not well-formed.") from None
     if not isinstance(doc, dict):
         raise TemplateError("Template format error: unsupported structure.")
     return doc

@@ -113,7 +113,7 @@ def _removes_filter(value: str) -> bool:
         return True
     try:
         return json.loads(value) == {}
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser: compile_policy refuses it
         return False
 
 

@@ -1,0 +1,56 @@
+"""Documents nested past Python's parser, or holding an integer past its 4300 digits, are bad
+input: AWS's 4xx for a malformed document, never an InternalFailure (they were: a RecursionError
+or ValueError escaped from the template, filter-policy and definition parsers)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+DEEP = 100_000
+HUGE = "1" + "0" * 5000
+
+
+def _code(call: Callable[[], Any]) -> tuple[int, str]:
+    with pytest.raises(ClientError) as exc:
+        call()
+    return exc.value.response["ResponseMetadata"]["HTTPStatusCode"], exc.value.response["Error"]["Code"]
+
+
+@pytest.mark.parametrize("body", [
+    '{"Resources": ' + "[" * DEEP + "]" * DEEP + "}",
+    '{"Resources": {"Q": {"Type": "AWS::SQS::Queue", "Properties": {"DelaySeconds": ' + HUGE + "}}}}",
+    "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      Tags: " + "[" * 3000 + "]" * 3000 + "\n",
+], ids=["json-deep", "json-huge-number", "yaml-deep"])
+def test_a_template_nested_too_deep_or_with_a_huge_number_is_a_format_error(aws: Callable[..., Any],
+                                                                             body: str) -> None:
+    cfn = aws("cloudformation")
+    status, code = _code(lambda: cfn.validate_template(TemplateBody=body))
+    assert (status, code) == (400, "ValidationError")
+
+
+def test_a_filter_policy_nested_past_the_parser_is_invalid_and_changes_nothing(aws: Callable[..., Any]) -> None:
+    sns, sqs = aws("sns"), aws("sqs")
+    topic = sns.create_topic(Name=f"deep-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    queue = sqs.create_queue(QueueName=f"deep-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sub = sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn)["SubscriptionArn"]
+    deep = '{"a":' * DEEP + '["x"]' + "}" * DEEP
+    for scope in ("MessageAttributes", "MessageBody"):
+        sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicyScope", AttributeValue=scope)
+        status, code = _code(lambda: sns.set_subscription_attributes(
+            SubscriptionArn=sub, AttributeName="FilterPolicy", AttributeValue=deep))
+        assert (status, code) == (400, "InvalidParameter")
+    assert "FilterPolicy" not in sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]
+
+
+def test_a_definition_with_a_huge_number_is_an_invalid_definition(aws: Callable[..., Any]) -> None:
+    sfn = aws("stepfunctions")
+    definition = '{"StartAt": "A", "States": {"A": {"Type": "Wait", "Seconds": ' + HUGE + ', "End": true}}}'
+    result = sfn.validate_state_machine_definition(definition=definition)
+    assert result["result"] == "FAIL"
+    assert [d["code"] for d in result["diagnostics"]] == ["INVALID_JSON_DESCRIPTION"]
