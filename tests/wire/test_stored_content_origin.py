@@ -51,10 +51,11 @@ def test_a_page_on_a_url_host_cannot_reset_or_set_faults(endpoint: str) -> None:
     host = f"abc.lambda-url.us-east-1.localhost:{port}"
     status, _, _ = raw(endpoint, "POST", "/_onceflow/faults", b'{"rules": []}',
                        {"Host": host, "Origin": f"http://{host}", "Content-Type": "application/json"})
-    assert status == 403
+    # refused by the front door (403), or, once Lambda is set up, taken as a call to a URL that is not (404)
+    assert status in (403, 404)
 
 
-def test_an_object_served_path_style_runs_sandboxed_and_a_bucket_page_reads_its_bucket(
+def test_an_object_served_path_style_runs_sandboxed_and_a_bucket_page_cannot_sign(
         endpoint: str, aws: Callable[..., Any]) -> None:  # fmt: skip
     s3 = aws("s3")
     bucket = f"content-{uuid.uuid4().hex[:10]}"
@@ -65,14 +66,20 @@ def test_an_object_served_path_style_runs_sandboxed_and_a_bucket_page_reads_its_
     status, headers, body = raw(endpoint, "GET", f"{parts.path}?{parts.query}")
     assert status == 200 and body == b"<script>x()</script>"
     assert headers["content-security-policy"] == SANDBOX  # not a page of the console's origin
-    # virtual-hosted: its own origin; its page may load the bucket's objects from its host
+    # virtual-hosted: its own origin, nothing added; a signed call its page makes through its host is
+    # refused (with the default keys it could copy any bucket's objects into its own and read them)
     port = urllib.parse.urlsplit(endpoint).port
     vhost = f"{bucket}.localhost:{port}"
     signed = signed_headers("GET", f"http://{vhost}/page.html", "s3",
                             headers={"x-amz-content-sha256": "UNSIGNED-PAYLOAD"})
-    status, headers, body = raw(endpoint, "GET", "/page.html", headers={
-        **signed, "Host": vhost, "Origin": f"http://{vhost}", "Sec-Fetch-Site": "same-origin"})
+    status, headers, body = raw(endpoint, "GET", "/page.html", headers={**signed, "Host": vhost})
     assert status == 200 and body == b"<script>x()</script>" and "content-security-policy" not in headers
+    for browser in ({"Origin": f"http://{vhost}"}, {"Sec-Fetch-Site": "same-origin"}):
+        copy = signed_headers("PUT", f"http://{vhost}/stolen", "s3", headers={
+            "x-amz-content-sha256": "UNSIGNED-PAYLOAD", "x-amz-copy-source": f"/{bucket}/page.html"})
+        status, _, _ = raw(endpoint, "PUT", "/stolen", headers={**copy, "Host": vhost, **browser})
+        assert status == 403, browser
+    assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 1  # nothing was copied
 
 
 def test_a_function_url_answer_at_onceflows_origin_runs_sandboxed(endpoint: str, aws: Callable[..., Any]) -> None:

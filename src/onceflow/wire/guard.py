@@ -143,7 +143,7 @@ class FrontDoor:
         'Sec-Fetch-Site: ...'), or None when it comes from onceflow's own pages, an allowed
         origin or no browser at all. A page a content host serves is never onceflow's own, even
         calling its own host (an S3 object or a function URL's answer is anyone's HTML), unless
-        `content`: S3 asked for its own content (a bucket's pages load the bucket's objects)."""
+        `content`: an unsigned S3 request, a bucket's page loading the bucket's public objects."""
         origin = headers.get("origin")
         if origin is not None:
             lowered = origin.lower()
