@@ -4,12 +4,14 @@ or ValueError escaped from the template, filter-policy and definition parsers)."
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from sns_setup import make_queue
 
 DEEP = 100_000
 HUGE = "1" + "0" * 5000
@@ -54,3 +56,29 @@ def test_a_definition_with_a_huge_number_is_an_invalid_definition(aws: Callable[
     result = sfn.validate_state_machine_definition(definition=definition)
     assert result["result"] == "FAIL"
     assert [d["code"] for d in result["diagnostics"]] == ["INVALID_JSON_DESCRIPTION"]
+
+
+EVENT = {"id": "1", "account": "000000000000", "source": "x", "time": "2026-01-01T00:00:00Z", "region": "us-east-1",
+         "resources": [], "detail-type": "d"}
+NESTED = '{"a":' * 30_000 + "1" + "}" * 30_000  # 180 KB: under SNS's and EventBridge's size limits
+
+
+def test_a_message_body_nested_past_the_parser_passes_no_body_filter(aws: Callable[..., Any]) -> None:
+    sns, sqs = aws("sns"), aws("sqs")
+    topic = sns.create_topic(Name=f"deepbody-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    queue, arn = make_queue(sqs)  # its policy lets SNS send
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn, Attributes={
+        "FilterPolicyScope": "MessageBody", "FilterPolicy": '{"a": ["x"]}'})
+    assert sns.publish(TopicArn=topic, Message=NESTED)["MessageId"]  # published, and filtered out
+    sns.publish(TopicArn=topic, Message='{"a": "x"}')
+    got = sqs.receive_message(QueueUrl=queue, WaitTimeSeconds=10)["Messages"]
+    assert [json.loads(json.loads(m["Body"])["Message"]) for m in got] == [{"a": "x"}]
+
+
+def test_an_event_nested_past_the_parser_is_malformed(aws: Callable[..., Any]) -> None:
+    events = aws("events")
+    put = events.put_events(Entries=[{"Source": "s", "DetailType": "d", "Detail": NESTED}])
+    assert put["FailedEntryCount"] == 1 and put["Entries"][0]["ErrorCode"] == "MalformedDetail"
+    event = json.dumps(EVENT)[:-1] + ', "detail": ' + NESTED + "}"
+    status, code = _code(lambda: events.test_event_pattern(EventPattern='{"detail": {"a": [1]}}', Event=event))
+    assert (status, code) == (400, "ValidationException")

@@ -64,7 +64,7 @@ class FilterPolicy:
     def matches_body(self, message: str) -> bool:
         try:
             doc = json.loads(message)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser: no body to match
             return False
         return isinstance(doc, dict) and any(_match_node(alt, doc) for alt in self.alternatives)
 
