@@ -82,3 +82,21 @@ def test_an_event_nested_past_the_parser_is_malformed(aws: Callable[..., Any]) -
     event = json.dumps(EVENT)[:-1] + ', "detail": ' + NESTED + "}"
     status, code = _code(lambda: events.test_event_pattern(EventPattern='{"detail": {"a": [1]}}', Event=event))
     assert (status, code) == (400, "ValidationException")
+
+
+def _laughs(levels: int) -> str:
+    """A YAML alias bomb: each level lists the one before nine times (9**levels strings in all)."""
+    text = 'AWSTemplateFormatVersion: "2010-09-09"\nMetadata:\n  x0: &a0 [' + ",".join(['"lol"'] * 9) + "]\n"
+    for i in range(1, levels):
+        text += f"  x{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]\n"
+    return text + "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n"
+
+
+def test_a_yaml_alias_bomb_is_a_format_error_and_creates_no_stack(aws: Callable[..., Any]) -> None:
+    cfn = aws("cloudformation")
+    name = f"laughs-{uuid.uuid4().hex[:8]}"
+    for call in (lambda: cfn.validate_template(TemplateBody=_laughs(9)),
+                 lambda: cfn.create_stack(StackName=name, TemplateBody=_laughs(9))):
+        assert _code(call) == (400, "ValidationError")
+    assert _code(lambda: cfn.describe_stacks(StackName=name)) == (400, "ValidationError")  # does not exist
+    assert cfn.validate_template(TemplateBody=_laughs(3))["Parameters"] == []  # a few aliases are fine
