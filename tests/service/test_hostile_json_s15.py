@@ -100,3 +100,18 @@ def test_a_yaml_alias_bomb_is_a_format_error_and_creates_no_stack(aws: Callable[
         assert _code(call) == (400, "ValidationError")
     assert _code(lambda: cfn.describe_stacks(StackName=name)) == (400, "ValidationError")  # does not exist
     assert cfn.validate_template(TemplateBody=_laughs(3))["Parameters"] == []  # a few aliases are fine
+
+
+def test_resource_policies_nested_past_the_parser_are_each_services_bad_input(aws: Callable[..., Any]) -> None:
+    s3, sqs, sns = aws("s3"), aws("sqs"), aws("sns")
+    bucket = f"deep-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=bucket)
+    assert _code(lambda: s3.put_bucket_policy(Bucket=bucket, Policy=NESTED)) == (400, "MalformedPolicy")
+    queue = sqs.create_queue(QueueName=f"deep-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    for name in ("Policy", "RedrivePolicy"):
+        status, _ = _code(lambda n=name: sqs.set_queue_attributes(QueueUrl=queue, Attributes={n: NESTED}))
+        assert status == 400, name
+    topic = sns.create_topic(Name=f"deep-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    for name in ("Policy", "DeliveryPolicy"):
+        assert _code(lambda n=name: sns.set_topic_attributes(
+            TopicArn=topic, AttributeName=n, AttributeValue=NESTED)) == (400, "InvalidParameter"), name
