@@ -72,6 +72,40 @@ def _tag(loader: _Loader, suffix: str, node: yaml.Node) -> dict[str, Any]:
 _Loader.add_multi_constructor("!", _tag)
 
 
+# The most nodes a YAML template may stand for once its aliases are expanded. A template fits in
+# 1 MB, so one without aliases has fewer; more is an alias bomb ("billion laughs"), which every
+# later walk of the template (resolution, storage) would expand.
+MAX_EXPANDED_NODES = 1_000_000
+
+
+def _load_yaml(text: str) -> Any:
+    """yaml.load with _Loader, refusing a document whose aliases expand past MAX_EXPANDED_NODES."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
+            raise TemplateError("Template format error: YAML not well-formed.")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many nodes `node` stands for with its aliases expanded; each distinct node sized once."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(item, sizes) for item in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, sizes) + _expanded_size(v, sizes) for k, v in node.value)
+    sizes[id(node)] = size
+    return size
+
+
 def parse(text: str) -> dict[str, Any]:
     """The template document; AWS's 'not well-formed' error for bad JSON or YAML."""
     stripped = text.lstrip()
@@ -81,13 +115,17 @@ def parse(text: str) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             raise TemplateError(f"Template format error: JSON not well-formed. (line {exc.lineno}, "
                                 f"column {exc.colno})") from None
+        except (ValueError, RecursionError):  # a number past Python's 4300 digits, nesting past its parser
+            raise TemplateError("Template format error: JSON not well-formed.") from None
     else:
         try:
-            doc = yaml.load(text, Loader=_Loader)
+            doc = _load_yaml(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
             raise TemplateError(f"Template format error: YAML not well-formed.{where}") from None
+        except (ValueError, RecursionError):  # as for JSON: too deep, or an integer too long to convert
+            raise TemplateError("Template format error: YAML not well-formed.") from None
     if not isinstance(doc, dict):
         raise TemplateError("Template format error: unsupported structure.")
     return doc

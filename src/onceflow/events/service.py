@@ -186,7 +186,7 @@ class EventsService:
         compiled = compile_or_raise(pattern)
         try:
             event = json.loads(event_text)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser: as malformed (AWS's words UNCONFIRMED)
             raise errors.invalid_event() from None
         if not isinstance(event, dict) or any(f not in event for f in REQUIRED_EVENT_FIELDS):
             raise errors.invalid_event()
@@ -213,7 +213,7 @@ def _entry_problem(entry: dict[str, Any]) -> tuple[str, str] | None:
             return "InvalidArgument", f"Parameter {field} is not valid. Reason: {field} is a required argument."
     try:
         detail = json.loads(entry["Detail"])
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser too (Jackson stops at 1000 levels)
         return "MalformedDetail", "Detail is malformed."
     if not isinstance(detail, dict):
         return "MalformedDetail", "Detail is malformed."

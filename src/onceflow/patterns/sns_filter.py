@@ -64,7 +64,7 @@ class FilterPolicy:
     def matches_body(self, message: str) -> bool:
         try:
             doc = json.loads(message)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser: no body to match
             return False
         return isinstance(doc, dict) and any(_match_node(alt, doc) for alt in self.alternatives)
 
@@ -72,12 +72,15 @@ class FilterPolicy:
 def compile_policy(text: str, scope: str = "MessageAttributes") -> FilterPolicy:
     try:
         doc = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past Python's parser: refused as unparsable (UNCONFIRMED)
         raise FilterPolicyError("failed to parse JSON.") from None
     if not isinstance(doc, dict):
         raise FilterPolicyError("Filter policy must be a JSON object")
     body = scope == "MessageBody"
-    alternatives = tuple(_expand(doc, body, top=True))
+    try:
+        alternatives = tuple(_expand(doc, body, top=True))
+    except RecursionError:  # parsed, but nested deeper than the walk's frames (AWS's words UNCONFIRMED)
+        raise FilterPolicyError("Filter policy is too complex") from None
     # Both scopes hold a policy to 5 keys (AWS-recorded for a flat MessageBody policy too); a nested
     # body policy counts its leaves here: UNCONFIRMED against AWS's "only parent keys are counted".
     if any(_count_keys(a) > MAX_KEYS for a in alternatives):

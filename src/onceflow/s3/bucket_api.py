@@ -148,7 +148,7 @@ class BucketApi(ApiBase):
         if name == "policy":
             try:
                 doc = json.loads(value or "")
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past Python's parser: not a policy either
                 raise ServiceError("MalformedPolicy", "Policies must be valid JSON and the first byte must be '{'",
                                    400) from None
             if not isinstance(doc, dict) or "Statement" not in doc:

@@ -113,7 +113,7 @@ def _removes_filter(value: str) -> bool:
         return True
     try:
         return json.loads(value) == {}
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser: compile_policy refuses it
         return False
 
 
@@ -246,7 +246,7 @@ class Topics:
         if name in ("Policy", "DeliveryPolicy") and value:
             try:
                 json.loads(value)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past Python's parser: unparsable as well
                 raise invalid(f"{name}: failed to parse JSON.") from None
         attributes = dict(topic.attributes)
         attributes[name] = value

@@ -69,7 +69,7 @@ def check(attributes: dict[str, str], fifo: bool) -> dict[str, str]:
         elif name in JSON_VALUES and value:
             try:
                 json.loads(value)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past Python's parser: invalid as well
                 raise invalid_attribute_value(name) from None
         elif name == "DeduplicationScope" and value not in ("queue", "messageGroup"):
             raise invalid_attribute_value(name)
@@ -84,7 +84,7 @@ def check(attributes: dict[str, str], fifo: bool) -> dict[str, str]:
 def _redrive_policy(value: str) -> str:
     try:
         policy = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise invalid_value(f"Value {value} for parameter RedrivePolicy is invalid. Reason: Redrive policy is not "
                             "a valid JSON map.") from None
     if not isinstance(policy, dict) or "deadLetterTargetArn" not in policy or "maxReceiveCount" not in policy:

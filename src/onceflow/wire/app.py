@@ -37,7 +37,7 @@ from onceflow.wire import errors, facts, identify, intake, own_endpoints, protoc
 from onceflow.wire.asgi import CLOSE, ASGIApp, content_length, head, lifespan, replay, send_response
 from onceflow.wire.authenticate import Authenticator
 from onceflow.wire.execution import Call, Deferred, Durable, Execution, internal_failure
-from onceflow.wire.guard import FrontDoor, host_message, origin_message
+from onceflow.wire.guard import CONTENT_SANDBOX, FrontDoor, host_message, is_content_host, origin_message
 from onceflow.wire.head import body_limit, refuse, refuse_body
 from onceflow.wire.intake import BodyBudget, Busy, TimedOut, TooLarge
 from onceflow.wire.request import Request, Response
@@ -229,6 +229,8 @@ class AwsApp:
 
         def answer() -> Response:
             status, body, headers, content_type = urls.serve(request, caller)
+            if not is_content_host(request.headers.get("host", "")):  # /_onceflow/lambda-url/: the console's origin
+                headers = [*headers, CONTENT_SANDBOX]
             return Response(status, body, headers, content_type)
 
         return Deferred(answer)

@@ -8,6 +8,11 @@ onceflow runs next to the user's browser. Two rules keep web pages out:
 - Origin: a browser says where a request comes from (`Origin`, `Sec-Fetch-Site`). An AWS call or
   a state-changing endpoint coming from a page of another origin is refused, unless the user
   allowed that origin with `--cors-origin`; CORS preflights are answered for those origins only.
+- Stored content is not onceflow's own page: what S3 objects and function URLs serve is anyone's
+  (an uploaded file, a handler echoing its input). A page on a content host (`<bucket>.localhost`,
+  `<id>.lambda-url.<region>.localhost`) counts as another origin even when it calls its own
+  host, and content served at onceflow's own origin (path-style GetObject, `/_onceflow/lambda-url/`)
+  carries `CONTENT_SANDBOX`, so a browser runs it in an opaque origin (`Origin: null`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,10 @@ EXPOSED = "x-amzn-requestid, x-amzn-errortype, x-amz-request-id, x-amz-id-2, x-a
 
 _NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?")  # a DNS name, one trailing dot at most
 _PORT = re.compile(r"[0-9]{0,5}")  # RFC 3986: the port may be empty
+# What stored content served at onceflow's own origin carries: its scripts run, but in an origin of
+# their own, so they can neither read the console nor call the API as onceflow's own pages.
+CONTENT_SANDBOX = ("content-security-policy",
+                   "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads")
 
 
 def hostname(host: str) -> str | None:
@@ -62,6 +71,13 @@ def _is_loopback_address(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def is_content_host(host: str) -> bool:
+    """Whether a Host header names a host onceflow serves stored content on rather than its own
+    pages: a sub-domain of localhost (S3's virtual-hosted buckets, Lambda function URLs)."""
+    name = hostname(host)
+    return name is not None and name.endswith(".localhost")
 
 
 def is_loopback_name(name: str) -> bool:
@@ -122,20 +138,24 @@ class FrontDoor:
         return None
 
     # ------------------------------------------------------------------ Origin
-    def foreign_origin(self, headers: dict[str, str]) -> str | None:
+    def foreign_origin(self, headers: dict[str, str], content: bool = False) -> str | None:
         """What gives the request away as a cross-origin browser request ('Origin: ...' or
         'Sec-Fetch-Site: ...'), or None when it comes from onceflow's own pages, an allowed
-        origin or no browser at all."""
+        origin or no browser at all. A page a content host serves is never onceflow's own, even
+        calling its own host (an S3 object or a function URL's answer is anyone's HTML), unless
+        `content`: an unsigned S3 request, a bucket's page loading the bucket's public objects."""
         origin = headers.get("origin")
         if origin is not None:
             lowered = origin.lower()
             if lowered in self.cors_origins:
                 return None
             host = headers.get("host", "").lower()
-            if lowered not in (f"http://{host}", f"https://{host}"):
+            if lowered not in (f"http://{host}", f"https://{host}") or (not content and is_content_host(host)):
                 return f"Origin: {origin}"
         site = headers.get("sec-fetch-site")
         if site in ("cross-site", "same-site"):
+            return f"Sec-Fetch-Site: {site}"
+        if site == "same-origin" and not content and is_content_host(headers.get("host", "")):  # a GET sends no Origin
             return f"Sec-Fetch-Site: {site}"
         return None
 

@@ -23,7 +23,7 @@ from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.faults import wire as faults_wire
 from onceflow.wire import rest_xml, s3_errors, s3_sigv2, sigv4
-from onceflow.wire.guard import hostname, origin_message
+from onceflow.wire.guard import CONTENT_SANDBOX, hostname, origin_message
 from onceflow.wire.intake import TimedOut, TooLarge, read_body
 from onceflow.wire.request import Request, Response
 from onceflow.wire.s3_body import STREAMING, ChunkedBody, PlainBody, Source
@@ -66,6 +66,11 @@ def claims_s3(request: Request) -> bool:
     return host_bucket(request.headers.get("host", "")) is not None or "x-amz-content-sha256" in request.headers
 
 
+def _signed_query(query: str) -> bool:
+    """Whether a query string carries a signature (SigV4's presigned or S3's older SigV2)."""
+    return "X-Amz-Credential" in query or "AWSAccessKeyId=" in query
+
+
 class S3Path:
     def __init__(self, app: AwsApp) -> None:
         self.app = app
@@ -92,7 +97,10 @@ class S3Path:
     async def _answer(self, request: Request, receive: Any,
                       request_id: str) -> tuple[Response | rest_xml.Rendered, bool]:
         app = self.app
-        foreign = app.door.foreign_origin(request.headers)
+        # A bucket's own pages may load its public objects; a signed call from them is refused (a page
+        # holding the default keys would otherwise copy any bucket's objects into its own and read them).
+        anonymous = "authorization" not in request.headers and not _signed_query(request.query_string)
+        foreign = app.door.foreign_origin(request.headers, content=anonymous)
         if foreign is not None:
             raise s3_errors.access_denied(origin_message(foreign))
         vhost = host_bucket(request.headers.get("host", ""))
@@ -145,6 +153,8 @@ class S3Path:
         else:
             result = await loop.run_in_executor(executor, call)
         rendered = rest_xml.render(op, result, request_id)
+        if op.name == "GetObject" and vhost is None:  # an object served at onceflow's own origin
+            rendered.headers.append(CONTENT_SANDBOX)
         return rendered, bool(pull is not None and not pull.ended)
 
     async def _faulted(self, ctx: RequestContext, params: dict[str, Any], call: Any, executor: Any,

@@ -88,6 +88,9 @@ def jackson_parse_error(text: str) -> tuple[str, int, int]:
         json.loads(text)
     except json.JSONDecodeError as e:
         return "Unexpected character", *_line_column(text, e.pos + 1)
+    except ValueError:  # an integer past Python's 4300 digits; Jackson's own limit is 1000 (its words UNCONFIRMED)
+        return "Number value length exceeds the maximum allowed (1000, from " \
+               "`StreamReadConstraints.getMaxNumberLength()`)", 1, 1
     return "Invalid JSON", 1, 1  # not reached: only called for text json.loads refuses
 
 
