@@ -13,6 +13,19 @@ def internal_failure() -> ServiceError:
                         "exception or failure.", 500, sender_fault=False)
 
 
+# A document nested past what Python's parser or a walk's frames allow, wherever a handler met it (a
+# policy, a template, a filter inside a string member): a client's mistake, so a 4xx in its
+# protocol's generic validation code, never the 500 an uncaught RecursionError would be. The
+# services' own parsers refuse the cases they know with their own errors first; AWS's wording for
+# the rest is UNCONFIRMED.
+TOO_DEEP_CODES = {"query": "ValidationError", "rest-xml": "InvalidArgument"}
+
+
+def nested_too_deeply(protocol: str) -> ServiceError:
+    return ServiceError(TOO_DEEP_CODES.get(protocol, "ValidationException"),
+                        "The request holds a document nested too deeply to be read.", 400)
+
+
 def unknown_operation(message: str = "", status: int = 400) -> ServiceError:
     """A JSON or REST request naming no operation of the model (coral's own code)."""
     return ServiceError("UnknownOperationException", message, status, namespace=CORAL_SERVICE)

@@ -84,15 +84,18 @@ class Execution:
             return self.within_budget(call)
         return call
 
-    def invoke(self, handler: Any, ctx: RequestContext, params: dict[str, Any]) -> Any:
+    def invoke(self, handler: Any, ctx: RequestContext, params: dict[str, Any], protocol: str) -> Any:
         """Authorize, then run the handler: the one place every HTTP call is authorized."""
         self.stack.authorize(ctx, params)
-        return handler(ctx, params)
+        try:
+            return handler(ctx, params)
+        except RecursionError:  # raised out of the handler's transaction, so nothing it wrote stays
+            raise errors.nested_too_deeply(protocol) from None
 
     def answer(self, call: Call) -> Response:
         """Run `call` on this thread and render what it returns or raises."""
         try:
-            return render(call.found, self.invoke(call.handler, call.ctx, call.params), call.ctx.request_id)
+            return render(call.found, self.invoke(call.handler, call.ctx, call.params, call.found.spec.protocol), call.ctx.request_id)
         except ServiceError as err:
             return protocols.error(call.found.spec, err, call.ctx.request_id)
 
@@ -105,7 +108,7 @@ class Execution:
         loop = asyncio.get_running_loop()
         try:
             result = await loop.run_in_executor(self.executor_for(call.ctx), self.invoke, call.handler, call.ctx,
-                                                call.params)
+                                                call.params, call.found.spec.protocol)
             if isinstance(result, LongPoll):  # waits on the loop, holding no thread (SQS ReceiveMessage)
                 result = await result.run(self.executor)
             return render(call.found, result, call.ctx.request_id)

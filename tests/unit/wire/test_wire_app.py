@@ -295,3 +295,18 @@ def test_a_bounded_handler_runs_on_the_loop_and_past_its_budget_again_in_the_poo
     runs.clear()
     large = call(app, signed("dynamodb", "Query", {"TableName": "t", "Limit": 5}))
     assert (large.status, json.loads(large.body)["Count"], runs) == (200, 5, [(True, True), (False, False)])
+
+
+@pytest.mark.parametrize(("service", "operation", "params", "code"), [
+    ("logs", "PutResourcePolicy", {"policyName": "p", "policyDocument": "x"}, "ValidationException"),
+    ("iam", "CreatePolicy", {"PolicyName": "p", "PolicyDocument": "x"}, "ValidationError")])
+def test_a_document_nested_past_a_handlers_parser_is_a_400_in_the_protocols_code(
+        app: AwsApp, service: str, operation: str, params: dict[str, Any], code: str) -> None:
+    def handler(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        return json.loads("[" * 200_000 + "]" * 200_000)  # raises RecursionError in Python's parser
+
+    app.stack.registry.add(service, operation, handler)
+    response = call(app, signed(service, operation, params))
+    assert response.status == 400
+    assert code.encode() in response.body and b"nested too deeply" in response.body
+    assert b"Traceback" not in response.body and b"RecursionError" not in response.body
