@@ -48,7 +48,7 @@ async def run(app: Execution, faulted: FaultedCall, faults: FaultRules) -> Respo
     executor = app.executor_for(ctx)
 
     def effect() -> Any:
-        return fire.after_effect(lambda: app.invoke(call.handler, ctx, call.params))
+        return fire.after_effect(lambda: app.invoke(call))
 
     try:
         result = await loop.run_in_executor(executor, effect)

@@ -84,18 +84,18 @@ class Execution:
             return self.within_budget(call)
         return call
 
-    def invoke(self, handler: Any, ctx: RequestContext, params: dict[str, Any], protocol: str) -> Any:
+    def invoke(self, call: Call) -> Any:
         """Authorize, then run the handler: the one place every HTTP call is authorized."""
-        self.stack.authorize(ctx, params)
+        self.stack.authorize(call.ctx, call.params)
         try:
-            return handler(ctx, params)
+            return call.handler(call.ctx, call.params)
         except RecursionError:  # raised out of the handler's transaction, so nothing it wrote stays
-            raise errors.nested_too_deeply(protocol) from None
+            raise errors.nested_too_deeply(call.found.spec.protocol) from None
 
     def answer(self, call: Call) -> Response:
         """Run `call` on this thread and render what it returns or raises."""
         try:
-            return render(call.found, self.invoke(call.handler, call.ctx, call.params, call.found.spec.protocol), call.ctx.request_id)
+            return render(call.found, self.invoke(call), call.ctx.request_id)
         except ServiceError as err:
             return protocols.error(call.found.spec, err, call.ctx.request_id)
 
@@ -107,8 +107,7 @@ class Execution:
         """Run a handler in the thread pool (it may block on a commit or a worker) and render."""
         loop = asyncio.get_running_loop()
         try:
-            result = await loop.run_in_executor(self.executor_for(call.ctx), self.invoke, call.handler, call.ctx,
-                                                call.params, call.found.spec.protocol)
+            result = await loop.run_in_executor(self.executor_for(call.ctx), self.invoke, call)
             if isinstance(result, LongPoll):  # waits on the loop, holding no thread (SQS ReceiveMessage)
                 result = await result.run(self.executor)
             return render(call.found, result, call.ctx.request_id)
