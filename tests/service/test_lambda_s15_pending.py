@@ -8,34 +8,25 @@ with Publish as recorded (test_lambda_api.snapshot.json, TestLambdaVersions::tes
 
 from __future__ import annotations
 
-import io
 import json
 import uuid
-import zipfile
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from lambda_setup import lambda_role, zip_of
 
-TRUST = {
-    "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-}
 PENDING = "The operation cannot be performed at this time. The function is currently in the following state: Pending"
 
 
 def make_zip(value: int) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("app.py", f"def handler(event, context):\n    return {value}\n")
-    return buf.getvalue()
+    return zip_of(f"def handler(event, context):\n    return {value}\n")
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"s15-pending-{uuid.uuid4().hex[:8]}"
-    return aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    return lambda_role(aws, "s15-pending")
 
 
 @pytest.fixture

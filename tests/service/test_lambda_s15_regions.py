@@ -5,36 +5,26 @@ included), through boto3 against a real server: a function ARN and a function UR
 
 from __future__ import annotations
 
-import io
-import json
 import urllib.request
 import uuid
-import zipfile
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from botocore.exceptions import ClientError
+from lambda_setup import lambda_role, zip_of
 
 EUSC = "eusc-de-east-1"
-TRUST = {
-    "Version": "2012-10-17",
-    "Statement": [{"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}],
-}
 
 
 def make_zip() -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("app.py", "def handler(event, context):\n    return {'statusCode': 200, 'body': 'eusc'}\n")
-    return buf.getvalue()
+    return zip_of("def handler(event, context):\n    return {'statusCode': 200, 'body': 'eusc'}\n")
 
 
 @pytest.fixture(scope="module")
 def role(aws: Callable[..., Any]) -> str:
-    name = f"s15-regions-{uuid.uuid4().hex[:8]}"
-    return aws("iam").create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(TRUST))["Role"]["Arn"]
+    return lambda_role(aws, "s15-regions")
 
 
 @pytest.fixture
