@@ -1,0 +1,92 @@
+"""Paging tokens a service never issued, and paging bounds, answered as AWS answers them (they got a
+200 with a first page, found by bench/sweep_bad_input.py); real tokens from a first page still page on.
+
+Sources of the expected answers:
+- SNS: the SNS API reference lists InvalidParameter ("a request parameter does not comply with the
+  associated constraints") for ListTopics/ListSubscriptions*/ListPlatformApplications/
+  ListEndpointsByPlatformApplication; SNS words it "Invalid parameter: <Name>". The exact text for
+  NextToken is UNCONFIRMED against a recording (several independent emulators answer it so).
+- S3 ListBuckets: botocore's s3 model gives MaxBuckets the range 1..10000; S3's answer outside it is
+  InvalidArgument "Argument max-buckets must be an integer between 1 and 10000" (the wording onceflow
+  already had for 10001; 0 used to slip through as a full page).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import botocore.config
+import pytest
+from botocore.exceptions import ClientError
+
+BOGUS = "not-a-token-we-issued"
+RAW = botocore.config.Config(parameter_validation=False, retries={"max_attempts": 0})
+
+
+def _error(call: Callable[[], Any]) -> tuple[int, str, str]:
+    with pytest.raises(ClientError) as exc:
+        call()
+    r = exc.value.response
+    return r["ResponseMetadata"]["HTTPStatusCode"], r["Error"]["Code"], r["Error"].get("Message", "")
+
+
+SNS_REFUSAL = (400, "InvalidParameter", "Invalid parameter: NextToken")
+
+
+def test_sns_list_topics_refuses_a_made_up_token_and_pages_with_its_own(aws: Callable[..., Any]) -> None:
+    sns = aws("sns")
+    tag = uuid.uuid4().hex[:8]
+    made = {sns.create_topic(Name=f"page-{tag}-{i:03}")["TopicArn"] for i in range(105)}
+    assert _error(lambda: sns.list_topics(NextToken=BOGUS)) == SNS_REFUSAL
+    # a raw ARN was the token before: it must not be one now
+    assert _error(lambda: sns.list_topics(NextToken=sorted(made)[0])) == SNS_REFUSAL
+    seen: list[str] = []
+    kwargs: dict[str, Any] = {}
+    pages = 0
+    while True:
+        page = sns.list_topics(**kwargs)
+        pages += 1
+        seen += [t["TopicArn"] for t in page["Topics"]]
+        if "NextToken" not in page:
+            break
+        kwargs = {"NextToken": page["NextToken"]}
+    assert pages > 1
+    assert len(seen) == len(set(seen))
+    assert made <= set(seen)
+
+
+def test_sns_subscription_listings_refuse_a_made_up_token(aws: Callable[..., Any]) -> None:
+    sns = aws("sns")
+    topic = sns.create_topic(Name=f"subs-{uuid.uuid4().hex[:8]}")["TopicArn"]
+    assert _error(lambda: sns.list_subscriptions(NextToken=BOGUS)) == SNS_REFUSAL
+    assert _error(lambda: sns.list_subscriptions_by_topic(TopicArn=topic, NextToken=BOGUS)) == SNS_REFUSAL
+    assert sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"] == []
+
+
+def test_sns_platform_listings_refuse_a_made_up_token(aws: Callable[..., Any]) -> None:
+    sns = aws("sns")
+    assert _error(lambda: sns.list_platform_applications(NextToken=BOGUS)) == SNS_REFUSAL
+    app = sns.create_platform_application(Name=f"app-{uuid.uuid4().hex[:8]}", Platform="GCM",
+                                          Attributes={"PlatformCredential": "key"})["PlatformApplicationArn"]
+    assert _error(lambda: sns.list_endpoints_by_platform_application(
+        PlatformApplicationArn=app, NextToken=BOGUS)) == SNS_REFUSAL
+
+
+@pytest.mark.parametrize("bound", [0, 10001])
+def test_s3_list_buckets_refuses_max_buckets_outside_1_to_10000(aws: Callable[..., Any], bound: int) -> None:
+    s3 = aws("s3", config=RAW)
+    assert _error(lambda: s3.list_buckets(MaxBuckets=bound)) == (
+        400, "InvalidArgument", "Argument max-buckets must be an integer between 1 and 10000")
+
+
+def test_s3_list_buckets_pages_with_max_buckets_1(aws: Callable[..., Any]) -> None:
+    s3 = aws("s3")
+    tag = uuid.uuid4().hex[:8]
+    for i in range(2):
+        s3.create_bucket(Bucket=f"pages-{tag}-{i}")
+    first = s3.list_buckets(MaxBuckets=1, Prefix=f"pages-{tag}-")
+    assert [b["Name"] for b in first["Buckets"]] == [f"pages-{tag}-0"]
+    second = s3.list_buckets(MaxBuckets=1, Prefix=f"pages-{tag}-", ContinuationToken=first["ContinuationToken"])
+    assert [b["Name"] for b in second["Buckets"]] == [f"pages-{tag}-1"]
