@@ -90,3 +90,46 @@ def test_s3_list_buckets_pages_with_max_buckets_1(aws: Callable[..., Any]) -> No
     assert [b["Name"] for b in first["Buckets"]] == [f"pages-{tag}-0"]
     second = s3.list_buckets(MaxBuckets=1, Prefix=f"pages-{tag}-", ContinuationToken=first["ContinuationToken"])
     assert [b["Name"] for b in second["Buckets"]] == [f"pages-{tag}-1"]
+
+
+# Lambda: the Lambda API reference lists InvalidParameterValueException ("one of the parameters in the
+# request is not valid") for every List* taking a Marker; the message text is UNCONFIRMED.
+def _lambda_refusal(call: Callable[[], Any]) -> None:
+    status, code, _ = _error(call)
+    assert (status, code) == (400, "InvalidParameterValueException")
+
+
+def test_lambda_listings_refuse_a_made_up_marker_and_page_with_their_own(aws: Callable[..., Any]) -> None:
+    from lambda_setup import lambda_role, zip_of
+
+    lam = aws("lambda")
+    tag = uuid.uuid4().hex[:8]
+    role = lambda_role(aws, f"pages-{tag}")
+    names = [f"pages-{tag}-{i}" for i in range(3)]
+    for name in names:
+        lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="app.handler",
+                            Code={"ZipFile": zip_of()})
+    _lambda_refusal(lambda: lam.list_functions(Marker=BOGUS))
+    _lambda_refusal(lambda: lam.list_functions(Marker="MA"))  # base64 of "0": the old positional marker
+    _lambda_refusal(lambda: lam.list_functions(FunctionVersion="ALL", Marker=BOGUS))
+    _lambda_refusal(lambda: lam.list_aliases(FunctionName=names[0], Marker=BOGUS))
+    _lambda_refusal(lambda: lam.list_versions_by_function(FunctionName=names[0], Marker=BOGUS))
+    _lambda_refusal(lambda: lam.list_event_source_mappings(Marker=BOGUS))
+    _lambda_refusal(lambda: lam.list_function_url_configs(FunctionName=names[0], Marker="7"))
+    _lambda_refusal(lambda: lam.list_function_event_invoke_configs(FunctionName=names[0], Marker="7"))
+    seen: list[str] = []
+    kwargs: dict[str, Any] = {}
+    pages = 0
+    while True:
+        page = lam.list_functions(MaxItems=2, **kwargs)
+        pages += 1
+        seen += [f["FunctionName"] for f in page["Functions"]]
+        if not page.get("NextMarker"):
+            break
+        kwargs = {"Marker": page["NextMarker"]}
+    assert pages > 1 and len(seen) == len(set(seen)) and set(names) <= set(seen)
+    for name in names:
+        lam.publish_version(FunctionName=name)
+    first = lam.list_versions_by_function(FunctionName=names[0], MaxItems=1)
+    second = lam.list_versions_by_function(FunctionName=names[0], MaxItems=1, Marker=first["NextMarker"])
+    assert [v["Version"] for v in first["Versions"] + second["Versions"]] == ["$LATEST", "1"]
