@@ -133,3 +133,28 @@ def test_lambda_listings_refuse_a_made_up_marker_and_page_with_their_own(aws: Ca
     first = lam.list_versions_by_function(FunctionName=names[0], MaxItems=1)
     second = lam.list_versions_by_function(FunctionName=names[0], MaxItems=1, Marker=first["NextMarker"])
     assert [v["Version"] for v in first["Versions"] + second["Versions"]] == ["$LATEST", "1"]
+
+
+# EventBridge Scheduler: the botocore model's only 4xx for a bad ListSchedules/ListScheduleGroups input
+# is ValidationException (400); the message text is UNCONFIRMED.
+def test_scheduler_listings_refuse_a_made_up_token_and_page_with_their_own(aws: Callable[..., Any]) -> None:
+    sch = aws("scheduler")
+    tag = uuid.uuid4().hex[:8]
+    made = {f"pages-{tag}-{i}" for i in range(3)}
+    for name in made:
+        sch.create_schedule_group(Name=name)
+    for call in (lambda: sch.list_schedule_groups(NextToken=BOGUS), lambda: sch.list_schedules(NextToken=BOGUS),
+                 lambda: sch.list_schedule_groups(NextToken="1")):  # "1" was the token before
+        status, code, _ = _error(call)
+        assert (status, code) == (400, "ValidationException")
+    seen: list[str] = []
+    kwargs: dict[str, Any] = {}
+    pages = 0
+    while True:
+        page = sch.list_schedule_groups(NamePrefix=f"pages-{tag}-", MaxResults=2, **kwargs)
+        pages += 1
+        seen += [g["Name"] for g in page["ScheduleGroups"]]
+        if "NextToken" not in page:
+            break
+        kwargs = {"NextToken": page["NextToken"]}
+    assert pages == 2 and sorted(seen) == sorted(made)
