@@ -158,3 +158,29 @@ def test_scheduler_listings_refuse_a_made_up_token_and_page_with_their_own(aws: 
             break
         kwargs = {"NextToken": page["NextToken"]}
     assert pages == 2 and sorted(seen) == sorted(made)
+
+
+# EventBridge: ValidationException is the model's 4xx for a bad List* input; the text is UNCONFIRMED.
+def test_events_listings_refuse_a_made_up_token_and_page_with_their_own(aws: Callable[..., Any]) -> None:
+    events = aws("events")
+    tag = uuid.uuid4().hex[:8]
+    made = {f"pages-{tag}-{i}" for i in range(3)}
+    for name in made:
+        events.put_rule(Name=name, EventPattern='{"source": ["pages"]}')
+    for call in (lambda: events.list_rules(NextToken=BOGUS), lambda: events.list_rules(NextToken="1"),
+                 lambda: events.list_archives(NextToken=BOGUS), lambda: events.list_replays(NextToken=BOGUS),
+                 lambda: events.list_connections(NextToken=BOGUS),
+                 lambda: events.list_api_destinations(NextToken=BOGUS)):
+        status, code, _ = _error(call)
+        assert (status, code) == (400, "ValidationException")
+    seen: list[str] = []
+    kwargs: dict[str, Any] = {}
+    pages = 0
+    while True:
+        page = events.list_rules(NamePrefix=f"pages-{tag}-", Limit=2, **kwargs)
+        pages += 1
+        seen += [r["Name"] for r in page["Rules"]]
+        if "NextToken" not in page:
+            break
+        kwargs = {"NextToken": page["NextToken"]}
+    assert pages == 2 and sorted(seen) == sorted(made)
