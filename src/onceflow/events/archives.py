@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.events import errors, store
+from onceflow.events.paging import paginate
 from onceflow.patterns.event_pattern import PatternError, compile_pattern
 
 if TYPE_CHECKING:
@@ -171,7 +172,8 @@ class Archives:
         found = [a for a in self.db.read(read) if a["ArchiveName"].startswith(p.get("NamePrefix") or "")
                  and p.get("EventSourceArn", a["EventSourceArn"]) == a["EventSourceArn"]
                  and p.get("State", "ENABLED") == "ENABLED"]
-        return {"Archives": found}
+        page, token = paginate(found, p.get("Limit"), p.get("NextToken"))
+        return {"Archives": page, **({"NextToken": token} if token else {})}
 
     def update(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
         name = p["ArchiveName"]
@@ -262,7 +264,8 @@ class Archives:
                  if b["ReplayName"].startswith(p.get("NamePrefix") or "")
                  and p.get("State", b["State"]) == b["State"]
                  and p.get("EventSourceArn", b["EventSourceArn"]) == b["EventSourceArn"]]
-        return {"Replays": found}
+        page, token = paginate(found, p.get("Limit"), p.get("NextToken"))
+        return {"Replays": page, **({"NextToken": token} if token else {})}
 
     def cancel_replay(self, key: Key, name: str) -> dict[str, Any]:
         with self.db.transaction() as conn:

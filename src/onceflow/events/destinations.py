@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from onceflow.errors import ServiceError
 from onceflow.events import store
+from onceflow.events.paging import paginate
 from onceflow.outbound import mark_delivery
 
 if TYPE_CHECKING:
@@ -118,7 +119,8 @@ class Destinations:
                           "LastModifiedTime", "LastAuthorizedTime")) for b in bodies
                  if b["Name"].startswith(p.get("NamePrefix") or "")
                  and p.get("ConnectionState", b["ConnectionState"]) == b["ConnectionState"]]
-        return {"Connections": found}
+        page, token = paginate(found, p.get("Limit"), p.get("NextToken"))
+        return {"Connections": page, **({"NextToken": token} if token else {})}
 
     def update_connection(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
         with self.db.transaction() as conn:
@@ -201,7 +203,8 @@ class Destinations:
                           "HttpMethod", "InvocationRateLimitPerSecond", "CreationTime", "LastModifiedTime"))
                  for b in bodies if b["Name"].startswith(p.get("NamePrefix") or "")
                  and p.get("ConnectionArn", b["ConnectionArn"]) == b["ConnectionArn"]]
-        return {"ApiDestinations": found}
+        page, token = paginate(found, p.get("Limit"), p.get("NextToken"))
+        return {"ApiDestinations": page, **({"NextToken": token} if token else {})}
 
     def update_destination(self, key: Key, p: dict[str, Any]) -> dict[str, Any]:
         with self.db.transaction() as conn:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow import pages
+from onceflow.errors import ServiceError
 from onceflow.events import errors
 
 
@@ -12,11 +14,10 @@ def tag_map(tags: list[dict[str, str]] | None) -> dict[str, str]:
 
 
 def paginate(items: list[Any], limit: int | None, token: str | None) -> tuple[list[Any], str | None]:
-    start = 0
-    if token:
-        try:
-            start = int(token)
-        except ValueError:
-            raise errors.validation("The provided pagination token is invalid.") from None  # UNCONFIRMED
+    start = pages.offset_of(token, _refused_token)  # a token EventBridge never issued is refused
     end = start + limit if limit else len(items)
-    return items[start:end], (str(end) if end < len(items) else None)
+    return items[start:end], (pages.offset_token(end) if end < len(items) else None)
+
+
+def _refused_token() -> ServiceError:
+    return errors.validation("The provided pagination token is invalid.")  # UNCONFIRMED wording

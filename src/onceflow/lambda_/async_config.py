@@ -12,7 +12,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import errors, names
+from onceflow.lambda_ import errors, names, paging
 from onceflow.lambda_.names import FunctionRef
 from onceflow.lambda_.service import LambdaService
 
@@ -88,12 +88,8 @@ class InvokeConfigs:
         rows = self.store.list_invoke_configs(ref.key)
         qualifiers = [r.get("_qualifier", "") for r in rows]
         rendered = [_render(ref, q, r) for q, r in zip(qualifiers, rows, strict=True)]
-        start = int(params.get("Marker") or 0) if str(params.get("Marker") or "0").isdigit() else 0
-        limit = params.get("MaxItems") or 50
-        out: dict[str, Any] = {"FunctionEventInvokeConfigs": rendered[start : start + limit]}
-        if start + limit < len(rendered):
-            out["NextMarker"] = str(start + limit)
-        return out
+        return paging.page(rendered, params.get("Marker"), params.get("MaxItems") or 50,
+                           "FunctionEventInvokeConfigs", lambda c: c)
 
     def policy_for(self, ref: FunctionRef) -> AsyncPolicy:
         """The configuration an Event invocation of `ref` (as invoked) runs under."""

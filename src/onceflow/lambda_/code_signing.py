@@ -24,7 +24,7 @@ from typing import Any
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
-from onceflow.lambda_ import errors, names
+from onceflow.lambda_ import errors, names, paging
 from onceflow.lambda_.service import LambdaService
 
 log = logging.getLogger("onceflow.lambda")
@@ -236,10 +236,4 @@ def _render(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _page(items: list[Any], params: dict[str, Any], member: str) -> dict[str, Any]:
-    marker = str(params.get("Marker") or "0")
-    start = int(marker) if marker.isdigit() else 0
-    limit = params.get("MaxItems") or 50
-    out: dict[str, Any] = {member: items[start : start + limit]}
-    if start + limit < len(items):
-        out["NextMarker"] = str(start + limit)
-    return out
+    return paging.page(items, params.get("Marker"), params.get("MaxItems") or 50, member, lambda c: c)

@@ -17,7 +17,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import errors, esm_windows, names
+from onceflow.lambda_ import errors, esm_windows, names, paging
 from onceflow.lambda_.esm_events import compile_filters
 from onceflow.patterns.event_pattern import PatternError
 from onceflow.registry import operation
@@ -185,13 +185,7 @@ class MappingsApi:
             target = ref.arn(ref.qualifier)  # unqualified: the function's mappings through any qualifier
             rows = [r for r in rows if r["function_arn"] == target
                     or (ref.qualifier is None and r["function_arn"].startswith(target + ":"))]
-        start = int(p["Marker"]) if str(p.get("Marker") or "").isdigit() else 0
-        size = p.get("MaxItems") or 100
-        page = rows[start:start + size]
-        out: dict[str, Any] = {"EventSourceMappings": [describe(r) for r in page]}
-        if start + size < len(rows):
-            out["NextMarker"] = str(start + size)
-        return out
+        return paging.page(rows, p.get("Marker"), p.get("MaxItems") or 100, "EventSourceMappings", describe)
 
     @operation("UpdateEventSourceMapping")
     def update(self, ctx: RequestContext, p: dict[str, Any]) -> dict[str, Any]:

@@ -1,35 +1,39 @@
 """Lambda's list pages: Marker/MaxItems in, the page and NextMarker out. A marker is opaque to the
-caller (base64 of the position, or of the last name for ListFunctions)."""
+caller (the shared codec's sealing of a position, or of the last name for ListFunctions); one Lambda
+never issued is refused, never served as a first page."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable
 from typing import Any
 
+from onceflow import pages
+from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors
 
 
-def encode_marker(value: str) -> str:
-    return base64.urlsafe_b64encode(value.encode()).decode()
+def refused_marker() -> ServiceError:
+    return errors.invalid("Invalid marker")  # InvalidParameterValueException; wording UNCONFIRMED
+
+
+def encode_marker(name: str) -> str:
+    """The marker of a listing that goes on after `name`."""
+    return pages.encode(name, "n")
 
 
 def decode_marker(marker: str | None) -> str | None:
+    """The name `marker` goes on after (None without one)."""
     if not marker:
         return None
-    try:
-        return base64.urlsafe_b64decode(marker.encode()).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        raise errors.invalid("Invalid marker") from None  # UNCONFIRMED wording
+    name = pages.decode(marker, refused_marker, "n")
+    if not isinstance(name, str):
+        raise refused_marker()
+    return name
 
 
 def page(items: list[Any], marker: str | None, limit: int, member: str, render: Callable[[Any], Any]) -> dict:
-    text = decode_marker(marker) or "0"
-    if not text.isdigit():
-        raise errors.invalid("Invalid marker")  # UNCONFIRMED wording
-    start = int(text)
+    start = pages.offset_of(marker, refused_marker)
     out: dict[str, Any] = {member: [render(i) for i in items[start : start + limit]]}
     if start + limit < len(items):
-        out["NextMarker"] = encode_marker(str(start + limit))
+        out["NextMarker"] = pages.offset_token(start + limit)
     return out

@@ -29,7 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
-from onceflow.lambda_ import code_location, errors, names, policy, url_cors
+from onceflow.lambda_ import code_location, errors, names, paging, policy, url_cors
 from onceflow.lambda_.invoke import Invoker
 from onceflow.lambda_.service import LambdaService
 
@@ -148,13 +148,8 @@ class FunctionUrls:
         if self.store.get_function(ref.key) is None:  # recorded in these words
             raise errors.not_found("Function does not exist")
         rendered = [_render(c) for c in self.store.list_urls(ref.key)]
-        marker = str(params.get("Marker") or "0")
-        start = int(marker) if marker.isdigit() else 0
-        limit = params.get("MaxItems") or 50
-        out: dict[str, Any] = {"FunctionUrlConfigs": rendered[start : start + limit]}
-        if start + limit < len(rendered):
-            out["NextMarker"] = str(start + limit)
-        return out
+        return paging.page(rendered, params.get("Marker"), params.get("MaxItems") or 50, "FunctionUrlConfigs",
+                           lambda c: c)
 
     def _stored(self, ref: names.FunctionRef, qualifier: str) -> dict[str, Any]:
         config = self.store.get_url(ref.key, qualifier)

@@ -84,8 +84,10 @@ class BucketApi(ApiBase):
 
     @operation("ListBuckets")
     def list_buckets(self, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-        limit = params.get("MaxBuckets") or 10000
-        if not 1 <= limit <= 10000:
+        limit = params.get("MaxBuckets")
+        if limit is None:
+            limit = 10000
+        elif not 1 <= limit <= 10000:  # 0 too: `or 10000` used to serve it a full page
             raise errors.invalid_argument("Argument max-buckets must be an integer between 1 and 10000",
                                           "max-buckets", str(limit))
         after = read_token(params.get("ContinuationToken"))

@@ -18,6 +18,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow import pages
+from onceflow.errors import ServiceError
 from onceflow.events import store as events_store
 from onceflow.events.schedule import ScheduleError, next_firing, parse, timezone
 from onceflow.events.targets import parse_target_arn
@@ -277,7 +279,12 @@ class SchedulerService:
         self.clock.poke()
 
 
+def _refused_token() -> ServiceError:
+    # ValidationException is the model's only 4xx for a bad ListSchedules(/Groups) input; text UNCONFIRMED
+    return errors.validation("Invalid NextToken")
+
+
 def _page(items: list[Any], limit: int | None, token: str | None) -> tuple[list[Any], str | None]:
-    start = int(token) if token and token.isdigit() else 0
+    start = pages.offset_of(token, _refused_token)  # one Scheduler never issued is refused, not a first page
     end = start + limit if limit else len(items)
-    return items[start:end], (str(end) if end < len(items) else None)
+    return items[start:end], (pages.offset_token(end) if end < len(items) else None)

@@ -15,6 +15,7 @@ from typing import Any
 
 from onceflow.errors import ServiceError
 from onceflow.sns.errors import invalid, not_found
+from onceflow.sns.paging import arn_after, token_after
 from onceflow.store.db import Database
 
 PLATFORMS = {"ADM", "APNS", "APNS_SANDBOX", "GCM", "BAIDU", "MPNS", "WNS"}
@@ -70,11 +71,11 @@ class Platforms:
 
     def list_apps(self, account: str, region: str, token: str | None) -> dict[str, Any]:
         rows = self.db.query("SELECT arn, attributes FROM sns_platform_apps WHERE account=? AND region=? AND arn > ? "
-                             "ORDER BY arn LIMIT ?", (account, region, token or "", PAGE + 1))
+                             "ORDER BY arn LIMIT ?", (account, region, arn_after(token, "apps"), PAGE + 1))
         out: dict[str, Any] = {"PlatformApplications": [
             {"PlatformApplicationArn": r[0], "Attributes": json.loads(r[1])} for r in rows[:PAGE]]}
         if len(rows) > PAGE:
-            out["NextToken"] = rows[PAGE - 1][0]
+            out["NextToken"] = token_after(rows[PAGE - 1][0], "apps")
         return out
 
     # ------------------------------------------------------------------ endpoints
@@ -125,11 +126,11 @@ class Platforms:
         if self.db.query_one("SELECT 1 FROM sns_platform_apps WHERE arn=?", (app_arn,)) is None:
             raise app_not_found()
         rows = self.db.query("SELECT arn, attributes FROM sns_endpoints WHERE app_arn=? AND arn > ? ORDER BY arn "
-                             "LIMIT ?", (app_arn, token or "", PAGE + 1))
+                             "LIMIT ?", (app_arn, arn_after(token, f"endpoints:{app_arn}"), PAGE + 1))
         out: dict[str, Any] = {"Endpoints": [{"EndpointArn": r[0], "Attributes": json.loads(r[1])}
                                              for r in rows[:PAGE]]}
         if len(rows) > PAGE:
-            out["NextToken"] = rows[PAGE - 1][0]
+            out["NextToken"] = token_after(rows[PAGE - 1][0], f"endpoints:{app_arn}")
         return out
 
     def check_publishable(self, arn: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicyError, compile_policy
 from onceflow.sns.errors import invalid, not_found
+from onceflow.sns.paging import arn_after, token_after
 from onceflow.sns.sms import check_sms_endpoint
 from onceflow.store.db import Database
 
@@ -217,10 +218,10 @@ class Topics:
 
     def list(self, account: str, region: str, token: str | None) -> dict[str, Any]:
         rows = self.db.query("SELECT arn FROM sns_topics WHERE account=? AND region=? AND arn > ? ORDER BY arn "
-                             "LIMIT 101", (account, region, token or ""))
+                             "LIMIT 101", (account, region, arn_after(token, "topics")))
         out: dict[str, Any] = {"Topics": [{"TopicArn": r[0]} for r in rows[:100]]}
         if len(rows) > 100:
-            out["NextToken"] = rows[99][0]
+            out["NextToken"] = token_after(rows[99][0], "topics")
         return out
 
     def attributes(self, arn: str) -> dict[str, str]:
@@ -403,19 +404,21 @@ class Topics:
             conn.execute("UPDATE sns_subscriptions SET attributes=? WHERE arn=?", (json.dumps(attributes), arn))
 
     def subscriptions(self, topic_arn: str | None, account: str, token: str | None) -> dict[str, Any]:
+        listing = "subscriptions" if topic_arn is None else f"subscriptions:{topic_arn}"
+        after = arn_after(token, listing)
         if topic_arn is not None:
             self.get(topic_arn)
             rows = self.db.query("SELECT * FROM sns_subscriptions WHERE topic_arn=? AND arn > ? ORDER BY arn LIMIT 101",
-                                 (topic_arn, token or ""))
+                                 (topic_arn, after))
         else:
             rows = self.db.query("SELECT * FROM sns_subscriptions WHERE account=? AND arn > ? ORDER BY arn LIMIT 101",
-                                 (account, token or ""))
+                                 (account, after))
         subs = [_subscription(r) for r in rows]
         out: dict[str, Any] = {"Subscriptions": [
             {"SubscriptionArn": s.arn if s.confirmed else "PendingConfirmation", "Owner": s.account,
              "Protocol": s.protocol, "Endpoint": s.endpoint, "TopicArn": s.topic_arn} for s in subs[:100]]}
         if len(subs) > 100:
-            out["NextToken"] = subs[99].arn
+            out["NextToken"] = token_after(subs[99].arn, listing)
         return out
 
     def confirmed_subscriptions(self, topic_arn: str, conn: sqlite3.Connection) -> builtins.list[Subscription]:
