@@ -76,6 +76,12 @@ _Loader.add_multi_constructor("!", _tag)
 # 1 MB, so one without aliases has fewer; more is an alias bomb ("billion laughs"), which every
 # later walk of the template (resolution, storage) would expand.
 MAX_EXPANDED_NODES = 1_000_000
+# The deepest nesting of collections a YAML template may have. Fixed here, not left to where the
+# composer's recursion runs out: that depends on the process's recursion limit, which the JSONata
+# library raises to 10,000 on its first use, so the same template was refused or read depending on
+# whether a JSONata state machine had run first. Real templates nest a few dozen levels; AWS's own
+# limit is UNCONFIRMED.
+MAX_DEPTH = 256
 
 
 def _load_yaml(text: str) -> Any:
@@ -85,23 +91,26 @@ def _load_yaml(text: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
+        if _expanded_size(node, {}, 0) > MAX_EXPANDED_NODES:
             raise TemplateError("Template format error: YAML not well-formed.")
         return loader.construct_document(node)
     finally:
         loader.dispose()
 
 
-def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
-    """How many nodes `node` stands for with its aliases expanded; each distinct node sized once."""
+def _expanded_size(node: yaml.Node, sizes: dict[int, int], depth: int) -> int:
+    """How many nodes `node` stands for with its aliases expanded; each distinct node sized once.
+    Refuses nesting past MAX_DEPTH."""
     known = sizes.get(id(node))
     if known is not None:
         return known
+    if depth > MAX_DEPTH:
+        raise TemplateError("Template format error: YAML not well-formed.")
     size = 1
     if isinstance(node, yaml.SequenceNode):
-        size += sum(_expanded_size(item, sizes) for item in node.value)
+        size += sum(_expanded_size(item, sizes, depth + 1) for item in node.value)
     elif isinstance(node, yaml.MappingNode):
-        size += sum(_expanded_size(k, sizes) + _expanded_size(v, sizes) for k, v in node.value)
+        size += sum(_expanded_size(k, sizes, depth + 1) + _expanded_size(v, sizes, depth + 1) for k, v in node.value)
     sizes[id(node)] = size
     return size
 
