@@ -32,6 +32,21 @@ def _error(call: Callable[[], Any]) -> tuple[int, str, str]:
     return r["ResponseMetadata"]["HTTPStatusCode"], r["Error"]["Code"], r["Error"].get("Message", "")
 
 
+def _pages(call: Callable[..., dict[str, Any]], items: str, name: str, token_out: str = "NextToken",
+           token_in: str = "NextToken") -> tuple[int, list[str]]:
+    """Every page of a listing through its own tokens: how many pages, and each item's `name`."""
+    seen: list[str] = []
+    kwargs: dict[str, Any] = {}
+    pages = 0
+    while True:
+        page = call(**kwargs)
+        pages += 1
+        seen += [item[name] for item in page[items]]
+        if not page.get(token_out):
+            return pages, seen
+        kwargs = {token_in: page[token_out]}
+
+
 SNS_REFUSAL = (400, "InvalidParameter", "Invalid parameter: NextToken")
 
 
@@ -42,16 +57,7 @@ def test_sns_list_topics_refuses_a_made_up_token_and_pages_with_its_own(aws: Cal
     assert _error(lambda: sns.list_topics(NextToken=BOGUS)) == SNS_REFUSAL
     # a raw ARN was the token before: it must not be one now
     assert _error(lambda: sns.list_topics(NextToken=sorted(made)[0])) == SNS_REFUSAL
-    seen: list[str] = []
-    kwargs: dict[str, Any] = {}
-    pages = 0
-    while True:
-        page = sns.list_topics(**kwargs)
-        pages += 1
-        seen += [t["TopicArn"] for t in page["Topics"]]
-        if "NextToken" not in page:
-            break
-        kwargs = {"NextToken": page["NextToken"]}
+    pages, seen = _pages(sns.list_topics, "Topics", "TopicArn")
     assert pages > 1
     assert len(seen) == len(set(seen))
     assert made <= set(seen)
@@ -117,16 +123,8 @@ def test_lambda_listings_refuse_a_made_up_marker_and_page_with_their_own(aws: Ca
     _lambda_refusal(lambda: lam.list_event_source_mappings(Marker=BOGUS))
     _lambda_refusal(lambda: lam.list_function_url_configs(FunctionName=names[0], Marker="7"))
     _lambda_refusal(lambda: lam.list_function_event_invoke_configs(FunctionName=names[0], Marker="7"))
-    seen: list[str] = []
-    kwargs: dict[str, Any] = {}
-    pages = 0
-    while True:
-        page = lam.list_functions(MaxItems=2, **kwargs)
-        pages += 1
-        seen += [f["FunctionName"] for f in page["Functions"]]
-        if not page.get("NextMarker"):
-            break
-        kwargs = {"Marker": page["NextMarker"]}
+    pages, seen = _pages(lambda **kw: lam.list_functions(MaxItems=2, **kw), "Functions", "FunctionName",
+                         token_out="NextMarker", token_in="Marker")
     assert pages > 1 and len(seen) == len(set(seen)) and set(names) <= set(seen)
     for name in names:
         lam.publish_version(FunctionName=name)
@@ -147,16 +145,8 @@ def test_scheduler_listings_refuse_a_made_up_token_and_page_with_their_own(aws: 
                  lambda: sch.list_schedule_groups(NextToken="1")):  # "1" was the token before
         status, code, _ = _error(call)
         assert (status, code) == (400, "ValidationException")
-    seen: list[str] = []
-    kwargs: dict[str, Any] = {}
-    pages = 0
-    while True:
-        page = sch.list_schedule_groups(NamePrefix=f"pages-{tag}-", MaxResults=2, **kwargs)
-        pages += 1
-        seen += [g["Name"] for g in page["ScheduleGroups"]]
-        if "NextToken" not in page:
-            break
-        kwargs = {"NextToken": page["NextToken"]}
+    pages, seen = _pages(lambda **kw: sch.list_schedule_groups(NamePrefix=f"pages-{tag}-", MaxResults=2, **kw),
+                         "ScheduleGroups", "Name")
     assert pages == 2 and sorted(seen) == sorted(made)
 
 
@@ -173,14 +163,5 @@ def test_events_listings_refuse_a_made_up_token_and_page_with_their_own(aws: Cal
                  lambda: events.list_api_destinations(NextToken=BOGUS)):
         status, code, _ = _error(call)
         assert (status, code) == (400, "ValidationException")
-    seen: list[str] = []
-    kwargs: dict[str, Any] = {}
-    pages = 0
-    while True:
-        page = events.list_rules(NamePrefix=f"pages-{tag}-", Limit=2, **kwargs)
-        pages += 1
-        seen += [r["Name"] for r in page["Rules"]]
-        if "NextToken" not in page:
-            break
-        kwargs = {"NextToken": page["NextToken"]}
+    pages, seen = _pages(lambda **kw: events.list_rules(NamePrefix=f"pages-{tag}-", Limit=2, **kw), "Rules", "Name")
     assert pages == 2 and sorted(seen) == sorted(made)
