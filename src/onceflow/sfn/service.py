@@ -23,8 +23,7 @@ from onceflow.sfn.activities import Activities
 from onceflow.sfn.asl.check_states import STATE_TYPES
 from onceflow.sfn.asl.payload import MAX_PAYLOAD
 from onceflow.sfn.asl.resources import check_sdk_services_with
-from onceflow.sfn.asl.variable_refs import variable_references
-from onceflow.sfn.described import describe_row
+from onceflow.sfn.described import describe_row, with_default_encryption, with_variable_references
 from onceflow.sfn.engine import events as ev
 from onceflow.sfn.engine.engine import Engine
 from onceflow.sfn.engine.integrations.activity import START_SUFFIX
@@ -644,26 +643,3 @@ class SfnService:
         self._tagged(arn)
         return {"tags": [{"key": k, "value": v} for k, v in self.store.tags(arn)]}
 
-
-# A machine created without an encryptionConfiguration is described with AWS's default, an AWS owned
-# key: DescribeStateMachine and DescribeStateMachineForExecution both show it [AWS] (LocalStack's
-# AWS-validated snapshots, test_sfn_api_variable_references, recorded 2024-11-20).
-_AWS_OWNED_KEY = {"type": "AWS_OWNED_KEY"}
-
-
-def with_default_encryption(shape: dict[str, Any]) -> dict[str, Any]:
-    shape.setdefault("encryptionConfiguration", dict(_AWS_OWNED_KEY))
-    return shape
-
-
-def with_variable_references(shape: dict[str, Any]) -> dict[str, Any]:
-    """The `variableReferences` field of a described machine: present only when a state reads a
-    variable [AWS] (test_sfn_api_variable_references' recording omits it otherwise)."""
-    try:
-        definition = json.loads(shape["definition"])
-    except (KeyError, TypeError, ValueError, RecursionError):
-        return shape
-    references = variable_references(definition) if isinstance(definition, dict) else {}
-    if references:
-        shape["variableReferences"] = references
-    return shape
