@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, policy, zips
@@ -28,7 +29,7 @@ _LAYER_ARN = re.compile(
 
 
 def layer_arn(region: str, account: str, name: str, version: int | None = None) -> str:
-    arn = f"arn:aws:lambda:{region}:{account}:layer:{name}"
+    arn = f"arn:{partition(region)}:lambda:{region}:{account}:layer:{name}"
     return f"{arn}:{version}" if version is not None else arn
 
 

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicyError, compile_policy
 from onceflow.sns.errors import invalid, not_found
@@ -191,7 +192,7 @@ class Topics:
                 raise invalid(f"Attributes Reason: Unknown attribute {key}")
         if "MaximumMessageSize" in attributes:
             check_max_message_size(str(attributes["MaximumMessageSize"]), "Attributes Reason: ")
-        arn = f"arn:aws:sns:{region}:{account}:{name}"
+        arn = f"arn:{partition(region)}:sns:{region}:{account}:{name}"
         # A standard topic lists no FifoTopic attribute, even when created with FifoTopic=false.
         attributes = {k: str(v) for k, v in attributes.items() if fifo or k != "FifoTopic"}
         full = {"Policy": default_policy(arn, account), "DisplayName": "", **attributes}

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.sqs import attributes as attrs
 from onceflow.sqs.errors import bad_parameter, invalid_value, no_queue, sqs_error
 from onceflow.store.db import Database
@@ -50,7 +51,7 @@ class Queue:
 
 
 def queue_arn(region: str, account: str, name: str) -> str:
-    return f"arn:aws:sqs:{region}:{account}:{name}"
+    return f"arn:{partition(region)}:sqs:{region}:{account}:{name}"
 
 
 def _queue(row: sqlite3.Row) -> Queue:
