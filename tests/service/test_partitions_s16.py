@@ -62,9 +62,17 @@ def test_messaging_and_stack_arns_name_the_partition(aws: Callable[..., Any], re
     url = sqs.create_queue(QueueName=queue)["QueueUrl"]
     assert sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"] == (
         f"arn:{partition}:sqs:{region}:{ACCOUNT}:{queue}")
+    sqs.add_permission(QueueUrl=url, Label="peer", AWSAccountIds=["111122223333"], Actions=["SendMessage"])
+    policy = json.loads(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["Policy"])["Attributes"]["Policy"])
+    assert policy["Statement"][0]["Principal"] == {"AWS": f"arn:{partition}:iam::111122223333:root"}
     topic = unique("t")
-    assert aws("sns", region=region).create_topic(Name=topic)["TopicArn"] == (
-        f"arn:{partition}:sns:{region}:{ACCOUNT}:{topic}")
+    sns = aws("sns", region=region)
+    topic_arn = sns.create_topic(Name=topic)["TopicArn"]
+    assert topic_arn == f"arn:{partition}:sns:{region}:{ACCOUNT}:{topic}"
+    sns.add_permission(TopicArn=topic_arn, Label="peer", AWSAccountId=["111122223333"], ActionName=["Publish"])
+    policy = json.loads(sns.get_topic_attributes(TopicArn=topic_arn)["Attributes"]["Policy"])
+    assert [s["Principal"] for s in policy["Statement"] if s.get("Sid") == "peer"] == [
+        {"AWS": f"arn:{partition}:iam::111122223333:root"}]
     events = aws("events", region=region)
     rule = unique("r")
     assert events.put_rule(Name=rule, ScheduleExpression="rate(1 hour)")["RuleArn"] == (

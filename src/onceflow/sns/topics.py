@@ -281,7 +281,7 @@ class Topics:
             raise invalid("Statement already exists")
         if any(a not in TOPIC_ACTIONS for a in actions):
             raise invalid("Policy statement action out of service scope!")  # UNCONFIRMED prefix (moto's text)
-        principals = [f"arn:aws:iam::{a}:root" for a in accounts]
+        principals = [f"arn:{arn.split(':')[1]}:iam::{a}:root" for a in accounts]  # the topic's partition
         granted = [f"SNS:{a}" for a in actions]
         # As AWS stores it: a lone principal or action is a string, several are a list.
         policy["Statement"].append({"Sid": label, "Effect": "Allow",

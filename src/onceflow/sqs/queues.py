@@ -265,7 +265,7 @@ class Queues:
             "Version": "2012-10-17", "Id": f"{q.arn}/SQSDefaultPolicy", "Statement": []}
         if any(s.get("Sid") == label for s in policy["Statement"]):
             raise invalid_value(f"Value {label} for parameter Label is invalid. Reason: Already exists.")
-        principals = [f"arn:aws:iam::{a}:root" for a in accounts]
+        principals = [f"arn:{q.arn.split(':')[1]}:iam::{a}:root" for a in accounts]  # the queue's partition
         policy["Statement"].append({
             "Sid": label, "Effect": "Allow",
             "Principal": {"AWS": principals[0] if len(principals) == 1 else principals},
