@@ -78,7 +78,8 @@ def test_messaging_and_stack_arns_name_the_partition(aws: Callable[..., Any], re
     assert events.put_rule(Name=rule, ScheduleExpression="rate(1 hour)")["RuleArn"] == (
         f"arn:{partition}:events:{region}:{ACCOUNT}:rule/{rule}")
     bus = unique("bus")
-    assert events.create_event_bus(Name=bus)["EventBusArn"] == f"arn:{partition}:events:{region}:{ACCOUNT}:event-bus/{bus}"
+    assert events.create_event_bus(Name=bus)["EventBusArn"] == (
+        f"arn:{partition}:events:{region}:{ACCOUNT}:event-bus/{bus}")
     group = unique("g")
     assert aws("scheduler", region=region).create_schedule_group(Name=group)["ScheduleGroupArn"] == (
         f"arn:{partition}:scheduler:{region}:{ACCOUNT}:schedule-group/{group}")
@@ -96,8 +97,9 @@ def test_a_role_policy_in_the_partitions_arns_lets_a_workflow_invoke(aws: Callab
                         Role=role_for(aws, region, ["lambda.amazonaws.com"]), Code={"ZipFile": zip_of()})
     lam.get_waiter("function_active_v2").wait(FunctionName=name)
     # What a user in cn-north-1 writes: the function's ARN in its own partition, no wildcard.
-    allow = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "lambda:InvokeFunction",
-                                                      "Resource": f"arn:{partition}:lambda:{region}:{ACCOUNT}:function:{name}"}]}
+    function_arn = f"arn:{partition}:lambda:{region}:{ACCOUNT}:function:{name}"
+    allow = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": function_arn}]}
     role = role_for(aws, region, ["states.amazonaws.com"], allow)
     definition = {"StartAt": "Call", "States": {"Call": {
         "Type": "Task", "Resource": "arn:aws-cn:states:::lambda:invoke",
