@@ -50,6 +50,15 @@ def test_lambda_arns_name_the_partition(aws: Callable[..., Any], region: str, pa
         f"{base}:function:{name}:live")
     layer = lam.publish_layer_version(LayerName=unique("layer"), Content={"ZipFile": zip_of()})
     assert layer["LayerVersionArn"].startswith(f"{base}:layer:")
+    # An account as the principal is written as that account's root in the function's partition.
+    lam.add_permission(FunctionName=name, StatementId="peer", Action="lambda:InvokeFunction", Principal="111122223333")
+    granted = json.loads(lam.get_policy(FunctionName=name)["Policy"])["Statement"][0]
+    assert granted["Principal"] == {"AWS": f"arn:{partition}:iam::111122223333:root"}
+    lam.add_layer_version_permission(LayerName=layer["LayerArn"], VersionNumber=layer["Version"], StatementId="peer",
+                                     Action="lambda:GetLayerVersion", Principal="111122223333")
+    shared = json.loads(lam.get_layer_version_policy(LayerName=layer["LayerArn"],
+                                                     VersionNumber=layer["Version"])["Policy"])
+    assert shared["Statement"][0]["Principal"] == {"AWS": f"arn:{partition}:iam::111122223333:root"}
     with pytest.raises(ClientError) as missing:
         lam.get_function(FunctionName="no-such-function")
     assert missing.value.response["Error"]["Message"] == f"Function not found: {base}:function:no-such-function"

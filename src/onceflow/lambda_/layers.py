@@ -133,7 +133,7 @@ class Layers:
         stmt: dict[str, Any] = {
             "Sid": params["StatementId"],
             "Effect": "Allow",
-            "Principal": "*" if principal == "*" else {"AWS": _account_root(principal)},
+            "Principal": "*" if principal == "*" else {"AWS": _account_root(principal, ctx.partition)},
             "Action": params["Action"],
             "Resource": layer_arn(*_arn_parts(key), version),
         }
@@ -253,8 +253,8 @@ def _check_number(version: int) -> None:
         raise errors.invalid("Layer Version Cannot be less than 1")
 
 
-def _account_root(principal: str) -> str:
-    return principal if principal.startswith("arn:") else f"arn:aws:iam::{principal}:root"
+def _account_root(principal: str, partition: str) -> str:
+    return principal if principal.startswith("arn:") else f"arn:{partition}:iam::{principal}:root"
 
 
 def _check_revision(config: dict[str, Any], wanted: str | None) -> None:
