@@ -102,6 +102,9 @@ def test_a_waiting_worker_gets_the_task_and_answers_it(sfn: Any, role: str) -> N
     assert not poller.is_alive()
     assert json.loads(got["input"]) == {"order": 42}
     sfn.send_task_heartbeat(taskToken=got["taskToken"])
+    with pytest.raises(ClientError) as exc:  # a live token's output that is not JSON: refused, the task still open
+        sfn.send_task_success(taskToken=got["taskToken"], output="output")
+    assert error_of(exc)[0] == "InvalidOutput"
     sfn.send_task_success(taskToken=got["taskToken"], output=json.dumps({"approved": True}))
     d = wait_done(sfn, arn)
     assert d["status"] == "SUCCEEDED"
@@ -175,6 +178,14 @@ def test_bad_tokens(sfn: Any) -> None:
     assert error_of(exc) == ("InvalidToken", "Invalid Token: 'Invalid token'")
     with pytest.raises(ClientError) as exc:
         sfn.send_task_failure(taskToken="bad_token", error="test error")
+    assert error_of(exc) == ("InvalidToken", "Invalid Token: 'Invalid token'")
+
+
+def test_a_bad_token_is_refused_before_its_output_is_read(sfn: Any) -> None:
+    # [AWS] moto's aws_verified test_send_task_failure_invalid_token: output="output" (not JSON)
+    # with taskToken="bad_token" is InvalidToken, not InvalidOutput
+    with pytest.raises(ClientError) as exc:
+        sfn.send_task_success(taskToken="bad_token", output="output")
     assert error_of(exc) == ("InvalidToken", "Invalid Token: 'Invalid token'")
 
 

@@ -277,5 +277,5 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
     if isinstance(name, str) and name.startswith("arn:"):
         return [name]
     if name:
-        return [f"arn:aws:cloudformation:{ctx.region}:{ctx.account}:stack/{name}/*"]
+        return [f"arn:{ctx.partition}:cloudformation:{ctx.region}:{ctx.account}:stack/{name}/*"]
     return ["*"]

@@ -52,8 +52,8 @@ class ChangeSets:
                     p = dict(p, TemplateBody=doc["_template"])
             staged: Doc = {"_resources": {}}
             template, values = prepare(svc.stack, ctx, p, staged, doc.get("_parameters"))
-            change_set_id = f"arn:aws:cloudformation:{ctx.region}:{ctx.account}:changeSet/{p['ChangeSetName']}/" \
-                            f"{uuid.uuid4()}"
+            change_set_id = f"arn:{ctx.partition}:cloudformation:{ctx.region}:{ctx.account}" \
+                            f":changeSet/{p['ChangeSetName']}/{uuid.uuid4()}"
             cs: Doc = {
                 "ChangeSetName": p["ChangeSetName"], "ChangeSetId": change_set_id, "StackId": doc["StackId"],
                 "StackName": doc["StackName"], "Parameters": staged["Parameters"], "CreationTime": time.time(),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.cloudformation.resources import Caller, Made
 from onceflow.errors import ServiceError
 
@@ -46,7 +47,7 @@ def _topic(c: Caller, arn: str) -> Made:
 
 def _bucket(c: Caller, name: str) -> Made:
     c("s3", "HeadBucket", {"Bucket": name})
-    return name, {"Arn": f"arn:aws:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com",
+    return name, {"Arn": f"arn:{partition(c.region)}:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com",
                   "RegionalDomainName": f"{name}.s3.{c.region}.amazonaws.com",
                   "DualStackDomainName": f"{name}.s3.dualstack.{c.region}.amazonaws.com",
                   "WebsiteURL": f"http://{name}.s3-website-{c.region}.amazonaws.com"}
@@ -56,7 +57,7 @@ def _log_group(c: Caller, name: str) -> Made:
     groups = c("logs", "DescribeLogGroups", {"logGroupNamePrefix": name})["logGroups"]
     if not any(g["logGroupName"] == name for g in groups):
         raise ServiceError("ResourceNotFoundException", "The specified log group does not exist.", 400)
-    return name, {"Arn": f"arn:aws:logs:{c.region}:{c.account}:log-group:{name}:*"}
+    return name, {"Arn": f"arn:{partition(c.region)}:logs:{c.region}:{c.account}:log-group:{name}:*"}
 
 
 # type -> (its primary identifier's property, the reader)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import Principal
 from onceflow.errors import ServiceError
 from onceflow.stack import Stack
@@ -240,7 +241,7 @@ def queue_create(c: Caller, logical: str, p: Props) -> Made:
     if p.get("Tags"):
         params["tags"] = {t["Key"]: t["Value"] for t in _tags(p)}
     url = c("sqs", "CreateQueue", params)["QueueUrl"]
-    arn = f"arn:aws:sqs:{c.region}:{c.account}:{name}"
+    arn = f"arn:{partition(c.region)}:sqs:{c.region}:{c.account}:{name}"
     return url, {"Arn": arn, "QueueName": name, "QueueUrl": url}
 
 
@@ -278,7 +279,7 @@ def bucket_create(c: Caller, logical: str, p: Props) -> Made:
     if c.region != "us-east-1":
         params["CreateBucketConfiguration"] = {"LocationConstraint": c.region}
     c("s3", "CreateBucket", params)
-    return name, {"Arn": f"arn:aws:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com",
+    return name, {"Arn": f"arn:{partition(c.region)}:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com",
                   "RegionalDomainName": f"{name}.s3.{c.region}.amazonaws.com",
                   "DualStackDomainName": f"{name}.s3.dualstack.{c.region}.amazonaws.com",
                   "WebsiteURL": f"http://{name}.s3-website-{c.region}.amazonaws.com"}
@@ -296,7 +297,7 @@ def log_group_create(c: Caller, logical: str, p: Props) -> Made:
     c("logs", "CreateLogGroup", params)
     if "RetentionInDays" in p:
         c("logs", "PutRetentionPolicy", {"logGroupName": name, "retentionInDays": int(p["RetentionInDays"])})
-    return name, {"Arn": f"arn:aws:logs:{c.region}:{c.account}:log-group:{name}:*"}
+    return name, {"Arn": f"arn:{partition(c.region)}:logs:{c.region}:{c.account}:log-group:{name}:*"}
 
 
 def log_group_delete(c: Caller, physical: str, props: Props) -> None:

@@ -107,7 +107,7 @@ class CfnService:
     def new_doc(self, ctx: RequestContext, p: dict[str, Any], status: str) -> Doc:
         name = p["StackName"]
         doc: Doc = {
-            "StackId": f"arn:aws:cloudformation:{ctx.region}:{ctx.account}:stack/{name}/{uuid.uuid4()}",
+            "StackId": f"arn:{ctx.partition}:cloudformation:{ctx.region}:{ctx.account}:stack/{name}/{uuid.uuid4()}",
             "StackName": name, "CreationTime": time.time(), "StackStatus": status,
             "DisableRollback": bool(p.get("DisableRollback", False)) or p.get("OnFailure") == "DO_NOTHING",
             "NotificationARNs": list(p.get("NotificationARNs") or []),
@@ -152,8 +152,8 @@ class CfnService:
         if not role:
             return ctx
         name, session = role.rsplit("/", 1)[-1], "AWSCloudFormation"
-        principal = Principal(ctx.account, "assumed-role", f"arn:aws:sts::{ctx.account}:assumed-role/{name}/{session}",
-                              session, role_arn=role, session_name=session)
+        arn = f"arn:{ctx.partition}:sts::{ctx.account}:assumed-role/{name}/{session}"
+        principal = Principal(ctx.account, "assumed-role", arn, session, role_arn=role, session_name=session)
         return dataclasses.replace(ctx, principal=principal)
 
     def create(self, ctx: RequestContext, doc: Doc, template: Template) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.events.service import DEFAULT_BUS, EventsService, bus_arn, bus_name, rule_arn
 from onceflow.registry import operation
@@ -283,14 +284,14 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
                 else bus_arn(region, account, bus_name(e.get("EventBusName"))) for e in p.get("Entries") or []}
         return sorted(arns) or [bus_arn(region, account, DEFAULT_BUS)]
     if "Archive" in op and "ArchiveName" in p:
-        return [f"arn:aws:events:{region}:{account}:archive/{p['ArchiveName']}"]
+        return [f"arn:{partition(region)}:events:{region}:{account}:archive/{p['ArchiveName']}"]
     if "Replay" in op and "ReplayName" in p:
-        return [f"arn:aws:events:{region}:{account}:replay/{p['ReplayName']}"]
+        return [f"arn:{partition(region)}:events:{region}:{account}:replay/{p['ReplayName']}"]
     if op in ("CreateEndpoint", "DescribeEndpoint", "UpdateEndpoint", "DeleteEndpoint"):
         home = p.get("HomeRegion") or region
-        return [f"arn:aws:events:{home}:{account}:endpoint/{p.get('Name', '')}"]
+        return [f"arn:{partition(home)}:events:{home}:{account}:endpoint/{p.get('Name', '')}"]
     if "EventSource" in op and p.get("Name", p.get("EventSourceName")):
-        return [f"arn:aws:events:{region}::event-source/{p.get('Name', p.get('EventSourceName'))}"]
+        return [f"arn:{partition(region)}:events:{region}::event-source/{p.get('Name', p.get('EventSourceName'))}"]
     if op in ("TagResource", "UntagResource", "ListTagsForResource"):
         return [p.get("ResourceARN", "*")]
     return ["*"]

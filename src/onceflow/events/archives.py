@@ -23,6 +23,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
 from onceflow.events import errors, store
 from onceflow.events.paging import paginate
@@ -66,11 +67,11 @@ def rule_pattern(archive_pattern: str | None) -> str:
 
 
 def archive_arn(key: Key, name: str) -> str:
-    return f"arn:aws:events:{key[1]}:{key[0]}:archive/{name}"
+    return f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}:archive/{name}"
 
 
 def replay_arn(key: Key, name: str) -> str:
-    return f"arn:aws:events:{key[1]}:{key[0]}:replay/{name}"
+    return f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}:replay/{name}"
 
 
 def _when(ts: float | None) -> datetime | None:
@@ -96,7 +97,7 @@ class Archives:
 
     # ------------------------------------------------------------------ archives
     def _bus_of(self, conn: sqlite3.Connection, key: Key, arn: str) -> str:
-        prefix = f"arn:aws:events:{key[1]}:{key[0]}:event-bus/"
+        prefix = f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}:event-bus/"
         if not arn.startswith(prefix):
             raise errors.validation("Parameter EventSourceArn is not valid. Reason: Must contain an event bus ARN.")
         name = arn[len(prefix):]
@@ -137,7 +138,7 @@ class Archives:
             template = (f'{{"archive-arn": "{archive_arn(key, name)}:{uuid.uuid4()}", "event": '
                         '<aws.events.event.json>, "ingestion-time": <aws.events.event.ingestion-time>}')
             store.put_target(conn, key, bus, rule, {
-                "Id": rule, "Arn": f"arn:aws:events:{key[1]}:::",
+                "Id": rule, "Arn": f"arn:{partition(key[1])}:events:{key[1]}:::",
                 "InputTransformer": {"InputPathsMap": {}, "InputTemplate": template}})
 
     def _row(self, conn: sqlite3.Connection, key: Key, name: str) -> sqlite3.Row:
@@ -152,7 +153,7 @@ class Archives:
         if full:
             out["ArchiveArn"] = archive_arn(key, row["name"])
         out.update({"ArchiveName": row["name"],
-                    "EventSourceArn": f"arn:aws:events:{key[1]}:{key[0]}:event-bus/{row['bus']}"})
+                    "EventSourceArn": f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}:event-bus/{row['bus']}"})
         if full and row["description"]:
             out["Description"] = row["description"]
         if full and row["pattern"]:
@@ -209,13 +210,13 @@ class Archives:
         now = time.time()
         with self.db.transaction() as conn:
             # The destination is checked before the archive (the order moto's tests give for AWS).
-            bus_prefix = f"arn:aws:events:{key[1]}:{key[0]}:event-bus/"
+            bus_prefix = f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}:event-bus/"
             if not destination["Arn"].startswith(bus_prefix):
                 raise errors.validation("Parameter Destination.Arn is not valid. Reason: Must contain an event bus "
                                         "ARN.")
             bus = destination["Arn"][len(bus_prefix):]
             self.events.buses.bus_row(conn, key, bus)
-            prefix = f"arn:aws:events:{key[1]}:{key[0]}:archive/"
+            prefix = f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}:archive/"
             archive_name = source[len(prefix):] if source.startswith(prefix) else source.rsplit("/", 1)[-1]
             archive = store.get_archive(conn, key, archive_name)
             if archive is None:

@@ -9,6 +9,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.events import bus_policy, errors, partner, store
 from onceflow.events.paging import paginate, tag_map
 from onceflow.store import Database
@@ -18,7 +19,7 @@ Key = tuple[str, str]
 
 
 def bus_arn(region: str, account: str, name: str) -> str:
-    return f"arn:aws:events:{region}:{account}:event-bus/{name}"
+    return f"arn:{partition(region)}:events:{region}:{account}:event-bus/{name}"
 
 
 def bus_name(value: str | None) -> str:

@@ -23,6 +23,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
 from onceflow.events import store
 from onceflow.events.paging import paginate
@@ -90,11 +91,12 @@ class Destinations:
             if store.json_get(conn, "events_connections", key, name) is not None:
                 raise ServiceError("ResourceAlreadyExistsException", f"Connection {name} already exists.", 400)
             suffix = uuid.uuid4()
+            home = f"{partition(key[1])}:{{}}:{key[1]}:{key[0]}"  # partition, service, region, account
             body = {
-                "ConnectionArn": f"arn:aws:events:{key[1]}:{key[0]}:connection/{name}/{suffix}", "Name": name,
+                "ConnectionArn": f"arn:{home.format('events')}:connection/{name}/{suffix}", "Name": name,
                 "Description": p.get("Description"), "ConnectionState": "AUTHORIZED",
                 "AuthorizationType": p["AuthorizationType"], "AuthParameters": p["AuthParameters"],
-                "SecretArn": f"arn:aws:secretsmanager:{key[1]}:{key[0]}:secret:events!connection/{name}/{suffix}",
+                "SecretArn": f"arn:{home.format('secretsmanager')}:secret:events!connection/{name}/{suffix}",
                 "CreationTime": now, "LastModifiedTime": now, "LastAuthorizedTime": now,
             }
             store.json_put(conn, "events_connections", key, name, body)
@@ -175,7 +177,8 @@ class Destinations:
                                    400)
             self._connection_by_arn(conn, key, p["ConnectionArn"])
             body = {
-                "ApiDestinationArn": f"arn:aws:events:{key[1]}:{key[0]}:api-destination/{name}/{uuid.uuid4()}",
+                "ApiDestinationArn": f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}"
+                                     f":api-destination/{name}/{uuid.uuid4()}",
                 "Name": name, "Description": p.get("Description"), "ApiDestinationState": "ACTIVE",
                 "ConnectionArn": p["ConnectionArn"], "InvocationEndpoint": p["InvocationEndpoint"],
                 "HttpMethod": p["HttpMethod"],

@@ -20,6 +20,7 @@ import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
 from onceflow.events import errors, store
 from onceflow.events.paging import paginate
@@ -36,7 +37,7 @@ DELETED = "DELETED"  # the customer's view of a source its partner deleted (Even
 
 def source_arn(region: str, name: str) -> str:
     # A partner event source's ARN names no account (arn:aws:events:<region>::event-source/aws.partner/...).
-    return f"arn:aws:events:{region}::event-source/{name}"
+    return f"arn:{partition(region)}:events:{region}::event-source/{name}"
 
 
 def _when(ts: float | None) -> datetime | None:

@@ -13,6 +13,7 @@ import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.events import errors, store
 from onceflow.events.buses import DEFAULT_BUS, bus_name
 from onceflow.events.paging import paginate, tag_map
@@ -31,7 +32,7 @@ Key = tuple[str, str]
 
 def rule_arn(region: str, account: str, bus: str, name: str) -> str:
     path = name if bus == DEFAULT_BUS else f"{bus}/{name}"
-    return f"arn:aws:events:{region}:{account}:rule/{path}"
+    return f"arn:{partition(region)}:events:{region}:{account}:rule/{path}"
 
 
 def iso(ts: float) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.events import errors, store
 from onceflow.events.buses import DEFAULT_BUS, Buses
 from onceflow.store import Database
@@ -17,7 +18,7 @@ class Tags:
         self.db, self.buses = db, buses
 
     def _tagged(self, conn: sqlite3.Connection, key: Key, arn: str) -> tuple[str, tuple[str, ...]]:
-        prefix = f"arn:aws:events:{key[1]}:{key[0]}:"
+        prefix = f"arn:{partition(key[1])}:events:{key[1]}:{key[0]}:"
         if arn.startswith(prefix + "event-bus/"):
             name = arn[len(prefix + "event-bus/"):]
             if name == DEFAULT_BUS:

@@ -111,8 +111,10 @@ def service_principal(account: str, service: str) -> Principal:
 def role_principal(role_arn: str, session: str) -> Principal:
     account = role_arn.split(":")[4] if role_arn.count(":") >= 5 else ""
     name = role_arn.rsplit("/", 1)[-1]
-    return Principal(account, "assumed-role", f"arn:aws:sts::{account}:assumed-role/{name}/{session}", session,
-                     role_arn=role_arn, session_name=session)
+    parts = role_arn.split(":")
+    # the session is in the role's partition
+    arn = f"arn:{parts[1] if len(parts) > 1 else 'aws'}:sts::{account}:assumed-role/{name}/{session}"
+    return Principal(account, "assumed-role", arn, session, role_arn=role_arn, session_name=session)
 
 
 def _assume(stack: Stack, account: str, role_arn: str | None, service: str) -> Principal:

@@ -187,7 +187,7 @@ def _resolver(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
         foreign = ctx.operation != "CreateFunction"
         ref = parse(name, ctx.account, ctx.region, params.get("Qualifier"), foreign=foreign)
     except Exception:  # a malformed name is the handler's error to report, not authorization's
-        return [f"arn:aws:lambda:{ctx.region}:{ctx.account}:function:{name}"]
+        return [f"arn:{ctx.partition}:lambda:{ctx.region}:{ctx.account}:function:{name}"]
     return [ref.arn(ref.qualifier)]
 
 
@@ -195,7 +195,7 @@ def _layer_resource(ctx: RequestContext, params: dict[str, Any]) -> str:
     if ctx.operation == "GetLayerVersionByArn":
         return str(params.get("Arn") or "*")
     name = str(params["LayerName"])
-    arn = name if name.startswith("arn:") else f"arn:aws:lambda:{ctx.region}:{ctx.account}:layer:{name}"
+    arn = name if name.startswith("arn:") else f"arn:{ctx.partition}:lambda:{ctx.region}:{ctx.account}:layer:{name}"
     version = params.get("VersionNumber")
     return f"{arn}:{version}" if version is not None and ctx.operation != "PublishLayerVersion" else arn
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError, validation_error
 from onceflow.lambda_ import config as cfg
@@ -32,7 +33,7 @@ _OPTIONAL = ("InstanceRequirements", "CapacityProviderScalingConfig", "KmsKeyArn
 
 
 def arn_of(region: str, account: str, name: str) -> str:
-    return f"arn:aws:lambda:{region}:{account}:capacity-provider:{name}"
+    return f"arn:{partition(region)}:lambda:{region}:{account}:capacity-provider:{name}"
 
 
 def _name(value: str) -> str:

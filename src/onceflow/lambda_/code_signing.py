@@ -21,6 +21,7 @@ import secrets
 import string
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import config as cfg
@@ -66,7 +67,8 @@ class CodeSigning:
         csc_id = "csc-" + "".join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(17))
         config = {
             "CodeSigningConfigId": csc_id,
-            "CodeSigningConfigArn": f"arn:aws:lambda:{ctx.region}:{ctx.account}:code-signing-config:{csc_id}",
+            "CodeSigningConfigArn": f"arn:{ctx.partition}:lambda:{ctx.region}:{ctx.account}"
+                                    f":code-signing-config:{csc_id}",
             "Description": params.get("Description", ""),
             "AllowedPublishers": publishers,
             "CodeSigningPolicies": policies,
@@ -207,7 +209,10 @@ class CodeSigning:
 
 def _canonical(arn: str) -> str:
     found = _ARN.fullmatch(arn)
-    return f"arn:aws:lambda:{found['region']}:{found['account']}:code-signing-config:{found['id']}" if found else arn
+    if not found:
+        return arn
+    region = found["region"]
+    return f"arn:{partition(region)}:lambda:{region}:{found['account']}:code-signing-config:{found['id']}"
 
 
 def _publishers(value: Any) -> dict[str, list[str]]:

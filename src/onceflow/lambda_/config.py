@@ -20,6 +20,7 @@ import uuid
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.awsmodels.recorded import LAMBDA_RUNTIMES
 from onceflow.errors import validation_error
 from onceflow.lambda_ import dead_letter, errors, runtime_lifecycle
@@ -187,7 +188,7 @@ def runtime_version_arn(region: str, runtime: str, architectures: list[str] | No
     # another RuntimeVersionArn than its create).
     arch = (architectures or ["x86_64"])[0]
     name = runtime if arch == "x86_64" else f"{runtime}:{arch}"
-    return f"arn:aws:lambda:{region}::runtime:{hashlib.sha256(name.encode()).hexdigest()}"
+    return f"arn:{partition(region)}:lambda:{region}::runtime:{hashlib.sha256(name.encode()).hexdigest()}"
 
 
 def render(

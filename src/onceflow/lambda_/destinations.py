@@ -60,7 +60,7 @@ def role_principal(role_arn: str, function_name: str) -> Principal:
     session = role_session_name(function_name)
     return Principal(
         account=account, kind="assumed-role", name=session, role_arn=role_arn, session_name=session,
-        arn=f"arn:aws:sts::{account}:assumed-role/{role_arn.rsplit('/', 1)[-1]}/{session}",
+        arn=f"arn:{role_arn.split(':')[1]}:sts::{account}:assumed-role/{role_arn.rsplit('/', 1)[-1]}/{session}",
     )  # fmt: skip
 
 

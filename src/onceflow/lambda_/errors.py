@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import JSON_NULL, ServiceError
 
 # Limits of a direct ZipFile upload and of the unpacked code (Lambda quotas).
@@ -28,7 +29,7 @@ def _err(code: str, message: str, status: int, *, capital: bool = False, typed: 
 
 
 def function_arn(region: str, account: str, name: str, qualifier: str | None = None) -> str:
-    arn = f"arn:aws:lambda:{region}:{account}:function:{name}"
+    arn = f"arn:{partition(region)}:lambda:{region}:{account}:function:{name}"
     return f"{arn}:{qualifier}" if qualifier else arn
 
 

@@ -11,6 +11,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_.config import runtime_version_arn
 from onceflow.lambda_.runtime import protocol
@@ -36,7 +37,7 @@ def may_write_logs(
     iam, logs = ports.roles.get(), ports.logs.get()
     if not enforce or iam is None or logs is None:
         return True
-    group_arn = f"arn:aws:logs:{region}:{account}:log-group:{group}"
+    group_arn = f"arn:{partition(region)}:logs:{region}:{account}:log-group:{group}"
     stream_arn = f"{group_arn}:log-stream:{stream}"
     if not all(iam.role_allows(account, role_arn, action, stream_arn)
                for action in ("logs:CreateLogStream", "logs:PutLogEvents")):

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.lambda_ import config as cfg
 from onceflow.lambda_ import errors, policy, zips
@@ -28,7 +29,7 @@ _LAYER_ARN = re.compile(
 
 
 def layer_arn(region: str, account: str, name: str, version: int | None = None) -> str:
-    arn = f"arn:aws:lambda:{region}:{account}:layer:{name}"
+    arn = f"arn:{partition(region)}:lambda:{region}:{account}:layer:{name}"
     return f"{arn}:{version}" if version is not None else arn
 
 
@@ -132,7 +133,7 @@ class Layers:
         stmt: dict[str, Any] = {
             "Sid": params["StatementId"],
             "Effect": "Allow",
-            "Principal": "*" if principal == "*" else {"AWS": _account_root(principal)},
+            "Principal": "*" if principal == "*" else {"AWS": _account_root(principal, ctx.partition)},
             "Action": params["Action"],
             "Resource": layer_arn(*_arn_parts(key), version),
         }
@@ -252,8 +253,8 @@ def _check_number(version: int) -> None:
         raise errors.invalid("Layer Version Cannot be less than 1")
 
 
-def _account_root(principal: str) -> str:
-    return principal if principal.startswith("arn:") else f"arn:aws:iam::{principal}:root"
+def _account_root(principal: str, partition: str) -> str:
+    return principal if principal.startswith("arn:") else f"arn:{partition}:iam::{principal}:root"
 
 
 def _check_revision(config: dict[str, Any], wanted: str | None) -> None:

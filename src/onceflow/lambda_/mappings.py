@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
 from onceflow.lambda_ import errors, esm_windows, names, paging
@@ -122,8 +123,8 @@ def describe(row: dict[str, Any], state: str | None = None) -> dict[str, Any]:
                            "FunctionArn": row["function_arn"], "LastModified": row["modified"],
                            "State": state or ("Enabled" if row["enabled"] else "Disabled"),
                            "StateTransitionReason": _TRANSITION_REASON[row["kind"]],
-                           "EventSourceMappingArn": f"arn:aws:lambda:{row['region']}:{row['account']}"
-                                                    f":event-source-mapping:{row['uuid']}"}
+                           "EventSourceMappingArn": f"arn:{partition(row['region'])}:lambda:{row['region']}"
+                                                    f":{row['account']}:event-source-mapping:{row['uuid']}"}
     if row["kind"] == "ddb":
         out["LastProcessingResult"] = row["last_result"]
     return out

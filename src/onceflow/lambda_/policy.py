@@ -26,11 +26,11 @@ def empty() -> dict[str, Any]:
     return {"Version": "2012-10-17", "Id": "default", "Statement": []}
 
 
-def principal_element(principal: str) -> str | dict[str, str]:
+def principal_element(principal: str, partition: str = "aws") -> str | dict[str, str]:
     if principal == "*":
         return "*"
     if _ACCOUNT.fullmatch(principal):
-        return {"AWS": f"arn:aws:iam::{principal}:root"}
+        return {"AWS": f"arn:{partition}:iam::{principal}:root"}  # the function's partition
     if _IAM_ARN.fullmatch(principal):
         return {"AWS": principal}
     if _SERVICE.fullmatch(principal):
@@ -44,7 +44,7 @@ def statement(params: Mapping[str, Any], resource: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "Sid": params["StatementId"],
         "Effect": "Allow",
-        "Principal": principal_element(params["Principal"]),
+        "Principal": principal_element(params["Principal"], resource.split(":")[1]),
         "Action": action,
         "Resource": resource,
     }

@@ -24,4 +24,5 @@ def resolve_resources(ctx: RequestContext, params: dict[str, Any]) -> list[str]:
     if not bucket:
         return ["*"]
     key = params.get("Key")
-    return [f"arn:aws:s3:::{bucket}/{key}" if key else f"arn:aws:s3:::{bucket}"]
+    arn = f"arn:{ctx.partition}:s3:::{bucket}"
+    return [f"{arn}/{key}" if key else arn]

@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from onceflow import internal
+from onceflow.awsmodels.partitions import partition
 from onceflow.context import Principal, RequestContext
 from onceflow.errors import ServiceError
 from onceflow.s3 import errors, store
@@ -158,7 +159,7 @@ def record_event(c: Change, config_id: str) -> dict[str, Any]:
         "responseElements": {"x-amz-request-id": c.request_id, "x-amz-id-2": c.request_id},
         "s3": {"s3SchemaVersion": "1.0", "configurationId": config_id,
                "bucket": {"name": c.bucket, "ownerIdentity": {"principalId": c.account},
-                          "arn": f"arn:aws:s3:::{c.bucket}"},
+                          "arn": f"arn:{partition(c.region)}:s3:::{c.bucket}"},
                "object": obj}, **extra}]}
 
 
@@ -269,7 +270,7 @@ class Notifier:
     def check_destinations(self, bucket_row: dict[str, Any], config: dict[str, Any]) -> None:
         """Every SQS, SNS and Lambda destination exists and lets S3 send to it from this bucket."""
         failures: list[tuple[str, str]] = []
-        source = f"arn:aws:s3:::{bucket_row['name']}"
+        source = f"arn:{partition(bucket_row['region'])}:s3:::{bucket_row['name']}"
         for member, arn_member, kind in KINDS:
             for conf in config.get(member) or []:
                 arn = conf.get(arn_member, "")
@@ -400,13 +401,15 @@ class Notifier:
             return None
 
         def emit(conn: sqlite3.Connection) -> None:
-            events.emit(conn, (c.account, c.region), "aws.s3", made[0], made[1], [f"arn:aws:s3:::{c.bucket}"],
-                        now=c.at)
+            source = f"arn:{partition(c.region)}:s3:::{c.bucket}"
+            events.emit(conn, (c.account, c.region), "aws.s3", made[0], made[1], [source], now=c.at)
 
         return emit
 
     def _send(self, kind: str, arn: str, body: str, bucket: str, account: str) -> None:
-        source = f"arn:aws:s3:::{bucket}"
+        parts = arn.split(":")
+        # the destination's partition is the bucket's
+        source = f"arn:{parts[1] if len(parts) > 1 else 'aws'}:s3:::{bucket}"
         refusal = self._refusal(kind, arn, source, account)
         if refusal:  # AWS drops what the destination's policy refuses; no one is told
             log.warning("s3 notification from %s to %s dropped: %s", bucket, arn, refusal)

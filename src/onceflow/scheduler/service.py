@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow import pages
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
 from onceflow.events import store as events_store
 from onceflow.events.schedule import ScheduleError, next_firing, parse, timezone
@@ -33,11 +34,11 @@ _DATES = ("StartDate", "EndDate")
 
 
 def schedule_arn(key: Key, group: str, name: str) -> str:
-    return f"arn:aws:scheduler:{key[1]}:{key[0]}:schedule/{group}/{name}"
+    return f"arn:{partition(key[1])}:scheduler:{key[1]}:{key[0]}:schedule/{group}/{name}"
 
 
 def group_arn(key: Key, name: str) -> str:
-    return f"arn:aws:scheduler:{key[1]}:{key[0]}:schedule-group/{name}"
+    return f"arn:{partition(key[1])}:scheduler:{key[1]}:{key[0]}:schedule-group/{name}"
 
 
 def _epoch(value: Any) -> float | None:

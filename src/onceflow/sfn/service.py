@@ -589,20 +589,24 @@ class SfnService:
             raise E.invalid_execution_input(_jackson(text)) from None
 
     # ------------------------------------------------------------------ task tokens
-    def _open_token(self, token: str) -> Any:
+    def _open_token(self, token: str, output: str | None = None) -> Any:
+        """The WAITING token's row. A token onceflow never issued is refused before the output is
+        read (a bad token with output "output" is InvalidToken on AWS: moto's aws_verified
+        test_send_task_failure_invalid_token); the output is checked before the task's state."""
         row = None if token.endswith(START_SUFFIX) else self.store.get_token(token)
         if row is None:
             raise E.invalid_token()
+        if output is not None:
+            try:
+                _loads(output)
+            except (ValueError, RecursionError):  # RecursionError: a parser's last word
+                raise E.invalid_output(_jackson(output)) from None
         if row["status"] != "WAITING":
             raise E.task_does_not_exist()
         return row
 
     def send_task_success(self, token: str, output: str) -> None:
-        try:
-            _loads(output)
-        except (ValueError, RecursionError):  # RecursionError: a parser's last word
-            raise E.invalid_output(_jackson(output)) from None
-        row = self._open_token(token)
+        row = self._open_token(token, output)
         with self.stack.db.transaction() as conn:
             self.store.complete_token(conn, token, "SUCCEEDED", output, None, None)
         self.engine.wake(row["exec_arn"])

@@ -257,5 +257,5 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
     if p.get("SubscriptionArn"):
         return [str(p["SubscriptionArn"]).rsplit(":", 1)[0]]
     if ctx.operation == "CreateTopic":
-        return [f"arn:aws:sns:{ctx.region}:{ctx.account}:{p.get('Name', '')}"]
+        return [f"arn:{ctx.partition}:sns:{ctx.region}:{ctx.account}:{p.get('Name', '')}"]
     return ["*"]

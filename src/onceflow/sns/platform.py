@@ -13,6 +13,7 @@ import re
 import uuid
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
 from onceflow.sns.errors import invalid, not_found
 from onceflow.sns.paging import arn_after, token_after
@@ -41,7 +42,7 @@ class Platforms:
             raise invalid(f"Platform Reason: {platform} is not supported")
         if not _NAME.match(name):
             raise invalid("Name Reason: must be at most 256 characters long, alphanumeric, '_', '-' or '.'")
-        arn = f"arn:aws:sns:{region}:{account}:app/{platform}/{name}"
+        arn = f"arn:{partition(region)}:sns:{region}:{account}:app/{platform}/{name}"
         with self.db.transaction() as conn:
             row = conn.execute("SELECT attributes FROM sns_platform_apps WHERE arn=?", (arn,)).fetchone()
             merged = {**(json.loads(row[0]) if row else {}), **attributes}

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.errors import ServiceError
 from onceflow.patterns.sns_filter import FilterPolicyError, compile_policy
 from onceflow.sns.errors import invalid, not_found
@@ -191,7 +192,7 @@ class Topics:
                 raise invalid(f"Attributes Reason: Unknown attribute {key}")
         if "MaximumMessageSize" in attributes:
             check_max_message_size(str(attributes["MaximumMessageSize"]), "Attributes Reason: ")
-        arn = f"arn:aws:sns:{region}:{account}:{name}"
+        arn = f"arn:{partition(region)}:sns:{region}:{account}:{name}"
         # A standard topic lists no FifoTopic attribute, even when created with FifoTopic=false.
         attributes = {k: str(v) for k, v in attributes.items() if fifo or k != "FifoTopic"}
         full = {"Policy": default_policy(arn, account), "DisplayName": "", **attributes}
@@ -280,7 +281,7 @@ class Topics:
             raise invalid("Statement already exists")
         if any(a not in TOPIC_ACTIONS for a in actions):
             raise invalid("Policy statement action out of service scope!")  # UNCONFIRMED prefix (moto's text)
-        principals = [f"arn:aws:iam::{a}:root" for a in accounts]
+        principals = [f"arn:{arn.split(':')[1]}:iam::{a}:root" for a in accounts]  # the topic's partition
         granted = [f"SNS:{a}" for a in actions]
         # As AWS stores it: a lone principal or action is a string, several are a list.
         policy["Statement"].append({"Sid": label, "Effect": "Allow",

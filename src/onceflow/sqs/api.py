@@ -164,4 +164,4 @@ def resolve_resources(ctx: RequestContext, p: Params) -> list[str]:
         return [queue_arn(ctx.region, p.get("QueueOwnerAWSAccountId") or ctx.account, str(p["QueueName"]))]
     if "SourceArn" in p:
         return [str(p["SourceArn"])]
-    return [f"arn:aws:sqs:{ctx.region}:{ctx.account}:*"]
+    return [f"arn:{ctx.partition}:sqs:{ctx.region}:{ctx.account}:*"]

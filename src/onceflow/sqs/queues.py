@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
+from onceflow.awsmodels.partitions import partition
 from onceflow.sqs import attributes as attrs
 from onceflow.sqs.errors import bad_parameter, invalid_value, no_queue, sqs_error
 from onceflow.store.db import Database
@@ -50,7 +51,7 @@ class Queue:
 
 
 def queue_arn(region: str, account: str, name: str) -> str:
-    return f"arn:aws:sqs:{region}:{account}:{name}"
+    return f"arn:{partition(region)}:sqs:{region}:{account}:{name}"
 
 
 def _queue(row: sqlite3.Row) -> Queue:
@@ -264,7 +265,7 @@ class Queues:
             "Version": "2012-10-17", "Id": f"{q.arn}/SQSDefaultPolicy", "Statement": []}
         if any(s.get("Sid") == label for s in policy["Statement"]):
             raise invalid_value(f"Value {label} for parameter Label is invalid. Reason: Already exists.")
-        principals = [f"arn:aws:iam::{a}:root" for a in accounts]
+        principals = [f"arn:{q.arn.split(':')[1]}:iam::{a}:root" for a in accounts]  # the queue's partition
         policy["Statement"].append({
             "Sid": label, "Effect": "Allow",
             "Principal": {"AWS": principals[0] if len(principals) == 1 else principals},
