@@ -7,6 +7,11 @@ Sources of the expected answers:
   (the wording of another emulator's ListDeadLetterSourceQueues test; UNCONFIRMED against a recording).
 - Logs DescribeMetricFilters/DescribeSubscriptionFilters: InvalidParameterException "The specified
   nextToken is invalid.", the answer onceflow already gives for every other Describe* listing.
+- Logs DescribeIndexPolicies (one page per call, so any token is made up): the same Logs answer.
+- IAM ListEntitiesForPolicy: ValidationError "Invalid Marker.", the answer onceflow already gives for every
+  other IAM List* (its wording UNCONFIRMED); it used to ignore Marker and MaxItems alike.
+- DynamoDB ListTagsOfResource (a table's at most 50 tags are one page): ValidationException "Invalid
+  NextToken", onceflow's answer for ListExports' and ListContributorInsights' tokens (UNCONFIRMED wording).
 - S3 ListObjectVersions: InvalidArgument "A version-id marker cannot be specified without a key
   marker." (LocalStack's AWS-validated provider and the Ceph s3-tests both expect it).
 """
@@ -117,3 +122,53 @@ def test_s3_list_object_versions_refuses_a_version_marker_without_a_key_marker(a
                                    VersionIdMarker=first["NextVersionIdMarker"])
     ids = [v["VersionId"] for v in first["Versions"] + rest["Versions"]]
     assert len(ids) == len(set(ids)) == 3
+
+
+def test_logs_index_policies_refuse_a_made_up_token(aws: Callable[..., Any]) -> None:
+    logs = aws("logs")
+    group = f"/pg/{uuid.uuid4().hex[:8]}"
+    logs.create_log_group(logGroupName=group)
+    assert _error(lambda: logs.describe_index_policies(logGroupIdentifiers=[group],
+                                                       nextToken=BOGUS)) == LOGS_REFUSAL
+    assert logs.describe_index_policies(logGroupIdentifiers=[group])["indexPolicies"] == []
+
+
+def test_iam_entities_for_policy_refuse_a_made_up_marker_and_page_with_their_own(aws: Callable[..., Any]) -> None:
+    iam = aws("iam")
+    tag = uuid.uuid4().hex[:8]
+    doc = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})
+    arn = iam.create_policy(PolicyName=f"pg-{tag}", PolicyDocument=doc)["Policy"]["Arn"]
+    users = [f"pg-{tag}-u{i}" for i in range(3)]
+    for user in users:
+        iam.create_user(UserName=user)
+        iam.attach_user_policy(UserName=user, PolicyArn=arn)
+    group = f"pg-{tag}-g"
+    iam.create_group(GroupName=group)
+    iam.attach_group_policy(GroupName=group, PolicyArn=arn)
+    assert _error(lambda: iam.list_entities_for_policy(PolicyArn=arn, Marker=BOGUS)) == (
+        400, "ValidationError", "Invalid Marker.")
+    pages: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {"PolicyArn": arn, "MaxItems": 2}
+    while True:
+        page = iam.list_entities_for_policy(**kwargs)
+        pages.append(page)
+        if not page["IsTruncated"]:
+            break
+        kwargs["Marker"] = page["Marker"]
+    assert len(pages) == 2
+    assert [g["GroupName"] for p in pages for g in p["PolicyGroups"]] == [group]
+    assert [u["UserName"] for p in pages for u in p["PolicyUsers"]] == users
+
+
+def test_dynamodb_list_tags_refuses_a_made_up_token(aws: Callable[..., Any]) -> None:
+    ddb = aws("dynamodb")
+    name = f"pg-{uuid.uuid4().hex[:8]}"
+    made = ddb.create_table(TableName=name, KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                            AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                            BillingMode="PAY_PER_REQUEST", Tags=[{"Key": "a", "Value": "1"}])
+    arn = made["TableDescription"]["TableArn"]
+    assert _error(lambda: ddb.list_tags_of_resource(ResourceArn=arn, NextToken=BOGUS)) == (
+        400, "ValidationException", "Invalid NextToken")
+    page = ddb.list_tags_of_resource(ResourceArn=arn)
+    assert page["Tags"] == [{"Key": "a", "Value": "1"}]
+    assert "NextToken" not in page
