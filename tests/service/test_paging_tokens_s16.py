@@ -7,6 +7,8 @@ Sources of the expected answers:
   (the wording of another emulator's ListDeadLetterSourceQueues test; UNCONFIRMED against a recording).
 - Logs DescribeMetricFilters/DescribeSubscriptionFilters: InvalidParameterException "The specified
   nextToken is invalid.", the answer onceflow already gives for every other Describe* listing.
+- Logs DescribeQueryDefinitions/DescribeQueries/DescribeResourcePolicies: their tokens were a bare offset
+  ("1"); now opaque like the other Describe* tokens, so "1" is a token Logs never issued.
 - Logs DescribeIndexPolicies (one page per call, so any token is made up): the same Logs answer.
 - IAM ListEntitiesForPolicy: ValidationError "Invalid Marker.", the answer onceflow already gives for every
   other IAM List* (its wording UNCONFIRMED); it used to ignore Marker and MaxItems alike.
@@ -172,3 +174,18 @@ def test_dynamodb_list_tags_refuses_a_made_up_token(aws: Callable[..., Any]) -> 
     page = ddb.list_tags_of_resource(ResourceArn=arn)
     assert page["Tags"] == [{"Key": "a", "Value": "1"}]
     assert "NextToken" not in page
+
+
+def test_logs_offset_listings_refuse_a_bare_offset_and_page_with_their_own(aws: Callable[..., Any]) -> None:
+    logs = aws("logs")
+    prefix = f"pg-{uuid.uuid4().hex[:8]}"
+    ids = [logs.put_query_definition(name=f"{prefix}-{i}", queryString="fields @message")["queryDefinitionId"]
+           for i in range(3)]
+    assert _error(lambda: logs.describe_query_definitions(queryDefinitionNamePrefix=prefix, maxResults=1,
+                                                          nextToken="1")) == LOGS_REFUSAL
+    assert _error(lambda: logs.describe_queries(nextToken="1")) == LOGS_REFUSAL
+    assert _error(lambda: logs.describe_resource_policies(nextToken="1")) == LOGS_REFUSAL
+    count, seen = _pages(logs.describe_query_definitions, "queryDefinitions", "nextToken",
+                         queryDefinitionNamePrefix=prefix, maxResults=1)
+    assert count == 3
+    assert sorted(d["queryDefinitionId"] for d in seen) == sorted(ids)
