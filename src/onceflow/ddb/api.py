@@ -9,6 +9,7 @@ from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
 from onceflow.ddb import legacy_global
 from onceflow.ddb.batch import Batches
+from onceflow.ddb.errors import INVALID_NEXT_TOKEN
 from onceflow.ddb.export import S3Authorizer, Transfers
 from onceflow.ddb.insights import ContributorInsights
 from onceflow.ddb.partiql import PARTIQL_OPERATIONS, AuthRequests, PartiQL, statement_tables
@@ -17,6 +18,7 @@ from onceflow.ddb.reads import ON_LOOP, Reader
 from onceflow.ddb.replica_scaling import ReplicaAutoScaling
 from onceflow.ddb.schema import check_table_name
 from onceflow.ddb.service import DynamoDB
+from onceflow.errors import validation_error
 from onceflow.registry import on_loop, operation
 
 Params = dict[str, Any]
@@ -79,6 +81,8 @@ class DynamoDBApi:
     @operation("ListTagsOfResource")
     def list_tags(self, ctx: RequestContext, p: Params) -> Result:
         tags = self.svc.tags(ctx.region, p["ResourceArn"])
+        if p.get("NextToken"):  # a table's tags (at most 50) are one page: any token is one never issued
+            raise validation_error(INVALID_NEXT_TOKEN)
         return {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]}
 
     @operation("DescribeTimeToLive")

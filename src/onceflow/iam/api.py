@@ -277,12 +277,16 @@ class IamApi:
     @operation("ListEntitiesForPolicy")
     def list_entities_for_policy(self, ctx: RequestContext, params: dict[str, Any]) -> Out:
         found = self.service.entities_for_policy(ctx.account, params["PolicyArn"], params)
-        return {
-            "PolicyGroups": [{"GroupName": g["name"], "GroupId": g["group_id"]} for g in found["group"]],
-            "PolicyUsers": [{"UserName": u["name"], "UserId": u["user_id"]} for u in found["user"]],
-            "PolicyRoles": [{"RoleName": r["name"], "RoleId": r["role_id"]} for r in found["role"]],
-            "IsTruncated": False,
-        }
+        # one listing of groups, users then roles, paged by MaxItems/Marker like the other List* (a Marker it
+        # did not issue is refused; it used to be ignored, and every entity listed at once)
+        entities = [(kind, e) for kind in ("group", "user", "role") for e in found[kind]]
+        shown, marker = page(entities, params.get("Marker"), params.get("MaxItems"),
+                             lambda ke: f"{ke[0]}/{ke[1]['name'].lower()}")
+        out = paged("PolicyGroups", [{"GroupName": e["name"], "GroupId": e["group_id"]}
+                                     for k, e in shown if k == "group"], marker)
+        out["PolicyUsers"] = [{"UserName": e["name"], "UserId": e["user_id"]} for k, e in shown if k == "user"]
+        out["PolicyRoles"] = [{"RoleName": e["name"], "RoleId": e["role_id"]} for k, e in shown if k == "role"]
+        return out
 
     @operation("DeletePolicy")
     def delete_policy(self, ctx: RequestContext, params: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from onceflow.context import RequestContext
+from onceflow.logs import tokens
 from onceflow.logs.filter_pattern import compile_pattern
 from onceflow.logs.filters import METRIC, SUBSCRIPTION, LogFilters, _matcher
 from onceflow.registry import operation
@@ -13,14 +14,16 @@ Params = dict[str, Any]
 
 
 def _page(items: list[Params], p: Params, key: str) -> Params:
-    """Describe* paging: `limit` items (default 50) and a token naming the last one returned."""
+    """Describe* paging: `limit` items (default 50) and a token (tokens.py) naming the last one returned;
+    one Logs never issued is its "The specified nextToken is invalid." rather than a page after it."""
     token = p.get("nextToken")
     if token:
-        items = [i for i in items if i["filterName"] > token]
+        after = tokens.decode(key, token, 1)[0]
+        items = [i for i in items if i["filterName"] > after]
     limit = p.get("limit") or 50
     out: Params = {key: items[:limit]}
     if len(items) > limit:
-        out["nextToken"] = items[limit - 1]["filterName"]
+        out["nextToken"] = tokens.encode(key, [items[limit - 1]["filterName"]])
     return out
 
 

@@ -157,7 +157,9 @@ class IndexPoliciesApi:
                     out.append(self._shape(ctx, name, shared, "ACCOUNT"))
             return out
 
-        return {"indexPolicies": self.db.read(read)}
+        # one page (one group per call), through the Describe* codec so a token Logs never issued is refused
+        return resources.page(self.db.read(read), p.get("nextToken"), None, "index-policy", lambda r: r,
+                              "indexPolicies")
 
     @operation("DeleteIndexPolicy")
     def delete_index_policy(self, ctx: RequestContext, p: Params) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.errors import ServiceError
-from onceflow.logs import errors
+from onceflow.logs import errors, resources
 from onceflow.logs.json_docs import json_object
 from onceflow.logs.service import LogsService, parse_group_arn
 from onceflow.registry import operation
@@ -146,15 +146,8 @@ class ResourcePoliciesApi:
         elif p.get("policyScope") == "ACCOUNT":
             sql += " AND resource = ''"
         rows = self.db.query(sql + " ORDER BY resource, name", args)
-        token = p.get("nextToken")
-        if token and not token.isdigit():
-            raise errors.invalid_token()
-        start = int(token) if token else 0
-        limit = p.get("limit") or 50
-        out: Params = {"resourcePolicies": [_shape(r, described=True) for r in rows[start:start + limit]]}
-        if start + limit < len(rows):
-            out["nextToken"] = str(start + limit)
-        return out
+        return resources.page([_shape(r, described=True) for r in rows], p.get("nextToken"), p.get("limit"),
+                              "resource-policy", lambda r: r, "resourcePolicies")
 
     @operation("DeleteResourcePolicy")
     def delete_resource_policy(self, ctx: RequestContext, p: Params) -> None:

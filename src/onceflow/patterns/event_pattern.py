@@ -22,29 +22,28 @@ Bad patterns raise PatternError with the reason AWS gives; the service prefixes 
 valid. Reason: ". Text that is not JSON, and JSON that is not an object, get Jackson's words with its
 location (`\\n at [Source: (String)"..."; line: L, column: C]`, patterns/jackson.py), as AWS recorded. The
 other reasons end with the same suffix: where AWS's compiler (event-ruler, reading the text with Jackson's
-streaming parser) stood when the rule failed. `_Spot` is that reader's position around each value; a
-PatternError names the object field it was raised under (`where`, set by the innermost `_at`) and the
-moment (`FIELD`: just after the field's name, when Jackson has read the first token of its value, only the
-opening quote of a string; `END`: past the whole value; `(i, FIELD | END)`: at or past the array's i-th
-item, past the array when there is none). The moments of LocalStack's AWS-recorded `_EXC` patterns
-(test_events_patterns) are followed; the others are UNCONFIRMED. CIDR reasons carry no location (recorded
-for "Malformed CIDR, one '/' required"), and a refusal inside an anything-but list carries it twice, as
-recorded.
+streaming parser) stood when the rule failed: patterns/pattern_location.py holds PatternError and that
+reader's position around each value, and says what its moments mean. The moments of LocalStack's
+AWS-recorded `_EXC` patterns (test_events_patterns) are followed; the others are UNCONFIRMED. CIDR
+reasons carry no location (recorded for "Malformed CIDR, one '/' required"), and a refusal inside an
+anything-but list carries it twice, as recorded.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
-import re
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
 from onceflow.patterns.glob import STAR, Glob
 from onceflow.patterns.jackson import source_location, text_refusal
+from onceflow.patterns.pattern_location import END, FIELD, PatternError, at, locate, second_key
+
+# PatternError lives in pattern_location.py; events/ and lambda_/ import it from here
+__all__ = ["EventPattern", "PatternError", "compile_pattern", "compile_pattern_value", "matches", "parse"]
 
 Leaf = Any  # str, int/float/Decimal, bool or None: a JSON scalar from the event
 Test = Callable[[Leaf], bool]
@@ -55,39 +54,6 @@ _RESERVED_IN_OR = frozenset({
     "exact",
 })
 
-
-FIELD, END = "field", "end"
-Moment = str | tuple[int, str]
-
-
-class PatternError(ValueError):
-    """A pattern AWS refuses; `reason` is AWS's text after "Event pattern is not valid. Reason: ".
-    moment, where, twice, located: where the reason's location suffix points (see the module's doc)."""
-
-    def __init__(self, reason: str, moment: Moment = FIELD, *, where: tuple[Any, str] | None = None,
-                 twice: bool = False, located: bool = True) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.moment = moment
-        self.where = where
-        self.twice = twice
-        self.located = located
-
-
-@contextmanager
-def _at(container: dict[str, Any], key: str) -> Iterator[None]:
-    """Refusals raised while the field `key` of `container` is compiled are located at that field."""
-    try:
-        yield
-    except PatternError as e:
-        if e.where is None:
-            e.where = (container, key)
-        raise
-
-
-def _second_key(expr: dict[str, Any]) -> tuple[Any, str]:
-    """A refusal of a second key is raised once Jackson has read that key (UNCONFIRMED)."""
-    return expr, list(expr)[1]
 
 
 def _is_number(v: Any) -> bool:
@@ -296,7 +262,7 @@ def _anything_but_of(arg: dict[str, Any]) -> Test:
     if not arg:
         raise PatternError("Anything-But expression name not found", END)
     op, value = next(iter(arg.items()))
-    with _at(arg, op):
+    with at(arg, op):
         if op not in _ANYTHING_BUT_MAKERS:
             raise PatternError(f"Unsupported anything-but pattern: {op}")
         if not isinstance(value, list | str) and not _is_number(value):
@@ -307,7 +273,7 @@ def _anything_but_of(arg: dict[str, Any]) -> Test:
         else:
             _anything_but_item(op, value, None)
     if len(arg) > 1:
-        raise PatternError("Too many elements in numeric expression", where=_second_key(arg))
+        raise PatternError("Too many elements in numeric expression", where=second_key(arg))
     values = value if isinstance(value, list) else [value]
     return _none_of([_ANYTHING_BUT_MAKERS[op](item) for item in values])
 
@@ -337,7 +303,7 @@ def _anything_but(arg: Any) -> Test:
 
 def _one_key(expr: dict[str, Any]) -> None:
     if len(expr) > 1:
-        raise PatternError("Only one key allowed in match expression", where=_second_key(expr))
+        raise PatternError("Only one key allowed in match expression", where=second_key(expr))
 
 
 def _string_arg(value: Any, name: str) -> str:
@@ -350,7 +316,7 @@ def _ignore_case_arg(value: dict[str, Any], kind: str) -> str:
     if not value:
         raise PatternError(f"{kind.capitalize()} expression name not found", END)
     op = next(iter(value))
-    with _at(value, op):
+    with at(value, op):
         if op != "equals-ignore-case":
             raise PatternError(f"Unsupported {kind} pattern: {op}")
         _one_key(value)
@@ -362,7 +328,7 @@ def _match_expression(expr: dict[str, Any]) -> tuple[Test | None, bool | None]:
     if not expr:
         raise PatternError("Match expression name not found", END)
     kind = next(iter(expr))
-    with _at(expr, kind):
+    with at(expr, kind):
         return _match_kind(expr, kind, expr[kind])
 
 
@@ -392,12 +358,12 @@ def _match_kind(expr: dict[str, Any], kind: str, arg: Any) -> tuple[Test | None,
             raise PatternError("Value of numeric must be an array.")
         test = _numeric(arg)
         if len(expr) > 1:
-            raise PatternError("Too many elements in numeric expression", where=_second_key(expr))
+            raise PatternError("Too many elements in numeric expression", where=second_key(expr))
         return test, None
     elif kind == "anything-but":
         test = _anything_but(arg)
         if len(expr) > 1:
-            raise PatternError("Too many elements in numeric expression", where=_second_key(expr))
+            raise PatternError("Too many elements in numeric expression", where=second_key(expr))
         return test, None
     else:
         raise PatternError(f"Unrecognized match type {kind}")
@@ -494,7 +460,7 @@ def _branches(obj: Any, path: tuple[str, ...], branches: list[Branch], in_or: bo
     if not obj:
         raise PatternError("Empty objects are not allowed", END)
     for name, value in obj.items():
-        with _at(obj, name):
+        with at(obj, name):
             branches = _field(name, value, path, branches, in_or)
     return branches
 
@@ -590,103 +556,10 @@ def compile_pattern_value(value: Any, text: str = "") -> EventPattern:
     try:
         return EventPattern(text, [_tree(b) for b in _branches(value, (), [], False)])
     except PatternError as e:
-        _locate(e, value, text)
+        locate(e, value, text)
         raise
 
 
-# ------------------------------------------------------------------------------ where Jackson stood
-class _Spot:
-    """Jackson's reader around one value of the pattern text: `at` just after the token that starts it
-    (past a bracket, past the opening quote of a string, past a number or literal), `end` past it."""
-
-    __slots__ = ("at", "end", "fields", "items")
-
-    def __init__(self, at: int) -> None:
-        self.at = self.end = at
-        self.fields: dict[str, _Spot] = {}
-        self.items: list[_Spot] = []
-
-
-_WS = re.compile(r"[ \t\r\n]*")
-_STRING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
-
-
-def _scan(text: str, i: int) -> tuple[_Spot, int]:
-    """The spot of the value at text[i:] (text is JSON that Python's parser took) and the index past it."""
-    i = _WS.match(text, i).end()  # type: ignore[union-attr]  # the pattern matches empty text too
-    c = text[i]
-    if c in "{[":
-        return _scan_container(text, i)
-    m = (_STRING_TOKEN if c == '"' else _SCALAR_TOKEN).match(text, i)
-    if m is None:
-        raise ValueError(f"no JSON value at {i}")
-    spot = _Spot(i + 1 if c == '"' else m.end())
-    spot.end = m.end()
-    return spot, m.end()
-
-
-def _scan_container(text: str, i: int) -> tuple[_Spot, int]:
-    spot, close = _Spot(i + 1), "}" if text[i] == "{" else "]"
-    i += 1
-    while True:
-        i = _WS.match(text, i).end()  # type: ignore[union-attr]
-        if text[i] == close:
-            spot.end = i + 1
-            return spot, i + 1
-        if text[i] == ",":
-            i += 1
-            continue
-        if close == "}":
-            key = _STRING_TOKEN.match(text, i)
-            if key is None:
-                raise ValueError(f"no field name at {i}")
-            i = _WS.match(text, key.end()).end() + 1  # type: ignore[union-attr]  # past the colon
-            spot.fields[json.loads(key.group())], i = _scan(text, i)  # a repeated name: the last, as json's
-        else:
-            item, i = _scan(text, i)
-            spot.items.append(item)
-
-
-def _index(value: Any, spot: _Spot, spots: dict[int, _Spot]) -> None:
-    """Each object of the parsed pattern (by identity) to its spot."""
-    if isinstance(value, dict):
-        spots[id(value)] = spot
-        for k, v in value.items():
-            _index(v, spot.fields[k], spots)
-    elif isinstance(value, list):
-        for v, s in zip(value, spot.items, strict=True):
-            _index(v, s, spots)
-
-
-def _moment_index(spot: _Spot, moment: Moment) -> int:
-    if isinstance(moment, str):
-        return spot.at if moment == FIELD else spot.end
-    i, when = moment
-    if i >= len(spot.items):  # no such item: Jackson read the end of the array
-        return spot.end
-    return spot.items[i].at if when == FIELD else spot.items[i].end
-
-
-def _locate(e: PatternError, value: dict[str, Any], text: str) -> None:
-    """Append Jackson's location to the refusal's reason, where AWS appends one."""
-    if not e.located or e.where is None or not text:
-        return
-    container, key = e.where
-    spots: dict[int, _Spot] = {}
-    try:
-        _index(value, _scan(text, 0)[0], spots)
-    except (ValueError, KeyError, IndexError, RecursionError):
-        return  # text and value disagree (never for a text Python's parser took): no location then
-    field = spots.get(id(container))
-    if field is None or key not in field.fields:
-        return
-    at = _moment_index(field.fields[key], e.moment)
-    line = text.count("\n", 0, at) + 1
-    column = at - (text.rfind("\n", 0, at) + 1) + 1
-    suffix = f"\n at {source_location(text, line, column)}"
-    e.reason += suffix * 2 if e.twice else suffix
-    e.args = (e.reason,)
 
 
 @lru_cache(maxsize=1024)

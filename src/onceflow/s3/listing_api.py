@@ -67,6 +67,9 @@ class ListingApi(ApiBase):
         limit = max_keys(params)
         prefix, delimiter = params.get("Prefix", ""), params.get("Delimiter", "")
         key_marker, version_marker = params.get("KeyMarker", ""), params.get("VersionIdMarker")
+        if version_marker and not key_marker:  # it used to list from the start, as if never sent
+            raise errors.invalid_argument("A version-id marker cannot be specified without a key marker.",
+                                          "version-id-marker", version_marker)
         marker_id = None
         if key_marker and version_marker:
             row = self.s3.db.read(lambda c: c.execute("SELECT id FROM s3_objects WHERE bucket = ? AND key = ? AND "

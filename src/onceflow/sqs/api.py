@@ -8,6 +8,7 @@ from typing import Any
 
 from onceflow.context import RequestContext
 from onceflow.registry import operation
+from onceflow.sqs import paging
 from onceflow.sqs.messages import Outgoing
 from onceflow.sqs.queues import Queue, check_list_limit, is_bare_name, queue_arn, url_parts
 from onceflow.sqs.service import SqsService
@@ -76,12 +77,12 @@ class SqsApi:
         limit = p.get("MaxResults")
         check_list_limit(limit)  # below 1 it was an IndexError (a 500)
         urls = self.queues.dead_letter_sources(self._queue(ctx, p))
-        after = p.get("NextToken")
+        after = paging.after(p.get("NextToken"), "dead-letter-sources")
         if after:
             urls = [u for u in urls if u > after]
         out: Params = {"queueUrls": urls[:limit] if limit else urls}
         if limit and len(urls) > limit:
-            out["NextToken"] = urls[limit - 1]
+            out["NextToken"] = paging.token_after(urls[limit - 1], "dead-letter-sources")
         return out
 
     # ------------------------------------------------------------------ tags, permissions

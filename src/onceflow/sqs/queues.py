@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 from onceflow.awsmodels.partitions import partition
 from onceflow.sqs import attributes as attrs
+from onceflow.sqs import paging
 from onceflow.sqs.errors import bad_parameter, invalid_value, no_queue, sqs_error
 from onceflow.store.db import Database
 
@@ -286,7 +287,7 @@ class Queues:
     def list(self, account: str, region: str, prefix: str | None, limit: int | None,
              token: str | None) -> dict[str, Any]:
         check_list_limit(limit)
-        after = token or ""
+        after = paging.after(token, "queues")
         rows = self.db.query("SELECT name FROM sqs_queues WHERE account=? AND region=? AND name > ? "
                              "AND substr(name, 1, ?) = ? ORDER BY name LIMIT ?",
                              (account, region, after, len(prefix or ""), prefix or "", (limit or 1000) + 1))
@@ -296,7 +297,7 @@ class Queues:
         if page:
             out["QueueUrls"] = [self.url_of(account, n) for n in page]
         if limit is not None and len(names) > limit:
-            out["NextToken"] = page[-1]
+            out["NextToken"] = paging.token_after(page[-1], "queues")
         return out
 
     def dead_letter_sources(self, q: Queue) -> builtins.list[str]:

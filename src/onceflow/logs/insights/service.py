@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from onceflow.errors import ServiceError
-from onceflow.logs import errors
+from onceflow.logs import errors, tokens
 from onceflow.logs import store as logs_store
 from onceflow.logs.index_policies import indexed_fields
 from onceflow.logs.insights import ppl, store
@@ -309,11 +309,11 @@ class Insights:
             if groups:  # a SOURCE command may have selected none
                 entry["logGroupName"] = groups[0]
             found.append(entry)
-        offset = _offset(p.get("nextToken"))
+        offset = _offset(p.get("nextToken"), "queries")
         size = p.get("maxResults") or 1000
         out: dict[str, Any] = {"queries": found[offset:offset + size]}
         if offset + size < len(found):
-            out["nextToken"] = str(offset + size)
+            out["nextToken"] = tokens.encode("queries", [offset + size])
         return out
 
     def log_record(self, account: str, region: str, pointer: str) -> dict[str, Any]:
@@ -362,11 +362,11 @@ class Insights:
             "SELECT * FROM logs_query_definitions WHERE account=? AND region=? AND substr(name, 1, ?) = ?"
             " ORDER BY name, id", (account, region, len(prefix), prefix))
         rows = [r for r in rows if not p.get("queryLanguage") or r["language"] == p["queryLanguage"]]
-        offset = _offset(p.get("nextToken"))
+        offset = _offset(p.get("nextToken"), "query-definitions")
         size = p.get("maxResults") or 1000
         out: dict[str, Any] = {"queryDefinitions": [store.definition_shape(r) for r in rows[offset:offset + size]]}
         if offset + size < len(rows):
-            out["nextToken"] = str(offset + size)
+            out["nextToken"] = tokens.encode("query-definitions", [offset + size])
         return out
 
     def delete_definition(self, account: str, region: str, def_id: str) -> dict[str, Any]:
@@ -378,12 +378,14 @@ class Insights:
         return {"success": True}
 
 
-def _offset(token: str | None) -> int:
-    if token is None:
+def _offset(token: str | None, kind: str) -> int:
+    """Where a Describe* page of `kind` starts: the offset its token (tokens.py, the Describe* codec) names."""
+    if not token:
         return 0
-    if not token.isdigit():
+    (offset,) = tokens.decode(kind, token, 1)
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
         raise errors.invalid_token()
-    return int(token)
+    return offset
 
 
 def query_unmasks(text: str, language: str | None = None) -> bool:
