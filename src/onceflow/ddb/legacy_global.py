@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from onceflow.ddb import errors
+from onceflow.ddb import errors_replicas
 from onceflow.ddb.schema import check_table_name
 from onceflow.errors import validation_error
 
 
 def create(p: dict[str, Any]) -> dict[str, Any]:
     check_table_name(p["GlobalTableName"])
-    raise validation_error(errors.LEGACY_UNSUPPORTED)
+    raise validation_error(errors_replicas.LEGACY_UNSUPPORTED)
 
 
 def named(p: dict[str, Any]) -> dict[str, Any]:
     """DescribeGlobalTable, UpdateGlobalTable, Describe/UpdateGlobalTableSettings: no such global table."""
     check_table_name(p["GlobalTableName"])
-    raise errors.global_table_not_found(p["GlobalTableName"])
+    raise errors_replicas.global_table_not_found(p["GlobalTableName"])
 
 
 def list_all(p: dict[str, Any]) -> dict[str, Any]:

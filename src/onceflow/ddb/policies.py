@@ -13,7 +13,7 @@ from typing import Any
 
 from onceflow.awsmodels.partitions import partition
 from onceflow.context import RequestContext
-from onceflow.ddb import errors
+from onceflow.ddb import errors_policies
 from onceflow.ddb.schema import Table
 from onceflow.ddb.service import CROSS_ACCOUNT, DynamoDB
 from onceflow.errors import ServiceError
@@ -56,11 +56,11 @@ class ResourcePolicies:
         """The table a table or stream ARN names (ResourceNotFoundException when there is none)."""
         prefix = f"arn:{partition(region)}:dynamodb:{region}:{account}:table/"
         if not arn.startswith(prefix):
-            raise errors.resource_arn_not_found(arn)
+            raise errors_policies.resource_arn_not_found(arn)
         name, _, rest = arn[len(prefix):].partition("/")
         t = self.svc.table(account, region, name, describe=True)  # unknown: "Table: <name> not found"
         if rest and (not rest.startswith("stream/") or rest[len("stream/"):] != t.stream_label):
-            raise errors.resource_arn_not_found(arn)
+            raise errors_policies.resource_arn_not_found(arn)
         return t
 
     def _row(self, arn: str, t: Table) -> Any:
@@ -71,11 +71,11 @@ class ResourcePolicies:
     def check(text: str) -> None:
         """Refuse a document DynamoDB would refuse (too large, or not a valid resource policy)."""
         if len(text.encode()) > MAX_SIZE:
-            raise errors.policy_too_large(MAX_SIZE)
+            raise errors_policies.policy_too_large(MAX_SIZE)
         try:
             parse(text, "resource")
         except MalformedPolicy as e:
-            raise errors.policy_malformed(e.message) from None
+            raise errors_policies.policy_malformed(e.message) from None
 
     def put(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
         arn, text = p["ResourceArn"], p["Policy"]
@@ -85,11 +85,12 @@ class ResourcePolicies:
             row = conn.execute("SELECT * FROM ddb_resource_policies WHERE arn=?", (arn,)).fetchone()
             current = row if row is not None and row["table_id"] == t.table_id else None
             expected = p.get("ExpectedRevisionId")
-            if expected == errors.NO_POLICY:
+            if expected == errors_policies.NO_POLICY:
                 if current is not None:
-                    raise errors.policy_exists(t.name, current["revision"])
+                    raise errors_policies.policy_exists(t.name, current["revision"])
             elif expected is not None and (current is None or current["revision"] != expected):
-                raise errors.policy_revision_mismatch(t.name, expected, current["revision"] if current else None)
+                held = current["revision"] if current else None
+                raise errors_policies.policy_revision_mismatch(t.name, expected, held)
             if current is not None and current["policy"] == text:
                 return {"RevisionId": current["revision"]}  # idempotent: the same document, the same revision
             revision = str(time.time_ns() // 1000)
@@ -102,7 +103,7 @@ class ResourcePolicies:
     def get(self, account: str, region: str, arn: str) -> dict[str, Any]:
         row = self._row(arn, self._resource(account, region, arn))
         if row is None:
-            raise errors.policy_not_found(arn)
+            raise errors_policies.policy_not_found(arn)
         return {"Policy": row["policy"], "RevisionId": row["revision"]}
 
     def delete(self, account: str, region: str, p: dict[str, Any]) -> dict[str, Any]:
@@ -111,10 +112,10 @@ class ResourcePolicies:
         with self.db.transaction() as conn:
             row = conn.execute("SELECT * FROM ddb_resource_policies WHERE arn=?", (arn,)).fetchone()
             if row is None or row["table_id"] != t.table_id:
-                raise errors.policy_not_found(arn)
+                raise errors_policies.policy_not_found(arn)
             expected = p.get("ExpectedRevisionId")
             if expected is not None and row["revision"] != expected:
-                raise errors.policy_revision_mismatch(t.name, expected, row["revision"])
+                raise errors_policies.policy_revision_mismatch(t.name, expected, row["revision"])
             conn.execute("DELETE FROM ddb_resource_policies WHERE arn=?", (arn,))
         self._changed(arn)
         return {"RevisionId": row["revision"]}

@@ -13,7 +13,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from onceflow.awsmodels.partitions import partition
-from onceflow.ddb import errors
+from onceflow.ddb import errors, errors_replicas
 from onceflow.ddb.schema import Table
 from onceflow.errors import validation_error
 
@@ -38,7 +38,7 @@ class ReplicaAutoScaling:
         t = copy.deepcopy(self.svc.table(account, region, p["TableName"], describe=True))
         members = {t.region: t, **{o.region: o for o in self.svc.globals.members(t)}}
         if t.billing != "PROVISIONED":
-            raise validation_error(errors.AUTOSCALING_ON_DEMAND)
+            raise validation_error(errors_replicas.AUTOSCALING_ON_DEMAND)
         role = f"arn:{partition(region)}:iam::{account}:{ROLE}"
         write = p.get("ProvisionedWriteCapacityAutoScalingUpdate")
         gsi_writes = p.get("GlobalSecondaryIndexUpdates") or []
@@ -46,7 +46,7 @@ class ReplicaAutoScaling:
             _index(t, g["IndexName"])
         for r in p.get("ReplicaUpdates") or []:
             if r["RegionName"] not in members:
-                raise errors.replica_not_in_group(t.name, r["RegionName"])
+                raise errors_replicas.replica_not_in_group(t.name, r["RegionName"])
             for g in r.get("ReplicaGlobalSecondaryIndexUpdates") or []:
                 _index(t, g["IndexName"])
         for m in members.values():
@@ -119,7 +119,7 @@ def _merged(old: dict[str, Any] | None, upd: dict[str, Any], role: str, policy: 
             d[k] = upd[k]
     if d.get("MinimumUnits") is not None and d.get("MaximumUnits") is not None \
             and d["MinimumUnits"] > d["MaximumUnits"]:
-        raise errors.autoscaling_bounds(d["MinimumUnits"], d["MaximumUnits"])
+        raise errors_replicas.autoscaling_bounds(d["MinimumUnits"], d["MaximumUnits"])
     spu = upd.get("ScalingPolicyUpdate")
     if spu:
         d["ScalingPolicies"] = [{"PolicyName": spu.get("PolicyName") or policy,

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from onceflow.ddb import errors
+from onceflow.ddb import errors, errors_replicas
 from onceflow.ddb import items as it
 from onceflow.ddb.schema import Table, sse_description
 from onceflow.ddb.values import item_size, loads
@@ -56,26 +56,26 @@ class GlobalTables:
             region = spec.get("RegionName", "")
             if action == "Disassociate":
                 if len(updates) > 1:
-                    raise validation_error(errors.DISASSOCIATE_ALONE)
+                    raise validation_error(errors_replicas.DISASSOCIATE_ALONE)
                 if region != t.region:
-                    raise validation_error(errors.DISASSOCIATE_LOCAL_ONLY)
+                    raise validation_error(errors_replicas.DISASSOCIATE_LOCAL_ONLY)
                 if not t.replicas:
-                    raise errors.replica_not_in_group(t.name, region)
+                    raise errors_replicas.replica_not_in_group(t.name, region)
                 if t.disassociation_protection:
-                    raise validation_error(errors.DISASSOCIATION_PROTECTED)
+                    raise validation_error(errors_replicas.DISASSOCIATION_PROTECTED)
                 continue
             if region == t.region:
-                raise validation_error(errors.LOCAL_REGION_REPLICA)
+                raise validation_error(errors_replicas.LOCAL_REGION_REPLICA)
             if action == "Create":
                 if region in t.replicas or self.svc.store.load_table(t.account, region, t.name) is not None:
-                    raise errors.replica_exists(t.name)
+                    raise errors_replicas.replica_exists(t.name)
                 if t.billing == "PROVISIONED" and not _write_autoscaled(t):
-                    raise validation_error(errors.REPLICA_CAPACITY)
+                    raise validation_error(errors_replicas.REPLICA_CAPACITY)
             elif action in ("Update", "Delete") and region not in t.replicas:
-                raise errors.replica_not_in_group(t.name, region)
+                raise errors_replicas.replica_not_in_group(t.name, region)
             for g in spec.get("GlobalSecondaryIndexes") or []:
                 if g["IndexName"] not in t.indexes or t.indexes[g["IndexName"]].kind != "GSI":
-                    raise errors.replica_index_not_found(g["IndexName"])
+                    raise errors_replicas.replica_index_not_found(g["IndexName"])
             if action == "Delete":
                 self._check_deletable(t, region)
 
@@ -83,7 +83,7 @@ class GlobalTables:
         sourced = (t.replicas.get(region) or {}).get("sourced")
         hold = SOURCE_HOLD_S / (self.svc.time_scale() or 1.0)
         if sourced is not None and self.clock() - sourced < hold:
-            raise errors.replica_recent_source(region)
+            raise errors_replicas.replica_recent_source(region)
 
     def apply(self, conn: sqlite3.Connection, t: Table, updates: list[dict[str, Any]]) -> dict[str, str]:
         """Carry out checked ReplicaUpdates on `t` (a working copy, saved by the caller). Returns the
@@ -180,7 +180,7 @@ class GlobalTables:
     def check_stream(self, t: Table, spec: dict[str, Any]) -> None:
         """A global table's stream stays on (it replicates through it)."""
         if t.replicas and not spec.get("StreamEnabled"):
-            raise validation_error(errors.GLOBAL_STREAM_DISABLE)
+            raise validation_error(errors_replicas.GLOBAL_STREAM_DISABLE)
 
     def sync(self, conn: sqlite3.Connection, t: Table, change: Callable[[Table], None]) -> None:
         """Apply a group-wide setting change (billing, write capacity, TTL, GSIs) to every other member."""

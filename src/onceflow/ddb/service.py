@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from onceflow.awsmodels.partitions import partition
-from onceflow.ddb import errors, errors_recovery, warm
+from onceflow.ddb import errors, errors_recovery, errors_replicas, warm
 from onceflow.ddb import items as it
 from onceflow.ddb.backups import Backups
 from onceflow.ddb.capacity import collection_metrics, wants_metrics, with_write_capacity
@@ -142,9 +142,9 @@ class DynamoDB:
             t.deletion_protection = bool(p["DeletionProtectionEnabled"])
         if p.get("DisassociationProtectionEnabled") is not None:
             if not t.replicas:
-                raise validation_error(errors.PROTECTION_NOT_REPLICA)
+                raise validation_error(errors_replicas.PROTECTION_NOT_REPLICA)
             if any(p.get(k) is not None for k in p if k not in ("TableName", "DisassociationProtectionEnabled")):
-                raise validation_error(errors.PROTECTION_ALONE)
+                raise validation_error(errors_replicas.PROTECTION_ALONE)
             t.disassociation_protection = bool(p["DisassociationProtectionEnabled"])
         if p.get("StreamSpecification"):
             self.globals.check_stream(t, p["StreamSpecification"])
@@ -158,7 +158,7 @@ class DynamoDB:
         replica_updates = p.get("ReplicaUpdates") or []
         if any(u.get("Disassociate") for u in replica_updates) and any(
                 p.get(k) is not None for k in p if k not in ("TableName", "ReplicaUpdates")):
-            raise validation_error(errors.DISASSOCIATE_ALONE)
+            raise validation_error(errors_replicas.DISASSOCIATE_ALONE)
         self.globals.check(t, replica_updates)
         shown: dict[str, str] = {}
         with self.db.transaction() as conn:
